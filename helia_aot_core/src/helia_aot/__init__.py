@@ -1,0 +1,24 @@
+"""helia-aot: compile LiteRT models into self-contained C inference modules for Ambiq Apollo MCUs.
+
+The public facade: :class:`ConvertArgs` (the configuration), :class:`AotConverter` (the six-stage
+pipeline) and :class:`ConversionResult` (what a conversion wrote).
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__"]
+
+
+def __getattr__(name: str):
+    # Lazy so that `import helia_aot` stays cheap for plugins importing helia_aot.plugins.
+    if name in ("AotConverter", "ConversionResult"):
+        from helia_aot import converter
+
+        return getattr(converter, name)
+    if name == "ConvertArgs":
+        from helia_aot.config import ConvertArgs
+
+        return ConvertArgs
+    raise AttributeError(f"module 'helia_aot' has no attribute {name!r}")

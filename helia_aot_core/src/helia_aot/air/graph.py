@@ -1,0 +1,173 @@
+"""AIR graph nodes: tensors, operators, and the model that owns them.
+
+Tensors and operators are mutable records with identity equality (two operators with the same
+fields are still two nodes); the model keeps tensors in insertion order and operators in execution
+order, so every traversal is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+
+from helia_aot.air.types import AirQuantization, AirTensorKind, AirTensorType, OpId, TensorId
+
+
+@dataclass(slots=True)
+class AirOperatorOptions:
+    """Marker base of the typed options an operator carries.
+
+    Each operator type registers its own subclass in ``RegistryContext.air_options``; a parser fills
+    it from the model file and the operator class reads it through ``AotOperator.typed_options``.
+    """
+
+
+@dataclass(slots=True, eq=False)
+class AirTensor:
+    """One tensor of the graph.
+
+    ``name`` is a C identifier fragment, unique in the model, that the generated code uses for the
+    tensor's enumerator (``<prefix>_<name>``); ``source_name`` keeps the name from the model file
+    for reports (never emitted unsanitized). ``data`` holds constant contents as a numpy array of
+    ``dtype`` and ``shape``.
+    """
+
+    id: TensorId
+    name: str
+    shape: tuple[int, ...]
+    dtype: AirTensorType
+    kind: AirTensorKind = AirTensorKind.SCRATCH
+    data: np.ndarray | None = None
+    quantization: AirQuantization | None = None
+    source_name: str = ""
+    alignment: int | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        n = 1
+        for d in self.shape:
+            n *= int(d)
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the tensor's contents."""
+        return self.size * self.dtype.itemsize
+
+    @property
+    def is_constant(self) -> bool:
+        return self.kind is AirTensorKind.CONSTANT
+
+    @property
+    def ctype(self) -> str:
+        return self.dtype.ctype
+
+    def scale(self, index: int = 0) -> float:
+        """The quantization scale at ``index`` (0.0 when the tensor is not quantized)."""
+        return float(self.quantization.scale[index]) if self.quantization is not None else 0.0
+
+    def zero_point(self, index: int = 0) -> int:
+        """The quantization zero point at ``index`` (0 when the tensor is not quantized)."""
+        return int(self.quantization.zero_point[index]) if self.quantization is not None else 0
+
+
+@dataclass(slots=True, eq=False)
+class AirOperator:
+    """One operator of the graph, in execution order inside its model.
+
+    ``op_type`` is the canonical key shared with the parser and the operator class.
+    ``named_tensors`` maps operator-local names (``multiplier``, ``scratch``) to tensors an
+    operator added for itself. ``source_indices`` are the operator's indices in the model file's
+    subgraph; a fused activation adds none, an operator a transform creates has none.
+    """
+
+    id: OpId
+    op_type: str
+    input_ids: list[TensorId]
+    output_ids: list[TensorId]
+    named_tensors: dict[str, TensorId] = field(default_factory=dict)
+    options: AirOperatorOptions = field(default_factory=AirOperatorOptions)
+    source_indices: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.op_type = str(self.op_type.value if hasattr(self.op_type, "value") else self.op_type)
+        self.id = OpId(str(self.id))
+        self.input_ids = [TensorId(str(t)) for t in self.input_ids]
+        self.output_ids = [TensorId(str(t)) for t in self.output_ids]
+        if not self.source_indices and self.id.isdigit():
+            self.source_indices = (int(self.id),)
+
+
+@dataclass(slots=True, eq=False)
+class AirModel:
+    """A graph: tensors by id, operators in execution order, and the model's inputs and outputs."""
+
+    name: str = "model"
+    tensors: dict[TensorId, AirTensor] = field(default_factory=dict)
+    operators: list[AirOperator] = field(default_factory=list)
+    inputs: list[TensorId] = field(default_factory=list)
+    outputs: list[TensorId] = field(default_factory=list)
+    description: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def add_tensor(self, tensor: AirTensor, *, replace: bool = False) -> AirTensor:
+        """Add ``tensor``; an id already present is an error unless ``replace``."""
+        if tensor.id in self.tensors and not replace:
+            raise ValueError(f"tensor id {tensor.id!r} already exists in the model")
+        self.tensors[tensor.id] = tensor
+        return tensor
+
+    def tensor(self, tensor_id: str) -> AirTensor:
+        """The tensor with ``tensor_id``, or KeyError naming it."""
+        try:
+            return self.tensors[TensorId(str(tensor_id))]
+        except KeyError:
+            raise KeyError(f"the model has no tensor {tensor_id!r}") from None
+
+    def operator(self, op_id: str) -> AirOperator:
+        for op in self.operators:
+            if op.id == op_id:
+                return op
+        raise KeyError(f"the model has no operator {op_id!r}")
+
+    def producers(self) -> dict[TensorId, AirOperator]:
+        """Map each produced tensor to the operator that writes it."""
+        return {t: op for op in self.operators for t in op.output_ids}
+
+    def consumers(self) -> dict[TensorId, list[AirOperator]]:
+        """Map each tensor to the operators that read it, in execution order."""
+        result: dict[TensorId, list[AirOperator]] = {}
+        for op in self.operators:
+            for t in op.input_ids:
+                if t:
+                    result.setdefault(t, []).append(op)
+        return result
+
+    def tensors_of(self, op: AirOperator) -> Iterator[AirTensor]:
+        """Every tensor ``op`` touches: inputs, outputs, then its named tensors."""
+        seen: set[str] = set()
+        for t in [*op.input_ids, *op.output_ids, *op.named_tensors.values()]:
+            if t and t not in seen:
+                seen.add(t)
+                yield self.tensors[t]
+
+    def unique_tensor_name(self, base: str) -> str:
+        """A fresh tensor name ``t<ordinal>_<sanitized base>``.
+
+        The ``t<ordinal>_`` head keeps every tensor enumerator (``<prefix>_<name>``) apart from the
+        module's own symbols (``<prefix>_model_init``, ``<prefix>_num_tensors``, operator
+        functions), whatever the model calls its tensors, and makes names unique.
+        """
+        from helia_aot.air.names import c_identifier
+
+        taken = {t.name for t in self.tensors.values()}
+        stem = c_identifier(base, max_length=40, fallback="tensor")
+        ordinal = len(self.tensors)
+        name = f"t{ordinal}_{stem}"
+        while name in taken:
+            ordinal += 1
+            name = f"t{ordinal}_{stem}"
+        return name

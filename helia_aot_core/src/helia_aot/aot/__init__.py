@@ -1,0 +1,1 @@
+"""AOT lowering: operator classes and their plugin surface."""

@@ -1,0 +1,6 @@
+"""The operator-class plugin surface: AotOperator and its companions (provisional)."""
+
+from helia_aot.aot.operators.attributes import OperatorAttributes
+from helia_aot.aot.operators.base import AotOperator, CtxBufUsage, OpCapability
+
+__all__ = ["AotOperator", "CtxBufUsage", "OpCapability", "OperatorAttributes"]

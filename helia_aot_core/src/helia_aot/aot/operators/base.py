@@ -1,0 +1,296 @@
+"""AotOperator: the lowering of one AIR operator to C.
+
+One instance wraps one AirOperator. ``resolve()`` validates it against the declared contract
+(SUPPORTED_DTYPES, ``check()``) and precomputes what the C needs (derived constants, scratch);
+the planner then places every tensor; ``emit()`` writes the operator's ``.h``/``.c`` pair. The
+upper-case class attributes are the declarative contract the pipeline reads.
+"""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Any, Iterable, TypeVar
+
+import numpy as np
+from pydantic import ValidationError
+
+from helia_aot.air import (
+    AirModel,
+    AirOperator,
+    AirOperatorOptions,
+    AirOpType,
+    AirTensor,
+    AirTensorKind,
+    AirTensorType,
+    TensorId,
+    c_identifier,
+)
+from helia_aot.aot.operators.attributes import OperatorAttributes
+from helia_aot.errors import ConfigValueError, InvalidConfigError, UnsupportedModelError
+
+_OptionsT = TypeVar("_OptionsT", bound=AirOperatorOptions)
+
+
+class OpCapability(enum.Flag):
+    """Optimization contract an operator declares (interning, reordering, shared init)."""
+
+    NONE = 0
+    STATELESS = enum.auto()
+    INTERNS_CONSTANTS = enum.auto()
+    SHARED_KERNEL = enum.auto()
+    DESCRIPTOR_DRIVEN = enum.auto()
+
+
+class CtxBufUsage(str, enum.Enum):
+    """Whether an operator's kernel reads a shared working buffer."""
+
+    NO_CTX = "no_ctx"
+    IGNORED = "ignored"
+    REQUIRED = "required"
+    CONDITIONAL = "conditional"
+
+
+class AotOperator:
+    """Base class for the AOT lowering of a single AIR operator (provisional API).
+
+    Subclasses set ``TYPE`` and implement ``check``/``on_resolve``/``emit`` (built-in operators
+    derive from ``helia_aot_ops_builtin.base.BuiltinOperator``, which renders Mako templates).
+    """
+
+    TYPE: str = AirOpType.OPERATOR
+    SUPPORTED_DTYPES: tuple[type, ...] | None = None
+    """Element types accepted on the operator's non-constant inputs and outputs, or None."""
+    RESTRICTIONS: tuple[str, ...] = ()
+    """User-facing sentences describing the limits ``check`` enforces."""
+    ATTRIBUTES: type[OperatorAttributes] = OperatorAttributes
+    CAPABILITIES: OpCapability = OpCapability.NONE
+    CTX_BUF_USAGE: CtxBufUsage | None = None
+    MOVES_DATA_ONLY: bool = False
+    """The lowering only moves or selects stored values, never rescales them."""
+    ALIASES_INPUT: bool = False
+    """Output 0 shares input 0's storage (RESHAPE and friends): the planner gives both one buffer
+    and the emitted run copies only when the pointers differ."""
+    INPLACE_INPUTS: tuple[int, ...] = ()
+    """Input positions whose storage output 0 may reuse when that input dies at this operator and
+    is at least as large (elementwise operators that read each element before writing it)."""
+    ACCEPTS_EMPTY_TENSORS: frozenset[type] = frozenset()
+
+    def __init__(
+        self,
+        op: AirOperator,
+        model: AirModel,
+        platform: Any,
+        prefix: str = "aot",
+        attributes: dict[str, Any] | None = None,
+    ) -> None:
+        self.op = op
+        self.model = model
+        self.platform = platform
+        self.prefix = prefix
+        self.requested_attribute_keys = frozenset(attributes or {})
+        try:
+            self.attributes = self.ATTRIBUTES(**(attributes or {}))
+        except (ValidationError, TypeError) as exc:
+            raise InvalidConfigError(
+                f"operator {op.id} ({op.op_type}): attributes rejected: {exc}",
+                hint="check the operators[] rules that reach this operator",
+            ) from exc
+        self.resolved_knobs: dict[str, str] = {}
+        self._resolved = False
+
+    # -- identity ------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.op.id
+
+    @property
+    def name(self) -> str:
+        """``<op type>_<id>`` as a C identifier fragment; files and symbols are ``<prefix>_<name>``."""
+        return c_identifier(f"{self.op.op_type}_{self.op.id}", max_length=64, fallback="op")
+
+    @property
+    def stem(self) -> str:
+        return f"{self.prefix}_{self.name}"
+
+    @property
+    def has_init(self) -> bool:
+        """Whether the operator emits ``<stem>_init``; False makes the model skip the call."""
+        return True
+
+    @property
+    def code_in_itcm(self) -> bool:
+        return bool(getattr(self.attributes, "code_placement", None) == "ITCM"
+                    and getattr(self.platform, "has_itcm", False))
+
+    # -- tensors -------------------------------------------------------------------------------
+    @property
+    def input_tensors(self) -> list[AirTensor]:
+        """Inputs in position order; an absent optional input is skipped (see ``input_or_none``)."""
+        return [self.model.tensors[t] for t in self.op.input_ids if t]
+
+    def input_or_none(self, position: int) -> AirTensor | None:
+        """The input at ``position`` keeping LiteRT positions (None when absent or optional)."""
+        ids = self.op.input_ids
+        return self.model.tensors[ids[position]] if position < len(ids) and ids[position] else None
+
+    @property
+    def output_tensors(self) -> list[AirTensor]:
+        return [self.model.tensors[t] for t in self.op.output_ids]
+
+    @property
+    def local_tensors(self) -> list[AirTensor]:
+        return [self.model.tensors[t] for t in self.op.named_tensors.values()]
+
+    def get_local_tensor(self, name: str) -> AirTensor:
+        try:
+            return self.model.tensors[self.op.named_tensors[name]]
+        except KeyError:
+            raise KeyError(f"operator {self.op.id} has no local tensor {name!r}") from None
+
+    def tensor_enum(self, tensor: AirTensor) -> str:
+        """The enumerator that indexes ``ctx->tensor_ptrs`` for ``tensor``."""
+        return f"{self.prefix}_{tensor.name}"
+
+    @staticmethod
+    def tensor_zero_point(tensor: AirTensor, index: int = 0) -> int:
+        return tensor.zero_point(index)
+
+    def typed_options(self, options_type: type[_OptionsT]) -> _OptionsT:
+        """``op.options`` checked against the class this operator expects."""
+        if not isinstance(self.op.options, options_type):
+            raise TypeError(
+                f"operator {self.op.id} ({self.op.op_type}) carries {type(self.op.options).__name__}, "
+                f"expected {options_type.__name__}: is the parser registered under the right key?"
+            )
+        return self.op.options
+
+    # -- conversion-time additions -------------------------------------------------------------
+    def _local_id(self, name: str) -> TensorId:
+        return TensorId(f"op{self.op.id}_{c_identifier(name)}")
+
+    def intern_constant_array(
+        self,
+        name: str,
+        data: np.ndarray,
+        *,
+        role: AirTensorKind = AirTensorKind.CONSTANT,
+        alignment: int | None = None,
+    ) -> TensorId:
+        """Add an operator-local array (multipliers, packed weights) as a model tensor.
+
+        The tensor goes through planning like any other and is reached from C through
+        ``ctx->tensor_ptrs``; calling again with the same name replaces it (idempotent).
+        """
+        data = np.ascontiguousarray(data)
+        tid = self._local_id(name)
+        existing = self.model.tensors.get(tid)
+        tensor = AirTensor(
+            id=tid,
+            name=existing.name if existing else self.model.unique_tensor_name(f"{self.name}_{name}"),
+            shape=tuple(int(d) for d in data.shape),
+            dtype=AirTensorType.from_numpy(data.dtype),
+            kind=role,
+            data=data.copy() if role is AirTensorKind.CONSTANT else None,
+            source_name=f"{self.op.op_type} {self.op.id} {name}",
+            alignment=alignment,
+        )
+        self.model.add_tensor(tensor, replace=True)
+        self.op.named_tensors[name] = tid
+        return tid
+
+    def add_scratch(self, name: str, nbytes: int, *, alignment: int | None = None) -> TensorId:
+        """Reserve ``nbytes`` of working memory live only while this operator runs."""
+        tid = self._local_id(name)
+        existing = self.model.tensors.get(tid)
+        tensor = AirTensor(
+            id=tid,
+            name=existing.name if existing else self.model.unique_tensor_name(f"{self.name}_{name}"),
+            shape=(max(int(nbytes), 1),),
+            dtype=AirTensorType.INT8,
+            kind=AirTensorKind.SCRATCH,
+            source_name=f"{self.op.op_type} {self.op.id} {name}",
+            alignment=alignment,
+        )
+        self.model.add_tensor(tensor, replace=True)
+        self.op.named_tensors[name] = tid
+        return tid
+
+    # -- resolve -------------------------------------------------------------------------------
+    def check(self) -> Iterable[str]:
+        """Yield one user-facing sentence per way this operator breaks ``RESTRICTIONS``."""
+        return ()
+
+    def dtype_violations(self) -> list[str]:
+        """Violations of ``SUPPORTED_DTYPES`` on the non-constant inputs and outputs."""
+        if self.SUPPORTED_DTYPES is None:
+            return []
+        allowed = {np.dtype(t) for t in self.SUPPORTED_DTYPES}
+        problems = []
+        for role, tensors in (("input", self.input_tensors), ("output", self.output_tensors)):
+            for tensor in tensors:
+                if tensor.is_constant:
+                    continue
+                if tensor.dtype.numpy not in allowed:
+                    names = ", ".join(sorted(np.dtype(t).name for t in self.SUPPORTED_DTYPES))
+                    problems.append(f"{role} {tensor.source_name or tensor.name!r} is {tensor.dtype}; "
+                                    f"supported: {names}")
+        return problems
+
+    def validate(self) -> None:
+        """Check the operator against its contract; raise UnsupportedModelError listing every problem."""
+        problems = self.dtype_violations()
+        if not problems:
+            problems.extend(self.check())
+        if problems:
+            raise UnsupportedModelError(
+                f"operator #{self.op.id} {self.op.op_type}: " + "; ".join(problems),
+                hint="; ".join(self.RESTRICTIONS) or None,
+                details={"operator": self.op.id, "type": self.op.op_type, "problems": problems},
+            )
+
+    def on_resolve(self) -> None:
+        """Precompute constants and scratch; runs once, after ``validate`` passed."""
+
+    def resolve(self) -> None:
+        """Validate, then precompute; only runs once even if called repeatedly."""
+        if self._resolved:
+            return
+        self.validate()
+        self.on_resolve()
+        self._resolved = True
+
+    @staticmethod
+    def require_symmetric_filter(tensor: AirTensor, label: str, hint: str | None = None) -> None:
+        """Reject a quantized tensor whose zero points are not all 0."""
+        if tensor.quantization is not None and np.any(tensor.quantization.zero_point != 0):
+            raise ConfigValueError(f"{label} has a nonzero zero point", hint=hint)
+
+    # -- plan / report -------------------------------------------------------------------------
+    def on_placed(self, memory_plan: Any) -> None:
+        """Adjust constant bytes to the final placement (idempotent); the default does nothing."""
+
+    def macs(self) -> int | None:
+        """Multiply-accumulates per inference, or None when the type has no defined count."""
+        return None
+
+    def parameters(self) -> int | None:
+        """Elements of constant weights and bias, or None when the type has no defined count."""
+        return None
+
+    def kernel_calls(self) -> dict[str, str] | None:
+        """Kernel entry points the emitted C calls, by role (``{}`` = none, None = unknown)."""
+        return None
+
+    def kernel_sources(self) -> list[Path]:
+        """C library files the emitted code needs; copied once into the module's ``src/kernels``."""
+        return []
+
+    # -- emit ----------------------------------------------------------------------------------
+    def compute_values(self) -> dict[str, Any]:
+        """Values for the operator's template."""
+        return {}
+
+    def emit(self, save_path: Path) -> None:
+        """Write ``includes-api/<stem>.h`` and ``src/<stem>.c`` under ``save_path``."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement emit()")

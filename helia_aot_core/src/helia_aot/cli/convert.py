@@ -1,0 +1,104 @@
+"""``helia-aot convert``: build a ConvertArgs from a YAML file and flags, and run the converter."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+from rich.logging import RichHandler
+
+from helia_aot.cli.errors import error_console, reported_errors
+from helia_aot.cli.flags import flag_signature, overrides_from_flags
+from helia_aot.cli.progress import ProgressObserver, results_panel
+
+LOGGER_NAME = "helia_aot"
+_LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
+
+HELP = """Convert a LiteRT model into a C inference module.
+
+Settings come from the YAML file given with --path, then from the flags, each of which overrides
+the key it names (--memory.planner greedy). Values are YAML: --force, --memory.dump_residency_json
+true, --plugins.disabled old_plugin. docs/configuration.md lists every key.
+"""
+
+
+@contextmanager
+def conversion_logging(verbose: int, log_file: Path | None, console: Console) -> Iterator[None]:
+    """Route the ``helia_aot`` logger to the console (by verbosity) and to ``log_file`` (everything).
+
+    The handlers are removed afterwards so repeated in-process runs (tests, notebooks) do not stack
+    them.
+    """
+    logger = logging.getLogger(LOGGER_NAME)
+    handlers: list[logging.Handler] = []
+    screen = RichHandler(console=console, show_path=False, show_time=False, markup=False)
+    screen.setLevel(_LEVELS.get(verbose, logging.DEBUG))
+    handlers.append(screen)
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        to_file = logging.FileHandler(log_file, encoding="utf-8")
+        to_file.setLevel(logging.DEBUG)
+        to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handlers.append(to_file)
+    previous_level = logger.level
+    logger.setLevel(min(handler.level for handler in handlers))
+    for handler in handlers:
+        logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(previous_level)
+
+
+def _converter_class() -> Any:
+    # Looked up at call time: the converter pulls in the whole pipeline, which `--help`,
+    # `--version` and a configuration error never need.
+    return importlib.import_module("helia_aot").AotConverter
+
+
+def _fallback_verbosity(overrides: dict[str, Any]) -> int:
+    try:
+        return int(overrides.get("verbose", 1))
+    except (TypeError, ValueError):
+        return 1
+
+
+def convert(**flags: str | None) -> None:
+    """Run one conversion (the body of ``helia-aot convert``; flags arrive by parameter name)."""
+    from helia_aot.config import load_config
+
+    state: dict[str, int] = {"verbose": 1}
+    with reported_errors(lambda: state["verbose"]):
+        config_path, overrides = overrides_from_flags(flags)
+        state["verbose"] = _fallback_verbosity(overrides)
+        config = load_config(config_path, overrides)
+        state["verbose"] = config.verbose
+        stderr = error_console()
+        stdout = Console(highlight=False, soft_wrap=True)
+        if config.verbose >= 2:
+            stderr.print("Effective configuration:", style="bold")
+            stderr.print(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False)
+        observer = ProgressObserver(stderr, enabled=config.verbose >= 1)
+        try:
+            with conversion_logging(config.verbose, config.log_file, stderr):
+                result = _converter_class()(config, observers=[observer]).convert()
+        finally:
+            observer.close()
+        if config.verbose >= 1:
+            stdout.print(results_panel(config, result))
+        else:
+            stdout.print(str(result.output), markup=False)
+
+
+convert.__signature__ = flag_signature()  # type: ignore[attr-defined]
+
+__all__ = ["HELP", "conversion_logging", "convert"]

@@ -1,0 +1,102 @@
+"""What ``helia-aot convert`` shows while and after it works: stage progress and a results panel.
+
+Progress goes to stderr and the results panel to stdout, so ``helia-aot convert ... > summary.txt``
+captures the summary without the spinner noise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.status import Status
+from rich.table import Table
+from rich.text import Text
+
+
+class ProgressObserver:
+    """Converter observer that shows each stage as it runs and how long it took.
+
+    The converter calls :meth:`stage_started` and :meth:`stage_finished` around each of its
+    stages. On a terminal a spinner names the running stage; elsewhere (a log, a CI job) only the
+    finished lines appear, so the output stays readable without terminal control codes.
+    """
+
+    def __init__(self, console: Console, *, enabled: bool = True) -> None:
+        self.console = console
+        self.enabled = enabled
+        self.timings: list[tuple[str, float]] = []
+        self._status: Status | None = None
+
+    def stage_started(self, stage: str) -> None:
+        if not self.enabled:
+            return
+        self.close()
+        if self.console.is_terminal:
+            self._status = self.console.status(Text(f"{stage} ..."))
+            self._status.start()
+
+    def stage_finished(self, stage: str, seconds: float) -> None:
+        self.timings.append((stage, seconds))
+        if not self.enabled:
+            return
+        self.close()
+        self.console.print(Text.assemble(("✓", "green"), f" {stage:<10} ", (f"{seconds:8.2f} s", "dim")))
+
+    def close(self) -> None:
+        """Stop a running spinner (also called when a stage fails and never finishes)."""
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+def byte_text(value: Any) -> str:
+    """A byte count with thousands separators, or ``-`` when unknown."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return "-"
+    return f"{value:,} B"
+
+
+def arena_table(arenas: list[dict[str, Any]]) -> Table:
+    """The arenas a conversion planned: what each uses against its capacity and lower bound."""
+    table = Table(title="Arenas", title_justify="left", expand=False)
+    table.add_column("Region")
+    table.add_column("Role")
+    table.add_column("Memory")
+    table.add_column("Used", justify="right")
+    table.add_column("Capacity", justify="right")
+    table.add_column("Lower bound", justify="right")
+    for arena in arenas:
+        table.add_row(
+            str(arena.get("region", "-")),
+            str(arena.get("role", "-")),
+            str(arena.get("memory", "-")),
+            byte_text(arena.get("used")),
+            byte_text(arena.get("capacity")),
+            byte_text(arena.get("peak_live")),
+        )
+    return table
+
+
+def results_panel(config: Any, result: Any) -> Panel:
+    """The summary of a finished conversion: what was converted, where it went, how it fits."""
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    facts.add_row("Model", Text(f"{config.model.name} ({config.model.path})"))
+    facts.add_row("Module", Text(str(result.output)))
+    facts.add_row("Prefix", Text(str(result.prefix)))
+    facts.add_row("Type", Text(str(config.module.type)))
+    facts.add_row("Platform", Text(str(config.platform.name)))
+    work_dir = getattr(result, "work_dir", None)
+    if work_dir is not None:
+        facts.add_row("Work dir", Text(str(work_dir)))
+    parts: list[Any] = [facts]
+    arenas = list(getattr(result, "arenas", None) or [])
+    if arenas:
+        parts.extend([Text(""), arena_table(arenas)])
+    return Panel(Group(*parts), title="Conversion finished", title_align="left", border_style="green", expand=False)
+
+
+__all__ = ["ProgressObserver", "arena_table", "byte_text", "results_panel"]

@@ -1,0 +1,118 @@
+"""The base every configuration section shares: strict keys with a suggestion for each typo.
+
+Pydantic's own ``extra="forbid"`` error says only "Extra inputs are not permitted". A configuration
+file is hand-written, so the useful answer to ``planer: greedy`` is "did you mean planner?". Each
+section therefore checks its keys itself, reports every unknown key as a ``value_error`` carrying an
+:class:`InvalidConfigError` (so callers can recover the typed error from ``ctx["error"]``), and still
+validates the keys it knows, so one pass lists every problem instead of the first.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from helia_aot.errors import HeliaAotError, InvalidConfigError
+
+
+class Choices:
+    """Annotation marker naming the values a string field accepts, for docs and ``--help``.
+
+    The values come from a callable so a field can list the members of an enum that lives in a
+    module the configuration must not import eagerly (see :mod:`helia_aot.config.rules`).
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: Callable[[], list[str]]) -> None:
+        self.values = values
+
+
+def nearest_key(key: str, valid: list[str]) -> str | None:
+    """The valid key closest to ``key``, or None when nothing is close enough to be a typo."""
+    folded = {name.casefold(): name for name in valid}
+    wanted = key.casefold()
+    # Swapped letters are the commonest typo, and difflib alone ranks `modle` closer to `module`
+    # than to `model`; a candidate with exactly the same letters wins outright.
+    anagrams = [name for name in folded if sorted(name) == sorted(wanted)]
+    if anagrams:
+        return folded[anagrams[0]]
+    matches = difflib.get_close_matches(wanted, list(folded), n=1, cutoff=0.6)
+    return folded[matches[0]] if matches else None
+
+
+def unknown_key_error(key: str, section: str, valid: list[str]) -> InvalidConfigError:
+    """The typed error for one unknown key, with the nearest valid key when there is one."""
+    suggestion = nearest_key(key, valid)
+    where = f"in {section}" if section else "at the top level"
+    if suggestion is not None:
+        message = f"unknown key {key!r} {where}; did you mean {suggestion!r}?"
+    else:
+        message = f"unknown key {key!r} {where}; valid keys are: {', '.join(valid)}"
+    return InvalidConfigError(message, hint=f"valid keys {where}: {', '.join(valid)}")
+
+
+def reraise_as_value_error(parse: Callable[[Any], Any], value: Any) -> Any:
+    """Run a helper that raises HeliaAotError and re-raise as ValueError carrying its hint.
+
+    Pydantic turns a ValueError into a ``value_error`` whose text is the exception's ``str``; the
+    typed errors keep their hint apart, and in a configuration listing the hint is the useful half.
+    """
+    try:
+        return parse(value)
+    except HeliaAotError as error:
+        text = error.message if not error.hint else f"{error.message} {error.hint}"
+        raise ValueError(text) from error
+
+
+def _portable(error: dict[str, Any]) -> InitErrorDetails:
+    """Turn one reported error back into a form ``ValidationError.from_exception_data`` accepts."""
+    details: dict[str, Any] = {"loc": error["loc"], "input": error.get("input")}
+    if "error" in (error.get("ctx") or {}):
+        details["type"] = error["type"]
+        details["ctx"] = error.get("ctx") or {}
+    else:
+        # Re-raising under a custom type keeps the message exactly as pydantic rendered it.
+        details["type"] = PydanticCustomError(error["type"], error["msg"])
+    return details  # type: ignore[return-value]
+
+
+class ConfigSection(BaseModel):
+    """A configuration mapping whose unknown keys are reported with the nearest valid key."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=True, use_enum_values=False)
+
+    SECTION: ClassVar[str] = ""
+    """Where this mapping appears, as a reader of the YAML file would name it (``memory``)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _reject_unknown_keys(cls, data: Any, handler: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return handler(data)
+        valid = list(cls.model_fields)
+        unknown = [key for key in data if key not in cls.model_fields]
+        if not unknown:
+            return handler(data)
+        errors: list[Any] = [
+            {
+                "type": "value_error",
+                "loc": (str(key),),
+                "input": data[key],
+                "ctx": {"error": unknown_key_error(str(key), cls.SECTION, valid)},
+            }
+            for key in unknown
+        ]
+        known = {key: value for key, value in data.items() if key in cls.model_fields}
+        try:
+            handler(known)
+        except ValidationError as error:
+            errors.extend(error.errors(include_url=False))
+        raise ValidationError.from_exception_data(cls.__name__, [_portable(e) for e in errors])
+
+
+__all__ = ["Choices", "ConfigSection", "nearest_key", "reraise_as_value_error", "unknown_key_error"]

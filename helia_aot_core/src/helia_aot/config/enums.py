@@ -1,0 +1,91 @@
+"""The closed vocabularies of a configuration: module layouts, schedules and optimization choices.
+
+Each is a ``str`` enum so a value read from YAML compares equal to the member (``"cmake" ==
+ModuleType.CMAKE``) and prints as the word a user wrote.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class _Word(str, enum.Enum):
+    def __str__(self) -> str:
+        return self.value
+
+
+class ModuleType(_Word):
+    """The build-system layout of the generated module (``module.type``)."""
+
+    CMAKE = "cmake"
+    """A plain CMake library target."""
+    ZEPHYR = "zephyr"
+    """A Zephyr module (``zephyr/module.yml`` and Kconfig)."""
+    NSX = "nsx"
+    """A neuralSPOT-X module; ``neuralspot`` is accepted as an alias."""
+    CMSIS_PACK = "cmsis_pack"
+    """A CMSIS software pack."""
+
+
+MODULE_TYPE_ALIASES: dict[str, ModuleType] = {"neuralspot": ModuleType.NSX}
+"""Older spellings of ``module.type`` kept so existing configuration files still load."""
+
+
+class ScheduleMode(_Word):
+    """How the generated model calls its operators (``module.schedule``)."""
+
+    TABLE = "table"
+    """A dispatch table walked in a loop; supports the per-operator callback."""
+    STATIC = "static"
+    """A straight-line sequence of calls: smaller and faster, no per-operator callback."""
+
+
+class OptimizationGoal(_Word):
+    """What the optimizer trades for when a knob is left on ``auto`` (``optimization.goal``)."""
+
+    BALANCED = "balanced"
+    LATENCY = "latency"
+    SIZE = "size"
+    ACCURACY = "accuracy"
+
+
+class KernelChoice(_Word):
+    """Which kernel family an operator uses (``optimization.kernel``)."""
+
+    AUTO = "auto"
+    """Let the goal decide."""
+    SPECIALIZED = "specialized"
+    """Shape-specialized kernels: faster, larger code."""
+    GENERIC = "generic"
+    """One shared kernel per operator type: smaller code."""
+
+
+class AccumulationChoice(_Word):
+    """How reductions accumulate (``optimization.accumulation``)."""
+
+    AUTO = "auto"
+    """Let the goal decide (``precise`` unless ``allow_approximate`` and the goal favour speed)."""
+    PRECISE = "precise"
+    """Bit-exact with the LiteRT reference kernels."""
+    FAST = "fast"
+    """Faster accumulation that may differ from the reference; needs ``allow_approximate``."""
+
+
+class TensorKindSelector(_Word):
+    """Which tensors a ``memory.tensors[]`` rule reaches (its ``type``)."""
+
+    ANY = "*"
+    CONSTANT = "constant"
+    PERSISTENT = "persistent"
+    SCRATCH = "scratch"
+
+
+__all__ = [
+    "MODULE_TYPE_ALIASES",
+    "AccumulationChoice",
+    "KernelChoice",
+    "ModuleType",
+    "OptimizationGoal",
+    "ScheduleMode",
+    "TensorKindSelector",
+]

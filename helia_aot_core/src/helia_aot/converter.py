@@ -1,0 +1,141 @@
+"""AotConverter and ConversionResult: the six-stage pipeline behind the CLI and the Python API."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from helia_aot.air import verify_model
+from helia_aot.errors import OperatorOrderError
+from helia_aot.optimization import OptimizationPlan, OptimizationReport
+
+
+@dataclass(frozen=True, eq=False)
+class ConversionResult:
+    """What a finished conversion wrote. Compares and hashes by identity.
+
+    ``arenas`` summarizes the arena regions (region, role, memory, used, capacity, peak_live) for
+    displays such as the CLI's results panel.
+    """
+
+    output: Path
+    prefix: str
+    plan: OptimizationPlan
+    report: OptimizationReport
+    work_dir: Path | None
+    operators: tuple[Any, ...] | None = None
+    tensors: tuple[Any, ...] | None = None
+    regions: tuple[Any, ...] | None = None
+    placements: Mapping[str, Any] | None = None
+    arenas: tuple[dict[str, Any], ...] = field(default=())
+
+    __hash__ = object.__hash__
+
+
+class AotConverter:
+    """Converts a LiteRT model into a self-contained AOT inference C module.
+
+    ``registry_context`` defaults to the frozen default context (what the CLI uses). ``observers``
+    are objects with ``stage_started(stage)`` / ``stage_finished(stage, seconds)`` methods, called
+    with the plugin observer hooks around each stage (the CLI's progress display is one).
+    """
+
+    def __init__(self, config: Any, registry_context: Any = None, *, observers: Sequence[Any] = ()) -> None:
+        from helia_aot.registry import build_default_registry_context
+
+        self.config = config
+        self.registry_context = registry_context or build_default_registry_context(
+            plugins=getattr(config, "plugins", None))
+        self.observers = list(observers)
+
+    @contextmanager
+    def _stage(self, name: str, details: dict[str, Any]) -> Iterator[None]:
+        from helia_aot.plugins import plugin_host
+
+        host = plugin_host(getattr(self.config, "plugins", None))
+        host.stage_started(name, self.config)
+        for observer in self.observers:
+            observer.stage_started(name)
+        start = time.perf_counter()
+        yield
+        seconds = time.perf_counter() - start
+        host.stage_finished(name, self.config, seconds, details)
+        for observer in self.observers:
+            observer.stage_finished(name, seconds)
+
+    def convert(self) -> ConversionResult:
+        """Run Load, Transform, Resolve, Plan, Emit and Export; return what was written.
+
+        Code is generated in a temporary work directory that is removed at the end, whether the
+        conversion succeeds or fails, unless ``keep_work_dir`` is set.
+        """
+        from helia_aot.pipeline import records as recs
+        from helia_aot.pipeline.emit import emit_module
+        from helia_aot.pipeline.export import check_destination, export_module
+        from helia_aot.pipeline.load import load_model
+        from helia_aot.pipeline.plan import plan_memory
+        from helia_aot.pipeline.resolve import resolve_operators
+        from helia_aot.pipeline.transform import run_transforms
+        from helia_aot.platforms import resolve_platform
+
+        config = self.config
+        context = self.registry_context
+        check_destination(config)
+        platform = resolve_platform(config.platform)
+        work_dir = Path(tempfile.mkdtemp(prefix="helia_aot_"))
+        keep = bool(config.keep_work_dir)
+        try:
+            details: dict[str, Any] = {}
+            with self._stage("load", details):
+                model = load_model(Path(config.model.path), config.model.subgraph, context)
+                if config.model.name:
+                    model.name = config.model.name
+                details.update(operators=len(model.operators), tensors=len(model.tensors))
+            details = {}
+            with self._stage("transform", details):
+                model = run_transforms(model, config, context)
+            details = {}
+            with self._stage("resolve", details):
+                operators = resolve_operators(model, platform, config, context)
+                problems = verify_model(model)
+                if problems:
+                    raise OperatorOrderError(f"resolve left an invalid graph: {problems[0]}",
+                                             details=problems)
+            details = {}
+            with self._stage("plan", details):
+                plan = plan_memory(model, operators, platform, config)
+                for op in operators:
+                    op.on_placed(plan)
+                details["arenas"] = [recs.arena_row(r) for r in plan.regions]
+            details = {}
+            with self._stage("emit", details):
+                module_dir = work_dir / config.module.name
+                test_case = recs.test_case_values(model, config) if config.test.enabled else None
+                plan_record = recs.plan_record(model, operators, platform)
+                report_record = recs.report_record(model, operators, platform, plan)
+                records = {"plan": plan_record, "report": report_record}
+                emit_module(module_dir, model, operators, plan, platform, config,
+                            records=records, test_case=test_case)
+                recs.write_module_extras(module_dir, model, operators, plan, platform, config)
+            details = {}
+            with self._stage("export", details):
+                output = export_module(module_dir, config)
+                details["output"] = str(output)
+            views = recs.result_views(model, operators, plan, config) if config.result_views else {}
+            return ConversionResult(
+                output=output,
+                prefix=config.module.prefix,
+                plan=OptimizationPlan.model_validate(plan_record),
+                report=OptimizationReport.model_validate(report_record),
+                work_dir=work_dir if keep else None,
+                arenas=tuple(recs.arena_row(r) for r in plan.regions),
+                **views,
+            )
+        finally:
+            if not keep:
+                shutil.rmtree(work_dir, ignore_errors=True)

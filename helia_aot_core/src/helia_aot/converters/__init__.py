@@ -1,0 +1,1 @@
+"""Front ends that turn model files into AIR."""

@@ -1,0 +1,1 @@
+"""Reading LiteRT (``.tflite``) models: safe schema accessors and the file reader."""

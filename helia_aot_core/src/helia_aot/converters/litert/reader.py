@@ -1,0 +1,219 @@
+"""Reading a ``.tflite`` file into the LiteRT object API, and the tensor facts AIR needs from it.
+
+The file is untrusted: its size is checked before it is read, the FlatBuffers identifier before it
+is parsed, and every failure while unpacking (truncation, offsets past the end, garbage) becomes a
+:class:`~helia_aot.errors.ModelLoadError` instead of a stray ``IndexError`` or ``struct.error``.
+Constant data is checked against the tensor that claims it before a numpy array is made of it.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from helia_aot.air.types import AirQuantization, AirTensorType
+from helia_aot.converters.litert import schema_access as sa
+from helia_aot.errors import ModelLoadError, UnsupportedModelError
+from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
+from helia_aot.litert import schema_py_generated as litert
+
+MAX_MODEL_BYTES = 1 << 30
+"""Largest model file :func:`read_model` accepts by default (1 GiB: far past any MCU model)."""
+
+MAX_TENSOR_BYTES = (1 << 31) - 1
+"""Largest tensor a model may declare: generated code indexes with 32-bit sizes."""
+
+FILE_BYTES_ATTR = "_helia_aot_file_bytes"
+"""Attribute of a ModelT from :func:`read_model` holding the file's bytes (for data stored after
+the flatbuffer in models over 2 GB). A hook that builds a new ModelT keeps inline data only."""
+
+_MALFORMED_HINT = "the file is not a well-formed LiteRT model; re-export it with the LiteRT converter"
+
+_DTYPES: dict[int, AirTensorType] = {
+    litert.TensorType.FLOAT32: AirTensorType.FLOAT32,
+    litert.TensorType.FLOAT16: AirTensorType.FLOAT16,
+    litert.TensorType.INT32: AirTensorType.INT32,
+    litert.TensorType.UINT8: AirTensorType.UINT8,
+    litert.TensorType.INT64: AirTensorType.INT64,
+    litert.TensorType.BOOL: AirTensorType.BOOL,
+    litert.TensorType.INT16: AirTensorType.INT16,
+    litert.TensorType.INT8: AirTensorType.INT8,
+}
+
+
+def read_model(path: str | Path, *, max_bytes: int = MAX_MODEL_BYTES) -> litert.ModelT:
+    """Read and unpack a LiteRT model file, or raise ModelLoadError saying what is wrong."""
+    path = Path(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ModelLoadError(f"model file not found: {path}",
+                             hint="check the path to the .tflite file") from None
+    except OSError as exc:
+        raise ModelLoadError(f"cannot access model file {path}: {exc.strerror or exc}") from exc
+    if not path.is_file():
+        raise ModelLoadError(f"model path is not a regular file: {path}",
+                             hint="pass the path of a .tflite file")
+    if info.st_size > max_bytes:
+        raise ModelLoadError(
+            f"model file {path} has {info.st_size} bytes, more than the {max_bytes}-byte limit",
+            hint="pass a smaller model (or raise max_bytes deliberately)")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ModelLoadError(f"cannot read model file {path}: {exc.strerror or exc}") from exc
+    return parse_model(data, source=str(path))
+
+
+def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
+    """Unpack LiteRT model bytes (``source`` names them in errors)."""
+    data = bytes(data)
+    if len(data) < 8:
+        raise ModelLoadError(f"{source} is truncated: {len(data)} bytes is too short for a model",
+                             hint=_MALFORMED_HINT)
+    if data[4:8] != FILE_IDENTIFIER:
+        raise ModelLoadError(
+            f"{source} is not a LiteRT model: file identifier {data[4:8]!r}, expected "
+            f"{FILE_IDENTIFIER!r}", hint="pass a .tflite file produced by the LiteRT converter")
+    (root,) = struct.unpack_from("<I", data, 0)
+    if root < 8 or root + 4 > len(data):
+        raise ModelLoadError(f"{source} is truncated or corrupt: root table offset {root} is "
+                             f"outside the {len(data)}-byte file", hint=_MALFORMED_HINT)
+    try:
+        model = litert.ModelT.InitFromPackedBuf(data, 0)
+    except Exception as exc:  # any failure inside the generated unpacker means a corrupt file
+        raise ModelLoadError(
+            f"{source} is not a well-formed LiteRT flatbuffer ({type(exc).__name__}: {exc})",
+            hint=_MALFORMED_HINT) from exc
+    if model.version != SCHEMA_VERSION:
+        raise ModelLoadError(
+            f"{source} has schema version {model.version}; LiteRT reads version {SCHEMA_VERSION}",
+            hint=_MALFORMED_HINT)
+    setattr(model, FILE_BYTES_ATTR, data)
+    return model
+
+
+def file_slice(model: litert.ModelT, offset: int, size: int, what: str) -> np.ndarray:
+    """``size`` bytes at ``offset`` of the model's file (data kept after the flatbuffer)."""
+    data = getattr(model, FILE_BYTES_ATTR, None)
+    if data is None:
+        raise ModelLoadError(f"{what} is stored after the flatbuffer, but the model's file bytes "
+                             "are not available", hint="read the model with read_model")
+    if offset < 0 or size < 0 or offset + size > len(data):
+        raise ModelLoadError(
+            f"{what} lies at bytes {offset}..{offset + size} but the file has {len(data)} bytes",
+            hint=_MALFORMED_HINT)
+    return np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
+
+
+def tensor_dtype(litert_type: int) -> AirTensorType:
+    """The AIR element type of a LiteRT ``TensorType`` code, or UnsupportedModelError."""
+    try:
+        return _DTYPES[int(litert_type)]
+    except KeyError:
+        raise UnsupportedModelError(
+            f"tensor type {sa.tensor_type_name(litert_type)} is not supported",
+            hint="supported tensor types: " + ", ".join(sorted(str(t) for t in _DTYPES.values())),
+        ) from None
+
+
+def _describe(tensor: litert.TensorT) -> str:
+    return f"tensor {sa.name_of(tensor)!r}"
+
+
+def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
+    """The tensor's affine quantization, or None when it has no scales.
+
+    Follows the checks the LiteRT interpreter makes when it builds a tensor: scales without zero
+    points, unequal counts and an out-of-range quantized dimension are malformed files.
+    """
+    q = tensor.quantization
+    if q is None or q.scale is None or len(q.scale) == 0:
+        return None
+    if q.details is not None or int(q.detailsType or 0) != 0:
+        raise UnsupportedModelError(
+            f"{_describe(tensor)} uses non-affine quantization details, which are not supported")
+    if q.zeroPoint is None:
+        raise ModelLoadError(f"{_describe(tensor)} has quantization scales but no zero points",
+                             hint=_MALFORMED_HINT)
+    scale = np.asarray(q.scale, dtype=np.float32)
+    zero_point = np.asarray(q.zeroPoint, dtype=np.int64)
+    if scale.size != zero_point.size:
+        raise ModelLoadError(
+            f"{_describe(tensor)} has {scale.size} scales but {zero_point.size} zero points",
+            hint=_MALFORMED_HINT)
+    axis = int(q.quantizedDimension or 0)
+    shape = sa.shape_of(tensor)
+    if axis < 0 or (shape and axis >= len(shape)):
+        raise ModelLoadError(
+            f"{_describe(tensor)} has quantized dimension {axis} but rank {len(shape)}",
+            hint=_MALFORMED_HINT)
+    if scale.size != 1 and shape and scale.size != shape[axis]:
+        raise ModelLoadError(
+            f"{_describe(tensor)} has {scale.size} scales for dimension {axis} of size "
+            f"{shape[axis]}", hint=_MALFORMED_HINT)
+    return AirQuantization(scale=scale, zero_point=zero_point, axis=axis)
+
+
+def element_count(shape: tuple[int, ...], what: str) -> int:
+    """Elements of a static shape; negative dimensions and sizes past 2**31 bytes are rejected."""
+    if any(d < 0 for d in shape):
+        raise UnsupportedModelError(f"{what} has an unknown dimension in shape {list(shape)}",
+                                    hint="convert the model with static shapes")
+    count = math.prod(shape)
+    if count > MAX_TENSOR_BYTES:
+        raise UnsupportedModelError(f"{what} has {count} elements (shape {list(shape)}), too many",
+                                    hint="tensors must fit in 2**31 bytes")
+    return count
+
+
+def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | None:
+    """The tensor's constant contents as a fresh numpy array of its shape, or None.
+
+    Data is read inline from its Buffer or, for models over 2 GB, from the file region the Buffer's
+    offset and size name. The byte count must match the tensor exactly, as the LiteRT runtime
+    requires; a mismatch is a ModelLoadError naming the tensor.
+    """
+    if int(getattr(tensor, "externalBuffer", 0) or 0):
+        raise UnsupportedModelError(
+            f"{_describe(tensor)} keeps its data in an external weights file, which is not "
+            "supported", hint="convert the model with weights embedded in the .tflite file")
+    buffer = sa.buffer_at(model, tensor.buffer)
+    offset = int(buffer.offset or 0)
+    if offset > 1:
+        raw = file_slice(model, offset, int(buffer.size or 0), f"buffer {tensor.buffer}")
+    elif buffer.data is not None and len(buffer.data) > 0:
+        raw = np.asarray(buffer.data, dtype=np.uint8)
+    else:
+        return None
+    if raw.size == 0:
+        return None
+    if tensor.sparsity is not None:
+        raise UnsupportedModelError(f"{_describe(tensor)} is stored sparse, which is not supported",
+                                    hint="convert the model without sparsification")
+    dtype = tensor_dtype(tensor.type)
+    shape = sa.shape_of(tensor)
+    count = element_count(shape, _describe(tensor))
+    needed = count * dtype.itemsize
+    if needed > MAX_TENSOR_BYTES:
+        raise UnsupportedModelError(f"{_describe(tensor)} needs {needed} bytes, too many")
+    if raw.size != needed:
+        relation = "shorter than" if raw.size < needed else "longer than"
+        raise ModelLoadError(
+            f"buffer {tensor.buffer} of {_describe(tensor)} holds {raw.size} bytes, {relation} "
+            f"the {needed} bytes of {dtype}{list(shape)}", hint=_MALFORMED_HINT)
+    if dtype is AirTensorType.BOOL:
+        values = raw != 0
+    else:
+        values = np.frombuffer(raw.tobytes(), dtype=dtype.numpy.newbyteorder("<"))
+        values = values.astype(dtype.numpy)
+    return values.reshape(shape)
+
+
+__all__ = [
+    "FILE_BYTES_ATTR", "MAX_MODEL_BYTES", "MAX_TENSOR_BYTES", "buffer_data", "element_count",
+    "file_slice", "parse_model", "quantization_of", "read_model", "tensor_dtype",
+]

@@ -1,0 +1,167 @@
+"""Typed failures of a conversion.
+
+Every error a conversion raises on purpose is a :class:`HeliaAotError`. Each class also inherits the
+standard-library exception an existing handler would expect (a missing model is an ``OSError``, an
+existing output a ``FileExistsError``), carries a one-line ``hint`` that says what to do about it,
+optional ``details`` (a mapping or text with the specifics), and the ``exit_code`` the command line
+exits with when the error ends a command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class HeliaAotError(Exception):
+    """Base class of every typed helia-aot failure (exit code 1)."""
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, hint: str | None = None, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.details = details
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self):  # keep hint/details through pickling (multiprocessing, pytest-xdist)
+        return (_rebuild_error, (type(self), self.message, self.hint, self.details))
+
+
+def _rebuild_error(cls: type[HeliaAotError], message: str, hint: str | None, details: Any):
+    return cls(message, hint=hint, details=details)
+
+
+class ModelLoadError(HeliaAotError, OSError):
+    """The model file is missing, unreadable, or not a well-formed LiteRT model."""
+
+    exit_code = 2
+
+
+class OutputExistsError(HeliaAotError, FileExistsError):
+    """The output already exists and ``force`` was not given."""
+
+    exit_code = 2
+
+
+class ConfigValueError(HeliaAotError, ValueError):
+    """A valid request the model cannot be converted with (exit code 1)."""
+
+    exit_code = 1
+
+
+class InvalidConfigError(ConfigValueError):
+    """A configuration value rejected on its own, against the model, or against the target."""
+
+    exit_code = 2
+
+
+class UnsupportedModelError(ConfigValueError):
+    """The model uses operators, dtypes or shapes no registered lowering accepts."""
+
+    exit_code = 1
+
+
+class MissingQuantizationError(ConfigValueError):
+    """A tensor read as quantized lacks its scale or zero point."""
+
+    exit_code = 1
+
+
+class OperatorOrderError(HeliaAotError, RuntimeError):
+    """The operator schedule is inconsistent (an operator reads a tensor produced later)."""
+
+    exit_code = 1
+
+
+class OperatorIdError(HeliaAotError, ValueError):
+    """An ``operators[]`` rule names an operator id the model does not have."""
+
+    exit_code = 1
+
+
+class TemplateRenderError(HeliaAotError, RuntimeError):
+    """A code template failed to render."""
+
+    exit_code = 1
+
+
+class GoldenDataKeyError(HeliaAotError, KeyError):
+    """A golden-data archive lacks a key the model needs (``input_N`` / ``output_N``)."""
+
+    exit_code = 2
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return self.message
+
+
+class GoldenDataNotFoundError(HeliaAotError, FileNotFoundError):
+    """The golden-data archive named by ``test.golden_data`` does not exist."""
+
+    exit_code = 2
+
+
+class GoldenDataError(HeliaAotError, ValueError):
+    """A golden-data archive cannot be read or does not match the model's tensors."""
+
+    exit_code = 2
+
+
+class RegistryFrozenError(HeliaAotError, RuntimeError):
+    """A registration was attempted on a frozen registry."""
+
+    exit_code = 1
+
+
+class DuplicateRegistrationError(HeliaAotError, KeyError):
+    """A key was registered twice without ``overwrite`` (or two plugins claim one key)."""
+
+    exit_code = 1
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class RegistryLookupError(HeliaAotError, KeyError):
+    """A registry has no entry under the requested key."""
+
+    exit_code = 1
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ReferenceExecutionError(HeliaAotError, RuntimeError):
+    """The reference interpreter failed to run the model."""
+
+    exit_code = 1
+
+
+class PluginError(HeliaAotError, RuntimeError):
+    """A plugin failed to import or raised inside a hook."""
+
+    exit_code = 1
+
+
+__all__ = [
+    "ConfigValueError",
+    "DuplicateRegistrationError",
+    "GoldenDataError",
+    "GoldenDataKeyError",
+    "GoldenDataNotFoundError",
+    "HeliaAotError",
+    "InvalidConfigError",
+    "MissingQuantizationError",
+    "ModelLoadError",
+    "OperatorIdError",
+    "OperatorOrderError",
+    "OutputExistsError",
+    "PluginError",
+    "ReferenceExecutionError",
+    "RegistryFrozenError",
+    "RegistryLookupError",
+    "TemplateRenderError",
+    "UnsupportedModelError",
+]

@@ -1,0 +1,98 @@
+"""Golden data for the module's self test: supplied as ``.npz`` or computed by the reference.
+
+An archive holds ``input_N`` and ``output_N`` for every model input and output, either one sample
+shaped like the tensor or several samples stacked on a new leading axis.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from helia_aot.air import AirModel, AirTensor
+from helia_aot.errors import GoldenDataError, GoldenDataKeyError, GoldenDataNotFoundError
+
+
+@dataclass(slots=True)
+class GoldenData:
+    """Samples in model order: ``inputs[i]`` and ``outputs[j]`` are (samples, *shape) arrays."""
+
+    inputs: list[np.ndarray]
+    outputs: list[np.ndarray]
+
+    @property
+    def num_samples(self) -> int:
+        return int(self.inputs[0].shape[0]) if self.inputs else 1
+
+
+def _as_samples(value: np.ndarray, tensor: AirTensor, key: str) -> np.ndarray:
+    shape = tuple(tensor.shape)
+    if value.dtype != tensor.dtype.numpy:
+        if tensor.dtype.is_float and np.issubdtype(value.dtype, np.floating):
+            value = value.astype(tensor.dtype.numpy)
+        else:
+            raise GoldenDataError(f"golden {key} is {value.dtype}, the model tensor is {tensor.dtype}",
+                                  hint="store the arrays in the model's dtypes")
+    if value.size == tensor.size:
+        return value.reshape((1, *shape))
+    if tensor.size and value.size % tensor.size == 0 and value.shape[1:] == shape:
+        return value.reshape((-1, *shape))
+    raise GoldenDataError(f"golden {key} has shape {value.shape}, the model tensor is {list(shape)}",
+                          hint="store one sample shaped like the tensor, or samples stacked on axis 0")
+
+
+def load_golden(path: Path, model: AirModel) -> GoldenData:
+    """Read and check an archive against the model's inputs and outputs."""
+    path = Path(path)
+    if not path.is_file():
+        raise GoldenDataNotFoundError(f"golden data {path} does not exist",
+                                      hint="check test.golden_data, or omit it to use the reference")
+    try:
+        archive = np.load(path, allow_pickle=False)
+        arrays = {k: archive[k] for k in archive.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise GoldenDataError(f"golden data {path} cannot be read: {exc}",
+                              hint="write it with numpy.savez") from exc
+    result = GoldenData([], [])
+    for role, ids, target in (("input", model.inputs, result.inputs), ("output", model.outputs, result.outputs)):
+        for i, tid in enumerate(ids):
+            key = f"{role}_{i}"
+            if key not in arrays:
+                raise GoldenDataKeyError(f"golden data {path.name} has no {key!r}",
+                                         hint=f"it needs input_0..input_{len(model.inputs) - 1} and "
+                                         f"output_0..output_{len(model.outputs) - 1}")
+            target.append(_as_samples(arrays[key], model.tensors[tid], key))
+    counts = {a.shape[0] for a in result.inputs + result.outputs}
+    if len(counts) > 1:
+        raise GoldenDataError(f"golden data {path.name} mixes sample counts {sorted(counts)}")
+    return result
+
+
+def reference_golden(model_path: Path, model: AirModel, samples: int = 1, seed: int = 0) -> GoldenData:
+    """Random inputs over each input's full range, outputs from the reference interpreter."""
+    from helia_aot.interpreters import create_interpreter
+
+    rng = np.random.default_rng(seed)
+    interpreter = create_interpreter(model_path)
+    inputs: list[list[np.ndarray]] = [[] for _ in model.inputs]
+    outputs: list[list[np.ndarray]] = [[] for _ in model.outputs]
+    for _ in range(samples):
+        sample = [_random_input(model.tensors[t], rng) for t in model.inputs]
+        for i, value in enumerate(sample):
+            inputs[i].append(value)
+        for j, value in enumerate(interpreter.run(sample)):
+            outputs[j].append(value.reshape(model.tensors[model.outputs[j]].shape))
+    return GoldenData([np.stack(v) for v in inputs], [np.stack(v) for v in outputs])
+
+
+def _random_input(tensor: AirTensor, rng: Any) -> np.ndarray:
+    if tensor.dtype.is_integer:
+        info = np.iinfo(tensor.dtype.numpy)
+        return rng.integers(info.min, int(info.max) + 1, size=tensor.shape, dtype=tensor.dtype.numpy)
+    if tensor.dtype.value == "bool":
+        return rng.integers(0, 2, size=tensor.shape).astype(bool)
+    return rng.uniform(-1.0, 1.0, size=tensor.shape).astype(tensor.dtype.numpy)

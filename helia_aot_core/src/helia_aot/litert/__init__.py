@@ -1,0 +1,20 @@
+"""LiteRT (``.tflite``) file format support: FlatBuffers bindings and a small model builder.
+
+``schema_py_generated`` holds the ``flatc`` object-API bindings of the official LiteRT schema
+(``schema.fbs`` beside it, Apache-2.0, taken from the TensorFlow converter sources; the module
+header names the commit and the command). Regenerate both with ``scripts/generate_litert_schema.py``
+rather than editing them. Parsers import it as::
+
+    from helia_aot.litert import schema_py_generated as litert
+
+and read models through :mod:`helia_aot.converters.litert.schema_access`, which never indexes an
+absent vector. :mod:`helia_aot.litert.builder` writes small models for tests and plugin authors.
+"""
+
+FILE_IDENTIFIER = b"TFL3"
+"""The four bytes at offset 4 of every LiteRT model file."""
+
+SCHEMA_VERSION = 3
+"""The ``Model.version`` the LiteRT runtime accepts."""
+
+__all__ = ["FILE_IDENTIFIER", "SCHEMA_VERSION"]

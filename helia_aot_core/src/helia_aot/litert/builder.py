@@ -1,0 +1,289 @@
+"""A small LiteRT model builder for tests and plugin authors.
+
+It writes a single-subgraph ``.tflite`` that the LiteRT interpreter loads and runs, so an operator
+pack can test its parser and kernels against the reference without TensorFlow::
+
+    from helia_aot.litert import schema_py_generated as litert
+    from helia_aot.litert.builder import LiteRTModelBuilder
+
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("x", (1, 4), "float32")
+    y = b.add_tensor("y", (1, 4), "float32", data=np.ones((1, 4), np.float32))
+    z = b.add_tensor("z", (1, 4), "float32")
+    b.add_operator("ADD", [x, y], [z], litert.AddOptionsT())
+    b.set_inputs([x]); b.set_outputs([z])
+    b.save("add.tflite")
+
+Custom operators take a custom code and raw option bytes (``add_custom_operator``). Quantization is
+an :class:`~helia_aot.air.AirQuantization` or a ``(scale, zero_point[, axis])`` tuple. Data is
+written 16-byte aligned, as the schema asks. :func:`pack_model` serializes any ``ModelT`` the same
+way (for example one read with ``read_model`` and edited).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import flatbuffers
+import numpy as np
+
+from helia_aot.air.types import AirQuantization, AirTensorType
+from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
+from helia_aot.litert import schema_py_generated as litert
+
+DATA_ALIGNMENT = 16
+"""Alignment of buffer data in the written file (the schema's ``force_align``)."""
+
+_TENSOR_TYPES: dict[AirTensorType, int] = {
+    AirTensorType.FLOAT32: litert.TensorType.FLOAT32,
+    AirTensorType.FLOAT16: litert.TensorType.FLOAT16,
+    AirTensorType.INT32: litert.TensorType.INT32,
+    AirTensorType.UINT8: litert.TensorType.UINT8,
+    AirTensorType.INT64: litert.TensorType.INT64,
+    AirTensorType.BOOL: litert.TensorType.BOOL,
+    AirTensorType.INT16: litert.TensorType.INT16,
+    AirTensorType.INT8: litert.TensorType.INT8,
+}
+
+
+def litert_tensor_type(dtype: AirTensorType | str | np.dtype | type | int) -> int:
+    """The LiteRT ``TensorType`` code of a dtype; an int passes through (any schema type)."""
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        return int(dtype)
+    air = dtype if isinstance(dtype, AirTensorType) else AirTensorType.from_numpy(dtype)
+    return _TENSOR_TYPES[air]
+
+
+def builtin_code(name: str | int) -> int:
+    """The ``BuiltinOperator`` code of a builtin name (``"CONV_2D"``) or code."""
+    if isinstance(name, int):
+        return name
+    try:
+        return int(getattr(litert.BuiltinOperator, name))
+    except AttributeError:
+        raise ValueError(f"{name!r} is not a LiteRT builtin operator") from None
+
+
+def options_union(options: Any) -> tuple[str, int]:
+    """The union field (``builtinOptions`` or ``builtinOptions2``) and type tag of an options object."""
+    tag = type(options).__name__.removesuffix("T")
+    for attr, union in (("builtinOptions", litert.BuiltinOptions),
+                        ("builtinOptions2", litert.BuiltinOptions2)):
+        code = getattr(union, tag, None)
+        if isinstance(code, int):
+            return attr, code
+    raise TypeError(f"{type(options).__name__} is not a LiteRT builtin options class")
+
+
+class _Packed:
+    """A table already written to the builder, standing in for a BufferT in ``ModelT.Pack``."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+
+    def Pack(self, builder: flatbuffers.Builder) -> int:  # noqa: N802 (the generated API's name)
+        return self.offset
+
+
+def _pack_buffer(builder: flatbuffers.Builder, buffer: litert.BufferT) -> int:
+    if int(buffer.offset or 0) > 1:
+        raise ValueError("cannot write a buffer stored after the flatbuffer; inline its data first")
+    data = None
+    if buffer.data is not None and len(buffer.data) > 0:
+        payload = np.asarray(buffer.data, dtype=np.uint8).tobytes()
+        # The generated Pack aligns byte vectors to 1; constant data must start 16-byte aligned.
+        builder.StartVector(1, len(payload), DATA_ALIGNMENT)
+        builder.head -= len(payload)
+        builder.Bytes[builder.head:builder.head + len(payload)] = payload
+        data = builder.EndVector()
+    litert.BufferStart(builder)
+    if data is not None:
+        litert.BufferAddData(builder, data)
+    return litert.BufferEnd(builder)
+
+
+def pack_model(model: litert.ModelT) -> bytes:
+    """Serialize a ModelT to ``.tflite`` bytes (identifier ``TFL3``, aligned buffer data)."""
+    buffers = list(model.buffers or [])
+    size_hint = 1024 + sum(0 if b.data is None else len(b.data) + DATA_ALIGNMENT for b in buffers)
+    builder = flatbuffers.Builder(size_hint)
+    packed = [_Packed(_pack_buffer(builder, b)) for b in buffers]
+    original = model.buffers
+    model.buffers = packed if original is not None else None
+    try:
+        root = model.Pack(builder)
+    finally:
+        model.buffers = original
+    builder.Finish(root, file_identifier=FILE_IDENTIFIER)
+    return bytes(builder.Output())
+
+
+@dataclass(slots=True)
+class _Tensor:
+    name: str
+    shape: tuple[int, ...]
+    type: int
+    data: bytes | None
+    quantization: AirQuantization | None
+    variable: bool
+
+
+@dataclass(slots=True)
+class _Operator:
+    code: int
+    custom_code: str | None
+    version: int
+    inputs: list[int]
+    outputs: list[int]
+    options: Any = None
+    custom_options: bytes | None = None
+    intermediates: list[int] = field(default_factory=list)
+
+
+class LiteRTModelBuilder:
+    """Collects tensors and operators of one subgraph and writes them as a LiteRT model."""
+
+    def __init__(self, description: str = "helia-aot LiteRT model builder") -> None:
+        self.description = description
+        self.tensors: list[_Tensor] = []
+        self.operators: list[_Operator] = []
+        self.inputs: list[int] = []
+        self.outputs: list[int] = []
+
+    def add_tensor(self, name: str, shape: Sequence[int], dtype: Any,
+                   data: np.ndarray | bytes | None = None,
+                   quantization: AirQuantization | tuple | None = None,
+                   *, variable: bool = False) -> int:
+        """Add a tensor and return its index.
+
+        ``data`` makes it a constant: an array is cast to ``dtype`` and must hold
+        ``prod(shape)`` elements; ``bytes`` are stored verbatim (to write deliberately odd files).
+        """
+        shape = tuple(int(d) for d in shape)
+        type_code = litert_tensor_type(dtype)
+        raw: bytes | None = None
+        if isinstance(data, (bytes, bytearray)):
+            raw = bytes(data)
+        elif data is not None:
+            air = next(a for a, c in _TENSOR_TYPES.items() if c == type_code)
+            array = np.asarray(data).astype(air.numpy.newbyteorder("<"))
+            if array.size != int(np.prod(shape, dtype=np.int64)):
+                raise ValueError(f"tensor {name!r}: {array.size} values for shape {list(shape)}")
+            raw = array.tobytes()
+        if isinstance(quantization, tuple):
+            quantization = AirQuantization(*quantization)
+        self.tensors.append(_Tensor(name, shape, type_code, raw, quantization, variable))
+        return len(self.tensors) - 1
+
+    def add_operator(self, op: str | int, inputs: Sequence[int], outputs: Sequence[int],
+                     options: Any = None, *, version: int = 1,
+                     intermediates: Sequence[int] = ()) -> int:
+        """Add a builtin operator (name or code) with its options object; returns its index."""
+        code = builtin_code(op)
+        if options is not None:
+            options_union(options)  # reject a wrong class now rather than at to_bytes()
+        self.operators.append(_Operator(code, None, version, list(inputs), list(outputs),
+                                        options=options, intermediates=list(intermediates)))
+        return len(self.operators) - 1
+
+    def add_custom_operator(self, custom_code: str, inputs: Sequence[int],
+                            outputs: Sequence[int], custom_options: bytes = b"",
+                            *, version: int = 1) -> int:
+        """Add a custom operator with its (usually FlexBuffers) option bytes; returns its index."""
+        self.operators.append(_Operator(litert.BuiltinOperator.CUSTOM, custom_code, version,
+                                        list(inputs), list(outputs),
+                                        custom_options=bytes(custom_options)))
+        return len(self.operators) - 1
+
+    def set_inputs(self, indices: Sequence[int]) -> None:
+        self.inputs = [int(i) for i in indices]
+
+    def set_outputs(self, indices: Sequence[int]) -> None:
+        self.outputs = [int(i) for i in indices]
+
+    def build(self) -> litert.ModelT:
+        """The model as a LiteRT object-API tree (buffer 0 is the empty sentinel)."""
+        model = litert.ModelT()
+        model.version = SCHEMA_VERSION
+        model.description = self.description
+        model.buffers = [litert.BufferT()]
+        model.operatorCodes = []
+        codes: dict[tuple[int, str | None, int], int] = {}
+        subgraph = litert.SubGraphT()
+        subgraph.name = "main"
+        subgraph.tensors = [self._tensor_t(t, model) for t in self.tensors]
+        subgraph.inputs = np.asarray(self.inputs, dtype=np.int32)
+        subgraph.outputs = np.asarray(self.outputs, dtype=np.int32)
+        subgraph.operators = []
+        for spec in self.operators:
+            key = (spec.code, spec.custom_code, spec.version)
+            if key not in codes:
+                codes[key] = len(model.operatorCodes)
+                model.operatorCodes.append(self._opcode_t(*key))
+            subgraph.operators.append(self._operator_t(spec, codes[key]))
+        model.subgraphs = [subgraph]
+        return model
+
+    def to_bytes(self) -> bytes:
+        """The model file's bytes."""
+        return pack_model(self.build())
+
+    def save(self, path: str | Path) -> Path:
+        """Write the model to ``path`` and return it."""
+        path = Path(path)
+        path.write_bytes(self.to_bytes())
+        return path
+
+    @staticmethod
+    def _tensor_t(spec: _Tensor, model: litert.ModelT) -> litert.TensorT:
+        tensor = litert.TensorT()
+        tensor.name = spec.name
+        tensor.shape = np.asarray(spec.shape, dtype=np.int32)
+        tensor.type = spec.type
+        tensor.isVariable = spec.variable
+        tensor.hasRank = True
+        if spec.data is not None:
+            buffer = litert.BufferT()
+            buffer.data = np.frombuffer(spec.data, dtype=np.uint8)
+            model.buffers.append(buffer)
+            tensor.buffer = len(model.buffers) - 1
+        if spec.quantization is not None:
+            q = litert.QuantizationParametersT()
+            q.scale = np.asarray(spec.quantization.scale, dtype=np.float32)
+            q.zeroPoint = np.asarray(spec.quantization.zero_point, dtype=np.int64)
+            q.quantizedDimension = int(spec.quantization.axis)
+            tensor.quantization = q
+        return tensor
+
+    @staticmethod
+    def _opcode_t(code: int, custom_code: str | None, version: int) -> litert.OperatorCodeT:
+        opcode = litert.OperatorCodeT()
+        opcode.builtinCode = code
+        # Readers of old files look only at the byte field, which saturates at the placeholder.
+        opcode.deprecatedBuiltinCode = min(code, litert.BuiltinOperator.PLACEHOLDER_FOR_GREATER_OP_CODES)
+        opcode.customCode = custom_code
+        opcode.version = version
+        return opcode
+
+    @staticmethod
+    def _operator_t(spec: _Operator, opcode_index: int) -> litert.OperatorT:
+        op = litert.OperatorT()
+        op.opcodeIndex = opcode_index
+        op.inputs = np.asarray(spec.inputs, dtype=np.int32)
+        op.outputs = np.asarray(spec.outputs, dtype=np.int32)
+        if spec.intermediates:
+            op.intermediates = np.asarray(spec.intermediates, dtype=np.int32)
+        if spec.options is not None:
+            attr, tag = options_union(spec.options)
+            setattr(op, attr, spec.options)
+            setattr(op, attr + "Type", tag)
+        if spec.custom_options is not None:
+            op.customOptions = np.frombuffer(spec.custom_options, dtype=np.uint8)
+            op.customOptionsFormat = litert.CustomOptionsFormat.FLEXBUFFERS
+        return op
+
+
+__all__ = ["DATA_ALIGNMENT", "LiteRTModelBuilder", "builtin_code", "litert_tensor_type",
+           "options_union", "pack_model"]

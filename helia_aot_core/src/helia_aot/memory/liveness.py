@@ -1,0 +1,107 @@
+"""Tensor lifetimes over an AIR schedule: which operator indices need each non-constant tensor.
+
+A lifetime is an inclusive ``(first, last)`` pair of operator indices, the form
+:class:`~helia_aot.memory.types.BufferRequest` takes, so the arena planner can pack tensors whose
+lifetimes do not intersect into the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from helia_aot.air.graph import AirModel
+from helia_aot.air.types import AirTensorKind
+from helia_aot.errors import OperatorOrderError
+
+
+def alias_roots(model: AirModel, alias_of: Mapping[str, str]) -> dict[str, str]:
+    """Map every tensor named in ``alias_of`` (as key or value) to the root of its storage chain.
+
+    ``alias_of[a] = b`` says ``a`` lives in ``b``'s bytes; chains (a reshape of a reshape) resolve
+    to the tensor that is not itself an alias. A cycle or an unknown tensor is a ValueError, since
+    either means the caller's alias analysis is wrong.
+    """
+    roots: dict[str, str] = {}
+    for start in alias_of:
+        path = [start]
+        current = start
+        while current in alias_of and current not in roots:
+            current = alias_of[current]
+            if current in path:
+                raise ValueError(f"tensor aliases form a cycle: {' -> '.join([*path, current])}")
+            path.append(current)
+        root = roots.get(current, current)
+        for tid in path:
+            if tid not in model.tensors:
+                raise ValueError(f"alias_of names tensor {tid!r}, which the model does not have")
+            roots[tid] = root
+    return roots
+
+
+def compute_lifetimes(model: AirModel, *,
+                      alias_of: Mapping[str, str] | None = None) -> dict[str, tuple[int, int]]:
+    """Inclusive ``(first, last)`` operator indices of every non-constant tensor the schedule uses.
+
+    A tensor lives from the operator that writes it to the last operator that reads it (an output
+    nobody reads still needs its bytes while its writer runs). Model inputs live from index 0 and
+    model outputs to the last operator, because the caller reads and writes them around the whole
+    run. A scratch tensor an operator names for itself lives only during that operator; persistent
+    tensors (state kept across runs) span the whole schedule so nothing else ever takes their
+    bytes. Tensors in one ``alias_of`` group share storage, so the group gets the union of their
+    lifetimes under the root's id and its other members are left out. Constants, and groups whose
+    root is a constant, are not in the arena and are omitted.
+
+    Raises OperatorOrderError when an operator reads a tensor that is neither a model input nor
+    written by an earlier operator.
+    """
+    end = max(len(model.operators) - 1, 0)
+    spans: dict[str, list[int]] = {}
+
+    def touch(tid: str, index: int) -> None:
+        span = spans.get(tid)
+        if span is None:
+            spans[tid] = [index, index]
+        else:
+            span[0] = min(span[0], index)
+            span[1] = max(span[1], index)
+
+    def is_constant(tid: str) -> bool:
+        return model.tensor(tid).kind is AirTensorKind.CONSTANT
+
+    for tid in model.inputs:
+        if not is_constant(tid):
+            touch(tid, 0)
+    written: set[str] = set(model.inputs)
+    for index, op in enumerate(model.operators):
+        for tid in op.input_ids:
+            if not tid or is_constant(tid):
+                continue
+            if tid not in written and model.tensor(tid).kind is not AirTensorKind.PERSISTENT:
+                raise OperatorOrderError(
+                    f"operator {op.id} ({op.op_type}) at index {index} reads tensor {tid!r} "
+                    "before any operator writes it.",
+                    hint="Schedule the producer first; the AIR verifier names every such read.",
+                )
+            touch(tid, index)
+        for tid in [*op.output_ids, *op.named_tensors.values()]:
+            if tid and not is_constant(tid):
+                touch(tid, index)
+                written.add(tid)
+    for tid in model.outputs:
+        if not is_constant(tid):
+            touch(tid, end)
+    for tid in spans:
+        if model.tensor(tid).kind is AirTensorKind.PERSISTENT:
+            spans[tid] = [0, end]
+
+    roots = alias_roots(model, alias_of or {})
+    lifetimes: dict[str, tuple[int, int]] = {}
+    for tid, (first, last) in spans.items():
+        root = roots.get(tid, tid)
+        if is_constant(root):
+            continue
+        if root in lifetimes:
+            old_first, old_last = lifetimes[root]
+            first, last = min(first, old_first), max(last, old_last)
+        lifetimes[root] = (first, last)
+    return lifetimes

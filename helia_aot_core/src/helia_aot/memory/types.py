@@ -1,0 +1,90 @@
+"""Records the arena planner reads and writes, and the planner names a configuration may choose."""
+
+from __future__ import annotations
+
+import enum
+import operator
+from dataclasses import dataclass
+
+
+class MemoryPlannerType(str, enum.Enum):
+    """Arena planners a configuration can name (``memory.planner``).
+
+    ``greedy`` is the fastest and easiest to reason about; ``greedy_by_size`` usually packs tighter
+    (it is what TFLM does); ``hill_climb`` spends a bounded, seeded search on top of both and never
+    does worse than either.
+    """
+
+    GREEDY = "greedy"
+    GREEDY_BY_SIZE = "greedy_by_size"
+    HILL_CLIMB = "hill_climb"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class BufferRequest:
+    """One buffer that needs arena bytes during an inclusive range of operator indices.
+
+    ``first`` is the index of the first operator that needs the buffer (model inputs use 0) and
+    ``last`` the index of the last one (model outputs use the last operator). ``inplace_of`` names
+    a buffer whose exact offset this one may reuse: an elementwise operator can write its output over
+    an input that dies at that operator, which is what lets a chain of such operators run in the
+    memory of one tensor. The planner honours it only when the partner ends exactly at this
+    buffer's ``first`` and is at least as large (see :func:`helia_aot.memory.placement.inplace_pairs`).
+
+    Construction raises ValueError for a request no planner could satisfy, so a bad request is
+    reported where it is made rather than deep inside a search.
+    """
+
+    id: str
+    size: int
+    first: int
+    last: int
+    alignment: int = 16
+    inplace_of: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("size", "first", "last", "alignment"):
+            value = getattr(self, name)
+            if isinstance(value, bool):  # True is an int, but never a byte count or an index
+                raise ValueError(f"buffer {self.id!r}: {name} must be an integer, not {value!r}")
+            try:
+                object.__setattr__(self, name, operator.index(value))
+            except TypeError:
+                raise ValueError(f"buffer {self.id!r}: {name} must be an integer, not {value!r}") from None
+        if self.size <= 0:
+            raise ValueError(f"buffer {self.id!r}: size must be positive, got {self.size}")
+        if self.first < 0:
+            raise ValueError(f"buffer {self.id!r}: first must be >= 0, got {self.first}")
+        if self.first > self.last:
+            raise ValueError(f"buffer {self.id!r}: first ({self.first}) is after last ({self.last})")
+        if self.alignment <= 0 or self.alignment & (self.alignment - 1):
+            raise ValueError(
+                f"buffer {self.id!r}: alignment must be a power of two, got {self.alignment}"
+            )
+
+    def overlaps_in_time(self, other: BufferRequest) -> bool:
+        """Whether both buffers are needed by at least one common operator."""
+        return self.first <= other.last and other.first <= self.last
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaPlan:
+    """Where each buffer lives in one arena, and how close that is to the best possible.
+
+    ``used`` is the arena size the plan needs (the largest ``offset + size``); ``peak_live`` is a
+    lower bound no plan can beat (see :func:`helia_aot.memory.placement.peak_live`), so
+    ``used / peak_live`` says how much a better planner could still save.
+    """
+
+    offsets: dict[str, int]
+    used: int
+    peak_live: int
+    planner: str
+
+    @property
+    def efficiency(self) -> float:
+        """``peak_live / used`` (1.0 is optimal; an empty plan counts as optimal)."""
+        return self.peak_live / self.used if self.used else 1.0

@@ -1,0 +1,56 @@
+"""Target platforms: what a conversion may assume about the SoC it generates code for.
+
+:class:`SocPlatform` records describe a CPU, its capabilities and memory budgets; platform plugins
+register them and :func:`resolve_platform` turns a config's ``platform:`` section into one.
+"""
+
+from helia_aot.platforms.config import (
+    CPU_DEFAULT_CAPABILITIES,
+    PLATFORM_CONFIG_FIELDS,
+    apply_overrides,
+    build_custom_platform,
+    read_platform_config,
+)
+from helia_aot.platforms.model import (
+    DEFAULT_FILL_ORDER,
+    MemoryType,
+    SocCapability,
+    SocPlatform,
+    parse_capability,
+    parse_memory_type,
+)
+from helia_aot.platforms.registry import (
+    _reset_platforms_for_tests,
+    get_platform,
+    list_platform_names,
+    list_platforms,
+    nearest_platform_names,
+    register_platform,
+    resolve_platform,
+)
+from helia_aot.platforms.sizes import format_byte_size, parse_byte_size
+from helia_aot.platforms.tables import format_platform_table
+
+__all__ = [
+    "CPU_DEFAULT_CAPABILITIES",
+    "DEFAULT_FILL_ORDER",
+    "PLATFORM_CONFIG_FIELDS",
+    "MemoryType",
+    "SocCapability",
+    "SocPlatform",
+    "_reset_platforms_for_tests",
+    "apply_overrides",
+    "build_custom_platform",
+    "format_byte_size",
+    "format_platform_table",
+    "get_platform",
+    "list_platform_names",
+    "list_platforms",
+    "nearest_platform_names",
+    "parse_byte_size",
+    "parse_capability",
+    "parse_memory_type",
+    "read_platform_config",
+    "register_platform",
+    "resolve_platform",
+]

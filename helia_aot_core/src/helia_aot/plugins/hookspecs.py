@@ -1,0 +1,61 @@
+"""The hooks a helia-aot plugin may implement, grouped by the phase that calls them.
+
+A plugin is a module (or object) exposed through the ``helia_aot`` entry-point group; each function
+marked with ``@helia_aot.plugins.hookimpl`` whose name matches a hook below is called by the core.
+Built-in operators, platforms and planners arrive through these same hooks: the core imports no
+plugin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from helia_aot.platforms import SocPlatform
+    from helia_aot.registry import RegistryContext
+
+PROJECT = "helia_aot"
+hookspec = pluggy.HookspecMarker(PROJECT)
+
+
+# -- registration: called once per RegistryContext ------------------------------------------------
+@hookspec
+def helia_aot_register(context: "RegistryContext") -> None:
+    """Register parsers, options classes, operator classes, model hooks, transforms and planners.
+
+    ``context`` is the RegistryContext being built, before customizers run and before it is frozen.
+    The contract is the one of a customizer passed to ``build_default_registry_context``: call
+    ``context.<registry>.register(key, value)``. A key another plugin already registered fails the
+    build with one DuplicateRegistrationError naming both plugins; pass ``overwrite=True`` only for
+    a key your own plugin registered. A customizer function ``customize_registry(context)`` becomes
+    this hook unchanged: ``helia_aot_register = hookimpl(customize_registry)``.
+    """
+
+
+@hookspec
+def helia_aot_platforms() -> "Iterable[SocPlatform]":
+    """Return the target platforms this plugin provides, as ``SocPlatform`` records.
+
+    The core validates every record and rejects two plugins providing the same platform name.
+    """
+
+
+# -- observation: called around each pipeline stage ------------------------------------------------
+@hookspec
+def helia_aot_stage_started(stage: str, config: Any) -> None:
+    """A pipeline stage (``load``, ``transform``, ``resolve``, ``plan``, ``emit``, ``export``) begins.
+
+    Observers must not change ``config``; exceptions they raise fail the conversion with a
+    PluginError naming the plugin.
+    """
+
+
+@hookspec
+def helia_aot_stage_finished(stage: str, config: Any, seconds: float, details: Mapping[str, Any]) -> None:
+    """A pipeline stage ended successfully after ``seconds`` of wall time.
+
+    ``details`` carries stage figures: operator and tensor counts after load, arena sizes after
+    plan, the output path after export.
+    """

@@ -1,0 +1,125 @@
+"""Registry: a named, ordered, freezable mapping from canonical keys to implementations."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Generic, Iterator, TypeVar
+
+from helia_aot.errors import DuplicateRegistrationError, RegistryFrozenError, RegistryLookupError
+
+V = TypeVar("V")
+
+
+class Registry(Generic[V]):
+    """One kind of implementation (parsers, operator classes, ...) keyed by canonical key.
+
+    Iteration follows registration order, so everything built from a registry is deterministic.
+    Each entry remembers its *provider* (a plugin, ``"customizer"``, or ``None`` for direct calls)
+    so a collision can name both sides. A frozen registry rejects every change.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._entries: dict[str, V] = {}
+        self._providers: dict[str, str | None] = {}
+        self._frozen = False
+        self._protected: frozenset[str] = frozenset()
+        #: Set by whoever calls registration code (the plugin loader, build_default_registry_context)
+        #: so entries record where they came from.
+        self.active_provider: str | None = None
+
+    # -- changes ---------------------------------------------------------------------------------
+    def register(self, key: str, value: V, overwrite: bool = False) -> V:
+        """Add ``value`` under ``key``; an existing key needs ``overwrite=True``. Returns ``value``."""
+        self._check_mutable(key)
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"{self.name} keys must be non-empty strings, not {key!r}")
+        if key in self._entries and not overwrite:
+            previous = self._providers.get(key)
+            provider = self.active_provider
+            raise DuplicateRegistrationError(
+                f"{self.name}: {key!r} is already registered"
+                + (f" by {previous}" if previous else "")
+                + (f"; {provider} tried to register it again" if provider else ""),
+                hint="pass overwrite=True to replace it deliberately, or choose another key",
+                details={"registry": self.name, "key": key, "providers": [previous, provider]},
+            )
+        if key in self._protected:
+            self._reject_override(key, "replace")
+        self._entries[key] = value
+        self._providers[key] = self.active_provider
+        return value
+
+    def unregister(self, key: str) -> V:
+        """Remove and return the entry under ``key``."""
+        self._check_mutable(key)
+        value = self.get(key)
+        if key in self._protected:
+            self._reject_override(key, "remove")
+        del self._entries[key]
+        self._providers.pop(key, None)
+        return value
+
+    def protect(self, keys: frozenset[str] | set[str]) -> None:
+        """Refuse to replace or remove ``keys`` (the built-ins, unless a context allows override)."""
+        self._protected = frozenset(keys)
+
+    def _reject_override(self, key: str, action: str) -> None:
+        raise DuplicateRegistrationError(
+            f"{self.name}: {self.active_provider or 'a registration'} tried to {action} the built-in "
+            f"{key!r} (registered by {self._providers.get(key) or 'the core'})",
+            hint="pass allow_override=True to build_default_registry_context to replace a built-in "
+            "deliberately (subclass it to keep its validation)",
+            details={"registry": self.name, "key": key},
+        )
+
+    def freeze(self) -> None:
+        """Reject every later change."""
+        self._frozen = True
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
+
+    def _check_mutable(self, key: str) -> None:
+        if self._frozen:
+            raise RegistryFrozenError(
+                f"{self.name} is frozen; cannot change {key!r}",
+                hint="build a new context with build_default_registry_context(customizers=[...]) "
+                "or freeze=False",
+            )
+
+    # -- lookups ---------------------------------------------------------------------------------
+    def get(self, key: str) -> V:
+        """The entry under ``key``; a missing key raises RegistryLookupError naming close keys."""
+        try:
+            return self._entries[key]
+        except KeyError:
+            close = difflib.get_close_matches(str(key), list(self._entries), n=3, cutoff=0.6)
+            hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else (
+                f"registered keys: {', '.join(sorted(self._entries)) or '(none)'}"
+            )
+            raise RegistryLookupError(f"{self.name} has no entry {key!r}", hint=hint) from None
+
+    def provider(self, key: str) -> str | None:
+        """Who registered ``key`` (a plugin description, ``'customizer'``, or None)."""
+        return self._providers.get(key)
+
+    def keys(self) -> list[str]:
+        return list(self._entries)
+
+    def items(self) -> list[tuple[str, V]]:
+        return list(self._entries.items())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._entries))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        state = "frozen" if self._frozen else "open"
+        return f"Registry({self.name!r}, {len(self)} entries, {state})"

@@ -1,0 +1,91 @@
+/* ${prefix}_test_case.c: ${num_samples} golden sample(s) for ${model_comment}, tolerance ${tolerance_c}. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "${prefix}_model.h"
+#include "${prefix}_test_case.h"
+
+#define ${PREFIX}_TEST_SAMPLES ${num_samples}
+
+% for arr in arrays:
+static const ${arr.ctype} ${arr.symbol}[${PREFIX}_TEST_SAMPLES][${arr.size}] = {
+% for sample in arr.samples:
+    {${sample}},
+% endfor
+};
+% endfor
+
+% for out in outputs_check:
+static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff)
+{
+    int32_t mismatches = 0;
+    int32_t i;
+    *max_diff = 0.0;
+    for (i = 0; i < ${out.size}; ++i) {
+% if out.is_float:
+        const double diff = fabs((double)actual[i] - (double)expected[i]);
+        const double bound = ${tolerance_c} * (fabs((double)expected[i]) > 1.0 ? fabs((double)expected[i]) : 1.0);
+        if (!(diff <= bound)) {
+% else:
+        const double diff = fabs((double)actual[i] - (double)expected[i]);
+        if (diff > ${tolerance_c}) {
+% endif
+            ++mismatches;
+        }
+        if (diff > *max_diff) {
+            *max_diff = diff;
+        }
+    }
+    return mismatches;
+}
+
+% endfor
+int32_t ${prefix}_test_case_run(int32_t verbose)
+{
+    ${prefix}_model_context_t ctx;
+    int32_t failed = 0;
+    int32_t sample;
+    int32_t status;
+    memset(&ctx, 0, sizeof(ctx));
+% if not allocate_arenas:
+    if (1) {
+        printf("${prefix}_test_case: the module does not allocate its arenas; bind them first\n");
+        return -(int32_t)${prefix}_status_arena_unbound;
+    }
+% endif
+    status = ${prefix}_model_init(&ctx);
+    if (status != 0) {
+        printf("${prefix}_test_case: init failed with status %ld\n", (long)status);
+        return -status;
+    }
+    for (sample = 0; sample < ${PREFIX}_TEST_SAMPLES; ++sample) {
+% for arr in arrays:
+% if arr.role == "input":
+        memcpy(ctx.inputs[${arr.index}].data, ${arr.symbol}[sample], ${arr.nbytes}u);
+% endif
+% endfor
+        status = ${prefix}_model_run(&ctx);
+        if (status != 0) {
+            printf("${prefix}_test_case: run failed with status %ld\n", (long)status);
+            return -status;
+        }
+% for out in outputs_check:
+        {
+            double max_diff;
+            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)ctx.outputs[${out.index}].data,
+                                                   ${out.symbol}[sample], &max_diff);
+            if (bad != 0) {
+                ++failed;
+            }
+            if (verbose || bad != 0) {
+                printf("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
+                       (long)sample, (long)bad, max_diff);
+            }
+        }
+% endfor
+    }
+    printf("${prefix}_test_case: %s (%d sample(s), ${len(outputs_check)} output(s))\n", failed == 0 ? "PASS" : "FAIL",
+           ${PREFIX}_TEST_SAMPLES);
+    return failed;
+}

@@ -1,0 +1,25 @@
+"""Helpers for testing generated modules: host builds and golden-data runs.
+
+Plugin authors use these to check that their operators convert, compile warning-free, and compute
+what the reference computes; the project's own end-to-end tests use the same functions.
+"""
+
+from helia_aot.testing.host import (
+    HOST_CFLAGS,
+    SANITIZE_FLAGS,
+    HostRun,
+    build_module,
+    corpus_golden_to_npz,
+    module_sources,
+    run_module_test_case,
+)
+
+__all__ = [
+    "HOST_CFLAGS",
+    "SANITIZE_FLAGS",
+    "HostRun",
+    "build_module",
+    "corpus_golden_to_npz",
+    "module_sources",
+    "run_module_test_case",
+]

@@ -1,0 +1,309 @@
+"""Conversion-time parameters and tables of the activation and softmax kernels.
+
+LiteRT computes these in the Prepare step of each activation kernel, partly in ``float`` and
+partly in ``double``, and its integer kernels are bit-exact only with those exact values. Every
+function here repeats the Prepare arithmetic literally: float32 steps go through ``numpy.float32``
+and the float transcendental functions through the C library's ``expf``/``tanhf``/``logf`` (the
+functions the reference calls), so a lookup table built here equals LiteRT's entry for entry.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from helia_aot_ops_builtin.quantization import (
+    activation_range,
+    quantize_multiplier,
+    round_half_away,
+)
+
+F32 = np.float32
+INT16_RANGE = 65535  # int16 max - int16 min, as LiteRT's int16 tables use it
+SOFTMAX_LUT_SIZE = 513
+
+
+def _load_libm() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("m")
+    try:
+        lib = ctypes.CDLL(name) if name else ctypes.CDLL(None)
+        for fn in ("expf", "tanhf", "logf"):
+            getattr(lib, fn).restype = ctypes.c_float
+            getattr(lib, fn).argtypes = [ctypes.c_float]
+        return lib
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBM = _load_libm()
+
+
+def expf(x: float) -> np.float32:
+    """C ``expf`` (falls back to numpy's float32 exp where no C library is reachable)."""
+    return F32(_LIBM.expf(float(x))) if _LIBM else np.exp(F32(x))
+
+
+def tanhf(x: float) -> np.float32:
+    """C ``tanhf``."""
+    return F32(_LIBM.tanhf(float(x))) if _LIBM else np.tanh(F32(x))
+
+
+def logf(x: float) -> np.float32:
+    """C ``logf``."""
+    return F32(_LIBM.logf(float(x))) if _LIBM else np.log(F32(x))
+
+
+def logistic_f32(x: np.float32) -> np.float32:
+    """The float lambda LiteRT's int8 LOGISTIC table is populated with: 1 / (1 + exp(-x))."""
+    return F32(1.0) / (F32(1.0) + expf(-x))
+
+
+def float_ratio(numerator: float, denominator: float) -> float:
+    """``float / float`` evaluated in float32, then widened (how Prepare divides two scales)."""
+    return float(F32(numerator) / F32(denominator))
+
+
+@dataclass(slots=True)
+class ReluParams:
+    """``hk_relu_params_t``: requantizing clamp of RELU / RELU6 / RELU_N1_TO_1."""
+
+    input_zero_point: int
+    output_zero_point: int
+    output_multiplier: int
+    output_shift: int
+    activation_min: int
+    activation_max: int
+
+
+def relu_params(activation: str, dtype: np.dtype, in_scale: float, in_zp: int,
+                out_scale: float, out_zp: int) -> ReluParams:
+    """LiteRT ``ReluPrepare`` + ``QuantizedReluX``: the multiplier and the quantized clamp."""
+    mult, shift = quantize_multiplier(float_ratio(in_scale, out_scale))
+    lo, hi = activation_range(activation, dtype, out_scale, out_zp)
+    return ReluParams(int(in_zp), int(out_zp), mult, shift, lo, hi)
+
+
+@dataclass(slots=True)
+class LeakyReluParams:
+    """``hk_leaky_relu_params_t``."""
+
+    input_zero_point: int
+    output_zero_point: int
+    identity_multiplier: int
+    identity_shift: int
+    alpha_multiplier: int
+    alpha_shift: int
+
+
+def leaky_relu_params(alpha: float, in_scale: float, in_zp: int, out_scale: float,
+                      out_zp: int) -> LeakyReluParams:
+    """LiteRT ``LeakyReluPrepare``: both products and ratios are evaluated in float32."""
+    alpha_real = float(F32(in_scale) * F32(alpha) / F32(out_scale))
+    alpha_mult, alpha_shift = quantize_multiplier(alpha_real)
+    id_mult, id_shift = quantize_multiplier(float_ratio(in_scale, out_scale))
+    return LeakyReluParams(int(in_zp), int(out_zp), id_mult, id_shift, alpha_mult, alpha_shift)
+
+
+@dataclass(slots=True)
+class PreluQuantParams:
+    """The quantization half of ``hk_prelu_params_t``."""
+
+    input_zero_point: int
+    alpha_zero_point: int
+    output_zero_point: int
+    identity_multiplier: int
+    identity_shift: int
+    alpha_multiplier: int
+    alpha_shift: int
+
+
+def prelu_quant_params(in_scale: float, in_zp: int, alpha_scale: float, alpha_zp: int,
+                       out_scale: float, out_zp: int) -> PreluQuantParams:
+    """LiteRT ``PreluPrepare``: multipliers for the x >= 0 and the x * alpha branches."""
+    id_mult, id_shift = quantize_multiplier(float_ratio(in_scale, out_scale))
+    alpha_real = float(F32(in_scale) * F32(alpha_scale) / F32(out_scale))
+    alpha_mult, alpha_shift = quantize_multiplier(alpha_real)
+    return PreluQuantParams(int(in_zp), int(alpha_zp), int(out_zp), id_mult, id_shift,
+                            alpha_mult, alpha_shift)
+
+
+def prelu_alpha_strides(out_shape: tuple[int, ...], alpha_shape: tuple[int, ...]) -> list[int]:
+    """Element strides of alpha broadcast (numpy rules, right-aligned) onto the output shape."""
+    rank = len(out_shape)
+    if len(alpha_shape) > rank:
+        raise ValueError(f"alpha rank {len(alpha_shape)} exceeds input rank {rank}")
+    padded = (1,) * (rank - len(alpha_shape)) + tuple(alpha_shape)
+    strides = [0] * rank
+    step = 1
+    for d in range(rank - 1, -1, -1):
+        if padded[d] == out_shape[d] and padded[d] != 1:
+            strides[d] = step
+        elif padded[d] != 1:
+            raise ValueError(f"alpha shape {alpha_shape} does not broadcast to {out_shape}")
+        step *= padded[d]
+    return strides
+
+
+def downscale_multiplier_to_int16(multiplier: int) -> int:
+    """LiteRT ``DownScaleInt32ToInt16Multiplier``: Q31 -> Q15 with rounding, saturating."""
+    if multiplier >= (1 << 31) - 1 - (1 << 15):
+        return (1 << 15) - 1
+    return (multiplier + (1 << 15)) >> 16
+
+
+@dataclass(slots=True)
+class HardSwishParams:
+    """``hk_hard_swish_params_t``."""
+
+    input_zero_point: int
+    output_zero_point: int
+    reluish_multiplier: int
+    reluish_exponent: int
+    output_multiplier: int
+    output_exponent: int
+
+
+def hard_swish_params(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> HardSwishParams:
+    """LiteRT ``HardSwishPrepare`` (int8), float32 scale arithmetic then 16-bit multipliers."""
+    hires_input_scale = F32(1.0 / 128.0) * F32(in_scale)
+    reluish_scale = F32(3.0 / 32768.0)
+    out_mult, out_exp = quantize_multiplier(float(hires_input_scale / F32(out_scale)))
+    rel_mult, rel_exp = quantize_multiplier(float(hires_input_scale / reluish_scale))
+    return HardSwishParams(int(in_zp), int(out_zp), downscale_multiplier_to_int16(rel_mult),
+                           rel_exp, downscale_multiplier_to_int16(out_mult), out_exp)
+
+
+def lut_int8(transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int,
+             out_scale: float, out_zp: int) -> np.ndarray:
+    """LiteRT ``LUTPopulate<int8_t>``: a 256-entry table indexed by the input byte as uint8."""
+    table = np.zeros(256, dtype=np.int8)
+    inverse_scale = F32(1.0) / F32(out_scale)
+    for val in range(-128, 128):
+        dequantized = F32(in_scale) * F32(val - in_zp)
+        rescaled = F32(round_half_away(float(F32(transform(dequantized)) * inverse_scale)))
+        quantized = int(rescaled + F32(out_zp))  # float add, then truncation, as in C++
+        table[val & 0xFF] = max(-128, min(127, quantized))
+    return table
+
+
+def logistic_lut_int8(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
+    """The int8 LOGISTIC table of LiteRT ``SigmoidPrepare`` (kReference)."""
+    return lut_int8(logistic_f32, in_scale, in_zp, out_scale, out_zp)
+
+
+def tanh_lut_int8(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
+    """The int8 TANH table of LiteRT ``TanhPrepare`` (kReference)."""
+    return lut_int8(tanhf, in_scale, in_zp, out_scale, out_zp)
+
+
+def checked_log2(x: float) -> tuple[bool, int]:
+    """LiteRT ``CheckedLog2`` (float32): (is x a power of two within 1e-3, rounded log2)."""
+    log2 = logf(x) * (F32(1.0) / logf(2.0))
+    rounded = F32(round_half_away(float(log2)))
+    return bool(abs(log2 - rounded) < F32(1e-3)), int(rounded)
+
+
+@dataclass(slots=True)
+class SigmoidS16Params:
+    """``hk_sigmoid_s16_params_t``: int16 LOGISTIC/TANH input rescaling."""
+
+    input_multiplier: int
+    input_left_shift: int
+
+
+def sigmoid_s16_params(op: str, in_scale: float) -> SigmoidS16Params:
+    """LiteRT ``SigmoidPrepare`` / ``TanhPrepare`` for int16 (3 input integer bits)."""
+    is_pot, log2 = checked_log2(in_scale)
+    left_shift = (15 - 3) + log2
+    allowed = (0,) if op == "LOGISTIC" else (0, 1)
+    if is_pot and left_shift in allowed:
+        return SigmoidS16Params(0, left_shift)
+    # Rescale onto the table's grid, where +-2^17 stands for +-10.7 (3 * 4096 per unit).
+    multiplier = float(F32(in_scale)) * 4096.0 * 3.0
+    left_shift = 0
+    while multiplier <= 32767.0 / 2.0 and left_shift <= 30:
+        left_shift += 1
+        multiplier *= 2.0
+    return SigmoidS16Params(int(multiplier), left_shift)
+
+
+def is_q15_scale(scale: float) -> bool:
+    """LiteRT's int16 LOGISTIC/TANH output check: CheckedLog2(scale) gives exactly -15."""
+    ok, log2 = checked_log2(scale)
+    return ok and log2 == -15
+
+
+@dataclass(slots=True)
+class SoftmaxS8Params:
+    """The fixed-point half of ``hk_softmax_s8_params_t``."""
+
+    input_multiplier: int
+    input_left_shift: int
+    diff_min: int
+
+
+def softmax_s8_params(beta: float, in_scale: float) -> SoftmaxS8Params:
+    """LiteRT ``PreprocessSoftmaxScaling`` and ``CalculateInputRadius`` with 5 integer bits."""
+    integer_bits = 5
+    real = min(float(F32(beta)) * float(F32(in_scale)) * float(1 << (31 - integer_bits)),
+               float((1 << 31) - 1))
+    mult, shift = quantize_multiplier(real)
+    radius = math.floor(1.0 * ((1 << integer_bits) - 1) * float(1 << (31 - integer_bits))
+                        / float(1 << shift))
+    return SoftmaxS8Params(mult, shift, -int(radius))
+
+
+@dataclass(slots=True)
+class SoftmaxS16Params:
+    """The scaling half of ``hk_softmax_s16_params_t``."""
+
+    input_multiplier: int
+    input_shift: int
+
+
+def softmax_s16_params(beta: float, in_scale: float) -> SoftmaxS16Params:
+    """LiteRT ``SoftmaxPrepare`` (int16): maps input differences onto the exp table's [-10, 0]."""
+    real = float(F32(in_scale) * F32(beta)) / (10.0 / 65535.0)
+    mult, shift = quantize_multiplier(real)
+    return SoftmaxS16Params(mult, shift)
+
+
+def lut_int16(transform: Callable[[float], float], in_scale: float, in_zp: int,
+              out_scale: float, out_zp: int) -> np.ndarray:
+    """LiteRT ``LUTPopulate<int16_t>`` in double: 512 segments plus an end point, each sample
+    biased by half the interpolation error at the segment midpoint."""
+    input_min = in_scale * (-32768 - in_zp)
+    input_max = in_scale * (32767 - in_zp)
+    output_min = out_scale * (-32768 - out_zp)
+    output_max = out_scale * (32767 - out_zp)
+    steps = 512
+    step = (input_max - input_min) / steps
+    half_step = step / 2
+    scaling_inv = float(INT16_RANGE + 1) / (output_max - output_min)
+    table = np.zeros(steps + 1, dtype=np.int16)
+    for i in range(steps):
+        val = transform(input_min + i * step)
+        val_mid = transform(input_min + i * step + half_step)
+        val_next = transform(input_min + (i + 1) * step)
+        sample = round_half_away(val * scaling_inv)
+        midpoint_interp = round_half_away((val_next * scaling_inv + round_half_away(val * scaling_inv)) / 2)
+        midpoint = round_half_away(val_mid * scaling_inv)
+        bias = round_half_away((midpoint_interp - midpoint) / 2)
+        table[i] = min(max(sample - bias, -32768), 32767)
+    table[steps] = min(max(round_half_away(transform(input_max) * scaling_inv), -32768), 32767)
+    return table
+
+
+def softmax_exp_lut() -> np.ndarray:
+    """exp(x) for x in [-10, 0] on the int16 grid, as LiteRT's int16 SoftmaxPrepare builds it."""
+    return lut_int16(math.exp, 10.0 / INT16_RANGE, 32767, 2.0 / INT16_RANGE, 0)
+
+
+def softmax_one_over_one_plus_x_lut() -> np.ndarray:
+    """1 / (1 + x) for x in [0, 1] on the int16 grid (LiteRT int16 SoftmaxPrepare)."""
+    return lut_int16(lambda v: 1.0 / (1.0 + v), 1.0 / INT16_RANGE, -32768, 2.0 / INT16_RANGE, 0)

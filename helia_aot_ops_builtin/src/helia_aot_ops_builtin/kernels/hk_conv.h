@@ -1,0 +1,61 @@
+/*
+ * helia-aot kernel library: CONV_2D.
+ *
+ * Tensors are NHWC; the filter is OHWI ([output_channels, filter_height, filter_width,
+ * filter_input_channels]). Padding is explicit (the converter computes SAME/VALID padding the
+ * way LiteRT's Prepare does); taps falling outside the image are skipped, as in the reference.
+ * When input_channels is a multiple k of filter_input_channels the convolution is grouped into
+ * k groups of output_channels / k filters each, which is what the LiteRT reference kernel does.
+ */
+#ifndef HK_CONV_H
+#define HK_CONV_H
+
+#include "hk_common.h"
+
+typedef struct {
+    int32_t batches;
+    int32_t input_height;
+    int32_t input_width;
+    int32_t input_channels;
+    int32_t filter_height;
+    int32_t filter_width;
+    int32_t filter_input_channels; /* input_channels / groups */
+    int32_t output_height;
+    int32_t output_width;
+    int32_t output_channels;
+    int32_t stride_height;
+    int32_t stride_width;
+    int32_t dilation_height;
+    int32_t dilation_width;
+    int32_t pad_top;
+    int32_t pad_left;
+    /* Quantized kernels only. */
+    int32_t input_offset;              /* -input zero point (0 for int16) */
+    int32_t output_offset;             /* output zero point (0 for int16) */
+    int32_t act_min;                   /* fused activation clamp, quantized */
+    int32_t act_max;
+    const int32_t *output_multiplier;  /* [output_channels], Q31 */
+    const int32_t *output_shift;       /* [output_channels], positive = left */
+    /* Float kernel only. */
+    float act_min_f32;
+    float act_max_f32;
+} hk_conv_params_t;
+
+/* int8 activations, int8 weights, int32 bias (may be NULL). */
+int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const int8_t *filter,
+                   const int32_t *bias, int8_t *output);
+
+/* int16 activations, int8 weights, int64 bias (may be NULL), 64-bit accumulation. */
+int32_t hk_conv_s16(const hk_conv_params_t *params, const int16_t *input, const int8_t *filter,
+                    const int64_t *bias, int16_t *output);
+
+/* int16 activations, int8 weights, int32 bias (may be NULL), 32-bit accumulation: the path
+ * LiteRT takes when the operator's quantized_bias_type is INT32. */
+int32_t hk_conv_s16_b32(const hk_conv_params_t *params, const int16_t *input,
+                        const int8_t *filter, const int32_t *bias, int16_t *output);
+
+/* float32 everything; bias may be NULL. */
+int32_t hk_conv_f32(const hk_conv_params_t *params, const float *input, const float *filter,
+                    const float *bias, float *output);
+
+#endif /* HK_CONV_H */

@@ -1,0 +1,53 @@
+/*
+ * helia-aot kernel library: DEPTHWISE_CONV_2D.
+ *
+ * Tensors are NHWC; the filter is [1, filter_height, filter_width, output_channels] with
+ * output_channels = input_channels * depth_multiplier, output channel ic * depth_multiplier + m
+ * reading input channel ic. Padding is explicit; out-of-image taps are skipped.
+ */
+#ifndef HK_DEPTHWISE_H
+#define HK_DEPTHWISE_H
+
+#include "hk_common.h"
+
+typedef struct {
+    int32_t batches;
+    int32_t input_height;
+    int32_t input_width;
+    int32_t input_channels;
+    int32_t depth_multiplier;
+    int32_t filter_height;
+    int32_t filter_width;
+    int32_t output_height;
+    int32_t output_width; /* output channels = input_channels * depth_multiplier */
+    int32_t stride_height;
+    int32_t stride_width;
+    int32_t dilation_height;
+    int32_t dilation_width;
+    int32_t pad_top;
+    int32_t pad_left;
+    /* Quantized kernels only. */
+    int32_t input_offset;              /* -input zero point (0 for int16) */
+    int32_t output_offset;             /* output zero point (0 for int16) */
+    int32_t act_min;
+    int32_t act_max;
+    const int32_t *output_multiplier;  /* [output channels], Q31 */
+    const int32_t *output_shift;       /* [output channels], positive = left */
+    /* Float kernel only. */
+    float act_min_f32;
+    float act_max_f32;
+} hk_depthwise_params_t;
+
+/* int8 activations, int8 weights, int32 bias (may be NULL). */
+int32_t hk_depthwise_s8(const hk_depthwise_params_t *params, const int8_t *input,
+                        const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/* int16 activations, int8 weights, int64 bias (may be NULL), 64-bit accumulation. */
+int32_t hk_depthwise_s16(const hk_depthwise_params_t *params, const int16_t *input,
+                         const int8_t *filter, const int64_t *bias, int16_t *output);
+
+/* float32 everything; bias may be NULL. */
+int32_t hk_depthwise_f32(const hk_depthwise_params_t *params, const float *input,
+                         const float *filter, const float *bias, float *output);
+
+#endif /* HK_DEPTHWISE_H */

@@ -1,0 +1,54 @@
+/*
+ * helia-aot kernel library: FULLY_CONNECTED.
+ *
+ * The input is viewed as [batches, input_features] and the weights as [output_features,
+ * input_features], row-major; the output is [batches, output_features].
+ *
+ * LiteRT's reference kernel requantizes fully-connected accumulators in double precision,
+ * round(double(acc) * effective_scale) with effective_scale = double(input_scale) *
+ * double(filter_scale) / double(output_scale), not with a fixed-point multiplier; the two
+ * differ by one on about 0.1% of outputs, so the quantized kernels take the double scales. The
+ * double multiply happens once per output (not per MAC), which is cheap even where double
+ * arithmetic is emulated in software.
+ */
+#ifndef HK_FULLY_CONNECTED_H
+#define HK_FULLY_CONNECTED_H
+
+#include "hk_common.h"
+
+typedef struct {
+    int32_t batches;
+    int32_t input_features;
+    int32_t output_features;
+    /* Quantized kernels only. */
+    int32_t input_offset;        /* -input zero point */
+    int32_t filter_offset;       /* -filter zero point (0 when per channel) */
+    int32_t output_offset;       /* output zero point */
+    int32_t act_min;
+    int32_t act_max;
+    const double *output_scale;  /* effective scales: [output_features] or [1] */
+    int32_t per_channel;         /* nonzero: output_scale has one entry per output feature */
+    /* Float kernel only. */
+    float act_min_f32;
+    float act_max_f32;
+} hk_fully_connected_params_t;
+
+/* int8 activations and weights, int32 bias (may be NULL). */
+int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
+                              const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/* int16 activations, int8 weights, int64 bias (may be NULL), 64-bit accumulation. */
+int32_t hk_fully_connected_s16(const hk_fully_connected_params_t *params, const int16_t *input,
+                               const int8_t *filter, const int64_t *bias, int16_t *output);
+
+/* int16 activations, int8 weights, int32 bias (may be NULL), 32-bit accumulation: the path
+ * LiteRT takes when the operator's quantized_bias_type is INT32. */
+int32_t hk_fully_connected_s16_b32(const hk_fully_connected_params_t *params,
+                                   const int16_t *input, const int8_t *filter,
+                                   const int32_t *bias, int16_t *output);
+
+/* float32 everything; bias may be NULL. */
+int32_t hk_fully_connected_f32(const hk_fully_connected_params_t *params, const float *input,
+                               const float *filter, const float *bias, float *output);
+
+#endif /* HK_FULLY_CONNECTED_H */

@@ -1,0 +1,170 @@
+"""Conversion-time geometry of the layout operators, as calls of the N-d strided copy kernel.
+
+SLICE, STRIDED_SLICE, TRANSPOSE, CONCATENATION, SPLIT, PACK, UNPACK and PAD's interior never look
+at element values: each is one or more walks over an N-d box with a start offset and per-dimension
+strides on both sides. Working those out here, once, leaves the C with a table of
+``hk_strided_copy`` parameters and no index arithmetic of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+MAX_RANK = 6
+"""``HK_COPY_MAX_RANK``: dimensions one ``hk_strided_copy`` call can walk."""
+
+_INT32_MAX = 2**31 - 1
+
+
+def contiguous_strides(shape: Sequence[int]) -> list[int]:
+    """Element strides of a row-major (C order) array of ``shape``."""
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * int(shape[k + 1])
+    return strides
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    """``axis`` in ``[-rank, rank)`` as a non-negative index; ValueError naming ``what`` otherwise."""
+    axis = int(axis)
+    if not -rank <= axis < rank:
+        raise ValueError(f"{what} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def product(values: Sequence[int]) -> int:
+    n = 1
+    for v in values:
+        n *= int(v)
+    return n
+
+
+@dataclass(slots=True)
+class StridedCopy:
+    """One ``hk_strided_copy`` call, in elements: element ``i`` of the box goes from
+    ``src_offset + sum(i_k * src_strides[k])`` to ``dst_offset + sum(i_k * dst_strides[k])``."""
+
+    counts: tuple[int, ...]
+    src_strides: tuple[int, ...]
+    dst_strides: tuple[int, ...]
+    src_offset: int = 0
+    dst_offset: int = 0
+
+    @property
+    def elements(self) -> int:
+        return product(self.counts)
+
+    def simplified(self) -> "StridedCopy":
+        """The same walk with unit dimensions dropped and mergeable neighbours fused, so the
+        innermost run is as long as possible (one memcpy per row) and the rank is minimal."""
+        if self.elements == 0:
+            return StridedCopy((0,), (1,), (1,), self.src_offset, self.dst_offset)
+        dims = [(c, s, d) for c, s, d in zip(self.counts, self.src_strides, self.dst_strides)
+                if c != 1]
+        merged: list[tuple[int, int, int]] = []
+        for count, src, dst in dims:
+            if merged:
+                outer_count, outer_src, outer_dst = merged[-1]
+                if outer_src == src * count and outer_dst == dst * count:
+                    merged[-1] = (outer_count * count, src, dst)
+                    continue
+            merged.append((count, src, dst))
+        if not merged:
+            merged = [(1, 1, 1)]
+        counts, srcs, dsts = zip(*merged)
+        return StridedCopy(tuple(counts), tuple(srcs), tuple(dsts), self.src_offset,
+                           self.dst_offset)
+
+    def byte_fields(self, elem_size: int) -> dict[str, int | list[int]]:
+        """The kernel's parameter fields in bytes; ValueError when the walk needs more than
+        ``MAX_RANK`` dimensions or an offset or stride does not fit an int32."""
+        walk = self.simplified()
+        rank = len(walk.counts)
+        if rank > MAX_RANK:
+            raise ValueError(f"the copy needs {rank} dimensions after merging; at most {MAX_RANK} "
+                             "are supported")
+        fields: dict[str, int | list[int]] = {
+            "rank": rank,
+            "elem_size": int(elem_size),
+            "src_offset": walk.src_offset * elem_size,
+            "dst_offset": walk.dst_offset * elem_size,
+            "counts": list(walk.counts),
+            "src_strides": [s * elem_size for s in walk.src_strides],
+            "dst_strides": [d * elem_size for d in walk.dst_strides],
+        }
+        reach = (abs(walk.src_offset) + abs(walk.dst_offset)
+                 + sum(c * (abs(s) + abs(d)) for c, s, d in
+                       zip(walk.counts, walk.src_strides, walk.dst_strides))) * elem_size
+        if reach > _INT32_MAX:
+            raise ValueError("the copy spans more than 2 GiB, beyond the kernel's int32 offsets")
+        return fields
+
+    def c_initializer(self, elem_size: int) -> str:
+        """A C initializer of ``hk_strided_copy_params_t`` (unused dimensions zero)."""
+        f = self.byte_fields(elem_size)
+
+        def padded(values) -> str:
+            items = list(values) + [0] * (MAX_RANK - len(values))
+            return "{" + ", ".join(str(int(v)) for v in items) + "}"
+
+        return (f"{{{f['rank']}, {f['elem_size']}, {f['src_offset']}, {f['dst_offset']}, "
+                f"{padded(f['counts'])}, {padded(f['src_strides'])}, {padded(f['dst_strides'])}}}")
+
+
+def contiguous_copy(count: int) -> StridedCopy:
+    """A flat copy of ``count`` elements."""
+    return StridedCopy((int(count),), (1,), (1,))
+
+
+def transpose_copy(shape: Sequence[int], perm: Sequence[int]) -> StridedCopy:
+    """Output dimension ``k`` walks input dimension ``perm[k]`` (LiteRT Transpose)."""
+    in_strides = contiguous_strides(shape)
+    out_shape = [int(shape[p]) for p in perm]
+    return StridedCopy(tuple(out_shape), tuple(in_strides[p] for p in perm),
+                       tuple(contiguous_strides(out_shape)))
+
+
+def window_copy(shape: Sequence[int], starts: Sequence[int], counts: Sequence[int],
+                steps: Sequence[int]) -> StridedCopy:
+    """Gather a (possibly reversed, strided) window of an input of ``shape`` into a contiguous
+    output: along axis ``k`` it reads indices ``starts[k] + i * steps[k]``, ``i < counts[k]``."""
+    in_strides = contiguous_strides(shape)
+    offset = sum(int(s) * st for s, st in zip(starts, in_strides))
+    return StridedCopy(tuple(int(c) for c in counts),
+                       tuple(int(step) * st for step, st in zip(steps, in_strides)),
+                       tuple(contiguous_strides(counts)), src_offset=offset)
+
+
+def embed_copy(inner_shape: Sequence[int], outer_shape: Sequence[int],
+               starts: Sequence[int]) -> StridedCopy:
+    """Write a contiguous array of ``inner_shape`` into an array of ``outer_shape`` at
+    ``starts`` (PAD's interior)."""
+    out_strides = contiguous_strides(outer_shape)
+    offset = sum(int(s) * st for s, st in zip(starts, out_strides))
+    return StridedCopy(tuple(int(c) for c in inner_shape), tuple(contiguous_strides(inner_shape)),
+                       tuple(out_strides), dst_offset=offset)
+
+
+def band_copies(outer: int, inner: int, widths: Sequence[int], *,
+                into_whole: bool) -> list[StridedCopy]:
+    """Copies between parts and a whole viewed as ``[outer, sum(widths), inner]``.
+
+    Part ``i`` is ``[outer, widths[i], inner]`` and fills rows ``sum(widths[:i])`` onwards of the
+    middle axis. ``into_whole`` writes parts into the whole (CONCATENATION, PACK); otherwise the
+    whole is cut into the parts (SPLIT, SPLIT_V, UNPACK).
+    """
+    total = sum(int(w) for w in widths)
+    copies = []
+    start = 0
+    for width in widths:
+        part = (int(outer), int(width) * int(inner))
+        part_strides = (int(width) * int(inner), 1)
+        whole_strides = (total * int(inner), 1)
+        offset = start * int(inner)
+        if into_whole:
+            copies.append(StridedCopy(part, part_strides, whole_strides, dst_offset=offset))
+        else:
+            copies.append(StridedCopy(part, whole_strides, part_strides, src_offset=offset))
+        start += int(width)
+    return copies

@@ -1,0 +1,152 @@
+"""Shared machinery of the operators that only move elements (layout, gather, resize-nearest).
+
+Such an operator never rescales a value, so its output is only right when every data input
+carries the output's quantization: a different scale would need a requantization the kernels do
+not do, and LiteRT's own kernels copy the bytes regardless. :class:`CopyPlanOperator` is the base
+of the operators that are a fixed list of ``hk_strided_copy`` calls (optionally after a pattern
+fill); it renders them all through one template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from helia_aot.air import AirTensor
+
+from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.layout import StridedCopy
+
+ANY_DTYPE: tuple[type, ...] = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64,
+                               np.float16, np.float32)
+"""Element types a pure byte mover accepts: all of them, the kernels only see element sizes."""
+
+SAME_QUANTIZATION = ("Quantized inputs and outputs must share one scale and zero point (the "
+                     "operator moves values without requantizing them).")
+
+KERNEL_STATUS_BASE = 64
+"""Module status of kernel failure 0 + n (the module reserves 64-127 for kernel failures)."""
+
+
+def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> list[str]:
+    """One sentence per tensor of ``data`` whose type or quantization differs from ``reference``."""
+    problems = []
+    for tensor in data:
+        label = tensor.source_name or tensor.name
+        if tensor.dtype != reference.dtype:
+            problems.append(f"{label!r} is {tensor.dtype} but {reference.source_name or reference.name!r}"
+                            f" is {reference.dtype}")
+        elif tensor.quantization != reference.quantization:
+            problems.append(f"{label!r} is quantized differently from "
+                            f"{reference.source_name or reference.name!r}")
+    return problems
+
+
+def constant_ints(tensor: AirTensor | None, what: str) -> list[int]:
+    """The values of a constant integer tensor, flattened; ValueError when it is not constant."""
+    if tensor is None:
+        raise ValueError(f"the {what} input is missing")
+    if not tensor.is_constant or tensor.data is None:
+        raise ValueError(f"the {what} input must be a constant (it is computed at run time)")
+    if not np.issubdtype(tensor.data.dtype, np.integer):
+        raise ValueError(f"the {what} input must hold integers, not {tensor.dtype}")
+    return [int(v) for v in np.asarray(tensor.data).reshape(-1)]
+
+
+@dataclass(slots=True)
+class CopyStep:
+    """One strided copy from ``source`` to ``target`` (offsets and strides in elements)."""
+
+    source: AirTensor
+    target: AirTensor
+    walk: StridedCopy
+
+
+@dataclass(slots=True)
+class FillStep:
+    """Fill ``target`` with one element value: a constant pattern, or a tensor's first element."""
+
+    target: AirTensor
+    value: np.ndarray | None = None
+    source: AirTensor | None = None
+
+
+class CopyPlanOperator(BuiltinOperator):
+    """An operator that is an optional fill followed by ``hk_strided_copy`` calls.
+
+    Subclasses implement :meth:`copy_steps` (and :meth:`fill_step` when they fill), and list the
+    data tensors whose quantization must match the output in :meth:`data_tensors`.
+    """
+
+    KERNELS = ("copy",)
+    TEMPLATE = "strided_copies.c.mako"
+    SUPPORTED_DTYPES = ANY_DTYPE
+    MOVES_DATA_ONLY = True
+    RESTRICTIONS: tuple[str, ...] = (SAME_QUANTIZATION,)
+
+    def copy_steps(self) -> list[CopyStep]:
+        raise NotImplementedError
+
+    def fill_step(self) -> FillStep | None:
+        return None
+
+    def data_tensors(self) -> list[AirTensor]:
+        """Inputs and outputs that carry the moved values (not shapes, axes or indices)."""
+        return [self.input_tensors[0], *self.output_tensors]
+
+    def geometry_problems(self) -> Iterable[str]:
+        """Operator-specific problems, found before the copy plan is built."""
+        return ()
+
+    def check(self) -> Iterable[str]:
+        data = self.data_tensors()
+        problems = quantization_problems(data[1:], data[0])
+        problems.extend(self.geometry_problems())
+        if problems:
+            return problems
+        try:
+            steps = self.copy_steps()
+            elem = self.output_tensors[0].dtype.itemsize
+            for step in steps:
+                step.walk.byte_fields(elem)
+        except ValueError as exc:
+            return [str(exc)]
+        return []
+
+    def kernel_calls(self) -> dict[str, str]:
+        calls = {"copy": "hk_strided_copy"}
+        if self.fill_step() is not None:
+            calls["fill"] = "hk_fill_pattern"
+        return calls
+
+    def macs(self) -> int:
+        return 0
+
+    def parameters(self) -> int:
+        return 0
+
+    def _tensor(self, tensor: AirTensor) -> str:
+        return f"ctx->tensor_ptrs[{self.tensor_enum(tensor)}]"
+
+    def compute_values(self) -> dict[str, Any]:
+        elem = self.output_tensors[0].dtype.itemsize
+        copies = [{"init": step.walk.c_initializer(elem), "src": self._tensor(step.source),
+                   "dst": self._tensor(step.target),
+                   "comment": f"{step.source.name} -> {step.target.name}"}
+                  for step in self.copy_steps() if step.walk.elements > 0]
+        fill = self.fill_step()
+        fill_values = None
+        if fill is not None:
+            dtype = fill.target.dtype
+            if fill.source is not None:
+                pattern = self._tensor(fill.source)
+                literal = None
+            else:
+                raw = np.asarray(fill.value, dtype=dtype.numpy).reshape(1).view(np.uint8)
+                literal = ", ".join(f"0x{b:02x}u" for b in raw)
+                pattern = None
+            fill_values = {"dst": self._tensor(fill.target), "count": fill.target.size,
+                           "elem_size": dtype.itemsize, "literal": literal, "pattern": pattern}
+        return {"copies": copies, "fill": fill_values, "status_base": KERNEL_STATUS_BASE}

@@ -1,0 +1,1 @@
+"""Built-in operator modules; each ends with REGISTRATIONS (collected by the plugin)."""

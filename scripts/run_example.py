@@ -1,0 +1,47 @@
+"""The main job on the bundled example: convert KWS int8, build it with gcc, check it against LiteRT.
+
+Run through ``scripts/setup.sh example``. The golden data is the LiteRT reference interpreter's
+output on three recorded inputs (examples/kws/kws_golden.npz); the module's own self test compares
+its outputs with them bit for bit.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.errors import HeliaAotError
+from helia_aot.testing import run_module_test_case
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "kws"
+
+
+def main() -> int:
+    console = Console()
+    config = ConvertArgs.from_yaml(EXAMPLE / "convert.yaml")
+    try:
+        result = AotConverter(config).convert()
+    except HeliaAotError as error:
+        console.print(f"[red]Error:[/] {error}\nhint: {error.hint}")
+        return error.exit_code
+    console.print(f"module written to [bold]{result.output}[/]")
+    for arena in result.arenas:
+        console.print(f"  arena {arena['region']} {arena['role']:<10} {arena['memory']:<5} "
+                      f"{arena['used']:>8} B (lower bound {arena['peak_live']})")
+    with tempfile.TemporaryDirectory() as build:
+        run = run_module_test_case(result.output, Path(build), prefix=result.prefix)
+    console.print(run.stdout.rstrip())
+    if run.passed:
+        console.print("[green]match:[/] the C module's outputs equal the LiteRT reference bit for bit")
+        return 0
+    console.print(f"[red]mismatch[/]\n{run.stderr[-2000:]}")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""ConvertArgs: defaults, derived names, value checks and unknown keys with suggestions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from helia_aot.config import (
+    ConvertArgs,
+    MemoryConfig,
+    ModuleType,
+    ScheduleMode,
+    TensorAttributes,
+    config_keys,
+    format_validation_errors,
+)
+from helia_aot.errors import ConfigValueError, InvalidConfigError
+from helia_aot.memory.types import MemoryPlannerType
+
+
+def minimal(**extra) -> ConvertArgs:
+    return ConvertArgs.model_validate({"model": {"path": "models/kws_ref.tflite"}, **extra})
+
+
+def test_defaults_match_the_product():
+    config = minimal()
+    assert config.model.path == Path("models/kws_ref.tflite")
+    assert config.model.subgraph == 0
+    assert config.module.path == Path("./out")
+    assert config.module.type is ModuleType.CMAKE
+    assert config.module.prefix == "aot"
+    assert config.module.schedule is ScheduleMode.TABLE
+    assert config.platform.name == "apollo510_evb"
+    assert config.platform.cpu is None and config.platform.memories is None
+    assert config.memory.planner is MemoryPlannerType.HILL_CLIMB
+    assert config.memory.planner_options == {}
+    assert config.memory.allocate_arenas is True
+    assert config.memory.dump_residency_json is False
+    assert config.memory.constraints == [] and config.memory.tensors == []
+    assert config.operators == [] and config.transforms == []
+    assert (config.test.enabled, config.test.golden_data, config.test.tolerance, config.test.samples) == (
+        False, None, 0.0, None,
+    )
+    assert (config.optimization.goal, config.optimization.kernel, config.optimization.accumulation) == (
+        "balanced", "auto", "auto",
+    )
+    assert config.optimization.allow_approximate is False
+    assert (config.documentation.html, config.documentation.readme) == (False, True)
+    assert (config.plugins.enabled, config.plugins.disabled) == (None, [])
+    assert (config.verbose, config.force, config.keep_work_dir, config.result_views) == (1, False, False, False)
+    assert config.log_file is None and config.path is None
+
+
+def test_names_are_derived_from_the_model_file():
+    config = minimal()
+    assert config.model.name == "kws_ref"
+    assert config.module.name == "kws_ref"
+    named = minimal(module={"name": "kws_module"})
+    assert named.module.name == "kws_module"
+    by_model = ConvertArgs.model_validate({"model": {"path": "a.tflite", "name": "wake/word"}})
+    assert by_model.module.name == "wake_word"  # a folder name cannot hold a separator
+
+
+def test_model_path_is_required():
+    with pytest.raises(ValidationError) as caught:
+        ConvertArgs.model_validate({})
+    assert format_validation_errors(caught.value) == ["model: Field required"]
+
+
+def test_module_type_alias_and_choices():
+    assert minimal(module={"type": "neuralspot"}).module.type is ModuleType.NSX
+    assert minimal(module={"type": "cmsis_pack"}).module.type is ModuleType.CMSIS_PACK
+    with pytest.raises(ValidationError) as caught:
+        minimal(module={"type": "make"})
+    assert caught.value.errors()[0]["loc"] == ("module", "type")
+
+
+@pytest.mark.parametrize("prefix", ["Aot", "1aot", "aot-x", "", "int", "_aot"])
+def test_prefix_must_be_a_lower_case_c_identifier(prefix):
+    with pytest.raises(ValidationError) as caught:
+        minimal(module={"prefix": prefix})
+    assert caught.value.errors()[0]["loc"] == ("module", "prefix")
+
+
+def test_prefix_accepts_identifiers():
+    assert minimal(module={"prefix": "kws_v2"}).module.prefix == "kws_v2"
+
+
+def test_platform_name_alone_and_custom_fields():
+    assert minimal(platform="apollo4p_evb").platform.name == "apollo4p_evb"
+    custom = minimal(
+        platform={
+            "name": "my_board",
+            "cpu": "cortex-m55",
+            "capabilities": ["MVE", "dsp"],
+            "memories": {"SRAM": "1MiB", "dtcm": 65536},
+            "preferred_order": ["DTCM", "sram"],
+            "alignment": 16,
+        }
+    ).platform
+    assert custom.capabilities == ["mve", "dsp"]
+    assert custom.memories == {"sram": 1 << 20, "dtcm": 65536}
+    assert custom.preferred_order == ["dtcm", "sram"]
+    assert custom.is_custom
+
+
+@pytest.mark.parametrize(
+    "platform, where",
+    [
+        ({"memories": {"sram": 0}}, ("platform", "memories")),
+        ({"memories": {"l2": 10}}, ("platform", "memories")),
+        ({"capabilities": ["avx"]}, ("platform", "capabilities")),
+        ({"alignment": 24}, ("platform", "alignment")),
+        ({"preferred_order": ["cache"]}, ("platform", "preferred_order")),
+    ],
+)
+def test_platform_fields_are_checked(platform, where):
+    with pytest.raises(ValidationError) as caught:
+        minimal(platform=platform)
+    assert caught.value.errors()[0]["loc"] == where
+
+
+def test_memory_rules_are_normalised():
+    memory = minimal(
+        memory={
+            "planner": "greedy_by_size",
+            "constraints": [{"memory": "DTCM", "max_bytes": "256KiB"}],
+            "tensors": [
+                {"type": "constant", "attributes": {"memory": "MRAM", "constant_destination_memory": "dtcm"}},
+                {"id": 7, "attributes": {"memory": "sram", "alignment": 32}},
+            ],
+        }
+    ).memory
+    assert memory.planner is MemoryPlannerType.GREEDY_BY_SIZE
+    assert memory.constraints[0].memory == "dtcm" and memory.constraints[0].max_bytes == 256 * 1024
+    assert memory.tensors[0].attributes.constant_destination_memory == "dtcm"
+    assert memory.tensors[1].type == "*" and memory.tensors[1].id == "7"
+
+
+@pytest.mark.parametrize(
+    "memory, loc",
+    [
+        ({"planner": "best"}, ("memory", "planner")),
+        ({"constraints": [{"memory": "dtcm", "max_bytes": 1}, {"memory": "DTCM", "max_bytes": 2}]},
+         ("memory", "constraints")),
+        ({"tensors": [{"type": "scratch", "attributes": {"constant_destination_memory": "dtcm"}}]},
+         ("memory", "tensors", 0)),
+        ({"tensors": [{"type": "weights"}]}, ("memory", "tensors", 0, "type")),
+    ],
+)
+def test_memory_values_are_checked(memory, loc):
+    with pytest.raises(ValidationError) as caught:
+        minimal(memory=memory)
+    assert caught.value.errors()[0]["loc"] == loc
+
+
+def test_operator_rules_and_transforms():
+    config = minimal(
+        operators=[
+            {"type": "conv_2d", "attributes": {"code_placement": "ITCM"}, "optimization": {"kernel": "generic"}},
+            {"id": 3},
+        ],
+        transforms=[{"name": "fold_constants", "enabled": False}],
+    )
+    assert config.operators[0].type == "CONV_2D"
+    assert config.operators[0].attributes == {"code_placement": "ITCM"}
+    assert config.operators[0].optimization.kernel == "generic"
+    assert config.operators[1].type == "*" and config.operators[1].id == "3"
+    assert config.transforms[0].enabled is False and config.transforms[0].options == {}
+
+
+def test_unknown_key_names_key_place_and_nearest_valid_key():
+    with pytest.raises(ValidationError) as caught:
+        minimal(memory={"planer": "greedy"})
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("memory", "planer")
+    typed = error["ctx"]["error"]
+    assert isinstance(typed, InvalidConfigError) and isinstance(typed, ConfigValueError)
+    assert typed.exit_code == 2
+    assert "'planer'" in typed.message and "in memory" in typed.message and "'planner'" in typed.message
+    assert "did you mean 'planner'" in str(caught.value)
+
+
+def test_unknown_keys_everywhere_are_all_reported_with_other_problems():
+    with pytest.raises(ValidationError) as caught:
+        ConvertArgs.model_validate(
+            {
+                "modle": {},
+                "model": {"path": "m.tflite", "nmae": "x"},
+                "memory": {"tensors": [{"attributes": {"memroy": "dtcm"}}]},
+                "operators": [{"tpye": "ADD"}],
+                "verbose": 9,
+            }
+        )
+    lines = format_validation_errors(caught.value)
+    assert "modle: unknown key 'modle' at the top level; did you mean 'model'?" in lines
+    assert "model.nmae: unknown key 'nmae' in model; did you mean 'name'?" in lines
+    assert any(line.startswith("memory.tensors[0].attributes.memroy:") and "'memory'" in line for line in lines)
+    assert any(line.startswith("operators[0].tpye:") and "'type'" in line for line in lines)
+    assert any(line.startswith("verbose:") for line in lines)
+    assert len(lines) == 5
+
+
+def test_unknown_key_without_a_near_match_lists_the_valid_keys():
+    with pytest.raises(ValidationError) as caught:
+        minimal(documentation={"zzzz": True})
+    message = caught.value.errors()[0]["ctx"]["error"].message
+    assert "valid keys are: html, readme" in message
+
+
+def test_sections_reject_unknown_keys_on_construction():
+    with pytest.raises(ValidationError) as caught:
+        MemoryConfig(planer="greedy")
+    assert "did you mean 'planner'" in str(caught.value)
+    with pytest.raises(ValidationError) as caught:
+        TensorAttributes(memroy="dtcm")
+    assert caught.value.errors()[0]["loc"] == ("memroy",)
+
+
+def test_configuration_round_trips_through_json():
+    config = minimal(memory={"planner": "greedy"}, module={"type": "zephyr"})
+    again = ConvertArgs.model_validate(config.model_dump(mode="json"))
+    assert again == config
+
+
+def test_config_keys_cover_every_leaf_with_defaults_and_flags():
+    keys = {key.key: key for key in config_keys()}
+    assert keys["model.path"].required
+    assert keys["memory.planner"].default_text == "hill_climb"
+    assert keys["module.path"].default_text == "./out"
+    assert keys["memory.allocate_arenas"].default_text == "true"
+    assert keys["plugins.disabled"].default_text == "[]"
+    assert keys["memory.dump_residency_json"].cli_flag == "--memory.dump_residency_json"
+    assert keys["force"].cli_flag == "--force"
+    assert keys["result_views"].cli_flag is None  # a Python API setting
+    assert "module.type" in keys and "platform.memories" in keys and "operators" in keys
+    assert not any("[]" in key for key in keys)
+    defaults = minimal()
+    derived = {"model.name", "module.name"}  # None by default, filled in from the model file
+    for name, key in keys.items():
+        if key.required or name in derived:
+            continue
+        value = defaults
+        for part in name.split("."):
+            value = getattr(value, part)
+        assert value == key.default, name
+
+
+def test_config_keys_with_items_describe_rule_entries():
+    keys = {key.key: key for key in config_keys(items=True)}
+    assert keys["operators[].type"].default_text == "*"
+    assert keys["memory.tensors[].attributes.constant_destination_memory"].cli_flag is None
+    assert keys["transforms[].name"].required
