@@ -41,15 +41,25 @@ def test_defaults_match_the_product():
     assert config.memory.constraints == [] and config.memory.tensors == []
     assert config.operators == [] and config.transforms == []
     assert (config.test.enabled, config.test.golden_data, config.test.tolerance, config.test.samples) == (
-        False, None, 0.0, None,
+        False,
+        None,
+        0.0,
+        None,
     )
     assert (config.optimization.goal, config.optimization.kernel, config.optimization.accumulation) == (
-        "balanced", "auto", "auto",
+        "balanced",
+        "auto",
+        "auto",
     )
     assert config.optimization.allow_approximate is False
     assert (config.documentation.html, config.documentation.readme) == (False, True)
     assert (config.plugins.enabled, config.plugins.disabled) == (None, [])
-    assert (config.verbose, config.force, config.keep_work_dir, config.result_views) == (1, False, False, False)
+    assert (config.verbose, config.force, config.keep_work_dir, config.result_views) == (
+        1,
+        False,
+        False,
+        False,
+    )
     assert config.log_file is None and config.path is None
 
 
@@ -143,10 +153,14 @@ def test_memory_rules_are_normalised():
     "memory, loc",
     [
         ({"planner": "best"}, ("memory", "planner")),
-        ({"constraints": [{"memory": "dtcm", "max_bytes": 1}, {"memory": "DTCM", "max_bytes": 2}]},
-         ("memory", "constraints")),
-        ({"tensors": [{"type": "scratch", "attributes": {"constant_destination_memory": "dtcm"}}]},
-         ("memory", "tensors", 0)),
+        (
+            {"constraints": [{"memory": "dtcm", "max_bytes": 1}, {"memory": "DTCM", "max_bytes": 2}]},
+            ("memory", "constraints"),
+        ),
+        (
+            {"tensors": [{"type": "scratch", "attributes": {"constant_destination_memory": "dtcm"}}]},
+            ("memory", "tensors", 0),
+        ),
         ({"tensors": [{"type": "weights"}]}, ("memory", "tensors", 0, "type")),
     ],
 )
@@ -159,7 +173,11 @@ def test_memory_values_are_checked(memory, loc):
 def test_operator_rules_and_transforms():
     config = minimal(
         operators=[
-            {"type": "conv_2d", "attributes": {"code_placement": "ITCM"}, "optimization": {"kernel": "generic"}},
+            {
+                "type": "conv_2d",
+                "attributes": {"code_placement": "ITCM"},
+                "optimization": {"kernel": "generic"},
+            },
             {"id": 3},
         ],
         transforms=[{"name": "fold_constants", "enabled": False}],
@@ -197,7 +215,9 @@ def test_unknown_keys_everywhere_are_all_reported_with_other_problems():
     lines = format_validation_errors(caught.value)
     assert "modle: unknown key 'modle' at the top level; did you mean 'model'?" in lines
     assert "model.nmae: unknown key 'nmae' in model; did you mean 'name'?" in lines
-    assert any(line.startswith("memory.tensors[0].attributes.memroy:") and "'memory'" in line for line in lines)
+    assert any(
+        line.startswith("memory.tensors[0].attributes.memroy:") and "'memory'" in line for line in lines
+    )
     assert any(line.startswith("operators[0].tpye:") and "'type'" in line for line in lines)
     assert any(line.startswith("verbose:") for line in lines)
     assert len(lines) == 5

@@ -26,7 +26,9 @@ def load_error(path: Path, **kwargs) -> InvalidConfigError:
 
 
 def test_loads_a_file_and_remembers_its_path(tmp_path):
-    path = write(tmp_path, "model:\n  path: kws.tflite\nmodule:\n  type: zephyr\nmemory:\n  planner: greedy\n")
+    path = write(
+        tmp_path, "model:\n  path: kws.tflite\nmodule:\n  type: zephyr\nmemory:\n  planner: greedy\n"
+    )
     config = ConvertArgs.from_yaml(path)
     assert config.path == path
     assert config.module.type == "zephyr" and config.memory.planner == "greedy"
@@ -79,7 +81,9 @@ def test_duplicate_key_is_rejected(tmp_path):
     assert "duplicate key 'force'" in error.message
 
 
-@pytest.mark.parametrize("text, kind", [("- model\n- module\n", "list"), ("just text\n", "str"), ("3\n", "int")])
+@pytest.mark.parametrize(
+    "text, kind", [("- model\n- module\n", "list"), ("just text\n", "str"), ("3\n", "int")]
+)
 def test_not_a_mapping(tmp_path, text, kind):
     error = load_error(write(tmp_path, text))
     assert f"holds a {kind}, not a mapping" in error.message
@@ -109,7 +113,8 @@ def test_every_problem_is_listed(tmp_path):
         write(
             tmp_path,
             "model: {path: a.tflite}\nmodule: {type: cmak, prefix: AOT}\n"
-            "operators:\n  - {type: ADD, optimisation: {kernel: generic}}\nplatform: {memories: {sram: -1}}\n",
+            "operators:\n  - {type: ADD, optimisation: {kernel: generic}}\n"
+            "platform: {memories: {sram: -1}}\n",
         )
     )
     assert "(4 problems)" in error.message
@@ -145,4 +150,3 @@ def test_load_config_without_a_file():
         load_config(None, {"module.type": "nsx"})
     assert caught.value.exit_code == 2
     assert "model: Field required" in caught.value.message
-

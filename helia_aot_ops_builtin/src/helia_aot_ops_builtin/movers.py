@@ -14,7 +14,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from helia_aot.air import AirTensor
+from helia_aot.air import AirTensor, AirTensorType
+from helia_aot.codegen import c_float
 
 from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.layout import StridedCopy
@@ -42,6 +43,22 @@ def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> li
             problems.append(f"{label!r} is quantized differently from "
                             f"{reference.source_name or reference.name!r}")
     return problems
+
+
+def c_scalar(value: Any, dtype: AirTensorType) -> str:
+    """A C literal of one element of ``dtype`` (float16 as its raw bits, as the module stores it)."""
+    item = np.asarray(value, dtype=dtype.numpy).reshape(-1)[0]
+    if dtype is AirTensorType.FLOAT32:
+        return c_float(float(item))
+    if dtype is AirTensorType.FLOAT16:
+        return f"0x{int(item.view(np.uint16)):04x}u"
+    if dtype is AirTensorType.BOOL:
+        return "true" if bool(item) else "false"
+    if dtype is AirTensorType.INT64:
+        return "INT64_MIN" if int(item) == -2**63 else f"INT64_C({int(item)})"
+    if dtype is AirTensorType.INT32 and int(item) == -2**31:
+        return "INT32_MIN"
+    return str(int(item))
 
 
 def constant_ints(tensor: AirTensor | None, what: str) -> list[int]:
@@ -140,13 +157,9 @@ class CopyPlanOperator(BuiltinOperator):
         fill_values = None
         if fill is not None:
             dtype = fill.target.dtype
-            if fill.source is not None:
-                pattern = self._tensor(fill.source)
-                literal = None
-            else:
-                raw = np.asarray(fill.value, dtype=dtype.numpy).reshape(1).view(np.uint8)
-                literal = ", ".join(f"0x{b:02x}u" for b in raw)
-                pattern = None
+            literal = None if fill.source is not None else c_scalar(fill.value, dtype)
+            pattern = self._tensor(fill.source) if fill.source is not None else None
             fill_values = {"dst": self._tensor(fill.target), "count": fill.target.size,
-                           "elem_size": dtype.itemsize, "literal": literal, "pattern": pattern}
+                           "elem_size": dtype.itemsize, "ctype": dtype.ctype,
+                           "literal": literal, "pattern": pattern}
         return {"copies": copies, "fill": fill_values, "status_base": KERNEL_STATUS_BASE}

@@ -36,7 +36,9 @@ def verify_model(model: AirModel) -> list[str]:
         if tid not in model.tensors:
             problems.append(f"model input/output {tid!r} is not a tensor of the model")
 
-    available = {tid for tid, t in model.tensors.items() if t.kind is AirTensorKind.CONSTANT}
+    # Constants and persistent state exist before the first operator runs.
+    available = {tid for tid, t in model.tensors.items()
+                 if t.kind in (AirTensorKind.CONSTANT, AirTensorKind.PERSISTENT)}
     available.update(model.inputs)
     written: dict[str, str] = {}
     op_ids: set[str] = set()

@@ -42,7 +42,11 @@ app = typer.Typer(
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", help="Print the helia-aot-core version and exit.", is_eager=True, callback=_show_version
+        False,
+        "--version",
+        help="Print the helia-aot-core version and exit.",
+        is_eager=True,
+        callback=_show_version,
     ),
 ) -> None:
     """Compile LiteRT models into self-contained C inference modules for Ambiq Apollo MCUs."""

@@ -86,7 +86,9 @@ def convert(**flags: str | None) -> None:
         stdout = Console(highlight=False, soft_wrap=True)
         if config.verbose >= 2:
             stderr.print("Effective configuration:", style="bold")
-            stderr.print(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False)
+            stderr.print(
+                yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False
+            )
         observer = ProgressObserver(stderr, enabled=config.verbose >= 1)
         try:
             with conversion_logging(config.verbose, config.log_file, stderr):

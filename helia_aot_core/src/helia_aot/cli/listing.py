@@ -91,7 +91,9 @@ def plugins_command(as_json: bool = typer.Option(False, "--json", help="Print th
             table.add_column(column)
         for row in rows:
             registered = row.get("registered") or {}
-            provided = "\n".join(f"{registry}: {', '.join(keys)}" for registry, keys in sorted(registered.items()))
+            provided = "\n".join(
+                f"{registry}: {', '.join(keys)}" for registry, keys in sorted(registered.items())
+            )
             table.add_row(
                 Text(str(row.get("name"))),
                 Text(str(row.get("distribution"))),

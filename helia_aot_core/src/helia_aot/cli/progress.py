@@ -96,7 +96,9 @@ def results_panel(config: Any, result: Any) -> Panel:
     arenas = list(getattr(result, "arenas", None) or [])
     if arenas:
         parts.extend([Text(""), arena_table(arenas)])
-    return Panel(Group(*parts), title="Conversion finished", title_align="left", border_style="green", expand=False)
+    return Panel(
+        Group(*parts), title="Conversion finished", title_align="left", border_style="green", expand=False
+    )
 
 
 __all__ = ["ProgressObserver", "arena_table", "byte_text", "results_panel"]

@@ -42,22 +42,29 @@ class ConvertArgs(ConfigSection):
         default_factory=list, description="Operator rules: a list of {type, id, attributes, optimization}."
     )
     transforms: list[TransformConfig] = Field(
-        default_factory=list, description="Graph transforms to run or disable: a list of {name, enabled, options}."
+        default_factory=list,
+        description="Graph transforms to run or disable: a list of {name, enabled, options}.",
     )
     test: TestConfig = Field(default_factory=TestConfig, description="The generated self-test.")
-    optimization: OptimizationConfig = Field(default_factory=OptimizationConfig, description="Optimization goal.")
+    optimization: OptimizationConfig = Field(
+        default_factory=OptimizationConfig, description="Optimization goal."
+    )
     documentation: DocumentationConfig = Field(
         default_factory=DocumentationConfig, description="Documentation written into the module."
     )
     plugins: PluginsConfig = Field(default_factory=PluginsConfig, description="Plugin selection.")
-    verbose: int = Field(1, ge=0, le=3, description="0 quiet, 1 progress, 2 details, 3 debug with tracebacks.")
+    verbose: int = Field(
+        1, ge=0, le=3, description="0 quiet, 1 progress, 2 details, 3 debug with tracebacks."
+    )
     force: bool = Field(False, description="Replace an existing module at the output path.")
     keep_work_dir: bool = Field(False, description="Keep the temporary work directory and report it.")
     result_views: bool = Field(
-        False, description="Python API only: describe the module's operators, tensors and regions in the result."
+        False, description="Describe the generated operators, tensors and regions in the ConversionResult."
     )
     log_file: Path | None = Field(None, description="Also write the full debug log to this file.")
-    path: Path | None = Field(None, description="The YAML file the configuration was loaded from (--path loads it).")
+    path: Path | None = Field(
+        None, description="The YAML file the configuration was loaded from (--path loads it)."
+    )
 
     @field_validator("platform", mode="before")
     @classmethod

@@ -35,7 +35,10 @@ class _StrictLoader(yaml.SafeLoader):
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, typing.Hashable) and key in seen:
                 raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark, f"found duplicate key {key!r}", key_node.start_mark
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found duplicate key {key!r}",
+                    key_node.start_mark,
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
@@ -127,7 +130,10 @@ def apply_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
 
 
 def _deep_copy_mappings(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: _deep_copy_mappings(value) if isinstance(value, Mapping) else value for key, value in data.items()}
+    return {
+        key: _deep_copy_mappings(value) if isinstance(value, Mapping) else value
+        for key, value in data.items()
+    }
 
 
 def format_location(loc: tuple[Any, ...]) -> str:

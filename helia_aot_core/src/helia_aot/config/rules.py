@@ -114,7 +114,9 @@ class TensorRule(ConfigSection):
             TensorKindSelector.PERSISTENT,
             TensorKindSelector.SCRATCH,
         ):
-            raise ValueError(f"constant_destination_memory applies to constant tensors, not {self.type.value} ones")
+            raise ValueError(
+                f"constant_destination_memory applies to constant tensors, not {self.type.value} ones"
+            )
         return self
 
 
@@ -123,14 +125,18 @@ class MemoryConfig(ConfigSection):
 
     SECTION: ClassVar[str] = "memory"
 
-    planner: PlannerName = Field("hill_climb", description="Arena planner: hill_climb, greedy or greedy_by_size.")
+    planner: PlannerName = Field(
+        "hill_climb", description="Arena planner: hill_climb, greedy or greedy_by_size."
+    )
     planner_options: dict[str, Any] = Field(
         default_factory=dict, description="Options of the chosen planner (checked by the converter)."
     )
     allocate_arenas: bool = Field(
         True, description="Emit the arena buffers; false leaves them to the application (bind_arena)."
     )
-    dump_residency_json: bool = Field(False, description="Write <prefix>_residency.json, the memory layout report.")
+    dump_residency_json: bool = Field(
+        False, description="Write <prefix>_residency.json, the memory layout report."
+    )
     constraints: list[MemoryConstraint] = Field(
         default_factory=list, description="Caps on memory use: a list of {memory, max_bytes}."
     )
@@ -155,7 +161,9 @@ class OperatorOptimization(ConfigSection):
     SECTION: ClassVar[str] = "operators[].optimization"
 
     kernel: KernelChoice | None = Field(None, description="auto, specialized or generic for these operators.")
-    accumulation: AccumulationChoice | None = Field(None, description="auto, precise or fast for these operators.")
+    accumulation: AccumulationChoice | None = Field(
+        None, description="auto, precise or fast for these operators."
+    )
 
 
 class OperatorRule(ConfigSection):
@@ -166,7 +174,8 @@ class OperatorRule(ConfigSection):
     type: str = Field("*", description="Operator type the rule reaches (CONV_2D, a custom key) or * for all.")
     id: str | None = Field(None, description="Reach only the operator with this id.")
     attributes: dict[str, Any] = Field(
-        default_factory=dict, description="Attributes for the operators (checked against each operator's ATTRIBUTES)."
+        default_factory=dict,
+        description="Attributes for the operators (checked against each operator's ATTRIBUTES).",
     )
     optimization: OperatorOptimization = Field(
         default_factory=OperatorOptimization, description="Kernel and accumulation overrides."
@@ -195,7 +204,9 @@ class TransformConfig(ConfigSection):
 
     name: str = Field(description="The transform's registered name.")
     enabled: bool = Field(True, description="Whether the transform runs.")
-    options: dict[str, Any] = Field(default_factory=dict, description="The transform's options (checked by the converter).")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="The transform's options (checked by the converter)."
+    )
 
 
 __all__ = [

@@ -66,7 +66,9 @@ class ModelConfig(ConfigSection):
     SECTION: ClassVar[str] = "model"
 
     path: Path = Field(description="The LiteRT (.tflite) model file to convert.")
-    name: str | None = Field(None, description="Name used in generated comments and docs; defaults to the file's stem.")
+    name: str | None = Field(
+        None, description="Name used in generated comments and docs; defaults to the file's stem."
+    )
     subgraph: int = Field(0, ge=0, description="Index of the model subgraph to convert.")
 
 
@@ -84,7 +86,9 @@ class ModuleConfig(ConfigSection):
         ModuleType.CMAKE,
         description="Build-system layout: cmake, zephyr, nsx (alias neuralspot) or cmsis_pack.",
     )
-    prefix: str = Field("aot", description="Lower-case C identifier every generated symbol and file name starts with.")
+    prefix: str = Field(
+        "aot", description="Lower-case C identifier every generated symbol and file name starts with."
+    )
     schedule: ScheduleMode = Field(
         ScheduleMode.TABLE,
         description="table: a dispatch loop with a per-operator callback; static: straight-line calls.",
@@ -204,10 +208,13 @@ class TestConfig(ConfigSection):
 
     enabled: bool = Field(False, description="Generate a test that runs the module on golden data.")
     golden_data: Path | None = Field(
-        None, description="An .npz archive of inputs and expected outputs; without one the reference interpreter makes it."
+        None,
+        description="An .npz of inputs and expected outputs (default: made by the reference interpreter).",
     )
     tolerance: float = Field(0.0, ge=0.0, description="Largest absolute difference the test accepts.")
-    samples: int | None = Field(None, ge=1, description="How many golden samples the test runs (default: all).")
+    samples: int | None = Field(
+        None, ge=1, description="How many golden samples the test runs (default: all)."
+    )
 
 
 class OptimizationConfig(ConfigSection):
@@ -216,10 +223,15 @@ class OptimizationConfig(ConfigSection):
     SECTION: ClassVar[str] = "optimization"
 
     goal: OptimizationGoal = Field(
-        OptimizationGoal.BALANCED, description="balanced, latency, size or accuracy: how auto choices are made."
+        OptimizationGoal.BALANCED,
+        description="balanced, latency, size or accuracy: how auto choices are made.",
     )
-    allow_approximate: bool = Field(False, description="Allow choices whose results may differ from the reference.")
-    kernel: KernelChoice = Field(KernelChoice.AUTO, description="auto, specialized or generic kernels for every operator.")
+    allow_approximate: bool = Field(
+        False, description="Allow choices whose results may differ from the reference."
+    )
+    kernel: KernelChoice = Field(
+        KernelChoice.AUTO, description="auto, specialized or generic kernels for every operator."
+    )
     accumulation: AccumulationChoice = Field(
         AccumulationChoice.AUTO, description="auto, precise or fast accumulation for every operator."
     )
@@ -239,7 +251,9 @@ class PluginsConfig(ConfigSection):
 
     SECTION: ClassVar[str] = "plugins"
 
-    enabled: list[str] | None = Field(None, description="Load only these plugins (default: every installed one).")
+    enabled: list[str] | None = Field(
+        None, description="Load only these plugins (default: every installed one)."
+    )
     disabled: list[str] = Field(default_factory=list, description="Never load these plugins.")
 
 

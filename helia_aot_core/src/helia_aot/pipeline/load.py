@@ -112,16 +112,19 @@ def build_tensors(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMode
             raise UnsupportedModelError(f"{what}: {exc.message}", hint=exc.hint) from None
         shape = _tensor_shape(tensor, what)
         data = buffer_data(model, tensor)
+        if data is not None and tensor.isVariable:
+            # The LiteRT runtime refuses this too: variables start zeroed, never from a buffer.
+            raise UnsupportedModelError(f"{what} is a variable with initial buffer data",
+                                        hint="initialise state with an ASSIGN_VARIABLE instead")
         if data is not None:
             kind = AirTensorKind.CONSTANT
-            data = data.reshape(shape)
         elif tensor.isVariable:
             kind = AirTensorKind.PERSISTENT
         else:
             kind = AirTensorKind.SCRATCH
         air.add_tensor(AirTensor(
             id=TensorId(str(index)),
-            name=air.unique_tensor_name(c_identifier(source_name or f"t{index}")),
+            name=air.unique_tensor_name(source_name),
             shape=shape,
             dtype=dtype,
             kind=kind,

@@ -4,6 +4,20 @@ Plugin authors use these to check that their operators convert, compile warning-
 what the reference computes; the project's own end-to-end tests use the same functions.
 """
 
+from helia_aot.testing.cross import (
+    CORES,
+    CrossBuildError,
+    CrossCore,
+    ModuleSize,
+    QemuRun,
+    cross_build_module,
+    cross_build_program,
+    module_size,
+    run_qemu,
+    size_of,
+    toolchain_available,
+    toolchain_problem,
+)
 from helia_aot.testing.host import (
     HOST_CFLAGS,
     SANITIZE_FLAGS,
@@ -15,6 +29,18 @@ from helia_aot.testing.host import (
 )
 
 __all__ = [
+    "CORES",
+    "CrossBuildError",
+    "CrossCore",
+    "ModuleSize",
+    "QemuRun",
+    "cross_build_module",
+    "cross_build_program",
+    "module_size",
+    "run_qemu",
+    "size_of",
+    "toolchain_available",
+    "toolchain_problem",
     "HOST_CFLAGS",
     "SANITIZE_FLAGS",
     "HostRun",

@@ -10,16 +10,18 @@ static const ${k}strided_copy_params_t ${stem}_copies[${len(copies)}] = {
 % endif
 % if fill is not None and fill["literal"] is not None:
 
-/* The pad value's bytes, in target byte order. */
-static const uint8_t ${stem}_pad_value[${fill["elem_size"]}] = {${fill["literal"]}};
+static const ${fill["ctype"]} ${stem}_pad_value = ${fill["literal"]};
 % endif
 
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
     int32_t status = 0;
+% if not copies and fill is None:
+    (void)ctx; /* every copy is empty */
+% endif
 % if fill is not None:
     status = ${k}fill_pattern(${fill["dst"]}, ${fill["count"]},
-        ${fill["pattern"] if fill["pattern"] is not None else stem + "_pad_value"}, ${fill["elem_size"]});
+        ${fill["pattern"] if fill["pattern"] is not None else "&" + stem + "_pad_value"}, ${fill["elem_size"]});
     if (status != 0) {
         return ${status_base} + status;
     }

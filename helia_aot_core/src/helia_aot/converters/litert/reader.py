@@ -174,8 +174,8 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
     """The tensor's constant contents as a fresh numpy array of its shape, or None.
 
     Data is read inline from its Buffer or, for models over 2 GB, from the file region the Buffer's
-    offset and size name. The byte count must match the tensor exactly, as the LiteRT runtime
-    requires; a mismatch is a ModelLoadError naming the tensor.
+    offset and size name. As in the LiteRT runtime, a buffer shorter than the tensor is an error
+    (ModelLoadError naming the tensor) and bytes past the tensor's size are ignored.
     """
     if int(getattr(tensor, "externalBuffer", 0) or 0):
         raise UnsupportedModelError(
@@ -200,11 +200,11 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
     needed = count * dtype.itemsize
     if needed > MAX_TENSOR_BYTES:
         raise UnsupportedModelError(f"{_describe(tensor)} needs {needed} bytes, too many")
-    if raw.size != needed:
-        relation = "shorter than" if raw.size < needed else "longer than"
+    if raw.size < needed:
         raise ModelLoadError(
-            f"buffer {tensor.buffer} of {_describe(tensor)} holds {raw.size} bytes, {relation} "
+            f"buffer {tensor.buffer} of {_describe(tensor)} holds {raw.size} bytes, shorter than "
             f"the {needed} bytes of {dtype}{list(shape)}", hint=_MALFORMED_HINT)
+    raw = raw[:needed]  # the runtime accepts (and ignores) trailing bytes
     if dtype is AirTensorType.BOOL:
         values = raw != 0
     else:

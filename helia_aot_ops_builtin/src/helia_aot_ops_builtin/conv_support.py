@@ -1,0 +1,172 @@
+"""What the convolution-family operators share: LiteRT's window geometry, fused activations,
+requantization constants, and a base class for operators that are one kernel call.
+
+Every function follows the Prepare code of the LiteRT kernels (conv.cc, depthwise_conv.cc,
+transpose_conv.cc, fully_connected.cc, batch_matmul.cc, pooling.cc): the kernels are bit-exact
+only if the padding, multipliers and clamps they receive are the ones LiteRT computes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from helia_aot.air import AirTensor
+from helia_aot.litert import schema_py_generated as litert
+
+from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.quantization import (
+    activation_range,
+    activation_range_float,
+    per_channel_multipliers,
+    quantize_multiplier,
+)
+
+FUSED_ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
+"""Fused activations these operators apply. LiteRT's kernels silently ignore the others (TANH,
+SIGN_BIT, RELU_0_TO_1), so a model carrying one is refused rather than guessed at."""
+
+ACTIVATION_RESTRICTION = "The fused activation must be NONE, RELU, RELU6 or RELU_N1_TO_1."
+
+_TENSOR_TYPES = {v: k for k, v in vars(litert.TensorType).items()
+                 if not k.startswith("_") and isinstance(v, int)}
+
+
+def tensor_type_name(code: int | None) -> str:
+    """``TensorType`` code -> name; the options' ``quantized_bias_type`` defaults to FLOAT32."""
+    return _TENSOR_TYPES.get(int(code or 0), f"UNKNOWN_{code}")
+
+
+def window_geometry(padding: str, size: int, filter_size: int, stride: int,
+                    dilation: int = 1) -> tuple[int, int]:
+    """LiteRT ``ComputePaddingHeightWidth`` on one axis: (output size, leading padding).
+
+    SAME keeps ceil(size / stride) outputs, VALID those whose dilated window fits; the total
+    padding is split with the odd element trailing, so the leading pad is its floor half.
+    """
+    effective = (filter_size - 1) * dilation + 1
+    if padding == "SAME":
+        out = (size + stride - 1) // stride
+    elif padding == "VALID":
+        out = (size + stride - effective) // stride
+    else:
+        raise ValueError(f"padding {padding!r} is neither SAME nor VALID")
+    total = max((out - 1) * stride + effective - size, 0)
+    return out, total // 2
+
+
+def bias_elements(tensor: AirTensor | None) -> int:
+    """Elements of ``tensor`` if it is a constant (weights, bias), else 0."""
+    return tensor.size if tensor is not None and tensor.is_constant else 0
+
+
+def label(tensor: AirTensor) -> str:
+    return repr(tensor.source_name or tensor.name)
+
+
+def quantized_clamp(activation: str, output: AirTensor) -> tuple[int, int]:
+    """``CalculateActivationRangeQuantized`` for the output's type, scale and zero point."""
+    return activation_range(activation, output.dtype.numpy, output.scale(), output.zero_point())
+
+
+def float_clamp(activation: str) -> tuple[float, float]:
+    """``CalculateActivationRange`` (float)."""
+    return activation_range_float(activation)
+
+
+def channel_scales(filter_tensor: AirTensor, channels: int) -> np.ndarray:
+    """The filter's float32 scales, one per output channel (a per-tensor scale repeated)."""
+    scales = np.asarray(filter_tensor.quantization.scale, np.float32)
+    return np.repeat(scales, channels) if scales.size == 1 else scales
+
+
+def conv_multipliers(source: AirTensor, filter_tensor: AirTensor, target: AirTensor,
+                     channels: int) -> tuple[np.ndarray, np.ndarray]:
+    """``PopulateConvolutionQuantizationParams``: per-channel Q31 multipliers and shifts."""
+    return per_channel_multipliers(source.scale(), channel_scales(filter_tensor, channels),
+                                   target.scale())
+
+
+def product_multiplier(a: AirTensor, b: AirTensor, target: AirTensor) -> tuple[int, int]:
+    """``GetQuantizedConvolutionMultipler``: the scale product is taken in float32 first."""
+    product = float(np.float32(a.scale()) * np.float32(b.scale()))
+    return quantize_multiplier(product / float(np.float32(target.scale())))
+
+
+def filter_problems(filter_tensor: AirTensor, channels: int, axis: int) -> list[str]:
+    """LiteRT's requirements on a per-channel quantized filter: symmetric, one scale per channel."""
+    q = filter_tensor.quantization
+    if q is None:
+        return [f"filter {label(filter_tensor)} is not quantized"]
+    problems = []
+    if np.any(q.zero_point != 0):
+        problems.append(f"filter {label(filter_tensor)} has a nonzero zero point")
+    if q.per_channel and (q.scale.size != channels or q.axis != axis):
+        problems.append(f"filter {label(filter_tensor)} has {q.scale.size} scales on axis {q.axis}; "
+                        f"expected 1 or {channels} on axis {axis}")
+    return problems
+
+
+def int16_bias_problems(bias: AirTensor | None, bias_type: str, *, int32_allowed: bool = True) -> list[str]:
+    """The 16x8 bias rules: int64 by default; int32 only with quantized_bias_type INT32.
+
+    LiteRT picks the accumulator from the option, not from the tensor, and would read an int32
+    bias as int64 when the option is unset, so that combination is refused.
+    """
+    if bias_type not in ("FLOAT32", "INT32", "INT64"):
+        return [f"quantized_bias_type {bias_type} is not INT32 or INT64"]
+    if bias_type == "INT32" and not int32_allowed:
+        return ["quantized_bias_type INT32 is not supported for this operator"]
+    if bias is None:
+        return []
+    wanted = "int32" if bias_type == "INT32" else "int64"
+    if str(bias.dtype) != wanted:
+        return [f"bias {label(bias)} is {bias.dtype}; the int16 kernel needs {wanted} "
+                f"(quantized_bias_type {bias_type})"]
+    return []
+
+
+def c_double(value: float) -> str:
+    """A C99 hexadecimal double literal: exact, so C sees the very double Python computed."""
+    return float(value).hex()
+
+
+@dataclass(slots=True)
+class CTable:
+    """A ``static const`` array the operator's ``.c`` file defines (``<stem>_<name>``)."""
+
+    name: str
+    ctype: str
+    values: list[str]
+    comment: str
+
+
+class KernelCallOperator(BuiltinOperator):
+    """An operator whose run function fills one params struct and makes one kernel call.
+
+    Subclasses implement :meth:`kernel_call`, returning the kernel (without ``hk_``), the params
+    type (without ``hk_``), the struct fields in order, the data arguments, and any tables.
+    """
+
+    TEMPLATE = "kernel_call.c.mako"
+
+    def kernel_call(self) -> tuple[str, str, Sequence[tuple[str, str]], Sequence[str], Sequence[CTable]]:
+        raise NotImplementedError
+
+    def kernel_calls(self) -> dict[str, str]:
+        return {self.op.op_type.lower(): "hk_" + self.kernel_call()[0]}
+
+    def compute_values(self) -> dict[str, Any]:
+        function, params_type, fields, args, tables = self.kernel_call()
+        return {"function": function, "params_type": params_type, "fields": list(fields),
+                "args": list(args), "tables": list(tables), "status_base": KERNEL_STATUS_BASE}
+
+    def table_ref(self, table: CTable) -> str:
+        return f"{self.stem}_{table.name}"
+
+    def data_ptr(self, tensor: AirTensor | None, *, const: bool = True) -> str:
+        """A kernel data argument: the tensor's pointer, or NULL for an absent optional input."""
+        return "NULL" if tensor is None else self.ptr(tensor, const=const)

@@ -1,0 +1,148 @@
+"""SOFTMAX over the innermost dimension.
+
+float32 follows LiteRT's reference float softmax; int8 input (int8 or int16 output) the kReference
+fixed-point path, whose beta/scale multiplier and difference cut-off come from LiteRT's
+``PreprocessSoftmaxScaling``; int16 the table-driven kernel, whose two 513-entry tables are
+interned as operator constants. The kernels may run in place when input and output types match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.codegen import c_float
+
+from helia_aot_ops_builtin import activation_quantization as aq
+from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
+from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.ops.activation import struct_init
+from helia_aot_ops_builtin.parsing import simple_parser
+
+_PAIRS = {(np.float32, np.float32): "softmax_f32", (np.int8, np.int8): "softmax_s8",
+          (np.int8, np.int16): "softmax_s8_s16", (np.int16, np.int16): "softmax_s16"}
+
+
+@dataclass(slots=True)
+class AirSoftmaxOptions(AirOperatorOptions):
+    """SOFTMAX's inverse temperature: softmax(beta * x)."""
+
+    beta: float = 1.0
+
+
+def _softmax_options(raw: Any) -> AirSoftmaxOptions:
+    beta = getattr(raw, "beta", None)
+    return AirSoftmaxOptions(beta=float(np.float32(1.0 if beta is None else beta)))
+
+
+parse_softmax = simple_parser(AirOpType.SOFTMAX.value, _softmax_options)
+
+
+def _near(value: float, target: float) -> bool:
+    """LiteRT's ``TF_LITE_ENSURE_NEAR`` on an output scale: within 0.1 % in float32."""
+    return bool(abs(np.float32(value) - np.float32(target)) <= np.float32(0.001) * np.float32(target))
+
+
+class SoftmaxOperator(BuiltinOperator):
+    """SOFTMAX: one ``hk_softmax_*`` call over ``outer_size`` rows of ``depth`` elements."""
+
+    TYPE = AirOpType.SOFTMAX.value
+    KERNELS = ("softmax",)
+    TEMPLATE = "activation.c.mako"
+    INPLACE_INPUTS = (0,)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
+    RESTRICTIONS = (
+        "Input and output must have one shape of at least one dimension.",
+        "Types: float32 -> float32, int8 -> int8, int8 -> int16 or int16 -> int16.",
+        "int8 output: scale 1/256 and zero point -128; int16 -> int16: zero points 0 and output "
+        "scale 1/32768 (as LiteRT requires).",
+        "int8 input: beta * input scale must exceed 2^-26 (LiteRT's Prepare refuses smaller).",
+    )
+
+    @property
+    def source(self) -> AirTensor:
+        return self.input_tensors[0]
+
+    @property
+    def target(self) -> AirTensor:
+        return self.output_tensors[0]
+
+    @property
+    def beta(self) -> float:
+        return self.typed_options(AirSoftmaxOptions).beta
+
+    def _pair(self) -> tuple[type, type]:
+        return self.source.dtype.numpy.type, self.target.dtype.numpy.type
+
+    def check(self) -> Iterable[str]:
+        src, dst = self.source, self.target
+        pair = self._pair()
+        if pair not in _PAIRS:
+            yield f"{src.dtype} input with {dst.dtype} output is not supported"
+            return
+        if not src.shape or tuple(src.shape) != tuple(dst.shape):
+            yield f"input shape {src.shape} and output shape {dst.shape} must match and not be scalar"
+        if src.shape and src.shape[-1] < 1:
+            yield "the innermost dimension is empty"
+        if pair[0] is np.float32:
+            return
+        for tensor in (src, dst):
+            if tensor.quantization is None or tensor.quantization.per_channel:
+                yield f"{tensor.source_name or tensor.name!r} is not quantized per tensor"
+                return
+        if pair == (np.int8, np.int8) and (dst.zero_point() != -128 or not _near(dst.scale(), 1 / 256)):
+            yield "the int8 output must have scale 1/256 and zero point -128"
+        if pair == (np.int16, np.int16):
+            if src.zero_point() != 0 or dst.zero_point() != 0:
+                yield "int16 input and output need zero points of 0"
+            if not _near(dst.scale(), 1 / 32768):
+                yield "the int16 output must have scale 1/32768"
+        if pair[0] is np.int8:
+            real = float(np.float32(self.beta)) * src.scale() * float(1 << 26)
+            if not real > 1.0:
+                yield f"beta * input scale ({self.beta} * {src.scale()}) is too small"
+
+    def on_resolve(self) -> None:
+        if self._pair() == (np.int16, np.int16):
+            self.intern_constant_array("exp_lut", aq.softmax_exp_lut())
+            self.intern_constant_array("one_over_one_plus_x_lut",
+                                       aq.softmax_one_over_one_plus_x_lut())
+
+    def kernel_calls(self) -> dict[str, str]:
+        return {"softmax": "hk_" + _PAIRS[self._pair()]}
+
+    def macs(self) -> int:
+        return 0
+
+    def parameters(self) -> int:
+        return 0
+
+    def compute_values(self) -> dict[str, Any]:
+        pair = self._pair()
+        depth = int(self.source.shape[-1])
+        outer = self.source.size // depth
+        args = [f"&{self.stem}_params"]
+        if pair[0] is np.float32:
+            params_type, init = "softmax_f32_params_t", struct_init(outer, depth, c_float(self.beta))
+        elif pair[0] is np.int8:
+            p = aq.softmax_s8_params(self.beta, self.source.scale())
+            params_type = "softmax_s8_params_t"
+            init = struct_init(outer, depth, p.input_multiplier, p.input_left_shift, p.diff_min)
+        else:
+            p16 = aq.softmax_s16_params(self.beta, self.source.scale())
+            params_type = "softmax_s16_params_t"
+            init = struct_init(outer, depth, p16.input_multiplier, p16.input_shift)
+            args += [self.ptr(self.get_local_tensor(name), const=True)
+                     for name in ("exp_lut", "one_over_one_plus_x_lut")]
+        args += [self.ptr(self.source, const=True), self.ptr(self.target)]
+        return {"function": _PAIRS[pair], "params_type": params_type, "params_init": init,
+                "params_comment": "SOFTMAX parameters as LiteRT's Prepare computes them",
+                "args": args, "needs_math": False, "status_base": KERNEL_STATUS_BASE}
+
+
+REGISTRATIONS = [
+    OpRegistration(AirOpType.SOFTMAX.value, parse_softmax, AirSoftmaxOptions, SoftmaxOperator),
+]
