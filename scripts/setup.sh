@@ -10,6 +10,9 @@ ROOT=$PWD
 PY=${PYTHON:-python3}
 VENV=$ROOT/.venv
 
+# The Arm cross compiler and QEMU run the on-target tests; installed with apt-get when missing.
+bash scripts/install_cross_toolchain.sh
+
 if [ ! -x "$VENV/bin/python" ]; then
     "$PY" -m venv "$VENV"
 fi

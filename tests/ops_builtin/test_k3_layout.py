@@ -23,7 +23,7 @@ from helia_aot_ops_builtin.layout import (
     window_copy,
 )
 
-from k3_copy_model import run_copy
+from .k3_copy_model import run_copy
 
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=MAX_RANK)

@@ -147,21 +147,25 @@ class CTable:
 class KernelCallOperator(BuiltinOperator):
     """An operator whose run function fills one params struct and makes one kernel call.
 
-    Subclasses implement :meth:`kernel_call`, returning the kernel (without ``hk_``), the params
-    type (without ``hk_``), the struct fields in order, the data arguments, and any tables.
+    Subclasses implement :meth:`kernel_function` (the kernel's name without ``hk_``) and
+    :meth:`kernel_call`, returning the params type (without ``hk_``), the struct fields in order,
+    the data arguments, and any tables.
     """
 
     TEMPLATE = "kernel_call.c.mako"
 
-    def kernel_call(self) -> tuple[str, str, Sequence[tuple[str, str]], Sequence[str], Sequence[CTable]]:
+    def kernel_function(self) -> str:
+        raise NotImplementedError
+
+    def kernel_call(self) -> tuple[str, Sequence[tuple[str, str]], Sequence[str], Sequence[CTable]]:
         raise NotImplementedError
 
     def kernel_calls(self) -> dict[str, str]:
-        return {self.op.op_type.lower(): "hk_" + self.kernel_call()[0]}
+        return {self.op.op_type.lower(): "hk_" + self.kernel_function()}
 
     def compute_values(self) -> dict[str, Any]:
-        function, params_type, fields, args, tables = self.kernel_call()
-        return {"function": function, "params_type": params_type, "fields": list(fields),
+        params_type, fields, args, tables = self.kernel_call()
+        return {"function": self.kernel_function(), "params_type": params_type, "fields": list(fields),
                 "args": list(args), "tables": list(tables), "status_base": KERNEL_STATUS_BASE}
 
     def table_ref(self, table: CTable) -> str:

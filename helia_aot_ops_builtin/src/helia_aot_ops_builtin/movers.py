@@ -28,7 +28,8 @@ SAME_QUANTIZATION = ("Quantized inputs and outputs must share one scale and zero
                      "operator moves values without requantizing them).")
 
 KERNEL_STATUS_BASE = 64
-"""Module status of kernel failure 0 + n (the module reserves 64-127 for kernel failures)."""
+"""A kernel's nonzero status n becomes the module status ``KERNEL_STATUS_BASE + n`` (the module
+reserves 64-127 for kernel failures)."""
 
 
 def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> list[str]:

@@ -68,6 +68,13 @@ def clamp(x: np.ndarray, lo, hi) -> np.ndarray:
     return np.where(hi < x, hi, x)
 
 
+def litert_out_pad(mode: str, size: int, filt: int, stride: int, dilation: int) -> tuple[int, int]:
+    """LiteRT ComputePaddingHeightWidth on one axis: (output size, leading padding)."""
+    eff = (filt - 1) * dilation + 1
+    out = (size + stride - 1) // stride if mode == "SAME" else (size + stride - eff) // stride
+    return out, max((out - 1) * stride + eff - size, 0) // 2
+
+
 def _taps(out_size: int, stride: int, pad: int, dilation: int, tap: int, size: int):
     coords = np.arange(out_size) * stride - pad + tap * dilation
     valid = (coords >= 0) & (coords < size)
@@ -153,7 +160,8 @@ def transpose_conv_scatter(x, w, out_hw, stride, pad, input_offset=0, dtype=I64)
                     for fx in range(w.shape[2]):
                         ox = ix * stride[1] - pad[1] + fx
                         if 0 <= ox < out_hw[1]:
-                            out[:, oy, ox, :] += xv[:, iy, ix, ic, None] * w[None, :, fy, fx, ic].astype(dtype)
+                            taps = w[None, :, fy, fx, ic].astype(dtype)
+                            out[:, oy, ox, :] += xv[:, iy, ix, ic, None] * taps
     return out
 
 

@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import k1_reference_models as ref
-from cbuild import build_kernels
+from . import k1_reference_models as ref
+from .cbuild import build_kernels
 
 STATUS_OK, STATUS_BAD_PARAM = 0, 5
 F32 = np.float32
@@ -39,13 +39,6 @@ def _fn(name):
     return fn
 
 
-def litert_out_pad(mode: str, size: int, filt: int, stride: int, dilation: int) -> tuple[int, int]:
-    """ComputePaddingHeightWidth for one axis: (output size, leading padding)."""
-    eff = (filt - 1) * dilation + 1
-    out = (size + stride - 1) // stride if mode == "SAME" else (size + stride - eff) // stride
-    return out, max((out - 1) * stride + eff - size, 0) // 2
-
-
 @st.composite
 def geometries(draw, grouped: bool = True):
     """A convolution geometry (dict) and a seed for its data."""
@@ -62,7 +55,7 @@ def geometries(draw, grouped: bool = True):
         if mode == "FREE":
             out, pad = draw(st.integers(1, 5)), draw(st.integers(0, 4))
         else:
-            out, pad = litert_out_pad(mode, geo[size], geo[f"filter_{axis}"],
+            out, pad = ref.litert_out_pad(mode, geo[size], geo[f"filter_{axis}"],
                                       geo[f"stride_{axis}"], geo[f"dilation_{axis}"])
             if out < 1:  # VALID with a filter wider than the image: no LiteRT model has it
                 out, pad = 1, 0
@@ -150,7 +143,8 @@ def test_conv_s16_matches_reference(case, with_bias, bias32):
 
 
 @settings(max_examples=120)
-@given(geometries(), st.booleans(), st.sampled_from([(-np.inf, np.inf), (0.0, np.inf), (0.0, 6.0), (-1.0, 1.0)]))
+@given(geometries(), st.booleans(),
+       st.sampled_from([(-np.inf, np.inf), (0.0, np.inf), (0.0, 6.0), (-1.0, 1.0)]))
 def test_conv_f32_matches_reference_bit_for_bit(case, with_bias, act):
     geo, seed = case
     rng = np.random.default_rng(seed)

@@ -12,9 +12,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import k1_reference_models as ref
-from cbuild import build_kernels
-from test_k1_conv import litert_out_pad
+from . import k1_reference_models as ref
+from .cbuild import build_kernels
 
 STATUS_OK, STATUS_BAD_PARAM = 0, 5
 F32 = np.float32
@@ -52,7 +51,7 @@ def geometries(draw):
         if mode == "FREE":
             out, pad = draw(st.integers(1, 5)), draw(st.integers(0, 4))
         else:
-            out, pad = litert_out_pad(mode, geo[size], geo[f"filter_{axis}"],
+            out, pad = ref.litert_out_pad(mode, geo[size], geo[f"filter_{axis}"],
                                       geo[f"stride_{axis}"], geo[f"dilation_{axis}"])
             if out < 1:
                 out, pad = 1, 0

@@ -12,9 +12,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import k1_reference_models as ref
-from cbuild import build_kernels
-from test_k1_conv import litert_out_pad
+from . import k1_reference_models as ref
+from .cbuild import build_kernels
 
 STATUS_OK, STATUS_BAD_PARAM, STATUS_EMPTY_WINDOW = 0, 5, 7
 F32 = np.float32
@@ -43,7 +42,7 @@ def geometries(draw):
            "stride_height": draw(st.integers(1, 3)), "stride_width": draw(st.integers(1, 3))}
     mode = draw(st.sampled_from(["SAME", "VALID"]))
     for axis, size in (("height", "input_height"), ("width", "input_width")):
-        out, pad = litert_out_pad(mode, geo[size], geo[f"filter_{axis}"], geo[f"stride_{axis}"], 1)
+        out, pad = ref.litert_out_pad(mode, geo[size], geo[f"filter_{axis}"], geo[f"stride_{axis}"], 1)
         if out < 1:
             out, pad = 1, 0
         geo[f"output_{axis}"] = out

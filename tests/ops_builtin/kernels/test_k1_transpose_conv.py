@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import k1_reference_models as ref
-from cbuild import build_kernels
+from . import k1_reference_models as ref
+from .cbuild import build_kernels
 
 STATUS_OK, STATUS_BAD_PARAM = 0, 5
 F32 = np.float32

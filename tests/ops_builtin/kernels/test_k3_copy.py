@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cbuild import build_kernels
+from .cbuild import build_kernels
 
 MAX_RANK = 6
 STATUS_OK = 0

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cbuild import build_kernels
+from .cbuild import build_kernels
 
 STATUS_OK = 0
 STATUS_BAD_PARAM = 5

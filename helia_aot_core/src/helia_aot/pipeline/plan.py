@@ -144,8 +144,8 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
                                         capacity=_budget(platform, memory)))
 
     # -- constants ---------------------------------------------------------------------------------
-    constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT
-                 and _is_used(model, t.id)]
+    read = _tensors_read(model, operators)
+    constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT and t.id in read]
     if constants:
         region_id = len(plan.regions)
         blob = bytearray()
@@ -168,9 +168,13 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
     return plan
 
 
-def _is_used(model: AirModel, tid: TensorId) -> bool:
-    return any(tid in op.input_ids or tid in op.named_tensors.values() for op in model.operators) or (
-        tid in model.outputs)
+def _tensors_read(model: AirModel, operators: list[Any]) -> set[TensorId]:
+    """Tensors some operator's C reads, plus the model outputs."""
+    read: set[TensorId] = set(model.outputs)
+    for aot_op in operators:
+        read.update(t for i, t in enumerate(aot_op.op.input_ids) if t and aot_op.reads_input(i))
+        read.update(aot_op.op.named_tensors.values())
+    return read
 
 
 def _budget(platform: Any, memory: str) -> int | None:

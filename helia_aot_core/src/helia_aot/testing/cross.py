@@ -11,6 +11,7 @@ QEMU models no pipeline, wait states or MVE beats.
 
 Needs ``arm-none-eabi-gcc`` with newlib, ``qemu-system-arm`` with plugin support, and a host
 ``cc`` for the plugin (``scripts/install_cross_toolchain.sh`` installs them on Debian/Ubuntu).
+``HELIA_AOT_CROSS_PREFIX``, ``HELIA_AOT_QEMU`` and ``HELIA_AOT_HOST_CC`` name other binaries.
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ from pathlib import Path
 from typing import Sequence
 
 from helia_aot.testing.host import module_sources
+from helia_aot.testing.link_map import ModuleSize, module_size
+
+__all__ = [
+    "CORES", "CrossBuildError", "CrossCore", "ModuleSize", "QemuRun", "cross_build_module",
+    "cross_build_program", "module_size", "plugin_library", "run_qemu", "size_of", "toolchain_available",
+    "toolchain_problem",
+]
 
 TARGET_DIR = Path(__file__).resolve().parent / "target"
 """startup.S, semihost.c, harness.h, the linker scripts and the counting plugin's source."""
@@ -102,26 +110,6 @@ class QemuRun:
             if line.startswith("[harness] FAULT"):
                 return line
         return None
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleSize:
-    """Linked bytes of the module's own objects (after --gc-sections), by kind."""
-
-    text: int
-    rodata: int
-    data: int
-    bss: int
-
-    @property
-    def flash(self) -> int:
-        """Code plus constants (weights, tables)."""
-        return self.text + self.rodata
-
-    @property
-    def ram(self) -> int:
-        """Initialised plus zeroed data, activation arenas included."""
-        return self.data + self.bss
 
 
 # ---- toolchain ---------------------------------------------------------------------------------
@@ -281,7 +269,9 @@ def plugin_library() -> Path:
         cache = Path(tempfile.gettempdir())
     library = cache / f"insn_count-{digest}.so"
     if not library.exists():
-        partial = Path(tempfile.mkstemp(dir=cache, suffix=".so")[1])
+        fd, name = tempfile.mkstemp(dir=cache, suffix=".so")
+        os.close(fd)
+        partial = Path(name)
         try:
             _run_tool([HOST_CC, "-shared", "-fPIC", "-O2", "-fvisibility=hidden", f"-DINSN_COUNT_API={api}",
                        str(source), "-o", str(partial)])
@@ -353,61 +343,17 @@ def run_qemu(elf: Path, core: str | CrossCore, *, timeout: float = 300, count: b
     if counts_file is not None and counts_file.exists():
         regions, total = _parse_counts(counts_file)
         counts_file.unlink()
-    return QemuRun(TIMEOUT_STATUS if timed_out else proc.returncode, stdout, regions, total, stderr, timed_out)
+    returncode = TIMEOUT_STATUS if timed_out else proc.returncode
+    return QemuRun(returncode, stdout, regions, total, stderr, timed_out)
 
 
 # ---- sizes -------------------------------------------------------------------------------------
 
 def size_of(elf: Path) -> dict[str, int]:
-    """The whole image's ``text`` (code + constants), ``data`` and ``bss``, as arm-none-eabi-size says."""
+    """The whole image's ``text`` (code + constants), ``data`` and ``bss``, as arm-none-eabi-size says.
+
+    Runtime, C library and stacks included; ``module_size`` (link_map.py) isolates the module.
+    """
     out = subprocess.run([f"{CROSS_PREFIX}size", str(elf)], capture_output=True, text=True, check=True).stdout
     values = out.splitlines()[1].split()
     return {"text": int(values[0]), "data": int(values[1]), "bss": int(values[2])}
-
-
-_KIND_OF_OUTPUT = {".text": "text", ".rodata": "rodata", ".ARM.extab": "rodata", ".ARM.exidx": "rodata",
-                   ".data": "data", ".bss": "bss"}
-_INPUT_SECTION = re.compile(r"^ (\S+)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*))?$")
-_CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*)$")
-
-
-def module_size(elf: Path, *, exclude: Sequence[str] = ("_test_case.o",)) -> ModuleSize:
-    """Bytes the module's own objects occupy in the linked image, from ``firmware.map``.
-
-    Counts objects built into ``obj/module/`` by cross_build_module, leaving out the runtime,
-    ``main``, library code and, by default, the golden test (objects ending in ``exclude``).
-    Library functions the module pulls in (memcpy, expf, ...) are not included.
-    """
-    elf = Path(elf).resolve()
-    module_objects = str(elf.parent / "obj" / "module") + os.sep
-    sizes = {"text": 0, "rodata": 0, "data": 0, "bss": 0}
-    kind: str | None = None
-    pending = False
-    in_map = False
-
-    def add(size_hex: str, path: str) -> None:
-        path = path.strip()
-        if kind is not None and path.startswith(module_objects) and not path.endswith(tuple(exclude)):
-            sizes[kind] += int(size_hex, 16)
-
-    for line in elf.with_suffix(".map").read_text().splitlines():
-        if not in_map:
-            in_map = line.startswith("Linker script and memory map")
-            continue
-        if line.startswith("."):  # an output section
-            kind = _KIND_OF_OUTPUT.get(line.split()[0])
-            pending = False
-            continue
-        if pending:
-            pending = False
-            cont = _CONTINUATION.match(line)
-            if cont:
-                add(cont.group(2), cont.group(3))
-                continue
-        entry = _INPUT_SECTION.match(line)
-        if entry and entry.group(1) != "*fill*" and not entry.group(1).startswith("*"):
-            if entry.group(2) is None:
-                pending = True  # a long section name: address, size and file follow on the next line
-            else:
-                add(entry.group(3), entry.group(4))
-    return ModuleSize(**sizes)

@@ -307,7 +307,7 @@ static void sigmoid_rescale(const hk_sigmoid_s16_params_t *params, int32_t *mult
     *multiplier = params->input_multiplier;
     *shift = params->input_left_shift;
     if (*multiplier == 0) { /* power-of-two input scale */
-        *multiplier = 3 << *shift;
+        *multiplier = (int32_t)(3u << *shift);
         *shift = 0;
     }
     *round = *shift > 0 ? (1 << (*shift - 1)) : 0;

@@ -3,8 +3,8 @@
 The output is first filled with the pad value (``hk_fill_pattern``), then the input is copied
 into its interior with one ``hk_strided_copy``. The pad value follows LiteRT: PAD uses 0 for
 float tensors and the output zero point for quantized ones; PADV2 uses its ``constant_values``
-input, which LiteRT requires to share the output's quantization. A ``constant_values`` tensor
-computed at run time is read from its buffer then.
+input, which LiteRT requires to share the output's quantization; the kernel reads that value
+from the tensor's storage, whether it is a constant or computed at run time.
 """
 
 from __future__ import annotations
@@ -54,9 +54,14 @@ class PadOperator(CopyPlanOperator):
             yield str(exc)
             return
         shape = self.input_tensors[0].shape
+        target = self.output_tensors[0]
         expected = tuple(d + a + b for d, (a, b) in zip(shape, pairs))
-        if tuple(self.output_tensors[0].shape) != expected:
-            yield f"the output shape {self.output_tensors[0].shape} is not the padded {expected}"
+        if tuple(target.shape) != expected:
+            yield f"the output shape {target.shape} is not the padded {expected}"
+        if target.dtype.is_integer and self.pad_value_tensor() is None:
+            info = np.iinfo(target.dtype.numpy)
+            if not info.min <= target.zero_point() <= info.max:
+                yield f"the output zero point {target.zero_point()} does not fit {target.dtype}"
 
     def pad_value_tensor(self) -> AirTensor | None:
         return None
@@ -68,8 +73,8 @@ class PadOperator(CopyPlanOperator):
         value_tensor = self.pad_value_tensor()
         if value_tensor is None:
             return FillStep(target, value=np.asarray(target.zero_point()))
-        if value_tensor.is_constant and value_tensor.data is not None:
-            return FillStep(target, value=np.asarray(value_tensor.data).reshape(-1)[:1])
+        # Read from the tensor's own storage, constant or not: any value (NaN included) and
+        # any element type is then passed through bit for bit.
         return FillStep(target, source=value_tensor)
 
     def copy_steps(self) -> list[CopyStep]:

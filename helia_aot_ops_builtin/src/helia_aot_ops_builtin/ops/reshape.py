@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from helia_aot.air import AirOperatorOptions, AirOpType
+from helia_aot.converters.litert.schema_access import int_list
 
 from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
 from helia_aot_ops_builtin.movers import (
@@ -22,7 +23,6 @@ from helia_aot_ops_builtin.movers import (
     quantization_problems,
 )
 from helia_aot_ops_builtin.parsing import simple_parser
-from helia_aot.converters.litert.schema_access import int_list
 
 
 @dataclass(slots=True)
@@ -77,6 +77,9 @@ class ReshapeOperator(BuiltinOperator):
                             f"{target.size}")
         problems.extend(self.shape_problems())
         return problems
+
+    def reads_input(self, position: int) -> bool:
+        return position == 0  # the shape operand is folded into the conversion
 
     def kernel_calls(self) -> dict[str, str]:
         return {"copy": "hk_copy_bytes"}

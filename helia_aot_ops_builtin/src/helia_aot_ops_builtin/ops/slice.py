@@ -166,6 +166,11 @@ def resolve_strided_slice(shape: Sequence[int], begin: Sequence[int], end: Seque
                 stop = size if stride > 0 else -1
         starts.append(start)
         counts.append(_steps(start, stop, stride))
+        if axis in shrink and counts[-1] != 1:
+            # LiteRT's loop then visits nothing (an index outside the axis, or a negative
+            # stride) and leaves the output unwritten.
+            raise ValueError(f"shrinking axis {axis} selects no element (index "
+                             f"{start_idx[axis]}, stride {stride}, size {size})")
     return StridedWindow(eff_shape, starts, counts, step, [a in shrink for a in range(dims)])
 
 

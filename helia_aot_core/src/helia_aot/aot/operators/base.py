@@ -266,6 +266,14 @@ class AotOperator:
         if tensor.quantization is not None and np.any(tensor.quantization.zero_point != 0):
             raise ConfigValueError(f"{label} has a nonzero zero point", hint=hint)
 
+    def reads_input(self, position: int) -> bool:
+        """Whether the emitted C reads input ``position``.
+
+        Inputs the C never reads (a RESHAPE's shape, weights an operator repacked into a tensor
+        of its own) are left out of the constant arena. The default reads every input.
+        """
+        return True
+
     # -- plan / report -------------------------------------------------------------------------
     def on_placed(self, memory_plan: Any) -> None:
         """Adjust constant bytes to the final placement (idempotent); the default does nothing."""

@@ -1,0 +1,392 @@
+"""CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV over NHWC tensors.
+
+Each lowers to one ``hk_conv_*`` / ``hk_depthwise_*`` / ``hk_transpose_conv_*`` call. Padding,
+per-channel multipliers and activation clamps are computed here exactly as LiteRT's Prepare
+computes them (see ``conv_support``); the multipliers become operator constants. Types: float32,
+int8 (per-channel int8 filter, int32 bias) and int16x8 (int8 filter, int64 bias, or int32 bias
+when the operator's quantized_bias_type says INT32, which is the accumulator LiteRT then uses).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.codegen import c_float
+
+from helia_aot_ops_builtin.base import OpRegistration
+from helia_aot_ops_builtin.conv_support import (
+    ACTIVATION_RESTRICTION,
+    FUSED_ACTIVATIONS,
+    KernelCallOperator,
+    bias_elements,
+    conv_multipliers,
+    filter_problems,
+    float_clamp,
+    int16_bias_problems,
+    label,
+    quantized_clamp,
+    tensor_type_name,
+    window_geometry,
+)
+from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
+
+# (input, filter, output) element types -> kernel suffix; int16 picks s16 or s16_b32 later.
+_KINDS = {(np.float32, np.float32, np.float32): "f32", (np.int8, np.int8, np.int8): "s8",
+          (np.int16, np.int8, np.int16): "s16"}
+
+_COMMON_RESTRICTIONS = (
+    "Input, filter and output are 4-D NHWC tensors with static shapes.",
+    "Types: float32; int8 activations with a symmetric int8 filter (per-channel or per-tensor) "
+    "and int32 bias; int16 activations (zero point 0) with an int8 filter and int64 bias, or "
+    "int32 bias when quantized_bias_type is INT32.",
+    ACTIVATION_RESTRICTION,
+)
+
+
+@dataclass(slots=True)
+class AirConv2DOptions(AirOperatorOptions):
+    """CONV_2D options as LiteRT stores them."""
+
+    padding: str = "SAME"
+    stride_h: int = 1
+    stride_w: int = 1
+    dilation_h: int = 1
+    dilation_w: int = 1
+    activation: str = "NONE"
+    quantized_bias_type: str = "FLOAT32"
+
+
+@dataclass(slots=True)
+class AirDepthwiseConv2DOptions(AirConv2DOptions):
+    """DEPTHWISE_CONV_2D options; LiteRT ignores depth_multiplier and derives it from shapes."""
+
+    depth_multiplier: int = 1
+
+
+@dataclass(slots=True)
+class AirTransposeConvOptions(AirOperatorOptions):
+    """TRANSPOSE_CONV options (no dilation in LiteRT)."""
+
+    padding: str = "SAME"
+    stride_h: int = 1
+    stride_w: int = 1
+    activation: str = "NONE"
+    quantized_bias_type: str = "FLOAT32"
+
+
+def _window_fields(raw: Any) -> dict[str, Any]:
+    return {"padding": padding_name(raw.padding), "stride_h": int(raw.strideH),
+            "stride_w": int(raw.strideW), "activation": activation_name(raw.fusedActivationFunction),
+            "quantized_bias_type": tensor_type_name(getattr(raw, "quantizedBiasType", 0))}
+
+
+def _conv_options(raw: Any) -> AirConv2DOptions:
+    if raw is None:
+        return AirConv2DOptions()
+    return AirConv2DOptions(**_window_fields(raw), dilation_h=int(raw.dilationHFactor),
+                            dilation_w=int(raw.dilationWFactor))
+
+
+def _depthwise_options(raw: Any) -> AirDepthwiseConv2DOptions:
+    if raw is None:
+        return AirDepthwiseConv2DOptions()
+    return AirDepthwiseConv2DOptions(**_window_fields(raw), dilation_h=int(raw.dilationHFactor),
+                                     dilation_w=int(raw.dilationWFactor),
+                                     depth_multiplier=int(raw.depthMultiplier))
+
+
+def _transpose_conv_options(raw: Any) -> AirTransposeConvOptions:
+    return AirTransposeConvOptions() if raw is None else AirTransposeConvOptions(**_window_fields(raw))
+
+
+parse_conv_2d = simple_parser(AirOpType.CONV_2D.value, _conv_options)
+parse_depthwise_conv_2d = simple_parser(AirOpType.DEPTHWISE_CONV_2D.value, _depthwise_options)
+parse_transpose_conv = simple_parser(AirOpType.TRANSPOSE_CONV.value, _transpose_conv_options)
+
+
+class _WindowOperator(KernelCallOperator):
+    """Shared contract of the three convolutions: operand roles, types and requantization."""
+
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    FAMILY = ""
+    OPTIONS: type = AirConv2DOptions
+    INPUT, FILTER, BIAS = 0, 1, 2
+    CHANNEL_AXIS = 0  # the filter's output-channel axis
+
+    @property
+    def options(self) -> Any:
+        return self.typed_options(self.OPTIONS)
+
+    @property
+    def source(self) -> AirTensor:
+        return self.input_or_none(self.INPUT)
+
+    @property
+    def weights(self) -> AirTensor:
+        return self.input_or_none(self.FILTER)
+
+    @property
+    def bias(self) -> AirTensor | None:
+        return self.input_or_none(self.BIAS)
+
+    @property
+    def target(self) -> AirTensor:
+        return self.output_tensors[0]
+
+    @property
+    def channels(self) -> int:
+        return int(self.target.shape[-1]) if self.target.shape else 0
+
+    def kernels_kind(self) -> str | None:
+        key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
+        kind = _KINDS.get(key)
+        if kind == "s16" and self.options.quantized_bias_type == "INT32":
+            kind = "s16_b32"
+        return kind
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return (self.FAMILY,)
+
+    def kernel_function(self) -> str:
+        return f"{self.FAMILY}_{self.kernels_kind()}"
+
+    def geometry_problems(self) -> Iterable[str]:
+        raise NotImplementedError
+
+    def check(self) -> Iterable[str]:
+        if self.source is None or self.weights is None:
+            yield "the input or the filter is missing"
+            return
+        opts = self.options
+        kind = self.kernels_kind()
+        if kind is None:
+            yield (f"types {self.source.dtype} input, {self.weights.dtype} filter, "
+                   f"{self.target.dtype} output are not supported")
+            return
+        if opts.activation not in FUSED_ACTIVATIONS:
+            yield f"fused activation {opts.activation} is not supported"
+        if opts.padding not in ("SAME", "VALID"):
+            yield f"padding {opts.padding} is not SAME or VALID"
+            return
+        if any(len(t.shape) != 4 for t in (self.source, self.weights, self.target)):
+            yield "input, filter and output must be 4-D"
+            return
+        problems = list(self.geometry_problems())
+        yield from problems
+        if problems:
+            return
+        bias = self.bias
+        if bias is not None and bias.size != self.channels:
+            yield f"bias {label(bias)} has {bias.size} elements for {self.channels} output channels"
+        if kind == "f32":
+            if bias is not None and bias.dtype.numpy != np.float32:
+                yield f"bias {label(bias)} must be float32"
+            return
+        for tensor in (self.source, self.target):
+            if tensor.quantization is None or tensor.quantization.per_channel:
+                yield f"{label(tensor)} must be quantized per tensor"
+                return
+        yield from filter_problems(self.weights, self.channels, self.CHANNEL_AXIS)
+        if kind == "s8":
+            if bias is not None and bias.dtype.numpy != np.int32:
+                yield f"bias {label(bias)} must be int32"
+        else:
+            if self.source.zero_point() != 0 or self.target.zero_point() != 0:
+                yield "int16 input and output need zero points of 0"
+            yield from int16_bias_problems(bias, opts.quantized_bias_type,
+                                           int32_allowed=self.FAMILY != "depthwise")
+
+    def on_resolve(self) -> None:
+        if self.kernels_kind() != "f32":
+            mult, shift = conv_multipliers(self.source, self.weights, self.target, self.channels)
+            self.intern_constant_array("output_multiplier", mult)
+            self.intern_constant_array("output_shift", shift)
+
+    def parameters(self) -> int:
+        return bias_elements(self.weights) + bias_elements(self.bias)
+
+    def activation_fields(self) -> list[tuple[str, str]]:
+        """The clamp (and, quantized, the offsets and multiplier tables) of the params struct."""
+        if self.kernels_kind() == "f32":
+            lo, hi = float_clamp(self.options.activation)
+            return [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+        lo, hi = quantized_clamp(self.options.activation, self.target)
+        return [("input_offset", str(-self.source.zero_point())),
+                ("output_offset", str(self.target.zero_point())),
+                ("act_min", str(lo)), ("act_max", str(hi)),
+                ("output_multiplier", self.ptr(self.get_local_tensor("output_multiplier"), const=True)),
+                ("output_shift", self.ptr(self.get_local_tensor("output_shift"), const=True))]
+
+    def data_args(self) -> list[str]:
+        return [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias),
+                self.ptr(self.target)]
+
+
+class Conv2DOperator(_WindowOperator):
+    """CONV_2D (grouped when the input has a multiple of the filter's input channels)."""
+
+    TYPE = AirOpType.CONV_2D.value
+    FAMILY = "conv"
+    RESTRICTIONS = _COMMON_RESTRICTIONS + (
+        "Input channels must be a multiple of the filter's, and output channels of the group count.",
+    )
+
+    def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        o, (_, h, w, _), (_, kh, kw, _) = self.options, self.source.shape, self.weights.shape
+        return (window_geometry(o.padding, h, kh, o.stride_h, o.dilation_h),
+                window_geometry(o.padding, w, kw, o.stride_w, o.dilation_w))
+
+    def geometry_problems(self) -> Iterable[str]:
+        o = self.options
+        if min(o.stride_h, o.stride_w, o.dilation_h, o.dilation_w) < 1:
+            yield "strides and dilations must be positive"
+            return
+        n, _, _, c = self.source.shape
+        oc, kh, kw, fic = self.weights.shape
+        if min(kh, kw, fic, oc) < 1 or c % fic != 0 or oc % (c // fic) != 0:
+            yield (f"a filter of shape {tuple(self.weights.shape)} does not fit {c} input channels "
+                   "(grouped convolution needs a whole number of filters per group)")
+            return
+        (oh, _), (ow, _) = self._spatial()
+        if tuple(self.target.shape) != (n, oh, ow, oc):
+            yield f"output shape {tuple(self.target.shape)} is not the expected {(n, oh, ow, oc)}"
+
+    def macs(self) -> int:
+        n, oh, ow, _ = self.target.shape
+        return self.weights.size * n * oh * ow
+
+    def kernel_call(self):
+        o = self.options
+        n, h, w, c = self.source.shape
+        oc, kh, kw, fic = self.weights.shape
+        (oh, pad_top), (ow, pad_left) = self._spatial()
+        fields = [("batches", n), ("input_height", h), ("input_width", w), ("input_channels", c),
+                  ("filter_height", kh), ("filter_width", kw), ("filter_input_channels", fic),
+                  ("output_height", oh), ("output_width", ow), ("output_channels", oc),
+                  ("stride_height", o.stride_h), ("stride_width", o.stride_w),
+                  ("dilation_height", o.dilation_h), ("dilation_width", o.dilation_w),
+                  ("pad_top", pad_top), ("pad_left", pad_left)]
+        fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
+        return "conv_params_t", fields, self.data_args(), []
+
+
+class DepthwiseConv2DOperator(_WindowOperator):
+    """DEPTHWISE_CONV_2D: output channel ic * multiplier + m filters input channel ic."""
+
+    TYPE = AirOpType.DEPTHWISE_CONV_2D.value
+    FAMILY = "depthwise"
+    OPTIONS = AirDepthwiseConv2DOptions
+    CHANNEL_AXIS = 3
+    RESTRICTIONS = (
+        "Input, filter and output are 4-D NHWC tensors with static shapes; the filter is "
+        "[1, height, width, channels] with channels a multiple of the input's.",
+        "Types: float32; int8 activations with a symmetric int8 filter and int32 bias; int16 "
+        "activations (zero point 0) with an int8 filter and int64 bias.",
+        ACTIVATION_RESTRICTION,
+    )
+
+    def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        o, (_, h, w, _), (_, kh, kw, _) = self.options, self.source.shape, self.weights.shape
+        return (window_geometry(o.padding, h, kh, o.stride_h, o.dilation_h),
+                window_geometry(o.padding, w, kw, o.stride_w, o.dilation_w))
+
+    def geometry_problems(self) -> Iterable[str]:
+        o = self.options
+        if min(o.stride_h, o.stride_w, o.dilation_h, o.dilation_w) < 1:
+            yield "strides and dilations must be positive"
+            return
+        n, _, _, c = self.source.shape
+        one, kh, kw, oc = self.weights.shape
+        if one != 1 or min(kh, kw, c) < 1 or oc % c != 0 or oc < c:
+            yield f"filter shape {tuple(self.weights.shape)} does not fit {c} input channels"
+            return
+        (oh, _), (ow, _) = self._spatial()
+        if tuple(self.target.shape) != (n, oh, ow, oc):
+            yield f"output shape {tuple(self.target.shape)} is not the expected {(n, oh, ow, oc)}"
+
+    def macs(self) -> int:
+        n, oh, ow, _ = self.target.shape
+        return self.weights.size * n * oh * ow
+
+    def kernel_call(self):
+        o = self.options
+        n, h, w, c = self.source.shape
+        _, kh, kw, oc = self.weights.shape
+        (oh, pad_top), (ow, pad_left) = self._spatial()
+        fields = [("batches", n), ("input_height", h), ("input_width", w), ("input_channels", c),
+                  ("depth_multiplier", oc // c), ("filter_height", kh), ("filter_width", kw),
+                  ("output_height", oh), ("output_width", ow),
+                  ("stride_height", o.stride_h), ("stride_width", o.stride_w),
+                  ("dilation_height", o.dilation_h), ("dilation_width", o.dilation_w),
+                  ("pad_top", pad_top), ("pad_left", pad_left)]
+        fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
+        return "depthwise_params_t", fields, self.data_args(), []
+
+
+class TransposeConvOperator(_WindowOperator):
+    """TRANSPOSE_CONV: inputs are (output_shape, filter [O, H, W, I], input, optional bias)."""
+
+    TYPE = AirOpType.TRANSPOSE_CONV.value
+    FAMILY = "transpose_conv"
+    OPTIONS = AirTransposeConvOptions
+    INPUT, FILTER, BIAS = 2, 1, 3
+    RESTRICTIONS = _COMMON_RESTRICTIONS + (
+        "The output shape must be static, and SAME/VALID padding of it must give the input's size.",
+    )
+
+    def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """(input size, leading pad) per axis, from the output size as LiteRT's Eval does."""
+        o, (_, oh, ow, _), (_, kh, kw, _) = self.options, self.target.shape, self.weights.shape
+        return (window_geometry(o.padding, oh, kh, o.stride_h),
+                window_geometry(o.padding, ow, kw, o.stride_w))
+
+    def geometry_problems(self) -> Iterable[str]:
+        o = self.options
+        if min(o.stride_h, o.stride_w) < 1:
+            yield "strides must be positive"
+            return
+        shape_tensor = self.input_or_none(0)
+        if shape_tensor is not None and shape_tensor.is_constant and \
+                tuple(int(v) for v in np.asarray(shape_tensor.data).reshape(-1)) != tuple(self.target.shape):
+            yield f"output_shape {shape_tensor.data.tolist()} differs from the output tensor's shape"
+        n, h, w, c = self.source.shape
+        oc, kh, kw, ic = self.weights.shape
+        if ic != c or min(kh, kw, oc) < 1:
+            yield f"filter shape {tuple(self.weights.shape)} does not fit {c} input channels"
+            return
+        if self.target.shape[0] != n or self.target.shape[3] != oc:
+            yield f"output shape {tuple(self.target.shape)} does not match batch {n} and {oc} filters"
+        (ih, _), (iw, _) = self._spatial()
+        if (ih, iw) != (h, w):
+            yield f"{o.padding} padding of output {tuple(self.target.shape[1:3])} expects input " \
+                  f"{(ih, iw)}, not {(h, w)}"
+
+    def macs(self) -> int:
+        n, h, w, _ = self.source.shape
+        return self.weights.size * n * h * w
+
+    def kernel_call(self):
+        o = self.options
+        n, h, w, c = self.source.shape
+        oc, kh, kw, _ = self.weights.shape
+        _, oh, ow, _ = self.target.shape
+        (_, pad_top), (_, pad_left) = self._spatial()
+        fields = [("batches", n), ("input_height", h), ("input_width", w), ("input_channels", c),
+                  ("filter_height", kh), ("filter_width", kw), ("output_height", oh),
+                  ("output_width", ow), ("output_channels", oc), ("stride_height", o.stride_h),
+                  ("stride_width", o.stride_w), ("pad_top", pad_top), ("pad_left", pad_left)]
+        fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
+        return "transpose_conv_params_t", fields, self.data_args(), []
+
+
+REGISTRATIONS = [
+    OpRegistration(AirOpType.CONV_2D.value, parse_conv_2d, AirConv2DOptions, Conv2DOperator),
+    OpRegistration(AirOpType.DEPTHWISE_CONV_2D.value, parse_depthwise_conv_2d,
+                   AirDepthwiseConv2DOptions, DepthwiseConv2DOperator),
+    OpRegistration(AirOpType.TRANSPOSE_CONV.value, parse_transpose_conv, AirTransposeConvOptions,
+                   TransposeConvOperator),
+]

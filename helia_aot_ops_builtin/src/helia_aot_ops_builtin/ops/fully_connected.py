@@ -1,0 +1,305 @@
+"""FULLY_CONNECTED and BATCH_MATMUL.
+
+FULLY_CONNECTED views its input as [batches, input_features] against [units, input_features]
+weights. LiteRT's reference kernel requantizes its quantized accumulators in double precision,
+round(acc * in_scale * w_scale / out_scale), so the operator hands ``hk_fully_connected_*`` those
+double scales (one per unit, or one) as exact hexadecimal literals. BATCH_MATMUL uses the
+fixed-point multiplier of LiteRT's reference BatchMatMul and reads adjoint operands in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.codegen import c_float
+
+from helia_aot_ops_builtin.base import OpRegistration
+from helia_aot_ops_builtin.conv_support import (
+    ACTIVATION_RESTRICTION,
+    FUSED_ACTIVATIONS,
+    CTable,
+    KernelCallOperator,
+    bias_elements,
+    c_double,
+    float_clamp,
+    int16_bias_problems,
+    label,
+    product_multiplier,
+    quantized_clamp,
+    tensor_type_name,
+)
+from helia_aot_ops_builtin.parsing import activation_name, simple_parser
+
+_FC_KINDS = {(np.float32, np.float32, np.float32): "f32", (np.int8, np.int8, np.int8): "s8",
+             (np.int16, np.int8, np.int16): "s16"}
+
+
+@dataclass(slots=True)
+class AirFullyConnectedOptions(AirOperatorOptions):
+    """FULLY_CONNECTED options as LiteRT stores them."""
+
+    activation: str = "NONE"
+    weights_format: int = 0
+    keep_num_dims: bool = False
+    quantized_bias_type: str = "FLOAT32"
+
+
+@dataclass(slots=True)
+class AirBatchMatMulOptions(AirOperatorOptions):
+    """BATCH_MATMUL options: whether lhs / rhs are stored transposed (adjoint)."""
+
+    adj_x: bool = False
+    adj_y: bool = False
+
+
+def _fc_options(raw: Any) -> AirFullyConnectedOptions:
+    if raw is None:
+        return AirFullyConnectedOptions()
+    return AirFullyConnectedOptions(
+        activation=activation_name(raw.fusedActivationFunction),
+        weights_format=int(raw.weightsFormat or 0), keep_num_dims=bool(raw.keepNumDims),
+        quantized_bias_type=tensor_type_name(getattr(raw, "quantizedBiasType", 0)))
+
+
+def _bmm_options(raw: Any) -> AirBatchMatMulOptions:
+    if raw is None:
+        return AirBatchMatMulOptions()
+    return AirBatchMatMulOptions(adj_x=bool(raw.adjX), adj_y=bool(raw.adjY))
+
+
+parse_fully_connected = simple_parser(AirOpType.FULLY_CONNECTED.value, _fc_options)
+parse_batch_matmul = simple_parser(AirOpType.BATCH_MATMUL.value, _bmm_options)
+
+
+def _brace(values: Iterable[int]) -> str:
+    return "{" + ", ".join(str(int(v)) for v in values) + "}"
+
+
+class FullyConnectedOperator(KernelCallOperator):
+    """FULLY_CONNECTED: one ``hk_fully_connected_*`` call over all input rows."""
+
+    TYPE = AirOpType.FULLY_CONNECTED.value
+    KERNELS = ("fully_connected",)
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    RESTRICTIONS = (
+        "Weights are 2-D [units, input features] in the default (unshuffled) format; the input "
+        "holds a whole number of rows of input features.",
+        "Types: float32; int8 with int8 weights (per-tensor, or per-unit with zero points 0) and "
+        "int32 bias; int16 (zero points 0) with int8 weights and int64 bias, or int32 bias when "
+        "quantized_bias_type is INT32.",
+        ACTIVATION_RESTRICTION,
+    )
+
+    @property
+    def options(self) -> AirFullyConnectedOptions:
+        return self.typed_options(AirFullyConnectedOptions)
+
+    @property
+    def source(self) -> AirTensor:
+        return self.input_tensors[0]
+
+    @property
+    def weights(self) -> AirTensor:
+        return self.input_or_none(1)
+
+    @property
+    def bias(self) -> AirTensor | None:
+        return self.input_or_none(2)
+
+    @property
+    def target(self) -> AirTensor:
+        return self.output_tensors[0]
+
+    def kind(self) -> str | None:
+        key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
+        kind = _FC_KINDS.get(key)
+        if kind == "s16" and self.options.quantized_bias_type == "INT32":
+            kind = "s16_b32"
+        return kind
+
+    def kernel_function(self) -> str:
+        return f"fully_connected_{self.kind()}"
+
+    def check(self) -> Iterable[str]:
+        opts = self.options
+        if self.weights is None:
+            yield "the weights are missing"
+            return
+        kind = self.kind()
+        if kind is None:
+            yield (f"types {self.source.dtype} input, {self.weights.dtype} weights, "
+                   f"{self.target.dtype} output are not supported")
+            return
+        if opts.activation not in FUSED_ACTIVATIONS:
+            yield f"fused activation {opts.activation} is not supported"
+        if opts.weights_format != 0:
+            yield "shuffled weights are not supported"
+        if len(self.weights.shape) != 2 or self.weights.shape[1] < 1:
+            yield f"weights of shape {tuple(self.weights.shape)} are not [units, input features]"
+            return
+        units, depth = self.weights.shape
+        if self.source.size % depth != 0:
+            yield f"input {tuple(self.source.shape)} is not a whole number of rows of {depth}"
+            return
+        rows = self.source.size // depth
+        if not self.target.shape or self.target.shape[-1] != units or self.target.size != rows * units:
+            yield f"output {tuple(self.target.shape)} is not {rows} rows of {units} units"
+        bias = self.bias
+        if bias is not None and bias.size != units:
+            yield f"bias {label(bias)} has {bias.size} elements for {units} units"
+        if kind == "f32":
+            if bias is not None and bias.dtype.numpy != np.float32:
+                yield f"bias {label(bias)} must be float32"
+            return
+        for tensor in (self.source, self.target, self.weights):
+            if tensor.quantization is None:
+                yield f"{label(tensor)} is not quantized"
+                return
+        for tensor in (self.source, self.target):
+            if tensor.quantization.per_channel:
+                yield f"{label(tensor)} must be quantized per tensor"
+        wq = self.weights.quantization
+        if wq.per_channel and (wq.scale.size != units or wq.axis != 0 or np.any(wq.zero_point != 0)):
+            yield (f"per-unit weight quantization needs {units} scales on axis 0 and zero points 0 "
+                   f"(LiteRT ignores per-unit zero points)")
+        if kind == "s8":
+            if bias is not None and bias.dtype.numpy != np.int32:
+                yield f"bias {label(bias)} must be int32"
+        else:
+            if self.source.zero_point() != 0 or self.target.zero_point() != 0:
+                yield "int16 input and output need zero points of 0"
+            yield from int16_bias_problems(bias, opts.quantized_bias_type)
+
+    def effective_scales(self) -> np.ndarray:
+        """double(input scale) * double(weight scale) / double(output scale), per unit or one."""
+        scales = np.asarray(self.weights.quantization.scale, np.float32)
+        return float(np.float32(self.source.scale())) * scales.astype(np.float64) / float(
+            np.float32(self.target.scale()))
+
+    def macs(self) -> int:
+        return self.weights.size * (self.source.size // self.weights.shape[1])
+
+    def parameters(self) -> int:
+        return bias_elements(self.weights) + bias_elements(self.bias)
+
+    def kernel_call(self):
+        units, depth = self.weights.shape
+        fields = [("batches", str(self.source.size // depth)), ("input_features", str(depth)),
+                  ("output_features", str(units))]
+        tables = []
+        if self.kind() == "f32":
+            lo, hi = float_clamp(self.options.activation)
+            fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+        else:
+            scales = self.effective_scales()
+            table = CTable("output_scale", "double", [c_double(s) for s in scales],
+                           "LiteRT's double requantization scales: in * weight / out")
+            tables.append(table)
+            lo, hi = quantized_clamp(self.options.activation, self.target)
+            per_channel = self.weights.quantization.per_channel
+            fields += [("input_offset", str(-self.source.zero_point())),
+                       ("filter_offset", str(0 if per_channel else -self.weights.zero_point())),
+                       ("output_offset", str(self.target.zero_point())),
+                       ("act_min", str(lo)), ("act_max", str(hi)),
+                       ("output_scale", self.table_ref(table)),
+                       ("per_channel", "1" if per_channel else "0")]
+        args = [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias),
+                self.ptr(self.target)]
+        return "fully_connected_params_t", fields, args, tables
+
+
+class BatchMatMulOperator(KernelCallOperator):
+    """BATCH_MATMUL over up to three broadcast batch dimensions (float32, or int8 per tensor)."""
+
+    TYPE = AirOpType.BATCH_MATMUL.value
+    KERNELS = ("batch_matmul",)
+    SUPPORTED_DTYPES = (np.float32, np.int8)
+    RESTRICTIONS = (
+        "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
+        "Types: float32, or int8 operands and output quantized per tensor.",
+    )
+
+    @property
+    def options(self) -> AirBatchMatMulOptions:
+        return self.typed_options(AirBatchMatMulOptions)
+
+    def _matrices(self) -> tuple[int, int, int, int]:
+        """(rows, lhs depth, rhs depth, cols) after the adjoint flags."""
+        lhs, rhs = self.input_tensors[0].shape, self.input_tensors[1].shape
+        adj_x, adj_y = self.options.adj_x, self.options.adj_y
+        return ((lhs[-1], lhs[-2], rhs[-1], rhs[-2]) if adj_x and adj_y else
+                (lhs[-1], lhs[-2], rhs[-2], rhs[-1]) if adj_x else
+                (lhs[-2], lhs[-1], rhs[-1], rhs[-2]) if adj_y else
+                (lhs[-2], lhs[-1], rhs[-2], rhs[-1]))
+
+    def _batches(self) -> tuple[list[int], list[int], list[int]]:
+        """(output, lhs, rhs) batch dimensions, each extended to three with leading 1s."""
+        lhs = ([1, 1, 1] + list(self.input_tensors[0].shape[:-2]))[-3:]
+        rhs = ([1, 1, 1] + list(self.input_tensors[1].shape[:-2]))[-3:]
+        return [max(a, b) for a, b in zip(lhs, rhs)], lhs, rhs
+
+    def kernel_function(self) -> str:
+        return "batch_matmul_f32" if self.output_tensors[0].dtype.numpy == np.float32 else "batch_matmul_s8"
+
+    def check(self) -> Iterable[str]:
+        lhs, rhs = self.input_tensors[:2]
+        out = self.output_tensors[0]
+        if not (lhs.dtype == rhs.dtype == out.dtype):
+            yield f"operand types {lhs.dtype}, {rhs.dtype} and output {out.dtype} must all match"
+            return
+        if not (2 <= len(lhs.shape) <= 5 and 2 <= len(rhs.shape) <= 5):
+            yield "operands must have rank 2 to 5"
+            return
+        rows, depth, rhs_depth, cols = self._matrices()
+        if depth != rhs_depth:
+            yield f"lhs depth {depth} does not match rhs depth {rhs_depth}"
+        batch, lb, rb = self._batches()
+        if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
+            yield f"batch dimensions {lhs.shape[:-2]} and {rhs.shape[:-2]} do not broadcast"
+            return
+        rank = max(len(lhs.shape), len(rhs.shape))
+        expected = tuple(batch[3 - (rank - 2):] if rank > 2 else []) + (rows, cols)
+        if tuple(out.shape) != expected:
+            yield f"output shape {tuple(out.shape)} is not the expected {expected}"
+        if out.dtype.numpy == np.int8:
+            for tensor in (lhs, rhs, out):
+                if tensor.quantization is None or tensor.quantization.per_channel:
+                    yield f"{label(tensor)} must be quantized per tensor"
+                    return
+
+    def macs(self) -> int:
+        batch, _, _ = self._batches()
+        rows, depth, _, cols = self._matrices()
+        return int(np.prod(batch)) * rows * depth * cols
+
+    def parameters(self) -> int:
+        return sum(bias_elements(t) for t in self.input_tensors[:2])
+
+    def kernel_call(self):
+        lhs, rhs = self.input_tensors[:2]
+        out = self.output_tensors[0]
+        batch, lb, rb = self._batches()
+        rows, depth, _, cols = self._matrices()
+        fields = [("batch", _brace(batch)), ("lhs_batch", _brace(lb)), ("rhs_batch", _brace(rb)),
+                  ("rows", str(rows)), ("depth", str(depth)), ("cols", str(cols)),
+                  ("adj_x", str(int(self.options.adj_x))), ("adj_y", str(int(self.options.adj_y)))]
+        if out.dtype.numpy == np.int8:
+            multiplier, shift = product_multiplier(lhs, rhs, out)
+            fields += [("lhs_offset", str(-lhs.zero_point())), ("rhs_offset", str(-rhs.zero_point())),
+                       ("output_offset", str(out.zero_point())),
+                       ("output_multiplier", str(multiplier)), ("output_shift", str(shift)),
+                       ("act_min", "-128"), ("act_max", "127")]
+        args = [self.data_ptr(lhs), self.data_ptr(rhs), self.ptr(out)]
+        return "batch_matmul_params_t", fields, args, []
+
+
+REGISTRATIONS = [
+    OpRegistration(AirOpType.FULLY_CONNECTED.value, parse_fully_connected, AirFullyConnectedOptions,
+                   FullyConnectedOperator),
+    OpRegistration(AirOpType.BATCH_MATMUL.value, parse_batch_matmul, AirBatchMatMulOptions,
+                   BatchMatMulOperator),
+]
