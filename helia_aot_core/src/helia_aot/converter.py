@@ -13,14 +13,19 @@ from typing import Any, Iterator, Mapping, Sequence
 from helia_aot.air import verify_model
 from helia_aot.errors import OperatorOrderError
 from helia_aot.optimization import OptimizationPlan, OptimizationReport
+from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 
 @dataclass(frozen=True, eq=False)
 class ConversionResult:
     """What a finished conversion wrote. Compares and hashes by identity.
 
-    ``arenas`` summarizes the arena regions (region, role, memory, used, capacity, peak_live) for
-    displays such as the CLI's results panel.
+    To compare two conversions, compare their ``plan`` and ``report``, which compare by value.
+    With ``result_views``, ``operators`` (execution order), ``tensors`` (the module's tensor
+    enumeration order), ``regions`` (``regions[i].id == i``) and ``placements`` (by tensor id)
+    describe the generated module; otherwise they are None. ``arenas`` summarizes the arena
+    regions (region, role, memory, used, capacity, peak_live) for displays such as the CLI's
+    results panel. In a notebook the result renders as an HTML summary.
     """
 
     output: Path
@@ -28,13 +33,18 @@ class ConversionResult:
     plan: OptimizationPlan
     report: OptimizationReport
     work_dir: Path | None
-    operators: tuple[Any, ...] | None = None
-    tensors: tuple[Any, ...] | None = None
-    regions: tuple[Any, ...] | None = None
-    placements: Mapping[str, Any] | None = None
+    operators: tuple[OperatorView, ...] | None = None
+    tensors: tuple[TensorView, ...] | None = None
+    regions: tuple[RegionView, ...] | None = None
+    placements: Mapping[str, PlacementView] | None = None
     arenas: tuple[dict[str, Any], ...] = field(default=())
 
     __hash__ = object.__hash__
+
+    def _repr_html_(self) -> str:
+        from helia_aot.pipeline.html_report import render_result_summary
+
+        return render_result_summary(self)
 
 
 class AotConverter:
@@ -75,6 +85,7 @@ class AotConverter:
         conversion succeeds or fails, unless ``keep_work_dir`` is set.
         """
         from helia_aot.pipeline import records as recs
+        from helia_aot.pipeline.attribute_rules import check_operator_rules
         from helia_aot.pipeline.emit import emit_module
         from helia_aot.pipeline.export import check_destination, export_module
         from helia_aot.pipeline.load import load_model
@@ -85,6 +96,7 @@ class AotConverter:
 
         config = self.config
         context = self.registry_context
+        check_operator_rules(config.operators, context)
         check_destination(config)
         platform = resolve_platform(config.platform)
         work_dir = Path(tempfile.mkdtemp(prefix="helia_aot_"))
@@ -116,17 +128,20 @@ class AotConverter:
             with self._stage("emit", details):
                 module_dir = work_dir / config.module.name
                 test_case = recs.test_case_values(model, config) if config.test.enabled else None
-                plan_record = recs.plan_record(model, operators, platform)
-                report_record = recs.report_record(model, operators, platform, plan)
+                plan_record = recs.plan_record(model, operators, platform, config)
+                report_record = recs.report_record(model, operators, platform, plan, config)
                 records = {"plan": plan_record, "report": report_record}
                 emit_module(module_dir, model, operators, plan, platform, config,
-                            records=records, test_case=test_case)
-                recs.write_module_extras(module_dir, model, operators, plan, platform, config)
+                            records=records, test_case=test_case,
+                            exporters=context.module_exporters)
+                want_views = bool(config.result_views) or bool(config.documentation.html)
+                views = recs.result_views(model, operators, plan, config) if want_views else {}
+                recs.write_module_extras(module_dir, model, operators, plan, platform, config,
+                                         views=views or None, records=records)
             details = {}
             with self._stage("export", details):
                 output = export_module(module_dir, config)
                 details["output"] = str(output)
-            views = recs.result_views(model, operators, plan, config) if config.result_views else {}
             return ConversionResult(
                 output=output,
                 prefix=config.module.prefix,
@@ -134,7 +149,7 @@ class AotConverter:
                 report=OptimizationReport.model_validate(report_record),
                 work_dir=work_dir if keep else None,
                 arenas=tuple(recs.arena_row(r) for r in plan.regions),
-                **views,
+                **(views if config.result_views else {}),
             )
         finally:
             if not keep:

@@ -58,7 +58,7 @@ def window_geometry(padding: str, size: int, filter_size: int, stride: int,
     return out, total // 2
 
 
-def bias_elements(tensor: AirTensor | None) -> int:
+def constant_elements(tensor: AirTensor | None) -> int:
     """Elements of ``tensor`` if it is a constant (weights, bias), else 0."""
     return tensor.size if tensor is not None and tensor.is_constant else 0
 

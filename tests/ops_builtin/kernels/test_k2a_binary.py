@@ -16,62 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbuild import build_kernels
-from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry, broadcast_shape
 from helia_aot_ops_builtin.quantization import activation_range
 from helia_aot_ops_builtin.rescale import (
     add_sub_rescale,
     mul_rescale,
     squared_difference_rescale,
 )
+from k2a_kernels import FLT_MAX, BinaryParams, binary_params, run_binary
 from k2a_refmodels import binary_float, binary_quantized
-
-FLT_MAX = float(np.finfo(np.float32).max)
-I32 = ctypes.c_int32
-
-
-class Broadcast(ctypes.Structure):
-    _fields_ = [("size", I32), ("broadcast", ctypes.c_bool), ("shape", I32 * 5),
-                ("strides1", I32 * 5), ("strides2", I32 * 5)]
-
-
-class Quant(ctypes.Structure):
-    _fields_ = [(n, I32) for n in (
-        "input1_offset", "input2_offset", "output_offset", "left_shift", "input1_multiplier",
-        "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier", "output_shift",
-        "activation_min", "activation_max")] + [("pot_scale", ctypes.c_bool)]
-
-
-class BinaryParams(ctypes.Structure):
-    _fields_ = [("geometry", Broadcast), ("quant", Quant), ("float_min", ctypes.c_float),
-                ("float_max", ctypes.c_float)]
-
-
-SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
-
-
-def _params(shape1, shape2, quant: dict | None = None, lo: float = -FLT_MAX,
-            hi: float = FLT_MAX) -> BinaryParams:
-    g = broadcast_geometry(shape1, shape2)
-    p = BinaryParams()
-    p.geometry.size, p.geometry.broadcast = g.size, g.broadcast
-    p.geometry.shape[:], p.geometry.strides1[:], p.geometry.strides2[:] = g.shape, g.strides1, g.strides2
-    for name, value in (quant or {}).items():
-        setattr(p.quant, name, value)
-    p.float_min, p.float_max = lo, hi
-    return p
-
-
-def _run(op: str, a: np.ndarray, b: np.ndarray, params: BinaryParams, out: np.ndarray | None = None):
-    """Call hk_<op>_<suffix>; ``out`` may be ``a`` or ``b`` to run in place."""
-    lib = build_kernels("binary")
-    fn = getattr(lib, f"hk_{op.lower()}_{SUFFIX[a.dtype]}")
-    fn.argtypes = [ctypes.POINTER(BinaryParams)] + [ctypes.c_void_p] * 3
-    if out is None:
-        out = np.zeros(broadcast_shape(a.shape, b.shape), a.dtype)
-    status = fn(ctypes.byref(params), a.ctypes.data, b.ctypes.data, out.ctypes.data)
-    assert status == 0
-    return out
-
 
 @st.composite
 def broadcast_shapes(draw, max_rank: int = 5):
@@ -127,7 +79,7 @@ def test_quantized_matches_reference(op, dtype, data):
     shape1, shape2 = data.draw(broadcast_shapes())
     a, b = _ints(data.draw, shape1, dtype), _ints(data.draw, shape2, dtype)
     q = {} if op in ("MAXIMUM", "MINIMUM") else _quant_case(data.draw, op, dtype)
-    got = _run(op, a, b, _params(shape1, shape2, q))
+    got = run_binary(op, a, b, binary_params(shape1, shape2, q))
     np.testing.assert_array_equal(got, binary_quantized(op, a, b, q, dtype))
 
 
@@ -149,7 +101,7 @@ def test_int16_power_of_two_path(op, data):
     q = dict(input1_shift=r.input1_shift, input2_shift=r.input2_shift, pot_scale=True,
              activation_min=lo, activation_max=hi)
     a, b = _ints(data.draw, shape, np.int16), _ints(data.draw, shape, np.int16)
-    got = _run(op, a, b, _params(shape, shape, q))
+    got = run_binary(op, a, b, binary_params(shape, shape, q))
     np.testing.assert_array_equal(got, binary_quantized(op, a, b, q, np.int16))
 
 
@@ -165,7 +117,7 @@ def test_float_matches_reference(op, data):
     if op in ("ADD", "SUB", "MUL"):
         lo, hi = data.draw(st.sampled_from([(-FLT_MAX, FLT_MAX), (0.0, FLT_MAX), (0.0, 6.0),
                                             (-1.0, 1.0)]))
-    got = _run(op, a, b, _params(shape1, shape2, lo=lo, hi=hi))
+    got = run_binary(op, a, b, binary_params(shape1, shape2, lo=lo, hi=hi))
     np.testing.assert_array_equal(got.view(np.uint32), binary_float(op, a, b, lo, hi).view(np.uint32))
 
 
@@ -173,11 +125,11 @@ def test_float_special_values():
     """NaN passes through the clamp, infinities clamp to +-FLT_MAX, ties keep the second operand."""
     a = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0], np.float32)
     b = np.array([1.0, 1.0, 1.0, -0.0, 0.0, np.nan], np.float32)
-    p = _params(a.shape, b.shape)
+    p = binary_params(a.shape, b.shape)
     for op in ("ADD", "MUL", "MAXIMUM", "MINIMUM"):
         want = binary_float(op, a, b, -FLT_MAX, FLT_MAX)
-        np.testing.assert_array_equal(_run(op, a, b, p).view(np.uint32), want.view(np.uint32))
-    assert _run("ADD", a, b, p)[1] == np.float32(FLT_MAX)
+        np.testing.assert_array_equal(run_binary(op, a, b, p).view(np.uint32), want.view(np.uint32))
+    assert run_binary("ADD", a, b, p)[1] == np.float32(FLT_MAX)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.float32])
@@ -189,9 +141,9 @@ def test_output_may_overwrite_a_same_shape_input(dtype):
     q = dict(input1_offset=3, input2_offset=-2, output_offset=1, left_shift=20,
              input1_multiplier=1 << 30, input1_shift=0, input2_multiplier=1 << 30, input2_shift=0,
              output_multiplier=1 << 30, output_shift=-19, activation_min=-128, activation_max=127)
-    params = _params(a.shape, b.shape, q if dtype == np.int8 else None)
-    want = _run("ADD", a, b, params)
-    got = _run("ADD", a, b, params, out=a)
+    params = binary_params(a.shape, b.shape, q if dtype == np.int8 else None)
+    want = run_binary("ADD", a, b, params)
+    got = run_binary("ADD", a, b, params, out=a)
     np.testing.assert_array_equal(got, want)
 
 
@@ -199,7 +151,7 @@ def test_rejects_inconsistent_geometry():
     lib = build_kernels("binary")
     lib.hk_add_f32.argtypes = [ctypes.POINTER(BinaryParams)] + [ctypes.c_void_p] * 3
     a = np.zeros(6, np.float32)
-    p = _params((2, 3), (1, 3))
+    p = binary_params((2, 3), (1, 3))
     p.geometry.size = 7
     assert lib.hk_add_f32(ctypes.byref(p), a.ctypes.data, a.ctypes.data, a.ctypes.data) == 5
     assert lib.hk_add_f32(None, a.ctypes.data, a.ctypes.data, a.ctypes.data) == 5

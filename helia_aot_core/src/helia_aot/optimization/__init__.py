@@ -1,26 +1,37 @@
 """Readers of the plan and report files a conversion writes (``<prefix>_plan.json`` / ``_report.json``).
 
 schema_version rule: a file with the same schema_version from any release reads (unknown fields are
-ignored, unknown enum values kept as strings); another schema_version raises a ValidationError
-naming both versions.
+ignored, unknown enum values kept as strings); another schema_version raises a pydantic
+ValidationError naming both versions. ``figures`` holds the definitions of the MAC and parameter
+counts the report and the result views share.
 """
 
 from helia_aot.optimization.records import (
+    KNOB_VALUE_TYPES,
     PLAN_SCHEMA_VERSION,
     REPORT_SCHEMA_VERSION,
+    ArenaRole,
+    Hint,
+    HintKind,
     KernelChoice,
     OptimizationPlan,
     OptimizationReport,
     PlannedOperator,
+    ReportedArena,
     ReportedOperator,
 )
 
 __all__ = [
+    "KNOB_VALUE_TYPES",
+    "PLAN_SCHEMA_VERSION",
+    "REPORT_SCHEMA_VERSION",
+    "ArenaRole",
+    "Hint",
+    "HintKind",
     "KernelChoice",
     "OptimizationPlan",
     "OptimizationReport",
-    "PLAN_SCHEMA_VERSION",
     "PlannedOperator",
-    "REPORT_SCHEMA_VERSION",
+    "ReportedArena",
     "ReportedOperator",
 ]

@@ -3,7 +3,9 @@
 Layout (the C contract): ``includes-api/`` holds the public headers (``<prefix>_model.h``,
 ``_context.h``, ``_tensors.h``, ``_common.h``, ``_platform.h`` and one header per operator);
 ``src/`` the model, constants and operator sources, and ``src/kernels/`` the kernel library files
-the operators use, renamed to the module's prefix so two modules can link into one image.
+the operators use, renamed to the module's prefix so two modules can link into one image. The
+exporter registered for ``module.type`` then adds its build files, and the README describes the
+module and how to integrate it with that build system.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ import hashlib
 import json
 import re
 import shutil
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-from helia_aot.air import AirModel, AirTensorKind, c_comment
+from helia_aot.air import AirModel, AirTensor, AirTensorKind, c_comment
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
-from helia_aot.pipeline.plan import MemoryPlan
+from helia_aot.errors import InvalidConfigError
+from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
 
 NOT_PLACED = "0xffffu"
 
@@ -41,12 +45,23 @@ class _IoRow:
 
 @dataclass(slots=True)
 class _RegionRow:
+    """One arena as the C templates and the README see it."""
+
     id: int
     role: str
     memory: str
+    used: int
     total_size: int
     alignment: int
     symbol: str
+    macro: str
+    cold: bool
+    staged: bool
+    source_symbol: str | None
+    source_offset: int
+    peak_live: int | None
+    capacity: int | None
+    source_memory: str | None
 
 
 def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
@@ -60,11 +75,21 @@ def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
                       f"{tensor.nbytes};".encode())
     for r in plan.regions:
         digest.update(f"{r.role}:{r.memory}:{r.total_size}:{r.alignment};".encode())
+        if getattr(r, "source_region", None) is not None:
+            digest.update(f"staged:{r.source_region}:{r.source_offset};".encode())
     return digest.hexdigest()[:16]
 
 
 def region_symbol(prefix: str, region: Any) -> str:
-    return f"{prefix}_arena_{region.role}_{region.memory.lower()}"
+    """The C object of a region: ``<prefix>_arena_<role>_<memory>`` (``_from_<source>`` if staged)."""
+    tag = getattr(region, "tag", None) or f"{region.role}_{region.memory.lower()}"
+    return f"{prefix}_arena_{tag}"
+
+
+def source_symbol(prefix: str, plan: MemoryPlan, region: Any) -> str | None:
+    """The constant array a staged region is copied from at init, or None for other regions."""
+    source = getattr(region, "source_region", None)
+    return None if source is None else region_symbol(prefix, plan.regions[source])
 
 
 def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
@@ -88,6 +113,54 @@ def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
     return names
 
 
+def _region_rows(prefix: str, plan: MemoryPlan) -> list[_RegionRow]:
+    rows = []
+    for r in plan.regions:
+        staged = getattr(r, "source_region", None) is not None
+        rows.append(_RegionRow(
+            r.id, r.role, r.memory, r.used, r.total_size, r.alignment, region_symbol(prefix, r),
+            f"{prefix.upper()}_ARENA_{getattr(r, 'tag', r.role + '_' + r.memory.lower()).upper()}",
+            cold=r.role == "constant" and not staged, staged=staged,
+            source_symbol=source_symbol(prefix, plan, r), source_offset=getattr(r, "source_offset", 0),
+            peak_live=r.peak_live, capacity=r.capacity, source_memory=getattr(r, "source_memory", None)))
+    return rows
+
+
+def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
+    """Operators whose run code goes to ITCM; a request the platform cannot honour is a warning."""
+    placed = []
+    for op in operators:
+        if getattr(op.attributes, "code_placement", "DEFAULT") != "ITCM":
+            continue
+        if op.code_in_itcm:
+            placed.append(op)
+        else:
+            warnings.warn(f"operator {op.id} ({op.op.op_type}) asks for code_placement: ITCM, but platform "
+                          f"{getattr(platform, 'name', 'custom')!r} has no ITCM; its code stays in the "
+                          "default text section", UserWarning, stacklevel=2)
+    return placed
+
+
+def _quantization_text(tensor: AirTensor) -> str:
+    q = tensor.quantization
+    if q is None:
+        return "-"
+    if q.per_channel:
+        return f"per-channel, {q.scale.size} scales on axis {q.axis}"
+    return f"scale {float(q.scale[0]):.9g}, zero point {int(q.zero_point[0])}"
+
+
+def _exporter_for(module_type: str, exporters: Mapping[str, Any] | None) -> Any:
+    if exporters is None:
+        from helia_aot.exporters import BUILTIN_EXPORTERS
+
+        exporters = BUILTIN_EXPORTERS
+    if module_type not in exporters:
+        raise InvalidConfigError(f"no exporter is registered for module.type {module_type!r}",
+                                 hint="registered types: " + ", ".join(sorted(exporters.keys())))
+    return exporters.get(module_type)()
+
+
 def emit_module(
     out_dir: Path,
     model: AirModel,
@@ -98,17 +171,26 @@ def emit_module(
     *,
     records: dict[str, Any],
     test_case: dict[str, Any] | None = None,
+    exporters: Mapping[str, Any] | None = None,
 ) -> str:
-    """Write the module into ``out_dir`` (created) and return the plan hash."""
+    """Write the module into ``out_dir`` (created) and return the plan hash.
+
+    ``exporters`` maps ``module.type`` to exporter classes (the registry context's
+    ``module_exporters``); without it the core's built-in exporters are used.
+    """
+    from helia_aot import __version__
+    from helia_aot.exporters import ModuleLayout
+
     prefix = config.module.prefix
+    module_type = str(getattr(config.module.type, "value", config.module.type))
+    exporter = _exporter_for(module_type, exporters)
     inc, src = out_dir / "includes-api", out_dir / "src"
     inc.mkdir(parents=True)
     src.mkdir(parents=True)
     allocate = bool(config.memory.allocate_arenas)
     schedule = str(getattr(config.module.schedule, "value", config.module.schedule))
 
-    regions = [_RegionRow(r.id, r.role, r.memory, r.total_size, r.alignment, region_symbol(prefix, r))
-               for r in plan.regions]
+    regions = _region_rows(prefix, plan)
     tensor_rows = []
     for tid, tensor in model.tensors.items():
         p = plan.placements.get(tid)
@@ -128,7 +210,8 @@ def emit_module(
         tensors=tensor_rows, inputs=[model.tensors[t] for t in model.inputs],
         outputs=[model.tensors[t] for t in model.outputs], regions=regions,
         num_operators=len(operators), operators=operators, allocate_arenas=allocate,
-        schedule=schedule, plan_hash=hash_,
+        schedule=schedule, plan_hash=hash_, itcm_operators=itcm_operators(operators, platform),
+        has_persistent=any(t.kind is AirTensorKind.PERSISTENT for t in model.tensors.values()),
     )
     io_values = dict(values, inputs=[io_row(t) for t in model.inputs],
                      outputs=[io_row(t) for t in model.outputs])
@@ -142,15 +225,15 @@ def emit_module(
     write(inc / f"{prefix}_common.h", render_template("common.h.mako", **values))
     write(inc / f"{prefix}_model.h", render_template("model.h.mako", **values))
     write(src / f"{prefix}_model.c", render_template("model.c.mako", **io_values))
-    for region in plan.regions:
-        if region.role != "constant":
+    for region in regions:
+        if not region.cold:
             continue
         blob = plan.constant_blobs[region.id]
         blob = blob + b"\0" * (region.total_size - len(blob))
+        staged_here = [r for r in regions if r.staged and r.source_symbol == region.symbol]
         write(src / f"{prefix}_constants_{region.memory.lower()}.c", render_template(
             "constants.c.mako", prefix=prefix, PREFIX=prefix.upper(),
-            model_comment=c_comment(model.name), nbytes=region.used, total_size=region.total_size,
-            symbol=region_symbol(prefix, region), alignment=region.alignment, memory=region.memory,
+            model_comment=c_comment(model.name), region=region, staged=staged_here,
             data=c_hex_bytes(blob)))
     for op in operators:
         op.emit(out_dir)
@@ -158,17 +241,20 @@ def emit_module(
     if test_case is not None:
         write(inc / f"{prefix}_test_case.h", render_template("test_case.h.mako", **values))
         write(src / f"{prefix}_test_case.c", render_template("test_case.c.mako", **values, **test_case))
-    module_name = config.module.name
-    write(out_dir / "CMakeLists.txt", render_template(
-        "CMakeLists.txt.mako", module_name=module_name, PREFIX=prefix.upper(),
-        model_comment=c_comment(model.name)))
     for name, record in records.items():
         write(out_dir / f"{prefix}_{name}.json", json.dumps(record, indent=2, sort_keys=False) + "\n")
-    write(out_dir / "README.md", render_template(
-        "README.md.mako", module_name=module_name, prefix=prefix, model=model, regions=plan.regions,
-        platform_name=getattr(platform, "name", "custom"), plan_hash=hash_,
-        io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
-        + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)]))
+
+    module_name = config.module.name
+    layout = ModuleLayout.scan(out_dir, name=module_name, prefix=prefix, model_name=model.name,
+                               platform=platform, plan_hash=hash_, version=__version__)
+    exporter.write(layout)
+    if getattr(getattr(config, "documentation", None), "readme", True):
+        write(out_dir / "README.md", render_template(
+            "README.md.mako", **values, layout=layout, module_type=module_type,
+            exporter_title=exporter.TITLE, integration=exporter.integration(layout),
+            io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
+            + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
+            quantization=_quantization_text))
     return hash_
 
 
@@ -185,4 +271,5 @@ def scrub(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-__all__ = ["AirTensorKind", "emit_module", "plan_hash", "region_symbol", "scrub"]
+__all__ = ["ArenaRegion", "AirTensorKind", "emit_module", "itcm_operators", "plan_hash", "region_symbol",
+           "scrub", "source_symbol"]

@@ -1,99 +1,293 @@
 """Export: move the finished module into place atomically, as a directory or an archive.
 
-The module is built in a temporary directory next to the destination, then renamed into place.
-An existing module is replaced only with ``force``, and is put back if anything fails, so the
-destination is always either as it was or the complete new module.
+The destination is checked before any work is done (:func:`check_destination`, the cases the
+``convert()`` reference lists for InvalidConfigError). The module is then staged in a hidden
+temporary folder next to the destination, on the same file system, and renamed into place. An
+existing module is replaced only with ``force`` and is moved aside, not deleted, until the new one
+is in place; it is put back if anything fails, Ctrl-C included. So the destination is always
+either exactly as it was (absent, or the previous module) or the complete new module.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import signal
+import stat
 import tempfile
+import threading
 import zipfile
-from pathlib import Path
-from typing import Any
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator
 
-from helia_aot.errors import InvalidConfigError, OutputExistsError
+from helia_aot.errors import InvalidConfigError, OutputExistsError, PluginError
 
 ARCHIVE_SUFFIXES = (".zip", ".pack")
+
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+_NAME_MAX_DEFAULT = 255
 
 
 def destination_of(config: Any) -> Path:
     """The directory ``module.path/module.name``, or the archive ``module.path`` names."""
     path = Path(config.module.path)
-    if path.suffix.lower() in ARCHIVE_SUFFIXES:
+    if is_archive(path):
         return path
     return path / config.module.name
 
 
+def is_archive(path: Path) -> bool:
+    return path.suffix.lower() in ARCHIVE_SUFFIXES
+
+
+def _invalid(message: str, hint: str) -> InvalidConfigError:
+    return InvalidConfigError(message, hint=hint)
+
+
+def check_module_name(name: Any) -> str:
+    """``module.name`` must be one folder name: it is joined to ``module.path`` and roots archives."""
+    text = "" if name is None else str(name)
+    if text in ("", ".", "..") or any(ch in text for ch in "/\\\0"):
+        raise _invalid(f"module.name {text!r} is not a single folder name",
+                       "choose a name without path separators, such as kws_module")
+    return text
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    """``lstat`` of ``path``, None when it does not exist; an unsearchable parent is an error."""
+    try:
+        return path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except PermissionError:
+        raise _invalid(f"module.path lies under {path.parent}, a directory that cannot be searched",
+                       "choose a module.path under directories you can open") from None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise _invalid(f"module.path {path} holds a file name too long for the file system",
+                           "choose a shorter module.path or module.name") from None
+        if exc.errno == errno.ELOOP:
+            raise _invalid(f"module.path {path} goes through a loop of symbolic links",
+                           "remove the link loop or point module.path elsewhere") from None
+        raise _invalid(f"module.path {path} cannot be examined: {exc.strerror or exc}",
+                       "choose another module.path") from exc
+
+
+def _target_kind(path: Path, info: os.stat_result) -> str:
+    """``dir``, ``file`` or ``dangling`` for an existing entry (a link is followed)."""
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            info = path.stat()
+        except OSError:
+            return "dangling"
+    return "dir" if stat.S_ISDIR(info.st_mode) else "file"
+
+
+def _check_name_lengths(dest: Path, existing: Path) -> None:
+    """Every component still to be created must encode and fit the file system's NAME_MAX."""
+    try:
+        name_max = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        name_max = _NAME_MAX_DEFAULT
+    for part in dest.relative_to(existing).parts:
+        try:
+            size = len(os.fsencode(part))
+        except UnicodeError:
+            raise _invalid(f"module.path component {part!r} cannot be encoded as a file name",
+                           "choose a name of printable characters") from None
+        if size > name_max:
+            raise _invalid(
+                f"the file name {part[:40]!r}... of module.path has {size} bytes, too long for the "
+                f"file system (at most {name_max})", "choose a shorter module.name or module.path")
+
+
 def check_destination(config: Any) -> Path:
-    """Reject an unwritable or occupied destination before any work is done."""
-    dest = destination_of(config)
-    is_archive = dest.suffix.lower() in ARCHIVE_SUFFIXES
-    parent = dest.parent
-    if dest.is_symlink() and not dest.exists():
-        raise InvalidConfigError(f"module.path {dest} is a symbolic link to nothing",
-                                 hint="remove the link or point module.path elsewhere")
-    if is_archive and dest.is_dir():
-        raise InvalidConfigError(f"module.path {dest} names an archive but is a directory",
-                                 hint="choose a file name ending in .zip or .pack")
-    if not is_archive and Path(config.module.path).is_file():
-        raise InvalidConfigError(f"module.path {config.module.path} is a file, not a directory",
-                                 hint="choose a directory for module.path")
-    probe = parent
-    while not probe.exists():
-        if probe.is_symlink():
-            raise InvalidConfigError(f"module.path goes through a dangling link {probe}")
+    """The destination (as :func:`destination_of` gives it), after rejecting an unwritable,
+    invalid or occupied one before any work is done.
+
+    InvalidConfigError for a ``module.path`` that names a file where a directory is needed, an
+    archive path that is a directory, a symbolic link to nothing (at the destination or on the
+    way to it), a path under a file or under a directory that cannot be searched, a location
+    without write permission, or a file name the file system cannot hold; OutputExistsError for
+    an existing module without ``force``.
+    """
+    check_module_name(config.module.name)
+    if "\0" in str(config.module.path):
+        raise _invalid("module.path contains a NUL character", "choose a plain path")
+    dest = Path(os.path.abspath(destination_of(config)))
+    archive = is_archive(dest)
+    info = _lstat(dest)
+    if info is not None:
+        kind = _target_kind(dest, info)
+        if kind == "dangling":
+            raise _invalid(f"module.path {dest} is a symbolic link to nothing",
+                           "remove the link or point module.path elsewhere")
+        if archive and kind == "dir":
+            raise _invalid(f"module.path {dest} names an archive but is a directory",
+                           "choose a file name ending in .zip or .pack")
+        if not archive and kind == "file":
+            raise _invalid(f"{dest} is a file, not a module directory",
+                           "choose another module.name or module.path")
+    probe = dest.parent
+    while True:
+        probe_info = _lstat(probe)
+        if probe_info is not None:
+            kind = _target_kind(probe, probe_info)
+            if kind == "dangling":
+                raise _invalid(f"module.path goes through {probe}, a symbolic link to nothing",
+                               "remove the link or point module.path elsewhere")
+            if kind == "file":
+                if probe == dest.parent and not archive:
+                    message = f"module.path {probe} is a file, not a directory"
+                else:
+                    message = f"module.path {dest} lies under the file {probe}"
+                raise _invalid(message, "choose a directory for module.path")
+            break
+        if probe.parent == probe:
+            break
         probe = probe.parent
-    if not probe.is_dir():
-        raise InvalidConfigError(f"module.path {dest} lies under the file {probe}",
-                                 hint="choose a path under a directory")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise InvalidConfigError(f"no permission to write under {probe}",
-                                 hint="choose a writable module.path")
-    if dest.exists() and not config.force:
+        raise _invalid(f"no permission to write under {probe}", "choose a writable module.path")
+    _check_name_lengths(dest, probe)
+    if info is not None and not config.force:
         raise OutputExistsError(f"{dest} already exists",
                                 hint="pass force: true (--force) to replace it, or choose another path")
-    return dest
+    return destination_of(config)
 
 
-def _archive(source: Path, target: Path, root_name: str) -> None:
-    """Zip ``source`` under ``root_name/`` with fixed timestamps and sorted entries (deterministic)."""
+def _member_name(root_name: str, rel: PurePosixPath, is_dir: bool) -> str:
+    """A zip member name: relative, ``/``-separated, no ``..``, under the module's own folder."""
+    name = PurePosixPath(root_name, rel)
+    if name.is_absolute() or ".." in name.parts or name.parts[0] != root_name:
+        raise PluginError(f"the module holds a path {rel} that would leave its archive folder")
+    return name.as_posix() + ("/" if is_dir else "")
+
+
+def module_entries(source: Path) -> list[tuple[Path, PurePosixPath]]:
+    """Every file and folder of the built module, sorted; links and special files are refused.
+
+    Only emitters and exporters write the tree, so a link (which could point anywhere, and whose
+    target would be copied or archived) can only come from a plugin.
+    """
+    entries = []
+    for folder, dirs, files in os.walk(source):  # never follows links
+        for name in dirs + files:
+            path = Path(folder, name)
+            mode = path.lstat().st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise PluginError(f"the generated module holds {path.relative_to(source)}, which is "
+                                  "not a regular file or folder",
+                                  hint="a module may hold only files and folders")
+            entries.append((path, PurePosixPath(path.relative_to(source).as_posix())))
+    entries.sort(key=lambda entry: entry[1].parts)
+    return entries
+
+
+def write_archive(source: Path, target: Path, root_name: str) -> None:
+    """Zip ``source`` under ``root_name/``: sorted entries, fixed times and modes (deterministic)."""
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for path in sorted(source.rglob("*")):
-            rel = path.relative_to(source).as_posix()
-            info = zipfile.ZipInfo(f"{root_name}/{rel}" + ("/" if path.is_dir() else ""),
-                                   date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = (0o40755 << 16) if path.is_dir() else (0o100644 << 16)
-            if path.is_dir():
+        for path, rel in module_entries(source):
+            is_dir = path.is_dir()
+            info = zipfile.ZipInfo(_member_name(root_name, rel, is_dir), date_time=_ZIP_TIME)
+            info.create_system = 3  # Unix, on every host, so the bytes do not depend on it
+            info.external_attr = (0o40755 << 16) if is_dir else (0o100644 << 16)
+            if is_dir:
                 zf.writestr(info, b"")
             else:
                 info.compress_type = zipfile.ZIP_DEFLATED
                 zf.writestr(info, path.read_bytes())
 
 
-def export_module(built: Path, config: Any) -> Path:
-    """Move the module in ``built`` to its destination and return that destination."""
-    dest = check_destination(config)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
-    backup: Path | None = None
-    try:
-        if dest.suffix.lower() in ARCHIVE_SUFFIXES:
-            new = staging / dest.name
-            _archive(built, new, root_name=config.module.name)
+def _copy_tree(source: Path, target: Path) -> None:
+    target.mkdir()
+    for path, rel in module_entries(source):
+        if path.is_dir():
+            (target / rel).mkdir()
         else:
-            new = staging / "module"
-            shutil.copytree(built, new)
-        if dest.exists() or dest.is_symlink():
-            backup = staging / "previous"
-            os.replace(dest, backup)
-        os.replace(new, dest)
-    except BaseException:
-        if backup is not None and not dest.exists():
-            os.replace(backup, dest)
+            shutil.copyfile(path, target / rel)
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back for a few statements that must run together, then deliver it."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    received: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if received:
+        raise KeyboardInterrupt
+
+
+def _make_parents(path: Path) -> list[Path]:
+    """Create ``path`` and missing parents; return the folders created, deepest first."""
+    created = []
+    probe = path
+    while not probe.exists():
+        created.append(probe)
+        probe = probe.parent
+    for folder in reversed(created):
+        folder.mkdir()
+    return created
+
+
+def export_module(built: Path, config: Any) -> Path:
+    """Move the module in ``built`` to its destination and return that destination.
+
+    A failure while writing (a full disk, a permission change, Ctrl-C) leaves the destination as
+    it was and removes the staging folder and any parent folders this call created; an OSError
+    is reported as InvalidConfigError naming the destination.
+    """
+    output = check_destination(config)
+    dest = Path(os.path.abspath(output))
+    created: list[Path] = []
+    staging: Path | None = None
+    backup: Path | None = None
+    swapped = False
+    try:
+        created = _make_parents(dest.parent)
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name[:64]}.", suffix=".tmp", dir=dest.parent))
+        new = staging / ("module" if not is_archive(dest) else dest.name)
+        if is_archive(dest):
+            write_archive(built, new, root_name=config.module.name)
+        else:
+            _copy_tree(built, new)
+        with _interrupts_deferred():
+            if os.path.lexists(dest):
+                backup = staging / "previous"
+                os.replace(dest, backup)
+            os.replace(new, dest)
+            swapped = True
+    except BaseException as exc:
+        with _interrupts_deferred():
+            if backup is not None and not swapped and not os.path.lexists(dest):
+                os.replace(backup, dest)  # the previous module goes back where it was
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+                staging = None
+            for folder in created:
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+        if isinstance(exc, OSError):
+            raise InvalidConfigError(
+                f"cannot write the module to {dest}: {exc.strerror or exc}",
+                hint="free space on that device, fix its permissions, or choose another module.path",
+                details={"errno": exc.errno, "path": str(dest)}) from exc
         raise
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return dest
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    return output
+
+
+__all__ = ["ARCHIVE_SUFFIXES", "check_destination", "check_module_name", "destination_of",
+           "export_module", "is_archive", "module_entries", "write_archive"]

@@ -11,6 +11,8 @@ import importlib.metadata
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from helia_aot.air import (
     AirModel,
     AirOperator,
@@ -23,12 +25,14 @@ from helia_aot.air import (
 )
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import (
+    MAX_TENSOR_BYTES,
     buffer_data,
     element_count,
     quantization_of,
     read_model,
     tensor_dtype,
 )
+from helia_aot.converters.litert.validate import check_operator, wiring_problems
 from helia_aot.errors import (
     HeliaAotError,
     InvalidConfigError,
@@ -40,6 +44,8 @@ from helia_aot.litert import schema_py_generated as litert
 
 BUILTIN_DISTRIBUTION = "helia-aot-ops-builtin"
 """The distribution whose operator pack parses LiteRT builtin operators."""
+
+_MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
 
 Failure = tuple[int, str, str, str | None]
 """An operator that cannot be parsed: (index, key, reason, install hint or None)."""
@@ -93,11 +99,15 @@ def apply_model_hooks(model: litert.ModelT, hooks: Any) -> litert.ModelT:
     return model
 
 
-def _tensor_shape(tensor: litert.TensorT, what: str) -> tuple[int, ...]:
+def _tensor_shape(tensor: litert.TensorT, dtype: Any, what: str) -> tuple[int, ...]:
+    """The static shape, checked (before anything is allocated) to fit in MAX_TENSOR_BYTES."""
     shape = list(sa.shape_of(tensor))
     if shape and shape[0] == -1:
         shape[0] = 1  # a dynamic batch runs as one sample, as the interpreter's default shape does
-    element_count(tuple(shape), what)
+    nbytes = element_count(tuple(shape), what) * dtype.itemsize
+    if nbytes > MAX_TENSOR_BYTES:
+        raise UnsupportedModelError(f"{what} needs {nbytes} bytes (shape {shape}), too many",
+                                    hint="tensors must fit in 2**31 bytes")
     return tuple(shape)
 
 
@@ -110,12 +120,18 @@ def build_tensors(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMode
             dtype = tensor_dtype(tensor.type)
         except UnsupportedModelError as exc:
             raise UnsupportedModelError(f"{what}: {exc.message}", hint=exc.hint) from None
-        shape = _tensor_shape(tensor, what)
+        shape = _tensor_shape(tensor, dtype, what)
         data = buffer_data(model, tensor)
         if data is not None and tensor.isVariable:
             # The LiteRT runtime refuses this too: variables start zeroed, never from a buffer.
             raise UnsupportedModelError(f"{what} is a variable with initial buffer data",
                                         hint="initialise state with an ASSIGN_VARIABLE instead")
+        quantization = quantization_of(tensor)
+        if data is None and quantization is not None and not np.all(quantization.scale > 0):
+            # A zero activation scale maps every value to the zero point; the requantizing
+            # multipliers derived from it would divide by zero.
+            raise ModelLoadError(f"{what} has quantization scale 0; a tensor computed at run "
+                                 "time needs a positive scale", hint=_MALFORMED_HINT)
         if data is not None:
             kind = AirTensorKind.CONSTANT
         elif tensor.isVariable:
@@ -129,7 +145,7 @@ def build_tensors(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMode
             dtype=dtype,
             kind=kind,
             data=data,
-            quantization=quantization_of(tensor),
+            quantization=quantization,
             source_name=source_name,
         ))
 
@@ -140,6 +156,7 @@ def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMo
     failures: list[Failure] = []
     for index, op in enumerate(sa.operators_of(subgraph)):
         key = sa.op_key(model, op)
+        check_operator(model, subgraph, index, key)
         parser: Callable[..., Any] | None = parsers.get(key) if key in parsers else None
         if parser is None:
             failures.append((index, key, *missing_parser_reason(key)))
@@ -214,7 +231,7 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     air.outputs = [TensorId(str(i)) for i in sa.subgraph_outputs(subgraph)]
     build_operators(model, subgraph, air, context.litert_parsers)
 
-    problems = verify_model(air)
+    problems = verify_model(air) + wiring_problems(air)
     if problems:
         raise ModelLoadError(
             f"{path.name} does not form a valid graph: " + "; ".join(problems[:10])

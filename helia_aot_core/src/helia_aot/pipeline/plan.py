@@ -1,25 +1,54 @@
 """Plan: give every tensor a place (arena region + offset) before any C is written.
 
-Liveness over the schedule feeds the scratch planner; constants are packed (identical contents
-share one copy) and persistent tensors laid out in order. One arena per (role, memory). The
-scratch arena goes to the first memory in the platform's preferred order whose budget holds it;
-constants are read in place from non-volatile memory.
+One arena per (role, memory): scratch arenas share bytes between tensors whose lifetimes do not
+meet, persistent arenas keep theirs for the whole run, constant arenas hold the weights. Explicit
+``memory.tensors[]`` placements are honoured first; everything else fills the read-write memories
+in the budget's order (``memory.constraints`` or the platform's preferred order), and when an
+arena does not fit a memory its largest tensors move on to the next one. Constants are read in
+place (cold) from non-volatile memory unless a rule stages them: then their bytes are stored in the
+source memory and copied at init into an arena of the destination memory.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
 from helia_aot.memory import BufferRequest, compute_lifetimes, plan_arena
+from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
+from helia_aot.pipeline.memory_rules import (
+    READ_ONLY_MEMORIES,
+    MemoryBudget,
+    TensorPlacement,
+    check_rule_memory,
+    constant_home,
+    memory_budget,
+    tensor_placements,
+)
+
+ROLES = ("scratch", "persistent", "constant")
+
+
+def _align(value: int, alignment: int) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+def arena_size(used: int, alignment: int) -> int:
+    """Bytes an arena reserves: ``used`` rounded up to its alignment, at least one alignment unit."""
+    return max(alignment, _align(used, alignment))
 
 
 @dataclass(slots=True)
 class ArenaRegion:
-    """One arena: a contiguous buffer of one role in one memory."""
+    """One arena: a contiguous buffer of one role in one memory.
+
+    A staged constant region (``source_region`` set) is a RAM buffer filled at init with ``used``
+    bytes copied from region ``source_region`` starting ``source_offset`` bytes in; its
+    ``source_memory`` is where those bytes are stored. ``capacity`` is the cap of ``memory``
+    (shared by every region in it).
+    """
 
     id: int
     role: str  # scratch | persistent | constant
@@ -29,12 +58,14 @@ class ArenaRegion:
     peak_live: int | None = None
     capacity: int | None = None
     planner: str | None = None
+    source_memory: str | None = None
+    source_region: int | None = None
+    source_offset: int = 0
 
     @property
     def total_size(self) -> int:
         """Bytes reserved: ``used`` rounded up to the alignment (at least one alignment unit)."""
-        a = self.alignment
-        return max(a, (self.used + a - 1) // a * a)
+        return arena_size(self.used, self.alignment)
 
     @property
     def fragmentation(self) -> float:
@@ -42,6 +73,21 @@ class ArenaRegion:
         if not self.used or self.peak_live is None:
             return 0.0
         return round(1.0 - self.peak_live / self.used, 6)
+
+    @property
+    def staged(self) -> bool:
+        return self.source_region is not None
+
+    @property
+    def bindable(self) -> bool:
+        """Whether the buffer is RAM the application may provide (everything but cold constants)."""
+        return self.role != "constant" or self.staged
+
+    @property
+    def tag(self) -> str:
+        """``scratch_dtcm``, ``constant_mram``, ``constant_dtcm_from_mram``: unique in a plan."""
+        base = f"{self.role}_{self.memory.lower()}"
+        return f"{base}_from_{self.source_memory.lower()}" if self.staged and self.source_memory else base
 
 
 @dataclass(slots=True)
@@ -53,7 +99,11 @@ class Placement:
 
 @dataclass(slots=True)
 class MemoryPlan:
-    """Where everything lives: regions, each tensor's placement, and the aliasing used."""
+    """Where everything lives: regions, each tensor's placement, and the aliasing used.
+
+    ``constant_blobs`` holds the bytes of each cold constant region (staged bytes included, at
+    their regions' ``source_offset``).
+    """
 
     regions: list[ArenaRegion] = field(default_factory=list)
     placements: dict[TensorId, Placement] = field(default_factory=dict)
@@ -63,9 +113,9 @@ class MemoryPlan:
     def region(self, role: str) -> ArenaRegion | None:
         return next((r for r in self.regions if r.role == role), None)
 
-
-def _align(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
+    def region_of(self, tensor_id: TensorId) -> ArenaRegion | None:
+        placement = self.placements.get(tensor_id)
+        return None if placement is None else self.regions[placement.region]
 
 
 def _alias_map(model: AirModel, operators: list[Any]) -> dict[TensorId, TensorId]:
@@ -87,142 +137,241 @@ def _alias_map(model: AirModel, operators: list[Any]) -> dict[TensorId, TensorId
     return alias
 
 
+@dataclass(slots=True)
+class _Arena:
+    """A planned (role, memory) arena before region ids are assigned."""
+
+    role: str
+    memory: str
+    used: int
+    alignment: int
+    offsets: dict[TensorId, int]
+    peak_live: int | None = None
+    planner: str | None = None
+
+
+class _Planner:
+    """Lays out the read-write arenas of one model against one budget."""
+
+    def __init__(self, model: AirModel, operators: list[Any], config: Any, budget: MemoryBudget,
+                 rules: dict[TensorId, TensorPlacement], alignment: int, plan: MemoryPlan) -> None:
+        self.model = model
+        self.budget = budget
+        self.alignment = alignment
+        self.planner = str(getattr(config.memory.planner, "value", config.memory.planner))
+        self.options = dict(config.memory.planner_options or {})
+        self.plan = plan
+        self.arenas: dict[tuple[str, str], _Arena] = {}
+        lifetimes = compute_lifetimes(model, alias_of=plan.alias_of)
+        order = {tid: i for i, tid in enumerate(model.tensors)}
+        end = max(len(model.operators) - 1, 0)
+        self.sizes: dict[TensorId, int] = {}
+        self.spans: dict[TensorId, tuple[int, int]] = {}
+        self.align_of: dict[TensorId, int] = {}
+        self.members: dict[TensorId, list[TensorId]] = {}
+        for tid, span in lifetimes.items():
+            if model.tensors[tid].kind is AirTensorKind.SCRATCH:
+                self.spans[tid] = span
+                self.members[tid] = [tid]
+        for tensor in model.tensors.values():
+            if tensor.kind is AirTensorKind.PERSISTENT:
+                self.spans[tensor.id] = (0, end)
+                self.members[tensor.id] = [tensor.id]
+        for dst, root in plan.alias_of.items():
+            if root in self.members:
+                self.members[root].append(dst)
+        self.roots = sorted(self.spans, key=order.__getitem__)
+        for root in self.roots:
+            tensors = [model.tensors[t] for t in self.members[root]]
+            self.sizes[root] = max(t.nbytes for t in tensors)
+            wanted = [alignment] + [t.alignment or 1 for t in tensors]
+            wanted += [rules[t].alignment or 1 for t in self.members[root] if t in rules]
+            self.align_of[root] = max(wanted)
+        self.pinned = self._pinned_memory(rules)
+        self.inplace = self._inplace(operators)
+
+    def _pinned_memory(self, rules: dict[TensorId, TensorPlacement]) -> dict[TensorId, str]:
+        pinned: dict[TensorId, str] = {}
+        for root in self.roots:
+            wanted = {rules[t].memory: t for t in self.members[root] if t in rules and rules[t].memory}
+            if len(wanted) > 1:
+                names = ", ".join(f"{t} in {m}" for m, t in wanted.items())
+                raise InvalidConfigError(
+                    f"memory.tensors places tensors that share one buffer in different memories: {names}",
+                    hint="a reshape's output shares its input's bytes; place them in the same memory")
+            if wanted:
+                pinned[root] = next(iter(wanted))
+        return pinned
+
+    def _inplace(self, operators: list[Any]) -> dict[TensorId, TensorId]:
+        """Outputs an elementwise operator may write over an input that dies there."""
+        inplace: dict[TensorId, TensorId] = {}
+        for index, aot_op in enumerate(operators):
+            for position in aot_op.INPLACE_INPUTS:
+                if position >= len(aot_op.op.input_ids) or not aot_op.op.output_ids:
+                    continue
+                src = aot_op.op.input_ids[position]
+                src = self.plan.alias_of.get(src, src)
+                dst = aot_op.op.output_ids[0]
+                if (src in self.spans and dst in self.spans and dst not in inplace
+                        and self.spans[src][1] == index == self.spans[dst][0]
+                        and self.sizes[dst] <= self.sizes[src] and src not in self.model.inputs
+                        and self.model.tensors[src].kind is AirTensorKind.SCRATCH):
+                    inplace[dst] = src
+        return inplace
+
+    def role_of(self, root: TensorId) -> str:
+        return "persistent" if self.model.tensors[root].kind is AirTensorKind.PERSISTENT else "scratch"
+
+    def layout(self, roots: list[TensorId]):
+        """Plan one arena holding ``roots`` with the configured planner."""
+        chosen = set(roots)
+        requests = [
+            BufferRequest(id=str(t), size=max(self.sizes[t], 1), first=self.spans[t][0],
+                          last=self.spans[t][1], alignment=self.align_of[t],
+                          inplace_of=str(self.inplace[t]) if self.inplace.get(t) in chosen else None)
+            for t in roots
+        ]
+        return plan_arena(requests, self.planner, seed=0, options=self.options)
+
+    def _size(self, roots: list[TensorId], arena: Any) -> int:
+        return arena_size(arena.used, max(self.align_of[t] for t in roots))
+
+    def commit(self, role: str, memory: str, roots: list[TensorId], arena: Any) -> None:
+        previous = self.arenas.get((role, memory))
+        if previous is not None:
+            self.budget.take(memory, -arena_size(previous.used, previous.alignment))
+        alignment = max(self.align_of[t] for t in roots)
+        self.arenas[(role, memory)] = _Arena(
+            role, memory, arena.used, alignment, {t: arena.offsets[str(t)] for t in roots},
+            peak_live=arena.peak_live if role == "scratch" else None, planner=self.planner)
+        self.budget.take(memory, arena_size(arena.used, alignment))
+
+    def place_pinned(self) -> None:
+        """Explicitly placed tensors first: they reserve their memory before anything is filled."""
+        for role in ("scratch", "persistent"):
+            groups: dict[str, list[TensorId]] = {}
+            for root in self.roots:
+                if root in self.pinned and self.role_of(root) == role:
+                    groups.setdefault(self.pinned[root], []).append(root)
+            for memory, roots in groups.items():
+                arena = self.layout(roots)
+                if not self.budget.fits(memory, self._size(roots, arena)):
+                    raise _no_room(self.model, role, roots, self.sizes, [self.budget.describe(memory)],
+                                   pinned=True)
+                self.commit(role, memory, roots, arena)
+
+    def place_auto(self, role: str) -> None:
+        """Fill the budget's memories in order; what does not fit moves on, largest first."""
+        remaining = [r for r in self.roots if r not in self.pinned and self.role_of(r) == role]
+        tried: list[str] = []
+        for memory in self.budget.order:
+            if not remaining:
+                return
+            tried.append(self.budget.describe(memory))
+            pinned = [r for r in self.roots if self.pinned.get(r) == memory and self.role_of(r) == role]
+            previous = self.arenas.get((role, memory))
+            held = arena_size(previous.used, previous.alignment) if previous else 0
+            free = self.budget.free(memory)
+            room = None if free is None else free + held
+            cache: dict[int, Any] = {}
+            by_size = sorted(remaining, key=lambda t: (-self.sizes[t], self.roots.index(t)))
+
+            def fits(moved: int) -> bool:
+                keep = pinned + by_size[moved:]
+                if not keep:
+                    return True
+                cache[moved] = self.layout(keep)
+                return room is None or self._size(keep, cache[moved]) <= room
+
+            if fits(0):
+                moved = 0
+            else:
+                low, high = 1, len(by_size)
+                while low < high:
+                    mid = (low + high) // 2
+                    low, high = (low, mid) if fits(mid) else (mid + 1, high)
+                moved = low
+                while moved < len(by_size) and not fits(moved):
+                    moved += 1
+                fits(moved)
+            keep = pinned + by_size[moved:]
+            if by_size[moved:]:
+                self.commit(role, memory, keep, cache[moved])
+            moved_out = set(by_size[:moved])
+            remaining = [r for r in remaining if r in moved_out]
+        if remaining:
+            raise _no_room(self.model, role, remaining, self.sizes, tried, pinned=False)
+
+
+def _no_room(model: AirModel, role: str, roots: list[TensorId], sizes: dict[TensorId, int],
+             tried: list[str], *, pinned: bool) -> UnsupportedModelError:
+    listed = sorted(roots, key=lambda t: -sizes[t])
+    names = ", ".join(f"{t} {model.tensors[t].name} ({sizes[t]} B)" for t in listed[:8])
+    more = f" and {len(listed) - 8} more" if len(listed) > 8 else ""
+    what = "placed by memory.tensors " if pinned else ""
+    return UnsupportedModelError(
+        f"model {model.name!r} does not fit: {len(listed)} {role} tensor(s) {what}found no room "
+        f"({sum(sizes[t] for t in listed)} B): {names}{more}; tried {', '.join(tried) or 'no memory'}",
+        hint="raise the caps in memory.constraints, list another memory there, move tensors with "
+        "memory.tensors, or choose a platform with more RAM",
+        details={"role": role, "tensors": [str(t) for t in listed], "tried": tried},
+    )
+
+
+def _memory_rank(budget: MemoryBudget) -> dict[str, int]:
+    rank = {m: i for i, m in enumerate(budget.order)}
+    for m in [*READ_ONLY_MEMORIES, *sorted(budget.caps)]:
+        rank.setdefault(m, len(rank))
+    return rank
+
+
 def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: Any) -> MemoryPlan:
     """Place every tensor of ``model`` (after Resolve) and return the plan."""
     memory_cfg = config.memory
     alignment = max(int(getattr(platform, "alignment", 16) or 16), 8)
+    budget = memory_budget(platform, memory_cfg.constraints)
+    rules = tensor_placements(model, memory_cfg.tensors)
+    for tid, rule in rules.items():
+        check_rule_memory(rule, model.tensors[tid].kind, budget, platform)
     plan = MemoryPlan(alias_of=_alias_map(model, operators))
-    lifetimes = compute_lifetimes(model, alias_of=plan.alias_of)
-    roots = sorted(lifetimes, key=lambda t: list(model.tensors).index(t))
 
-    # -- scratch ---------------------------------------------------------------------------------
-    sizes: dict[TensorId, int] = {}
-    for tid in roots:
-        sizes[tid] = model.tensors[tid].nbytes
-    for dst, root in plan.alias_of.items():
-        sizes[root] = max(sizes.get(root, 0), model.tensors[dst].nbytes)
-    index_of = {op.op.id: i for i, op in enumerate(operators)}
-    inplace: dict[TensorId, TensorId] = {}
-    for aot_op in operators:
-        for position in aot_op.INPLACE_INPUTS:
-            if position >= len(aot_op.op.input_ids) or not aot_op.op.output_ids:
+    constants = [t for t in model.tensors.values()
+                 if t.kind is AirTensorKind.CONSTANT and t.id in tensors_read(model, operators)]
+    pool = ConstantPool(model, constants, rules, constant_home(platform, budget), alignment)
+    pool.reserve(budget)
+
+    planner = _Planner(model, operators, config, budget, rules, alignment, plan)
+    planner.place_pinned()
+    planner.place_auto("scratch")
+    planner.place_auto("persistent")
+
+    rank = _memory_rank(budget)
+    for role in ("scratch", "persistent"):
+        for (arena_role, memory), arena in sorted(planner.arenas.items(), key=lambda kv: rank[kv[0][1]]):
+            if arena_role != role:
                 continue
-            src = plan.alias_of.get(aot_op.op.input_ids[position], aot_op.op.input_ids[position])
-            dst = aot_op.op.output_ids[0]
-            if (src in lifetimes and dst in lifetimes and dst not in inplace
-                    and lifetimes[src][1] == index_of[aot_op.op.id] == lifetimes[dst][0]
-                    and sizes[dst] <= sizes[src] and src not in model.inputs):
-                inplace[dst] = src
-    requests = [
-        BufferRequest(id=str(tid), size=max(sizes[tid], 1), first=lifetimes[tid][0],
-                      last=lifetimes[tid][1], alignment=max(alignment, model.tensors[tid].alignment or 1),
-                      inplace_of=str(inplace[tid]) if tid in inplace else None)
-        for tid in roots
-    ]
-    planner_name = str(getattr(memory_cfg.planner, "value", memory_cfg.planner))
-    arena = plan_arena(requests, planner_name, seed=0, options=dict(memory_cfg.planner_options or {}))
-    scratch_memory = _pick_memory(platform, arena.used, model, "scratch")
-    plan.regions.append(ArenaRegion(0, "scratch", scratch_memory, arena.used, alignment,
-                                    peak_live=arena.peak_live, capacity=_budget(platform, scratch_memory),
-                                    planner=planner_name))
-    for tid in roots:
-        plan.placements[tid] = Placement(0, arena.offsets[str(tid)], sizes[tid])
-    for dst, root in plan.alias_of.items():
-        plan.placements[dst] = Placement(0, plan.placements[root].offset, model.tensors[dst].nbytes)
-
-    # -- persistent --------------------------------------------------------------------------------
-    persistent = [t for t in model.tensors.values() if t.kind is AirTensorKind.PERSISTENT]
-    if persistent:
-        offset = 0
-        region_id = len(plan.regions)
-        for tensor in persistent:
-            offset = _align(offset, max(alignment, tensor.alignment or 1))
-            plan.placements[tensor.id] = Placement(region_id, offset, tensor.nbytes)
-            offset += tensor.nbytes
-        memory = _pick_memory(platform, offset, model, "persistent")
-        plan.regions.append(ArenaRegion(region_id, "persistent", memory, offset, alignment,
-                                        capacity=_budget(platform, memory)))
-
-    # -- constants ---------------------------------------------------------------------------------
-    read = _tensors_read(model, operators)
-    constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT and t.id in read]
-    if constants:
-        region_id = len(plan.regions)
-        blob = bytearray()
-        seen: dict[bytes, int] = {}
-        for tensor in constants:
-            data = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
-            key = hashlib.sha256(data).digest() + len(data).to_bytes(8, "little")
-            if key in seen:
-                offset = seen[key]
-            else:
-                offset = _align(len(blob), max(alignment, tensor.alignment or 1))
-                blob.extend(b"\0" * (offset - len(blob)))
-                blob.extend(data)
-                seen[key] = offset
-            plan.placements[tensor.id] = Placement(region_id, offset, tensor.nbytes)
-        memory = _constant_memory(platform)
-        plan.regions.append(ArenaRegion(region_id, "constant", memory, len(blob), alignment,
-                                        capacity=_budget(platform, memory)))
-        plan.constant_blobs[region_id] = bytes(blob)
+            region = ArenaRegion(len(plan.regions), role, memory, arena.used, arena.alignment,
+                                 peak_live=arena.peak_live, capacity=budget.caps.get(memory),
+                                 planner=arena.planner)
+            plan.regions.append(region)
+            for root, offset in arena.offsets.items():
+                for tid in planner.members[root]:
+                    plan.placements[tid] = Placement(region.id, offset, model.tensors[tid].nbytes)
+    cold_ids: dict[str, int] = {}
+    for arena in pool.arenas(rank):
+        region = ArenaRegion(len(plan.regions), "constant", arena.memory, arena.used, arena.alignment,
+                             capacity=budget.caps.get(arena.memory), source_memory=arena.source_memory,
+                             source_offset=arena.source_offset)
+        if arena.source_memory is None:
+            cold_ids[arena.memory] = region.id
+            plan.constant_blobs[region.id] = arena.blob or b""
+        else:
+            region.source_region = cold_ids[arena.source_memory]
+        plan.regions.append(region)
+        for tid, offset in arena.offsets.items():
+            plan.placements[tid] = Placement(region.id, offset, model.tensors[tid].nbytes)
     return plan
-
-
-def _tensors_read(model: AirModel, operators: list[Any]) -> set[TensorId]:
-    """Tensors some operator's C reads, plus the model outputs."""
-    read: set[TensorId] = set(model.outputs)
-    for aot_op in operators:
-        read.update(t for i, t in enumerate(aot_op.op.input_ids) if t and aot_op.reads_input(i))
-        read.update(aot_op.op.named_tensors.values())
-    return read
-
-
-def _budget(platform: Any, memory: str) -> int | None:
-    try:
-        return int(platform.budget(memory))
-    except Exception:  # custom platforms may not list every memory
-        return None
-
-
-def _memory_names(platform: Any) -> list[str]:
-    order = getattr(platform, "preferred_order", None) or ()
-    return [str(getattr(m, "value", m)).upper() for m in order] or ["SRAM"]
-
-
-def _pick_memory(platform: Any, nbytes: int, model: AirModel, role: str) -> str:
-    """First memory in preferred order whose budget holds ``nbytes``, or a clear error."""
-    tried = []
-    for memory in _memory_names(platform):
-        if memory in ("MRAM", "FLASH"):
-            continue  # read-only at run time
-        budget = _budget(platform, memory)
-        if budget is None or nbytes <= budget:
-            return memory
-        tried.append(f"{memory} ({budget} B)")
-    raise UnsupportedModelError(
-        f"the {role} arena of model {model.name!r} needs {nbytes} bytes; no memory holds it: "
-        + ", ".join(tried),
-        hint="choose a platform with more RAM, or reduce the model's activation sizes",
-        details={"role": role, "bytes": nbytes, "tried": tried},
-    )
-
-
-def _constant_memory(platform: Any) -> str:
-    names = [str(getattr(m, "value", m)).upper() for m, _ in _memories(platform)]
-    for candidate in ("MRAM", "FLASH"):
-        if candidate in names:
-            return candidate
-    return _memory_names(platform)[-1]
-
-
-def _memories(platform: Any) -> list[tuple[Any, int]]:
-    memories = getattr(platform, "memories", ())
-    if isinstance(memories, dict):
-        return list(memories.items())
-    try:
-        return list(memories.items())  # mapping proxies
-    except AttributeError:
-        return list(memories)
 
 
 def check_planner_name(name: str, context: Any) -> None:
@@ -231,3 +380,7 @@ def check_planner_name(name: str, context: Any) -> None:
     if planners is not None and len(planners) and name not in planners:
         raise InvalidConfigError(f"unknown memory planner {name!r}",
                                  hint=f"choose one of: {', '.join(planners.keys())}")
+
+
+__all__ = ["ROLES", "ArenaRegion", "MemoryPlan", "Placement", "arena_size", "check_planner_name",
+           "plan_memory"]

@@ -1,60 +1,216 @@
-"""The records a conversion writes beside the C: plan, report, residency, and the golden test case."""
+"""The records a conversion writes beside the C: plan, report, residency, and the golden test case.
+
+The plan says what the compiler decided per operator (kernel, knob values, attributes), the report
+the figures behind it (MACs, parameters, kernel calls, arenas) and the hints a person should read,
+and the residency report the memory layout. Their shapes are the contract tools gate builds on, so
+each is built in one function here and read back through ``helia_aot.optimization``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from helia_aot.air import AirModel
 from helia_aot.codegen import c_float, c_float_list, c_int_list
 from helia_aot.errors import InvalidConfigError
-from helia_aot.optimization import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION
+from helia_aot.optimization import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
+from helia_aot.optimization.figures import operator_macs, operator_parameters
+from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import MemoryPlan
+from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
+
+RESIDENCY_SCHEMA_VERSION = 5
+ARENA_ROLES = ("scratch", "persistent", "constant")
+
+# What the core does when a knob is left on auto or asks for something no kernel offers: the
+# built-in kernels are one shared, reference-exact implementation per operator type.
+DEFAULT_KNOBS = {"kernel": "generic", "accumulation": "precise"}
 
 
 def arena_row(region: Any) -> dict[str, Any]:
+    """One arena for the report and the CLI's results panel."""
     return {"region": region.id, "role": region.role, "memory": region.memory, "used": region.used,
             "total_size": region.total_size, "capacity": region.capacity, "peak_live": region.peak_live,
-            "alignment": region.alignment}
+            "alignment": region.alignment,
+            "fragmentation": region.fragmentation if region.role == "scratch" else None}
+
+
+def _platform_name(platform: Any) -> str:
+    return str(getattr(platform, "name", "custom"))
 
 
 def _kernel_choice(op: Any) -> dict[str, Any] | None:
     families = list(getattr(op, "kernel_families", lambda: ())())
-    calls = op.kernel_calls() or {}
+    calls = dict(op.kernel_calls() or {})
     if not families and not calls:
         return None
-    return {"family": ",".join(families) or None, "entry": ",".join(sorted(set(calls.values()))) or None}
+    return {"family": families[0] if families else None,
+            "entry": next(iter(calls.values()), None),
+            "families": families, "calls": calls}
 
 
-def plan_record(model: AirModel, operators: list[Any], platform: Any) -> dict[str, Any]:
+def requested_knobs(config: Any, op: Any) -> dict[str, str]:
+    """The knob values the configuration asks of ``op``: global values, then the rules in order."""
+    optimization = config.optimization
+    requested = {"kernel": str(optimization.kernel), "accumulation": str(optimization.accumulation)}
+    for rule in config.operators or ():
+        if not rule_matches(rule, op):
+            continue
+        for name in requested:
+            value = getattr(rule.optimization, name, None)
+            if value is not None:
+                requested[name] = str(value)
+    return requested
+
+
+def decided_knobs(aot_op: Any) -> dict[str, str]:
+    """The knob values the operator runs with: its own resolved values over the core's defaults."""
+    return {**DEFAULT_KNOBS, **{str(k): str(v) for k, v in aot_op.resolved_knobs.items()}}
+
+
+def _attributes(aot_op: Any) -> dict[str, Any]:
+    attributes = aot_op.attributes
+    try:
+        return TypeAdapter(type(attributes)).dump_python(attributes, mode="json")
+    except (TypeError, ValueError):  # an attributes class pydantic cannot serialize still plans
+        return {}
+
+
+def plan_record(model: AirModel, operators: list[Any], platform: Any, config: Any) -> dict[str, Any]:
+    """``<prefix>_plan.json``: each operator's id, layer index, type, kernel and knob values."""
     return {
         "schema_version": PLAN_SCHEMA_VERSION,
         "model": model.name,
-        "platform": getattr(platform, "name", "custom"),
+        "platform": _platform_name(platform),
+        "goal": str(config.optimization.goal),
         "operators": [
-            {"id": op.id, "index": i, "op_type": op.op.op_type, "kernel": _kernel_choice(op),
-             "knobs": dict(op.resolved_knobs), "source_indices": list(op.op.source_indices)}
+            {"id": op.id, "index": i, "op_type": op.op.op_type, "source_indices": list(op.op.source_indices),
+             "kernel": _kernel_choice(op), "knobs": decided_knobs(op), "attributes": _attributes(op)}
             for i, op in enumerate(operators)
         ],
     }
 
 
-def report_record(model: AirModel, operators: list[Any], platform: Any, plan: MemoryPlan) -> dict[str, Any]:
+def _hint(kind: HintKind, message: str) -> dict[str, str]:
+    return {"kind": kind.value, "message": message}
+
+
+def _operator_hints(aot_op: Any, config: Any) -> list[dict[str, str]]:
+    hints = []
+    decided = decided_knobs(aot_op)
+    for name, wanted in requested_knobs(config, aot_op.op).items():
+        if wanted not in ("auto", decided[name]):
+            hints.append(_hint(HintKind.KNOB_NOT_HONOURED,
+                               f"optimization {name}: {wanted} was asked for, but {aot_op.op.op_type} "
+                               f"has no {wanted} kernel; it runs {decided[name]}"))
+    if getattr(aot_op.attributes, "code_placement", None) == "ITCM" and not aot_op.code_in_itcm:
+        hints.append(_hint(HintKind.CODE_PLACEMENT_IGNORED,
+                           f"code_placement: ITCM was asked for, but platform "
+                           f"{_platform_name(aot_op.platform)} has no ITCM; the code stays in default "
+                           "memory"))
+    return hints
+
+
+def _peak_hint(occupancy: RegionOccupancy) -> dict[str, str]:
+    index = occupancy.peak_index
+    live = sorted(occupancy.live_at(index), key=lambda t: (-t.size, t.offset))
+    names = ", ".join(f"{t.name} ({t.size} B)" for t in live[:4]) + (", ..." if len(live) > 4 else "")
+    return _hint(HintKind.SCRATCH_PEAK,
+                 f"{occupancy.peak_bytes} of the {occupancy.used} bytes of {occupancy.memory} scratch are "
+                 f"live here, the most at any operator: {names}")
+
+
+def _arena_hints(plan: MemoryPlan) -> list[dict[str, str]]:
+    hints = []
+    for region in plan.regions:
+        if region.role != "scratch" or region.peak_live is None or region.used <= region.peak_live:
+            continue
+        advice = "" if region.planner == "hill_climb" else "; memory.planner: hill_climb may pack it tighter"
+        hints.append(_hint(HintKind.FRAGMENTATION,
+                           f"the {region.memory} scratch arena needs {region.used} bytes, "
+                           f"{region.used - region.peak_live} more than the {region.peak_live} bytes "
+                           f"live at its peak{advice}"))
+    return hints
+
+
+def report_record(model: AirModel, operators: list[Any], platform: Any, plan: MemoryPlan,
+                  config: Any) -> dict[str, Any]:
+    """``<prefix>_report.json``: per-operator figures and hints, the arenas, and the totals."""
+    peaks: dict[int, list[dict[str, str]]] = {}
+    for occupancy in scratch_occupancy(model, plan, len(operators)):
+        if occupancy.peak_index is not None and occupancy.peak_bytes:
+            peaks.setdefault(occupancy.peak_index, []).append(_peak_hint(occupancy))
     rows = []
     for i, op in enumerate(operators):
-        rows.append({"id": op.id, "index": i, "op_type": op.op.op_type, "macs": op.macs(),
-                     "parameters": op.parameters(), "kernel_calls": op.kernel_calls(), "hints": []})
+        calls = op.kernel_calls()
+        rows.append({"id": op.id, "index": i, "op_type": op.op.op_type, "macs": operator_macs(op),
+                     "parameters": operator_parameters(op),
+                     "kernel_calls": None if calls is None else dict(calls),
+                     "hints": _operator_hints(op, config) + peaks.get(i, [])})
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "model": model.name,
-        "platform": getattr(platform, "name", "custom"),
+        "platform": _platform_name(platform),
         "operators": rows,
         "arenas": [arena_row(r) for r in plan.regions],
+        "hints": _arena_hints(plan),
         "total_macs": sum(r["macs"] or 0 for r in rows),
+        "total_parameters": sum(r["parameters"] or 0 for r in rows),
+    }
+
+
+def tensor_layout_hash(model: AirModel, plan: MemoryPlan) -> str:
+    """16 hex digits over the tensor enumeration and where each tensor lives.
+
+    The plan hash also covers the schedule; this one changes only when a tensor is added, renamed,
+    reshaped, retyped or moved, which is what code reading ``ctx->tensor_ptrs`` depends on.
+    """
+    digest = hashlib.sha256()
+    for tid, tensor in model.tensors.items():
+        p = plan.placements.get(tid)
+        region = plan.regions[p.region] if p else None
+        where = f"{region.role}:{region.memory}:{p.offset}:{p.size}" if p else "-"
+        digest.update(f"{tensor.name}:{tensor.dtype}:{list(tensor.shape)}:{where};".encode())
+    return digest.hexdigest()[:16]
+
+
+def residency_record(model: AirModel, operators: list[Any], plan: MemoryPlan) -> dict[str, Any]:
+    """``<prefix>_residency.json`` (schema_version 5): the arenas per role and every placed tensor."""
+    from helia_aot.pipeline.emit import plan_hash
+
+    arenas: dict[str, list[dict[str, Any]]] = {role: [] for role in ARENA_ROLES}
+    for region in plan.regions:
+        row = {"region_id": region.id, "memory": region.memory, "used": region.used,
+               "total_size": region.total_size, "alignment": region.alignment}
+        if region.role == "scratch":
+            row.update(peak_live=region.peak_live, fragmentation=region.fragmentation)
+        if getattr(region, "staged", False):
+            # A staged constant region is a RAM copy made at init; say where its bytes come from.
+            row.update(source_region_id=region.source_region, source_memory=region.source_memory,
+                       source_offset=region.source_offset)
+        arenas.setdefault(region.role, []).append(row)
+    tensors = []
+    for tid, tensor in model.tensors.items():
+        p = plan.placements.get(tid)
+        if p is None:
+            continue  # never read by the module, so never placed
+        region = plan.regions[p.region]
+        tensors.append({"id": str(tid), "name": tensor.name, "role": region.role, "region_id": region.id,
+                        "memory": region.memory, "offset": p.offset, "size": p.size})
+    return {
+        "schema_version": RESIDENCY_SCHEMA_VERSION,
+        "model": model.name,
+        "plan_hash": plan_hash(model, plan, operators),
+        "tensor_layout_hash": tensor_layout_hash(model, plan),
+        "arenas": arenas,
+        "tensors": tensors,
     }
 
 
@@ -99,7 +255,8 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     limit = int(test.samples) if test.samples else golden.num_samples
     prefix = config.module.prefix
     arrays, checks = [], []
-    for role, ids, data in (("input", model.inputs, golden.inputs), ("output", model.outputs, golden.outputs)):
+    for role, ids, data in (("input", model.inputs, golden.inputs),
+                            ("output", model.outputs, golden.outputs)):
         for i, tid in enumerate(ids):
             tensor = model.tensors[tid]
             is_float = tensor.dtype.value == "float32"
@@ -116,38 +273,36 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
 
 
 def write_module_extras(module_dir: Path, model: AirModel, operators: list[Any], plan: MemoryPlan,
-                        platform: Any, config: Any) -> None:
-    """Optional files: the residency report."""
+                        platform: Any, config: Any, *, views: dict[str, Any] | None = None,
+                        records: dict[str, Any] | None = None) -> None:
+    """Optional files: the residency report and the HTML report (``documentation.html``)."""
+    prefix = config.module.prefix
     if config.memory.dump_residency_json:
+        (module_dir / f"{prefix}_residency.json").write_text(
+            json.dumps(residency_record(model, operators, plan), indent=2) + "\n", encoding="utf-8")
+    if getattr(config.documentation, "html", False):
+        from helia_aot.optimization import OptimizationPlan, OptimizationReport
         from helia_aot.pipeline.emit import plan_hash
+        from helia_aot.pipeline.html_report import render_module_report
 
-        record = {
-            "schema_version": 5,
-            "plan_hash": plan_hash(model, plan, operators),
-            "arenas": {},
-            "tensors": [],
-        }
-        for region in plan.regions:
-            row = {"region_id": region.id, "memory": region.memory, "used": region.used,
-                   "total_size": region.total_size, "alignment": region.alignment}
-            if region.role == "scratch":
-                row.update(peak_live=region.peak_live, fragmentation=region.fragmentation)
-            record["arenas"].setdefault(region.role, []).append(row)
-        for tid, tensor in model.tensors.items():
-            p = plan.placements.get(tid)
-            if p is None:
-                continue
-            region = plan.regions[p.region]
-            record["tensors"].append({"id": tid, "name": tensor.name, "role": region.role,
-                                      "memory": region.memory, "offset": p.offset, "size": p.size})
-        (module_dir / f"{config.module.prefix}_residency.json").write_text(
-            json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        records = records or {"plan": plan_record(model, operators, platform, config),
+                              "report": report_record(model, operators, platform, plan, config)}
+        views = views or result_views(model, operators, plan, config)
+        text = render_module_report(
+            prefix=prefix, views=views, plan=OptimizationPlan.model_validate(records["plan"]),
+            report=OptimizationReport.model_validate(records["report"]),
+            occupancy=scratch_occupancy(model, plan, len(operators)),
+            plan_hash=plan_hash(model, plan, operators))
+        (module_dir / f"{prefix}_report.html").write_text(text, encoding="utf-8", newline="\n")
 
 
 def result_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config: Any) -> dict[str, Any]:
-    raise InvalidConfigError("result_views is not available in this release",
-                             hint="read the module's plan, report and residency files instead")
+    """The ConversionResult's operators, tensors, regions and placements (``result_views: true``)."""
+    from helia_aot.pipeline.result_views import build_views
+
+    return build_views(model, operators, plan, config)
 
 
-__all__ = ["arena_row", "c_float", "plan_record", "report_record", "result_views", "test_case_values",
-           "write_module_extras"]
+__all__ = ["ARENA_ROLES", "DEFAULT_KNOBS", "RESIDENCY_SCHEMA_VERSION", "arena_row", "c_float",
+           "decided_knobs", "plan_record", "report_record", "requested_knobs", "residency_record",
+           "result_views", "tensor_layout_hash", "test_case_values", "write_module_extras"]

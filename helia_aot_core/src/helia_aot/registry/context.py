@@ -19,7 +19,9 @@ class RegistryContext:
     parsing; ``litert_parsers`` (canonical op key -> parser) turn LiteRT nodes into AIR operators;
     ``air_options`` hold each op type's typed options class; ``aot_operator_classes`` the class that
     emits C for an op type; ``transforms`` the graph rewrites, by their NAME, in application order;
-    ``memory_planners`` name -> planner function (see ``helia_aot.memory``).
+    ``memory_planners`` name -> planner function (see ``helia_aot.memory``); ``module_exporters``
+    ``module.type`` -> the ``ModuleExporter`` class writing that build system's files (see
+    ``helia_aot.exporters``).
     """
 
     litert_model_hooks: Registry[Callable[..., Any]] = field(
@@ -32,6 +34,7 @@ class RegistryContext:
     transforms: Registry[type] = field(default_factory=lambda: Registry("transforms"))
     memory_planners: Registry[Callable[..., Any]] = field(
         default_factory=lambda: Registry("memory_planners"))
+    module_exporters: Registry[type] = field(default_factory=lambda: Registry("module_exporters"))
 
     def registries(self) -> list[Registry]:
         """Every registry of the context, in declaration order."""

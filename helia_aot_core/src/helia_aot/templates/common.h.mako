@@ -31,5 +31,14 @@ static inline void arm_memcpy_s8(int8_t *dst, const int8_t *src, int32_t block_s
     memcpy(dst, src, (size_t)block_size);
 }
 #endif
+% if itcm_operators:
+
+/* Run code placed in ITCM by operators[] rules (code_placement: ITCM). Every operator source
+ * includes this header before defining its run function, so the placement macro on these
+ * declarations applies to the definitions. */
+% for op in itcm_operators:
+int32_t ${op.stem}_run(${prefix}_model_context_t *ctx) ${PREFIX}_PUT_CODE_IN_ITCM;
+% endfor
+% endif
 
 #endif /* ${PREFIX}_COMMON_H */

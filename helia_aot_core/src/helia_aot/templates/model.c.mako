@@ -8,7 +8,7 @@
 #define ${PREFIX}_NOT_PLACED 0xffffu
 
 % for r in regions:
-% if r.role == "constant":
+% if r.cold:
 extern const uint8_t ${r.symbol}[${r.total_size}];
 % elif allocate_arenas:
 static uint8_t ${r.symbol}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${r.memory};
@@ -29,7 +29,8 @@ static const ${prefix}_placement_t ${prefix}_placements[${prefix}_num_tensors] =
 
 static const uint32_t ${prefix}_arena_sizes[${prefix}_num_arenas] = {${", ".join(f"{r.total_size}u" for r in regions)}};
 static const uint32_t ${prefix}_arena_alignments[${prefix}_num_arenas] = {${", ".join(f"{r.alignment}u" for r in regions)}};
-static const uint8_t ${prefix}_arena_is_constant[${prefix}_num_arenas] = {${", ".join("1" if r.role == "constant" else "0" for r in regions)}};
+/* 1 for constant arenas the module stores itself (read in place); the others take a buffer. */
+static const uint8_t ${prefix}_arena_is_constant[${prefix}_num_arenas] = {${", ".join("1" if r.cold else "0" for r in regions)}};
 
 static const ${prefix}_tensor_io_t ${prefix}_input_table[${prefix}_num_inputs] = {
 % for io in inputs:
@@ -80,6 +81,28 @@ int32_t ${prefix}_bind_arena(${prefix}_model_context_t *ctx, int32_t region_id, 
     return ${prefix}_status_ok;
 }
 
+int32_t ${prefix}_bind_arenas(${prefix}_model_context_t *ctx, const ${prefix}_arena_binding_t *bindings, int32_t count)
+{
+    int32_t i;
+    if (ctx == NULL) {
+        return ${prefix}_status_null_context;
+    }
+    for (i = 0; i < count; ++i) {
+        const int32_t status = ${prefix}_bind_arena(ctx, bindings[i].region_id, bindings[i].buffer, bindings[i].size);
+        if (status != ${prefix}_status_ok) {
+            return status;
+        }
+    }
+% if not allocate_arenas:
+    for (i = 0; i < ${prefix}_num_arenas; ++i) {
+        if (!${prefix}_arena_is_constant[i] && ctx->arenas[i] == NULL) {
+            return ${prefix}_status_arena_unbound;
+        }
+    }
+% endif
+    return ${prefix}_status_ok;
+}
+
 int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx)
 {
     int32_t i;
@@ -88,7 +111,7 @@ int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx)
     }
     ctx->initialized = 0u;
 % for r in regions:
-% if r.role == "constant":
+% if r.cold:
     ctx->arenas[${r.id}] = (uint8_t *)(uintptr_t)${r.symbol};
 % elif allocate_arenas:
     ctx->arenas[${r.id}] = ${r.symbol};
@@ -96,6 +119,15 @@ int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx)
     if (ctx->arenas[${r.id}] == NULL) {
         return ${prefix}_status_arena_unbound;
     }
+% endif
+% endfor
+% for r in regions:
+% if r.staged:
+    /* Staged constants: ${r.used} bytes from ${r.source_memory} into ${r.memory}. */
+    memcpy(ctx->arenas[${r.id}], ${r.source_symbol} + ${r.source_offset}u, ${r.used}u);
+% elif r.role == "persistent":
+    /* Persistent state starts from zero at every init. */
+    memset(ctx->arenas[${r.id}], 0, ${r.total_size}u);
 % endif
 % endfor
     for (i = 0; i < ${prefix}_num_tensors; ++i) {
@@ -158,6 +190,7 @@ int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx)
         }
     }
 % else:
+    /* module.schedule: static - straight-line calls; ctx->callback is not used. */
 % for op in operators:
     {
         const int32_t status = ${op.stem}_run(ctx);

@@ -16,6 +16,16 @@ static const ${arr.ctype} ${arr.symbol}[${PREFIX}_TEST_SAMPLES][${arr.size}] = {
 };
 % endfor
 
+% if not allocate_arenas:
+/* The module leaves its arenas to the application (memory.allocate_arenas: false): the test
+ * provides them as the application would. */
+% for r in regions:
+% if not r.cold:
+static uint8_t ${prefix}_test_arena_${r.id}[${r.macro}_SIZE] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${r.memory};
+% endif
+% endfor
+
+% endif
 % for out in outputs_check:
 static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff)
 {
@@ -49,9 +59,19 @@ int32_t ${prefix}_test_case_run(int32_t verbose)
     int32_t status;
     memset(&ctx, 0, sizeof(ctx));
 % if not allocate_arenas:
-    if (1) {
-        printf("${prefix}_test_case: the module does not allocate its arenas; bind them first\n");
-        return -(int32_t)${prefix}_status_arena_unbound;
+    {
+        const ${prefix}_arena_binding_t bindings[] = {
+% for r in regions:
+% if not r.cold:
+            {${r.macro}_ID, ${prefix}_test_arena_${r.id}, ${r.macro}_SIZE},
+% endif
+% endfor
+        };
+        status = ${prefix}_bind_arenas(&ctx, bindings, (int32_t)(sizeof(bindings) / sizeof(bindings[0])));
+        if (status != 0) {
+            printf("${prefix}_test_case: binding the arenas failed with status %ld\n", (long)status);
+            return -status;
+        }
     }
 % endif
     status = ${prefix}_model_init(&ctx);

@@ -18,6 +18,7 @@ from helia_aot.testing.cross import (
     toolchain_available,
     toolchain_problem,
 )
+from helia_aot.testing.contract import PackContractReport, check_pack_contract
 from helia_aot.testing.host import (
     HOST_CFLAGS,
     SANITIZE_FLAGS,
@@ -26,6 +27,15 @@ from helia_aot.testing.host import (
     corpus_golden_to_npz,
     module_sources,
     run_module_test_case,
+)
+from helia_aot.testing.packs import (
+    GoldenRun,
+    compile_module,
+    convert_model,
+    pack_customizer,
+    pack_registry_context,
+    run_golden,
+    write_golden,
 )
 
 __all__ = [
@@ -48,4 +58,13 @@ __all__ = [
     "corpus_golden_to_npz",
     "module_sources",
     "run_module_test_case",
+    "PackContractReport",
+    "check_pack_contract",
+    "GoldenRun",
+    "compile_module",
+    "convert_model",
+    "pack_customizer",
+    "pack_registry_context",
+    "run_golden",
+    "write_golden",
 ]

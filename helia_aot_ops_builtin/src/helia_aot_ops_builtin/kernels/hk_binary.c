@@ -68,7 +68,7 @@ static int32_t validate(const hk_binary_params_t *params, const void *input1, co
                         const T *a3_ = a2_ + i3_ * g_->strides1[3];                            \
                         const T *b3_ = b2_ + i3_ * g_->strides2[3];                            \
                         for (int32_t i4_ = 0; i4_ < n4_; ++i4_) {                              \
-                            out_[i4_] = ELEM(params, a3_[i4_ * a4_], b3_[(i4_ * b4_) / 2]);          \
+                            out_[i4_] = ELEM(params, a3_[i4_ * a4_], b3_[i4_ * b4_]);          \
                         }                                                                      \
                         out_ += n4_;                                                           \
                     }                                                                          \

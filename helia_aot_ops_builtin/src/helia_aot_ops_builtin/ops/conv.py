@@ -22,7 +22,7 @@ from helia_aot_ops_builtin.conv_support import (
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
     KernelCallOperator,
-    bias_elements,
+    constant_elements,
     conv_multipliers,
     filter_problems,
     float_clamp,
@@ -141,7 +141,7 @@ class _WindowOperator(KernelCallOperator):
     def channels(self) -> int:
         return int(self.target.shape[-1]) if self.target.shape else 0
 
-    def kernels_kind(self) -> str | None:
+    def kind(self) -> str | None:
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
         kind = _KINDS.get(key)
         if kind == "s16" and self.options.quantized_bias_type == "INT32":
@@ -152,7 +152,7 @@ class _WindowOperator(KernelCallOperator):
         return (self.FAMILY,)
 
     def kernel_function(self) -> str:
-        return f"{self.FAMILY}_{self.kernels_kind()}"
+        return f"{self.FAMILY}_{self.kind()}"
 
     def geometry_problems(self) -> Iterable[str]:
         raise NotImplementedError
@@ -162,7 +162,7 @@ class _WindowOperator(KernelCallOperator):
             yield "the input or the filter is missing"
             return
         opts = self.options
-        kind = self.kernels_kind()
+        kind = self.kind()
         if kind is None:
             yield (f"types {self.source.dtype} input, {self.weights.dtype} filter, "
                    f"{self.target.dtype} output are not supported")
@@ -201,17 +201,17 @@ class _WindowOperator(KernelCallOperator):
                                            int32_allowed=self.FAMILY != "depthwise")
 
     def on_resolve(self) -> None:
-        if self.kernels_kind() != "f32":
+        if self.kind() != "f32":
             mult, shift = conv_multipliers(self.source, self.weights, self.target, self.channels)
             self.intern_constant_array("output_multiplier", mult)
             self.intern_constant_array("output_shift", shift)
 
     def parameters(self) -> int:
-        return bias_elements(self.weights) + bias_elements(self.bias)
+        return constant_elements(self.weights) + constant_elements(self.bias)
 
     def activation_fields(self) -> list[tuple[str, str]]:
         """The clamp (and, quantized, the offsets and multiplier tables) of the params struct."""
-        if self.kernels_kind() == "f32":
+        if self.kind() == "f32":
             lo, hi = float_clamp(self.options.activation)
             return [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
         lo, hi = quantized_clamp(self.options.activation, self.target)

@@ -23,7 +23,7 @@ from helia_aot_ops_builtin.conv_support import (
     FUSED_ACTIVATIONS,
     CTable,
     KernelCallOperator,
-    bias_elements,
+    constant_elements,
     c_double,
     float_clamp,
     int16_bias_problems,
@@ -184,7 +184,7 @@ class FullyConnectedOperator(KernelCallOperator):
         return self.weights.size * (self.source.size // self.weights.shape[1])
 
     def parameters(self) -> int:
-        return bias_elements(self.weights) + bias_elements(self.bias)
+        return constant_elements(self.weights) + constant_elements(self.bias)
 
     def kernel_call(self):
         units, depth = self.weights.shape
@@ -277,7 +277,7 @@ class BatchMatMulOperator(KernelCallOperator):
         return int(np.prod(batch)) * rows * depth * cols
 
     def parameters(self) -> int:
-        return sum(bias_elements(t) for t in self.input_tensors[:2])
+        return sum(constant_elements(t) for t in self.input_tensors[:2])
 
     def kernel_call(self):
         lhs, rhs = self.input_tensors[:2]

@@ -8,7 +8,9 @@ Constant data is checked against the tensor that claims it before a numpy array 
 
 from __future__ import annotations
 
+import linecache
 import math
+import re
 import struct
 from pathlib import Path
 
@@ -85,15 +87,45 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
     try:
         model = litert.ModelT.InitFromPackedBuf(data, 0)
     except Exception as exc:  # any failure inside the generated unpacker means a corrupt file
+        where = unpack_location(exc)
         raise ModelLoadError(
-            f"{source} is not a well-formed LiteRT flatbuffer ({type(exc).__name__}: {exc})",
-            hint=_MALFORMED_HINT) from exc
+            f"{source} is not a well-formed LiteRT flatbuffer: reading {where or 'the root table'} "
+            f"failed ({type(exc).__name__}: {exc})", hint=_MALFORMED_HINT,
+            details={"table": where}) from exc
     if model.version != SCHEMA_VERSION:
         raise ModelLoadError(
             f"{source} has schema version {model.version}; LiteRT reads version {SCHEMA_VERSION}",
             hint=_MALFORMED_HINT)
     setattr(model, FILE_BYTES_ATTR, data)
     return model
+
+
+_ACCESSOR = re.compile(r"\.(\w+?)(?:AsNumpy|Length|IsNone)?\((i?)\)")
+
+
+def unpack_location(exc: BaseException) -> str:
+    """Where in the file an unpacking error happened, as ``Model.subgraphs[0] > SubGraph.tensors[3]``.
+
+    The generated object API unpacks each table in its own ``_UnPack`` method, one field per line,
+    vector elements in a loop over ``i``; the traceback therefore says which table, field and
+    element was being read when the bytes ran out or made no sense.
+    """
+    parts = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if frame.f_code.co_name == "_UnPack" and type(owner).__module__ == litert.__name__:
+            table = type(owner).__name__.removesuffix("T")
+            match = _ACCESSOR.search(linecache.getline(frame.f_code.co_filename, tb.tb_lineno))
+            if match is None:
+                parts.append(table)
+            else:
+                field = match.group(1)[:1].lower() + match.group(1)[1:]
+                index = frame.f_locals.get("i") if match.group(2) else None
+                parts.append(f"{table}.{field}" + (f"[{index}]" if isinstance(index, int) else ""))
+        tb = tb.tb_next
+    return " > ".join(parts)
 
 
 def file_slice(model: litert.ModelT, offset: int, size: int, what: str) -> np.ndarray:
@@ -120,6 +152,15 @@ def tensor_dtype(litert_type: int) -> AirTensorType:
         ) from None
 
 
+_ZERO_POINT_LIMITS: dict[int, tuple[int, int]] = {
+    litert.TensorType.INT8: (-128, 127),
+    litert.TensorType.UINT8: (0, 255),
+    litert.TensorType.INT16: (-32768, 32767),
+}
+"""Zero points a quantized tensor of each type can hold: the generated integer arithmetic assumes
+them (a zero point past the type's range overflows the kernels' 32-bit sums)."""
+
+
 def _describe(tensor: litert.TensorT) -> str:
     return f"tensor {sa.name_of(tensor)!r}"
 
@@ -128,7 +169,9 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
     """The tensor's affine quantization, or None when it has no scales.
 
     Follows the checks the LiteRT interpreter makes when it builds a tensor: scales without zero
-    points, unequal counts and an out-of-range quantized dimension are malformed files.
+    points, unequal counts and an out-of-range quantized dimension are malformed files. Scales
+    that are negative, NaN or infinite, and zero points outside the element type's range, are
+    rejected too: no converter writes them and the generated arithmetic would overflow on them.
     """
     q = tensor.quantization
     if q is None or q.scale is None or len(q.scale) == 0:
@@ -145,6 +188,17 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
         raise ModelLoadError(
             f"{_describe(tensor)} has {scale.size} scales but {zero_point.size} zero points",
             hint=_MALFORMED_HINT)
+    if not np.all(np.isfinite(scale)) or np.any(scale < 0):
+        bad = next(float(v) for v in scale if not np.isfinite(v) or v < 0)
+        raise ModelLoadError(
+            f"{_describe(tensor)} has quantization scale {bad}; scales must be finite and positive",
+            hint=_MALFORMED_HINT)
+    limits = _ZERO_POINT_LIMITS.get(int(tensor.type))
+    if limits is not None and (np.any(zero_point < limits[0]) or np.any(zero_point > limits[1])):
+        bad = next(int(v) for v in zero_point if not limits[0] <= v <= limits[1])
+        raise ModelLoadError(
+            f"{_describe(tensor)} has zero point {bad}, outside the {sa.tensor_type_name(tensor.type)} "
+            f"range {limits[0]}..{limits[1]}", hint=_MALFORMED_HINT)
     axis = int(q.quantizedDimension or 0)
     shape = sa.shape_of(tensor)
     if axis < 0 or (shape and axis >= len(shape)):
@@ -159,13 +213,15 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
 
 
 def element_count(shape: tuple[int, ...], what: str) -> int:
-    """Elements of a static shape; negative dimensions and sizes past 2**31 bytes are rejected."""
+    """Elements of a static shape; negative dimensions and sizes past 2**31 are rejected."""
     if any(d < 0 for d in shape):
         raise UnsupportedModelError(f"{what} has an unknown dimension in shape {list(shape)}",
                                     hint="convert the model with static shapes")
     count = math.prod(shape)
-    if count > MAX_TENSOR_BYTES:
-        raise UnsupportedModelError(f"{what} has {count} elements (shape {list(shape)}), too many",
+    # An empty tensor (a 0 dimension) with enormous other dimensions is still nonsense, and numpy
+    # refuses to shape even zero elements that way.
+    if math.prod(max(d, 1) for d in shape) > MAX_TENSOR_BYTES:
+        raise UnsupportedModelError(f"{what} has shape {list(shape)}: too many elements",
                                     hint="tensors must fit in 2**31 bytes")
     return count
 
@@ -215,5 +271,5 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
 
 __all__ = [
     "FILE_BYTES_ATTR", "MAX_MODEL_BYTES", "MAX_TENSOR_BYTES", "buffer_data", "element_count",
-    "file_slice", "parse_model", "quantization_of", "read_model", "tensor_dtype",
+    "file_slice", "parse_model", "quantization_of", "read_model", "tensor_dtype", "unpack_location",
 ]

@@ -1,0 +1,217 @@
+"""Structural checks of a LiteRT operator before any parser sees it.
+
+Parsers are written against well-formed files: they index tensors by the operator's inputs and read
+the fields of the options class their operator takes. A hostile file breaks both assumptions, so
+the Load stage checks each node here first and raises :class:`~helia_aot.errors.ModelLoadError`
+naming the operator, so no parser (built-in or from a plugin) meets an index out of range or an
+options object of the wrong class.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from helia_aot.air import AirModel
+from helia_aot.converters.litert import schema_access as sa
+from helia_aot.errors import ModelLoadError
+from helia_aot.litert import schema_py_generated as litert
+
+_MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+# Operators whose options class is not named after the operator (LiteRT schema, flatbuffer_conversions).
+_SHARED_OPTIONS: dict[str, str] = {
+    **dict.fromkeys(("AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"), "Pool2DOptions"),
+    **dict.fromkeys(("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ALL",
+                     "REDUCE_ANY"), "ReducerOptions"),
+    **dict.fromkeys(("MAXIMUM", "MINIMUM"), "MaximumMinimumOptions"),
+    **dict.fromkeys(("RANDOM_UNIFORM", "RANDOM_STANDARD_NORMAL", "MULTINOMIAL"), "RandomOptions"),
+    "L2_NORMALIZATION": "L2NormOptions",
+    "UNIDIRECTIONAL_SEQUENCE_RNN": "SequenceRNNOptions",
+    "CONV_3D_TRANSPOSE": "Conv3DOptions",
+}
+
+
+def _options_classes() -> dict[str, type]:
+    """Operator name -> the object-API class of its options, for every operator that has one."""
+    classes: dict[str, type] = {}
+    by_norm: dict[str, str] = {}
+    for union in (litert.BuiltinOptions, litert.BuiltinOptions2):
+        for name in vars(union):
+            if not name.startswith("_") and name != "NONE" and hasattr(litert, name + "T"):
+                by_norm[_norm(name.removesuffix("Options"))] = name
+    for op_name in sa.BUILTIN_NAMES.values():
+        options = _SHARED_OPTIONS.get(op_name) or by_norm.get(_norm(op_name))
+        if options is not None:
+            classes[op_name] = getattr(litert, options + "T")
+    return classes
+
+
+OPTIONS_CLASSES: dict[str, type] = _options_classes()
+"""Builtin operator name -> the options class LiteRT reads for it (absent: the operator has none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arity:
+    """How many inputs and outputs a builtin operator's LiteRT kernel accepts (``None``: no limit).
+
+    ``optional`` lists input positions that may be absent (``-1``) or left off the end; every
+    other position up to ``min_inputs`` must name a tensor.
+    """
+
+    min_inputs: int
+    max_inputs: int | None
+    min_outputs: int = 1
+    max_outputs: int | None = 1
+    optional: tuple[int, ...] = ()
+
+
+_UNARY = Arity(1, 1)
+_BINARY = Arity(2, 2)
+ARITIES: dict[str, Arity] = {
+    **dict.fromkeys((
+        "ABS", "CAST", "CEIL", "COS", "DEPTH_TO_SPACE", "DEQUANTIZE", "ELU", "EXP", "FLOOR", "GELU",
+        "HARD_SWISH", "L2_NORMALIZATION", "LEAKY_RELU", "LOG", "LOGICAL_NOT", "LOGISTIC",
+        "LOG_SOFTMAX", "NEG", "QUANTIZE", "RELU", "RELU6", "RELU_0_TO_1", "RELU_N1_TO_1", "ROUND",
+        "RSQRT", "SIGN", "SIN", "SOFTMAX", "SPACE_TO_DEPTH", "SQRT", "SQUARE", "SQUEEZE", "TANH",
+        "ZEROS_LIKE", "AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D",
+    ), _UNARY),
+    **dict.fromkeys((
+        "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", "POW", "FLOOR_DIV",
+        "FLOOR_MOD", "ATAN2", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL",
+        "NOT_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "PRELU", "BATCH_MATMUL", "EXPAND_DIMS", "PAD",
+        "MIRROR_PAD", "TRANSPOSE", "ARG_MAX", "ARG_MIN", "GATHER", "RESIZE_BILINEAR",
+        "RESIZE_NEAREST_NEIGHBOR", "TILE", "BROADCAST_TO", "REVERSE_V2", "CUMSUM", "MEAN", "SUM",
+        "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL",
+    ), _BINARY),
+    **dict.fromkeys(("CONV_2D", "DEPTHWISE_CONV_2D"), Arity(2, 3, optional=(2,))),
+    "FULLY_CONNECTED": Arity(2, 3, max_outputs=2, optional=(2,)),
+    "TRANSPOSE_CONV": Arity(3, 4, optional=(3,)),
+    "RESHAPE": Arity(1, 2, optional=(1,)),
+    "PADV2": Arity(2, 3, optional=(2,)),
+    "SLICE": Arity(3, 3),
+    "STRIDED_SLICE": Arity(4, 4),
+    **dict.fromkeys(("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "SELECT", "SELECT_V2"), Arity(3, 3)),
+    "ONE_HOT": Arity(4, 4),
+    **dict.fromkeys(("CONCATENATION", "PACK", "ADD_N"), Arity(1, None)),
+    "SPLIT": Arity(2, 2, max_outputs=None),
+    "SPLIT_V": Arity(3, 3, max_outputs=None),
+    "UNPACK": Arity(1, 1, max_outputs=None),
+}
+"""Input and output counts of builtin operators, as their LiteRT kernels check them in Prepare.
+Operators not listed here are not checked (their parsers must check what they read)."""
+
+
+def _check_indices(what: str, indices: list[int], count: int, *, absent_ok: bool) -> None:
+    for position, index in enumerate(indices):
+        if index == -1 and absent_ok:
+            continue
+        if not 0 <= index < count:
+            raise ModelLoadError(
+                f"{what} {position} refers to tensor {index}, but the subgraph has {count} tensors",
+                hint=_MALFORMED_HINT,
+                details={"where": what, "position": position, "index": index, "count": count})
+
+
+def _count_text(low: int, high: int | None, noun: str) -> str:
+    if high is None:
+        return f"at least {low} {noun}"
+    return f"{low} {noun}" if low == high else f"{low} to {high} {noun}"
+
+
+def _check_arity(op: litert.OperatorT, key: str, where: str) -> None:
+    arity = ARITIES.get(key)
+    if arity is None:
+        return
+    inputs, outputs = sa.inputs_of(op), sa.outputs_of(op)
+    present = len(inputs)
+    while present and present - 1 in arity.optional and inputs[present - 1] == -1:
+        present -= 1  # trailing absent optional inputs count as left off
+    if present < arity.min_inputs or (arity.max_inputs is not None and len(inputs) > arity.max_inputs):
+        raise ModelLoadError(
+            f"{where} has {len(inputs)} inputs; {key} takes "
+            f"{_count_text(arity.min_inputs, arity.max_inputs, 'inputs')}", hint=_MALFORMED_HINT)
+    for position, index in enumerate(inputs):
+        if index == -1 and position not in arity.optional:
+            raise ModelLoadError(f"{where} input {position} is absent, but {key} requires it",
+                                 hint=_MALFORMED_HINT)
+    if len(outputs) < arity.min_outputs or (arity.max_outputs is not None
+                                            and len(outputs) > arity.max_outputs):
+        raise ModelLoadError(
+            f"{where} has {len(outputs)} outputs; {key} produces "
+            f"{_count_text(arity.min_outputs, arity.max_outputs, 'outputs')}", hint=_MALFORMED_HINT)
+    if -1 in outputs:
+        raise ModelLoadError(f"{where} output {outputs.index(-1)} is absent", hint=_MALFORMED_HINT)
+
+
+def check_operator(model: litert.ModelT, subgraph: litert.SubGraphT, index: int, key: str) -> None:
+    """Reject operator ``index`` (canonical ``key``) if its wiring or options are malformed.
+
+    Input, output and intermediate indices must name tensors of the subgraph (``-1`` marks an
+    absent optional input or output). A builtin operator listed in :data:`ARITIES` must have as
+    many inputs and outputs as its LiteRT kernel accepts. Options, when present, must be of the
+    class LiteRT reads for the operator (absent options are left to the parser: the LiteRT
+    converter omits empty ones), hold finite floats, and refer only to existing subgraphs.
+    """
+    op = sa.operator_at(subgraph, index)
+    count = len(sa.tensors_of(subgraph))
+    where = f"operator #{index} ({key})"
+    _check_indices(f"{where} input", sa.inputs_of(op), count, absent_ok=True)
+    _check_indices(f"{where} output", sa.outputs_of(op), count, absent_ok=True)
+    _check_indices(f"{where} intermediate", sa.intermediates_of(op), count, absent_ok=False)
+    _check_arity(op, key, where)
+    options = sa.builtin_options_of(op)
+    if options is None:
+        return
+    expected = OPTIONS_CLASSES.get(key)
+    if expected is not None and not isinstance(options, expected):
+        raise ModelLoadError(
+            f"{where} carries {type(options).__name__[:-1]}, but {key} takes "
+            f"{expected.__name__[:-1]}", hint=_MALFORMED_HINT)
+    _check_option_values(options, len(sa.subgraphs_of(model)), where)
+
+
+def _check_option_values(options: object, subgraphs: int, where: str) -> None:
+    """Options floats must be finite and subgraph references must name a subgraph."""
+    for field, value in sorted(vars(options).items()):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ModelLoadError(f"{where} option {field} is {value}; options must be finite",
+                                 hint=_MALFORMED_HINT)
+        if "subgraph" in field.lower() and value is not None:
+            for index in sa.int_list(value) if not isinstance(value, (int, np.integer)) else [value]:
+                if not 0 <= int(index) < subgraphs:
+                    raise ModelLoadError(
+                        f"{where} option {field} refers to subgraph {int(index)}, but the model has "
+                        f"{subgraphs} subgraphs", hint=_MALFORMED_HINT)
+
+
+
+def wiring_problems(air: AirModel) -> list[str]:
+    """Graph shapes the AIR verifier allows but no LiteRT converter writes, as sentences.
+
+    An operator that writes a tensor it also reads is a one-node cycle, and one that writes a
+    model input overwrites what the application supplied; both would make the planner alias a
+    tensor to itself.
+    """
+    problems = []
+    model_inputs = set(air.inputs)
+    for op in air.operators:
+        reads = {t for t in op.input_ids if t}
+        for tid in op.output_ids:
+            if tid in reads:
+                problems.append(f"operator #{op.id} ({op.op_type}) writes tensor {tid}, which it also "
+                                "reads (a cycle)")
+            elif tid in model_inputs:
+                problems.append(f"operator #{op.id} ({op.op_type}) writes the model input {tid}")
+    return problems
+
+
+__all__ = ["ARITIES", "Arity", "OPTIONS_CLASSES", "check_operator", "wiring_problems"]

@@ -1,0 +1,104 @@
+"""The contract between the emitter and a build-system exporter.
+
+The emitter writes the same C tree for every ``module.type``; an exporter then adds the files one
+build system needs to consume it (a CMake target, a Zephyr module, an NSX module, a CMSIS pack
+description) and the integration steps the module's README shows. Exporters are registered in
+``RegistryContext.module_exporters`` under the ``module.type`` they serve, through the same
+``helia_aot_register`` hook as operators, so a plugin can replace one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from helia_aot.air import c_comment, c_identifier
+from helia_aot.codegen import render_template
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleLayout:
+    """What an exporter knows about a finished module tree (every path relative to ``root``).
+
+    ``sources`` are the C files to compile, ``headers`` every header shipped; the public include
+    directory is ``includes-api`` and the private ones ``src`` and ``src/kernels``.
+    """
+
+    root: Path
+    name: str
+    prefix: str
+    model_name: str
+    platform_name: str
+    cpu: str
+    plan_hash: str
+    version: str
+    sources: tuple[str, ...]
+    headers: tuple[str, ...]
+    public_include_dirs: tuple[str, ...] = ("includes-api",)
+    private_include_dirs: tuple[str, ...] = ("src", "src/kernels")
+
+    @property
+    def target(self) -> str:
+        """The build target / package name: the module name as an identifier (``kws``)."""
+        return c_identifier(self.name, max_length=64, fallback="module")
+
+    @property
+    def model_comment(self) -> str:
+        """The model's name, safe inside a one-line comment of any build language."""
+        return c_comment(self.model_name).replace('"', "'").replace("#", "")
+
+    @property
+    def existing_include_dirs(self) -> tuple[str, ...]:
+        """Private include directories the tree actually has (``src/kernels`` only with kernels)."""
+        return tuple(d for d in self.private_include_dirs if (self.root / d).is_dir())
+
+    @classmethod
+    def scan(cls, root: Path, *, name: str, prefix: str, model_name: str, platform: Any,
+             plan_hash: str, version: str) -> "ModuleLayout":
+        """Describe the tree under ``root`` once the C is written."""
+        root = Path(root)
+
+        def rel(paths: Any) -> tuple[str, ...]:
+            return tuple(sorted(p.relative_to(root).as_posix() for p in paths))
+
+        return cls(
+            root=root, name=name, prefix=prefix, model_name=model_name,
+            platform_name=str(getattr(platform, "name", "custom")),
+            cpu=str(getattr(platform, "cpu", "")), plan_hash=plan_hash, version=version,
+            sources=rel((root / "src").rglob("*.c")),
+            headers=rel([*(root / "includes-api").glob("*.h"), *(root / "src").rglob("*.h")]),
+        )
+
+
+class ModuleExporter:
+    """Writes one build system's files into a module tree.
+
+    Subclasses set ``TYPE`` (the ``module.type`` value) and ``TITLE``, and implement ``write``
+    (returns the paths it wrote, relative to the module root) and ``integration`` (Markdown for the
+    README's integration section).
+    """
+
+    TYPE: ClassVar[str] = ""
+    TITLE: ClassVar[str] = ""
+
+    def write(self, layout: ModuleLayout) -> list[str]:
+        raise NotImplementedError(f"{type(self).__name__} does not implement write()")
+
+    def integration(self, layout: ModuleLayout) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not implement integration()")
+
+    # -- helpers for subclasses ----------------------------------------------------------------
+    @staticmethod
+    def write_text(layout: ModuleLayout, relative: str, text: str) -> str:
+        path = layout.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+        return relative
+
+    @staticmethod
+    def render(template: str, layout: ModuleLayout, **values: Any) -> str:
+        return render_template(template, layout=layout, PREFIX=layout.prefix.upper(), **values)
+
+
+__all__ = ["ModuleExporter", "ModuleLayout"]

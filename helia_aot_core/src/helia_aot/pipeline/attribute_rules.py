@@ -1,0 +1,101 @@
+"""Checking ``operators[]`` attribute rules against the registry, before the model loads.
+
+The configuration cannot know which attributes an operator declares (plugins add operators and
+attributes), so the converter checks each rule against the ``ATTRIBUTES`` models of the operator
+classes the rule reaches in its registry context. Doing it before the model loads means a typo such
+as ``code_placment`` fails in milliseconds, naming the nearest valid key, instead of after parsing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from typing import Any, Iterable
+
+from pydantic import TypeAdapter, ValidationError
+
+from helia_aot.errors import InvalidConfigError
+
+REMOVED_KEYS = {
+    "scratch_placement": "scratch tensors are placed with memory.tensors[] rules (type: scratch)",
+}
+"""Attribute keys older configurations used, with what replaced them."""
+
+
+def _fields(attributes_cls: type) -> dict[str, Any]:
+    fields = getattr(attributes_cls, "__pydantic_fields__", None)
+    if fields is not None:
+        return dict(fields)
+    if dataclasses.is_dataclass(attributes_cls):
+        return {f.name: f for f in dataclasses.fields(attributes_cls)}
+    return {}
+
+
+def takes_free_form_keys(attributes_cls: type) -> bool:
+    """Whether the model keeps keys it does not declare (``extra="allow"``)."""
+    config = getattr(attributes_cls, "__pydantic_config__", None) or {}
+    return config.get("extra") == "allow"
+
+
+def _annotation(field: Any) -> Any:
+    return getattr(field, "annotation", None) or getattr(field, "type", Any)
+
+
+def _reached(rule: Any, context: Any) -> list[tuple[str, type]]:
+    classes = context.aot_operator_classes
+    rule_type = str(getattr(rule, "type", "*") or "*")
+    keys = list(classes.keys()) if rule_type == "*" else [rule_type]
+    return [(key, getattr(classes.get(key), "ATTRIBUTES", None)) for key in keys if key in classes]
+
+
+def check_operator_rules(rules: Iterable[Any], context: Any) -> None:
+    """Raise InvalidConfigError for an attribute key or value no operator the rule reaches takes.
+
+    A rule for one type whose operator takes free-form keys accepts any key it does not declare; a
+    ``type: "*"`` rule is checked against the operators that declare their keys. A rule for a type
+    no registered operator class lowers is an error too, naming the nearest registered type.
+    """
+    registered = list(context.aot_operator_classes.keys())
+    for index, rule in enumerate(rules or ()):
+        attributes = dict(getattr(rule, "attributes", None) or {})
+        rule_type = str(getattr(rule, "type", "*") or "*")
+        where = f"operators[{index}]"
+        if rule_type != "*" and rule_type not in context.aot_operator_classes:
+            close = difflib.get_close_matches(rule_type, registered, n=1, cutoff=0.6)
+            raise InvalidConfigError(
+                f"{where} reaches operator type {rule_type!r}, which no registered operator class lowers",
+                hint=f"did you mean {close[0]!r}?" if close else "run `helia-aot plugins` to list the operators")
+        if not attributes:
+            continue
+        reached = [(key, cls) for key, cls in _reached(rule, context) if cls is not None]
+        for name, value in attributes.items():
+            _check_key(where, name, value, reached)
+
+
+def _check_key(where: str, name: str, value: Any, reached: list[tuple[str, type]]) -> None:
+    if name in REMOVED_KEYS:
+        raise InvalidConfigError(f"{where}.attributes.{name} was removed", hint=REMOVED_KEYS[name])
+    declaring = [(key, cls) for key, cls in reached if name in _fields(cls)]
+    strict = [(key, cls) for key, cls in reached if not takes_free_form_keys(cls)]
+    if not declaring:
+        if not strict:
+            return  # every operator the rule reaches keeps undeclared keys as written
+        valid = sorted({field for _, cls in strict for field in _fields(cls)})
+        close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}?" if close else None
+        raise InvalidConfigError(
+            f"{where}.attributes has key {name!r}, which no operator the rule reaches takes",
+            hint=(hint + " " if hint else "") + f"valid keys: {', '.join(valid) or 'none'}",
+            details={"key": name, "valid": valid})
+    problems = []
+    for key, cls in declaring:
+        try:
+            TypeAdapter(_annotation(_fields(cls)[name])).validate_python(value)
+            return
+        except ValidationError as exc:
+            problems.append(f"{key}: {exc.errors()[0].get('msg', exc)}")
+    raise InvalidConfigError(f"{where}.attributes.{name} = {value!r} is not a value the operators take",
+                             hint="; ".join(problems[:3]), details=problems)
+
+
+__all__ = ["REMOVED_KEYS", "check_operator_rules", "takes_free_form_keys"]

@@ -1,0 +1,141 @@
+"""Constant arenas: which bytes each memory stores, and which are copied into RAM at init.
+
+A cold constant is read in place from the memory that stores it (MRAM by default). A staged
+constant (a ``memory.tensors[]`` rule with ``constant_destination_memory``) is stored in its source
+memory too, in one contiguous chunk per destination, and the module copies that chunk into a RAM
+arena at init, so the kernels read it from the faster memory. Identical contents share one copy
+within an arena, which is why derived tables that several operators intern cost nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from helia_aot.air import AirModel, AirTensor, TensorId
+from helia_aot.errors import UnsupportedModelError
+from helia_aot.pipeline.memory_rules import MemoryBudget, TensorPlacement
+
+
+def tensors_read(model: AirModel, operators: list[Any]) -> set[TensorId]:
+    """Tensors some operator's C reads, plus the model outputs: the constants worth storing."""
+    read: set[TensorId] = set(model.outputs)
+    for aot_op in operators:
+        read.update(t for i, t in enumerate(aot_op.op.input_ids) if t and aot_op.reads_input(i))
+        read.update(aot_op.op.named_tensors.values())
+    return read
+
+
+def _align(value: int, alignment: int) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+@dataclass(slots=True)
+class ConstantBlob:
+    """The bytes of one constant arena, deduplicated by content."""
+
+    alignment: int
+    data: bytearray = field(default_factory=bytearray)
+    offsets: dict[TensorId, int] = field(default_factory=dict)
+    _seen: dict[bytes, int] = field(default_factory=dict)
+
+    def add(self, tensor: AirTensor, alignment: int) -> None:
+        payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
+        key = hashlib.sha256(payload).digest() + len(payload).to_bytes(8, "little")
+        if key not in self._seen:
+            offset = _align(len(self.data), alignment)
+            self.data.extend(b"\0" * (offset - len(self.data)))
+            self.data.extend(payload)
+            self._seen[key] = offset
+        self.offsets[tensor.id] = self._seen[key]
+        self.alignment = max(self.alignment, alignment)
+
+    @property
+    def size(self) -> int:
+        return max(self.alignment, _align(len(self.data), self.alignment))
+
+
+@dataclass(slots=True)
+class ConstantArena:
+    """One constant arena as the plan will list it.
+
+    ``source_memory`` is set for a staged arena, whose bytes sit ``source_offset`` bytes into the
+    cold arena of that memory.
+    """
+
+    memory: str
+    used: int
+    alignment: int
+    offsets: dict[TensorId, int]
+    blob: bytes | None = None
+    source_memory: str | None = None
+    source_offset: int = 0
+
+
+class ConstantPool:
+    """Sorts the constants the module stores into cold and staged arenas."""
+
+    def __init__(self, model: AirModel, constants: list[AirTensor], rules: dict[TensorId, TensorPlacement],
+                 home: str, alignment: int) -> None:
+        self.model = model
+        self.cold: dict[str, ConstantBlob] = {}
+        self.staged: dict[tuple[str, str], ConstantBlob] = {}
+        for tensor in constants:
+            rule = rules.get(tensor.id)
+            source = (rule.memory if rule else None) or home
+            wanted = max(alignment, tensor.alignment or 1, (rule.alignment if rule else None) or 1)
+            if rule is not None and rule.destination is not None:
+                blob = self.staged.setdefault((rule.destination, source), ConstantBlob(alignment))
+            else:
+                blob = self.cold.setdefault(source, ConstantBlob(alignment))
+            blob.add(tensor, wanted)
+        for (_, source) in self.staged:
+            self.cold.setdefault(source, ConstantBlob(alignment))
+        self._chunks: dict[tuple[str, str], int] = {}
+        for source, blob in self.cold.items():
+            for key, staged in sorted(self.staged.items()):
+                if key[1] != source:
+                    continue
+                offset = _align(len(blob.data), staged.alignment)
+                blob.data.extend(b"\0" * (offset - len(blob.data)))
+                blob.data.extend(staged.data)
+                blob.alignment = max(blob.alignment, staged.alignment)
+                self._chunks[key] = offset
+
+    def reserve(self, budget: MemoryBudget) -> None:
+        """Take the constant arenas' bytes from the budget; staged ones are explicit, so they must fit."""
+        for source, blob in self.cold.items():
+            if not budget.fits(source, blob.size):
+                raise self._no_room(source, list(blob.offsets), budget)
+            budget.take(source, blob.size)
+        for (destination, _), blob in self.staged.items():
+            if not budget.fits(destination, blob.size):
+                raise self._no_room(destination, list(blob.offsets), budget, staged=True)
+            budget.take(destination, blob.size)
+
+    def _no_room(self, memory: str, ids: list[TensorId], budget: MemoryBudget, *,
+                 staged: bool = False) -> UnsupportedModelError:
+        tensors = sorted((self.model.tensors[t] for t in ids), key=lambda t: -t.nbytes)
+        names = ", ".join(f"{t.id} {t.name} ({t.nbytes} B)" for t in tensors[:8])
+        more = f" and {len(tensors) - 8} more" if len(tensors) > 8 else ""
+        what = "staged constants copied into" if staged else "constants stored in"
+        return UnsupportedModelError(
+            f"model {self.model.name!r} does not fit: the {what} {memory} need "
+            f"{sum(t.nbytes for t in tensors)} B: {names}{more}; tried {budget.describe(memory)}",
+            hint="stage fewer constants, raise the cap in memory.constraints, or choose a larger memory",
+            details={"role": "constant", "tensors": [t.id for t in tensors], "tried": [budget.describe(memory)]},
+        )
+
+    def arenas(self, rank: dict[str, int]) -> list[ConstantArena]:
+        """Cold arenas by memory rank, then staged arenas by destination rank."""
+        result = [ConstantArena(memory, len(blob.data), blob.alignment, dict(blob.offsets), bytes(blob.data))
+                  for memory, blob in sorted(self.cold.items(), key=lambda kv: rank.get(kv[0], 99))]
+        for (destination, source), blob in sorted(self.staged.items(),
+                                                  key=lambda kv: (rank.get(kv[0][0], 99), kv[0][1])):
+            result.append(ConstantArena(destination, len(blob.data), blob.alignment, dict(blob.offsets),
+                                        source_memory=source, source_offset=self._chunks[(destination, source)]))
+        return result
+
+
+__all__ = ["ConstantArena", "ConstantBlob", "ConstantPool", "tensors_read"]

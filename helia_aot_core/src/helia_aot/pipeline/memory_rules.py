@@ -1,0 +1,190 @@
+"""What the memory configuration asks of the planner: per-tensor placement and per-memory budgets.
+
+``memory.tensors[]`` rules are matched against the model here, once, so the planner sees a plain
+record per tensor (where it must live, where a constant is staged to, its alignment) and every
+mistake in a rule is reported before any arena is laid out. ``memory.constraints[]`` and the
+platform together give the :class:`MemoryBudget`: which read-write memories data may fill, in
+which order, and how many bytes of each are still free.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from helia_aot.air import AirModel, AirTensorKind, TensorId
+from helia_aot.errors import InvalidConfigError
+
+READ_ONLY_MEMORIES = ("MRAM", "FLASH")
+"""Memories the module cannot write at run time: they hold constants only."""
+
+
+def memory_name(value: Any) -> str:
+    """The upper-case spelling the generated C and the reports use (``dtcm`` -> ``DTCM``)."""
+    return str(getattr(value, "value", value)).upper()
+
+
+@dataclass(slots=True)
+class TensorPlacement:
+    """What the ``memory.tensors[]`` rules reaching one tensor set (later rules win per field).
+
+    ``memory`` is where the tensor lives (for a staged constant: where its bytes are stored),
+    ``destination`` the memory a constant is copied into at init, ``rules`` the indices of the
+    rules that reached the tensor, for messages.
+    """
+
+    memory: str | None = None
+    destination: str | None = None
+    alignment: int | None = None
+    rules: list[int] = field(default_factory=list)
+
+
+def _reaches(rule: Any, kind: AirTensorKind) -> bool:
+    selector = str(getattr(rule.type, "value", rule.type))
+    return selector == "*" or selector == kind.value
+
+
+def tensor_placements(model: AirModel, rules: Iterable[Any]) -> dict[TensorId, TensorPlacement]:
+    """Merge the ``memory.tensors[]`` rules into one :class:`TensorPlacement` per reached tensor.
+
+    Raises InvalidConfigError for a rule naming a tensor id the model does not have (naming the
+    nearest ids) or a tensor whose kind the rule's ``type`` excludes: a rule that silently
+    reaches nothing would leave the user believing a placement happened.
+    """
+    result: dict[TensorId, TensorPlacement] = {}
+    for index, rule in enumerate(rules):
+        where = f"memory.tensors[{index}]"
+        if rule.id not in (None, ""):
+            tensor = model.tensors.get(str(rule.id))
+            if tensor is None:
+                close = difflib.get_close_matches(str(rule.id), list(model.tensors), n=3, cutoff=0.5)
+                hint = (f"did you mean {', '.join(repr(c) for c in close)}?" if close
+                        else "tensor ids are listed in the residency report (memory.dump_residency_json)")
+                raise InvalidConfigError(f"{where} names tensor id {rule.id!r}, which the model does not have",
+                                         hint=hint)
+            if not _reaches(rule, tensor.kind):
+                raise InvalidConfigError(
+                    f"{where} is for {rule.type} tensors, but tensor {rule.id!r} is a {tensor.kind} tensor",
+                    hint=f"set type: {tensor.kind} or type: '*' in that rule")
+            targets = [tensor]
+        else:
+            targets = [t for t in model.tensors.values() if _reaches(rule, t.kind)]
+        attrs = rule.attributes
+        for tensor in targets:
+            entry = result.setdefault(tensor.id, TensorPlacement())
+            entry.rules.append(index)
+            if attrs.memory is not None:
+                entry.memory = memory_name(attrs.memory)
+            if attrs.constant_destination_memory is not None and tensor.kind is AirTensorKind.CONSTANT:
+                entry.destination = memory_name(attrs.constant_destination_memory)
+            if attrs.alignment is not None:
+                entry.alignment = int(attrs.alignment)
+    return result
+
+
+@dataclass(slots=True)
+class MemoryBudget:
+    """The memories a module may use, their caps, and what the plan has taken so far.
+
+    ``order`` lists the read-write memories automatic placement fills, fastest first; ``caps`` the
+    bytes of each memory the module may use (None: no known limit); ``constrained`` says the caps
+    and order come from ``memory.constraints`` rather than the platform.
+    """
+
+    order: list[str]
+    caps: dict[str, int | None]
+    constrained: bool
+    used: dict[str, int] = field(default_factory=dict)
+
+    def free(self, memory: str) -> int | None:
+        cap = self.caps.get(memory)
+        return None if cap is None else cap - self.used.get(memory, 0)
+
+    def fits(self, memory: str, nbytes: int) -> bool:
+        free = self.free(memory)
+        return free is None or nbytes <= free
+
+    def take(self, memory: str, nbytes: int) -> None:
+        self.used[memory] = self.used.get(memory, 0) + nbytes
+
+    def describe(self, memory: str) -> str:
+        """``DTCM (cap 507904 B, 1024 B free)`` for error messages."""
+        cap, free = self.caps.get(memory), self.free(memory)
+        if cap is None:
+            return f"{memory} (no cap)"
+        return f"{memory} (cap {cap} B, {max(free or 0, 0)} B free)"
+
+
+def _platform_budgets(platform: Any) -> dict[str, int]:
+    memories = getattr(platform, "memories", ())
+    pairs = memories.items() if hasattr(memories, "items") else memories
+    return {memory_name(m): int(size) for m, size in pairs}
+
+
+def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
+    """The budget a plan works against: ``memory.constraints`` when given, else the platform's.
+
+    With constraints, read-write data fills only the memories they list, in their order, and each
+    cap is the smaller of ``max_bytes`` and the platform's size (a cap cannot create memory). A
+    read-only memory they do not list still holds the constants, within the platform's size.
+    """
+    budgets = _platform_budgets(platform)
+    constraints = list(constraints or ())
+    if not constraints:
+        order = [memory_name(m) for m in (getattr(platform, "preferred_order", None) or ())]
+        order = [m for m in order if m not in READ_ONLY_MEMORIES] or ["SRAM"]
+        caps: dict[str, int | None] = {m: size for m, size in budgets.items()}
+        return MemoryBudget(order=order, caps=caps, constrained=False)
+    caps = {m: size for m, size in budgets.items() if m in READ_ONLY_MEMORIES}
+    order = []
+    for index, constraint in enumerate(constraints):
+        memory = memory_name(constraint.memory)
+        if budgets and memory not in budgets:
+            raise InvalidConfigError(
+                f"memory.constraints[{index}] caps {memory}, which platform "
+                f"{getattr(platform, 'name', 'custom')!r} does not have",
+                hint="the platform has: " + ", ".join(budgets))
+        size = budgets.get(memory)
+        caps[memory] = int(constraint.max_bytes) if size is None else min(int(constraint.max_bytes), size)
+        if memory not in READ_ONLY_MEMORIES:
+            order.append(memory)
+    if not order:
+        raise InvalidConfigError("memory.constraints lists no read-write memory for activations",
+                                 hint="add a constraint for dtcm, sram or another RAM")
+    return MemoryBudget(order=order, caps=caps, constrained=True)
+
+
+def constant_home(platform: Any, budget: MemoryBudget) -> str:
+    """Where constants are read in place by default: MRAM, else FLASH, else the slowest RAM."""
+    names = set(_platform_budgets(platform))
+    for candidate in READ_ONLY_MEMORIES:
+        if candidate in names:
+            return candidate
+    return budget.order[-1]
+
+
+def check_rule_memory(placement: TensorPlacement, kind: AirTensorKind, budget: MemoryBudget,
+                      platform: Any) -> None:
+    """Reject a rule that places a tensor where it cannot live, naming the rule."""
+    where = "memory.tensors[" + "], [".join(str(i) for i in placement.rules) + "]"
+    known = set(budget.caps)
+    for memory, what in ((placement.memory, "memory"), (placement.destination, "constant_destination_memory")):
+        if memory is None:
+            continue
+        if known and memory not in known:
+            allowed = ", ".join(m.lower() for m in budget.caps)
+            reason = "memory.constraints does not list it" if budget.constrained else (
+                f"platform {getattr(platform, 'name', 'custom')!r} does not have it")
+            raise InvalidConfigError(f"{where} sets {what}: {memory.lower()}, but {reason}",
+                                     hint=f"choose one of: {allowed}")
+        writable = what == "constant_destination_memory" or kind is not AirTensorKind.CONSTANT
+        if writable and memory in READ_ONLY_MEMORIES:
+            target = "constants are copied into" if what == "constant_destination_memory" else (
+                f"{kind} tensors are written at run time and cannot live in")
+            raise InvalidConfigError(f"{where} sets {what}: {memory.lower()}, which is read-only; "
+                                     f"{target} it", hint="choose a RAM such as dtcm or sram")
+
+
+__all__ = ["READ_ONLY_MEMORIES", "MemoryBudget", "TensorPlacement", "check_rule_memory", "constant_home",
+           "memory_budget", "memory_name", "tensor_placements"]

@@ -1,0 +1,89 @@
+"""What occupies each scratch arena at each operator: the facts behind the memory picture and hints.
+
+Every tensor placed in a scratch region is listed with its own lifetime (an alias of a reshape's
+input or an in-place output gets its own span at its root's offset), so a reader sees each name
+the model uses. Live bytes at an operator are the union of the byte ranges live there, which
+counts storage shared by an alias or an in-place output once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from helia_aot.air import AirModel
+from helia_aot.memory import compute_lifetimes
+from helia_aot.pipeline.plan import MemoryPlan
+
+
+@dataclass(slots=True)
+class LiveTensor:
+    """One scratch tensor: its bytes in the region and the operator indices that need them."""
+
+    id: str
+    name: str
+    offset: int
+    size: int
+    first: int
+    last: int
+
+
+@dataclass(slots=True)
+class RegionOccupancy:
+    """One scratch region over the schedule: its tensors and the bytes live at each operator."""
+
+    region: int
+    memory: str
+    used: int
+    tensors: list[LiveTensor] = field(default_factory=list)
+    live: list[int] = field(default_factory=list)
+
+    @property
+    def peak_index(self) -> int | None:
+        """The first operator index with the most live bytes (None for an empty schedule)."""
+        if not self.live:
+            return None
+        return max(range(len(self.live)), key=lambda i: (self.live[i], -i))
+
+    @property
+    def peak_bytes(self) -> int:
+        return max(self.live, default=0)
+
+    def live_at(self, index: int) -> list[LiveTensor]:
+        """Tensors live at operator ``index``, by offset."""
+        return sorted((t for t in self.tensors if t.first <= index <= t.last), key=lambda t: (t.offset, t.id))
+
+
+def _union_bytes(ranges: list[tuple[int, int]]) -> int:
+    total, end = 0, None
+    for start, stop in sorted(ranges):
+        if end is None or start >= end:
+            total += stop - start
+            end = stop
+        elif stop > end:
+            total += stop - end
+            end = stop
+    return total
+
+
+def scratch_occupancy(model: AirModel, plan: MemoryPlan, num_operators: int) -> list[RegionOccupancy]:
+    """One RegionOccupancy per scratch region of ``plan``, in region order."""
+    lifetimes = compute_lifetimes(model)
+    end = max(num_operators - 1, 0)
+    regions = {r.id: RegionOccupancy(r.id, r.memory, r.used) for r in plan.regions if r.role == "scratch"}
+    for tid, tensor in model.tensors.items():
+        placement = plan.placements.get(tid)
+        if placement is None or placement.region not in regions:
+            continue
+        # A tensor the schedule never touches still holds its bytes for the whole run.
+        first, last = lifetimes.get(tid, (0, end))
+        regions[placement.region].tensors.append(
+            LiveTensor(str(tid), tensor.name, placement.offset, placement.size, first, last))
+    for occupancy in regions.values():
+        occupancy.live = [
+            _union_bytes([(t.offset, t.offset + t.size) for t in occupancy.tensors if t.first <= i <= t.last])
+            for i in range(num_operators)
+        ]
+    return list(regions.values())
+
+
+__all__ = ["LiveTensor", "RegionOccupancy", "scratch_occupancy"]

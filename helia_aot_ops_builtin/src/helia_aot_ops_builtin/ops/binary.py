@@ -1,0 +1,302 @@
+"""Elementwise binary operators: ADD, SUB, MUL, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM.
+
+Each is one ``hk_binary`` call over the NumPy broadcast of its two inputs, folded into at most
+five loops by :mod:`helia_aot_ops_builtin.broadcast_geometry`. Quantized operators get the
+multipliers LiteRT's Prepare computes (:mod:`helia_aot_ops_builtin.rescale`): int8 ADD/SUB
+rescale both inputs after a left shift of 20, int16 ADD/SUB either do the same with 15 or, with
+``pot_scale_int16`` and power-of-two scales, shift one input onto the other; MUL rescales the
+product; MAXIMUM and MINIMUM compare stored values, as LiteRT does. The kernels read an
+element's inputs before writing it, so the output may reuse a same-shape input's storage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+
+from helia_aot_ops_builtin.base import OpRegistration
+from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
+from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
+from helia_aot_ops_builtin.params_call import (
+    KernelCall,
+    ParamsCallOperator,
+    label,
+    quantization_problems,
+)
+from helia_aot_ops_builtin.parsing import activation_name, simple_parser
+from helia_aot_ops_builtin.quantization import activation_range, activation_range_float
+from helia_aot_ops_builtin.rescale import (
+    BinaryRescale,
+    add_sub_rescale,
+    mul_rescale,
+    squared_difference_rescale,
+)
+
+_SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
+_FLT_MAX = float(np.finfo(np.float32).max)
+
+SAME_TYPE = "Both inputs and the output must have one element type."
+BROADCAST = (f"The inputs must broadcast to the output's shape (NumPy rules) in at most "
+             f"{BINARY_MAX_RANK} dimensions once equal-behaving dimensions are merged.")
+PER_TENSOR = ("Quantized tensors must be quantized per tensor with a positive scale; int16 "
+              "ones with zero point 0 (as LiteRT requires).")
+RESCALE_BELOW_ONE = ("Quantized: LiteRT's input and output rescale factors must stay below one, "
+                     "i.e. the output scale may not be tiny next to the input scales.")
+POT_SAME_SHAPE = ("int16 with pot_scale_int16 and power-of-two scales: the inputs must have one "
+                  "shape, and one of them the output's scale.")
+
+
+@dataclass(slots=True)
+class AirAddOptions(AirOperatorOptions):
+    """ADD's fused activation, and whether int16 may take LiteRT's power-of-two-scale path."""
+
+    activation: str = "NONE"
+    pot_scale_int16: bool = True
+
+
+@dataclass(slots=True)
+class AirSubOptions(AirOperatorOptions):
+    """SUB's fused activation, and whether int16 may take LiteRT's power-of-two-scale path."""
+
+    activation: str = "NONE"
+    pot_scale_int16: bool = True
+
+
+@dataclass(slots=True)
+class AirMulOptions(AirOperatorOptions):
+    """MUL's fused activation."""
+
+    activation: str = "NONE"
+
+
+def _pot_flag(raw: Any) -> bool:
+    # The schema's default is true: a model that never wrote the field takes the POT path.
+    value = getattr(raw, "potScaleInt16", True)
+    return True if value is None else bool(value)
+
+
+def _add_options(raw: Any) -> AirAddOptions:
+    if raw is None:
+        return AirAddOptions()
+    return AirAddOptions(activation=activation_name(raw.fusedActivationFunction),
+                         pot_scale_int16=_pot_flag(raw))
+
+
+def _sub_options(raw: Any) -> AirSubOptions:
+    if raw is None:
+        return AirSubOptions()
+    return AirSubOptions(activation=activation_name(raw.fusedActivationFunction),
+                         pot_scale_int16=_pot_flag(raw))
+
+
+def _mul_options(raw: Any) -> AirMulOptions:
+    if raw is None:
+        return AirMulOptions()
+    return AirMulOptions(activation=activation_name(raw.fusedActivationFunction))
+
+
+parse_add = simple_parser(AirOpType.ADD.value, _add_options)
+parse_sub = simple_parser(AirOpType.SUB.value, _sub_options)
+parse_mul = simple_parser(AirOpType.MUL.value, _mul_options)
+parse_squared_difference = simple_parser(AirOpType.SQUARED_DIFFERENCE.value)
+parse_maximum = simple_parser(AirOpType.MAXIMUM.value)
+parse_minimum = simple_parser(AirOpType.MINIMUM.value)
+
+
+class BinaryOperator(ParamsCallOperator):
+    """Shared contract of the ``hk_binary`` operators (inputs 0 and 1 -> output 0)."""
+
+    KERNELS = ("binary",)
+    INPLACE_INPUTS = (0, 1)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
+    RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, BROADCAST, PER_TENSOR)
+    FUNCTION = ""
+    """Kernel name stem: ``hk_<FUNCTION>_<s8|s16|f32>``."""
+    RESCALES = True
+    """Whether quantized inputs are rescaled (MAXIMUM/MINIMUM compare raw values)."""
+
+    @property
+    def lhs(self) -> AirTensor:
+        return self.input_tensors[0]
+
+    @property
+    def rhs(self) -> AirTensor:
+        return self.input_tensors[1]
+
+    @property
+    def target(self) -> AirTensor:
+        return self.output_tensors[0]
+
+    @property
+    def quantized(self) -> bool:
+        return self.target.dtype.numpy != np.dtype(np.float32)
+
+    def activation(self) -> str:
+        """The fused activation (NONE for operators without one)."""
+        return "NONE"
+
+    def rescale(self) -> BinaryRescale:
+        """LiteRT's Prepare constants; ValueError where LiteRT's Prepare refuses."""
+        raise NotImplementedError
+
+    def check(self) -> Iterable[str]:
+        if len(self.input_tensors) != 2 or len(self.output_tensors) != 1:
+            yield (f"expects 2 inputs and 1 output, has {len(self.input_tensors)} and "
+                   f"{len(self.output_tensors)}")
+            return
+        lhs, rhs, target = self.lhs, self.rhs, self.target
+        if not lhs.dtype == rhs.dtype == target.dtype:
+            yield f"the inputs are {lhs.dtype} and {rhs.dtype} but the output is {target.dtype}"
+            return
+        try:
+            expected = broadcast_shape(lhs.shape, rhs.shape)
+            broadcast_geometry(lhs.shape, rhs.shape)
+        except ValueError as exc:
+            yield str(exc)
+            return
+        if tuple(target.shape) != expected:
+            yield f"the output shape {tuple(target.shape)} is not the broadcast shape {expected}"
+        if self.activation() not in FUSED_ACTIVATIONS:
+            yield f"fused activation {self.activation()} is not supported"
+        if self.quantized and self.RESCALES:
+            problems = quantization_problems((lhs, rhs, target))
+            if problems:
+                yield from problems
+                return
+            try:
+                r = self.rescale()
+            except ValueError as exc:
+                yield str(exc)
+                return
+            if r.pot_scale and lhs.shape != rhs.shape:
+                yield ("int16 power-of-two-scale ADD/SUB needs inputs of one shape (LiteRT's "
+                       "kernel does not broadcast)")
+
+    def kernel(self) -> KernelCall:
+        g = broadcast_geometry(self.lhs.shape, self.rhs.shape)
+        geometry = {"size": g.size, "broadcast": g.broadcast, "shape": g.shape,
+                    "strides1": g.strides1, "strides2": g.strides2}
+        params: dict[str, Any] = {"geometry": geometry}
+        if not self.quantized:
+            lo, hi = activation_range_float(self.activation())
+            params.update(float_min=max(lo, -_FLT_MAX), float_max=min(hi, _FLT_MAX))
+        elif self.RESCALES:
+            r = self.rescale()
+            lo, hi = activation_range(self.activation(), self.target.dtype.numpy,
+                                      self.target.scale(), self.target.zero_point())
+            quant = {name: getattr(r, name) for name in BinaryRescale.__slots__ if name != "pot_scale"}
+            params["quant"] = quant | {"activation_min": lo, "activation_max": hi,
+                                       "pot_scale": r.pot_scale}
+        suffix = _SUFFIX[self.target.dtype.numpy]
+        return KernelCall(
+            function=f"{self.FUNCTION}_{suffix}", params_type="binary_params_t", params=params,
+            data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True),
+                       self.ptr(self.target)])
+
+    def macs(self) -> int:
+        return 0
+
+    def parameters(self) -> int:
+        return sum(t.size for t in (self.lhs, self.rhs) if t.is_constant)
+
+    # -- shared rescale inputs -----------------------------------------------------------------
+    def _quant_args(self) -> tuple[float, int, float, int, float, int]:
+        return (self.lhs.scale(), self.lhs.zero_point(), self.rhs.scale(), self.rhs.zero_point(),
+                self.target.scale(), self.target.zero_point())
+
+
+class _AddSubOperator(BinaryOperator):
+    OPTIONS: type = AirAddOptions
+
+    def activation(self) -> str:
+        return self.typed_options(self.OPTIONS).activation
+
+    def rescale(self) -> BinaryRescale:
+        int16 = self.target.dtype.numpy == np.dtype(np.int16)
+        return add_sub_rescale(self.TYPE, int16, *self._quant_args(),
+                               pot_scale_int16=self.typed_options(self.OPTIONS).pot_scale_int16)
+
+
+class AddOperator(_AddSubOperator):
+    """ADD with a fused activation."""
+
+    TYPE = AirOpType.ADD.value
+    FUNCTION = "add"
+    OPTIONS = AirAddOptions
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE,
+                                                  POT_SAME_SHAPE)
+
+
+class SubOperator(_AddSubOperator):
+    """SUB with a fused activation."""
+
+    TYPE = AirOpType.SUB.value
+    FUNCTION = "sub"
+    OPTIONS = AirSubOptions
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE,
+                                                  POT_SAME_SHAPE)
+
+
+class MulOperator(BinaryOperator):
+    """MUL with a fused activation (int16: zero points 0)."""
+
+    TYPE = AirOpType.MUL.value
+    FUNCTION = "mul"
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION,)
+
+    def activation(self) -> str:
+        return self.typed_options(AirMulOptions).activation
+
+    def rescale(self) -> BinaryRescale:
+        return mul_rescale(*self._quant_args())
+
+    def macs(self) -> int:
+        return self.target.size
+
+
+class SquaredDifferenceOperator(BinaryOperator):
+    """SQUARED_DIFFERENCE: (a - b)^2 (LiteRT has no int16 version)."""
+
+    TYPE = AirOpType.SQUARED_DIFFERENCE.value
+    FUNCTION = "squared_difference"
+    SUPPORTED_DTYPES = (np.int8, np.float32)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (RESCALE_BELOW_ONE,)
+
+    def rescale(self) -> BinaryRescale:
+        return squared_difference_rescale(*self._quant_args())
+
+    def macs(self) -> int:
+        return self.target.size
+
+
+class MaximumOperator(BinaryOperator):
+    """MAXIMUM of the stored values."""
+
+    TYPE = AirOpType.MAXIMUM.value
+    FUNCTION = "maximum"
+    RESCALES = False
+    RESTRICTIONS = (SAME_TYPE, BROADCAST)
+
+
+class MinimumOperator(BinaryOperator):
+    """MINIMUM of the stored values."""
+
+    TYPE = AirOpType.MINIMUM.value
+    FUNCTION = "minimum"
+    RESCALES = False
+    RESTRICTIONS = (SAME_TYPE, BROADCAST)
+
+
+REGISTRATIONS = [
+    OpRegistration(AirOpType.ADD.value, parse_add, AirAddOptions, AddOperator),
+    OpRegistration(AirOpType.SUB.value, parse_sub, AirSubOptions, SubOperator),
+    OpRegistration(AirOpType.MUL.value, parse_mul, AirMulOptions, MulOperator),
+    OpRegistration(AirOpType.SQUARED_DIFFERENCE.value, parse_squared_difference, None,
+                   SquaredDifferenceOperator),
+    OpRegistration(AirOpType.MAXIMUM.value, parse_maximum, None, MaximumOperator),
+    OpRegistration(AirOpType.MINIMUM.value, parse_minimum, None, MinimumOperator),
+]

@@ -1,0 +1,159 @@
+"""MEAN and SUM over constant axes.
+
+:func:`~helia_aot_ops_builtin.broadcast_geometry.reduce_geometry` folds the input into kept and
+reduced loops (at most four of each); ``hk_reduce`` adds each output's inputs in the order
+LiteRT's reference visits them. Quantized MEAN and SUM follow LiteRT's ``QuantizedMeanOrSum``:
+an int32 sum, the input zero point removed, then one fixed-point rescale whose multiplier
+(``input_scale / output_scale``, for MEAN with ``1 / count`` folded in) is computed here.
+
+LiteRT's reference SUM kernel reads int8/int16 data as uint8 (google-ai-edge/LiteRT issue #4079);
+quantized SUM here computes what that kernel intends, which TensorFlow Lite Micro also computes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
+
+from helia_aot_ops_builtin.base import OpRegistration
+from helia_aot_ops_builtin.broadcast_geometry import (
+    REDUCE_MAX_DIMS,
+    reduce_geometry,
+    reduced_shape,
+)
+from helia_aot_ops_builtin.params_call import (
+    KernelCall,
+    ParamsCallOperator,
+    label,
+    quantization_problems,
+)
+from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.rescale import reduce_rescale
+
+SAME_TYPE = "The input and output must have one element type."
+CONSTANT_AXES = "The axes must be a constant int32 tensor."
+FOLDED_LOOPS = (f"After merging neighbouring dimensions, at most {REDUCE_MAX_DIMS} kept and "
+                f"{REDUCE_MAX_DIMS} reduced dimensions may remain.")
+PER_TENSOR = ("Quantized tensors must be quantized per tensor with a positive scale; int16 "
+              "ones with zero point 0 (as LiteRT requires).")
+
+
+@dataclass(slots=True)
+class AirReducerOptions(AirOperatorOptions):
+    """Whether reduced dimensions stay in the output shape as 1s."""
+
+    keep_dims: bool = False
+
+
+def _reducer_options(raw: Any) -> AirReducerOptions:
+    return AirReducerOptions(keep_dims=bool(getattr(raw, "keepDims", False)))
+
+
+parse_mean = simple_parser(AirOpType.MEAN.value, _reducer_options)
+parse_sum = simple_parser(AirOpType.SUM.value, _reducer_options)
+
+
+class _ReduceOperator(ParamsCallOperator):
+    KERNELS = ("reduce",)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
+    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR,
+                    "The input must not be empty.")
+    MEAN = False
+
+    @property
+    def source(self) -> AirTensor:
+        return self.input_tensors[0]
+
+    @property
+    def axes_tensor(self) -> AirTensor:
+        return self.input_tensors[1]
+
+    @property
+    def target(self) -> AirTensor:
+        return self.output_tensors[0]
+
+    def axes(self) -> tuple[int, ...]:
+        """The axes as the model lists them (possibly negative or repeated)."""
+        return tuple(int(a) for a in np.asarray(self.axes_tensor.data).reshape(-1))
+
+    def dtype_violations(self) -> list[str]:
+        # The axes are int32 by contract; check() words a run-time axes tensor's refusal.
+        if not self.input_tensors or not self.output_tensors:
+            return []
+        allowed = {np.dtype(t) for t in self.SUPPORTED_DTYPES}
+        return [f"{role} {label(t)} is {t.dtype}; supported: float32, int16, int8"
+                for role, t in (("input", self.source), ("output", self.target))
+                if t.dtype.numpy not in allowed]
+
+    def check(self) -> Iterable[str]:
+        if len(self.input_tensors) != 2 or len(self.output_tensors) != 1:
+            return [f"expects 2 inputs and 1 output, has {len(self.input_tensors)} and "
+                    f"{len(self.output_tensors)}"]
+        src, axes, dst = self.source, self.axes_tensor, self.target
+        if src.dtype != dst.dtype:
+            return [f"the input is {src.dtype} but the output is {dst.dtype}"]
+        if not axes.is_constant or axes.data is None:
+            return [f"the axes {label(axes)} are computed at run time; only constant axes are supported"]
+        if axes.dtype is not AirTensorType.INT32:
+            return [f"the axes {label(axes)} are {axes.dtype}, not int32"]
+        if src.size == 0:
+            return ["the input is empty"]
+        try:
+            geometry = reduce_geometry(src.shape, self.axes())
+            expected = reduced_shape(src.shape, self.axes(),
+                                     self.typed_options(AirReducerOptions).keep_dims)
+        except ValueError as exc:
+            return [str(exc)]
+        problems = []
+        if tuple(dst.shape) != expected:
+            problems.append(f"the output shape {tuple(dst.shape)} is not {expected}")
+        elif geometry.outputs != dst.size:
+            problems.append(f"the reduction makes {geometry.outputs} outputs, the output holds {dst.size}")
+        return problems + quantization_problems((src, dst))
+
+    def kernel(self) -> KernelCall:
+        src, dst = self.source, self.target
+        g = reduce_geometry(src.shape, self.axes())
+        params: dict[str, Any] = {
+            "kept_extents": g.kept_extents, "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents, "reduced_strides": g.reduced_strides,
+            "count": g.count,
+        }
+        data = [self.ptr(src, const=True), self.ptr(dst)]
+        if src.dtype is AirTensorType.FLOAT32:
+            name = "mean" if self.MEAN else "sum"
+            return KernelCall(f"reduce_{name}_f32", data, "reduce_params_t", params)
+        multiplier, shift = reduce_rescale(src.scale(), dst.scale(), g.count, self.MEAN)
+        params.update(input_zero_point=src.zero_point(), output_zero_point=dst.zero_point(),
+                      multiplier=multiplier, shift=shift)
+        suffix = "s8" if src.dtype is AirTensorType.INT8 else "s16"
+        return KernelCall(f"reduce_sum_mean_{suffix}", data, "reduce_params_t", params)
+
+    def macs(self) -> int:
+        return 0
+
+    def parameters(self) -> int:
+        return 0
+
+
+class MeanOperator(_ReduceOperator):
+    """MEAN over constant axes."""
+
+    TYPE = AirOpType.MEAN.value
+    MEAN = True
+
+
+class SumOperator(_ReduceOperator):
+    """SUM over constant axes."""
+
+    TYPE = AirOpType.SUM.value
+
+
+REGISTRATIONS = [
+    OpRegistration(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator),
+    OpRegistration(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator),
+]

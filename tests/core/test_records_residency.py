@@ -1,0 +1,165 @@
+"""The residency report (schema_version 5): golden structure on a real model, agreement with the
+module's own C tables, and what its two hashes do and do not follow.
+
+HELIA_AOT_REGEN_EXPECTED=1 rewrites the expected file after an intended change.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.pipeline.emit import plan_hash
+from helia_aot.pipeline.records import residency_record, tensor_layout_hash
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+MODEL = DATA / "models" / "mlperf_kws_dscnn_int8.tflite"
+EXPECTED = DATA / "expected" / "mlperf_kws_dscnn_int8_residency.json"
+HEX16 = re.compile(r"^[0-9a-f]{16}$")
+
+
+def config(out: Path, **extra) -> ConvertArgs:
+    return ConvertArgs.model_validate({
+        "model": {"path": str(MODEL)}, "module": {"path": str(out), "name": "kws", "prefix": "kws"},
+        "platform": {"name": "apollo510_evb"}, "memory": {"dump_residency_json": True}, **extra})
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory) -> Path:
+    return AotConverter(config(tmp_path_factory.mktemp("residency"))).convert().output
+
+
+@pytest.fixture(scope="module")
+def residency(module) -> dict:
+    return json.loads((module / "kws_residency.json").read_text())
+
+
+def stable_arena(role: str, arena: dict) -> dict:
+    # How constants pack (interning, padding) is free to change; their byte counts are not golden.
+    return {k: (None if role == "constant" and k in ("used", "total_size") else v) for k, v in arena.items()}
+
+
+def stable(record: dict) -> dict:
+    """Everything but offsets, the hashes' values and the constant pool's byte counts."""
+    return {
+        "schema_version": record["schema_version"],
+        "keys": sorted(record),
+        "arenas": {role: [stable_arena(role, a) for a in arenas]
+                   for role, arenas in record["arenas"].items()},
+        "tensors": [{k: t[k] for k in ("id", "name", "role", "region_id", "memory", "size")}
+                    for t in record["tensors"]],
+    }
+
+
+def test_residency_matches_golden(residency):
+    if os.environ.get("HELIA_AOT_REGEN_EXPECTED") == "1":
+        EXPECTED.write_text(json.dumps(residency, indent=2) + "\n")
+    assert stable(residency) == stable(json.loads(EXPECTED.read_text()))
+
+
+def test_schema_fields(residency):
+    assert residency["schema_version"] == 5
+    assert HEX16.match(residency["plan_hash"]) and HEX16.match(residency["tensor_layout_hash"])
+    assert list(residency["arenas"]) == ["scratch", "persistent", "constant"]
+    for role, arenas in residency["arenas"].items():
+        for arena in arenas:
+            required = {"region_id", "memory", "used", "total_size", "alignment"}
+            if role == "scratch":
+                required |= {"peak_live", "fragmentation"}
+            assert set(arena) == required  # no staged region here: no source fields
+            assert arena["used"] <= arena["total_size"] and arena["total_size"] % arena["alignment"] == 0
+    scratch = residency["arenas"]["scratch"][0]
+    assert scratch["fragmentation"] == pytest.approx(1 - scratch["peak_live"] / scratch["used"])
+    for tensor in residency["tensors"]:
+        assert set(tensor) == {"id", "name", "role", "region_id", "memory", "offset", "size"}
+
+
+def test_plan_hash_is_the_modules_macro(module, residency):
+    header = (module / "includes-api" / "kws_model.h").read_text()
+    assert f'#define KWS_PLAN_HASH "{residency["plan_hash"]}"' in header
+
+
+def test_arenas_match_the_modules_tables(module, residency):
+    source = (module / "src" / "kws_model.c").read_text()
+    sizes = [int(v) for v in re.search(r"kws_arena_sizes\[[^\]]*\] = \{([^}]*)\}", source).group(1)
+             .replace("u", "").split(",")]
+    alignments = [int(v) for v in re.search(r"kws_arena_alignments\[[^\]]*\] = \{([^}]*)\}", source)
+                  .group(1).replace("u", "").split(",")]
+    arenas = {a["region_id"]: a for rows in residency["arenas"].values() for a in rows}
+    assert sorted(arenas) == list(range(len(sizes)))
+    for region_id, arena in arenas.items():
+        assert (arena["total_size"], arena["alignment"]) == (sizes[region_id], alignments[region_id])
+
+
+def test_every_placed_tensor_matches_the_placement_table(module, residency):
+    source = (module / "src" / "kws_model.c").read_text()
+    table = {name: (int(region, 0), int(offset)) for region, offset, name in
+             re.findall(r"\{(0x[0-9a-f]+|\d+)u, (\d+)u\}, /\* (\w+) \*/", source)}
+    listed = {t["name"]: t for t in residency["tensors"]}
+    for name, (region, offset) in table.items():
+        if region == 0xFFFF:
+            assert name not in listed  # a tensor the module never reads is not placed
+        else:
+            assert (listed[name]["region_id"], listed[name]["offset"]) == (region, offset)
+    assert set(listed) <= set(table)
+
+
+def test_scratch_tensors_fit_their_arena(residency):
+    scratch = residency["arenas"]["scratch"][0]
+    for tensor in residency["tensors"]:
+        if tensor["role"] == "scratch":
+            assert tensor["offset"] + tensor["size"] <= scratch["used"]
+
+
+def test_hashes_are_deterministic(tmp_path, residency):
+    again = AotConverter(config(tmp_path)).convert().output
+    second = json.loads((again / "kws_residency.json").read_text())
+    assert (second["plan_hash"], second["tensor_layout_hash"]) == \
+        (residency["plan_hash"], residency["tensor_layout_hash"])
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory):
+    """The pipeline's own objects after Plan, for changing one thing at a time."""
+    from helia_aot.pipeline.load import load_model
+    from helia_aot.pipeline.plan import plan_memory
+    from helia_aot.pipeline.resolve import resolve_operators
+    from helia_aot.pipeline.transform import run_transforms
+    from helia_aot.platforms import resolve_platform
+    from helia_aot.registry import build_default_registry_context
+
+    cfg = config(tmp_path_factory.mktemp("state"))
+    context = build_default_registry_context()
+    platform = resolve_platform(cfg.platform)
+    model = run_transforms(load_model(MODEL, cfg.model.subgraph, context), cfg, context)
+    operators = resolve_operators(model, platform, cfg, context)
+    return model, operators, plan_memory(model, operators, platform, cfg)
+
+
+def test_record_hashes_are_the_functions(state, residency):
+    model, operators, plan = state
+    record = residency_record(model, operators, plan)
+    assert record["plan_hash"] == plan_hash(model, plan, operators) == residency["plan_hash"]
+    assert record["tensor_layout_hash"] == tensor_layout_hash(model, plan) == residency["tensor_layout_hash"]
+
+
+def test_moving_a_tensor_changes_both_hashes(state):
+    model, operators, plan = state
+    moved = copy.deepcopy(plan)
+    tid = next(t for t, p in moved.placements.items() if moved.regions[p.region].role == "scratch")
+    moved.placements[tid].offset += 16
+    assert tensor_layout_hash(model, moved) != tensor_layout_hash(model, plan)
+    assert plan_hash(model, moved, operators) != plan_hash(model, plan, operators)
+
+
+def test_a_schedule_change_alone_keeps_the_tensor_layout_hash(state):
+    model, operators, plan = state
+    reordered = list(reversed(operators))
+    assert tensor_layout_hash(model, plan) == residency_record(model, reordered, plan)["tensor_layout_hash"]
+    assert plan_hash(model, plan, reordered) != plan_hash(model, plan, operators)

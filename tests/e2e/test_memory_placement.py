@@ -1,0 +1,136 @@
+"""Modules built with memory controls still match the reference, and the binding API reports misuse.
+
+Two KWS modules cover the controls between them: one reorders memories with constraints, pins the
+input (aligned) and reads the constants in place from SRAM, with CONV_2D code in ITCM; the other
+spills scratch from a small DTCM into SRAM, stages the constants into SRAM and leaves every RAM
+arena to the application (memory.allocate_arenas: false). Each runs the golden self test; the
+second, built with ASan and UBSan, first exercises every status code of the binding functions.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.testing import build_module, run_module_test_case
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "kws"
+
+
+def convert(tmp_path: Path, memory: dict, **extra):
+    config = {
+        "model": {"path": str(EXAMPLE / "kws_int8.tflite")},
+        "module": {"path": str(tmp_path / "out"), "name": "kws"},
+        "test": {"enabled": True, "golden_data": str(EXAMPLE / "kws_golden.npz")},
+        "memory": {"dump_residency_json": True, **memory},
+        **extra,
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    residency = json.loads((result.output / "aot_residency.json").read_text())
+    return result, residency
+
+
+def arenas(residency) -> list[tuple[str, str]]:
+    return sorted((role, a["memory"]) for role, rows in residency["arenas"].items() for a in rows)
+
+
+def test_constraints_pinning_and_cold_constants_match_the_reference(tmp_path):
+    result, residency = convert(tmp_path, {
+        "constraints": [{"memory": "sram", "max_bytes": "256KiB"}, {"memory": "dtcm", "max_bytes": "64KiB"},
+                        {"memory": "mram", "max_bytes": "1MiB"}],
+        "tensors": [{"type": "constant", "attributes": {"memory": "sram"}},
+                    {"id": "0", "attributes": {"memory": "dtcm", "alignment": 64}}],
+    }, operators=[{"type": "CONV_2D", "attributes": {"code_placement": "ITCM"}}])
+    assert arenas(residency) == [("constant", "SRAM"), ("scratch", "DTCM"), ("scratch", "SRAM")]
+    tensor = {t["id"]: t for t in residency["tensors"]}
+    assert tensor["0"]["memory"] == "DTCM" and tensor["0"]["offset"] % 64 == 0
+    model_c = (result.output / "src" / "aot_model.c").read_text()
+    assert "AOT_PUT_IN_DTCM" in model_c and "AOT_PUT_IN_SRAM" in model_c
+    assert "AOT_PUT_IN_SRAM" in (result.output / "src" / "aot_constants_sram.c").read_text()
+    run = run_module_test_case(result.output, tmp_path / "build", sanitize=False)
+    assert run.passed, run.stdout + run.stderr[-3000:]
+
+    # code_placement: ITCM puts every CONV_2D run function in the section the macro names.
+    common = (result.output / "includes-api" / "aot_common.h").read_text()
+    conv_sources = sorted((result.output / "src").glob("aot_conv_2d_*.c"))
+    assert len(conv_sources) == 5 and common.count("AOT_PUT_CODE_IN_ITCM;") == 5
+    obj = tmp_path / "conv.o"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(conv_sources[0]),
+                    "-I", str(result.output / "includes-api"), "-I", str(result.output / "src" / "kernels"),
+                    "-DAOT_PUT_CODE_IN_ITCM=__attribute__((section(\".itcm_text\")))", "-o", str(obj)], check=True)
+    symbols = subprocess.run(["objdump", "-t", str(obj)], capture_output=True, text=True, check=True).stdout
+    run_line = next(line for line in symbols.splitlines() if line.endswith(f"{conv_sources[0].stem}_run"))
+    assert ".itcm_text" in run_line
+
+
+def test_code_placement_on_a_platform_without_itcm_warns(tmp_path):
+    with pytest.warns(UserWarning, match="has no ITCM"):
+        result, _ = convert(tmp_path, {}, platform={"name": "apollo4p_evb"},
+                            operators=[{"type": "CONV_2D", "attributes": {"code_placement": "ITCM"}}])
+    assert "PUT_CODE_IN_ITCM;" not in (result.output / "includes-api" / "aot_common.h").read_text()
+
+
+BINDING_MAIN = """#include <stdio.h>
+#include <string.h>
+#include "aot_model.h"
+#include "aot_test_case.h"
+
+static uint8_t buffer[AOT_ARENA_SCRATCH_SRAM_SIZE + 64] AOT_ALIGNED(64);
+
+#define EXPECT(call, status) do { \\
+    const int32_t got = (call); \\
+    if (got != (status)) { \\
+        printf("%s returned %ld, expected %ld\\n", #call, (long)got, (long)(status)); \\
+        return 1; \\
+    } \\
+} while (0)
+
+int main(void)
+{
+    aot_model_context_t ctx;
+    const aot_arena_binding_t partial[] = {{AOT_ARENA_SCRATCH_DTCM_ID, buffer, AOT_ARENA_SCRATCH_DTCM_SIZE}};
+    const aot_arena_binding_t misaligned[] = {{AOT_ARENA_SCRATCH_SRAM_ID, buffer + 8, AOT_ARENA_SCRATCH_SRAM_SIZE}};
+    memset(&ctx, 0, sizeof(ctx));
+    EXPECT(aot_model_init(&ctx), aot_status_arena_unbound);
+    EXPECT(aot_model_run(&ctx), aot_status_not_initialized);
+    EXPECT(aot_bind_arena(NULL, AOT_ARENA_SCRATCH_DTCM_ID, buffer, sizeof(buffer)), aot_status_null_context);
+    EXPECT(aot_bind_arena(&ctx, -1, buffer, sizeof(buffer)), aot_status_bad_arena_id);
+    EXPECT(aot_bind_arena(&ctx, aot_num_arenas, buffer, sizeof(buffer)), aot_status_bad_arena_id);
+    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_CONSTANT_MRAM_ID, buffer, sizeof(buffer)), aot_status_bad_arena_id);
+    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_SCRATCH_DTCM_ID, NULL, sizeof(buffer)), aot_status_arena_unbound);
+    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_SCRATCH_DTCM_ID, buffer, AOT_ARENA_SCRATCH_DTCM_SIZE - 1u),
+           aot_status_arena_too_small);
+    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_SCRATCH_DTCM_ID, buffer + 1, AOT_ARENA_SCRATCH_DTCM_SIZE),
+           aot_status_arena_misaligned);
+    EXPECT(aot_bind_arenas(&ctx, misaligned, 1), aot_status_arena_misaligned);
+    EXPECT(aot_bind_arenas(&ctx, partial, 1), aot_status_arena_unbound);
+    EXPECT(aot_model_init(&ctx), aot_status_arena_unbound);
+    printf("binding statuses ok\\n");
+    return aot_test_case_run(1) == 0 ? 0 : 1;
+}
+"""
+
+
+def test_spill_staging_and_application_arenas_match_the_reference(tmp_path):
+    result, residency = convert(tmp_path, {
+        "allocate_arenas": False,
+        "constraints": [{"memory": "dtcm", "max_bytes": 10000}, {"memory": "sram", "max_bytes": "128KiB"}],
+        "tensors": [{"type": "constant", "attributes": {"constant_destination_memory": "sram"}}],
+    })
+    assert arenas(residency) == [("constant", "MRAM"), ("constant", "SRAM"), ("scratch", "DTCM"),
+                                 ("scratch", "SRAM")]
+    dtcm = residency["arenas"]["scratch"][0]
+    assert dtcm["memory"] == "DTCM" and dtcm["total_size"] <= 10000
+    model_h = (result.output / "includes-api" / "aot_model.h").read_text()
+    assert "AOT_ARENA_CONSTANT_SRAM_FROM_MRAM_ID" in model_h
+    model_c = (result.output / "src" / "aot_model.c").read_text()
+    assert "static uint8_t aot_arena_" not in model_c  # the application provides every RAM arena
+    assert "memcpy(ctx->arenas[" in model_c
+    exe = build_module(result.output, tmp_path / "build", main_source=BINDING_MAIN, sanitize=True)
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert "binding statuses ok" in proc.stdout and "PASS" in proc.stdout
