@@ -18,6 +18,13 @@ TRANSPOSE STRIDED_SLICE SLICE SPLIT SPLIT_V PACK UNPACK ARG_MAX ARG_MIN GATHER
 RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
 """.split())
 
+# Models whose reference recording is known to be wrong, and the recording to trust instead.
+# reduce_sum_int8: LiteRT's BUILTIN_REF int8 SUM reads signed data as unsigned (LiteRT issue
+# #4079, see the manifest note), so its recording is off by up to 117 LSB. Our kernel follows the
+# integer requantization the reference kernels intend, which TensorFlow Lite Micro's recording
+# matches exactly (LiteRT's optimized kernel rounds through float and differs by 1 LSB).
+KNOWN_REFERENCE_BUGS = {"reduce_sum_int8": "tflm_out"}
+
 FLOAT_TOLERANCE = 1e-5
 """Float outputs: |actual - expected| <= 1e-5 * max(1, |expected|)."""
 
@@ -40,3 +47,8 @@ def model_path(entry: dict[str, Any]) -> Path:
 
 def golden_path(entry: dict[str, Any]) -> Path:
     return DATA_DIR / entry["golden"]
+
+
+def expected_outputs(entry: dict[str, Any]) -> str:
+    """Which recorded outputs a model must match (the reference, unless it is known wrong)."""
+    return KNOWN_REFERENCE_BUGS.get(entry["name"], "ref_out")

@@ -12,7 +12,15 @@ from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import HeliaAotError, UnsupportedModelError
 from helia_aot.testing import corpus_golden_to_npz, run_module_test_case
 
-from .corpus import FLOAT_TOLERANCE, golden_path, is_integer_model, manifest, model_path, promised
+from .corpus import (
+    FLOAT_TOLERANCE,
+    expected_outputs,
+    golden_path,
+    is_integer_model,
+    manifest,
+    model_path,
+    promised,
+)
 
 ENTRIES = manifest()
 PROMISED = [e for e in ENTRIES if promised(e)]
@@ -20,7 +28,7 @@ OTHERS = [e for e in ENTRIES if not promised(e)]
 
 
 def convert(entry, tmp_path, **overrides):
-    golden = corpus_golden_to_npz(golden_path(entry), tmp_path / "golden.npz")
+    golden = corpus_golden_to_npz(golden_path(entry), tmp_path / "golden.npz", outputs=expected_outputs(entry))
     config = {
         "model": {"path": str(model_path(entry))},
         "module": {"path": str(tmp_path / "out"), "name": "module"},

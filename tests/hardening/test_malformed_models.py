@@ -21,7 +21,7 @@ from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder, pack_model
 from helia_aot.registry import build_default_registry_context
 
-from .mutator import pack_any
+from .mutation_apply import pack_any
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "models"
 KWS = (CORPUS / "mlperf_kws_dscnn_int8.tflite").read_bytes()
@@ -94,10 +94,12 @@ CASES = {
     "random_bytes": (lambda: bytes(np.random.default_rng(1).integers(0, 256, 4096, dtype=np.uint8)),
                      ModelLoadError, r"not a LiteRT model"),
     "random_after_identifier": (
-        lambda: b"\x10\x00\x00\x00TFL3" + bytes(np.random.default_rng(2).integers(0, 256, 900, dtype=np.uint8)),
+        lambda: b"\x10\x00\x00\x00TFL3"
+        + bytes(np.random.default_rng(2).integers(0, 256, 900, dtype=np.uint8)),
         ModelLoadError, r"reading Model\."),
     "schema_version": (lambda: edited(lambda m: set_attr(m, version=2)), ModelLoadError, r"schema version 2"),
-    "root_offset_past_end": (lambda: b"\xff\xff\x00\x00" + KWS[4:], ModelLoadError, r"root table offset 65535"),
+    "root_offset_past_end": (lambda: b"\xff\xff\x00\x00" + KWS[4:], ModelLoadError,
+                             r"root table offset 65535"),
     # Offsets and indices out of range.
     "tensor_offset_past_end": (lambda: KWS[:-64], ModelLoadError, r"reading Model\.\w+"),
     "buffer_index": (lambda: edited(lambda m: set_attr(tensor(m, 1), buffer=99)), ModelLoadError,
@@ -176,7 +178,8 @@ CASES = {
                             UnsupportedModelError, r"tensor 2 \('y'\): tensor type TYPE_99"),
     "nan_scale": (lambda: _int8_relu(scale=float("nan")), ModelLoadError,
                   r"tensor 'x' has quantization scale nan"),
-    "negative_scale": (lambda: _int8_relu(scale=-0.5), ModelLoadError, r"tensor 'x' has quantization scale -0\.5"),
+    "negative_scale": (lambda: _int8_relu(scale=-0.5), ModelLoadError,
+                       r"tensor 'x' has quantization scale -0\.5"),
     "zero_activation_scale": (lambda: _int8_relu(scale=0.0), ModelLoadError,
                               r"tensor 0 \('x'\) has quantization scale 0"),
     "zero_point_out_of_range": (lambda: _int8_relu(zero_point=300), ModelLoadError,

@@ -129,6 +129,34 @@ def int16_bias_problems(bias: AirTensor | None, bias_type: str, *, int32_allowed
     return []
 
 
+def offset_bias(filter_data: np.ndarray, bias: np.ndarray | None, input_offset: int,
+                channel_axis: int) -> np.ndarray:
+    """``bias + input_offset * sum(filter)`` per output channel, wrapped to int32.
+
+    The int8 kernels' fast paths start each accumulator here and then add raw input * filter,
+    so the offset is not added once per multiply. Every sum wraps modulo 2^32 as the
+    reference's int32 accumulator does, which makes the fold exact even where that overflows.
+    """
+    weights = np.asarray(filter_data, np.int64)
+    axes = tuple(a for a in range(weights.ndim) if a != channel_axis)
+    total = weights.sum(axis=axes) * int(input_offset)
+    if bias is not None:
+        total = total + np.asarray(bias, np.int64).reshape(-1)
+    return (((total + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
+
+
+def conv_s8_scratch_bytes(kernel_h: int, kernel_w: int, filter_channels: int, channels: int) -> int:
+    """``hk_conv_s8_scratch_size``: the int8 CONV_2D fast paths' working memory (0 when grouped).
+
+    One output pixel's receptive field, rounded up to whole words and doubled, because the DSP
+    path widens it to int16 in place.
+    """
+    if filter_channels != channels:
+        return 0
+    taps = kernel_h * kernel_w * channels
+    return 2 * ((taps + 3) & ~3)
+
+
 def c_double(value: float) -> str:
     """A C99 hexadecimal double literal: exact, so C sees the very double Python computed."""
     return float(value).hex()

@@ -3,6 +3,8 @@
 Geometry covers LiteRT's SAME/VALID padding and arbitrary explicit padding (windows partly or
 wholly outside the image), strides, dilations and grouped convolution. Integer kernels must match
 exactly; the float model sums in the reference's order, so float must match bit for bit too.
+The int8 kernel runs both with the converter's folded bias and scratch (its fast path; the host
+build is the portable one) and without them (the generic loop).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import ctypes
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
 
 from . import k1_reference_models as ref
 from .cbuild import build_kernels
@@ -29,7 +33,9 @@ class ConvParams(ctypes.Structure):
         "pad_top", "pad_left", "input_offset", "output_offset", "act_min", "act_max")] + [
         ("output_multiplier", ctypes.POINTER(ctypes.c_int32)),
         ("output_shift", ctypes.POINTER(ctypes.c_int32)),
-        ("act_min_f32", ctypes.c_float), ("act_max_f32", ctypes.c_float)]
+        ("act_min_f32", ctypes.c_float), ("act_max_f32", ctypes.c_float),
+        ("offset_bias", ctypes.POINTER(ctypes.c_int32)), ("scratch", ctypes.c_void_p),
+        ("scratch_size", ctypes.c_int32)]
 
 
 def _fn(name):
@@ -91,7 +97,8 @@ def _quant(rng, geo, dtype, shift_range=(-18, 1)):
 
 
 def _run(name, geo, x, w, bias, out_dtype, *, mult=None, shift=None, in_off=0, out_off=0,
-         act=(0, 0), act_f=(0.0, 0.0)):
+         act=(0, 0), act_f=(0.0, 0.0), fast=False):
+    """Call the kernel; ``fast`` passes the folded bias and scratch the converter would."""
     _, _, y_shape = _shapes(geo)
     y = np.zeros(y_shape, out_dtype)
     p = ConvParams(**geo, input_offset=in_off, output_offset=out_off, act_min=act[0],
@@ -99,14 +106,29 @@ def _run(name, geo, x, w, bias, out_dtype, *, mult=None, shift=None, in_off=0, o
     if mult is not None:
         p.output_multiplier = mult.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
         p.output_shift = shift.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+    if fast:
+        folded = offset_bias(w, bias, in_off, 0)
+        size = conv_s8_scratch_bytes(geo["filter_height"], geo["filter_width"],
+                                     geo["filter_input_channels"], geo["input_channels"])
+        scratch = np.zeros(max(size // 4, 1), np.int32)  # int32: word-aligned, as planned
+        p.offset_bias = folded.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+        p.scratch, p.scratch_size = scratch.ctypes.data, size
+        assert _scratch_size(p) == size
     status = _fn(name)(ctypes.byref(p), x.ctypes.data, w.ctypes.data,
                        None if bias is None else bias.ctypes.data, y.ctypes.data)
     return status, y
 
 
-@settings(max_examples=150)
-@given(geometries(), st.booleans())
-def test_conv_s8_matches_reference(case, with_bias):
+def _scratch_size(p):
+    fn = build_kernels("conv").hk_conv_s8_scratch_size
+    fn.argtypes = [ctypes.POINTER(ConvParams)]
+    fn.restype = ctypes.c_int32
+    return fn(ctypes.byref(p))
+
+
+@settings(max_examples=200)
+@given(geometries(), st.booleans(), st.booleans())
+def test_conv_s8_matches_reference(case, with_bias, fast):
     geo, seed = case
     rng = np.random.default_rng(seed)
     xs, ws, _ = _shapes(geo)
@@ -116,9 +138,49 @@ def test_conv_s8_matches_reference(case, with_bias):
     zp_in, zp_out = (int(v) for v in rng.integers(-128, 127, 2, endpoint=True))
     mult, shift, lo, hi = _quant(rng, geo, np.int8)
     status, y = _run("hk_conv_s8", geo, x, w, bias, np.int8, mult=mult, shift=shift,
-                     in_off=-zp_in, out_off=zp_out, act=(lo, hi))
+                     in_off=-zp_in, out_off=zp_out, act=(lo, hi), fast=fast)
     acc = ref.conv_accumulate(x, w, input_offset=-zp_in, **_geometry_args(geo))
     expected = ref.requantize(acc, bias, mult, shift, zp_out, (lo, hi), np.int8)
+    assert status == STATUS_OK
+    np.testing.assert_array_equal(y, expected)
+
+
+@st.composite
+def wide_geometries(draw):
+    """Ungrouped geometries with enough channels for whole vectors, partial ones and tails."""
+    c = draw(st.sampled_from([1, 3, 8, 15, 16, 17, 33, 64]))
+    kh, kw = draw(st.sampled_from([(1, 1), (1, 1), (3, 3), (2, 5), (10, 4)]))
+    geo = {"batches": 1, "input_height": draw(st.integers(1, 9)),
+           "input_width": draw(st.integers(1, 9)), "filter_input_channels": c,
+           "input_channels": c, "output_channels": draw(st.sampled_from([1, 2, 3, 4, 5, 8, 13])),
+           "filter_height": kh, "filter_width": kw,
+           "stride_height": draw(st.integers(1, 2)), "stride_width": draw(st.integers(1, 2)),
+           "dilation_height": draw(st.integers(1, 2)), "dilation_width": draw(st.integers(1, 2))}
+    mode = draw(st.sampled_from(["SAME", "VALID"]))
+    for axis, size in (("height", "input_height"), ("width", "input_width")):
+        out, pad = ref.litert_out_pad(mode, geo[size], geo[f"filter_{axis}"], geo[f"stride_{axis}"],
+                                      geo[f"dilation_{axis}"])
+        geo[f"output_{axis}"], geo["pad_top" if axis == "height" else "pad_left"] = max(out, 1), pad
+    return geo, draw(st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=60)
+@given(wide_geometries(), st.sampled_from([-128, -1, 0, 5, 127]))
+def test_conv_s8_fast_path_matches_reference_on_wide_channels(case, zp_in):
+    """Whole and partial vectors of input channels, filter-count tails, the zero-point extremes
+    (the fill value of padded taps) and a clamp wider than int8."""
+    geo, seed = case
+    rng = np.random.default_rng(seed)
+    xs, ws, _ = _shapes(geo)
+    x = rng.integers(-128, 127, xs, dtype=np.int8, endpoint=True)
+    w = rng.integers(-128, 127, ws, dtype=np.int8, endpoint=True)
+    bias = rng.integers(-(1 << 20), 1 << 20, geo["output_channels"], dtype=np.int32)
+    mult, shift, _, _ = _quant(rng, geo, np.int8, (-12, 3))
+    zp_out = int(rng.integers(-128, 127, endpoint=True))
+    status, y = _run("hk_conv_s8", geo, x, w, bias, np.int8, mult=mult, shift=shift,
+                     in_off=-zp_in, out_off=zp_out, act=(-300, 300), fast=True)
+    acc = ref.conv_accumulate(x, w, input_offset=-zp_in, **_geometry_args(geo))
+    expected = ref.requantize(acc, bias, mult, shift, zp_out, (-300, 300), np.int8)
     assert status == STATUS_OK
     np.testing.assert_array_equal(y, expected)
 

@@ -2,6 +2,8 @@
 
 Covers depth multipliers, strides, dilations, SAME/VALID and arbitrary explicit padding. Integer
 kernels must match exactly and the float kernel bit for bit (the model sums in reference order).
+The int8 kernel runs with and without the converter's folded bias (the host build's fast path is
+the portable one; without it, the generic loop).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import ctypes
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from helia_aot_ops_builtin.conv_support import offset_bias
 
 from . import k1_reference_models as ref
 from .cbuild import build_kernels
@@ -28,7 +32,8 @@ class DepthwiseParams(ctypes.Structure):
         "input_offset", "output_offset", "act_min", "act_max")] + [
         ("output_multiplier", ctypes.POINTER(ctypes.c_int32)),
         ("output_shift", ctypes.POINTER(ctypes.c_int32)),
-        ("act_min_f32", ctypes.c_float), ("act_max_f32", ctypes.c_float)]
+        ("act_min_f32", ctypes.c_float), ("act_max_f32", ctypes.c_float),
+        ("offset_bias", ctypes.POINTER(ctypes.c_int32))]
 
 
 def _fn(name):
@@ -76,13 +81,17 @@ def _model_args(geo):
 
 
 def _run(name, geo, x, w, bias, out_dtype, *, mult=None, shift=None, in_off=0, out_off=0,
-         act=(0, 0), act_f=(0.0, 0.0)):
+         act=(0, 0), act_f=(0.0, 0.0), fast=False):
+    """Call the kernel; ``fast`` passes the folded bias the converter would."""
     y = np.zeros(_shapes(geo)[2], out_dtype)
     p = DepthwiseParams(**geo, input_offset=in_off, output_offset=out_off, act_min=act[0],
                         act_max=act[1], act_min_f32=act_f[0], act_max_f32=act_f[1])
     if mult is not None:
         p.output_multiplier = mult.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
         p.output_shift = shift.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+    if fast:
+        folded = offset_bias(w, bias, in_off, 3)
+        p.offset_bias = folded.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
     status = _fn(name)(ctypes.byref(p), x.ctypes.data, w.ctypes.data,
                        None if bias is None else bias.ctypes.data, y.ctypes.data)
     return status, y
@@ -96,9 +105,9 @@ def _quant(rng, n, dtype, shift_range):
     return mult, shift, ((lo, hi) if rng.random() < 0.5 else (int(info.min), int(info.max)))
 
 
-@settings(max_examples=150)
-@given(geometries(), st.booleans())
-def test_depthwise_s8_matches_reference(case, with_bias):
+@settings(max_examples=200)
+@given(geometries(), st.booleans(), st.booleans())
+def test_depthwise_s8_matches_reference(case, with_bias, fast):
     geo, seed = case
     rng = np.random.default_rng(seed)
     xs, ws, ys = _shapes(geo)
@@ -108,9 +117,32 @@ def test_depthwise_s8_matches_reference(case, with_bias):
     zp_in, zp_out = (int(v) for v in rng.integers(-128, 127, 2, endpoint=True))
     mult, shift, act = _quant(rng, ys[3], np.int8, (-16, 1))
     status, y = _run("hk_depthwise_s8", geo, x, w, bias, np.int8, mult=mult, shift=shift,
-                     in_off=-zp_in, out_off=zp_out, act=act)
+                     in_off=-zp_in, out_off=zp_out, act=act, fast=fast)
     acc = ref.depthwise_accumulate(x, w, input_offset=-zp_in, **_model_args(geo))
     expected = ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8)
+    assert status == STATUS_OK
+    np.testing.assert_array_equal(y, expected)
+
+
+@settings(max_examples=60)
+@given(geometries(), st.sampled_from([1, 7, 8, 16, 20, 35, 64]),
+       st.sampled_from([-128, -3, 0, 127]))
+def test_depthwise_s8_fast_path_matches_reference_on_wide_channels(case, channels, zp_in):
+    """Depth multiplier 1 with whole and partial blocks of channels, the zero-point extremes
+    (padded taps are corrected by zero_point * filter) and a clamp wider than int8."""
+    geo, seed = case
+    geo = {**geo, "input_channels": channels, "depth_multiplier": 1}
+    rng = np.random.default_rng(seed)
+    xs, ws, ys = _shapes(geo)
+    x = rng.integers(-128, 127, xs, dtype=np.int8, endpoint=True)
+    w = rng.integers(-128, 127, ws, dtype=np.int8, endpoint=True)
+    bias = rng.integers(-(1 << 20), 1 << 20, ys[3], dtype=np.int32)
+    mult, shift, _ = _quant(rng, ys[3], np.int8, (-12, 3))
+    zp_out = int(rng.integers(-128, 127, endpoint=True))
+    status, y = _run("hk_depthwise_s8", geo, x, w, bias, np.int8, mult=mult, shift=shift,
+                     in_off=-zp_in, out_off=zp_out, act=(-300, 300), fast=True)
+    acc = ref.depthwise_accumulate(x, w, input_offset=-zp_in, **_model_args(geo))
+    expected = ref.requantize(acc, bias, mult, shift, zp_out, (-300, 300), np.int8)
     assert status == STATUS_OK
     np.testing.assert_array_equal(y, expected)
 

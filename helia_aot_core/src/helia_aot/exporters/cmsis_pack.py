@@ -69,7 +69,8 @@ def pdsc_document(layout: ModuleLayout) -> ET.Element:
         ET.SubElement(files, "file", attributes)
     for source in layout.sources:
         ET.SubElement(files, "file", {"category": "source", "language": "c", "name": source})
-    ET.SubElement(files, "file", {"category": "doc", "name": "README.md"})
+    if (layout.root / "README.md").is_file():
+        ET.SubElement(files, "file", {"category": "doc", "name": "README.md"})
     return package
 
 

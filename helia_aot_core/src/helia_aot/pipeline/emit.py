@@ -137,7 +137,7 @@ def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
         else:
             warnings.warn(f"operator {op.id} ({op.op.op_type}) asks for code_placement: ITCM, but platform "
                           f"{getattr(platform, 'name', 'custom')!r} has no ITCM; its code stays in the "
-                          "default text section", UserWarning, stacklevel=2)
+                          "default text section", UserWarning, stacklevel=3)
     return placed
 
 
@@ -247,7 +247,6 @@ def emit_module(
     module_name = config.module.name
     layout = ModuleLayout.scan(out_dir, name=module_name, prefix=prefix, model_name=model.name,
                                platform=platform, plan_hash=hash_, version=__version__)
-    exporter.write(layout)
     if getattr(getattr(config, "documentation", None), "readme", True):
         write(out_dir / "README.md", render_template(
             "README.md.mako", **values, layout=layout, module_type=module_type,
@@ -255,6 +254,7 @@ def emit_module(
             io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
             + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
             quantization=_quantization_text))
+    exporter.write(layout)
     return hash_
 
 

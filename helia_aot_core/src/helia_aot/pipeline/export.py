@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from helia_aot.errors import InvalidConfigError, OutputExistsError, PluginError
+from helia_aot.errors import HeliaAotError, InvalidConfigError, OutputExistsError, PluginError
 
 ARCHIVE_SUFFIXES = (".zip", ".pack")
 
@@ -277,7 +277,7 @@ def export_module(built: Path, config: Any) -> Path:
                     folder.rmdir()
                 except OSError:
                     break
-        if isinstance(exc, OSError):
+        if isinstance(exc, OSError) and not isinstance(exc, HeliaAotError):
             raise InvalidConfigError(
                 f"cannot write the module to {dest}: {exc.strerror or exc}",
                 hint="free space on that device, fix its permissions, or choose another module.path",

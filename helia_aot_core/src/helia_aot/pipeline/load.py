@@ -152,7 +152,11 @@ def build_tensors(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMode
 
 def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirModel,
                     parsers: Any) -> None:
-    """Parse every operator; raise one UnsupportedModelError listing all that cannot be parsed."""
+    """Parse every operator; raise one UnsupportedModelError listing all that cannot be parsed.
+
+    Each node passes :func:`check_operator` before its parser sees it. A parser raising anything
+    but a typed error or ValueError is a bug in its pack: PluginError names the parser.
+    """
     failures: list[Failure] = []
     for index, op in enumerate(sa.operators_of(subgraph)):
         key = sa.op_key(model, op)
@@ -164,10 +168,17 @@ def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMo
         try:
             result = parser(index, model, subgraph, air)
         except (UnsupportedModelError, ValueError) as exc:
-            if isinstance(exc, ModelLoadError):
-                raise
             failures.append((index, key, str(exc) or type(exc).__name__, None))
             continue
+        except HeliaAotError:
+            raise
+        except Exception as exc:  # a parser bug: name the parser (and so the pack) it is in
+            where = f"{getattr(parser, '__module__', '?')}.{getattr(parser, '__qualname__', repr(parser))}"
+            raise PluginError(
+                f"the parser {where} for {key} failed on operator #{index}: "
+                f"{type(exc).__name__}: {exc}",
+                hint="report it to the operator pack that registered the parser",
+                details={"parser": where, "key": key, "operator": index}) from exc
         if not isinstance(result, AirOperator):
             raise PluginError(f"the parser for {key} returned {type(result).__name__}, not an "
                               "AirOperator", hint="a parser returns the AirOperator it built")

@@ -68,14 +68,19 @@ def run_module_test_case(module_dir: Path, build_dir: Path, *, prefix: str = "ao
     return HostRun(proc.returncode, proc.stdout, proc.stderr)
 
 
-def corpus_golden_to_npz(source: Path, target: Path) -> Path:
-    """Rewrite a corpus archive (``in_i`` / ``ref_out_j``) as test.golden_data (``input_i`` / ``output_j``)."""
+def corpus_golden_to_npz(source: Path, target: Path, *, outputs: str = "ref_out") -> Path:
+    """Rewrite a corpus archive (``in_i`` / ``<outputs>_j``) as test.golden_data (``input_i`` / ``output_j``).
+
+    ``outputs`` picks which recorded outputs are expected: ``ref_out`` (the LiteRT reference
+    interpreter, the default) or another recording such as ``litert_opt_out``.
+    """
+    head = f"{outputs}_"
     with np.load(source) as data:
         arrays = {}
         for key in data.files:
             if key.startswith("in_"):
                 arrays[f"input_{key[3:]}"] = data[key]
-            elif key.startswith("ref_out_"):
-                arrays[f"output_{key[8:]}"] = data[key]
+            elif key.startswith(head):
+                arrays[f"output_{key[len(head):]}"] = data[key]
     np.savez(target, **arrays)
     return target

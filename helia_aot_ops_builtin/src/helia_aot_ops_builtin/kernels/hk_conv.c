@@ -3,6 +3,8 @@
  */
 #include "hk_conv.h"
 
+#include "hk_requant.h"
+#include "hk_simd.h"
 #include "hk_window.h"
 
 static bool conv_params_ok(const hk_conv_params_t *p)
@@ -32,8 +34,8 @@ static bool conv_quant_params_ok(const hk_conv_params_t *p)
  * requantization step, so one body serves all three. Integer sums are exact, so the loop order
  * is free; it keeps the reference's (taps, then input channels) anyway.
  */
-#define CONV_QUANT_KERNEL(NAME, IN_T, BIAS_T, ACC_T, REQUANT, LO, HI)                          \
-    int32_t NAME(const hk_conv_params_t *params, const IN_T *input, const int8_t *filter,      \
+#define CONV_QUANT_KERNEL(STORAGE, NAME, IN_T, BIAS_T, ACC_T, REQUANT, LO, HI)                 \
+    STORAGE int32_t NAME(const hk_conv_params_t *params, const IN_T *input, const int8_t *filter,      \
                  const BIAS_T *bias, IN_T *output)                                             \
     {                                                                                          \
         if (!conv_quant_params_ok(params) || input == NULL || filter == NULL ||                \
@@ -97,14 +99,277 @@ static bool conv_quant_params_ok(const hk_conv_params_t *p)
         return HK_STATUS_OK;                                                                   \
     }
 
-/* Follows LiteRT reference_integer_ops::ConvPerChannel (int8). */
-CONV_QUANT_KERNEL(hk_conv_s8, int8_t, int32_t, int32_t, hk_mbqm, -128, 127)
+/* The int8 fallback for what the fast paths do not cover (grouped filters, no offset_bias). */
+CONV_QUANT_KERNEL(static, conv_s8_generic, int8_t, int32_t, int32_t, hk_requant, -128, 127)
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int16 x int8, int64 bias). */
-CONV_QUANT_KERNEL(hk_conv_s16, int16_t, int64_t, int64_t, hk_mbqm_64, -32768, 32767)
+CONV_QUANT_KERNEL(, hk_conv_s16, int16_t, int64_t, int64_t, hk_mbqm_64, -32768, 32767)
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int16 x int8, int32 bias). */
-CONV_QUANT_KERNEL(hk_conv_s16_b32, int16_t, int32_t, int32_t, hk_mbqm, -32768, 32767)
+CONV_QUANT_KERNEL(, hk_conv_s16_b32, int16_t, int32_t, int32_t, hk_requant, -32768, 32767)
+
+/* ---- int8 fast paths ------------------------------------------------------------------------ */
+
+/*
+ * Scratch layout: the gathered receptive field (taps bytes) at offset round16(taps), where the
+ * DSP path widens it in place to int16 words from offset 0; then one int32 accumulator per
+ * output channel, requantized as a row after all the dot products of a pixel.
+ */
+static int32_t conv_patch_bytes(int32_t taps) { return 2 * ((taps + 15) & ~15); }
+
+int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params)
+{
+    if (params == NULL || params->filter_input_channels != params->input_channels) {
+        return 0;
+    }
+    const int32_t taps = params->filter_height * params->filter_width * params->input_channels;
+    return conv_patch_bytes(taps) + 4 * params->output_channels;
+}
+
+/*
+ * Gathers the receptive field of the output pixel whose window starts at (iy0, ix0) into
+ * patch[filter_height * filter_width * channels], in the filter's (fy, fx, c) order. Taps
+ * outside the image hold `fill`, the input zero point: with the offset folded into the bias,
+ * each contributes filter * (zero_point + input_offset) = 0, as a skipped tap does.
+ */
+static void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                           int32_t ix0, int8_t fill, int8_t *patch)
+{
+    const int32_t channels = p->input_channels;
+    const int32_t row = p->filter_width * channels;
+    int32_t fx0, fx1;
+    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0, &fx1);
+    for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+        const int32_t iy = iy0 + fy * p->dilation_height;
+        if (iy < 0 || iy >= p->input_height || fx0 >= fx1) {
+            hk_fill_s8(patch, fill, row);
+            continue;
+        }
+        const int8_t *line = image + (size_t)iy * (size_t)p->input_width * (size_t)channels;
+        hk_fill_s8(patch, fill, fx0 * channels);
+        if (p->dilation_width == 1) {
+            hk_copy_s8(patch + fx0 * channels, line + (size_t)(ix0 + fx0) * (size_t)channels,
+                       (fx1 - fx0) * channels);
+        } else {
+            for (int32_t fx = fx0; fx < fx1; ++fx) {
+                hk_copy_s8(patch + fx * channels,
+                           line + (size_t)(ix0 + fx * p->dilation_width) * (size_t)channels,
+                           channels);
+            }
+        }
+        hk_fill_s8(patch + fx1 * channels, fill, (p->filter_width - fx1) * channels);
+    }
+}
+
+#if HK_SIMD_MVE
+
+/* The dot products of x[0..n) with four filter rows. */
+HK_INLINE int32x4_t conv_dot4_mve(const int8_t *x, int32_t n, const int8_t *w0,
+                                  const int8_t *w1, const int8_t *w2, const int8_t *w3)
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    /* Counting iterations (not bytes left) lets GCC use post-incremented loads. */
+    for (int32_t i = n >> 4; i > 0; --i) {
+        const int8x16_t xv = vldrbq_s8(x);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3));
+        x += 16;
+        w0 += 16;
+        w1 += 16;
+        w2 += 16;
+        w3 += 16;
+    }
+    if ((n & 15) != 0) {
+        /* Zeroed lanes of x cancel the filter lanes, which are zeroed too so no load runs
+         * past the end of the filter. */
+        const mve_pred16_t p = vctp8q((uint32_t)(n & 15));
+        const int8x16_t xv = vldrbq_z_s8(x, p);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0, p));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1, p));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2, p));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3, p));
+    }
+    int32x4_t acc = vdupq_n_s32(a0);
+    acc = vsetq_lane_s32(a1, acc, 1);
+    acc = vsetq_lane_s32(a2, acc, 2);
+    return vsetq_lane_s32(a3, acc, 3);
+}
+
+/* The dot products of x[0..taps) with every filter, into acc[output_channels]. */
+HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
+                              int32_t channels, int32_t *acc)
+{
+    const int8_t *w = filter;
+    for (int32_t group = channels >> 2; group > 0; --group) {
+        vstrwq_s32(acc, conv_dot4_mve(x, taps, w, w + taps, w + 2 * taps, w + 3 * taps));
+        w += 4 * taps;
+        acc += 4;
+    }
+    const int32_t rest = channels & 3;
+    if (rest != 0) {
+        /* The last one to three filters: missing rows repeat the first (nothing is read past
+         * the filter) and only the real channels are stored. */
+        const int8_t *w1 = rest > 1 ? w + taps : w;
+        const int8_t *w2 = rest > 2 ? w + 2 * taps : w;
+        vstrwq_p_s32(acc, conv_dot4_mve(x, taps, w, w1, w2, w), vctp32q((uint32_t)rest));
+    }
+}
+
+#else /* DSP and portable: scalar requantization, four filters per pass over x */
+
+#if HK_SIMD_DSP
+
+/* x[0..taps) as int16 pairs for SMLAD (hk_widen_s8x4) into words; the last taps % 4 stay
+ * bytes. words may overlap x from x - taps onwards: each group is read before it is written. */
+static void conv_widen_s8(const int8_t *x, int32_t taps, uint8_t *words)
+{
+    for (int32_t i = 0; i + 4 <= taps; i += 4) {
+        uint32_t pair[2];
+        hk_widen_s8x4(hk_load_u32(x + i), pair);
+        hk_store_u32(words + 2 * i, pair[0]);
+        hk_store_u32(words + 2 * i + 4, pair[1]);
+    }
+}
+
+#endif
+
+/* Every output channel of one pixel from its gathered receptive field x[0..taps). */
+HK_NOINLINE void conv_pixel_s8(const hk_conv_params_t *p, const int8_t *x, int32_t taps,
+                          const int8_t *filter, void *scratch, int8_t *out)
+{
+    const int32_t channels = p->output_channels;
+    const int32_t *bias = p->offset_bias;
+    const int32_t off = p->output_offset;
+    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
+    const int32_t whole = taps & ~3;
+#if HK_SIMD_DSP
+    uint8_t *words = (uint8_t *)p->scratch;
+    conv_widen_s8(x, taps, words);
+#else
+    (void)whole;
+#endif
+    int32_t oc = 0;
+    for (; oc + 4 <= channels; oc += 4) {
+        const int8_t *w0 = filter + (size_t)oc * (size_t)taps;
+        const int8_t *w1 = w0 + taps;
+        const int8_t *w2 = w1 + taps;
+        const int8_t *w3 = w2 + taps;
+        int32_t a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3];
+        int32_t k = 0;
+#if HK_SIMD_DSP
+        for (const uint8_t *xw = words; k < whole; k += 4, xw += 8) {
+            const int32_t x02 = (int32_t)hk_load_u32(xw);
+            const int32_t x13 = (int32_t)hk_load_u32(xw + 4);
+            uint32_t w = hk_load_u32(w0 + k);
+            a0 = __smlad(hk_sxtb16_even(w), x02, a0);
+            a0 = __smlad(hk_sxtb16_odd(w), x13, a0);
+            w = hk_load_u32(w1 + k);
+            a1 = __smlad(hk_sxtb16_even(w), x02, a1);
+            a1 = __smlad(hk_sxtb16_odd(w), x13, a1);
+            w = hk_load_u32(w2 + k);
+            a2 = __smlad(hk_sxtb16_even(w), x02, a2);
+            a2 = __smlad(hk_sxtb16_odd(w), x13, a2);
+            w = hk_load_u32(w3 + k);
+            a3 = __smlad(hk_sxtb16_even(w), x02, a3);
+            a3 = __smlad(hk_sxtb16_odd(w), x13, a3);
+        }
+#endif
+        for (; k < taps; ++k) {
+            const int32_t v = x[k];
+            a0 += v * w0[k];
+            a1 += v * w1[k];
+            a2 += v * w2[k];
+            a3 += v * w3[k];
+        }
+        const int32_t *m = p->output_multiplier + oc;
+        const int32_t *s = p->output_shift + oc;
+        out[oc] = (int8_t)hk_requant_clamp(a0, m[0], s[0], off, lo, hi);
+        out[oc + 1] = (int8_t)hk_requant_clamp(a1, m[1], s[1], off, lo, hi);
+        out[oc + 2] = (int8_t)hk_requant_clamp(a2, m[2], s[2], off, lo, hi);
+        out[oc + 3] = (int8_t)hk_requant_clamp(a3, m[3], s[3], off, lo, hi);
+    }
+    for (; oc < channels; ++oc) {
+        const int8_t *w = filter + (size_t)oc * (size_t)taps;
+        int32_t acc = bias[oc];
+        int32_t k = 0;
+#if HK_SIMD_DSP
+        for (const uint8_t *xw = words; k < whole; k += 4, xw += 8) {
+            const uint32_t four = hk_load_u32(w + k);
+            acc = __smlad(hk_sxtb16_even(four), (int32_t)hk_load_u32(xw), acc);
+            acc = __smlad(hk_sxtb16_odd(four), (int32_t)hk_load_u32(xw + 4), acc);
+        }
+#endif
+        for (; k < taps; ++k) {
+            acc += x[k] * w[k];
+        }
+        out[oc] = (int8_t)hk_requant_clamp(acc, p->output_multiplier[oc], p->output_shift[oc],
+                                           off, lo, hi);
+    }
+}
+
+#endif /* HK_SIMD_MVE */
+
+/*
+ * Ungrouped int8 convolution with the input offset folded into offset_bias: one gathered
+ * receptive field per output pixel (or the input pixel itself for an unpadded 1x1 filter),
+ * dotted with every filter.
+ */
+static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                         int8_t *output)
+{
+    const int32_t channels = p->input_channels;
+    const int32_t taps = p->filter_height * p->filter_width * channels;
+    const size_t image_size =
+        (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
+    /* A 1x1 filter whose every window lies in the image reads its pixel in place. */
+    const bool direct = p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+                        p->pad_left == 0 &&
+                        (p->output_height - 1) * p->stride_height < p->input_height &&
+                        (p->output_width - 1) * p->stride_width < p->input_width;
+    /* The gathered bytes sit in the upper half so the DSP path can widen them in place. */
+    int8_t *patch = (int8_t *)p->scratch + ((taps + 3) & ~3);
+    const int8_t fill = (int8_t)(-p->input_offset);
+    const bool left = hk_requant_any_left(p->output_shift, p->output_channels);
+    int8_t *out = output;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *image = input + (size_t)b * image_size;
+        for (int32_t oy = 0; oy < p->output_height; ++oy) {
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            for (int32_t ox = 0; ox < p->output_width; ++ox) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                const int8_t *x = patch;
+                if (direct) {
+                    x = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                    (size_t)channels;
+                } else {
+                    conv_gather_s8(p, image, iy0, ix0, fill, patch);
+                }
+                conv_pixel_s8(p, x, taps, filter, left, out);
+                out += p->output_channels;
+            }
+        }
+    }
+}
+
+/* Follows LiteRT reference_integer_ops::ConvPerChannel (int8). */
+int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const int8_t *filter,
+                   const int32_t *bias, int8_t *output)
+{
+    if (!conv_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    const int32_t need = hk_conv_s8_scratch_size(params);
+    /* The input offset must make the zero point representable: -input_offset in [-128, 127]. */
+    if (params->offset_bias != NULL && need > 0 && params->scratch != NULL &&
+        params->scratch_size >= need && params->input_offset >= -127 &&
+        params->input_offset <= 128) {
+        conv_s8_fast(params, input, filter, output);
+        return HK_STATUS_OK;
+    }
+    return conv_s8_generic(params, input, filter, bias, output);
+}
 
 /* Follows LiteRT reference_ops::Conv (float): each sum runs over taps then channels, as there. */
 int32_t hk_conv_f32(const hk_conv_params_t *params, const float *input, const float *filter,

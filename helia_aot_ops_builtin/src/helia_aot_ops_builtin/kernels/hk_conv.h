@@ -6,6 +6,13 @@
  * way LiteRT's Prepare does); taps falling outside the image are skipped, as in the reference.
  * When input_channels is a multiple k of filter_input_channels the convolution is grouped into
  * k groups of output_channels / k filters each, which is what the LiteRT reference kernel does.
+ *
+ * The int8 kernel has fast paths (Helium, DSP or portable, see hk_simd.h) for ungrouped
+ * convolutions. They fold the input offset into the bias (offset_bias) and gather each output
+ * pixel's receptive field into `scratch` as one contiguous vector (taps outside the image hold
+ * the input zero point, so they add exactly nothing), then take int8 dot products with four
+ * filters at a time. Without offset_bias, or for grouped filters, the generic loop runs; every
+ * path gives the same integers.
  */
 #ifndef HK_CONV_H
 #define HK_CONV_H
@@ -39,7 +46,14 @@ typedef struct {
     /* Float kernel only. */
     float act_min_f32;
     float act_max_f32;
+    /* int8 fast paths only; NULL / 0 selects the generic loop. */
+    const int32_t *offset_bias;        /* [output_channels]: bias + input_offset * sum(filter) */
+    void *scratch;                     /* hk_conv_s8_scratch_size() bytes, 4-byte aligned */
+    int32_t scratch_size;
 } hk_conv_params_t;
+
+/* Bytes of scratch the int8 fast paths need (0 when they do not apply: grouped filters). */
+int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params);
 
 /* int8 activations, int8 weights, int32 bias (may be NULL). */
 int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const int8_t *filter,

@@ -4,6 +4,13 @@
  * Tensors are NHWC; the filter is [1, filter_height, filter_width, output_channels] with
  * output_channels = input_channels * depth_multiplier, output channel ic * depth_multiplier + m
  * reading input channel ic. Padding is explicit; out-of-image taps are skipped.
+ *
+ * The int8 kernel has fast paths for a depth multiplier of 1 (Helium, DSP or portable, see
+ * hk_simd.h) that work on many channels at once. The Helium and portable ones start from
+ * offset_bias, the bias with the input offset folded in, and correct a window that sticks out
+ * of the image by the taps it misses; without offset_bias they take the generic loop (the DSP
+ * one adds the offset while widening the input, so it needs none). Every path gives the same
+ * integers.
  */
 #ifndef HK_DEPTHWISE_H
 #define HK_DEPTHWISE_H
@@ -36,6 +43,8 @@ typedef struct {
     /* Float kernel only. */
     float act_min_f32;
     float act_max_f32;
+    /* int8 fast paths only; NULL selects the generic loop where a path needs it. */
+    const int32_t *offset_bias;        /* [output channels]: bias + input_offset * sum of taps */
 } hk_depthwise_params_t;
 
 /* int8 activations, int8 weights, int32 bias (may be NULL). */

@@ -1,7 +1,15 @@
 /*
  * helia-aot kernel library: FULLY_CONNECTED (see hk_fully_connected.h).
+ *
+ * The quantized kernels sum plain products w * x (hk_fc_dot.h, one implementation per
+ * instruction set) and add the offsets' contribution per unit and per input row afterwards;
+ * hk_fc_requant (hk_fc_requant.h) then reproduces LiteRT's double rounding exactly. Both are
+ * exact on every path, so every path gives the same outputs.
  */
 #include "hk_fully_connected.h"
+
+#include "hk_fc_dot.h"
+#include "hk_fc_requant.h"
 
 static bool fc_params_ok(const hk_fully_connected_params_t *p)
 {
@@ -13,73 +21,229 @@ static bool fc_quant_params_ok(const hk_fully_connected_params_t *p)
     return fc_params_ok(p) && p->output_scale != NULL && p->act_min <= p->act_max;
 }
 
-/* static_cast<int32_t>(std::round(x)) for a finite double, without libm: halves round away
- * from zero. x - trunc(x) is exact in binary floating point, so the comparison is too. Values
- * beyond int32 saturate (the reference's conversion is undefined there). */
-static int32_t fc_round_to_i32(double x)
+/* -- int8 ------------------------------------------------------------------------------------ */
+
+/* One input row against every unit. The fields are copied out of the params because the int8
+ * stores may alias anything, which would make the compiler reload them for every output. */
+typedef struct {
+    const int8_t *filter;
+    const int32_t *bias;
+    const int32_t *folded; /* folded_bias, or NULL */
+    const double *scale;
+    int32_t depth;
+    int32_t units;
+    int32_t per_channel;
+    int32_t input_offset;
+    int32_t filter_offset;
+    int32_t offset;
+    int32_t act_min;
+    int32_t act_max;
+} fc_s8_t;
+
+HK_INLINE int8_t fc_output_s8(const fc_s8_t *k, uint32_t acc, double scale)
 {
-    if (x >= 2147483647.0) {
-        return INT32_MAX;
-    }
-    if (x <= -2147483648.0) {
-        return INT32_MIN;
-    }
-    int32_t whole = (int32_t)x;
-    const double fraction = x - (double)whole;
-    if (fraction >= 0.5) {
-        ++whole;
-    } else if (fraction <= -0.5) {
-        --whole;
-    }
-    return whole;
+    const int32_t value = hk_fc_requant((int32_t)acc, scale);
+    const int32_t shifted = (int32_t)((uint32_t)value + (uint32_t)k->offset);
+    return (int8_t)hk_clamp_i32(shifted, k->act_min, k->act_max);
 }
 
-/* One body for the integer kernels, which differ only in element and accumulator types. */
-#define FC_QUANT_KERNEL(NAME, IN_T, BIAS_T, ACC_T, LO, HI)                                     \
-    int32_t NAME(const hk_fully_connected_params_t *params, const IN_T *input,                 \
-                 const int8_t *filter, const BIAS_T *bias, IN_T *output)                       \
+#if defined(HK_FC_DOT_MVE)
+/* hk_fc_requant of four accumulators as one vector. With GCC the four VCVTA results land in
+ * the lanes of q0 directly, saving the moves through core registers that the compiler makes
+ * of vsetq_lane (q0 and q1 are therefore clobbered). */
+HK_INLINE int32x4_t fc_requant4(const uint32_t *acc, double s0, double s1, double s2, double s3)
+{
+#if defined(HK_FC_ASM) && defined(HK_FC_REQUANT_PATH_VCVTA)
+    int32x4_t r;
+    __asm__("vmov s0, %[a0]\n\t"
+            "vcvt.f64.s32 d2, s0\n\t"
+            "vmov s1, %[a1]\n\t"
+            "vcvt.f64.s32 d3, s1\n\t"
+            "vmul.f64 d2, d2, %P[s0]\n\t"
+            "vmul.f64 d3, d3, %P[s1]\n\t"
+            "vcvta.s32.f64 s0, d2\n\t"
+            "vcvta.s32.f64 s1, d3\n\t"
+            "vmov s2, %[a2]\n\t"
+            "vcvt.f64.s32 d2, s2\n\t"
+            "vmov s3, %[a3]\n\t"
+            "vcvt.f64.s32 d3, s3\n\t"
+            "vmul.f64 d2, d2, %P[s2]\n\t"
+            "vmul.f64 d3, d3, %P[s3]\n\t"
+            "vcvta.s32.f64 s2, d2\n\t"
+            "vcvta.s32.f64 s3, d3\n\t"
+            "vmov %q[r], q0"
+            : [r] "=w"(r)
+            : [a0] "r"(acc[0]), [a1] "r"(acc[1]), [a2] "r"(acc[2]), [a3] "r"(acc[3]),
+              [s0] "w"(s0), [s1] "w"(s1), [s2] "w"(s2), [s3] "w"(s3)
+            : "d0", "d1", "d2", "d3");
+    return r;
+#else
+    int32x4_t r = vdupq_n_s32(hk_fc_requant((int32_t)acc[0], s0));
+    r = vsetq_lane_s32(hk_fc_requant((int32_t)acc[1], s1), r, 1);
+    r = vsetq_lane_s32(hk_fc_requant((int32_t)acc[2], s2), r, 2);
+    return vsetq_lane_s32(hk_fc_requant((int32_t)acc[3], s3), r, 3);
+#endif
+}
+#endif
+
+/* The packed groups of four units; STEP is the scale index step (0 or 1), a constant in each
+ * expansion so that the four scales load with immediate offsets. */
+HK_INLINE void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out,
+                            const int32_t step)
+{
+    const int32_t depth = k->depth;
+    const size_t group_size = hk_fc_packed_group_size(depth);
+    const int8_t *w = k->filter;
+    const int32_t *c = k->folded;
+    const double *s = k->scale;
+#if defined(HK_FC_DOT_MVE)
+    const int32x4_t lo = vdupq_n_s32(k->act_min);
+    const int32x4_t hi = vdupq_n_s32(k->act_max);
+#endif
+    for (int32_t g = k->units / HK_FC_PACK_ROWS; g > 0; --g) {
+        uint32_t acc[4] = {(uint32_t)c[0] + row, (uint32_t)c[1] + row, (uint32_t)c[2] + row,
+                           (uint32_t)c[3] + row};
+        hk_fc_dot4_packed_s8(x, w, depth, acc);
+#if defined(HK_FC_DOT_MVE)
+        /* The offset, clamp and narrowing store of the four outputs as vector operations. */
+        const int32x4_t r = fc_requant4(acc, s[0], s[step], s[2 * step], s[3 * step]);
+        vstrbq_s32(out, vminq_s32(vmaxq_s32(vaddq_n_s32(r, k->offset), lo), hi));
+#else
+        out[0] = fc_output_s8(k, acc[0], s[0]);
+        out[1] = fc_output_s8(k, acc[1], s[step]);
+        out[2] = fc_output_s8(k, acc[2], s[2 * step]);
+        out[3] = fc_output_s8(k, acc[3], s[3 * step]);
+#endif
+        w += group_size;
+        c += 4;
+        s += 4 * step;
+        out += 4;
+    }
+}
+
+/* folded_bias[o], computed when the converter did not: bias + input_offset * (sum of the
+ * unit's weights + depth * filter_offset), modulo 2^32. */
+static uint32_t fc_fold_bias(const fc_s8_t *k, const int8_t *w, int32_t o)
+{
+    if (k->folded != NULL) {
+        return (uint32_t)k->folded[o];
+    }
+    uint32_t weights = (uint32_t)k->depth * (uint32_t)k->filter_offset;
+    for (int32_t d = 0; d < k->depth; ++d) {
+        weights += (uint32_t)(int32_t)w[d];
+    }
+    return (k->bias != NULL ? (uint32_t)k->bias[o] : 0u) + (uint32_t)k->input_offset * weights;
+}
+
+static int32_t fc_sum_s8(const int8_t *x, int32_t depth)
+{
+    int32_t total = 0;
+    for (int32_t d = 0; d < depth; ++d) {
+        total += x[d];
+    }
+    return total;
+}
+
+/* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
+ * scales (int8, double-precision requantization). */
+int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
+                              const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL ||
+        (params->packed_filter && params->folded_bias == NULL)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    const hk_fully_connected_params_t *p = params;
+    const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
+                       p->output_features, p->per_channel ? 1 : 0, p->input_offset,
+                       p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),
+                       hk_min_i32(p->act_max, 127)};
+    /* Packed weights: the full groups first, then the other units row-major. */
+    const int32_t grouped = p->packed_filter ? k.units / HK_FC_PACK_ROWS * HK_FC_PACK_ROWS : 0;
+    const int8_t *rest =
+        filter + (size_t)(grouped / HK_FC_PACK_ROWS) * hk_fc_packed_group_size(k.depth);
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *x = input + (size_t)b * (size_t)k.depth;
+        int8_t *out = output + (size_t)b * (size_t)k.units;
+        const uint32_t row = k.filter_offset != 0
+                                 ? (uint32_t)k.filter_offset * (uint32_t)fc_sum_s8(x, k.depth)
+                                 : 0u;
+        if (grouped > 0) {
+            if (k.per_channel) {
+                fc_groups_s8(&k, x, row, out, 1);
+            } else {
+                fc_groups_s8(&k, x, row, out, 0);
+            }
+        }
+        for (int32_t o = grouped; o < k.units; ++o) {
+            const int8_t *w = rest + (size_t)(o - grouped) * (size_t)k.depth;
+            const uint32_t acc = hk_fc_dot1_s8(x, w, k.depth, fc_fold_bias(&k, w, o) + row);
+            out[o] = fc_output_s8(&k, acc, k.scale[k.per_channel ? o : 0]);
+        }
+    }
+    return HK_STATUS_OK;
+}
+
+/* -- int16 x int8 ---------------------------------------------------------------------------- */
+
+static int64_t fc_sum_s16(const int16_t *x, int32_t depth)
+{
+    int64_t total = 0;
+    for (int32_t d = 0; d < depth; ++d) {
+        total += x[d];
+    }
+    return total;
+}
+
+/* The int16 kernels: sum(w * x) + filter_offset * sum(x) + bias (the input offset of int16 is
+ * 0), then the double requantization. WIDE selects 64-bit accumulation. */
+#define FC_S16_KERNEL(NAME, BIAS_T, WIDE)                                                      \
+    int32_t NAME(const hk_fully_connected_params_t *params, const int16_t *input,              \
+                 const int8_t *filter, const BIAS_T *bias, int16_t *output)                    \
     {                                                                                          \
         if (!fc_quant_params_ok(params) || input == NULL || filter == NULL ||                  \
             output == NULL) {                                                                  \
             return HK_STATUS_BAD_PARAM;                                                        \
         }                                                                                      \
         const hk_fully_connected_params_t *p = params;                                         \
-        const size_t depth = (size_t)p->input_features;                                        \
-        const int32_t act_min = hk_max_i32(p->act_min, LO);                                    \
-        const int32_t act_max = hk_min_i32(p->act_max, HI);                                    \
+        const int32_t depth = p->input_features;                                               \
+        const int32_t act_min = hk_max_i32(p->act_min, -32768);                                \
+        const int32_t act_max = hk_min_i32(p->act_max, 32767);                                 \
         for (int32_t b = 0; b < p->batches; ++b) {                                             \
-            const IN_T *x = input + (size_t)b * depth;                                         \
-            IN_T *out = output + (size_t)b * (size_t)p->output_features;                       \
+            const int16_t *x = input + (size_t)b * (size_t)depth;                              \
+            int16_t *out = output + (size_t)b * (size_t)p->output_features;                    \
+            const int64_t row = p->filter_offset != 0                                          \
+                                    ? (int64_t)p->filter_offset * fc_sum_s16(x, depth)         \
+                                    : 0;                                                       \
             for (int32_t o = 0; o < p->output_features; ++o) {                                 \
-                const int8_t *w = filter + (size_t)o * depth;                                  \
-                ACC_T acc = 0;                                                                 \
-                for (size_t d = 0; d < depth; ++d) {                                           \
-                    acc += (ACC_T)(((int32_t)w[d] + p->filter_offset) *                        \
-                                   ((int32_t)x[d] + p->input_offset));                         \
-                }                                                                              \
-                if (bias != NULL) {                                                            \
-                    acc += bias[o];                                                            \
-                }                                                                              \
+                const int8_t *w = filter + (size_t)o * (size_t)depth;                          \
                 const double scale = p->output_scale[p->per_channel ? o : 0];                  \
-                int32_t value = fc_round_to_i32((double)acc * scale);                          \
+                int32_t value;                                                                 \
+                if (WIDE) {                                                                    \
+                    const int64_t acc = hk_fc_dot_s16_64(x, w, depth) + row +                  \
+                                        (bias != NULL ? (int64_t)bias[o] : 0);                 \
+                    value = hk_fc_requant64(acc, scale);                                       \
+                } else {                                                                       \
+                    const uint32_t acc = hk_fc_dot_s16_32(x, w, depth) + (uint32_t)row +       \
+                                         (bias != NULL ? (uint32_t)bias[o] : 0u);              \
+                    value = hk_fc_requant((int32_t)acc, scale);                                \
+                }                                                                              \
                 value = (int32_t)((uint32_t)value + (uint32_t)p->output_offset);               \
-                out[o] = (IN_T)hk_clamp_i32(value, act_min, act_max);                          \
+                out[o] = (int16_t)hk_clamp_i32(value, act_min, act_max);                       \
             }                                                                                  \
         }                                                                                      \
         return HK_STATUS_OK;                                                                   \
     }
 
 /* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
- * scales (int8, double-precision requantization). */
-FC_QUANT_KERNEL(hk_fully_connected_s8, int8_t, int32_t, int32_t, -128, 127)
-
-/* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
  * scales (int16 x int8, int64 bias). */
-FC_QUANT_KERNEL(hk_fully_connected_s16, int16_t, int64_t, int64_t, -32768, 32767)
+FC_S16_KERNEL(hk_fully_connected_s16, int64_t, 1)
 
 /* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
  * scales (int16 x int8, int32 bias). */
-FC_QUANT_KERNEL(hk_fully_connected_s16_b32, int16_t, int32_t, int32_t, -32768, 32767)
+FC_S16_KERNEL(hk_fully_connected_s16_b32, int32_t, 0)
+
+/* -- float32 --------------------------------------------------------------------------------- */
 
 /* Follows LiteRT reference_ops::FullyConnected (float): sums in input order, then the bias. */
 int32_t hk_fully_connected_f32(const hk_fully_connected_params_t *params, const float *input,

@@ -7,9 +7,16 @@
  * LiteRT's reference kernel requantizes fully-connected accumulators in double precision,
  * round(double(acc) * effective_scale) with effective_scale = double(input_scale) *
  * double(filter_scale) / double(output_scale), not with a fixed-point multiplier; the two
- * differ by one on about 0.1% of outputs, so the quantized kernels take the double scales. The
- * double multiply happens once per output (not per MAC), which is cheap even where double
- * arithmetic is emulated in software.
+ * differ by one on about 0.1% of outputs, so the quantized kernels take the double scales.
+ *
+ * The quantized kernels never add the offsets per multiply-accumulate: the sum of
+ * (w + filter_offset) * (x + input_offset) is the plain dot product of w and x, plus
+ * filter_offset * sum(x) once per input row, plus a per-unit constant the converter
+ * precomputes (`folded_bias`). The int8 kernel also reads weights packed four units at a time
+ * (`packed_filter`, layout in hk_fc_dot.h), so that one pointer feeds four dot products. The
+ * dot products run on Helium (MVE) on Cortex-M55, on SMLAD on cores with the DSP extension
+ * (Cortex-M4) and in plain C elsewhere; the double requantization is exact on every core
+ * (hk_fc_requant.h), so all paths give identical outputs.
  */
 #ifndef HK_FULLY_CONNECTED_H
 #define HK_FULLY_CONNECTED_H
@@ -31,6 +38,13 @@ typedef struct {
     /* Float kernel only. */
     float act_min_f32;
     float act_max_f32;
+    /* hk_fully_connected_s8 only, optional: per output feature, bias[o] + input_offset *
+     * (sum of the unit's weights + input_features * filter_offset), wrapped to int32. When set,
+     * the bias argument is not read; when NULL the kernel computes the same values itself. */
+    const int32_t *folded_bias;
+    /* hk_fully_connected_s8 only: nonzero when the filter is in the packed layout of
+     * hk_fc_dot.h rather than row-major; needs folded_bias. */
+    int32_t packed_filter;
 } hk_fully_connected_params_t;
 
 /* int8 activations and weights, int32 bias (may be NULL). */

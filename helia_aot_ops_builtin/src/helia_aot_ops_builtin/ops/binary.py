@@ -37,7 +37,6 @@ from helia_aot_ops_builtin.rescale import (
 )
 
 _SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
-_FLT_MAX = float(np.finfo(np.float32).max)
 
 SAME_TYPE = "Both inputs and the output must have one element type."
 BROADCAST = (f"The inputs must broadcast to the output's shape (NumPy rules) in at most "
@@ -74,21 +73,23 @@ class AirMulOptions(AirOperatorOptions):
 
 
 def _pot_flag(raw: Any) -> bool:
-    # The schema's default is true: a model that never wrote the field takes the POT path.
+    # The schema's default is true: options that never wrote the field take the POT path.
     value = getattr(raw, "potScaleInt16", True)
     return True if value is None else bool(value)
 
 
+# A node without options gets LiteRT's zero-initialized params: no activation, and
+# pot_scale_int16 false (the general int16 path).
 def _add_options(raw: Any) -> AirAddOptions:
     if raw is None:
-        return AirAddOptions()
+        return AirAddOptions(pot_scale_int16=False)
     return AirAddOptions(activation=activation_name(raw.fusedActivationFunction),
                          pot_scale_int16=_pot_flag(raw))
 
 
 def _sub_options(raw: Any) -> AirSubOptions:
     if raw is None:
-        return AirSubOptions()
+        return AirSubOptions(pot_scale_int16=False)
     return AirSubOptions(activation=activation_name(raw.fusedActivationFunction),
                          pot_scale_int16=_pot_flag(raw))
 
@@ -182,8 +183,9 @@ class BinaryOperator(ParamsCallOperator):
                     "strides1": g.strides1, "strides2": g.strides2}
         params: dict[str, Any] = {"geometry": geometry}
         if not self.quantized:
+            # Without an activation the clamp is +-FLT_MAX, which (as in LiteRT) also caps infinities.
             lo, hi = activation_range_float(self.activation())
-            params.update(float_min=max(lo, -_FLT_MAX), float_max=min(hi, _FLT_MAX))
+            params.update(float_min=lo, float_max=hi)
         elif self.RESCALES:
             r = self.rescale()
             lo, hi = activation_range(self.activation(), self.target.dtype.numpy,

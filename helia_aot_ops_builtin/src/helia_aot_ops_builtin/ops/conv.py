@@ -5,6 +5,10 @@ per-channel multipliers and activation clamps are computed here exactly as LiteR
 computes them (see ``conv_support``); the multipliers become operator constants. Types: float32,
 int8 (per-channel int8 filter, int32 bias) and int16x8 (int8 filter, int64 bias, or int32 bias
 when the operator's quantized_bias_type says INT32, which is the accumulator LiteRT then uses).
+
+For int8 CONV_2D and DEPTHWISE_CONV_2D with a constant filter (and bias), the bias with the
+input offset folded in becomes a constant too, and CONV_2D gets a scratch buffer for one output
+pixel's receptive field: together they enable the kernels' Helium, DSP and portable fast paths.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from helia_aot_ops_builtin.conv_support import (
     filter_problems,
     float_clamp,
     int16_bias_problems,
+    conv_s8_scratch_bytes,
     label,
+    offset_bias,
     quantized_clamp,
     tensor_type_name,
     window_geometry,
@@ -205,6 +211,21 @@ class _WindowOperator(KernelCallOperator):
             mult, shift = conv_multipliers(self.source, self.weights, self.target, self.channels)
             self.intern_constant_array("output_multiplier", mult)
             self.intern_constant_array("output_shift", shift)
+        if self.folds_offset():
+            bias = None if self.bias is None else self.bias.data
+            folded = offset_bias(self.weights.data, bias, -self.source.zero_point(), self.CHANNEL_AXIS)
+            self.intern_constant_array("offset_bias", folded)
+
+    def folds_offset(self) -> bool:
+        """Whether the int8 fast paths get ``offset_bias``: it needs the filter and bias as data."""
+        return (self.FAMILY in ("conv", "depthwise") and self.kind() == "s8"
+                and self.weights.is_constant and (self.bias is None or self.bias.is_constant))
+
+    def fast_path_fields(self) -> list[tuple[str, str]]:
+        """The params fields of the int8 fast paths (all absent: the kernel's generic loop)."""
+        if not self.folds_offset():
+            return []
+        return [("offset_bias", self.ptr(self.get_local_tensor("offset_bias"), const=True))]
 
     def parameters(self) -> int:
         return constant_elements(self.weights) + constant_elements(self.bias)
@@ -270,8 +291,30 @@ class Conv2DOperator(_WindowOperator):
                   ("stride_height", o.stride_h), ("stride_width", o.stride_w),
                   ("dilation_height", o.dilation_h), ("dilation_width", o.dilation_w),
                   ("pad_top", pad_top), ("pad_left", pad_left)]
-        fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
+        fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
         return "conv_params_t", fields, self.data_args(), []
+
+    def scratch_bytes(self) -> int:
+        """``hk_conv_s8_scratch_size`` for this geometry (0: no fast path, no scratch)."""
+        if not self.folds_offset():
+            return 0
+        _, kh, kw, fic = self.weights.shape
+        return conv_s8_scratch_bytes(kh, kw, fic, self.source.shape[3])
+
+    def on_resolve(self) -> None:
+        super().on_resolve()
+        size = self.scratch_bytes()
+        if size:
+            # 16-byte aligned: the Helium path reads it in whole vectors, the DSP path in words.
+            self.add_scratch("scratch", size, alignment=16)
+
+    def fast_path_fields(self) -> list[tuple[str, str]]:
+        fields = super().fast_path_fields()
+        size = self.scratch_bytes()
+        if size:
+            fields += [("scratch", self.ptr(self.get_local_tensor("scratch"), ctype="void")),
+                       ("scratch_size", str(size))]
+        return fields
 
 
 class DepthwiseConv2DOperator(_WindowOperator):
@@ -323,7 +366,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
                   ("stride_height", o.stride_h), ("stride_width", o.stride_w),
                   ("dilation_height", o.dilation_h), ("dilation_width", o.dilation_w),
                   ("pad_top", pad_top), ("pad_left", pad_left)]
-        fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
+        fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
         return "depthwise_params_t", fields, self.data_args(), []
 
 

@@ -3,8 +3,12 @@
 FULLY_CONNECTED views its input as [batches, input_features] against [units, input_features]
 weights. LiteRT's reference kernel requantizes its quantized accumulators in double precision,
 round(acc * in_scale * w_scale / out_scale), so the operator hands ``hk_fully_connected_*`` those
-double scales (one per unit, or one) as exact hexadecimal literals. BATCH_MATMUL uses the
-fixed-point multiplier of LiteRT's reference BatchMatMul and reads adjoint operands in place.
+double scales (one per unit, or one) as exact hexadecimal literals. With constant int8 weights
+it also precomputes what the kernel would otherwise redo per multiply or per call: the bias with
+the input offset folded in (``folded_bias``) and the weights in the kernel's packed layout
+(``packed_filter``, four units interleaved in 16-byte chunks), which replace the bias and weight
+tensors in the module. BATCH_MATMUL uses the fixed-point multiplier of LiteRT's reference
+BatchMatMul and reads adjoint operands in place.
 """
 
 from __future__ import annotations
@@ -73,6 +77,44 @@ def _bmm_options(raw: Any) -> AirBatchMatMulOptions:
 
 parse_fully_connected = simple_parser(AirOpType.FULLY_CONNECTED.value, _fc_options)
 parse_batch_matmul = simple_parser(AirOpType.BATCH_MATMUL.value, _bmm_options)
+
+
+FC_PACK_ROWS = 4
+FC_PACK_DEPTH = 16
+"""``HK_FC_PACK_ROWS`` / ``HK_FC_PACK_DEPTH`` of ``hk_fc_dot.h``: units per group, bytes per chunk."""
+
+
+def pack_fc_filter(weights: np.ndarray) -> np.ndarray:
+    """int8 [units, depth] weights in the layout of ``hk_fc_dot.h``, flat.
+
+    Each full group of four units stores, chunk by chunk of 16 depth steps, the 16 weights of
+    unit 0, then units 1, 2 and 3, zero-padded past the depth; the remaining units follow
+    row-major, unpadded.
+    """
+    weights = np.asarray(weights, np.int8)
+    units, depth = weights.shape
+    groups = units // FC_PACK_ROWS
+    padded = -(-depth // FC_PACK_DEPTH) * FC_PACK_DEPTH
+    blocks = np.zeros((groups, FC_PACK_ROWS, padded), np.int8)
+    blocks[:, :, :depth] = weights[:groups * FC_PACK_ROWS].reshape(groups, FC_PACK_ROWS, depth)
+    chunks = blocks.reshape(groups, FC_PACK_ROWS, padded // FC_PACK_DEPTH, FC_PACK_DEPTH)
+    return np.concatenate([chunks.transpose(0, 2, 1, 3).ravel(),
+                           weights[groups * FC_PACK_ROWS:].ravel()])
+
+
+def fold_fc_bias(weights: np.ndarray, bias: np.ndarray | None, input_offset: int,
+                 filter_offset: int) -> np.ndarray:
+    """``folded_bias``: bias + input_offset * (sum of each unit's weights + depth * filter_offset).
+
+    The kernel adds this to the plain dot product of weights and input, so the offsets cost
+    nothing per multiply. Sums wrap modulo 2^32 as the reference's int32 accumulator does,
+    which keeps the fold exact even where that overflows.
+    """
+    weights = np.asarray(weights, np.int64)
+    total = int(input_offset) * (weights.sum(axis=1) + weights.shape[1] * int(filter_offset))
+    if bias is not None:
+        total = total + np.asarray(bias, np.int64).reshape(-1)
+    return (((total + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
 
 
 def _brace(values: Iterable[int]) -> str:
@@ -174,6 +216,26 @@ class FullyConnectedOperator(KernelCallOperator):
                 yield "int16 input and output need zero points of 0"
             yield from int16_bias_problems(bias, opts.quantized_bias_type)
 
+    def packs_filter(self) -> bool:
+        """Whether the int8 kernel gets ``packed_filter`` and ``folded_bias`` (constant data only)."""
+        return (self.kind() == "s8" and self.weights.is_constant
+                and (self.bias is None or self.bias.is_constant))
+
+    def filter_offset(self) -> int:
+        """-filter zero point, the kernel's ``filter_offset`` (0 with per-unit weights)."""
+        return 0 if self.weights.quantization.per_channel else -self.weights.zero_point()
+
+    def on_resolve(self) -> None:
+        if self.packs_filter():
+            self.intern_constant_array("packed_filter", pack_fc_filter(self.weights.data), alignment=16)
+            bias = None if self.bias is None else self.bias.data
+            self.intern_constant_array("folded_bias", fold_fc_bias(
+                self.weights.data, bias, -self.source.zero_point(), self.filter_offset()))
+
+    def reads_input(self, position: int) -> bool:
+        # The packed copies replace the weights and bias the kernel would otherwise read.
+        return not (position in (1, 2) and self.packs_filter())
+
     def effective_scales(self) -> np.ndarray:
         """double(input scale) * double(weight scale) / double(output scale), per unit or one."""
         scales = np.asarray(self.weights.quantization.scale, np.float32)
@@ -202,13 +264,17 @@ class FullyConnectedOperator(KernelCallOperator):
             lo, hi = quantized_clamp(self.options.activation, self.target)
             per_channel = self.weights.quantization.per_channel
             fields += [("input_offset", str(-self.source.zero_point())),
-                       ("filter_offset", str(0 if per_channel else -self.weights.zero_point())),
+                       ("filter_offset", str(self.filter_offset())),
                        ("output_offset", str(self.target.zero_point())),
                        ("act_min", str(lo)), ("act_max", str(hi)),
                        ("output_scale", self.table_ref(table)),
                        ("per_channel", "1" if per_channel else "0")]
-        args = [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias),
-                self.ptr(self.target)]
+        weights, bias = self.data_ptr(self.weights), self.data_ptr(self.bias)
+        if self.packs_filter():
+            fields += [("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)),
+                       ("packed_filter", "1")]
+            weights, bias = self.ptr(self.get_local_tensor("packed_filter"), const=True), "NULL"
+        args = [self.data_ptr(self.source), weights, bias, self.ptr(self.target)]
         return "fully_connected_params_t", fields, args, tables
 
 

@@ -170,8 +170,9 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
 
     Follows the checks the LiteRT interpreter makes when it builds a tensor: scales without zero
     points, unequal counts and an out-of-range quantized dimension are malformed files. Scales
-    that are negative, NaN or infinite, and zero points outside the element type's range, are
-    rejected too: no converter writes them and the generated arithmetic would overflow on them.
+    that are negative, NaN, infinite or subnormal, and zero points outside the element type's
+    range, are rejected too: no converter writes them and the generated arithmetic would overflow
+    on them.
     """
     q = tensor.quantization
     if q is None or q.scale is None or len(q.scale) == 0:
@@ -188,11 +189,14 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
         raise ModelLoadError(
             f"{_describe(tensor)} has {scale.size} scales but {zero_point.size} zero points",
             hint=_MALFORMED_HINT)
-    if not np.all(np.isfinite(scale)) or np.any(scale < 0):
-        bad = next(float(v) for v in scale if not np.isfinite(v) or v < 0)
+    # Only 0 (an all-zero weight channel) or a normal positive float32: subnormal scales overflow
+    # the requantization multipliers derived from them.
+    usable = (scale == 0) | ((scale >= np.finfo(np.float32).tiny) & np.isfinite(scale))
+    if not np.all(usable):
+        bad = next(float(v) for v, ok in zip(scale, usable) if not ok)
         raise ModelLoadError(
-            f"{_describe(tensor)} has quantization scale {bad}; scales must be finite and positive",
-            hint=_MALFORMED_HINT)
+            f"{_describe(tensor)} has quantization scale {bad}; scales must be finite, positive "
+            "and normal float32 values", hint=_MALFORMED_HINT)
     limits = _ZERO_POINT_LIMITS.get(int(tensor.type))
     if limits is not None and (np.any(zero_point < limits[0]) or np.any(zero_point > limits[1])):
         bad = next(int(v) for v in zero_point if not limits[0] <= v <= limits[1])

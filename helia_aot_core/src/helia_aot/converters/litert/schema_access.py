@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from helia_aot.air.keys import custom_code_to_op_key
-from helia_aot.errors import ModelLoadError
+from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
@@ -201,7 +201,15 @@ def op_key(model: litert.ModelT, op: litert.OperatorT) -> str:
             f"operator code {op.opcodeIndex} is CUSTOM but has no custom code",
             hint=_MALFORMED_HINT,
         )
-    return custom_code_to_op_key(custom)
+    key = custom_code_to_op_key(custom)
+    if key in _BUILTIN_KEYS:
+        # Dispatching it would run the builtin's parser on a node the LiteRT runtime treats as an
+        # unrelated custom operator.
+        raise UnsupportedModelError(
+            f"custom operator {custom!r} (operator code {op.opcodeIndex}) has the key {key}, which "
+            "belongs to the builtin operator of that name",
+            hint="rename the custom operator in the model")
+    return key
 
 
 def builtin_options_of(op: litert.OperatorT, expected: type | None = None) -> Any:

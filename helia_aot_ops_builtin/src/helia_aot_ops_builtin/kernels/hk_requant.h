@@ -1,0 +1,129 @@
+/*
+ * helia-aot kernel library: fast requantization, bit-exact with hk_mbqm.
+ *
+ * LiteRT's MultiplyByQuantizedMultiplier is a left shift, gemmlowp's saturating rounding
+ * doubling high multiply, then a rounding right shift with ties away from zero. The helpers
+ * here compute the same integers with fewer instructions:
+ *   - the doubling high multiply's sign-dependent nudge comes to floor((a*b + 2^30) / 2^31)
+ *     for either sign, which is one multiply-long, an add and a shift, and is exactly what
+ *     Helium's VQRDMULH computes;
+ *   - VRSHL rounds ties up, so a negative dividend is lowered by one first (only when the
+ *     shift is nonzero), which turns "ties up" into "ties away from zero".
+ * Shifts must lie in [-31, 31], which is what QuantizeMultiplier produces.
+ */
+#ifndef HK_REQUANT_H
+#define HK_REQUANT_H
+
+#include "hk_common.h"
+#include "hk_simd.h"
+
+/* gemmlowp RoundingDivideByPOT for exponent in [0, 31], without a branch. */
+HK_INLINE int32_t hk_requant_rdbpot(int32_t x, int32_t exponent)
+{
+    const int32_t mask = (int32_t)((1u << exponent) - 1u);
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + ((x & mask) > threshold ? 1 : 0);
+}
+
+/* Same value as hk_mbqm(x, multiplier, shift) for shift in [-31, 31]. */
+HK_INLINE int32_t hk_requant(int32_t x, int32_t multiplier, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t a = (int32_t)((uint32_t)x << left);
+    if (a == INT32_MIN && multiplier == INT32_MIN) {
+        return hk_requant_rdbpot(INT32_MAX, left - shift);
+    }
+    const int64_t product = (int64_t)a * (int64_t)multiplier + ((int64_t)1 << 30);
+    return hk_requant_rdbpot((int32_t)(product >> 31), left - shift);
+}
+
+/* hk_requant, then the output zero point and the activation clamp. */
+HK_INLINE int32_t hk_requant_clamp(int32_t x, int32_t multiplier, int32_t shift, int32_t offset,
+                                   int32_t lo, int32_t hi)
+{
+    return hk_clamp_i32(hk_requant(x, multiplier, shift) + offset, lo, hi);
+}
+
+#if HK_SIMD_MVE
+
+/* hk_requant on four lanes, each with its own multiplier and shift. */
+HK_INLINE int32x4_t hk_requant_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift)
+{
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32x4_t right = vminq_s32(shift, zero); /* <= 0: VRSHL shifts right by -right */
+    int32x4_t v = vqrdmulhq_s32(vshlq_s32(x, vmaxq_s32(shift, zero)), multiplier);
+    /* All ones where v < 0 and right != 0: the sign of (v & right). */
+    v = vqaddq_s32(v, vshrq_n_s32(vandq_s32(v, right), 31));
+    return vrshlq_s32(v, right);
+}
+
+/* hk_requant_mve for shifts that are all <= 0 (the usual case: multipliers below one), which
+ * needs no left shift and no split of the shift into its two directions. */
+HK_INLINE int32x4_t hk_requant_right_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift)
+{
+    int32x4_t v = vqrdmulhq_s32(x, multiplier);
+    v = vqaddq_s32(v, vshrq_n_s32(vandq_s32(v, shift), 31));
+    return vrshlq_s32(v, shift);
+}
+
+/* hk_requant_clamp on four lanes. */
+HK_INLINE int32x4_t hk_requant_clamp_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift,
+                                         int32_t offset, int32_t lo, int32_t hi)
+{
+    const int32x4_t v = vaddq_n_s32(hk_requant_mve(x, multiplier, shift), offset);
+    return vminq_s32(vmaxq_s32(v, vdupq_n_s32(lo)), vdupq_n_s32(hi));
+}
+
+#endif /* HK_SIMD_MVE */
+
+/* Whether any of the n shifts is a left shift, which selects the general vector requantization
+ * over hk_requant_right_mve once per call. */
+HK_INLINE bool hk_requant_any_left(const int32_t *shift, int32_t n)
+{
+    int32_t any = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        any |= shift[i] > 0;
+    }
+    return any != 0;
+}
+
+/* One row of per-channel requantization, as a separate pass so the accumulating loop before it
+ * keeps its registers: out[i] = clamp(requant(acc[i] + bias[i], mult[i], shift[i]) + offset).
+ * `left` is hk_requant_any_left(shift, n), computed once per kernel call. */
+HK_INLINE void hk_requant_row_s8(const int32_t *acc, const int32_t *bias, const int32_t *mult,
+                                 const int32_t *shift, int32_t n, int32_t offset, int32_t lo,
+                                 int32_t hi, bool left, int8_t *out)
+{
+#if HK_SIMD_MVE
+    const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
+    int32_t i = 0;
+    if (left) {
+        for (; i < n; i += 4) {
+            const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+            int32x4_t v = vaddq_s32(vldrwq_z_s32(acc + i, p), vldrwq_z_s32(bias + i, p));
+            v = hk_requant_mve(v, vldrwq_z_s32(mult + i, p), vldrwq_z_s32(shift + i, p));
+            v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, offset), vlo), vhi);
+            vstrbq_p_s32(out + i, v, p);
+        }
+        return;
+    }
+    for (; i + 4 <= n; i += 4) {
+        int32x4_t v = vaddq_s32(vldrwq_s32(acc + i), vldrwq_s32(bias + i));
+        v = hk_requant_right_mve(v, vldrwq_s32(mult + i), vldrwq_s32(shift + i));
+        vstrbq_s32(out + i, vminq_s32(vmaxq_s32(vaddq_n_s32(v, offset), vlo), vhi));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        int32x4_t v = vaddq_s32(vldrwq_z_s32(acc + i, p), vldrwq_z_s32(bias + i, p));
+        v = hk_requant_right_mve(v, vldrwq_z_s32(mult + i, p), vldrwq_z_s32(shift + i, p));
+        vstrbq_p_s32(out + i, vminq_s32(vmaxq_s32(vaddq_n_s32(v, offset), vlo), vhi), p);
+    }
+#else
+    (void)left;
+    for (int32_t i = 0; i < n; ++i) {
+        out[i] = (int8_t)hk_requant_clamp(acc[i] + bias[i], mult[i], shift[i], offset, lo, hi);
+    }
+#endif
+}
+
+#endif /* HK_REQUANT_H */
