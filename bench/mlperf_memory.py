@@ -55,7 +55,7 @@ def main() -> None:
         table.add_row(entry["name"], f"{seconds:.2f}", f"{scratch['used']:,}", f"{scratch['peak_live']:,}",
                       f"{ratio:.3f}", f"{constants:,}", f"{tflm:,}" if tflm else "-",
                       f"{scratch['used'] / tflm:.3f}" if tflm else "-")
-    Console().print(table)
+    Console(width=160).print(table)
 
 
 if __name__ == "__main__":

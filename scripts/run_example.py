@@ -7,6 +7,7 @@ its outputs with them bit for bit.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +35,11 @@ def main() -> int:
         console.print(f"  arena {arena['region']} {arena['role']:<10} {arena['memory']:<5} "
                       f"{arena['used']:>8} B (lower bound {arena['peak_live']})")
     with tempfile.TemporaryDirectory() as build:
-        run = run_module_test_case(result.output, Path(build), prefix=result.prefix)
+        try:
+            run = run_module_test_case(result.output, Path(build), prefix=result.prefix)
+        except subprocess.CalledProcessError as error:
+            console.print(f"[red]the module did not compile:[/]\n{error.stderr[-3000:]}")
+            return 1
     console.print(run.stdout.rstrip())
     if run.passed:
         console.print("[green]match:[/] the C module's outputs equal the LiteRT reference bit for bit")

@@ -31,7 +31,7 @@ fi
 
 case "${1:-}" in
     example) exec "$VENV/bin/python" scripts/run_example.py ;;
-    test) shift; exec "$VENV/bin/python" -m pytest "$@" ;;
+    test) shift; exec "$VENV/bin/python" -m pytest -n auto "$@" ;;
     "") ;;
     *) echo "usage: scripts/setup.sh [example|test [pytest args]]" >&2; exit 2 ;;
 esac

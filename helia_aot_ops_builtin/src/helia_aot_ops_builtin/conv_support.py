@@ -145,16 +145,17 @@ def offset_bias(filter_data: np.ndarray, bias: np.ndarray | None, input_offset: 
     return (((total + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
 
 
-def conv_s8_scratch_bytes(kernel_h: int, kernel_w: int, filter_channels: int, channels: int) -> int:
+def conv_s8_scratch_bytes(kernel_h: int, kernel_w: int, filter_channels: int, channels: int,
+                          output_channels: int) -> int:
     """``hk_conv_s8_scratch_size``: the int8 CONV_2D fast paths' working memory (0 when grouped).
 
-    One output pixel's receptive field, rounded up to whole words and doubled, because the DSP
-    path widens it to int16 in place.
+    One output pixel's receptive field, rounded up to 16 bytes and doubled (the DSP path widens
+    it to int16 in place), then an int32 accumulator per output channel, rounded up to four.
     """
     if filter_channels != channels:
         return 0
     taps = kernel_h * kernel_w * channels
-    return 2 * ((taps + 3) & ~3)
+    return 2 * ((taps + 15) & ~15) + 4 * ((output_channels + 3) & ~3)
 
 
 def c_double(value: float) -> str:

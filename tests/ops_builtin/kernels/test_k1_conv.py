@@ -109,7 +109,8 @@ def _run(name, geo, x, w, bias, out_dtype, *, mult=None, shift=None, in_off=0, o
     if fast:
         folded = offset_bias(w, bias, in_off, 0)
         size = conv_s8_scratch_bytes(geo["filter_height"], geo["filter_width"],
-                                     geo["filter_input_channels"], geo["input_channels"])
+                                     geo["filter_input_channels"], geo["input_channels"],
+                                     geo["output_channels"])
         scratch = np.zeros(max(size // 4, 1), np.int32)  # int32: word-aligned, as planned
         p.offset_bias = folded.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
         p.scratch, p.scratch_size = scratch.ctypes.data, size

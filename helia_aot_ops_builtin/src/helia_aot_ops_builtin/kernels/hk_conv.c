@@ -113,7 +113,8 @@ CONV_QUANT_KERNEL(, hk_conv_s16_b32, int16_t, int32_t, int32_t, hk_requant, -327
 /*
  * Scratch layout: the gathered receptive field (taps bytes) at offset round16(taps), where the
  * DSP path widens it in place to int16 words from offset 0; then one int32 accumulator per
- * output channel, requantized as a row after all the dot products of a pixel.
+ * output channel (rounded up to a whole vector), requantized as a row after all the dot
+ * products of a pixel.
  */
 static int32_t conv_patch_bytes(int32_t taps) { return 2 * ((taps + 15) & ~15); }
 
@@ -123,7 +124,7 @@ int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params)
         return 0;
     }
     const int32_t taps = params->filter_height * params->filter_width * params->input_channels;
-    return conv_patch_bytes(taps) + 4 * params->output_channels;
+    return conv_patch_bytes(taps) + 4 * ((params->output_channels + 3) & ~3);
 }
 
 /*
@@ -163,61 +164,111 @@ static void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32
 
 #if HK_SIMD_MVE
 
-/* The dot products of x[0..n) with four filter rows. */
-HK_INLINE int32x4_t conv_dot4_mve(const int8_t *x, int32_t n, const int8_t *w0,
-                                  const int8_t *w1, const int8_t *w2, const int8_t *w3)
+/* Up to 64 bytes of the receptive field, held in four vectors while every filter passes. */
+typedef struct {
+    int8x16_t v0, v1, v2, v3;
+} conv_x64_t;
+
+/* The dot product of the chunk's first `vectors` vectors with the filter row at w; the last
+ * one is loaded under `last` (the bytes the chunk has), so nothing past the row is read. */
+HK_INLINE int32_t conv_dot_chunk_mve(const conv_x64_t *x, const int8_t *w, int32_t vectors,
+                                     bool partial, mve_pred16_t last)
 {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    /* Counting iterations (not bytes left) lets GCC use post-incremented loads. */
-    for (int32_t i = n >> 4; i > 0; --i) {
-        const int8x16_t xv = vldrbq_s8(x);
-        a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0));
-        a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1));
-        a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2));
-        a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3));
-        x += 16;
-        w0 += 16;
-        w1 += 16;
-        w2 += 16;
-        w3 += 16;
+#define CONV_W(k) ((partial && vectors == (k) + 1) ? vldrbq_z_s8(w + 16 * (k), last) \
+                                                   : vldrbq_s8(w + 16 * (k)))
+    int32_t a = vmladavq_s8(x->v0, CONV_W(0));
+    if (vectors > 1) {
+        a = vmladavaq_s8(a, x->v1, CONV_W(1));
     }
-    if ((n & 15) != 0) {
-        /* Zeroed lanes of x cancel the filter lanes, which are zeroed too so no load runs
-         * past the end of the filter. */
-        const mve_pred16_t p = vctp8q((uint32_t)(n & 15));
-        const int8x16_t xv = vldrbq_z_s8(x, p);
-        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0, p));
-        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1, p));
-        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2, p));
-        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3, p));
+    if (vectors > 2) {
+        a = vmladavaq_s8(a, x->v2, CONV_W(2));
     }
-    int32x4_t acc = vdupq_n_s32(a0);
-    acc = vsetq_lane_s32(a1, acc, 1);
-    acc = vsetq_lane_s32(a2, acc, 2);
-    return vsetq_lane_s32(a3, acc, 3);
+    if (vectors > 3) {
+        a = vmladavaq_s8(a, x->v3, CONV_W(3));
+    }
+#undef CONV_W
+    return a;
 }
 
-/* The dot products of x[0..taps) with every filter, into acc[output_channels]. */
-HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
-                              int32_t channels, int32_t *acc)
+/*
+ * Adds one chunk (x, `vectors` vectors, the last one `partial`ly filled) of every filter's dot
+ * product to acc[round4(channels)]. Four filters at a time; the last group's missing filters
+ * repeat its first row (nothing is read past the filter) and fill lanes nobody reads.
+ */
+HK_INLINE void conv_chunk_mve(const conv_x64_t *x, const int8_t *w, int32_t taps,
+                              int32_t channels, int32_t vectors, bool partial,
+                              mve_pred16_t last, int32_t *acc)
 {
-    const int8_t *w = filter;
-    for (int32_t group = channels >> 2; group > 0; --group) {
-        vstrwq_s32(acc, conv_dot4_mve(x, taps, w, w + taps, w + 2 * taps, w + 3 * taps));
-        w += 4 * taps;
+    int32_t o1 = taps, o2 = 2 * taps, o3 = 3 * taps;
+    for (int32_t left = channels; left > 0; left -= 4) {
+        if (left < 4) {
+            o1 = left > 1 ? taps : 0;
+            o2 = left > 2 ? 2 * taps : 0;
+            o3 = 0;
+        }
+        int32x4_t dots = vdupq_n_s32(conv_dot_chunk_mve(x, w, vectors, partial, last));
+        dots = vsetq_lane_s32(conv_dot_chunk_mve(x, w + o1, vectors, partial, last), dots, 1);
+        dots = vsetq_lane_s32(conv_dot_chunk_mve(x, w + o2, vectors, partial, last), dots, 2);
+        dots = vsetq_lane_s32(conv_dot_chunk_mve(x, w + o3, vectors, partial, last), dots, 3);
+        vstrwq_s32(acc, vaddq_s32(vldrwq_s32(acc), dots));
         acc += 4;
-    }
-    const int32_t rest = channels & 3;
-    if (rest != 0) {
-        /* The last one to three filters: missing rows repeat the first (nothing is read past
-         * the filter) and only the real channels are stored. */
-        const int8_t *w1 = rest > 1 ? w + taps : w;
-        const int8_t *w2 = rest > 2 ? w + 2 * taps : w;
-        vstrwq_p_s32(acc, conv_dot4_mve(x, taps, w, w1, w2, w), vctp32q((uint32_t)rest));
+        w += 4 * taps;
     }
 }
 
-#else /* DSP and portable: scalar requantization, four filters per pass over x */
+/*
+ * acc[c] = bias[c] + dot(x[0..taps), filter c) for every filter. x is taken 64 bytes at a time into
+ * registers, so each filter row costs one load per 16 bytes and no reload of x; a last partial
+ * chunk is loaded under predicates that zero the lanes past taps.
+ */
+HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
+                              int32_t channels, const int32_t *bias, uint8_t *words,
+                              int32_t *acc)
+{
+    (void)words;
+    for (int32_t c = 0; c < channels; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
+        vstrwq_s32(acc + c, vldrwq_z_s32(bias + c, p));
+    }
+    conv_x64_t v;
+    int32_t done = 0;
+    for (; done + 64 <= taps; done += 64) {
+        v.v0 = vldrbq_s8(x + done);
+        v.v1 = vldrbq_s8(x + done + 16);
+        v.v2 = vldrbq_s8(x + done + 32);
+        v.v3 = vldrbq_s8(x + done + 48);
+        conv_chunk_mve(&v, filter + done, taps, channels, 4, false, 0, acc);
+    }
+    const int32_t rest = taps - done;
+    if (rest == 0) {
+        return;
+    }
+    const int32_t vectors = (rest + 15) >> 4;
+    const mve_pred16_t last = vctp8q((uint32_t)(rest - 16 * (vectors - 1)));
+    const int8_t *xr = x + done;
+    const int8_t *w = filter + done;
+    v.v0 = vldrbq_z_s8(xr, vctp8q((uint32_t)rest));
+    v.v1 = vldrbq_z_s8(xr + 16, vctp8q((uint32_t)hk_max_i32(rest - 16, 0)));
+    v.v2 = vldrbq_z_s8(xr + 32, vctp8q((uint32_t)hk_max_i32(rest - 32, 0)));
+    v.v3 = vldrbq_z_s8(xr + 48, vctp8q((uint32_t)hk_max_i32(rest - 48, 0)));
+    /* One copy of the filter loop per vector count, so none tests it per filter. */
+    switch (vectors) {
+    case 1:
+        conv_chunk_mve(&v, w, taps, channels, 1, true, last, acc);
+        break;
+    case 2:
+        conv_chunk_mve(&v, w, taps, channels, 2, true, last, acc);
+        break;
+    case 3:
+        conv_chunk_mve(&v, w, taps, channels, 3, true, last, acc);
+        break;
+    default:
+        conv_chunk_mve(&v, w, taps, channels, 4, true, last, acc);
+        break;
+    }
+}
+
+#else /* DSP and portable: four filters per pass over x */
 
 #if HK_SIMD_DSP
 
@@ -235,19 +286,17 @@ static void conv_widen_s8(const int8_t *x, int32_t taps, uint8_t *words)
 
 #endif
 
-/* Every output channel of one pixel from its gathered receptive field x[0..taps). */
-HK_NOINLINE void conv_pixel_s8(const hk_conv_params_t *p, const int8_t *x, int32_t taps,
-                          const int8_t *filter, void *scratch, int8_t *out)
+/* acc[c] = bias[c] + dot(x[0..taps), filter c) for every filter. The DSP path first widens x
+ * into `words` (hk_widen_s8x4 pairs), once for all the filters. */
+HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
+                              int32_t channels, const int32_t *bias, uint8_t *words,
+                              int32_t *acc)
 {
-    const int32_t channels = p->output_channels;
-    const int32_t *bias = p->offset_bias;
-    const int32_t off = p->output_offset;
-    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
     const int32_t whole = taps & ~3;
 #if HK_SIMD_DSP
-    uint8_t *words = (uint8_t *)p->scratch;
     conv_widen_s8(x, taps, words);
 #else
+    (void)words;
     (void)whole;
 #endif
     int32_t oc = 0;
@@ -283,29 +332,26 @@ HK_NOINLINE void conv_pixel_s8(const hk_conv_params_t *p, const int8_t *x, int32
             a2 += v * w2[k];
             a3 += v * w3[k];
         }
-        const int32_t *m = p->output_multiplier + oc;
-        const int32_t *s = p->output_shift + oc;
-        out[oc] = (int8_t)hk_requant_clamp(a0, m[0], s[0], off, lo, hi);
-        out[oc + 1] = (int8_t)hk_requant_clamp(a1, m[1], s[1], off, lo, hi);
-        out[oc + 2] = (int8_t)hk_requant_clamp(a2, m[2], s[2], off, lo, hi);
-        out[oc + 3] = (int8_t)hk_requant_clamp(a3, m[3], s[3], off, lo, hi);
+        acc[oc] = a0;
+        acc[oc + 1] = a1;
+        acc[oc + 2] = a2;
+        acc[oc + 3] = a3;
     }
     for (; oc < channels; ++oc) {
         const int8_t *w = filter + (size_t)oc * (size_t)taps;
-        int32_t acc = bias[oc];
+        int32_t a = bias[oc];
         int32_t k = 0;
 #if HK_SIMD_DSP
         for (const uint8_t *xw = words; k < whole; k += 4, xw += 8) {
             const uint32_t four = hk_load_u32(w + k);
-            acc = __smlad(hk_sxtb16_even(four), (int32_t)hk_load_u32(xw), acc);
-            acc = __smlad(hk_sxtb16_odd(four), (int32_t)hk_load_u32(xw + 4), acc);
+            a = __smlad(hk_sxtb16_even(four), (int32_t)hk_load_u32(xw), a);
+            a = __smlad(hk_sxtb16_odd(four), (int32_t)hk_load_u32(xw + 4), a);
         }
 #endif
         for (; k < taps; ++k) {
-            acc += x[k] * w[k];
+            a += x[k] * w[k];
         }
-        out[oc] = (int8_t)hk_requant_clamp(acc, p->output_multiplier[oc], p->output_shift[oc],
-                                           off, lo, hi);
+        acc[oc] = a;
     }
 }
 
@@ -314,7 +360,7 @@ HK_NOINLINE void conv_pixel_s8(const hk_conv_params_t *p, const int8_t *x, int32
 /*
  * Ungrouped int8 convolution with the input offset folded into offset_bias: one gathered
  * receptive field per output pixel (or the input pixel itself for an unpadded 1x1 filter),
- * dotted with every filter.
+ * dotted with every filter, then the pixel's row of accumulators requantized.
  */
 static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
                          int8_t *output)
@@ -328,9 +374,11 @@ static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const i
                         p->pad_left == 0 &&
                         (p->output_height - 1) * p->stride_height < p->input_height &&
                         (p->output_width - 1) * p->stride_width < p->input_width;
-    /* The gathered bytes sit in the upper half so the DSP path can widen them in place. */
-    int8_t *patch = (int8_t *)p->scratch + ((taps + 3) & ~3);
+    uint8_t *words = (uint8_t *)p->scratch;
+    int8_t *patch = (int8_t *)words + ((taps + 15) & ~15);
+    int32_t *acc = (int32_t *)(void *)(words + conv_patch_bytes(taps));
     const int8_t fill = (int8_t)(-p->input_offset);
+    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
     const bool left = hk_requant_any_left(p->output_shift, p->output_channels);
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
@@ -346,7 +394,9 @@ static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const i
                 } else {
                     conv_gather_s8(p, image, iy0, ix0, fill, patch);
                 }
-                conv_pixel_s8(p, x, taps, filter, left, out);
+                conv_dots_s8(x, taps, filter, p->output_channels, p->offset_bias, words, acc);
+                hk_requant_row_s8(acc, p->output_multiplier, p->output_shift,
+                                  p->output_channels, p->output_offset, lo, hi, left, out);
                 out += p->output_channels;
             }
         }

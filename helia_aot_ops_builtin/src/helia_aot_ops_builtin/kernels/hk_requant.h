@@ -88,11 +88,11 @@ HK_INLINE bool hk_requant_any_left(const int32_t *shift, int32_t n)
 }
 
 /* One row of per-channel requantization, as a separate pass so the accumulating loop before it
- * keeps its registers: out[i] = clamp(requant(acc[i] + bias[i], mult[i], shift[i]) + offset).
+ * keeps its registers: out[i] = clamp(requant(acc[i], mult[i], shift[i]) + offset, lo, hi).
  * `left` is hk_requant_any_left(shift, n), computed once per kernel call. */
-HK_INLINE void hk_requant_row_s8(const int32_t *acc, const int32_t *bias, const int32_t *mult,
-                                 const int32_t *shift, int32_t n, int32_t offset, int32_t lo,
-                                 int32_t hi, bool left, int8_t *out)
+HK_INLINE void hk_requant_row_s8(const int32_t *acc, const int32_t *mult, const int32_t *shift,
+                                 int32_t n, int32_t offset, int32_t lo, int32_t hi, bool left,
+                                 int8_t *out)
 {
 #if HK_SIMD_MVE
     const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
@@ -100,28 +100,28 @@ HK_INLINE void hk_requant_row_s8(const int32_t *acc, const int32_t *bias, const 
     if (left) {
         for (; i < n; i += 4) {
             const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-            int32x4_t v = vaddq_s32(vldrwq_z_s32(acc + i, p), vldrwq_z_s32(bias + i, p));
-            v = hk_requant_mve(v, vldrwq_z_s32(mult + i, p), vldrwq_z_s32(shift + i, p));
+            int32x4_t v = hk_requant_mve(vldrwq_z_s32(acc + i, p), vldrwq_z_s32(mult + i, p),
+                                         vldrwq_z_s32(shift + i, p));
             v = vminq_s32(vmaxq_s32(vaddq_n_s32(v, offset), vlo), vhi);
             vstrbq_p_s32(out + i, v, p);
         }
         return;
     }
     for (; i + 4 <= n; i += 4) {
-        int32x4_t v = vaddq_s32(vldrwq_s32(acc + i), vldrwq_s32(bias + i));
-        v = hk_requant_right_mve(v, vldrwq_s32(mult + i), vldrwq_s32(shift + i));
+        int32x4_t v = hk_requant_right_mve(vldrwq_s32(acc + i), vldrwq_s32(mult + i),
+                                           vldrwq_s32(shift + i));
         vstrbq_s32(out + i, vminq_s32(vmaxq_s32(vaddq_n_s32(v, offset), vlo), vhi));
     }
     if (i < n) {
         const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        int32x4_t v = vaddq_s32(vldrwq_z_s32(acc + i, p), vldrwq_z_s32(bias + i, p));
-        v = hk_requant_right_mve(v, vldrwq_z_s32(mult + i, p), vldrwq_z_s32(shift + i, p));
+        int32x4_t v = hk_requant_right_mve(vldrwq_z_s32(acc + i, p), vldrwq_z_s32(mult + i, p),
+                                           vldrwq_z_s32(shift + i, p));
         vstrbq_p_s32(out + i, vminq_s32(vmaxq_s32(vaddq_n_s32(v, offset), vlo), vhi), p);
     }
 #else
     (void)left;
     for (int32_t i = 0; i < n; ++i) {
-        out[i] = (int8_t)hk_requant_clamp(acc[i] + bias[i], mult[i], shift[i], offset, lo, hi);
+        out[i] = (int8_t)hk_requant_clamp(acc[i], mult[i], shift[i], offset, lo, hi);
     }
 #endif
 }

@@ -298,8 +298,8 @@ class Conv2DOperator(_WindowOperator):
         """``hk_conv_s8_scratch_size`` for this geometry (0: no fast path, no scratch)."""
         if not self.folds_offset():
             return 0
-        _, kh, kw, fic = self.weights.shape
-        return conv_s8_scratch_bytes(kh, kw, fic, self.source.shape[3])
+        oc, kh, kw, fic = self.weights.shape
+        return conv_s8_scratch_bytes(kh, kw, fic, self.source.shape[3], oc)
 
     def on_resolve(self) -> None:
         super().on_resolve()
