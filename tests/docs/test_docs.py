@@ -54,7 +54,7 @@ C_PROGRAMS = [b for b in blocks("c") if "int main" in b[2]]
 
 @pytest.mark.parametrize("block", PYTHON, ids=[block_id(b) for b in PYTHON])
 def test_python_block_runs(block, workdir):
-    exec(compile(block[2], f"{block[0]}#{block[1]}", "exec"), {"__name__": "__docs__"})
+    exec(compile(block[2], f"{block[0]}#{block[1]}", "exec", dont_inherit=True), {"__name__": "__docs__"})
 
 
 @pytest.mark.parametrize("block", SHELL, ids=[block_id(b) for b in SHELL])

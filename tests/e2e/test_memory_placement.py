@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.testing import build_module, run_module_test_case
 
@@ -131,6 +130,6 @@ def test_spill_staging_and_application_arenas_match_the_reference(tmp_path):
     assert "static uint8_t aot_arena_" not in model_c  # the application provides every RAM arena
     assert "memcpy(ctx->arenas[" in model_c
     exe = build_module(result.output, tmp_path / "build", main_source=BINDING_MAIN, sanitize=True)
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([str(exe)], check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     assert "binding statuses ok" in proc.stdout and "PASS" in proc.stdout

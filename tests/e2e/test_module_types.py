@@ -18,7 +18,6 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 import yaml
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.testing import corpus_golden_to_npz
 
@@ -51,9 +50,9 @@ def convert(tmp_path: Path, module_type: str, path: Path | None = None, **module
 def cmake_build_and_run(project: Path, build: Path) -> str:
     for cmd in (["cmake", "-S", str(project), "-B", str(build), "-DCMAKE_BUILD_TYPE=Debug"],
                 ["cmake", "--build", str(build), "--parallel", "2"]):
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-    run = subprocess.run([str(build / "app")], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([str(build / "app")], check=False, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
     return run.stdout
 
@@ -145,7 +144,7 @@ def test_zephyr_module_builds_when_its_kconfig_option_is_set(tmp_path):
     # Without the option the module adds nothing.
     off = consumer(tmp_path / "off", ZEPHYR_SHIM + f"add_subdirectory({module}/zephyr module)\n"
                    "if(TARGET fc_module)\n  message(FATAL_ERROR \"built without CONFIG\")\nendif()\n")
-    proc = subprocess.run(["cmake", "-S", str(off), "-B", str(tmp_path / "off" / "build")],
+    proc = subprocess.run(["cmake", "-S", str(off), "-B", str(tmp_path / "off" / "build")], check=False,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
 

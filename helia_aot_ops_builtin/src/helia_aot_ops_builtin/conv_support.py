@@ -149,13 +149,17 @@ def conv_s8_scratch_bytes(kernel_h: int, kernel_w: int, filter_channels: int, ch
                           output_channels: int) -> int:
     """``hk_conv_s8_scratch_size``: the int8 CONV_2D fast paths' working memory (0 when grouped).
 
-    One output pixel's receptive field, rounded up to 16 bytes and doubled (the DSP path widens
-    it to int16 in place), then an int32 accumulator per output channel, rounded up to four.
+    Two output pixels' receptive fields as bytes and widened to int16 (the DSP path works on
+    pairs of pixels), and a row of int32 accumulators for each; see hk_conv.c.
     """
     if filter_channels != channels:
         return 0
     taps = kernel_h * kernel_w * channels
-    return 2 * ((taps + 15) & ~15) + 4 * ((output_channels + 3) & ~3)
+
+    def round16(n: int) -> int:
+        return (n + 15) & ~15
+
+    return round16(4 * ((taps + 3) & ~3)) + 2 * round16(taps) + 8 * ((output_channels + 3) & ~3)
 
 
 def c_double(value: float) -> str:

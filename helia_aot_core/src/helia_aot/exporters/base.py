@@ -55,7 +55,7 @@ class ModuleLayout:
 
     @classmethod
     def scan(cls, root: Path, *, name: str, prefix: str, model_name: str, platform: Any,
-             plan_hash: str, version: str) -> "ModuleLayout":
+             plan_hash: str, version: str) -> ModuleLayout:
         """Describe the tree under ``root`` once the C is written."""
         root = Path(root)
 

@@ -92,5 +92,11 @@ class CmsisPackExporter(ModuleExporter):
                            vendor=PACK_VENDOR)
 
 
-__all__ = ["COMPONENT_CLASS", "COMPONENT_GROUP", "CmsisPackExporter", "PACK_VENDOR", "pdsc_document",
-           "pdsc_name"]
+__all__ = [
+    "COMPONENT_CLASS",
+    "COMPONENT_GROUP",
+    "PACK_VENDOR",
+    "CmsisPackExporter",
+    "pdsc_document",
+    "pdsc_name",
+]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -53,23 +54,16 @@ def check_operator_rules(rules: Iterable[Any], context: Any) -> None:
 
     A rule for one type whose operator takes free-form keys accepts any key it does not declare; a
     ``type: "*"`` rule is checked against the operators that declare their keys. A rule for a type
-    no registered operator class lowers is an error too, naming the nearest registered type.
+    no registered class lowers reaches nothing here: if the model has such an operator, Load
+    reports it with the operator pack that provides it, which says more than a rule check could.
     """
-    registered = list(context.aot_operator_classes.keys())
     for index, rule in enumerate(rules or ()):
         attributes = dict(getattr(rule, "attributes", None) or {})
-        rule_type = str(getattr(rule, "type", "*") or "*")
-        where = f"operators[{index}]"
-        if rule_type != "*" and rule_type not in context.aot_operator_classes:
-            close = difflib.get_close_matches(rule_type, registered, n=1, cutoff=0.6)
-            raise InvalidConfigError(
-                f"{where} reaches operator type {rule_type!r}, which no registered operator class lowers",
-                hint=f"did you mean {close[0]!r}?" if close else "run `helia-aot plugins` to list the operators")
         if not attributes:
             continue
         reached = [(key, cls) for key, cls in _reached(rule, context) if cls is not None]
         for name, value in attributes.items():
-            _check_key(where, name, value, reached)
+            _check_key(f"operators[{index}]", name, value, reached)
 
 
 def _check_key(where: str, name: str, value: Any, reached: list[tuple[str, type]]) -> None:

@@ -15,9 +15,10 @@ import json
 import re
 import shutil
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from helia_aot.air import AirModel, AirTensor, AirTensorKind, c_comment
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
@@ -204,15 +205,14 @@ def emit_module(
 
     memories = sorted({r.memory for r in plan.regions} | _platform_memories(platform))
     hash_ = plan_hash(model, plan, operators)
-    values = dict(
-        prefix=prefix, PREFIX=prefix.upper(), model_comment=c_comment(model.name),
-        platform_name=c_comment(getattr(platform, "name", "custom")), memories=memories,
-        tensors=tensor_rows, inputs=[model.tensors[t] for t in model.inputs],
-        outputs=[model.tensors[t] for t in model.outputs], regions=regions,
-        num_operators=len(operators), operators=operators, allocate_arenas=allocate,
-        schedule=schedule, plan_hash=hash_, itcm_operators=itcm_operators(operators, platform),
-        has_persistent=any(t.kind is AirTensorKind.PERSISTENT for t in model.tensors.values()),
-    )
+    values: dict[str, Any] = {
+        "prefix": prefix, "PREFIX": prefix.upper(), "model_comment": c_comment(model.name),
+        "platform_name": c_comment(getattr(platform, "name", "custom")), "memories": memories,
+        "tensors": tensor_rows, "inputs": [model.tensors[t] for t in model.inputs],
+        "outputs": [model.tensors[t] for t in model.outputs], "regions": regions,
+        "num_operators": len(operators), "operators": operators, "allocate_arenas": allocate,
+        "schedule": schedule, "plan_hash": hash_, "itcm_operators": itcm_operators(operators, platform),
+    }
     io_values = dict(values, inputs=[io_row(t) for t in model.inputs],
                      outputs=[io_row(t) for t in model.outputs])
 
@@ -271,5 +271,13 @@ def scrub(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-__all__ = ["ArenaRegion", "AirTensorKind", "emit_module", "itcm_operators", "plan_hash", "region_symbol",
-           "scrub", "source_symbol"]
+__all__ = [
+    "AirTensorKind",
+    "ArenaRegion",
+    "emit_module",
+    "itcm_operators",
+    "plan_hash",
+    "region_symbol",
+    "scrub",
+    "source_symbol",
+]

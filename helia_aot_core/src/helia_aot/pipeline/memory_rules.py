@@ -10,8 +10,9 @@ which order, and how many bytes of each are still free.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.errors import InvalidConfigError

@@ -261,6 +261,35 @@ class _Planner:
                                    pinned=True)
                 self.commit(role, memory, roots, arena)
 
+    def _fitting_layout(self, pinned: list[TensorId], by_size: list[TensorId],
+                        room: int | None) -> tuple[int, Any]:
+        """How many of the largest tensors must move on so the rest fits in ``room``, and the
+        layout of the rest (None when nothing auto-placed stays).
+
+        Moving more tensors out never makes the rest larger, so a binary search finds the count;
+        a short linear walk covers the planners' rare non-monotone steps.
+        """
+        layouts: dict[int, Any] = {}
+
+        def fits(moved: int) -> bool:
+            keep = pinned + by_size[moved:]
+            if not keep:
+                return True
+            layouts[moved] = self.layout(keep)
+            return room is None or self._size(keep, layouts[moved]) <= room
+
+        moved = 0
+        if not fits(0):
+            low, high = 1, len(by_size)
+            while low < high:
+                mid = (low + high) // 2
+                low, high = (low, mid) if fits(mid) else (mid + 1, high)
+            moved = low
+            while moved < len(by_size) and not fits(moved):
+                moved += 1
+            fits(moved)
+        return moved, layouts.get(moved) if by_size[moved:] else None
+
     def place_auto(self, role: str) -> None:
         """Fill the budget's memories in order; what does not fit moves on, largest first."""
         remaining = [r for r in self.roots if r not in self.pinned and self.role_of(r) == role]
@@ -273,31 +302,10 @@ class _Planner:
             previous = self.arenas.get((role, memory))
             held = arena_size(previous.used, previous.alignment) if previous else 0
             free = self.budget.free(memory)
-            room = None if free is None else free + held
-            cache: dict[int, Any] = {}
             by_size = sorted(remaining, key=lambda t: (-self.sizes[t], self.roots.index(t)))
-
-            def fits(moved: int) -> bool:
-                keep = pinned + by_size[moved:]
-                if not keep:
-                    return True
-                cache[moved] = self.layout(keep)
-                return room is None or self._size(keep, cache[moved]) <= room
-
-            if fits(0):
-                moved = 0
-            else:
-                low, high = 1, len(by_size)
-                while low < high:
-                    mid = (low + high) // 2
-                    low, high = (low, mid) if fits(mid) else (mid + 1, high)
-                moved = low
-                while moved < len(by_size) and not fits(moved):
-                    moved += 1
-                fits(moved)
-            keep = pinned + by_size[moved:]
-            if by_size[moved:]:
-                self.commit(role, memory, keep, cache[moved])
+            moved, layout = self._fitting_layout(pinned, by_size, None if free is None else free + held)
+            if layout is not None:
+                self.commit(role, memory, pinned + by_size[moved:], layout)
             moved_out = set(by_size[:moved])
             remaining = [r for r in remaining if r in moved_out]
         if remaining:

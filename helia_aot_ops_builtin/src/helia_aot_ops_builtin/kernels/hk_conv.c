@@ -111,12 +111,36 @@ CONV_QUANT_KERNEL(, hk_conv_s16_b32, int16_t, int32_t, int32_t, hk_requant, -327
 /* ---- int8 fast paths ------------------------------------------------------------------------ */
 
 /*
- * Scratch layout: the gathered receptive field (taps bytes) at offset round16(taps), where the
- * DSP path widens it in place to int16 words from offset 0; then one int32 accumulator per
- * output channel (rounded up to a whole vector), requantized as a row after all the dot
- * products of a pixel.
+ * Scratch layout (every path sizes it the same; each uses what it needs):
+ *   words   round16(4 * round4(taps))  two pixels' receptive fields widened to int16 (DSP)
+ *   patch0  round16(taps)               a gathered receptive field
+ *   patch1  round16(taps)               the second pixel's (DSP)
+ *   acc0    4 * round4(channels)        a pixel's int32 accumulators, requantized as a row
+ *   acc1    4 * round4(channels)        the second pixel's (DSP)
  */
-static int32_t conv_patch_bytes(int32_t taps) { return 2 * ((taps + 15) & ~15); }
+typedef struct {
+    uint8_t *words;
+    int8_t *patch0, *patch1;
+    int32_t *acc0, *acc1;
+} conv_scratch_t;
+
+static int32_t conv_round16(int32_t n) { return (n + 15) & ~15; }
+
+static int32_t conv_scratch_layout(int32_t taps, int32_t channels, uint8_t *base,
+                                   conv_scratch_t *layout)
+{
+    const int32_t words = conv_round16(4 * ((taps + 3) & ~3));
+    const int32_t patch = conv_round16(taps);
+    const int32_t acc = 4 * ((channels + 3) & ~3);
+    if (layout != NULL) {
+        layout->words = base;
+        layout->patch0 = (int8_t *)(base + words);
+        layout->patch1 = (int8_t *)(base + words + patch);
+        layout->acc0 = (int32_t *)(void *)(base + words + 2 * patch);
+        layout->acc1 = (int32_t *)(void *)(base + words + 2 * patch + acc);
+    }
+    return words + 2 * patch + 2 * acc;
+}
 
 int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params)
 {
@@ -124,7 +148,7 @@ int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params)
         return 0;
     }
     const int32_t taps = params->filter_height * params->filter_width * params->input_channels;
-    return conv_patch_bytes(taps) + 4 * ((params->output_channels + 3) & ~3);
+    return conv_scratch_layout(taps, params->output_channels, NULL, NULL);
 }
 
 /*
@@ -140,6 +164,43 @@ static void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32
     const int32_t row = p->filter_width * channels;
     int32_t fx0, fx1;
     hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0, &fx1);
+#if HK_SIMD_MVE
+    const int32_t first = fx0 * channels, end = fx1 * channels;
+    if (p->dilation_width == 1 && first == 0 && end == row) {
+        /* The window is inside the image left to right: whole rows are copied or filled. */
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            if (iy >= 0 && iy < p->input_height) {
+                hk_copy_s8(patch, image + ((size_t)iy * (size_t)p->input_width + (size_t)ix0) *
+                                              (size_t)channels,
+                           row);
+            } else {
+                hk_fill_s8(patch, fill, row);
+            }
+        }
+        return;
+    }
+    if (p->dilation_width == 1) {
+        /* Each filter row is one run of the input row, taken 16 bytes at a time: lanes inside
+         * the image are loaded (the others are not read at all) and the rest get the fill. */
+        const int8x16_t fills = vdupq_n_s8(fill);
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            const bool inside = iy >= 0 && iy < p->input_height;
+            /* Where the row's first tap would be; only lanes of in-image taps are read. */
+            const uintptr_t run = (uintptr_t)image +
+                                  (uintptr_t)(((intptr_t)iy * p->input_width + ix0) * channels);
+            for (int32_t j = 0; j < row; j += 16) {
+                const mve_pred16_t upto = vctp8q((uint32_t)hk_max_i32(end - j, 0));
+                const mve_pred16_t before = vctp8q((uint32_t)hk_max_i32(first - j, 0));
+                const mve_pred16_t in = inside ? (mve_pred16_t)(upto & ~before) : 0;
+                const int8x16_t v = vldrbq_z_s8((const int8_t *)(run + (uintptr_t)j), in);
+                vstrbq_p_s8(patch + j, vpselq_s8(v, fills, in), vctp8q((uint32_t)(row - j)));
+            }
+        }
+        return;
+    }
+#endif
     for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
         const int32_t iy = iy0 + fy * p->dilation_height;
         if (iy < 0 || iy >= p->input_height || fx0 >= fx1) {
@@ -206,10 +267,18 @@ HK_INLINE void conv_chunk_mve(const conv_x64_t *x, const int8_t *w, int32_t taps
             o2 = left > 2 ? 2 * taps : 0;
             o3 = 0;
         }
-        int32x4_t dots = vdupq_n_s32(conv_dot_chunk_mve(x, w, vectors, partial, last));
-        dots = vsetq_lane_s32(conv_dot_chunk_mve(x, w + o1, vectors, partial, last), dots, 1);
-        dots = vsetq_lane_s32(conv_dot_chunk_mve(x, w + o2, vectors, partial, last), dots, 2);
-        dots = vsetq_lane_s32(conv_dot_chunk_mve(x, w + o3, vectors, partial, last), dots, 3);
+        /* The barriers keep GCC's scheduler from hoisting the next filter's loads over the
+         * current one's, which would need more than the eight Q registers and spill. */
+        const int32_t d0 = conv_dot_chunk_mve(x, w, vectors, partial, last);
+        HK_COMPILER_BARRIER();
+        const int32_t d1 = conv_dot_chunk_mve(x, w + o1, vectors, partial, last);
+        HK_COMPILER_BARRIER();
+        const int32_t d2 = conv_dot_chunk_mve(x, w + o2, vectors, partial, last);
+        HK_COMPILER_BARRIER();
+        const int32_t d3 = conv_dot_chunk_mve(x, w + o3, vectors, partial, last);
+        HK_COMPILER_BARRIER();
+        int32x4_t dots = vsetq_lane_s32(d1, vdupq_n_s32(d0), 1);
+        dots = vsetq_lane_s32(d3, vsetq_lane_s32(d2, dots, 2), 3);
         vstrwq_s32(acc, vaddq_s32(vldrwq_s32(acc), dots));
         acc += 4;
         w += 4 * taps;
@@ -222,10 +291,8 @@ HK_INLINE void conv_chunk_mve(const conv_x64_t *x, const int8_t *w, int32_t taps
  * chunk is loaded under predicates that zero the lanes past taps.
  */
 HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
-                              int32_t channels, const int32_t *bias, uint8_t *words,
-                              int32_t *acc)
+                              int32_t channels, const int32_t *bias, int32_t *acc)
 {
-    (void)words;
     for (int32_t c = 0; c < channels; c += 4) {
         const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
         vstrwq_s32(acc + c, vldrwq_z_s32(bias + c, p));
@@ -268,37 +335,82 @@ HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filte
     }
 }
 
-#else /* DSP and portable: four filters per pass over x */
+#elif HK_SIMD_DSP
 
-#if HK_SIMD_DSP
-
-/* x[0..taps) as int16 pairs for SMLAD (hk_widen_s8x4) into words; the last taps % 4 stay
- * bytes. words may overlap x from x - taps onwards: each group is read before it is written. */
-static void conv_widen_s8(const int8_t *x, int32_t taps, uint8_t *words)
+/* Two pixels' receptive fields x0, x1 [0..taps) widened for SMLAD (hk_widen_s8x4) and
+ * interleaved per four taps: x0's (0, 2) and (1, 3) lanes, then x1's. The last taps % 4 stay
+ * bytes in x0 and x1. */
+static void conv_widen2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uint8_t *words)
 {
-    for (int32_t i = 0; i + 4 <= taps; i += 4) {
+    for (int32_t i = 0; i + 4 <= taps; i += 4, words += 16) {
         uint32_t pair[2];
-        hk_widen_s8x4(hk_load_u32(x + i), pair);
-        hk_store_u32(words + 2 * i, pair[0]);
-        hk_store_u32(words + 2 * i + 4, pair[1]);
+        hk_widen_s8x4(hk_load_u32(x0 + i), pair);
+        hk_store_u32(words, pair[0]);
+        hk_store_u32(words + 4, pair[1]);
+        hk_widen_s8x4(hk_load_u32(x1 + i), pair);
+        hk_store_u32(words + 8, pair[0]);
+        hk_store_u32(words + 12, pair[1]);
     }
 }
 
-#endif
-
-/* acc[c] = bias[c] + dot(x[0..taps), filter c) for every filter. The DSP path first widens x
- * into `words` (hk_widen_s8x4 pairs), once for all the filters. */
-HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
-                              int32_t channels, const int32_t *bias, uint8_t *words,
-                              int32_t *acc)
+/*
+ * acc0[c] = bias[c] + dot(x0, filter c) and acc1[c] likewise for x1, two filters and two
+ * pixels at a time: each filter word is widened once for both pixels and each pixel word
+ * (widened once for all filters by conv_widen2_s8) serves both filters, so four SMLADs share
+ * two loads of each.
+ */
+HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
+                               const int8_t *filter, int32_t channels, const int32_t *bias,
+                               uint8_t *words, int32_t *acc0, int32_t *acc1)
 {
     const int32_t whole = taps & ~3;
-#if HK_SIMD_DSP
-    conv_widen_s8(x, taps, words);
-#else
-    (void)words;
-    (void)whole;
-#endif
+    conv_widen2_s8(x0, x1, taps, words);
+    int32_t oc = 0;
+    for (; oc < channels; oc += 2) {
+        /* An odd last filter is computed twice and stored once. */
+        const int8_t *w0 = filter + (size_t)oc * (size_t)taps;
+        const int8_t *w1 = oc + 1 < channels ? w0 + taps : w0;
+        const int32_t b0 = bias[oc], b1 = oc + 1 < channels ? bias[oc + 1] : b0;
+        int32_t a00 = b0, a10 = b0, a01 = b1, a11 = b1;
+        const uint8_t *xw = words;
+        for (int32_t k = 0; k < whole; k += 4, xw += 16) {
+            const int32_t p02 = (int32_t)hk_load_u32(xw), p13 = (int32_t)hk_load_u32(xw + 4);
+            const int32_t q02 = (int32_t)hk_load_u32(xw + 8), q13 = (int32_t)hk_load_u32(xw + 12);
+            uint32_t w = hk_load_u32(w0 + k);
+            int32_t even = hk_sxtb16_even(w), odd = hk_sxtb16_odd(w);
+            a00 = __smlad(even, p02, a00);
+            a00 = __smlad(odd, p13, a00);
+            a10 = __smlad(even, q02, a10);
+            a10 = __smlad(odd, q13, a10);
+            w = hk_load_u32(w1 + k);
+            even = hk_sxtb16_even(w);
+            odd = hk_sxtb16_odd(w);
+            a01 = __smlad(even, p02, a01);
+            a01 = __smlad(odd, p13, a01);
+            a11 = __smlad(even, q02, a11);
+            a11 = __smlad(odd, q13, a11);
+        }
+        for (int32_t k = whole; k < taps; ++k) {
+            a00 += x0[k] * w0[k];
+            a10 += x1[k] * w0[k];
+            a01 += x0[k] * w1[k];
+            a11 += x1[k] * w1[k];
+        }
+        acc0[oc] = a00;
+        acc1[oc] = a10;
+        if (oc + 1 < channels) {
+            acc0[oc + 1] = a01;
+            acc1[oc + 1] = a11;
+        }
+    }
+}
+
+#else /* portable: four filters per pass over x */
+
+/* acc[c] = bias[c] + dot(x[0..taps), filter c) for every filter. */
+HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
+                              int32_t channels, const int32_t *bias, int32_t *acc)
+{
     int32_t oc = 0;
     for (; oc + 4 <= channels; oc += 4) {
         const int8_t *w0 = filter + (size_t)oc * (size_t)taps;
@@ -306,26 +418,7 @@ HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filte
         const int8_t *w2 = w1 + taps;
         const int8_t *w3 = w2 + taps;
         int32_t a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3];
-        int32_t k = 0;
-#if HK_SIMD_DSP
-        for (const uint8_t *xw = words; k < whole; k += 4, xw += 8) {
-            const int32_t x02 = (int32_t)hk_load_u32(xw);
-            const int32_t x13 = (int32_t)hk_load_u32(xw + 4);
-            uint32_t w = hk_load_u32(w0 + k);
-            a0 = __smlad(hk_sxtb16_even(w), x02, a0);
-            a0 = __smlad(hk_sxtb16_odd(w), x13, a0);
-            w = hk_load_u32(w1 + k);
-            a1 = __smlad(hk_sxtb16_even(w), x02, a1);
-            a1 = __smlad(hk_sxtb16_odd(w), x13, a1);
-            w = hk_load_u32(w2 + k);
-            a2 = __smlad(hk_sxtb16_even(w), x02, a2);
-            a2 = __smlad(hk_sxtb16_odd(w), x13, a2);
-            w = hk_load_u32(w3 + k);
-            a3 = __smlad(hk_sxtb16_even(w), x02, a3);
-            a3 = __smlad(hk_sxtb16_odd(w), x13, a3);
-        }
-#endif
-        for (; k < taps; ++k) {
+        for (int32_t k = 0; k < taps; ++k) {
             const int32_t v = x[k];
             a0 += v * w0[k];
             a1 += v * w1[k];
@@ -340,66 +433,89 @@ HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filte
     for (; oc < channels; ++oc) {
         const int8_t *w = filter + (size_t)oc * (size_t)taps;
         int32_t a = bias[oc];
-        int32_t k = 0;
-#if HK_SIMD_DSP
-        for (const uint8_t *xw = words; k < whole; k += 4, xw += 8) {
-            const uint32_t four = hk_load_u32(w + k);
-            a = __smlad(hk_sxtb16_even(four), (int32_t)hk_load_u32(xw), a);
-            a = __smlad(hk_sxtb16_odd(four), (int32_t)hk_load_u32(xw + 4), a);
-        }
-#endif
-        for (; k < taps; ++k) {
+        for (int32_t k = 0; k < taps; ++k) {
             a += x[k] * w[k];
         }
         acc[oc] = a;
     }
 }
 
-#endif /* HK_SIMD_MVE */
+#endif /* HK_SIMD_MVE / HK_SIMD_DSP */
+
+/* An output pixel of the fast path, walked in output order. */
+typedef struct {
+    int32_t b, oy, ox;
+} conv_pixel_t;
+
+/* The pixel's receptive field: the input pixel itself for a `direct` (unpadded 1x1) filter,
+ * else gathered into `patch`. Then steps to the next pixel. */
+static const int8_t *conv_source(const hk_conv_params_t *p, const int8_t *input, bool direct,
+                                 conv_pixel_t *at, int8_t *patch)
+{
+    const int32_t iy0 = at->oy * p->stride_height - p->pad_top;
+    const int32_t ix0 = at->ox * p->stride_width - p->pad_left;
+    const int8_t *image = input + (size_t)at->b * (size_t)p->input_height *
+                                      (size_t)p->input_width * (size_t)p->input_channels;
+    const int8_t *x = patch;
+    if (direct) {
+        x = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                        (size_t)p->input_channels;
+    } else {
+        conv_gather_s8(p, image, iy0, ix0, (int8_t)(-p->input_offset), patch);
+    }
+    if (++at->ox == p->output_width) {
+        at->ox = 0;
+        if (++at->oy == p->output_height) {
+            at->oy = 0;
+            ++at->b;
+        }
+    }
+    return x;
+}
 
 /*
- * Ungrouped int8 convolution with the input offset folded into offset_bias: one gathered
- * receptive field per output pixel (or the input pixel itself for an unpadded 1x1 filter),
- * dotted with every filter, then the pixel's row of accumulators requantized.
+ * Ungrouped int8 convolution with the input offset folded into offset_bias: per output pixel
+ * (two at a time on the DSP path) the receptive field, its dot product with every filter, and
+ * the row of accumulators requantized.
  */
 static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
                          int8_t *output)
 {
-    const int32_t channels = p->input_channels;
-    const int32_t taps = p->filter_height * p->filter_width * channels;
-    const size_t image_size =
-        (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
+    const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
+    const int32_t channels = p->output_channels;
     /* A 1x1 filter whose every window lies in the image reads its pixel in place. */
     const bool direct = p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
                         p->pad_left == 0 &&
                         (p->output_height - 1) * p->stride_height < p->input_height &&
                         (p->output_width - 1) * p->stride_width < p->input_width;
-    uint8_t *words = (uint8_t *)p->scratch;
-    int8_t *patch = (int8_t *)words + ((taps + 15) & ~15);
-    int32_t *acc = (int32_t *)(void *)(words + conv_patch_bytes(taps));
-    const int8_t fill = (int8_t)(-p->input_offset);
+    conv_scratch_t s;
+    conv_scratch_layout(taps, channels, (uint8_t *)p->scratch, &s);
     const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
-    const bool left = hk_requant_any_left(p->output_shift, p->output_channels);
+    const bool left = hk_requant_any_left(p->output_shift, channels);
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
-    for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *image = input + (size_t)b * image_size;
-        for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            const int32_t iy0 = oy * p->stride_height - p->pad_top;
-            for (int32_t ox = 0; ox < p->output_width; ++ox) {
-                const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                const int8_t *x = patch;
-                if (direct) {
-                    x = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
-                                    (size_t)channels;
-                } else {
-                    conv_gather_s8(p, image, iy0, ix0, fill, patch);
-                }
-                conv_dots_s8(x, taps, filter, p->output_channels, p->offset_bias, words, acc);
-                hk_requant_row_s8(acc, p->output_multiplier, p->output_shift,
-                                  p->output_channels, p->output_offset, lo, hi, left, out);
-                out += p->output_channels;
-            }
+    for (int32_t i = 0; i < pixels; ++i, out += channels) {
+        const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0);
+#if HK_SIMD_DSP
+        if (i + 1 < pixels) {
+            const int8_t *x1 = conv_source(p, input, direct, &at, s.patch1);
+            conv_dots2_s8(x0, x1, taps, filter, channels, p->offset_bias, s.words, s.acc0,
+                          s.acc1);
+            hk_requant_row_s8(s.acc0, p->output_multiplier, p->output_shift, channels,
+                              p->output_offset, lo, hi, left, out);
+            ++i;
+            out += channels;
+            hk_requant_row_s8(s.acc1, p->output_multiplier, p->output_shift, channels,
+                              p->output_offset, lo, hi, left, out);
+            continue;
         }
+        conv_dots2_s8(x0, x0, taps, filter, channels, p->offset_bias, s.words, s.acc0, s.acc1);
+#else
+        conv_dots_s8(x0, taps, filter, channels, p->offset_bias, s.acc0);
+#endif
+        hk_requant_row_s8(s.acc0, p->output_multiplier, p->output_shift, channels,
+                          p->output_offset, lo, hi, left, out);
     }
 }
 

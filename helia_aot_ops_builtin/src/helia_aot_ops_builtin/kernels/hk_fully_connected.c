@@ -40,12 +40,19 @@ typedef struct {
     int32_t act_max;
 } fc_s8_t;
 
-HK_INLINE int8_t fc_output_s8(const fc_s8_t *k, uint32_t acc, double scale)
+/* Not forced inline: with the integer requantization of cores without a double FPU it is
+ * sizeable, and it runs once per output, not per multiply. */
+static int8_t fc_output_s8(const fc_s8_t *k, uint32_t acc, double scale)
 {
     const int32_t value = hk_fc_requant((int32_t)acc, scale);
     const int32_t shifted = (int32_t)((uint32_t)value + (uint32_t)k->offset);
     return (int8_t)hk_clamp_i32(shifted, k->act_min, k->act_max);
 }
+
+/* The packed groups of four units (fc_groups_s8) and their accumulators' starting values. */
+#define FC_GROUP_ACC(acc, c, row)                                                              \
+    uint32_t acc[4] = {(uint32_t)(c)[0] + (row), (uint32_t)(c)[1] + (row),                     \
+                       (uint32_t)(c)[2] + (row), (uint32_t)(c)[3] + (row)}
 
 #if defined(HK_FC_DOT_MVE)
 /* hk_fc_requant of four accumulators as one vector. With GCC the four VCVTA results land in
@@ -84,42 +91,59 @@ HK_INLINE int32x4_t fc_requant4(const uint32_t *acc, double s0, double s1, doubl
     return vsetq_lane_s32(hk_fc_requant((int32_t)acc[3], s3), r, 3);
 #endif
 }
-#endif
 
-/* The packed groups of four units; STEP is the scale index step (0 or 1), a constant in each
- * expansion so that the four scales load with immediate offsets. */
-HK_INLINE void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out,
-                            const int32_t step)
+/* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
+ * load with immediate offsets; the offset, clamp and narrowing store are vector operations. */
+HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out,
+                             const int32_t step)
 {
-    const int32_t depth = k->depth;
-    const size_t group_size = hk_fc_packed_group_size(depth);
+    const size_t group_size = hk_fc_packed_group_size(k->depth);
     const int8_t *w = k->filter;
     const int32_t *c = k->folded;
     const double *s = k->scale;
-#if defined(HK_FC_DOT_MVE)
     const int32x4_t lo = vdupq_n_s32(k->act_min);
     const int32x4_t hi = vdupq_n_s32(k->act_max);
-#endif
     for (int32_t g = k->units / HK_FC_PACK_ROWS; g > 0; --g) {
-        uint32_t acc[4] = {(uint32_t)c[0] + row, (uint32_t)c[1] + row, (uint32_t)c[2] + row,
-                           (uint32_t)c[3] + row};
-        hk_fc_dot4_packed_s8(x, w, depth, acc);
-#if defined(HK_FC_DOT_MVE)
-        /* The offset, clamp and narrowing store of the four outputs as vector operations. */
+        FC_GROUP_ACC(acc, c, row);
+        hk_fc_dot4_packed_s8(x, w, k->depth, acc);
         const int32x4_t r = fc_requant4(acc, s[0], s[step], s[2 * step], s[3 * step]);
         vstrbq_s32(out, vminq_s32(vmaxq_s32(vaddq_n_s32(r, k->offset), lo), hi));
-#else
-        out[0] = fc_output_s8(k, acc[0], s[0]);
-        out[1] = fc_output_s8(k, acc[1], s[step]);
-        out[2] = fc_output_s8(k, acc[2], s[2 * step]);
-        out[3] = fc_output_s8(k, acc[3], s[3 * step]);
-#endif
         w += group_size;
         c += 4;
         s += 4 * step;
         out += 4;
     }
 }
+
+static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out)
+{
+    if (k->per_channel) {
+        fc_groups_mve(k, x, row, out, 1);
+    } else {
+        fc_groups_mve(k, x, row, out, 0);
+    }
+}
+#else
+static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out)
+{
+    const size_t group_size = hk_fc_packed_group_size(k->depth);
+    const int8_t *w = k->filter;
+    const int32_t *c = k->folded;
+    const double *s = k->scale;
+    const int32_t step = k->per_channel;
+    for (int32_t g = k->units / HK_FC_PACK_ROWS; g > 0; --g) {
+        FC_GROUP_ACC(acc, c, row);
+        hk_fc_dot4_packed_s8(x, w, k->depth, acc);
+        for (int32_t j = 0; j < HK_FC_PACK_ROWS; ++j) {
+            out[j] = fc_output_s8(k, acc[j], s[j * step]);
+        }
+        w += group_size;
+        c += 4;
+        s += 4 * step;
+        out += 4;
+    }
+}
+#endif
 
 /* folded_bias[o], computed when the converter did not: bias + input_offset * (sum of the
  * unit's weights + depth * filter_offset), modulo 2^32. */
@@ -169,11 +193,7 @@ int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const i
                                  ? (uint32_t)k.filter_offset * (uint32_t)fc_sum_s8(x, k.depth)
                                  : 0u;
         if (grouped > 0) {
-            if (k.per_channel) {
-                fc_groups_s8(&k, x, row, out, 1);
-            } else {
-                fc_groups_s8(&k, x, row, out, 0);
-            }
+            fc_groups_s8(&k, x, row, out);
         }
         for (int32_t o = grouped; o < k.units; ++o) {
             const int8_t *w = rest + (size_t)(o - grouped) * (size_t)k.depth;
