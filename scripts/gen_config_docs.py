@@ -39,7 +39,7 @@ memory:
 ```
 
 ```sh
-helia-aot convert --path kws.yaml --memory.planner greedy --force
+helia-aot convert --path convert.yaml --memory.planner greedy --force
 ```
 
 Every key below can also be given on the command line as `--<key> VALUE`; a flag overrides the

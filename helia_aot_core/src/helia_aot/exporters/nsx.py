@@ -36,7 +36,7 @@ class NsxExporter(ModuleExporter):
     TITLE = "neuralSPOT-X (NSX)"
 
     def write(self, layout: ModuleLayout) -> list[str]:
-        header = f"# NSX module metadata of helia-aot module {layout.name}.\n"
+        header = f"# NSX module metadata of helia-aot module {layout.name_comment}.\n"
         return [
             self.write_text(layout, "nsx-module.yaml",
                             header + yaml.safe_dump(nsx_metadata(layout), sort_keys=False)),

@@ -1,21 +1,18 @@
-<% here = "${CMAKE_CURRENT_LIST_DIR}"; t = layout.target %>\
-# ${layout.name}: helia-aot inference module of ${layout.model_comment} for ${layout.platform_name}
+<% t = layout.target %>\
+# ${layout.name_comment}: helia-aot inference module of ${layout.model_comment} for ${layout.platform_name}
 # (plan ${layout.plan_hash}). Defines the static library ${t}, also reachable as helia_aot::${t}.
+# Paths are relative to this file's folder.
 cmake_minimum_required(VERSION 3.13)
 project(${t} LANGUAGES C)
 
 add_library(${t} STATIC
 % for source in layout.sources:
-    "${here}/${source}"
+    ${source}
 % endfor
 )
 add_library(helia_aot::${t} ALIAS ${t})
-target_include_directories(${t} PUBLIC "${here}/includes-api")
-target_include_directories(${t} PRIVATE
-% for directory in layout.existing_include_dirs:
-    "${here}/${directory}"
-% endfor
-)
+target_include_directories(${t} PUBLIC includes-api)
+target_include_directories(${t} PRIVATE ${" ".join(layout.existing_include_dirs)})
 set_target_properties(${t} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
 
 # The kernels call a few <math.h> functions; link libm where the toolchain has one.

@@ -3,7 +3,7 @@ The module is a CMake project defining the static library `${t}` (alias `helia_a
 Add it to your project and link it:
 
 ```cmake
-add_subdirectory(${layout.name})
+add_subdirectory(${layout.folder})
 target_link_libraries(my_app PRIVATE helia_aot::${t})
 ```
 

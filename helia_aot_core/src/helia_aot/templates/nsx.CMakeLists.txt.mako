@@ -1,20 +1,16 @@
-<% here = "${CMAKE_CURRENT_LIST_DIR}"; t = layout.target %>\
+<% t = layout.target %>\
 # NSX module ${t}: helia-aot inference module of ${layout.model_comment} for ${layout.platform_name}
-# (plan ${layout.plan_hash}). Package ${t}, target nsx::${t}.
+# (plan ${layout.plan_hash}). Package ${t}, target nsx::${t}. Paths are relative to this file's folder.
 add_library(${t} STATIC
 % for source in layout.sources:
-    "${here}/${source}"
+    ${source}
 % endfor
 )
 set_target_properties(${t} PROPERTIES EXPORT_NAME ${t} C_STANDARD 99 C_STANDARD_REQUIRED ON)
 add_library(nsx::${t} ALIAS ${t})
 
-target_include_directories(${t} PUBLIC $<BUILD_INTERFACE:${here}/includes-api>)
-target_include_directories(${t} PRIVATE
-% for directory in layout.existing_include_dirs:
-    "${here}/${directory}"
-% endfor
-)
+target_include_directories(${t} PUBLIC includes-api)
+target_include_directories(${t} PRIVATE ${" ".join(layout.existing_include_dirs)})
 
 # Board-level compiler flags (CPU, FPU, ABI) come from the NSX board target when there is one.
 if(DEFINED NSX_BOARD_FLAGS_TARGET AND TARGET "${"${NSX_BOARD_FLAGS_TARGET}"}")

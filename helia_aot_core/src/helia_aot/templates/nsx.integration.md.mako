@@ -4,8 +4,8 @@ The module is an NSX module: `nsx-module.yaml` describes it (package `${layout.t
 1. Register it with your NSX application:
 
    ```sh
-   nsx module register ${module_name} --metadata ${layout.name}/nsx-module.yaml \
-       --project ${layout.target} --project-local-path ${layout.name} --app-dir .
+   nsx module register ${module_name} --metadata ${layout.folder}/nsx-module.yaml \
+       --project ${layout.target} --project-local-path ${layout.folder} --app-dir .
    ```
 
 2. Link it in the application's `CMakeLists.txt`:

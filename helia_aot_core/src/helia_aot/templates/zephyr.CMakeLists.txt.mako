@@ -1,18 +1,12 @@
-<% root = "${" + PREFIX + "_MODULE_DIR}" %>\
-# Zephyr build of helia-aot module ${layout.name} (${layout.model_comment}, plan ${layout.plan_hash}).
-# Built when CONFIG_${symbol}=y.
+# Zephyr build of helia-aot module ${layout.name_comment} (${layout.model_comment}, plan ${layout.plan_hash}).
+# Built when CONFIG_${symbol}=y. Paths are relative to this file's folder.
 if(CONFIG_${symbol})
-  get_filename_component(${PREFIX}_MODULE_DIR "${"${CMAKE_CURRENT_LIST_DIR}"}/.." ABSOLUTE)
   zephyr_library_named(${layout.target})
   zephyr_library_sources(
 % for source in layout.sources:
-    "${root}/${source}"
+    ../${source}
 % endfor
   )
-  zephyr_include_directories("${root}/includes-api")
-  zephyr_library_include_directories(
-% for directory in layout.existing_include_dirs:
-    "${root}/${directory}"
-% endfor
-  )
+  zephyr_include_directories(../includes-api)
+  zephyr_library_include_directories(${" ".join("../" + d for d in layout.existing_include_dirs)})
 endif()

@@ -1,4 +1,4 @@
-# Kconfig of helia-aot module ${layout.name} (${layout.model_comment}).
+# Kconfig of helia-aot module ${layout.name_comment} (${layout.model_comment}).
 
 config ${symbol}
 	bool "helia-aot inference module ${layout.target}"

@@ -5,10 +5,11 @@ The module is a Zephyr module: `zephyr/module.yml` names it, `zephyr/Kconfig` ad
    `find_package(Zephyr)`:
 
    ```cmake
-   list(APPEND ZEPHYR_EXTRA_MODULES ${"${CMAKE_CURRENT_SOURCE_DIR}"}/${layout.name})
+   list(APPEND ZEPHYR_EXTRA_MODULES ${"${CMAKE_CURRENT_SOURCE_DIR}"}/${layout.folder})
    ```
 
-   or with `-DZEPHYR_EXTRA_MODULES=/path/to/${layout.name}` on the `west build` command line.
+   or with `-DZEPHYR_EXTRA_MODULES=<absolute path of the module folder>` on the `west build`
+   command line.
 2. Enable it in `prj.conf`:
 
    ```text

@@ -260,8 +260,8 @@ static binary_mve_t binary_mve_consts(const hk_binary_quant_t *q)
     return c;
 }
 
-/* rescale_input on four lanes: VMLA forms (x + offset) << left_shift, VQRDMULH is the doubling
- * high multiply. */
+/* rescale_input on four lanes: VMLA forms (x + offset) << left_shift from the shifted offset,
+ * VQRDMULH is the doubling high multiply. */
 HK_INLINE int32x4_t binary_rescale_mve(int32x4_t x, int32x4_t shifted_offset, int32_t scale,
                                        int32_t multiplier, int32_t neg_exponent, int32_t fix)
 {
@@ -269,32 +269,46 @@ HK_INLINE int32x4_t binary_rescale_mve(int32x4_t x, int32x4_t shifted_offset, in
                              neg_exponent, fix);
 }
 
-/* SA and SB are 0 or 1; constants in the specialised call of add_sub_run_s8. An input that
- * does not advance is rescaled once for the whole run. */
+/* ADD/SUB of four rescaled lanes, requantized and clamped. */
+HK_INLINE int32x4_t add_sub_out_mve(const binary_mve_t *c, int32x4_t va, int32x4_t vb,
+                                    int32x4_t lo, int32x4_t hi, const bool subtract)
+{
+    const int32x4_t raw = subtract ? vsubq_s32(va, vb) : vaddq_s32(va, vb);
+    const int32x4_t r = binary_rdbpot_mve(vqrdmulhq_n_s32(raw, c->mo), c->eo, c->fo);
+    return vminq_s32(vmaxq_s32(vaddq_n_s32(r, c->offset), lo), hi);
+}
+
+#define BINARY_RESCALE1(x) binary_rescale_mve((x), off1, c->scale, c->m1, c->e1, c->f1)
+#define BINARY_RESCALE2(x) binary_rescale_mve((x), off2, c->scale, c->m2, c->e2, c->f2)
+
+/* SA and SB are 0 or 1, constants in the specialised call of add_sub_run_s8. An input that
+ * does not advance is rescaled once for the whole run. Whole vectors load and store
+ * unpredicated; the last one to three outputs use predicated accesses that touch nothing past
+ * the tensors. */
 HK_INLINE void add_sub_loop_mve(const binary_mve_t *c, int32x4_t lo, int32x4_t hi,
                                 const int8_t *a, const int32_t sa, const int8_t *b,
                                 const int32_t sb, int8_t *out, int32_t n, const bool subtract)
 {
     const int32x4_t off1 = vdupq_n_s32(c->offset1 * c->scale);
     const int32x4_t off2 = vdupq_n_s32(c->offset2 * c->scale);
-    const int32x4_t fixed1 =
-        binary_rescale_mve(vdupq_n_s32(a[0]), off1, c->scale, c->m1, c->e1, c->f1);
-    const int32x4_t fixed2 =
-        binary_rescale_mve(vdupq_n_s32(b[0]), off2, c->scale, c->m2, c->e2, c->f2);
-    for (int32_t i = 0; i < n; i += 4) {
+    const int32x4_t fixed1 = BINARY_RESCALE1(vdupq_n_s32(a[0]));
+    const int32x4_t fixed2 = BINARY_RESCALE2(vdupq_n_s32(b[0]));
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32x4_t va = sa ? BINARY_RESCALE1(vldrbq_s32(a + i)) : fixed1;
+        const int32x4_t vb = sb ? BINARY_RESCALE2(vldrbq_s32(b + i)) : fixed2;
+        vstrbq_s32(out + i, add_sub_out_mve(c, va, vb, lo, hi, subtract));
+    }
+    if (i < n) {
         const mve_pred16_t lanes = vctp32q((uint32_t)(n - i));
-        const int32x4_t va = sa ? binary_rescale_mve(vldrbq_z_s32(a + i, lanes), off1,
-                                                     c->scale, c->m1, c->e1, c->f1)
-                                : fixed1;
-        const int32x4_t vb = sb ? binary_rescale_mve(vldrbq_z_s32(b + i, lanes), off2,
-                                                     c->scale, c->m2, c->e2, c->f2)
-                                : fixed2;
-        const int32x4_t raw = subtract ? vsubq_s32(va, vb) : vaddq_s32(va, vb);
-        int32x4_t r = binary_rdbpot_mve(vqrdmulhq_n_s32(raw, c->mo), c->eo, c->fo);
-        r = vminq_s32(vmaxq_s32(vaddq_n_s32(r, c->offset), lo), hi);
-        vstrbq_p_s32(out + i, r, lanes);
+        const int32x4_t va = sa ? BINARY_RESCALE1(vldrbq_z_s32(a + i, lanes)) : fixed1;
+        const int32x4_t vb = sb ? BINARY_RESCALE2(vldrbq_z_s32(b + i, lanes)) : fixed2;
+        vstrbq_p_s32(out + i, add_sub_out_mve(c, va, vb, lo, hi, subtract), lanes);
     }
 }
+
+#undef BINARY_RESCALE1
+#undef BINARY_RESCALE2
 
 HK_INLINE void add_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa,
                               const int8_t *b, int32_t sb, int8_t *out, int32_t n,
@@ -315,20 +329,31 @@ HK_INLINE void add_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32
 
 /* MUL: the product of the offset inputs, then hk_requant's left shift, VQRDMULH and rounding
  * shift on four lanes. */
+HK_INLINE int32x4_t mul_out_mve(const binary_mve_t *c, int32x4_t va, int32x4_t vb, int32x4_t lo,
+                                int32x4_t hi)
+{
+    const int32x4_t product = vshlq_r_s32(vmulq_s32(va, vb), c->left);
+    const int32x4_t r = binary_rdbpot_mve(vqrdmulhq_n_s32(product, c->mo), c->eo, c->fo);
+    return vminq_s32(vmaxq_s32(vaddq_n_s32(r, c->offset), lo), hi);
+}
+
 HK_INLINE void mul_loop_mve(const binary_mve_t *c, int32x4_t lo, int32x4_t hi, const int8_t *a,
                             const int32_t sa, const int8_t *b, const int32_t sb, int8_t *out,
                             int32_t n)
 {
     const int32x4_t fixed1 = vdupq_n_s32(a[0] + c->offset1);
     const int32x4_t fixed2 = vdupq_n_s32(b[0] + c->offset2);
-    for (int32_t i = 0; i < n; i += 4) {
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32x4_t va = sa ? vaddq_n_s32(vldrbq_s32(a + i), c->offset1) : fixed1;
+        const int32x4_t vb = sb ? vaddq_n_s32(vldrbq_s32(b + i), c->offset2) : fixed2;
+        vstrbq_s32(out + i, mul_out_mve(c, va, vb, lo, hi));
+    }
+    if (i < n) {
         const mve_pred16_t lanes = vctp32q((uint32_t)(n - i));
         const int32x4_t va = sa ? vaddq_n_s32(vldrbq_z_s32(a + i, lanes), c->offset1) : fixed1;
         const int32x4_t vb = sb ? vaddq_n_s32(vldrbq_z_s32(b + i, lanes), c->offset2) : fixed2;
-        const int32x4_t product = vshlq_r_s32(vmulq_s32(va, vb), c->left);
-        int32x4_t r = binary_rdbpot_mve(vqrdmulhq_n_s32(product, c->mo), c->eo, c->fo);
-        r = vminq_s32(vmaxq_s32(vaddq_n_s32(r, c->offset), lo), hi);
-        vstrbq_p_s32(out + i, r, lanes);
+        vstrbq_p_s32(out + i, mul_out_mve(c, va, vb, lo, hi), lanes);
     }
 }
 
@@ -385,12 +410,21 @@ HK_INLINE int32_t binary_rdbpot(int32_t x, binary_shift_t s)
     return (x + s.round + ((x & s.fix) >> 31)) >> s.exponent;
 }
 
-/* int8 ADD/SUB with left_shift <= 21: every intermediate stays below 2^30 in magnitude. */
+/* Whether the input offsets are those of int8 zero points (with room to spare): then every
+ * intermediate of the runs below stays under 2^30 in magnitude. */
+HK_INLINE bool binary_small_offsets(const hk_binary_quant_t *q)
+{
+    return q->input1_offset >= -256 && q->input1_offset <= 256 && q->input2_offset >= -256 &&
+           q->input2_offset <= 256;
+}
+
+/* int8 ADD/SUB with left_shift <= 20 (LiteRT's is 20): |x + offset| <= 384, so each rescaled
+ * input is below 384 * 2^20 and their sum below 2^30. */
 HK_INLINE void add_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa,
                               const int8_t *b, int32_t sb, int8_t *out, int32_t n,
                               const bool subtract)
 {
-    if (q->left_shift < 0 || q->left_shift > 21) {
+    if (q->left_shift < 0 || q->left_shift > 20 || !binary_small_offsets(q)) {
         BINARY_RUN_ELEMENTS(BINARY_ADD_ELEM)
         return;
     }
@@ -409,11 +443,12 @@ HK_INLINE void add_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32
     }
 }
 
-/* int8 MUL with a left shift of at most 13: the shifted product stays below 2^30. */
+/* int8 MUL with a left shift of at most 12: the product is below 384^2 < 2^18, shifted below
+ * 2^30. */
 static void mul_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, const int8_t *b,
                        int32_t sb, int8_t *out, int32_t n)
 {
-    if (q->output_shift > 13) {
+    if (q->output_shift > 12 || !binary_small_offsets(q)) {
         BINARY_RUN_ELEMENTS(mul_q)
         return;
     }
@@ -433,8 +468,10 @@ static void mul_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, 
 
 #undef BINARY_ADD_ELEM
 
-#define ADD_RUN_S8(q, a, sa, b, sb, out, n) add_sub_run_s8((q), (a), (sa), (b), (sb), (out), (n), false)
-#define SUB_RUN_S8(q, a, sa, b, sb, out, n) add_sub_run_s8((q), (a), (sa), (b), (sb), (out), (n), true)
+#define ADD_RUN_S8(q, a, sa, b, sb, out, n)                                                   \
+    add_sub_run_s8((q), (a), (sa), (b), (sb), (out), (n), false)
+#define SUB_RUN_S8(q, a, sa, b, sb, out, n)                                                   \
+    add_sub_run_s8((q), (a), (sa), (b), (sb), (out), (n), true)
 
 /* -- int8 --------------------------------------------------------------------------------- */
 

@@ -9,6 +9,10 @@
  *
  * Every kernel reads both inputs of an element before writing its output, walking the output
  * forwards, so the output may share storage with an input of the output's shape.
+ *
+ * int8 ADD, SUB and MUL have fast paths chosen at compile time (Helium vectors on Cortex-M55,
+ * a cheaper exact scalar requantization elsewhere); they give the element code's bytes, and
+ * fall back to it for parameters outside what LiteRT's Prepare produces.
  */
 #ifndef HK_BINARY_H
 #define HK_BINARY_H

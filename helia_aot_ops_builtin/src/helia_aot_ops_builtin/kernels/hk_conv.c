@@ -100,7 +100,7 @@ static bool conv_quant_params_ok(const hk_conv_params_t *p)
     }
 
 /* The int8 fallback for what the fast paths do not cover (grouped filters, no offset_bias). */
-CONV_QUANT_KERNEL(static, conv_s8_generic, int8_t, int32_t, int32_t, hk_requant, -128, 127)
+CONV_QUANT_KERNEL(HK_NOINLINE, conv_s8_generic, int8_t, int32_t, int32_t, hk_requant, -128, 127)
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int16 x int8, int64 bias). */
 CONV_QUANT_KERNEL(, hk_conv_s16, int16_t, int64_t, int64_t, hk_mbqm_64, -32768, 32767)
@@ -157,7 +157,7 @@ int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params)
  * outside the image hold `fill`, the input zero point: with the offset folded into the bias,
  * each contributes filter * (zero_point + input_offset) = 0, as a skipped tap does.
  */
-static void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
                            int32_t ix0, int8_t fill, int8_t *patch)
 {
     const int32_t channels = p->input_channels;
@@ -225,114 +225,227 @@ static void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32
 
 #if HK_SIMD_MVE
 
-/* Up to 64 bytes of the receptive field, held in four vectors while every filter passes. */
-typedef struct {
-    int8x16_t v0, v1, v2, v3;
-} conv_x64_t;
+/*
+ * acc[0..4 groups) += the dot products of n (1..4) vectors at x with four filter rows per
+ * group, the rows `taps` apart from w; vector k of a row is at its byte 16 k, so a row whose
+ * length is not a multiple of 16 is read on into the next row, which x's zeroed lanes cancel
+ * (never for the filter's last row: conv_dots_s8 leaves that group to C). Written in assembly
+ * because GCC 12 keeps this loop's four VMLADAV accumulators (which must be even registers)
+ * and four row pointers only with spills and copies: here a group is its loads and
+ * multiply-accumulates, two lane moves (VMOV puts its first register in the lower lane), the
+ * accumulator update and four pointer steps, in a low-overhead DLS/LE loop. groups >= 1.
+ */
+#define CONV_ROW1(w, a) "vldrb.8 q4, [%[" w "]]\n\tvmladav.s8 %[" a "], q0, q4\n\t"
+#define CONV_ROW2(w, a) \
+    CONV_ROW1(w, a) "vldrb.8 q4, [%[" w "], #16]\n\tvmladava.s8 %[" a "], q1, q4\n\t"
+#define CONV_ROW3(w, a) \
+    CONV_ROW2(w, a) "vldrb.8 q4, [%[" w "], #32]\n\tvmladava.s8 %[" a "], q2, q4\n\t"
+#define CONV_ROW4(w, a) \
+    CONV_ROW3(w, a) "vldrb.8 q4, [%[" w "], #48]\n\tvmladava.s8 %[" a "], q3, q4\n\t"
+#define CONV_X1 "vldrb.8 q0, [%[x]]\n\t"
+#define CONV_X2 CONV_X1 "vldrb.8 q1, [%[x], #16]\n\t"
+#define CONV_X3 CONV_X2 "vldrb.8 q2, [%[x], #32]\n\t"
+#define CONV_X4 CONV_X3 "vldrb.8 q3, [%[x], #48]\n\t"
+#define CONV_GROUPS_MVE(N)                                                                     \
+    HK_NOINLINE void conv_groups##N##_mve(const int8_t *x, const int8_t *w, int32_t taps,      \
+                                         int32_t groups, int32_t *acc)                         \
+    {                                                                                          \
+        const int8_t *w0 = w, *w1 = w + taps, *w2 = w1 + taps, *w3 = w2 + taps;                \
+        const int32_t step = 4 * taps;                                                         \
+        register int32_t a0 __asm__("r0");                                                     \
+        register int32_t a1 __asm__("r2");                                                     \
+        register int32_t a2 __asm__("r4");                                                     \
+        register int32_t a3 __asm__("r6");                                                     \
+        __asm__ volatile(CONV_X##N "dls lr, %[groups]\n"                                       \
+                         "1:\n\t" CONV_ROW##N("w0", "a0") CONV_ROW##N("w1", "a1")              \
+                             CONV_ROW##N("w2", "a2") CONV_ROW##N("w3", "a3")                   \
+                         "vmov q5[2], q5[0], %[a0], %[a2]\n\t"                                 \
+                         "vmov q5[3], q5[1], %[a1], %[a3]\n\t"                                 \
+                         "vldrw.32 q6, [%[acc]]\n\t"                                           \
+                         "vadd.i32 q5, q5, q6\n\t"                                             \
+                         "vstrw.32 q5, [%[acc]], #16\n\t"                                      \
+                         "add %[w0], %[step]\n\t"                                              \
+                         "add %[w1], %[step]\n\t"                                              \
+                         "add %[w2], %[step]\n\t"                                              \
+                         "add %[w3], %[step]\n\t"                                              \
+                         "le lr, 1b\n"                                                         \
+                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),     \
+                           [acc] "+r"(acc), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2),       \
+                           [w3] "+r"(w3)                                                       \
+                         : [x] "r"(x), [groups] "r"(groups), [step] "r"(step)                  \
+                         : "lr", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "memory");          \
+    }
+CONV_GROUPS_MVE(1)
+CONV_GROUPS_MVE(2)
+CONV_GROUPS_MVE(3)
+CONV_GROUPS_MVE(4)
 
-/* The dot product of the chunk's first `vectors` vectors with the filter row at w; the last
- * one is loaded under `last` (the bytes the chunk has), so nothing past the row is read. */
-HK_INLINE int32_t conv_dot_chunk_mve(const conv_x64_t *x, const int8_t *w, int32_t vectors,
-                                     bool partial, mve_pred16_t last)
+/* conv_groupsN_mve for N = vectors, 1..4. */
+static void conv_groups_mve(int32_t vectors, const int8_t *x, const int8_t *w, int32_t taps,
+                            int32_t groups, int32_t *acc)
 {
-#define CONV_W(k) ((partial && vectors == (k) + 1) ? vldrbq_z_s8(w + 16 * (k), last) \
-                                                   : vldrbq_s8(w + 16 * (k)))
-    int32_t a = vmladavq_s8(x->v0, CONV_W(0));
-    if (vectors > 1) {
-        a = vmladavaq_s8(a, x->v1, CONV_W(1));
+    switch (vectors) {
+    case 1:
+        conv_groups1_mve(x, w, taps, groups, acc);
+        break;
+    case 2:
+        conv_groups2_mve(x, w, taps, groups, acc);
+        break;
+    case 3:
+        conv_groups3_mve(x, w, taps, groups, acc);
+        break;
+    default:
+        conv_groups4_mve(x, w, taps, groups, acc);
+        break;
     }
-    if (vectors > 2) {
-        a = vmladavaq_s8(a, x->v2, CONV_W(2));
-    }
-    if (vectors > 3) {
-        a = vmladavaq_s8(a, x->v3, CONV_W(3));
-    }
-#undef CONV_W
-    return a;
 }
 
 /*
- * Adds one chunk (x, `vectors` vectors, the last one `partial`ly filled) of every filter's dot
- * product to acc[round4(channels)]. Four filters at a time; the last group's missing filters
- * repeat its first row (nothing is read past the filter) and fill lanes nobody reads.
+ * acc[c] = bias[c] + dot(receptive field, filter c) for every filter. The receptive field is
+ * `runs` runs of `len` bytes, x_step apart from x (one run: a gathered patch or an input pixel;
+ * kh runs: the filter rows of a window inside the image, read in place); each run's bytes
+ * from len to the next multiple of 16 must be zero (a gathered patch is padded; runs read in
+ * place are whole vectors). bias is offset_bias, padded to whole vectors of four.
+ *
+ * x is taken up to four vectors at a time into registers while every group of four filters
+ * passes over them (conv_groupsN_mve). What that cannot do without reading past the filter
+ * is done here: a last group of one to three filters, and for runs of partial vectors the
+ * group holding the last filter, whose last vector per run is loaded under a predicate.
  */
-HK_INLINE void conv_chunk_mve(const conv_x64_t *x, const int8_t *w, int32_t taps,
-                              int32_t channels, int32_t vectors, bool partial,
-                              mve_pred16_t last, int32_t *acc)
+HK_NOINLINE void conv_dots_s8(const int8_t *x, size_t x_step, int32_t runs, int32_t len,
+                              const int8_t *filter, int32_t channels, const int32_t *bias,
+                              int32_t *acc)
 {
-    int32_t o1 = taps, o2 = 2 * taps, o3 = 3 * taps;
-    for (int32_t left = channels; left > 0; left -= 4) {
-        if (left < 4) {
-            o1 = left > 1 ? taps : 0;
-            o2 = left > 2 ? 2 * taps : 0;
-            o3 = 0;
-        }
-        /* The barriers keep GCC's scheduler from hoisting the next filter's loads over the
-         * current one's, which would need more than the eight Q registers and spill. */
-        const int32_t d0 = conv_dot_chunk_mve(x, w, vectors, partial, last);
-        HK_COMPILER_BARRIER();
-        const int32_t d1 = conv_dot_chunk_mve(x, w + o1, vectors, partial, last);
-        HK_COMPILER_BARRIER();
-        const int32_t d2 = conv_dot_chunk_mve(x, w + o2, vectors, partial, last);
-        HK_COMPILER_BARRIER();
-        const int32_t d3 = conv_dot_chunk_mve(x, w + o3, vectors, partial, last);
-        HK_COMPILER_BARRIER();
-        int32x4_t dots = vsetq_lane_s32(d1, vdupq_n_s32(d0), 1);
-        dots = vsetq_lane_s32(d3, vsetq_lane_s32(d2, dots, 2), 3);
-        vstrwq_s32(acc, vaddq_s32(vldrwq_s32(acc), dots));
-        acc += 4;
-        w += 4 * taps;
-    }
-}
-
-/*
- * acc[c] = bias[c] + dot(x[0..taps), filter c) for every filter. x is taken 64 bytes at a time into
- * registers, so each filter row costs one load per 16 bytes and no reload of x; a last partial
- * chunk is loaded under predicates that zero the lanes past taps.
- */
-HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filter,
-                              int32_t channels, const int32_t *bias, int32_t *acc)
-{
+    const int32_t taps = runs * len;
+    /* Runs of whole vectors never read past a row, so only a partial group is left to C;
+     * otherwise the group holding the last filter is, as its last row would be read past. */
+    const int32_t groups = (len & 15) == 0 ? channels >> 2 : (channels - 1) >> 2;
     for (int32_t c = 0; c < channels; c += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
-        vstrwq_s32(acc + c, vldrwq_z_s32(bias + c, p));
+        vstrwq_s32(acc + c, vldrwq_s32(bias + c));
     }
-    conv_x64_t v;
-    int32_t done = 0;
-    for (; done + 64 <= taps; done += 64) {
-        v.v0 = vldrbq_s8(x + done);
-        v.v1 = vldrbq_s8(x + done + 16);
-        v.v2 = vldrbq_s8(x + done + 32);
-        v.v3 = vldrbq_s8(x + done + 48);
-        conv_chunk_mve(&v, filter + done, taps, channels, 4, false, 0, acc);
+    if (groups > 0) {
+        const int8_t *xr = x, *wr = filter;
+        for (int32_t i = 0; i < runs; ++i, xr += x_step, wr += len) {
+            for (int32_t done = 0; done < len; done += 64) {
+                const int32_t vectors = hk_min_i32((len - done + 15) >> 4, 4);
+                conv_groups_mve(vectors, xr + done, wr + done, taps, groups, acc);
+            }
+        }
     }
-    const int32_t rest = taps - done;
+    /* The last one to four filters; missing rows repeat the first, and are not stored. */
+    const int32_t first = 4 * groups, rest = channels - first;
     if (rest == 0) {
         return;
     }
-    const int32_t vectors = (rest + 15) >> 4;
-    const mve_pred16_t last = vctp8q((uint32_t)(rest - 16 * (vectors - 1)));
-    const int8_t *xr = x + done;
-    const int8_t *w = filter + done;
-    v.v0 = vldrbq_z_s8(xr, vctp8q((uint32_t)rest));
-    v.v1 = vldrbq_z_s8(xr + 16, vctp8q((uint32_t)hk_max_i32(rest - 16, 0)));
-    v.v2 = vldrbq_z_s8(xr + 32, vctp8q((uint32_t)hk_max_i32(rest - 32, 0)));
-    v.v3 = vldrbq_z_s8(xr + 48, vctp8q((uint32_t)hk_max_i32(rest - 48, 0)));
-    /* One copy of the filter loop per vector count, so none tests it per filter. */
-    switch (vectors) {
-    case 1:
-        conv_chunk_mve(&v, w, taps, channels, 1, true, last, acc);
-        break;
-    case 2:
-        conv_chunk_mve(&v, w, taps, channels, 2, true, last, acc);
-        break;
-    case 3:
-        conv_chunk_mve(&v, w, taps, channels, 3, true, last, acc);
-        break;
-    default:
-        conv_chunk_mve(&v, w, taps, channels, 4, true, last, acc);
-        break;
+    const int8_t *w0 = filter + (size_t)first * (size_t)taps;
+    const int8_t *w1 = rest > 1 ? w0 + taps : w0;
+    const int8_t *w2 = rest > 2 ? w0 + 2 * taps : w0;
+    const int8_t *w3 = rest > 3 ? w0 + 3 * taps : w0;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int32_t whole = len & ~15;
+    const mve_pred16_t keep = vctp8q((uint32_t)(len - whole));
+    for (int32_t i = 0; i < runs; ++i, x += x_step) {
+        for (int32_t k = 0; k < whole; k += 16) {
+            const int8x16_t xv = vldrbq_s8(x + k);
+            a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0 + k));
+            a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1 + k));
+            a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2 + k));
+            a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3 + k));
+        }
+        if (whole < len) {
+            const int8x16_t xv = vldrbq_z_s8(x + whole, keep);
+            a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + whole, keep));
+            a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + whole, keep));
+            a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + whole, keep));
+            a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + whole, keep));
+        }
+        w0 += len;
+        w1 += len;
+        w2 += len;
+        w3 += len;
     }
+    int32x4_t dots = vsetq_lane_s32(a1, vdupq_n_s32(a0), 1);
+    dots = vsetq_lane_s32(a3, vsetq_lane_s32(a2, dots, 2), 3);
+    vstrwq_s32(acc + first, vaddq_s32(vldrwq_s32(acc + first), dots));
+}
+
+/* Zeroes a gathered receptive field's bytes from taps to the next multiple of 16. */
+HK_INLINE void conv_pad_patch(int8_t *patch, int32_t taps)
+{
+    const int32_t rest = taps & 15;
+    if (rest != 0) {
+        int8_t *tail = patch + (taps & ~15);
+        vstrbq_s8(tail, vpselq_s8(vldrbq_s8(tail), vdupq_n_s8(0), vctp8q((uint32_t)rest)));
+    }
+}
+
+/* What conv_small_s8 needs per filter, copied out of the params once: the output is int8_t,
+ * whose stores may alias anything, so GCC would otherwise reload every field per filter. */
+typedef struct {
+    const int32_t *bias, *mult, *shift;
+    int32_t offset, lo, hi;
+    bool general;
+} conv_small_t;
+
+/* One filter of conv_small_s8: its four dot products, requantized, clamped and scattered to
+ * the four output pixels. */
+HK_INLINE void conv_small_filter(const conv_small_t *k, int32_t oc, int8x16_t wv, int8x16_t x0,
+                                 int8x16_t x1, int8x16_t x2, int8x16_t x3, uint32x4_t offsets,
+                                 mve_pred16_t real, int8_t *out)
+{
+    int32x4_t acc = vdupq_n_s32(vmladavq_s8(x0, wv));
+    acc = vsetq_lane_s32(vmladavq_s8(x1, wv), acc, 1);
+    acc = vsetq_lane_s32(vmladavq_s8(x2, wv), acc, 2);
+    acc = vsetq_lane_s32(vmladavq_s8(x3, wv), acc, 3);
+    acc = vaddq_n_s32(acc, k->bias[oc]);
+    const int32_t shift = k->shift[oc];
+    if (k->general) {
+        acc = hk_requant_mve(acc, vdupq_n_s32(k->mult[oc]), vdupq_n_s32(shift));
+    } else {
+        /* hk_requant_right_mve with scalar operands: the fixup only when shifting at all. */
+        acc = vqrdmulhq_n_s32(acc, k->mult[oc]);
+        if (shift < 0) {
+            acc = vqaddq_s32(acc, vshrq_n_s32(acc, 31));
+        }
+        acc = vrshlq_n_s32(acc, shift);
+    }
+    acc = vaddq_n_s32(acc, k->offset);
+    acc = vminq_s32(vmaxq_s32(acc, vdupq_n_s32(k->lo)), vdupq_n_s32(k->hi));
+    vstrbq_scatter_offset_p_s32(out + oc, offsets, acc, real);
+}
+
+/*
+ * Pointwise convolution with at most 16 input channels, four output pixels at a time: each
+ * pixel's channels fit one vector, so the four stay in registers while every filter passes
+ * (one filter load serves four dot products), and a filter's four results are requantized
+ * with its scalar multiplier and stored with one scatter (output pixels are `channels` bytes
+ * apart). `pixels` (1..4) are real; the others repeat x[0] and are not stored. Filter rows
+ * are loaded whole (the lanes past the input channels meet zeroed x lanes) except the last,
+ * which would run past the filter.
+ */
+HK_NOINLINE void conv_small_s8(const hk_conv_params_t *p, const int8_t *const *x,
+                               int32_t pixels, const int8_t *filter, int32_t mode, int8_t *out)
+{
+    const int32_t taps = p->input_channels;
+    const int32_t last = p->output_channels - 1;
+    conv_small_t k;
+    k.bias = p->offset_bias;
+    k.mult = p->output_multiplier;
+    k.shift = p->output_shift;
+    k.offset = p->output_offset;
+    k.lo = hk_max_i32(p->act_min, -128);
+    k.hi = hk_min_i32(p->act_max, 127);
+    k.general = mode == HK_REQUANT_GENERAL;
+    const mve_pred16_t keep = vctp8q((uint32_t)taps);
+    const int8x16_t x0 = vldrbq_z_s8(x[0], keep), x1 = vldrbq_z_s8(x[1], keep);
+    const int8x16_t x2 = vldrbq_z_s8(x[2], keep), x3 = vldrbq_z_s8(x[3], keep);
+    const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)(last + 1));
+    const mve_pred16_t real = vctp32q((uint32_t)pixels);
+    const int8_t *w = filter;
+    for (int32_t oc = 0; oc < last; ++oc, w += taps) {
+        conv_small_filter(&k, oc, vldrbq_s8(w), x0, x1, x2, x3, offsets, real, out);
+    }
+    conv_small_filter(&k, last, vldrbq_z_s8(w, keep), x0, x1, x2, x3, offsets, real, out);
 }
 
 #elif HK_SIMD_DSP
@@ -447,6 +560,18 @@ typedef struct {
     int32_t b, oy, ox;
 } conv_pixel_t;
 
+/* Steps to the next output pixel. */
+static void conv_advance(const hk_conv_params_t *p, conv_pixel_t *at)
+{
+    if (++at->ox == p->output_width) {
+        at->ox = 0;
+        if (++at->oy == p->output_height) {
+            at->oy = 0;
+            ++at->b;
+        }
+    }
+}
+
 /* The pixel's receptive field: the input pixel itself for a `direct` (unpadded 1x1) filter,
  * else gathered into `patch`. Then steps to the next pixel. */
 static const int8_t *conv_source(const hk_conv_params_t *p, const int8_t *input, bool direct,
@@ -463,13 +588,7 @@ static const int8_t *conv_source(const hk_conv_params_t *p, const int8_t *input,
     } else {
         conv_gather_s8(p, image, iy0, ix0, (int8_t)(-p->input_offset), patch);
     }
-    if (++at->ox == p->output_width) {
-        at->ox = 0;
-        if (++at->oy == p->output_height) {
-            at->oy = 0;
-            ++at->b;
-        }
-    }
+    conv_advance(p, at);
     return x;
 }
 
@@ -491,31 +610,71 @@ static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const i
     conv_scratch_t s;
     conv_scratch_layout(taps, channels, (uint8_t *)p->scratch, &s);
     const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
-    const bool left = hk_requant_any_left(p->output_shift, channels);
+    const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
     const int32_t pixels = p->batches * p->output_height * p->output_width;
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
+#if HK_SIMD_MVE
+    /* Reading in place needs whole vectors (the assembly reads up to the next multiple of 16):
+     * an unpadded 1x1 filter's pixel, or the filter rows of a window inside the image. */
+    const bool in_place = direct && (taps & 15) == 0;
+    const int32_t row = p->filter_width * p->input_channels;
+    const bool in_rows = !direct && p->dilation_width == 1 && p->filter_height > 1 &&
+                         (row & 15) == 0;
+    const size_t row_step =
+        (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
+    const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
+    const int32_t x_room = p->input_width - p->filter_width + 1;
+    if (direct && p->input_channels <= 16) {
+        for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
+            const int8_t *x[4];
+            const int32_t n = hk_min_i32(pixels - i, 4);
+            for (int32_t j = 0; j < 4; ++j) {
+                x[j] = j < n ? conv_source(p, input, true, &at, NULL) : x[0];
+            }
+            conv_small_s8(p, x, n, filter, mode, out);
+        }
+        return;
+    }
+#endif
     for (int32_t i = 0; i < pixels; ++i, out += channels) {
-        const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0);
 #if HK_SIMD_DSP
+        /* Two pixels at a time; a last odd one is computed twice and stored once. */
+        const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0);
+        const int8_t *x1 = i + 1 < pixels ? conv_source(p, input, direct, &at, s.patch1) : x0;
+        conv_dots2_s8(x0, x1, taps, filter, channels, p->offset_bias, s.words, s.acc0, s.acc1);
         if (i + 1 < pixels) {
-            const int8_t *x1 = conv_source(p, input, direct, &at, s.patch1);
-            conv_dots2_s8(x0, x1, taps, filter, channels, p->offset_bias, s.words, s.acc0,
-                          s.acc1);
             hk_requant_row_s8(s.acc0, p->output_multiplier, p->output_shift, channels,
-                              p->output_offset, lo, hi, left, out);
+                              p->output_offset, lo, hi, mode, out);
             ++i;
             out += channels;
-            hk_requant_row_s8(s.acc1, p->output_multiplier, p->output_shift, channels,
-                              p->output_offset, lo, hi, left, out);
-            continue;
         }
-        conv_dots2_s8(x0, x0, taps, filter, channels, p->offset_bias, s.words, s.acc0, s.acc1);
+        const int32_t *acc = s.acc1;
+#elif HK_SIMD_MVE
+        const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
+        const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
+        if (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 && ix0 < x_room) {
+            const int8_t *x = input + (((size_t)at.b * (size_t)p->input_height + (size_t)iy0) *
+                                           (size_t)p->input_width + (size_t)ix0) *
+                                          (size_t)p->input_channels;
+            conv_dots_s8(x, row_step, p->filter_height, row, filter, channels, p->offset_bias,
+                         s.acc0);
+            conv_advance(p, &at);
+        } else {
+            const int8_t *x = conv_source(p, input, in_place, &at, s.patch0);
+            if (!in_place) {
+                conv_pad_patch(s.patch0, taps);
+            }
+            conv_dots_s8(x, 0, 1, taps, filter, channels, p->offset_bias, s.acc0);
+        }
+        const int32_t *acc = s.acc0;
 #else
-        conv_dots_s8(x0, taps, filter, channels, p->offset_bias, s.acc0);
+        const int8_t *x = conv_source(p, input, direct, &at, s.patch0);
+        conv_dots_s8(x, taps, filter, channels, p->offset_bias, s.acc0);
+        const int32_t *acc = s.acc0;
 #endif
-        hk_requant_row_s8(s.acc0, p->output_multiplier, p->output_shift, channels,
-                          p->output_offset, lo, hi, left, out);
+        hk_requant_row_s8(acc, p->output_multiplier, p->output_shift, channels,
+                          p->output_offset, lo, hi, mode, out);
     }
 }
 

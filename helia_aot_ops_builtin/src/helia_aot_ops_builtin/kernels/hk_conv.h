@@ -7,12 +7,17 @@
  * When input_channels is a multiple k of filter_input_channels the convolution is grouped into
  * k groups of output_channels / k filters each, which is what the LiteRT reference kernel does.
  *
- * The int8 kernel has fast paths (Helium, DSP or portable, see hk_simd.h) for ungrouped
- * convolutions. They fold the input offset into the bias (offset_bias) and gather each output
- * pixel's receptive field into `scratch` as one contiguous vector (taps outside the image hold
- * the input zero point, so they add exactly nothing), then take int8 dot products with four
- * filters at a time. Without offset_bias, or for grouped filters, the generic loop runs; every
- * path gives the same integers.
+ * The int8 kernel has fast paths (Helium, DSP or portable C, chosen at compile time: see
+ * hk_simd.h) for ungrouped convolutions given offset_bias and scratch, which the converter
+ * provides. offset_bias holds the input offset folded into the bias, so the paths multiply raw
+ * int8 inputs; each output pixel's receptive field is read in place (a 1x1 pixel, or the
+ * filter rows of a window inside the image on Helium) or gathered into scratch, where taps
+ * outside the image hold the input zero point and so add exactly nothing. Its dot products
+ * with every filter (Helium: VMLADAV over whole vectors, four filters at a time; DSP: SMLAD,
+ * two pixels and two filters at a time; pointwise with at most 16 input channels on Helium:
+ * four pixels at a time) fill a row of int32 accumulators, which is then requantized in one
+ * pass (hk_requant.h). Every path gives the reference's integers; without offset_bias or
+ * scratch, or for grouped filters, the generic loop runs.
  */
 #ifndef HK_CONV_H
 #define HK_CONV_H
@@ -47,7 +52,8 @@ typedef struct {
     float act_min_f32;
     float act_max_f32;
     /* int8 fast paths only; NULL / 0 selects the generic loop. */
-    const int32_t *offset_bias;        /* [output_channels]: bias + input_offset * sum(filter) */
+    const int32_t *offset_bias;        /* [round4(output_channels)]: bias + input_offset *
+                                          sum(filter), zero padded to whole vectors of four */
     void *scratch;                     /* hk_conv_s8_scratch_size() bytes, 4-byte aligned */
     int32_t scratch_size;
 } hk_conv_params_t;

@@ -93,66 +93,47 @@ DEPTHWISE_QUANT_KERNEL(, hk_depthwise_s16, int16_t, int64_t, int64_t, hk_mbqm_64
 
 /* ---- int8, depth multiplier 1 ------------------------------------------------------------- */
 
-/* One output pixel's window: its first input row and column, and the taps inside the image. */
+/*
+ * A window wholly inside the image starts from offset_bias (the bias plus input_offset times
+ * the sum of the filter taps) and multiplies raw inputs, which saves an add per multiply. A
+ * window cut by the image edge starts from the plain bias and adds input_offset to each input,
+ * as the reference does, over the taps inside the image only.
+ */
+
+/* What is fixed for one kernel call. */
 typedef struct {
-    int32_t iy0, ix0;
-    int32_t fy0, fy1, fx0, fx1;
-    bool left; /* some channel's requantization shifts left (hk_requant_any_left) */
-} dw_window_t;
+    const hk_depthwise_params_t *p;
+    const int32_t *bias;  /* may be NULL */
+    size_t x_row, w_row;  /* from one filter row to the next: input and filter */
+    int32_t x_col;        /* from one tap to the next in a row: input (the filter's: channels) */
+    int32_t lo, hi;       /* the activation clamp within int8 */
+    int32_t mode;         /* hk_requant_mode over the channels */
+} dw_call_t;
 
-HK_INLINE bool dw_window_whole(const hk_depthwise_params_t *p, const dw_window_t *win)
-{
-    return win->fy0 == 0 && win->fy1 == p->filter_height && win->fx0 == 0 &&
-           win->fx1 == p->filter_width;
-}
-
-/* Channel c of the window's first in-image tap of filter row fy, and the filter taps there. */
-HK_INLINE const int8_t *dw_tap_input(const hk_depthwise_params_t *p, const int8_t *image,
-                                     const dw_window_t *win, int32_t fy, int32_t c)
-{
-    const int32_t iy = win->iy0 + fy * p->dilation_height;
-    const int32_t ix = win->ix0 + win->fx0 * p->dilation_width;
-    return image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) *
-                       (size_t)p->input_channels + (size_t)c;
-}
-
-HK_INLINE const int8_t *dw_tap_filter(const hk_depthwise_params_t *p, const int8_t *filter,
-                                      int32_t fy, int32_t fx, int32_t c)
-{
-    return filter + ((size_t)fy * (size_t)p->filter_width + (size_t)fx) *
-                        (size_t)p->input_channels + (size_t)c;
-}
-
-HK_INLINE bool dw_tap_inside(const dw_window_t *win, int32_t fy, int32_t fx)
-{
-    return fy >= win->fy0 && fy < win->fy1 && fx >= win->fx0 && fx < win->fx1;
-}
-
-#if HK_SIMD_MVE
-
-/* Where one pixel's in-image taps are: the first one's input and filter bytes (channel 0), how
- * many rows and columns, and the steps between them. */
+/* One output pixel's taps inside the image, from the first one's input and filter bytes. */
 typedef struct {
     const int8_t *x;
     const int8_t *w;
     int32_t rows, cols;
-    size_t x_row, w_row; /* from one filter row to the next */
-    int32_t x_col;       /* from one tap to the next in a row; the filter's is the channels */
-} dw_taps_mve_t;
+    bool whole; /* the window lies wholly inside the image */
+} dw_taps_t;
+
+#if HK_SIMD_MVE
 
 /* Sixteen channels' accumulators, as int32 lanes of even (e) and odd (o) channels. */
 typedef struct {
     int32x4_t e0, o0, e1, o1;
 } dw_acc16_mve_t;
 
-/* Adds input * filter over the taps for channels c..c+15. With `offset` the input offset is
- * added to each input first (windows cut by the image edge, which start from the plain bias);
- * without it the offset is already in the bias (whole windows, offset_bias). */
-HK_INLINE dw_acc16_mve_t dw_taps16_mve(const dw_taps_mve_t *t, int32_t channels, int32_t c,
-                                      dw_acc16_mve_t a, bool offset, int16_t input_offset)
+/* Adds input * filter over the taps for channels c..c+15; with `offset` the input offset is
+ * added to each input first. */
+HK_INLINE dw_acc16_mve_t dw_taps16_mve(const dw_call_t *k, const dw_taps_t *t, int32_t c,
+                                      dw_acc16_mve_t a, bool offset)
 {
+    const int32_t channels = k->p->input_channels;
+    const int16_t input_offset = (int16_t)k->p->input_offset;
     const int8_t *xr = t->x + c, *wr = t->w + c;
-    for (int32_t r = t->rows; r > 0; --r, xr += t->x_row, wr += t->w_row) {
+    for (int32_t r = t->rows; r > 0; --r, xr += k->x_row, wr += k->w_row) {
         const int8_t *x = xr, *w = wr;
         for (int32_t n = t->cols; n > 0; --n) {
             /* The upper half first: GCC then addresses both halves from x and w as they are
@@ -173,7 +154,7 @@ HK_INLINE dw_acc16_mve_t dw_taps16_mve(const dw_taps_mve_t *t, int32_t channels,
             }
             a.e0 = vaddq_s32(a.e0, vmullbq_int_s16(xv, wv));
             a.o0 = vaddq_s32(a.o0, vmulltq_int_s16(xv, wv));
-            x += t->x_col;
+            x += k->x_col;
             w += channels;
         }
     }
@@ -181,33 +162,35 @@ HK_INLINE dw_acc16_mve_t dw_taps16_mve(const dw_taps_mve_t *t, int32_t channels,
 }
 
 /* Channels c..c+7, accumulated as even (0, 2, 4, 6) and odd lanes, requantized (every shift a
- * right shift: see dw_pixel_s8) and stored in channel order. Saturating to int16 before the output offset and the clamp gives the same
- * bytes as clamping the int32 results (both bounds lie well inside int16) at half the work. */
-HK_INLINE void dw_store8_mve(const hk_depthwise_params_t *p, int32_t c, int32x4_t even,
-                             int32x4_t odd, int16x8_t lo, int16x8_t hi, int8_t *out)
+ * right shift: see dw_pixel_s8) and stored in channel order. Saturating to int16 before the
+ * output offset and the clamp gives the same bytes as clamping the int32 results (both bounds
+ * lie well inside int16) at half the work. */
+HK_INLINE void dw_store8_mve(const dw_call_t *k, int32_t c, int32x4_t even, int32x4_t odd,
+                             int16x8_t lo, int16x8_t hi, int8_t *out)
 {
-    const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
-    const int32x4x2_t s = vld2q_s32(p->output_shift + c);
+    const int32x4x2_t m = vld2q_s32(k->p->output_multiplier + c);
+    const int32x4x2_t s = vld2q_s32(k->p->output_shift + c);
     even = hk_requant_right_mve(even, m.val[0], s.val[0]);
     odd = hk_requant_right_mve(odd, m.val[1], s.val[1]);
     /* Narrowing into `lo` overwrites every lane: it only saves materializing a vector. */
     int16x8_t y = vqmovntq_s32(vqmovnbq_s32(lo, even), odd);
-    y = vqaddq_n_s16(y, (int16_t)p->output_offset);
+    y = vqaddq_n_s16(y, (int16_t)k->p->output_offset);
     vstrbq_s16(out + c, vminq_s16(vmaxq_s16(y, lo), hi));
 }
 
 /* Channels c..c+3 (fewer where `keep` says) in int32 lanes, for the channels after the last
  * whole sixteen. */
-HK_INLINE int32x4_t dw_taps4_mve(const dw_taps_mve_t *t, int32_t channels, int32_t c,
+HK_INLINE int32x4_t dw_taps4_mve(const dw_call_t *k, const dw_taps_t *t, int32_t c,
                                  int32x4_t acc, mve_pred16_t keep, int32_t input_offset)
 {
+    const int32_t channels = k->p->input_channels;
     const int8_t *xr = t->x + c, *wr = t->w + c;
-    for (int32_t r = t->rows; r > 0; --r, xr += t->x_row, wr += t->w_row) {
+    for (int32_t r = t->rows; r > 0; --r, xr += k->x_row, wr += k->w_row) {
         const int8_t *x = xr, *w = wr;
         for (int32_t n = t->cols; n > 0; --n) {
             const int32x4_t xv = vaddq_n_s32(vldrbq_z_s32(x, keep), input_offset);
             acc = vaddq_s32(acc, vmulq_s32(xv, vldrbq_z_s32(w, keep)));
-            x += t->x_col;
+            x += k->x_col;
             w += channels;
         }
     }
@@ -218,32 +201,18 @@ HK_INLINE int32x4_t dw_taps4_mve(const dw_taps_mve_t *t, int32_t channels, int32
  * Every channel of one output pixel. Sixteen channels at a time are widened to int16 and
  * multiplied into int32 with VMULLB / VMULLT, which leave channels 0, 2, 4, 6 in one vector
  * and 1, 3, 5, 7 in another; VLD2 loads biases and multipliers in that order and VMOVNB /
- * VMOVNT put the results back in channel order. A whole window starts from offset_bias and
- * multiplies raw inputs; one cut by the image edge starts from the bias and adds the input
- * offset to each input, as the reference does. The last channels go four at a time, and so do
- * all of them when a requantization shift is a left shift (rare: a multiplier above one), which
- * keeps the sixteen-channel loop within the eight Q registers.
+ * VMOVNT put the results back in channel order. The last channels go four at a time, and so
+ * do all of them when the general requantization is needed (rare: a multiplier above one),
+ * which keeps the sixteen-channel loop within the eight Q registers.
  */
-HK_NOINLINE void dw_pixel_s8(const hk_depthwise_params_t *p, const int8_t *image,
-                             const dw_window_t *win, const int8_t *filter, const int32_t *bias,
-                             int8_t *out)
+HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
 {
+    const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
-    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
-    const bool whole = dw_window_whole(p, win);
-    dw_taps_mve_t t;
-    t.rows = win->fy1 - win->fy0;
-    t.cols = win->fx1 - win->fx0;
-    t.x = t.rows > 0 && t.cols > 0 ? dw_tap_input(p, image, win, win->fy0, 0) : image;
-    t.w = dw_tap_filter(p, filter, win->fy0, win->fx0, 0);
-    t.x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)channels;
-    t.w_row = (size_t)p->filter_width * (size_t)channels;
-    t.x_col = p->dilation_width * channels;
-    const int32_t *start = whole ? p->offset_bias : bias;
+    const int32_t *start = t->whole ? p->offset_bias : k->bias;
     int32_t c = 0;
-    if (channels >= 16 && !win->left) {
-        const int16x8_t lo16 = vdupq_n_s16((int16_t)lo), hi16 = vdupq_n_s16((int16_t)hi);
-        const int16_t input_offset = (int16_t)p->input_offset;
+    if (channels >= 16 && k->mode != HK_REQUANT_GENERAL) {
+        const int16x8_t lo16 = vdupq_n_s16((int16_t)k->lo), hi16 = vdupq_n_s16((int16_t)k->hi);
         for (; c + 16 <= channels; c += 16) {
             dw_acc16_mve_t a;
             if (start != NULL) {
@@ -256,135 +225,106 @@ HK_NOINLINE void dw_pixel_s8(const hk_depthwise_params_t *p, const int8_t *image
             } else {
                 a.e0 = a.o0 = a.e1 = a.o1 = vdupq_n_s32(0);
             }
-            if (whole) {
-                a = dw_taps16_mve(&t, channels, c, a, false, input_offset);
+            if (t->whole) {
+                a = dw_taps16_mve(k, t, c, a, false);
             } else {
-                a = dw_taps16_mve(&t, channels, c, a, true, input_offset);
+                a = dw_taps16_mve(k, t, c, a, true);
             }
-            dw_store8_mve(p, c, a.e0, a.o0, lo16, hi16, out);
-            dw_store8_mve(p, c + 8, a.e1, a.o1, lo16, hi16, out);
+            dw_store8_mve(k, c, a.e0, a.o0, lo16, hi16, out);
+            dw_store8_mve(k, c + 8, a.e1, a.o1, lo16, hi16, out);
         }
     }
     for (; c < channels; c += 4) {
         const mve_pred16_t keep = vctp32q((uint32_t)(channels - c));
         int32x4_t acc = start != NULL ? vldrwq_z_s32(start + c, keep) : vdupq_n_s32(0);
-        acc = dw_taps4_mve(&t, channels, c, acc, keep, whole ? 0 : p->input_offset);
+        acc = dw_taps4_mve(k, t, c, acc, keep, t->whole ? 0 : p->input_offset);
         const int32x4_t y = hk_requant_clamp_mve(acc, vldrwq_z_s32(p->output_multiplier + c, keep),
                                                  vldrwq_z_s32(p->output_shift + c, keep),
-                                                 p->output_offset, lo, hi);
+                                                 p->output_offset, k->lo, k->hi);
         vstrbq_p_s32(out + c, y, keep);
     }
 }
 
-#elif HK_SIMD_DSP
+#else /* DSP and portable */
 
-/* Every channel of one output pixel, four at a time: SXTAB16 adds the input offset while it
- * widens two input bytes, SMLABB / SMLATT multiply-accumulate each int16 lane on its own. */
-HK_NOINLINE void dw_pixel_s8(const hk_depthwise_params_t *p, const int8_t *image,
-                             const dw_window_t *win, const int8_t *filter, const int32_t *bias,
-                             int8_t *out)
+/* Channels are requantized as one row after their taps (a separate pass keeps the accumulating
+ * loop's registers), this many at a time in a stack buffer. */
+#define DW_ROW 64
+
+/* acc[0..4) = start[c..c+4) (0 without start) plus (input + offset) * filter over the taps for
+ * the four channels from c, in int16 lanes on the DSP path: SXTAB16 adds the offset while it
+ * widens two input bytes, and SMLABB / SMLATT multiply-accumulate each lane on its own. */
+HK_INLINE void dw_taps4(const dw_call_t *k, const dw_taps_t *t, int32_t c, const int32_t *start,
+                        int32_t offset, int32_t *acc)
 {
-    const int32_t channels = p->input_channels;
-    const int32_t step = p->dilation_width * channels;
-    const int32_t in_offset = p->input_offset;
-    const int32_t offsets = hk_dup_s16x2(in_offset);
-    const int32_t offset = p->output_offset;
-    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
-    int32_t c = 0;
-    for (; c + 4 <= channels; c += 4) {
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        if (bias != NULL) {
-            a0 = bias[c];
-            a1 = bias[c + 1];
-            a2 = bias[c + 2];
-            a3 = bias[c + 3];
-        }
-        for (int32_t fy = win->fy0; fy < win->fy1; ++fy) {
-            const int8_t *x = dw_tap_input(p, image, win, fy, c);
-            const int8_t *w = dw_tap_filter(p, filter, fy, win->fx0, c);
-            for (int32_t n = win->fx1 - win->fx0; n > 0; --n) {
-                const uint32_t xb = hk_load_u32(x), wb = hk_load_u32(w);
-                const int32_t x02 = hk_sxtab16_even(offsets, xb);
-                const int32_t x13 = hk_sxtab16_odd(offsets, xb);
-                const int32_t w02 = hk_sxtb16_even(wb), w13 = hk_sxtb16_odd(wb);
-                a0 = __smlabb(x02, w02, a0);
-                a2 = __smlatt(x02, w02, a2);
-                a1 = __smlabb(x13, w13, a1);
-                a3 = __smlatt(x13, w13, a3);
-                x += step;
-                w += channels;
-            }
-        }
-        const int32_t *m = p->output_multiplier + c;
-        const int32_t *s = p->output_shift + c;
-        out[c] = (int8_t)hk_requant_clamp(a0, m[0], s[0], offset, lo, hi);
-        out[c + 1] = (int8_t)hk_requant_clamp(a1, m[1], s[1], offset, lo, hi);
-        out[c + 2] = (int8_t)hk_requant_clamp(a2, m[2], s[2], offset, lo, hi);
-        out[c + 3] = (int8_t)hk_requant_clamp(a3, m[3], s[3], offset, lo, hi);
+    const int32_t channels = k->p->input_channels;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    if (start != NULL) {
+        a0 = start[c];
+        a1 = start[c + 1];
+        a2 = start[c + 2];
+        a3 = start[c + 3];
     }
-    for (; c < channels; ++c) {
-        int32_t acc = bias != NULL ? bias[c] : 0;
-        for (int32_t fy = win->fy0; fy < win->fy1; ++fy) {
-            const int8_t *x = dw_tap_input(p, image, win, fy, c);
-            const int8_t *w = dw_tap_filter(p, filter, fy, win->fx0, c);
-            for (int32_t n = 0; n < win->fx1 - win->fx0; ++n) {
-                acc += (x[(size_t)n * (size_t)step] + in_offset) * w[(size_t)n * (size_t)channels];
-            }
+#if HK_SIMD_DSP
+    const int32_t offsets = hk_dup_s16x2(offset);
+#endif
+    const int8_t *xr = t->x + c, *wr = t->w + c;
+    for (int32_t r = t->rows; r > 0; --r, xr += k->x_row, wr += k->w_row) {
+        const int8_t *x = xr, *w = wr;
+        for (int32_t n = t->cols; n > 0; --n) {
+#if HK_SIMD_DSP
+            const uint32_t xb = hk_load_u32(x), wb = hk_load_u32(w);
+            const int32_t x02 = hk_sxtab16_even(offsets, xb);
+            const int32_t x13 = hk_sxtab16_odd(offsets, xb);
+            const int32_t w02 = hk_sxtb16_even(wb), w13 = hk_sxtb16_odd(wb);
+            a0 = __smlabb(x02, w02, a0);
+            a2 = __smlatt(x02, w02, a2);
+            a1 = __smlabb(x13, w13, a1);
+            a3 = __smlatt(x13, w13, a3);
+#else
+            a0 += (x[0] + offset) * w[0];
+            a1 += (x[1] + offset) * w[1];
+            a2 += (x[2] + offset) * w[2];
+            a3 += (x[3] + offset) * w[3];
+#endif
+            x += k->x_col;
+            w += channels;
         }
-        out[c] = (int8_t)hk_requant_clamp(acc, p->output_multiplier[c], p->output_shift[c],
-                                          offset, lo, hi);
     }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
 }
 
-#else
-
-/* Every channel of one output pixel, four at a time so each tap's offsets are computed once:
- * start from offset_bias, add raw input * filter over the taps inside the image, then
- * zero_point * filter over those outside (offset_bias counted them; the reference skips them). */
-HK_NOINLINE void dw_pixel_s8(const hk_depthwise_params_t *p, const int8_t *image,
-                             const dw_window_t *win, const int8_t *filter, int8_t *out)
+/* Every channel of one output pixel, four at a time, then requantized a row at a time. A whole
+ * window starts from offset_bias and multiplies raw inputs (offset 0). */
+HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
 {
+    const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
-    const size_t step = (size_t)p->dilation_width * (size_t)channels;
-    const int32_t zero_point = -p->input_offset;
-    const int32_t offset = p->output_offset;
-    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
-    const bool whole = dw_window_whole(p, win);
-    const int32_t taps_x = win->fx1 - win->fx0;
-    int32_t c = 0;
-    for (; c < channels; c += 4) {
-        const int32_t lanes = hk_min_i32(channels - c, 4);
-        int32_t acc[4] = {0, 0, 0, 0};
-        for (int32_t j = 0; j < lanes; ++j) {
-            acc[j] = p->offset_bias[c + j];
+    const int32_t *start = t->whole ? p->offset_bias : k->bias;
+    const int32_t offset = t->whole ? 0 : p->input_offset;
+    int32_t acc[DW_ROW];
+    for (int32_t c0 = 0; c0 < channels; c0 += DW_ROW) {
+        const int32_t end = hk_min_i32(channels, c0 + DW_ROW);
+        int32_t c = c0;
+        for (; c + 4 <= end; c += 4) {
+            dw_taps4(k, t, c, start, offset, acc + (c - c0));
         }
-        for (int32_t fy = win->fy0; fy < win->fy1; ++fy) {
-            const int8_t *x = dw_tap_input(p, image, win, fy, c);
-            const int8_t *w = dw_tap_filter(p, filter, fy, win->fx0, c);
-            for (int32_t n = 0; n < taps_x; ++n) {
-                const int8_t *xn = x + (size_t)n * step;
-                const int8_t *wn = w + (size_t)n * (size_t)channels;
-                for (int32_t j = 0; j < lanes; ++j) {
-                    acc[j] += xn[j] * wn[j];
+        for (; c < end; ++c) {
+            int32_t a = start != NULL ? start[c] : 0;
+            const int8_t *xr = t->x + c, *wr = t->w + c;
+            for (int32_t r = t->rows; r > 0; --r, xr += k->x_row, wr += k->w_row) {
+                for (int32_t n = 0; n < t->cols; ++n) {
+                    a += (xr[(size_t)n * (size_t)k->x_col] + offset) *
+                         wr[(size_t)n * (size_t)channels];
                 }
             }
+            acc[c - c0] = a;
         }
-        if (!whole) {
-            for (int32_t fy = 0; fy < p->filter_height; ++fy) {
-                for (int32_t fx = 0; fx < p->filter_width; ++fx) {
-                    if (!dw_tap_inside(win, fy, fx)) {
-                        const int8_t *w = dw_tap_filter(p, filter, fy, fx, c);
-                        for (int32_t j = 0; j < lanes; ++j) {
-                            acc[j] += zero_point * w[j];
-                        }
-                    }
-                }
-            }
-        }
-        for (int32_t j = 0; j < lanes; ++j) {
-            out[c + j] = (int8_t)hk_requant_clamp(acc[j], p->output_multiplier[c + j],
-                                                  p->output_shift[c + j], offset, lo, hi);
-        }
+        hk_requant_row_s8(acc, p->output_multiplier + c0, p->output_shift + c0, end - c0,
+                          p->output_offset, k->lo, k->hi, k->mode, out + c0);
     }
 }
 
@@ -394,31 +334,49 @@ HK_NOINLINE void dw_pixel_s8(const hk_depthwise_params_t *p, const int8_t *image
 static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
                        const int8_t *filter, const int32_t *bias, int8_t *output)
 {
-#if !HK_SIMD_MVE && !HK_SIMD_DSP
-    (void)bias;
-#endif
     const int32_t channels = p->input_channels;
     const size_t image_size =
         (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
+    dw_call_t k;
+    k.p = p;
+    k.bias = bias;
+    k.x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)channels;
+    k.w_row = (size_t)p->filter_width * (size_t)channels;
+    k.x_col = p->dilation_width * channels;
+    k.lo = hk_max_i32(p->act_min, -128);
+    k.hi = hk_min_i32(p->act_max, 127);
+    k.mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
     int8_t *out = output;
-    dw_window_t win;
-    win.left = hk_requant_any_left(p->output_shift, channels);
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * image_size;
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            win.iy0 = oy * p->stride_height - p->pad_top;
-            hk_window_taps(win.iy0, p->dilation_height, p->filter_height, p->input_height,
-                           &win.fy0, &win.fy1);
-            for (int32_t ox = 0; ox < p->output_width; ++ox) {
-                win.ix0 = ox * p->stride_width - p->pad_left;
-                hk_window_taps(win.ix0, p->dilation_width, p->filter_width, p->input_width,
-                               &win.fx0, &win.fx1);
-#if HK_SIMD_MVE || HK_SIMD_DSP
-                dw_pixel_s8(p, image, &win, filter, bias, out);
-#else
-                dw_pixel_s8(p, image, &win, filter, out);
-#endif
-                out += channels;
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            int32_t fy0, fy1;
+            hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0,
+                           &fy1);
+            for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                int32_t fx0, fx1;
+                hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0,
+                               &fx1);
+                dw_taps_t t;
+                t.rows = fy1 - fy0;
+                t.cols = fx1 - fx0;
+                /* Without offset_bias every window takes the per-input offset. */
+                t.whole = t.rows == p->filter_height && t.cols == p->filter_width &&
+                          p->offset_bias != NULL;
+                t.w = filter + ((size_t)fy0 * (size_t)p->filter_width + (size_t)fx0) *
+                                   (size_t)channels;
+                t.x = image;
+                if (t.rows > 0 && t.cols > 0) {
+                    const int32_t iy = iy0 + fy0 * p->dilation_height;
+                    const int32_t ix = ix0 + fx0 * p->dilation_width;
+                    t.x = image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) *
+                                      (size_t)channels;
+                } else {
+                    t.rows = 0; /* no tap inside: the bias alone */
+                }
+                dw_pixel_s8(&k, &t, out);
             }
         }
     }
@@ -432,9 +390,8 @@ int32_t hk_depthwise_s8(const hk_depthwise_params_t *params, const int8_t *input
         output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
-    /* Without offset_bias only the DSP path applies; it needs the offset to fit int16. */
-    const bool folded = params->offset_bias != NULL || HK_SIMD_DSP;
-    if (params->depth_multiplier == 1 && folded && params->input_offset >= -127 &&
+    /* The fast paths add the input offset in int16 lanes: it must be an int8 zero point's. */
+    if (params->depth_multiplier == 1 && params->input_offset >= -127 &&
         params->input_offset <= 128) {
         dw_s8_fast(params, input, filter, bias, output);
         return HK_STATUS_OK;

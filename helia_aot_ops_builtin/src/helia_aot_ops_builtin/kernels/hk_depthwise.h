@@ -5,12 +5,14 @@
  * output_channels = input_channels * depth_multiplier, output channel ic * depth_multiplier + m
  * reading input channel ic. Padding is explicit; out-of-image taps are skipped.
  *
- * The int8 kernel has fast paths for a depth multiplier of 1 (Helium, DSP or portable, see
- * hk_simd.h) that work on many channels at once. The Helium and portable ones start from
- * offset_bias, the bias with the input offset folded in, and correct a window that sticks out
- * of the image by the taps it misses; without offset_bias they take the generic loop (the DSP
- * one adds the offset while widening the input, so it needs none). Every path gives the same
- * integers.
+ * The int8 kernel has fast paths for a depth multiplier of 1 (Helium, DSP or portable C,
+ * chosen at compile time: see hk_simd.h) that work across channels: Helium widens 16 channels
+ * to int16 and multiplies them into int32 lanes (VMULLB / VMULLT), the DSP path four at a time
+ * (SXTAB16, SMLABB / SMLATT). A window wholly inside the image starts from offset_bias, the
+ * bias with the input offset folded in, and multiplies raw inputs; a window cut by the image
+ * edge (or any window, without offset_bias) starts from the bias and adds the input offset to
+ * each input over the taps inside the image, as the reference does. Every path gives the
+ * reference's integers; other depth multipliers take the generic loop.
  */
 #ifndef HK_DEPTHWISE_H
 #define HK_DEPTHWISE_H
@@ -43,7 +45,7 @@ typedef struct {
     /* Float kernel only. */
     float act_min_f32;
     float act_max_f32;
-    /* int8 fast paths only; NULL selects the generic loop where a path needs it. */
+    /* int8 fast paths only; may be NULL (then every window adds the offset per input). */
     const int32_t *offset_bias;        /* [output channels]: bias + input_offset * sum of taps */
 } hk_depthwise_params_t;
 

@@ -33,7 +33,8 @@
 /* Bytes of one packed group: four rows of the depth rounded up to whole chunks. */
 HK_INLINE size_t hk_fc_packed_group_size(int32_t depth)
 {
-    return (size_t)HK_FC_PACK_ROWS * (size_t)((depth + HK_FC_PACK_DEPTH - 1) & ~(HK_FC_PACK_DEPTH - 1));
+    const int32_t padded = (depth + HK_FC_PACK_DEPTH - 1) & ~(HK_FC_PACK_DEPTH - 1);
+    return (size_t)HK_FC_PACK_ROWS * (size_t)padded;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

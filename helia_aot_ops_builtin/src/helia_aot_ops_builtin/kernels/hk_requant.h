@@ -37,6 +37,14 @@ HK_INLINE int32_t hk_requant(int32_t x, int32_t multiplier, int32_t shift)
     return hk_requant_rdbpot((int32_t)(product >> 31), left - shift);
 }
 
+/* hk_requant for shift <= 0 and multiplier != INT32_MIN: no left shift, and the product can
+ * not saturate (see hk_requant_mode). */
+HK_INLINE int32_t hk_requant_right(int32_t x, int32_t multiplier, int32_t shift)
+{
+    const int64_t product = (int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30);
+    return hk_requant_rdbpot((int32_t)(product >> 31), -shift);
+}
+
 /* hk_requant, then the output zero point and the activation clamp. */
 HK_INLINE int32_t hk_requant_clamp(int32_t x, int32_t multiplier, int32_t shift, int32_t offset,
                                    int32_t lo, int32_t hi)
@@ -76,28 +84,57 @@ HK_INLINE int32x4_t hk_requant_clamp_mve(int32x4_t x, int32x4_t multiplier, int3
 
 #endif /* HK_SIMD_MVE */
 
-/* Whether any of the n shifts is a left shift, which selects the general vector requantization
- * over hk_requant_right_mve once per call. */
-HK_INLINE bool hk_requant_any_left(const int32_t *shift, int32_t n)
+/* How a kernel call's channels may be requantized, from the cheapest form that is exact for
+ * all of them (hk_requant_mode, checked once per call). Real multipliers lie in [2^30, 2^31)
+ * with shifts in about [-20, -1] unless a scale ratio is at least one half. */
+#define HK_REQUANT_GENERAL 0 /* hk_requant: some shift is a left shift, or a multiplier is
+                                INT32_MIN (the only one whose doubling product saturates) */
+#define HK_REQUANT_RIGHT 1   /* hk_requant_right: every shift <= 0 */
+#define HK_REQUANT_NARROW 2  /* every shift in [-23, -1], int8 output: hk_requant_s8_narrow */
+
+HK_INLINE int32_t hk_requant_mode(const int32_t *mult, const int32_t *shift, int32_t n)
 {
-    int32_t any = 0;
+    int32_t general = 0, narrow = 1;
     for (int32_t i = 0; i < n; ++i) {
-        any |= shift[i] > 0;
+        general |= (shift[i] > 0) | (mult[i] == INT32_MIN);
+        narrow &= (shift[i] <= -1) & (shift[i] >= -23);
     }
-    return any != 0;
+    return general ? HK_REQUANT_GENERAL : (narrow ? HK_REQUANT_NARROW : HK_REQUANT_RIGHT);
+}
+
+/*
+ * hk_requant_clamp to int8 for shift in [-23, -1] and multiplier != INT32_MIN. The rounding
+ * division becomes (y + 2^(e-1) - [y < 0]) >> e, whose add saturates instead of overflowing
+ * (one QADD on the DSP): only a y within 2^(e-1) of INT32_MAX saturates, and then both the
+ * exact quotient and the saturated one are at least 2^(31-e) - 1 >= 255, which the clamp to
+ * [lo, hi] within int8 (after an offset of at most 128) maps to hi either way.
+ */
+HK_INLINE int32_t hk_requant_s8_narrow(int32_t x, int32_t multiplier, int32_t shift,
+                                       int32_t offset, int32_t lo, int32_t hi)
+{
+    const int64_t product = (int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30);
+    const int32_t y = (int32_t)(product >> 31);
+    const int32_t e = -shift;
+    const int32_t half = (int32_t)(1u << (e - 1)) - (int32_t)((uint32_t)y >> 31);
+#if HK_SIMD_DSP
+    const int32_t sum = __qadd(y, half);
+#else
+    const int32_t sum = y > INT32_MAX - half ? INT32_MAX : y + half;
+#endif
+    return hk_clamp_i32((sum >> e) + offset, lo, hi);
 }
 
 /* One row of per-channel requantization, as a separate pass so the accumulating loop before it
- * keeps its registers: out[i] = clamp(requant(acc[i], mult[i], shift[i]) + offset, lo, hi).
- * `left` is hk_requant_any_left(shift, n), computed once per kernel call. */
+ * keeps its registers: out[i] = clamp(requant(acc[i], mult[i], shift[i]) + offset, lo, hi),
+ * lo and hi within int8. `mode` is hk_requant_mode(mult, shift, n), computed once per call. */
 HK_INLINE void hk_requant_row_s8(const int32_t *acc, const int32_t *mult, const int32_t *shift,
-                                 int32_t n, int32_t offset, int32_t lo, int32_t hi, bool left,
+                                 int32_t n, int32_t offset, int32_t lo, int32_t hi, int32_t mode,
                                  int8_t *out)
 {
 #if HK_SIMD_MVE
     const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
     int32_t i = 0;
-    if (left) {
+    if (mode == HK_REQUANT_GENERAL) {
         for (; i < n; i += 4) {
             const mve_pred16_t p = vctp32q((uint32_t)(n - i));
             int32x4_t v = hk_requant_mve(vldrwq_z_s32(acc + i, p), vldrwq_z_s32(mult + i, p),
@@ -119,9 +156,20 @@ HK_INLINE void hk_requant_row_s8(const int32_t *acc, const int32_t *mult, const 
         vstrbq_p_s32(out + i, vminq_s32(vmaxq_s32(vaddq_n_s32(v, offset), vlo), vhi), p);
     }
 #else
-    (void)left;
-    for (int32_t i = 0; i < n; ++i) {
-        out[i] = (int8_t)hk_requant_clamp(acc[i], mult[i], shift[i], offset, lo, hi);
+    /* One loop per mode, so the choice is not made per element. */
+    if (mode == HK_REQUANT_NARROW) {
+        for (int32_t i = 0; i < n; ++i) {
+            out[i] = (int8_t)hk_requant_s8_narrow(acc[i], mult[i], shift[i], offset, lo, hi);
+        }
+    } else if (mode == HK_REQUANT_RIGHT) {
+        for (int32_t i = 0; i < n; ++i) {
+            const int32_t v = hk_requant_right(acc[i], mult[i], shift[i]) + offset;
+            out[i] = (int8_t)hk_clamp_i32(v, lo, hi);
+        }
+    } else {
+        for (int32_t i = 0; i < n; ++i) {
+            out[i] = (int8_t)hk_requant_clamp(acc[i], mult[i], shift[i], offset, lo, hi);
+        }
     }
 #endif
 }

@@ -50,15 +50,15 @@ HK_INLINE void hk_store_u32(void *dst, uint32_t value) { memcpy(dst, &value, siz
 #define HK_COMPILER_BARRIER() ((void)0)
 #endif
 
-/* dst[0..n) = src[0..n) with tail-predicated vector moves. */
+/* dst[0..n) = src[0..n): whole vectors, then one tail-predicated move. */
 HK_INLINE void hk_copy_s8(int8_t *dst, const int8_t *src, int32_t n)
 {
-    while (n > 0) {
+    for (; n >= 16; n -= 16, dst += 16, src += 16) {
+        vstrbq_s8(dst, vldrbq_s8(src));
+    }
+    if (n > 0) {
         const mve_pred16_t p = vctp8q((uint32_t)n);
         vstrbq_p_s8(dst, vldrbq_z_s8(src, p), p);
-        dst += 16;
-        src += 16;
-        n -= 16;
     }
 }
 

@@ -213,7 +213,8 @@ class _WindowOperator(KernelCallOperator):
             self.intern_constant_array("output_shift", shift)
         if self.folds_offset():
             bias = None if self.bias is None else self.bias.data
-            folded = offset_bias(self.weights.data, bias, -self.source.zero_point(), self.CHANNEL_AXIS)
+            folded = offset_bias(self.weights.data, bias, -self.source.zero_point(), self.CHANNEL_AXIS,
+                                 pad_to=4 if self.FAMILY == "conv" else 1)
             self.intern_constant_array("offset_bias", folded)
 
     def folds_offset(self) -> bool:
