@@ -155,7 +155,16 @@ def test_a_failed_rename_puts_the_previous_module_back(tmp_path, built, kind, mo
     assert leftovers(dest.parent) == []
 
 
-def test_ctrl_c_during_the_swap_is_held_until_the_new_module_is_in_place(tmp_path, built, monkeypatch):
+@pytest.fixture
+def default_sigint():
+    """Python's own SIGINT handler (raising KeyboardInterrupt), whatever an earlier test installed."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_during_the_swap_is_held_until_the_new_module_is_in_place(tmp_path, built, monkeypatch,
+                                                                          default_sigint):
     dest, cfg = destination(tmp_path, "dir")
     install_previous(dest, built, cfg)
     real_replace = os.replace

@@ -115,7 +115,7 @@ def test_hostile_tensor_names_description_and_file_name(tmp_path):
     enumerators = (result.output / "includes-api" / "aot_tensors.h").read_text()
     names = [line.split("=")[0].strip() for line in enumerators.splitlines()
              if "= " in line and "aot_t" in line]
-    assert len(names) == len(set(names)) == len(TENSOR_NAMES)
+    assert len(names) == len(set(names)) >= len(TENSOR_NAMES)  # operators may add tensors of their own
 
 
 def test_hostile_module_name(tmp_path):

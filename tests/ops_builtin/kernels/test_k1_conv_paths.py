@@ -3,9 +3,10 @@
 The kernels pick Helium, DSP or portable C at compile time (hk_simd.h), so the host tests only
 ever see the portable path. Here one program holding a fixed set of cases (inputs, filters,
 requantization constants and the numpy reference's outputs) is cross-built for each path and
-run under QEMU: Cortex-M55 (Helium), Cortex-M55 without MVE (DSP), Cortex-M55 without MVE or
-DSP (portable) and Cortex-M4 (DSP). The program prints the path it was built for, so a
-compiler that stopped defining a feature macro would fail here rather than test the wrong code.
+run under QEMU: Cortex-M55 (Helium; also unoptimized, where intrinsics stand in for the assembly
+loop), Cortex-M55 without MVE (DSP), Cortex-M55 without MVE or DSP (portable) and Cortex-M4
+(DSP). The program prints the path it was built for, so a compiler that stopped defining a
+feature macro would fail here rather than test the wrong code.
 
 The cases cover what selects code inside the fast paths: whole and partial 16-byte vectors of
 the receptive field and 64-byte chunks, filter counts that are not a multiple of four, channels
@@ -38,6 +39,7 @@ pytestmark = [
 # (core, extra compiler flags, the path hk_simd.h must pick)
 PATHS = {
     "m55-mve": ("m55", (), "mve"),
+    "m55-mve-O0": ("m55", ("-O0",), "mve"),  # unoptimized: the intrinsics stand-in for asm
     "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
     "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
     "m4-dsp": ("m4", (), "dsp"),

@@ -211,9 +211,11 @@ def _copy_tree(source: Path, target: Path) -> None:
 
 @contextmanager
 def _interrupts_deferred() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) back for a few statements that must run together, then deliver it."""
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    """Hold Ctrl-C (SIGINT) back for a few statements that must run together, then deliver it to
+    whatever handler was installed (KeyboardInterrupt under Python's default one)."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if in_main else None
+    if previous is None:  # not the main thread, or a handler Python did not install: cannot hold
         yield
         return
     received: list[int] = []
@@ -221,9 +223,9 @@ def _interrupts_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous)
     if received:
-        raise KeyboardInterrupt
+        signal.raise_signal(signal.SIGINT)
 
 
 def _make_parents(path: Path) -> list[Path]:

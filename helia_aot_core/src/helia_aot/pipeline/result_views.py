@@ -11,7 +11,7 @@ from typing import Any
 
 from helia_aot.air import AirModel, AirTensor
 from helia_aot.optimization.figures import operator_macs, operator_parameters
-from helia_aot.pipeline.emit import region_symbol
+from helia_aot.pipeline.emit import region_symbol, source_symbol
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.views import (
     FrozenMapping,
@@ -90,14 +90,13 @@ def region_views(plan: MemoryPlan, config: Any) -> tuple[RegionView, ...]:
         bindable = bool(getattr(region, "bindable", region.role != "constant"))
         symbol = region_symbol(prefix, region) if allocate or not bindable else None
         staged = _staged(region)
-        source = plan.regions[region.source_region] if staged and region.source_region is not None else None
         sidecar = getattr(region, "sidecar_file", None)
         views.append(RegionView(
             id=int(region.id), memory=str(region.memory),
             source_memory=str(region.source_memory) if staged and region.source_memory else None,
             role=str(region.role), offset=int(getattr(region, "offset", 0) or 0),
             size=int(region.total_size), alignment=int(region.alignment), symbol=symbol,
-            source_symbol=region_symbol(prefix, source) if source is not None else None,
+            source_symbol=source_symbol(prefix, plan, region) if staged else None,
             source_offset=int(region.source_offset) if staged else None,
             sidecar_file=None if sidecar is None else str(sidecar)))
     return tuple(views)

@@ -235,6 +235,7 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
  * multiply-accumulates, two lane moves (VMOV puts its first register in the lower lane), the
  * accumulator update and four pointer steps, in a low-overhead DLS/LE loop. groups >= 1.
  */
+#if defined(__OPTIMIZE__)
 #define CONV_ROW1(w, a) "vldrb.8 q4, [%[" w "]]\n\tvmladav.s8 %[" a "], q0, q4\n\t"
 #define CONV_ROW2(w, a) \
     CONV_ROW1(w, a) "vldrb.8 q4, [%[" w "], #16]\n\tvmladava.s8 %[" a "], q1, q4\n\t"
@@ -256,7 +257,8 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
         register int32_t a1 __asm__("r2");                                                     \
         register int32_t a2 __asm__("r4");                                                     \
         register int32_t a3 __asm__("r6");                                                     \
-        __asm__ volatile(CONV_X##N "dls lr, %[groups]\n"                                       \
+        register int32_t count __asm__("lr") = groups;                                         \
+        __asm__ volatile(CONV_X##N "dls lr, lr\n"                                              \
                          "1:\n\t" CONV_ROW##N("w0", "a0") CONV_ROW##N("w1", "a1")              \
                              CONV_ROW##N("w2", "a2") CONV_ROW##N("w3", "a3")                   \
                          "vmov q5[2], q5[0], %[a0], %[a2]\n\t"                                 \
@@ -271,19 +273,33 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
                          "le lr, 1b\n"                                                         \
                          : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),     \
                            [acc] "+r"(acc), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2),       \
-                           [w3] "+r"(w3)                                                       \
-                         : [x] "r"(x), [groups] "r"(groups), [step] "r"(step)                  \
-                         : "lr", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "memory");          \
+                           [w3] "+r"(w3), "+r"(count)                                          \
+                         : [x] "r"(x), [step] "r"(step)                                        \
+                         : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "memory");                \
     }
 CONV_GROUPS_MVE(1)
 CONV_GROUPS_MVE(2)
 CONV_GROUPS_MVE(3)
 CONV_GROUPS_MVE(4)
+#endif
 
 /* conv_groupsN_mve for N = vectors, 1..4. */
 static void conv_groups_mve(int32_t vectors, const int8_t *x, const int8_t *w, int32_t taps,
                             int32_t groups, int32_t *acc)
 {
+#if !defined(__OPTIMIZE__)
+    /* Unoptimized builds (-O0) cannot give the assembly its twelve registers: the same
+     * arithmetic with intrinsics. */
+    for (; groups > 0; --groups, w += 4 * taps, acc += 4) {
+        for (int32_t j = 0; j < 4; ++j) {
+            int32_t a = 0;
+            for (int32_t k = 0; k < vectors; ++k) {
+                a = vmladavaq_s8(a, vldrbq_s8(x + 16 * k), vldrbq_s8(w + j * taps + 16 * k));
+            }
+            acc[j] += a;
+        }
+    }
+#else
     switch (vectors) {
     case 1:
         conv_groups1_mve(x, w, taps, groups, acc);
@@ -298,6 +314,7 @@ static void conv_groups_mve(int32_t vectors, const int8_t *x, const int8_t *w, i
         conv_groups4_mve(x, w, taps, groups, acc);
         break;
     }
+#endif
 }
 
 /*
