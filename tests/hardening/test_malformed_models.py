@@ -140,6 +140,8 @@ CASES = {
     "zero_times_enormous": (
         lambda: edited(lambda m: set_attr(tensor(m, 1), shape=np.int32([0, 1 << 30, 1 << 30]))),
         UnsupportedModelError, r"tensor 1 \('w'\) has shape \[0, 1073741824, 1073741824\]"),
+    "empty_operator_tensor": (lambda: edited(lambda m: set_attr(tensor(m, 2), shape=np.int32([1, 0]))),
+                              UnsupportedModelError, r"operator #0 \(ADD\) output 0 \(tensor 2\) has no elements"),
     # Buffers shorter than their tensor.
     "short_buffer": (lambda: edited(lambda m: set_attr(m.buffers[1], data=np.zeros(7, np.uint8))),
                      ModelLoadError, r"buffer 1 of tensor 'w' holds 7 bytes, shorter than the 16 bytes"),

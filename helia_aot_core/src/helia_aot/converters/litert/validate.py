@@ -17,7 +17,7 @@ import numpy as np
 
 from helia_aot.air import AirModel
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.errors import ModelLoadError
+from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
@@ -152,11 +152,27 @@ def _check_arity(op: litert.OperatorT, key: str, where: str) -> None:
         raise ModelLoadError(f"{where} output {outputs.index(-1)} is absent", hint=_MALFORMED_HINT)
 
 
+def _check_not_empty(subgraph: litert.SubGraphT, op: litert.OperatorT, where: str) -> None:
+    """Builtin operators never read or write empty tensors here: C has no zero-length arrays and
+    the kernels' geometry (channels, strides) divides by those dimensions. Intermediates may be
+    empty (LiteRT's LSTM keeps placeholders of shape [0])."""
+    for role, indices in (("input", sa.inputs_of(op)), ("output", sa.outputs_of(op))):
+        for position, index in enumerate(indices):
+            if index < 0:
+                continue
+            shape = sa.shape_of(sa.tensor_at(subgraph, index))
+            if 0 in shape:
+                raise UnsupportedModelError(
+                    f"{where} {role} {position} (tensor {index}) has no elements (shape {list(shape)})",
+                    hint="empty tensors are not supported; give every operator tensor a nonzero size")
+
+
 def check_operator(model: litert.ModelT, subgraph: litert.SubGraphT, index: int, key: str) -> None:
     """Reject operator ``index`` (canonical ``key``) if its wiring or options are malformed.
 
     Input, output and intermediate indices must name tensors of the subgraph (``-1`` marks an
-    absent optional input or output). A builtin operator listed in :data:`ARITIES` must have as
+    absent optional input or output); a builtin operator's inputs and outputs are not empty
+    (UnsupportedModelError). A builtin operator listed in :data:`ARITIES` must have as
     many inputs and outputs as its LiteRT kernel accepts. Options, when present, must be of the
     class LiteRT reads for the operator (absent options are left to the parser: the LiteRT
     converter omits empty ones), hold finite floats, and refer only to existing subgraphs.
@@ -167,6 +183,8 @@ def check_operator(model: litert.ModelT, subgraph: litert.SubGraphT, index: int,
     _check_indices(f"{where} input", sa.inputs_of(op), count, absent_ok=True)
     _check_indices(f"{where} output", sa.outputs_of(op), count, absent_ok=True)
     _check_indices(f"{where} intermediate", sa.intermediates_of(op), count, absent_ok=False)
+    if sa.is_known_builtin(key):
+        _check_not_empty(subgraph, op, where)
     _check_arity(op, key, where)
     options = sa.builtin_options_of(op)
     if options is None:
