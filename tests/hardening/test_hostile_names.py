@@ -11,6 +11,12 @@ output folder, holds a non-ASCII byte or an absolute path.
 
 from __future__ import annotations
 
+from helia_aot import ConvertArgs
+
+from pydantic import ValidationError
+
+import re
+
 import os
 import subprocess
 from pathlib import Path
@@ -119,12 +125,18 @@ def test_hostile_tensor_names_description_and_file_name(tmp_path):
 
 
 def test_hostile_module_name(tmp_path):
+    """A module name becomes a folder, a CMake target and comments: anything but a plain folder
+    name is refused before any work, naming the key, and nothing is written."""
     model = hostile_model(tmp_path / "model.tflite")
-    result = convert(model, tmp_path / "out", MODULE_NAME)
-    assert result.output == tmp_path / "out" / MODULE_NAME and result.output.is_dir()
-    build_and_run(result.output, tmp_path / "build")
-    assert_clean_tree(result.output, "<x.h>", "${y}")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [MODULE_NAME]
+    with pytest.raises(ValidationError, match="module.name"):
+        convert(model, tmp_path / "out", MODULE_NAME)
+    assert not (tmp_path / "out").exists()
+
+
+def test_module_name_derived_from_a_hostile_file_name_is_sanitized(tmp_path):
+    model = hostile_model(tmp_path / 'evil "name" ??= \n*x.tflite')
+    config = ConvertArgs.model_validate({"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out")}})
+    assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", config.module.name)
 
 
 class _Noop(AotOperator):

@@ -77,8 +77,9 @@ class ConvertArgs(ConfigSection):
         if self.model.name is None:
             self.model.name = self.model.path.stem
         if self.module.name is None:
-            # Model names are free text; a folder name cannot hold a path separator.
-            self.module.name = re.sub(r"[\\/]", "_", self.model.name) or "module"
+            # Derived from a file name: keep only characters that are safe in a folder name, a
+            # CMake target and a comment, whatever the model file is called.
+            self.module.name = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.model.name).strip("._-") or "module"
         return self
 
     @classmethod

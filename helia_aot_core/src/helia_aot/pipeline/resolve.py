@@ -6,10 +6,17 @@ operator the model cannot be converted with.
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 from helia_aot.air import AirModel
-from helia_aot.errors import InvalidConfigError, OperatorIdError, UnsupportedModelError
+from helia_aot.errors import (
+    HeliaAotError,
+    InvalidConfigError,
+    OperatorIdError,
+    PluginError,
+    UnsupportedModelError,
+)
 
 
 def _matches(rule: Any, op: Any) -> bool:
@@ -56,9 +63,18 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
         except UnsupportedModelError as exc:
             problems.append(str(exc))
             continue
-        except ValueError as exc:  # ConfigValueError and plain validation errors from packs
+        except (ValueError, ArithmeticError) as exc:  # ConfigValueError, pack validation, overflow
             problems.append(f"#{op.id} {op.op_type}: {exc}")
             continue
+        except HeliaAotError:
+            raise
+        except Exception as exc:  # an operator class's own bug: name it rather than crash raw
+            raise PluginError(
+                f"operator class {cls.__module__}.{cls.__qualname__} raised {type(exc).__name__} "
+                f"on operator #{op.id} {op.op_type}: {exc}",
+                hint="report it to the operator pack's authors; the model may still be valid",
+                details=traceback.format_exc(),
+            ) from exc
         resolved.append(aot_op)
     if problems:
         raise UnsupportedModelError(

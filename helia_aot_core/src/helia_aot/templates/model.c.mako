@@ -87,6 +87,9 @@ int32_t ${prefix}_bind_arenas(${prefix}_model_context_t *ctx, const ${prefix}_ar
     if (ctx == NULL) {
         return ${prefix}_status_null_context;
     }
+    if (bindings == NULL && count > 0) {
+        return ${prefix}_status_arena_unbound;
+    }
     for (i = 0; i < count; ++i) {
         const int32_t status = ${prefix}_bind_arena(ctx, bindings[i].region_id, bindings[i].buffer, bindings[i].size);
         if (status != ${prefix}_status_ok) {
