@@ -11,23 +11,13 @@ output bit for bit with LiteRT's reference, must pass on every path.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from helia_aot import AotConverter, ConvertArgs
-from helia_aot.registry import build_default_registry_context
-from helia_aot.testing import (
-    CORES,
-    CrossCore,
-    corpus_golden_to_npz,
-    cross_build_program,
-    run_qemu,
-    toolchain_problem,
-)
+from helia_aot.testing import CORES, CrossCore, cross_build_program, run_qemu, toolchain_problem
 
-from .corpus import golden_path, manifest, model_path
+from .linked import Module, check_verdicts, convert_models, write_main
 
 pytestmark = [
     pytest.mark.cross,
@@ -65,68 +55,14 @@ TARGETS = {
 }
 
 
-@dataclass(slots=True)
-class Module:
-    name: str
-    prefix: str
-    path: Path
-
-    @property
-    def sources(self) -> list[Path]:
-        return sorted((self.path / "src").rglob("*.c"))
-
-    @property
-    def include_dirs(self) -> list[Path]:
-        return [self.path / "includes-api", self.path / "src" / "kernels"]
-
-
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory) -> list[Module]:
-    root = tmp_path_factory.mktemp("kernel_paths")
-    entries = {e["name"]: e for e in manifest()}
-    registry = build_default_registry_context()
-    out = []
-    for i, name in enumerate(MODELS):
-        work = root / name
-        work.mkdir()
-        golden = corpus_golden_to_npz(golden_path(entries[name]), work / "golden.npz")
-        config = ConvertArgs.model_validate({
-            "model": {"path": str(model_path(entries[name]))},
-            "module": {"path": str(work), "name": "module", "prefix": f"m{i}"},
-            "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
-        })
-        result = AotConverter(config, registry).convert()
-        out.append(Module(name, result.prefix, Path(result.output)))
-    return out
+    return convert_models(MODELS, tmp_path_factory.mktemp("kernel_paths"))
 
 
 @pytest.fixture(scope="module")
 def main_source(modules, tmp_path_factory) -> Path:
-    """A main that runs every module's golden test and prints one verdict line per model."""
-    includes = "".join(f'#include "{m.prefix}_test_case.h"\n' for m in modules)
-    runs = "".join(
-        f'    status = {m.prefix}_test_case_run(0);\n'
-        f'    printf("{m.name}: %s\\n", status == 0 ? "PASS" : "FAIL");\n'
-        f'    failures += status != 0;\n' for m in modules)
-    path = tmp_path_factory.mktemp("kernel_paths_main") / "main.c"
-    path.write_text(f"""#include <stdint.h>
-#include <stdio.h>
-{includes}
-int main(void)
-{{
-    int failures = 0;
-    int32_t status;
-{runs}    printf("%d failing\\n", failures);
-    return failures;
-}}
-""")
-    return path
-
-
-def _check(stdout: str, modules: list[Module]) -> None:
-    for m in modules:
-        assert f"{m.name}: PASS" in stdout, stdout
-    assert "0 failing" in stdout, stdout
+    return write_main(modules, tmp_path_factory.mktemp("kernel_paths_main") / "main.c")
 
 
 def test_every_model_passes_on_the_host(modules, main_source, tmp_path):
@@ -137,7 +73,7 @@ def test_every_model_passes_on_the_host(modules, main_source, tmp_path):
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
-    _check(run.stdout, modules)
+    check_verdicts(run.stdout, modules)
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -148,4 +84,4 @@ def test_every_model_passes_on_each_instruction_set(target, modules, main_source
                               include_dirs=[d for m in modules for d in m.include_dirs])
     run = run_qemu(elf, core, timeout=60, count=False)
     assert run.returncode == 0, run.stdout
-    _check(run.stdout, modules)
+    check_verdicts(run.stdout, modules)

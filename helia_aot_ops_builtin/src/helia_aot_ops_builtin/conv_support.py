@@ -35,6 +35,12 @@ _TENSOR_TYPES = {v: k for k, v in vars(litert.TensorType).items()
                  if not k.startswith("_") and isinstance(v, int)}
 
 
+# (input, filter, output) element types -> kernel suffix shared by the weighted operators;
+# int16 picks s16 or s16_b32 later from the bias type.
+KERNEL_SUFFIXES = {(np.float32, np.float32, np.float32): "f32", (np.int8, np.int8, np.int8): "s8",
+                   (np.int16, np.int8, np.int16): "s16"}
+
+
 def tensor_type_name(code: int | None) -> str:
     """``TensorType`` code -> name; the options' ``quantized_bias_type`` defaults to FLOAT32."""
     return _TENSOR_TYPES.get(int(code or 0), f"UNKNOWN_{code}")

@@ -23,6 +23,7 @@ from helia_aot.codegen import c_float
 
 from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.conv_support import (
+    KERNEL_SUFFIXES,
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
     KernelCallOperator,
@@ -40,9 +41,6 @@ from helia_aot_ops_builtin.conv_support import (
 )
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 
-# (input, filter, output) element types -> kernel suffix; int16 picks s16 or s16_b32 later.
-_KINDS = {(np.float32, np.float32, np.float32): "f32", (np.int8, np.int8, np.int8): "s8",
-          (np.int16, np.int8, np.int16): "s16"}
 
 _COMMON_RESTRICTIONS = (
     "Input, filter and output are 4-D NHWC tensors with static shapes.",
@@ -149,7 +147,7 @@ class _WindowOperator(KernelCallOperator):
 
     def kind(self) -> str | None:
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
-        kind = _KINDS.get(key)
+        kind = KERNEL_SUFFIXES.get(key)
         if kind == "s16" and self.options.quantized_bias_type == "INT32":
             kind = "s16_b32"
         return kind

@@ -23,6 +23,7 @@ from helia_aot.codegen import c_float
 
 from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.conv_support import (
+    KERNEL_SUFFIXES,
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
     CTable,
@@ -38,8 +39,6 @@ from helia_aot_ops_builtin.conv_support import (
 )
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 
-_FC_KINDS = {(np.float32, np.float32, np.float32): "f32", (np.int8, np.int8, np.int8): "s8",
-             (np.int16, np.int8, np.int16): "s16"}
 
 
 @dataclass(slots=True)
@@ -158,7 +157,7 @@ class FullyConnectedOperator(KernelCallOperator):
 
     def kind(self) -> str | None:
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
-        kind = _FC_KINDS.get(key)
+        kind = KERNEL_SUFFIXES.get(key)
         if kind == "s16" and self.options.quantized_bias_type == "INT32":
             kind = "s16_b32"
         return kind

@@ -1,0 +1,54 @@
+"""One model per kernel family, and a float32 MLPerf model, pass their golden tests on both cores.
+
+The convolution, fully-connected, pooling and elementwise families have path-by-path tests of
+their own (test_kernel_paths.py, test_kernel_paths_fc.py); this covers every other family of the
+kernel library plus float32 end to end, all linked into one program per core (one QEMU boot each).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helia_aot.testing import CORES, cross_build_program, run_qemu, toolchain_problem
+
+from .linked import check_verdicts, convert_models, write_main
+
+pytestmark = [
+    pytest.mark.cross,
+    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
+]
+
+MODELS = (
+    "mlperf_kws_dscnn_float32",        # float conv, depthwise, fully connected, pool, softmax
+    "transpose_conv_s2_same_int8",     # transpose_conv
+    "batch_matmul_adj_y_float32",      # batch_matmul
+    "arg_max_float32",                 # argminmax
+    "gather_axis1_const_indices_int8", # gather
+    "pad_zero_int8",                   # copy (fill + strided copy)
+    "concat_channels_2inputs_int16x8", # quantize (int16 requantize) + copy
+    "conv2d_fp16_weights_float16w",    # quantize (float16 dequantize)
+    "mean_hw_keepdims_int16x8",        # reduce
+    "resize_bilinear_downscale_int8",  # resize (integer bilinear)
+    "logistic_int8",                   # activation (LUT)
+    "hard_swish_int8",                 # activation (fixed point)
+    "softmax_3d_int8",                 # softmax
+    "sub_broadcast_4d_int8",           # binary with 4-D broadcasting
+)
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory):
+    root = tmp_path_factory.mktemp("families")
+    modules = convert_models(MODELS, root)
+    return modules, write_main(modules, root / "main.c")
+
+
+@pytest.mark.parametrize("core", sorted(CORES))
+def test_every_family_passes_on_the_core(core, linked, tmp_path):
+    modules, main = linked
+    sources = [main, *(s for m in modules for s in m.sources)]
+    elf = cross_build_program(sources, tmp_path, CORES[core],
+                              include_dirs=[d for m in modules for d in m.include_dirs])
+    run = run_qemu(elf, CORES[core], timeout=300, count=False)
+    assert run.returncode == 0, run.stdout
+    check_verdicts(run.stdout, modules)
