@@ -103,7 +103,8 @@ class LeakyReluParams:
 def leaky_relu_params(alpha: float, in_scale: float, in_zp: int, out_scale: float,
                       out_zp: int) -> LeakyReluParams:
     """LiteRT ``LeakyReluPrepare``: both products and ratios are evaluated in float32."""
-    alpha_real = float(F32(in_scale) * F32(alpha) / F32(out_scale))
+    with np.errstate(over="ignore"):  # an infinite result is rejected by quantize_multiplier
+        alpha_real = float(F32(in_scale) * F32(alpha) / F32(out_scale))
     alpha_mult, alpha_shift = quantize_multiplier(alpha_real)
     id_mult, id_shift = quantize_multiplier(float_ratio(in_scale, out_scale))
     return LeakyReluParams(int(in_zp), int(out_zp), id_mult, id_shift, alpha_mult, alpha_shift)

@@ -86,7 +86,15 @@ class ActivationOperator(BuiltinOperator):
                     return
             if self.dtype is np.int16 and (src.zero_point() != 0 or dst.zero_point() != 0):
                 yield "int16 input and output need zero points of 0"
-        yield from self.type_problems()
+        problems = list(self.type_problems())
+        yield from problems
+        if not problems:
+            # The kernel parameters are computed here once so that scales or options no fixed-point
+            # kernel can represent (an alpha of 3.4e38) are reported now, naming this operator.
+            try:
+                self.kernel()
+            except (ValueError, ArithmeticError) as exc:
+                yield str(exc)
 
     def type_problems(self) -> Iterable[str]:
         """Limits of one operator type, checked after the shared ones."""
