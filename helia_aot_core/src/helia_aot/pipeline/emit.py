@@ -13,14 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensor, AirTensorKind, c_comment
+from helia_aot.air import AirModel, AirTensor, c_comment
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
 from helia_aot.errors import InvalidConfigError
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
@@ -267,17 +266,11 @@ def _platform_memories(platform: Any) -> set[str]:
     return {str(getattr(m, "value", m)).upper() for m in keys}
 
 
-def scrub(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
-
-
 __all__ = [
-    "AirTensorKind",
     "ArenaRegion",
     "emit_module",
     "itcm_operators",
     "plan_hash",
     "region_symbol",
-    "scrub",
     "source_symbol",
 ]

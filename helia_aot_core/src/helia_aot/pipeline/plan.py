@@ -382,13 +382,5 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
     return plan
 
 
-def check_planner_name(name: str, context: Any) -> None:
-    """Reject an unknown planner before any work, naming the registered ones."""
-    planners = getattr(context, "memory_planners", None)
-    if planners is not None and len(planners) and name not in planners:
-        raise InvalidConfigError(f"unknown memory planner {name!r}",
-                                 hint=f"choose one of: {', '.join(planners.keys())}")
-
-
-__all__ = ["ROLES", "ArenaRegion", "MemoryPlan", "Placement", "arena_size", "check_planner_name",
+__all__ = ["ROLES", "ArenaRegion", "MemoryPlan", "Placement", "arena_size",
            "plan_memory"]

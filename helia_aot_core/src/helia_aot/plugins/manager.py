@@ -11,7 +11,7 @@ import os
 import traceback
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import pluggy
 

@@ -24,7 +24,6 @@ from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACT
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
-    label,
     quantization_problems,
 )
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
