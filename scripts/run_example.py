@@ -30,10 +30,11 @@ def main() -> int:
     except HeliaAotError as error:
         console.print(f"[red]Error:[/] {error}\nhint: {error.hint}")
         return error.exit_code
-    console.print(f"module written to [bold]{result.output}[/]")
+    console.print(f"module written to [bold]{result.output.resolve()}[/]")
     for arena in result.arenas:
+        bound = f" (planner lower bound {arena['peak_live']} B)" if arena["peak_live"] is not None else ""
         console.print(f"  arena {arena['region']} {arena['role']:<10} {arena['memory']:<5} "
-                      f"{arena['used']:>8} B (lower bound {arena['peak_live']})")
+                      f"{arena['used']:>8} B{bound}")
     with tempfile.TemporaryDirectory() as build:
         try:
             run = run_module_test_case(result.output, Path(build), prefix=result.prefix)
