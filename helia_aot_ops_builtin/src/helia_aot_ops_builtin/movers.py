@@ -139,12 +139,6 @@ class CopyPlanOperator(BuiltinOperator):
             calls["fill"] = "hk_fill_pattern"
         return calls
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
     def _tensor(self, tensor: AirTensor) -> str:
         return f"ctx->tensor_ptrs[{self.tensor_enum(tensor)}]"
 

@@ -112,12 +112,6 @@ class ActivationOperator(BuiltinOperator):
     def kernel_calls(self) -> dict[str, str]:
         return {"activation": "hk_" + self.kernel()[0]}
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
     def compute_values(self) -> dict[str, Any]:
         function, params_type, params_init = self.kernel()
         args = [f"&{self.stem}_params"] if params_init is not None else []
@@ -311,9 +305,6 @@ class PreluOperator(ActivationOperator):
         return "prelu_s8", "prelu_params_t", struct_init(
             shape, p.input_zero_point, p.alpha_zero_point, p.output_zero_point,
             p.identity_multiplier, p.identity_shift, p.alpha_multiplier, p.alpha_shift)
-
-    def parameters(self) -> int:
-        return self.alpha.size if self.alpha.is_constant else 0
 
 
 REGISTRATIONS = [

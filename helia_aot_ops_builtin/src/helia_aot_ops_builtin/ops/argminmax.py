@@ -80,12 +80,6 @@ class ArgMaxOperator(BuiltinOperator):
     def kernel_calls(self) -> dict[str, str]:
         return {"argminmax": f"hk_argminmax_{_KERNELS[self.input_tensors[0].dtype]}"}
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
     def compute_values(self) -> dict[str, Any]:
         source, target = self.input_tensors[0], self.output_tensors[0]
         axis = self.axis()

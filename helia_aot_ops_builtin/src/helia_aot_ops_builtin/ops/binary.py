@@ -198,12 +198,6 @@ class BinaryOperator(ParamsCallOperator):
             data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True),
                        self.ptr(self.target)])
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return sum(t.size for t in (self.lhs, self.rhs) if t.is_constant)
-
     # -- shared rescale inputs -----------------------------------------------------------------
     def _quant_args(self) -> tuple[float, int, float, int, float, int]:
         return (self.lhs.scale(), self.lhs.zero_point(), self.rhs.scale(), self.rhs.zero_point(),
@@ -255,9 +249,6 @@ class MulOperator(BinaryOperator):
     def rescale(self) -> BinaryRescale:
         return mul_rescale(*self._quant_args())
 
-    def macs(self) -> int:
-        return self.target.size
-
 
 class SquaredDifferenceOperator(BinaryOperator):
     """SQUARED_DIFFERENCE: (a - b)^2 (LiteRT has no int16 version)."""
@@ -269,9 +260,6 @@ class SquaredDifferenceOperator(BinaryOperator):
 
     def rescale(self) -> BinaryRescale:
         return squared_difference_rescale(*self._quant_args())
-
-    def macs(self) -> int:
-        return self.target.size
 
 
 class MaximumOperator(BinaryOperator):

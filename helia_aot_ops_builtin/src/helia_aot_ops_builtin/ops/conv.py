@@ -27,7 +27,6 @@ from helia_aot_ops_builtin.conv_support import (
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
     KernelCallOperator,
-    constant_elements,
     conv_multipliers,
     filter_problems,
     float_clamp,
@@ -225,9 +224,6 @@ class _WindowOperator(KernelCallOperator):
         if not self.folds_offset():
             return []
         return [("offset_bias", self.ptr(self.get_local_tensor("offset_bias"), const=True))]
-
-    def parameters(self) -> int:
-        return constant_elements(self.weights) + constant_elements(self.bias)
 
     def activation_fields(self) -> list[tuple[str, str]]:
         """The clamp (and, quantized, the offsets and multiplier tables) of the params struct."""

@@ -28,7 +28,6 @@ from helia_aot_ops_builtin.conv_support import (
     FUSED_ACTIVATIONS,
     CTable,
     KernelCallOperator,
-    constant_elements,
     c_double,
     float_clamp,
     int16_bias_problems,
@@ -244,9 +243,6 @@ class FullyConnectedOperator(KernelCallOperator):
     def macs(self) -> int:
         return self.weights.size * (self.source.size // self.weights.shape[1])
 
-    def parameters(self) -> int:
-        return constant_elements(self.weights) + constant_elements(self.bias)
-
     def kernel_call(self):
         units, depth = self.weights.shape
         fields = [("batches", str(self.source.size // depth)), ("input_features", str(depth)),
@@ -340,9 +336,6 @@ class BatchMatMulOperator(KernelCallOperator):
         batch, _, _ = self._batches()
         rows, depth, _, cols = self._matrices()
         return int(np.prod(batch)) * rows * depth * cols
-
-    def parameters(self) -> int:
-        return sum(constant_elements(t) for t in self.input_tensors[:2])
 
     def kernel_call(self):
         lhs, rhs = self.input_tensors[:2]

@@ -113,13 +113,6 @@ class GatherOperator(BuiltinOperator):
     def kernel_calls(self) -> dict[str, str]:
         return {"gather": "hk_gather"}
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        source = self.input_tensors[0]
-        return source.size if source.is_constant else 0
-
     def compute_values(self) -> dict[str, Any]:
         source, indices, target = self.input_tensors[0], self.input_tensors[1], self.output_tensors[0]
         g = self.geometry()

@@ -114,12 +114,6 @@ class _PoolOperator(KernelCallOperator):
                     yield f"{label(tensor)} must be quantized per tensor"
                     return
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
     def kernel_call(self):
         o = self.options
         n, h, w, c = self.source.shape

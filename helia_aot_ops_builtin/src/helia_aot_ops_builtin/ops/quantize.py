@@ -56,12 +56,6 @@ class _OneToOneOperator(ParamsCallOperator):
             return [f"the input has {self.source.size} elements but the output {self.target.size}"]
         return []
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return self.source.size if self.source.is_constant else 0
-
 
 class QuantizeOperator(_OneToOneOperator):
     """QUANTIZE: float32 -> int8/int16, or int8/int16 -> int8/int16 (requantization)."""

@@ -133,12 +133,6 @@ class _ReduceOperator(ParamsCallOperator):
         suffix = "s8" if src.dtype is AirTensorType.INT8 else "s16"
         return KernelCall(f"reduce_sum_mean_{suffix}", data, "reduce_params_t", params)
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
 
 class MeanOperator(_ReduceOperator):
     """MEAN over constant axes."""

@@ -84,12 +84,6 @@ class ReshapeOperator(BuiltinOperator):
     def kernel_calls(self) -> dict[str, str]:
         return {"copy": "hk_copy_bytes"}
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
     def compute_values(self) -> dict[str, Any]:
         source, target = self.input_tensors[0], self.output_tensors[0]
         return {"src": f"ctx->tensor_ptrs[{self.tensor_enum(source)}]",

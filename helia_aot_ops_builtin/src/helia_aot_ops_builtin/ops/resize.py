@@ -108,12 +108,6 @@ class ResizeNearestOperator(BuiltinOperator):
     def kernel_calls(self) -> dict[str, str]:
         return {"resize": f"hk_{self.function()}"}
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
     def compute_values(self) -> dict[str, Any]:
         source, target = self.input_tensors[0], self.output_tensors[0]
         options = self.typed_options(AirResizeOptions)
@@ -157,9 +151,6 @@ class ResizeBilinearOperator(ResizeNearestOperator):
                 continue
             if max(lows) > n_in - 1:
                 yield f"the {label} resize {n_in} -> {n_out} makes LiteRT read past the input"
-
-    def macs(self) -> int:
-        return 4 * self.output_tensors[0].size
 
 
 REGISTRATIONS = [

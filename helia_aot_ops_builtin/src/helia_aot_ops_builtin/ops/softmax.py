@@ -114,12 +114,6 @@ class SoftmaxOperator(BuiltinOperator):
     def kernel_calls(self) -> dict[str, str]:
         return {"softmax": "hk_" + _PAIRS[self._pair()]}
 
-    def macs(self) -> int:
-        return 0
-
-    def parameters(self) -> int:
-        return 0
-
     def compute_values(self) -> dict[str, Any]:
         pair = self._pair()
         depth = int(self.source.shape[-1])
