@@ -23,12 +23,11 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import HeliaAotError
 from helia_aot.registry import build_default_registry_context
@@ -80,7 +79,7 @@ def missing_ops(entry: dict, registry) -> list[str]:
 
 
 def c_bytes(name: str, data: bytes) -> str:
-    rows = [", ".join(str(b) for b in data[i:i + 24]) for i in range(0, len(data), 24)]
+    rows = [", ".join(str(b) for b in data[i : i + 24]) for i in range(0, len(data), 24)]
     body = ",\n    ".join(rows)
     return f"static const uint8_t {name}[{len(data)}] __attribute__((aligned(16))) = {{\n    {body}\n}};\n"
 
@@ -145,18 +144,21 @@ def convert(entry: dict, work: Path, registry) -> tuple[Path, str]:
     integer = all(o["dtype"] not in ("float32", "float16") for o in entry["outputs"])
     tolerance = 0.0 if integer else FLOAT_TOLERANCE
     golden = corpus_golden_to_npz(DATA_DIR / entry["golden"], work / "golden.npz")
-    config = ConvertArgs.model_validate({
-        "model": {"path": str(DATA_DIR / entry["file"])},
-        "module": {"path": str(work / "module"), "name": entry["name"]},
-        "test": {"enabled": True, "golden_data": str(golden), "tolerance": tolerance},
-        "force": True,
-    })
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(DATA_DIR / entry["file"])},
+            "module": {"path": str(work / "module"), "name": entry["name"]},
+            "test": {"enabled": True, "golden_data": str(golden), "tolerance": tolerance},
+            "force": True,
+        }
+    )
     result = AotConverter(config, registry).convert()
     return Path(result.output), result.prefix
 
 
-def bench_model(entry: dict, cores: Sequence[str], work: Path, registry, *, opt: str = "-O2",
-                timeout: float = 600) -> list[CoreResult]:
+def bench_model(
+    entry: dict, cores: Sequence[str], work: Path, registry, *, opt: str = "-O2", timeout: float = 600
+) -> list[CoreResult]:
     """Convert one model, then build, run and measure it on every core."""
     work.mkdir(parents=True, exist_ok=True)
     module, prefix = convert(entry, work, registry)
@@ -175,16 +177,33 @@ def bench_model(entry: dict, cores: Sequence[str], work: Path, registry, *, opt:
         run = run_qemu(elf, core, timeout=timeout)
         size = module_size(elf)
         passed = run.returncode == 0 and "PASS" in run.stdout and len(run.regions) == 1
-        note = "" if passed else (run.fault or ("timeout" if run.timed_out else f"exit {run.returncode}: "
-                                                 + run.stdout.strip()[-200:]))
-        results.append(CoreResult(entry["name"], core, run.regions[0] if run.regions else None, size.flash,
-                                  size.ram, passed, note))
+        note = (
+            ""
+            if passed
+            else (
+                run.fault
+                or ("timeout" if run.timed_out else f"exit {run.returncode}: " + run.stdout.strip()[-200:])
+            )
+        )
+        results.append(
+            CoreResult(
+                entry["name"],
+                core,
+                run.regions[0] if run.regions else None,
+                size.flash,
+                size.ram,
+                passed,
+                note,
+            )
+        )
     return results
 
 
 def format_table(results: Sequence[CoreResult]) -> str:
-    header = (f"{'model':34} {'core':4} {'instructions':>13} {'reference':>12} {'ratio':>6} "
-              f"{'flash B':>9} {'RAM B':>9}  test")
+    header = (
+        f"{'model':34} {'core':4} {'instructions':>13} {'reference':>12} {'ratio':>6} "
+        f"{'flash B':>9} {'RAM B':>9}  test"
+    )
     lines = [header, "-" * len(header)]
     for r in results:
         ref = REFERENCE_INSTRUCTIONS.get(r.model, {}).get(r.core)
@@ -196,8 +215,9 @@ def format_table(results: Sequence[CoreResult]) -> str:
     return "\n".join(lines)
 
 
-def run_all(entries: Sequence[dict], cores: Sequence[str], work: Path, registry, *, opt: str,
-            timeout: float) -> list[CoreResult]:
+def run_all(
+    entries: Sequence[dict], cores: Sequence[str], work: Path, registry, *, opt: str, timeout: float
+) -> list[CoreResult]:
     """Bench every model, printing a line per model as it finishes or is skipped."""
     results: list[CoreResult] = []
     for entry in entries:
@@ -235,13 +255,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [c for c in cores if c not in CORES] + [m for m in args.models.split(",") if m not in MLPERF]
     if unknown:
         parser.error(f"unknown core or model: {', '.join(unknown)}")
-    names = [f"{MLPERF[m]}_{kind}" for m in args.models.split(",")
-             for kind in (("int8", "float32") if args.float else ("int8",))]
+    names = [
+        f"{MLPERF[m]}_{kind}"
+        for m in args.models.split(",")
+        for kind in (("int8", "float32") if args.float else ("int8",))
+    ]
     entries = {e["name"]: e for e in json.loads((DATA_DIR / "manifest.json").read_text())}
     registry = build_default_registry_context()
     with tempfile.TemporaryDirectory(prefix="helia_aot_cross_bench_") as scratch:
-        results = run_all([entries[n] for n in names], cores, args.work_dir or Path(scratch), registry,
-                          opt=args.opt, timeout=args.timeout)
+        results = run_all(
+            [entries[n] for n in names],
+            cores,
+            args.work_dir or Path(scratch),
+            registry,
+            opt=args.opt,
+            timeout=args.timeout,
+        )
     if results:
         print()
         print(format_table(results))

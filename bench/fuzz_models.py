@@ -59,8 +59,12 @@ def _init_worker(models: dict[str, bytes], scratch: str) -> None:
     signal.signal(signal.SIGALRM, _on_alarm)
     workdir = Path(tempfile.mkdtemp(dir=scratch))
     tempfile.tempdir = str(workdir)  # the conversions' own work folders go there too
-    _worker.update(models=models, parsed={k: parse_model(v) for k, v in models.items()},
-                   context=build_default_registry_context(), workdir=workdir)
+    _worker.update(
+        models=models,
+        parsed={k: parse_model(v) for k, v in models.items()},
+        context=build_default_registry_context(),
+        workdir=workdir,
+    )
 
 
 def case_file(seed: int, number: int) -> tuple[str, list, bytes]:
@@ -88,18 +92,25 @@ def run_one(job: tuple[int, int, str | None]) -> dict:
     seed, number, crash_dir = job
     name, mutations, data = case_file(seed, number)
     outcome = _run(data)
-    row = {"case": number, "model": name, "status": outcome.status, "error": outcome.error,
-           "seconds": outcome.seconds}
+    row = {
+        "case": number,
+        "model": name,
+        "status": outcome.status,
+        "error": outcome.error,
+        "seconds": outcome.seconds,
+    }
     if outcome.status == "untyped" or outcome.seconds > TIME_LIMIT_S:
-        row.update(mutations=[m.describe() for m in mutations], message=outcome.message,
-                   trace=outcome.trace[-3000:])
+        row.update(
+            mutations=[m.describe() for m in mutations], message=outcome.message, trace=outcome.trace[-3000:]
+        )
         if crash_dir:
             row["file"] = _save_minimized(name, mutations, outcome, Path(crash_dir), seed, number)
     return row
 
 
-def _save_minimized(name: str, mutations: list, outcome: Outcome, crash_dir: Path, seed: int,
-                    number: int) -> str:
+def _save_minimized(
+    name: str, mutations: list, outcome: Outcome, crash_dir: Path, seed: int, number: int
+) -> str:
     original, parsed = _worker["models"][name], _worker["parsed"][name]
 
     def fails(data: bytes) -> bool:
@@ -112,11 +123,20 @@ def _save_minimized(name: str, mutations: list, outcome: Outcome, crash_dir: Pat
     path.write_bytes(apply_mutations(original, smallest, parsed))
     # The record tests/data/regressions/index.json keeps; "error" and "message" are filled in
     # with the typed error the file raises once the crash is fixed.
-    path.with_suffix(".json").write_text(json.dumps({
-        "file": path.name, "from": name, "seed": seed, "case": number,
-        "mutations": [m.describe() for m in smallest],
-        "crashed_with": f"{outcome.error}: {(outcome.message.splitlines() or [''])[0][:300]}",
-    }, indent=1) + "\n")
+    path.with_suffix(".json").write_text(
+        json.dumps(
+            {
+                "file": path.name,
+                "from": name,
+                "seed": seed,
+                "case": number,
+                "mutations": [m.describe() for m in smallest],
+                "crashed_with": f"{outcome.error}: {(outcome.message.splitlines() or [''])[0][:300]}",
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     return str(path)
 
 
@@ -126,8 +146,11 @@ def main() -> None:
     parser.add_argument("--long", action="store_true", help=f"run {LONG_CASES} cases")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--crash-dir", default=str(ROOT / "bench" / "fuzz_crashes"),
-                        help="where minimized crashing files are written")
+    parser.add_argument(
+        "--crash-dir",
+        default=str(ROOT / "bench" / "fuzz_crashes"),
+        help="where minimized crashing files are written",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     cases = LONG_CASES if args.long else args.cases

@@ -15,11 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import HeliaAotError
+from rich.console import Console
+from rich.table import Table
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 
@@ -30,16 +29,26 @@ def main() -> None:
     args = parser.parse_args()
     manifest = json.loads((DATA / "manifest.json").read_text())
     table = Table(title=f"MLPerf Tiny memory plan ({args.planner})")
-    for column in ("model", "convert s", "scratch used", "peak_live", "used/peak", "constants",
-                   "TFLM arena", "used/TFLM"):
+    for column in (
+        "model",
+        "convert s",
+        "scratch used",
+        "peak_live",
+        "used/peak",
+        "constants",
+        "TFLM arena",
+        "used/TFLM",
+    ):
         table.add_column(column, justify="left" if column == "model" else "right")
     for entry in (e for e in manifest if e["category"] == "mlperf_tiny"):
         with tempfile.TemporaryDirectory() as out:
-            config = ConvertArgs.model_validate({
-                "model": {"path": str(DATA / entry["file"])},
-                "module": {"path": out, "name": "m"},
-                "memory": {"planner": args.planner},
-            })
+            config = ConvertArgs.model_validate(
+                {
+                    "model": {"path": str(DATA / entry["file"])},
+                    "module": {"path": out, "name": "m"},
+                    "memory": {"planner": args.planner},
+                }
+            )
             start = time.perf_counter()
             try:
                 result = AotConverter(config).convert()
@@ -52,9 +61,16 @@ def main() -> None:
         constants = arenas.get("constant", {"used": 0})["used"]
         tflm = entry.get("tflm_arena_used_bytes")
         ratio = scratch["used"] / scratch["peak_live"] if scratch["peak_live"] else 1.0
-        table.add_row(entry["name"], f"{seconds:.2f}", f"{scratch['used']:,}", f"{scratch['peak_live']:,}",
-                      f"{ratio:.3f}", f"{constants:,}", f"{tflm:,}" if tflm else "-",
-                      f"{scratch['used'] / tflm:.3f}" if tflm else "-")
+        table.add_row(
+            entry["name"],
+            f"{seconds:.2f}",
+            f"{scratch['used']:,}",
+            f"{scratch['peak_live']:,}",
+            f"{ratio:.3f}",
+            f"{constants:,}",
+            f"{tflm:,}" if tflm else "-",
+            f"{scratch['used'] / tflm:.3f}" if tflm else "-",
+        )
     Console(width=160).print(table)
 
 

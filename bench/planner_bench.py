@@ -23,8 +23,9 @@ def random_intervals(rng: random.Random, n: int) -> list[BufferRequest]:
     for i in range(n):
         first = rng.randrange(ops)
         last = min(ops - 1, first + int(rng.expovariate(1 / 3)))
-        out.append(BufferRequest(f"b{i}", rng.choice([16, 64, 256, 1024, 4096]) * rng.randint(1, 4),
-                                 first, last))
+        out.append(
+            BufferRequest(f"b{i}", rng.choice([16, 64, 256, 1024, 4096]) * rng.randint(1, 4), first, last)
+        )
     return out
 
 
@@ -35,8 +36,9 @@ def model_like(rng: random.Random, n: int) -> list[BufferRequest]:
     for i in range(1, n):
         op = i - 1
         prev = out[-1]
-        out[-1] = BufferRequest(prev.id, prev.size, prev.first, max(prev.last, op), prev.alignment,
-                                prev.inplace_of)
+        out[-1] = BufferRequest(
+            prev.id, prev.size, prev.first, max(prev.last, op), prev.alignment, prev.inplace_of
+        )
         if rng.random() < 0.15 and len(out) > 3:  # a skip connection re-read here
             k = rng.randrange(len(out) - 3, len(out) - 1)
             s = out[k]
@@ -74,8 +76,10 @@ def main() -> None:
                 ratios.append(plan.used / plan.peak_live)
             ms = 1000 * (time.perf_counter() - start) / len(cases)
             optimal = sum(r == 1.0 for r in ratios)
-            print(f"{kind:<12}{name:<16}{statistics.fmean(ratios):>8.3f}{max(ratios):>8.3f}"
-                  f"{optimal:>5}/{len(cases):<3}{ms:>9.1f}")
+            print(
+                f"{kind:<12}{name:<16}{statistics.fmean(ratios):>8.3f}{max(ratios):>8.3f}"
+                f"{optimal:>5}/{len(cases):<3}{ms:>9.1f}"
+            )
 
 
 if __name__ == "__main__":

@@ -79,11 +79,15 @@ def render(source: str | None = None) -> str:
         title = next((t for line, t in reversed(sections) if line < node.lineno), "Hooks")
         if title != current:
             heading, _, when = (part.strip() for part in title.partition(":"))
-            parts.append(f"## {heading[:1].upper()}{heading[1:]}\n\n"
-                         + (f"{when[:1].upper()}{when[1:]}.\n" if when else ""))
+            parts.append(
+                f"## {heading[:1].upper()}{heading[1:]}\n\n"
+                + (f"{when[:1].upper()}{when[1:]}.\n" if when else "")
+            )
             current = title
-        parts.append(f"### `{node.name}`\n\n`{signature(node)}`\n\n"
-                     f"{markdown(ast.get_docstring(node) or 'Not documented.')}\n")
+        parts.append(
+            f"### `{node.name}`\n\n`{signature(node)}`\n\n"
+            f"{markdown(ast.get_docstring(node) or 'Not documented.')}\n"
+        )
     return "\n".join(parts)
 
 
@@ -91,8 +95,10 @@ def main(argv: list[str]) -> int:
     text = render()
     if "--check" in argv:
         if not DOC.exists() or DOC.read_text(encoding="utf-8") != text:
-            print(f"{DOC.relative_to(ROOT)} is out of date; run python scripts/gen_hooks_reference.py",
-                  file=sys.stderr)
+            print(
+                f"{DOC.relative_to(ROOT)} is out of date; run python scripts/gen_hooks_reference.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     DOC.parent.mkdir(parents=True, exist_ok=True)

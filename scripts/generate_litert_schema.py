@@ -52,8 +52,7 @@ def find_flatc(explicit: str | None) -> str:
 
 
 def flatc_version(flatc: str) -> str:
-    return subprocess.run([flatc, "--version"], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run([flatc, "--version"], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def generate(schema: Path, flatc: str, origin: str) -> str:
@@ -67,18 +66,20 @@ def generate(schema: Path, flatc: str, origin: str) -> str:
         body = (work / "out" / "schema_py_generated.py").read_text()
     digest = hashlib.sha256(schema.read_bytes()).hexdigest()
     shown = " ".join(["flatc", *FLATC_FLAGS, "-o", "<dir>", "schema.fbs"])
-    header = "\n".join([
-        "# LiteRT (TensorFlow Lite) FlatBuffers bindings with the object API.",
-        "#",
-        f"# Schema origin: {origin}",
-        f"# Schema sha256: {digest}",
-        f"# Generator: {flatc_version(flatc)}",
-        f"# Command: {shown}",
-        "# Regenerate with: python scripts/generate_litert_schema.py",
-        "# The schema is Copyright 2017 The TensorFlow Authors, licensed under Apache-2.0.",
-        "",
-        "",
-    ])
+    header = "\n".join(
+        [
+            "# LiteRT (TensorFlow Lite) FlatBuffers bindings with the object API.",
+            "#",
+            f"# Schema origin: {origin}",
+            f"# Schema sha256: {digest}",
+            f"# Generator: {flatc_version(flatc)}",
+            f"# Command: {shown}",
+            "# Regenerate with: python scripts/generate_litert_schema.py",
+            "# The schema is Copyright 2017 The TensorFlow Authors, licensed under Apache-2.0.",
+            "",
+            "",
+        ]
+    )
     return header + body
 
 
@@ -87,10 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schema", type=Path, default=DEFAULT_SCHEMA, help="schema.fbs to compile")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="module to write")
     parser.add_argument("--flatc", help="flatc binary (default: beside python, then PATH)")
-    parser.add_argument("--origin", default=DEFAULT_ORIGIN,
-                        help="where the schema came from, recorded in the header")
-    parser.add_argument("--check", action="store_true",
-                        help="compare with the existing module instead of writing it")
+    parser.add_argument(
+        "--origin", default=DEFAULT_ORIGIN, help="where the schema came from, recorded in the header"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare with the existing module instead of writing it"
+    )
     args = parser.parse_args(argv)
 
     text = generate(args.schema, find_flatc(args.flatc), args.origin)

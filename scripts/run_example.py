@@ -12,11 +12,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rich.console import Console
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import HeliaAotError
 from helia_aot.testing import run_module_test_case
+from rich.console import Console
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "kws"
@@ -33,8 +32,9 @@ def main() -> int:
     console.print(f"module written to [bold]{result.output.resolve()}[/]")
     for arena in result.arenas:
         bound = f" (planner lower bound {arena['peak_live']} B)" if arena["peak_live"] is not None else ""
-        console.print(f"  arena {arena['region']} {arena['role']:<10} {arena['memory']:<5} "
-                      f"{arena['used']:>8} B{bound}")
+        console.print(
+            f"  arena {arena['region']} {arena['role']:<10} {arena['memory']:<5} {arena['used']:>8} B{bound}"
+        )
     with tempfile.TemporaryDirectory() as build:
         try:
             run = run_module_test_case(result.output, Path(build), prefix=result.prefix)

@@ -11,11 +11,16 @@ from hypothesis import HealthCheck, settings
 # Property tests are derandomized so every CI run explores the same cases (the suite must be
 # deterministic); HELIA_AOT_HYPOTHESIS=explore turns the randomness back on for local digging.
 settings.register_profile(
-    "ci", derandomize=True, deadline=None, print_blob=True,
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 settings.register_profile("explore", deadline=None, print_blob=True)
-settings.load_profile("explore" if __import__("os").environ.get("HELIA_AOT_HYPOTHESIS") == "explore" else "ci")
+settings.load_profile(
+    "explore" if __import__("os").environ.get("HELIA_AOT_HYPOTHESIS") == "explore" else "ci"
+)
 
 DATA_DIR = Path(__file__).parent / "data"
 MODELS_DIR = DATA_DIR / "models"

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import yaml
-
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot_example_ops import custom_noop, gain_clip
 from helia_aot_example_ops.reference import gain_clip as gain_clip_reference
@@ -44,8 +43,9 @@ def build_model() -> LiteRTModelBuilder:
     y = builder.add_tensor("y", (1, ELEMENTS), "int8", quantization=INPUT_QUANT)
     z = builder.add_tensor("z", (1, ELEMENTS), "int8", quantization=OUTPUT_QUANT)
     builder.add_custom_operator(custom_noop.CUSTOM_CODE, [x], [y])
-    builder.add_custom_operator(gain_clip.CUSTOM_CODE, [y], [z],
-                                gain_clip.encode_options(SHIFT, CLIP_MIN, CLIP_MAX))
+    builder.add_custom_operator(
+        gain_clip.CUSTOM_CODE, [y], [z], gain_clip.encode_options(SHIFT, CLIP_MIN, CLIP_MAX)
+    )
     builder.set_inputs([x])
     builder.set_outputs([z])
     return builder
@@ -61,21 +61,33 @@ def golden_inputs() -> np.ndarray:
 
 def golden_outputs(inputs: np.ndarray, gain: int) -> np.ndarray:
     """The reference output of each sample (CUSTOM_NOOP copies, so it feeds the gain-clip as is)."""
-    return gain_clip_reference(inputs, gain=gain, shift=SHIFT, clip_min=CLIP_MIN, clip_max=CLIP_MAX,
-                               input_zero_point=INPUT_QUANT[1], output_zero_point=OUTPUT_QUANT[1])
+    return gain_clip_reference(
+        inputs,
+        gain=gain,
+        shift=SHIFT,
+        clip_min=CLIP_MIN,
+        clip_max=CLIP_MAX,
+        input_zero_point=INPUT_QUANT[1],
+        output_zero_point=OUTPUT_QUANT[1],
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE, help="folder to write the files into")
-    parser.add_argument("--config", type=Path, default=HERE / "convert.yaml",
-                        help="the convert.yaml whose gain the golden data uses")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=HERE / "convert.yaml",
+        help="the convert.yaml whose gain the golden data uses",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     model = build_model().save(args.out / MODEL_NAME)
     inputs = golden_inputs()
-    np.savez(args.out / GOLDEN_NAME, input_0=inputs,
-             output_0=golden_outputs(inputs, configured_gain(args.config)))
+    np.savez(
+        args.out / GOLDEN_NAME, input_0=inputs, output_0=golden_outputs(inputs, configured_gain(args.config))
+    )
     print(f"wrote {model} and {args.out / GOLDEN_NAME}")
 
 

@@ -18,7 +18,6 @@ from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import HeliaAotError
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import run_module_test_case
-
 from helia_aot_example_ops.plugin import customize_registry
 
 HERE = Path(__file__).resolve().parent
@@ -28,14 +27,18 @@ PLUGIN_NAME = "example_ops"
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=HERE / "convert.yaml")
-    parser.add_argument("--customizer", action="store_true",
-                        help="pass the pack's customizer instead of loading the installed plugin")
+    parser.add_argument(
+        "--customizer",
+        action="store_true",
+        help="pass the pack's customizer instead of loading the installed plugin",
+    )
     args = parser.parse_args()
     config = ConvertArgs.from_yaml(args.config)
     registry_context = None
     if args.customizer:
         registry_context = build_default_registry_context(
-            customizers=[customize_registry], plugins={"disabled": [PLUGIN_NAME]})
+            customizers=[customize_registry], plugins={"disabled": [PLUGIN_NAME]}
+        )
     try:
         result = AotConverter(config, registry_context=registry_context).convert()
     except HeliaAotError as error:

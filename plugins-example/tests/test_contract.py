@@ -33,5 +33,6 @@ def test_build_model_reproduces_the_example():
         assert sorted(committed.files) == ["input_0", "output_0"]
         np.testing.assert_array_equal(committed["input_0"], inputs)
         np.testing.assert_array_equal(committed["output_0"], outputs)
-    assert int(np.count_nonzero(outputs == -100)) and int(np.count_nonzero(outputs == 110)), \
+    assert int(np.count_nonzero(outputs == -100)) and int(np.count_nonzero(outputs == 110)), (
         "the golden data must reach both clip bounds"
+    )

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from flatbuffers import flexbuffers
-
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.testing import write_golden
@@ -25,17 +24,20 @@ def test_options_round_trip():
     assert (defaults.clip_min, defaults.clip_max) == (-128, 127)
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b"", "no custom options"),
-    (b"\x01\x02", "not valid FlexBuffers"),
-    (bytes(flexbuffers.Dumps([1, 2])), "must be a FlexBuffers map"),
-    (bytes(flexbuffers.Dumps({"clip_min": 1})), "no 'shift'"),
-    (bytes(flexbuffers.Dumps({"shift": 1, "gain": 2})), "unknown keys \\['gain'\\]"),
-    (bytes(flexbuffers.Dumps({"shift": 1.5})), "'shift' must be an integer"),
-    (gain_clip.encode_options(25), "shift 25 is outside 0..24"),
-    (gain_clip.encode_options(1, 10, -10), "clip range 10..-10"),
-    (gain_clip.encode_options(1, -129, 0), "clip range -129..0"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"", "no custom options"),
+        (b"\x01\x02", "not valid FlexBuffers"),
+        (bytes(flexbuffers.Dumps([1, 2])), "must be a FlexBuffers map"),
+        (bytes(flexbuffers.Dumps({"clip_min": 1})), "no 'shift'"),
+        (bytes(flexbuffers.Dumps({"shift": 1, "gain": 2})), "unknown keys \\['gain'\\]"),
+        (bytes(flexbuffers.Dumps({"shift": 1.5})), "'shift' must be an integer"),
+        (gain_clip.encode_options(25), "shift 25 is outside 0..24"),
+        (gain_clip.encode_options(1, 10, -10), "clip range 10..-10"),
+        (gain_clip.encode_options(1, -129, 0), "clip range -129..0"),
+    ],
+)
 def test_bad_options_are_rejected(raw, message):
     with pytest.raises(UnsupportedModelError, match=message):
         gain_clip.decode_options(raw)
@@ -47,10 +49,15 @@ def model(path: Path, configs: list[dict], *, dtype: str = "int8", out_shape=Non
     inputs, outputs = [], []
     for i, config in enumerate(configs):
         x = builder.add_tensor(f"x{i}", config["shape"], dtype, quantization=(0.5, config["zp_in"]))
-        y = builder.add_tensor(f"y{i}", out_shape or config["shape"], dtype,
-                               quantization=(0.25, config["zp_out"]))
-        builder.add_custom_operator(gain_clip.CUSTOM_CODE, [x], [y], gain_clip.encode_options(
-            config["shift"], config["clip_min"], config["clip_max"]))
+        y = builder.add_tensor(
+            f"y{i}", out_shape or config["shape"], dtype, quantization=(0.25, config["zp_out"])
+        )
+        builder.add_custom_operator(
+            gain_clip.CUSTOM_CODE,
+            [x],
+            [y],
+            gain_clip.encode_options(config["shift"], config["clip_min"], config["clip_max"]),
+        )
         inputs.append(x)
         outputs.append(y)
     builder.set_inputs(inputs)
@@ -71,21 +78,37 @@ def test_golden_over_many_settings(tmp_path, aot_golden):
     path = model(tmp_path / "many.tflite", CONFIGS)
     rng = np.random.default_rng(1)
     inputs = [rng.integers(-128, 128, size=(3, *c["shape"]), dtype=np.int8) for c in CONFIGS]
-    outputs = [reference(x, gain=c["gain"], shift=c["shift"], clip_min=c["clip_min"],
-                         clip_max=c["clip_max"], input_zero_point=c["zp_in"],
-                         output_zero_point=c["zp_out"]) for x, c in zip(inputs, CONFIGS)]
+    outputs = [
+        reference(
+            x,
+            gain=c["gain"],
+            shift=c["shift"],
+            clip_min=c["clip_min"],
+            clip_max=c["clip_max"],
+            input_zero_point=c["zp_in"],
+            output_zero_point=c["zp_out"],
+        )
+        for x, c in zip(inputs, CONFIGS)
+    ]
     golden = write_golden(tmp_path / "many.npz", inputs, outputs)
     # Operator ids are the node indices; one rule per node sets its gain.
-    rules = [{"type": gain_clip.KEY, "id": str(i), "attributes": {"gain": c["gain"]}}
-             for i, c in enumerate(CONFIGS)]
+    rules = [
+        {"type": gain_clip.KEY, "id": str(i), "attributes": {"gain": c["gain"]}}
+        for i, c in enumerate(CONFIGS)
+    ]
     run = aot_golden(path, golden, pack=PACK, operators=rules)
     run.assert_passed()
     assert "3 sample(s), 4 output(s)" in run.host.stdout
 
 
 def test_the_example_model_matches_its_golden_data(aot_golden):
-    run = aot_golden(EXAMPLE / "gain_clip_int8.tflite", EXAMPLE / "gain_clip_golden.npz", pack=PACK,
-                     operators=[{"type": gain_clip.KEY, "attributes": {"gain": 300}}], prefix="gc")
+    run = aot_golden(
+        EXAMPLE / "gain_clip_int8.tflite",
+        EXAMPLE / "gain_clip_golden.npz",
+        pack=PACK,
+        operators=[{"type": gain_clip.KEY, "attributes": {"gain": 300}}],
+        prefix="gc",
+    )
     run.assert_passed()
 
 
@@ -102,8 +125,7 @@ def test_admission_checks(tmp_path, aot_convert):
     with pytest.raises(UnsupportedModelError, match="is int16; supported: int8"):
         aot_convert(model(tmp_path / "i16.tflite", CONFIGS[:1], dtype="int16"), pack=PACK, operators=rule)
     with pytest.raises(UnsupportedModelError, match="differs from output shape"):
-        aot_convert(model(tmp_path / "shape.tflite", CONFIGS[:1], out_shape=(30,)), pack=PACK,
-                    operators=rule)
+        aot_convert(model(tmp_path / "shape.tflite", CONFIGS[:1], out_shape=(30,)), pack=PACK, operators=rule)
 
 
 def test_bad_options_name_the_node(tmp_path, aot_convert):

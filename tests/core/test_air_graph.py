@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from helia_aot.air import (
     AirModel,
     AirOperator,
@@ -18,13 +15,18 @@ from helia_aot.air import (
     c_identifier,
     verify_model,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def chain_model() -> AirModel:
     m = AirModel(name="chain")
     m.add_tensor(AirTensor("0", "x", (1, 4), AirTensorType.INT8))
-    m.add_tensor(AirTensor("1", "w", (4,), AirTensorType.INT8, AirTensorKind.CONSTANT,
-                           data=np.arange(4, dtype=np.int8)))
+    m.add_tensor(
+        AirTensor(
+            "1", "w", (4,), AirTensorType.INT8, AirTensorKind.CONSTANT, data=np.arange(4, dtype=np.int8)
+        )
+    )
     m.add_tensor(AirTensor("2", "y", (1, 4), AirTensorType.INT8))
     m.add_tensor(AirTensor("3", "z", (1, 4), AirTensorType.INT8))
     m.operators = [AirOperator("0", "ADD", ["0", "1"], ["2"]), AirOperator("1", "RELU", ["2"], ["3"])]
@@ -52,8 +54,7 @@ def test_verifier_finds_order_missing_and_double_writes():
 
 
 def test_tensor_sizes_and_quantization():
-    t = AirTensor("5", "t", (2, 3), AirTensorType.INT16,
-                  quantization=AirQuantization([0.5], [0]))
+    t = AirTensor("5", "t", (2, 3), AirTensorType.INT16, quantization=AirQuantization([0.5], [0]))
     assert t.size == 6 and t.nbytes == 12 and t.ctype == "int16_t"
     assert t.scale() == 0.5 and t.zero_point() == 0
     per_channel = AirQuantization([0.1, 0.2], [0], axis=3)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import string
 
+from helia_aot.air import AirOpType, canonical_op_key, custom_code_to_op_key
 from hypothesis import given
 from hypothesis import strategies as st
-
-from helia_aot.air import AirOpType, canonical_op_key, custom_code_to_op_key
 
 
 def test_documented_examples():

@@ -6,16 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-from pydantic import BaseModel
-from typer.testing import CliRunner
-
-from helia_aot.cli import app, core_version
 import helia_aot.cli.convert as convert_module
+import pytest
+from helia_aot.cli import app, core_version
 from helia_aot.cli.errors import EXIT_INTERRUPTED
 from helia_aot.cli.flags import cli_keys, parse_flag_value
 from helia_aot.config import config_keys
 from helia_aot.errors import ConfigValueError, ModelLoadError, OutputExistsError, UnsupportedModelError
+from pydantic import BaseModel
+from typer.testing import CliRunner
 
 runner = CliRunner()
 

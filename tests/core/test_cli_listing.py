@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-import pytest
-from typer.testing import CliRunner
-
 import helia_aot.platforms
 import helia_aot.plugins
+import pytest
 from helia_aot.cli import app
 from helia_aot.errors import InvalidConfigError, PluginError
 from helia_aot.platforms import SocPlatform
+from typer.testing import CliRunner
 
 runner = CliRunner()
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
-
 from helia_aot.config import (
     ConvertArgs,
     MemoryConfig,
@@ -18,6 +16,7 @@ from helia_aot.config import (
 )
 from helia_aot.errors import ConfigValueError, InvalidConfigError
 from helia_aot.memory.types import MemoryPlannerType
+from pydantic import ValidationError
 
 
 def minimal(**extra) -> ConvertArgs:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
-
 from helia_aot.config import ConvertArgs, load_config
 from helia_aot.errors import ConfigValueError, InvalidConfigError
+from pydantic import ValidationError
 
 
 def write(tmp_path: Path, text: str, name: str = "convert.yaml") -> Path:

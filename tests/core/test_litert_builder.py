@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import buffer_data, parse_model, quantization_of, read_model
 from helia_aot.litert import schema_py_generated as litert
@@ -24,8 +23,7 @@ DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 
 def run_reference(content: bytes, *inputs: np.ndarray) -> list[np.ndarray]:
-    interpreter = Interpreter(model_content=content,
-                              experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter = Interpreter(model_content=content, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
     interpreter.allocate_tensors()
     for detail, value in zip(interpreter.get_input_details(), inputs):
         interpreter.set_tensor(detail["index"], value)
@@ -45,14 +43,17 @@ def test_float_add_runs_in_the_reference_interpreter(tmp_path):
     b.set_outputs([y])
     value = np.array([[-1, 0.5, 2], [-3, 4, -0.25]], dtype=np.float32)
     (out,) = run_reference(b.to_bytes(), value)
-    np.testing.assert_array_equal(out, np.maximum(value + np.arange(6, dtype=np.float32).reshape(2, 3) / 4, 0))
+    np.testing.assert_array_equal(
+        out, np.maximum(value + np.arange(6, dtype=np.float32).reshape(2, 3) / 4, 0)
+    )
 
     path = b.save(tmp_path / "add.tflite")
     model = read_model(path)
     subgraph = sa.subgraph_at(model, 0)
     assert sa.op_key(model, sa.operator_at(subgraph, 0)) == "ADD"
-    np.testing.assert_array_equal(buffer_data(model, sa.tensor_at(subgraph, c)),
-                                  np.arange(6, dtype=np.float32).reshape(2, 3) / 4)
+    np.testing.assert_array_equal(
+        buffer_data(model, sa.tensor_at(subgraph, c)), np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+    )
 
 
 def _quantize_multiplier(real: float) -> tuple[int, int]:
@@ -85,8 +86,9 @@ def test_int8_fully_connected_matches_integer_arithmetic():
     b = LiteRTModelBuilder()
     x = b.add_tensor("x", (2, 8), "int8", quantization=([in_scale], [in_zp]))
     w = b.add_tensor("w", (5, 8), "int8", data=weights, quantization=([w_scale], [0]))
-    bb = b.add_tensor("b", (5,), "int32", data=bias,
-                      quantization=([np.float32(in_scale) * np.float32(w_scale)], [0]))
+    bb = b.add_tensor(
+        "b", (5,), "int32", data=bias, quantization=([np.float32(in_scale) * np.float32(w_scale)], [0])
+    )
     y = b.add_tensor("y", (2, 5), "int8", quantization=([out_scale], [out_zp]))
     b.add_operator("FULLY_CONNECTED", [x, w, bb], [y], litert.FullyConnectedOptionsT())
     b.set_inputs([x])
@@ -125,8 +127,10 @@ def test_buffer_data_is_16_byte_aligned():
         table = root.Buffers(i)._tab
         starts.append(table.Vector(table.Offset(4)))
     assert len(starts) == 2 and all(start % DATA_ALIGNMENT == 0 for start in starts)
-    assert [content[s:s + 3] for s in starts] in ([b"\x01\x02\x03", b"\x04\x05\x06"],
-                                                  [b"\x04\x05\x06", b"\x01\x02\x03"])
+    assert [content[s : s + 3] for s in starts] in (
+        [b"\x01\x02\x03", b"\x04\x05\x06"],
+        [b"\x04\x05\x06", b"\x01\x02\x03"],
+    )
 
 
 def test_corpus_model_round_trips_through_pack_model():
@@ -178,6 +182,5 @@ def test_builder_rejects_mistakes():
     with pytest.raises(TypeError, match="not a LiteRT builtin options class"):
         b.add_operator("ADD", [], [], options=object())
     assert builtin_code("CONV_2D") == litert.BuiltinOperator.CONV_2D
-    assert options_union(litert.Conv2DOptionsT()) == ("builtinOptions",
-                                                      litert.BuiltinOptions.Conv2DOptions)
+    assert options_union(litert.Conv2DOptionsT()) == ("builtinOptions", litert.BuiltinOptions.Conv2DOptions)
     assert options_union(litert.StablehloConcatenateOptionsT())[0] == "builtinOptions2"

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import helia_aot.pipeline.load as load_module
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
-import helia_aot.pipeline.load as load_module
 from helia_aot.air import AirOperator, AirTensorKind, AirTensorType, verify_model
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.errors import (
@@ -28,13 +27,16 @@ MODELS_DIR = Path(__file__).resolve().parents[1] / "data" / "models"
 def generic_parser(op_index, model, subgraph, air_model):
     """A parser that copies the operator's wiring (enough to build a valid graph)."""
     op = sa.operator_at(subgraph, op_index)
-    return AirOperator(id=str(op_index), op_type=sa.op_key(model, op),
-                       input_ids=sa.input_ids_of(op), output_ids=sa.output_ids_of(op))
+    return AirOperator(
+        id=str(op_index),
+        op_type=sa.op_key(model, op),
+        input_ids=sa.input_ids_of(op),
+        output_ids=sa.output_ids_of(op),
+    )
 
 
 def context(keys=(), hooks=None, parser=generic_parser):
-    return SimpleNamespace(litert_model_hooks=hooks or {},
-                           litert_parsers={key: parser for key in keys})
+    return SimpleNamespace(litert_model_hooks=hooks or {}, litert_parsers={key: parser for key in keys})
 
 
 def all_keys(path: Path) -> list[str]:
@@ -44,17 +46,23 @@ def all_keys(path: Path) -> list[str]:
     return [sa.op_key(model, op) for op in sa.operators_of(sa.subgraph_at(model, 0))]
 
 
-@pytest.mark.parametrize("name", [
-    "mlperf_kws_dscnn_int8", "conv2d_3x3_s2_same_int8", "conv2d_fp16_weights_float16w",
-    "lstm_unrolled_int8", "squeeze_dyn_dims_int8", "concat_channels_2inputs_int16x8",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mlperf_kws_dscnn_int8",
+        "conv2d_3x3_s2_same_int8",
+        "conv2d_fp16_weights_float16w",
+        "lstm_unrolled_int8",
+        "squeeze_dyn_dims_int8",
+        "concat_channels_2inputs_int16x8",
+    ],
+)
 def test_corpus_models_load_into_valid_air(name):
     path = MODELS_DIR / f"{name}.tflite"
     air = load_model(path, 0, context(all_keys(path)))
     assert verify_model(air) == []
     assert air.name == name and air.description == "MLIR Converted."
-    interpreter = Interpreter(model_path=str(path),
-                              experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter = Interpreter(model_path=str(path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
     details = {d["index"]: d for d in interpreter.get_tensor_details()}
     assert len(air.tensors) == len(details)
     assert air.inputs == [str(d["index"]) for d in interpreter.get_input_details()]
@@ -151,8 +159,9 @@ def test_unsupported_operators_are_reported_together(monkeypatch):
     assert [d["index"] for d in info.value.details] == [1, 3, 5, 7, 9, 10, 11]
 
     monkeypatch.setattr(load_module, "distribution_installed", lambda name: True)
-    with pytest.raises(UnsupportedModelError,
-                       match="#1 DEPTHWISE_CONV_2D: not supported by any installed operator pack"):
+    with pytest.raises(
+        UnsupportedModelError, match="#1 DEPTHWISE_CONV_2D: not supported by any installed operator pack"
+    ):
         load_model(path, 0, ctx)
 
 
@@ -170,7 +179,8 @@ def test_custom_operator_hint(tmp_path):
         load_model(path, 0, context(["RELU"]))
     assert info.value.message == (
         "1 operator cannot be converted:\n  #0 ACME_FILTER: no parser registered; install an "
-        "operator pack that registers the key ACME_FILTER")
+        "operator pack that registers the key ACME_FILTER"
+    )
     assert info.value.hint == "install an operator pack that registers the key ACME_FILTER"
     air = load_model(path, 0, context(["RELU", "ACME_FILTER"]))
     assert [op.op_type for op in air.operators] == ["ACME_FILTER", "RELU"]

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
 from helia_aot.air import AirQuantization, AirTensorType
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import (
@@ -26,6 +25,7 @@ CONV_INT8 = MODELS_DIR / "conv2d_3x3_s2_same_int8.tflite"
 
 
 # -- file-level errors ---------------------------------------------------------------------------
+
 
 def test_missing_file(tmp_path):
     with pytest.raises(ModelLoadError, match="not found") as info:
@@ -114,6 +114,7 @@ def test_wrong_schema_version():
 
 # -- tensor facts --------------------------------------------------------------------------------
 
+
 def _single_tensor_builder() -> LiteRTModelBuilder:
     b = LiteRTModelBuilder()
     x = b.add_tensor("x", (2,), "float32")
@@ -124,18 +125,33 @@ def _single_tensor_builder() -> LiteRTModelBuilder:
     return b
 
 
-@pytest.mark.parametrize("code, expected", [
-    (litert.TensorType.FLOAT32, AirTensorType.FLOAT32), (litert.TensorType.INT8, AirTensorType.INT8),
-    (litert.TensorType.INT16, AirTensorType.INT16), (litert.TensorType.INT32, AirTensorType.INT32),
-    (litert.TensorType.UINT8, AirTensorType.UINT8), (litert.TensorType.INT64, AirTensorType.INT64),
-    (litert.TensorType.BOOL, AirTensorType.BOOL), (litert.TensorType.FLOAT16, AirTensorType.FLOAT16),
-])
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        (litert.TensorType.FLOAT32, AirTensorType.FLOAT32),
+        (litert.TensorType.INT8, AirTensorType.INT8),
+        (litert.TensorType.INT16, AirTensorType.INT16),
+        (litert.TensorType.INT32, AirTensorType.INT32),
+        (litert.TensorType.UINT8, AirTensorType.UINT8),
+        (litert.TensorType.INT64, AirTensorType.INT64),
+        (litert.TensorType.BOOL, AirTensorType.BOOL),
+        (litert.TensorType.FLOAT16, AirTensorType.FLOAT16),
+    ],
+)
 def test_tensor_dtype(code, expected):
     assert tensor_dtype(code) is expected
 
 
-@pytest.mark.parametrize("code", [litert.TensorType.STRING, litert.TensorType.RESOURCE,
-                                  litert.TensorType.INT4, litert.TensorType.COMPLEX64, 250])
+@pytest.mark.parametrize(
+    "code",
+    [
+        litert.TensorType.STRING,
+        litert.TensorType.RESOURCE,
+        litert.TensorType.INT4,
+        litert.TensorType.COMPLEX64,
+        250,
+    ],
+)
 def test_unsupported_tensor_dtype(code):
     with pytest.raises(UnsupportedModelError, match="not supported"):
         tensor_dtype(code)
@@ -144,8 +160,9 @@ def test_unsupported_tensor_dtype(code):
 def test_constants_and_quantization_match_the_interpreter():
     model = read_model(CONV_INT8)
     subgraph = sa.subgraph_at(model, 0)
-    interpreter = Interpreter(model_path=str(CONV_INT8),
-                              experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter = Interpreter(
+        model_path=str(CONV_INT8), experimental_op_resolver_type=OpResolverType.BUILTIN_REF
+    )
     interpreter.allocate_tensors()
     constants = 0
     for d in interpreter.get_tensor_details():
@@ -208,7 +225,7 @@ def test_bool_and_little_endian_values():
 
 def test_buffer_stored_after_the_flatbuffer():
     model, tensor = _model_with_constant(b"\x01\x02\x03\x04")
-    file_bytes = getattr(model, "_helia_aot_file_bytes")
+    file_bytes = model._helia_aot_file_bytes
     buffer = sa.buffer_at(model, tensor.buffer)
     buffer.data = None
     buffer.offset = file_bytes.index(b"\x01\x02\x03\x04")
@@ -255,12 +272,15 @@ def test_quantization_forms():
     assert per_channel.per_channel and per_channel.axis == 0
 
 
-@pytest.mark.parametrize("scale, zero_point, axis, message", [
-    ([0.5], None, 0, "no zero points"),
-    ([0.5, 0.25], [0], 1, "2 scales but 1 zero points"),
-    ([0.5], [0], 2, "quantized dimension 2 but rank 2"),
-    ([0.1, 0.2, 0.3], [0, 0, 0], 1, "3 scales for dimension 1 of size 2"),
-])
+@pytest.mark.parametrize(
+    "scale, zero_point, axis, message",
+    [
+        ([0.5], None, 0, "no zero points"),
+        ([0.5, 0.25], [0], 1, "2 scales but 1 zero points"),
+        ([0.5], [0], 2, "quantized dimension 2 but rank 2"),
+        ([0.1, 0.2, 0.3], [0, 0, 0], 1, "3 scales for dimension 1 of size 2"),
+    ],
+)
 def test_malformed_quantization(scale, zero_point, axis, message):
     with pytest.raises(ModelLoadError, match=message):
         quantization_of(_quantized(scale, zero_point, axis))

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
-
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import parse_model, read_model
 from helia_aot.errors import ModelLoadError
@@ -28,8 +27,9 @@ def conv():
 
 def test_conv_model_reads_match_the_interpreter(conv):
     model, subgraph = conv
-    interpreter = Interpreter(model_path=str(CONV_INT8),
-                              experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter = Interpreter(
+        model_path=str(CONV_INT8), experimental_op_resolver_type=OpResolverType.BUILTIN_REF
+    )
     details = interpreter.get_tensor_details()
     assert len(sa.tensors_of(subgraph)) == len(details)
     for d in details:
@@ -66,8 +66,7 @@ def test_operator_reads(conv):
 def test_lstm_intermediates_are_listed():
     model = read_model(LSTM_INT8)
     subgraph = sa.subgraph_at(model, 0)
-    lstm = [op for op in sa.operators_of(subgraph)
-            if sa.op_key(model, op) == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    lstm = [op for op in sa.operators_of(subgraph) if sa.op_key(model, op) == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
     assert lstm
     for op in lstm:
         intermediates = sa.intermediates_of(op)
@@ -132,7 +131,7 @@ def test_custom_operator_key_and_options():
     assert sa.builtin_options_of(op) is None
 
     # Models over 2 GB keep custom options after the flatbuffer, addressed by offset and size.
-    file_bytes = getattr(model, "_helia_aot_file_bytes")
+    file_bytes = model._helia_aot_file_bytes
     op.customOptions = None
     op.largeCustomOptionsOffset = file_bytes.index(b"\x01\x02\xff")
     op.largeCustomOptionsSize = 3

@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _generator():
     spec = importlib.util.spec_from_file_location(
-        "generate_litert_schema", REPO / "scripts" / "generate_litert_schema.py")
+        "generate_litert_schema", REPO / "scripts" / "generate_litert_schema.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

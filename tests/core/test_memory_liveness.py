@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTensorType
 from helia_aot.errors import OperatorOrderError
 from helia_aot.memory import BufferRequest, compute_lifetimes, plan_arena
@@ -23,8 +22,17 @@ def small_model() -> AirModel:
     ``state`` is persistent: read by the relu and rewritten by the add.
     """
     m = AirModel(name="toy")
-    for t in [tensor("x"), tensor("w", AirTensorKind.CONSTANT), tensor("s"), tensor("a"), tensor("b"),
-              tensor("e"), tensor("c"), tensor("d"), tensor("state", AirTensorKind.PERSISTENT)]:
+    for t in [
+        tensor("x"),
+        tensor("w", AirTensorKind.CONSTANT),
+        tensor("s"),
+        tensor("a"),
+        tensor("b"),
+        tensor("e"),
+        tensor("c"),
+        tensor("d"),
+        tensor("state", AirTensorKind.PERSISTENT),
+    ]:
         m.add_tensor(t)
     m.operators = [
         AirOperator("0", "CONV_2D", ["x", "w", ""], ["a"], named_tensors={"scratch": "s"}),
@@ -38,12 +46,12 @@ def small_model() -> AirModel:
 
 def test_lifetimes_follow_writes_and_reads():
     assert compute_lifetimes(small_model()) == {
-        "x": (0, 3),      # model input, read again by the last operator
+        "x": (0, 3),  # model input, read again by the last operator
         "a": (0, 1),
-        "s": (0, 0),      # scratch: only while its operator runs
+        "s": (0, 0),  # scratch: only while its operator runs
         "state": (0, 3),  # persistent: the whole schedule
         "b": (1, 2),
-        "e": (1, 1),      # written but never read: still needs bytes while written
+        "e": (1, 1),  # written but never read: still needs bytes while written
         "c": (2, 3),
         "d": (3, 3),
     }
@@ -92,8 +100,10 @@ def test_planned_model_arena_is_valid():
     m = small_model()
     lifetimes = compute_lifetimes(m, alias_of={"c": "b"})
     sizes = {"x": 64, "a": 48, "s": 32, "b": 48, "e": 16, "d": 64, "state": 16}
-    requests = [BufferRequest(tid, sizes[tid], first, last, inplace_of="a" if tid == "b" else None)
-                for tid, (first, last) in lifetimes.items()]
+    requests = [
+        BufferRequest(tid, sizes[tid], first, last, inplace_of="a" if tid == "b" else None)
+        for tid, (first, last) in lifetimes.items()
+    ]
     # At operator 1 the relu writes b over a, so a and b count once; the peak is at operator 3.
     greedy = plan_arena(requests, "greedy")
     assert greedy.offsets["a"] == greedy.offsets["b"]

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from helia_aot.errors import InvalidConfigError
 from helia_aot.memory import (
     PLANNERS,
@@ -16,6 +13,8 @@ from helia_aot.memory import (
     peak_live,
     plan_arena,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ALIGNMENTS = [1, 2, 4, 8, 16, 32]
 
@@ -53,7 +52,7 @@ def assert_valid(buffers: list[BufferRequest], plan: ArenaPlan) -> None:
     assert plan.peak_live == peak_live(buffers)
     assert plan.used >= plan.peak_live
     for i, a in enumerate(buffers):
-        for b in buffers[i + 1:]:
+        for b in buffers[i + 1 :]:
             if not a.overlaps_in_time(b):
                 continue
             oa, ob = plan.offsets[a.id], plan.offsets[b.id]
@@ -64,8 +63,7 @@ def assert_valid(buffers: list[BufferRequest], plan: ArenaPlan) -> None:
 
 def may_share(child: BufferRequest, partner: BufferRequest) -> bool:
     """The request-level rule: ``child`` asked for ``partner``'s bytes, which free up as it starts."""
-    return (child.inplace_of == partner.id and partner.last == child.first
-            and child.size <= partner.size)
+    return child.inplace_of == partner.id and partner.last == child.first and child.size <= partner.size
 
 
 @pytest.mark.parametrize("planner", list(PLANNERS))
@@ -92,8 +90,9 @@ def test_hill_climb_never_loses_to_the_greedy_planners(buffers, seed):
 def test_peak_live_without_in_place_is_the_largest_live_sum(buffers):
     plain = [BufferRequest(b.id, b.size, b.first, b.last, b.alignment) for b in buffers]
     horizon = max((b.last for b in plain), default=0)
-    expected = max((sum(b.size for b in plain if b.first <= t <= b.last) for t in range(horizon + 1)),
-                   default=0)
+    expected = max(
+        (sum(b.size for b in plain if b.first <= t <= b.last) for t in range(horizon + 1)), default=0
+    )
     assert peak_live(plain) == expected
 
 
@@ -148,8 +147,10 @@ def test_hill_climb_reaches_the_bound_on_chains_with_in_place_steps(buffers):
 @pytest.mark.parametrize("planner", list(PLANNERS))
 def test_elementwise_chain_runs_in_one_buffer(planner):
     buffers = [BufferRequest("x", 64, 0, 0)]
-    buffers += [BufferRequest(f"y{i}", 64, i, i + 1, inplace_of=buffers[-1].id if i == 0 else f"y{i - 1}")
-                for i in range(5)]
+    buffers += [
+        BufferRequest(f"y{i}", 64, i, i + 1, inplace_of=buffers[-1].id if i == 0 else f"y{i - 1}")
+        for i in range(5)
+    ]
     plan = plan_arena(buffers, planner)
     assert set(plan.offsets.values()) == {0}
     assert plan.used == plan.peak_live == 64
@@ -157,8 +158,11 @@ def test_elementwise_chain_runs_in_one_buffer(planner):
 
 def test_in_place_is_ignored_unless_the_partner_dies_where_the_buffer_is_born():
     # "a" still lives at index 2, so "b" cannot take its bytes; "c" is larger than "a".
-    buffers = [BufferRequest("a", 32, 0, 2), BufferRequest("b", 32, 1, 3, inplace_of="a"),
-               BufferRequest("c", 64, 2, 3, inplace_of="a")]
+    buffers = [
+        BufferRequest("a", 32, 0, 2),
+        BufferRequest("b", 32, 1, 3, inplace_of="a"),
+        BufferRequest("c", 64, 2, 3, inplace_of="a"),
+    ]
     assert inplace_pairs(buffers) == {}
     assert peak_live(buffers) == 128
     for planner in PLANNERS:
@@ -166,8 +170,11 @@ def test_in_place_is_ignored_unless_the_partner_dies_where_the_buffer_is_born():
 
 
 def test_a_partner_keeps_one_child():
-    buffers = [BufferRequest("a", 32, 0, 1), BufferRequest("b", 32, 1, 2, inplace_of="a"),
-               BufferRequest("c", 32, 1, 2, inplace_of="a")]
+    buffers = [
+        BufferRequest("a", 32, 0, 1),
+        BufferRequest("b", 32, 1, 2, inplace_of="a"),
+        BufferRequest("c", 32, 1, 2, inplace_of="a"),
+    ]
     assert inplace_pairs(buffers) == {"b": "a"}
     assert peak_live(buffers) == 64
 
@@ -175,8 +182,11 @@ def test_a_partner_keeps_one_child():
 def test_greedy_orders_match_their_definitions():
     # Placed by first use, "small" takes offset 0 and "big" must go above it; largest-first puts
     # "big" at 0 instead.
-    buffers = [BufferRequest("small", 16, 0, 1), BufferRequest("big", 64, 1, 2),
-               BufferRequest("late", 16, 2, 2)]
+    buffers = [
+        BufferRequest("small", 16, 0, 1),
+        BufferRequest("big", 64, 1, 2),
+        BufferRequest("late", 16, 2, 2),
+    ]
     assert plan_arena(buffers, "greedy").offsets == {"small": 0, "big": 16, "late": 0}
     assert plan_arena(buffers, "greedy_by_size").offsets == {"small": 64, "big": 0, "late": 64}
 
@@ -205,8 +215,9 @@ def test_unknown_planner_names_the_valid_ones():
         assert name in str(err.value)
 
 
-@pytest.mark.parametrize("options", [{"iterations": -1}, {"iterations": True}, {"iterations": "10"},
-                                     {"restarts": 2}])
+@pytest.mark.parametrize(
+    "options", [{"iterations": -1}, {"iterations": True}, {"iterations": "10"}, {"restarts": 2}]
+)
 def test_bad_hill_climb_options_are_config_errors(options):
     with pytest.raises(InvalidConfigError):
         plan_arena([BufferRequest("a", 16, 0, 0)], "hill_climb", options=options)
@@ -217,20 +228,32 @@ def test_greedy_planners_take_no_options():
         plan_arena([BufferRequest("a", 16, 0, 0)], "greedy", options={"iterations": 3})
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(size=0), dict(size=-4), dict(first=3, last=2), dict(first=-1), dict(alignment=3),
-    dict(alignment=0), dict(size=True), dict(size=1.5),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(size=0),
+        dict(size=-4),
+        dict(first=3, last=2),
+        dict(first=-1),
+        dict(alignment=3),
+        dict(alignment=0),
+        dict(size=True),
+        dict(size=1.5),
+    ],
+)
 def test_invalid_requests_are_value_errors(kwargs):
     fields = dict(id="a", size=16, first=0, last=1) | kwargs
     with pytest.raises(ValueError):
         BufferRequest(**fields)
 
 
-@pytest.mark.parametrize("buffers", [
-    [BufferRequest("a", 16, 0, 0), BufferRequest("a", 16, 1, 1)],
-    [BufferRequest("a", 16, 0, 0), BufferRequest("b", 16, 0, 1, inplace_of="missing")],
-])
+@pytest.mark.parametrize(
+    "buffers",
+    [
+        [BufferRequest("a", 16, 0, 0), BufferRequest("a", 16, 1, 1)],
+        [BufferRequest("a", 16, 0, 0), BufferRequest("b", 16, 0, 1, inplace_of="missing")],
+    ],
+)
 def test_unplannable_request_sets_are_value_errors(buffers):
     for planner in PLANNERS:
         with pytest.raises(ValueError):

@@ -6,9 +6,8 @@ import dataclasses
 import json
 from types import SimpleNamespace
 
-import pytest
-
 import helia_aot.plugins as plugins_module
+import pytest
 from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError, PluginError
 from helia_aot.platforms import (
     MemoryType,
@@ -63,7 +62,11 @@ def test_fields_are_normalised_so_equal_hardware_compares_equal():
     assert a == b and hash(a) == hash(b)
     assert b.cpu == "cortex-m55"
     assert b.capabilities == frozenset({SocCapability.MCU, SocCapability.DSP, SocCapability.MVE})
-    assert b.memories == ((MemoryType.MRAM, 2 * MiB), (MemoryType.SRAM, 1 * MiB), (MemoryType.DTCM, 256 * KiB))
+    assert b.memories == (
+        (MemoryType.MRAM, 2 * MiB),
+        (MemoryType.SRAM, 1 * MiB),
+        (MemoryType.DTCM, 256 * KiB),
+    )
     assert b.preferred_order == (MemoryType.DTCM, MemoryType.SRAM)
 
 
@@ -106,7 +109,15 @@ def test_to_dict_is_json_ready_and_ordered():
         "alignment": 16,
     }
     assert json.loads(json.dumps(d)) == d
-    assert list(d) == ["name", "cpu", "description", "capabilities", "memories", "preferred_order", "alignment"]
+    assert list(d) == [
+        "name",
+        "cpu",
+        "description",
+        "capabilities",
+        "memories",
+        "preferred_order",
+        "alignment",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -147,7 +158,9 @@ def test_validation_rejects_bad_fields(changes, message):
 
 def test_register_get_and_list():
     b = register_platform(make_platform("zeta_board"))
-    a = register_platform(make_platform("alpha_board", cpu="cortex-m4", capabilities=["mcu", "dsp"], alignment=4))
+    a = register_platform(
+        make_platform("alpha_board", cpu="cortex-m4", capabilities=["mcu", "dsp"], alignment=4)
+    )
     assert get_platform("zeta_board") is b
     assert get_platform("  ALPHA_Board ") is a  # names match case-insensitively
     assert list_platforms() == [a, b]
@@ -174,7 +187,11 @@ def test_unknown_name_suggests_the_nearest_registered_names():
         register_platform(make_platform(name))
     with pytest.raises(InvalidConfigError) as info:
         get_platform("apollo510")
-    assert str(info.value) == "Unknown platform 'apollo510'. Did you mean 'apollo510_evb' or 'apollo510b_evb' or 'apollo510l_evb'?"
+    assert (
+        str(info.value)
+        == "Unknown platform 'apollo510'. Did you mean 'apollo510_evb' or 'apollo510b_evb' or "
+        "'apollo510l_evb'?"
+    )
     assert info.value.details["nearest"] == ["apollo510_evb", "apollo510b_evb", "apollo510l_evb"]
     assert "apollo4p_evb" in info.value.hint and "zephyr_board" in info.value.hint
     with pytest.raises(InvalidConfigError) as info:
@@ -218,8 +235,10 @@ def test_a_failing_plugin_leaves_the_registry_empty_and_is_retried(monkeypatch):
 
 def test_two_plugins_defining_one_name_differently_conflict(monkeypatch):
     monkeypatch.setattr(
-        plugins_module, "collect_platforms",
-        lambda: [make_platform("board"), make_platform("board", alignment=4)], raising=False,
+        plugins_module,
+        "collect_platforms",
+        lambda: [make_platform("board"), make_platform("board", alignment=4)],
+        raising=False,
     )
     _reset_platforms_for_tests(load_plugins=True)
     with pytest.raises(DuplicateRegistrationError, match="differently"):
@@ -234,8 +253,21 @@ def test_two_plugins_defining_one_name_differently_conflict(monkeypatch):
     [
         "registered_board",
         {"name": "registered_board"},
-        {"name": "Registered_Board", "cpu": None, "memories": {}, "capabilities": [], "preferred_order": None},
-        SimpleNamespace(name="registered_board", cpu=None, capabilities=None, memories=None, preferred_order=None, alignment=None),
+        {
+            "name": "Registered_Board",
+            "cpu": None,
+            "memories": {},
+            "capabilities": [],
+            "preferred_order": None,
+        },
+        SimpleNamespace(
+            name="registered_board",
+            cpu=None,
+            capabilities=None,
+            memories=None,
+            preferred_order=None,
+            alignment=None,
+        ),
         SimpleNamespace(name="registered_board"),
     ],
 )
@@ -256,31 +288,53 @@ def test_fields_next_to_a_registered_name_adjust_it():
     assert p.budget("dtcm") == 256 * KiB and p.budget("mram") == 2 * MiB  # memories merge
     assert p.alignment == 32 and p.name == "board" and p.cpu == "cortex-m55"
     assert get_platform("board").budget("sram") == 1 * MiB  # the registry is untouched
-    q = resolve_platform({"name": "board", "memories": {"psram": "8MiB"}, "preferred_order": ["sram", "psram"]})
+    q = resolve_platform(
+        {"name": "board", "memories": {"psram": "8MiB"}, "preferred_order": ["sram", "psram"]}
+    )
     assert q.budget("psram") == 8 * MiB and q.preferred_order == (MemoryType.SRAM, MemoryType.PSRAM)
     with pytest.raises(InvalidConfigError, match="does not declare: itcm"):
         resolve_platform({"name": "board", "preferred_order": ["itcm"]})
 
 
 def test_custom_platform_from_yaml_like_config_gets_defaults():
-    p = resolve_platform({"name": "my_m55", "cpu": "cortex-m55", "memories": {"sram": "2MiB", "dtcm": "128 KiB", "itcm": 65536, "mram": "2,000KiB"}})
+    p = resolve_platform(
+        {
+            "name": "my_m55",
+            "cpu": "cortex-m55",
+            "memories": {"sram": "2MiB", "dtcm": "128 KiB", "itcm": 65536, "mram": "2,000KiB"},
+        }
+    )
     assert p.name == "my_m55" and p.cpu == "cortex-m55"
-    assert p.capabilities == frozenset({SocCapability.MCU, SocCapability.DSP, SocCapability.MVE, SocCapability.FP16})
+    assert p.capabilities == frozenset(
+        {SocCapability.MCU, SocCapability.DSP, SocCapability.MVE, SocCapability.FP16}
+    )
     assert p.memories == (
-        (MemoryType.MRAM, 2_048_000), (MemoryType.SRAM, 2 * MiB), (MemoryType.DTCM, 128 * KiB), (MemoryType.ITCM, 64 * KiB),
+        (MemoryType.MRAM, 2_048_000),
+        (MemoryType.SRAM, 2 * MiB),
+        (MemoryType.DTCM, 128 * KiB),
+        (MemoryType.ITCM, 64 * KiB),
     )
     assert p.preferred_order == (MemoryType.DTCM, MemoryType.SRAM, MemoryType.MRAM)
     assert p.alignment == 16
     assert p.description == "Custom platform (cortex-m55)"
 
-    m4 = resolve_platform({"name": "my_m4", "cpu": "cortex-m4", "memories": [{"type": "sram", "size": "256KiB"}]})
+    m4 = resolve_platform(
+        {"name": "my_m4", "cpu": "cortex-m4", "memories": [{"type": "sram", "size": "256KiB"}]}
+    )
     assert m4.capabilities == frozenset({SocCapability.MCU, SocCapability.DSP}) and m4.alignment == 4
     assert m4.preferred_order == (MemoryType.SRAM,)
 
-    odd = resolve_platform(SimpleNamespace(
-        name="riscy", cpu="cortex-m99", memories=[["psram", "1MiB"], ["sram", 4096]], capabilities=None,
-        preferred_order=["psram", "sram"], alignment=8, description="explicit",
-    ))
+    odd = resolve_platform(
+        SimpleNamespace(
+            name="riscy",
+            cpu="cortex-m99",
+            memories=[["psram", "1MiB"], ["sram", 4096]],
+            capabilities=None,
+            preferred_order=["psram", "sram"],
+            alignment=8,
+            description="explicit",
+        )
+    )
     assert odd.capabilities == frozenset({SocCapability.MCU})
     assert odd.preferred_order == (MemoryType.PSRAM, MemoryType.SRAM)
     assert odd.alignment == 8 and odd.description == "explicit"
@@ -318,9 +372,15 @@ def test_unknown_name_without_hardware_says_what_a_custom_platform_needs(config,
         ({"name": "b", "cpu": "cortex-m4", "memories": "sram"}, "must be a mapping"),
         ({"name": "b", "cpu": "cortex-m4", "memories": [("sram",)]}, "not a \\(type, size\\) pair"),
         ({"name": "b", "cpu": "cortex-m4", "memories": {"sram": 1, "SRAM": 2}}, "listed twice"),
-        ({"name": "b", "cpu": "cortex-m4", "memories": {"itcm": "64KiB", "flash": "1MiB"}}, "no read-write memory"),
+        (
+            {"name": "b", "cpu": "cortex-m4", "memories": {"itcm": "64KiB", "flash": "1MiB"}},
+            "no read-write memory",
+        ),
         ({"name": "b", "cpu": "cortex-m4", "memories": {"sram": "1MiB"}, "alignment": 3}, "power of two"),
-        ({"name": "b", "cpu": "cortex-m4", "memories": {"sram": "1MiB"}, "capabilities": ["mpu"]}, "Unknown SoC capability"),
+        (
+            {"name": "b", "cpu": "cortex-m4", "memories": {"sram": "1MiB"}, "capabilities": ["mpu"]},
+            "Unknown SoC capability",
+        ),
     ],
 )
 def test_bad_platform_configs(config, message):
@@ -333,8 +393,16 @@ def test_bad_platform_configs(config, message):
 
 @pytest.mark.parametrize(
     ("text", "nbytes"),
-    [(4096, 4096), (4096.0, 4096), ("4096", 4096), ("2,048,000", 2_048_000), ("2_048_000 B", 2_048_000),
-     ("496KiB", 496 * KiB), ("3 MiB", 3 * MiB), ("1gib", 1 << 30)],
+    [
+        (4096, 4096),
+        (4096.0, 4096),
+        ("4096", 4096),
+        ("2,048,000", 2_048_000),
+        ("2_048_000 B", 2_048_000),
+        ("496KiB", 496 * KiB),
+        ("3 MiB", 3 * MiB),
+        ("1gib", 1 << 30),
+    ],
 )
 def test_parse_byte_size(text, nbytes):
     assert parse_byte_size(text) == nbytes
@@ -348,15 +416,24 @@ def test_parse_byte_size_rejects(text):
 
 @pytest.mark.parametrize(
     ("nbytes", "text"),
-    [(100, "100 B"), (1024, "1 KiB"), (4_128_768, "4,032 KiB"), (2_048_000, "2,000 KiB"), (64 * MiB, "64 MiB"),
-     (1 << 30, "1 GiB"), (1025, "1,025 B")],
+    [
+        (100, "100 B"),
+        (1024, "1 KiB"),
+        (4_128_768, "4,032 KiB"),
+        (2_048_000, "2,000 KiB"),
+        (64 * MiB, "64 MiB"),
+        (1 << 30, "1 GiB"),
+        (1025, "1,025 B"),
+    ],
 )
 def test_format_byte_size(nbytes, text):
     assert format_byte_size(nbytes) == text
 
 
 def test_table_has_a_column_per_memory_in_use():
-    small = make_platform("b_small", memories={"sram": 1000}, preferred_order=["sram"], capabilities=["mcu"], alignment=4)
+    small = make_platform(
+        "b_small", memories={"sram": 1000}, preferred_order=["sram"], capabilities=["mcu"], alignment=4
+    )
     big = make_platform("a_big")
     assert format_platform_table([small, big]) == (
         "| Platform | CPU | Capabilities | MRAM | SRAM | DTCM | Fill order | Align |\n"

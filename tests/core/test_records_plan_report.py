@@ -11,8 +11,6 @@ import os
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.config.enums import AccumulationChoice, KernelChoice, OptimizationGoal
 from helia_aot.optimization import (
@@ -21,6 +19,7 @@ from helia_aot.optimization import (
     OptimizationPlan,
     OptimizationReport,
 )
+from pydantic import ValidationError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODEL = DATA / "models" / "mlperf_kws_dscnn_int8.tflite"
@@ -28,8 +27,12 @@ EXPECTED = DATA / "expected"
 
 
 def convert(out: Path, **extra) -> object:
-    config = {"model": {"path": str(MODEL)}, "module": {"path": str(out), "name": "kws", "prefix": "kws"},
-              "platform": {"name": "apollo510_evb"}, **extra}
+    config = {
+        "model": {"path": str(MODEL)},
+        "module": {"path": str(out), "name": "kws", "prefix": "kws"},
+        "platform": {"name": "apollo510_evb"},
+        **extra,
+    }
     return AotConverter(ConvertArgs.model_validate(config)).convert()
 
 
@@ -50,11 +53,16 @@ def stable_report(report: dict) -> dict:
     """The report without what kernel or planner work legitimately moves (arena byte counts, which
     operator holds the scratch peak, hint wording): the figures, kernel calls and arena homes."""
     return {
-        "schema_version": report["schema_version"], "model": report["model"], "platform": report["platform"],
-        "operators": [{k: op[k] for k in ("id", "index", "op_type", "macs", "parameters", "kernel_calls")}
-                      for op in report["operators"]],
+        "schema_version": report["schema_version"],
+        "model": report["model"],
+        "platform": report["platform"],
+        "operators": [
+            {k: op[k] for k in ("id", "index", "op_type", "macs", "parameters", "kernel_calls")}
+            for op in report["operators"]
+        ],
         "arenas": [{k: a[k] for k in ("region", "role", "memory", "alignment")} for a in report["arenas"]],
-        "total_macs": report["total_macs"], "total_parameters": report["total_parameters"],
+        "total_macs": report["total_macs"],
+        "total_parameters": report["total_parameters"],
     }
 
 
@@ -93,8 +101,10 @@ def test_report_figures_follow_the_definitions(kws):
 
 
 def test_readers_round_trip_the_files(kws):
-    for name, reader, held in (("plan", OptimizationPlan, kws.plan),
-                               ("report", OptimizationReport, kws.report)):
+    for name, reader, held in (
+        ("plan", OptimizationPlan, kws.plan),
+        ("report", OptimizationReport, kws.report),
+    ):
         text = (kws.output / f"kws_{name}.json").read_text()
         read = reader.model_validate_json(text)
         assert read == held
@@ -103,8 +113,9 @@ def test_readers_round_trip_the_files(kws):
 
 
 def test_scratch_peak_is_pointed_at(kws):
-    peaks = [(op.index, h) for op in kws.report.operators for h in op.hints
-             if h.kind is HintKind.SCRATCH_PEAK]
+    peaks = [
+        (op.index, h) for op in kws.report.operators for h in op.hints if h.kind is HintKind.SCRATCH_PEAK
+    ]
     (scratch,) = [a for a in kws.report.arenas if a.role is ArenaRole.SCRATCH]
     assert len(peaks) == 1
     index, hint = peaks[0]
@@ -117,13 +128,19 @@ def test_scratch_peak_is_pointed_at(kws):
 # Emit also warns about the ITCM request on a board without ITCM; the report is what is checked here.
 @pytest.mark.filterwarnings("ignore:.*has no ITCM:UserWarning")
 def test_unhonoured_requests_become_hints(tmp_path):
-    result = convert(tmp_path, platform={"name": "apollo4p_evb"}, operators=[
-        {"type": "CONV_2D", "optimization": {"kernel": "specialized"}},
-        {"type": "SOFTMAX", "attributes": {"code_placement": "ITCM"}},
-        {"id": "1", "optimization": {"kernel": "generic", "accumulation": "precise"}},
-    ])
-    kinds = {op.index: sorted(str(h.kind) for h in op.hints if h.kind is not HintKind.SCRATCH_PEAK)
-             for op in result.report.operators}
+    result = convert(
+        tmp_path,
+        platform={"name": "apollo4p_evb"},
+        operators=[
+            {"type": "CONV_2D", "optimization": {"kernel": "specialized"}},
+            {"type": "SOFTMAX", "attributes": {"code_placement": "ITCM"}},
+            {"id": "1", "optimization": {"kernel": "generic", "accumulation": "precise"}},
+        ],
+    )
+    kinds = {
+        op.index: sorted(str(h.kind) for h in op.hints if h.kind is not HintKind.SCRATCH_PEAK)
+        for op in result.report.operators
+    }
     assert kinds[0] == ["knob_not_honoured"] and kinds[2] == ["knob_not_honoured"]
     assert kinds[11] == ["code_placement_ignored"]
     assert kinds[1] == [] and kinds[10] == []
@@ -134,52 +151,99 @@ def test_unhonoured_requests_become_hints(tmp_path):
 
 # -- the schema_version rule -----------------------------------------------------------------------
 
+
 def plan_file(**overrides) -> dict:
     record = {
-        "schema_version": 1, "model": "m", "platform": "p", "goal": "balanced",
-        "operators": [{"id": "0", "index": 0, "op_type": "CONV_2D", "source_indices": [0],
-                       "kernel": {"family": "conv", "entry": "hk_conv_s8", "families": ["conv"],
-                                  "calls": {"conv_2d": "hk_conv_s8"}},
-                       "knobs": {"kernel": "generic", "accumulation": "precise"},
-                       "attributes": {"code_placement": "DEFAULT"}}],
+        "schema_version": 1,
+        "model": "m",
+        "platform": "p",
+        "goal": "balanced",
+        "operators": [
+            {
+                "id": "0",
+                "index": 0,
+                "op_type": "CONV_2D",
+                "source_indices": [0],
+                "kernel": {
+                    "family": "conv",
+                    "entry": "hk_conv_s8",
+                    "families": ["conv"],
+                    "calls": {"conv_2d": "hk_conv_s8"},
+                },
+                "knobs": {"kernel": "generic", "accumulation": "precise"},
+                "attributes": {"code_placement": "DEFAULT"},
+            }
+        ],
     }
     record.update(overrides)
     return record
 
 
 def test_fields_a_release_does_not_know_are_ignored():
-    record = plan_file(compiler="9.9", operators=[{**plan_file()["operators"][0], "cycles": 12,
-                                                   "kernel": {"entry": "e", "isa": "mve"}}])
+    record = plan_file(
+        compiler="9.9",
+        operators=[{**plan_file()["operators"][0], "cycles": 12, "kernel": {"entry": "e", "isa": "mve"}}],
+    )
     plan = OptimizationPlan.model_validate_json(json.dumps(record))
     assert plan.operators[0].kernel.entry == "e"
     assert "cycles" not in plan.operators[0].model_dump() and "compiler" not in plan.model_dump()
 
 
 def test_a_file_from_an_older_release_with_fewer_fields_reads():
-    plan = OptimizationPlan.model_validate({"schema_version": 1, "operators": [
-        {"id": "3", "index": 0, "op_type": "ADD"}]})
+    plan = OptimizationPlan.model_validate(
+        {"schema_version": 1, "operators": [{"id": "3", "index": 0, "op_type": "ADD"}]}
+    )
     assert plan.operators[0].knobs == {} and plan.operators[0].kernel is None
 
 
 def test_enum_values_a_release_does_not_know_are_kept_as_strings():
-    record = plan_file(goal="thermal", operators=[{**plan_file()["operators"][0],
-                                                   "knobs": {"kernel": "helium_v2", "accumulation": "fast",
-                                                             "unroll": "4"}}])
+    record = plan_file(
+        goal="thermal",
+        operators=[
+            {
+                **plan_file()["operators"][0],
+                "knobs": {"kernel": "helium_v2", "accumulation": "fast", "unroll": "4"},
+            }
+        ],
+    )
     plan = OptimizationPlan.model_validate_json(json.dumps(record))
     knobs = plan.operators[0].knobs
     assert knobs["kernel"] == "helium_v2" and type(knobs["kernel"]) is str
     assert knobs["accumulation"] is AccumulationChoice.FAST
     assert knobs["unroll"] == "4" and plan.goal == "thermal"
-    assert json.loads(plan.model_dump_json())["operators"][0]["knobs"] == \
-        {"kernel": "helium_v2", "accumulation": "fast", "unroll": "4"}
+    assert json.loads(plan.model_dump_json())["operators"][0]["knobs"] == {
+        "kernel": "helium_v2",
+        "accumulation": "fast",
+        "unroll": "4",
+    }
 
-    report = OptimizationReport.model_validate({
-        "schema_version": 1,
-        "arenas": [{"region": 0, "role": "cache", "memory": "PSRAM", "used": 1, "total_size": 16,
-                    "alignment": 16}, {"region": 1, "role": "scratch", "memory": "DTCM", "used": 1,
-                                       "total_size": 16, "alignment": 16}],
-        "hints": [{"kind": "thermal_throttle", "message": "m"}, {"kind": "fragmentation", "message": "f"}],
-    })
+    report = OptimizationReport.model_validate(
+        {
+            "schema_version": 1,
+            "arenas": [
+                {
+                    "region": 0,
+                    "role": "cache",
+                    "memory": "PSRAM",
+                    "used": 1,
+                    "total_size": 16,
+                    "alignment": 16,
+                },
+                {
+                    "region": 1,
+                    "role": "scratch",
+                    "memory": "DTCM",
+                    "used": 1,
+                    "total_size": 16,
+                    "alignment": 16,
+                },
+            ],
+            "hints": [
+                {"kind": "thermal_throttle", "message": "m"},
+                {"kind": "fragmentation", "message": "f"},
+            ],
+        }
+    )
     assert report.arenas[0].role == "cache" and report.arenas[1].role is ArenaRole.SCRATCH
     assert report.hints[0].kind == "thermal_throttle" and report.hints[1].kind is HintKind.FRAGMENTATION
     assert json.loads(report.model_dump_json())["hints"][0]["kind"] == "thermal_throttle"

@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.pipeline.emit import plan_hash
 from helia_aot.pipeline.records import residency_record, tensor_layout_hash
@@ -25,9 +24,15 @@ HEX16 = re.compile(r"^[0-9a-f]{16}$")
 
 
 def config(out: Path, **extra) -> ConvertArgs:
-    return ConvertArgs.model_validate({
-        "model": {"path": str(MODEL)}, "module": {"path": str(out), "name": "kws", "prefix": "kws"},
-        "platform": {"name": "apollo510_evb"}, "memory": {"dump_residency_json": True}, **extra})
+    return ConvertArgs.model_validate(
+        {
+            "model": {"path": str(MODEL)},
+            "module": {"path": str(out), "name": "kws", "prefix": "kws"},
+            "platform": {"name": "apollo510_evb"},
+            "memory": {"dump_residency_json": True},
+            **extra,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +56,17 @@ def stable(record: dict) -> dict:
     return {
         "schema_version": record["schema_version"],
         "keys": sorted(record),
-        "arenas": {role: [{k: a[k] for k in ("region_id", "memory", "alignment")} | {"keys": sorted(a)}
-                          for a in arenas] for role, arenas in record["arenas"].items()},
-        "tensors": [{k: t[k] for k in ("id", "name", "role", "region_id", "memory", "size")}
-                    for t in record["tensors"] if t["id"].isdigit() and t["role"] != "constant"],
+        "arenas": {
+            role: [
+                {k: a[k] for k in ("region_id", "memory", "alignment")} | {"keys": sorted(a)} for a in arenas
+            ]
+            for role, arenas in record["arenas"].items()
+        },
+        "tensors": [
+            {k: t[k] for k in ("id", "name", "role", "region_id", "memory", "size")}
+            for t in record["tensors"]
+            if t["id"].isdigit() and t["role"] != "constant"
+        ],
     }
 
 
@@ -88,10 +100,20 @@ def test_plan_hash_is_the_modules_macro(module, residency):
 
 def test_arenas_match_the_modules_tables(module, residency):
     source = (module / "src" / "kws_model.c").read_text()
-    sizes = [int(v) for v in re.search(r"kws_arena_sizes\[[^\]]*\] = \{([^}]*)\}", source).group(1)
-             .replace("u", "").split(",")]
-    alignments = [int(v) for v in re.search(r"kws_arena_alignments\[[^\]]*\] = \{([^}]*)\}", source)
-                  .group(1).replace("u", "").split(",")]
+    sizes = [
+        int(v)
+        for v in re.search(r"kws_arena_sizes\[[^\]]*\] = \{([^}]*)\}", source)
+        .group(1)
+        .replace("u", "")
+        .split(",")
+    ]
+    alignments = [
+        int(v)
+        for v in re.search(r"kws_arena_alignments\[[^\]]*\] = \{([^}]*)\}", source)
+        .group(1)
+        .replace("u", "")
+        .split(",")
+    ]
     arenas = {a["region_id"]: a for rows in residency["arenas"].values() for a in rows}
     assert sorted(arenas) == list(range(len(sizes)))
     for region_id, arena in arenas.items():
@@ -100,8 +122,10 @@ def test_arenas_match_the_modules_tables(module, residency):
 
 def test_every_placed_tensor_matches_the_placement_table(module, residency):
     source = (module / "src" / "kws_model.c").read_text()
-    table = {name: (int(region, 0), int(offset)) for region, offset, name in
-             re.findall(r"\{(0x[0-9a-f]+|\d+)u, (\d+)u\}, /\* (\w+) \*/", source)}
+    table = {
+        name: (int(region, 0), int(offset))
+        for region, offset, name in re.findall(r"\{(0x[0-9a-f]+|\d+)u, (\d+)u\}, /\* (\w+) \*/", source)
+    }
     listed = {t["name"]: t for t in residency["tensors"]}
     for name, (region, offset) in table.items():
         if region == 0xFFFF:
@@ -121,8 +145,10 @@ def test_scratch_tensors_fit_their_arena(residency):
 def test_hashes_are_deterministic(tmp_path, residency):
     again = AotConverter(config(tmp_path)).convert().output
     second = json.loads((again / "kws_residency.json").read_text())
-    assert (second["plan_hash"], second["tensor_layout_hash"]) == \
-        (residency["plan_hash"], residency["tensor_layout_hash"])
+    assert (second["plan_hash"], second["tensor_layout_hash"]) == (
+        residency["plan_hash"],
+        residency["tensor_layout_hash"],
+    )
 
 
 @pytest.fixture(scope="module")

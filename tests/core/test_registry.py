@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from helia_aot.errors import DuplicateRegistrationError, RegistryFrozenError, RegistryLookupError
 from helia_aot.registry import Registry, RegistryContext, build_default_registry_context
 

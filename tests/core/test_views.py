@@ -13,7 +13,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTensorType
 from helia_aot.optimization.figures import operator_macs, operator_parameters
@@ -31,10 +30,16 @@ MODEL = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_ds
 
 
 def convert(out: Path, registry_context=None, **extra):
-    config = ConvertArgs.model_validate({
-        "model": {"path": str(MODEL)}, "module": {"path": str(out), "name": "kws", "prefix": "kws"},
-        "platform": {"name": "apollo510_evb"}, "memory": {"dump_residency_json": True},
-        "result_views": True, **extra})
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(MODEL)},
+            "module": {"path": str(out), "name": "kws", "prefix": "kws"},
+            "platform": {"name": "apollo510_evb"},
+            "memory": {"dump_residency_json": True},
+            "result_views": True,
+            **extra,
+        }
+    )
     return AotConverter(config, registry_context=registry_context).convert()
 
 
@@ -49,20 +54,56 @@ def residency(result) -> dict:
 
 
 def test_views_are_absent_unless_asked(tmp_path):
-    plain = AotConverter(ConvertArgs.model_validate({
-        "model": {"path": str(MODEL)}, "module": {"path": str(tmp_path), "name": "kws"}})).convert()
+    plain = AotConverter(
+        ConvertArgs.model_validate(
+            {"model": {"path": str(MODEL)}, "module": {"path": str(tmp_path), "name": "kws"}}
+        )
+    ).convert()
     assert (plain.operators, plain.tensors, plain.regions, plain.placements) == (None, None, None, None)
 
 
 def test_field_names_are_the_documented_ones():
-    names = {cls: [f.name for f in dataclasses.fields(cls)] for cls in
-             (OperatorView, TensorView, RegionView, PlacementView)}
-    assert names[OperatorView] == ["layer_index", "symbol", "type", "source_indices", "input_ids",
-                                   "output_ids", "local_tensor_ids", "kernel_calls", "macs", "parameters"]
-    assert names[TensorView] == ["id", "name", "shape", "dtype", "ctype", "quantization", "kind",
-                                 "input_index", "output_index", "nbytes"]
-    assert names[RegionView] == ["id", "memory", "source_memory", "role", "offset", "size", "alignment",
-                                 "symbol", "source_symbol", "source_offset", "sidecar_file"]
+    names = {
+        cls: [f.name for f in dataclasses.fields(cls)]
+        for cls in (OperatorView, TensorView, RegionView, PlacementView)
+    }
+    assert names[OperatorView] == [
+        "layer_index",
+        "symbol",
+        "type",
+        "source_indices",
+        "input_ids",
+        "output_ids",
+        "local_tensor_ids",
+        "kernel_calls",
+        "macs",
+        "parameters",
+    ]
+    assert names[TensorView] == [
+        "id",
+        "name",
+        "shape",
+        "dtype",
+        "ctype",
+        "quantization",
+        "kind",
+        "input_index",
+        "output_index",
+        "nbytes",
+    ]
+    assert names[RegionView] == [
+        "id",
+        "memory",
+        "source_memory",
+        "role",
+        "offset",
+        "size",
+        "alignment",
+        "symbol",
+        "source_symbol",
+        "source_offset",
+        "sidecar_file",
+    ]
     assert names[PlacementView] == ["region", "offset", "size", "source_memory", "staged"]
 
 
@@ -91,8 +132,13 @@ def test_quantization_views(result):
     q = weights.quantization
     assert isinstance(q, QuantizationView) and len(q.scale) == 64 and q.zero_point == (0,) * 64
     assert q.axis == 0
-    assert all(t.quantization is None for t in result.tensors if t.dtype == "int32" and t.kind == "constant"
-               and t.name.endswith(("output_multiplier", "output_shift")))
+    assert all(
+        t.quantization is None
+        for t in result.tensors
+        if t.dtype == "int32"
+        and t.kind == "constant"
+        and t.name.endswith(("output_multiplier", "output_shift"))
+    )
 
 
 def test_sizes_and_placements_are_the_residency_reports(result, residency):
@@ -103,8 +149,11 @@ def test_sizes_and_placements_are_the_residency_reports(result, residency):
             assert placement is None and tensor.nbytes == 0
             continue
         row = listed[tensor.id]
-        assert (placement.region, placement.offset, placement.size) == \
-            (row["region_id"], row["offset"], row["size"])
+        assert (placement.region, placement.offset, placement.size) == (
+            row["region_id"],
+            row["offset"],
+            row["size"],
+        )
         assert tensor.nbytes == row["size"] and placement.staged is False and placement.source_memory is None
     assert list(result.placements) == [t["id"] for t in residency["tensors"]]
 
@@ -115,15 +164,27 @@ def test_regions_match_the_residency_report_and_the_module(result, residency):
     sources = "".join(p.read_text() for p in (result.output / "src").glob("*.c"))
     for region in result.regions:
         role, arena = arenas[region.id]
-        assert (region.role, region.memory, region.size, region.alignment) == \
-            (role, arena["memory"], arena["total_size"], arena["alignment"])
+        assert (region.role, region.memory, region.size, region.alignment) == (
+            role,
+            arena["memory"],
+            arena["total_size"],
+            arena["alignment"],
+        )
         assert region.offset == 0 and region.source_memory is None and region.sidecar_file is None
         assert re.search(rf"\b{region.symbol}\[", sources), region.symbol
 
 
 def test_staged_constants_and_application_owned_arenas(tmp_path):
-    staged = convert(tmp_path, memory={"dump_residency_json": True, "allocate_arenas": False, "tensors": [
-        {"type": "constant", "attributes": {"memory": "MRAM", "constant_destination_memory": "SRAM"}}]})
+    staged = convert(
+        tmp_path,
+        memory={
+            "dump_residency_json": True,
+            "allocate_arenas": False,
+            "tensors": [
+                {"type": "constant", "attributes": {"memory": "MRAM", "constant_destination_memory": "SRAM"}}
+            ],
+        },
+    )
     (cold,) = [r for r in staged.regions if r.role == "constant" and r.source_memory is None]
     (copy_,) = [r for r in staged.regions if r.source_memory is not None]
     (scratch,) = [r for r in staged.regions if r.role == "scratch"]
@@ -134,8 +195,12 @@ def test_staged_constants_and_application_owned_arenas(tmp_path):
     model_c = (staged.output / "src" / "kws_model.c").read_text()
     assert f"{cold.symbol} + {copy_.source_offset}u" in model_c
     constants = [t for t in staged.tensors if t.kind == "constant" and t.id in staged.placements]
-    assert constants and all(staged.placements[t.id].staged and staged.placements[t.id].region == copy_.id
-                             and staged.placements[t.id].source_memory == cold.memory for t in constants)
+    assert constants and all(
+        staged.placements[t.id].staged
+        and staged.placements[t.id].region == copy_.id
+        and staged.placements[t.id].source_memory == cold.memory
+        for t in constants
+    )
     residency = json.loads((staged.output / "kws_residency.json").read_text())
     rows = {a["region_id"]: a for a in residency["arenas"]["constant"]}
     assert (rows[copy_.id]["source_region_id"], rows[copy_.id]["source_memory"]) == (cold.id, cold.memory)
@@ -199,6 +264,7 @@ def test_frozen_mapping_behaves_as_a_mapping():
 
 # -- source_indices through transforms -------------------------------------------------------------
 
+
 class _Rewrite:
     """Rewrites the pool (new id, same source), inserts a created RESHAPE after it, drops SOFTMAX."""
 
@@ -210,13 +276,21 @@ class _Rewrite:
         pool = next(op for op in model.operators if op.op_type == "AVERAGE_POOL_2D")
         pool.id = "pool"
         source = model.tensors[pool.output_ids[0]]
-        flat = model.add_tensor(AirTensor(id="flat", name=model.unique_tensor_name("flat"), shape=(1, 64),
-                                          dtype=source.dtype, quantization=source.quantization))
+        flat = model.add_tensor(
+            AirTensor(
+                id="flat",
+                name=model.unique_tensor_name("flat"),
+                shape=(1, 64),
+                dtype=source.dtype,
+                quantization=source.quantization,
+            )
+        )
         fc = next(op for op in model.operators if op.op_type == "FULLY_CONNECTED")
         fc.input_ids[0] = flat.id
-        model.operators.insert(model.operators.index(fc),
-                               AirOperator(id="created", op_type="RESHAPE", input_ids=[source.id],
-                                           output_ids=[flat.id]))
+        model.operators.insert(
+            model.operators.index(fc),
+            AirOperator(id="created", op_type="RESHAPE", input_ids=[source.id], output_ids=[flat.id]),
+        )
         softmax = model.operators.pop()
         model.outputs = [softmax.input_ids[0]]
         del model.tensors[softmax.output_ids[0]]
@@ -237,6 +311,7 @@ def test_source_indices_survive_transforms(tmp_path):
 
 # -- the count definitions on a hand-made graph ----------------------------------------------------
 
+
 def _tensor(tid, shape, kind=AirTensorKind.SCRATCH, dtype=AirTensorType.FLOAT32):
     data = np.zeros(shape, dtype=dtype.numpy) if kind is AirTensorKind.CONSTANT else None
     return AirTensor(id=tid, name=f"t_{tid}", shape=shape, dtype=dtype, kind=kind, data=data)
@@ -245,14 +320,21 @@ def _tensor(tid, shape, kind=AirTensorKind.SCRATCH, dtype=AirTensorType.FLOAT32)
 def _graph():
     model = AirModel(inputs=["x"], outputs=["y"])
     constant = AirTensorKind.CONSTANT
-    for t in (_tensor("x", (1, 8, 8, 3)), _tensor("w16", (4, 3, 3, 3), constant, AirTensorType.FLOAT16),
-              _tensor("w", (4, 3, 3, 3)), _tensor("b", (4,), constant), _tensor("y", (1, 8, 8, 4)),
-              _tensor("s", (1, 8, 8, 4))):
+    for t in (
+        _tensor("x", (1, 8, 8, 3)),
+        _tensor("w16", (4, 3, 3, 3), constant, AirTensorType.FLOAT16),
+        _tensor("w", (4, 3, 3, 3)),
+        _tensor("b", (4,), constant),
+        _tensor("y", (1, 8, 8, 4)),
+        _tensor("s", (1, 8, 8, 4)),
+    ):
         model.add_tensor(t)
-    model.operators = [AirOperator("0", "DEQUANTIZE", ["w16"], ["w"]),
-                       AirOperator("1", "CONV_2D", ["x", "w", "b"], ["s"]),
-                       AirOperator("2", "SOFTMAX", ["s"], ["y"]),
-                       AirOperator("3", "VENDOR_GAIN", ["s"], ["y"])]
+    model.operators = [
+        AirOperator("0", "DEQUANTIZE", ["w16"], ["w"]),
+        AirOperator("1", "CONV_2D", ["x", "w", "b"], ["s"]),
+        AirOperator("2", "SOFTMAX", ["s"], ["y"]),
+        AirOperator("3", "VENDOR_GAIN", ["s"], ["y"]),
+    ]
     return model
 
 

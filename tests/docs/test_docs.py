@@ -42,7 +42,8 @@ def workdir(tmp_path, monkeypatch):
     for name in ("kws_int8.tflite", "kws_golden.npz"):
         shutil.copy(EXAMPLE / name, tmp_path / name)
     (tmp_path / "convert.yaml").write_text(
-        "model:\n  path: kws_int8.tflite\nmodule:\n  path: out\n  name: kws_yaml\n")
+        "model:\n  path: kws_int8.tflite\nmodule:\n  path: out\n  name: kws_yaml\n"
+    )
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -64,8 +65,9 @@ def test_shell_block_runs(block, workdir):
         line = line.split("  #")[0].strip()
         if not line.startswith("helia-aot"):
             continue  # setup commands and prose-like lines are covered elsewhere
-        proc = subprocess.run(["bash", "-c", line], cwd=workdir, env=env, capture_output=True, text=True,
-                              timeout=300)
+        proc = subprocess.run(
+            ["bash", "-c", line], cwd=workdir, env=env, capture_output=True, text=True, timeout=300
+        )
         assert proc.returncode == 0, f"{line}\n{proc.stdout}\n{proc.stderr}"
         assert "Traceback" not in proc.stderr
 
@@ -75,9 +77,14 @@ def test_c_program_builds_and_runs(block, workdir):
     from helia_aot import AotConverter, ConvertArgs
     from helia_aot.testing import build_module
 
-    result = AotConverter(ConvertArgs.model_validate({
-        "model": {"path": "kws_int8.tflite"}, "module": {"path": "out", "name": "kws_c", "prefix": "kws"},
-    })).convert()
+    result = AotConverter(
+        ConvertArgs.model_validate(
+            {
+                "model": {"path": "kws_int8.tflite"},
+                "module": {"path": "out", "name": "kws_c", "prefix": "kws"},
+            }
+        )
+    ).convert()
     exe = build_module(result.output, workdir / "build", prefix="kws", main_source=block[2])
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr

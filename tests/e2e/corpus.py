@@ -10,13 +10,15 @@ DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 # The operators the built-in pack promises (issue: the main job). A corpus model made only of
 # these must convert and match the reference; any other model must fail with a typed error.
-PROMISED_OPS = frozenset("""
+PROMISED_OPS = frozenset(
+    """
 CONV_2D DEPTHWISE_CONV_2D FULLY_CONNECTED TRANSPOSE_CONV BATCH_MATMUL AVERAGE_POOL_2D MAX_POOL_2D
 ADD SUB MUL SQUARED_DIFFERENCE MAXIMUM MINIMUM RESHAPE SQUEEZE EXPAND_DIMS SOFTMAX LOGISTIC TANH
 RELU RELU6 LEAKY_RELU HARD_SWISH PRELU QUANTIZE DEQUANTIZE CONCATENATION PAD PADV2 MEAN SUM
 TRANSPOSE STRIDED_SLICE SLICE SPLIT SPLIT_V PACK UNPACK ARG_MAX ARG_MIN GATHER
 RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
-""".split())
+""".split()
+)
 
 # Models whose reference recording is known to be wrong, and the recording to trust instead.
 # reduce_sum_int8: LiteRT's BUILTIN_REF int8 SUM reads signed data as unsigned (LiteRT issue

@@ -7,9 +7,9 @@ verdict line per model. Used to run many models per cross build (one QEMU boot p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.registry import build_default_registry_context
@@ -49,13 +49,20 @@ def convert_models(names: Sequence[str], root: Path) -> list[Module]:
         entry = entries[name]
         work = root / name
         work.mkdir()
-        golden = corpus_golden_to_npz(golden_path(entry), work / "golden.npz", outputs=expected_outputs(entry))
-        config = ConvertArgs.model_validate({
-            "model": {"path": str(model_path(entry))},
-            "module": {"path": str(work), "name": "module", "prefix": f"m{i}"},
-            "test": {"enabled": True, "golden_data": str(golden),
-                     "tolerance": 0.0 if is_integer_model(entry) else FLOAT_TOLERANCE},
-        })
+        golden = corpus_golden_to_npz(
+            golden_path(entry), work / "golden.npz", outputs=expected_outputs(entry)
+        )
+        config = ConvertArgs.model_validate(
+            {
+                "model": {"path": str(model_path(entry))},
+                "module": {"path": str(work), "name": "module", "prefix": f"m{i}"},
+                "test": {
+                    "enabled": True,
+                    "golden_data": str(golden),
+                    "tolerance": 0.0 if is_integer_model(entry) else FLOAT_TOLERANCE,
+                },
+            }
+        )
         result = AotConverter(config, registry).convert()
         modules.append(Module(name, result.prefix, Path(result.output)))
     return modules
@@ -67,7 +74,9 @@ def write_main(modules: Sequence[Module], path: Path) -> Path:
     runs = "".join(
         f"    status = {m.prefix}_test_case_run(0);\n"
         f'    printf("{m.name}: %s\\n", status == 0 ? "PASS" : "FAIL");\n'
-        f"    failures += status != 0;\n" for m in modules)
+        f"    failures += status != 0;\n"
+        for m in modules
+    )
     path.write_text(f"""#include <stdint.h>
 #include <stdio.h>
 {includes}

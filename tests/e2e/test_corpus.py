@@ -7,7 +7,6 @@ One test id per model. Integer outputs must match the reference exactly; float o
 from __future__ import annotations
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import HeliaAotError, UnsupportedModelError
 from helia_aot.testing import corpus_golden_to_npz, run_module_test_case
@@ -28,12 +27,17 @@ OTHERS = [e for e in ENTRIES if not promised(e)]
 
 
 def convert(entry, tmp_path, **overrides):
-    golden = corpus_golden_to_npz(golden_path(entry), tmp_path / "golden.npz", outputs=expected_outputs(entry))
+    golden = corpus_golden_to_npz(
+        golden_path(entry), tmp_path / "golden.npz", outputs=expected_outputs(entry)
+    )
     config = {
         "model": {"path": str(model_path(entry))},
         "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {"enabled": True, "golden_data": str(golden),
-                 "tolerance": 0.0 if is_integer_model(entry) else FLOAT_TOLERANCE},
+        "test": {
+            "enabled": True,
+            "golden_data": str(golden),
+            "tolerance": 0.0 if is_integer_model(entry) else FLOAT_TOLERANCE,
+        },
     }
     for key, value in overrides.items():
         config.setdefault(key, {}).update(value)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.aot.operators import AotOperator
 from helia_aot.registry import build_default_registry_context
@@ -195,6 +194,7 @@ def test_mlperf_sized_weights_and_arenas_link_and_run(core, tmp_path):
 
 # ---- generated modules ---------------------------------------------------------------------------
 
+
 class InlineRelu(AotOperator):
     """Float RELU emitted directly, standing in for the built-in one in these tests."""
 
@@ -208,7 +208,8 @@ class InlineRelu(AotOperator):
         p, stem = self.prefix, self.stem
         x, y = self.input_tensors[0], self.output_tensors[0]
         (save_path / "includes-api" / f"{stem}.h").write_text(
-            f'#include "{p}_common.h"\nint32_t {stem}_run({p}_model_context_t *ctx);\n')
+            f'#include "{p}_common.h"\nint32_t {stem}_run({p}_model_context_t *ctx);\n'
+        )
         (save_path / "src" / f"{stem}.c").write_text(f"""#include "{p}_common.h"
 #include "{stem}.h"
 
@@ -234,19 +235,22 @@ def convert_corpus_model(name: str, out: Path, *, tolerance: float, customizers=
     entry = next(e for e in manifest() if e["name"] == name)
     out.mkdir(parents=True, exist_ok=True)
     golden = corpus_golden_to_npz(golden_path(entry), out / "golden.npz")
-    config = ConvertArgs.model_validate({
-        "model": {"path": str(model_path(entry))},
-        "module": {"path": str(out / "module"), "name": name},
-        "test": {"enabled": True, "golden_data": str(golden), "tolerance": tolerance},
-    })
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(model_path(entry))},
+            "module": {"path": str(out / "module"), "name": name},
+            "test": {"enabled": True, "golden_data": str(golden), "tolerance": tolerance},
+        }
+    )
     result = AotConverter(config, build_default_registry_context(customizers=list(customizers))).convert()
     return Path(result.output)
 
 
 @pytest.fixture(scope="module")
 def relu_module(tmp_path_factory) -> Path:
-    return convert_corpus_model("relu_float32", tmp_path_factory.mktemp("relu"), tolerance=1e-6,
-                                customizers=[add_inline_relu])
+    return convert_corpus_model(
+        "relu_float32", tmp_path_factory.mktemp("relu"), tolerance=1e-6, customizers=[add_inline_relu]
+    )
 
 
 @pytest.mark.parametrize("core", ALL_CORES)

@@ -8,7 +8,6 @@ kernel library plus float32 end to end, all linked into one program per core (on
 from __future__ import annotations
 
 import pytest
-
 from helia_aot.testing import CORES, cross_build_program, run_qemu, toolchain_problem
 
 from .linked import check_verdicts, convert_models, write_main
@@ -19,20 +18,20 @@ pytestmark = [
 ]
 
 MODELS = (
-    "mlperf_kws_dscnn_float32",        # float conv, depthwise, fully connected, pool, softmax
-    "transpose_conv_s2_same_int8",     # transpose_conv
-    "batch_matmul_adj_y_float32",      # batch_matmul
-    "arg_max_float32",                 # argminmax
-    "gather_axis1_const_indices_int8", # gather
-    "pad_zero_int8",                   # copy (fill + strided copy)
-    "concat_channels_2inputs_int16x8", # quantize (int16 requantize) + copy
-    "conv2d_fp16_weights_float16w",    # quantize (float16 dequantize)
-    "mean_hw_keepdims_int16x8",        # reduce
+    "mlperf_kws_dscnn_float32",  # float conv, depthwise, fully connected, pool, softmax
+    "transpose_conv_s2_same_int8",  # transpose_conv
+    "batch_matmul_adj_y_float32",  # batch_matmul
+    "arg_max_float32",  # argminmax
+    "gather_axis1_const_indices_int8",  # gather
+    "pad_zero_int8",  # copy (fill + strided copy)
+    "concat_channels_2inputs_int16x8",  # quantize (int16 requantize) + copy
+    "conv2d_fp16_weights_float16w",  # quantize (float16 dequantize)
+    "mean_hw_keepdims_int16x8",  # reduce
     "resize_bilinear_downscale_int8",  # resize (integer bilinear)
-    "logistic_int8",                   # activation (LUT)
-    "hard_swish_int8",                 # activation (fixed point)
-    "softmax_3d_int8",                 # softmax
-    "sub_broadcast_4d_int8",           # binary with 4-D broadcasting
+    "logistic_int8",  # activation (LUT)
+    "hard_swish_int8",  # activation (fixed point)
+    "softmax_3d_int8",  # softmax
+    "sub_broadcast_4d_int8",  # binary with 4-D broadcasting
 )
 
 
@@ -47,8 +46,9 @@ def linked(tmp_path_factory):
 def test_every_family_passes_on_the_core(core, linked, tmp_path):
     modules, main = linked
     sources = [main, *(s for m in modules for s in m.sources)]
-    elf = cross_build_program(sources, tmp_path, CORES[core],
-                              include_dirs=[d for m in modules for d in m.include_dirs])
+    elf = cross_build_program(
+        sources, tmp_path, CORES[core], include_dirs=[d for m in modules for d in m.include_dirs]
+    )
     run = run_qemu(elf, CORES[core], timeout=300, count=False)
     assert run.returncode == 0, run.stdout
     check_verdicts(run.stdout, modules)

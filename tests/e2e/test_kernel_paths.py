@@ -12,7 +12,7 @@ module is built five ways and its golden self test (3 samples, exact for int8) m
 Small corpus models (padding, strides, dilation, depth multipliers, pointwise and inverted
 residual blocks) and the MLPerf int8 models run on the host and the two cores the product ships
 for; three small models and KWS run on all five. The kernel-level test next to the kernels
-(tests/ops_builtin/kernels/test_k1_conv_paths.py) covers the paths case by case.
+(tests/ops_builtin/kernels/test_conv_paths.py) covers the paths case by case.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helia_aot.testing import cross_build_module, run_module_test_case, run_qemu, toolchain_problem
 
 from .test_cross_harness import convert_corpus_model, missing_builtin_ops
@@ -54,8 +53,9 @@ MAIN_PATH_MODELS = (
     "mlperf_ad_fc_autoencoder_int8",
 )
 
-CASES = ([(m, p) for m in EVERY_PATH_MODELS for p in ALL_PATHS]
-         + [(m, p) for m in MAIN_PATH_MODELS for p in MAIN_PATHS])
+CASES = [(m, p) for m in EVERY_PATH_MODELS for p in ALL_PATHS] + [
+    (m, p) for m in MAIN_PATH_MODELS for p in MAIN_PATHS
+]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helia_aot.testing import CORES, CrossCore, cross_build_program, run_qemu, toolchain_problem
 
 from .linked import Module, check_verdicts, convert_models, write_main
@@ -67,9 +66,20 @@ def main_source(modules, tmp_path_factory) -> Path:
 
 def test_every_model_passes_on_the_host(modules, main_source, tmp_path):
     exe = tmp_path / "all_models"
-    cmd = ["gcc", "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror",
-           *(f"-I{d}" for m in modules for d in m.include_dirs),
-           *(str(s) for m in modules for s in m.sources), str(main_source), "-o", str(exe), "-lm"]
+    cmd = [
+        "gcc",
+        "-std=c99",
+        "-O1",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        *(f"-I{d}" for m in modules for d in m.include_dirs),
+        *(str(s) for m in modules for s in m.sources),
+        str(main_source),
+        "-o",
+        str(exe),
+        "-lm",
+    ]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -80,8 +90,9 @@ def test_every_model_passes_on_the_host(modules, main_source, tmp_path):
 def test_every_model_passes_on_each_instruction_set(target, modules, main_source, tmp_path):
     core = TARGETS[target]
     sources = [main_source, *(s for m in modules for s in m.sources)]
-    elf = cross_build_program(sources, tmp_path, core,
-                              include_dirs=[d for m in modules for d in m.include_dirs])
+    elf = cross_build_program(
+        sources, tmp_path, core, include_dirs=[d for m in modules for d in m.include_dirs]
+    )
     run = run_qemu(elf, core, timeout=60, count=False)
     assert run.returncode == 0, run.stdout
     check_verdicts(run.stdout, modules)

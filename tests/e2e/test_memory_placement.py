@@ -38,8 +38,20 @@ def assert_readme_example_compiles(module: Path, tmp_path: Path) -> None:
     readme = (module / "README.md").read_text()
     example = readme.split("```c\n", 1)[1].split("```", 1)[0]
     (tmp_path / "readme_example.c").write_text(example)
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
-                    "-I", str(module / "includes-api"), str(tmp_path / "readme_example.c")], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-fsyntax-only",
+            "-I",
+            str(module / "includes-api"),
+            str(tmp_path / "readme_example.c"),
+        ],
+        check=True,
+    )
 
 
 def arenas(residency) -> list[tuple[str, str]]:
@@ -47,12 +59,21 @@ def arenas(residency) -> list[tuple[str, str]]:
 
 
 def test_constraints_pinning_and_cold_constants_match_the_reference(tmp_path):
-    result, residency = convert(tmp_path, {
-        "constraints": [{"memory": "sram", "max_bytes": "256KiB"}, {"memory": "dtcm", "max_bytes": "64KiB"},
-                        {"memory": "mram", "max_bytes": "1MiB"}],
-        "tensors": [{"type": "constant", "attributes": {"memory": "sram"}},
-                    {"id": "0", "attributes": {"memory": "dtcm", "alignment": 64}}],
-    }, operators=[{"type": "CONV_2D", "attributes": {"code_placement": "ITCM"}}])
+    result, residency = convert(
+        tmp_path,
+        {
+            "constraints": [
+                {"memory": "sram", "max_bytes": "256KiB"},
+                {"memory": "dtcm", "max_bytes": "64KiB"},
+                {"memory": "mram", "max_bytes": "1MiB"},
+            ],
+            "tensors": [
+                {"type": "constant", "attributes": {"memory": "sram"}},
+                {"id": "0", "attributes": {"memory": "dtcm", "alignment": 64}},
+            ],
+        },
+        operators=[{"type": "CONV_2D", "attributes": {"code_placement": "ITCM"}}],
+    )
     assert arenas(residency) == [("constant", "SRAM"), ("scratch", "DTCM"), ("scratch", "SRAM")]
     tensor = {t["id"]: t for t in residency["tensors"]}
     assert tensor["0"]["memory"] == "DTCM" and tensor["0"]["offset"] % 64 == 0
@@ -68,9 +89,25 @@ def test_constraints_pinning_and_cold_constants_match_the_reference(tmp_path):
     conv_sources = sorted((result.output / "src").glob("aot_conv_2d_*.c"))
     assert len(conv_sources) == 5 and common.count("AOT_PUT_CODE_IN_ITCM;") == 5
     obj = tmp_path / "conv.o"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(conv_sources[0]),
-                    "-I", str(result.output / "includes-api"), "-I", str(result.output / "src" / "kernels"),
-                    "-DAOT_PUT_CODE_IN_ITCM=__attribute__((section(\".itcm_text\")))", "-o", str(obj)], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+            str(conv_sources[0]),
+            "-I",
+            str(result.output / "includes-api"),
+            "-I",
+            str(result.output / "src" / "kernels"),
+            '-DAOT_PUT_CODE_IN_ITCM=__attribute__((section(".itcm_text")))',
+            "-o",
+            str(obj),
+        ],
+        check=True,
+    )
     symbols = subprocess.run(["objdump", "-t", str(obj)], capture_output=True, text=True, check=True).stdout
     run_line = next(line for line in symbols.splitlines() if line.endswith(f"{conv_sources[0].stem}_run"))
     assert ".itcm_text" in run_line
@@ -78,8 +115,12 @@ def test_constraints_pinning_and_cold_constants_match_the_reference(tmp_path):
 
 def test_code_placement_on_a_platform_without_itcm_warns(tmp_path):
     with pytest.warns(UserWarning, match="has no ITCM"):
-        result, _ = convert(tmp_path, {}, platform={"name": "apollo4p_evb"},
-                            operators=[{"type": "CONV_2D", "attributes": {"code_placement": "ITCM"}}])
+        result, _ = convert(
+            tmp_path,
+            {},
+            platform={"name": "apollo4p_evb"},
+            operators=[{"type": "CONV_2D", "attributes": {"code_placement": "ITCM"}}],
+        )
     assert "PUT_CODE_IN_ITCM;" not in (result.output / "includes-api" / "aot_common.h").read_text()
 
 
@@ -102,7 +143,8 @@ int main(void)
 {
     aot_model_context_t ctx;
     const aot_arena_binding_t partial[] = {{AOT_ARENA_SCRATCH_DTCM_ID, buffer, AOT_ARENA_SCRATCH_DTCM_SIZE}};
-    const aot_arena_binding_t misaligned[] = {{AOT_ARENA_SCRATCH_SRAM_ID, buffer + 8, AOT_ARENA_SCRATCH_SRAM_SIZE}};
+    const aot_arena_binding_t misaligned[] = {{AOT_ARENA_SCRATCH_SRAM_ID, buffer + 8,
+                                               AOT_ARENA_SCRATCH_SRAM_SIZE}};
     memset(&ctx, 0, sizeof(ctx));
     EXPECT(aot_model_init(&ctx), aot_status_arena_unbound);
     EXPECT(aot_model_run(&ctx), aot_status_not_initialized);
@@ -125,13 +167,23 @@ int main(void)
 
 
 def test_spill_staging_and_application_arenas_match_the_reference(tmp_path):
-    result, residency = convert(tmp_path, {
-        "allocate_arenas": False,
-        "constraints": [{"memory": "dtcm", "max_bytes": 10000}, {"memory": "sram", "max_bytes": "128KiB"}],
-        "tensors": [{"type": "constant", "attributes": {"constant_destination_memory": "sram"}}],
-    })
-    assert arenas(residency) == [("constant", "MRAM"), ("constant", "SRAM"), ("scratch", "DTCM"),
-                                 ("scratch", "SRAM")]
+    result, residency = convert(
+        tmp_path,
+        {
+            "allocate_arenas": False,
+            "constraints": [
+                {"memory": "dtcm", "max_bytes": 10000},
+                {"memory": "sram", "max_bytes": "128KiB"},
+            ],
+            "tensors": [{"type": "constant", "attributes": {"constant_destination_memory": "sram"}}],
+        },
+    )
+    assert arenas(residency) == [
+        ("constant", "MRAM"),
+        ("constant", "SRAM"),
+        ("scratch", "DTCM"),
+        ("scratch", "SRAM"),
+    ]
     dtcm = residency["arenas"]["scratch"][0]
     assert dtcm["memory"] == "DTCM" and dtcm["total_size"] <= 10000
     model_h = (result.output / "includes-api" / "aot_model.h").read_text()

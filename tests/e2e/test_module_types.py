@@ -39,17 +39,26 @@ int main(void)
 
 def convert(tmp_path: Path, module_type: str, path: Path | None = None, **module):
     golden = corpus_golden_to_npz(GOLDEN, tmp_path / "golden.npz")
-    config = ConvertArgs.model_validate({
-        "model": {"path": str(MODEL)},
-        "module": {"path": str(path or tmp_path / "out"), "name": "fc_module", "type": module_type, **module},
-        "test": {"enabled": True, "golden_data": str(golden)},
-    })
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(MODEL)},
+            "module": {
+                "path": str(path or tmp_path / "out"),
+                "name": "fc_module",
+                "type": module_type,
+                **module,
+            },
+            "test": {"enabled": True, "golden_data": str(golden)},
+        }
+    )
     return AotConverter(config).convert()
 
 
 def cmake_build_and_run(project: Path, build: Path) -> str:
-    for cmd in (["cmake", "-S", str(project), "-B", str(build), "-DCMAKE_BUILD_TYPE=Debug"],
-                ["cmake", "--build", str(build), "--parallel", "2"]):
+    for cmd in (
+        ["cmake", "-S", str(project), "-B", str(build), "-DCMAKE_BUILD_TYPE=Debug"],
+        ["cmake", "--build", str(build), "--parallel", "2"],
+    ):
         proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     run = subprocess.run([str(build / "app")], check=False, capture_output=True, text=True, timeout=60)
@@ -62,7 +71,8 @@ def consumer(tmp_path: Path, body: str) -> Path:
     project.mkdir(parents=True)
     (project / "main.c").write_text(MAIN)
     (project / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.13)\nproject(consumer C)\n" + body)
+        "cmake_minimum_required(VERSION 3.13)\nproject(consumer C)\n" + body
+    )
     return project
 
 
@@ -70,8 +80,12 @@ def assert_readme(module: Path, title: str) -> None:
     text = (module / "README.md").read_text()
     for heading in ("## Inputs and outputs", "## Arenas", f"## Integration ({title})", "## Use"):
         assert heading in text, heading
-    assert re.search(r"\| input \| 0 \| \[1, 64\] \| int8 \| scale [0-9.e-]+, zero point -1 \| 64 \|", text), text
-    assert re.search(r"\| output \| 0 \| \[1, 32\] \| int8 \| scale [0-9.e-]+, zero point -128 \| 32 \|", text)
+    assert re.search(
+        r"\| input \| 0 \| \[1, 64\] \| int8 \| scale [0-9.e-]+, zero point -1 \| 64 \|", text
+    ), text
+    assert re.search(
+        r"\| output \| 0 \| \[1, 32\] \| int8 \| scale [0-9.e-]+, zero point -128 \| 32 \|", text
+    )
     assert re.search(r"\| 0 \| scratch \| DTCM \| \d+ \| \d+ \| 16 \|", text)
     assert "| constant | MRAM |" in text
 
@@ -80,8 +94,11 @@ def test_cmake_module_is_a_static_library_cmake_builds(tmp_path):
     module = convert(tmp_path, "cmake").output
     assert (module / "CMakeLists.txt").is_file()
     assert_readme(module, "CMake")
-    project = consumer(tmp_path, f"add_subdirectory({module} module)\n"
-                       "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE helia_aot::fc_module)\n")
+    project = consumer(
+        tmp_path,
+        f"add_subdirectory({module} module)\n"
+        "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE helia_aot::fc_module)\n",
+    )
     out = cmake_build_and_run(project, tmp_path / "build")
     assert "PASS" in out
     assert list((tmp_path / "build" / "module").glob("libfc_module.a"))
@@ -99,12 +116,16 @@ def test_nsx_module_has_valid_metadata_and_builds_with_board_flags(tmp_path):
     assert meta["compatibility"]["socs"] and meta["compatibility"]["toolchains"]
     assert_readme(module, "neuralSPOT-X (NSX)")
     # The board flags target carries strict warnings: the module must compile clean under them.
-    project = consumer(tmp_path, (
-        "add_library(board_flags INTERFACE)\n"
-        "target_compile_options(board_flags INTERFACE -Wall -Wextra -Werror)\n"
-        "set(NSX_BOARD_FLAGS_TARGET board_flags)\n"
-        f"add_subdirectory({module} module)\n"
-        "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE nsx::fc_module)\n"))
+    project = consumer(
+        tmp_path,
+        (
+            "add_library(board_flags INTERFACE)\n"
+            "target_compile_options(board_flags INTERFACE -Wall -Wextra -Werror)\n"
+            "set(NSX_BOARD_FLAGS_TARGET board_flags)\n"
+            f"add_subdirectory({module} module)\n"
+            "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE nsx::fc_module)\n"
+        ),
+    )
     cmake_build_and_run(project, tmp_path / "build")
 
 
@@ -136,16 +157,29 @@ def test_zephyr_module_builds_when_its_kconfig_option_is_set(tmp_path):
     match = re.search(r"^config (\w+)\n\tbool \"[^\"]+\"\n\thelp\n", kconfig, re.MULTILINE)
     assert match and match.group(1) == "HELIA_AOT_FC_MODULE"
     assert_readme(module, "Zephyr")
-    project = consumer(tmp_path, ZEPHYR_SHIM + (
-        "set(CONFIG_HELIA_AOT_FC_MODULE y)\n"
-        f"add_subdirectory({module}/zephyr module)\n"
-        "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE fc_module zephyr_interface m)\n"))
+    project = consumer(
+        tmp_path,
+        ZEPHYR_SHIM
+        + (
+            "set(CONFIG_HELIA_AOT_FC_MODULE y)\n"
+            f"add_subdirectory({module}/zephyr module)\n"
+            "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE fc_module zephyr_interface m)\n"
+        ),
+    )
     cmake_build_and_run(project, tmp_path / "build")
     # Without the option the module adds nothing.
-    off = consumer(tmp_path / "off", ZEPHYR_SHIM + f"add_subdirectory({module}/zephyr module)\n"
-                   "if(TARGET fc_module)\n  message(FATAL_ERROR \"built without CONFIG\")\nendif()\n")
-    proc = subprocess.run(["cmake", "-S", str(off), "-B", str(tmp_path / "off" / "build")], check=False,
-                          capture_output=True, text=True, timeout=120)
+    off = consumer(
+        tmp_path / "off",
+        ZEPHYR_SHIM + f"add_subdirectory({module}/zephyr module)\n"
+        'if(TARGET fc_module)\n  message(FATAL_ERROR "built without CONFIG")\nendif()\n',
+    )
+    proc = subprocess.run(
+        ["cmake", "-S", str(off), "-B", str(tmp_path / "off" / "build")],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -154,9 +188,18 @@ def test_zip_archive_holds_the_module_under_its_name(tmp_path):
     assert result.output == tmp_path / "fc.zip"
     with zipfile.ZipFile(result.output) as archive:
         names = set(archive.namelist())
-    for expected in ("CMakeLists.txt", "README.md", "aot_plan.json", "aot_report.json",
-                     "includes-api/aot_model.h", "includes-api/aot_context.h", "includes-api/aot_platform.h",
-                     "src/aot_model.c", "src/aot_constants_mram.c", "src/aot_test_case.c"):
+    for expected in (
+        "CMakeLists.txt",
+        "README.md",
+        "aot_plan.json",
+        "aot_report.json",
+        "includes-api/aot_model.h",
+        "includes-api/aot_context.h",
+        "includes-api/aot_platform.h",
+        "src/aot_model.c",
+        "src/aot_constants_mram.c",
+        "src/aot_test_case.c",
+    ):
         assert f"fc_module/{expected}" in names, expected
     assert all(n.startswith("fc_module/") for n in names)
 
@@ -214,8 +257,9 @@ def test_a_plugin_exporter_serves_its_module_type(tmp_path):
         context.module_exporters.register("cmake", MakefileExporter, overwrite=True)
 
     context = build_default_registry_context(customizers=[customize], allow_override=True)
-    config = ConvertArgs.model_validate({"model": {"path": str(MODEL)},
-                                         "module": {"path": str(tmp_path / "out"), "name": "m"}})
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(MODEL)}, "module": {"path": str(tmp_path / "out"), "name": "m"}}
+    )
     module = AotConverter(config, registry_context=context).convert().output
     assert (module / "module.mk").read_text().startswith("OBJECTS := src/")
     assert not (module / "CMakeLists.txt").exists()

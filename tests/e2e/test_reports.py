@@ -13,7 +13,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "models"
@@ -72,11 +71,17 @@ class Page(HTMLParser):
 
 
 def convert(model: str, out: Path, html: bool = True):
-    return AotConverter(ConvertArgs.model_validate({
-        "model": {"path": str(DATA / f"{model}.tflite")},
-        "module": {"path": str(out), "name": model, "prefix": "m"},
-        "memory": {"dump_residency_json": True}, "documentation": {"html": html},
-        "result_views": True})).convert()
+    return AotConverter(
+        ConvertArgs.model_validate(
+            {
+                "model": {"path": str(DATA / f"{model}.tflite")},
+                "module": {"path": str(out), "name": model, "prefix": "m"},
+                "memory": {"dump_residency_json": True},
+                "documentation": {"html": html},
+                "result_views": True,
+            }
+        )
+    ).convert()
 
 
 @pytest.fixture(scope="module", params=MODELS)
@@ -117,8 +122,11 @@ def test_rectangles_sit_at_offset_and_lifetime(converted):
 
 def lifetime(result, tid: str) -> tuple[int, int]:
     """Operator indices touching ``tid``; model inputs from 0 and outputs to the end."""
-    touched = [op.layer_index for op in result.operators
-               if tid in op.input_ids or tid in op.output_ids or tid in op.local_tensor_ids]
+    touched = [
+        op.layer_index
+        for op in result.operators
+        if tid in op.input_ids or tid in op.output_ids or tid in op.local_tensor_ids
+    ]
     tensor = next(t for t in result.tensors if t.id == tid)
     if tensor.input_index is not None:
         touched.append(0)
@@ -132,8 +140,11 @@ def test_the_peak_is_outlined_where_the_most_bytes_are_live(converted):
     scratch = [t for t in residency["tensors"] if t["role"] == "scratch"]
     live = []
     for index in range(len(result.operators)):
-        ranges = sorted((t["offset"], t["offset"] + t["size"]) for t in scratch
-                        if lifetime(result, t["id"])[0] <= index <= lifetime(result, t["id"])[1])
+        ranges = sorted(
+            (t["offset"], t["offset"] + t["size"])
+            for t in scratch
+            if lifetime(result, t["id"])[0] <= index <= lifetime(result, t["id"])[1]
+        )
         covered, end = 0, 0
         for start, stop in ranges:
             covered += max(0, stop - max(start, end))
@@ -146,8 +157,9 @@ def test_the_peak_is_outlined_where_the_most_bytes_are_live(converted):
     assert hinted == [peak]
     # The table under the picture names what lives there.
     names = {row[0] for row in page.rows["peak"][1:]}
-    expected = {t["name"] for t in scratch
-                if lifetime(result, t["id"])[0] <= peak <= lifetime(result, t["id"])[1]}
+    expected = {
+        t["name"] for t in scratch if lifetime(result, t["id"])[0] <= peak <= lifetime(result, t["id"])[1]
+    }
     assert names == expected
 
 
@@ -180,8 +192,9 @@ def test_arena_table_is_the_reports(converted):
     result, page, _ = converted
     header, *rows = page.rows["arenas"]
     assert header[:4] == ["Region", "Role", "Memory", "Used (B)"]
-    assert [(r[0], r[1], r[2], r[3]) for r in rows] == \
-        [(str(a.region), str(a.role), a.memory, f"{a.used:,}") for a in result.report.arenas]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
+        (str(a.region), str(a.role), a.memory, f"{a.used:,}") for a in result.report.arenas
+    ]
 
 
 def test_report_is_deterministic_and_optional(tmp_path):

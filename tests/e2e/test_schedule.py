@@ -69,12 +69,27 @@ def runs(tmp_path_factory):
     outputs = {}
     for schedule in ("table", "static"):
         work = tmp_path_factory.mktemp(schedule)
-        result = AotConverter(ConvertArgs.model_validate({
-            "model": {"path": str(EXAMPLE / "kws_int8.tflite")},
-            "module": {"path": str(work / "out"), "name": "kws", "prefix": "kws", "schedule": schedule},
-        })).convert()
-        exe = build_module(result.output, work / "build", prefix="kws", main_source=MAIN, sanitize=False,
-                           extra_cflags=("-O0",))
+        result = AotConverter(
+            ConvertArgs.model_validate(
+                {
+                    "model": {"path": str(EXAMPLE / "kws_int8.tflite")},
+                    "module": {
+                        "path": str(work / "out"),
+                        "name": "kws",
+                        "prefix": "kws",
+                        "schedule": schedule,
+                    },
+                }
+            )
+        ).convert()
+        exe = build_module(
+            result.output,
+            work / "build",
+            prefix="kws",
+            main_source=MAIN,
+            sanitize=False,
+            extra_cflags=("-O0",),
+        )
         proc = subprocess.run([str(exe)], check=False, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         outputs[schedule] = (proc.stdout, result)

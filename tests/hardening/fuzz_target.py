@@ -25,8 +25,13 @@ from helia_aot.errors import (
     UnsupportedModelError,
 )
 
-EXPECTED_ERRORS = (ModelLoadError, UnsupportedModelError, MissingQuantizationError, InvalidConfigError,
-                   ConfigValueError)
+EXPECTED_ERRORS = (
+    ModelLoadError,
+    UnsupportedModelError,
+    MissingQuantizationError,
+    InvalidConfigError,
+    ConfigValueError,
+)
 """Typed errors a hostile model may legitimately end in: a malformed file (ModelLoadError), a
 well-formed model the compiler cannot convert (UnsupportedModelError, MissingQuantizationError,
 ConfigValueError), or one too large for the target's memories (InvalidConfigError). Another typed
@@ -60,8 +65,12 @@ def scratch_root() -> Path | None:
 def classify(exc: BaseException | None, seconds: float) -> Outcome:
     if exc is None:
         return Outcome("ok", None, "", seconds)
-    if isinstance(exc, EXPECTED_ERRORS) and isinstance(exc.exit_code, int) and exc.exit_code > 0 \
-            and str(exc).strip():
+    if (
+        isinstance(exc, EXPECTED_ERRORS)
+        and isinstance(exc.exit_code, int)
+        and exc.exit_code > 0
+        and str(exc).strip()
+    ):
         return Outcome("typed", type(exc).__name__, str(exc), seconds)
     trace = "".join(traceback.format_exception(exc))
     kind = type(exc).__name__ if not isinstance(exc, HeliaAotError) else f"{type(exc).__name__}(typed)"
@@ -72,11 +81,13 @@ def run_case(data: bytes, workdir: Path, context: Any) -> Outcome:
     """Convert ``data`` as a model file in ``workdir`` (default target, no test case)."""
     model = workdir / "model.tflite"
     model.write_bytes(data)
-    config = ConvertArgs.model_validate({
-        "model": {"path": str(model)},
-        "module": {"path": str(workdir / "out"), "name": "module"},
-        "force": True,
-    })
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(model)},
+            "module": {"path": str(workdir / "out"), "name": "module"},
+            "force": True,
+        }
+    )
     start = time.perf_counter()
     try:
         AotConverter(config, context).convert()
@@ -89,5 +100,12 @@ def new_workdir() -> Path:
     return Path(tempfile.mkdtemp(prefix="helia_fuzz_", dir=scratch_root()))
 
 
-__all__ = ["EXPECTED_ERRORS", "Outcome", "TIME_LIMIT_S", "classify", "new_workdir", "run_case",
-           "scratch_root"]
+__all__ = [
+    "EXPECTED_ERRORS",
+    "Outcome",
+    "TIME_LIMIT_S",
+    "classify",
+    "new_workdir",
+    "run_case",
+    "scratch_root",
+]

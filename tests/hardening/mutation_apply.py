@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import flatbuffers
 import numpy as np
-
 from helia_aot.converters.litert.reader import parse_model
 from helia_aot.litert import FILE_IDENTIFIER
 from helia_aot.litert import builder as litert_builder
 from helia_aot.litert import schema_py_generated as litert
 
 from .mutator import INTERESTING_FLOATS, INTERESTING_INTS, Mutation
+
 
 def _node(items: Any, index: int) -> Any:
     items = items or []
@@ -72,8 +73,9 @@ def _apply_quant(tensor: litert.TensorT, variant: tuple[Any, ...]) -> None:
         q.quantizedDimension = variant[1]
     elif variant[0] == "scale":
         q.scale = np.asarray([variant[1]], dtype=np.float32)
-        q.zeroPoint = np.asarray(q.zeroPoint[:1] if q.zeroPoint is not None and len(q.zeroPoint) else [0],
-                                 dtype=np.int64)
+        q.zeroPoint = np.asarray(
+            q.zeroPoint[:1] if q.zeroPoint is not None and len(q.zeroPoint) else [0], dtype=np.int64
+        )
     elif variant[0] == "zero_point":
         count = max(1, len(q.scale) if q.scale is not None else 1)
         q.zeroPoint = np.full(count, variant[1], dtype=np.int64)
@@ -163,8 +165,11 @@ def _mutate_option_field(op: litert.OperatorT, field_pick: int, value_pick: floa
     options = op.builtinOptions
     if options is None:
         return
-    fields = sorted(name for name, value in vars(options).items()
-                    if isinstance(value, (bool, int, float, np.ndarray)) or value is None)
+    fields = sorted(
+        name
+        for name, value in vars(options).items()
+        if isinstance(value, (bool, int, float, np.ndarray)) or value is None
+    )
     if not fields:
         return
     name = fields[field_pick % len(fields)]
@@ -223,8 +228,9 @@ def _apply_model(model: litert.ModelT, m: Mutation) -> None:
     elif m.kind == "subgraph.clear":
         subgraph = _node(model.subgraphs, m.where[0])
         if subgraph is not None:
-            setattr(subgraph, m.where[1], [] if m.where[1] in ("operators", "tensors")
-                    else np.zeros(0, np.int32))
+            setattr(
+                subgraph, m.where[1], [] if m.where[1] in ("operators", "tensors") else np.zeros(0, np.int32)
+            )
     elif m.kind == "model.subgraphs":
         if m.value == "empty":
             model.subgraphs = []
@@ -257,11 +263,11 @@ def _apply_bytes(data: bytearray, m: Mutation) -> bytearray:
         data[pos] = m.value
     elif m.kind == "bytes.word" and len(data) >= 4:
         pos = min(pos & ~3, len(data) - 4)
-        data[pos:pos + 4] = int(m.value).to_bytes(4, "little")
+        data[pos : pos + 4] = int(m.value).to_bytes(4, "little")
     elif m.kind == "bytes.truncate":
         del data[pos:]
     elif m.kind == "bytes.delete":
-        del data[pos:pos + m.value]
+        del data[pos : pos + m.value]
     elif m.kind == "bytes.insert":
         data[pos:pos] = bytes((pos + i) & 0xFF for i in range(m.value))
     elif m.kind == "bytes.ident" and len(data) >= 8:
@@ -294,8 +300,7 @@ def pack_any(model: litert.ModelT) -> bytes:
     return bytes(builder.Output())
 
 
-def apply_mutations(original: bytes, mutations: list[Mutation],
-                    parsed: litert.ModelT | None = None) -> bytes:
+def apply_mutations(original: bytes, mutations: list[Mutation], parsed: litert.ModelT | None = None) -> bytes:
     """The bytes of ``original`` (a valid model) after ``mutations``, structural edits first.
 
     ``parsed`` (``original`` unpacked, left untouched) saves unpacking it again for every case.
@@ -321,7 +326,7 @@ def minimize(original: bytes, mutations: list[Mutation], fails: Callable[[bytes]
     while changed:
         changed = False
         for i in range(len(current)):
-            trial = current[:i] + current[i + 1:]
+            trial = current[:i] + current[i + 1 :]
             if fails(apply_mutations(original, trial)):
                 current = trial
                 changed = True

@@ -18,27 +18,119 @@ from typing import Any
 
 from helia_aot.litert import schema_py_generated as litert
 
-INTERESTING_INTS = (0, 1, -1, 2, 3, -2, 4, 7, 8, 16, 127, -128, 255, 256, 1000, 65535, 65536,
-                    1 << 20, 1 << 24, (1 << 31) - 1, -(1 << 31))
+INTERESTING_INTS = (
+    0,
+    1,
+    -1,
+    2,
+    3,
+    -2,
+    4,
+    7,
+    8,
+    16,
+    127,
+    -128,
+    255,
+    256,
+    1000,
+    65535,
+    65536,
+    1 << 20,
+    1 << 24,
+    (1 << 31) - 1,
+    -(1 << 31),
+)
 INTERESTING_DIMS = (0, 1, 2, 3, -1, -2, 5, 255, 4096, 65536, 1 << 20, 1 << 28, (1 << 31) - 1, -(1 << 31))
-INTERESTING_FLOATS = (0.0, -0.0, 1.0, -1.0, 1e-30, 1e30, 3.4e38, float("inf"), float("-inf"),
-                      float("nan"), 1e-45, 0.5)
-HOSTILE_TEXTS = ("*/", "/* x", "//", '"', "'", "\\", "a\nb", "#include <stdio.h>", "??/", "??=",
-                 "é漢字", "int", "return", "9lives", "", "_", "x" * 3000, "../../etc/passwd",
-                 "/abs/path", "a\0b", "%s%n", "${x}", "<% x %>", "\r\n#define x")
+INTERESTING_FLOATS = (
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    1e-30,
+    1e30,
+    3.4e38,
+    float("inf"),
+    float("-inf"),
+    float("nan"),
+    1e-45,
+    0.5,
+)
+HOSTILE_TEXTS = (
+    "*/",
+    "/* x",
+    "//",
+    '"',
+    "'",
+    "\\",
+    "a\nb",
+    "#include <stdio.h>",
+    "??/",
+    "??=",
+    "é漢字",
+    "int",
+    "return",
+    "9lives",
+    "",
+    "_",
+    "x" * 3000,
+    "../../etc/passwd",
+    "/abs/path",
+    "a\0b",
+    "%s%n",
+    "${x}",
+    "<% x %>",
+    "\r\n#define x",
+)
 TENSOR_TYPE_CODES = tuple(range(0, 22)) + (99, 127, -1)
-BUILTIN_CODES = tuple(sorted({int(v) for k, v in vars(litert.BuiltinOperator).items()
-                              if not k.startswith("_") and isinstance(v, int)}))
+BUILTIN_CODES = tuple(
+    sorted(
+        {
+            int(v)
+            for k, v in vars(litert.BuiltinOperator).items()
+            if not k.startswith("_") and isinstance(v, int)
+        }
+    )
+)
 
 STRUCTURAL_KINDS = (
-    "tensor.dim", "tensor.rank", "tensor.type", "tensor.buffer", "tensor.name", "tensor.variable",
-    "tensor.quant", "tensor.signature", "buffer.data", "buffer.offset", "op.input", "op.output",
-    "op.arity", "op.opcode", "op.options", "op.option_field", "op.custom_options", "op.self_loop",
-    "opcode.builtin", "opcode.custom", "subgraph.io", "subgraph.swap_ops", "subgraph.clear",
-    "model.subgraphs", "model.version", "model.description",
+    "tensor.dim",
+    "tensor.rank",
+    "tensor.type",
+    "tensor.buffer",
+    "tensor.name",
+    "tensor.variable",
+    "tensor.quant",
+    "tensor.signature",
+    "buffer.data",
+    "buffer.offset",
+    "op.input",
+    "op.output",
+    "op.arity",
+    "op.opcode",
+    "op.options",
+    "op.option_field",
+    "op.custom_options",
+    "op.self_loop",
+    "opcode.builtin",
+    "opcode.custom",
+    "subgraph.io",
+    "subgraph.swap_ops",
+    "subgraph.clear",
+    "model.subgraphs",
+    "model.version",
+    "model.description",
 )
-BYTE_KINDS = ("bytes.flip", "bytes.set", "bytes.word", "bytes.truncate", "bytes.delete",
-              "bytes.insert", "bytes.ident", "bytes.random")
+BYTE_KINDS = (
+    "bytes.flip",
+    "bytes.set",
+    "bytes.word",
+    "bytes.truncate",
+    "bytes.delete",
+    "bytes.insert",
+    "bytes.ident",
+    "bytes.random",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +153,7 @@ class Mutation:
 
 
 # -- drawing ---------------------------------------------------------------------------------------
+
 
 def _index(rng: random.Random, count: int) -> int:
     """Usually a valid index; sometimes just past the end, negative, or huge (hostile files)."""
@@ -120,8 +213,10 @@ def _quant_variant(rng: random.Random) -> Any:
 def _value(rng: random.Random, model: litert.ModelT, kind: str, where: tuple[Any, ...]) -> Any:
     tensors = len(_tensors(model, where[0])) if kind.startswith(("op.", "subgraph.")) and where else 0
     if kind == "tensor.dim":
-        return (rng.randrange(6), rng.choice(INTERESTING_DIMS) if rng.random() < 0.7
-                else rng.randrange(-3, 300))
+        return (
+            rng.randrange(6),
+            rng.choice(INTERESTING_DIMS) if rng.random() < 0.7 else rng.randrange(-3, 300),
+        )
     if kind in ("tensor.rank", "tensor.signature"):
         return tuple(rng.choice(INTERESTING_DIMS[:8]) for _ in range(rng.choice((0, 1, 2, 4, 5, 7, 9))))
     if kind == "tensor.type":

@@ -34,22 +34,35 @@ def start_run(root: Path, cwd: Path, hash_seed: str, relative_model: bool) -> su
     for name in MODELS:
         model = DATA / "models" / name
         stem = Path(name).stem
-        jobs.append({"model": os.path.relpath(model, cwd) if relative_model else str(model),
-                     "out": "out/model.zip" if stem.startswith("mlperf_kws") else "out",
-                     "name": stem})
+        jobs.append(
+            {
+                "model": os.path.relpath(model, cwd) if relative_model else str(model),
+                "out": "out/model.zip" if stem.startswith("mlperf_kws") else "out",
+                "name": stem,
+            }
+        )
     env = dict(os.environ, PYTHONHASHSEED=hash_seed, TMPDIR=str(root / "tmp"))
-    return subprocess.Popen([sys.executable, "-c", _SCRIPT, json.dumps(jobs)], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", _SCRIPT, json.dumps(jobs)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def test_conversions_are_byte_identical_across_processes(tmp_path):
-    runs = [(tmp_path / "a", tmp_path / "a" / "work", "0", False),
-            (tmp_path / "b", tmp_path / "b" / "deeper" / "work dir", "4242", True)]
+    runs = [
+        (tmp_path / "a", tmp_path / "a" / "work", "0", False),
+        (tmp_path / "b", tmp_path / "b" / "deeper" / "work dir", "4242", True),
+    ]
     procs = []
     for root, cwd, seed, relative in runs:
         root.mkdir()
@@ -63,5 +76,5 @@ def test_conversions_are_byte_identical_across_processes(tmp_path):
     different = [name for name in first if first[name] != second[name]]
     assert different == [], different
     for content in first.values():
-        for root, cwd, _, _ in runs:
+        for root, _cwd, _, _ in runs:
             assert str(root).encode() not in content and b"/work dir" not in content

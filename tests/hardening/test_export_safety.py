@@ -16,9 +16,8 @@ import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 import helia_aot.pipeline.export as export
+import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import InvalidConfigError, OutputExistsError, PluginError
 
@@ -40,8 +39,10 @@ def snapshot(path: Path) -> dict[str, bytes] | bytes | None:
         return None
     if path.is_file():
         return path.read_bytes()
-    return {p.relative_to(path).as_posix(): p.read_bytes() if p.is_file() else b"<dir>"
-            for p in sorted(path.rglob("*"))}
+    return {
+        p.relative_to(path).as_posix(): p.read_bytes() if p.is_file() else b"<dir>"
+        for p in sorted(path.rglob("*"))
+    }
 
 
 def config(path: Path, name: str = "module", force: bool = False) -> SimpleNamespace:
@@ -86,6 +87,7 @@ def full_disk_after(monkeypatch, calls: int) -> None:
             if count["n"] > calls:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             return real(*args, **kwargs)
+
         return wrapper
 
     monkeypatch.setattr(export.shutil, "copyfile", failing(shutil.copyfile))
@@ -119,8 +121,7 @@ def test_full_disk_leaves_the_destination_as_it_was(tmp_path, built, kind, previ
 
 
 @pytest.mark.parametrize("previous", [False, True], ids=["absent", "force"])
-def test_ctrl_c_while_writing_leaves_the_destination_as_it_was(tmp_path, built, kind, previous,
-                                                              monkeypatch):
+def test_ctrl_c_while_writing_leaves_the_destination_as_it_was(tmp_path, built, kind, previous, monkeypatch):
     dest, cfg = destination(tmp_path, kind)
     before = install_previous(dest, built, cfg) if previous else None
 
@@ -163,8 +164,9 @@ def default_sigint():
     signal.signal(signal.SIGINT, previous)
 
 
-def test_ctrl_c_during_the_swap_is_held_until_the_new_module_is_in_place(tmp_path, built, monkeypatch,
-                                                                          default_sigint):
+def test_ctrl_c_during_the_swap_is_held_until_the_new_module_is_in_place(
+    tmp_path, built, monkeypatch, default_sigint
+):
     dest, cfg = destination(tmp_path, "dir")
     install_previous(dest, built, cfg)
     real_replace = os.replace
@@ -191,8 +193,9 @@ def test_existing_module_needs_force(tmp_path, built, kind):
 
 def test_ctrl_c_during_a_conversion_leaves_nothing_behind(tmp_path, monkeypatch):
     out = tmp_path / "out"
-    cfg = ConvertArgs.model_validate({"model": {"path": str(MODEL)},
-                                      "module": {"path": str(out), "name": "relu"}})
+    cfg = ConvertArgs.model_validate(
+        {"model": {"path": str(MODEL)}, "module": {"path": str(out), "name": "relu"}}
+    )
     AotConverter(cfg).convert()
     before = snapshot(out / "relu")
     cfg.force = True

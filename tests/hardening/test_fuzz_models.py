@@ -16,11 +16,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, note, settings
-from hypothesis import strategies as st
-
 from helia_aot.converters.litert.reader import parse_model
 from helia_aot.registry import build_default_registry_context
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
 
 from .fuzz_target import TIME_LIMIT_S, new_workdir, run_case
 from .mutation_apply import apply_mutations
@@ -30,8 +29,9 @@ CORPUS = Path(__file__).resolve().parents[1] / "data" / "models"
 CASES = 500
 MAX_MODEL_BYTES = 100_000
 
-MODELS = {p.name: p.read_bytes() for p in sorted(CORPUS.glob("*.tflite"))
-          if p.stat().st_size <= MAX_MODEL_BYTES}
+MODELS = {
+    p.name: p.read_bytes() for p in sorted(CORPUS.glob("*.tflite")) if p.stat().st_size <= MAX_MODEL_BYTES
+}
 
 
 @pytest.fixture

@@ -11,19 +11,13 @@ output folder, holds a non-ASCII byte or an absolute path.
 
 from __future__ import annotations
 
-from helia_aot import ConvertArgs
-
-from pydantic import ValidationError
-
-import re
-
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.air import (
     AirModel,
@@ -40,6 +34,7 @@ from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import build_module
+from pydantic import ValidationError
 
 DESCRIPTION = '*/ #include <stdlib.h>\n// ??/\nint main(void) { return 1; } /* "q" \\'
 MODEL_FILE = '9 evil *\\ "int" ??= é model.tflite'
@@ -63,8 +58,9 @@ def hostile_model(path: Path) -> Path:
     rng = np.random.default_rng(0)
     b = LiteRTModelBuilder(description=DESCRIPTION)
     x = b.add_tensor(n["x"], (1, 16), "int8", quantization=([0.5], [-1]))
-    w = b.add_tensor(n["w"], (8, 16), "int8", data=rng.integers(-127, 128, (8, 16)),
-                     quantization=([0.02], [0]))
+    w = b.add_tensor(
+        n["w"], (8, 16), "int8", data=rng.integers(-127, 128, (8, 16)), quantization=([0.02], [0])
+    )
     bias = b.add_tensor(n["bias"], (8,), "int32", data=rng.integers(-500, 500, 8), quantization=([0.01], [0]))
     h = b.add_tensor(n["h"], (1, 8), "int8", quantization=([0.25], [3]))
     h2 = b.add_tensor(n["h2"], (1, 8), "int8", quantization=([0.25], [3]))
@@ -81,8 +77,11 @@ def hostile_model(path: Path) -> Path:
 
 
 def convert(model: Path, out: Path, name: str, context=None, **extra):
-    config = {"model": {"path": str(model)}, "module": {"path": str(out), "name": name},
-              "test": {"enabled": True, "samples": 3}}
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(out), "name": name},
+        "test": {"enabled": True, "samples": 3},
+    }
     config.update(extra)
     return AotConverter(ConvertArgs.model_validate(config), context).convert()
 
@@ -119,8 +118,9 @@ def test_hostile_tensor_names_description_and_file_name(tmp_path):
     build_and_run(result.output, tmp_path / "gnu", "-std=gnu99", sanitize=False)
     assert_clean_tree(result.output, "evil.h", "define x", "stdlib.h", "main(void)")
     enumerators = (result.output / "includes-api" / "aot_tensors.h").read_text()
-    names = [line.split("=")[0].strip() for line in enumerators.splitlines()
-             if "= " in line and "aot_t" in line]
+    names = [
+        line.split("=")[0].strip() for line in enumerators.splitlines() if "= " in line and "aot_t" in line
+    ]
     assert len(names) == len(set(names)) >= len(TENSOR_NAMES)  # operators may add tensors of their own
 
 
@@ -135,7 +135,9 @@ def test_hostile_module_name(tmp_path):
 
 def test_module_name_derived_from_a_hostile_file_name_is_sanitized(tmp_path):
     model = hostile_model(tmp_path / 'evil "name" ??= \n*x.tflite')
-    config = ConvertArgs.model_validate({"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out")}})
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out")}}
+    )
     assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", config.module.name)
 
 
@@ -150,7 +152,8 @@ class _Noop(AotOperator):
         (save_path / "includes-api" / f"{stem}.h").write_text(
             f"/* {c_comment(self.op.op_type)} */\n#ifndef {stem.upper()}_H\n#define {stem.upper()}_H\n"
             f'#include "{p}_common.h"\nint32_t {stem}_init({p}_model_context_t *ctx);\n'
-            f"int32_t {stem}_run({p}_model_context_t *ctx);\n#endif\n")
+            f"int32_t {stem}_run({p}_model_context_t *ctx);\n#endif\n"
+        )
         (save_path / "src" / f"{stem}.c").write_text(
             f'#include "{stem}.h"\n'
             f"static const char {stem}_code[] = {c_string(HOSTILE_CODE)};\n"
@@ -159,13 +162,19 @@ class _Noop(AotOperator):
             f"int32_t {stem}_run({p}_model_context_t *ctx)\n{{\n"
             f"    memcpy(ctx->tensor_ptrs[{p}_{dst.name}], ctx->tensor_ptrs[{p}_{src.name}],"
             f" {dst.nbytes}u);\n"
-            "    return 0;\n}\n")
+            "    return 0;\n}\n"
+        )
 
 
 def _parse_noop(op_id: int, model, subgraph, air: AirModel) -> AirOperator:
     op = operator_at(subgraph, op_id)
-    return AirOperator(id=str(op_id), op_type=_Noop.TYPE, input_ids=[str(i) for i in inputs_of(op)],
-                       output_ids=[str(i) for i in outputs_of(op)], options=AirOperatorOptions())
+    return AirOperator(
+        id=str(op_id),
+        op_type=_Noop.TYPE,
+        input_ids=[str(i) for i in inputs_of(op)],
+        output_ids=[str(i) for i in outputs_of(op)],
+        options=AirOperatorOptions(),
+    )
 
 
 def _register_noop(context) -> None:
@@ -186,8 +195,13 @@ def test_hostile_custom_code(tmp_path):
     inputs = np.random.default_rng(1).integers(-128, 128, (3, 1, 8)).astype(np.int8)
     np.savez(tmp_path / "golden.npz", input_0=inputs, output_0=np.maximum(inputs, 2).astype(np.int8))
     context = build_default_registry_context(customizers=[_register_noop])
-    result = convert(model, tmp_path / "out", "custom", context,
-                     test={"enabled": True, "golden_data": str(tmp_path / "golden.npz")})
+    result = convert(
+        model,
+        tmp_path / "out",
+        "custom",
+        context,
+        test={"enabled": True, "golden_data": str(tmp_path / "golden.npz")},
+    )
     build_and_run(result.output, tmp_path / "build", "-trigraphs")
     assert_clean_tree(result.output, "<x.h>", "evil.h")
 

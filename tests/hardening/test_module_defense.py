@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.testing import build_module
 
@@ -65,8 +64,10 @@ def harness(module: Path, allocate: bool) -> str:
         if not bind:
             continue
         buf = f"buf_{macro.lower()}"
-        buffers.append(f"static uint8_t {buf}[{macro}_SIZE + {macro}_ALIGNMENT] "
-                       f"__attribute__((aligned({macro}_ALIGNMENT)));")
+        buffers.append(
+            f"static uint8_t {buf}[{macro}_SIZE + {macro}_ALIGNMENT] "
+            f"__attribute__((aligned({macro}_ALIGNMENT)));"
+        )
         checks += [
             f"    EXPECT(aot_bind_arena(&ctx, {macro}_ID, NULL, {macro}_SIZE), aot_status_arena_unbound);",
             f"    EXPECT(aot_bind_arena(&ctx, {macro}_ID, {buf}, {macro}_SIZE - 1u),"
@@ -89,9 +90,14 @@ def harness(module: Path, allocate: bool) -> str:
 
 @pytest.mark.parametrize("allocate", [True, False], ids=["allocated", "bound"])
 def test_misuse_returns_status_codes(tmp_path, allocate):
-    config = ConvertArgs.model_validate({
-        "model": {"path": str(MODEL)}, "module": {"path": str(tmp_path / "out"), "name": "m"},
-        "memory": {"allocate_arenas": allocate}, "test": {"enabled": True, "samples": 2}})
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(MODEL)},
+            "module": {"path": str(tmp_path / "out"), "name": "m"},
+            "memory": {"allocate_arenas": allocate},
+            "test": {"enabled": True, "samples": 2},
+        }
+    )
     module = AotConverter(config).convert().output
     exe = build_module(module, tmp_path / "build", main_source=harness(module, allocate))
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0", UBSAN_OPTIONS="halt_on_error=1")

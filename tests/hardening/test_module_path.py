@@ -17,7 +17,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import InvalidConfigError, ModelLoadError
 
@@ -25,8 +24,13 @@ NOBODY = 65534
 
 
 def converter(module: dict, force: bool = False) -> AotConverter:
-    cfg = ConvertArgs.model_validate({"model": {"path": "/nonexistent/model.tflite"},
-                                      "module": {k: str(v) for k, v in module.items()}, "force": force})
+    cfg = ConvertArgs.model_validate(
+        {
+            "model": {"path": "/nonexistent/model.tflite"},
+            "module": {k: str(v) for k, v in module.items()},
+            "force": force,
+        }
+    )
     return AotConverter(cfg)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import ModelLoadError, PluginError, UnsupportedModelError
 from helia_aot.litert.builder import LiteRTModelBuilder
@@ -45,9 +44,14 @@ def model_file(tmp_path, inputs=None):
 
 def convert(tmp_path, parser, **model):
     context = build_default_registry_context(
-        customizers=[lambda ctx: ctx.litert_parsers.register(KEY, parser)])
-    config = ConvertArgs.model_validate({"model": {"path": str(model_file(tmp_path, **model))},
-                                         "module": {"path": str(tmp_path / "out"), "name": "m"}})
+        customizers=[lambda ctx: ctx.litert_parsers.register(KEY, parser)]
+    )
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(model_file(tmp_path, **model))},
+            "module": {"path": str(tmp_path / "out"), "name": "m"},
+        }
+    )
     return AotConverter(config, context).convert()
 
 

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from helia_aot.registry import build_default_registry_context
 
 from .fuzz_target import TIME_LIMIT_S, new_workdir, run_case

@@ -5,20 +5,19 @@ from __future__ import annotations
 import math
 
 import pytest
+from helia_aot_ops_builtin.quantization import quantize_multiplier
 from hypothesis import given
 from hypothesis import strategies as st
-
-from helia_aot_ops_builtin.quantization import quantize_multiplier
 
 
 @given(st.floats(min_value=1e-30, max_value=1e30, allow_nan=False, allow_infinity=False))
 def test_multiplier_and_shift_reconstruct_the_scale(real):
     multiplier, shift = quantize_multiplier(real)
     if multiplier == 0:
-        assert real < 2.0 ** -31  # LiteRT flushes scales below Q31 range to zero
+        assert real < 2.0**-31  # LiteRT flushes scales below Q31 range to zero
         return
     assert (1 << 30) <= multiplier < (1 << 31)
-    assert math.isclose(multiplier * 2.0 ** (shift - 31), real, rel_tol=2.0 ** -30)
+    assert math.isclose(multiplier * 2.0 ** (shift - 31), real, rel_tol=2.0**-30)
 
 
 @pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helia_aot.errors import InvalidConfigError
 from helia_aot.platforms import (
     MemoryType,
@@ -17,10 +16,17 @@ from helia_aot.platforms import (
     register_platform,
     resolve_platform,
 )
+
 from helia_aot_platforms_apollo import APOLLO_PLATFORMS, APOLLO_PLATFORMS_BY_NAME, compiler_flags
 
 KiB, MiB = 1024, 1024 * 1024
-MRAM, SRAM, DTCM, ITCM, PSRAM = MemoryType.MRAM, MemoryType.SRAM, MemoryType.DTCM, MemoryType.ITCM, MemoryType.PSRAM
+MRAM, SRAM, DTCM, ITCM, PSRAM = (
+    MemoryType.MRAM,
+    MemoryType.SRAM,
+    MemoryType.DTCM,
+    MemoryType.ITCM,
+    MemoryType.PSRAM,
+)
 M4_CAPS = {"mcu", "dsp"}
 M55_CAPS = {"mcu", "dsp", "mve", "fp16"}
 
@@ -28,22 +34,57 @@ M55_CAPS = {"mcu", "dsp", "mve", "fp16"}
 # datasheet figures rather than derived from the module under test.
 EXPECTED = {}
 for _name in ("apollo3_evb", "apollo3_blue_evb", "apollo3_blue_thin_evb"):
-    EXPECTED[_name] = ("cortex-m4", M4_CAPS, {MRAM: 1_048_576, SRAM: 327_680, DTCM: 65_536}, (DTCM, SRAM, MRAM), 4)
+    EXPECTED[_name] = (
+        "cortex-m4",
+        M4_CAPS,
+        {MRAM: 1_048_576, SRAM: 327_680, DTCM: 65_536},
+        (DTCM, SRAM, MRAM),
+        4,
+    )
 for _name in ("apollo3p_evb", "apollo3_blue_plus_evb"):
-    EXPECTED[_name] = ("cortex-m4", M4_CAPS, {MRAM: 2_097_152, SRAM: 720_896, DTCM: 65_536}, (DTCM, SRAM, MRAM), 4)
-for _name in ("apollo4l_evb", "apollo4l_blue_evb", "apollo4p_evb", "apollo4p_blue_kbr_evb", "apollo4p_blue_kxr_evb"):
-    EXPECTED[_name] = ("cortex-m4", M4_CAPS, {MRAM: 2_048_000, SRAM: 1_048_576, DTCM: 393_216}, (DTCM, SRAM, MRAM), 4)
+    EXPECTED[_name] = (
+        "cortex-m4",
+        M4_CAPS,
+        {MRAM: 2_097_152, SRAM: 720_896, DTCM: 65_536},
+        (DTCM, SRAM, MRAM),
+        4,
+    )
+for _name in (
+    "apollo4l_evb",
+    "apollo4l_blue_evb",
+    "apollo4p_evb",
+    "apollo4p_blue_kbr_evb",
+    "apollo4p_blue_kxr_evb",
+):
+    EXPECTED[_name] = (
+        "cortex-m4",
+        M4_CAPS,
+        {MRAM: 2_048_000, SRAM: 1_048_576, DTCM: 393_216},
+        (DTCM, SRAM, MRAM),
+        4,
+    )
 for _name in ("apollo510_evb", "apollo510b_evb"):
     EXPECTED[_name] = (
-        "cortex-m55", M55_CAPS,
+        "cortex-m55",
+        M55_CAPS,
         {MRAM: 4_128_768, SRAM: 3_145_728, DTCM: 507_904, ITCM: 262_144, PSRAM: 67_108_864},
-        (DTCM, SRAM, MRAM, PSRAM), 16,
+        (DTCM, SRAM, MRAM, PSRAM),
+        16,
     )
 for _name in ("apollo510l_evb", "apollo330mp_evb"):
-    EXPECTED[_name] = ("cortex-m55", M55_CAPS, {MRAM: 2_031_616, SRAM: 1_835_008, DTCM: 245_760}, (DTCM, SRAM, MRAM), 16)
+    EXPECTED[_name] = (
+        "cortex-m55",
+        M55_CAPS,
+        {MRAM: 2_031_616, SRAM: 1_835_008, DTCM: 245_760},
+        (DTCM, SRAM, MRAM),
+        16,
+    )
 EXPECTED["atomiq110"] = (
-    "cortex-m55", M55_CAPS | {"npu"}, {MRAM: 4_194_304, SRAM: 3_145_728, DTCM: 507_904, ITCM: 262_144},
-    (DTCM, SRAM, MRAM), 16,
+    "cortex-m55",
+    M55_CAPS | {"npu"},
+    {MRAM: 4_194_304, SRAM: 3_145_728, DTCM: 507_904, ITCM: 262_144},
+    (DTCM, SRAM, MRAM),
+    16,
 )
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "platforms.md"
@@ -97,7 +138,10 @@ def test_compiler_flags_per_cpu():
 def _predefined_macros(flags: tuple[str, ...]) -> set[str]:
     out = subprocess.run(
         ["arm-none-eabi-gcc", *flags, "-dM", "-E", "-x", "c", "-"],
-        input="", capture_output=True, text=True, check=True,
+        input="",
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return {line.split()[1] for line in out.splitlines() if line.startswith("#define ")}
 
@@ -119,9 +163,8 @@ def test_docs_table_matches_the_platform_records():
 
 
 def test_plugin_hook_contributes_every_board():
-    from helia_aot.plugins import load_plugins
-
     import helia_aot_platforms_apollo.plugin as plugin
+    from helia_aot.plugins import load_plugins
 
     # No entry points (enabled: []), only the plugin module itself, so the test does not depend on
     # what is installed in the environment.

@@ -31,9 +31,24 @@ def copy_tree(source: Path, target: Path) -> Path:
 
 def pip_install(project: Path, site: Path) -> None:
     """Install ``project`` into ``site`` offline (its dependencies are the project's own)."""
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                           "--no-build-isolation", "--no-index", "--target", str(site), str(project)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if proc.returncode != 0:
         raise AssertionError(f"pip install {project} failed:\n{proc.stdout}\n{proc.stderr}")
 
@@ -48,14 +63,20 @@ class InstalledPack:
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of a user who installed the pack: venv ``bin`` first, pack on the path."""
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HELIA_AOT_"))}
-        env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(self.site),
-                   PYTHONDONTWRITEBYTECODE="1", **extra)
+        env.update(
+            PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+            PYTHONPATH=str(self.site),
+            PYTHONDONTWRITEBYTECODE="1",
+            **extra,
+        )
         return env
 
-    def run(self, command: list[str], cwd: Path, *, timeout: float = 300,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(command, cwd=cwd, env=env or self.env(), capture_output=True,
-                              text=True, timeout=timeout)
+    def run(
+        self, command: list[str], cwd: Path, *, timeout: float = 300, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            command, cwd=cwd, env=env or self.env(), capture_output=True, text=True, timeout=timeout
+        )
 
 
 def install_copy(source: Path, workdir: Path) -> InstalledPack:

@@ -11,8 +11,9 @@ import textwrap
 from pathlib import Path
 
 
-def make_distribution(root: Path, dist: str, version: str, module: str, source: str,
-                      entry_name: str | None = None) -> Path:
+def make_distribution(
+    root: Path, dist: str, version: str, module: str, source: str, entry_name: str | None = None
+) -> Path:
     """Write ``module.py`` and ``<dist>-<version>.dist-info`` with a ``helia_aot`` entry point."""
     root.mkdir(parents=True, exist_ok=True)
     (root / f"{module}.py").write_text(textwrap.dedent(source))

@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "plugin-author-guide.md"
 HOOKS = ROOT / "docs" / "hooks-reference.md"
 EXAMPLE = ROOT / "examples" / "kws"
-FENCE = re.compile(r'^```(?P<lang>\w+)(?:[ \t]+title="(?P<title>[^"]+)")?[ \t]*\n(?P<body>.*?)^```',
-                   re.MULTILINE | re.DOTALL)
+FENCE = re.compile(
+    r'^```(?P<lang>\w+)(?:[ \t]+title="(?P<title>[^"]+)")?[ \t]*\n(?P<body>.*?)^```', re.MULTILINE | re.DOTALL
+)
 
 
 @dataclass(slots=True)
@@ -88,10 +89,13 @@ def test_the_guide_builds_a_working_pack(tmp_path):
                 assert "Traceback" not in proc.stderr, proc.stderr
                 ran.append((command, proc.stdout))
     commands = [command for command, _ in ran]
-    assert commands == ["python make_model.py", "helia-aot plugins", "helia-aot convert --path convert.yaml",
-                        "python -m pytest -q tests"]
+    assert commands == [
+        "python make_model.py",
+        "helia-aot plugins",
+        "helia-aot convert --path convert.yaml",
+        "python -m pytest -q tests",
+    ]
     listing = dict(ran)["helia-aot plugins"]
     assert "acme_ops" in listing and "ACME_CLAMP" in listing
     assert (pack_dir / "out" / "clamp_module" / "src" / "aot_acme_clamp_0.c").is_file()
     assert "3 passed" in dict(ran)["python -m pytest -q tests"]
-

@@ -36,12 +36,26 @@ def core_only_site(tmp_path: Path) -> Path:
 
 def test_core_alone_names_the_builtin_operator_pack(tmp_path):
     site = core_only_site(tmp_path)
-    probe = subprocess.run([sys.executable, "-S", "-c",
-                            "import site, sys; site.addsitedir(sys.argv[1]); import helia_aot_ops_builtin",
-                            str(site)], capture_output=True, text=True, cwd=tmp_path)
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            "import site, sys; site.addsitedir(sys.argv[1]); import helia_aot_ops_builtin",
+            str(site),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert probe.returncode != 0, "the operator pack must not be importable in this environment"
-    proc = subprocess.run([sys.executable, "-S", "-c", SCRIPT, str(site), str(MODEL), str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", SCRIPT, str(site), str(MODEL), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stderr
     assert "helia-aot-ops-builtin" in proc.stderr
     assert "CONV_2D" in proc.stderr and "Traceback" not in proc.stderr

@@ -17,7 +17,9 @@ from .example_pack import ENTRY_POINT
 
 
 def tree(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def test_cli_converts_and_the_module_matches_the_golden_data(example_pack, tmp_path):
@@ -26,8 +28,7 @@ def test_cli_converts_and_the_module_matches_the_golden_data(example_pack, tmp_p
     assert listing.returncode == 0, listing.stderr
     plugins = {p["name"]: p for p in json.loads(listing.stdout)}
     assert plugins[ENTRY_POINT]["distribution"] == "helia-aot-example-ops"
-    assert plugins[ENTRY_POINT]["registered"]["aot_operator_classes"] == ["CUSTOM_NOOP",
-                                                                           "EXAMPLE_GAIN_CLIP"]
+    assert plugins[ENTRY_POINT]["registered"]["aot_operator_classes"] == ["CUSTOM_NOOP", "EXAMPLE_GAIN_CLIP"]
 
     proc = example_pack.run(["helia-aot", "convert", "--path", "example/convert.yaml"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -45,7 +46,8 @@ def test_cli_converts_and_the_module_matches_the_golden_data(example_pack, tmp_p
 
 
 def test_the_pack_test_suite_passes(example_pack):
-    proc = example_pack.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                            cwd=example_pack.source)
+    proc = example_pack.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=example_pack.source
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and "skipped" not in proc.stdout

@@ -28,8 +28,9 @@ def test_hooks_reference_is_up_to_date():
 
 def test_every_hook_is_documented_with_its_signature():
     text = load_generator().render()
-    hooks = [name for name, value in vars(hookspecs).items()
-             if name.startswith("helia_aot_") and callable(value)]
+    hooks = [
+        name for name, value in vars(hookspecs).items() if name.startswith("helia_aot_") and callable(value)
+    ]
     assert hooks, "hookspecs defines no hooks"
     for name in hooks:
         parameters = ", ".join(inspect.signature(getattr(hookspecs, name)).parameters)
@@ -40,8 +41,11 @@ def test_every_hook_is_documented_with_its_signature():
 
 def test_the_page_follows_the_docstrings_and_check_mode_accepts_it():
     generator = load_generator()
-    edited = generator.render(generator.SOURCE.read_text().replace(
-        "Register parsers, options classes", "Register parsers and options classes"))
+    edited = generator.render(
+        generator.SOURCE.read_text().replace(
+            "Register parsers, options classes", "Register parsers and options classes"
+        )
+    )
     assert "Register parsers and options classes" in edited
     proc = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.plugins import discover_entry_points
@@ -20,15 +19,23 @@ from .example_pack import ENTRY_POINT, PACK_SOURCE, user_env_without_pack
 
 @pytest.fixture
 def example(tmp_path):
-    assert ENTRY_POINT not in {ep.name for ep in discover_entry_points()}, \
+    assert ENTRY_POINT not in {ep.name for ep in discover_entry_points()}, (
         "helia-aot-example-ops must not be installed in the test environment"
-    return shutil.copytree(PACK_SOURCE / "example", tmp_path / "example",
-                           ignore=shutil.ignore_patterns("out"))
+    )
+    return shutil.copytree(
+        PACK_SOURCE / "example", tmp_path / "example", ignore=shutil.ignore_patterns("out")
+    )
 
 
 def test_cli_names_the_custom_operator_and_suggests_a_pack(example, tmp_path):
-    proc = subprocess.run(["helia-aot", "convert", "--path", "example/convert.yaml"], cwd=tmp_path,
-                          env=user_env_without_pack(), capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["helia-aot", "convert", "--path", "example/convert.yaml"],
+        cwd=tmp_path,
+        env=user_env_without_pack(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == UnsupportedModelError.exit_code, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     assert "2 operators cannot be converted" in proc.stderr
@@ -40,8 +47,9 @@ def test_cli_names_the_custom_operator_and_suggests_a_pack(example, tmp_path):
 
 def test_api_lists_every_custom_operator(example):
     # Without operators[] rules the Load stage sees the whole model and lists both nodes.
-    config = ConvertArgs.model_validate({"model": {"path": str(example / "gain_clip_int8.tflite")},
-                                         "module": {"path": str(example / "out")}})
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(example / "gain_clip_int8.tflite")}, "module": {"path": str(example / "out")}}
+    )
     with pytest.raises(UnsupportedModelError) as info:
         AotConverter(config).convert()
     assert info.value.message == (
@@ -49,9 +57,12 @@ def test_api_lists_every_custom_operator(example):
         "  #0 CUSTOM_NOOP: no parser registered; install an operator pack that registers the key "
         "CUSTOM_NOOP\n"
         "  #1 EXAMPLE_GAIN_CLIP: no parser registered; install an operator pack that registers the key "
-        "EXAMPLE_GAIN_CLIP")
-    assert [(d["index"], d["key"]) for d in info.value.details] == [(0, "CUSTOM_NOOP"),
-                                                                    (1, "EXAMPLE_GAIN_CLIP")]
+        "EXAMPLE_GAIN_CLIP"
+    )
+    assert [(d["index"], d["key"]) for d in info.value.details] == [
+        (0, "CUSTOM_NOOP"),
+        (1, "EXAMPLE_GAIN_CLIP"),
+    ]
 
 
 def test_api_with_the_example_configuration(example):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-
 from helia_aot.errors import DuplicateRegistrationError
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import corpus_golden_to_npz, run_golden
@@ -31,8 +30,9 @@ def override():
 
 
 def test_subclass_replaces_the_builtin_and_keeps_its_numerics(override, tmp_path):
-    context = build_default_registry_context(customizers=[override.stamp_fully_connected],
-                                             allow_override=True)
+    context = build_default_registry_context(
+        customizers=[override.stamp_fully_connected], allow_override=True
+    )
     stamped = context.aot_operator_classes.get("FULLY_CONNECTED")
     builtin = build_default_registry_context().aot_operator_classes.get("FULLY_CONNECTED")
     assert stamped is not builtin and issubclass(stamped, builtin)

@@ -5,17 +5,15 @@ from __future__ import annotations
 import importlib.util
 import sys
 import textwrap
-
 from typing import Annotated
 
 import pytest
-from pydantic import Field
-from pydantic.dataclasses import dataclass as pydantic_dataclass
-
 from helia_aot.aot.operators import OperatorAttributes
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.testing import check_pack_contract
 from helia_aot.testing.contract import attribute_problems
+from pydantic import Field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 COMMON = """
 from pathlib import Path
@@ -56,7 +54,9 @@ class Copy(AotOperator):
             f"{dst.nbytes});\\n    return 0;\\n}}\\n")
 """
 
-GOOD = COMMON + """
+GOOD = (
+    COMMON
+    + """
 
 class GoodCopy(Copy):
     TYPE = "GOOD_COPY"
@@ -78,8 +78,11 @@ def helia_aot_register(context):
         context.litert_parsers.register(key, parser_for(key))
         context.aot_operator_classes.register(key, cls)
 """
+)
 
-BROKEN = COMMON + """
+BROKEN = (
+    COMMON
+    + """
 
 class WrongKey(Copy):
     TYPE = "WRONG_KEY"
@@ -124,13 +127,17 @@ def helia_aot_register(context):
     context.litert_parsers.register("BAD_HEADER", parser_for("BAD_HEADER"))
     context.aot_operator_classes.register("BAD_HEADER", BadHeader)
 """
+)
 
-OVERRIDES = COMMON + """
+OVERRIDES = (
+    COMMON
+    + """
 
 @hookimpl
 def helia_aot_register(context):
     context.aot_operator_classes.register("RELU", Copy, overwrite=True)
 """
+)
 
 
 def load_pack(folder, name, source, monkeypatch):
@@ -156,9 +163,13 @@ def copy_model(path, custom_code):
 
 def test_a_good_pack_keeps_the_contract(tmp_path, monkeypatch):
     pack = load_pack(tmp_path / "good", "contract_good_pack", GOOD, monkeypatch)
-    samples = [copy_model(tmp_path / "good.tflite", "good-copy"),
-               {"model": {"path": str(copy_model(tmp_path / "free.tflite", "free-copy"))},
-                "operators": [{"type": "FREE_COPY", "attributes": {"anything": 1}}]}]
+    samples = [
+        copy_model(tmp_path / "good.tflite", "good-copy"),
+        {
+            "model": {"path": str(copy_model(tmp_path / "free.tflite", "free-copy"))},
+            "operators": [{"type": "FREE_COPY", "attributes": {"anything": 1}}],
+        },
+    ]
     report = check_pack_contract(pack, samples=samples, work_dir=tmp_path)
     report.assert_ok()
     assert report.operator_keys == ["FREE_COPY", "GOOD_COPY"]
@@ -168,8 +179,10 @@ def test_a_broken_pack_fails_every_rule_it_breaks(tmp_path, monkeypatch):
     pack = load_pack(tmp_path / "broken", "contract_broken_pack", BROKEN, monkeypatch)
     (tmp_path / "broken" / "plain_kernel.c").write_text("int plain_kernel_unused;\n")
     (tmp_path / "broken" / "op.c.mako").write_text("% if x:\nunterminated\n")
-    samples = [copy_model(tmp_path / "wrong.tflite", "wrong-key"),
-               copy_model(tmp_path / "header.tflite", "bad-header")]
+    samples = [
+        copy_model(tmp_path / "wrong.tflite", "wrong-key"),
+        copy_model(tmp_path / "header.tflite", "bad-header"),
+    ]
     report = check_pack_contract(pack, samples=samples, work_dir=tmp_path)
     assert not report.ok
     text = "\n".join(report.problems)
@@ -185,7 +198,7 @@ def test_a_broken_pack_fails_every_rule_it_breaks(tmp_path, monkeypatch):
         "my.op: WrongKey.TYPE is 'WRONG_KEY', not its registry key",
         "my.op: not a canonical key",
         "template op.c.mako does not compile",
-        "has an #include inside its extern \"C\" guard",
+        'has an #include inside its extern "C" guard',
         "must declare int32_t aot_bad_header_0_init(aot_model_context_t *ctx)",
         "kernel file plain_kernel.c is not named hk_*",
         "header.tflite: module",

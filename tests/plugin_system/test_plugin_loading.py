@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError, PluginError
 from helia_aot.plugins import AUTOLOAD_ENV, list_plugins, load_plugins, reset_plugin_cache
 from helia_aot.registry import RegistryContext, build_default_registry_context
@@ -128,8 +127,13 @@ def test_enabling_an_unknown_plugin_is_a_config_error(site):
 
 def test_load_order_is_deterministic(site):
     make_distribution(site, "good-plugin", "1.0", "good_plugin", GOOD)
-    make_distribution(site, "trap-plugin", "1.0", "trap_plugin", IMPORT_TRAP.replace(
-        'open(os.environ["HELIA_AOT_TRAP_FILE"], "w").write("imported")', ""))
+    make_distribution(
+        site,
+        "trap-plugin",
+        "1.0",
+        "trap_plugin",
+        IMPORT_TRAP.replace('open(os.environ["HELIA_AOT_TRAP_FILE"], "w").write("imported")', ""),
+    )
     first = [r.name for r in load_plugins().records]
     second = [r.name for r in load_plugins().records]
     assert first == second
@@ -144,8 +148,9 @@ def test_customizer_reused_as_plugin_hook(site):
 
     direct = build_default_registry_context(customizers=[customize_registry])
     assert "MY_TRANSFORM" in direct.transforms
-    host = load_plugins(extra=[("mine", type("P", (), {"helia_aot_register": staticmethod(
-        hookimpl(customize_registry))})())])
+    host = load_plugins(
+        extra=[("mine", type("P", (), {"helia_aot_register": staticmethod(hookimpl(customize_registry))})())]
+    )
     ctx = RegistryContext()
     host.register_into(ctx)
     assert "MY_TRANSFORM" in ctx.transforms

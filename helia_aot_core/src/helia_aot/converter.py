@@ -5,10 +5,11 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from helia_aot.air import verify_model
 from helia_aot.errors import OperatorOrderError
@@ -60,7 +61,8 @@ class AotConverter:
 
         self.config = config
         self.registry_context = registry_context or build_default_registry_context(
-            plugins=getattr(config, "plugins", None))
+            plugins=getattr(config, "plugins", None)
+        )
         self.observers = list(observers)
 
     @contextmanager
@@ -116,8 +118,9 @@ class AotConverter:
                 operators = resolve_operators(model, platform, config, context)
                 problems = verify_model(model)
                 if problems:
-                    raise OperatorOrderError(f"resolve left an invalid graph: {problems[0]}",
-                                             details=problems)
+                    raise OperatorOrderError(
+                        f"resolve left an invalid graph: {problems[0]}", details=problems
+                    )
             details = {}
             with self._stage("plan", details):
                 plan = plan_memory(model, operators, platform, config)
@@ -131,13 +134,22 @@ class AotConverter:
                 plan_record = recs.plan_record(model, operators, platform, config)
                 report_record = recs.report_record(model, operators, platform, plan, config)
                 records = {"plan": plan_record, "report": report_record}
-                emit_module(module_dir, model, operators, plan, platform, config,
-                            records=records, test_case=test_case,
-                            exporters=context.module_exporters)
+                emit_module(
+                    module_dir,
+                    model,
+                    operators,
+                    plan,
+                    platform,
+                    config,
+                    records=records,
+                    test_case=test_case,
+                    exporters=context.module_exporters,
+                )
                 want_views = bool(config.result_views) or bool(config.documentation.html)
                 views = recs.result_views(model, operators, plan, config) if want_views else {}
-                recs.write_module_extras(module_dir, model, operators, plan, platform, config,
-                                         views=views or None, records=records)
+                recs.write_module_extras(
+                    module_dir, model, operators, plan, platform, config, views=views or None, records=records
+                )
             details = {}
             with self._stage("export", details):
                 output = export_module(module_dir, config)

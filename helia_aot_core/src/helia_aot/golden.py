@@ -35,36 +35,48 @@ def _as_samples(value: np.ndarray, tensor: AirTensor, key: str) -> np.ndarray:
         if tensor.dtype.is_float and np.issubdtype(value.dtype, np.floating):
             value = value.astype(tensor.dtype.numpy)
         else:
-            raise GoldenDataError(f"golden {key} is {value.dtype}, the model tensor is {tensor.dtype}",
-                                  hint="store the arrays in the model's dtypes")
+            raise GoldenDataError(
+                f"golden {key} is {value.dtype}, the model tensor is {tensor.dtype}",
+                hint="store the arrays in the model's dtypes",
+            )
     if value.size == tensor.size:
         return value.reshape((1, *shape))
     if tensor.size and value.size % tensor.size == 0 and value.shape[1:] == shape:
         return value.reshape((-1, *shape))
-    raise GoldenDataError(f"golden {key} has shape {value.shape}, the model tensor is {list(shape)}",
-                          hint="store one sample shaped like the tensor, or samples stacked on axis 0")
+    raise GoldenDataError(
+        f"golden {key} has shape {value.shape}, the model tensor is {list(shape)}",
+        hint="store one sample shaped like the tensor, or samples stacked on axis 0",
+    )
 
 
 def load_golden(path: Path, model: AirModel) -> GoldenData:
     """Read and check an archive against the model's inputs and outputs."""
     path = Path(path)
     if not path.is_file():
-        raise GoldenDataNotFoundError(f"golden data {path} does not exist",
-                                      hint="check test.golden_data, or omit it to use the reference")
+        raise GoldenDataNotFoundError(
+            f"golden data {path} does not exist",
+            hint="check test.golden_data, or omit it to use the reference",
+        )
     try:
         archive = np.load(path, allow_pickle=False)
         arrays = {k: archive[k] for k in archive.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise GoldenDataError(f"golden data {path} cannot be read: {exc}",
-                              hint="write it with numpy.savez") from exc
+        raise GoldenDataError(
+            f"golden data {path} cannot be read: {exc}", hint="write it with numpy.savez"
+        ) from exc
     result = GoldenData([], [])
-    for role, ids, target in (("input", model.inputs, result.inputs), ("output", model.outputs, result.outputs)):
+    for role, ids, target in (
+        ("input", model.inputs, result.inputs),
+        ("output", model.outputs, result.outputs),
+    ):
         for i, tid in enumerate(ids):
             key = f"{role}_{i}"
             if key not in arrays:
-                raise GoldenDataKeyError(f"golden data {path.name} has no {key!r}",
-                                         hint=f"it needs input_0..input_{len(model.inputs) - 1} and "
-                                         f"output_0..output_{len(model.outputs) - 1}")
+                raise GoldenDataKeyError(
+                    f"golden data {path.name} has no {key!r}",
+                    hint=f"it needs input_0..input_{len(model.inputs) - 1} and "
+                    f"output_0..output_{len(model.outputs) - 1}",
+                )
             target.append(_as_samples(arrays[key], model.tensors[tid], key))
     counts = {a.shape[0] for a in result.inputs + result.outputs}
     if len(counts) > 1:

@@ -80,8 +80,9 @@ class ReluParams:
     activation_max: int
 
 
-def relu_params(activation: str, dtype: np.dtype, in_scale: float, in_zp: int,
-                out_scale: float, out_zp: int) -> ReluParams:
+def relu_params(
+    activation: str, dtype: np.dtype, in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> ReluParams:
     """LiteRT ``ReluPrepare`` + ``QuantizedReluX``: the multiplier and the quantized clamp."""
     mult, shift = quantize_multiplier(float_ratio(in_scale, out_scale))
     lo, hi = activation_range(activation, dtype, out_scale, out_zp)
@@ -100,8 +101,9 @@ class LeakyReluParams:
     alpha_shift: int
 
 
-def leaky_relu_params(alpha: float, in_scale: float, in_zp: int, out_scale: float,
-                      out_zp: int) -> LeakyReluParams:
+def leaky_relu_params(
+    alpha: float, in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> LeakyReluParams:
     """LiteRT ``LeakyReluPrepare``: both products and ratios are evaluated in float32."""
     with np.errstate(over="ignore"):  # an infinite result is rejected by quantize_multiplier
         alpha_real = float(F32(in_scale) * F32(alpha) / F32(out_scale))
@@ -123,14 +125,16 @@ class PreluQuantParams:
     alpha_shift: int
 
 
-def prelu_quant_params(in_scale: float, in_zp: int, alpha_scale: float, alpha_zp: int,
-                       out_scale: float, out_zp: int) -> PreluQuantParams:
+def prelu_quant_params(
+    in_scale: float, in_zp: int, alpha_scale: float, alpha_zp: int, out_scale: float, out_zp: int
+) -> PreluQuantParams:
     """LiteRT ``PreluPrepare``: multipliers for the x >= 0 and the x * alpha branches."""
     id_mult, id_shift = quantize_multiplier(float_ratio(in_scale, out_scale))
     alpha_real = float(F32(in_scale) * F32(alpha_scale) / F32(out_scale))
     alpha_mult, alpha_shift = quantize_multiplier(alpha_real)
-    return PreluQuantParams(int(in_zp), int(alpha_zp), int(out_zp), id_mult, id_shift,
-                            alpha_mult, alpha_shift)
+    return PreluQuantParams(
+        int(in_zp), int(alpha_zp), int(out_zp), id_mult, id_shift, alpha_mult, alpha_shift
+    )
 
 
 def prelu_alpha_strides(out_shape: tuple[int, ...], alpha_shape: tuple[int, ...]) -> list[int]:
@@ -175,12 +179,19 @@ def hard_swish_params(in_scale: float, in_zp: int, out_scale: float, out_zp: int
     reluish_scale = F32(3.0 / 32768.0)
     out_mult, out_exp = quantize_multiplier(float(hires_input_scale / F32(out_scale)))
     rel_mult, rel_exp = quantize_multiplier(float(hires_input_scale / reluish_scale))
-    return HardSwishParams(int(in_zp), int(out_zp), downscale_multiplier_to_int16(rel_mult),
-                           rel_exp, downscale_multiplier_to_int16(out_mult), out_exp)
+    return HardSwishParams(
+        int(in_zp),
+        int(out_zp),
+        downscale_multiplier_to_int16(rel_mult),
+        rel_exp,
+        downscale_multiplier_to_int16(out_mult),
+        out_exp,
+    )
 
 
-def lut_int8(transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int,
-             out_scale: float, out_zp: int) -> np.ndarray:
+def lut_int8(
+    transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
     """LiteRT ``LUTPopulate<int8_t>``: a 256-entry table indexed by the input byte as uint8."""
     table = np.zeros(256, dtype=np.int8)
     inverse_scale = F32(1.0) / F32(out_scale)
@@ -251,11 +262,11 @@ class SoftmaxS8Params:
 def softmax_s8_params(beta: float, in_scale: float) -> SoftmaxS8Params:
     """LiteRT ``PreprocessSoftmaxScaling`` and ``CalculateInputRadius`` with 5 integer bits."""
     integer_bits = 5
-    real = min(float(F32(beta)) * float(F32(in_scale)) * float(1 << (31 - integer_bits)),
-               float((1 << 31) - 1))
+    real = min(
+        float(F32(beta)) * float(F32(in_scale)) * float(1 << (31 - integer_bits)), float((1 << 31) - 1)
+    )
     mult, shift = quantize_multiplier(real)
-    radius = math.floor(1.0 * ((1 << integer_bits) - 1) * float(1 << (31 - integer_bits))
-                        / float(1 << shift))
+    radius = math.floor(1.0 * ((1 << integer_bits) - 1) * float(1 << (31 - integer_bits)) / float(1 << shift))
     return SoftmaxS8Params(mult, shift, -int(radius))
 
 
@@ -274,8 +285,9 @@ def softmax_s16_params(beta: float, in_scale: float) -> SoftmaxS16Params:
     return SoftmaxS16Params(mult, shift)
 
 
-def lut_int16(transform: Callable[[float], float], in_scale: float, in_zp: int,
-              out_scale: float, out_zp: int) -> np.ndarray:
+def lut_int16(
+    transform: Callable[[float], float], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
     """LiteRT ``LUTPopulate<int16_t>`` in double: 512 segments plus an end point, each sample
     biased by half the interpolation error at the segment midpoint."""
     input_min = in_scale * (-32768 - in_zp)

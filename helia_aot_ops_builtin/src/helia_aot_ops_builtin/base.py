@@ -8,9 +8,10 @@ numbers. Op modules under ``ops/`` end with ``REGISTRATIONS``, which the plugin 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from helia_aot.air import AirTensor, c_comment
 from helia_aot.aot.operators import AotOperator

@@ -9,8 +9,8 @@ and long, and lets tensors of higher rank through whenever their folded form fit
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 BINARY_MAX_RANK = 5
 REDUCE_MAX_DIMS = 4
@@ -45,8 +45,9 @@ class BroadcastGeometry:
         return sum(1 for d in self.shape if d > 1)
 
 
-def broadcast_geometry(shape1: Sequence[int], shape2: Sequence[int],
-                       max_rank: int = BINARY_MAX_RANK) -> BroadcastGeometry:
+def broadcast_geometry(
+    shape1: Sequence[int], shape2: Sequence[int], max_rank: int = BINARY_MAX_RANK
+) -> BroadcastGeometry:
     """Fold the broadcast of ``shape1`` and ``shape2`` into at most ``max_rank`` loops.
 
     Raises ValueError when the shapes do not broadcast or still need more than ``max_rank``
@@ -75,11 +76,13 @@ def broadcast_geometry(shape1: Sequence[int], shape2: Sequence[int],
             runs.append([d_out, d1, d2])
         pattern_prev = pattern
     if len(runs) > max_rank:
-        raise ValueError(f"broadcasting {tuple(shape1)} with {tuple(shape2)} needs {len(runs)} "
-                         f"loops after folding; the kernel walks at most {max_rank}")
+        raise ValueError(
+            f"broadcasting {tuple(shape1)} with {tuple(shape2)} needs {len(runs)} "
+            f"loops after folding; the kernel walks at most {max_rank}"
+        )
     strides1, strides2 = [], []
     acc1 = acc2 = 1
-    for d_out, d1, d2 in reversed(runs):
+    for _d_out, d1, d2 in reversed(runs):
         strides1.append(0 if d1 == 1 else acc1)
         strides2.append(0 if d2 == 1 else acc2)
         acc1 *= d1
@@ -126,8 +129,9 @@ class ReduceGeometry:
     outputs: int
 
 
-def reduce_geometry(shape: Sequence[int], axes: Sequence[int],
-                    max_dims: int = REDUCE_MAX_DIMS) -> ReduceGeometry:
+def reduce_geometry(
+    shape: Sequence[int], axes: Sequence[int], max_dims: int = REDUCE_MAX_DIMS
+) -> ReduceGeometry:
     """Fold a reduction of a row-major ``shape`` over ``axes`` into kept and reduced loops.
 
     Raises ValueError when either kind still needs more than ``max_dims`` loops.
@@ -150,8 +154,10 @@ def reduce_geometry(shape: Sequence[int], axes: Sequence[int],
     kept = [(e, s) for r, e, s in runs if not r]
     red = [(e, s) for r, e, s in runs if r]
     if len(kept) > max_dims or len(red) > max_dims:
-        raise ValueError(f"reducing {shape} over {sorted(resolved)} needs {len(kept)} kept and "
-                         f"{len(red)} reduced loops; the kernel walks at most {max_dims} of each")
+        raise ValueError(
+            f"reducing {shape} over {sorted(resolved)} needs {len(kept)} kept and "
+            f"{len(red)} reduced loops; the kernel walks at most {max_dims} of each"
+        )
 
     def padded(items: list[tuple[int, int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         pad = [(1, 0)] * (max_dims - len(items))
@@ -160,5 +166,11 @@ def reduce_geometry(shape: Sequence[int], axes: Sequence[int],
 
     kept_extents, kept_strides = padded(kept)
     reduced_extents, reduced_strides = padded(red)
-    return ReduceGeometry(kept_extents, kept_strides, reduced_extents, reduced_strides,
-                          count=math.prod(reduced_extents), outputs=math.prod(kept_extents))
+    return ReduceGeometry(
+        kept_extents,
+        kept_strides,
+        reduced_extents,
+        reduced_strides,
+        count=math.prod(reduced_extents),
+        outputs=math.prod(kept_extents),
+    )

@@ -8,11 +8,11 @@ only if the padding, multipliers and clamps they receive are the ones LiteRT com
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirTensor
 from helia_aot.litert import schema_py_generated as litert
 
@@ -31,14 +31,18 @@ SIGN_BIT, RELU_0_TO_1), so a model carrying one is refused rather than guessed a
 
 ACTIVATION_RESTRICTION = "The fused activation must be NONE, RELU, RELU6 or RELU_N1_TO_1."
 
-_TENSOR_TYPES = {v: k for k, v in vars(litert.TensorType).items()
-                 if not k.startswith("_") and isinstance(v, int)}
+_TENSOR_TYPES = {
+    v: k for k, v in vars(litert.TensorType).items() if not k.startswith("_") and isinstance(v, int)
+}
 
 
 # (input, filter, output) element types -> kernel suffix shared by the weighted operators;
 # int16 picks s16 or s16_b32 later from the bias type.
-KERNEL_SUFFIXES = {(np.float32, np.float32, np.float32): "f32", (np.int8, np.int8, np.int8): "s8",
-                   (np.int16, np.int8, np.int16): "s16"}
+KERNEL_SUFFIXES = {
+    (np.float32, np.float32, np.float32): "f32",
+    (np.int8, np.int8, np.int8): "s8",
+    (np.int16, np.int8, np.int16): "s16",
+}
 
 
 def tensor_type_name(code: int | None) -> str:
@@ -46,8 +50,9 @@ def tensor_type_name(code: int | None) -> str:
     return _TENSOR_TYPES.get(int(code or 0), f"UNKNOWN_{code}")
 
 
-def window_geometry(padding: str, size: int, filter_size: int, stride: int,
-                    dilation: int = 1) -> tuple[int, int]:
+def window_geometry(
+    padding: str, size: int, filter_size: int, stride: int, dilation: int = 1
+) -> tuple[int, int]:
     """LiteRT ``ComputePaddingHeightWidth`` on one axis: (output size, leading padding).
 
     SAME keeps ceil(size / stride) outputs, VALID those whose dilated window fits; the total
@@ -89,11 +94,11 @@ def channel_scales(filter_tensor: AirTensor, channels: int) -> np.ndarray:
     return np.repeat(scales, channels) if scales.size == 1 else scales
 
 
-def conv_multipliers(source: AirTensor, filter_tensor: AirTensor, target: AirTensor,
-                     channels: int) -> tuple[np.ndarray, np.ndarray]:
+def conv_multipliers(
+    source: AirTensor, filter_tensor: AirTensor, target: AirTensor, channels: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``PopulateConvolutionQuantizationParams``: per-channel Q31 multipliers and shifts."""
-    return per_channel_multipliers(source.scale(), channel_scales(filter_tensor, channels),
-                                   target.scale())
+    return per_channel_multipliers(source.scale(), channel_scales(filter_tensor, channels), target.scale())
 
 
 def product_multiplier(a: AirTensor, b: AirTensor, target: AirTensor) -> tuple[int, int]:
@@ -111,8 +116,10 @@ def filter_problems(filter_tensor: AirTensor, channels: int, axis: int) -> list[
     if np.any(q.zero_point != 0):
         problems.append(f"filter {label(filter_tensor)} has a nonzero zero point")
     if q.per_channel and (q.scale.size != channels or q.axis != axis):
-        problems.append(f"filter {label(filter_tensor)} has {q.scale.size} scales on axis {q.axis}; "
-                        f"expected 1 or {channels} on axis {axis}")
+        problems.append(
+            f"filter {label(filter_tensor)} has {q.scale.size} scales on axis {q.axis}; "
+            f"expected 1 or {channels} on axis {axis}"
+        )
     return problems
 
 
@@ -130,13 +137,16 @@ def int16_bias_problems(bias: AirTensor | None, bias_type: str, *, int32_allowed
         return []
     wanted = "int32" if bias_type == "INT32" else "int64"
     if str(bias.dtype) != wanted:
-        return [f"bias {label(bias)} is {bias.dtype}; the int16 kernel needs {wanted} "
-                f"(quantized_bias_type {bias_type})"]
+        return [
+            f"bias {label(bias)} is {bias.dtype}; the int16 kernel needs {wanted} "
+            f"(quantized_bias_type {bias_type})"
+        ]
     return []
 
 
-def offset_bias(filter_data: np.ndarray, bias: np.ndarray | None, input_offset: int,
-                channel_axis: int, *, pad_to: int = 1) -> np.ndarray:
+def offset_bias(
+    filter_data: np.ndarray, bias: np.ndarray | None, input_offset: int, channel_axis: int, *, pad_to: int = 1
+) -> np.ndarray:
     """``bias + input_offset * sum(filter)`` per output channel, wrapped to int32.
 
     The int8 kernels' fast paths start each accumulator here and then add raw input * filter,
@@ -153,8 +163,9 @@ def offset_bias(filter_data: np.ndarray, bias: np.ndarray | None, input_offset: 
     return (((total + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
 
 
-def conv_s8_scratch_bytes(kernel_h: int, kernel_w: int, filter_channels: int, channels: int,
-                          output_channels: int) -> int:
+def conv_s8_scratch_bytes(
+    kernel_h: int, kernel_w: int, filter_channels: int, channels: int, output_channels: int
+) -> int:
     """``hk_conv_s8_scratch_size``: the int8 CONV_2D fast paths' working memory (0 when grouped).
 
     Two output pixels' receptive fields as bytes and widened to int16 (the DSP path works on
@@ -206,8 +217,14 @@ class KernelCallOperator(BuiltinOperator):
 
     def compute_values(self) -> dict[str, Any]:
         params_type, fields, args, tables = self.kernel_call()
-        return {"function": self.kernel_function(), "params_type": params_type, "fields": list(fields),
-                "args": list(args), "tables": list(tables), "status_base": KERNEL_STATUS_BASE}
+        return {
+            "function": self.kernel_function(),
+            "params_type": params_type,
+            "fields": list(fields),
+            "args": list(args),
+            "tables": list(tables),
+            "status_base": KERNEL_STATUS_BASE,
+        }
 
     def table_ref(self, table: CTable) -> str:
         return f"{self.stem}_{table.name}"

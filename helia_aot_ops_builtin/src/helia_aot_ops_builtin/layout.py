@@ -8,8 +8,8 @@ strides on both sides. Working those out here, once, leaves the C with a table o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 MAX_RANK = 6
 """``HK_COPY_MAX_RANK``: dimensions one ``hk_strided_copy`` call can walk."""
@@ -55,13 +55,12 @@ class StridedCopy:
     def elements(self) -> int:
         return product(self.counts)
 
-    def simplified(self) -> "StridedCopy":
+    def simplified(self) -> StridedCopy:
         """The same walk with unit dimensions dropped and mergeable neighbours fused, so the
         innermost run is as long as possible (one memcpy per row) and the rank is minimal."""
         if self.elements == 0:
             return StridedCopy((0,), (1,), (1,), self.src_offset, self.dst_offset)
-        dims = [(c, s, d) for c, s, d in zip(self.counts, self.src_strides, self.dst_strides)
-                if c != 1]
+        dims = [(c, s, d) for c, s, d in zip(self.counts, self.src_strides, self.dst_strides) if c != 1]
         merged: list[tuple[int, int, int]] = []
         for count, src, dst in dims:
             if merged:
@@ -73,8 +72,7 @@ class StridedCopy:
         if not merged:
             merged = [(1, 1, 1)]
         counts, srcs, dsts = zip(*merged)
-        return StridedCopy(tuple(counts), tuple(srcs), tuple(dsts), self.src_offset,
-                           self.dst_offset)
+        return StridedCopy(tuple(counts), tuple(srcs), tuple(dsts), self.src_offset, self.dst_offset)
 
     def byte_fields(self, elem_size: int) -> dict[str, int | list[int]]:
         """The kernel's parameter fields in bytes; ValueError when the walk needs more than
@@ -82,8 +80,9 @@ class StridedCopy:
         walk = self.simplified()
         rank = len(walk.counts)
         if rank > MAX_RANK:
-            raise ValueError(f"the copy needs {rank} dimensions after merging; at most {MAX_RANK} "
-                             "are supported")
+            raise ValueError(
+                f"the copy needs {rank} dimensions after merging; at most {MAX_RANK} are supported"
+            )
         fields: dict[str, int | list[int]] = {
             "rank": rank,
             "elem_size": int(elem_size),
@@ -93,9 +92,11 @@ class StridedCopy:
             "src_strides": [s * elem_size for s in walk.src_strides],
             "dst_strides": [d * elem_size for d in walk.dst_strides],
         }
-        reach = (abs(walk.src_offset) + abs(walk.dst_offset)
-                 + sum(c * (abs(s) + abs(d)) for c, s, d in
-                       zip(walk.counts, walk.src_strides, walk.dst_strides))) * elem_size
+        reach = (
+            abs(walk.src_offset)
+            + abs(walk.dst_offset)
+            + sum(c * (abs(s) + abs(d)) for c, s, d in zip(walk.counts, walk.src_strides, walk.dst_strides))
+        ) * elem_size
         if reach > _INT32_MAX:
             raise ValueError("the copy spans more than 2 GiB, beyond the kernel's int32 offsets")
         return fields
@@ -108,8 +109,10 @@ class StridedCopy:
             items = list(values) + [0] * (MAX_RANK - len(values))
             return "{" + ", ".join(str(int(v)) for v in items) + "}"
 
-        return (f"{{{f['rank']}, {f['elem_size']}, {f['src_offset']}, {f['dst_offset']}, "
-                f"{padded(f['counts'])}, {padded(f['src_strides'])}, {padded(f['dst_strides'])}}}")
+        return (
+            f"{{{f['rank']}, {f['elem_size']}, {f['src_offset']}, {f['dst_offset']}, "
+            f"{padded(f['counts'])}, {padded(f['src_strides'])}, {padded(f['dst_strides'])}}}"
+        )
 
 
 def contiguous_copy(count: int) -> StridedCopy:
@@ -121,33 +124,40 @@ def transpose_copy(shape: Sequence[int], perm: Sequence[int]) -> StridedCopy:
     """Output dimension ``k`` walks input dimension ``perm[k]`` (LiteRT Transpose)."""
     in_strides = contiguous_strides(shape)
     out_shape = [int(shape[p]) for p in perm]
-    return StridedCopy(tuple(out_shape), tuple(in_strides[p] for p in perm),
-                       tuple(contiguous_strides(out_shape)))
+    return StridedCopy(
+        tuple(out_shape), tuple(in_strides[p] for p in perm), tuple(contiguous_strides(out_shape))
+    )
 
 
-def window_copy(shape: Sequence[int], starts: Sequence[int], counts: Sequence[int],
-                steps: Sequence[int]) -> StridedCopy:
+def window_copy(
+    shape: Sequence[int], starts: Sequence[int], counts: Sequence[int], steps: Sequence[int]
+) -> StridedCopy:
     """Gather a (possibly reversed, strided) window of an input of ``shape`` into a contiguous
     output: along axis ``k`` it reads indices ``starts[k] + i * steps[k]``, ``i < counts[k]``."""
     in_strides = contiguous_strides(shape)
     offset = sum(int(s) * st for s, st in zip(starts, in_strides))
-    return StridedCopy(tuple(int(c) for c in counts),
-                       tuple(int(step) * st for step, st in zip(steps, in_strides)),
-                       tuple(contiguous_strides(counts)), src_offset=offset)
+    return StridedCopy(
+        tuple(int(c) for c in counts),
+        tuple(int(step) * st for step, st in zip(steps, in_strides)),
+        tuple(contiguous_strides(counts)),
+        src_offset=offset,
+    )
 
 
-def embed_copy(inner_shape: Sequence[int], outer_shape: Sequence[int],
-               starts: Sequence[int]) -> StridedCopy:
+def embed_copy(inner_shape: Sequence[int], outer_shape: Sequence[int], starts: Sequence[int]) -> StridedCopy:
     """Write a contiguous array of ``inner_shape`` into an array of ``outer_shape`` at
     ``starts`` (PAD's interior)."""
     out_strides = contiguous_strides(outer_shape)
     offset = sum(int(s) * st for s, st in zip(starts, out_strides))
-    return StridedCopy(tuple(int(c) for c in inner_shape), tuple(contiguous_strides(inner_shape)),
-                       tuple(out_strides), dst_offset=offset)
+    return StridedCopy(
+        tuple(int(c) for c in inner_shape),
+        tuple(contiguous_strides(inner_shape)),
+        tuple(out_strides),
+        dst_offset=offset,
+    )
 
 
-def band_copies(outer: int, inner: int, widths: Sequence[int], *,
-                into_whole: bool) -> list[StridedCopy]:
+def band_copies(outer: int, inner: int, widths: Sequence[int], *, into_whole: bool) -> list[StridedCopy]:
     """Copies between parts and a whole viewed as ``[outer, sum(widths), inner]``.
 
     Part ``i`` is ``[outer, widths[i], inner]`` and fills rows ``sum(widths[:i])`` onwards of the

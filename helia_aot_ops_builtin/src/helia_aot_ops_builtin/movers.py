@@ -9,23 +9,33 @@ fill); it renders them all through one template.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirTensor, AirTensorType
 from helia_aot.codegen import c_float
 
 from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.layout import StridedCopy
 
-ANY_DTYPE: tuple[type, ...] = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64,
-                               np.float16, np.float32)
+ANY_DTYPE: tuple[type, ...] = (
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.float16,
+    np.float32,
+)
 """Element types a pure byte mover accepts: all of them, the kernels only see element sizes."""
 
-SAME_QUANTIZATION = ("Quantized inputs and outputs must share one scale and zero point (the "
-                     "operator moves values without requantizing them).")
+SAME_QUANTIZATION = (
+    "Quantized inputs and outputs must share one scale and zero point (the "
+    "operator moves values without requantizing them)."
+)
 
 KERNEL_STATUS_BASE = 64
 """A kernel's nonzero status n becomes the module status ``KERNEL_STATUS_BASE + n`` (the module
@@ -38,11 +48,14 @@ def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> li
     for tensor in data:
         label = tensor.source_name or tensor.name
         if tensor.dtype != reference.dtype:
-            problems.append(f"{label!r} is {tensor.dtype} but {reference.source_name or reference.name!r}"
-                            f" is {reference.dtype}")
+            problems.append(
+                f"{label!r} is {tensor.dtype} but {reference.source_name or reference.name!r}"
+                f" is {reference.dtype}"
+            )
         elif tensor.quantization != reference.quantization:
-            problems.append(f"{label!r} is quantized differently from "
-                            f"{reference.source_name or reference.name!r}")
+            problems.append(
+                f"{label!r} is quantized differently from {reference.source_name or reference.name!r}"
+            )
     return problems
 
 
@@ -56,8 +69,8 @@ def c_scalar(value: Any, dtype: AirTensorType) -> str:
     if dtype is AirTensorType.BOOL:
         return "true" if bool(item) else "false"
     if dtype is AirTensorType.INT64:
-        return "INT64_MIN" if int(item) == -2**63 else f"INT64_C({int(item)})"
-    if dtype is AirTensorType.INT32 and int(item) == -2**31:
+        return "INT64_MIN" if int(item) == -(2**63) else f"INT64_C({int(item)})"
+    if dtype is AirTensorType.INT32 and int(item) == -(2**31):
         return "INT32_MIN"
     return str(int(item))
 
@@ -144,17 +157,28 @@ class CopyPlanOperator(BuiltinOperator):
 
     def compute_values(self) -> dict[str, Any]:
         elem = self.output_tensors[0].dtype.itemsize
-        copies = [{"init": step.walk.c_initializer(elem), "src": self._tensor(step.source),
-                   "dst": self._tensor(step.target),
-                   "comment": f"{step.source.name} -> {step.target.name}"}
-                  for step in self.copy_steps() if step.walk.elements > 0]
+        copies = [
+            {
+                "init": step.walk.c_initializer(elem),
+                "src": self._tensor(step.source),
+                "dst": self._tensor(step.target),
+                "comment": f"{step.source.name} -> {step.target.name}",
+            }
+            for step in self.copy_steps()
+            if step.walk.elements > 0
+        ]
         fill = self.fill_step()
         fill_values = None
         if fill is not None:
             dtype = fill.target.dtype
             literal = None if fill.source is not None else c_scalar(fill.value, dtype)
             pattern = self._tensor(fill.source) if fill.source is not None else None
-            fill_values = {"dst": self._tensor(fill.target), "count": fill.target.size,
-                           "elem_size": dtype.itemsize, "ctype": dtype.ctype,
-                           "literal": literal, "pattern": pattern}
+            fill_values = {
+                "dst": self._tensor(fill.target),
+                "count": fill.target.size,
+                "elem_size": dtype.itemsize,
+                "ctype": dtype.ctype,
+                "literal": literal,
+                "pattern": pattern,
+            }
         return {"copies": copies, "fill": fill_values, "status_base": KERNEL_STATUS_BASE}

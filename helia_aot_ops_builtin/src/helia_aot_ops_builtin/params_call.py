@@ -8,11 +8,11 @@ pointers. ``params_call.c.mako`` renders that.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirTensor
 from helia_aot.codegen import c_bool, c_float
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from helia_aot.air import AirModel, AirOperator, AirOperatorOptions
 from helia_aot.converters.litert.schema_access import inputs_of, operator_at, outputs_of
@@ -32,8 +33,9 @@ def node_options(subgraph: Any, op_id: int) -> Any:
     return getattr(operator_at(subgraph, op_id), "builtinOptions", None)
 
 
-def operator_from_node(op_id: int, subgraph: Any, op_type: str,
-                       options: AirOperatorOptions | None = None) -> AirOperator:
+def operator_from_node(
+    op_id: int, subgraph: Any, op_type: str, options: AirOperatorOptions | None = None
+) -> AirOperator:
     """An AirOperator for node ``op_id`` with its inputs (absent optional ones as "") and outputs."""
     node = operator_at(subgraph, op_id)
     return AirOperator(

@@ -22,8 +22,10 @@ def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
     Returns ``(multiplier, shift)`` with ``shift`` positive for a left shift.
     """
     if not math.isfinite(real_multiplier):
-        raise ValueError(f"requantization multiplier {real_multiplier} is not finite: the model's "
-                         "scales (or an activation parameter) are out of range")
+        raise ValueError(
+            f"requantization multiplier {real_multiplier} is not finite: the model's "
+            "scales (or an activation parameter) are out of range"
+        )
     if real_multiplier == 0.0:
         return 0, 0
     q, shift = math.frexp(real_multiplier)

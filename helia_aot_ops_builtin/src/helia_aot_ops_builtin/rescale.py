@@ -48,8 +48,17 @@ class BinaryRescale:
     pot_scale: bool = False
 
 
-def add_sub_rescale(op: str, int16: bool, scale1: float, zp1: int, scale2: float, zp2: int,
-                    scale_out: float, zp_out: int, pot_scale_int16: bool = True) -> BinaryRescale:
+def add_sub_rescale(
+    op: str,
+    int16: bool,
+    scale1: float,
+    zp1: int,
+    scale2: float,
+    zp2: int,
+    scale_out: float,
+    zp_out: int,
+    pot_scale_int16: bool = True,
+) -> BinaryRescale:
     """LiteRT add.cc / sub.cc Prepare for int8 and int16 (``op`` is "ADD" or "SUB").
 
     int16 takes the power-of-two path when the option ``pot_scale_int16`` is set and all three
@@ -63,8 +72,10 @@ def add_sub_rescale(op: str, int16: bool, scale1: float, zp1: int, scale2: float
             shift1 = pots[0][1] - pots[2][1]
             shift2 = pots[1][1] - pots[2][1]
             if not (shift1 == 0 or shift2 == 0) or shift1 > 0 or shift2 > 0:
-                raise ValueError("int16 power-of-two ADD/SUB needs one input at the output's "
-                                 "scale and the other at a finer one")
+                raise ValueError(
+                    "int16 power-of-two ADD/SUB needs one input at the output's "
+                    "scale and the other at a finer one"
+                )
             if min(shift1, shift2) < -15:
                 raise ValueError("int16 power-of-two ADD/SUB shifts by more than 15 bits")
             return BinaryRescale(input1_shift=shift1, input2_shift=shift2, pot_scale=True)
@@ -84,16 +95,18 @@ def add_sub_rescale(op: str, int16: bool, scale1: float, zp1: int, scale2: float
     return BinaryRescale(-zp1, -zp2, zp_out, left_shift, m1, s1, m2, s2, mo, so)
 
 
-def mul_rescale(scale1: float, zp1: int, scale2: float, zp2: int, scale_out: float,
-                zp_out: int) -> BinaryRescale:
+def mul_rescale(
+    scale1: float, zp1: int, scale2: float, zp2: int, scale_out: float, zp_out: int
+) -> BinaryRescale:
     """LiteRT mul.cc Prepare: ``input1_scale * input2_scale / output_scale`` in float32."""
     real = float(_F32(_F32(scale1) * _F32(scale2)) / _F32(scale_out))
     m, s = quantize_multiplier(real)
     return BinaryRescale(-zp1, -zp2, zp_out, 0, 0, 0, 0, 0, m, s)
 
 
-def squared_difference_rescale(scale1: float, zp1: int, scale2: float, zp2: int,
-                               scale_out: float, zp_out: int) -> BinaryRescale:
+def squared_difference_rescale(
+    scale1: float, zp1: int, scale2: float, zp2: int, scale_out: float, zp_out: int
+) -> BinaryRescale:
     """LiteRT squared_difference.cc Prepare (int8): left shift 7, squared output rescale."""
     left_shift = 7
     twice_max = float(2 * max(_F32(scale1), _F32(scale2)))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from helia_aot.plugins import hookimpl
 from helia_aot.platforms import SocPlatform
+from helia_aot.plugins import hookimpl
 
 from helia_aot_platforms_apollo.platforms import APOLLO_PLATFORMS
 

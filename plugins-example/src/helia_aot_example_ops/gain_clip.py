@@ -8,15 +8,13 @@ to the network; the gain is a required operator attribute, because it is tuned p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Iterable
+from typing import Annotated, Any
 
 import numpy as np
 from flatbuffers import flexbuffers
-from pydantic import Field
-from pydantic.dataclasses import dataclass as pydantic_dataclass
-
 from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, c_comment, custom_code_to_op_key
 from helia_aot.aot.operators import AotOperator, OperatorAttributes
 from helia_aot.codegen import render_template
@@ -29,6 +27,8 @@ from helia_aot.converters.litert.schema_access import (
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.registry import RegistryContext
+from pydantic import Field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from helia_aot_example_ops.reference import GAIN_MAX, GAIN_MIN, INT8_MAX, INT8_MIN, SHIFT_MAX
 
@@ -51,8 +51,9 @@ class AirGainClipOptions(AirOperatorOptions):
 
 def encode_options(shift: int, clip_min: int = INT8_MIN, clip_max: int = INT8_MAX) -> bytes:
     """The FlexBuffers map a model stores as the node's custom options (for model builders)."""
-    return bytes(flexbuffers.Dumps({"shift": int(shift), "clip_min": int(clip_min),
-                                    "clip_max": int(clip_max)}))
+    return bytes(
+        flexbuffers.Dumps({"shift": int(shift), "clip_min": int(clip_min), "clip_max": int(clip_max)})
+    )
 
 
 def _read_map(raw: bytes) -> dict[str, Any]:
@@ -88,13 +89,16 @@ def decode_options(raw: bytes) -> AirGainClipOptions:
     if not 0 <= options.shift <= SHIFT_MAX:
         raise UnsupportedModelError(f"{KEY} shift {options.shift} is outside 0..{SHIFT_MAX}")
     if not INT8_MIN <= options.clip_min <= options.clip_max <= INT8_MAX:
-        raise UnsupportedModelError(f"{KEY} clip range {options.clip_min}..{options.clip_max} is not "
-                                    f"an ordered range inside {INT8_MIN}..{INT8_MAX}")
+        raise UnsupportedModelError(
+            f"{KEY} clip range {options.clip_min}..{options.clip_max} is not "
+            f"an ordered range inside {INT8_MIN}..{INT8_MAX}"
+        )
     return options
 
 
-def parse_gain_clip(op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT,
-                    air_model: AirModel) -> AirOperator:
+def parse_gain_clip(
+    op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT, air_model: AirModel
+) -> AirOperator:
     """Parse one ``example-gain-clip`` node, decoding its custom options."""
     del air_model
     op = operator_at(subgraph, op_id)
@@ -134,8 +138,10 @@ class GainClipOperator(AotOperator):
 
     def check(self) -> Iterable[str]:
         if len(self.input_tensors) != 1 or len(self.output_tensors) != 1:
-            yield (f"takes one input and one output, not {len(self.input_tensors)} and "
-                   f"{len(self.output_tensors)}")
+            yield (
+                f"takes one input and one output, not {len(self.input_tensors)} and "
+                f"{len(self.output_tensors)}"
+            )
             return
         source, result = self.input_tensors[0], self.output_tensors[0]
         if source.is_constant:
@@ -188,10 +194,13 @@ class GainClipOperator(AotOperator):
             "code_placement": f"{self.prefix.upper()}_PUT_CODE_IN_ITCM " if self.code_in_itcm else "",
             **self.compute_values(),
         }
-        for template, target in (("exops_gain_clip.h.mako", save_path / "includes-api" / f"{stem}.h"),
-                                 ("exops_gain_clip.c.mako", save_path / "src" / f"{stem}.c")):
-            target.write_text(render_template(template, [TEMPLATE_DIR], **values),
-                              encoding="utf-8", newline="\n")
+        for template, target in (
+            ("exops_gain_clip.h.mako", save_path / "includes-api" / f"{stem}.h"),
+            ("exops_gain_clip.c.mako", save_path / "src" / f"{stem}.c"),
+        ):
+            target.write_text(
+                render_template(template, [TEMPLATE_DIR], **values), encoding="utf-8", newline="\n"
+            )
 
 
 def customize_registry(context: RegistryContext) -> None:

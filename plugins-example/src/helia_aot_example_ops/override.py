@@ -31,7 +31,6 @@ def stamp_fully_connected(context: RegistryContext) -> None:
         def emit(self, save_path: Path) -> None:
             super().emit(save_path)
             source = save_path / "src" / f"{self.prefix}_{self.name}.c"
-            source.write_text(STAMP + source.read_text(encoding="utf-8"), encoding="utf-8",
-                              newline="\n")
+            source.write_text(STAMP + source.read_text(encoding="utf-8"), encoding="utf-8", newline="\n")
 
     context.aot_operator_classes.register(TARGET_KEY, StampedFullyConnected, overwrite=True)

@@ -13,9 +13,16 @@ GAIN_MIN, GAIN_MAX = -32768, 32767
 SHIFT_MAX = 24
 
 
-def gain_clip(x: np.ndarray, *, gain: int, shift: int, clip_min: int = INT8_MIN,
-              clip_max: int = INT8_MAX, input_zero_point: int = 0,
-              output_zero_point: int = 0) -> np.ndarray:
+def gain_clip(
+    x: np.ndarray,
+    *,
+    gain: int,
+    shift: int,
+    clip_min: int = INT8_MIN,
+    clip_max: int = INT8_MAX,
+    input_zero_point: int = 0,
+    output_zero_point: int = 0,
+) -> np.ndarray:
     """Saturating int8 gain-and-clip.
 
     ``y = clamp(round((x - input_zero_point) * gain / 2**shift) + output_zero_point, clip_min,

@@ -12,17 +12,26 @@ import hashlib
 import os
 import subprocess
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 
 _CACHE = Path(tempfile.gettempdir()) / f"helia_aot_kernel_tests_{os.getuid()}"
-CFLAGS = ["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
-          "-fsanitize=undefined", "-fno-sanitize-recover=all"]
+CFLAGS = [
+    "-std=c99",
+    "-O1",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-fPIC",
+    "-shared",
+    "-fsanitize=undefined",
+    "-fno-sanitize-recover=all",
+]
 
 
-@lru_cache(maxsize=None)
+@cache
 def build_kernels(*families: str) -> ctypes.CDLL:
     """Compile the families (and their dependencies) into one shared object and load it."""
     files = kernel_sources(*families)
@@ -36,7 +45,11 @@ def build_kernels(*families: str) -> ctypes.CDLL:
     if not lib.exists():
         sources = [str(p) for p in files if p.suffix == ".c"]
         tmp = lib.with_suffix(f".{os.getpid()}.tmp")
-        subprocess.run(["gcc", *CFLAGS, "-I", str(KERNEL_DIR), *sources, "-o", str(tmp), "-lm"],
-                       check=True, capture_output=True, text=True)
+        subprocess.run(
+            ["gcc", *CFLAGS, "-I", str(KERNEL_DIR), *sources, "-o", str(tmp), "-lm"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         os.replace(tmp, lib)
     return ctypes.CDLL(str(lib))

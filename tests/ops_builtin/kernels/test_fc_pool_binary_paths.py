@@ -23,15 +23,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helia_aot.testing import cross_build_program, run_qemu, toolchain_problem
 from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from helia_aot_ops_builtin.ops.fully_connected import fold_fc_bias, pack_fc_filter
 from helia_aot_ops_builtin.rescale import add_sub_rescale, mul_rescale
 
-from . import k1_reference_models as ref
-from .k2a_refmodels import binary_quantized
+from . import conv_family_refmodels as ref
+from .elementwise_refmodels import binary_quantized
 
 pytestmark = [
     pytest.mark.cross,
@@ -45,8 +44,13 @@ PATHS = {
     "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
     "m4-dsp": ("m4", (), "dsp"),
 }
-CTYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
-          np.dtype(np.int64): "int64_t", np.dtype(np.float64): "double"}
+CTYPES = {
+    np.dtype(np.int8): "int8_t",
+    np.dtype(np.int16): "int16_t",
+    np.dtype(np.int32): "int32_t",
+    np.dtype(np.int64): "int64_t",
+    np.dtype(np.float64): "double",
+}
 
 
 @dataclass(slots=True)
@@ -63,8 +67,20 @@ class Case:
 
 # -- FULLY_CONNECTED ---------------------------------------------------------------------------
 
-def fc_case(rng, batches, depth, units, *, layout="packed", per_channel=True, zp_w=0,
-            bias_acc=None, scales=None, kind="s8") -> Case:
+
+def fc_case(
+    rng,
+    batches,
+    depth,
+    units,
+    *,
+    layout="packed",
+    per_channel=True,
+    zp_w=0,
+    bias_acc=None,
+    scales=None,
+    kind="s8",
+) -> Case:
     """An FC call; ``bias_acc`` replaces the data by zeros and sets each accumulator directly."""
     if kind == "s8":
         x = rng.integers(-128, 127, (batches, depth), endpoint=True).astype(np.int8)
@@ -85,12 +101,13 @@ def fc_case(rng, batches, depth, units, *, layout="packed", per_channel=True, zp
     if scales is None:
         count = units if per_channel else 1
         scales = float(np.float32(0.02)) * rng.uniform(1e-3, 2e-2, count) / float(np.float32(0.05))
-    expected = ref.fully_connected_int(x, w, bias, -zp_in, -zp_w, zp_out, scales, (lo, hi),
-                                       x.dtype.type)
-    init = (f".batches = {batches}, .input_features = {depth}, .output_features = {units}, "
-            f".input_offset = {-zp_in}, .filter_offset = {-zp_w}, .output_offset = {zp_out}, "
-            f".act_min = {lo}, .act_max = {hi}, .output_scale = $s, "
-            f".per_channel = {int(per_channel)}")
+    expected = ref.fully_connected_int(x, w, bias, -zp_in, -zp_w, zp_out, scales, (lo, hi), x.dtype.type)
+    init = (
+        f".batches = {batches}, .input_features = {depth}, .output_features = {units}, "
+        f".input_offset = {-zp_in}, .filter_offset = {-zp_w}, .output_offset = {zp_out}, "
+        f".act_min = {lo}, .act_max = {hi}, .output_scale = $s, "
+        f".per_channel = {int(per_channel)}"
+    )
     arrays = {"x": x, "s": np.asarray(scales, np.float64)}
     if kind == "s8" and layout != "rows":
         arrays["f"] = fold_fc_bias(w, bias, -zp_in, -zp_w)
@@ -121,26 +138,41 @@ def tie_accumulators(scales: list[float]) -> tuple[list[int], list[float]]:
 
 
 def fc_cases(rng) -> list[Case]:
-    out = [fc_case(rng, 1, d, u) for d, u in ((640, 8), (128, 12), (8, 16), (17, 5), (33, 7),
-                                              (70, 4), (1, 3), (15, 9))]
-    out += [fc_case(rng, 2, 37, 6, layout="rows", per_channel=False, zp_w=5),
-            fc_case(rng, 3, 20, 9, layout="folded", per_channel=False, zp_w=-3),
-            fc_case(rng, 2, 50, 13, layout="packed", per_channel=False, zp_w=7),
-            fc_case(rng, 1, 64, 12, layout="rows")]
-    ties = [2.0 ** -4, float(np.nextafter(2.0 ** -4, 0.0)), float(np.nextafter(2.0 ** -7, 1.0)),
-            0.5, 0.3]
+    out = [
+        fc_case(rng, 1, d, u)
+        for d, u in ((640, 8), (128, 12), (8, 16), (17, 5), (33, 7), (70, 4), (1, 3), (15, 9))
+    ]
+    out += [
+        fc_case(rng, 2, 37, 6, layout="rows", per_channel=False, zp_w=5),
+        fc_case(rng, 3, 20, 9, layout="folded", per_channel=False, zp_w=-3),
+        fc_case(rng, 2, 50, 13, layout="packed", per_channel=False, zp_w=7),
+        fc_case(rng, 1, 64, 12, layout="rows"),
+    ]
+    ties = [2.0**-4, float(np.nextafter(2.0**-4, 0.0)), float(np.nextafter(2.0**-7, 1.0)), 0.5, 0.3]
     accs, scales = tie_accumulators(ties)
     out.append(fc_case(rng, 1, 1, len(accs), bias_acc=accs, scales=scales))
-    out += [fc_case(rng, 2, 19, 5, kind="s16"), fc_case(rng, 1, 40, 3, kind="s16_b32"),
-            fc_case(rng, 1, 8, 6, kind="s16", per_channel=False)]
+    out += [
+        fc_case(rng, 2, 19, 5, kind="s16"),
+        fc_case(rng, 1, 40, 3, kind="s16_b32"),
+        fc_case(rng, 1, 8, 6, kind="s16", per_channel=False),
+    ]
     for _ in range(12):  # random shapes and layouts
-        out.append(fc_case(rng, int(rng.integers(1, 4)), int(rng.integers(1, 90)),
-                           int(rng.integers(1, 18)), layout=str(rng.choice(["rows", "folded", "packed"])),
-                           per_channel=bool(rng.random() < 0.5), zp_w=int(rng.integers(-20, 20))))
+        out.append(
+            fc_case(
+                rng,
+                int(rng.integers(1, 4)),
+                int(rng.integers(1, 90)),
+                int(rng.integers(1, 18)),
+                layout=str(rng.choice(["rows", "folded", "packed"])),
+                per_channel=bool(rng.random() < 0.5),
+                zp_w=int(rng.integers(-20, 20)),
+            )
+        )
     return out
 
 
 # -- pooling ----------------------------------------------------------------------------------
+
 
 def pool_reference(kind, x, oh, ow, filt, stride, pad, act):
     info = np.iinfo(x.dtype)
@@ -160,42 +192,68 @@ def pool_reference(kind, x, oh, ow, filt, stride, pad, act):
 def pool_case(rng, kind, dtype, n, h, w, c, filt, stride, mode="SAME", act=None) -> Case:
     info = np.iinfo(dtype)
     x = rng.integers(info.min, info.max, (n, h, w, c), endpoint=True).astype(dtype)
-    (oh, pt), (ow, pl) = (ref.litert_out_pad(mode, h, filt[0], stride[0], 1),
-                          ref.litert_out_pad(mode, w, filt[1], stride[1], 1))
+    (oh, pt), (ow, pl) = (
+        ref.litert_out_pad(mode, h, filt[0], stride[0], 1),
+        ref.litert_out_pad(mode, w, filt[1], stride[1], 1),
+    )
     act = act or (int(info.min), int(info.max))
-    init = (f".batches = {n}, .input_height = {h}, .input_width = {w}, .channels = {c}, "
-            f".output_height = {oh}, .output_width = {ow}, .filter_height = {filt[0]}, "
-            f".filter_width = {filt[1]}, .stride_height = {stride[0]}, .stride_width = {stride[1]}, "
-            f".pad_top = {pt}, .pad_left = {pl}, .act_min = {act[0]}, .act_max = {act[1]}")
+    init = (
+        f".batches = {n}, .input_height = {h}, .input_width = {w}, .channels = {c}, "
+        f".output_height = {oh}, .output_width = {ow}, .filter_height = {filt[0]}, "
+        f".filter_width = {filt[1]}, .stride_height = {stride[0]}, .stride_width = {stride[1]}, "
+        f".pad_top = {pt}, .pad_left = {pl}, .act_min = {act[0]}, .act_max = {act[1]}"
+    )
     suffix = "s8" if dtype == np.int8 else "s16"
     expected = pool_reference(kind, x, oh, ow, filt, stride, (pt, pl), act)
-    return Case(f"{kind} pool {suffix} {h}x{w}x{c} {filt}", "hk_pool_params_t", init,
-                f"hk_{kind}_pool_{suffix}($p, $x, (void *)out)", {"x": x}, expected)
+    return Case(
+        f"{kind} pool {suffix} {h}x{w}x{c} {filt}",
+        "hk_pool_params_t",
+        init,
+        f"hk_{kind}_pool_{suffix}($p, $x, (void *)out)",
+        {"x": x},
+        expected,
+    )
 
 
 def pool_cases(rng) -> list[Case]:
     out = []
     for kind in ("avg", "max"):
-        out += [pool_case(rng, kind, np.int8, 1, 25, 5, 64, (25, 5), (1, 1), "VALID"),
-                pool_case(rng, kind, np.int8, 1, 7, 6, 37, (3, 3), (2, 2), act=(-20, 90)),
-                pool_case(rng, kind, np.int8, 2, 5, 5, 3, (2, 3), (1, 2)),
-                pool_case(rng, kind, np.int8, 1, 6, 5, 5, (3, 3), (1, 1)),
-                pool_case(rng, kind, np.int8, 1, 6, 4, 16, (2, 2), (2, 2), "VALID"),
-                pool_case(rng, kind, np.int8, 1, 20, 18, 6, (17, 16), (2, 1), "VALID"),  # 272 taps
-                pool_case(rng, kind, np.int16, 1, 6, 5, 11, (3, 3), (2, 1), act=(-3000, 20000)),
-                pool_case(rng, kind, np.int16, 1, 4, 4, 17, (4, 4), (1, 1), "VALID")]
+        out += [
+            pool_case(rng, kind, np.int8, 1, 25, 5, 64, (25, 5), (1, 1), "VALID"),
+            pool_case(rng, kind, np.int8, 1, 7, 6, 37, (3, 3), (2, 2), act=(-20, 90)),
+            pool_case(rng, kind, np.int8, 2, 5, 5, 3, (2, 3), (1, 2)),
+            pool_case(rng, kind, np.int8, 1, 6, 5, 5, (3, 3), (1, 1)),
+            pool_case(rng, kind, np.int8, 1, 6, 4, 16, (2, 2), (2, 2), "VALID"),
+            pool_case(rng, kind, np.int8, 1, 20, 18, 6, (17, 16), (2, 1), "VALID"),  # 272 taps
+            pool_case(rng, kind, np.int16, 1, 6, 5, 11, (3, 3), (2, 1), act=(-3000, 20000)),
+            pool_case(rng, kind, np.int16, 1, 4, 4, 17, (4, 4), (1, 1), "VALID"),
+        ]
     for _ in range(16):  # random geometries
         h, w = (int(v) for v in rng.integers(1, 10, 2))
         filt = tuple(int(v) for v in rng.integers(1, 5, 2))
         stride = tuple(int(v) for v in rng.integers(1, 4, 2))
         mode = "SAME" if rng.random() < 0.6 or filt[0] > h or filt[1] > w else "VALID"
         lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2))
-        out.append(pool_case(rng, str(rng.choice(["avg", "max"])), np.int8, int(rng.integers(1, 3)),
-                             h, w, int(rng.integers(1, 40)), filt, stride, mode, act=(lo, hi)))
+        out.append(
+            pool_case(
+                rng,
+                str(rng.choice(["avg", "max"])),
+                np.int8,
+                int(rng.integers(1, 3)),
+                h,
+                w,
+                int(rng.integers(1, 40)),
+                filt,
+                stride,
+                mode,
+                act=(lo, hi),
+            )
+        )
     return out
 
 
 # -- int8 ADD / SUB / MUL ----------------------------------------------------------------------
+
 
 def binary_case(rng, op, shape1, shape2, *, equal_scales=False, act=None, left=False) -> Case:
     a = rng.integers(-128, 127, shape1, endpoint=True).astype(np.int8)
@@ -213,40 +271,60 @@ def binary_case(rng, op, shape1, shape2, *, equal_scales=False, act=None, left=F
     q = {name: getattr(r, name) for name in r.__slots__ if name != "pot_scale"}
     q.update(activation_min=lo, activation_max=hi)
     g = broadcast_geometry(shape1, shape2)
-    geometry = (f".size = {g.size}, .broadcast = {'true' if g.broadcast else 'false'}, "
-                f".shape = {{{', '.join(map(str, g.shape))}}}, "
-                f".strides1 = {{{', '.join(map(str, g.strides1))}}}, "
-                f".strides2 = {{{', '.join(map(str, g.strides2))}}}")
+    geometry = (
+        f".size = {g.size}, .broadcast = {'true' if g.broadcast else 'false'}, "
+        f".shape = {{{', '.join(map(str, g.shape))}}}, "
+        f".strides1 = {{{', '.join(map(str, g.strides1))}}}, "
+        f".strides2 = {{{', '.join(map(str, g.strides2))}}}"
+    )
     quant = ", ".join(f".{k} = {v}" for k, v in q.items())
     expected = binary_quantized(op, a, b, q, np.int8)
-    return Case(f"{op} {shape1} {shape2}", "hk_binary_params_t",
-                f".geometry = {{{geometry}}}, .quant = {{{quant}}}",
-                f"hk_{op.lower()}_s8($p, $a, $b, out)", {"a": a, "b": b}, expected)
+    return Case(
+        f"{op} {shape1} {shape2}",
+        "hk_binary_params_t",
+        f".geometry = {{{geometry}}}, .quant = {{{quant}}}",
+        f"hk_{op.lower()}_s8($p, $a, $b, out)",
+        {"a": a, "b": b},
+        expected,
+    )
 
 
 def binary_cases(rng) -> list[Case]:
     out = []
     for op in ("ADD", "SUB", "MUL"):
-        out += [binary_case(rng, op, (1, 9, 9, 16), (1, 9, 9, 16)),                 # flat
-                binary_case(rng, op, (37,), (37,), equal_scales=True, act=(-10, 100)),
-                binary_case(rng, op, (2, 5, 7, 19), (19,)),                          # rows
-                binary_case(rng, op, (3, 1, 21), (3, 5, 1)),                         # scalar rows
-                binary_case(rng, op, (2, 3, 13), (1,)),                              # scalar input
-                binary_case(rng, op, (1,), (4, 6)),
-                binary_case(rng, op, (4, 1), (4, 3)),                                # strided
-                binary_case(rng, op, (3, 6), (6, 1, 1) if op == "SUB" else (3, 6))]
-    out += [binary_case(rng, "MUL", (5, 11), (5, 11), left=True),
-            binary_case(rng, "MUL", (7,), (1,), left=True, act=(-50, 50))]
+        out += [
+            binary_case(rng, op, (1, 9, 9, 16), (1, 9, 9, 16)),  # flat
+            binary_case(rng, op, (37,), (37,), equal_scales=True, act=(-10, 100)),
+            binary_case(rng, op, (2, 5, 7, 19), (19,)),  # rows
+            binary_case(rng, op, (3, 1, 21), (3, 5, 1)),  # scalar rows
+            binary_case(rng, op, (2, 3, 13), (1,)),  # scalar input
+            binary_case(rng, op, (1,), (4, 6)),
+            binary_case(rng, op, (4, 1), (4, 3)),  # strided
+            binary_case(rng, op, (3, 6), (6, 1, 1) if op == "SUB" else (3, 6)),
+        ]
+    out += [
+        binary_case(rng, "MUL", (5, 11), (5, 11), left=True),
+        binary_case(rng, "MUL", (7,), (1,), left=True, act=(-50, 50)),
+    ]
     for _ in range(18):  # random broadcasts: each input keeps or drops each output dimension
         shape = [int(v) for v in rng.integers(1, 6, int(rng.integers(1, 5)))]
         shapes = [tuple(d if rng.random() < 0.7 else 1 for d in shape) for _ in range(2)]
         lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2))
-        out.append(binary_case(rng, str(rng.choice(["ADD", "SUB", "MUL"])), *shapes, act=(lo, hi),
-                               equal_scales=bool(rng.random() < 0.3), left=bool(rng.random() < 0.3)))
+        out.append(
+            binary_case(
+                rng,
+                str(rng.choice(["ADD", "SUB", "MUL"])),
+                *shapes,
+                act=(lo, hi),
+                equal_scales=bool(rng.random() < 0.3),
+                left=bool(rng.random() < 0.3),
+            )
+        )
     return out
 
 
 # -- the program --------------------------------------------------------------------------------
+
 
 def cases() -> list[Case]:
     rng = np.random.default_rng(20240612)
@@ -271,9 +349,11 @@ def fill(template: str, names: dict) -> str:
 
 def program(all_cases: list[Case]) -> str:
     out_bytes = max(c.expected.nbytes for c in all_cases)
-    parts = ['#include <stdio.h>\n#include <string.h>\n#include "hk_binary.h"\n'
-             '#include "hk_fully_connected.h"\n#include "hk_pool.h"\n#include "hk_simd.h"\n\n',
-             f"static int8_t out[{out_bytes}] __attribute__((aligned(16)));\n\n"]
+    parts = [
+        '#include <stdio.h>\n#include <string.h>\n#include "hk_binary.h"\n'
+        '#include "hk_fully_connected.h"\n#include "hk_pool.h"\n#include "hk_simd.h"\n\n',
+        f"static int8_t out[{out_bytes}] __attribute__((aligned(16)));\n\n",
+    ]
     calls = []
     for i, c in enumerate(all_cases):
         names = {"p": f"&p{i}"}
@@ -291,10 +371,11 @@ def program(all_cases: list[Case]) -> str:
         }}
     }}
 """)
-    parts.append("\nint main(void)\n{\n    int failures = 0;\n    printf(\"path %s\\n\", HK_SIMD_PATH);\n")
+    parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_SIMD_PATH);\n')
     parts.extend(calls)
-    parts.append(f'    printf("%d of {len(all_cases)} cases differ\\n", failures);\n'
-                 '    return failures;\n}\n')
+    parts.append(
+        f'    printf("%d of {len(all_cases)} cases differ\\n", failures);\n    return failures;\n}}\n'
+    )
     return "".join(parts)
 
 
@@ -317,8 +398,9 @@ def test_cases_hold_their_reference_outputs():
 def test_every_path_matches_the_reference(path_name, source, tmp_path):
     core, flags, expected_path = PATHS[path_name]
     kernels = [p for p in kernel_sources("fully_connected", "pool", "binary") if p.suffix == ".c"]
-    elf = cross_build_program([source, *kernels], tmp_path, core, include_dirs=[KERNEL_DIR],
-                              extra_cflags=flags)
+    elf = cross_build_program(
+        [source, *kernels], tmp_path, core, include_dirs=[KERNEL_DIR], extra_cflags=flags
+    )
     run = run_qemu(elf, core, timeout=60, count=False)
     assert f"path {expected_path}\n" in run.stdout, run.stdout
     assert run.returncode == 0, run.stdout

@@ -117,15 +117,20 @@ class AirTensorType(str, enum.Enum):
 
     @property
     def is_integer(self) -> bool:
-        return self in (AirTensorType.INT8, AirTensorType.UINT8, AirTensorType.INT16,
-                        AirTensorType.INT32, AirTensorType.INT64)
+        return self in (
+            AirTensorType.INT8,
+            AirTensorType.UINT8,
+            AirTensorType.INT16,
+            AirTensorType.INT32,
+            AirTensorType.INT64,
+        )
 
     @property
     def is_float(self) -> bool:
         return self in (AirTensorType.FLOAT16, AirTensorType.FLOAT32)
 
     @classmethod
-    def from_numpy(cls, dtype: np.dtype | type) -> "AirTensorType":
+    def from_numpy(cls, dtype: np.dtype | type) -> AirTensorType:
         """The member for a numpy dtype, or ValueError."""
         return cls(np.dtype(dtype).name)
 
@@ -175,8 +180,11 @@ class AirQuantization:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AirQuantization):
             return NotImplemented
-        return (self.axis == other.axis and np.array_equal(self.scale, other.scale)
-                and np.array_equal(self.zero_point, other.zero_point))
+        return (
+            self.axis == other.axis
+            and np.array_equal(self.scale, other.scale)
+            and np.array_equal(self.zero_point, other.zero_point)
+        )
 
     def __hash__(self) -> int:
         return hash((self.axis, self.scale.tobytes(), self.zero_point.tobytes()))

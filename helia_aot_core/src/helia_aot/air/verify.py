@@ -37,8 +37,11 @@ def verify_model(model: AirModel) -> list[str]:
             problems.append(f"model input/output {tid!r} is not a tensor of the model")
 
     # Constants and persistent state exist before the first operator runs.
-    available = {tid for tid, t in model.tensors.items()
-                 if t.kind in (AirTensorKind.CONSTANT, AirTensorKind.PERSISTENT)}
+    available = {
+        tid
+        for tid, t in model.tensors.items()
+        if t.kind in (AirTensorKind.CONSTANT, AirTensorKind.PERSISTENT)
+    }
     available.update(model.inputs)
     written: dict[str, str] = {}
     op_ids: set[str] = set()
@@ -51,9 +54,7 @@ def verify_model(model: AirModel) -> list[str]:
                 problems.append(f"operator {op.id} ({op.op_type}) refers to missing tensor {tid!r}")
         for tid in op.input_ids:
             if tid and tid in model.tensors and tid not in available:
-                problems.append(
-                    f"operator {op.id} ({op.op_type}) reads tensor {tid!r} before it is written"
-                )
+                problems.append(f"operator {op.id} ({op.op_type}) reads tensor {tid!r} before it is written")
         for tid in op.output_ids:
             if tid in written:
                 problems.append(f"tensor {tid!r} is written by operators {written[tid]} and {op.id}")

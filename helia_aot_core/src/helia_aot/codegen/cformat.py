@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -19,8 +19,11 @@ def c_float(value: float) -> str:
         raise ValueError("NaN has no C literal here")
     if np.isinf(v):
         v = np.float32(_FLT_MAX if v > 0 else -_FLT_MAX)
-    text = np.format_float_positional(v, unique=True, trim="0") if abs(v) >= 1e-4 or v == 0 else (
-        np.format_float_scientific(v, unique=True, trim="0"))
+    text = (
+        np.format_float_positional(v, unique=True, trim="0")
+        if abs(v) >= 1e-4 or v == 0
+        else (np.format_float_scientific(v, unique=True, trim="0"))
+    )
     if "." not in text and "e" not in text:
         text += ".0"
     if text.endswith("."):
@@ -37,7 +40,7 @@ def c_int_list(values: Iterable[int], per_line: int = 16) -> str:
     items = [str(int(v)) for v in values]
     if not items:
         return "0"
-    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
     return ",\n    ".join(lines)
 
 
@@ -45,7 +48,7 @@ def c_float_list(values: Iterable[float], per_line: int = 8) -> str:
     items = [c_float(v) for v in values]
     if not items:
         return "0.0f"
-    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
     return ",\n    ".join(lines)
 
 
@@ -54,4 +57,4 @@ def c_hex_bytes(data: bytes, per_line: int = 20) -> str:
     if not data:
         return "0x00"
     hexes = [f"0x{b:02x}" for b in data]
-    return ",\n".join(", ".join(hexes[i:i + per_line]) for i in range(0, len(hexes), per_line))
+    return ",\n".join(", ".join(hexes[i : i + per_line]) for i in range(0, len(hexes), per_line))

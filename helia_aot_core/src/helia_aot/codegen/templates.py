@@ -6,9 +6,10 @@ base template because all directories share one lookup.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mako import exceptions as mako_exceptions
 from mako.lookup import TemplateLookup
@@ -23,8 +24,9 @@ class TemplateRenderer:
 
     def __init__(self, directories: Sequence[Path] = ()) -> None:
         dirs = [str(Path(d)) for d in directories] + [str(CORE_TEMPLATE_DIR)]
-        self.lookup = TemplateLookup(directories=dirs, strict_undefined=True,
-                                     input_encoding="utf-8", output_encoding=None)
+        self.lookup = TemplateLookup(
+            directories=dirs, strict_undefined=True, input_encoding="utf-8", output_encoding=None
+        )
 
     def render(self, name: str, **values: Any) -> str:
         try:

@@ -110,8 +110,10 @@ class ModuleConfig(ConfigSection):
         # The name becomes a folder, a CMake target and part of comments: letters, digits, '_',
         # '.' and '-' only, so no model or configuration text can inject code or paths.
         if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", value) or value in (".", ".."):
-            raise ValueError(f"module name {value!r} must be a single folder name of letters, digits, "
-                             "'_', '.' and '-' (not starting with '.' or '-')")
+            raise ValueError(
+                f"module name {value!r} must be a single folder name of letters, digits, "
+                "'_', '.' and '-' (not starting with '.' or '-')"
+            )
         return value
 
     @field_validator("prefix")

@@ -15,5 +15,12 @@ BUILTIN_EXPORTERS: dict[str, type[ModuleExporter]] = {
 }
 """``module.type`` -> exporter class, as the core registers them."""
 
-__all__ = ["BUILTIN_EXPORTERS", "CMakeExporter", "CmsisPackExporter", "ModuleExporter", "ModuleLayout",
-           "NsxExporter", "ZephyrExporter"]
+__all__ = [
+    "BUILTIN_EXPORTERS",
+    "CMakeExporter",
+    "CmsisPackExporter",
+    "ModuleExporter",
+    "ModuleLayout",
+    "NsxExporter",
+    "ZephyrExporter",
+]

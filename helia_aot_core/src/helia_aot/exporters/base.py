@@ -68,8 +68,17 @@ class ModuleLayout:
         return tuple(d for d in self.private_include_dirs if (self.root / d).is_dir())
 
     @classmethod
-    def scan(cls, root: Path, *, name: str, prefix: str, model_name: str, platform: Any,
-             plan_hash: str, version: str) -> ModuleLayout:
+    def scan(
+        cls,
+        root: Path,
+        *,
+        name: str,
+        prefix: str,
+        model_name: str,
+        platform: Any,
+        plan_hash: str,
+        version: str,
+    ) -> ModuleLayout:
         """Describe the tree under ``root`` once the C is written."""
         root = Path(root)
 
@@ -77,9 +86,14 @@ class ModuleLayout:
             return tuple(sorted(p.relative_to(root).as_posix() for p in paths))
 
         return cls(
-            root=root, name=name, prefix=prefix, model_name=model_name,
+            root=root,
+            name=name,
+            prefix=prefix,
+            model_name=model_name,
             platform_name=str(getattr(platform, "name", "custom")),
-            cpu=str(getattr(platform, "cpu", "")), plan_hash=plan_hash, version=version,
+            cpu=str(getattr(platform, "cpu", "")),
+            plan_hash=plan_hash,
+            version=version,
             sources=rel((root / "src").rglob("*.c")),
             headers=rel([*(root / "includes-api").glob("*.h"), *(root / "src").rglob("*.h")]),
         )

@@ -24,8 +24,11 @@ def nsx_metadata(layout: ModuleLayout) -> dict:
         "capabilities": ["ml_inference"],
         "build": {"cmake": {"package": layout.target, "targets": [f"nsx::{layout.target}"]}},
         "depends": {"required": [], "optional": []},
-        "compatibility": {"boards": [layout.platform_name], "socs": ["*"],
-                          "toolchains": ["arm-none-eabi-gcc"]},
+        "compatibility": {
+            "boards": [layout.platform_name],
+            "socs": ["*"],
+            "toolchains": ["arm-none-eabi-gcc"],
+        },
     }
 
 
@@ -38,14 +41,14 @@ class NsxExporter(ModuleExporter):
     def write(self, layout: ModuleLayout) -> list[str]:
         header = f"# NSX module metadata of helia-aot module {layout.name_comment}.\n"
         return [
-            self.write_text(layout, "nsx-module.yaml",
-                            header + yaml.safe_dump(nsx_metadata(layout), sort_keys=False)),
+            self.write_text(
+                layout, "nsx-module.yaml", header + yaml.safe_dump(nsx_metadata(layout), sort_keys=False)
+            ),
             self.write_text(layout, "CMakeLists.txt", self.render("nsx.CMakeLists.txt.mako", layout)),
         ]
 
     def integration(self, layout: ModuleLayout) -> str:
-        return self.render("nsx.integration.md.mako", layout,
-                           module_name=layout.target.replace("_", "-"))
+        return self.render("nsx.integration.md.mako", layout, module_name=layout.target.replace("_", "-"))
 
 
 __all__ = ["NSX_SCHEMA_VERSION", "NsxExporter", "nsx_metadata"]

@@ -28,14 +28,25 @@ class ZephyrExporter(ModuleExporter):
             "name": layout.target.replace("_", "-"),
             "build": {"cmake": "zephyr", "kconfig": "zephyr/Kconfig"},
         }
-        header = f"# Zephyr module manifest of helia-aot module {layout.name_comment} ({layout.model_comment}).\n"
+        header = (
+            f"# Zephyr module manifest of helia-aot module {layout.name_comment} ({layout.model_comment}).\n"
+        )
         return [
-            self.write_text(layout, "zephyr/module.yml",
-                            header + yaml.safe_dump(manifest, sort_keys=False, default_flow_style=False)),
-            self.write_text(layout, "zephyr/Kconfig",
-                            self.render("zephyr.Kconfig.mako", layout, symbol=kconfig_symbol(layout))),
-            self.write_text(layout, "zephyr/CMakeLists.txt",
-                            self.render("zephyr.CMakeLists.txt.mako", layout, symbol=kconfig_symbol(layout))),
+            self.write_text(
+                layout,
+                "zephyr/module.yml",
+                header + yaml.safe_dump(manifest, sort_keys=False, default_flow_style=False),
+            ),
+            self.write_text(
+                layout,
+                "zephyr/Kconfig",
+                self.render("zephyr.Kconfig.mako", layout, symbol=kconfig_symbol(layout)),
+            ),
+            self.write_text(
+                layout,
+                "zephyr/CMakeLists.txt",
+                self.render("zephyr.CMakeLists.txt.mako", layout, symbol=kconfig_symbol(layout)),
+            ),
         ]
 
     def integration(self, layout: ModuleLayout) -> str:

@@ -23,14 +23,19 @@ class AirInterpreter:
         try:
             details = self._interpreter.get_input_details()
             for detail, value in zip(details, inputs):
-                self._interpreter.set_tensor(detail["index"], np.asarray(value, dtype=detail["dtype"])
-                                             .reshape(detail["shape"]))
+                self._interpreter.set_tensor(
+                    detail["index"], np.asarray(value, dtype=detail["dtype"]).reshape(detail["shape"])
+                )
             self._interpreter.invoke()
-            return [np.array(self._interpreter.get_tensor(d["index"]))
-                    for d in self._interpreter.get_output_details()]
+            return [
+                np.array(self._interpreter.get_tensor(d["index"]))
+                for d in self._interpreter.get_output_details()
+            ]
         except Exception as exc:
-            raise ReferenceExecutionError(f"the reference interpreter failed on {self.model_path.name}: {exc}",
-                                          hint="supply test.golden_data instead") from exc
+            raise ReferenceExecutionError(
+                f"the reference interpreter failed on {self.model_path.name}: {exc}",
+                hint="supply test.golden_data instead",
+            ) from exc
 
 
 def create_interpreter(model_path: Path | str) -> AirInterpreter:
@@ -46,12 +51,15 @@ def create_interpreter(model_path: Path | str) -> AirInterpreter:
             hint="pip install 'helia-aot-core[reference]', or supply test.golden_data",
         ) from exc
     try:
-        interpreter = Interpreter(model_path=str(model_path),
-                                  experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        interpreter = Interpreter(
+            model_path=str(model_path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF
+        )
         interpreter.allocate_tensors()
     except Exception as exc:
-        raise ReferenceExecutionError(f"the reference interpreter cannot load {model_path}: {exc}",
-                                      hint="supply test.golden_data instead") from exc
+        raise ReferenceExecutionError(
+            f"the reference interpreter cannot load {model_path}: {exc}",
+            hint="supply test.golden_data instead",
+        ) from exc
     return AirInterpreter(Path(model_path), interpreter)
 
 

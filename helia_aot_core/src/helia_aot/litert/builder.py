@@ -22,9 +22,10 @@ way (for example one read with ``read_model`` and edited).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import flatbuffers
 import numpy as np
@@ -69,8 +70,10 @@ def builtin_code(name: str | int) -> int:
 def options_union(options: Any) -> tuple[str, int]:
     """The union field (``builtinOptions`` or ``builtinOptions2``) and type tag of an options object."""
     tag = type(options).__name__.removesuffix("T")
-    for attr, union in (("builtinOptions", litert.BuiltinOptions),
-                        ("builtinOptions2", litert.BuiltinOptions2)):
+    for attr, union in (
+        ("builtinOptions", litert.BuiltinOptions),
+        ("builtinOptions2", litert.BuiltinOptions2),
+    ):
         code = getattr(union, tag, None)
         if isinstance(code, int):
             return attr, code
@@ -96,7 +99,7 @@ def _pack_buffer(builder: flatbuffers.Builder, buffer: litert.BufferT) -> int:
         # The generated Pack aligns byte vectors to 1; constant data must start 16-byte aligned.
         builder.StartVector(1, len(payload), DATA_ALIGNMENT)
         builder.head -= len(payload)
-        builder.Bytes[builder.head:builder.head + len(payload)] = payload
+        builder.Bytes[builder.head : builder.head + len(payload)] = payload
         data = builder.EndVector()
     litert.BufferStart(builder)
     if data is not None:
@@ -152,10 +155,16 @@ class LiteRTModelBuilder:
         self.inputs: list[int] = []
         self.outputs: list[int] = []
 
-    def add_tensor(self, name: str, shape: Sequence[int], dtype: Any,
-                   data: np.ndarray | bytes | None = None,
-                   quantization: AirQuantization | tuple | None = None,
-                   *, variable: bool = False) -> int:
+    def add_tensor(
+        self,
+        name: str,
+        shape: Sequence[int],
+        dtype: Any,
+        data: np.ndarray | bytes | None = None,
+        quantization: AirQuantization | tuple | None = None,
+        *,
+        variable: bool = False,
+    ) -> int:
         """Add a tensor and return its index.
 
         ``data`` makes it a constant: an array is cast to ``dtype`` and must hold
@@ -177,24 +186,53 @@ class LiteRTModelBuilder:
         self.tensors.append(_Tensor(name, shape, type_code, raw, quantization, variable))
         return len(self.tensors) - 1
 
-    def add_operator(self, op: str | int, inputs: Sequence[int], outputs: Sequence[int],
-                     options: Any = None, *, version: int = 1,
-                     intermediates: Sequence[int] = ()) -> int:
+    def add_operator(
+        self,
+        op: str | int,
+        inputs: Sequence[int],
+        outputs: Sequence[int],
+        options: Any = None,
+        *,
+        version: int = 1,
+        intermediates: Sequence[int] = (),
+    ) -> int:
         """Add a builtin operator (name or code) with its options object; returns its index."""
         code = builtin_code(op)
         if options is not None:
             options_union(options)  # reject a wrong class now rather than at to_bytes()
-        self.operators.append(_Operator(code, None, version, list(inputs), list(outputs),
-                                        options=options, intermediates=list(intermediates)))
+        self.operators.append(
+            _Operator(
+                code,
+                None,
+                version,
+                list(inputs),
+                list(outputs),
+                options=options,
+                intermediates=list(intermediates),
+            )
+        )
         return len(self.operators) - 1
 
-    def add_custom_operator(self, custom_code: str, inputs: Sequence[int],
-                            outputs: Sequence[int], custom_options: bytes = b"",
-                            *, version: int = 1) -> int:
+    def add_custom_operator(
+        self,
+        custom_code: str,
+        inputs: Sequence[int],
+        outputs: Sequence[int],
+        custom_options: bytes = b"",
+        *,
+        version: int = 1,
+    ) -> int:
         """Add a custom operator with its (usually FlexBuffers) option bytes; returns its index."""
-        self.operators.append(_Operator(litert.BuiltinOperator.CUSTOM, custom_code, version,
-                                        list(inputs), list(outputs),
-                                        custom_options=bytes(custom_options)))
+        self.operators.append(
+            _Operator(
+                litert.BuiltinOperator.CUSTOM,
+                custom_code,
+                version,
+                list(inputs),
+                list(outputs),
+                custom_options=bytes(custom_options),
+            )
+        )
         return len(self.operators) - 1
 
     def set_inputs(self, indices: Sequence[int]) -> None:
@@ -285,5 +323,11 @@ class LiteRTModelBuilder:
         return op
 
 
-__all__ = ["DATA_ALIGNMENT", "LiteRTModelBuilder", "builtin_code", "litert_tensor_type",
-           "options_union", "pack_model"]
+__all__ = [
+    "DATA_ALIGNMENT",
+    "LiteRTModelBuilder",
+    "builtin_code",
+    "litert_tensor_type",
+    "options_union",
+    "pack_model",
+]

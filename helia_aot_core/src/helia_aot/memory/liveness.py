@@ -38,8 +38,9 @@ def alias_roots(model: AirModel, alias_of: Mapping[str, str]) -> dict[str, str]:
     return roots
 
 
-def compute_lifetimes(model: AirModel, *,
-                      alias_of: Mapping[str, str] | None = None) -> dict[str, tuple[int, int]]:
+def compute_lifetimes(
+    model: AirModel, *, alias_of: Mapping[str, str] | None = None
+) -> dict[str, tuple[int, int]]:
     """Inclusive ``(first, last)`` operator indices of every non-constant tensor the schedule uses.
 
     A tensor lives from the operator that writes it to the last operator that reads it (an output

@@ -50,16 +50,18 @@ def _check_options(name: str, options: Mapping[str, object] | None, known: tuple
     return given
 
 
-def plan_greedy(buffers: Sequence[BufferRequest], *, seed: int = 0,
-                options: Mapping[str, object] | None = None) -> ArenaPlan:
+def plan_greedy(
+    buffers: Sequence[BufferRequest], *, seed: int = 0, options: Mapping[str, object] | None = None
+) -> ArenaPlan:
     """First-fit in order of first use (then id): predictable, and good on chain-shaped graphs."""
     _check_options("greedy", options, ())
     placer = Placer(buffers)
     return _plan(placer, _order_by_first(placer.buffers), peak_live(placer.buffers), "greedy")
 
 
-def plan_greedy_by_size(buffers: Sequence[BufferRequest], *, seed: int = 0,
-                        options: Mapping[str, object] | None = None) -> ArenaPlan:
+def plan_greedy_by_size(
+    buffers: Sequence[BufferRequest], *, seed: int = 0, options: Mapping[str, object] | None = None
+) -> ArenaPlan:
     """First-fit largest buffer first, as TFLM's greedy planner does: big tensors pin the layout
     early and small ones fill the holes between them."""
     _check_options("greedy_by_size", options, ())
@@ -67,8 +69,9 @@ def plan_greedy_by_size(buffers: Sequence[BufferRequest], *, seed: int = 0,
     return _plan(placer, _order_by_size(placer.buffers), peak_live(placer.buffers), "greedy_by_size")
 
 
-def plan_hill_climb(buffers: Sequence[BufferRequest], *, seed: int = 0,
-                    options: Mapping[str, object] | None = None) -> ArenaPlan:
+def plan_hill_climb(
+    buffers: Sequence[BufferRequest], *, seed: int = 0, options: Mapping[str, object] | None = None
+) -> ArenaPlan:
     """Local search over placement orders, starting from the better greedy order.
 
     Any packing is reproduced or improved by first-fit in the order of its offsets, so searching
@@ -104,8 +107,9 @@ def plan_hill_climb(buffers: Sequence[BufferRequest], *, seed: int = 0,
     return _plan(placer, order, bound, "hill_climb")
 
 
-def _perturb(order: list[int], offsets: list[int], used: int, placer: Placer,
-             rng: random.Random) -> list[int]:
+def _perturb(
+    order: list[int], offsets: list[int], used: int, placer: Placer, rng: random.Random
+) -> list[int]:
     """A neighbouring order: one of three moves, picked at random."""
     n = len(order)
     candidate = list(order)
@@ -127,16 +131,23 @@ def _perturb(order: list[int], offsets: list[int], used: int, placer: Placer,
     return candidate
 
 
-PLANNERS: Mapping[str, Callable[..., ArenaPlan]] = types.MappingProxyType({
-    MemoryPlannerType.GREEDY.value: plan_greedy,
-    MemoryPlannerType.GREEDY_BY_SIZE.value: plan_greedy_by_size,
-    MemoryPlannerType.HILL_CLIMB.value: plan_hill_climb,
-})
+PLANNERS: Mapping[str, Callable[..., ArenaPlan]] = types.MappingProxyType(
+    {
+        MemoryPlannerType.GREEDY.value: plan_greedy,
+        MemoryPlannerType.GREEDY_BY_SIZE.value: plan_greedy_by_size,
+        MemoryPlannerType.HILL_CLIMB.value: plan_hill_climb,
+    }
+)
 """Planner name -> ``planner(buffers, *, seed=0, options=None) -> ArenaPlan``."""
 
 
-def plan_arena(buffers: Sequence[BufferRequest], planner: str = "hill_climb", *, seed: int = 0,
-               options: Mapping[str, object] | None = None) -> ArenaPlan:
+def plan_arena(
+    buffers: Sequence[BufferRequest],
+    planner: str = "hill_climb",
+    *,
+    seed: int = 0,
+    options: Mapping[str, object] | None = None,
+) -> ArenaPlan:
     """Place ``buffers`` in one arena with the named planner.
 
     Raises InvalidConfigError for an unknown planner or option, and ValueError for requests that

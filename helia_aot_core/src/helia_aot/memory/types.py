@@ -61,9 +61,7 @@ class BufferRequest:
         if self.first > self.last:
             raise ValueError(f"buffer {self.id!r}: first ({self.first}) is after last ({self.last})")
         if self.alignment <= 0 or self.alignment & (self.alignment - 1):
-            raise ValueError(
-                f"buffer {self.id!r}: alignment must be a power of two, got {self.alignment}"
-            )
+            raise ValueError(f"buffer {self.id!r}: alignment must be a power of two, got {self.alignment}")
 
     def overlaps_in_time(self, other: BufferRequest) -> bool:
         """Whether both buffers are needed by at least one common operator."""

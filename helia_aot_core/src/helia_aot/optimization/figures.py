@@ -71,8 +71,9 @@ def operator_parameters(aot_op: Any) -> int | None:
         return None if value is None else int(value)
     model: AirModel = aot_op.model
     ids = aot_op.op.input_ids
-    return sum(_constant_elements(model, ids[p]) for p in _WEIGHT_POSITIONS[op_type]
-               if p < len(ids) and ids[p])
+    return sum(
+        _constant_elements(model, ids[p]) for p in _WEIGHT_POSITIONS[op_type] if p < len(ids) and ids[p]
+    )
 
 
 def _constant_elements(model: AirModel, tid: str) -> int:

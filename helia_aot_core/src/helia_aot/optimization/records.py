@@ -66,8 +66,11 @@ def _lenient(enum_type: type[_E]) -> Any:
     def write(value: Any) -> str:
         return value.value if isinstance(value, enum.Enum) else value
 
-    return Annotated[enum_type | str, PlainValidator(read, json_schema_input_type=str),
-                     PlainSerializer(write, return_type=str)]
+    return Annotated[
+        enum_type | str,
+        PlainValidator(read, json_schema_input_type=str),
+        PlainSerializer(write, return_type=str),
+    ]
 
 
 # Knob values the readers know, by knob name; a knob not listed keeps its value as a string.
@@ -95,7 +98,8 @@ class _Versioned(_Record):
             if found != cls.SCHEMA_VERSION or isinstance(found, bool):
                 raise ValueError(
                     f"{cls.WHAT} schema_version {found!r} cannot be read: this reader reads "
-                    f"schema_version {cls.SCHEMA_VERSION}")
+                    f"schema_version {cls.SCHEMA_VERSION}"
+                )
         return data
 
 

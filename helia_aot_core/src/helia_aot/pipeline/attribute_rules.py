@@ -80,7 +80,8 @@ def _check_key(where: str, name: str, value: Any, reached: list[tuple[str, type]
         raise InvalidConfigError(
             f"{where}.attributes has key {name!r}, which no operator the rule reaches takes",
             hint=(hint + " " if hint else "") + f"valid keys: {', '.join(valid) or 'none'}",
-            details={"key": name, "valid": valid})
+            details={"key": name, "valid": valid},
+        )
     problems = []
     for key, cls in declaring:
         try:
@@ -88,8 +89,11 @@ def _check_key(where: str, name: str, value: Any, reached: list[tuple[str, type]
             return
         except ValidationError as exc:
             problems.append(f"{key}: {exc.errors()[0].get('msg', exc)}")
-    raise InvalidConfigError(f"{where}.attributes.{name} = {value!r} is not a value the operators take",
-                             hint="; ".join(problems[:3]), details=problems)
+    raise InvalidConfigError(
+        f"{where}.attributes.{name} = {value!r} is not a value the operators take",
+        hint="; ".join(problems[:3]),
+        details=problems,
+    )
 
 
 __all__ = ["REMOVED_KEYS", "check_operator_rules", "takes_free_form_keys"]

@@ -76,8 +76,14 @@ class ConstantArena:
 class ConstantPool:
     """Sorts the constants the module stores into cold and staged arenas."""
 
-    def __init__(self, model: AirModel, constants: list[AirTensor], rules: dict[TensorId, TensorPlacement],
-                 home: str, alignment: int) -> None:
+    def __init__(
+        self,
+        model: AirModel,
+        constants: list[AirTensor],
+        rules: dict[TensorId, TensorPlacement],
+        home: str,
+        alignment: int,
+    ) -> None:
         self.model = model
         self.cold: dict[str, ConstantBlob] = {}
         self.staged: dict[tuple[str, str], ConstantBlob] = {}
@@ -90,7 +96,7 @@ class ConstantPool:
             else:
                 blob = self.cold.setdefault(source, ConstantBlob(alignment))
             blob.add(tensor, wanted)
-        for (_, source) in self.staged:
+        for _, source in self.staged:
             self.cold.setdefault(source, ConstantBlob(alignment))
         self._chunks: dict[tuple[str, str], int] = {}
         for source, blob in self.cold.items():
@@ -114,8 +120,9 @@ class ConstantPool:
                 raise self._no_room(destination, list(blob.offsets), budget, staged=True)
             budget.take(destination, blob.size)
 
-    def _no_room(self, memory: str, ids: list[TensorId], budget: MemoryBudget, *,
-                 staged: bool = False) -> UnsupportedModelError:
+    def _no_room(
+        self, memory: str, ids: list[TensorId], budget: MemoryBudget, *, staged: bool = False
+    ) -> UnsupportedModelError:
         tensors = sorted((self.model.tensors[t] for t in ids), key=lambda t: -t.nbytes)
         names = ", ".join(f"{t.id} {t.name} ({t.nbytes} B)" for t in tensors[:8])
         more = f" and {len(tensors) - 8} more" if len(tensors) > 8 else ""
@@ -124,17 +131,32 @@ class ConstantPool:
             f"model {self.model.name!r} does not fit: the {what} {memory} need "
             f"{sum(t.nbytes for t in tensors)} B: {names}{more}; tried {budget.describe(memory)}",
             hint="stage fewer constants, raise the cap in memory.constraints, or choose a larger memory",
-            details={"role": "constant", "tensors": [t.id for t in tensors], "tried": [budget.describe(memory)]},
+            details={
+                "role": "constant",
+                "tensors": [t.id for t in tensors],
+                "tried": [budget.describe(memory)],
+            },
         )
 
     def arenas(self, rank: dict[str, int]) -> list[ConstantArena]:
         """Cold arenas by memory rank, then staged arenas by destination rank."""
-        result = [ConstantArena(memory, len(blob.data), blob.alignment, dict(blob.offsets), bytes(blob.data))
-                  for memory, blob in sorted(self.cold.items(), key=lambda kv: rank.get(kv[0], 99))]
-        for (destination, source), blob in sorted(self.staged.items(),
-                                                  key=lambda kv: (rank.get(kv[0][0], 99), kv[0][1])):
-            result.append(ConstantArena(destination, len(blob.data), blob.alignment, dict(blob.offsets),
-                                        source_memory=source, source_offset=self._chunks[(destination, source)]))
+        result = [
+            ConstantArena(memory, len(blob.data), blob.alignment, dict(blob.offsets), bytes(blob.data))
+            for memory, blob in sorted(self.cold.items(), key=lambda kv: rank.get(kv[0], 99))
+        ]
+        for (destination, source), blob in sorted(
+            self.staged.items(), key=lambda kv: (rank.get(kv[0][0], 99), kv[0][1])
+        ):
+            result.append(
+                ConstantArena(
+                    destination,
+                    len(blob.data),
+                    blob.alignment,
+                    dict(blob.offsets),
+                    source_memory=source,
+                    source_offset=self._chunks[(destination, source)],
+                )
+            )
         return result
 
 

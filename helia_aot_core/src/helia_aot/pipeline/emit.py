@@ -71,8 +71,9 @@ def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
         digest.update(f"{op.op.op_type}:{op.op.id};".encode())
     for tid, tensor in model.tensors.items():
         p = plan.placements.get(tid)
-        digest.update(f"{tensor.name}:{p.region if p else -1}:{p.offset if p else -1}:"
-                      f"{tensor.nbytes};".encode())
+        digest.update(
+            f"{tensor.name}:{p.region if p else -1}:{p.offset if p else -1}:{tensor.nbytes};".encode()
+        )
     for r in plan.regions:
         digest.update(f"{r.role}:{r.memory}:{r.total_size}:{r.alignment};".encode())
         if getattr(r, "source_region", None) is not None:
@@ -117,12 +118,25 @@ def _region_rows(prefix: str, plan: MemoryPlan) -> list[_RegionRow]:
     rows = []
     for r in plan.regions:
         staged = getattr(r, "source_region", None) is not None
-        rows.append(_RegionRow(
-            r.id, r.role, r.memory, r.used, r.total_size, r.alignment, region_symbol(prefix, r),
-            f"{prefix.upper()}_ARENA_{getattr(r, 'tag', r.role + '_' + r.memory.lower()).upper()}",
-            cold=r.role == "constant" and not staged, staged=staged,
-            source_symbol=source_symbol(prefix, plan, r), source_offset=getattr(r, "source_offset", 0),
-            peak_live=r.peak_live, capacity=r.capacity, source_memory=getattr(r, "source_memory", None)))
+        rows.append(
+            _RegionRow(
+                r.id,
+                r.role,
+                r.memory,
+                r.used,
+                r.total_size,
+                r.alignment,
+                region_symbol(prefix, r),
+                f"{prefix.upper()}_ARENA_{getattr(r, 'tag', r.role + '_' + r.memory.lower()).upper()}",
+                cold=r.role == "constant" and not staged,
+                staged=staged,
+                source_symbol=source_symbol(prefix, plan, r),
+                source_offset=getattr(r, "source_offset", 0),
+                peak_live=r.peak_live,
+                capacity=r.capacity,
+                source_memory=getattr(r, "source_memory", None),
+            )
+        )
     return rows
 
 
@@ -135,9 +149,13 @@ def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
         if op.code_in_itcm:
             placed.append(op)
         else:
-            warnings.warn(f"operator {op.id} ({op.op.op_type}) asks for code_placement: ITCM, but platform "
-                          f"{getattr(platform, 'name', 'custom')!r} has no ITCM; its code stays in the "
-                          "default text section", UserWarning, stacklevel=3)
+            warnings.warn(
+                f"operator {op.id} ({op.op.op_type}) asks for code_placement: ITCM, but platform "
+                f"{getattr(platform, 'name', 'custom')!r} has no ITCM; its code stays in the "
+                "default text section",
+                UserWarning,
+                stacklevel=3,
+            )
     return placed
 
 
@@ -156,8 +174,10 @@ def _exporter_for(module_type: str, exporters: Mapping[str, Any] | None) -> Any:
 
         exporters = BUILTIN_EXPORTERS
     if module_type not in exporters:
-        raise InvalidConfigError(f"no exporter is registered for module.type {module_type!r}",
-                                 hint="registered types: " + ", ".join(sorted(exporters.keys())))
+        raise InvalidConfigError(
+            f"no exporter is registered for module.type {module_type!r}",
+            hint="registered types: " + ", ".join(sorted(exporters.keys())),
+        )
     return exporters.get(module_type)()
 
 
@@ -195,8 +215,9 @@ def emit_module(
     for tid, tensor in model.tensors.items():
         p = plan.placements.get(tid)
         comment = c_comment(f"{tensor.kind} {tensor.dtype}{list(tensor.shape)} {tensor.source_name}")
-        tensor_rows.append(_TensorRow(tensor.name, comment, f"{p.region}u" if p else NOT_PLACED,
-                                      p.offset if p else 0))
+        tensor_rows.append(
+            _TensorRow(tensor.name, comment, f"{p.region}u" if p else NOT_PLACED, p.offset if p else 0)
+        )
 
     def io_row(tid: str) -> _IoRow:
         t = model.tensors[tid]
@@ -205,15 +226,25 @@ def emit_module(
     memories = sorted({r.memory for r in plan.regions} | _platform_memories(platform))
     hash_ = plan_hash(model, plan, operators)
     values: dict[str, Any] = {
-        "prefix": prefix, "PREFIX": prefix.upper(), "model_comment": c_comment(model.name),
-        "platform_name": c_comment(getattr(platform, "name", "custom")), "memories": memories,
-        "tensors": tensor_rows, "inputs": [model.tensors[t] for t in model.inputs],
-        "outputs": [model.tensors[t] for t in model.outputs], "regions": regions,
-        "num_operators": len(operators), "operators": operators, "allocate_arenas": allocate,
-        "schedule": schedule, "plan_hash": hash_, "itcm_operators": itcm_operators(operators, platform),
+        "prefix": prefix,
+        "PREFIX": prefix.upper(),
+        "model_comment": c_comment(model.name),
+        "platform_name": c_comment(getattr(platform, "name", "custom")),
+        "memories": memories,
+        "tensors": tensor_rows,
+        "inputs": [model.tensors[t] for t in model.inputs],
+        "outputs": [model.tensors[t] for t in model.outputs],
+        "regions": regions,
+        "num_operators": len(operators),
+        "operators": operators,
+        "allocate_arenas": allocate,
+        "schedule": schedule,
+        "plan_hash": hash_,
+        "itcm_operators": itcm_operators(operators, platform),
     }
-    io_values = dict(values, inputs=[io_row(t) for t in model.inputs],
-                     outputs=[io_row(t) for t in model.outputs])
+    io_values = dict(
+        values, inputs=[io_row(t) for t in model.inputs], outputs=[io_row(t) for t in model.outputs]
+    )
 
     def write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8", newline="\n")
@@ -230,10 +261,18 @@ def emit_module(
         blob = plan.constant_blobs[region.id]
         blob = blob + b"\0" * (region.total_size - len(blob))
         staged_here = [r for r in regions if r.staged and r.source_symbol == region.symbol]
-        write(src / f"{prefix}_constants_{region.memory.lower()}.c", render_template(
-            "constants.c.mako", prefix=prefix, PREFIX=prefix.upper(),
-            model_comment=c_comment(model.name), region=region, staged=staged_here,
-            data=c_hex_bytes(blob)))
+        write(
+            src / f"{prefix}_constants_{region.memory.lower()}.c",
+            render_template(
+                "constants.c.mako",
+                prefix=prefix,
+                PREFIX=prefix.upper(),
+                model_comment=c_comment(model.name),
+                region=region,
+                staged=staged_here,
+                data=c_hex_bytes(blob),
+            ),
+        )
     for op in operators:
         op.emit(out_dir)
     copy_kernels(operators, src / "kernels", prefix)
@@ -244,15 +283,30 @@ def emit_module(
         write(out_dir / f"{prefix}_{name}.json", json.dumps(record, indent=2, sort_keys=False) + "\n")
 
     module_name = config.module.name
-    layout = ModuleLayout.scan(out_dir, name=module_name, prefix=prefix, model_name=model.name,
-                               platform=platform, plan_hash=hash_, version=__version__)
+    layout = ModuleLayout.scan(
+        out_dir,
+        name=module_name,
+        prefix=prefix,
+        model_name=model.name,
+        platform=platform,
+        plan_hash=hash_,
+        version=__version__,
+    )
     if getattr(getattr(config, "documentation", None), "readme", True):
-        write(out_dir / "README.md", render_template(
-            "README.md.mako", **values, layout=layout, module_type=module_type,
-            exporter_title=exporter.TITLE, integration=exporter.integration(layout),
-            io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
-            + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
-            quantization=_quantization_text))
+        write(
+            out_dir / "README.md",
+            render_template(
+                "README.md.mako",
+                **values,
+                layout=layout,
+                module_type=module_type,
+                exporter_title=exporter.TITLE,
+                integration=exporter.integration(layout),
+                io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
+                + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
+                quantization=_quantization_text,
+            ),
+        )
     exporter.write(layout)
     return hash_
 

@@ -18,9 +18,10 @@ import stat
 import tempfile
 import threading
 import zipfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any
 
 from helia_aot.errors import HeliaAotError, InvalidConfigError, OutputExistsError, PluginError
 
@@ -50,8 +51,10 @@ def check_module_name(name: Any) -> str:
     """``module.name`` must be one folder name: it is joined to ``module.path`` and roots archives."""
     text = "" if name is None else str(name)
     if text in ("", ".", "..") or any(ch in text for ch in "/\\\0"):
-        raise _invalid(f"module.name {text!r} is not a single folder name",
-                       "choose a name without path separators, such as kws_module")
+        raise _invalid(
+            f"module.name {text!r} is not a single folder name",
+            "choose a name without path separators, such as kws_module",
+        )
     return text
 
 
@@ -62,17 +65,24 @@ def _lstat(path: Path) -> os.stat_result | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     except PermissionError:
-        raise _invalid(f"module.path lies under {path.parent}, a directory that cannot be searched",
-                       "choose a module.path under directories you can open") from None
+        raise _invalid(
+            f"module.path lies under {path.parent}, a directory that cannot be searched",
+            "choose a module.path under directories you can open",
+        ) from None
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
-            raise _invalid(f"module.path {path} holds a file name too long for the file system",
-                           "choose a shorter module.path or module.name") from None
+            raise _invalid(
+                f"module.path {path} holds a file name too long for the file system",
+                "choose a shorter module.path or module.name",
+            ) from None
         if exc.errno == errno.ELOOP:
-            raise _invalid(f"module.path {path} goes through a loop of symbolic links",
-                           "remove the link loop or point module.path elsewhere") from None
-        raise _invalid(f"module.path {path} cannot be examined: {exc.strerror or exc}",
-                       "choose another module.path") from exc
+            raise _invalid(
+                f"module.path {path} goes through a loop of symbolic links",
+                "remove the link loop or point module.path elsewhere",
+            ) from None
+        raise _invalid(
+            f"module.path {path} cannot be examined: {exc.strerror or exc}", "choose another module.path"
+        ) from exc
 
 
 def _target_kind(path: Path, info: os.stat_result) -> str:
@@ -95,12 +105,16 @@ def _check_name_lengths(dest: Path, existing: Path) -> None:
         try:
             size = len(os.fsencode(part))
         except UnicodeError:
-            raise _invalid(f"module.path component {part!r} cannot be encoded as a file name",
-                           "choose a name of printable characters") from None
+            raise _invalid(
+                f"module.path component {part!r} cannot be encoded as a file name",
+                "choose a name of printable characters",
+            ) from None
         if size > name_max:
             raise _invalid(
                 f"the file name {part[:40]!r}... of module.path has {size} bytes, too long for the "
-                f"file system (at most {name_max})", "choose a shorter module.name or module.path")
+                f"file system (at most {name_max})",
+                "choose a shorter module.name or module.path",
+            )
 
 
 def check_destination(config: Any) -> Path:
@@ -122,22 +136,29 @@ def check_destination(config: Any) -> Path:
     if info is not None:
         kind = _target_kind(dest, info)
         if kind == "dangling":
-            raise _invalid(f"module.path {dest} is a symbolic link to nothing",
-                           "remove the link or point module.path elsewhere")
+            raise _invalid(
+                f"module.path {dest} is a symbolic link to nothing",
+                "remove the link or point module.path elsewhere",
+            )
         if archive and kind == "dir":
-            raise _invalid(f"module.path {dest} names an archive but is a directory",
-                           "choose a file name ending in .zip or .pack")
+            raise _invalid(
+                f"module.path {dest} names an archive but is a directory",
+                "choose a file name ending in .zip or .pack",
+            )
         if not archive and kind == "file":
-            raise _invalid(f"{dest} is a file, not a module directory",
-                           "choose another module.name or module.path")
+            raise _invalid(
+                f"{dest} is a file, not a module directory", "choose another module.name or module.path"
+            )
     probe = dest.parent
     while True:
         probe_info = _lstat(probe)
         if probe_info is not None:
             kind = _target_kind(probe, probe_info)
             if kind == "dangling":
-                raise _invalid(f"module.path goes through {probe}, a symbolic link to nothing",
-                               "remove the link or point module.path elsewhere")
+                raise _invalid(
+                    f"module.path goes through {probe}, a symbolic link to nothing",
+                    "remove the link or point module.path elsewhere",
+                )
             if kind == "file":
                 if probe == dest.parent and not archive:
                     message = f"module.path {probe} is a file, not a directory"
@@ -152,8 +173,9 @@ def check_destination(config: Any) -> Path:
         raise _invalid(f"no permission to write under {probe}", "choose a writable module.path")
     _check_name_lengths(dest, probe)
     if info is not None and not config.force:
-        raise OutputExistsError(f"{dest} already exists",
-                                hint="pass force: true (--force) to replace it, or choose another path")
+        raise OutputExistsError(
+            f"{dest} already exists", hint="pass force: true (--force) to replace it, or choose another path"
+        )
     return destination_of(config)
 
 
@@ -177,9 +199,11 @@ def module_entries(source: Path) -> list[tuple[Path, PurePosixPath]]:
             path = Path(folder, name)
             mode = path.lstat().st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                raise PluginError(f"the generated module holds {path.relative_to(source)}, which is "
-                                  "not a regular file or folder",
-                                  hint="a module may hold only files and folders")
+                raise PluginError(
+                    f"the generated module holds {path.relative_to(source)}, which is "
+                    "not a regular file or folder",
+                    hint="a module may hold only files and folders",
+                )
             entries.append((path, PurePosixPath(path.relative_to(source).as_posix())))
     entries.sort(key=lambda entry: entry[1].parts)
     return entries
@@ -283,7 +307,8 @@ def export_module(built: Path, config: Any) -> Path:
             raise InvalidConfigError(
                 f"cannot write the module to {dest}: {exc.strerror or exc}",
                 hint="free space on that device, fix its permissions, or choose another module.path",
-                details={"errno": exc.errno, "path": str(dest)}) from exc
+                details={"errno": exc.errno, "path": str(dest)},
+            ) from exc
         raise
     finally:
         if staging is not None:
@@ -291,5 +316,13 @@ def export_module(built: Path, config: Any) -> Path:
     return output
 
 
-__all__ = ["ARCHIVE_SUFFIXES", "check_destination", "check_module_name", "destination_of",
-           "export_module", "is_archive", "module_entries", "write_archive"]
+__all__ = [
+    "ARCHIVE_SUFFIXES",
+    "check_destination",
+    "check_module_name",
+    "destination_of",
+    "export_module",
+    "is_archive",
+    "module_entries",
+    "write_archive",
+]

@@ -47,8 +47,12 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, bool]]], c
     align right."""
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
     thead = f"<thead><tr>{head}</tr></thead>\n" if headers else ""
-    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if numeric else f"<td>{c}</td>"
-                                    for c, numeric in row) + "</tr>\n" for row in rows)
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td class="n">{c}</td>' if numeric else f"<td>{c}</td>" for c, numeric in row)
+        + "</tr>\n"
+        for row in rows
+    )
     return f'<table class="{cls}">\n{thead}<tbody>\n{body}</tbody></table>\n'
 
 
@@ -58,11 +62,34 @@ def arena_table(report: OptimizationReport, regions: Sequence[Any] | None = None
     rows = []
     for a in report.arenas:
         frag = "-" if a.fragmentation is None else f"{a.fragmentation:.1%}"
-        rows.append([(_e(a.region), True), (_e(a.role), False), (_e(a.memory), False),
-                     (_num(a.used), True), (_num(a.total_size), True), (_num(a.capacity), True),
-                     (_num(a.peak_live), True), (frag, True), (_e(symbols.get(a.region) or "-"), False)])
-    return _table(["Region", "Role", "Memory", "Used (B)", "Total size (B)", "Capacity (B)",
-                   "Lower bound (B)", "Fragmentation", "Symbol"], rows, "arenas")
+        rows.append(
+            [
+                (_e(a.region), True),
+                (_e(a.role), False),
+                (_e(a.memory), False),
+                (_num(a.used), True),
+                (_num(a.total_size), True),
+                (_num(a.capacity), True),
+                (_num(a.peak_live), True),
+                (frag, True),
+                (_e(symbols.get(a.region) or "-"), False),
+            ]
+        )
+    return _table(
+        [
+            "Region",
+            "Role",
+            "Memory",
+            "Used (B)",
+            "Total size (B)",
+            "Capacity (B)",
+            "Lower bound (B)",
+            "Fragmentation",
+            "Symbol",
+        ],
+        rows,
+        "arenas",
+    )
 
 
 def _tensor_cell(ids: Iterable[str | None], tensors: Mapping[str, Any]) -> str:
@@ -79,9 +106,12 @@ def _tensor_cell(ids: Iterable[str | None], tensors: Mapping[str, Any]) -> str:
     return "<br>".join(parts) or "-"
 
 
-def operator_table(plan: OptimizationPlan, report: OptimizationReport,
-                   operator_views: Sequence[Any] | None = None,
-                   tensor_views: Sequence[Any] | None = None) -> str:
+def operator_table(
+    plan: OptimizationPlan,
+    report: OptimizationReport,
+    operator_views: Sequence[Any] | None = None,
+    tensor_views: Sequence[Any] | None = None,
+) -> str:
     """One row per operator: type, MACs, parameters, kernel, the tensor sizes (with views), hints."""
     tensors = {t.id: t for t in tensor_views or ()}
     views = {v.layer_index: v for v in operator_views or ()}
@@ -93,17 +123,27 @@ def operator_table(plan: OptimizationPlan, report: OptimizationReport,
     rows = []
     for p in plan.operators:
         r = reported.get(p.index)
-        kernel = ", ".join(sorted(set(p.kernel.calls.values()))) if p.kernel and p.kernel.calls else \
-            (p.kernel.family if p.kernel and p.kernel.family else "-")
-        row = [(_e(p.index), True), (_e(p.id), False), (_e(p.op_type), False),
-               (_e(", ".join(str(i) for i in p.source_indices)) or "-", False),
-               (_num(r.macs if r else None), True), (_num(r.parameters if r else None), True),
-               (_e(kernel), False)]
+        kernel = (
+            ", ".join(sorted(set(p.kernel.calls.values())))
+            if p.kernel and p.kernel.calls
+            else (p.kernel.family if p.kernel and p.kernel.family else "-")
+        )
+        row = [
+            (_e(p.index), True),
+            (_e(p.id), False),
+            (_e(p.op_type), False),
+            (_e(", ".join(str(i) for i in p.source_indices)) or "-", False),
+            (_num(r.macs if r else None), True),
+            (_num(r.parameters if r else None), True),
+            (_e(kernel), False),
+        ]
         view = views.get(p.index)
         if views:
-            row += [(_tensor_cell(view.input_ids if view else (), tensors), False),
-                    (_tensor_cell(view.output_ids if view else (), tensors), False),
-                    (_tensor_cell(view.local_tensor_ids if view else (), tensors), False)]
+            row += [
+                (_tensor_cell(view.input_ids if view else (), tensors), False),
+                (_tensor_cell(view.output_ids if view else (), tensors), False),
+                (_tensor_cell(view.local_tensor_ids if view else (), tensors), False),
+            ]
         hints = "<br>".join(f'<span class="hint">{_e(h.message)}</span>' for h in (r.hints if r else ()))
         row.append((hints or "-", False))
         rows.append(row)
@@ -125,41 +165,59 @@ def memory_svg(occupancy: RegionOccupancy, op_types: Sequence[str]) -> str:
     def y(byte: float) -> float:
         return _TOP + plot_h - byte / top_byte * plot_h
 
-    out = [f'<svg width="{_WIDTH}" height="{_HEIGHT}" '
-           f'viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
-           f'aria-label="scratch arena region {occupancy.region}">']
+    out = [
+        f'<svg width="{_WIDTH}" height="{_HEIGHT}" '
+        f'viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
+        f'aria-label="scratch arena region {occupancy.region}">'
+    ]
     for k, t in enumerate(sorted(occupancy.tensors, key=lambda t: (t.first, t.offset, t.id))):
         x, w = _LEFT + t.first * col, (t.last - t.first + 1) * col
         h = max(t.size / top_byte * plot_h, 2.0)
-        label = (f"{t.name}: {t.size:,} B at offset {t.offset:,}, operators {t.first}-{t.last}"
-                 f" ({op_types[t.first] if t.first < len(op_types) else '?'} to "
-                 f"{op_types[t.last] if t.last < len(op_types) else '?'})")
-        out.append(f'<rect data-tensor="{_e(t.id)}" x="{x:.2f}" y="{y(t.offset + t.size):.2f}" '
-                   f'width="{w:.2f}" height="{h:.2f}" fill="{_color(k)}" fill-opacity="0.85" '
-                   f'stroke="#333" stroke-width="0.5"><title>{_e(label)}</title></rect>')
+        label = (
+            f"{t.name}: {t.size:,} B at offset {t.offset:,}, operators {t.first}-{t.last}"
+            f" ({op_types[t.first] if t.first < len(op_types) else '?'} to "
+            f"{op_types[t.last] if t.last < len(op_types) else '?'})"
+        )
+        out.append(
+            f'<rect data-tensor="{_e(t.id)}" x="{x:.2f}" y="{y(t.offset + t.size):.2f}" '
+            f'width="{w:.2f}" height="{h:.2f}" fill="{_color(k)}" fill-opacity="0.85" '
+            f'stroke="#333" stroke-width="0.5"><title>{_e(label)}</title></rect>'
+        )
     peak = occupancy.peak_index
     if peak is not None:
         # Drawn over the tensors as an outline, so the column stays visible however full it is.
         x0 = _LEFT + peak * col
-        out.append(f'<path class="peak" d="M{x0:.2f} {_TOP} h{col:.2f} v{plot_h} h{-col:.2f} Z">'
-                   f"<title>peak: {occupancy.peak_bytes:,} bytes live at operator {peak}</title></path>")
-        out.append(f'<text x="{x0 + col / 2:.2f}" y="{_TOP - 6}" text-anchor="middle">peak '
-                   f"{occupancy.peak_bytes:,} B</text>")
-    out.append(f'<line class="top" x1="{_LEFT}" y1="{y(occupancy.used):.2f}" x2="{_LEFT + plot_w}" '
-               f'y2="{y(occupancy.used):.2f}"><title>arena size {occupancy.used:,} B</title></line>')
-    out.append(f'<line class="axis" x1="{_LEFT}" y1="{_TOP + plot_h}" x2="{_LEFT + plot_w}" '
-               f'y2="{_TOP + plot_h}"/>')
+        out.append(
+            f'<path class="peak" d="M{x0:.2f} {_TOP} h{col:.2f} v{plot_h} h{-col:.2f} Z">'
+            f"<title>peak: {occupancy.peak_bytes:,} bytes live at operator {peak}</title></path>"
+        )
+        out.append(
+            f'<text x="{x0 + col / 2:.2f}" y="{_TOP - 6}" text-anchor="middle">peak '
+            f"{occupancy.peak_bytes:,} B</text>"
+        )
+    out.append(
+        f'<line class="top" x1="{_LEFT}" y1="{y(occupancy.used):.2f}" x2="{_LEFT + plot_w}" '
+        f'y2="{y(occupancy.used):.2f}"><title>arena size {occupancy.used:,} B</title></line>'
+    )
+    out.append(
+        f'<line class="axis" x1="{_LEFT}" y1="{_TOP + plot_h}" x2="{_LEFT + plot_w}" y2="{_TOP + plot_h}"/>'
+    )
     out.append(f'<line class="axis" x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{_TOP + plot_h}"/>')
     for value in sorted({0, occupancy.used // 2, occupancy.used}):
         out.append(f'<text x="{_LEFT - 4}" y="{y(value) + 3:.2f}" text-anchor="end">{value:,}</text>')
     step = max(1, -(-n // 24))
     for i in range(0, len(op_types), step):
-        out.append(f'<text x="{_LEFT + (i + 0.5) * col:.2f}" y="{_TOP + plot_h + 13}" text-anchor="middle">'
-                   f"{i}<title>{_e(op_types[i])}</title></text>")
-    out.append(f'<text x="{_LEFT + plot_w / 2:.2f}" y="{_HEIGHT - 6}" text-anchor="middle">'
-               "operator index</text>")
-    out.append(f'<text x="12" y="{_TOP + plot_h / 2:.2f}" transform="rotate(-90 12 {_TOP + plot_h / 2:.2f})" '
-               'text-anchor="middle">offset (bytes)</text>')
+        out.append(
+            f'<text x="{_LEFT + (i + 0.5) * col:.2f}" y="{_TOP + plot_h + 13}" text-anchor="middle">'
+            f"{i}<title>{_e(op_types[i])}</title></text>"
+        )
+    out.append(
+        f'<text x="{_LEFT + plot_w / 2:.2f}" y="{_HEIGHT - 6}" text-anchor="middle">operator index</text>'
+    )
+    out.append(
+        f'<text x="12" y="{_TOP + plot_h / 2:.2f}" transform="rotate(-90 12 {_TOP + plot_h / 2:.2f})" '
+        'text-anchor="middle">offset (bytes)</text>'
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -169,23 +227,44 @@ def _peak_section(occupancy: RegionOccupancy, op_types: Sequence[str]) -> str:
     if peak is None:
         return "<p>The schedule is empty.</p>\n"
     live = occupancy.live_at(peak)
-    rows = [[(_e(t.name), False), (_num(t.offset), True), (_num(t.size), True),
-             (_e(f"{t.first}-{t.last}"), False)] for t in live]
-    return (f"<p>Peak: <b>{occupancy.peak_bytes:,}</b> of {occupancy.used:,} bytes live at operator "
-            f"{peak} ({_e(op_types[peak])}); what lives there:</p>\n"
-            + _table(["Tensor", "Offset (B)", "Size (B)", "Operators"], rows, "peak"))
+    rows = [
+        [
+            (_e(t.name), False),
+            (_num(t.offset), True),
+            (_num(t.size), True),
+            (_e(f"{t.first}-{t.last}"), False),
+        ]
+        for t in live
+    ]
+    return (
+        f"<p>Peak: <b>{occupancy.peak_bytes:,}</b> of {occupancy.used:,} bytes live at operator "
+        f"{peak} ({_e(op_types[peak])}); what lives there:</p>\n"
+        + _table(["Tensor", "Offset (B)", "Size (B)", "Operators"], rows, "peak")
+    )
 
 
-def render_module_report(*, prefix: str, views: Mapping[str, Any], plan: OptimizationPlan,
-                         report: OptimizationReport, occupancy: Sequence[RegionOccupancy],
-                         plan_hash: str) -> str:
+def render_module_report(
+    *,
+    prefix: str,
+    views: Mapping[str, Any],
+    plan: OptimizationPlan,
+    report: OptimizationReport,
+    occupancy: Sequence[RegionOccupancy],
+    plan_hash: str,
+) -> str:
     """The whole ``<prefix>_report.html`` page."""
     op_types = [p.op_type for p in plan.operators]
-    facts = [("Model", plan.model), ("Platform", plan.platform), ("Prefix", prefix), ("Plan hash", plan_hash),
-             ("Operators", len(plan.operators)), ("MACs per inference", f"{report.total_macs:,}"),
-             ("Parameters", f"{report.total_parameters:,}")]
+    facts = [
+        ("Model", plan.model),
+        ("Platform", plan.platform),
+        ("Prefix", prefix),
+        ("Plan hash", plan_hash),
+        ("Operators", len(plan.operators)),
+        ("MACs per inference", f"{report.total_macs:,}"),
+        ("Parameters", f"{report.total_parameters:,}"),
+    ]
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
         f"<title>{_e(prefix)}: {_e(plan.model)} module report</title>\n",
         f"<style>{_CSS}</style>\n</head>\n<body>\n",
         f"<h1>{_e(plan.model)}</h1>\n",
@@ -197,30 +276,41 @@ def render_module_report(*, prefix: str, views: Mapping[str, Any], plan: Optimiz
     parts += ["<h2>Arenas</h2>\n", arena_table(report, views.get("regions"))]
     for region in occupancy:
         parts.append(f"<h2>Scratch memory: region {region.region} ({_e(region.memory)})</h2>\n")
-        parts.append("<p>Each rectangle is one tensor: it spans the operators that need it (x) at "
-                     "the bytes it occupies (y). The outlined column is the peak.</p>\n")
+        parts.append(
+            "<p>Each rectangle is one tensor: it spans the operators that need it (x) at "
+            "the bytes it occupies (y). The outlined column is the peak.</p>\n"
+        )
         parts.append(memory_svg(region, op_types))
         parts.append(_peak_section(region, op_types))
-    parts += ["<h2>Operators</h2>\n",
-              operator_table(plan, report, views.get("operators"), views.get("tensors")),
-              "</body>\n</html>\n"]
+    parts += [
+        "<h2>Operators</h2>\n",
+        operator_table(plan, report, views.get("operators"), views.get("tensors")),
+        "</body>\n</html>\n",
+    ]
     return "".join(parts)
 
 
 def render_result_summary(result: Any) -> str:
     """A ConversionResult as an HTML fragment for notebooks (``_repr_html_``)."""
-    facts = [("Output", result.output), ("Prefix", result.prefix), ("Model", result.plan.model),
-             ("Platform", result.plan.platform), ("Operators", len(result.plan.operators)),
-             ("MACs per inference", f"{result.report.total_macs:,}"),
-             ("Parameters", f"{result.report.total_parameters:,}")]
+    facts = [
+        ("Output", result.output),
+        ("Prefix", result.prefix),
+        ("Model", result.plan.model),
+        ("Platform", result.plan.platform),
+        ("Operators", len(result.plan.operators)),
+        ("MACs per inference", f"{result.report.total_macs:,}"),
+        ("Parameters", f"{result.report.total_parameters:,}"),
+    ]
     if result.work_dir is not None:
         facts.append(("Work dir", result.work_dir))
-    return ('<div class="helia-aot-result">\n<style>.helia-aot-result td.n { text-align: right; }</style>\n'
-            "<b>helia-aot conversion</b>\n"
-            + _table([], [[(_e(k), False), (_e(v), False)] for k, v in facts], "facts")
-            + arena_table(result.report, result.regions)
-            + operator_table(result.plan, result.report, result.operators, result.tensors)
-            + "</div>\n")
+    return (
+        '<div class="helia-aot-result">\n<style>.helia-aot-result td.n { text-align: right; }</style>\n'
+        "<b>helia-aot conversion</b>\n"
+        + _table([], [[(_e(k), False), (_e(v), False)] for k, v in facts], "facts")
+        + arena_table(result.report, result.regions)
+        + operator_table(result.plan, result.report, result.operators, result.tensors)
+        + "</div>\n"
+    )
 
 
 __all__ = ["arena_table", "memory_svg", "operator_table", "render_module_report", "render_result_summary"]

@@ -8,8 +8,9 @@ is collected so one error lists them all, with the distribution that would add t
 from __future__ import annotations
 
 import importlib.metadata
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -88,13 +89,16 @@ def apply_model_hooks(model: litert.ModelT, hooks: Any) -> litert.ModelT:
         except HeliaAotError:
             raise
         except Exception as exc:
-            raise PluginError(f"LiteRT model hook {name!r} failed: {type(exc).__name__}: {exc}",
-                              hint="fix or disable the plugin that registered the hook") from exc
+            raise PluginError(
+                f"LiteRT model hook {name!r} failed: {type(exc).__name__}: {exc}",
+                hint="fix or disable the plugin that registered the hook",
+            ) from exc
         if result is not None:
             if not isinstance(result, litert.ModelT):
                 raise PluginError(
-                    f"LiteRT model hook {name!r} returned {type(result).__name__}, not a ModelT "
-                    "or None", hint="a hook returns the (possibly new) ModelT or None")
+                    f"LiteRT model hook {name!r} returned {type(result).__name__}, not a ModelT or None",
+                    hint="a hook returns the (possibly new) ModelT or None",
+                )
             model = result
     return model
 
@@ -106,8 +110,9 @@ def _tensor_shape(tensor: litert.TensorT, dtype: Any, what: str) -> tuple[int, .
         shape[0] = 1  # a dynamic batch runs as one sample, as the interpreter's default shape does
     nbytes = element_count(tuple(shape), what) * dtype.itemsize
     if nbytes > MAX_TENSOR_BYTES:
-        raise UnsupportedModelError(f"{what} needs {nbytes} bytes (shape {shape}), too many",
-                                    hint="tensors must fit in 2**31 bytes")
+        raise UnsupportedModelError(
+            f"{what} needs {nbytes} bytes (shape {shape}), too many", hint="tensors must fit in 2**31 bytes"
+        )
     return tuple(shape)
 
 
@@ -124,34 +129,39 @@ def build_tensors(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMode
         data = buffer_data(model, tensor)
         if data is not None and tensor.isVariable:
             # The LiteRT runtime refuses this too: variables start zeroed, never from a buffer.
-            raise UnsupportedModelError(f"{what} is a variable with initial buffer data",
-                                        hint="initialise state with an ASSIGN_VARIABLE instead")
+            raise UnsupportedModelError(
+                f"{what} is a variable with initial buffer data",
+                hint="initialise state with an ASSIGN_VARIABLE instead",
+            )
         quantization = quantization_of(tensor)
         if data is None and quantization is not None and not np.all(quantization.scale > 0):
             # A zero activation scale maps every value to the zero point; the requantizing
             # multipliers derived from it would divide by zero.
-            raise ModelLoadError(f"{what} has quantization scale 0; a tensor computed at run "
-                                 "time needs a positive scale", hint=_MALFORMED_HINT)
+            raise ModelLoadError(
+                f"{what} has quantization scale 0; a tensor computed at run time needs a positive scale",
+                hint=_MALFORMED_HINT,
+            )
         if data is not None:
             kind = AirTensorKind.CONSTANT
         elif tensor.isVariable:
             kind = AirTensorKind.PERSISTENT
         else:
             kind = AirTensorKind.SCRATCH
-        air.add_tensor(AirTensor(
-            id=TensorId(str(index)),
-            name=air.unique_tensor_name(source_name),
-            shape=shape,
-            dtype=dtype,
-            kind=kind,
-            data=data,
-            quantization=quantization,
-            source_name=source_name,
-        ))
+        air.add_tensor(
+            AirTensor(
+                id=TensorId(str(index)),
+                name=air.unique_tensor_name(source_name),
+                shape=shape,
+                dtype=dtype,
+                kind=kind,
+                data=data,
+                quantization=quantization,
+                source_name=source_name,
+            )
+        )
 
 
-def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirModel,
-                    parsers: Any) -> None:
+def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirModel, parsers: Any) -> None:
     """Parse every operator; raise one UnsupportedModelError listing all that cannot be parsed.
 
     Each node passes :func:`check_operator` before its parser sees it. A parser raising anything
@@ -175,13 +185,15 @@ def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMo
         except Exception as exc:  # a parser bug: name the parser (and so the pack) it is in
             where = f"{getattr(parser, '__module__', '?')}.{getattr(parser, '__qualname__', repr(parser))}"
             raise PluginError(
-                f"the parser {where} for {key} failed on operator #{index}: "
-                f"{type(exc).__name__}: {exc}",
+                f"the parser {where} for {key} failed on operator #{index}: {type(exc).__name__}: {exc}",
                 hint="report it to the operator pack that registered the parser",
-                details={"parser": where, "key": key, "operator": index}) from exc
+                details={"parser": where, "key": key, "operator": index},
+            ) from exc
         if not isinstance(result, AirOperator):
-            raise PluginError(f"the parser for {key} returned {type(result).__name__}, not an "
-                              "AirOperator", hint="a parser returns the AirOperator it built")
+            raise PluginError(
+                f"the parser for {key} returned {type(result).__name__}, not an AirOperator",
+                hint="a parser returns the AirOperator it built",
+            )
         air.operators.append(result)
     if failures:
         raise unsupported_operators_error(failures)
@@ -201,8 +213,9 @@ def unsupported_operators_error(failures: list[Failure]) -> UnsupportedModelErro
     noun = "operator" if len(failures) == 1 else "operators"
     return UnsupportedModelError(
         f"{len(failures)} {noun} cannot be converted:\n  " + "\n  ".join(lines),
-        hint="; ".join(hints) if hints else "run `helia-aot plugins` to see which operators each "
-        "installed pack supports",
+        hint="; ".join(hints)
+        if hints
+        else "run `helia-aot plugins` to see which operators each installed pack supports",
         details=[{"index": i, "key": k, "reason": r} for i, k, r, _ in failures],
     )
 
@@ -218,22 +231,32 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     subgraphs = sa.subgraphs_of(model)
     if not subgraphs:
         raise UnsupportedModelError(f"{path.name} has no subgraphs", hint="the model is empty")
-    if isinstance(subgraph_index, bool) or not isinstance(subgraph_index, int) \
-            or not 0 <= subgraph_index < len(subgraphs):
+    if (
+        isinstance(subgraph_index, bool)
+        or not isinstance(subgraph_index, int)
+        or not 0 <= subgraph_index < len(subgraphs)
+    ):
         raise InvalidConfigError(
             f"subgraph index {subgraph_index!r} is out of range: {path.name} has "
-            f"{len(subgraphs)} subgraph(s)", hint=f"choose a subgraph from 0 to {len(subgraphs) - 1}")
+            f"{len(subgraphs)} subgraph(s)",
+            hint=f"choose a subgraph from 0 to {len(subgraphs) - 1}",
+        )
     subgraph = subgraphs[subgraph_index]
     if not sa.operators_of(subgraph):
-        raise UnsupportedModelError(f"subgraph {subgraph_index} of {path.name} has no operators",
-                                    hint="a model needs at least one operator to convert")
+        raise UnsupportedModelError(
+            f"subgraph {subgraph_index} of {path.name} has no operators",
+            hint="a model needs at least one operator to convert",
+        )
 
     description = sa.description_of(model)
     air = AirModel(
         name=c_identifier(path.stem, fallback="model"),
         description=c_comment(description),
-        metadata={"source_path": str(path), "subgraph_index": subgraph_index,
-                  "source_description": description},
+        metadata={
+            "source_path": str(path),
+            "subgraph_index": subgraph_index,
+            "source_description": description,
+        },
     )
     build_tensors(model, subgraph, air)
     for index in [*sa.subgraph_inputs(subgraph), *sa.subgraph_outputs(subgraph)]:
@@ -245,14 +268,22 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     problems = verify_model(air) + wiring_problems(air)
     if problems:
         raise ModelLoadError(
-            f"{path.name} does not form a valid graph: " + "; ".join(problems[:10])
+            f"{path.name} does not form a valid graph: "
+            + "; ".join(problems[:10])
             + (f"; and {len(problems) - 10} more" if len(problems) > 10 else ""),
             hint="the model file is malformed (or an operator parser built a broken operator)",
-            details=problems)
+            details=problems,
+        )
     return air
 
 
 __all__ = [
-    "BUILTIN_DISTRIBUTION", "apply_model_hooks", "build_operators", "build_tensors",
-    "distribution_installed", "load_model", "missing_parser_reason", "unsupported_operators_error",
+    "BUILTIN_DISTRIBUTION",
+    "apply_model_hooks",
+    "build_operators",
+    "build_tensors",
+    "distribution_installed",
+    "load_model",
+    "missing_parser_reason",
+    "unsupported_operators_error",
 ]

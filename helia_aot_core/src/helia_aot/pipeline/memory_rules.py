@@ -60,14 +60,19 @@ def tensor_placements(model: AirModel, rules: Iterable[Any]) -> dict[TensorId, T
             tensor = model.tensors.get(str(rule.id))
             if tensor is None:
                 close = difflib.get_close_matches(str(rule.id), list(model.tensors), n=3, cutoff=0.5)
-                hint = (f"did you mean {', '.join(repr(c) for c in close)}?" if close
-                        else "tensor ids are listed in the residency report (memory.dump_residency_json)")
-                raise InvalidConfigError(f"{where} names tensor id {rule.id!r}, which the model does not have",
-                                         hint=hint)
+                hint = (
+                    f"did you mean {', '.join(repr(c) for c in close)}?"
+                    if close
+                    else "tensor ids are listed in the residency report (memory.dump_residency_json)"
+                )
+                raise InvalidConfigError(
+                    f"{where} names tensor id {rule.id!r}, which the model does not have", hint=hint
+                )
             if not _reaches(rule, tensor.kind):
                 raise InvalidConfigError(
                     f"{where} is for {rule.type} tensors, but tensor {rule.id!r} is a {tensor.kind} tensor",
-                    hint=f"set type: {tensor.kind} or type: '*' in that rule")
+                    hint=f"set type: {tensor.kind} or type: '*' in that rule",
+                )
             targets = [tensor]
         else:
             targets = [t for t in model.tensors.values() if _reaches(rule, t.kind)]
@@ -145,14 +150,17 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
             raise InvalidConfigError(
                 f"memory.constraints[{index}] caps {memory}, which platform "
                 f"{getattr(platform, 'name', 'custom')!r} does not have",
-                hint="the platform has: " + ", ".join(budgets))
+                hint="the platform has: " + ", ".join(budgets),
+            )
         size = budgets.get(memory)
         caps[memory] = int(constraint.max_bytes) if size is None else min(int(constraint.max_bytes), size)
         if memory not in READ_ONLY_MEMORIES:
             order.append(memory)
     if not order:
-        raise InvalidConfigError("memory.constraints lists no read-write memory for activations",
-                                 hint="add a constraint for dtcm, sram or another RAM")
+        raise InvalidConfigError(
+            "memory.constraints lists no read-write memory for activations",
+            hint="add a constraint for dtcm, sram or another RAM",
+        )
     return MemoryBudget(order=order, caps=caps, constrained=True)
 
 
@@ -165,27 +173,48 @@ def constant_home(platform: Any, budget: MemoryBudget) -> str:
     return budget.order[-1]
 
 
-def check_rule_memory(placement: TensorPlacement, kind: AirTensorKind, budget: MemoryBudget,
-                      platform: Any) -> None:
+def check_rule_memory(
+    placement: TensorPlacement, kind: AirTensorKind, budget: MemoryBudget, platform: Any
+) -> None:
     """Reject a rule that places a tensor where it cannot live, naming the rule."""
     where = "memory.tensors[" + "], [".join(str(i) for i in placement.rules) + "]"
     known = set(budget.caps)
-    for memory, what in ((placement.memory, "memory"), (placement.destination, "constant_destination_memory")):
+    for memory, what in (
+        (placement.memory, "memory"),
+        (placement.destination, "constant_destination_memory"),
+    ):
         if memory is None:
             continue
         if known and memory not in known:
             allowed = ", ".join(m.lower() for m in budget.caps)
-            reason = "memory.constraints does not list it" if budget.constrained else (
-                f"platform {getattr(platform, 'name', 'custom')!r} does not have it")
-            raise InvalidConfigError(f"{where} sets {what}: {memory.lower()}, but {reason}",
-                                     hint=f"choose one of: {allowed}")
+            reason = (
+                "memory.constraints does not list it"
+                if budget.constrained
+                else (f"platform {getattr(platform, 'name', 'custom')!r} does not have it")
+            )
+            raise InvalidConfigError(
+                f"{where} sets {what}: {memory.lower()}, but {reason}", hint=f"choose one of: {allowed}"
+            )
         writable = what == "constant_destination_memory" or kind is not AirTensorKind.CONSTANT
         if writable and memory in READ_ONLY_MEMORIES:
-            target = "constants are copied into" if what == "constant_destination_memory" else (
-                f"{kind} tensors are written at run time and cannot live in")
-            raise InvalidConfigError(f"{where} sets {what}: {memory.lower()}, which is read-only; "
-                                     f"{target} it", hint="choose a RAM such as dtcm or sram")
+            target = (
+                "constants are copied into"
+                if what == "constant_destination_memory"
+                else (f"{kind} tensors are written at run time and cannot live in")
+            )
+            raise InvalidConfigError(
+                f"{where} sets {what}: {memory.lower()}, which is read-only; {target} it",
+                hint="choose a RAM such as dtcm or sram",
+            )
 
 
-__all__ = ["READ_ONLY_MEMORIES", "MemoryBudget", "TensorPlacement", "check_rule_memory", "constant_home",
-           "memory_budget", "memory_name", "tensor_placements"]
+__all__ = [
+    "READ_ONLY_MEMORIES",
+    "MemoryBudget",
+    "TensorPlacement",
+    "check_rule_memory",
+    "constant_home",
+    "memory_budget",
+    "memory_name",
+    "tensor_placements",
+]

@@ -77,7 +77,8 @@ def scratch_occupancy(model: AirModel, plan: MemoryPlan, num_operators: int) -> 
         # A tensor the schedule never touches still holds its bytes for the whole run.
         first, last = lifetimes.get(tid, (0, end))
         regions[placement.region].tensors.append(
-            LiveTensor(str(tid), tensor.name, placement.offset, placement.size, first, last))
+            LiveTensor(str(tid), tensor.name, placement.offset, placement.size, first, last)
+        )
     for occupancy in regions.values():
         occupancy.live = [
             _union_bytes([(t.offset, t.offset + t.size) for t in occupancy.tensors if t.first <= i <= t.last])

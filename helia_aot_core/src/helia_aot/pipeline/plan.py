@@ -153,8 +153,16 @@ class _Arena:
 class _Planner:
     """Lays out the read-write arenas of one model against one budget."""
 
-    def __init__(self, model: AirModel, operators: list[Any], config: Any, budget: MemoryBudget,
-                 rules: dict[TensorId, TensorPlacement], alignment: int, plan: MemoryPlan) -> None:
+    def __init__(
+        self,
+        model: AirModel,
+        operators: list[Any],
+        config: Any,
+        budget: MemoryBudget,
+        rules: dict[TensorId, TensorPlacement],
+        alignment: int,
+        plan: MemoryPlan,
+    ) -> None:
         self.model = model
         self.budget = budget
         self.alignment = alignment
@@ -198,7 +206,8 @@ class _Planner:
                 names = ", ".join(f"{t} in {m}" for m, t in wanted.items())
                 raise InvalidConfigError(
                     f"memory.tensors places tensors that share one buffer in different memories: {names}",
-                    hint="a reshape's output shares its input's bytes; place them in the same memory")
+                    hint="a reshape's output shares its input's bytes; place them in the same memory",
+                )
             if wanted:
                 pinned[root] = next(iter(wanted))
         return pinned
@@ -213,10 +222,15 @@ class _Planner:
                 src = aot_op.op.input_ids[position]
                 src = self.plan.alias_of.get(src, src)
                 dst = aot_op.op.output_ids[0]
-                if (src in self.spans and dst in self.spans and dst not in inplace
-                        and self.spans[src][1] == index == self.spans[dst][0]
-                        and self.sizes[dst] <= self.sizes[src] and src not in self.model.inputs
-                        and self.model.tensors[src].kind is AirTensorKind.SCRATCH):
+                if (
+                    src in self.spans
+                    and dst in self.spans
+                    and dst not in inplace
+                    and self.spans[src][1] == index == self.spans[dst][0]
+                    and self.sizes[dst] <= self.sizes[src]
+                    and src not in self.model.inputs
+                    and self.model.tensors[src].kind is AirTensorKind.SCRATCH
+                ):
                     inplace[dst] = src
         return inplace
 
@@ -227,9 +241,14 @@ class _Planner:
         """Plan one arena holding ``roots`` with the configured planner."""
         chosen = set(roots)
         requests = [
-            BufferRequest(id=str(t), size=max(self.sizes[t], 1), first=self.spans[t][0],
-                          last=self.spans[t][1], alignment=self.align_of[t],
-                          inplace_of=str(self.inplace[t]) if self.inplace.get(t) in chosen else None)
+            BufferRequest(
+                id=str(t),
+                size=max(self.sizes[t], 1),
+                first=self.spans[t][0],
+                last=self.spans[t][1],
+                alignment=self.align_of[t],
+                inplace_of=str(self.inplace[t]) if self.inplace.get(t) in chosen else None,
+            )
             for t in roots
         ]
         return plan_arena(requests, self.planner, seed=0, options=self.options)
@@ -243,8 +262,14 @@ class _Planner:
             self.budget.take(memory, -arena_size(previous.used, previous.alignment))
         alignment = max(self.align_of[t] for t in roots)
         self.arenas[(role, memory)] = _Arena(
-            role, memory, arena.used, alignment, {t: arena.offsets[str(t)] for t in roots},
-            peak_live=arena.peak_live if role == "scratch" else None, planner=self.planner)
+            role,
+            memory,
+            arena.used,
+            alignment,
+            {t: arena.offsets[str(t)] for t in roots},
+            peak_live=arena.peak_live if role == "scratch" else None,
+            planner=self.planner,
+        )
         self.budget.take(memory, arena_size(arena.used, alignment))
 
     def place_pinned(self) -> None:
@@ -257,12 +282,14 @@ class _Planner:
             for memory, roots in groups.items():
                 arena = self.layout(roots)
                 if not self.budget.fits(memory, self._size(roots, arena)):
-                    raise _no_room(self.model, role, roots, self.sizes, [self.budget.describe(memory)],
-                                   pinned=True)
+                    raise _no_room(
+                        self.model, role, roots, self.sizes, [self.budget.describe(memory)], pinned=True
+                    )
                 self.commit(role, memory, roots, arena)
 
-    def _fitting_layout(self, pinned: list[TensorId], by_size: list[TensorId],
-                        room: int | None) -> tuple[int, Any]:
+    def _fitting_layout(
+        self, pinned: list[TensorId], by_size: list[TensorId], room: int | None
+    ) -> tuple[int, Any]:
         """How many of the largest tensors must move on so the rest fits in ``room``, and the
         layout of the rest (None when nothing auto-placed stays).
 
@@ -312,8 +339,15 @@ class _Planner:
             raise _no_room(self.model, role, remaining, self.sizes, tried, pinned=False)
 
 
-def _no_room(model: AirModel, role: str, roots: list[TensorId], sizes: dict[TensorId, int],
-             tried: list[str], *, pinned: bool) -> UnsupportedModelError:
+def _no_room(
+    model: AirModel,
+    role: str,
+    roots: list[TensorId],
+    sizes: dict[TensorId, int],
+    tried: list[str],
+    *,
+    pinned: bool,
+) -> UnsupportedModelError:
     listed = sorted(roots, key=lambda t: -sizes[t])
     names = ", ".join(f"{t} {model.tensors[t].name} ({sizes[t]} B)" for t in listed[:8])
     more = f" and {len(listed) - 8} more" if len(listed) > 8 else ""
@@ -344,8 +378,11 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
         check_rule_memory(rule, model.tensors[tid].kind, budget, platform)
     plan = MemoryPlan(alias_of=_alias_map(model, operators))
 
-    constants = [t for t in model.tensors.values()
-                 if t.kind is AirTensorKind.CONSTANT and t.id in tensors_read(model, operators)]
+    constants = [
+        t
+        for t in model.tensors.values()
+        if t.kind is AirTensorKind.CONSTANT and t.id in tensors_read(model, operators)
+    ]
     pool = ConstantPool(model, constants, rules, constant_home(platform, budget), alignment)
     pool.reserve(budget)
 
@@ -359,18 +396,32 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
         for (arena_role, memory), arena in sorted(planner.arenas.items(), key=lambda kv: rank[kv[0][1]]):
             if arena_role != role:
                 continue
-            region = ArenaRegion(len(plan.regions), role, memory, arena.used, arena.alignment,
-                                 peak_live=arena.peak_live, capacity=budget.caps.get(memory),
-                                 planner=arena.planner)
+            region = ArenaRegion(
+                len(plan.regions),
+                role,
+                memory,
+                arena.used,
+                arena.alignment,
+                peak_live=arena.peak_live,
+                capacity=budget.caps.get(memory),
+                planner=arena.planner,
+            )
             plan.regions.append(region)
             for root, offset in arena.offsets.items():
                 for tid in planner.members[root]:
                     plan.placements[tid] = Placement(region.id, offset, model.tensors[tid].nbytes)
     cold_ids: dict[str, int] = {}
     for arena in pool.arenas(rank):
-        region = ArenaRegion(len(plan.regions), "constant", arena.memory, arena.used, arena.alignment,
-                             capacity=budget.caps.get(arena.memory), source_memory=arena.source_memory,
-                             source_offset=arena.source_offset)
+        region = ArenaRegion(
+            len(plan.regions),
+            "constant",
+            arena.memory,
+            arena.used,
+            arena.alignment,
+            capacity=budget.caps.get(arena.memory),
+            source_memory=arena.source_memory,
+            source_offset=arena.source_offset,
+        )
         if arena.source_memory is None:
             cold_ids[arena.memory] = region.id
             plan.constant_blobs[region.id] = arena.blob or b""
@@ -382,5 +433,4 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
     return plan
 
 
-__all__ = ["ROLES", "ArenaRegion", "MemoryPlan", "Placement", "arena_size",
-           "plan_memory"]
+__all__ = ["ROLES", "ArenaRegion", "MemoryPlan", "Placement", "arena_size", "plan_memory"]

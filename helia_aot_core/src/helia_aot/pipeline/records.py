@@ -36,10 +36,17 @@ DEFAULT_KNOBS = {"kernel": "generic", "accumulation": "precise"}
 
 def arena_row(region: Any) -> dict[str, Any]:
     """One arena for the report and the CLI's results panel."""
-    return {"region": region.id, "role": region.role, "memory": region.memory, "used": region.used,
-            "total_size": region.total_size, "capacity": region.capacity, "peak_live": region.peak_live,
-            "alignment": region.alignment,
-            "fragmentation": region.fragmentation if region.role == "scratch" else None}
+    return {
+        "region": region.id,
+        "role": region.role,
+        "memory": region.memory,
+        "used": region.used,
+        "total_size": region.total_size,
+        "capacity": region.capacity,
+        "peak_live": region.peak_live,
+        "alignment": region.alignment,
+        "fragmentation": region.fragmentation if region.role == "scratch" else None,
+    }
 
 
 def _platform_name(platform: Any) -> str:
@@ -51,9 +58,12 @@ def _kernel_choice(op: Any) -> dict[str, Any] | None:
     calls = dict(op.kernel_calls() or {})
     if not families and not calls:
         return None
-    return {"family": families[0] if families else None,
-            "entry": next(iter(calls.values()), None),
-            "families": families, "calls": calls}
+    return {
+        "family": families[0] if families else None,
+        "entry": next(iter(calls.values()), None),
+        "families": families,
+        "calls": calls,
+    }
 
 
 def requested_knobs(config: Any, op: Any) -> dict[str, str]:
@@ -91,8 +101,15 @@ def plan_record(model: AirModel, operators: list[Any], platform: Any, config: An
         "platform": _platform_name(platform),
         "goal": str(config.optimization.goal),
         "operators": [
-            {"id": op.id, "index": i, "op_type": op.op.op_type, "source_indices": list(op.op.source_indices),
-             "kernel": _kernel_choice(op), "knobs": decided_knobs(op), "attributes": _attributes(op)}
+            {
+                "id": op.id,
+                "index": i,
+                "op_type": op.op.op_type,
+                "source_indices": list(op.op.source_indices),
+                "kernel": _kernel_choice(op),
+                "knobs": decided_knobs(op),
+                "attributes": _attributes(op),
+            }
             for i, op in enumerate(operators)
         ],
     }
@@ -107,14 +124,22 @@ def _operator_hints(aot_op: Any, config: Any) -> list[dict[str, str]]:
     decided = decided_knobs(aot_op)
     for name, wanted in requested_knobs(config, aot_op.op).items():
         if wanted not in ("auto", decided[name]):
-            hints.append(_hint(HintKind.KNOB_NOT_HONOURED,
-                               f"optimization {name}: {wanted} was asked for, but {aot_op.op.op_type} "
-                               f"has no {wanted} kernel; it runs {decided[name]}"))
+            hints.append(
+                _hint(
+                    HintKind.KNOB_NOT_HONOURED,
+                    f"optimization {name}: {wanted} was asked for, but {aot_op.op.op_type} "
+                    f"has no {wanted} kernel; it runs {decided[name]}",
+                )
+            )
     if getattr(aot_op.attributes, "code_placement", None) == "ITCM" and not aot_op.code_in_itcm:
-        hints.append(_hint(HintKind.CODE_PLACEMENT_IGNORED,
-                           f"code_placement: ITCM was asked for, but platform "
-                           f"{_platform_name(aot_op.platform)} has no ITCM; the code stays in default "
-                           "memory"))
+        hints.append(
+            _hint(
+                HintKind.CODE_PLACEMENT_IGNORED,
+                f"code_placement: ITCM was asked for, but platform "
+                f"{_platform_name(aot_op.platform)} has no ITCM; the code stays in default "
+                "memory",
+            )
+        )
     return hints
 
 
@@ -122,9 +147,11 @@ def _peak_hint(occupancy: RegionOccupancy) -> dict[str, str]:
     index = occupancy.peak_index
     live = sorted(occupancy.live_at(index), key=lambda t: (-t.size, t.offset))
     names = ", ".join(f"{t.name} ({t.size} B)" for t in live[:4]) + (", ..." if len(live) > 4 else "")
-    return _hint(HintKind.SCRATCH_PEAK,
-                 f"{occupancy.peak_bytes} of the {occupancy.used} bytes of {occupancy.memory} scratch are "
-                 f"live here, the most at any operator: {names}")
+    return _hint(
+        HintKind.SCRATCH_PEAK,
+        f"{occupancy.peak_bytes} of the {occupancy.used} bytes of {occupancy.memory} scratch are "
+        f"live here, the most at any operator: {names}",
+    )
 
 
 def _arena_hints(plan: MemoryPlan) -> list[dict[str, str]]:
@@ -133,15 +160,20 @@ def _arena_hints(plan: MemoryPlan) -> list[dict[str, str]]:
         if region.role != "scratch" or region.peak_live is None or region.used <= region.peak_live:
             continue
         advice = "" if region.planner == "hill_climb" else "; memory.planner: hill_climb may pack it tighter"
-        hints.append(_hint(HintKind.FRAGMENTATION,
-                           f"the {region.memory} scratch arena needs {region.used} bytes, "
-                           f"{region.used - region.peak_live} more than the {region.peak_live} bytes "
-                           f"live at its peak{advice}"))
+        hints.append(
+            _hint(
+                HintKind.FRAGMENTATION,
+                f"the {region.memory} scratch arena needs {region.used} bytes, "
+                f"{region.used - region.peak_live} more than the {region.peak_live} bytes "
+                f"live at its peak{advice}",
+            )
+        )
     return hints
 
 
-def report_record(model: AirModel, operators: list[Any], platform: Any, plan: MemoryPlan,
-                  config: Any) -> dict[str, Any]:
+def report_record(
+    model: AirModel, operators: list[Any], platform: Any, plan: MemoryPlan, config: Any
+) -> dict[str, Any]:
     """``<prefix>_report.json``: per-operator figures and hints, the arenas, and the totals."""
     peaks: dict[int, list[dict[str, str]]] = {}
     for occupancy in scratch_occupancy(model, plan, len(operators)):
@@ -150,10 +182,17 @@ def report_record(model: AirModel, operators: list[Any], platform: Any, plan: Me
     rows = []
     for i, op in enumerate(operators):
         calls = op.kernel_calls()
-        rows.append({"id": op.id, "index": i, "op_type": op.op.op_type, "macs": operator_macs(op),
-                     "parameters": operator_parameters(op),
-                     "kernel_calls": None if calls is None else dict(calls),
-                     "hints": _operator_hints(op, config) + peaks.get(i, [])})
+        rows.append(
+            {
+                "id": op.id,
+                "index": i,
+                "op_type": op.op.op_type,
+                "macs": operator_macs(op),
+                "parameters": operator_parameters(op),
+                "kernel_calls": None if calls is None else dict(calls),
+                "hints": _operator_hints(op, config) + peaks.get(i, []),
+            }
+        )
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "model": model.name,
@@ -187,14 +226,22 @@ def residency_record(model: AirModel, operators: list[Any], plan: MemoryPlan) ->
 
     arenas: dict[str, list[dict[str, Any]]] = {role: [] for role in ARENA_ROLES}
     for region in plan.regions:
-        row = {"region_id": region.id, "memory": region.memory, "used": region.used,
-               "total_size": region.total_size, "alignment": region.alignment}
+        row = {
+            "region_id": region.id,
+            "memory": region.memory,
+            "used": region.used,
+            "total_size": region.total_size,
+            "alignment": region.alignment,
+        }
         if region.role == "scratch":
             row.update(peak_live=region.peak_live, fragmentation=region.fragmentation)
         if getattr(region, "staged", False):
             # A staged constant region is a RAM copy made at init; say where its bytes come from.
-            row.update(source_region_id=region.source_region, source_memory=region.source_memory,
-                       source_offset=region.source_offset)
+            row.update(
+                source_region_id=region.source_region,
+                source_memory=region.source_memory,
+                source_offset=region.source_offset,
+            )
         arenas.setdefault(region.role, []).append(row)
     tensors = []
     for tid, tensor in model.tensors.items():
@@ -202,8 +249,17 @@ def residency_record(model: AirModel, operators: list[Any], plan: MemoryPlan) ->
         if p is None:
             continue  # never read by the module, so never placed
         region = plan.regions[p.region]
-        tensors.append({"id": str(tid), "name": tensor.name, "role": region.role, "region_id": region.id,
-                        "memory": region.memory, "offset": p.offset, "size": p.size})
+        tensors.append(
+            {
+                "id": str(tid),
+                "name": tensor.name,
+                "role": region.role,
+                "region_id": region.id,
+                "memory": region.memory,
+                "offset": p.offset,
+                "size": p.size,
+            }
+        )
     return {
         "schema_version": RESIDENCY_SCHEMA_VERSION,
         "model": model.name,
@@ -255,44 +311,73 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     limit = int(test.samples) if test.samples else golden.num_samples
     prefix = config.module.prefix
     arrays, checks = [], []
-    for role, ids, data in (("input", model.inputs, golden.inputs),
-                            ("output", model.outputs, golden.outputs)):
+    for role, ids, data in (
+        ("input", model.inputs, golden.inputs),
+        ("output", model.outputs, golden.outputs),
+    ):
         for i, tid in enumerate(ids):
             tensor = model.tensors[tid]
             is_float = tensor.dtype.value == "float32"
             symbol = f"{prefix}_test_{role}_{i}"
-            arrays.append(_Array(symbol, tensor.ctype, tensor.size, tensor.nbytes, role, i,
-                                 [_c_values(s, is_float) for s in data[i][:limit]]))
+            arrays.append(
+                _Array(
+                    symbol,
+                    tensor.ctype,
+                    tensor.size,
+                    tensor.nbytes,
+                    role,
+                    i,
+                    [_c_values(s, is_float) for s in data[i][:limit]],
+                )
+            )
             if role == "output":
                 checks.append(_OutputCheck(i, tensor.ctype, tensor.size, symbol, tensor.dtype.is_float))
     tolerance = float(test.tolerance or 0.0)
     if tolerance < 0:
         raise InvalidConfigError("test.tolerance must not be negative")
-    return {"arrays": arrays, "outputs_check": checks, "num_samples": min(limit, golden.num_samples),
-            "tolerance_c": repr(tolerance)}
+    return {
+        "arrays": arrays,
+        "outputs_check": checks,
+        "num_samples": min(limit, golden.num_samples),
+        "tolerance_c": repr(tolerance),
+    }
 
 
-def write_module_extras(module_dir: Path, model: AirModel, operators: list[Any], plan: MemoryPlan,
-                        platform: Any, config: Any, *, views: dict[str, Any] | None = None,
-                        records: dict[str, Any] | None = None) -> None:
+def write_module_extras(
+    module_dir: Path,
+    model: AirModel,
+    operators: list[Any],
+    plan: MemoryPlan,
+    platform: Any,
+    config: Any,
+    *,
+    views: dict[str, Any] | None = None,
+    records: dict[str, Any] | None = None,
+) -> None:
     """Optional files: the residency report and the HTML report (``documentation.html``)."""
     prefix = config.module.prefix
     if config.memory.dump_residency_json:
         (module_dir / f"{prefix}_residency.json").write_text(
-            json.dumps(residency_record(model, operators, plan), indent=2) + "\n", encoding="utf-8")
+            json.dumps(residency_record(model, operators, plan), indent=2) + "\n", encoding="utf-8"
+        )
     if getattr(config.documentation, "html", False):
         from helia_aot.optimization import OptimizationPlan, OptimizationReport
         from helia_aot.pipeline.emit import plan_hash
         from helia_aot.pipeline.html_report import render_module_report
 
-        records = records or {"plan": plan_record(model, operators, platform, config),
-                              "report": report_record(model, operators, platform, plan, config)}
+        records = records or {
+            "plan": plan_record(model, operators, platform, config),
+            "report": report_record(model, operators, platform, plan, config),
+        }
         views = views or result_views(model, operators, plan, config)
         text = render_module_report(
-            prefix=prefix, views=views, plan=OptimizationPlan.model_validate(records["plan"]),
+            prefix=prefix,
+            views=views,
+            plan=OptimizationPlan.model_validate(records["plan"]),
             report=OptimizationReport.model_validate(records["report"]),
             occupancy=scratch_occupancy(model, plan, len(operators)),
-            plan_hash=plan_hash(model, plan, operators))
+            plan_hash=plan_hash(model, plan, operators),
+        )
         (module_dir / f"{prefix}_report.html").write_text(text, encoding="utf-8", newline="\n")
 
 
@@ -303,6 +388,19 @@ def result_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config
     return build_views(model, operators, plan, config)
 
 
-__all__ = ["ARENA_ROLES", "DEFAULT_KNOBS", "RESIDENCY_SCHEMA_VERSION", "arena_row", "c_float",
-           "decided_knobs", "plan_record", "report_record", "requested_knobs", "residency_record",
-           "result_views", "tensor_layout_hash", "test_case_values", "write_module_extras"]
+__all__ = [
+    "ARENA_ROLES",
+    "DEFAULT_KNOBS",
+    "RESIDENCY_SCHEMA_VERSION",
+    "arena_row",
+    "c_float",
+    "decided_knobs",
+    "plan_record",
+    "report_record",
+    "requested_knobs",
+    "residency_record",
+    "result_views",
+    "tensor_layout_hash",
+    "test_case_values",
+    "write_module_extras",
+]

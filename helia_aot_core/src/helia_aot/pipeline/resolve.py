@@ -39,8 +39,10 @@ def check_rule_ids(rules: list[Any], model: AirModel) -> None:
     for rule in rules or ():
         rid = getattr(rule, "id", None)
         if rid not in (None, "") and str(rid) not in ids:
-            raise OperatorIdError(f"operators[] names operator id {rid!r}, which the model does not have",
-                                  hint=f"operator ids are 0..{len(ids) - 1}")
+            raise OperatorIdError(
+                f"operators[] names operator id {rid!r}, which the model does not have",
+                hint=f"operator ids are 0..{len(ids) - 1}",
+            )
 
 
 def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any) -> list[Any]:
@@ -55,8 +57,9 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
             continue
         cls = context.aot_operator_classes.get(op.op_type)
         try:
-            aot_op = cls(op, model, platform, prefix=config.module.prefix,
-                         attributes=operator_attributes(rules, op))
+            aot_op = cls(
+                op, model, platform, prefix=config.module.prefix, attributes=operator_attributes(rules, op)
+            )
             aot_op.resolve()
         except InvalidConfigError:
             raise

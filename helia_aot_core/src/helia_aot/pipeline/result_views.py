@@ -36,8 +36,11 @@ def _quantization(tensor: AirTensor) -> QuantizationView | None:
     q = tensor.quantization
     if q is None:
         return None
-    return QuantizationView(scale=tuple(float(s) for s in q.scale),
-                            zero_point=tuple(int(z) for z in q.zero_point), axis=int(q.axis))
+    return QuantizationView(
+        scale=tuple(float(s) for s in q.scale),
+        zero_point=tuple(int(z) for z in q.zero_point),
+        axis=int(q.axis),
+    )
 
 
 def _index(ids: list[str], tid: str) -> int | None:
@@ -49,12 +52,20 @@ def tensor_views(model: AirModel, plan: MemoryPlan) -> tuple[TensorView, ...]:
     views = []
     for tid, tensor in model.tensors.items():
         placement = plan.placements.get(tid)
-        views.append(TensorView(
-            id=str(tid), name=tensor.name, shape=tuple(int(d) for d in tensor.shape),
-            dtype=str(getattr(tensor.dtype, "value", tensor.dtype)), ctype=tensor.ctype,
-            quantization=_quantization(tensor), kind=tensor_kind(model, tid),
-            input_index=_index(list(model.inputs), tid), output_index=_index(list(model.outputs), tid),
-            nbytes=placement.size if placement is not None else 0))
+        views.append(
+            TensorView(
+                id=str(tid),
+                name=tensor.name,
+                shape=tuple(int(d) for d in tensor.shape),
+                dtype=str(getattr(tensor.dtype, "value", tensor.dtype)),
+                ctype=tensor.ctype,
+                quantization=_quantization(tensor),
+                kind=tensor_kind(model, tid),
+                input_index=_index(list(model.inputs), tid),
+                output_index=_index(list(model.outputs), tid),
+                nbytes=placement.size if placement is not None else 0,
+            )
+        )
     return tuple(views)
 
 
@@ -64,14 +75,20 @@ def operator_views(operators: list[Any]) -> tuple[OperatorView, ...]:
     for index, aot_op in enumerate(operators):
         op = aot_op.op
         calls = aot_op.kernel_calls()
-        views.append(OperatorView(
-            layer_index=index, symbol=f"{aot_op.stem}_run", type=op.op_type,
-            source_indices=tuple(int(i) for i in op.source_indices),
-            input_ids=tuple(str(t) if t else None for t in op.input_ids),
-            output_ids=tuple(str(t) for t in op.output_ids),
-            local_tensor_ids=tuple(str(t) for t in op.named_tensors.values()),
-            kernel_calls=None if calls is None else FrozenMapping(dict(calls)),
-            macs=operator_macs(aot_op), parameters=operator_parameters(aot_op)))
+        views.append(
+            OperatorView(
+                layer_index=index,
+                symbol=f"{aot_op.stem}_run",
+                type=op.op_type,
+                source_indices=tuple(int(i) for i in op.source_indices),
+                input_ids=tuple(str(t) if t else None for t in op.input_ids),
+                output_ids=tuple(str(t) for t in op.output_ids),
+                local_tensor_ids=tuple(str(t) for t in op.named_tensors.values()),
+                kernel_calls=None if calls is None else FrozenMapping(dict(calls)),
+                macs=operator_macs(aot_op),
+                parameters=operator_parameters(aot_op),
+            )
+        )
     return tuple(views)
 
 
@@ -91,19 +108,27 @@ def region_views(plan: MemoryPlan, config: Any) -> tuple[RegionView, ...]:
         symbol = region_symbol(prefix, region) if allocate or not bindable else None
         staged = _staged(region)
         sidecar = getattr(region, "sidecar_file", None)
-        views.append(RegionView(
-            id=int(region.id), memory=str(region.memory),
-            source_memory=str(region.source_memory) if staged and region.source_memory else None,
-            role=str(region.role), offset=int(getattr(region, "offset", 0) or 0),
-            size=int(region.total_size), alignment=int(region.alignment), symbol=symbol,
-            source_symbol=source_symbol(prefix, plan, region) if staged else None,
-            source_offset=int(region.source_offset) if staged else None,
-            sidecar_file=None if sidecar is None else str(sidecar)))
+        views.append(
+            RegionView(
+                id=int(region.id),
+                memory=str(region.memory),
+                source_memory=str(region.source_memory) if staged and region.source_memory else None,
+                role=str(region.role),
+                offset=int(getattr(region, "offset", 0) or 0),
+                size=int(region.total_size),
+                alignment=int(region.alignment),
+                symbol=symbol,
+                source_symbol=source_symbol(prefix, plan, region) if staged else None,
+                source_offset=int(region.source_offset) if staged else None,
+                sidecar_file=None if sidecar is None else str(sidecar),
+            )
+        )
     return tuple(views)
 
 
-def placement_views(model: AirModel, plan: MemoryPlan,
-                    regions: tuple[RegionView, ...]) -> FrozenMapping[PlacementView]:
+def placement_views(
+    model: AirModel, plan: MemoryPlan, regions: tuple[RegionView, ...]
+) -> FrozenMapping[PlacementView]:
     """Each placed tensor's placement, keyed by tensor id, in enumeration order."""
     rows = []
     for tid in model.tensors:
@@ -112,9 +137,18 @@ def placement_views(model: AirModel, plan: MemoryPlan,
             continue
         region = regions[p.region]
         staged = region.source_memory is not None
-        rows.append((str(tid), PlacementView(region=int(p.region), offset=int(p.offset), size=int(p.size),
-                                             source_memory=region.source_memory if staged else None,
-                                             staged=staged)))
+        rows.append(
+            (
+                str(tid),
+                PlacementView(
+                    region=int(p.region),
+                    offset=int(p.offset),
+                    size=int(p.size),
+                    source_memory=region.source_memory if staged else None,
+                    staged=staged,
+                ),
+            )
+        )
     return FrozenMapping(rows)
 
 

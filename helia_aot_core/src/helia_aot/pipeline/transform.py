@@ -24,19 +24,23 @@ def select_transforms(config_entries: list[Any], registry: Any) -> list[Any]:
     for entry in config_entries or ():
         name = entry.name
         if name in seen:
-            raise InvalidConfigError(f"transform {name!r} is listed twice in transforms[]",
-                                     hint="list each transform once")
+            raise InvalidConfigError(
+                f"transform {name!r} is listed twice in transforms[]", hint="list each transform once"
+            )
         seen.add(name)
         if name == "*":
             if entry.options:
-                raise InvalidConfigError("options are not accepted on the '*' transform entry",
-                                         hint="give options on a named entry")
+                raise InvalidConfigError(
+                    "options are not accepted on the '*' transform entry",
+                    hint="give options on a named entry",
+                )
             for key in enabled:
                 enabled[key] = entry.enabled
             continue
         if name not in enabled:
-            raise InvalidConfigError(f"unknown transform {name!r}",
-                                     hint=f"registered transforms: {', '.join(known) or '(none)'}")
+            raise InvalidConfigError(
+                f"unknown transform {name!r}", hint=f"registered transforms: {', '.join(known) or '(none)'}"
+            )
         enabled[name] = entry.enabled
         if entry.options:
             options[name] = dict(entry.options)
@@ -55,8 +59,10 @@ def select_transforms(config_entries: list[Any], registry: Any) -> list[Any]:
             try:
                 value = TypeAdapter(spec).validate_python(raw)
             except ValidationError as exc:
-                raise InvalidConfigError(f"transform {name}: options rejected: {exc}",
-                                         hint="see docs/transforms.md for the options") from exc
+                raise InvalidConfigError(
+                    f"transform {name}: options rejected: {exc}",
+                    hint="see docs/transforms.md for the options",
+                ) from exc
         selected.append(cls(value) if spec is not None else cls())
     return selected
 

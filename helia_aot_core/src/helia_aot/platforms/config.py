@@ -21,7 +21,15 @@ from helia_aot.platforms.model import (
 )
 from helia_aot.platforms.sizes import parse_byte_size
 
-PLATFORM_CONFIG_FIELDS = ("name", "cpu", "description", "capabilities", "memories", "preferred_order", "alignment")
+PLATFORM_CONFIG_FIELDS = (
+    "name",
+    "cpu",
+    "description",
+    "capabilities",
+    "memories",
+    "preferred_order",
+    "alignment",
+)
 """Keys a platform config may hold."""
 
 _M_BASE = frozenset({SocCapability.MCU})

@@ -144,7 +144,9 @@ class SocPlatform:
                 hint="Name the core as the compiler does, e.g. 'cortex-m4' or 'cortex-m55'.",
             )
         if isinstance(self.capabilities, str):  # a lone string would iterate per character
-            raise InvalidConfigError(f"Platform {name!r}: capabilities must be a list, not {self.capabilities!r}.")
+            raise InvalidConfigError(
+                f"Platform {name!r}: capabilities must be a list, not {self.capabilities!r}."
+            )
         capabilities = frozenset(parse_capability(c) for c in self.capabilities)
         memories = self._normalise_memories(name, self.memories)
         order = self._normalise_order(name, self.preferred_order, memories)
@@ -177,7 +179,8 @@ class SocPlatform:
                 raise InvalidConfigError(f"Platform {name!r}: memory {memory.value} is listed twice.")
             if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
                 raise InvalidConfigError(
-                    f"Platform {name!r}: the {memory.value} budget must be a positive number of bytes, got {size!r}.",
+                    f"Platform {name!r}: the {memory.value} budget must be a positive number of bytes, "
+                    f"got {size!r}.",
                     hint="Leave a memory out instead of giving it a zero budget.",
                 )
             budgets[memory] = size
@@ -198,7 +201,8 @@ class SocPlatform:
         missing = [m.value for m in parsed if m not in present]
         if missing:
             raise InvalidConfigError(
-                f"Platform {name!r}: preferred_order names memories it does not declare: {', '.join(missing)}.",
+                f"Platform {name!r}: preferred_order names memories it does not declare: "
+                f"{', '.join(missing)}.",
                 hint="Declared memories: " + ", ".join(m.value for m, _ in memories) + ".",
             )
         if len(set(parsed)) != len(parsed):

@@ -46,7 +46,8 @@ def _stage(platforms: Iterable[object]) -> dict[str, SocPlatform]:
     for platform in platforms:
         if not isinstance(platform, SocPlatform):
             raise PluginError(
-                f"A platform plugin returned {type(platform).__name__} {platform!r} instead of a SocPlatform.",
+                f"A platform plugin returned {type(platform).__name__} {platform!r} "
+                "instead of a SocPlatform.",
                 hint="helia_aot_platforms() must return a list of helia_aot.platforms.SocPlatform records.",
             )
         key = _key(platform.name)

@@ -8,7 +8,8 @@ plugin.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -22,7 +23,7 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 
 # -- registration: called once per RegistryContext ------------------------------------------------
 @hookspec
-def helia_aot_register(context: "RegistryContext") -> None:
+def helia_aot_register(context: RegistryContext) -> None:
     """Register parsers, options classes, operator classes, model hooks, transforms and planners.
 
     ``context`` is the RegistryContext being built, before customizers run and before it is frozen.
@@ -35,7 +36,7 @@ def helia_aot_register(context: "RegistryContext") -> None:
 
 
 @hookspec
-def helia_aot_platforms() -> "Iterable[SocPlatform]":
+def helia_aot_platforms() -> Iterable[SocPlatform]:
     """Return the target platforms this plugin provides, as ``SocPlatform`` records.
 
     The core validates every record and rejects two plugins providing the same platform name.

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Iterable
+from typing import Any
 
 import pluggy
 
@@ -38,8 +39,13 @@ class PluginRecord:
         return f"plugin {self.name!r} ({self.distribution} {self.version})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "distribution": self.distribution, "version": self.version,
-                "module": self.module, "registered": self.registered}
+        return {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "module": self.module,
+            "registered": self.registered,
+        }
 
 
 def _selection(plugins: Any) -> tuple[list[str] | None, set[str]]:
@@ -84,8 +90,7 @@ class PluginHost:
                 who = record.label if record else f"plugin {impl.plugin_name!r}"
                 raise PluginError(
                     f"{who} raised {type(exc).__name__} in {hook_name}: {exc}",
-                    hint="upgrade or disable the plugin (plugins.disabled, or "
-                    f"{AUTOLOAD_ENV}=1)",
+                    hint=f"upgrade or disable the plugin (plugins.disabled, or {AUTOLOAD_ENV}=1)",
                     details=traceback.format_exc(),
                 ) from exc
         return results
@@ -139,8 +144,9 @@ class PluginHost:
         self._call_each("helia_aot_stage_started", stage=stage, config=config)
 
     def stage_finished(self, stage: str, config: Any, seconds: float, details: dict) -> None:
-        self._call_each("helia_aot_stage_finished", stage=stage, config=config, seconds=seconds,
-                        details=details)
+        self._call_each(
+            "helia_aot_stage_finished", stage=stage, config=config, seconds=seconds, details=details
+        )
 
 
 def load_plugins(plugins: Any = None, *, extra: Iterable[tuple[str, object]] = ()) -> PluginHost:
@@ -179,8 +185,7 @@ def load_plugins(plugins: Any = None, *, extra: Iterable[tuple[str, object]] = (
             raise PluginError(
                 f"{record.label}: entry point {ep.name} = {ep.value!r} failed to import: "
                 f"{type(exc).__name__}: {exc}",
-                hint=f"reinstall {dist}, or block it with plugins.disabled: [{ep.name}] or "
-                f"{AUTOLOAD_ENV}=1",
+                hint=f"reinstall {dist}, or block it with plugins.disabled: [{ep.name}] or {AUTOLOAD_ENV}=1",
                 details=traceback.format_exc(),
             ) from exc
         if pm.is_registered(module):
@@ -225,5 +230,3 @@ def list_plugins(plugins: Any = None) -> list[PluginRecord]:
 def collect_platforms(plugins: Any = None) -> list[Any]:
     """Every platform the selected plugins provide."""
     return plugin_host(plugins).platforms()
-
-

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from helia_aot.registry.registry import Registry
 
@@ -25,15 +26,13 @@ class RegistryContext:
     """
 
     litert_model_hooks: Registry[Callable[..., Any]] = field(
-        default_factory=lambda: Registry("litert_model_hooks"))
-    litert_parsers: Registry[Callable[..., Any]] = field(
-        default_factory=lambda: Registry("litert_parsers"))
+        default_factory=lambda: Registry("litert_model_hooks")
+    )
+    litert_parsers: Registry[Callable[..., Any]] = field(default_factory=lambda: Registry("litert_parsers"))
     air_options: Registry[type] = field(default_factory=lambda: Registry("air_options"))
-    aot_operator_classes: Registry[type] = field(
-        default_factory=lambda: Registry("aot_operator_classes"))
+    aot_operator_classes: Registry[type] = field(default_factory=lambda: Registry("aot_operator_classes"))
     transforms: Registry[type] = field(default_factory=lambda: Registry("transforms"))
-    memory_planners: Registry[Callable[..., Any]] = field(
-        default_factory=lambda: Registry("memory_planners"))
+    memory_planners: Registry[Callable[..., Any]] = field(default_factory=lambda: Registry("memory_planners"))
     module_exporters: Registry[type] = field(default_factory=lambda: Registry("module_exporters"))
 
     def registries(self) -> list[Registry]:
@@ -50,7 +49,7 @@ class RegistryContext:
         return all(r.frozen for r in self.registries())
 
     @contextmanager
-    def provided_by(self, provider: str | None) -> Iterator["RegistryContext"]:
+    def provided_by(self, provider: str | None) -> Iterator[RegistryContext]:
         """Record ``provider`` as the origin of every registration made inside the block."""
         previous = [r.active_provider for r in self.registries()]
         for registry in self.registries():
@@ -103,5 +102,3 @@ def build_default_registry_context(
     if freeze:
         context.freeze()
     return context
-
-

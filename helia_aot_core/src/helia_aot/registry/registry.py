@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from typing import Generic, Iterator, TypeVar
+from collections.abc import Iterator
+from typing import Generic, TypeVar
 
 from helia_aot.errors import DuplicateRegistrationError, RegistryFrozenError, RegistryLookupError
 
@@ -96,8 +97,10 @@ class Registry(Generic[V]):
             return self._entries[key]
         except KeyError:
             close = difflib.get_close_matches(str(key), list(self._entries), n=3, cutoff=0.6)
-            hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else (
-                f"registered keys: {', '.join(sorted(self._entries)) or '(none)'}"
+            hint = (
+                f"did you mean {', '.join(repr(c) for c in close)}?"
+                if close
+                else (f"registered keys: {', '.join(sorted(self._entries)) or '(none)'}")
             )
             raise RegistryLookupError(f"{self.name} has no entry {key!r}", hint=hint) from None
 

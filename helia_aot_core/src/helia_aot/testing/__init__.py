@@ -4,6 +4,7 @@ Plugin authors use these to check that their operators convert, compile warning-
 what the reference computes; the project's own end-to-end tests use the same functions.
 """
 
+from helia_aot.testing.contract import PackContractReport, check_pack_contract
 from helia_aot.testing.cross import (
     CORES,
     CrossBuildError,
@@ -18,7 +19,6 @@ from helia_aot.testing.cross import (
     toolchain_available,
     toolchain_problem,
 )
-from helia_aot.testing.contract import PackContractReport, check_pack_contract
 from helia_aot.testing.host import (
     HOST_CFLAGS,
     SANITIZE_FLAGS,

@@ -53,8 +53,9 @@ class PackContractReport:
     def assert_ok(self) -> None:
         """Fail with every problem, one per line."""
         if self.problems:
-            raise AssertionError(f"{self.pack} breaks the operator-pack contract:\n  - "
-                                 + "\n  - ".join(self.problems))
+            raise AssertionError(
+                f"{self.pack} breaks the operator-pack contract:\n  - " + "\n  - ".join(self.problems)
+            )
 
 
 def attribute_problems(attributes: Any) -> list[str]:
@@ -69,8 +70,10 @@ def attribute_problems(attributes: Any) -> list[str]:
     own = list(attributes.__dict__.get("__annotations__", {}))
     if not is_pydantic_dataclass(attributes) or not set(own) <= set(attributes.__pydantic_fields__):
         # An undecorated subclass inherits the base's fields and silently drops its own.
-        return [f"ATTRIBUTES {attributes.__name__} declares {own} without "
-                "@pydantic.dataclasses.dataclass, so a rule cannot set them"]
+        return [
+            f"ATTRIBUTES {attributes.__name__} declares {own} without "
+            "@pydantic.dataclasses.dataclass, so a rule cannot set them"
+        ]
     fields = attributes.__pydantic_fields__
     problems = []
     required = {name for name, info in fields.items() if info.is_required()}
@@ -82,8 +85,10 @@ def attribute_problems(attributes: Any) -> list[str]:
         try:
             TypeAdapter(annotation).validate_python(info.default)
         except ValidationError as exc:
-            problems.append(f"ATTRIBUTES {attributes.__name__}: the default of {name} "
-                            f"({info.default!r}) is invalid: {exc.errors()[0]['msg']}")
+            problems.append(
+                f"ATTRIBUTES {attributes.__name__}: the default of {name} "
+                f"({info.default!r}) is invalid: {exc.errors()[0]['msg']}"
+            )
     try:
         attributes()
     except ValidationError as exc:
@@ -128,8 +133,9 @@ def template_problems(classes: Sequence[type]) -> list[str]:
             if path in seen:
                 continue
             seen.add(path)
-            lookup = TemplateLookup(directories=[str(path.parent), str(CORE_TEMPLATE_DIR)],
-                                    strict_undefined=True)
+            lookup = TemplateLookup(
+                directories=[str(path.parent), str(CORE_TEMPLATE_DIR)], strict_undefined=True
+            )
             try:
                 lookup.get_template(path.name)
             except Exception as exc:  # Mako raises its own syntax and compile errors
@@ -149,8 +155,10 @@ def registration_problems(context: Any, registered: Mapping[str, list[str]]) -> 
     keys = sorted({k for name in _REGISTRIES for k in registered.get(name, [])})
     for key in keys:
         if custom_code_to_op_key(key) != key or not _KEY.fullmatch(key):
-            problems.append(f"{key}: not a canonical key (upper case letters, digits and '_'; derive "
-                            "it with custom_code_to_op_key)")
+            problems.append(
+                f"{key}: not a canonical key (upper case letters, digits and '_'; derive "
+                "it with custom_code_to_op_key)"
+            )
     for key in registered.get("litert_parsers", []):
         if key not in context.aot_operator_classes:
             problems.append(f"{key}: a parser is registered but no operator class")
@@ -159,8 +167,7 @@ def registration_problems(context: Any, registered: Mapping[str, list[str]]) -> 
             problems.append(f"{key}: an options class is registered but no parser")
         options = context.air_options.get(key)
         if not (isinstance(options, type) and issubclass(options, AirOperatorOptions)):
-            problems.append(f"{key}: the options class {options!r} does not derive from "
-                            "AirOperatorOptions")
+            problems.append(f"{key}: the options class {options!r} does not derive from AirOperatorOptions")
     for key in registered.get("aot_operator_classes", []):
         if key not in context.litert_parsers:
             problems.append(f"{key}: an operator class is registered but no parser")
@@ -192,8 +199,7 @@ def _sample_config(sample: Any, out_dir: Path, selection: dict[str, Any]) -> Any
     if isinstance(sample, ConvertArgs):
         data = sample.model_dump()
     elif isinstance(sample, Mapping):
-        data = {key: dict(value) if isinstance(value, Mapping) else value
-                for key, value in sample.items()}
+        data = {key: dict(value) if isinstance(value, Mapping) else value for key, value in sample.items()}
     elif Path(sample).suffix in (".yaml", ".yml"):
         data = ConvertArgs.from_yaml(Path(sample)).model_dump()
     else:
@@ -218,8 +224,9 @@ def emitted_problems(module_dir: Path, prefix: str, keys: set[str]) -> list[str]
         stem = f"{prefix}_{name}"
         header, source = module_dir / "includes-api" / f"{stem}.h", module_dir / "src" / f"{stem}.c"
         if not header.is_file() or not source.is_file():
-            problems.append(f"{row['op_type']} #{row['id']}: emit() must write includes-api/{stem}.h and "
-                            f"src/{stem}.c")
+            problems.append(
+                f"{row['op_type']} #{row['id']}: emit() must write includes-api/{stem}.h and src/{stem}.c"
+            )
             continue
         text = header.read_text(encoding="utf-8")
         signature = r"int32_t\s+{}_{}\s*\(\s*{}_model_context_t\s*\*\s*ctx\s*\)"
@@ -227,27 +234,37 @@ def emitted_problems(module_dir: Path, prefix: str, keys: set[str]) -> list[str]
             declared = re.search(signature.format(re.escape(stem), function, re.escape(prefix)), text)
             called = function == "run" or f"{stem}_init" in model_c
             if called and not declared:
-                problems.append(f"{row['op_type']} #{row['id']}: {stem}.h must declare "
-                                f"int32_t {stem}_{function}({prefix}_model_context_t *ctx)")
+                problems.append(
+                    f"{row['op_type']} #{row['id']}: {stem}.h must declare "
+                    f"int32_t {stem}_{function}({prefix}_model_context_t *ctx)"
+                )
             if declared and not called:
-                problems.append(f"{row['op_type']} #{row['id']}: {stem}.h declares {stem}_{function} "
-                                "but has_init is False")
+                problems.append(
+                    f"{row['op_type']} #{row['id']}: {stem}.h declares {stem}_{function} "
+                    "but has_init is False"
+                )
         guard = text.find('extern "C"')
         if guard < 0:
-            problems.append(f"{row['op_type']} #{row['id']}: {stem}.h has no extern \"C\" guard around "
-                            "its declarations")
+            problems.append(
+                f'{row["op_type"]} #{row["id"]}: {stem}.h has no extern "C" guard around its declarations'
+            )
         elif re.search(r"^\s*#\s*include", text[guard:], re.MULTILINE):
-            problems.append(f"{row['op_type']} #{row['id']}: {stem}.h has an #include inside its "
-                            "extern \"C\" guard; keep includes above it")
+            problems.append(
+                f"{row['op_type']} #{row['id']}: {stem}.h has an #include inside its "
+                'extern "C" guard; keep includes above it'
+            )
     for path in sorted((module_dir / "src" / "kernels").glob("*")):
         if not path.name.startswith(f"{prefix}_hk_"):
-            problems.append(f"kernel file {path.name[len(prefix) + 1:]} is not named hk_*: its "
-                            "identifiers are not renamed to the module prefix")
+            problems.append(
+                f"kernel file {path.name[len(prefix) + 1 :]} is not named hk_*: its "
+                "identifiers are not renamed to the module prefix"
+            )
     return problems
 
 
-def check_pack_contract(pack: PackSource, *, samples: Sequence[Any] = (),
-                        work_dir: str | Path | None = None, compile: bool = True) -> PackContractReport:
+def check_pack_contract(
+    pack: PackSource, *, samples: Sequence[Any] = (), work_dir: str | Path | None = None, compile: bool = True
+) -> PackContractReport:
     """Check ``pack`` (an installed pack's name, its plugin module, or a customizer).
 
     ``samples`` are models that use the pack's operators: ``.tflite`` paths, ``convert.yaml`` paths
@@ -267,11 +284,9 @@ def check_pack_contract(pack: PackSource, *, samples: Sequence[Any] = (),
             hook(context)
 
     try:
-        context = build_default_registry_context(customizers=[register], freeze=False,
-                                                 plugins=selection)
+        context = build_default_registry_context(customizers=[register], freeze=False, plugins=selection)
     except HeliaAotError as exc:
-        report.problems.append(f"registration failed: {exc.message}"
-                               + (f" ({exc.hint})" if exc.hint else ""))
+        report.problems.append(f"registration failed: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))
         return report
     except Exception as exc:  # the pack's own bug
         report.problems.append(f"registration raised {type(exc).__name__}: {exc}")
@@ -280,8 +295,7 @@ def check_pack_contract(pack: PackSource, *, samples: Sequence[Any] = (),
     if not report.registered:
         report.problems.append("the pack registers nothing")
     report.problems += registration_problems(context, report.registered)
-    classes = [context.aot_operator_classes.get(k)
-               for k in report.registered.get("aot_operator_classes", [])]
+    classes = [context.aot_operator_classes.get(k) for k in report.registered.get("aot_operator_classes", [])]
     report.problems += template_problems([c for c in classes if isinstance(c, type)])
     parser_keys = report.registered.get("litert_parsers", [])
     with tempfile.TemporaryDirectory(prefix="helia_aot_contract_", dir=work_dir) as tmp:
@@ -291,7 +305,8 @@ def check_pack_contract(pack: PackSource, *, samples: Sequence[Any] = (),
             try:
                 config = _sample_config(sample, out, selection)
                 registry = build_default_registry_context(
-                    customizers=[register, _checked_parsers(parser_keys, seen)], plugins=selection)
+                    customizers=[register, _checked_parsers(parser_keys, seen)], plugins=selection
+                )
                 result = AotConverter(config, registry_context=registry).convert()
             except HeliaAotError as exc:
                 report.problems.append(f"sample {sample}: conversion failed: {exc.message}")
@@ -302,8 +317,9 @@ def check_pack_contract(pack: PackSource, *, samples: Sequence[Any] = (),
             finally:
                 for key, types in sorted(seen.items()):
                     for op_type in sorted(types - {key}):
-                        report.problems.append(f"{key}: the parser wrote op_type {op_type!r}; it must "
-                                               "write its own key")
+                        report.problems.append(
+                            f"{key}: the parser wrote op_type {op_type!r}; it must write its own key"
+                        )
             keys = set(report.operator_keys)
             if not keys & {row.op_type for row in result.plan.operators}:
                 report.problems.append(f"sample {sample}: uses none of the pack's operators")

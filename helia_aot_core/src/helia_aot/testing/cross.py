@@ -24,17 +24,27 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from helia_aot.testing.host import module_sources
 from helia_aot.testing.link_map import ModuleSize, module_size
 
 __all__ = [
-    "CORES", "CrossBuildError", "CrossCore", "ModuleSize", "QemuRun", "cross_build_module",
-    "cross_build_program", "module_size", "plugin_library", "run_qemu", "size_of", "toolchain_available",
+    "CORES",
+    "CrossBuildError",
+    "CrossCore",
+    "ModuleSize",
+    "QemuRun",
+    "cross_build_module",
+    "cross_build_program",
+    "module_size",
+    "plugin_library",
+    "run_qemu",
+    "size_of",
+    "toolchain_available",
     "toolchain_problem",
 ]
 
@@ -50,8 +60,14 @@ CROSS_CFLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-ffunction-sections"
 
 # newlib-nano keeps printf small; _printf_float is pulled in because the golden test prints
 # float differences with %g. -nostartfiles: startup.S is the only startup code.
-LINK_FLAGS = ("--specs=nano.specs", "-nostartfiles", "-u", "_printf_float", "-Wl,--gc-sections",
-              "-Wl,--no-warn-rwx-segments")
+LINK_FLAGS = (
+    "--specs=nano.specs",
+    "-nostartfiles",
+    "-u",
+    "_printf_float",
+    "-Wl,--gc-sections",
+    "-Wl,--no-warn-rwx-segments",
+)
 
 TIMEOUT_STATUS = 124
 """QemuRun.returncode of a run that hit its timeout (as coreutils ``timeout`` reports it)."""
@@ -69,10 +85,20 @@ class CrossCore:
 
 
 CORES: dict[str, CrossCore] = {
-    "m55": CrossCore("m55", ("-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb"), "mps3-an547",
-                     "m55_an547.ld", "Cortex-M55 with MVE and FPU (Apollo5/510)"),
-    "m4": CrossCore("m4", ("-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard", "-mthumb"),
-                    "mps2-an386", "m4_an386.ld", "Cortex-M4 with FPv4-SP (Apollo3/4)"),
+    "m55": CrossCore(
+        "m55",
+        ("-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb"),
+        "mps3-an547",
+        "m55_an547.ld",
+        "Cortex-M55 with MVE and FPU (Apollo5/510)",
+    ),
+    "m4": CrossCore(
+        "m4",
+        ("-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard", "-mthumb"),
+        "mps2-an386",
+        "m4_an386.ld",
+        "Cortex-M4 with FPv4-SP (Apollo3/4)",
+    ),
 }
 
 
@@ -114,6 +140,7 @@ class QemuRun:
 
 # ---- toolchain ---------------------------------------------------------------------------------
 
+
 def _core(core: str | CrossCore) -> CrossCore:
     if isinstance(core, CrossCore):
         return core
@@ -126,13 +153,21 @@ def _core(core: str | CrossCore) -> CrossCore:
 @functools.cache
 def toolchain_problem() -> str | None:
     """Why cross builds cannot run here (a sentence naming what is missing), or None."""
-    missing = [tool for tool in (f"{CROSS_PREFIX}gcc", f"{CROSS_PREFIX}size", f"{CROSS_PREFIX}nm", QEMU,
-                                 HOST_CC) if shutil.which(tool) is None]
+    missing = [
+        tool
+        for tool in (f"{CROSS_PREFIX}gcc", f"{CROSS_PREFIX}size", f"{CROSS_PREFIX}nm", QEMU, HOST_CC)
+        if shutil.which(tool) is None
+    ]
     if missing:
-        return (f"missing {', '.join(missing)}; run scripts/install_cross_toolchain.sh "
-                "(gcc-arm-none-eabi, libnewlib-arm-none-eabi, qemu-system-arm)")
-    libc = subprocess.run([f"{CROSS_PREFIX}gcc", "--specs=nano.specs", "-print-file-name=libc_nano.a"],
-                          capture_output=True, text=True).stdout.strip()
+        return (
+            f"missing {', '.join(missing)}; run scripts/install_cross_toolchain.sh "
+            "(gcc-arm-none-eabi, libnewlib-arm-none-eabi, qemu-system-arm)"
+        )
+    libc = subprocess.run(
+        [f"{CROSS_PREFIX}gcc", "--specs=nano.specs", "-print-file-name=libc_nano.a"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     if not os.path.isabs(libc):
         return "newlib-nano for arm-none-eabi is missing; install libnewlib-arm-none-eabi"
     return None
@@ -144,6 +179,7 @@ def toolchain_available() -> bool:
 
 
 # ---- building ----------------------------------------------------------------------------------
+
 
 def _run_tool(cmd: list[str]) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -160,18 +196,33 @@ def _object_name(source: Path, root: Path | None) -> str:
     return source.stem + ".o"
 
 
-def _build_firmware(build_dir: Path, core: CrossCore, groups: dict[str, list[tuple[Path, str]]],
-                    include_dirs: Sequence[Path], opt: str, extra_cflags: Sequence[str],
-                    extra_ldflags: Sequence[str]) -> Path:
+def _build_firmware(
+    build_dir: Path,
+    core: CrossCore,
+    groups: dict[str, list[tuple[Path, str]]],
+    include_dirs: Sequence[Path],
+    opt: str,
+    extra_cflags: Sequence[str],
+    extra_ldflags: Sequence[str],
+) -> Path:
     """Compile every group of (source, object name) into ``obj/<group>/`` in parallel and link.
 
     Objects are grouped so that the link map tells the module's bytes from the runtime's.
     """
     build_dir = Path(build_dir).resolve()
-    groups = {"harness": [(TARGET_DIR / "startup.S", "startup.o"), (TARGET_DIR / "semihost.c", "semihost.o")],
-              **groups}
-    cflags = [*core.cpu_flags, opt, *CROSS_CFLAGS, "-I", str(TARGET_DIR),
-              *(f"-I{Path(d).resolve()}" for d in include_dirs), *extra_cflags]
+    groups = {
+        "harness": [(TARGET_DIR / "startup.S", "startup.o"), (TARGET_DIR / "semihost.c", "semihost.o")],
+        **groups,
+    }
+    cflags = [
+        *core.cpu_flags,
+        opt,
+        *CROSS_CFLAGS,
+        "-I",
+        str(TARGET_DIR),
+        *(f"-I{Path(d).resolve()}" for d in include_dirs),
+        *extra_cflags,
+    ]
     jobs: list[list[str]] = []
     objects: list[Path] = []
     for group, items in groups.items():
@@ -188,15 +239,36 @@ def _build_firmware(build_dir: Path, core: CrossCore, groups: dict[str, list[tup
         for future in [pool.submit(_run_tool, job) for job in jobs]:
             future.result()
     elf = build_dir / "firmware.elf"
-    _run_tool([f"{CROSS_PREFIX}gcc", *core.cpu_flags, *LINK_FLAGS, "-L", str(TARGET_DIR), "-T",
-               core.linker_script, f"-Wl,-Map={elf.with_suffix('.map')}", *extra_ldflags,
-               *map(str, objects), "-lm", "-o", str(elf)])
+    _run_tool(
+        [
+            f"{CROSS_PREFIX}gcc",
+            *core.cpu_flags,
+            *LINK_FLAGS,
+            "-L",
+            str(TARGET_DIR),
+            "-T",
+            core.linker_script,
+            f"-Wl,-Map={elf.with_suffix('.map')}",
+            *extra_ldflags,
+            *map(str, objects),
+            "-lm",
+            "-o",
+            str(elf),
+        ]
+    )
     return elf
 
 
-def cross_build_program(sources: Sequence[Path], build_dir: Path, core: str | CrossCore, *,
-                        include_dirs: Sequence[Path] = (), opt: str = "-O2",
-                        extra_cflags: Sequence[str] = (), extra_ldflags: Sequence[str] = ()) -> Path:
+def cross_build_program(
+    sources: Sequence[Path],
+    build_dir: Path,
+    core: str | CrossCore,
+    *,
+    include_dirs: Sequence[Path] = (),
+    opt: str = "-O2",
+    extra_cflags: Sequence[str] = (),
+    extra_ldflags: Sequence[str] = (),
+) -> Path:
     """Cross-compile plain C sources (one defines ``main``) with the harness runtime.
 
     Returns ``build_dir/firmware.elf`` (with ``firmware.map`` beside it); a failing compile or
@@ -204,8 +276,9 @@ def cross_build_program(sources: Sequence[Path], build_dir: Path, core: str | Cr
     path. ``extra_ldflags`` reach the link, e.g. ``-Wl,--defsym=__stack_size=0x8000``.
     """
     items = [(Path(s), f"{i}_{_object_name(Path(s), None)}") for i, s in enumerate(sources)]
-    return _build_firmware(Path(build_dir), _core(core), {"app": items}, include_dirs, opt, extra_cflags,
-                           extra_ldflags)
+    return _build_firmware(
+        Path(build_dir), _core(core), {"app": items}, include_dirs, opt, extra_cflags, extra_ldflags
+    )
 
 
 _TEST_MAIN = """/* main.c: the module's golden self test, counted as one harness region. */
@@ -225,9 +298,17 @@ int main(void)
 """
 
 
-def cross_build_module(module_dir: Path, build_dir: Path, core: str | CrossCore, *, prefix: str = "aot",
-                       main_source: str | None = None, opt: str = "-O2",
-                       extra_cflags: Sequence[str] = (), extra_ldflags: Sequence[str] = ()) -> Path:
+def cross_build_module(
+    module_dir: Path,
+    build_dir: Path,
+    core: str | CrossCore,
+    *,
+    prefix: str = "aot",
+    main_source: str | None = None,
+    opt: str = "-O2",
+    extra_cflags: Sequence[str] = (),
+    extra_ldflags: Sequence[str] = (),
+) -> Path:
     """Cross-compile a generated module (every ``.c`` under ``src/``) and a ``main`` into an ELF.
 
     The default ``main`` runs ``<prefix>_test_case_run(1)`` inside one harness region and returns
@@ -240,13 +321,16 @@ def cross_build_module(module_dir: Path, build_dir: Path, core: str | CrossCore,
     main = build_dir / "main.c"
     main.write_text(main_source if main_source is not None else _TEST_MAIN.format(prefix=prefix))
     src_root = module_dir / "src"
-    groups = {"module": [(s, _object_name(s, src_root)) for s in module_sources(module_dir)],
-              "app": [(main, "main.o")]}
+    groups = {
+        "module": [(s, _object_name(s, src_root)) for s in module_sources(module_dir)],
+        "app": [(main, "main.o")],
+    }
     includes = (module_dir / "includes-api", src_root / "kernels")
     return _build_firmware(build_dir, _core(core), groups, includes, opt, extra_cflags, extra_ldflags)
 
 
 # ---- running -----------------------------------------------------------------------------------
+
 
 @functools.cache
 def _plugin_api_version() -> int:
@@ -273,8 +357,19 @@ def plugin_library() -> Path:
         os.close(fd)
         partial = Path(name)
         try:
-            _run_tool([HOST_CC, "-shared", "-fPIC", "-O2", "-fvisibility=hidden", f"-DINSN_COUNT_API={api}",
-                       str(source), "-o", str(partial)])
+            _run_tool(
+                [
+                    HOST_CC,
+                    "-shared",
+                    "-fPIC",
+                    "-O2",
+                    "-fvisibility=hidden",
+                    f"-DINSN_COUNT_API={api}",
+                    str(source),
+                    "-o",
+                    str(partial),
+                ]
+            )
             partial.replace(library)  # atomic, so concurrent builders never load a half-written file
         finally:
             partial.unlink(missing_ok=True)
@@ -312,8 +407,20 @@ def run_qemu(elf: Path, core: str | CrossCore, *, timeout: float = 300, count: b
     """
     core = _core(core)
     elf = Path(elf).resolve()
-    cmd = [QEMU, "-M", core.machine, "-nographic", "-monitor", "none", "-serial", "null",
-           "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
+    cmd = [
+        QEMU,
+        "-M",
+        core.machine,
+        "-nographic",
+        "-monitor",
+        "none",
+        "-serial",
+        "null",
+        "-semihosting-config",
+        "enable=on,target=native",
+        "-kernel",
+        str(elf),
+    ]
     counts_file: Path | None = None
     if count:
         fd, name = tempfile.mkstemp(dir=elf.parent, prefix="counts-", suffix=".txt")
@@ -325,8 +432,14 @@ def run_qemu(elf: Path, core: str | CrossCore, *, timeout: float = 300, count: b
         if len(markers) == 2:
             args += [f"begin={markers['harness_region_begin']:#x}", f"end={markers['harness_region_end']:#x}"]
         cmd += ["-plugin", ",".join(args)]
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, errors="replace")
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+    )
     timed_out = False
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
@@ -348,6 +461,7 @@ def run_qemu(elf: Path, core: str | CrossCore, *, timeout: float = 300, count: b
 
 
 # ---- sizes -------------------------------------------------------------------------------------
+
 
 def size_of(elf: Path) -> dict[str, int]:
     """The whole image's ``text`` (code + constants), ``data`` and ``bss``, as arm-none-eabi-size says.

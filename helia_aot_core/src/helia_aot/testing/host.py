@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -40,30 +40,54 @@ def module_sources(module_dir: Path) -> list[Path]:
     return sorted(Path(module_dir, "src").rglob("*.c"))
 
 
-def build_module(module_dir: Path, build_dir: Path, *, prefix: str = "aot", main_source: str | None = None,
-                 sanitize: bool = True, cc: str = "gcc", extra_cflags: Sequence[str] = (),
-                 verbose: bool = True) -> Path:
+def build_module(
+    module_dir: Path,
+    build_dir: Path,
+    *,
+    prefix: str = "aot",
+    main_source: str | None = None,
+    sanitize: bool = True,
+    cc: str = "gcc",
+    extra_cflags: Sequence[str] = (),
+    verbose: bool = True,
+) -> Path:
     """Compile the module plus a ``main`` into an executable; CalledProcessError carries gcc's output."""
     module_dir, build_dir = Path(module_dir), Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     main = build_dir / "main.c"
     main.write_text(main_source or _MAIN.format(prefix=prefix, verbose=1 if verbose else 0))
     exe = build_dir / "module_test"
-    cmd = [cc, *HOST_CFLAGS, *(SANITIZE_FLAGS if sanitize else ()), *extra_cflags,
-           "-I", str(module_dir / "includes-api"), "-I", str(module_dir / "src" / "kernels"),
-           *map(str, module_sources(module_dir)), str(main), "-o", str(exe), "-lm"]
+    cmd = [
+        cc,
+        *HOST_CFLAGS,
+        *(SANITIZE_FLAGS if sanitize else ()),
+        *extra_cflags,
+        "-I",
+        str(module_dir / "includes-api"),
+        "-I",
+        str(module_dir / "src" / "kernels"),
+        *map(str, module_sources(module_dir)),
+        str(main),
+        "-o",
+        str(exe),
+        "-lm",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise subprocess.CalledProcessError(proc.returncode, cmd, proc.stdout, proc.stderr)
     return exe
 
 
-def run_module_test_case(module_dir: Path, build_dir: Path, *, prefix: str = "aot", sanitize: bool = True,
-                         timeout: float = 120.0) -> HostRun:
+def run_module_test_case(
+    module_dir: Path, build_dir: Path, *, prefix: str = "aot", sanitize: bool = True, timeout: float = 120.0
+) -> HostRun:
     """Build the module with its test case and run it."""
     exe = build_module(module_dir, build_dir, prefix=prefix, sanitize=sanitize)
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
-               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+    env = dict(
+        os.environ,
+        ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
+    )
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=timeout, env=env)
     return HostRun(proc.returncode, proc.stdout, proc.stderr)
 
@@ -81,6 +105,6 @@ def corpus_golden_to_npz(source: Path, target: Path, *, outputs: str = "ref_out"
             if key.startswith("in_"):
                 arrays[f"input_{key[3:]}"] = data[key]
             elif key.startswith(head):
-                arrays[f"output_{key[len(head):]}"] = data[key]
+                arrays[f"output_{key[len(head) :]}"] = data[key]
     np.savez(target, **arrays)
     return target

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +35,14 @@ class ModuleSize:
         return self.data + self.bss
 
 
-_KIND_OF_OUTPUT = {".text": "text", ".rodata": "rodata", ".ARM.extab": "rodata", ".ARM.exidx": "rodata",
-                   ".data": "data", ".bss": "bss"}
+_KIND_OF_OUTPUT = {
+    ".text": "text",
+    ".rodata": "rodata",
+    ".ARM.extab": "rodata",
+    ".ARM.exidx": "rodata",
+    ".data": "data",
+    ".bss": "bss",
+}
 _INPUT_SECTION = re.compile(r"^ (\S+)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*))?$")
 _CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*)$")
 

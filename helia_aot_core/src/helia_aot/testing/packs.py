@@ -55,8 +55,10 @@ def pack_module(pack: PackSource) -> ModuleType | None:
         return importlib.import_module(pack)
     except ImportError:
         names = sorted(ep.name for ep in _entry_points())
-        raise LookupError(f"no installed pack or importable module is called {pack!r}; installed "
-                          f"plugins: {', '.join(names) or '(none)'}") from None
+        raise LookupError(
+            f"no installed pack or importable module is called {pack!r}; installed "
+            f"plugins: {', '.join(names) or '(none)'}"
+        ) from None
 
 
 def pack_customizer(pack: PackSource) -> Callable[[Any], None]:
@@ -97,22 +99,37 @@ def plugin_selection(pack: PackSource | None, plugins: Any = None) -> dict[str, 
     return {"enabled": enabled, "disabled": disabled}
 
 
-def pack_registry_context(pack: PackSource | None = None, *, customizers: Sequence[Callable] = (),
-                          allow_override: bool = False, plugins: Any = None) -> Any:
+def pack_registry_context(
+    pack: PackSource | None = None,
+    *,
+    customizers: Sequence[Callable] = (),
+    allow_override: bool = False,
+    plugins: Any = None,
+) -> Any:
     """The default registry context with ``pack`` registered (as a customizer) before ``customizers``."""
     from helia_aot.registry import build_default_registry_context
 
     ordered = ([pack_customizer(pack)] if pack is not None else []) + list(customizers)
-    return build_default_registry_context(customizers=ordered, allow_override=allow_override,
-                                          plugins=plugin_selection(pack, plugins))
+    return build_default_registry_context(
+        customizers=ordered, allow_override=allow_override, plugins=plugin_selection(pack, plugins)
+    )
 
 
-def convert_model(model: str | Path, out_dir: str | Path, *, pack: PackSource | None = None,
-                  registry: Any = None, customizers: Sequence[Callable] = (),
-                  allow_override: bool = False, operators: Sequence[Mapping[str, Any]] = (),
-                  golden_data: str | Path | None = None, tolerance: float = 0.0,
-                  prefix: str = "aot", name: str | None = None,
-                  config: Mapping[str, Any] | None = None) -> Any:
+def convert_model(
+    model: str | Path,
+    out_dir: str | Path,
+    *,
+    pack: PackSource | None = None,
+    registry: Any = None,
+    customizers: Sequence[Callable] = (),
+    allow_override: bool = False,
+    operators: Sequence[Mapping[str, Any]] = (),
+    golden_data: str | Path | None = None,
+    tolerance: float = 0.0,
+    prefix: str = "aot",
+    name: str | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> Any:
     """Convert ``model`` into ``out_dir``/``name`` and return the ConversionResult.
 
     ``registry`` is used as given; otherwise the context is :func:`pack_registry_context` of
@@ -122,23 +139,33 @@ def convert_model(model: str | Path, out_dir: str | Path, *, pack: PackSource | 
     """
     from helia_aot import AotConverter, ConvertArgs
 
-    data: dict[str, Any] = {key: dict(value) if isinstance(value, Mapping) else value
-                            for key, value in (config or {}).items()}
+    data: dict[str, Any] = {
+        key: dict(value) if isinstance(value, Mapping) else value for key, value in (config or {}).items()
+    }
     data["model"] = {**data.get("model", {}), "path": str(model)}
-    data["module"] = {**data.get("module", {}), "path": str(out_dir), "prefix": prefix,
-                      **({"name": name} if name else {})}
+    data["module"] = {
+        **data.get("module", {}),
+        "path": str(out_dir),
+        "prefix": prefix,
+        **({"name": name} if name else {}),
+    }
     data["plugins"] = plugin_selection(pack, data.get("plugins"))
     if operators:
         data["operators"] = [*data.get("operators", []), *operators]
     if golden_data is not None:
-        data["test"] = {**data.get("test", {}), "enabled": True, "golden_data": str(golden_data),
-                        "tolerance": tolerance}
+        data["test"] = {
+            **data.get("test", {}),
+            "enabled": True,
+            "golden_data": str(golden_data),
+            "tolerance": tolerance,
+        }
     data.setdefault("force", True)
     data.setdefault("verbose", 0)
     args = ConvertArgs.model_validate(data)
     if registry is None:
-        registry = pack_registry_context(pack, customizers=customizers, allow_override=allow_override,
-                                         plugins=data["plugins"])
+        registry = pack_registry_context(
+            pack, customizers=customizers, allow_override=allow_override, plugins=data["plugins"]
+        )
     return AotConverter(args, registry_context=registry).convert()
 
 
@@ -156,13 +183,21 @@ class GoldenRun:
     def assert_passed(self) -> None:
         """Fail with the self test's output when any output differs from the golden data."""
         if not self.passed:
-            raise AssertionError(f"module {self.result.output} failed its golden self test "
-                                 f"(exit {self.host.returncode}):\n{self.host.stdout[-3000:]}"
-                                 f"\n{self.host.stderr[-3000:]}")
+            raise AssertionError(
+                f"module {self.result.output} failed its golden self test "
+                f"(exit {self.host.returncode}):\n{self.host.stdout[-3000:]}"
+                f"\n{self.host.stderr[-3000:]}"
+            )
 
 
-def run_golden(model: str | Path, golden_data: str | Path, work_dir: str | Path, *,
-               sanitize: bool = True, **convert_options: Any) -> GoldenRun:
+def run_golden(
+    model: str | Path,
+    golden_data: str | Path,
+    work_dir: str | Path,
+    *,
+    sanitize: bool = True,
+    **convert_options: Any,
+) -> GoldenRun:
     """Convert ``model`` with its self test on ``golden_data``, build it on the host and run it.
 
     ``convert_options`` are those of :func:`convert_model` (``pack``, ``registry``, ``operators``,
@@ -170,8 +205,7 @@ def run_golden(model: str | Path, golden_data: str | Path, work_dir: str | Path,
     """
     work_dir = Path(work_dir)
     result = convert_model(model, work_dir / "out", golden_data=golden_data, **convert_options)
-    host = run_module_test_case(result.output, work_dir / "build", prefix=result.prefix,
-                                sanitize=sanitize)
+    host = run_module_test_case(result.output, work_dir / "build", prefix=result.prefix, sanitize=sanitize)
     return GoldenRun(result, host)
 
 
@@ -193,7 +227,12 @@ def compile_module(module_dir: str | Path, build_dir: str | Path, *, prefix: str
     from helia_aot.testing.host import build_module
 
     try:
-        build_module(Path(module_dir), Path(build_dir), prefix=prefix, sanitize=False,
-                     main_source="int main(void)\n{\n    return 0;\n}\n")
+        build_module(
+            Path(module_dir),
+            Path(build_dir),
+            prefix=prefix,
+            sanitize=False,
+            main_source="int main(void)\n{\n    return 0;\n}\n",
+        )
     except subprocess.CalledProcessError as exc:
         raise AssertionError(f"module {module_dir} does not compile:\n{exc.stderr[-3000:]}") from exc

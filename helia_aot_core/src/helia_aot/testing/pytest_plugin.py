@@ -16,8 +16,9 @@ customizer; leave it out to use whatever is installed.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -30,8 +31,10 @@ def pytest_report_header(config: pytest.Config) -> str:
     from helia_aot import __version__
     from helia_aot.plugins import discover_entry_points
 
-    plugins = ", ".join(f"{ep.name} ({ep.dist.name if ep.dist else '?'} "
-                        f"{ep.dist.version if ep.dist else '?'})" for ep in discover_entry_points())
+    plugins = ", ".join(
+        f"{ep.name} ({ep.dist.name if ep.dist else '?'} {ep.dist.version if ep.dist else '?'})"
+        for ep in discover_entry_points()
+    )
     return f"helia-aot {__version__}; plugins: {plugins or '(none)'}"
 
 

@@ -10,11 +10,11 @@ with a sentence instead of producing numbers the reference never would.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 
@@ -42,8 +42,10 @@ def _leaky_relu_options(raw: Any) -> AirLeakyReluOptions:
 
 def struct_init(*fields: Any) -> str:
     """A C brace initializer; nested sequences become nested braces."""
+
     def one(v: Any) -> str:
         return struct_init(*v) if isinstance(v, (list, tuple)) else str(v)
+
     return "{" + ", ".join(one(f) for f in fields) + "}"
 
 
@@ -117,10 +119,15 @@ class ActivationOperator(BuiltinOperator):
         args = [f"&{self.stem}_params"] if params_init is not None else []
         args += self.extra_args()
         args += [self.ptr(self.source, const=True), self.ptr(self.target), f"{self.target.size}u"]
-        return {"function": function, "params_type": params_type, "params_init": params_init,
-                "params_comment": f"{self.op.op_type} parameters as LiteRT's Prepare computes them",
-                "args": args, "needs_math": params_init is not None and "INFINITY" in params_init,
-                "status_base": KERNEL_STATUS_BASE}
+        return {
+            "function": function,
+            "params_type": params_type,
+            "params_init": params_init,
+            "params_comment": f"{self.op.op_type} parameters as LiteRT's Prepare computes them",
+            "args": args,
+            "needs_math": params_init is not None and "INFINITY" in params_init,
+            "status_base": KERNEL_STATUS_BASE,
+        }
 
 
 class ReluOperator(ActivationOperator):
@@ -137,9 +144,18 @@ class ReluOperator(ActivationOperator):
             literal = [c_float(lo), "INFINITY" if hi == float("inf") else c_float(hi)]
             return "relu_f32", "relu_f32_params_t", struct_init(*literal)
         p = aq.relu_params(self.ACTIVATION, self.dtype, *quant(self.source), *quant(self.target))
-        return (f"relu_{'s8' if self.dtype is np.int8 else 's16'}", "relu_params_t",
-                struct_init(p.input_zero_point, p.output_zero_point, p.output_multiplier,
-                            p.output_shift, p.activation_min, p.activation_max))
+        return (
+            f"relu_{'s8' if self.dtype is np.int8 else 's16'}",
+            "relu_params_t",
+            struct_init(
+                p.input_zero_point,
+                p.output_zero_point,
+                p.output_multiplier,
+                p.output_shift,
+                p.activation_min,
+                p.activation_max,
+            ),
+        )
 
 
 class Relu6Operator(ReluOperator):
@@ -170,9 +186,18 @@ class LeakyReluOperator(ActivationOperator):
         if self.dtype is np.float32:
             return "leaky_relu_f32", "leaky_relu_f32_params_t", struct_init(c_float(alpha))
         p = aq.leaky_relu_params(alpha, *quant(self.source), *quant(self.target))
-        return (f"leaky_relu_{'s8' if self.dtype is np.int8 else 's16'}", "leaky_relu_params_t",
-                struct_init(p.input_zero_point, p.output_zero_point, p.identity_multiplier,
-                            p.identity_shift, p.alpha_multiplier, p.alpha_shift))
+        return (
+            f"leaky_relu_{'s8' if self.dtype is np.int8 else 's16'}",
+            "leaky_relu_params_t",
+            struct_init(
+                p.input_zero_point,
+                p.output_zero_point,
+                p.identity_multiplier,
+                p.identity_shift,
+                p.alpha_multiplier,
+                p.alpha_shift,
+            ),
+        )
 
 
 class HardSwishOperator(ActivationOperator):
@@ -180,24 +205,38 @@ class HardSwishOperator(ActivationOperator):
 
     TYPE = AirOpType.HARD_SWISH.value
     SUPPORTED_DTYPES = (np.int8, np.float32)
-    RESTRICTIONS = (SAME_TYPE, PER_TENSOR, "int8: the output scale must be at least "
-                    "input scale / 128 (LiteRT's Prepare refuses smaller ones).")
+    RESTRICTIONS = (
+        SAME_TYPE,
+        PER_TENSOR,
+        "int8: the output scale must be at least input scale / 128 (LiteRT's Prepare refuses smaller ones).",
+    )
 
     def _params(self) -> aq.HardSwishParams:
         return aq.hard_swish_params(*quant(self.source), *quant(self.target))
 
     def type_problems(self) -> Iterable[str]:
         if self.dtype is np.int8 and self._params().output_exponent > 0:
-            yield "the output scale is too small for the input scale (LiteRT needs " \
-                  "input_scale / 128 / output_scale < 1)"
+            yield (
+                "the output scale is too small for the input scale (LiteRT needs "
+                "input_scale / 128 / output_scale < 1)"
+            )
 
     def kernel(self) -> tuple[str, str | None, str | None]:
         if self.dtype is np.float32:
             return "hard_swish_f32", None, None
         p = self._params()
-        return "hard_swish_s8", "hard_swish_params_t", struct_init(
-            p.input_zero_point, p.output_zero_point, p.reluish_multiplier, p.reluish_exponent,
-            p.output_multiplier, p.output_exponent)
+        return (
+            "hard_swish_s8",
+            "hard_swish_params_t",
+            struct_init(
+                p.input_zero_point,
+                p.output_zero_point,
+                p.reluish_multiplier,
+                p.reluish_exponent,
+                p.output_multiplier,
+                p.output_exponent,
+            ),
+        )
 
 
 class _SigmoidFamilyOperator(ActivationOperator):
@@ -226,8 +265,7 @@ class _SigmoidFamilyOperator(ActivationOperator):
         if self.dtype is np.int8:
             return "lut_s8", None, None
         p = aq.sigmoid_s16_params(self.NAME, self.source.scale())
-        return f"{name}_s16", "sigmoid_s16_params_t", struct_init(p.input_multiplier,
-                                                                   p.input_left_shift)
+        return f"{name}_s16", "sigmoid_s16_params_t", struct_init(p.input_multiplier, p.input_left_shift)
 
 
 class LogisticOperator(_SigmoidFamilyOperator):
@@ -235,8 +273,12 @@ class LogisticOperator(_SigmoidFamilyOperator):
 
     TYPE = AirOpType.LOGISTIC.value
     NAME = "LOGISTIC"
-    RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16,
-                    "int8: the output scale must be 1/256; int16: 1/32768 (as LiteRT requires).")
+    RESTRICTIONS = (
+        SAME_TYPE,
+        PER_TENSOR,
+        SYMMETRIC_INT16,
+        "int8: the output scale must be 1/256; int16: 1/32768 (as LiteRT requires).",
+    )
 
     def type_problems(self) -> Iterable[str]:
         if self.dtype is np.int8 and self.target.scale() != 1.0 / 256:
@@ -258,8 +300,11 @@ class PreluOperator(ActivationOperator):
 
     TYPE = AirOpType.PRELU.value
     SUPPORTED_DTYPES = (np.int8, np.float32)
-    RESTRICTIONS = (SAME_TYPE, PER_TENSOR, "alpha must have the input's element type and "
-                    "broadcast to the input's shape; at most 6 dimensions.")
+    RESTRICTIONS = (
+        SAME_TYPE,
+        PER_TENSOR,
+        "alpha must have the input's element type and broadcast to the input's shape; at most 6 dimensions.",
+    )
 
     @property
     def alpha(self) -> AirTensor:
@@ -293,8 +338,12 @@ class PreluOperator(ActivationOperator):
     def compute_values(self) -> dict[str, Any]:
         values = super().compute_values()
         # hk_prelu_* take (params, input, alpha, output): no element count.
-        values["args"] = [values["args"][0], self.ptr(self.source, const=True),
-                          self.ptr(self.alpha, const=True), self.ptr(self.target)]
+        values["args"] = [
+            values["args"][0],
+            self.ptr(self.source, const=True),
+            self.ptr(self.alpha, const=True),
+            self.ptr(self.target),
+        ]
         return values
 
     def kernel(self) -> tuple[str, str | None, str | None]:
@@ -302,22 +351,36 @@ class PreluOperator(ActivationOperator):
         if self.dtype is np.float32:
             return "prelu_f32", "prelu_shape_t", struct_init(*shape)
         p = aq.prelu_quant_params(*quant(self.source), *quant(self.alpha), *quant(self.target))
-        return "prelu_s8", "prelu_params_t", struct_init(
-            shape, p.input_zero_point, p.alpha_zero_point, p.output_zero_point,
-            p.identity_multiplier, p.identity_shift, p.alpha_multiplier, p.alpha_shift)
+        return (
+            "prelu_s8",
+            "prelu_params_t",
+            struct_init(
+                shape,
+                p.input_zero_point,
+                p.alpha_zero_point,
+                p.output_zero_point,
+                p.identity_multiplier,
+                p.identity_shift,
+                p.alpha_multiplier,
+                p.alpha_shift,
+            ),
+        )
 
 
 REGISTRATIONS = [
     OpRegistration(AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator),
     OpRegistration(AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator),
     OpRegistration(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator),
-    OpRegistration(AirOpType.LEAKY_RELU.value,
-                   simple_parser(AirOpType.LEAKY_RELU.value, _leaky_relu_options),
-                   AirLeakyReluOptions, LeakyReluOperator),
-    OpRegistration(AirOpType.HARD_SWISH.value, simple_parser(AirOpType.HARD_SWISH.value), None,
-                   HardSwishOperator),
+    OpRegistration(
+        AirOpType.LEAKY_RELU.value,
+        simple_parser(AirOpType.LEAKY_RELU.value, _leaky_relu_options),
+        AirLeakyReluOptions,
+        LeakyReluOperator,
+    ),
+    OpRegistration(
+        AirOpType.HARD_SWISH.value, simple_parser(AirOpType.HARD_SWISH.value), None, HardSwishOperator
+    ),
     OpRegistration(AirOpType.PRELU.value, simple_parser(AirOpType.PRELU.value), None, PreluOperator),
-    OpRegistration(AirOpType.LOGISTIC.value, simple_parser(AirOpType.LOGISTIC.value), None,
-                   LogisticOperator),
+    OpRegistration(AirOpType.LOGISTIC.value, simple_parser(AirOpType.LOGISTIC.value), None, LogisticOperator),
     OpRegistration(AirOpType.TANH.value, simple_parser(AirOpType.TANH.value), None, TanhOperator),
 ]

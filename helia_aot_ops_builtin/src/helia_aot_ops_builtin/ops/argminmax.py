@@ -7,11 +7,11 @@ int64 as the options say.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
 from helia_aot.converters.litert.schema_access import tensor_type_name
 
@@ -20,8 +20,12 @@ from helia_aot_ops_builtin.layout import normalize_axis, product
 from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 
-_KERNELS = {AirTensorType.INT8: "s8", AirTensorType.UINT8: "u8", AirTensorType.INT32: "s32",
-            AirTensorType.FLOAT32: "f32"}
+_KERNELS = {
+    AirTensorType.INT8: "s8",
+    AirTensorType.UINT8: "u8",
+    AirTensorType.INT32: "s32",
+    AirTensorType.FLOAT32: "f32",
+}
 _OUTPUTS = (AirTensorType.INT32, AirTensorType.INT64)
 
 
@@ -47,8 +51,10 @@ class ArgMaxOperator(BuiltinOperator):
     TYPE = AirOpType.ARG_MAX.value
     IS_MAX = True
     SUPPORTED_DTYPES = (np.int8, np.uint8, np.int32, np.int64, np.float32)
-    RESTRICTIONS = ("The input must be float32, int8, uint8 or int32 and the output int32 or "
-                    "int64.", "The axis must be a constant.")
+    RESTRICTIONS = (
+        "The input must be float32, int8, uint8 or int32 and the output int32 or int64.",
+        "The axis must be a constant.",
+    )
     KERNELS = ("argminmax",)
     TEMPLATE = "argminmax.c.mako"
 
@@ -70,7 +76,7 @@ class ArgMaxOperator(BuiltinOperator):
             axis = self.axis()
         except ValueError as exc:
             return problems + [str(exc)]
-        expected = source.shape[:axis] + source.shape[axis + 1:]
+        expected = source.shape[:axis] + source.shape[axis + 1 :]
         if tuple(target.shape) != tuple(expected):
             problems.append(f"the output shape {target.shape} is not {expected}")
         if source.shape[axis] == 0:
@@ -84,12 +90,20 @@ class ArgMaxOperator(BuiltinOperator):
         source, target = self.input_tensors[0], self.output_tensors[0]
         axis = self.axis()
         shape = source.shape
-        fields = [str(product(shape[:axis])), str(shape[axis]), str(product(shape[axis + 1:])),
-                  "true" if self.IS_MAX else "false",
-                  "true" if target.dtype is AirTensorType.INT64 else "false"]
-        return {"params": ", ".join(fields), "suffix": _KERNELS[source.dtype],
-                "src": self.ptr(source, const=True), "dst": f"ctx->tensor_ptrs[{self.tensor_enum(target)}]",
-                "status_base": KERNEL_STATUS_BASE}
+        fields = [
+            str(product(shape[:axis])),
+            str(shape[axis]),
+            str(product(shape[axis + 1 :])),
+            "true" if self.IS_MAX else "false",
+            "true" if target.dtype is AirTensorType.INT64 else "false",
+        ]
+        return {
+            "params": ", ".join(fields),
+            "suffix": _KERNELS[source.dtype],
+            "src": self.ptr(source, const=True),
+            "dst": f"ctx->tensor_ptrs[{self.tensor_enum(target)}]",
+            "status_base": KERNEL_STATUS_BASE,
+        }
 
 
 class ArgMinOperator(ArgMaxOperator):

@@ -11,11 +11,11 @@ element's inputs before writing it, so the output may reuse a same-shape input's
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 
 from helia_aot_ops_builtin.base import OpRegistration
@@ -38,14 +38,22 @@ from helia_aot_ops_builtin.rescale import (
 _SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
 
 SAME_TYPE = "Both inputs and the output must have one element type."
-BROADCAST = (f"The inputs must broadcast to the output's shape (NumPy rules) in at most "
-             f"{BINARY_MAX_RANK} dimensions once equal-behaving dimensions are merged.")
-PER_TENSOR = ("Quantized tensors must be quantized per tensor with a positive scale; int16 "
-              "ones with zero point 0 (as LiteRT requires).")
-RESCALE_BELOW_ONE = ("Quantized: LiteRT's input and output rescale factors must stay below one, "
-                     "i.e. the output scale may not be tiny next to the input scales.")
-POT_SAME_SHAPE = ("int16 with pot_scale_int16 and power-of-two scales: the inputs must have one "
-                  "shape, and one of them the output's scale.")
+BROADCAST = (
+    f"The inputs must broadcast to the output's shape (NumPy rules) in at most "
+    f"{BINARY_MAX_RANK} dimensions once equal-behaving dimensions are merged."
+)
+PER_TENSOR = (
+    "Quantized tensors must be quantized per tensor with a positive scale; int16 "
+    "ones with zero point 0 (as LiteRT requires)."
+)
+RESCALE_BELOW_ONE = (
+    "Quantized: LiteRT's input and output rescale factors must stay below one, "
+    "i.e. the output scale may not be tiny next to the input scales."
+)
+POT_SAME_SHAPE = (
+    "int16 with pot_scale_int16 and power-of-two scales: the inputs must have one "
+    "shape, and one of them the output's scale."
+)
 
 
 @dataclass(slots=True)
@@ -82,15 +90,17 @@ def _pot_flag(raw: Any) -> bool:
 def _add_options(raw: Any) -> AirAddOptions:
     if raw is None:
         return AirAddOptions(pot_scale_int16=False)
-    return AirAddOptions(activation=activation_name(raw.fusedActivationFunction),
-                         pot_scale_int16=_pot_flag(raw))
+    return AirAddOptions(
+        activation=activation_name(raw.fusedActivationFunction), pot_scale_int16=_pot_flag(raw)
+    )
 
 
 def _sub_options(raw: Any) -> AirSubOptions:
     if raw is None:
         return AirSubOptions(pot_scale_int16=False)
-    return AirSubOptions(activation=activation_name(raw.fusedActivationFunction),
-                         pot_scale_int16=_pot_flag(raw))
+    return AirSubOptions(
+        activation=activation_name(raw.fusedActivationFunction), pot_scale_int16=_pot_flag(raw)
+    )
 
 
 def _mul_options(raw: Any) -> AirMulOptions:
@@ -145,8 +155,9 @@ class BinaryOperator(ParamsCallOperator):
 
     def check(self) -> Iterable[str]:
         if len(self.input_tensors) != 2 or len(self.output_tensors) != 1:
-            yield (f"expects 2 inputs and 1 output, has {len(self.input_tensors)} and "
-                   f"{len(self.output_tensors)}")
+            yield (
+                f"expects 2 inputs and 1 output, has {len(self.input_tensors)} and {len(self.output_tensors)}"
+            )
             return
         lhs, rhs, target = self.lhs, self.rhs, self.target
         if not lhs.dtype == rhs.dtype == target.dtype:
@@ -173,13 +184,20 @@ class BinaryOperator(ParamsCallOperator):
                 yield str(exc)
                 return
             if r.pot_scale and lhs.shape != rhs.shape:
-                yield ("int16 power-of-two-scale ADD/SUB needs inputs of one shape (LiteRT's "
-                       "kernel does not broadcast)")
+                yield (
+                    "int16 power-of-two-scale ADD/SUB needs inputs of one shape (LiteRT's "
+                    "kernel does not broadcast)"
+                )
 
     def kernel(self) -> KernelCall:
         g = broadcast_geometry(self.lhs.shape, self.rhs.shape)
-        geometry = {"size": g.size, "broadcast": g.broadcast, "shape": g.shape,
-                    "strides1": g.strides1, "strides2": g.strides2}
+        geometry = {
+            "size": g.size,
+            "broadcast": g.broadcast,
+            "shape": g.shape,
+            "strides1": g.strides1,
+            "strides2": g.strides2,
+        }
         params: dict[str, Any] = {"geometry": geometry}
         if not self.quantized:
             # Without an activation the clamp is +-FLT_MAX, which (as in LiteRT) also caps infinities.
@@ -187,21 +205,29 @@ class BinaryOperator(ParamsCallOperator):
             params.update(float_min=lo, float_max=hi)
         elif self.RESCALES:
             r = self.rescale()
-            lo, hi = activation_range(self.activation(), self.target.dtype.numpy,
-                                      self.target.scale(), self.target.zero_point())
+            lo, hi = activation_range(
+                self.activation(), self.target.dtype.numpy, self.target.scale(), self.target.zero_point()
+            )
             quant = {name: getattr(r, name) for name in BinaryRescale.__slots__ if name != "pot_scale"}
-            params["quant"] = quant | {"activation_min": lo, "activation_max": hi,
-                                       "pot_scale": r.pot_scale}
+            params["quant"] = quant | {"activation_min": lo, "activation_max": hi, "pot_scale": r.pot_scale}
         suffix = _SUFFIX[self.target.dtype.numpy]
         return KernelCall(
-            function=f"{self.FUNCTION}_{suffix}", params_type="binary_params_t", params=params,
-            data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True),
-                       self.ptr(self.target)])
+            function=f"{self.FUNCTION}_{suffix}",
+            params_type="binary_params_t",
+            params=params,
+            data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
+        )
 
     # -- shared rescale inputs -----------------------------------------------------------------
     def _quant_args(self) -> tuple[float, int, float, int, float, int]:
-        return (self.lhs.scale(), self.lhs.zero_point(), self.rhs.scale(), self.rhs.zero_point(),
-                self.target.scale(), self.target.zero_point())
+        return (
+            self.lhs.scale(),
+            self.lhs.zero_point(),
+            self.rhs.scale(),
+            self.rhs.zero_point(),
+            self.target.scale(),
+            self.target.zero_point(),
+        )
 
 
 class _AddSubOperator(BinaryOperator):
@@ -212,8 +238,12 @@ class _AddSubOperator(BinaryOperator):
 
     def rescale(self) -> BinaryRescale:
         int16 = self.target.dtype.numpy == np.dtype(np.int16)
-        return add_sub_rescale(self.TYPE, int16, *self._quant_args(),
-                               pot_scale_int16=self.typed_options(self.OPTIONS).pot_scale_int16)
+        return add_sub_rescale(
+            self.TYPE,
+            int16,
+            *self._quant_args(),
+            pot_scale_int16=self.typed_options(self.OPTIONS).pot_scale_int16,
+        )
 
 
 class AddOperator(_AddSubOperator):
@@ -222,8 +252,7 @@ class AddOperator(_AddSubOperator):
     TYPE = AirOpType.ADD.value
     FUNCTION = "add"
     OPTIONS = AirAddOptions
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE,
-                                                  POT_SAME_SHAPE)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE, POT_SAME_SHAPE)
 
 
 class SubOperator(_AddSubOperator):
@@ -232,8 +261,7 @@ class SubOperator(_AddSubOperator):
     TYPE = AirOpType.SUB.value
     FUNCTION = "sub"
     OPTIONS = AirSubOptions
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE,
-                                                  POT_SAME_SHAPE)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE, POT_SAME_SHAPE)
 
 
 class MulOperator(BinaryOperator):
@@ -284,8 +312,9 @@ REGISTRATIONS = [
     OpRegistration(AirOpType.ADD.value, parse_add, AirAddOptions, AddOperator),
     OpRegistration(AirOpType.SUB.value, parse_sub, AirSubOptions, SubOperator),
     OpRegistration(AirOpType.MUL.value, parse_mul, AirMulOptions, MulOperator),
-    OpRegistration(AirOpType.SQUARED_DIFFERENCE.value, parse_squared_difference, None,
-                   SquaredDifferenceOperator),
+    OpRegistration(
+        AirOpType.SQUARED_DIFFERENCE.value, parse_squared_difference, None, SquaredDifferenceOperator
+    ),
     OpRegistration(AirOpType.MAXIMUM.value, parse_maximum, None, MaximumOperator),
     OpRegistration(AirOpType.MINIMUM.value, parse_minimum, None, MinimumOperator),
 ]

@@ -9,8 +9,9 @@ output exactly, which covers both.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 
@@ -37,22 +38,25 @@ class AirPackOptions(AirOperatorOptions):
 
 
 def _concatenation_options(raw: Any) -> AirConcatenationOptions:
-    return AirConcatenationOptions(axis=int(getattr(raw, "axis", 0) or 0),
-                                   activation=activation_name(
-                                       getattr(raw, "fusedActivationFunction", 0)))
+    return AirConcatenationOptions(
+        axis=int(getattr(raw, "axis", 0) or 0),
+        activation=activation_name(getattr(raw, "fusedActivationFunction", 0)),
+    )
 
 
 def _pack_options(raw: Any) -> AirPackOptions:
-    return AirPackOptions(values_count=int(getattr(raw, "valuesCount", 0) or 0),
-                          axis=int(getattr(raw, "axis", 0) or 0))
+    return AirPackOptions(
+        values_count=int(getattr(raw, "valuesCount", 0) or 0), axis=int(getattr(raw, "axis", 0) or 0)
+    )
 
 
 parse_concatenation = simple_parser(AirOpType.CONCATENATION.value, _concatenation_options)
 parse_pack = simple_parser(AirOpType.PACK.value, _pack_options)
 
 
-def _join_steps(inputs: list[AirTensor], output: AirTensor, outer: int,
-                inner: int, widths: list[int]) -> list[CopyStep]:
+def _join_steps(
+    inputs: list[AirTensor], output: AirTensor, outer: int, inner: int, widths: list[int]
+) -> list[CopyStep]:
     walks = band_copies(outer, inner, widths, into_whole=True)
     return [CopyStep(t, output, w) for t, w in zip(inputs, walks)]
 
@@ -61,8 +65,11 @@ class ConcatenationOperator(CopyPlanOperator):
     """CONCATENATION: one band copy per input."""
 
     TYPE = AirOpType.CONCATENATION.value
-    RESTRICTIONS = (SAME_QUANTIZATION, "No fused activation (LiteRT allows none either).",
-                    "Inputs must match the output in every dimension but the axis.")
+    RESTRICTIONS = (
+        SAME_QUANTIZATION,
+        "No fused activation (LiteRT allows none either).",
+        "Inputs must match the output in every dimension but the axis.",
+    )
 
     def data_tensors(self) -> list[AirTensor]:
         return [self.output_tensors[0], *self.input_tensors]
@@ -89,22 +96,25 @@ class ConcatenationOperator(CopyPlanOperator):
         for tensor in self.input_tensors:
             shape = tensor.shape or (1,)
             if len(shape) != len(out_shape) or any(
-                    d != o for k, (d, o) in enumerate(zip(shape, out_shape)) if k != axis):
-                yield f"input {tensor.source_name or tensor.name!r} of shape {tensor.shape} " \
-                      f"does not fit output shape {out_shape} along axis {axis}"
+                d != o for k, (d, o) in enumerate(zip(shape, out_shape)) if k != axis
+            ):
+                yield (
+                    f"input {tensor.source_name or tensor.name!r} of shape {tensor.shape} "
+                    f"does not fit output shape {out_shape} along axis {axis}"
+                )
                 return
             total += shape[axis]
         if total != out_shape[axis]:
-            yield f"the inputs add up to {total} along axis {axis}, the output has " \
-                  f"{out_shape[axis]}"
+            yield f"the inputs add up to {total} along axis {axis}, the output has {out_shape[axis]}"
 
     def copy_steps(self) -> list[CopyStep]:
         output = self.output_tensors[0]
         axis = self._axis()
         shape = output.shape
         widths = [(t.shape or (1,))[axis] for t in self.input_tensors]
-        return _join_steps(self.input_tensors, output, product(shape[:axis]),
-                           product(shape[axis + 1:]), widths)
+        return _join_steps(
+            self.input_tensors, output, product(shape[:axis]), product(shape[axis + 1 :]), widths
+        )
 
 
 class PackOperator(CopyPlanOperator):
@@ -117,8 +127,7 @@ class PackOperator(CopyPlanOperator):
         return [self.output_tensors[0], *self.input_tensors]
 
     def _axis(self) -> int:
-        return normalize_axis(self.typed_options(AirPackOptions).axis,
-                              len(self.output_tensors[0].shape))
+        return normalize_axis(self.typed_options(AirPackOptions).axis, len(self.output_tensors[0].shape))
 
     def geometry_problems(self) -> Iterable[str]:
         inputs = self.input_tensors
@@ -138,12 +147,14 @@ class PackOperator(CopyPlanOperator):
         inputs = self.input_tensors
         axis = self._axis()
         shape = inputs[0].shape
-        return _join_steps(inputs, self.output_tensors[0], product(shape[:axis]),
-                           product(shape[axis:]), [1] * len(inputs))
+        return _join_steps(
+            inputs, self.output_tensors[0], product(shape[:axis]), product(shape[axis:]), [1] * len(inputs)
+        )
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.CONCATENATION.value, parse_concatenation, AirConcatenationOptions,
-                   ConcatenationOperator),
+    OpRegistration(
+        AirOpType.CONCATENATION.value, parse_concatenation, AirConcatenationOptions, ConcatenationOperator
+    ),
     OpRegistration(AirOpType.PACK.value, parse_pack, AirPackOptions, PackOperator),
 ]

@@ -13,25 +13,25 @@ pixel's receptive field: together they enable the kernels' Helium, DSP and porta
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 
 from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.conv_support import (
-    KERNEL_SUFFIXES,
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
+    KERNEL_SUFFIXES,
     KernelCallOperator,
     conv_multipliers,
+    conv_s8_scratch_bytes,
     filter_problems,
     float_clamp,
     int16_bias_problems,
-    conv_s8_scratch_bytes,
     label,
     offset_bias,
     quantized_clamp,
@@ -39,7 +39,6 @@ from helia_aot_ops_builtin.conv_support import (
     window_geometry,
 )
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
-
 
 _COMMON_RESTRICTIONS = (
     "Input, filter and output are 4-D NHWC tensors with static shapes.",
@@ -82,24 +81,32 @@ class AirTransposeConvOptions(AirOperatorOptions):
 
 
 def _window_fields(raw: Any) -> dict[str, Any]:
-    return {"padding": padding_name(raw.padding), "stride_h": int(raw.strideH),
-            "stride_w": int(raw.strideW), "activation": activation_name(raw.fusedActivationFunction),
-            "quantized_bias_type": tensor_type_name(getattr(raw, "quantizedBiasType", 0))}
+    return {
+        "padding": padding_name(raw.padding),
+        "stride_h": int(raw.strideH),
+        "stride_w": int(raw.strideW),
+        "activation": activation_name(raw.fusedActivationFunction),
+        "quantized_bias_type": tensor_type_name(getattr(raw, "quantizedBiasType", 0)),
+    }
 
 
 def _conv_options(raw: Any) -> AirConv2DOptions:
     if raw is None:
         return AirConv2DOptions()
-    return AirConv2DOptions(**_window_fields(raw), dilation_h=int(raw.dilationHFactor),
-                            dilation_w=int(raw.dilationWFactor))
+    return AirConv2DOptions(
+        **_window_fields(raw), dilation_h=int(raw.dilationHFactor), dilation_w=int(raw.dilationWFactor)
+    )
 
 
 def _depthwise_options(raw: Any) -> AirDepthwiseConv2DOptions:
     if raw is None:
         return AirDepthwiseConv2DOptions()
-    return AirDepthwiseConv2DOptions(**_window_fields(raw), dilation_h=int(raw.dilationHFactor),
-                                     dilation_w=int(raw.dilationWFactor),
-                                     depth_multiplier=int(raw.depthMultiplier))
+    return AirDepthwiseConv2DOptions(
+        **_window_fields(raw),
+        dilation_h=int(raw.dilationHFactor),
+        dilation_w=int(raw.dilationWFactor),
+        depth_multiplier=int(raw.depthMultiplier),
+    )
 
 
 def _transpose_conv_options(raw: Any) -> AirTransposeConvOptions:
@@ -167,8 +174,10 @@ class _WindowOperator(KernelCallOperator):
         opts = self.options
         kind = self.kind()
         if kind is None:
-            yield (f"types {self.source.dtype} input, {self.weights.dtype} filter, "
-                   f"{self.target.dtype} output are not supported")
+            yield (
+                f"types {self.source.dtype} input, {self.weights.dtype} filter, "
+                f"{self.target.dtype} output are not supported"
+            )
             return
         if opts.activation not in FUSED_ACTIVATIONS:
             yield f"fused activation {opts.activation} is not supported"
@@ -200,8 +209,9 @@ class _WindowOperator(KernelCallOperator):
         else:
             if self.source.zero_point() != 0 or self.target.zero_point() != 0:
                 yield "int16 input and output need zero points of 0"
-            yield from int16_bias_problems(bias, opts.quantized_bias_type,
-                                           int32_allowed=self.FAMILY != "depthwise")
+            yield from int16_bias_problems(
+                bias, opts.quantized_bias_type, int32_allowed=self.FAMILY != "depthwise"
+            )
 
     def on_resolve(self) -> None:
         if self.kind() != "f32":
@@ -210,14 +220,23 @@ class _WindowOperator(KernelCallOperator):
             self.intern_constant_array("output_shift", shift)
         if self.folds_offset():
             bias = None if self.bias is None else self.bias.data
-            folded = offset_bias(self.weights.data, bias, -self.source.zero_point(), self.CHANNEL_AXIS,
-                                 pad_to=4 if self.FAMILY == "conv" else 1)
+            folded = offset_bias(
+                self.weights.data,
+                bias,
+                -self.source.zero_point(),
+                self.CHANNEL_AXIS,
+                pad_to=4 if self.FAMILY == "conv" else 1,
+            )
             self.intern_constant_array("offset_bias", folded)
 
     def folds_offset(self) -> bool:
         """Whether the int8 fast paths get ``offset_bias``: it needs the filter and bias as data."""
-        return (self.FAMILY in ("conv", "depthwise") and self.kind() == "s8"
-                and self.weights.is_constant and (self.bias is None or self.bias.is_constant))
+        return (
+            self.FAMILY in ("conv", "depthwise")
+            and self.kind() == "s8"
+            and self.weights.is_constant
+            and (self.bias is None or self.bias.is_constant)
+        )
 
     def fast_path_fields(self) -> list[tuple[str, str]]:
         """The params fields of the int8 fast paths (all absent: the kernel's generic loop)."""
@@ -231,15 +250,22 @@ class _WindowOperator(KernelCallOperator):
             lo, hi = float_clamp(self.options.activation)
             return [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
         lo, hi = quantized_clamp(self.options.activation, self.target)
-        return [("input_offset", str(-self.source.zero_point())),
-                ("output_offset", str(self.target.zero_point())),
-                ("act_min", str(lo)), ("act_max", str(hi)),
-                ("output_multiplier", self.ptr(self.get_local_tensor("output_multiplier"), const=True)),
-                ("output_shift", self.ptr(self.get_local_tensor("output_shift"), const=True))]
+        return [
+            ("input_offset", str(-self.source.zero_point())),
+            ("output_offset", str(self.target.zero_point())),
+            ("act_min", str(lo)),
+            ("act_max", str(hi)),
+            ("output_multiplier", self.ptr(self.get_local_tensor("output_multiplier"), const=True)),
+            ("output_shift", self.ptr(self.get_local_tensor("output_shift"), const=True)),
+        ]
 
     def data_args(self) -> list[str]:
-        return [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias),
-                self.ptr(self.target)]
+        return [
+            self.data_ptr(self.source),
+            self.data_ptr(self.weights),
+            self.data_ptr(self.bias),
+            self.ptr(self.target),
+        ]
 
 
 class Conv2DOperator(_WindowOperator):
@@ -253,8 +279,10 @@ class Conv2DOperator(_WindowOperator):
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
         o, (_, h, w, _), (_, kh, kw, _) = self.options, self.source.shape, self.weights.shape
-        return (window_geometry(o.padding, h, kh, o.stride_h, o.dilation_h),
-                window_geometry(o.padding, w, kw, o.stride_w, o.dilation_w))
+        return (
+            window_geometry(o.padding, h, kh, o.stride_h, o.dilation_h),
+            window_geometry(o.padding, w, kw, o.stride_w, o.dilation_w),
+        )
 
     def geometry_problems(self) -> Iterable[str]:
         o = self.options
@@ -264,8 +292,10 @@ class Conv2DOperator(_WindowOperator):
         n, _, _, c = self.source.shape
         oc, kh, kw, fic = self.weights.shape
         if min(kh, kw, fic, oc) < 1 or c % fic != 0 or oc % (c // fic) != 0:
-            yield (f"a filter of shape {tuple(self.weights.shape)} does not fit {c} input channels "
-                   "(grouped convolution needs a whole number of filters per group)")
+            yield (
+                f"a filter of shape {tuple(self.weights.shape)} does not fit {c} input channels "
+                "(grouped convolution needs a whole number of filters per group)"
+            )
             return
         (oh, _), (ow, _) = self._spatial()
         if tuple(self.target.shape) != (n, oh, ow, oc):
@@ -280,12 +310,24 @@ class Conv2DOperator(_WindowOperator):
         n, h, w, c = self.source.shape
         oc, kh, kw, fic = self.weights.shape
         (oh, pad_top), (ow, pad_left) = self._spatial()
-        fields = [("batches", n), ("input_height", h), ("input_width", w), ("input_channels", c),
-                  ("filter_height", kh), ("filter_width", kw), ("filter_input_channels", fic),
-                  ("output_height", oh), ("output_width", ow), ("output_channels", oc),
-                  ("stride_height", o.stride_h), ("stride_width", o.stride_w),
-                  ("dilation_height", o.dilation_h), ("dilation_width", o.dilation_w),
-                  ("pad_top", pad_top), ("pad_left", pad_left)]
+        fields = [
+            ("batches", n),
+            ("input_height", h),
+            ("input_width", w),
+            ("input_channels", c),
+            ("filter_height", kh),
+            ("filter_width", kw),
+            ("filter_input_channels", fic),
+            ("output_height", oh),
+            ("output_width", ow),
+            ("output_channels", oc),
+            ("stride_height", o.stride_h),
+            ("stride_width", o.stride_w),
+            ("dilation_height", o.dilation_h),
+            ("dilation_width", o.dilation_w),
+            ("pad_top", pad_top),
+            ("pad_left", pad_left),
+        ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
         return "conv_params_t", fields, self.data_args(), []
 
@@ -307,8 +349,10 @@ class Conv2DOperator(_WindowOperator):
         fields = super().fast_path_fields()
         size = self.scratch_bytes()
         if size:
-            fields += [("scratch", self.ptr(self.get_local_tensor("scratch"), ctype="void")),
-                       ("scratch_size", str(size))]
+            fields += [
+                ("scratch", self.ptr(self.get_local_tensor("scratch"), ctype="void")),
+                ("scratch_size", str(size)),
+            ]
         return fields
 
 
@@ -329,8 +373,10 @@ class DepthwiseConv2DOperator(_WindowOperator):
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
         o, (_, h, w, _), (_, kh, kw, _) = self.options, self.source.shape, self.weights.shape
-        return (window_geometry(o.padding, h, kh, o.stride_h, o.dilation_h),
-                window_geometry(o.padding, w, kw, o.stride_w, o.dilation_w))
+        return (
+            window_geometry(o.padding, h, kh, o.stride_h, o.dilation_h),
+            window_geometry(o.padding, w, kw, o.stride_w, o.dilation_w),
+        )
 
     def geometry_problems(self) -> Iterable[str]:
         o = self.options
@@ -355,12 +401,23 @@ class DepthwiseConv2DOperator(_WindowOperator):
         n, h, w, c = self.source.shape
         _, kh, kw, oc = self.weights.shape
         (oh, pad_top), (ow, pad_left) = self._spatial()
-        fields = [("batches", n), ("input_height", h), ("input_width", w), ("input_channels", c),
-                  ("depth_multiplier", oc // c), ("filter_height", kh), ("filter_width", kw),
-                  ("output_height", oh), ("output_width", ow),
-                  ("stride_height", o.stride_h), ("stride_width", o.stride_w),
-                  ("dilation_height", o.dilation_h), ("dilation_width", o.dilation_w),
-                  ("pad_top", pad_top), ("pad_left", pad_left)]
+        fields = [
+            ("batches", n),
+            ("input_height", h),
+            ("input_width", w),
+            ("input_channels", c),
+            ("depth_multiplier", oc // c),
+            ("filter_height", kh),
+            ("filter_width", kw),
+            ("output_height", oh),
+            ("output_width", ow),
+            ("stride_height", o.stride_h),
+            ("stride_width", o.stride_w),
+            ("dilation_height", o.dilation_h),
+            ("dilation_width", o.dilation_w),
+            ("pad_top", pad_top),
+            ("pad_left", pad_left),
+        ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
         return "depthwise_params_t", fields, self.data_args(), []
 
@@ -379,8 +436,10 @@ class TransposeConvOperator(_WindowOperator):
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
         """(input size, leading pad) per axis, from the output size as LiteRT's Eval does."""
         o, (_, oh, ow, _), (_, kh, kw, _) = self.options, self.target.shape, self.weights.shape
-        return (window_geometry(o.padding, oh, kh, o.stride_h),
-                window_geometry(o.padding, ow, kw, o.stride_w))
+        return (
+            window_geometry(o.padding, oh, kh, o.stride_h),
+            window_geometry(o.padding, ow, kw, o.stride_w),
+        )
 
     def geometry_problems(self) -> Iterable[str]:
         o = self.options
@@ -388,8 +447,11 @@ class TransposeConvOperator(_WindowOperator):
             yield "strides must be positive"
             return
         shape_tensor = self.input_or_none(0)
-        if shape_tensor is not None and shape_tensor.is_constant and \
-                tuple(int(v) for v in np.asarray(shape_tensor.data).reshape(-1)) != tuple(self.target.shape):
+        if (
+            shape_tensor is not None
+            and shape_tensor.is_constant
+            and tuple(int(v) for v in np.asarray(shape_tensor.data).reshape(-1)) != tuple(self.target.shape)
+        ):
             yield f"output_shape {shape_tensor.data.tolist()} differs from the output tensor's shape"
         n, h, w, c = self.source.shape
         oc, kh, kw, ic = self.weights.shape
@@ -400,8 +462,10 @@ class TransposeConvOperator(_WindowOperator):
             yield f"output shape {tuple(self.target.shape)} does not match batch {n} and {oc} filters"
         (ih, _), (iw, _) = self._spatial()
         if (ih, iw) != (h, w):
-            yield f"{o.padding} padding of output {tuple(self.target.shape[1:3])} expects input " \
-                  f"{(ih, iw)}, not {(h, w)}"
+            yield (
+                f"{o.padding} padding of output {tuple(self.target.shape[1:3])} expects input "
+                f"{(ih, iw)}, not {(h, w)}"
+            )
 
     def macs(self) -> int:
         n, h, w, _ = self.source.shape
@@ -413,18 +477,34 @@ class TransposeConvOperator(_WindowOperator):
         oc, kh, kw, _ = self.weights.shape
         _, oh, ow, _ = self.target.shape
         (_, pad_top), (_, pad_left) = self._spatial()
-        fields = [("batches", n), ("input_height", h), ("input_width", w), ("input_channels", c),
-                  ("filter_height", kh), ("filter_width", kw), ("output_height", oh),
-                  ("output_width", ow), ("output_channels", oc), ("stride_height", o.stride_h),
-                  ("stride_width", o.stride_w), ("pad_top", pad_top), ("pad_left", pad_left)]
+        fields = [
+            ("batches", n),
+            ("input_height", h),
+            ("input_width", w),
+            ("input_channels", c),
+            ("filter_height", kh),
+            ("filter_width", kw),
+            ("output_height", oh),
+            ("output_width", ow),
+            ("output_channels", oc),
+            ("stride_height", o.stride_h),
+            ("stride_width", o.stride_w),
+            ("pad_top", pad_top),
+            ("pad_left", pad_left),
+        ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
         return "transpose_conv_params_t", fields, self.data_args(), []
 
 
 REGISTRATIONS = [
     OpRegistration(AirOpType.CONV_2D.value, parse_conv_2d, AirConv2DOptions, Conv2DOperator),
-    OpRegistration(AirOpType.DEPTHWISE_CONV_2D.value, parse_depthwise_conv_2d,
-                   AirDepthwiseConv2DOptions, DepthwiseConv2DOperator),
-    OpRegistration(AirOpType.TRANSPOSE_CONV.value, parse_transpose_conv, AirTransposeConvOptions,
-                   TransposeConvOperator),
+    OpRegistration(
+        AirOpType.DEPTHWISE_CONV_2D.value,
+        parse_depthwise_conv_2d,
+        AirDepthwiseConv2DOptions,
+        DepthwiseConv2DOperator,
+    ),
+    OpRegistration(
+        AirOpType.TRANSPOSE_CONV.value, parse_transpose_conv, AirTransposeConvOptions, TransposeConvOperator
+    ),
 ]

@@ -13,19 +13,19 @@ BatchMatMul and reads adjoint operands in place.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 
 from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.conv_support import (
-    KERNEL_SUFFIXES,
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
+    KERNEL_SUFFIXES,
     CTable,
     KernelCallOperator,
     c_double,
@@ -37,7 +37,6 @@ from helia_aot_ops_builtin.conv_support import (
     tensor_type_name,
 )
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
-
 
 
 @dataclass(slots=True)
@@ -63,8 +62,10 @@ def _fc_options(raw: Any) -> AirFullyConnectedOptions:
         return AirFullyConnectedOptions()
     return AirFullyConnectedOptions(
         activation=activation_name(raw.fusedActivationFunction),
-        weights_format=int(raw.weightsFormat or 0), keep_num_dims=bool(raw.keepNumDims),
-        quantized_bias_type=tensor_type_name(getattr(raw, "quantizedBiasType", 0)))
+        weights_format=int(raw.weightsFormat or 0),
+        keep_num_dims=bool(raw.keepNumDims),
+        quantized_bias_type=tensor_type_name(getattr(raw, "quantizedBiasType", 0)),
+    )
 
 
 def _bmm_options(raw: Any) -> AirBatchMatMulOptions:
@@ -94,14 +95,14 @@ def pack_fc_filter(weights: np.ndarray) -> np.ndarray:
     groups = units // FC_PACK_ROWS
     padded = -(-depth // FC_PACK_DEPTH) * FC_PACK_DEPTH
     blocks = np.zeros((groups, FC_PACK_ROWS, padded), np.int8)
-    blocks[:, :, :depth] = weights[:groups * FC_PACK_ROWS].reshape(groups, FC_PACK_ROWS, depth)
+    blocks[:, :, :depth] = weights[: groups * FC_PACK_ROWS].reshape(groups, FC_PACK_ROWS, depth)
     chunks = blocks.reshape(groups, FC_PACK_ROWS, padded // FC_PACK_DEPTH, FC_PACK_DEPTH)
-    return np.concatenate([chunks.transpose(0, 2, 1, 3).ravel(),
-                           weights[groups * FC_PACK_ROWS:].ravel()])
+    return np.concatenate([chunks.transpose(0, 2, 1, 3).ravel(), weights[groups * FC_PACK_ROWS :].ravel()])
 
 
-def fold_fc_bias(weights: np.ndarray, bias: np.ndarray | None, input_offset: int,
-                 filter_offset: int) -> np.ndarray:
+def fold_fc_bias(
+    weights: np.ndarray, bias: np.ndarray | None, input_offset: int, filter_offset: int
+) -> np.ndarray:
     """``folded_bias``: bias + input_offset * (sum of each unit's weights + depth * filter_offset).
 
     The kernel adds this to the plain dot product of weights and input, so the offsets cost
@@ -171,8 +172,10 @@ class FullyConnectedOperator(KernelCallOperator):
             return
         kind = self.kind()
         if kind is None:
-            yield (f"types {self.source.dtype} input, {self.weights.dtype} weights, "
-                   f"{self.target.dtype} output are not supported")
+            yield (
+                f"types {self.source.dtype} input, {self.weights.dtype} weights, "
+                f"{self.target.dtype} output are not supported"
+            )
             return
         if opts.activation not in FUSED_ACTIVATIONS:
             yield f"fused activation {opts.activation} is not supported"
@@ -204,8 +207,10 @@ class FullyConnectedOperator(KernelCallOperator):
                 yield f"{label(tensor)} must be quantized per tensor"
         wq = self.weights.quantization
         if wq.per_channel and (wq.scale.size != units or wq.axis != 0 or np.any(wq.zero_point != 0)):
-            yield (f"per-unit weight quantization needs {units} scales on axis 0 and zero points 0 "
-                   f"(LiteRT ignores per-unit zero points)")
+            yield (
+                f"per-unit weight quantization needs {units} scales on axis 0 and zero points 0 "
+                f"(LiteRT ignores per-unit zero points)"
+            )
         if kind == "s8":
             if bias is not None and bias.dtype.numpy != np.int32:
                 yield f"bias {label(bias)} must be int32"
@@ -216,8 +221,9 @@ class FullyConnectedOperator(KernelCallOperator):
 
     def packs_filter(self) -> bool:
         """Whether the int8 kernel gets ``packed_filter`` and ``folded_bias`` (constant data only)."""
-        return (self.kind() == "s8" and self.weights.is_constant
-                and (self.bias is None or self.bias.is_constant))
+        return (
+            self.kind() == "s8" and self.weights.is_constant and (self.bias is None or self.bias.is_constant)
+        )
 
     def filter_offset(self) -> int:
         """-filter zero point, the kernel's ``filter_offset`` (0 with per-unit weights)."""
@@ -227,8 +233,10 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.packs_filter():
             self.intern_constant_array("packed_filter", pack_fc_filter(self.weights.data), alignment=16)
             bias = None if self.bias is None else self.bias.data
-            self.intern_constant_array("folded_bias", fold_fc_bias(
-                self.weights.data, bias, -self.source.zero_point(), self.filter_offset()))
+            self.intern_constant_array(
+                "folded_bias",
+                fold_fc_bias(self.weights.data, bias, -self.source.zero_point(), self.filter_offset()),
+            )
 
     def reads_input(self, position: int) -> bool:
         # The packed copies replace the weights and bias the kernel would otherwise read.
@@ -237,37 +245,52 @@ class FullyConnectedOperator(KernelCallOperator):
     def effective_scales(self) -> np.ndarray:
         """double(input scale) * double(weight scale) / double(output scale), per unit or one."""
         scales = np.asarray(self.weights.quantization.scale, np.float32)
-        return float(np.float32(self.source.scale())) * scales.astype(np.float64) / float(
-            np.float32(self.target.scale()))
+        return (
+            float(np.float32(self.source.scale()))
+            * scales.astype(np.float64)
+            / float(np.float32(self.target.scale()))
+        )
 
     def macs(self) -> int:
         return self.weights.size * (self.source.size // self.weights.shape[1])
 
     def kernel_call(self):
         units, depth = self.weights.shape
-        fields = [("batches", str(self.source.size // depth)), ("input_features", str(depth)),
-                  ("output_features", str(units))]
+        fields = [
+            ("batches", str(self.source.size // depth)),
+            ("input_features", str(depth)),
+            ("output_features", str(units)),
+        ]
         tables = []
         if self.kind() == "f32":
             lo, hi = float_clamp(self.options.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
         else:
             scales = self.effective_scales()
-            table = CTable("output_scale", "double", [c_double(s) for s in scales],
-                           "LiteRT's double requantization scales: in * weight / out")
+            table = CTable(
+                "output_scale",
+                "double",
+                [c_double(s) for s in scales],
+                "LiteRT's double requantization scales: in * weight / out",
+            )
             tables.append(table)
             lo, hi = quantized_clamp(self.options.activation, self.target)
             per_channel = self.weights.quantization.per_channel
-            fields += [("input_offset", str(-self.source.zero_point())),
-                       ("filter_offset", str(self.filter_offset())),
-                       ("output_offset", str(self.target.zero_point())),
-                       ("act_min", str(lo)), ("act_max", str(hi)),
-                       ("output_scale", self.table_ref(table)),
-                       ("per_channel", "1" if per_channel else "0")]
+            fields += [
+                ("input_offset", str(-self.source.zero_point())),
+                ("filter_offset", str(self.filter_offset())),
+                ("output_offset", str(self.target.zero_point())),
+                ("act_min", str(lo)),
+                ("act_max", str(hi)),
+                ("output_scale", self.table_ref(table)),
+                ("per_channel", "1" if per_channel else "0"),
+            ]
         weights, bias = self.data_ptr(self.weights), self.data_ptr(self.bias)
         if self.packs_filter():
-            fields += [("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)),
-                       ("packed_filter", "1")]
+            fields += [
+                ("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)),
+                ("packed_filter", "1"),
+            ]
             weights, bias = self.ptr(self.get_local_tensor("packed_filter"), const=True), "NULL"
         args = [self.data_ptr(self.source), weights, bias, self.ptr(self.target)]
         return "fully_connected_params_t", fields, args, tables
@@ -292,10 +315,15 @@ class BatchMatMulOperator(KernelCallOperator):
         """(rows, lhs depth, rhs depth, cols) after the adjoint flags."""
         lhs, rhs = self.input_tensors[0].shape, self.input_tensors[1].shape
         adj_x, adj_y = self.options.adj_x, self.options.adj_y
-        return ((lhs[-1], lhs[-2], rhs[-1], rhs[-2]) if adj_x and adj_y else
-                (lhs[-1], lhs[-2], rhs[-2], rhs[-1]) if adj_x else
-                (lhs[-2], lhs[-1], rhs[-1], rhs[-2]) if adj_y else
-                (lhs[-2], lhs[-1], rhs[-2], rhs[-1]))
+        return (
+            (lhs[-1], lhs[-2], rhs[-1], rhs[-2])
+            if adj_x and adj_y
+            else (lhs[-1], lhs[-2], rhs[-2], rhs[-1])
+            if adj_x
+            else (lhs[-2], lhs[-1], rhs[-1], rhs[-2])
+            if adj_y
+            else (lhs[-2], lhs[-1], rhs[-2], rhs[-1])
+        )
 
     def _batches(self) -> tuple[list[int], list[int], list[int]]:
         """(output, lhs, rhs) batch dimensions, each extended to three with leading 1s."""
@@ -323,7 +351,7 @@ class BatchMatMulOperator(KernelCallOperator):
             yield f"batch dimensions {lhs.shape[:-2]} and {rhs.shape[:-2]} do not broadcast"
             return
         rank = max(len(lhs.shape), len(rhs.shape))
-        expected = tuple(batch[3 - (rank - 2):] if rank > 2 else []) + (rows, cols)
+        expected = tuple(batch[3 - (rank - 2) :] if rank > 2 else []) + (rows, cols)
         if tuple(out.shape) != expected:
             yield f"output shape {tuple(out.shape)} is not the expected {expected}"
         if out.dtype.numpy == np.int8:
@@ -342,22 +370,39 @@ class BatchMatMulOperator(KernelCallOperator):
         out = self.output_tensors[0]
         batch, lb, rb = self._batches()
         rows, depth, _, cols = self._matrices()
-        fields = [("batch", _brace(batch)), ("lhs_batch", _brace(lb)), ("rhs_batch", _brace(rb)),
-                  ("rows", str(rows)), ("depth", str(depth)), ("cols", str(cols)),
-                  ("adj_x", str(int(self.options.adj_x))), ("adj_y", str(int(self.options.adj_y)))]
+        fields = [
+            ("batch", _brace(batch)),
+            ("lhs_batch", _brace(lb)),
+            ("rhs_batch", _brace(rb)),
+            ("rows", str(rows)),
+            ("depth", str(depth)),
+            ("cols", str(cols)),
+            ("adj_x", str(int(self.options.adj_x))),
+            ("adj_y", str(int(self.options.adj_y))),
+        ]
         if out.dtype.numpy == np.int8:
             multiplier, shift = product_multiplier(lhs, rhs, out)
-            fields += [("lhs_offset", str(-lhs.zero_point())), ("rhs_offset", str(-rhs.zero_point())),
-                       ("output_offset", str(out.zero_point())),
-                       ("output_multiplier", str(multiplier)), ("output_shift", str(shift)),
-                       ("act_min", "-128"), ("act_max", "127")]
+            fields += [
+                ("lhs_offset", str(-lhs.zero_point())),
+                ("rhs_offset", str(-rhs.zero_point())),
+                ("output_offset", str(out.zero_point())),
+                ("output_multiplier", str(multiplier)),
+                ("output_shift", str(shift)),
+                ("act_min", "-128"),
+                ("act_max", "127"),
+            ]
         args = [self.data_ptr(lhs), self.data_ptr(rhs), self.ptr(out)]
         return "batch_matmul_params_t", fields, args, []
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.FULLY_CONNECTED.value, parse_fully_connected, AirFullyConnectedOptions,
-                   FullyConnectedOperator),
-    OpRegistration(AirOpType.BATCH_MATMUL.value, parse_batch_matmul, AirBatchMatMulOptions,
-                   BatchMatMulOperator),
+    OpRegistration(
+        AirOpType.FULLY_CONNECTED.value,
+        parse_fully_connected,
+        AirFullyConnectedOptions,
+        FullyConnectedOperator,
+    ),
+    OpRegistration(
+        AirOpType.BATCH_MATMUL.value, parse_batch_matmul, AirBatchMatMulOptions, BatchMatMulOperator
+    ),
 ]

@@ -9,10 +9,9 @@ from the tensor's storage, whether it is a constant or computed at run time.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
-
 from helia_aot.air import AirOpType, AirTensor
 
 from helia_aot_ops_builtin.base import OpRegistration
@@ -34,8 +33,10 @@ class PadOperator(CopyPlanOperator):
     """PAD: fill with zero (the output zero point when quantized), copy the input inside."""
 
     TYPE = AirOpType.PAD.value
-    RESTRICTIONS = (SAME_QUANTIZATION,
-                    "The paddings must be a constant [rank, 2] tensor of non-negative values.")
+    RESTRICTIONS = (
+        SAME_QUANTIZATION,
+        "The paddings must be a constant [rank, 2] tensor of non-negative values.",
+    )
 
     def paddings(self) -> list[tuple[int, int]]:
         values = constant_ints(self.input_or_none(1), "paddings")
@@ -87,8 +88,7 @@ class PadV2Operator(PadOperator):
     """PADV2: as PAD, with the pad value from the ``constant_values`` input."""
 
     TYPE = AirOpType.PADV2.value
-    RESTRICTIONS = PadOperator.RESTRICTIONS + (
-        "constant_values must hold one element of the input's type.",)
+    RESTRICTIONS = PadOperator.RESTRICTIONS + ("constant_values must hold one element of the input's type.",)
 
     def pad_value_tensor(self) -> AirTensor | None:
         return self.input_or_none(2)

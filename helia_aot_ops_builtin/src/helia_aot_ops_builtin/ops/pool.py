@@ -7,11 +7,11 @@ do (they expect input and output to share one quantization and never rescale).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 
@@ -45,10 +45,14 @@ class AirPool2DOptions(AirOperatorOptions):
 def _pool_options(raw: Any) -> AirPool2DOptions:
     if raw is None:
         return AirPool2DOptions()
-    return AirPool2DOptions(padding=padding_name(raw.padding), stride_h=int(raw.strideH),
-                            stride_w=int(raw.strideW), filter_h=int(raw.filterHeight),
-                            filter_w=int(raw.filterWidth),
-                            activation=activation_name(raw.fusedActivationFunction))
+    return AirPool2DOptions(
+        padding=padding_name(raw.padding),
+        stride_h=int(raw.strideH),
+        stride_w=int(raw.strideW),
+        filter_h=int(raw.filterHeight),
+        filter_w=int(raw.filterWidth),
+        activation=activation_name(raw.fusedActivationFunction),
+    )
 
 
 parse_average_pool_2d = simple_parser(AirOpType.AVERAGE_POOL_2D.value, _pool_options)
@@ -85,8 +89,10 @@ class _PoolOperator(KernelCallOperator):
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
         o, (_, h, w, _) = self.options, self.source.shape
-        return (window_geometry(o.padding, h, o.filter_h, o.stride_h),
-                window_geometry(o.padding, w, o.filter_w, o.stride_w))
+        return (
+            window_geometry(o.padding, h, o.filter_h, o.stride_h),
+            window_geometry(o.padding, w, o.filter_w, o.stride_w),
+        )
 
     def check(self) -> Iterable[str]:
         o, src, dst = self.options, self.source, self.target
@@ -118,11 +124,23 @@ class _PoolOperator(KernelCallOperator):
         o = self.options
         n, h, w, c = self.source.shape
         (oh, pad_top), (ow, pad_left) = self._spatial()
-        fields = [(k, str(v)) for k, v in (
-            ("batches", n), ("input_height", h), ("input_width", w), ("channels", c),
-            ("output_height", oh), ("output_width", ow), ("filter_height", o.filter_h),
-            ("filter_width", o.filter_w), ("stride_height", o.stride_h), ("stride_width", o.stride_w),
-            ("pad_top", pad_top), ("pad_left", pad_left))]
+        fields = [
+            (k, str(v))
+            for k, v in (
+                ("batches", n),
+                ("input_height", h),
+                ("input_width", w),
+                ("channels", c),
+                ("output_height", oh),
+                ("output_width", ow),
+                ("filter_height", o.filter_h),
+                ("filter_width", o.filter_w),
+                ("stride_height", o.stride_h),
+                ("stride_width", o.stride_w),
+                ("pad_top", pad_top),
+                ("pad_left", pad_left),
+            )
+        ]
         if self.source.dtype.numpy == np.float32:
             lo, hi = float_clamp(o.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
@@ -147,8 +165,8 @@ class MaxPool2DOperator(_PoolOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.AVERAGE_POOL_2D.value, parse_average_pool_2d, AirPool2DOptions,
-                   AveragePool2DOperator),
-    OpRegistration(AirOpType.MAX_POOL_2D.value, parse_max_pool_2d, AirPool2DOptions,
-                   MaxPool2DOperator),
+    OpRegistration(
+        AirOpType.AVERAGE_POOL_2D.value, parse_average_pool_2d, AirPool2DOptions, AveragePool2DOperator
+    ),
+    OpRegistration(AirOpType.MAX_POOL_2D.value, parse_max_pool_2d, AirPool2DOptions, MaxPool2DOperator),
 ]

@@ -9,10 +9,9 @@ planner only offers that when the output is no larger; DEQUANTIZE always widens)
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
-
 from helia_aot.air import AirOpType, AirTensor
 
 from helia_aot_ops_builtin.base import OpRegistration
@@ -25,13 +24,19 @@ from helia_aot_ops_builtin.params_call import (
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.rescale import requantize_rescale
 
-_SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32",
-           np.dtype(np.float16): "f16"}
+_SUFFIX = {
+    np.dtype(np.int8): "s8",
+    np.dtype(np.int16): "s16",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float16): "f16",
+}
 _INTEGER = (np.dtype(np.int8), np.dtype(np.int16))
 
 SAME_SHAPE = "The input and output must have the same number of elements."
-PER_TENSOR = ("Quantized tensors must be quantized per tensor with a positive scale; int16 "
-              "ones with zero point 0 (as LiteRT requires).")
+PER_TENSOR = (
+    "Quantized tensors must be quantized per tensor with a positive scale; int16 "
+    "ones with zero point 0 (as LiteRT requires)."
+)
 
 parse_quantize = simple_parser(AirOpType.QUANTIZE.value)
 parse_dequantize = simple_parser(AirOpType.DEQUANTIZE.value)
@@ -50,8 +55,9 @@ class _OneToOneOperator(ParamsCallOperator):
 
     def shape_problems(self) -> list[str]:
         if len(self.input_tensors) != 1 or len(self.output_tensors) != 1:
-            return [f"expects 1 input and 1 output, has {len(self.input_tensors)} and "
-                    f"{len(self.output_tensors)}"]
+            return [
+                f"expects 1 input and 1 output, has {len(self.input_tensors)} and {len(self.output_tensors)}"
+            ]
         if self.source.size != self.target.size:
             return [f"the input has {self.source.size} elements but the output {self.target.size}"]
         return []
@@ -80,14 +86,25 @@ class QuantizeOperator(_OneToOneOperator):
         data = [self.ptr(src, const=True), self.ptr(dst)]
         suffix = f"{_SUFFIX[src.dtype.numpy]}_{_SUFFIX[dst.dtype.numpy]}"
         if src.dtype.numpy == np.dtype(np.float32):
-            return KernelCall(f"quantize_{suffix}", data, "quantize_params_t",
-                              {"size": dst.size, "scale": dst.scale(),
-                               "zero_point": dst.zero_point()})
+            return KernelCall(
+                f"quantize_{suffix}",
+                data,
+                "quantize_params_t",
+                {"size": dst.size, "scale": dst.scale(), "zero_point": dst.zero_point()},
+            )
         multiplier, shift = requantize_rescale(src.scale(), dst.scale())
-        return KernelCall(f"requantize_{suffix}", data, "requantize_params_t",
-                          {"size": dst.size, "input_zero_point": src.zero_point(),
-                           "output_zero_point": dst.zero_point(), "multiplier": multiplier,
-                           "shift": shift})
+        return KernelCall(
+            f"requantize_{suffix}",
+            data,
+            "requantize_params_t",
+            {
+                "size": dst.size,
+                "input_zero_point": src.zero_point(),
+                "output_zero_point": dst.zero_point(),
+                "multiplier": multiplier,
+                "shift": shift,
+            },
+        )
 
 
 class DequantizeOperator(_OneToOneOperator):
@@ -95,8 +112,11 @@ class DequantizeOperator(_OneToOneOperator):
 
     TYPE = AirOpType.DEQUANTIZE.value
     SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
-    RESTRICTIONS = (SAME_SHAPE, PER_TENSOR, "The input must be int8, int16 or float16 and the "
-                    "output float32.")
+    RESTRICTIONS = (
+        SAME_SHAPE,
+        PER_TENSOR,
+        "The input must be int8, int16 or float16 and the output float32.",
+    )
 
     def check(self) -> Iterable[str]:
         problems = self.shape_problems()
@@ -114,8 +134,12 @@ class DequantizeOperator(_OneToOneOperator):
         data = [self.ptr(src, const=True), self.ptr(dst)]
         if src.dtype.numpy == np.dtype(np.float16):
             return KernelCall("dequantize_f16_f32", data, leading_args=[f"{dst.size}"])
-        return KernelCall(f"dequantize_{_SUFFIX[src.dtype.numpy]}_f32", data, "dequantize_params_t",
-                          {"size": dst.size, "scale": src.scale(), "zero_point": src.zero_point()})
+        return KernelCall(
+            f"dequantize_{_SUFFIX[src.dtype.numpy]}_f32",
+            data,
+            "dequantize_params_t",
+            {"size": dst.size, "scale": src.scale(), "zero_point": src.zero_point()},
+        )
 
 
 REGISTRATIONS = [

@@ -12,11 +12,11 @@ quantized SUM here computes what that kernel intends, which TensorFlow Lite Micr
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
 
 from helia_aot_ops_builtin.base import OpRegistration
@@ -36,10 +36,14 @@ from helia_aot_ops_builtin.rescale import reduce_rescale
 
 SAME_TYPE = "The input and output must have one element type."
 CONSTANT_AXES = "The axes must be a constant int32 tensor."
-FOLDED_LOOPS = (f"After merging neighbouring dimensions, at most {REDUCE_MAX_DIMS} kept and "
-                f"{REDUCE_MAX_DIMS} reduced dimensions may remain.")
-PER_TENSOR = ("Quantized tensors must be quantized per tensor with a positive scale; int16 "
-              "ones with zero point 0 (as LiteRT requires).")
+FOLDED_LOOPS = (
+    f"After merging neighbouring dimensions, at most {REDUCE_MAX_DIMS} kept and "
+    f"{REDUCE_MAX_DIMS} reduced dimensions may remain."
+)
+PER_TENSOR = (
+    "Quantized tensors must be quantized per tensor with a positive scale; int16 "
+    "ones with zero point 0 (as LiteRT requires)."
+)
 
 
 @dataclass(slots=True)
@@ -60,8 +64,7 @@ parse_sum = simple_parser(AirOpType.SUM.value, _reducer_options)
 class _ReduceOperator(ParamsCallOperator):
     KERNELS = ("reduce",)
     SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
-    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR,
-                    "The input must not be empty.")
+    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR, "The input must not be empty.")
     MEAN = False
 
     @property
@@ -85,14 +88,17 @@ class _ReduceOperator(ParamsCallOperator):
         if not self.input_tensors or not self.output_tensors:
             return []
         allowed = {np.dtype(t) for t in self.SUPPORTED_DTYPES}
-        return [f"{role} {label(t)} is {t.dtype}; supported: float32, int16, int8"
-                for role, t in (("input", self.source), ("output", self.target))
-                if t.dtype.numpy not in allowed]
+        return [
+            f"{role} {label(t)} is {t.dtype}; supported: float32, int16, int8"
+            for role, t in (("input", self.source), ("output", self.target))
+            if t.dtype.numpy not in allowed
+        ]
 
     def check(self) -> Iterable[str]:
         if len(self.input_tensors) != 2 or len(self.output_tensors) != 1:
-            return [f"expects 2 inputs and 1 output, has {len(self.input_tensors)} and "
-                    f"{len(self.output_tensors)}"]
+            return [
+                f"expects 2 inputs and 1 output, has {len(self.input_tensors)} and {len(self.output_tensors)}"
+            ]
         src, axes, dst = self.source, self.axes_tensor, self.target
         if src.dtype != dst.dtype:
             return [f"the input is {src.dtype} but the output is {dst.dtype}"]
@@ -104,8 +110,7 @@ class _ReduceOperator(ParamsCallOperator):
             return ["the input is empty"]
         try:
             geometry = reduce_geometry(src.shape, self.axes())
-            expected = reduced_shape(src.shape, self.axes(),
-                                     self.typed_options(AirReducerOptions).keep_dims)
+            expected = reduced_shape(src.shape, self.axes(), self.typed_options(AirReducerOptions).keep_dims)
         except ValueError as exc:
             return [str(exc)]
         problems = []
@@ -119,8 +124,10 @@ class _ReduceOperator(ParamsCallOperator):
         src, dst = self.source, self.target
         g = reduce_geometry(src.shape, self.axes())
         params: dict[str, Any] = {
-            "kept_extents": g.kept_extents, "kept_strides": g.kept_strides,
-            "reduced_extents": g.reduced_extents, "reduced_strides": g.reduced_strides,
+            "kept_extents": g.kept_extents,
+            "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents,
+            "reduced_strides": g.reduced_strides,
             "count": g.count,
         }
         data = [self.ptr(src, const=True), self.ptr(dst)]
@@ -128,8 +135,12 @@ class _ReduceOperator(ParamsCallOperator):
             name = "mean" if self.MEAN else "sum"
             return KernelCall(f"reduce_{name}_f32", data, "reduce_params_t", params)
         multiplier, shift = reduce_rescale(src.scale(), dst.scale(), g.count, self.MEAN)
-        params.update(input_zero_point=src.zero_point(), output_zero_point=dst.zero_point(),
-                      multiplier=multiplier, shift=shift)
+        params.update(
+            input_zero_point=src.zero_point(),
+            output_zero_point=dst.zero_point(),
+            multiplier=multiplier,
+            shift=shift,
+        )
         suffix = "s8" if src.dtype is AirTensorType.INT8 else "s16"
         return KernelCall(f"reduce_sum_mean_{suffix}", data, "reduce_params_t", params)
 

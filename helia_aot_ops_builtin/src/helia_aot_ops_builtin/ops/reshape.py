@@ -8,8 +8,9 @@ the storage differs (a constant input, or both ends being model I/O) the bytes m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.converters.litert.schema_access import int_list
@@ -58,8 +59,7 @@ class ReshapeOperator(BuiltinOperator):
 
     TYPE = AirOpType.RESHAPE.value
     SUPPORTED_DTYPES = ANY_DTYPE
-    RESTRICTIONS = (SAME_QUANTIZATION,
-                    "The output must hold exactly as many elements as the input.")
+    RESTRICTIONS = (SAME_QUANTIZATION, "The output must hold exactly as many elements as the input.")
     KERNELS = ("copy",)
     TEMPLATE = "reshape.c.mako"
     MOVES_DATA_ONLY = True
@@ -73,8 +73,7 @@ class ReshapeOperator(BuiltinOperator):
         source, target = self.input_tensors[0], self.output_tensors[0]
         problems = quantization_problems([target], source)
         if source.size != target.size:
-            problems.append(f"the input has {source.size} elements but the output "
-                            f"{target.size}")
+            problems.append(f"the input has {source.size} elements but the output {target.size}")
         problems.extend(self.shape_problems())
         return problems
 
@@ -86,17 +85,19 @@ class ReshapeOperator(BuiltinOperator):
 
     def compute_values(self) -> dict[str, Any]:
         source, target = self.input_tensors[0], self.output_tensors[0]
-        return {"src": f"ctx->tensor_ptrs[{self.tensor_enum(source)}]",
-                "dst": f"ctx->tensor_ptrs[{self.tensor_enum(target)}]",
-                "nbytes": target.nbytes, "status_base": KERNEL_STATUS_BASE}
+        return {
+            "src": f"ctx->tensor_ptrs[{self.tensor_enum(source)}]",
+            "dst": f"ctx->tensor_ptrs[{self.tensor_enum(target)}]",
+            "nbytes": target.nbytes,
+            "status_base": KERNEL_STATUS_BASE,
+        }
 
 
 class SqueezeOperator(ReshapeOperator):
     """SQUEEZE: drops size-1 dimensions; the bytes stay as they are."""
 
     TYPE = AirOpType.SQUEEZE.value
-    RESTRICTIONS = ReshapeOperator.RESTRICTIONS + (
-        "Every squeezed dimension must have size 1.",)
+    RESTRICTIONS = ReshapeOperator.RESTRICTIONS + ("Every squeezed dimension must have size 1.",)
 
     def shape_problems(self) -> Iterable[str]:
         shape = self.input_tensors[0].shape
@@ -111,8 +112,7 @@ class ExpandDimsOperator(ReshapeOperator):
     """EXPAND_DIMS: inserts a size-1 dimension; the bytes stay as they are."""
 
     TYPE = AirOpType.EXPAND_DIMS.value
-    RESTRICTIONS = ReshapeOperator.RESTRICTIONS + (
-        "The axis must be a constant in [-rank - 1, rank].",)
+    RESTRICTIONS = ReshapeOperator.RESTRICTIONS + ("The axis must be a constant in [-rank - 1, rank].",)
 
     def shape_problems(self) -> Iterable[str]:
         rank = len(self.input_tensors[0].shape)

@@ -9,11 +9,11 @@ input; such resizes are refused rather than run differently.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
 
 from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
@@ -26,8 +26,11 @@ from helia_aot_ops_builtin.movers import (
 from helia_aot_ops_builtin.parsing import simple_parser
 
 _F32 = np.float32
-_BILINEAR = {AirTensorType.FLOAT32: "resize_bilinear_f32", AirTensorType.INT8: "resize_bilinear_s8",
-             AirTensorType.INT16: "resize_bilinear_s16"}
+_BILINEAR = {
+    AirTensorType.FLOAT32: "resize_bilinear_f32",
+    AirTensorType.INT8: "resize_bilinear_s8",
+    AirTensorType.INT16: "resize_bilinear_s16",
+}
 
 
 @dataclass(slots=True)
@@ -39,16 +42,17 @@ class AirResizeOptions(AirOperatorOptions):
 
 
 def _resize_options(raw: Any) -> AirResizeOptions:
-    return AirResizeOptions(align_corners=bool(getattr(raw, "alignCorners", False)),
-                            half_pixel_centers=bool(getattr(raw, "halfPixelCenters", False)))
+    return AirResizeOptions(
+        align_corners=bool(getattr(raw, "alignCorners", False)),
+        half_pixel_centers=bool(getattr(raw, "halfPixelCenters", False)),
+    )
 
 
 parse_resize_nearest = simple_parser(AirOpType.RESIZE_NEAREST_NEIGHBOR.value, _resize_options)
 parse_resize_bilinear = simple_parser(AirOpType.RESIZE_BILINEAR.value, _resize_options)
 
 
-def bilinear_lower_bounds(in_size: int, out_size: int, align: bool, half: bool,
-                          integer: bool) -> list[int]:
+def bilinear_lower_bounds(in_size: int, out_size: int, align: bool, half: bool, integer: bool) -> list[int]:
     """The reference's lower source index per output index (before any clamp to the input);
     ValueError when its int32 fixed-point coordinates would overflow."""
     if integer:
@@ -60,8 +64,7 @@ def bilinear_lower_bounds(in_size: int, out_size: int, align: bool, half: bool,
         largest = (out_size - 1) * scale + scale // 2 + (1 << 10)
         if max(numerator, largest) >= 2**31:
             raise ValueError("overflows LiteRT's 10-bit fixed-point coordinates")
-        scaled = [v * scale + scale // 2 - (1 << 9) if half else v * scale
-                  for v in range(out_size)]
+        scaled = [v * scale + scale // 2 - (1 << 9) if half else v * scale for v in range(out_size)]
         return [s >> 10 if s > 0 else 0 for s in scaled]
     if align and out_size > 1:
         scale = _F32(in_size - 1) / _F32(out_size - 1)
@@ -77,8 +80,11 @@ class ResizeNearestOperator(BuiltinOperator):
 
     TYPE = AirOpType.RESIZE_NEAREST_NEIGHBOR.value
     SUPPORTED_DTYPES = (np.int8, np.uint8, np.int16, np.int32, np.float32)
-    RESTRICTIONS = (SAME_QUANTIZATION, "The input must be 4-D (NHWC).",
-                    "The size input must be a constant [height, width] matching the output.")
+    RESTRICTIONS = (
+        SAME_QUANTIZATION,
+        "The input must be 4-D (NHWC).",
+        "The size input must be a constant [height, width] matching the output.",
+    )
     KERNELS = ("resize",)
     TEMPLATE = "resize.c.mako"
     MOVES_DATA_ONLY = True
@@ -115,12 +121,16 @@ class ResizeNearestOperator(BuiltinOperator):
         fields = [b, ih, iw, c, target.shape[1], target.shape[2], source.dtype.itemsize]
         params = ", ".join(str(int(v)) for v in fields) + (
             f", {'true' if options.align_corners else 'false'}, "
-            f"{'true' if options.half_pixel_centers else 'false'}")
+            f"{'true' if options.half_pixel_centers else 'false'}"
+        )
         ctype = source.ctype if self.function() != "resize_nearest" else "void"
-        return {"params": params, "function": self.function(),
-                "src": f"(const {ctype} *)ctx->tensor_ptrs[{self.tensor_enum(source)}]",
-                "dst": f"({ctype} *)ctx->tensor_ptrs[{self.tensor_enum(target)}]",
-                "status_base": KERNEL_STATUS_BASE}
+        return {
+            "params": params,
+            "function": self.function(),
+            "src": f"(const {ctype} *)ctx->tensor_ptrs[{self.tensor_enum(source)}]",
+            "dst": f"({ctype} *)ctx->tensor_ptrs[{self.tensor_enum(target)}]",
+            "status_base": KERNEL_STATUS_BASE,
+        }
 
 
 class ResizeBilinearOperator(ResizeNearestOperator):
@@ -130,7 +140,8 @@ class ResizeBilinearOperator(ResizeNearestOperator):
     SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
     RESTRICTIONS = ResizeNearestOperator.RESTRICTIONS + (
         "align_corners and half_pixel_centers cannot both be set.",
-        "Upscales so large that LiteRT's coordinates leave the input are refused.")
+        "Upscales so large that LiteRT's coordinates leave the input are refused.",
+    )
     MOVES_DATA_ONLY = False
 
     def function(self) -> str:
@@ -141,11 +152,14 @@ class ResizeBilinearOperator(ResizeNearestOperator):
             yield "align_corners and half_pixel_centers are both set"
             return
         integer = self.input_tensors[0].dtype is not AirTensorType.FLOAT32
-        for label, n_in, n_out in (("height", in_shape[1], out_shape[1]),
-                                   ("width", in_shape[2], out_shape[2])):
+        for label, n_in, n_out in (
+            ("height", in_shape[1], out_shape[1]),
+            ("width", in_shape[2], out_shape[2]),
+        ):
             try:
-                lows = bilinear_lower_bounds(n_in, n_out, options.align_corners,
-                                             options.half_pixel_centers, integer)
+                lows = bilinear_lower_bounds(
+                    n_in, n_out, options.align_corners, options.half_pixel_centers, integer
+                )
             except ValueError as exc:
                 yield f"the {label} resize {n_in} -> {n_out} {exc}"
                 continue
@@ -154,8 +168,10 @@ class ResizeBilinearOperator(ResizeNearestOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.RESIZE_NEAREST_NEIGHBOR.value, parse_resize_nearest,
-                   AirResizeOptions, ResizeNearestOperator),
-    OpRegistration(AirOpType.RESIZE_BILINEAR.value, parse_resize_bilinear, AirResizeOptions,
-                   ResizeBilinearOperator),
+    OpRegistration(
+        AirOpType.RESIZE_NEAREST_NEIGHBOR.value, parse_resize_nearest, AirResizeOptions, ResizeNearestOperator
+    ),
+    OpRegistration(
+        AirOpType.RESIZE_BILINEAR.value, parse_resize_bilinear, AirResizeOptions, ResizeBilinearOperator
+    ),
 ]

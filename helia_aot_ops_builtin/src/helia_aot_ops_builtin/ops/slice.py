@@ -9,8 +9,9 @@ shrink-axis, ``offset``); the number of steps per axis is then what the referenc
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
 
@@ -43,9 +44,13 @@ def _strided_slice_options(raw: Any) -> AirStridedSliceOptions:
         return int(getattr(raw, name, 0) or 0)
 
     return AirStridedSliceOptions(
-        begin_mask=field("beginMask"), end_mask=field("endMask"),
-        ellipsis_mask=field("ellipsisMask"), new_axis_mask=field("newAxisMask"),
-        shrink_axis_mask=field("shrinkAxisMask"), offset=bool(getattr(raw, "offset", False)))
+        begin_mask=field("beginMask"),
+        end_mask=field("endMask"),
+        ellipsis_mask=field("ellipsisMask"),
+        new_axis_mask=field("newAxisMask"),
+        shrink_axis_mask=field("shrinkAxisMask"),
+        offset=bool(getattr(raw, "offset", False)),
+    )
 
 
 parse_slice = simple_parser(AirOpType.SLICE.value)
@@ -82,8 +87,13 @@ class StridedWindow:
         return window_copy(self.shape, self.starts, self.counts, self.strides)
 
 
-def resolve_strided_slice(shape: Sequence[int], begin: Sequence[int], end: Sequence[int],
-                          strides: Sequence[int], o: AirStridedSliceOptions) -> StridedWindow:
+def resolve_strided_slice(
+    shape: Sequence[int],
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Sequence[int],
+    o: AirStridedSliceOptions,
+) -> StridedWindow:
     """LiteRT ``BuildStridedSliceParams`` + ``StartForAxis`` / ``EndForAxis``; ValueError where
     LiteRT would refuse the slice."""
     if not len(begin) == len(end) == len(strides):
@@ -97,8 +107,7 @@ def resolve_strided_slice(shape: Sequence[int], begin: Sequence[int], end: Seque
     def bit(mask: int, i: int) -> bool:
         return 0 <= i < 32 and bool(mask >> i & 1)
 
-    num_add_axis = sum(1 for i in range(count)
-                       if not bit(o.ellipsis_mask, i) and bit(o.new_axis_mask, i))
+    num_add_axis = sum(1 for i in range(count) if not bit(o.ellipsis_mask, i) and bit(o.new_axis_mask, i))
     dims = rank + num_add_axis
     ellipsis, new_axis = set(), set()
     ellipsis_start, expanded = dims, 0
@@ -169,8 +178,10 @@ def resolve_strided_slice(shape: Sequence[int], begin: Sequence[int], end: Seque
         if axis in shrink and counts[-1] != 1:
             # LiteRT's loop then visits nothing (an index outside the axis, or a negative
             # stride) and leaves the output unwritten.
-            raise ValueError(f"shrinking axis {axis} selects no element (index "
-                             f"{start_idx[axis]}, stride {stride}, size {size})")
+            raise ValueError(
+                f"shrinking axis {axis} selects no element (index "
+                f"{start_idx[axis]}, stride {stride}, size {size})"
+            )
     return StridedWindow(eff_shape, starts, counts, step, [a in shrink for a in range(dims)])
 
 
@@ -220,7 +231,8 @@ class StridedSliceOperator(CopyPlanOperator):
             constant_ints(self.input_or_none(1), "begin"),
             constant_ints(self.input_or_none(2), "end"),
             constant_ints(self.input_or_none(3), "strides"),
-            self.typed_options(AirStridedSliceOptions))
+            self.typed_options(AirStridedSliceOptions),
+        )
 
     def geometry_problems(self) -> Iterable[str]:
         try:
@@ -229,8 +241,7 @@ class StridedSliceOperator(CopyPlanOperator):
             yield str(exc)
             return
         if tuple(self.output_tensors[0].shape) != window.output_shape:
-            yield f"the output shape {self.output_tensors[0].shape} is not the slice's " \
-                  f"{window.output_shape}"
+            yield f"the output shape {self.output_tensors[0].shape} is not the slice's {window.output_shape}"
 
     def copy_steps(self) -> list[CopyStep]:
         return [CopyStep(self.input_tensors[0], self.output_tensors[0], self.window().copy())]
@@ -238,6 +249,7 @@ class StridedSliceOperator(CopyPlanOperator):
 
 REGISTRATIONS = [
     OpRegistration(AirOpType.SLICE.value, parse_slice, None, SliceOperator),
-    OpRegistration(AirOpType.STRIDED_SLICE.value, parse_strided_slice, AirStridedSliceOptions,
-                   StridedSliceOperator),
+    OpRegistration(
+        AirOpType.STRIDED_SLICE.value, parse_strided_slice, AirStridedSliceOptions, StridedSliceOperator
+    ),
 ]

@@ -8,11 +8,11 @@ interned as operator constants. The kernels may run in place when input and outp
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
-
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 
@@ -22,8 +22,12 @@ from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.ops.activation import struct_init
 from helia_aot_ops_builtin.parsing import simple_parser
 
-_PAIRS = {(np.float32, np.float32): "softmax_f32", (np.int8, np.int8): "softmax_s8",
-          (np.int8, np.int16): "softmax_s8_s16", (np.int16, np.int16): "softmax_s16"}
+_PAIRS = {
+    (np.float32, np.float32): "softmax_f32",
+    (np.int8, np.int8): "softmax_s8",
+    (np.int8, np.int16): "softmax_s8_s16",
+    (np.int16, np.int16): "softmax_s16",
+}
 
 
 @dataclass(slots=True)
@@ -108,8 +112,7 @@ class SoftmaxOperator(BuiltinOperator):
     def on_resolve(self) -> None:
         if self._pair() == (np.int16, np.int16):
             self.intern_constant_array("exp_lut", aq.softmax_exp_lut())
-            self.intern_constant_array("one_over_one_plus_x_lut",
-                                       aq.softmax_one_over_one_plus_x_lut())
+            self.intern_constant_array("one_over_one_plus_x_lut", aq.softmax_one_over_one_plus_x_lut())
 
     def kernel_calls(self) -> dict[str, str]:
         return {"softmax": "hk_" + _PAIRS[self._pair()]}
@@ -129,12 +132,20 @@ class SoftmaxOperator(BuiltinOperator):
             p16 = aq.softmax_s16_params(self.beta, self.source.scale())
             params_type = "softmax_s16_params_t"
             init = struct_init(outer, depth, p16.input_multiplier, p16.input_shift)
-            args += [self.ptr(self.get_local_tensor(name), const=True)
-                     for name in ("exp_lut", "one_over_one_plus_x_lut")]
+            args += [
+                self.ptr(self.get_local_tensor(name), const=True)
+                for name in ("exp_lut", "one_over_one_plus_x_lut")
+            ]
         args += [self.ptr(self.source, const=True), self.ptr(self.target)]
-        return {"function": _PAIRS[pair], "params_type": params_type, "params_init": init,
-                "params_comment": "SOFTMAX parameters as LiteRT's Prepare computes them",
-                "args": args, "needs_math": False, "status_base": KERNEL_STATUS_BASE}
+        return {
+            "function": _PAIRS[pair],
+            "params_type": params_type,
+            "params_init": init,
+            "params_comment": "SOFTMAX parameters as LiteRT's Prepare computes them",
+            "args": args,
+            "needs_math": False,
+            "status_base": KERNEL_STATUS_BASE,
+        }
 
 
 REGISTRATIONS = [

@@ -8,8 +8,9 @@ against the options and the size inputs.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 
@@ -44,8 +45,7 @@ def _split_options(raw: Any) -> AirSplitOptions:
 
 
 def _unpack_options(raw: Any) -> AirUnpackOptions:
-    return AirUnpackOptions(num=int(getattr(raw, "num", 0) or 0),
-                            axis=int(getattr(raw, "axis", 0) or 0))
+    return AirUnpackOptions(num=int(getattr(raw, "num", 0) or 0), axis=int(getattr(raw, "axis", 0) or 0))
 
 
 parse_split = simple_parser(AirOpType.SPLIT.value, _split_options)
@@ -86,12 +86,13 @@ class _CutOperator(CopyPlanOperator):
             else:
                 del expected[axis]
             if list(tensor.shape) != expected:
-                yield f"output {tensor.source_name or tensor.name!r} of shape {tensor.shape} is " \
-                      f"not a slice of the input shape {shape} along axis {axis}"
+                yield (
+                    f"output {tensor.source_name or tensor.name!r} of shape {tensor.shape} is "
+                    f"not a slice of the input shape {shape} along axis {axis}"
+                )
                 return
         if sum(self.widths()) != shape[axis]:
-            yield f"the outputs add up to {sum(self.widths())} along axis {axis}, the input " \
-                  f"has {shape[axis]}"
+            yield f"the outputs add up to {sum(self.widths())} along axis {axis}, the input has {shape[axis]}"
         yield from self.count_problems()
 
     def count_problems(self) -> Iterable[str]:
@@ -100,8 +101,9 @@ class _CutOperator(CopyPlanOperator):
     def copy_steps(self) -> list[CopyStep]:
         shape = self.source().shape
         axis = self.axis()
-        walks = band_copies(product(shape[:axis]), product(shape[axis + 1:]), self.widths(),
-                            into_whole=False)
+        walks = band_copies(
+            product(shape[:axis]), product(shape[axis + 1 :]), self.widths(), into_whole=False
+        )
         return [CopyStep(self.source(), t, w) for t, w in zip(self.output_tensors, walks)]
 
 

@@ -7,7 +7,7 @@ moves size-1 dimensions becomes a single flat copy.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from helia_aot.air import AirOpType
 
@@ -28,9 +28,10 @@ class TransposeOperator(CopyPlanOperator):
     """TRANSPOSE: one permuted strided copy."""
 
     TYPE = AirOpType.TRANSPOSE.value
-    RESTRICTIONS = (SAME_QUANTIZATION,
-                    f"perm must be a constant permutation of the input's dimensions (rank <= "
-                    f"{MAX_RANK}).")
+    RESTRICTIONS = (
+        SAME_QUANTIZATION,
+        f"perm must be a constant permutation of the input's dimensions (rank <= {MAX_RANK}).",
+    )
 
     def perm(self) -> list[int]:
         rank = len(self.input_tensors[0].shape)

@@ -9,8 +9,9 @@ upper-case class attributes are the declarative contract the pipeline reads.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import ValidationError
@@ -120,8 +121,10 @@ class AotOperator:
 
     @property
     def code_in_itcm(self) -> bool:
-        return bool(getattr(self.attributes, "code_placement", None) == "ITCM"
-                    and getattr(self.platform, "has_itcm", False))
+        return bool(
+            getattr(self.attributes, "code_placement", None) == "ITCM"
+            and getattr(self.platform, "has_itcm", False)
+        )
 
     # -- tensors -------------------------------------------------------------------------------
     @property
@@ -233,8 +236,9 @@ class AotOperator:
                     continue
                 if tensor.dtype.numpy not in allowed:
                     names = ", ".join(sorted(np.dtype(t).name for t in self.SUPPORTED_DTYPES))
-                    problems.append(f"{role} {tensor.source_name or tensor.name!r} is {tensor.dtype}; "
-                                    f"supported: {names}")
+                    problems.append(
+                        f"{role} {tensor.source_name or tensor.name!r} is {tensor.dtype}; supported: {names}"
+                    )
         return problems
 
     def validate(self) -> None:

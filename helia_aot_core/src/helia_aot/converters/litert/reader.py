@@ -52,17 +52,20 @@ def read_model(path: str | Path, *, max_bytes: int = MAX_MODEL_BYTES) -> litert.
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise ModelLoadError(f"model file not found: {path}",
-                             hint="check the path to the .tflite file") from None
+        raise ModelLoadError(
+            f"model file not found: {path}", hint="check the path to the .tflite file"
+        ) from None
     except OSError as exc:
         raise ModelLoadError(f"cannot access model file {path}: {exc.strerror or exc}") from exc
     if not path.is_file():
-        raise ModelLoadError(f"model path is not a regular file: {path}",
-                             hint="pass the path of a .tflite file")
+        raise ModelLoadError(
+            f"model path is not a regular file: {path}", hint="pass the path of a .tflite file"
+        )
     if info.st_size > max_bytes:
         raise ModelLoadError(
             f"model file {path} has {info.st_size} bytes, more than the {max_bytes}-byte limit",
-            hint="pass a smaller model (or raise max_bytes deliberately)")
+            hint="pass a smaller model (or raise max_bytes deliberately)",
+        )
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -74,28 +77,36 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
     """Unpack LiteRT model bytes (``source`` names them in errors)."""
     data = bytes(data)
     if len(data) < 8:
-        raise ModelLoadError(f"{source} is truncated: {len(data)} bytes is too short for a model",
-                             hint=_MALFORMED_HINT)
+        raise ModelLoadError(
+            f"{source} is truncated: {len(data)} bytes is too short for a model", hint=_MALFORMED_HINT
+        )
     if data[4:8] != FILE_IDENTIFIER:
         raise ModelLoadError(
-            f"{source} is not a LiteRT model: file identifier {data[4:8]!r}, expected "
-            f"{FILE_IDENTIFIER!r}", hint="pass a .tflite file produced by the LiteRT converter")
+            f"{source} is not a LiteRT model: file identifier {data[4:8]!r}, expected {FILE_IDENTIFIER!r}",
+            hint="pass a .tflite file produced by the LiteRT converter",
+        )
     (root,) = struct.unpack_from("<I", data, 0)
     if root < 8 or root + 4 > len(data):
-        raise ModelLoadError(f"{source} is truncated or corrupt: root table offset {root} is "
-                             f"outside the {len(data)}-byte file", hint=_MALFORMED_HINT)
+        raise ModelLoadError(
+            f"{source} is truncated or corrupt: root table offset {root} is "
+            f"outside the {len(data)}-byte file",
+            hint=_MALFORMED_HINT,
+        )
     try:
         model = litert.ModelT.InitFromPackedBuf(data, 0)
     except Exception as exc:  # any failure inside the generated unpacker means a corrupt file
         where = unpack_location(exc)
         raise ModelLoadError(
             f"{source} is not a well-formed LiteRT flatbuffer: reading {where or 'the root table'} "
-            f"failed ({type(exc).__name__}: {exc})", hint=_MALFORMED_HINT,
-            details={"table": where}) from exc
+            f"failed ({type(exc).__name__}: {exc})",
+            hint=_MALFORMED_HINT,
+            details={"table": where},
+        ) from exc
     if model.version != SCHEMA_VERSION:
         raise ModelLoadError(
             f"{source} has schema version {model.version}; LiteRT reads version {SCHEMA_VERSION}",
-            hint=_MALFORMED_HINT)
+            hint=_MALFORMED_HINT,
+        )
     setattr(model, FILE_BYTES_ATTR, data)
     return model
 
@@ -132,12 +143,15 @@ def file_slice(model: litert.ModelT, offset: int, size: int, what: str) -> np.nd
     """``size`` bytes at ``offset`` of the model's file (data kept after the flatbuffer)."""
     data = getattr(model, FILE_BYTES_ATTR, None)
     if data is None:
-        raise ModelLoadError(f"{what} is stored after the flatbuffer, but the model's file bytes "
-                             "are not available", hint="read the model with read_model")
+        raise ModelLoadError(
+            f"{what} is stored after the flatbuffer, but the model's file bytes are not available",
+            hint="read the model with read_model",
+        )
     if offset < 0 or size < 0 or offset + size > len(data):
         raise ModelLoadError(
             f"{what} lies at bytes {offset}..{offset + size} but the file has {len(data)} bytes",
-            hint=_MALFORMED_HINT)
+            hint=_MALFORMED_HINT,
+        )
     return np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
 
 
@@ -179,16 +193,19 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
         return None
     if q.details is not None or int(q.detailsType or 0) != 0:
         raise UnsupportedModelError(
-            f"{_describe(tensor)} uses non-affine quantization details, which are not supported")
+            f"{_describe(tensor)} uses non-affine quantization details, which are not supported"
+        )
     if q.zeroPoint is None:
-        raise ModelLoadError(f"{_describe(tensor)} has quantization scales but no zero points",
-                             hint=_MALFORMED_HINT)
+        raise ModelLoadError(
+            f"{_describe(tensor)} has quantization scales but no zero points", hint=_MALFORMED_HINT
+        )
     scale = np.asarray(q.scale, dtype=np.float32)
     zero_point = np.asarray(q.zeroPoint, dtype=np.int64)
     if scale.size != zero_point.size:
         raise ModelLoadError(
             f"{_describe(tensor)} has {scale.size} scales but {zero_point.size} zero points",
-            hint=_MALFORMED_HINT)
+            hint=_MALFORMED_HINT,
+        )
     # Only 0 (an all-zero weight channel) or a normal positive float32: subnormal scales overflow
     # the requantization multipliers derived from them.
     usable = (scale == 0) | ((scale >= np.finfo(np.float32).tiny) & np.isfinite(scale))
@@ -196,37 +213,45 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
         bad = next(float(v) for v, ok in zip(scale, usable) if not ok)
         raise ModelLoadError(
             f"{_describe(tensor)} has quantization scale {bad}; scales must be finite, positive "
-            "and normal float32 values", hint=_MALFORMED_HINT)
+            "and normal float32 values",
+            hint=_MALFORMED_HINT,
+        )
     limits = _ZERO_POINT_LIMITS.get(int(tensor.type))
     if limits is not None and (np.any(zero_point < limits[0]) or np.any(zero_point > limits[1])):
         bad = next(int(v) for v in zero_point if not limits[0] <= v <= limits[1])
         raise ModelLoadError(
             f"{_describe(tensor)} has zero point {bad}, outside the {sa.tensor_type_name(tensor.type)} "
-            f"range {limits[0]}..{limits[1]}", hint=_MALFORMED_HINT)
+            f"range {limits[0]}..{limits[1]}",
+            hint=_MALFORMED_HINT,
+        )
     axis = int(q.quantizedDimension or 0)
     shape = sa.shape_of(tensor)
     if axis < 0 or (shape and axis >= len(shape)):
         raise ModelLoadError(
-            f"{_describe(tensor)} has quantized dimension {axis} but rank {len(shape)}",
-            hint=_MALFORMED_HINT)
+            f"{_describe(tensor)} has quantized dimension {axis} but rank {len(shape)}", hint=_MALFORMED_HINT
+        )
     if scale.size != 1 and shape and scale.size != shape[axis]:
         raise ModelLoadError(
-            f"{_describe(tensor)} has {scale.size} scales for dimension {axis} of size "
-            f"{shape[axis]}", hint=_MALFORMED_HINT)
+            f"{_describe(tensor)} has {scale.size} scales for dimension {axis} of size {shape[axis]}",
+            hint=_MALFORMED_HINT,
+        )
     return AirQuantization(scale=scale, zero_point=zero_point, axis=axis)
 
 
 def element_count(shape: tuple[int, ...], what: str) -> int:
     """Elements of a static shape; negative dimensions and sizes past 2**31 are rejected."""
     if any(d < 0 for d in shape):
-        raise UnsupportedModelError(f"{what} has an unknown dimension in shape {list(shape)}",
-                                    hint="convert the model with static shapes")
+        raise UnsupportedModelError(
+            f"{what} has an unknown dimension in shape {list(shape)}",
+            hint="convert the model with static shapes",
+        )
     count = math.prod(shape)
     # An empty tensor (a 0 dimension) with enormous other dimensions is still nonsense, and numpy
     # refuses to shape even zero elements that way.
     if math.prod(max(d, 1) for d in shape) > MAX_TENSOR_BYTES:
-        raise UnsupportedModelError(f"{what} has shape {list(shape)}: too many elements",
-                                    hint="tensors must fit in 2**31 bytes")
+        raise UnsupportedModelError(
+            f"{what} has shape {list(shape)}: too many elements", hint="tensors must fit in 2**31 bytes"
+        )
     return count
 
 
@@ -239,8 +264,9 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
     """
     if int(getattr(tensor, "externalBuffer", 0) or 0):
         raise UnsupportedModelError(
-            f"{_describe(tensor)} keeps its data in an external weights file, which is not "
-            "supported", hint="convert the model with weights embedded in the .tflite file")
+            f"{_describe(tensor)} keeps its data in an external weights file, which is not supported",
+            hint="convert the model with weights embedded in the .tflite file",
+        )
     buffer = sa.buffer_at(model, tensor.buffer)
     offset = int(buffer.offset or 0)
     if offset > 1:
@@ -252,8 +278,10 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
     if raw.size == 0:
         return None
     if tensor.sparsity is not None:
-        raise UnsupportedModelError(f"{_describe(tensor)} is stored sparse, which is not supported",
-                                    hint="convert the model without sparsification")
+        raise UnsupportedModelError(
+            f"{_describe(tensor)} is stored sparse, which is not supported",
+            hint="convert the model without sparsification",
+        )
     dtype = tensor_dtype(tensor.type)
     shape = sa.shape_of(tensor)
     count = element_count(shape, _describe(tensor))
@@ -263,7 +291,9 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
     if raw.size < needed:
         raise ModelLoadError(
             f"buffer {tensor.buffer} of {_describe(tensor)} holds {raw.size} bytes, shorter than "
-            f"the {needed} bytes of {dtype}{list(shape)}", hint=_MALFORMED_HINT)
+            f"the {needed} bytes of {dtype}{list(shape)}",
+            hint=_MALFORMED_HINT,
+        )
     raw = raw[:needed]  # the runtime accepts (and ignores) trailing bytes
     if dtype is AirTensorType.BOOL:
         values = raw != 0
@@ -274,6 +304,15 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
 
 
 __all__ = [
-    "FILE_BYTES_ATTR", "MAX_MODEL_BYTES", "MAX_TENSOR_BYTES", "buffer_data", "element_count",
-    "file_slice", "parse_model", "quantization_of", "read_model", "tensor_dtype", "unpack_location",
+    "FILE_BYTES_ATTR",
+    "MAX_MODEL_BYTES",
+    "MAX_TENSOR_BYTES",
+    "buffer_data",
+    "element_count",
+    "file_slice",
+    "parse_model",
+    "quantization_of",
+    "read_model",
+    "tensor_dtype",
+    "unpack_location",
 ]

@@ -9,7 +9,8 @@ plain lists of Python ints.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,13 +21,15 @@ from helia_aot.litert import schema_py_generated as litert
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
 
 BUILTIN_NAMES: dict[int, str] = {
-    value: name for name, value in vars(litert.BuiltinOperator).items()
+    value: name
+    for name, value in vars(litert.BuiltinOperator).items()
     if not name.startswith("_") and isinstance(value, int)
 }
 """LiteRT builtin operator code -> its schema name (``9`` -> ``"FULLY_CONNECTED"``)."""
 
 TENSOR_TYPE_NAMES: dict[int, str] = {
-    value: name for name, value in vars(litert.TensorType).items()
+    value: name
+    for name, value in vars(litert.TensorType).items()
     if not name.startswith("_") and isinstance(value, int)
 }
 """LiteRT tensor type code -> its schema name (``9`` -> ``"INT8"``)."""
@@ -65,6 +68,7 @@ def _at(items: Sequence[Any] | None, index: int, what: str) -> Any:
 
 # -- model level ---------------------------------------------------------------------------------
 
+
 def subgraphs_of(model: litert.ModelT) -> list[litert.SubGraphT]:
     return list(model.subgraphs or [])
 
@@ -87,6 +91,7 @@ def description_of(model: litert.ModelT) -> str:
 
 
 # -- subgraph level ------------------------------------------------------------------------------
+
 
 def tensors_of(subgraph: litert.SubGraphT) -> list[litert.TensorT]:
     return list(subgraph.tensors or [])
@@ -113,6 +118,7 @@ def subgraph_outputs(subgraph: litert.SubGraphT) -> list[int]:
 
 
 # -- operator level ------------------------------------------------------------------------------
+
 
 def inputs_of(op: litert.OperatorT) -> list[int]:
     """Input tensor indices; ``-1`` marks an absent optional input and keeps its position."""
@@ -144,8 +150,7 @@ def output_ids_of(op: litert.OperatorT) -> list[str]:
     return [tensor_id(i) for i in outputs_of(op)]
 
 
-def input_tensor(subgraph: litert.SubGraphT, op: litert.OperatorT,
-                 position: int) -> litert.TensorT | None:
+def input_tensor(subgraph: litert.SubGraphT, op: litert.OperatorT, position: int) -> litert.TensorT | None:
     """The tensor at input ``position``, or None when the input is absent (-1 or past the end)."""
     indices = inputs_of(op)
     if not 0 <= position < len(indices) or indices[position] == -1:
@@ -153,8 +158,7 @@ def input_tensor(subgraph: litert.SubGraphT, op: litert.OperatorT,
     return tensor_at(subgraph, indices[position])
 
 
-def output_tensor(subgraph: litert.SubGraphT, op: litert.OperatorT,
-                  position: int) -> litert.TensorT:
+def output_tensor(subgraph: litert.SubGraphT, op: litert.OperatorT, position: int) -> litert.TensorT:
     return tensor_at(subgraph, _at(outputs_of(op), position, "Operator.outputs"))
 
 
@@ -181,8 +185,9 @@ def is_known_builtin(key: str) -> bool:
     return key in _BUILTIN_KEYS
 
 
-_BUILTIN_KEYS = frozenset(name for code, name in BUILTIN_NAMES.items()
-                          if code != litert.BuiltinOperator.CUSTOM)
+_BUILTIN_KEYS = frozenset(
+    name for code, name in BUILTIN_NAMES.items() if code != litert.BuiltinOperator.CUSTOM
+)
 
 
 def custom_code_of(opcode: litert.OperatorCodeT) -> str | None:
@@ -208,7 +213,8 @@ def op_key(model: litert.ModelT, op: litert.OperatorT) -> str:
         raise UnsupportedModelError(
             f"custom operator {custom!r} (operator code {op.opcodeIndex}) has the key {key}, which "
             "belongs to the builtin operator of that name",
-            hint="rename the custom operator in the model")
+            hint="rename the custom operator in the model",
+        )
     return key
 
 
@@ -238,10 +244,13 @@ def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) 
         from helia_aot.converters.litert.reader import file_slice
 
         if model is None:
-            raise ModelLoadError("custom options stored after the flatbuffer need the model",
-                                 hint="pass the model to custom_options_of")
-        return bytes(file_slice(model, offset, int(op.largeCustomOptionsSize or 0),
-                                "custom options of an operator"))
+            raise ModelLoadError(
+                "custom options stored after the flatbuffer need the model",
+                hint="pass the model to custom_options_of",
+            )
+        return bytes(
+            file_slice(model, offset, int(op.largeCustomOptionsSize or 0), "custom options of an operator")
+        )
     if op.customOptions is None:
         return b""
     if isinstance(op.customOptions, (bytes, bytearray)):
@@ -250,6 +259,7 @@ def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) 
 
 
 # -- tensor level --------------------------------------------------------------------------------
+
 
 def name_of(tensor: litert.TensorT) -> str:
     """The tensor's name as text (may hold anything: sanitize before emitting)."""
@@ -271,11 +281,38 @@ def tensor_type_name(type_code: int) -> str:
 
 
 __all__ = [
-    "BUILTIN_NAMES", "TENSOR_TYPE_NAMES", "buffer_at", "builtin_code_of", "builtin_name",
-    "builtin_options_of", "custom_code_of", "custom_options_of", "description_of", "input_ids_of",
-    "input_tensor", "inputs_of", "int_list", "intermediates_of", "is_known_builtin", "name_of",
-    "op_key", "opcode_at", "opcode_of", "operator_at", "operators_of", "output_ids_of",
-    "output_tensor", "outputs_of", "shape_of", "shape_signature_of", "subgraph_at",
-    "subgraph_inputs", "subgraph_outputs", "subgraphs_of", "tensor_at", "tensor_id",
-    "tensor_type_name", "tensors_of",
+    "BUILTIN_NAMES",
+    "TENSOR_TYPE_NAMES",
+    "buffer_at",
+    "builtin_code_of",
+    "builtin_name",
+    "builtin_options_of",
+    "custom_code_of",
+    "custom_options_of",
+    "description_of",
+    "input_ids_of",
+    "input_tensor",
+    "inputs_of",
+    "int_list",
+    "intermediates_of",
+    "is_known_builtin",
+    "name_of",
+    "op_key",
+    "opcode_at",
+    "opcode_of",
+    "operator_at",
+    "operators_of",
+    "output_ids_of",
+    "output_tensor",
+    "outputs_of",
+    "shape_of",
+    "shape_signature_of",
+    "subgraph_at",
+    "subgraph_inputs",
+    "subgraph_outputs",
+    "subgraphs_of",
+    "tensor_at",
+    "tensor_id",
+    "tensor_type_name",
+    "tensors_of",
 ]

@@ -30,8 +30,10 @@ def _norm(text: str) -> str:
 # Operators whose options class is not named after the operator (LiteRT schema, flatbuffer_conversions).
 _SHARED_OPTIONS: dict[str, str] = {
     **dict.fromkeys(("AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D"), "Pool2DOptions"),
-    **dict.fromkeys(("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ALL",
-                     "REDUCE_ANY"), "ReducerOptions"),
+    **dict.fromkeys(
+        ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ALL", "REDUCE_ANY"),
+        "ReducerOptions",
+    ),
     **dict.fromkeys(("MAXIMUM", "MINIMUM"), "MaximumMinimumOptions"),
     **dict.fromkeys(("RANDOM_UNIFORM", "RANDOM_STANDARD_NORMAL", "MULTINOMIAL"), "RandomOptions"),
     "L2_NORMALIZATION": "L2NormOptions",
@@ -77,21 +79,94 @@ class Arity:
 _UNARY = Arity(1, 1)
 _BINARY = Arity(2, 2)
 ARITIES: dict[str, Arity] = {
-    **dict.fromkeys((
-        "ABS", "CAST", "CEIL", "COS", "DEPTH_TO_SPACE", "DEQUANTIZE", "ELU", "EXP", "FLOOR", "GELU",
-        "HARD_SWISH", "L2_NORMALIZATION", "LEAKY_RELU", "LOG", "LOGICAL_NOT", "LOGISTIC",
-        "LOG_SOFTMAX", "NEG", "QUANTIZE", "RELU", "RELU6", "RELU_0_TO_1", "RELU_N1_TO_1", "ROUND",
-        "RSQRT", "SIGN", "SIN", "SOFTMAX", "SPACE_TO_DEPTH", "SQRT", "SQUARE", "SQUEEZE", "TANH",
-        "ZEROS_LIKE", "AVERAGE_POOL_2D", "MAX_POOL_2D", "L2_POOL_2D",
-    ), _UNARY),
-    **dict.fromkeys((
-        "ADD", "SUB", "MUL", "DIV", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", "POW", "FLOOR_DIV",
-        "FLOOR_MOD", "ATAN2", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EQUAL",
-        "NOT_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "PRELU", "BATCH_MATMUL", "EXPAND_DIMS", "PAD",
-        "MIRROR_PAD", "TRANSPOSE", "ARG_MAX", "ARG_MIN", "GATHER", "RESIZE_BILINEAR",
-        "RESIZE_NEAREST_NEIGHBOR", "TILE", "BROADCAST_TO", "REVERSE_V2", "CUMSUM", "MEAN", "SUM",
-        "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL",
-    ), _BINARY),
+    **dict.fromkeys(
+        (
+            "ABS",
+            "CAST",
+            "CEIL",
+            "COS",
+            "DEPTH_TO_SPACE",
+            "DEQUANTIZE",
+            "ELU",
+            "EXP",
+            "FLOOR",
+            "GELU",
+            "HARD_SWISH",
+            "L2_NORMALIZATION",
+            "LEAKY_RELU",
+            "LOG",
+            "LOGICAL_NOT",
+            "LOGISTIC",
+            "LOG_SOFTMAX",
+            "NEG",
+            "QUANTIZE",
+            "RELU",
+            "RELU6",
+            "RELU_0_TO_1",
+            "RELU_N1_TO_1",
+            "ROUND",
+            "RSQRT",
+            "SIGN",
+            "SIN",
+            "SOFTMAX",
+            "SPACE_TO_DEPTH",
+            "SQRT",
+            "SQUARE",
+            "SQUEEZE",
+            "TANH",
+            "ZEROS_LIKE",
+            "AVERAGE_POOL_2D",
+            "MAX_POOL_2D",
+            "L2_POOL_2D",
+        ),
+        _UNARY,
+    ),
+    **dict.fromkeys(
+        (
+            "ADD",
+            "SUB",
+            "MUL",
+            "DIV",
+            "SQUARED_DIFFERENCE",
+            "MAXIMUM",
+            "MINIMUM",
+            "POW",
+            "FLOOR_DIV",
+            "FLOOR_MOD",
+            "ATAN2",
+            "LESS",
+            "LESS_EQUAL",
+            "GREATER",
+            "GREATER_EQUAL",
+            "EQUAL",
+            "NOT_EQUAL",
+            "LOGICAL_AND",
+            "LOGICAL_OR",
+            "PRELU",
+            "BATCH_MATMUL",
+            "EXPAND_DIMS",
+            "PAD",
+            "MIRROR_PAD",
+            "TRANSPOSE",
+            "ARG_MAX",
+            "ARG_MIN",
+            "GATHER",
+            "RESIZE_BILINEAR",
+            "RESIZE_NEAREST_NEIGHBOR",
+            "TILE",
+            "BROADCAST_TO",
+            "REVERSE_V2",
+            "CUMSUM",
+            "MEAN",
+            "SUM",
+            "REDUCE_MAX",
+            "REDUCE_MIN",
+            "REDUCE_PROD",
+            "REDUCE_ANY",
+            "REDUCE_ALL",
+        ),
+        _BINARY,
+    ),
     **dict.fromkeys(("CONV_2D", "DEPTHWISE_CONV_2D"), Arity(2, 3, optional=(2,))),
     "FULLY_CONNECTED": Arity(2, 3, max_outputs=2, optional=(2,)),
     "TRANSPOSE_CONV": Arity(3, 4, optional=(3,)),
@@ -118,7 +193,8 @@ def _check_indices(what: str, indices: list[int], count: int, *, absent_ok: bool
             raise ModelLoadError(
                 f"{what} {position} refers to tensor {index}, but the subgraph has {count} tensors",
                 hint=_MALFORMED_HINT,
-                details={"where": what, "position": position, "index": index, "count": count})
+                details={"where": what, "position": position, "index": index, "count": count},
+            )
 
 
 def _count_text(low: int, high: int | None, noun: str) -> str:
@@ -138,16 +214,22 @@ def _check_arity(op: litert.OperatorT, key: str, where: str) -> None:
     if present < arity.min_inputs or (arity.max_inputs is not None and len(inputs) > arity.max_inputs):
         raise ModelLoadError(
             f"{where} has {len(inputs)} inputs; {key} takes "
-            f"{_count_text(arity.min_inputs, arity.max_inputs, 'inputs')}", hint=_MALFORMED_HINT)
+            f"{_count_text(arity.min_inputs, arity.max_inputs, 'inputs')}",
+            hint=_MALFORMED_HINT,
+        )
     for position, index in enumerate(inputs):
         if index == -1 and position not in arity.optional:
-            raise ModelLoadError(f"{where} input {position} is absent, but {key} requires it",
-                                 hint=_MALFORMED_HINT)
-    if len(outputs) < arity.min_outputs or (arity.max_outputs is not None
-                                            and len(outputs) > arity.max_outputs):
+            raise ModelLoadError(
+                f"{where} input {position} is absent, but {key} requires it", hint=_MALFORMED_HINT
+            )
+    if len(outputs) < arity.min_outputs or (
+        arity.max_outputs is not None and len(outputs) > arity.max_outputs
+    ):
         raise ModelLoadError(
             f"{where} has {len(outputs)} outputs; {key} produces "
-            f"{_count_text(arity.min_outputs, arity.max_outputs, 'outputs')}", hint=_MALFORMED_HINT)
+            f"{_count_text(arity.min_outputs, arity.max_outputs, 'outputs')}",
+            hint=_MALFORMED_HINT,
+        )
     if -1 in outputs:
         raise ModelLoadError(f"{where} output {outputs.index(-1)} is absent", hint=_MALFORMED_HINT)
 
@@ -164,7 +246,8 @@ def _check_not_empty(subgraph: litert.SubGraphT, op: litert.OperatorT, where: st
             if 0 in shape:
                 raise UnsupportedModelError(
                     f"{where} {role} {position} (tensor {index}) has no elements (shape {list(shape)})",
-                    hint="empty tensors are not supported; give every operator tensor a nonzero size")
+                    hint="empty tensors are not supported; give every operator tensor a nonzero size",
+                )
 
 
 def check_operator(model: litert.ModelT, subgraph: litert.SubGraphT, index: int, key: str) -> None:
@@ -192,8 +275,9 @@ def check_operator(model: litert.ModelT, subgraph: litert.SubGraphT, index: int,
     expected = OPTIONS_CLASSES.get(key)
     if expected is not None and not isinstance(options, expected):
         raise ModelLoadError(
-            f"{where} carries {type(options).__name__[:-1]}, but {key} takes "
-            f"{expected.__name__[:-1]}", hint=_MALFORMED_HINT)
+            f"{where} carries {type(options).__name__[:-1]}, but {key} takes {expected.__name__[:-1]}",
+            hint=_MALFORMED_HINT,
+        )
     _check_option_values(options, len(sa.subgraphs_of(model)), where)
 
 
@@ -201,15 +285,17 @@ def _check_option_values(options: object, subgraphs: int, where: str) -> None:
     """Options floats must be finite and subgraph references must name a subgraph."""
     for field, value in sorted(vars(options).items()):
         if isinstance(value, float) and not math.isfinite(value):
-            raise ModelLoadError(f"{where} option {field} is {value}; options must be finite",
-                                 hint=_MALFORMED_HINT)
+            raise ModelLoadError(
+                f"{where} option {field} is {value}; options must be finite", hint=_MALFORMED_HINT
+            )
         if "subgraph" in field.lower() and value is not None:
             for index in sa.int_list(value) if not isinstance(value, (int, np.integer)) else [value]:
                 if not 0 <= int(index) < subgraphs:
                     raise ModelLoadError(
                         f"{where} option {field} refers to subgraph {int(index)}, but the model has "
-                        f"{subgraphs} subgraphs", hint=_MALFORMED_HINT)
-
+                        f"{subgraphs} subgraphs",
+                        hint=_MALFORMED_HINT,
+                    )
 
 
 def wiring_problems(air: AirModel) -> list[str]:
@@ -225,8 +311,9 @@ def wiring_problems(air: AirModel) -> list[str]:
         reads = {t for t in op.input_ids if t}
         for tid in op.output_ids:
             if tid in reads:
-                problems.append(f"operator #{op.id} ({op.op_type}) writes tensor {tid}, which it also "
-                                "reads (a cycle)")
+                problems.append(
+                    f"operator #{op.id} ({op.op_type}) writes tensor {tid}, which it also reads (a cycle)"
+                )
             elif tid in model_inputs:
                 problems.append(f"operator #{op.id} ({op.op_type}) writes the model input {tid}")
     return problems
