@@ -1,6 +1,6 @@
 """The int8 CONV_2D and DEPTHWISE_CONV_2D kernels give the reference's bytes on every path.
 
-The kernels pick Helium, DSP or portable C at compile time (hk_simd.h), so the host tests only
+The kernels pick Helium, DSP or portable C at compile time (hk_isa.h), so the host tests only
 ever see the portable path. Here one program holding a fixed set of cases (inputs, filters,
 requantization constants and the numpy reference's outputs) is cross-built for each path and
 run under QEMU: Cortex-M55 (Helium; also unoptimized, where intrinsics stand in for the assembly
@@ -35,7 +35,7 @@ pytestmark = [
     pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
-# (core, extra compiler flags, the path hk_simd.h must pick)
+# (core, extra compiler flags, the path hk_isa.h must pick)
 PATHS = {
     "m55-mve": ("m55", (), "mve"),
     "m55-mve-O0": ("m55", ("-O0",), "mve"),  # unoptimized: the intrinsics stand-in for asm
@@ -316,7 +316,7 @@ def c_array(ctype: str, name: str, values) -> str:
 def program(all_cases: list[Case]) -> str:
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_conv.h"\n#include "hk_depthwise.h"\n'
-        '#include "hk_requant.h"\n#include "hk_simd.h"\n\n'
+        '#include "hk_isa.h"\n#include "hk_requant.h"\n\n'
     ]
     scratch = max([c.scratch for c in all_cases] + [16])
     out_size = max(c.expected.size for c in all_cases)
@@ -377,7 +377,7 @@ def program(all_cases: list[Case]) -> str:
         ++failures;
     }}
 """)
-    parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_SIMD_PATH);\n')
+    parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n')
     parts.extend(calls)
     total = len(all_cases) + len(requant_rows())
     parts.append(f'    printf("%d of {total} cases differ\\n", failures);\n    return failures;\n}}\n')

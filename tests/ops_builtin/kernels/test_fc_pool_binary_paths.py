@@ -5,7 +5,7 @@ C path (and, for FULLY_CONNECTED, the integer requantization by a define). One p
 a fixed set of cases (inputs, parameters and the numpy reference's outputs) is cross-built for
 each path and run under QEMU: Cortex-M55 (Helium, hardware double rounding), Cortex-M55 without
 MVE (DSP), without MVE or DSP (plain C) and Cortex-M4 (DSP, integer requantization). The
-program prints the path hk_simd.h saw, so a compiler that stopped defining a feature macro
+program prints the path hk_isa.h saw, so a compiler that stopped defining a feature macro
 fails here instead of testing the wrong code.
 
 The cases cover what selects code inside the fast paths: FULLY_CONNECTED depths across whole
@@ -37,7 +37,7 @@ pytestmark = [
     pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
-# (core, extra compiler flags, the path hk_simd.h must report)
+# (core, extra compiler flags, the path hk_isa.h must report)
 PATHS = {
     "m55-mve": ("m55", (), "mve"),
     "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
@@ -351,7 +351,7 @@ def program(all_cases: list[Case]) -> str:
     out_bytes = max(c.expected.nbytes for c in all_cases)
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_binary.h"\n'
-        '#include "hk_fully_connected.h"\n#include "hk_pool.h"\n#include "hk_simd.h"\n\n',
+        '#include "hk_fully_connected.h"\n#include "hk_isa.h"\n#include "hk_pool.h"\n\n',
         f"static int8_t out[{out_bytes}] __attribute__((aligned(16)));\n\n",
     ]
     calls = []
@@ -371,7 +371,7 @@ def program(all_cases: list[Case]) -> str:
         }}
     }}
 """)
-    parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_SIMD_PATH);\n')
+    parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n')
     parts.extend(calls)
     parts.append(
         f'    printf("%d of {len(all_cases)} cases differ\\n", failures);\n    return failures;\n}}\n'

@@ -13,6 +13,7 @@
  */
 #include "hk_binary.h"
 
+#include "hk_isa.h"
 #include "hk_requant.h"
 
 static int32_t validate(const hk_binary_params_t *params, const void *input1, const void *input2,
@@ -217,7 +218,7 @@ static inline float squared_difference_f32(float a, float b)
 
 #define BINARY_ADD_ELEM(q, x, y) add_sub_general((q), (x), (y), subtract)
 
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
 
 /* gemmlowp RoundingDivideByPOT of four lanes by 2^exponent (0 to 31): VRSHL by -exponent
  * rounds ties up, so negative lanes are lowered by one first (fix is 1, or 0 when exponent is
@@ -379,7 +380,7 @@ static void mul_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, 
  * 2^30) / 2^31), which is SMMULR of 2a and b. */
 HK_INLINE int32_t binary_srdhm(int32_t a, int32_t b)
 {
-#if HK_SIMD_DSP && defined(__GNUC__)
+#if HK_HAVE_DSP && defined(__GNUC__)
     int32_t r;
     __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a * 2), "r"(b));
     return r;

@@ -164,7 +164,7 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
     const int32_t row = p->filter_width * channels;
     int32_t fx0, fx1;
     hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0, &fx1);
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
     const int32_t first = fx0 * channels, end = fx1 * channels;
     if (p->dilation_width == 1 && first == 0 && end == row) {
         /* The window is inside the image left to right: whole rows are copied or filled. */
@@ -223,7 +223,7 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
     }
 }
 
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
 
 /*
  * acc[0..4 groups) += the dot products of n (1..4) vectors at x with four filter rows per
@@ -465,7 +465,7 @@ HK_NOINLINE void conv_small_s8(const hk_conv_params_t *p, const int8_t *const *x
     conv_small_filter(&k, last, vldrbq_z_s8(w, keep), x0, x1, x2, x3, offsets, real, out);
 }
 
-#elif HK_SIMD_DSP
+#elif HK_HAVE_DSP
 
 /* Two pixels' receptive fields x0, x1 [0..taps) widened for SMLAD (hk_widen_s8x4) and
  * interleaved per four taps: x0's (0, 2) and (1, 3) lanes, then x1's. The last taps % 4 stay
@@ -570,7 +570,7 @@ HK_NOINLINE void conv_dots_s8(const int8_t *x, int32_t taps, const int8_t *filte
     }
 }
 
-#endif /* HK_SIMD_MVE / HK_SIMD_DSP */
+#endif /* HK_HAVE_MVE / HK_HAVE_DSP */
 
 /* An output pixel of the fast path, walked in output order. */
 typedef struct {
@@ -631,7 +631,7 @@ static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const i
     const int32_t pixels = p->batches * p->output_height * p->output_width;
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
     /* Reading in place needs whole vectors (the assembly reads up to the next multiple of 16):
      * an unpadded 1x1 filter's pixel, or the filter rows of a window inside the image. */
     const bool in_place = direct && (taps & 15) == 0;
@@ -655,7 +655,7 @@ static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const i
     }
 #endif
     for (int32_t i = 0; i < pixels; ++i, out += channels) {
-#if HK_SIMD_DSP
+#if HK_HAVE_DSP
         /* Two pixels at a time; a last odd one is computed twice and stored once. */
         const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0);
         const int8_t *x1 = i + 1 < pixels ? conv_source(p, input, direct, &at, s.patch1) : x0;
@@ -667,7 +667,7 @@ static void conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const i
             out += channels;
         }
         const int32_t *acc = s.acc1;
-#elif HK_SIMD_MVE
+#elif HK_HAVE_MVE
         const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
         const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
         if (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 && ix0 < x_room) {

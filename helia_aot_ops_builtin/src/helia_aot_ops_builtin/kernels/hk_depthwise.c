@@ -3,6 +3,7 @@
  */
 #include "hk_depthwise.h"
 
+#include "hk_isa.h"
 #include "hk_requant.h"
 #include "hk_simd.h"
 #include "hk_window.h"
@@ -118,7 +119,7 @@ typedef struct {
     bool whole; /* the window lies wholly inside the image */
 } dw_taps_t;
 
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
 
 /* Sixteen channels' accumulators, as int32 lanes of even (e) and odd (o) channels. */
 typedef struct {
@@ -265,14 +266,14 @@ HK_INLINE void dw_taps4(const dw_call_t *k, const dw_taps_t *t, int32_t c, const
         a2 = start[c + 2];
         a3 = start[c + 3];
     }
-#if HK_SIMD_DSP
+#if HK_HAVE_DSP
     const int32_t offsets = hk_dup_s16x2(offset);
 #endif
     const int8_t *xr = t->x + c, *wr = t->w + c;
     for (int32_t r = t->rows; r > 0; --r, xr += k->x_row, wr += k->w_row) {
         const int8_t *x = xr, *w = wr;
         for (int32_t n = t->cols; n > 0; --n) {
-#if HK_SIMD_DSP
+#if HK_HAVE_DSP
             const uint32_t xb = hk_load_u32(x), wb = hk_load_u32(w);
             const int32_t x02 = hk_sxtab16_even(offsets, xb);
             const int32_t x13 = hk_sxtab16_odd(offsets, xb);
@@ -328,7 +329,7 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
     }
 }
 
-#endif /* HK_SIMD_MVE / HK_SIMD_DSP */
+#endif /* HK_HAVE_MVE / HK_HAVE_DSP */
 
 /* Depth multiplier 1: output channel c reads input channel c only. */
 static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,

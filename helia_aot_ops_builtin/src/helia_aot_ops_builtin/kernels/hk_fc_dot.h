@@ -1,11 +1,11 @@
 /*
  * helia-aot kernel library: the dot products of FULLY_CONNECTED, once per instruction set.
  *
- * Chosen at compile time by the compiler's feature macros:
- *   __ARM_FEATURE_MVE  Helium (Cortex-M55): VMLADAVA multiplies and sums 16 int8 pairs;
- *   __ARM_FEATURE_DSP  DSP extension (Cortex-M4): SXTB16 widens the even and the odd bytes of
- *                      a word into two int16 pairs, SMLAD multiplies and sums both;
- *   otherwise          plain C, the reference the other two must equal.
+ * Chosen at compile time by hk_isa.h:
+ *   HK_HAVE_MVE  Helium (Cortex-M55): VMLADAVA multiplies and sums 16 int8 pairs;
+ *   HK_HAVE_DSP  DSP extension (Cortex-M4): SXTB16 widens the even and the odd bytes of
+ *                a word into two int16 pairs, SMLAD multiplies and sums both;
+ *   otherwise    plain C, the reference the other two must equal.
  * Sums wrap modulo 2^32 as the hardware's do, so every path returns the same values.
  *
  * The packed int8 weight layout (HK_FC_PACK_ROWS units by HK_FC_PACK_DEPTH steps): for each
@@ -18,17 +18,11 @@
 #define HK_FC_DOT_H
 
 #include "hk_common.h"
+#include "hk_isa.h"
 
 #define HK_FC_PACK_ROWS 4
 #define HK_FC_PACK_DEPTH 16
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-#include <arm_mve.h>
-#define HK_FC_DOT_MVE 1
-#elif defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
-#include <arm_acle.h>
-#define HK_FC_DOT_DSP 1
-#endif
 
 /* Bytes of one packed group: four rows of the depth rounded up to whole chunks. */
 HK_INLINE size_t hk_fc_packed_group_size(int32_t depth)
@@ -43,7 +37,7 @@ HK_INLINE size_t hk_fc_packed_group_size(int32_t depth)
 #define HK_FC_ASM 1
 #endif
 
-#if defined(HK_FC_DOT_MVE)
+#if HK_HAVE_MVE
 
 /* acc[j] += the dot product of x with unit j of the packed group at w. */
 HK_INLINE void hk_fc_dot4_packed_s8(const int8_t *x, const int8_t *w, int32_t depth,
@@ -136,7 +130,7 @@ HK_INLINE uint32_t hk_fc_dot_s16_32(const int16_t *x, const int8_t *w, int32_t d
     return (uint32_t)acc;
 }
 
-#elif defined(HK_FC_DOT_DSP)
+#elif HK_HAVE_DSP
 
 HK_INLINE uint32_t hk_fc_load32(const int8_t *p)
 {
@@ -319,7 +313,7 @@ HK_INLINE uint32_t hk_fc_dot1_s8(const int8_t *x, const int8_t *w, int32_t depth
 
 #endif
 
-#if !defined(HK_FC_DOT_MVE)
+#if !HK_HAVE_MVE
 HK_INLINE int64_t hk_fc_dot_s16_64(const int16_t *x, const int8_t *w, int32_t depth)
 {
     int64_t acc = 0;

@@ -54,7 +54,7 @@ static int8_t fc_output_s8(const fc_s8_t *k, uint32_t acc, double scale)
     uint32_t acc[4] = {(uint32_t)(c)[0] + (row), (uint32_t)(c)[1] + (row),                     \
                        (uint32_t)(c)[2] + (row), (uint32_t)(c)[3] + (row)}
 
-#if defined(HK_FC_DOT_MVE)
+#if HK_HAVE_MVE
 /* hk_fc_requant of four accumulators as one vector. With GCC the four VCVTA results land in
  * the lanes of q0 directly, saving the moves through core registers that the compiler makes
  * of vsetq_lane (q0 and q1 are therefore clobbered). */

@@ -2,24 +2,17 @@
  * helia-aot kernel library: AVERAGE_POOL_2D and MAX_POOL_2D (see hk_pool.h).
  *
  * The quantized kernels walk the output pixels and hand each pixel's in-image window to a
- * per-pixel routine that exists once per instruction set, chosen by the compiler's feature
- * macros: Helium (MVE) sums or compares 16 int8 / 8 int16 channels per instruction, the DSP
- * extension four int8 channels (SXTAB16 widening adds, SSUB8 + SEL byte maxima), and plain C
+ * per-pixel routine that exists once per instruction set, chosen by hk_isa.h: Helium (MVE)
+ * sums or compares 16 int8 / 8 int16 channels per instruction, the DSP extension four int8
+ * channels (SXTAB16 widening adds, SSUB8 + SEL byte maxima), and plain C
  * is the reference the others equal. Sums are exact on every path (16-bit lanes only when the
  * window is small enough not to overflow them), and the final rounding division is the same
  * scalar code everywhere, so all paths give identical outputs.
  */
 #include "hk_pool.h"
 
+#include "hk_isa.h"
 #include "hk_window.h"
-
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-#include <arm_mve.h>
-#define POOL_MVE 1
-#elif defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
-#include <arm_acle.h>
-#define POOL_DSP 1
-#endif
 
 /* Windows of at most this many taps sum int8 in 16-bit lanes: 256 * -128 = INT16_MIN. */
 #define POOL_S16_SUM_TAPS 256
@@ -106,7 +99,7 @@ HK_INLINE int32_t pool_average(int32_t sum, const pool_taps_t *t)
 POOL_GENERIC_PIXEL(pool_avg_generic_s8, pool_max_generic_s8, int8_t, -128)
 POOL_GENERIC_PIXEL(pool_avg_generic_s16, pool_max_generic_s16, int16_t, -32768)
 
-#if defined(POOL_MVE)
+#if HK_HAVE_MVE
 
 /* Sums of up to 16 channels [c0, c0 + lanes) into sums[0..lanes): 16-bit lanes for windows
  * that cannot overflow them (one widening load per 8 channels), else 32-bit lanes (one per 4).
@@ -229,7 +222,7 @@ static void pool_max_pixel_s16(const int16_t *first, const pool_taps_t *t, int16
     }
 }
 
-#elif defined(POOL_DSP)
+#elif HK_HAVE_DSP
 
 HK_INLINE uint32_t pool_load4(const int8_t *p)
 {
@@ -306,7 +299,7 @@ static void pool_max_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t 
 
 #endif
 
-#if !defined(POOL_MVE) && !defined(POOL_DSP)
+#if !HK_HAVE_MVE && !HK_HAVE_DSP
 static void pool_avg_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t *out)
 {
     pool_avg_generic_s8(first, t, 0, out);
@@ -318,7 +311,7 @@ static void pool_max_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t 
 }
 #endif
 
-#if !defined(POOL_MVE)
+#if !HK_HAVE_MVE
 static void pool_avg_pixel_s16(const int16_t *first, const pool_taps_t *t, int16_t *out)
 {
     pool_avg_generic_s16(first, t, 0, out);

@@ -15,6 +15,7 @@
 #define HK_REQUANT_H
 
 #include "hk_common.h"
+#include "hk_isa.h"
 #include "hk_simd.h"
 
 /* gemmlowp RoundingDivideByPOT for exponent in [0, 31], without a branch. */
@@ -52,7 +53,7 @@ HK_INLINE int32_t hk_requant_clamp(int32_t x, int32_t multiplier, int32_t shift,
     return hk_clamp_i32(hk_requant(x, multiplier, shift) + offset, lo, hi);
 }
 
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
 
 /* hk_requant on four lanes, each with its own multiplier and shift. */
 HK_INLINE int32x4_t hk_requant_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift)
@@ -82,7 +83,7 @@ HK_INLINE int32x4_t hk_requant_clamp_mve(int32x4_t x, int32x4_t multiplier, int3
     return vminq_s32(vmaxq_s32(v, vdupq_n_s32(lo)), vdupq_n_s32(hi));
 }
 
-#endif /* HK_SIMD_MVE */
+#endif /* HK_HAVE_MVE */
 
 /* How a kernel call's channels may be requantized, from the cheapest form that is exact for
  * all of them (hk_requant_mode, checked once per call). Real multipliers lie in [2^30, 2^31)
@@ -116,7 +117,7 @@ HK_INLINE int32_t hk_requant_s8_narrow(int32_t x, int32_t multiplier, int32_t sh
     const int32_t y = (int32_t)(product >> 31);
     const int32_t e = -shift;
     const int32_t half = (int32_t)(1u << (e - 1)) - (int32_t)((uint32_t)y >> 31);
-#if HK_SIMD_DSP
+#if HK_HAVE_DSP
     const int32_t sum = __qadd(y, half);
 #else
     const int32_t sum = y > INT32_MAX - half ? INT32_MAX : y + half;
@@ -131,7 +132,7 @@ HK_INLINE void hk_requant_row_s8(const int32_t *acc, const int32_t *mult, const 
                                  int32_t n, int32_t offset, int32_t lo, int32_t hi, int32_t mode,
                                  int8_t *out)
 {
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
     const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi);
     int32_t i = 0;
     if (mode == HK_REQUANT_GENERAL) {

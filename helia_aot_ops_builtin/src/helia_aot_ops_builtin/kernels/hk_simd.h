@@ -1,34 +1,12 @@
 /*
- * helia-aot kernel library: which instruction set the fast kernels use, and small helpers.
- *
- * The choice is made at compile time from the compiler's ACLE feature macros, so one generated
- * module builds for every core:
- *   HK_SIMD_MVE  Helium (M-profile vector extension, integer): Cortex-M55 (Apollo5/510).
- *   HK_SIMD_DSP  the 32-bit SIMD / DSP extension: Cortex-M4F (Apollo3/4), Cortex-M55 +nomve.
- *   neither      portable C99, the reference every other path must match bit for bit.
- * Both macros are always defined (0 or 1), so kernels test them with #if. HK_SIMD_PATH names
- * the chosen path as a string, which tests print to prove the path they meant to exercise.
+ * helia-aot kernel library: small helpers the fast kernels share (unaligned words, byte runs,
+ * DSP byte widening), each written for the instruction set hk_isa.h chose.
  */
 #ifndef HK_SIMD_H
 #define HK_SIMD_H
 
 #include "hk_common.h"
-
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-#define HK_SIMD_MVE 1
-#define HK_SIMD_DSP 0
-#define HK_SIMD_PATH "mve"
-#include <arm_mve.h>
-#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
-#define HK_SIMD_MVE 0
-#define HK_SIMD_DSP 1
-#define HK_SIMD_PATH "dsp"
-#include <arm_acle.h>
-#else
-#define HK_SIMD_MVE 0
-#define HK_SIMD_DSP 0
-#define HK_SIMD_PATH "portable"
-#endif
+#include "hk_isa.h"
 
 /* Four bytes from any address as one word (memcpy compiles to a single unaligned load). */
 HK_INLINE uint32_t hk_load_u32(const void *src)
@@ -40,7 +18,7 @@ HK_INLINE uint32_t hk_load_u32(const void *src)
 
 HK_INLINE void hk_store_u32(void *dst, uint32_t value) { memcpy(dst, &value, sizeof value); }
 
-#if HK_SIMD_MVE
+#if HK_HAVE_MVE
 
 /* Orders memory accesses at compile time only (no instruction): loads after it are not
  * scheduled before it, which keeps a loop's live vectors within the eight Q registers. */
@@ -91,9 +69,9 @@ HK_INLINE void hk_fill_s8(int8_t *dst, int8_t value, int32_t n)
     }
 }
 
-#endif /* HK_SIMD_MVE */
+#endif /* HK_HAVE_MVE */
 
-#if HK_SIMD_DSP
+#if HK_HAVE_DSP
 
 /* Bytes 0 and 2 of `bytes` as two int16 lanes, and bytes 1 and 3. */
 HK_INLINE int32_t hk_sxtb16_even(uint32_t bytes) { return __sxtb16((int32_t)bytes); }
@@ -146,7 +124,7 @@ HK_INLINE void hk_widen_s8x4(uint32_t bytes, uint32_t *out)
     out[1] = (uint32_t)hk_sxtb16_odd(bytes);
 }
 
-#endif /* HK_SIMD_DSP */
+#endif /* HK_HAVE_DSP */
 
 /* Keeps a hot loop's registers to itself: inlined into pixel loops, GCC spills its pointers. */
 #if defined(__GNUC__)
