@@ -147,6 +147,42 @@ def test_float_activations_match_reference(tmp_path):
     convert_and_run(model, golden(model, samples, tmp_path / "g.npz"), tmp_path, tolerance=1e-6)
 
 
+def module_sources(tmp_path: Path, ops: list[tuple[str, tuple[float, int]]]) -> dict[str, str]:
+    """Converts an int8 model applying ``ops`` to one input; returns the module's C files by name,
+    the module prefix replaced by ``module``."""
+    m = Branches()
+    x = m.input("int8", (0.05, 3))
+    for name, out_quant in ops:
+        m.op(name, x, "int8", out_quant)
+    model = m.save(tmp_path / "model.tflite", [x])
+    config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out"), "name": "module"}}
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    files = [p for p in Path(result.output).rglob("*") if p.suffix in (".c", ".h")]
+    return {"module" + p.name.removeprefix(result.prefix): p.read_text() for p in files}
+
+
+SIGMOID_WORDS = ("sigmoid", "tanh", "logistic", "lut_s8")
+
+
+def test_relu_only_module_carries_no_tanh_or_logistic_kernel(tmp_path):
+    """Each activation is its own kernel family, so a module copies only what its operators call."""
+    sources = module_sources(tmp_path, [("RELU", (0.03, -128)), ("RELU6", (6 / 255, -128))])
+    kernels = sorted(name for name in sources if "_hk_" in name)
+    assert "module_hk_relu.c" in kernels, kernels
+    assert not [name for name in kernels if "sigmoid" in name or "activation" in name], kernels
+    for name, text in sources.items():
+        found = [word for word in SIGMOID_WORDS if word in text.lower()]
+        assert not found, f"{name} mentions {found}"
+
+
+def test_tanh_module_carries_the_sigmoid_kernel(tmp_path):
+    """The counterpart of the ReLU-only check: the words it looks for do appear when TANH is used."""
+    sources = module_sources(tmp_path, [("TANH", (1 / 128, 0))])
+    assert "module_hk_sigmoid.c" in sources, sorted(sources)
+    assert "module_hk_relu.c" not in sources, sorted(sources)
+    assert "hk_tanh_s16" in sources["module_hk_sigmoid.c"]
+
+
 @pytest.mark.parametrize(
     "name, out_quant, message",
     [

@@ -1,9 +1,13 @@
 """The portable C kernel library that built-in operators call.
 
-A *family* ``name`` is the pair ``hk_<name>.h`` / ``hk_<name>.c`` in this folder (a header-only
-family has no ``.c``). Its dependencies are the ``#include "hk_*.h"`` lines of its files, so there is
-no manifest to keep in sync: :func:`kernel_sources` follows the includes and returns exactly the
-files a module needs, which is how only the kernels a module uses get copied into it.
+A *family* ``name`` is the header ``hk_<name>.h`` in this folder and its sources: ``hk_<name>.c``,
+the portable C that is the reference (a header-only family has none), and the fast paths that live
+apart from it, one file per instruction set: ``hk_<name>_mve.c`` (Helium), ``hk_<name>_dsp.c`` (the
+DSP extension) and ``hk_<name>_scalar.c`` (plain C for cores with neither). ``hk_isa.h`` decides
+which set the compiler targets; every fast-path file is wrapped in its ``#if``, so the others compile
+to nothing. A family's dependencies are the ``#include "hk_*.h"`` lines of its files, so there is no
+manifest to keep in sync: :func:`kernel_sources` follows the includes and returns exactly the files
+a module needs, which is how only the kernels a module uses get copied into it.
 """
 
 from __future__ import annotations
@@ -13,16 +17,19 @@ from pathlib import Path
 
 KERNEL_DIR = Path(__file__).parent
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"(hk_[A-Za-z0-9_]+\.h)"', re.MULTILINE)
+FAST_PATHS = ("mve", "dsp", "scalar")
+"""Suffixes of a family's fast-path sources, ``hk_<name>_<suffix>.c``."""
 
 
 def family_files(family: str) -> list[Path]:
-    """The files of one family: its header, then its source when it has one."""
+    """The files of one family: its header, its reference source, then its fast paths."""
     header = KERNEL_DIR / f"hk_{family}.h"
     if not header.is_file():
         known = sorted(p.stem[3:] for p in KERNEL_DIR.glob("hk_*.h"))
         raise KeyError(f"no kernel family {family!r}; known families: {', '.join(known)}")
-    source = header.with_suffix(".c")
-    return [header, source] if source.is_file() else [header]
+    sources = [KERNEL_DIR / f"hk_{family}.c"]
+    sources += [KERNEL_DIR / f"hk_{family}_{suffix}.c" for suffix in FAST_PATHS]
+    return [header, *(path for path in sources if path.is_file())]
 
 
 def kernel_sources(*families: str) -> list[Path]:

@@ -1,9 +1,13 @@
 """Elementwise activations: RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, PRELU, LOGISTIC, TANH.
 
-Each is one call into ``hk_activation``. The quantized parameters are LiteRT's Prepare values,
-computed by :mod:`helia_aot_ops_builtin.activation_quantization`; int8 LOGISTIC and TANH are a
-256-entry table (the kReference path), interned as an operator constant. Every kernel reads an
-element before writing it, so the output may take over the input's storage (``INPLACE_INPUTS``).
+Each is one call into its kernel family: ``hk_relu`` (RELU, RELU6, RELU_N1_TO_1),
+``hk_leaky_relu``, ``hk_hard_swish``, ``hk_prelu`` and ``hk_sigmoid`` (LOGISTIC and TANH, which
+share the sigmoid table), one family per operator so that a module carries only the activation
+code its operators call (a ReLU-only model's module has no tanh or logistic source). The quantized
+parameters are LiteRT's Prepare values, computed by
+:mod:`helia_aot_ops_builtin.activation_quantization`; int8 LOGISTIC and TANH are a 256-entry table
+(the kReference path), interned as an operator constant. Every kernel reads an element before
+writing it, so the output may take over the input's storage (``INPLACE_INPUTS``).
 The checks mirror what LiteRT's Prepare accepts, so a model the reference rejects is rejected here
 with a sentence instead of producing numbers the reference never would.
 """
@@ -54,9 +58,11 @@ def quant(tensor: AirTensor) -> tuple[float, int]:
 
 
 class ActivationOperator(BuiltinOperator):
-    """Shared contract of the one-call activation operators (input 0 -> output 0)."""
+    """Shared contract of the one-call activation operators (input 0 -> output 0).
 
-    KERNELS = ("activation",)
+    Each subclass names its own kernel family (``KERNELS``).
+    """
+
     TEMPLATE = "activation.c.mako"
     INPLACE_INPUTS = (0,)
     SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
@@ -112,7 +118,7 @@ class ActivationOperator(BuiltinOperator):
         return []
 
     def kernel_calls(self) -> dict[str, str]:
-        return {"activation": "hk_" + self.kernel()[0]}
+        return {self.kernel_families()[0]: "hk_" + self.kernel()[0]}
 
     def compute_values(self) -> dict[str, Any]:
         function, params_type, params_init = self.kernel()
@@ -134,6 +140,7 @@ class ReluOperator(ActivationOperator):
     """RELU: requantizing clamp to [0, inf)."""
 
     TYPE = AirOpType.RELU.value
+    KERNELS = ("relu",)
     ACTIVATION = "RELU"
     BOUNDS = (0.0, float("inf"))
     RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16)
@@ -179,6 +186,7 @@ class LeakyReluOperator(ActivationOperator):
     """LEAKY_RELU: x for x >= 0, alpha * x below, each branch requantized on its own."""
 
     TYPE = AirOpType.LEAKY_RELU.value
+    KERNELS = ("leaky_relu",)
     RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16)
 
     def kernel(self) -> tuple[str, str | None, str | None]:
@@ -204,6 +212,7 @@ class HardSwishOperator(ActivationOperator):
     """HARD_SWISH: x * relu6(x + 3) / 6, in LiteRT's 16-bit fixed point for int8."""
 
     TYPE = AirOpType.HARD_SWISH.value
+    KERNELS = ("hard_swish",)
     SUPPORTED_DTYPES = (np.int8, np.float32)
     RESTRICTIONS = (
         SAME_TYPE,
@@ -242,6 +251,7 @@ class HardSwishOperator(ActivationOperator):
 class _SigmoidFamilyOperator(ActivationOperator):
     """LOGISTIC and TANH: a LiteRT table for int8, interpolated sigmoid table for int16."""
 
+    KERNELS = ("sigmoid",)
     NAME = ""
 
     def type_problems(self) -> Iterable[str]:
@@ -299,6 +309,7 @@ class PreluOperator(ActivationOperator):
     """PRELU: x for x >= 0, alpha * x below, alpha broadcast to the input's shape."""
 
     TYPE = AirOpType.PRELU.value
+    KERNELS = ("prelu",)
     SUPPORTED_DTYPES = (np.int8, np.float32)
     RESTRICTIONS = (
         SAME_TYPE,

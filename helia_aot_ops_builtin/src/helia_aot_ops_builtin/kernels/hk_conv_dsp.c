@@ -1,0 +1,117 @@
+/*
+ * helia-aot kernel library: the DSP-extension fast path of int8 CONV_2D (see hk_conv_paths.h).
+ */
+#include "hk_conv_paths.h"
+
+#if HK_HAVE_DSP
+
+/* The gather of this path, kept out of the pixel loop (HK_NOINLINE's reason). */
+HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                                int32_t ix0, int8_t fill, int8_t *patch)
+{
+    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+}
+
+/* Two pixels' receptive fields x0, x1 [0..taps) widened for SMLAD (hk_widen_s8x4) and
+ * interleaved per four taps: x0's (0, 2) and (1, 3) lanes, then x1's. The last taps % 4 stay
+ * bytes in x0 and x1. */
+static void conv_widen2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uint8_t *words)
+{
+    for (int32_t i = 0; i + 4 <= taps; i += 4, words += 16) {
+        uint32_t pair[2];
+        hk_widen_s8x4(hk_load_u32(x0 + i), pair);
+        hk_store_u32(words, pair[0]);
+        hk_store_u32(words + 4, pair[1]);
+        hk_widen_s8x4(hk_load_u32(x1 + i), pair);
+        hk_store_u32(words + 8, pair[0]);
+        hk_store_u32(words + 12, pair[1]);
+    }
+}
+
+/*
+ * acc0[c] = bias[c] + dot(x0, filter c) and acc1[c] likewise for x1, two filters and two
+ * pixels at a time: each filter word is widened once for both pixels and each pixel word
+ * (widened once for all filters by conv_widen2_s8) serves both filters, so four SMLADs share
+ * two loads of each.
+ */
+HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
+                               const int8_t *filter, int32_t channels, const int32_t *bias,
+                               uint8_t *words, int32_t *acc0, int32_t *acc1)
+{
+    const int32_t whole = taps & ~3;
+    conv_widen2_s8(x0, x1, taps, words);
+    int32_t oc = 0;
+    for (; oc < channels; oc += 2) {
+        /* An odd last filter is computed twice and stored once. */
+        const int8_t *w0 = filter + (size_t)oc * (size_t)taps;
+        const int8_t *w1 = oc + 1 < channels ? w0 + taps : w0;
+        const int32_t b0 = bias[oc], b1 = oc + 1 < channels ? bias[oc + 1] : b0;
+        int32_t a00 = b0, a10 = b0, a01 = b1, a11 = b1;
+        const uint8_t *xw = words;
+        for (int32_t k = 0; k < whole; k += 4, xw += 16) {
+            const int32_t p02 = (int32_t)hk_load_u32(xw), p13 = (int32_t)hk_load_u32(xw + 4);
+            const int32_t q02 = (int32_t)hk_load_u32(xw + 8), q13 = (int32_t)hk_load_u32(xw + 12);
+            uint32_t w = hk_load_u32(w0 + k);
+            int32_t even = hk_sxtb16_even(w), odd = hk_sxtb16_odd(w);
+            a00 = __smlad(even, p02, a00);
+            a00 = __smlad(odd, p13, a00);
+            a10 = __smlad(even, q02, a10);
+            a10 = __smlad(odd, q13, a10);
+            w = hk_load_u32(w1 + k);
+            even = hk_sxtb16_even(w);
+            odd = hk_sxtb16_odd(w);
+            a01 = __smlad(even, p02, a01);
+            a01 = __smlad(odd, p13, a01);
+            a11 = __smlad(even, q02, a11);
+            a11 = __smlad(odd, q13, a11);
+        }
+        for (int32_t k = whole; k < taps; ++k) {
+            a00 += x0[k] * w0[k];
+            a10 += x1[k] * w0[k];
+            a01 += x0[k] * w1[k];
+            a11 += x1[k] * w1[k];
+        }
+        acc0[oc] = a00;
+        acc1[oc] = a10;
+        if (oc + 1 < channels) {
+            acc0[oc + 1] = a01;
+            acc1[oc + 1] = a11;
+        }
+    }
+}
+
+void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                     int8_t *output)
+{
+    const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
+    const int32_t channels = p->output_channels;
+    /* A 1x1 filter whose every window lies in the image reads its pixel in place. */
+    const bool direct = p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+                        p->pad_left == 0 &&
+                        (p->output_height - 1) * p->stride_height < p->input_height &&
+                        (p->output_width - 1) * p->stride_width < p->input_width;
+    conv_scratch_t s;
+    conv_scratch_layout(taps, channels, (uint8_t *)p->scratch, &s);
+    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
+    const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    conv_pixel_t at = {0, 0, 0};
+    int8_t *out = output;
+    for (int32_t i = 0; i < pixels; ++i, out += channels) {
+        /* Two pixels at a time; a last odd one is computed twice and stored once. */
+        const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);
+        const int8_t *x1 = i + 1 < pixels ? conv_source(p, input, direct, &at, s.patch1, conv_gather_s8) : x0;
+        conv_dots2_s8(x0, x1, taps, filter, channels, p->offset_bias, s.words, s.acc0, s.acc1);
+        if (i + 1 < pixels) {
+            hk_requant_row_s8(s.acc0, p->output_multiplier, p->output_shift, channels,
+                              p->output_offset, lo, hi, mode, out);
+            ++i;
+            out += channels;
+        }
+        const int32_t *acc = s.acc1;
+        hk_requant_row_s8(acc, p->output_multiplier, p->output_shift, channels,
+                          p->output_offset, lo, hi, mode, out);
+    }
+}
+
+#endif /* HK_HAVE_DSP */

@@ -1,0 +1,361 @@
+/*
+ * helia-aot kernel library: the Helium (MVE) fast path of int8 CONV_2D (see hk_conv_paths.h).
+ */
+#include "hk_conv_paths.h"
+
+#if HK_HAVE_MVE
+
+/*
+ * Gathers the receptive field of the output pixel whose window starts at (iy0, ix0) into
+ * patch[filter_height * filter_width * channels], in the filter's (fy, fx, c) order. Taps
+ * outside the image hold `fill`, the input zero point: with the offset folded into the bias,
+ * each contributes filter * (zero_point + input_offset) = 0, as a skipped tap does. Windows
+ * that dilate along the width take the plain-C rows.
+ */
+HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                                int32_t ix0, int8_t fill, int8_t *patch)
+{
+    const int32_t channels = p->input_channels;
+    const int32_t row = p->filter_width * channels;
+    int32_t fx0, fx1;
+    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0, &fx1);
+    const int32_t first = fx0 * channels, end = fx1 * channels;
+    if (p->dilation_width == 1 && first == 0 && end == row) {
+        /* The window is inside the image left to right: whole rows are copied or filled. */
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            if (iy >= 0 && iy < p->input_height) {
+                hk_copy_s8(patch, image + ((size_t)iy * (size_t)p->input_width + (size_t)ix0) *
+                                              (size_t)channels,
+                           row);
+            } else {
+                hk_fill_s8(patch, fill, row);
+            }
+        }
+        return;
+    }
+    if (p->dilation_width == 1) {
+        /* Each filter row is one run of the input row, taken 16 bytes at a time: lanes inside
+         * the image are loaded (the others are not read at all) and the rest get the fill. */
+        const int8x16_t fills = vdupq_n_s8(fill);
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            const bool inside = iy >= 0 && iy < p->input_height;
+            /* Where the row's first tap would be; only lanes of in-image taps are read. */
+            const uintptr_t run = (uintptr_t)image +
+                                  (uintptr_t)(((intptr_t)iy * p->input_width + ix0) * channels);
+            for (int32_t j = 0; j < row; j += 16) {
+                const mve_pred16_t upto = vctp8q((uint32_t)hk_max_i32(end - j, 0));
+                const mve_pred16_t before = vctp8q((uint32_t)hk_max_i32(first - j, 0));
+                const mve_pred16_t in = inside ? (mve_pred16_t)(upto & ~before) : 0;
+                const int8x16_t v = vldrbq_z_s8((const int8_t *)(run + (uintptr_t)j), in);
+                vstrbq_p_s8(patch + j, vpselq_s8(v, fills, in), vctp8q((uint32_t)(row - j)));
+            }
+        }
+        return;
+    }
+    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+}
+
+/*
+ * acc[0..4 groups) += the dot products of n (1..4) vectors at x with four filter rows per
+ * group, the rows `taps` apart from w; vector k of a row is at its byte 16 k, so a row whose
+ * length is not a multiple of 16 is read on into the next row, which x's zeroed lanes cancel
+ * (never for the filter's last row: conv_dots_s8 leaves that group to C). Written in assembly
+ * because GCC 12 keeps this loop's four VMLADAV accumulators (which must be even registers)
+ * and four row pointers only with spills and copies: here a group is its loads and
+ * multiply-accumulates, two lane moves (VMOV puts its first register in the lower lane), the
+ * accumulator update and four pointer steps, in a low-overhead DLS/LE loop. groups >= 1.
+ */
+#if defined(__OPTIMIZE__)
+#define CONV_ROW1(w, a) "vldrb.8 q4, [%[" w "]]\n\tvmladav.s8 %[" a "], q0, q4\n\t"
+#define CONV_ROW2(w, a) \
+    CONV_ROW1(w, a) "vldrb.8 q4, [%[" w "], #16]\n\tvmladava.s8 %[" a "], q1, q4\n\t"
+#define CONV_ROW3(w, a) \
+    CONV_ROW2(w, a) "vldrb.8 q4, [%[" w "], #32]\n\tvmladava.s8 %[" a "], q2, q4\n\t"
+#define CONV_ROW4(w, a) \
+    CONV_ROW3(w, a) "vldrb.8 q4, [%[" w "], #48]\n\tvmladava.s8 %[" a "], q3, q4\n\t"
+#define CONV_X1 "vldrb.8 q0, [%[x]]\n\t"
+#define CONV_X2 CONV_X1 "vldrb.8 q1, [%[x], #16]\n\t"
+#define CONV_X3 CONV_X2 "vldrb.8 q2, [%[x], #32]\n\t"
+#define CONV_X4 CONV_X3 "vldrb.8 q3, [%[x], #48]\n\t"
+#define CONV_GROUPS_MVE(N)                                                                     \
+    HK_NOINLINE void conv_groups##N##_mve(const int8_t *x, const int8_t *w, int32_t taps,      \
+                                         int32_t groups, int32_t *acc)                         \
+    {                                                                                          \
+        const int8_t *w0 = w, *w1 = w + taps, *w2 = w1 + taps, *w3 = w2 + taps;                \
+        const int32_t step = 4 * taps;                                                         \
+        register int32_t a0 __asm__("r0");                                                     \
+        register int32_t a1 __asm__("r2");                                                     \
+        register int32_t a2 __asm__("r4");                                                     \
+        register int32_t a3 __asm__("r6");                                                     \
+        register int32_t count __asm__("lr") = groups;                                         \
+        __asm__ volatile(CONV_X##N "dls lr, lr\n"                                              \
+                         "1:\n\t" CONV_ROW##N("w0", "a0") CONV_ROW##N("w1", "a1")              \
+                             CONV_ROW##N("w2", "a2") CONV_ROW##N("w3", "a3")                   \
+                         "vmov q5[2], q5[0], %[a0], %[a2]\n\t"                                 \
+                         "vmov q5[3], q5[1], %[a1], %[a3]\n\t"                                 \
+                         "vldrw.32 q6, [%[acc]]\n\t"                                           \
+                         "vadd.i32 q5, q5, q6\n\t"                                             \
+                         "vstrw.32 q5, [%[acc]], #16\n\t"                                      \
+                         "add %[w0], %[step]\n\t"                                              \
+                         "add %[w1], %[step]\n\t"                                              \
+                         "add %[w2], %[step]\n\t"                                              \
+                         "add %[w3], %[step]\n\t"                                              \
+                         "le lr, 1b\n"                                                         \
+                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),     \
+                           [acc] "+r"(acc), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2),       \
+                           [w3] "+r"(w3), "+r"(count)                                          \
+                         : [x] "r"(x), [step] "r"(step)                                        \
+                         : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "memory");                \
+    }
+CONV_GROUPS_MVE(1)
+CONV_GROUPS_MVE(2)
+CONV_GROUPS_MVE(3)
+CONV_GROUPS_MVE(4)
+#endif
+
+/* conv_groupsN_mve for N = vectors, 1..4. */
+static void conv_groups_mve(int32_t vectors, const int8_t *x, const int8_t *w, int32_t taps,
+                            int32_t groups, int32_t *acc)
+{
+#if !defined(__OPTIMIZE__)
+    /* Unoptimized builds (-O0) cannot give the assembly its twelve registers: the same
+     * arithmetic with intrinsics. */
+    for (; groups > 0; --groups, w += 4 * taps, acc += 4) {
+        for (int32_t j = 0; j < 4; ++j) {
+            int32_t a = 0;
+            for (int32_t k = 0; k < vectors; ++k) {
+                a = vmladavaq_s8(a, vldrbq_s8(x + 16 * k), vldrbq_s8(w + j * taps + 16 * k));
+            }
+            acc[j] += a;
+        }
+    }
+#else
+    switch (vectors) {
+    case 1:
+        conv_groups1_mve(x, w, taps, groups, acc);
+        break;
+    case 2:
+        conv_groups2_mve(x, w, taps, groups, acc);
+        break;
+    case 3:
+        conv_groups3_mve(x, w, taps, groups, acc);
+        break;
+    default:
+        conv_groups4_mve(x, w, taps, groups, acc);
+        break;
+    }
+#endif
+}
+
+/*
+ * acc[c] = bias[c] + dot(receptive field, filter c) for every filter. The receptive field is
+ * `runs` runs of `len` bytes, x_step apart from x (one run: a gathered patch or an input pixel;
+ * kh runs: the filter rows of a window inside the image, read in place); each run's bytes
+ * from len to the next multiple of 16 must be zero (a gathered patch is padded; runs read in
+ * place are whole vectors). bias is offset_bias, padded to whole vectors of four.
+ *
+ * x is taken up to four vectors at a time into registers while every group of four filters
+ * passes over them (conv_groupsN_mve). What that cannot do without reading past the filter
+ * is done here: a last group of one to three filters, and for runs of partial vectors the
+ * group holding the last filter, whose last vector per run is loaded under a predicate.
+ */
+HK_NOINLINE void conv_dots_s8(const int8_t *x, size_t x_step, int32_t runs, int32_t len,
+                              const int8_t *filter, int32_t channels, const int32_t *bias,
+                              int32_t *acc)
+{
+    const int32_t taps = runs * len;
+    /* Runs of whole vectors never read past a row, so only a partial group is left to C;
+     * otherwise the group holding the last filter is, as its last row would be read past. */
+    const int32_t groups = (len & 15) == 0 ? channels >> 2 : (channels - 1) >> 2;
+    for (int32_t c = 0; c < channels; c += 4) {
+        vstrwq_s32(acc + c, vldrwq_s32(bias + c));
+    }
+    if (groups > 0) {
+        const int8_t *xr = x, *wr = filter;
+        for (int32_t i = 0; i < runs; ++i, xr += x_step, wr += len) {
+            for (int32_t done = 0; done < len; done += 64) {
+                const int32_t vectors = hk_min_i32((len - done + 15) >> 4, 4);
+                conv_groups_mve(vectors, xr + done, wr + done, taps, groups, acc);
+            }
+        }
+    }
+    /* The last one to four filters; missing rows repeat the first, and are not stored. */
+    const int32_t first = 4 * groups, rest = channels - first;
+    if (rest == 0) {
+        return;
+    }
+    const int8_t *w0 = filter + (size_t)first * (size_t)taps;
+    const int8_t *w1 = rest > 1 ? w0 + taps : w0;
+    const int8_t *w2 = rest > 2 ? w0 + 2 * taps : w0;
+    const int8_t *w3 = rest > 3 ? w0 + 3 * taps : w0;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int32_t whole = len & ~15;
+    const mve_pred16_t keep = vctp8q((uint32_t)(len - whole));
+    for (int32_t i = 0; i < runs; ++i, x += x_step) {
+        for (int32_t k = 0; k < whole; k += 16) {
+            const int8x16_t xv = vldrbq_s8(x + k);
+            a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0 + k));
+            a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1 + k));
+            a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2 + k));
+            a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3 + k));
+        }
+        if (whole < len) {
+            const int8x16_t xv = vldrbq_z_s8(x + whole, keep);
+            a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + whole, keep));
+            a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + whole, keep));
+            a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + whole, keep));
+            a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + whole, keep));
+        }
+        w0 += len;
+        w1 += len;
+        w2 += len;
+        w3 += len;
+    }
+    int32x4_t dots = vsetq_lane_s32(a1, vdupq_n_s32(a0), 1);
+    dots = vsetq_lane_s32(a3, vsetq_lane_s32(a2, dots, 2), 3);
+    vstrwq_s32(acc + first, vaddq_s32(vldrwq_s32(acc + first), dots));
+}
+
+/* Zeroes a gathered receptive field's bytes from taps to the next multiple of 16. */
+HK_INLINE void conv_pad_patch(int8_t *patch, int32_t taps)
+{
+    const int32_t rest = taps & 15;
+    if (rest != 0) {
+        int8_t *tail = patch + (taps & ~15);
+        vstrbq_s8(tail, vpselq_s8(vldrbq_s8(tail), vdupq_n_s8(0), vctp8q((uint32_t)rest)));
+    }
+}
+
+/* What conv_small_s8 needs per filter, copied out of the params once: the output is int8_t,
+ * whose stores may alias anything, so GCC would otherwise reload every field per filter. */
+typedef struct {
+    const int32_t *bias, *mult, *shift;
+    int32_t offset, lo, hi;
+    bool general;
+} conv_small_t;
+
+/* One filter of conv_small_s8: its four dot products, requantized, clamped and scattered to
+ * the four output pixels. */
+HK_INLINE void conv_small_filter(const conv_small_t *k, int32_t oc, int8x16_t wv, int8x16_t x0,
+                                 int8x16_t x1, int8x16_t x2, int8x16_t x3, uint32x4_t offsets,
+                                 mve_pred16_t real, int8_t *out)
+{
+    int32x4_t acc = vdupq_n_s32(vmladavq_s8(x0, wv));
+    acc = vsetq_lane_s32(vmladavq_s8(x1, wv), acc, 1);
+    acc = vsetq_lane_s32(vmladavq_s8(x2, wv), acc, 2);
+    acc = vsetq_lane_s32(vmladavq_s8(x3, wv), acc, 3);
+    acc = vaddq_n_s32(acc, k->bias[oc]);
+    const int32_t shift = k->shift[oc];
+    if (k->general) {
+        acc = hk_requant_mve(acc, vdupq_n_s32(k->mult[oc]), vdupq_n_s32(shift));
+    } else {
+        /* hk_requant_right_mve with scalar operands: the fixup only when shifting at all. */
+        acc = vqrdmulhq_n_s32(acc, k->mult[oc]);
+        if (shift < 0) {
+            acc = vqaddq_s32(acc, vshrq_n_s32(acc, 31));
+        }
+        acc = vrshlq_n_s32(acc, shift);
+    }
+    acc = vaddq_n_s32(acc, k->offset);
+    acc = vminq_s32(vmaxq_s32(acc, vdupq_n_s32(k->lo)), vdupq_n_s32(k->hi));
+    vstrbq_scatter_offset_p_s32(out + oc, offsets, acc, real);
+}
+
+/*
+ * Pointwise convolution with at most 16 input channels, four output pixels at a time: each
+ * pixel's channels fit one vector, so the four stay in registers while every filter passes
+ * (one filter load serves four dot products), and a filter's four results are requantized
+ * with its scalar multiplier and stored with one scatter (output pixels are `channels` bytes
+ * apart). `pixels` (1..4) are real; the others repeat x[0] and are not stored. Filter rows
+ * are loaded whole (the lanes past the input channels meet zeroed x lanes) except the last,
+ * which would run past the filter.
+ */
+HK_NOINLINE void conv_small_s8(const hk_conv_params_t *p, const int8_t *const *x,
+                               int32_t pixels, const int8_t *filter, int32_t mode, int8_t *out)
+{
+    const int32_t taps = p->input_channels;
+    const int32_t last = p->output_channels - 1;
+    conv_small_t k;
+    k.bias = p->offset_bias;
+    k.mult = p->output_multiplier;
+    k.shift = p->output_shift;
+    k.offset = p->output_offset;
+    k.lo = hk_max_i32(p->act_min, -128);
+    k.hi = hk_min_i32(p->act_max, 127);
+    k.general = mode == HK_REQUANT_GENERAL;
+    const mve_pred16_t keep = vctp8q((uint32_t)taps);
+    const int8x16_t x0 = vldrbq_z_s8(x[0], keep), x1 = vldrbq_z_s8(x[1], keep);
+    const int8x16_t x2 = vldrbq_z_s8(x[2], keep), x3 = vldrbq_z_s8(x[3], keep);
+    const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)(last + 1));
+    const mve_pred16_t real = vctp32q((uint32_t)pixels);
+    const int8_t *w = filter;
+    for (int32_t oc = 0; oc < last; ++oc, w += taps) {
+        conv_small_filter(&k, oc, vldrbq_s8(w), x0, x1, x2, x3, offsets, real, out);
+    }
+    conv_small_filter(&k, last, vldrbq_z_s8(w, keep), x0, x1, x2, x3, offsets, real, out);
+}
+
+void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                     int8_t *output)
+{
+    const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
+    const int32_t channels = p->output_channels;
+    /* A 1x1 filter whose every window lies in the image reads its pixel in place. */
+    const bool direct = p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+                        p->pad_left == 0 &&
+                        (p->output_height - 1) * p->stride_height < p->input_height &&
+                        (p->output_width - 1) * p->stride_width < p->input_width;
+    conv_scratch_t s;
+    conv_scratch_layout(taps, channels, (uint8_t *)p->scratch, &s);
+    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
+    const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    conv_pixel_t at = {0, 0, 0};
+    int8_t *out = output;
+    /* Reading in place needs whole vectors (the assembly reads up to the next multiple of 16):
+     * an unpadded 1x1 filter's pixel, or the filter rows of a window inside the image. */
+    const bool in_place = direct && (taps & 15) == 0;
+    const int32_t row = p->filter_width * p->input_channels;
+    const bool in_rows = !direct && p->dilation_width == 1 && p->filter_height > 1 &&
+                         (row & 15) == 0;
+    const size_t row_step =
+        (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
+    const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
+    const int32_t x_room = p->input_width - p->filter_width + 1;
+    if (direct && p->input_channels <= 16) {
+        for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
+            const int8_t *x[4];
+            const int32_t n = hk_min_i32(pixels - i, 4);
+            for (int32_t j = 0; j < 4; ++j) {
+                x[j] = j < n ? conv_source(p, input, true, &at, NULL, conv_gather_s8) : x[0];
+            }
+            conv_small_s8(p, x, n, filter, mode, out);
+        }
+        return;
+    }
+    for (int32_t i = 0; i < pixels; ++i, out += channels) {
+        const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
+        const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
+        if (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 && ix0 < x_room) {
+            const int8_t *x = input + (((size_t)at.b * (size_t)p->input_height + (size_t)iy0) *
+                                           (size_t)p->input_width + (size_t)ix0) *
+                                          (size_t)p->input_channels;
+            conv_dots_s8(x, row_step, p->filter_height, row, filter, channels, p->offset_bias,
+                         s.acc0);
+            conv_advance(p, &at);
+        } else {
+            const int8_t *x = conv_source(p, input, in_place, &at, s.patch0, conv_gather_s8);
+            if (!in_place) {
+                conv_pad_patch(s.patch0, taps);
+            }
+            conv_dots_s8(x, 0, 1, taps, filter, channels, p->offset_bias, s.acc0);
+        }
+        const int32_t *acc = s.acc0;
+        hk_requant_row_s8(acc, p->output_multiplier, p->output_shift, channels,
+                          p->output_offset, lo, hi, mode, out);
+    }
+}
+
+#endif /* HK_HAVE_MVE */
