@@ -1,0 +1,119 @@
+/*
+ * helia-aot kernel library: the int8 ADD, SUB and MUL runs of cores without Helium (see
+ * hk_binary_paths.h): an exact scalar requantization that keeps every intermediate below 2^30,
+ * where gemmlowp's saturating steps cannot saturate, so it can leave them out.
+ */
+#include "hk_binary_paths.h"
+
+#include "hk_isa.h"
+
+#if !HK_HAVE_MVE
+
+/* gemmlowp's doubling high multiply for |a| < 2^30, where it never saturates: floor((a * b +
+ * 2^30) / 2^31), which is SMMULR of 2a and b. */
+HK_INLINE int32_t binary_srdhm(int32_t a, int32_t b)
+{
+#if HK_HAVE_DSP && defined(__GNUC__)
+    int32_t r;
+    __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a * 2), "r"(b));
+    return r;
+#else
+    return (int32_t)(((int64_t)a * b + ((int64_t)1 << 30)) >> 31);
+#endif
+}
+
+/* A right shift of `exponent` bits (0 to 31) rounding half away from zero, for |x| < 2^30:
+ * round = 2^(exponent - 1) and fix = -1, or both 0 for exponent 0; negative x is lowered by
+ * one first so that ties round down. */
+typedef struct {
+    int32_t exponent;
+    int32_t round;
+    int32_t fix;
+} binary_shift_t;
+
+HK_INLINE binary_shift_t binary_shift(int32_t shift)
+{
+    const int32_t exponent = -hk_min_i32(shift, 0);
+    const binary_shift_t s = {exponent, exponent > 0 ? 1 << (exponent - 1) : 0,
+                              exponent > 0 ? -1 : 0};
+    return s;
+}
+
+HK_INLINE int32_t binary_rdbpot(int32_t x, binary_shift_t s)
+{
+    return (x + s.round + ((x & s.fix) >> 31)) >> s.exponent;
+}
+
+/* Whether the input offsets are those of int8 zero points (with room to spare): then every
+ * intermediate of the runs below stays under 2^30 in magnitude. */
+HK_INLINE bool binary_small_offsets(const hk_binary_quant_t *q)
+{
+    return q->input1_offset >= -256 && q->input1_offset <= 256 && q->input2_offset >= -256 &&
+           q->input2_offset <= 256;
+}
+
+/* int8 ADD/SUB with left_shift <= 20 (LiteRT's is 20): |x + offset| <= 384, so each rescaled
+ * input is below 384 * 2^20 and their sum below 2^30. */
+HK_INLINE bool add_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa,
+                              const int8_t *b, int32_t sb, int8_t *out, int32_t n,
+                              const bool subtract)
+{
+    if (q->left_shift < 0 || q->left_shift > 20 || !binary_small_offsets(q)) {
+        return false;
+    }
+    const int32_t ls = q->left_shift;
+    const int32_t off1 = q->input1_offset * (1 << ls), off2 = q->input2_offset * (1 << ls);
+    const int32_t m1 = q->input1_multiplier, m2 = q->input2_multiplier;
+    const int32_t mo = q->output_multiplier, offset = q->output_offset;
+    const int32_t lo = q->activation_min, hi = q->activation_max;
+    const binary_shift_t s1 = binary_shift(q->input1_shift), s2 = binary_shift(q->input2_shift);
+    const binary_shift_t so = binary_shift(q->output_shift);
+    for (int32_t i = 0; i < n; ++i) {
+        const int32_t x = binary_rdbpot(binary_srdhm(a[i * sa] * (1 << ls) + off1, m1), s1);
+        const int32_t y = binary_rdbpot(binary_srdhm(b[i * sb] * (1 << ls) + off2, m2), s2);
+        const int32_t r = binary_rdbpot(binary_srdhm(subtract ? x - y : x + y, mo), so) + offset;
+        out[i] = (int8_t)hk_clamp_i32(r, lo, hi);
+    }
+    return true;
+}
+
+/* int8 MUL with a left shift of at most 12: the product is below 384^2 < 2^18, shifted below
+ * 2^30. */
+HK_INLINE bool mul_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa,
+                          const int8_t *b, int32_t sb, int8_t *out, int32_t n)
+{
+    if (q->output_shift > 12 || !binary_small_offsets(q)) {
+        return false;
+    }
+    const int32_t left = hk_max_i32(q->output_shift, 0);
+    const int32_t off1 = q->input1_offset, off2 = q->input2_offset;
+    const int32_t m = q->output_multiplier, offset = q->output_offset;
+    const int32_t lo = q->activation_min, hi = q->activation_max;
+    const binary_shift_t s = binary_shift(q->output_shift);
+    for (int32_t i = 0; i < n; ++i) {
+        const int32_t product = (a[i * sa] + off1) * (b[i * sb] + off2) * (1 << left);
+        const int32_t r = binary_rdbpot(binary_srdhm(product, m), s) + offset;
+        out[i] = (int8_t)hk_clamp_i32(r, lo, hi);
+    }
+    return true;
+}
+
+bool hk_add_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, const int8_t *b,
+                   int32_t sb, int8_t *out, int32_t n)
+{
+    return add_sub_run_s8(q, a, sa, b, sb, out, n, false);
+}
+
+bool hk_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, const int8_t *b,
+                   int32_t sb, int8_t *out, int32_t n)
+{
+    return add_sub_run_s8(q, a, sa, b, sb, out, n, true);
+}
+
+bool hk_mul_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, const int8_t *b,
+                   int32_t sb, int8_t *out, int32_t n)
+{
+    return mul_run_s8(q, a, sa, b, sb, out, n);
+}
+
+#endif /* !HK_HAVE_MVE */
