@@ -98,21 +98,32 @@ HK_INLINE bool mul_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t s
     return true;
 }
 
+/* The flat walk (both strides 1, the whole tensor) gets a loop of its own with the strides
+ * folded in; broadcast rows take the general one. */
 bool hk_add_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, const int8_t *b,
                    int32_t sb, int8_t *out, int32_t n)
 {
+    if (sa == 1 && sb == 1) {
+        return add_sub_run_s8(q, a, 1, b, 1, out, n, false);
+    }
     return add_sub_run_s8(q, a, sa, b, sb, out, n, false);
 }
 
 bool hk_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, const int8_t *b,
                    int32_t sb, int8_t *out, int32_t n)
 {
+    if (sa == 1 && sb == 1) {
+        return add_sub_run_s8(q, a, 1, b, 1, out, n, true);
+    }
     return add_sub_run_s8(q, a, sa, b, sb, out, n, true);
 }
 
 bool hk_mul_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa, const int8_t *b,
                    int32_t sb, int8_t *out, int32_t n)
 {
+    if (sa == 1 && sb == 1) {
+        return mul_run_s8(q, a, 1, b, 1, out, n);
+    }
     return mul_run_s8(q, a, sa, b, sb, out, n);
 }
 
