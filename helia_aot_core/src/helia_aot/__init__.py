@@ -6,12 +6,18 @@ pipeline) and :class:`ConversionResult` (what a conversion wrote).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
+    from helia_aot.config import ConvertArgs
+    from helia_aot.converter import AotConverter, ConversionResult
+
 __version__ = "0.1.0"
 
 __all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # Lazy so that `import helia_aot` stays cheap for plugins importing helia_aot.plugins.
     if name in ("AotConverter", "ConversionResult"):
         from helia_aot import converter

@@ -3,11 +3,16 @@ the module exporters of the four ``module.type`` values."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from helia_aot.plugins.manager import hookimpl
+
+if TYPE_CHECKING:
+    from helia_aot.registry.context import RegistryContext
 
 
 @hookimpl
-def helia_aot_register(context) -> None:
+def helia_aot_register(context: RegistryContext) -> None:
     """Register the memory planners (greedy, greedy_by_size, hill_climb) and module exporters."""
     from helia_aot.exporters import BUILTIN_EXPORTERS
     from helia_aot.memory import PLANNERS

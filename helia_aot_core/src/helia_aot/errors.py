@@ -26,11 +26,12 @@ class HeliaAotError(Exception):
     def __str__(self) -> str:
         return self.message
 
-    def __reduce__(self):  # keep hint/details through pickling (multiprocessing, pytest-xdist)
+    # Keep hint/details through pickling (multiprocessing, pytest-xdist).
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_error, (type(self), self.message, self.hint, self.details))
 
 
-def _rebuild_error(cls: type[HeliaAotError], message: str, hint: str | None, details: Any):
+def _rebuild_error(cls: type[HeliaAotError], message: str, hint: str | None, details: Any) -> HeliaAotError:
     return cls(message, hint=hint, details=details)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -101,7 +100,7 @@ def reference_golden(model_path: Path, model: AirModel, samples: int = 1, seed: 
     return GoldenData([np.stack(v) for v in inputs], [np.stack(v) for v in outputs])
 
 
-def _random_input(tensor: AirTensor, rng: Any) -> np.ndarray:
+def _random_input(tensor: AirTensor, rng: np.random.Generator) -> np.ndarray:
     if tensor.dtype.is_integer:
         info = np.iinfo(tensor.dtype.numpy)
         return rng.integers(info.min, int(info.max) + 1, size=tensor.shape, dtype=tensor.dtype.numpy)

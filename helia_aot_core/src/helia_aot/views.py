@@ -9,7 +9,7 @@ later release can change the compiler without changing them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,8 +23,10 @@ class FrozenMapping(Mapping[str, _V]):
     """
 
     __slots__ = ("_items", "_index")
+    _items: tuple[tuple[str, _V], ...]
+    _index: dict[str, _V]
 
-    def __init__(self, items: Mapping[str, _V] | Any = ()) -> None:
+    def __init__(self, items: Mapping[str, _V] | Iterable[tuple[str, _V]] = ()) -> None:
         pairs = tuple(items.items()) if isinstance(items, Mapping) else tuple(items)
         object.__setattr__(self, "_items", pairs)
         object.__setattr__(self, "_index", {key: value for key, value in pairs})

@@ -25,7 +25,6 @@ from helia_aot_ops_builtin.quantization import (
 
 F32 = np.float32
 INT16_RANGE = 65535  # int16 max - int16 min, as LiteRT's int16 tables use it
-SOFTMAX_LUT_SIZE = 513
 
 
 def _load_libm() -> ctypes.CDLL | None:

@@ -69,11 +69,6 @@ def window_geometry(
     return out, total // 2
 
 
-def constant_elements(tensor: AirTensor | None) -> int:
-    """Elements of ``tensor`` if it is a constant (weights, bias), else 0."""
-    return tensor.size if tensor is not None and tensor.is_constant else 0
-
-
 def label(tensor: AirTensor) -> str:
     return repr(tensor.source_name or tensor.name)
 

@@ -115,11 +115,6 @@ class StridedCopy:
         )
 
 
-def contiguous_copy(count: int) -> StridedCopy:
-    """A flat copy of ``count`` elements."""
-    return StridedCopy((int(count),), (1,), (1,))
-
-
 def transpose_copy(shape: Sequence[int], perm: Sequence[int]) -> StridedCopy:
     """Output dimension ``k`` walks input dimension ``perm[k]`` (LiteRT Transpose)."""
     in_strides = contiguous_strides(shape)

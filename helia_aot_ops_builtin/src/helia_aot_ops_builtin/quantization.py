@@ -39,14 +39,6 @@ def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
     return int(q_fixed), int(shift)
 
 
-def quantize_multiplier_smaller_than_one_exp(real_multiplier: float) -> tuple[int, int]:
-    """LiteRT ``QuantizeMultiplierSmallerThanOneExp``: as above, for multipliers below one."""
-    if not 0.0 < real_multiplier < 1.0:
-        raise ValueError(f"multiplier {real_multiplier} is not in (0, 1)")
-    multiplier, shift = quantize_multiplier(real_multiplier)
-    return multiplier, shift
-
-
 def per_channel_multipliers(
     input_scale: float, filter_scales: np.ndarray, output_scale: float
 ) -> tuple[np.ndarray, np.ndarray]:

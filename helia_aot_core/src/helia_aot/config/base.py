@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -56,7 +56,10 @@ def unknown_key_error(key: str, section: str, valid: list[str]) -> InvalidConfig
     return InvalidConfigError(message, hint=f"valid keys {where}: {', '.join(valid)}")
 
 
-def reraise_as_value_error(parse: Callable[[Any], Any], value: Any) -> Any:
+_T = TypeVar("_T")
+
+
+def reraise_as_value_error(parse: Callable[[Any], _T], value: Any) -> _T:
     """Run a helper that raises HeliaAotError and re-raise as ValueError carrying its hint.
 
     Pydantic turns a ValueError into a ``value_error`` whose text is the exception's ``str``; the

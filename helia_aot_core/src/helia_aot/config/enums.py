@@ -11,7 +11,7 @@ import enum
 
 class _Word(str, enum.Enum):
     def __str__(self) -> str:
-        return self.value
+        return str(self.value)
 
 
 class ModuleType(_Word):

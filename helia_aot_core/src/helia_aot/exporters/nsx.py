@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import yaml
 
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
@@ -10,7 +12,7 @@ NSX_SCHEMA_VERSION = 1
 """The ``schema_version`` of ``nsx-module.yaml`` this exporter writes."""
 
 
-def nsx_metadata(layout: ModuleLayout) -> dict:
+def nsx_metadata(layout: ModuleLayout) -> dict[str, Any]:
     """The ``nsx-module.yaml`` content: identity, build target, dependencies, compatibility.
 
     The module needs no other NSX module (it carries its kernels), and it is planned for one

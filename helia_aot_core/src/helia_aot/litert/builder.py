@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import flatbuffers
 import numpy as np
@@ -36,6 +36,22 @@ from helia_aot.litert import schema_py_generated as litert
 
 DATA_ALIGNMENT = 16
 """Alignment of buffer data in the written file (the schema's ``force_align``)."""
+
+
+def _vector(values: Any, dtype: type[np.generic]) -> list[Any]:
+    """A vector field's value as a numpy array, typed as the list flatc's annotations declare.
+
+    The generated ``Pack`` methods test for an ndarray first and write it in one copy
+    (``CreateNumpyVector``), which matters for weight buffers; their annotations only name the
+    list form, so the array is cast to it here, once, rather than converted element by element.
+    """
+    return cast("list[Any]", np.asarray(values, dtype=dtype))
+
+
+def _byte_vector(data: bytes) -> list[int]:
+    """Bytes as a ``[ubyte]`` field's value, without a copy (see :func:`_vector`)."""
+    return cast("list[int]", np.frombuffer(data, dtype=np.uint8))
+
 
 _TENSOR_TYPES: dict[AirTensorType, int] = {
     AirTensorType.FLOAT32: litert.TensorType.FLOAT32,
@@ -51,9 +67,11 @@ _TENSOR_TYPES: dict[AirTensorType, int] = {
 
 def litert_tensor_type(dtype: AirTensorType | str | np.dtype | type | int) -> int:
     """The LiteRT ``TensorType`` code of a dtype; an int passes through (any schema type)."""
-    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+    if isinstance(dtype, bool):
+        raise TypeError(f"{dtype!r} is not a dtype")
+    if isinstance(dtype, (int, np.integer)):
         return int(dtype)
-    air = dtype if isinstance(dtype, AirTensorType) else AirTensorType.from_numpy(dtype)
+    air = dtype if isinstance(dtype, AirTensorType) else AirTensorType.from_numpy(np.dtype(dtype))
     return _TENSOR_TYPES[air]
 
 
@@ -81,7 +99,11 @@ def options_union(options: Any) -> tuple[str, int]:
 
 
 class _Packed:
-    """A table already written to the builder, standing in for a BufferT in ``ModelT.Pack``."""
+    """A table already written to the builder, standing in for a BufferT in ``ModelT.Pack``.
+
+    ``ModelT.Pack`` only calls ``Pack(builder)`` on each buffer, so this stands in for the BufferT
+    it replaces (``pack_model`` casts the list to the declared element type for that one call).
+    """
 
     def __init__(self, offset: int) -> None:
         self.offset = offset
@@ -104,7 +126,7 @@ def _pack_buffer(builder: flatbuffers.Builder, buffer: litert.BufferT) -> int:
     litert.BufferStart(builder)
     if data is not None:
         litert.BufferAddData(builder, data)
-    return litert.BufferEnd(builder)
+    return int(litert.BufferEnd(builder))
 
 
 def pack_model(model: litert.ModelT) -> bytes:
@@ -114,7 +136,7 @@ def pack_model(model: litert.ModelT) -> bytes:
     builder = flatbuffers.Builder(size_hint)
     packed = [_Packed(_pack_buffer(builder, b)) for b in buffers]
     original = model.buffers
-    model.buffers = packed if original is not None else None
+    model.buffers = cast("list[litert.BufferT]", packed) if original is not None else None
     try:
         root = model.Pack(builder)
     finally:
@@ -161,7 +183,7 @@ class LiteRTModelBuilder:
         shape: Sequence[int],
         dtype: Any,
         data: np.ndarray | bytes | None = None,
-        quantization: AirQuantization | tuple | None = None,
+        quantization: AirQuantization | tuple[Any, ...] | None = None,
         *,
         variable: bool = False,
     ) -> int:
@@ -246,14 +268,15 @@ class LiteRTModelBuilder:
         model = litert.ModelT()
         model.version = SCHEMA_VERSION
         model.description = self.description
-        model.buffers = [litert.BufferT()]
+        buffers = [litert.BufferT()]
+        model.buffers = buffers
         model.operatorCodes = []
         codes: dict[tuple[int, str | None, int], int] = {}
         subgraph = litert.SubGraphT()
         subgraph.name = "main"
-        subgraph.tensors = [self._tensor_t(t, model) for t in self.tensors]
-        subgraph.inputs = np.asarray(self.inputs, dtype=np.int32)
-        subgraph.outputs = np.asarray(self.outputs, dtype=np.int32)
+        subgraph.tensors = [self._tensor_t(t, buffers) for t in self.tensors]
+        subgraph.inputs = _vector(self.inputs, np.int32)
+        subgraph.outputs = _vector(self.outputs, np.int32)
         subgraph.operators = []
         for spec in self.operators:
             key = (spec.code, spec.custom_code, spec.version)
@@ -275,22 +298,22 @@ class LiteRTModelBuilder:
         return path
 
     @staticmethod
-    def _tensor_t(spec: _Tensor, model: litert.ModelT) -> litert.TensorT:
+    def _tensor_t(spec: _Tensor, buffers: list[litert.BufferT]) -> litert.TensorT:
         tensor = litert.TensorT()
         tensor.name = spec.name
-        tensor.shape = np.asarray(spec.shape, dtype=np.int32)
+        tensor.shape = _vector(spec.shape, np.int32)
         tensor.type = spec.type
         tensor.isVariable = spec.variable
         tensor.hasRank = True
         if spec.data is not None:
             buffer = litert.BufferT()
-            buffer.data = np.frombuffer(spec.data, dtype=np.uint8)
-            model.buffers.append(buffer)
-            tensor.buffer = len(model.buffers) - 1
+            buffer.data = _byte_vector(spec.data)
+            buffers.append(buffer)
+            tensor.buffer = len(buffers) - 1
         if spec.quantization is not None:
             q = litert.QuantizationParametersT()
-            q.scale = np.asarray(spec.quantization.scale, dtype=np.float32)
-            q.zeroPoint = np.asarray(spec.quantization.zero_point, dtype=np.int64)
+            q.scale = _vector(spec.quantization.scale, np.float32)
+            q.zeroPoint = _vector(spec.quantization.zero_point, np.int64)
             q.quantizedDimension = int(spec.quantization.axis)
             tensor.quantization = q
         return tensor
@@ -309,16 +332,16 @@ class LiteRTModelBuilder:
     def _operator_t(spec: _Operator, opcode_index: int) -> litert.OperatorT:
         op = litert.OperatorT()
         op.opcodeIndex = opcode_index
-        op.inputs = np.asarray(spec.inputs, dtype=np.int32)
-        op.outputs = np.asarray(spec.outputs, dtype=np.int32)
+        op.inputs = _vector(spec.inputs, np.int32)
+        op.outputs = _vector(spec.outputs, np.int32)
         if spec.intermediates:
-            op.intermediates = np.asarray(spec.intermediates, dtype=np.int32)
+            op.intermediates = _vector(spec.intermediates, np.int32)
         if spec.options is not None:
             attr, tag = options_union(spec.options)
             setattr(op, attr, spec.options)
             setattr(op, attr + "Type", tag)
         if spec.custom_options is not None:
-            op.customOptions = np.frombuffer(spec.custom_options, dtype=np.uint8)
+            op.customOptions = _byte_vector(spec.custom_options)
             op.customOptionsFormat = litert.CustomOptionsFormat.FLEXBUFFERS
         return op
 

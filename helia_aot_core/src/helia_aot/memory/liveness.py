@@ -10,18 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from helia_aot.air.graph import AirModel
-from helia_aot.air.types import AirTensorKind
+from helia_aot.air.types import AirTensorKind, TensorId
 from helia_aot.errors import OperatorOrderError
 
 
-def alias_roots(model: AirModel, alias_of: Mapping[str, str]) -> dict[str, str]:
+def alias_roots(model: AirModel, alias_of: Mapping[TensorId, TensorId]) -> dict[TensorId, TensorId]:
     """Map every tensor named in ``alias_of`` (as key or value) to the root of its storage chain.
 
     ``alias_of[a] = b`` says ``a`` lives in ``b``'s bytes; chains (a reshape of a reshape) resolve
     to the tensor that is not itself an alias. A cycle or an unknown tensor is a ValueError, since
     either means the caller's alias analysis is wrong.
     """
-    roots: dict[str, str] = {}
+    roots: dict[TensorId, TensorId] = {}
     for start in alias_of:
         path = [start]
         current = start
@@ -39,8 +39,8 @@ def alias_roots(model: AirModel, alias_of: Mapping[str, str]) -> dict[str, str]:
 
 
 def compute_lifetimes(
-    model: AirModel, *, alias_of: Mapping[str, str] | None = None
-) -> dict[str, tuple[int, int]]:
+    model: AirModel, *, alias_of: Mapping[TensorId, TensorId] | None = None
+) -> dict[TensorId, tuple[int, int]]:
     """Inclusive ``(first, last)`` operator indices of every non-constant tensor the schedule uses.
 
     A tensor lives from the operator that writes it to the last operator that reads it (an output
@@ -56,9 +56,9 @@ def compute_lifetimes(
     written by an earlier operator.
     """
     end = max(len(model.operators) - 1, 0)
-    spans: dict[str, list[int]] = {}
+    spans: dict[TensorId, list[int]] = {}
 
-    def touch(tid: str, index: int) -> None:
+    def touch(tid: TensorId, index: int) -> None:
         span = spans.get(tid)
         if span is None:
             spans[tid] = [index, index]
@@ -66,13 +66,13 @@ def compute_lifetimes(
             span[0] = min(span[0], index)
             span[1] = max(span[1], index)
 
-    def is_constant(tid: str) -> bool:
+    def is_constant(tid: TensorId) -> bool:
         return model.tensor(tid).kind is AirTensorKind.CONSTANT
 
     for tid in model.inputs:
         if not is_constant(tid):
             touch(tid, 0)
-    written: set[str] = set(model.inputs)
+    written: set[TensorId] = set(model.inputs)
     for index, op in enumerate(model.operators):
         for tid in op.input_ids:
             if not tid or is_constant(tid):
@@ -96,7 +96,7 @@ def compute_lifetimes(
             spans[tid] = [0, end]
 
     roots = alias_roots(model, alias_of or {})
-    lifetimes: dict[str, tuple[int, int]] = {}
+    lifetimes: dict[TensorId, tuple[int, int]] = {}
     for tid, (first, last) in spans.items():
         root = roots.get(tid, tid)
         if is_constant(root):

@@ -38,7 +38,9 @@ def _order_by_size(buffers: Sequence[BufferRequest]) -> list[int]:
     return sorted(range(len(buffers)), key=lambda i: (-buffers[i].size, buffers[i].first, buffers[i].id))
 
 
-def _check_options(name: str, options: Mapping[str, object] | None, known: tuple[str, ...]) -> dict:
+def _check_options(
+    name: str, options: Mapping[str, object] | None, known: tuple[str, ...]
+) -> dict[str, object]:
     given = dict(options or {})
     unknown = sorted(str(k) for k in given if k not in known)
     if unknown:

@@ -81,8 +81,3 @@ class ArenaPlan:
     used: int
     peak_live: int
     planner: str
-
-    @property
-    def efficiency(self) -> float:
-        """``peak_live / used`` (1.0 is optimal; an empty plan counts as optimal)."""
-        return self.peak_live / self.used if self.used else 1.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensorKind
+from helia_aot.air import AirModel, AirTensorKind, TensorId
 
 # Where the weights and bias of each counted type sit among its inputs (LiteRT positions).
 _WEIGHT_POSITIONS: dict[str, tuple[int, ...]] = {
@@ -76,7 +76,7 @@ def operator_parameters(aot_op: Any) -> int | None:
     )
 
 
-def _constant_elements(model: AirModel, tid: str) -> int:
+def _constant_elements(model: AirModel, tid: TensorId) -> int:
     tensor = model.tensors[tid]
     if tensor.kind is AirTensorKind.CONSTANT:
         return tensor.size

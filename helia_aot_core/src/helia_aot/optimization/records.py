@@ -10,7 +10,7 @@ with a ValidationError naming both versions, because its fields may mean somethi
 from __future__ import annotations
 
 import enum
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, model_validator
 
@@ -64,7 +64,7 @@ def _lenient(enum_type: type[_E]) -> Any:
             return value
 
     def write(value: Any) -> str:
-        return value.value if isinstance(value, enum.Enum) else value
+        return str(value.value) if isinstance(value, enum.Enum) else str(value)
 
     return Annotated[
         enum_type | str,
@@ -73,8 +73,19 @@ def _lenient(enum_type: type[_E]) -> Any:
     ]
 
 
+# The lenient fields as a type checker sees them (the member, or a string this release does not
+# know); at run time they carry the validator and serializer ``_lenient`` attaches.
+if TYPE_CHECKING:
+    LenientGoal = OptimizationGoal | str
+    LenientHintKind = HintKind | str
+    LenientArenaRole = ArenaRole | str
+else:
+    LenientGoal = _lenient(OptimizationGoal)
+    LenientHintKind = _lenient(HintKind)
+    LenientArenaRole = _lenient(ArenaRole)
+
 # Knob values the readers know, by knob name; a knob not listed keeps its value as a string.
-KNOB_VALUE_TYPES: dict[str, type[enum.Enum]] = {
+KNOB_VALUE_TYPES: dict[str, type[KernelKnob] | type[AccumulationChoice]] = {
     "kernel": KernelKnob,
     "accumulation": AccumulationChoice,
 }
@@ -154,14 +165,14 @@ class OptimizationPlan(_Versioned):
     schema_version: int = PLAN_SCHEMA_VERSION
     model: str = ""
     platform: str = ""
-    goal: _lenient(OptimizationGoal) = OptimizationGoal.BALANCED
+    goal: LenientGoal = OptimizationGoal.BALANCED
     operators: list[PlannedOperator] = []
 
 
 class Hint(_Record):
     """One thing the report wants a person to look at, and why."""
 
-    kind: _lenient(HintKind)
+    kind: LenientHintKind
     message: str
 
 
@@ -181,7 +192,7 @@ class ReportedArena(_Record):
     """One arena region: its bytes against the memory's capacity and the planner's lower bound."""
 
     region: int
-    role: _lenient(ArenaRole)
+    role: LenientArenaRole
     memory: str
     used: int
     total_size: int

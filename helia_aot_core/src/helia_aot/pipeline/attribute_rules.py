@@ -42,7 +42,7 @@ def _annotation(field: Any) -> Any:
     return getattr(field, "annotation", None) or getattr(field, "type", Any)
 
 
-def _reached(rule: Any, context: Any) -> list[tuple[str, type]]:
+def _reached(rule: Any, context: Any) -> list[tuple[str, type | None]]:
     classes = context.aot_operator_classes
     rule_type = str(getattr(rule, "type", "*") or "*")
     keys = list(classes.keys()) if rule_type == "*" else [rule_type]

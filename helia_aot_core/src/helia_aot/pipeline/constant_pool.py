@@ -41,6 +41,11 @@ class ConstantBlob:
     _seen: dict[bytes, int] = field(default_factory=dict)
 
     def add(self, tensor: AirTensor, alignment: int) -> None:
+        if tensor.data is None:
+            raise UnsupportedModelError(
+                f"constant tensor {tensor.name!r} has no data",
+                hint="the model file stores no buffer for it; re-export the model",
+            )
         payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
         key = hashlib.sha256(payload).digest() + len(payload).to_bytes(8, "little")
         if key not in self._seen:

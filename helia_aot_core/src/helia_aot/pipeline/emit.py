@@ -14,12 +14,12 @@ import hashlib
 import json
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from helia_aot.air import AirModel, AirTensor, c_comment
+from helia_aot.air import AirModel, AirTensor, TensorId, c_comment
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
 from helia_aot.errors import InvalidConfigError
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
@@ -168,17 +168,30 @@ def _quantization_text(tensor: AirTensor) -> str:
     return f"scale {float(q.scale[0]):.9g}, zero point {int(q.zero_point[0])}"
 
 
-def _exporter_for(module_type: str, exporters: Mapping[str, Any] | None) -> Any:
-    if exporters is None:
-        from helia_aot.exporters import BUILTIN_EXPORTERS
+class ExporterLookup(Protocol):
+    """What emit needs of the exporters it is given: a Registry of them or a plain mapping."""
 
-        exporters = BUILTIN_EXPORTERS
-    if module_type not in exporters:
+    def __contains__(self, key: object, /) -> bool: ...
+
+    def keys(self) -> Iterable[str]: ...
+
+    def get(self, key: str, /) -> Any: ...
+
+
+def _builtin_exporters() -> ExporterLookup:
+    from helia_aot.exporters import BUILTIN_EXPORTERS
+
+    return BUILTIN_EXPORTERS
+
+
+def _exporter_for(module_type: str, exporters: ExporterLookup | None) -> Any:
+    lookup = exporters if exporters is not None else _builtin_exporters()
+    if module_type not in lookup:
         raise InvalidConfigError(
             f"no exporter is registered for module.type {module_type!r}",
-            hint="registered types: " + ", ".join(sorted(exporters.keys())),
+            hint="registered types: " + ", ".join(sorted(lookup.keys())),
         )
-    return exporters.get(module_type)()
+    return lookup.get(module_type)()
 
 
 def emit_module(
@@ -191,7 +204,7 @@ def emit_module(
     *,
     records: dict[str, Any],
     test_case: dict[str, Any] | None = None,
-    exporters: Mapping[str, Any] | None = None,
+    exporters: ExporterLookup | None = None,
 ) -> str:
     """Write the module into ``out_dir`` (created) and return the plan hash.
 
@@ -219,7 +232,7 @@ def emit_module(
             _TensorRow(tensor.name, comment, f"{p.region}u" if p else NOT_PLACED, p.offset if p else 0)
         )
 
-    def io_row(tid: str) -> _IoRow:
+    def io_row(tid: TensorId) -> _IoRow:
         t = model.tensors[tid]
         return _IoRow(t.name, t.nbytes, t.zero_point(), c_float(t.scale()))
 
@@ -312,7 +325,7 @@ def emit_module(
 
 
 def _platform_memories(platform: Any) -> set[str]:
-    memories = getattr(platform, "memories", ())
+    memories: Any = getattr(platform, "memories", ())
     try:
         keys = list(memories.keys())
     except AttributeError:

@@ -36,7 +36,8 @@ def destination_of(config: Any) -> Path:
     path = Path(config.module.path)
     if is_archive(path):
         return path
-    return path / config.module.name
+    directory: Path = path / config.module.name
+    return directory
 
 
 def is_archive(path: Path) -> bool:

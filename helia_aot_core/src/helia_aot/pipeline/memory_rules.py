@@ -57,7 +57,7 @@ def tensor_placements(model: AirModel, rules: Iterable[Any]) -> dict[TensorId, T
     for index, rule in enumerate(rules):
         where = f"memory.tensors[{index}]"
         if rule.id not in (None, ""):
-            tensor = model.tensors.get(str(rule.id))
+            tensor = model.tensors.get(TensorId(str(rule.id)))
             if tensor is None:
                 close = difflib.get_close_matches(str(rule.id), list(model.tensors), n=3, cutoff=0.5)
                 hint = (

@@ -16,7 +16,7 @@ from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.memory import BufferRequest, compute_lifetimes, plan_arena
+from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes, plan_arena
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
@@ -201,7 +201,11 @@ class _Planner:
     def _pinned_memory(self, rules: dict[TensorId, TensorPlacement]) -> dict[TensorId, str]:
         pinned: dict[TensorId, str] = {}
         for root in self.roots:
-            wanted = {rules[t].memory: t for t in self.members[root] if t in rules and rules[t].memory}
+            wanted: dict[str, TensorId] = {}
+            for t in self.members[root]:
+                memory = rules[t].memory if t in rules else None
+                if memory:
+                    wanted[memory] = t
             if len(wanted) > 1:
                 names = ", ".join(f"{t} in {m}" for m, t in wanted.items())
                 raise InvalidConfigError(
@@ -237,7 +241,7 @@ class _Planner:
     def role_of(self, root: TensorId) -> str:
         return "persistent" if self.model.tensors[root].kind is AirTensorKind.PERSISTENT else "scratch"
 
-    def layout(self, roots: list[TensorId]):
+    def layout(self, roots: list[TensorId]) -> ArenaPlan:
         """Plan one arena holding ``roots`` with the configured planner."""
         chosen = set(roots)
         requests = [
@@ -411,24 +415,24 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
                 for tid in planner.members[root]:
                     plan.placements[tid] = Placement(region.id, offset, model.tensors[tid].nbytes)
     cold_ids: dict[str, int] = {}
-    for arena in pool.arenas(rank):
+    for constant_arena in pool.arenas(rank):
         region = ArenaRegion(
             len(plan.regions),
             "constant",
-            arena.memory,
-            arena.used,
-            arena.alignment,
-            capacity=budget.caps.get(arena.memory),
-            source_memory=arena.source_memory,
-            source_offset=arena.source_offset,
+            constant_arena.memory,
+            constant_arena.used,
+            constant_arena.alignment,
+            capacity=budget.caps.get(constant_arena.memory),
+            source_memory=constant_arena.source_memory,
+            source_offset=constant_arena.source_offset,
         )
-        if arena.source_memory is None:
-            cold_ids[arena.memory] = region.id
-            plan.constant_blobs[region.id] = arena.blob or b""
+        if constant_arena.source_memory is None:
+            cold_ids[constant_arena.memory] = region.id
+            plan.constant_blobs[region.id] = constant_arena.blob or b""
         else:
-            region.source_region = cold_ids[arena.source_memory]
+            region.source_region = cold_ids[constant_arena.source_memory]
         plan.regions.append(region)
-        for tid, offset in arena.offsets.items():
+        for tid, offset in constant_arena.offsets.items():
             plan.placements[tid] = Placement(region.id, offset, model.tensors[tid].nbytes)
     return plan
 

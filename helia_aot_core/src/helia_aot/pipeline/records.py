@@ -88,7 +88,8 @@ def decided_knobs(aot_op: Any) -> dict[str, str]:
 def _attributes(aot_op: Any) -> dict[str, Any]:
     attributes = aot_op.attributes
     try:
-        return TypeAdapter(type(attributes)).dump_python(attributes, mode="json")
+        dumped: dict[str, Any] = TypeAdapter(type(attributes)).dump_python(attributes, mode="json")
+        return dumped
     except (TypeError, ValueError):  # an attributes class pydantic cannot serialize still plans
         return {}
 
@@ -143,8 +144,7 @@ def _operator_hints(aot_op: Any, config: Any) -> list[dict[str, str]]:
     return hints
 
 
-def _peak_hint(occupancy: RegionOccupancy) -> dict[str, str]:
-    index = occupancy.peak_index
+def _peak_hint(occupancy: RegionOccupancy, index: int) -> dict[str, str]:
     live = sorted(occupancy.live_at(index), key=lambda t: (-t.size, t.offset))
     names = ", ".join(f"{t.name} ({t.size} B)" for t in live[:4]) + (", ..." if len(live) > 4 else "")
     return _hint(
@@ -177,8 +177,9 @@ def report_record(
     """``<prefix>_report.json``: per-operator figures and hints, the arenas, and the totals."""
     peaks: dict[int, list[dict[str, str]]] = {}
     for occupancy in scratch_occupancy(model, plan, len(operators)):
-        if occupancy.peak_index is not None and occupancy.peak_bytes:
-            peaks.setdefault(occupancy.peak_index, []).append(_peak_hint(occupancy))
+        index = occupancy.peak_index
+        if index is not None and occupancy.peak_bytes:
+            peaks.setdefault(index, []).append(_peak_hint(occupancy, index))
     rows = []
     for i, op in enumerate(operators):
         calls = op.kernel_calls()
@@ -214,8 +215,11 @@ def tensor_layout_hash(model: AirModel, plan: MemoryPlan) -> str:
     digest = hashlib.sha256()
     for tid, tensor in model.tensors.items():
         p = plan.placements.get(tid)
-        region = plan.regions[p.region] if p else None
-        where = f"{region.role}:{region.memory}:{p.offset}:{p.size}" if p else "-"
+        if p is None:
+            where = "-"
+        else:
+            region = plan.regions[p.region]
+            where = f"{region.role}:{region.memory}:{p.offset}:{p.size}"
         digest.update(f"{tensor.name}:{tensor.dtype}:{list(tensor.shape)}:{where};".encode())
     return digest.hexdigest()[:16]
 

@@ -82,7 +82,8 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
     if problems:
         raise UnsupportedModelError(
             f"{len(problems)} operator(s) cannot be converted:\n  " + "\n  ".join(problems),
-            hint="see each operator's restrictions in docs/operators.md",
+            hint="each line names the restriction its operator breaks; `helia-aot plugins` lists the "
+            "operators each installed pack lowers",
             details=problems,
         )
     return resolved

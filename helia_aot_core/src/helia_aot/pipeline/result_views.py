@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensor
+from helia_aot.air import AirModel, AirTensor, TensorId
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.pipeline.emit import region_symbol, source_symbol
 from helia_aot.pipeline.plan import MemoryPlan
@@ -23,7 +23,7 @@ from helia_aot.views import (
 )
 
 
-def tensor_kind(model: AirModel, tid: str) -> str:
+def tensor_kind(model: AirModel, tid: TensorId) -> str:
     """``input``, else ``output``, else the tensor's storage kind (the views' ``kind``)."""
     if tid in model.inputs:
         return "input"

@@ -19,7 +19,7 @@ def select_transforms(config_entries: list[Any], registry: Any) -> list[Any]:
     """Instantiate the enabled transforms in registry order, validating the configuration."""
     known = registry.keys()
     enabled = {name: bool(getattr(registry.get(name), "ENABLED_BY_DEFAULT", True)) for name in known}
-    options: dict[str, dict] = {}
+    options: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for entry in config_entries or ():
         name = entry.name
@@ -61,7 +61,8 @@ def select_transforms(config_entries: list[Any], registry: Any) -> list[Any]:
             except ValidationError as exc:
                 raise InvalidConfigError(
                     f"transform {name}: options rejected: {exc}",
-                    hint="see docs/transforms.md for the options",
+                    hint=f"the options {name} takes are the fields of its OPTIONS type; `helia-aot plugins` "
+                    "names the pack that registered it",
                 ) from exc
         selected.append(cls(value) if spec is not None else cls())
     return selected

@@ -41,6 +41,7 @@ def helia_aot_platforms() -> Iterable[SocPlatform]:
 
     The core validates every record and rejects two plugins providing the same platform name.
     """
+    raise NotImplementedError  # a specification: pluggy calls the plugins' implementations only
 
 
 # -- observation: called around each pipeline stage ------------------------------------------------

@@ -143,7 +143,7 @@ class PluginHost:
     def stage_started(self, stage: str, config: Any) -> None:
         self._call_each("helia_aot_stage_started", stage=stage, config=config)
 
-    def stage_finished(self, stage: str, config: Any, seconds: float, details: dict) -> None:
+    def stage_finished(self, stage: str, config: Any, seconds: float, details: dict[str, Any]) -> None:
         self._call_each(
             "helia_aot_stage_finished", stage=stage, config=config, seconds=seconds, details=details
         )

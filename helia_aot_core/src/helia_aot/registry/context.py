@@ -35,7 +35,7 @@ class RegistryContext:
     memory_planners: Registry[Callable[..., Any]] = field(default_factory=lambda: Registry("memory_planners"))
     module_exporters: Registry[type] = field(default_factory=lambda: Registry("module_exporters"))
 
-    def registries(self) -> list[Registry]:
+    def registries(self) -> list[Registry[Any]]:
         """Every registry of the context, in declaration order."""
         return [getattr(self, f.name) for f in fields(self)]
 

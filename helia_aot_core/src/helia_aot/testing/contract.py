@@ -81,7 +81,8 @@ def attribute_problems(attributes: Any) -> list[str]:
         if info.is_required() or info.default_factory is not None:
             continue
         # pydantic leaves defaults unvalidated, so a bad one would only surface in a user's build.
-        annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        # A type form (the field's annotation, or it wrapped in Annotated with its constraints).
+        annotation: Any = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
         try:
             TypeAdapter(annotation).validate_python(info.default)
         except ValidationError as exc:

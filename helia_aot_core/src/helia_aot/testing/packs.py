@@ -50,7 +50,8 @@ def pack_module(pack: PackSource) -> ModuleType | None:
     for ep in _entry_points():
         dist = ep.dist.name if ep.dist else ""
         if pack == ep.name or (dist and _normalized(pack) == _normalized(dist)):
-            return ep.load()
+            loaded: ModuleType = ep.load()  # a helia_aot entry point names a module
+            return loaded
     try:
         return importlib.import_module(pack)
     except ImportError:
@@ -71,7 +72,8 @@ def pack_customizer(pack: PackSource) -> Callable[[Any], None]:
     hook = getattr(module, "helia_aot_register", None)
     if not callable(hook):
         raise LookupError(f"module {module.__name__} defines no helia_aot_register hook")
-    return hook
+    customizer: Callable[[Any], None] = hook
+    return customizer
 
 
 def installed_copies(pack: PackSource) -> list[str]:
@@ -102,7 +104,7 @@ def plugin_selection(pack: PackSource | None, plugins: Any = None) -> dict[str, 
 def pack_registry_context(
     pack: PackSource | None = None,
     *,
-    customizers: Sequence[Callable] = (),
+    customizers: Sequence[Callable[[Any], None]] = (),
     allow_override: bool = False,
     plugins: Any = None,
 ) -> Any:
@@ -121,7 +123,7 @@ def convert_model(
     *,
     pack: PackSource | None = None,
     registry: Any = None,
-    customizers: Sequence[Callable] = (),
+    customizers: Sequence[Callable[[Any], None]] = (),
     allow_override: bool = False,
     operators: Sequence[Mapping[str, Any]] = (),
     golden_data: str | Path | None = None,
@@ -212,7 +214,9 @@ def run_golden(
 def write_golden(path: str | Path, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]) -> Path:
     """Write golden data as ``input_<i>`` / ``output_<j>`` (one sample, or samples on axis 0)."""
     path = Path(path)
-    arrays = {f"input_{i}": np.asarray(a) for i, a in enumerate(inputs)}
+    # Any, not ndarray: np.savez's keywords include allow_pickle (a bool), so the stubs reject a
+    # mapping of arrays spread into them.
+    arrays: dict[str, Any] = {f"input_{i}": np.asarray(a) for i, a in enumerate(inputs)}
     arrays.update({f"output_{j}": np.asarray(a) for j, a in enumerate(outputs)})
     np.savez(path, **arrays)
     return path

@@ -93,7 +93,7 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
             hint=_MALFORMED_HINT,
         )
     try:
-        model = litert.ModelT.InitFromPackedBuf(data, 0)
+        model: litert.ModelT = litert.ModelT.InitFromPackedBuf(data, 0)
     except Exception as exc:  # any failure inside the generated unpacker means a corrupt file
         where = unpack_location(exc)
         raise ModelLoadError(
@@ -295,6 +295,7 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
             hint=_MALFORMED_HINT,
         )
     raw = raw[:needed]  # the runtime accepts (and ignores) trailing bytes
+    values: np.ndarray
     if dtype is AirTensorType.BOOL:
         values = raw != 0
     else:

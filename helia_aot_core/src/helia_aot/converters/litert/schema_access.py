@@ -10,7 +10,7 @@ plain lists of Python ints.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -43,6 +43,9 @@ def _text(value: bytes | str | None) -> str | None:
     return str(value)
 
 
+_T = TypeVar("_T")
+
+
 def int_list(vector: Any) -> list[int]:
     """A vector field (``None``, a list, or a numpy array) as a list of Python ints."""
     if vector is None:
@@ -50,14 +53,14 @@ def int_list(vector: Any) -> list[int]:
     return [int(v) for v in vector]
 
 
-def _at(items: Sequence[Any] | None, index: int, what: str) -> Any:
+def _at(items: Sequence[_T] | None, index: int, what: str) -> _T:
     """``items[index]`` with a ModelLoadError naming ``what`` when the index is out of range."""
     count = 0 if items is None else len(items)
     try:
         index = int(index)
     except (TypeError, ValueError):
         raise ModelLoadError(f"{what} index {index!r} is not an integer", hint=_MALFORMED_HINT) from None
-    if not 0 <= index < count:
+    if items is None or not 0 <= index < count:
         raise ModelLoadError(
             f"{what} index {index} is out of range: the table has {count} entries",
             hint=_MALFORMED_HINT,
