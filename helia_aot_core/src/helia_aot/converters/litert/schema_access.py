@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from helia_aot.air.keys import custom_code_to_op_key
+from helia_aot.converters.litert.file_bytes import file_slice
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
@@ -241,8 +242,6 @@ def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) 
     """
     offset = int(op.largeCustomOptionsOffset or 0)
     if offset > 1:
-        from helia_aot.converters.litert.reader import file_slice
-
         if model is None:
             raise ModelLoadError(
                 "custom options stored after the flatbuffer need the model",
