@@ -90,7 +90,7 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
             hint=_MALFORMED_HINT,
         )
     try:
-        model = litert.ModelT.InitFromPackedBuf(data, 0)
+        model: litert.ModelT = litert.ModelT.InitFromPackedBuf(data, 0)  # type: ignore[no-untyped-call]
     except Exception as exc:  # any failure inside the generated unpacker means a corrupt file
         where = unpack_location(exc)
         raise ModelLoadError(

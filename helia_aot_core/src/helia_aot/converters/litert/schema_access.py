@@ -10,7 +10,7 @@ plain lists of Python ints.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -20,6 +20,8 @@ from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
+
+_Item = TypeVar("_Item")
 
 BUILTIN_NAMES: dict[int, str] = {
     value: name
@@ -51,14 +53,14 @@ def int_list(vector: Any) -> list[int]:
     return [int(v) for v in vector]
 
 
-def _at(items: Sequence[Any] | None, index: int, what: str) -> Any:
+def _at(items: Sequence[_Item] | None, index: int, what: str) -> _Item:
     """``items[index]`` with a ModelLoadError naming ``what`` when the index is out of range."""
     count = 0 if items is None else len(items)
     try:
         index = int(index)
     except (TypeError, ValueError):
         raise ModelLoadError(f"{what} index {index!r} is not an integer", hint=_MALFORMED_HINT) from None
-    if not 0 <= index < count:
+    if items is None or not 0 <= index < count:
         raise ModelLoadError(
             f"{what} index {index} is out of range: the table has {count} entries",
             hint=_MALFORMED_HINT,
@@ -254,7 +256,7 @@ def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) 
         return b""
     if isinstance(op.customOptions, (bytes, bytearray)):
         return bytes(op.customOptions)
-    return np.asarray(op.customOptions, dtype=np.uint8).tobytes()
+    return bytes(np.asarray(op.customOptions, dtype=np.uint8).tobytes())
 
 
 # -- tensor level --------------------------------------------------------------------------------

@@ -82,7 +82,8 @@ def tensor_view(model: litert.ModelT, index: int, tensor: litert.TensorT) -> Ten
 def operator_view(
     model: litert.ModelT, index: int, node: litert.OperatorT, tensors: tuple[TensorView, ...]
 ) -> OperatorView:
-    """Operator ``index`` of a subgraph whose (checked) tensors are ``tensors``, keyed and checked."""
+    """Operator ``index`` (``node``) of a subgraph of ``model`` whose checked tensors are
+    ``tensors``: its canonical key, wiring and options, checked."""
     op = OperatorView(
         index=index,
         key=sa.op_key(model, node),
