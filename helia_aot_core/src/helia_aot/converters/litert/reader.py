@@ -147,6 +147,9 @@ def tensor_dtype(litert_type: int) -> AirTensorType:
         ) from None
 
 
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+"""The smallest normal float32: a smaller nonzero scale is subnormal."""
+
 _ZERO_POINT_LIMITS: dict[int, tuple[int, int]] = {
     litert.TensorType.INT8: (-128, 127),
     litert.TensorType.UINT8: (0, 255),
@@ -189,8 +192,8 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
         )
     # Only 0 (an all-zero weight channel) or a normal positive float32: subnormal scales overflow
     # the requantization multipliers derived from them.
-    usable = (scale == 0) | ((scale >= np.finfo(np.float32).tiny) & np.isfinite(scale))
-    if not np.all(usable):
+    usable = (scale == 0) | ((scale >= _FLOAT32_TINY) & np.isfinite(scale))
+    if not usable.all():
         bad = next(float(v) for v, ok in zip(scale, usable) if not ok)
         raise ModelLoadError(
             f"{_describe(tensor)} has quantization scale {bad}; scales must be finite, positive "
@@ -198,7 +201,7 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
             hint=_MALFORMED_HINT,
         )
     limits = _ZERO_POINT_LIMITS.get(int(tensor.type))
-    if limits is not None and (np.any(zero_point < limits[0]) or np.any(zero_point > limits[1])):
+    if limits is not None and (zero_point.min() < limits[0] or zero_point.max() > limits[1]):
         bad = next(int(v) for v in zero_point if not limits[0] <= v <= limits[1])
         raise ModelLoadError(
             f"{_describe(tensor)} has zero point {bad}, outside the {sa.tensor_type_name(tensor.type)} "

@@ -10,8 +10,6 @@ the subgraph's inputs and outputs, then operators), before any operator parser r
 
 from __future__ import annotations
 
-import numpy as np
-
 from helia_aot.air.types import AirTensorType
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import (
@@ -60,7 +58,7 @@ def tensor_view(model: litert.ModelT, index: int, tensor: litert.TensorT) -> Ten
             hint="initialise state with an ASSIGN_VARIABLE instead",
         )
     quantization = quantization_of(tensor)
-    if data is None and quantization is not None and not np.all(quantization.scale > 0):
+    if data is None and quantization is not None and not (quantization.scale > 0).all():
         # A zero activation scale maps every value to the zero point; the requantizing
         # multipliers derived from it would divide by zero.
         raise ModelLoadError(
