@@ -28,7 +28,8 @@ class TensorView:
 
     ``shape`` is the shape the generated code uses: a dynamic batch (``-1`` first) runs as one
     sample, any other unknown dimension was rejected. ``data`` is the constant contents (a fresh
-    array of ``shape``), None for a tensor computed at run time.
+    array of ``shape``), None for a tensor computed at run time; the AIR tensor built from the
+    view takes the array over (a view is built for one conversion and dropped once AIR exists).
     """
 
     index: int
