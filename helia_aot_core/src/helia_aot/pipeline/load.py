@@ -1,8 +1,11 @@
 """The Load stage: a ``.tflite`` file in, a verified AIR model out.
 
-Tensors come straight from the chosen subgraph (ids are LiteRT tensor indices); operators come
-from the parsers registered under each operator's canonical key. Every operator no parser accepts
-is collected so one error lists them all, with the distribution that would add the support.
+The file is read once (:func:`~helia_aot.converters.litert.reader.read_model`), the registered
+model hooks edit it, and it is checked once into a
+:class:`~helia_aot.converters.litert.view.ModelView`; AIR is built from that view. Tensors come
+straight from the chosen subgraph (ids are LiteRT tensor indices); operators come from the parsers
+registered under each operator's canonical key. Every operator no parser accepts is collected so
+one error lists them all, with the distribution that would add the support.
 """
 
 from __future__ import annotations
@@ -11,8 +14,6 @@ import importlib.metadata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from helia_aot.air import (
     AirModel,
@@ -25,28 +26,15 @@ from helia_aot.air import (
     verify_model,
 )
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.converters.litert.reader import (
-    MAX_TENSOR_BYTES,
-    buffer_data,
-    element_count,
-    quantization_of,
-    read_model,
-    tensor_dtype,
-)
-from helia_aot.converters.litert.validate import check_operator, wiring_problems
-from helia_aot.errors import (
-    HeliaAotError,
-    InvalidConfigError,
-    ModelLoadError,
-    PluginError,
-    UnsupportedModelError,
-)
+from helia_aot.converters.litert.reader import read_model
+from helia_aot.converters.litert.validate import wiring_problems
+from helia_aot.converters.litert.view import ModelView, SubgraphView
+from helia_aot.converters.litert.view_builder import build_view
+from helia_aot.errors import HeliaAotError, ModelLoadError, PluginError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
 BUILTIN_DISTRIBUTION = "helia-aot-ops-builtin"
 """The distribution whose operator pack parses LiteRT builtin operators."""
-
-_MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
 
 Failure = tuple[int, str, str, str | None]
 """An operator that cannot be parsed: (index, key, reason, install hint or None)."""
@@ -103,80 +91,45 @@ def apply_model_hooks(model: litert.ModelT, hooks: Any) -> litert.ModelT:
     return model
 
 
-def _tensor_shape(tensor: litert.TensorT, dtype: Any, what: str) -> tuple[int, ...]:
-    """The static shape, checked (before anything is allocated) to fit in MAX_TENSOR_BYTES."""
-    shape = list(sa.shape_of(tensor))
-    if shape and shape[0] == -1:
-        shape[0] = 1  # a dynamic batch runs as one sample, as the interpreter's default shape does
-    nbytes = element_count(tuple(shape), what) * dtype.itemsize
-    if nbytes > MAX_TENSOR_BYTES:
-        raise UnsupportedModelError(
-            f"{what} needs {nbytes} bytes (shape {shape}), too many", hint="tensors must fit in 2**31 bytes"
-        )
-    return tuple(shape)
-
-
-def build_tensors(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirModel) -> None:
+def build_tensors(subgraph: SubgraphView, air: AirModel) -> None:
     """Add one AIR tensor per subgraph tensor, ids being the LiteRT indices."""
-    for index, tensor in enumerate(sa.tensors_of(subgraph)):
-        source_name = sa.name_of(tensor)
-        what = f"tensor {index} ({source_name!r})"
-        try:
-            dtype = tensor_dtype(tensor.type)
-        except UnsupportedModelError as exc:
-            raise UnsupportedModelError(f"{what}: {exc.message}", hint=exc.hint) from None
-        shape = _tensor_shape(tensor, dtype, what)
-        data = buffer_data(model, tensor)
-        if data is not None and tensor.isVariable:
-            # The LiteRT runtime refuses this too: variables start zeroed, never from a buffer.
-            raise UnsupportedModelError(
-                f"{what} is a variable with initial buffer data",
-                hint="initialise state with an ASSIGN_VARIABLE instead",
-            )
-        quantization = quantization_of(tensor)
-        if data is None and quantization is not None and not np.all(quantization.scale > 0):
-            # A zero activation scale maps every value to the zero point; the requantizing
-            # multipliers derived from it would divide by zero.
-            raise ModelLoadError(
-                f"{what} has quantization scale 0; a tensor computed at run time needs a positive scale",
-                hint=_MALFORMED_HINT,
-            )
-        if data is not None:
+    for tensor in subgraph.tensors:
+        if tensor.data is not None:
             kind = AirTensorKind.CONSTANT
-        elif tensor.isVariable:
+        elif tensor.is_variable:
             kind = AirTensorKind.PERSISTENT
         else:
             kind = AirTensorKind.SCRATCH
         air.add_tensor(
             AirTensor(
-                id=TensorId(str(index)),
-                name=air.unique_tensor_name(source_name),
-                shape=shape,
-                dtype=dtype,
+                id=TensorId(str(tensor.index)),
+                name=air.unique_tensor_name(tensor.name),
+                shape=tensor.shape,
+                dtype=tensor.dtype,
                 kind=kind,
-                data=data,
-                quantization=quantization,
-                source_name=source_name,
+                data=tensor.data,
+                quantization=tensor.quantization,
+                source_name=tensor.name,
             )
         )
 
 
-def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirModel, parsers: Any) -> None:
+def build_operators(view: ModelView, air: AirModel, parsers: Any) -> None:
     """Parse every operator; raise one UnsupportedModelError listing all that cannot be parsed.
 
-    Each node passes :func:`check_operator` before its parser sees it. A parser raising anything
-    but a typed error or ValueError is a bug in its pack: PluginError names the parser.
+    Every node of the view has been checked before any parser sees it; a parser gets the node's
+    index and the object-API model and subgraph. A parser raising anything but a typed error or
+    ValueError is a bug in its pack: PluginError names the parser.
     """
     failures: list[Failure] = []
-    for index, op in enumerate(sa.operators_of(subgraph)):
-        key = sa.op_key(model, op)
-        check_operator(model, subgraph, index, key)
+    for op in view.subgraph.operators:
+        index, key = op.index, op.key
         parser: Callable[..., Any] | None = parsers.get(key) if key in parsers else None
         if parser is None:
             failures.append((index, key, *missing_parser_reason(key)))
             continue
         try:
-            result = parser(index, model, subgraph, air)
+            result = parser(index, view.node, view.subgraph.node, air)
         except (UnsupportedModelError, ValueError) as exc:
             failures.append((index, key, str(exc) or type(exc).__name__, None))
             continue
@@ -228,42 +181,20 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     """
     path = Path(path)
     model = apply_model_hooks(read_model(path), context.litert_model_hooks)
-    subgraphs = sa.subgraphs_of(model)
-    if not subgraphs:
-        raise UnsupportedModelError(f"{path.name} has no subgraphs", hint="the model is empty")
-    if (
-        isinstance(subgraph_index, bool)
-        or not isinstance(subgraph_index, int)
-        or not 0 <= subgraph_index < len(subgraphs)
-    ):
-        raise InvalidConfigError(
-            f"subgraph index {subgraph_index!r} is out of range: {path.name} has "
-            f"{len(subgraphs)} subgraph(s)",
-            hint=f"choose a subgraph from 0 to {len(subgraphs) - 1}",
-        )
-    subgraph = subgraphs[subgraph_index]
-    if not sa.operators_of(subgraph):
-        raise UnsupportedModelError(
-            f"subgraph {subgraph_index} of {path.name} has no operators",
-            hint="a model needs at least one operator to convert",
-        )
-
-    description = sa.description_of(model)
+    view = build_view(model, subgraph_index, path.name)
     air = AirModel(
         name=c_identifier(path.stem, fallback="model"),
-        description=c_comment(description),
+        description=c_comment(view.description),
         metadata={
             "source_path": str(path),
             "subgraph_index": subgraph_index,
-            "source_description": description,
+            "source_description": view.description,
         },
     )
-    build_tensors(model, subgraph, air)
-    for index in [*sa.subgraph_inputs(subgraph), *sa.subgraph_outputs(subgraph)]:
-        sa.tensor_at(subgraph, index)  # an out-of-range input or output is a ModelLoadError
-    air.inputs = [TensorId(str(i)) for i in sa.subgraph_inputs(subgraph)]
-    air.outputs = [TensorId(str(i)) for i in sa.subgraph_outputs(subgraph)]
-    build_operators(model, subgraph, air, context.litert_parsers)
+    build_tensors(view.subgraph, air)
+    air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
+    air.outputs = [TensorId(str(i)) for i in view.subgraph.outputs]
+    build_operators(view, air, context.litert_parsers)
 
     problems = verify_model(air) + wiring_problems(air)
     if problems:

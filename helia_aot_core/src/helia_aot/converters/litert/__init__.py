@@ -1,1 +1,2 @@
-"""Reading LiteRT (``.tflite``) models: safe schema accessors and the file reader."""
+"""Reading LiteRT (``.tflite``) models: the file reader, safe schema accessors, and the checked,
+typed model view the Load stage builds AIR from."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from helia_aot.air.types import AirQuantization, AirTensorType
 from helia_aot.converters.litert import schema_access as sa
+from helia_aot.converters.litert.file_bytes import attach_file_bytes, file_slice
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
 from helia_aot.litert import schema_py_generated as litert
@@ -27,10 +28,6 @@ MAX_MODEL_BYTES = 1 << 30
 
 MAX_TENSOR_BYTES = (1 << 31) - 1
 """Largest tensor a model may declare: generated code indexes with 32-bit sizes."""
-
-FILE_BYTES_ATTR = "_helia_aot_file_bytes"
-"""Attribute of a ModelT from :func:`read_model` holding the file's bytes (for data stored after
-the flatbuffer in models over 2 GB). A hook that builds a new ModelT keeps inline data only."""
 
 _MALFORMED_HINT = "the file is not a well-formed LiteRT model; re-export it with the LiteRT converter"
 
@@ -107,7 +104,7 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
             f"{source} has schema version {model.version}; LiteRT reads version {SCHEMA_VERSION}",
             hint=_MALFORMED_HINT,
         )
-    setattr(model, FILE_BYTES_ATTR, data)
+    attach_file_bytes(model, data)
     return model
 
 
@@ -139,22 +136,6 @@ def unpack_location(exc: BaseException) -> str:
     return " > ".join(parts)
 
 
-def file_slice(model: litert.ModelT, offset: int, size: int, what: str) -> np.ndarray:
-    """``size`` bytes at ``offset`` of the model's file (data kept after the flatbuffer)."""
-    data = getattr(model, FILE_BYTES_ATTR, None)
-    if data is None:
-        raise ModelLoadError(
-            f"{what} is stored after the flatbuffer, but the model's file bytes are not available",
-            hint="read the model with read_model",
-        )
-    if offset < 0 or size < 0 or offset + size > len(data):
-        raise ModelLoadError(
-            f"{what} lies at bytes {offset}..{offset + size} but the file has {len(data)} bytes",
-            hint=_MALFORMED_HINT,
-        )
-    return np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
-
-
 def tensor_dtype(litert_type: int) -> AirTensorType:
     """The AIR element type of a LiteRT ``TensorType`` code, or UnsupportedModelError."""
     try:
@@ -165,6 +146,9 @@ def tensor_dtype(litert_type: int) -> AirTensorType:
             hint="supported tensor types: " + ", ".join(sorted(str(t) for t in _DTYPES.values())),
         ) from None
 
+
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+"""The smallest normal float32: a smaller nonzero scale is subnormal."""
 
 _ZERO_POINT_LIMITS: dict[int, tuple[int, int]] = {
     litert.TensorType.INT8: (-128, 127),
@@ -208,8 +192,8 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
         )
     # Only 0 (an all-zero weight channel) or a normal positive float32: subnormal scales overflow
     # the requantization multipliers derived from them.
-    usable = (scale == 0) | ((scale >= np.finfo(np.float32).tiny) & np.isfinite(scale))
-    if not np.all(usable):
+    usable = (scale == 0) | ((scale >= _FLOAT32_TINY) & np.isfinite(scale))
+    if not usable.all():
         bad = next(float(v) for v, ok in zip(scale, usable) if not ok)
         raise ModelLoadError(
             f"{_describe(tensor)} has quantization scale {bad}; scales must be finite, positive "
@@ -217,7 +201,7 @@ def quantization_of(tensor: litert.TensorT) -> AirQuantization | None:
             hint=_MALFORMED_HINT,
         )
     limits = _ZERO_POINT_LIMITS.get(int(tensor.type))
-    if limits is not None and (np.any(zero_point < limits[0]) or np.any(zero_point > limits[1])):
+    if limits is not None and (zero_point.min() < limits[0] or zero_point.max() > limits[1]):
         bad = next(int(v) for v in zero_point if not limits[0] <= v <= limits[1])
         raise ModelLoadError(
             f"{_describe(tensor)} has zero point {bad}, outside the {sa.tensor_type_name(tensor.type)} "
@@ -305,12 +289,10 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
 
 
 __all__ = [
-    "FILE_BYTES_ATTR",
     "MAX_MODEL_BYTES",
     "MAX_TENSOR_BYTES",
     "buffer_data",
     "element_count",
-    "file_slice",
     "parse_model",
     "quantization_of",
     "read_model",

@@ -15,10 +15,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from helia_aot.air.keys import custom_code_to_op_key
+from helia_aot.converters.litert.file_bytes import file_slice
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
+
+_Item = TypeVar("_Item")
 
 BUILTIN_NAMES: dict[int, str] = {
     value: name
@@ -43,9 +46,6 @@ def _text(value: bytes | str | None) -> str | None:
     return str(value)
 
 
-_T = TypeVar("_T")
-
-
 def int_list(vector: Any) -> list[int]:
     """A vector field (``None``, a list, or a numpy array) as a list of Python ints."""
     if vector is None:
@@ -53,7 +53,7 @@ def int_list(vector: Any) -> list[int]:
     return [int(v) for v in vector]
 
 
-def _at(items: Sequence[_T] | None, index: int, what: str) -> _T:
+def _at(items: Sequence[_Item] | None, index: int, what: str) -> _Item:
     """``items[index]`` with a ModelLoadError naming ``what`` when the index is out of range."""
     count = 0 if items is None else len(items)
     try:
@@ -244,8 +244,6 @@ def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) 
     """
     offset = int(op.largeCustomOptionsOffset or 0)
     if offset > 1:
-        from helia_aot.converters.litert.reader import file_slice
-
         if model is None:
             raise ModelLoadError(
                 "custom options stored after the flatbuffer need the model",
@@ -258,7 +256,7 @@ def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) 
         return b""
     if isinstance(op.customOptions, (bytes, bytearray)):
         return bytes(op.customOptions)
-    return np.asarray(op.customOptions, dtype=np.uint8).tobytes()
+    return bytes(np.asarray(op.customOptions, dtype=np.uint8).tobytes())
 
 
 # -- tensor level --------------------------------------------------------------------------------

@@ -2,21 +2,24 @@
 
 Parsers are written against well-formed files: they index tensors by the operator's inputs and read
 the fields of the options class their operator takes. A hostile file breaks both assumptions, so
-the Load stage checks each node here first and raises :class:`~helia_aot.errors.ModelLoadError`
-naming the operator, so no parser (built-in or from a plugin) meets an index out of range or an
-options object of the wrong class.
+:func:`~helia_aot.converters.litert.view_builder.build_view` checks each node here, on the fields
+it has already read, and raises :class:`~helia_aot.errors.ModelLoadError` naming the operator, so
+no parser (built-in or from a plugin) meets an index out of range or an options object of the
+wrong class.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from helia_aot.air import AirModel
 from helia_aot.converters.litert import schema_access as sa
+from helia_aot.converters.litert.view import OperatorView, TensorView
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
@@ -185,7 +188,7 @@ ARITIES: dict[str, Arity] = {
 Operators not listed here are not checked (their parsers must check what they read)."""
 
 
-def _check_indices(what: str, indices: list[int], count: int, *, absent_ok: bool) -> None:
+def _check_indices(what: str, indices: Sequence[int], count: int, *, absent_ok: bool) -> None:
     for position, index in enumerate(indices):
         if index == -1 and absent_ok:
             continue
@@ -203,11 +206,11 @@ def _count_text(low: int, high: int | None, noun: str) -> str:
     return f"{low} {noun}" if low == high else f"{low} to {high} {noun}"
 
 
-def _check_arity(op: litert.OperatorT, key: str, where: str) -> None:
-    arity = ARITIES.get(key)
+def _check_arity(op: OperatorView, where: str) -> None:
+    arity = ARITIES.get(op.key)
     if arity is None:
         return
-    inputs, outputs = sa.inputs_of(op), sa.outputs_of(op)
+    inputs, outputs, key = op.inputs, op.outputs, op.key
     present = len(inputs)
     while present and present - 1 in arity.optional and inputs[present - 1] == -1:
         present -= 1  # trailing absent optional inputs count as left off
@@ -234,15 +237,15 @@ def _check_arity(op: litert.OperatorT, key: str, where: str) -> None:
         raise ModelLoadError(f"{where} output {outputs.index(-1)} is absent", hint=_MALFORMED_HINT)
 
 
-def _check_not_empty(subgraph: litert.SubGraphT, op: litert.OperatorT, where: str) -> None:
+def _check_not_empty(op: OperatorView, tensors: Sequence[TensorView], where: str) -> None:
     """Builtin operators never read or write empty tensors here: C has no zero-length arrays and
     the kernels' geometry (channels, strides) divides by those dimensions. Intermediates may be
     empty (LiteRT's LSTM keeps placeholders of shape [0])."""
-    for role, indices in (("input", sa.inputs_of(op)), ("output", sa.outputs_of(op))):
+    for role, indices in (("input", op.inputs), ("output", op.outputs)):
         for position, index in enumerate(indices):
             if index < 0:
                 continue
-            shape = sa.shape_of(sa.tensor_at(subgraph, index))
+            shape = tensors[index].shape
             if 0 in shape:
                 raise UnsupportedModelError(
                     f"{where} {role} {position} (tensor {index}) has no elements (shape {list(shape)})",
@@ -250,35 +253,35 @@ def _check_not_empty(subgraph: litert.SubGraphT, op: litert.OperatorT, where: st
                 )
 
 
-def check_operator(model: litert.ModelT, subgraph: litert.SubGraphT, index: int, key: str) -> None:
-    """Reject operator ``index`` (canonical ``key``) if its wiring or options are malformed.
+def check_operator(op: OperatorView, tensors: Sequence[TensorView], subgraph_count: int) -> None:
+    """Reject operator ``op`` if its wiring or options are malformed.
 
-    Input, output and intermediate indices must name tensors of the subgraph (``-1`` marks an
-    absent optional input or output); a builtin operator's inputs and outputs are not empty
-    (UnsupportedModelError). A builtin operator listed in :data:`ARITIES` must have as
-    many inputs and outputs as its LiteRT kernel accepts. Options, when present, must be of the
-    class LiteRT reads for the operator (absent options are left to the parser: the LiteRT
-    converter omits empty ones), hold finite floats, and refer only to existing subgraphs.
+    ``tensors`` are the subgraph's tensors (already read and checked), ``subgraph_count`` the
+    number of subgraphs in the model. Input, output and intermediate indices must name tensors of
+    the subgraph (``-1`` marks an absent optional input or output); a builtin operator's inputs and
+    outputs are not empty (UnsupportedModelError). A builtin operator listed in :data:`ARITIES`
+    must have as many inputs and outputs as its LiteRT kernel accepts. Options, when present, must
+    be of the class LiteRT reads for the operator (absent options are left to the parser: the
+    LiteRT converter omits empty ones), hold finite floats, and refer only to existing subgraphs.
     """
-    op = sa.operator_at(subgraph, index)
-    count = len(sa.tensors_of(subgraph))
-    where = f"operator #{index} ({key})"
-    _check_indices(f"{where} input", sa.inputs_of(op), count, absent_ok=True)
-    _check_indices(f"{where} output", sa.outputs_of(op), count, absent_ok=True)
-    _check_indices(f"{where} intermediate", sa.intermediates_of(op), count, absent_ok=False)
-    if sa.is_known_builtin(key):
-        _check_not_empty(subgraph, op, where)
-    _check_arity(op, key, where)
-    options = sa.builtin_options_of(op)
+    count = len(tensors)
+    where = f"operator #{op.index} ({op.key})"
+    _check_indices(f"{where} input", op.inputs, count, absent_ok=True)
+    _check_indices(f"{where} output", op.outputs, count, absent_ok=True)
+    _check_indices(f"{where} intermediate", op.intermediates, count, absent_ok=False)
+    if sa.is_known_builtin(op.key):
+        _check_not_empty(op, tensors, where)
+    _check_arity(op, where)
+    options = op.options
     if options is None:
         return
-    expected = OPTIONS_CLASSES.get(key)
+    expected = OPTIONS_CLASSES.get(op.key)
     if expected is not None and not isinstance(options, expected):
         raise ModelLoadError(
-            f"{where} carries {type(options).__name__[:-1]}, but {key} takes {expected.__name__[:-1]}",
+            f"{where} carries {type(options).__name__[:-1]}, but {op.key} takes {expected.__name__[:-1]}",
             hint=_MALFORMED_HINT,
         )
-    _check_option_values(options, len(sa.subgraphs_of(model)), where)
+    _check_option_values(options, subgraph_count, where)
 
 
 def _check_option_values(options: object, subgraphs: int, where: str) -> None:

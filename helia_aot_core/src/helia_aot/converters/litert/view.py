@@ -1,0 +1,92 @@
+"""The checked, typed view of a LiteRT model that the Load stage builds AIR from.
+
+The generated object API (``ModelT`` and friends) is the file as stored: optional vectors that may
+be None or numpy arrays, indices nobody has checked, bytes where text is meant. The view is what
+is left once :func:`~helia_aot.converters.litert.view_builder.build_view` has read and checked all
+of it, once: Python ints and tuples, decoded constant data and quantization, the canonical
+operator key, options of the class the operator takes. Every index in it names an existing tensor
+(``-1`` marks an absent optional input), so building AIR from it needs no further checks.
+
+The object-API nodes stay attached (``node``): model hooks edit them before the view is built, and
+operator parsers still read their options from them (the parser signature plugins are written
+against takes the object-API model and subgraph).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from helia_aot.air.types import AirQuantization, AirTensorType
+from helia_aot.litert import schema_py_generated as litert
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TensorView:
+    """One tensor of the converted subgraph, its element type, static shape and contents checked.
+
+    ``shape`` is the shape the generated code uses: a dynamic batch (``-1`` first) runs as one
+    sample, any other unknown dimension was rejected. ``data`` is the constant contents (a fresh
+    array of ``shape``), None for a tensor computed at run time; the AIR tensor built from the
+    view takes the array over (a view is built for one conversion and dropped once AIR exists).
+    """
+
+    index: int
+    name: str
+    dtype: AirTensorType
+    shape: tuple[int, ...]
+    buffer: int
+    data: np.ndarray | None
+    quantization: AirQuantization | None
+    is_variable: bool
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class OperatorView:
+    """One operator of the converted subgraph: its key, wiring and options, checked.
+
+    ``inputs`` keep positions, an absent optional input being ``-1``; ``options`` is the builtin
+    options object (of the class LiteRT reads for ``key``) or None when the file has none.
+    """
+
+    index: int
+    key: str
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    intermediates: tuple[int, ...]
+    options: object | None
+    node: litert.OperatorT
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SubgraphView:
+    """The subgraph being converted: every tensor and operator, in file order, and its inputs and
+    outputs (tensor indices)."""
+
+    index: int
+    tensors: tuple[TensorView, ...]
+    operators: tuple[OperatorView, ...]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    node: litert.SubGraphT
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ModelView:
+    """A LiteRT model as one conversion sees it.
+
+    Only the subgraph being converted is read and checked (as the LiteRT runtime prepares only
+    the subgraphs it runs); ``subgraph_count`` is what option references to other subgraphs are
+    checked against. ``name`` is how errors name the file; ``description`` is the file's text as
+    stored: sanitize it before emitting.
+    """
+
+    name: str
+    description: str
+    subgraph_count: int
+    subgraph: SubgraphView
+    node: litert.ModelT
+
+
+__all__ = ["ModelView", "OperatorView", "SubgraphView", "TensorView"]

@@ -1,0 +1,152 @@
+"""Reading an unpacked LiteRT model into its checked :class:`~helia_aot.converters.litert.view.ModelView`.
+
+This is the one pass over the object API: the chosen subgraph is picked, each tensor's type,
+shape, constant data and quantization are decoded and checked, the subgraph's inputs and outputs
+are checked to name tensors, and each operator gets its canonical key and passes
+:func:`~helia_aot.converters.litert.validate.check_operator`. What comes out needs no further
+checking; what is wrong in the file is a typed error raised here, in file order (tensors, then
+the subgraph's inputs and outputs, then operators), before any operator parser runs.
+"""
+
+from __future__ import annotations
+
+from helia_aot.air.types import AirTensorType
+from helia_aot.converters.litert import schema_access as sa
+from helia_aot.converters.litert.reader import (
+    MAX_TENSOR_BYTES,
+    buffer_data,
+    element_count,
+    quantization_of,
+    tensor_dtype,
+)
+from helia_aot.converters.litert.validate import check_operator
+from helia_aot.converters.litert.view import ModelView, OperatorView, SubgraphView, TensorView
+from helia_aot.errors import InvalidConfigError, ModelLoadError, UnsupportedModelError
+from helia_aot.litert import schema_py_generated as litert
+
+_MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
+
+
+def _static_shape(tensor: litert.TensorT, dtype: AirTensorType, what: str) -> tuple[int, ...]:
+    """The static shape, checked (before anything is allocated) to fit in MAX_TENSOR_BYTES."""
+    shape = list(sa.shape_of(tensor))
+    if shape and shape[0] == -1:
+        shape[0] = 1  # a dynamic batch runs as one sample, as the interpreter's default shape does
+    nbytes = element_count(tuple(shape), what) * dtype.itemsize
+    if nbytes > MAX_TENSOR_BYTES:
+        raise UnsupportedModelError(
+            f"{what} needs {nbytes} bytes (shape {shape}), too many", hint="tensors must fit in 2**31 bytes"
+        )
+    return tuple(shape)
+
+
+def tensor_view(model: litert.ModelT, index: int, tensor: litert.TensorT) -> TensorView:
+    """Tensor ``index`` of a subgraph of ``model``, decoded and checked."""
+    source_name = sa.name_of(tensor)
+    what = f"tensor {index} ({source_name!r})"
+    try:
+        dtype = tensor_dtype(tensor.type)
+    except UnsupportedModelError as exc:
+        raise UnsupportedModelError(f"{what}: {exc.message}", hint=exc.hint) from None
+    shape = _static_shape(tensor, dtype, what)
+    data = buffer_data(model, tensor)
+    is_variable = bool(tensor.isVariable)
+    if data is not None and is_variable:
+        # The LiteRT runtime refuses this too: variables start zeroed, never from a buffer.
+        raise UnsupportedModelError(
+            f"{what} is a variable with initial buffer data",
+            hint="initialise state with an ASSIGN_VARIABLE instead",
+        )
+    quantization = quantization_of(tensor)
+    if data is None and quantization is not None and not (quantization.scale > 0).all():
+        # A zero activation scale maps every value to the zero point; the requantizing
+        # multipliers derived from it would divide by zero.
+        raise ModelLoadError(
+            f"{what} has quantization scale 0; a tensor computed at run time needs a positive scale",
+            hint=_MALFORMED_HINT,
+        )
+    return TensorView(
+        index=index,
+        name=source_name,
+        dtype=dtype,
+        shape=shape,
+        buffer=int(tensor.buffer or 0),
+        data=data,
+        quantization=quantization,
+        is_variable=is_variable,
+    )
+
+
+def operator_view(
+    model: litert.ModelT, index: int, node: litert.OperatorT, tensors: tuple[TensorView, ...]
+) -> OperatorView:
+    """Operator ``index`` (``node``) of a subgraph of ``model`` whose checked tensors are
+    ``tensors``: its canonical key, wiring and options, checked."""
+    op = OperatorView(
+        index=index,
+        key=sa.op_key(model, node),
+        inputs=tuple(sa.inputs_of(node)),
+        outputs=tuple(sa.outputs_of(node)),
+        intermediates=tuple(sa.intermediates_of(node)),
+        options=sa.builtin_options_of(node),
+        node=node,
+    )
+    check_operator(op, tensors, len(sa.subgraphs_of(model)))
+    return op
+
+
+def _chosen_subgraph(model: litert.ModelT, subgraph_index: int, name: str) -> litert.SubGraphT:
+    subgraphs = sa.subgraphs_of(model)
+    if not subgraphs:
+        raise UnsupportedModelError(f"{name} has no subgraphs", hint="the model is empty")
+    if (
+        isinstance(subgraph_index, bool)
+        or not isinstance(subgraph_index, int)
+        or not 0 <= subgraph_index < len(subgraphs)
+    ):
+        raise InvalidConfigError(
+            f"subgraph index {subgraph_index!r} is out of range: {name} has {len(subgraphs)} subgraph(s)",
+            hint=f"choose a subgraph from 0 to {len(subgraphs) - 1}",
+        )
+    subgraph = subgraphs[subgraph_index]
+    if not sa.operators_of(subgraph):
+        raise UnsupportedModelError(
+            f"subgraph {subgraph_index} of {name} has no operators",
+            hint="a model needs at least one operator to convert",
+        )
+    return subgraph
+
+
+def build_view(model: litert.ModelT, subgraph_index: int, name: str) -> ModelView:
+    """The checked view of subgraph ``subgraph_index`` of ``model`` (``name`` names the file in errors).
+
+    Raises UnsupportedModelError for an empty model or subgraph and for what the compiler does
+    not handle (tensor types, dynamic shapes, sparse or external data), InvalidConfigError for a
+    subgraph index out of range, and ModelLoadError for a malformed file.
+    """
+    subgraph = _chosen_subgraph(model, subgraph_index, name)
+    description = sa.description_of(model)
+    tensors = tuple(tensor_view(model, index, tensor) for index, tensor in enumerate(sa.tensors_of(subgraph)))
+    inputs, outputs = sa.subgraph_inputs(subgraph), sa.subgraph_outputs(subgraph)
+    for index in [*inputs, *outputs]:
+        sa.tensor_at(subgraph, index)  # an out-of-range input or output is a ModelLoadError
+    operators = tuple(
+        operator_view(model, index, node, tensors) for index, node in enumerate(sa.operators_of(subgraph))
+    )
+    return ModelView(
+        name=name,
+        description=description,
+        subgraph_count=len(sa.subgraphs_of(model)),
+        subgraph=SubgraphView(
+            index=subgraph_index,
+            tensors=tensors,
+            operators=operators,
+            inputs=tuple(inputs),
+            outputs=tuple(outputs),
+            node=subgraph,
+        ),
+        node=model,
+    )
+
+
+__all__ = ["build_view", "operator_view", "tensor_view"]
