@@ -3,45 +3,25 @@
 A *family* ``name`` is the pair ``hk_<name>.h`` / ``hk_<name>.c`` in this folder (a header-only
 family has no ``.c``). Its dependencies are the ``#include "hk_*.h"`` lines of its files, so there is
 no manifest to keep in sync: :func:`kernel_sources` follows the includes and returns exactly the
-files a module needs, which is how only the kernels a module uses get copied into it.
+files a module needs, which is how only the kernels a module uses get copied into it. The folder is
+a ``helia_aot.pack.KernelLibrary``, the same kind a third-party pack ships.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from helia_aot.pack import KernelLibrary
+
 KERNEL_DIR = Path(__file__).parent
-_INCLUDE = re.compile(r'^\s*#\s*include\s+"(hk_[A-Za-z0-9_]+\.h)"', re.MULTILINE)
+LIBRARY = KernelLibrary(KERNEL_DIR)
 
 
 def family_files(family: str) -> list[Path]:
     """The files of one family: its header, then its source when it has one."""
-    header = KERNEL_DIR / f"hk_{family}.h"
-    if not header.is_file():
-        known = sorted(p.stem[3:] for p in KERNEL_DIR.glob("hk_*.h"))
-        raise KeyError(f"no kernel family {family!r}; known families: {', '.join(known)}")
-    source = header.with_suffix(".c")
-    return [header, source] if source.is_file() else [header]
+    return LIBRARY.family_files(family)
 
 
 def kernel_sources(*families: str) -> list[Path]:
     """Every file the given families need, dependencies first, each once, in a stable order."""
-    ordered: list[Path] = []
-    seen: set[Path] = set()
-
-    def visit(family: str) -> None:
-        files = family_files(family)
-        if files[0] in seen:
-            return
-        seen.update(files)
-        for path in files:
-            for include in _INCLUDE.findall(path.read_text(encoding="utf-8")):
-                dep = include[3:-2]
-                if dep != family:
-                    visit(dep)
-        ordered.extend(files)
-
-    for family in families:
-        visit(family)
-    return ordered
+    return LIBRARY.sources(*families)
