@@ -25,11 +25,14 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mako.lookup import TemplateLookup
 
 from helia_aot.testing.packs import PackSource, compile_module, pack_customizer, plugin_selection
+
+if TYPE_CHECKING:
+    from helia_aot.pack import OperatorRecord
 
 _REGISTRIES = ("litert_parsers", "air_options", "aot_operator_classes")
 _KEY = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -43,7 +46,7 @@ class PackContractReport:
     pack: str
     registered: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-    records: list[Any] = field(default_factory=list)
+    records: list[OperatorRecord] = field(default_factory=list)
     """The ``OperatorRecord`` values the pack registered through ``register_operators``."""
 
     @property
@@ -121,7 +124,7 @@ def operator_class_problems(key: str, cls: Any) -> list[str]:
     return problems
 
 
-def record_problems(record: Any) -> list[str]:
+def record_problems(record: OperatorRecord) -> list[str]:
     """Why an ``OperatorRecord`` cannot lower its operator: its own checks, kernels and template."""
     from helia_aot.codegen.templates import CORE_TEMPLATE_DIR
     from helia_aot.pack import TemplateOperator
