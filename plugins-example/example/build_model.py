@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
-from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.pack import LiteRTModelBuilder
 from helia_aot_example_ops import custom_noop, gain_clip
 from helia_aot_example_ops.reference import gain_clip as gain_clip_reference
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helia_aot.errors import UnsupportedModelError
-from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.pack import LiteRTModelBuilder
 from helia_aot.testing import write_golden
 from helia_aot_example_ops import custom_noop
 

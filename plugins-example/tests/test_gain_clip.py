@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from flatbuffers import flexbuffers
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.pack import LiteRTModelBuilder
 from helia_aot.testing import write_golden
 from helia_aot_example_ops import gain_clip
 from helia_aot_example_ops.reference import gain_clip as reference

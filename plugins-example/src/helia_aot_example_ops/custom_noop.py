@@ -1,9 +1,17 @@
+"""CUSTOM_NOOP: the starter of the custom-operator guide, a byte copy from input to output.
+
+The code is the guide's, with two changes for the pack authoring surface, ``helia_aot.pack``:
+the LiteRT accessors and the LiteRT object-API module come from there rather than from the core's
+internal modules, and the customizer registers an ``OperatorRecord`` with ``register_operators``.
+It writes its C by hand, which is what the starter teaches; ``gain_clip`` shows an operator
+rendered with ``helia_aot.pack.TemplateOperator`` instead.
+"""
+
 from pathlib import Path
 
 from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, custom_code_to_op_key
 from helia_aot.aot.operators import AotOperator
-from helia_aot.converters.litert.schema_access import inputs_of, operator_at, outputs_of
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.pack import OperatorRecord, inputs_of, litert, operator_at, outputs_of, register_operators
 from helia_aot.registry import RegistryContext
 
 CUSTOM_CODE = "custom-noop"
@@ -77,7 +85,10 @@ class CustomNoopOperator(AotOperator):
         )
 
 
+OPERATORS = [OperatorRecord(CUSTOM_OP_KEY, parse_custom_noop, None, CustomNoopOperator)]
+"""What the pack registers for CUSTOM_NOOP: a parser without options and the operator class."""
+
+
 def customize_registry(context: RegistryContext) -> None:
     """Hook the parser and the operator class into a conversion."""
-    context.litert_parsers.register(CUSTOM_OP_KEY, parse_custom_noop)
-    context.aot_operator_classes.register(CUSTOM_OP_KEY, CustomNoopOperator)
+    register_operators(context, OPERATORS)

@@ -15,17 +15,20 @@ from typing import Annotated, Any
 
 import numpy as np
 from flatbuffers import flexbuffers
-from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, c_comment, custom_code_to_op_key
-from helia_aot.aot.operators import AotOperator, OperatorAttributes
-from helia_aot.codegen import render_template
-from helia_aot.converters.litert.schema_access import (
+from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, custom_code_to_op_key
+from helia_aot.aot.operators import OperatorAttributes
+from helia_aot.errors import UnsupportedModelError
+from helia_aot.pack import (
+    KernelLibrary,
+    OperatorRecord,
+    TemplateOperator,
     custom_options_of,
     input_ids_of,
+    litert,
     operator_at,
     output_ids_of,
+    register_operators,
 )
-from helia_aot.errors import UnsupportedModelError
-from helia_aot.litert import schema_py_generated as litert
 from helia_aot.registry import RegistryContext
 from pydantic import Field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
@@ -38,6 +41,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 TEMPLATE_DIR = PACKAGE_DIR / "templates"
 KERNEL_DIR = PACKAGE_DIR / "kernels"
 KERNEL_FAMILY = "hk_exops_gain_clip"
+"""The kernel's file stem in ``kernels/``; its family name in the library drops the ``hk_``."""
 
 
 @dataclass(slots=True)
@@ -119,10 +123,19 @@ class GainClipAttributes(OperatorAttributes):
     gain: Annotated[int, Field(ge=GAIN_MIN, le=GAIN_MAX)]
 
 
-class GainClipOperator(AotOperator):
-    """Emit one EXAMPLE_GAIN_CLIP node as a call of the pack's ``exops_gain_clip_s8`` kernel."""
+class GainClipOperator(TemplateOperator):
+    """Emit one EXAMPLE_GAIN_CLIP node as a call of the pack's ``exops_gain_clip_s8`` kernel.
+
+    The core's TemplateOperator writes the header and the frame of the source (includes, the
+    kernel header) and copies the kernel files; this class supplies the body template, the
+    numbers it needs and the checks.
+    """
 
     TYPE = KEY
+    TEMPLATE = "exops_gain_clip.c.mako"
+    TEMPLATE_DIRS = (TEMPLATE_DIR,)
+    KERNEL_LIBRARY = KernelLibrary(KERNEL_DIR)
+    KERNELS = (KERNEL_FAMILY.removeprefix("hk_"),)
     SUPPORTED_DTYPES = (np.int8,)
     RESTRICTIONS = (
         "exactly one int8 input and one int8 output of the same shape",
@@ -131,10 +144,6 @@ class GainClipOperator(AotOperator):
     )
     ATTRIBUTES = GainClipAttributes
     INPLACE_INPUTS = (0,)  # the kernel reads each element before writing it
-
-    @property
-    def has_init(self) -> bool:
-        return False
 
     def check(self) -> Iterable[str]:
         if len(self.input_tensors) != 1 or len(self.output_tensors) != 1:
@@ -155,8 +164,8 @@ class GainClipOperator(AotOperator):
     def on_resolve(self) -> None:
         self.typed_options(AirGainClipOptions)  # a mis-registered parser fails here, not in C
 
-    def kernel_sources(self) -> list[Path]:
-        return [KERNEL_DIR / f"{KERNEL_FAMILY}.h", KERNEL_DIR / f"{KERNEL_FAMILY}.c"]
+    def comment(self) -> str:
+        return f"{KEY} operator {self.id} (helia-aot-example-ops)"
 
     def kernel_calls(self) -> dict[str, str]:
         return {"run": f"{self.prefix}_{KERNEL_FAMILY}_s8"}
@@ -178,33 +187,15 @@ class GainClipOperator(AotOperator):
             "clip_min": options.clip_min,
             "clip_max": options.clip_max,
             "size": result.size,
-            "input_enum": f"{self.prefix}_{source.name}",
-            "output_enum": f"{self.prefix}_{result.name}",
+            "input_enum": self.tensor_enum(source),
+            "output_enum": self.tensor_enum(result),
         }
 
-    def emit(self, save_path: Path) -> None:
-        stem = f"{self.prefix}_{self.name}"
-        values = {
-            "prefix": self.prefix,
-            "stem": stem,
-            "STEM": stem.upper(),
-            "k": f"{self.prefix}_hk_",
-            "kernel_header": f"{self.prefix}_{KERNEL_FAMILY}.h",
-            "comment": c_comment(f"{KEY} operator {self.id} (helia-aot-example-ops)"),
-            "code_placement": f"{self.prefix.upper()}_PUT_CODE_IN_ITCM " if self.code_in_itcm else "",
-            **self.compute_values(),
-        }
-        for template, target in (
-            ("exops_gain_clip.h.mako", save_path / "includes-api" / f"{stem}.h"),
-            ("exops_gain_clip.c.mako", save_path / "src" / f"{stem}.c"),
-        ):
-            target.write_text(
-                render_template(template, [TEMPLATE_DIR], **values), encoding="utf-8", newline="\n"
-            )
+
+OPERATORS = [OperatorRecord(KEY, parse_gain_clip, AirGainClipOptions, GainClipOperator)]
+"""What the pack registers for EXAMPLE_GAIN_CLIP: the parser, the options class, the operator class."""
 
 
 def customize_registry(context: RegistryContext) -> None:
     """Register the parser, the options class and the operator class under one key."""
-    context.litert_parsers.register(KEY, parse_gain_clip)
-    context.air_options.register(KEY, AirGainClipOptions)
-    context.aot_operator_classes.register(KEY, GainClipOperator)
+    register_operators(context, OPERATORS)

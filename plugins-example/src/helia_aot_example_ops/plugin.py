@@ -6,7 +6,7 @@ the distribution is the whole integration: ``helia-aot convert`` and ``AotConver
 
 from __future__ import annotations
 
-from helia_aot.plugins import hookimpl
+from helia_aot.pack import hookimpl
 from helia_aot.registry import RegistryContext
 
 from helia_aot_example_ops import custom_noop, gain_clip

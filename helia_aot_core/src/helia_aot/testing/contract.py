@@ -9,6 +9,9 @@ The rules (docs/plugin-author-guide.md):
   pydantic dataclass deriving from ``OperatorAttributes`` whose defaults validate;
 - a pack adds keys and never replaces a built-in (that is a customizer's job, with
   ``allow_override=True``);
+- each ``helia_aot.pack.OperatorRecord`` the pack registers agrees with itself (the checks
+  ``register_operators`` makes), its operator class's kernel families resolve in its
+  ``KERNEL_LIBRARY`` and its ``TEMPLATE`` is in one of its ``TEMPLATE_DIRS`` (or the core's);
 - every Mako template next to the pack's modules compiles, and for each sample model the
   conversion renders the pack's operators into files that follow the emitted C contract and
   compile and link with warnings as errors.
@@ -22,11 +25,14 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mako.lookup import TemplateLookup
 
 from helia_aot.testing.packs import PackSource, compile_module, pack_customizer, plugin_selection
+
+if TYPE_CHECKING:
+    from helia_aot.pack import OperatorRecord
 
 _REGISTRIES = ("litert_parsers", "air_options", "aot_operator_classes")
 _KEY = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -40,6 +46,8 @@ class PackContractReport:
     pack: str
     registered: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    records: list[OperatorRecord] = field(default_factory=list)
+    """The ``OperatorRecord`` values the pack registered through ``register_operators``."""
 
     @property
     def ok(self) -> bool:
@@ -114,6 +122,30 @@ def operator_class_problems(key: str, cls: Any) -> list[str]:
     if cls.emit is AotOperator.emit:
         problems.append(f"{key}: {cls.__name__} does not implement emit()")
     problems += [f"{key}: {p}" for p in attribute_problems(cls.ATTRIBUTES)]
+    return problems
+
+
+def record_problems(record: OperatorRecord) -> list[str]:
+    """Why an ``OperatorRecord`` cannot lower its operator: its own checks, kernels and template."""
+    from helia_aot.codegen.templates import CORE_TEMPLATE_DIR
+    from helia_aot.pack import TemplateOperator
+
+    problems = record.problems()
+    operator = record.operator
+    if problems or not issubclass(operator, TemplateOperator):
+        return problems
+    try:
+        record.kernel_files  # noqa: B018 - resolving the families is the check
+    except (KeyError, OSError) as exc:
+        problems.append(f"{record.key}: {operator.__name__}.KERNELS do not resolve: {exc}")
+    if operator.TEMPLATE is not None:
+        folders = [Path(d) for d in operator.TEMPLATE_DIRS]
+        if not any((d / operator.TEMPLATE).is_file() for d in [*folders, CORE_TEMPLATE_DIR]):
+            searched = ", ".join(str(d) for d in folders) or "(no TEMPLATE_DIRS)"
+            problems.append(
+                f"{record.key}: {operator.__name__}.TEMPLATE {operator.TEMPLATE!r} is in none of "
+                f"its TEMPLATE_DIRS ({searched}) nor the core's templates"
+            )
     return problems
 
 
@@ -274,6 +306,7 @@ def check_pack_contract(
     """
     from helia_aot import AotConverter
     from helia_aot.errors import HeliaAotError
+    from helia_aot.pack import recorded_operators
     from helia_aot.registry import build_default_registry_context
 
     report = PackContractReport(_label(pack))
@@ -284,8 +317,15 @@ def check_pack_contract(
         with context.provided_by(_PROVIDER):  # so what the pack registered can be told apart
             hook(context)
 
+    def register_and_record(context: Any) -> None:
+        with recorded_operators() as records:
+            register(context)
+        report.records = list(records)
+
     try:
-        context = build_default_registry_context(customizers=[register], freeze=False, plugins=selection)
+        context = build_default_registry_context(
+            customizers=[register_and_record], freeze=False, plugins=selection
+        )
     except HeliaAotError as exc:
         report.problems.append(f"registration failed: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))
         return report
@@ -296,6 +336,8 @@ def check_pack_contract(
     if not report.registered:
         report.problems.append("the pack registers nothing")
     report.problems += registration_problems(context, report.registered)
+    for record in report.records:
+        report.problems += record_problems(record)
     classes = [context.aot_operator_classes.get(k) for k in report.registered.get("aot_operator_classes", [])]
     report.problems += template_problems([c for c in classes if isinstance(c, type)])
     parser_keys = report.registered.get("litert_parsers", [])

@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
+from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
-from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
+from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.parsing import simple_parser
 
@@ -379,19 +380,19 @@ class PreluOperator(ActivationOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator),
-    OpRegistration(AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator),
-    OpRegistration(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator),
-    OpRegistration(
+    OperatorRecord(AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator),
+    OperatorRecord(AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator),
+    OperatorRecord(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator),
+    OperatorRecord(
         AirOpType.LEAKY_RELU.value,
         simple_parser(AirOpType.LEAKY_RELU.value, _leaky_relu_options),
         AirLeakyReluOptions,
         LeakyReluOperator,
     ),
-    OpRegistration(
+    OperatorRecord(
         AirOpType.HARD_SWISH.value, simple_parser(AirOpType.HARD_SWISH.value), None, HardSwishOperator
     ),
-    OpRegistration(AirOpType.PRELU.value, simple_parser(AirOpType.PRELU.value), None, PreluOperator),
-    OpRegistration(AirOpType.LOGISTIC.value, simple_parser(AirOpType.LOGISTIC.value), None, LogisticOperator),
-    OpRegistration(AirOpType.TANH.value, simple_parser(AirOpType.TANH.value), None, TanhOperator),
+    OperatorRecord(AirOpType.PRELU.value, simple_parser(AirOpType.PRELU.value), None, PreluOperator),
+    OperatorRecord(AirOpType.LOGISTIC.value, simple_parser(AirOpType.LOGISTIC.value), None, LogisticOperator),
+    OperatorRecord(AirOpType.TANH.value, simple_parser(AirOpType.TANH.value), None, TanhOperator),
 ]

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
 from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
 from helia_aot_ops_builtin.params_call import (
@@ -309,12 +309,12 @@ class MinimumOperator(BinaryOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.ADD.value, parse_add, AirAddOptions, AddOperator),
-    OpRegistration(AirOpType.SUB.value, parse_sub, AirSubOptions, SubOperator),
-    OpRegistration(AirOpType.MUL.value, parse_mul, AirMulOptions, MulOperator),
-    OpRegistration(
+    OperatorRecord(AirOpType.ADD.value, parse_add, AirAddOptions, AddOperator),
+    OperatorRecord(AirOpType.SUB.value, parse_sub, AirSubOptions, SubOperator),
+    OperatorRecord(AirOpType.MUL.value, parse_mul, AirMulOptions, MulOperator),
+    OperatorRecord(
         AirOpType.SQUARED_DIFFERENCE.value, parse_squared_difference, None, SquaredDifferenceOperator
     ),
-    OpRegistration(AirOpType.MAXIMUM.value, parse_maximum, None, MaximumOperator),
-    OpRegistration(AirOpType.MINIMUM.value, parse_minimum, None, MinimumOperator),
+    OperatorRecord(AirOpType.MAXIMUM.value, parse_maximum, None, MaximumOperator),
+    OperatorRecord(AirOpType.MINIMUM.value, parse_minimum, None, MinimumOperator),
 ]

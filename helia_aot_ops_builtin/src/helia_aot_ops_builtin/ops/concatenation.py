@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.layout import band_copies, normalize_axis, product
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
@@ -153,8 +153,8 @@ class PackOperator(CopyPlanOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(
+    OperatorRecord(
         AirOpType.CONCATENATION.value, parse_concatenation, AirConcatenationOptions, ConcatenationOperator
     ),
-    OpRegistration(AirOpType.PACK.value, parse_pack, AirPackOptions, PackOperator),
+    OperatorRecord(AirOpType.PACK.value, parse_pack, AirPackOptions, PackOperator),
 ]

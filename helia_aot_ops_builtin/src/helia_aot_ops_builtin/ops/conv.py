@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.conv_support import (
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
@@ -497,14 +497,14 @@ class TransposeConvOperator(_WindowOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.CONV_2D.value, parse_conv_2d, AirConv2DOptions, Conv2DOperator),
-    OpRegistration(
+    OperatorRecord(AirOpType.CONV_2D.value, parse_conv_2d, AirConv2DOptions, Conv2DOperator),
+    OperatorRecord(
         AirOpType.DEPTHWISE_CONV_2D.value,
         parse_depthwise_conv_2d,
         AirDepthwiseConv2DOptions,
         DepthwiseConv2DOperator,
     ),
-    OpRegistration(
+    OperatorRecord(
         AirOpType.TRANSPOSE_CONV.value, parse_transpose_conv, AirTransposeConvOptions, TransposeConvOperator
     ),
 ]

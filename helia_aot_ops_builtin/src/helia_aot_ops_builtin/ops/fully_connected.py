@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.conv_support import (
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
@@ -396,13 +396,13 @@ class BatchMatMulOperator(KernelCallOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(
+    OperatorRecord(
         AirOpType.FULLY_CONNECTED.value,
         parse_fully_connected,
         AirFullyConnectedOptions,
         FullyConnectedOperator,
     ),
-    OpRegistration(
+    OperatorRecord(
         AirOpType.BATCH_MATMUL.value, parse_batch_matmul, AirBatchMatMulOptions, BatchMatMulOperator
     ),
 ]

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
+from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.layout import product
 from helia_aot_ops_builtin.movers import (
     ANY_DTYPE,
@@ -152,5 +153,5 @@ class GatherOperator(BuiltinOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.GATHER.value, parse_gather, AirGatherOptions, GatherOperator),
+    OperatorRecord(AirOpType.GATHER.value, parse_gather, AirGatherOptions, GatherOperator),
 ]

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import numpy as np
 from helia_aot.air import AirOpType, AirTensor
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.layout import embed_copy
 from helia_aot_ops_builtin.movers import (
     SAME_QUANTIZATION,
@@ -106,6 +106,6 @@ class PadV2Operator(PadOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.PAD.value, parse_pad, None, PadOperator),
-    OpRegistration(AirOpType.PADV2.value, parse_padv2, None, PadV2Operator),
+    OperatorRecord(AirOpType.PAD.value, parse_pad, None, PadOperator),
+    OperatorRecord(AirOpType.PADV2.value, parse_padv2, None, PadV2Operator),
 ]

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.conv_support import (
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
@@ -165,8 +165,8 @@ class MaxPool2DOperator(_PoolOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(
+    OperatorRecord(
         AirOpType.AVERAGE_POOL_2D.value, parse_average_pool_2d, AirPool2DOptions, AveragePool2DOperator
     ),
-    OpRegistration(AirOpType.MAX_POOL_2D.value, parse_max_pool_2d, AirPool2DOptions, MaxPool2DOperator),
+    OperatorRecord(AirOpType.MAX_POOL_2D.value, parse_max_pool_2d, AirPool2DOptions, MaxPool2DOperator),
 ]

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import numpy as np
 from helia_aot.air import AirOpType, AirTensor
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
@@ -143,6 +143,6 @@ class DequantizeOperator(_OneToOneOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.QUANTIZE.value, parse_quantize, None, QuantizeOperator),
-    OpRegistration(AirOpType.DEQUANTIZE.value, parse_dequantize, None, DequantizeOperator),
+    OperatorRecord(AirOpType.QUANTIZE.value, parse_quantize, None, QuantizeOperator),
+    OperatorRecord(AirOpType.DEQUANTIZE.value, parse_dequantize, None, DequantizeOperator),
 ]

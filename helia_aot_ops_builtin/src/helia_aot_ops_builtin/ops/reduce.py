@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.broadcast_geometry import (
     REDUCE_MAX_DIMS,
     reduce_geometry,
@@ -159,6 +159,6 @@ class SumOperator(_ReduceOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator),
-    OpRegistration(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator),
+    OperatorRecord(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator),
+    OperatorRecord(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator),
 ]

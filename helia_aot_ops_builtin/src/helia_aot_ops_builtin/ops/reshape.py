@@ -14,8 +14,9 @@ from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.converters.litert.schema_access import int_list
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
+from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.movers import (
     ANY_DTYPE,
     KERNEL_STATUS_BASE,
@@ -126,7 +127,7 @@ class ExpandDimsOperator(ReshapeOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.RESHAPE.value, parse_reshape, AirReshapeOptions, ReshapeOperator),
-    OpRegistration(AirOpType.SQUEEZE.value, parse_squeeze, AirSqueezeOptions, SqueezeOperator),
-    OpRegistration(AirOpType.EXPAND_DIMS.value, parse_expand_dims, None, ExpandDimsOperator),
+    OperatorRecord(AirOpType.RESHAPE.value, parse_reshape, AirReshapeOptions, ReshapeOperator),
+    OperatorRecord(AirOpType.SQUEEZE.value, parse_squeeze, AirSqueezeOptions, SqueezeOperator),
+    OperatorRecord(AirOpType.EXPAND_DIMS.value, parse_expand_dims, None, ExpandDimsOperator),
 ]

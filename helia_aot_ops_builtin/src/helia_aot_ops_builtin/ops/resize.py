@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
+from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.movers import (
     KERNEL_STATUS_BASE,
     SAME_QUANTIZATION,
@@ -168,10 +169,10 @@ class ResizeBilinearOperator(ResizeNearestOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(
+    OperatorRecord(
         AirOpType.RESIZE_NEAREST_NEIGHBOR.value, parse_resize_nearest, AirResizeOptions, ResizeNearestOperator
     ),
-    OpRegistration(
+    OperatorRecord(
         AirOpType.RESIZE_BILINEAR.value, parse_resize_bilinear, AirResizeOptions, ResizeBilinearOperator
     ),
 ]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.layout import StridedCopy, window_copy
 from helia_aot_ops_builtin.movers import (
     SAME_QUANTIZATION,
@@ -248,8 +248,8 @@ class StridedSliceOperator(CopyPlanOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.SLICE.value, parse_slice, None, SliceOperator),
-    OpRegistration(
+    OperatorRecord(AirOpType.SLICE.value, parse_slice, None, SliceOperator),
+    OperatorRecord(
         AirOpType.STRIDED_SLICE.value, parse_strided_slice, AirStridedSliceOptions, StridedSliceOperator
     ),
 ]

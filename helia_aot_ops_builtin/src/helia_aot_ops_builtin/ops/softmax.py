@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
+from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
-from helia_aot_ops_builtin.base import BuiltinOperator, OpRegistration
+from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.ops.activation import struct_init
 from helia_aot_ops_builtin.parsing import simple_parser
@@ -149,5 +150,5 @@ class SoftmaxOperator(BuiltinOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.SOFTMAX.value, parse_softmax, AirSoftmaxOptions, SoftmaxOperator),
+    OperatorRecord(AirOpType.SOFTMAX.value, parse_softmax, AirSoftmaxOptions, SoftmaxOperator),
 ]

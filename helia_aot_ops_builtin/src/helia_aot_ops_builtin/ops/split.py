@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.layout import band_copies, normalize_axis, product
 from helia_aot_ops_builtin.movers import (
     SAME_QUANTIZATION,
@@ -163,7 +163,7 @@ class UnpackOperator(_CutOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.SPLIT.value, parse_split, AirSplitOptions, SplitOperator),
-    OpRegistration(AirOpType.SPLIT_V.value, parse_split_v, AirSplitOptions, SplitVOperator),
-    OpRegistration(AirOpType.UNPACK.value, parse_unpack, AirUnpackOptions, UnpackOperator),
+    OperatorRecord(AirOpType.SPLIT.value, parse_split, AirSplitOptions, SplitOperator),
+    OperatorRecord(AirOpType.SPLIT_V.value, parse_split_v, AirSplitOptions, SplitVOperator),
+    OperatorRecord(AirOpType.UNPACK.value, parse_unpack, AirUnpackOptions, UnpackOperator),
 ]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from helia_aot.air import AirOpType
+from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import OpRegistration
 from helia_aot_ops_builtin.layout import MAX_RANK, transpose_copy
 from helia_aot_ops_builtin.movers import (
     SAME_QUANTIZATION,
@@ -57,5 +57,5 @@ class TransposeOperator(CopyPlanOperator):
 
 
 REGISTRATIONS = [
-    OpRegistration(AirOpType.TRANSPOSE.value, parse_transpose, None, TransposeOperator),
+    OperatorRecord(AirOpType.TRANSPOSE.value, parse_transpose, None, TransposeOperator),
 ]

@@ -1,8 +1,4 @@
-/* ${comment} */
-#include "${prefix}_common.h"
-#include "${stem}.h"
-#include "${kernel_header}"
-
+<%inherit file="_operator.c.mako"/>\
 static const ${k}exops_gain_clip_params_t ${stem}_params = {
     .input_offset = ${input_offset},
     .output_offset = ${output_offset},

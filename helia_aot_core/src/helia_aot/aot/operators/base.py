@@ -55,8 +55,8 @@ class CtxBufUsage(str, enum.Enum):
 class AotOperator:
     """Base class for the AOT lowering of a single AIR operator (provisional API).
 
-    Subclasses set ``TYPE`` and implement ``check``/``on_resolve``/``emit`` (built-in operators
-    derive from ``helia_aot_ops_builtin.base.BuiltinOperator``, which renders Mako templates).
+    Subclasses set ``TYPE`` and implement ``check``/``on_resolve``/``emit`` (operators rendered
+    from Mako templates, the built-ins among them, derive from ``helia_aot.pack.TemplateOperator``).
     """
 
     TYPE: str = AirOpType.OPERATOR

@@ -1,0 +1,71 @@
+"""The authoring surface of an operator pack: every name a pack needs beyond the API manifest.
+
+A pack imports the manifest's names where the manifest lists them (``AotOperator`` and
+``OperatorAttributes`` from ``helia_aot.aot.operators``, ``AirOperator``, ``AirOperatorOptions``
+and ``custom_code_to_op_key`` from ``helia_aot.air``, ``RegistryContext`` from
+``helia_aot.registry``, errors from ``helia_aot.errors``) and everything else from here:
+
+- :class:`OperatorRecord` and :func:`register_operators`: what a pack registers for one operator
+  (key, LiteRT keys, parser, options class, operator class, kernel files) and the function that
+  registers a list of them from the ``helia_aot_register`` hook or a customizer;
+- :class:`TemplateOperator`, the operator base class that renders Mako templates inside the core's
+  header/source frame and copies kernel files, and :class:`KernelLibrary`, a folder of ``hk_*``
+  kernel families;
+- ``hookimpl``, which marks the hook;
+- the code-generation helpers (``render_template`` and the C literal formatters);
+- the LiteRT accessors a parser reads a node through, the LiteRT object-API module (``litert``)
+  and ``LiteRTModelBuilder``, which writes models for a pack's examples and tests.
+
+The surface is provisional like the operator classes: pin the ``helia-aot-core`` release a pack is
+tested with. docs/plugin-author-guide.md shows it in use.
+"""
+
+from helia_aot.codegen import c_bool, c_float, c_float_list, c_hex_bytes, c_int_list, render_template
+from helia_aot.converters.litert.schema_access import (
+    builtin_options_of,
+    custom_options_of,
+    input_ids_of,
+    input_tensor,
+    inputs_of,
+    int_list,
+    operator_at,
+    output_ids_of,
+    output_tensor,
+    outputs_of,
+    tensor_at,
+)
+from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.pack.kernel_library import KernelLibrary
+from helia_aot.pack.record import OperatorRecord, recorded_operators, register_operators
+from helia_aot.pack.template_operator import HEADER_TEMPLATE, TemplateOperator
+from helia_aot.plugins import hookimpl
+
+__all__ = [
+    "HEADER_TEMPLATE",
+    "KernelLibrary",
+    "LiteRTModelBuilder",
+    "OperatorRecord",
+    "TemplateOperator",
+    "builtin_options_of",
+    "c_bool",
+    "c_float",
+    "c_float_list",
+    "c_hex_bytes",
+    "c_int_list",
+    "custom_options_of",
+    "hookimpl",
+    "input_ids_of",
+    "input_tensor",
+    "inputs_of",
+    "int_list",
+    "litert",
+    "operator_at",
+    "output_ids_of",
+    "output_tensor",
+    "outputs_of",
+    "recorded_operators",
+    "register_operators",
+    "render_template",
+    "tensor_at",
+]

@@ -1,0 +1,109 @@
+"""TemplateOperator: an AotOperator whose C comes from Mako templates and a kernel library.
+
+Most operators emit the same two files: a header declaring ``<stem>_run`` (and ``<stem>_init``
+when the operator has one) inside an ``extern "C"`` guard, and a source that includes the module's
+common header, its own header and the kernel headers it calls, then defines the run function. The
+core owns that frame (``_operator.h.mako`` and ``_operator.c.mako`` in its templates), so an
+operator supplies only the body: a ``TEMPLATE`` that inherits ``_operator.c.mako``, the folders
+to find it in (``TEMPLATE_DIRS``) and the numbers it needs (``compute_values``). Kernel files come
+from ``KERNEL_LIBRARY``, by family (``KERNELS``). The built-in operators and third-party packs
+derive from this one class, so neither re-implements emission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from helia_aot.air import AirTensor, c_comment
+from helia_aot.aot.operators import AotOperator
+from helia_aot.codegen import c_bool, c_float, c_float_list, c_int_list, render_template
+from helia_aot.pack.kernel_library import KernelLibrary
+
+HEADER_TEMPLATE = "_operator.h.mako"
+"""The core template of every TemplateOperator's header (its ``.c`` template inherits
+``_operator.c.mako``)."""
+
+
+class TemplateOperator(AotOperator):
+    """An operator rendered from ``TEMPLATE`` over the standard values of :meth:`template_values`."""
+
+    TEMPLATE: str | None = None
+    """Mako template of the operator's ``.c`` file; it inherits ``_operator.c.mako``."""
+    TEMPLATE_DIRS: Sequence[Path] = ()
+    """Folders searched for templates, in order, before the core's."""
+    KERNEL_LIBRARY: KernelLibrary | None = None
+    """Where the families of ``KERNELS`` live."""
+    KERNELS: tuple[str, ...] = ()
+    """Kernel families (``hk_<family>.h`` in ``KERNEL_LIBRARY``) the emitted C calls."""
+
+    @property
+    def has_init(self) -> bool:
+        """No ``<stem>_init`` by default: the frame declares one only when this is True."""
+        return False
+
+    def kernel_families(self) -> tuple[str, ...]:
+        """Families this instance calls; override when they depend on dtype or options."""
+        return self.KERNELS
+
+    def kernel_sources(self) -> list[Path]:
+        families = self.kernel_families()
+        if not families:
+            return []
+        if self.KERNEL_LIBRARY is None:
+            raise TypeError(
+                f"{type(self).__name__} calls kernel families {families} but sets no KERNEL_LIBRARY"
+            )
+        return self.KERNEL_LIBRARY.sources(*families)
+
+    def kernel_calls(self) -> dict[str, str] | None:
+        return {}
+
+    # -- template helpers ----------------------------------------------------------------------
+    def comment(self) -> str:
+        """The first line of both files; override to name your pack in it."""
+        return f"{self.op.op_type} operator {self.op.id}"
+
+    def ptr(self, tensor: AirTensor, *, const: bool = False, ctype: str | None = None) -> str:
+        """A typed C expression for ``tensor``'s data: ``(const int8_t *)ctx->tensor_ptrs[...]``."""
+        qualifier = "const " if const else ""
+        return f"({qualifier}{ctype or tensor.ctype} *)ctx->tensor_ptrs[{self.tensor_enum(tensor)}]"
+
+    def template_values(self) -> dict[str, Any]:
+        """The values every template sees, then ``compute_values()`` (which may override them).
+
+        ``op`` (this operator), ``prefix``, ``stem``, ``k`` (``<prefix>_hk_``, the kernel
+        library's renamed prefix), ``kernel_headers``, ``comment``, ``code_placement`` (the ITCM
+        macro and a space when the run code goes to ITCM, else empty), ``has_init``, ``ptr``
+        (:meth:`ptr`) and the C literal helpers ``cf`` (float), ``cfl`` (float list), ``cil``
+        (int list) and ``cb`` (bool).
+        """
+        families = self.kernel_families()
+        values: dict[str, Any] = {
+            "op": self,
+            "prefix": self.prefix,
+            "stem": self.stem,
+            "k": f"{self.prefix}_hk_",
+            "kernel_headers": [f"{self.prefix}_hk_{f}.h" for f in families],
+            "comment": c_comment(self.comment()),
+            "code_placement": f"{self.prefix.upper()}_PUT_CODE_IN_ITCM " if self.code_in_itcm else "",
+            "ptr": self.ptr,
+            "cf": c_float,
+            "cfl": c_float_list,
+            "cil": c_int_list,
+            "cb": c_bool,
+            "has_init": self.has_init,
+        }
+        values.update(self.compute_values())
+        return values
+
+    def emit(self, save_path: Path) -> None:
+        """Render ``includes-api/<stem>.h`` from the core frame and ``src/<stem>.c`` from TEMPLATE."""
+        if self.TEMPLATE is None:
+            raise NotImplementedError(f"{type(self).__name__} sets no TEMPLATE")
+        values = self.template_values()
+        header = render_template(HEADER_TEMPLATE, self.TEMPLATE_DIRS, **values)
+        source = render_template(self.TEMPLATE, self.TEMPLATE_DIRS, **values)
+        (save_path / "includes-api" / f"{self.stem}.h").write_text(header, encoding="utf-8", newline="\n")
+        (save_path / "src" / f"{self.stem}.c").write_text(source, encoding="utf-8", newline="\n")
