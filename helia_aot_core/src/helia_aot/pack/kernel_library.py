@@ -5,10 +5,10 @@ the portable C that is the reference (a header-only family has none), and the fa
 apart from it, one file per instruction set: ``hk_<name>_mve.c`` (Helium), ``hk_<name>_dsp.c`` (the
 DSP extension) and ``hk_<name>_scalar.c`` (plain C for cores with neither), each wrapped in its
 ``#if`` so the others compile to nothing. Its dependencies are the ``#include "hk_*.h"`` lines
-of its files, so a pack keeps no manifest in sync: :meth:`KernelLibrary.sources` follows the includes and returns exactly
-the files a module needs, which is how only the kernels a module calls get copied into it. The
-Emit stage copies each file once and renames its ``hk_`` / ``HK_`` identifiers to the module
-prefix, so two modules link into one image.
+of its files, so a pack keeps no manifest in sync: :meth:`KernelLibrary.sources` follows the
+includes and returns exactly the files a module needs, which is how only the kernels a module
+calls get copied into it. The Emit stage copies each file once and renames its ``hk_`` / ``HK_``
+identifiers to the module prefix, so two modules link into one image.
 """
 
 from __future__ import annotations
