@@ -6,13 +6,17 @@ pipeline) and :class:`ConversionResult` (what a conversion wrote).
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from typing import Any
+
+from helia_aot.version import __version__
 
 __all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__"]
 
 
-def __getattr__(name: str):
-    # Lazy so that `import helia_aot` stays cheap for plugins importing helia_aot.plugins.
+def __getattr__(name: str) -> Any:
+    # The facade is the top layer and the one place an import waits for first use (PEP 562): every
+    # `import helia_aot.<module>` runs this file first, so eager imports here would load the whole
+    # pipeline (pydantic, mako, numpy) for a plugin that only wants helia_aot.plugins.hookimpl.
     if name in ("AotConverter", "ConversionResult"):
         from helia_aot import converter
 

@@ -17,7 +17,6 @@ from helia_aot.config.enums import (
     MODULE_TYPE_ALIASES,
     AccumulationChoice,
     KernelChoice,
-    ModuleType,
     OptimizationGoal,
     ScheduleMode,
 )
@@ -82,9 +81,10 @@ class ModuleConfig(ConfigSection):
         description="Folder the module folder is written into, or a .zip/.pack archive to write instead.",
     )
     name: str | None = Field(None, description="Name of the module folder; defaults to the model name.")
-    type: ModuleType = Field(
-        ModuleType.CMAKE,
-        description="Build-system layout: cmake, zephyr, nsx (alias neuralspot) or cmsis_pack.",
+    type: str = Field(
+        "cmake",
+        description="Build-system layout registered in module_exporters: cmake, zephyr, nsx "
+        "(alias neuralspot), cmsis_pack or one a plugin adds.",
     )
     prefix: str = Field(
         "aot", description="Lower-case C identifier every generated symbol and file name starts with."
@@ -97,9 +97,13 @@ class ModuleConfig(ConfigSection):
     @field_validator("type", mode="before")
     @classmethod
     def _alias(cls, value: Any) -> Any:
-        if isinstance(value, str) and not isinstance(value, ModuleType):
-            word = value.strip().lower()
-            return MODULE_TYPE_ALIASES.get(word, word)
+        # The name is checked against the conversion's module_exporters; here it only loses the
+        # spelling differences a hand-written file has, and an old name becomes the current one.
+        if isinstance(value, str):
+            word = value.strip()
+            if not word:
+                raise ValueError("module.type must not be empty")
+            return MODULE_TYPE_ALIASES.get(word.lower(), word)
         return value
 
     @field_validator("name")

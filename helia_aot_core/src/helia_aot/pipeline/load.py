@@ -8,7 +8,7 @@ is collected so one error lists them all, with the distribution that would add t
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,15 +61,33 @@ def distribution_installed(name: str) -> bool:
     return True
 
 
-def missing_parser_reason(key: str) -> tuple[str, str | None]:
-    """Why no parser handles ``key``, and the install hint that would provide one (or None)."""
+def _unblock_hint(names: list[str]) -> str:
+    listed = ", ".join(names)
+    return f"unblock {listed}: remove it from plugins.disabled (or add it to plugins.enabled)"
+
+
+def missing_parser_reason(key: str, blocked: Mapping[str, str] | None = None) -> tuple[str, str | None]:
+    """Why no parser handles ``key``, and the hint that would provide one (or None).
+
+    ``blocked`` (entry-point name -> distribution) are installed plugins the configuration blocks:
+    when one of them may provide the key, the reason says so instead of suggesting an install.
+    """
+    blocked = dict(blocked or {})
     if sa.is_known_builtin(key):
+        packs = sorted(name for name, dist in blocked.items() if dist == BUILTIN_DISTRIBUTION)
+        if packs:
+            hint = _unblock_hint(packs)
+            return f"the operator pack {BUILTIN_DISTRIBUTION} is installed but blocked; {hint}", hint
         if not distribution_installed(BUILTIN_DISTRIBUTION):
             hint = f"install {BUILTIN_DISTRIBUTION}"
             return f"no parser registered; {hint}", hint
         return "not supported by any installed operator pack", None
     if key.startswith("BUILTIN_"):
         return "builtin operator code unknown to this LiteRT schema; not supported", None
+    if blocked:
+        names = sorted(blocked)
+        hint = _unblock_hint(names) + " if it provides the key " + key
+        return f"no parser registered; installed but blocked plugins: {', '.join(names)}; {hint}", hint
     hint = f"install an operator pack that registers the key {key}"
     return f"no parser registered; {hint}", hint
 
@@ -161,7 +179,13 @@ def build_tensors(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMode
         )
 
 
-def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirModel, parsers: Any) -> None:
+def build_operators(
+    model: litert.ModelT,
+    subgraph: litert.SubGraphT,
+    air: AirModel,
+    parsers: Any,
+    blocked: Mapping[str, str] | None = None,
+) -> None:
     """Parse every operator; raise one UnsupportedModelError listing all that cannot be parsed.
 
     Each node passes :func:`check_operator` before its parser sees it. A parser raising anything
@@ -173,7 +197,7 @@ def build_operators(model: litert.ModelT, subgraph: litert.SubGraphT, air: AirMo
         check_operator(model, subgraph, index, key)
         parser: Callable[..., Any] | None = parsers.get(key) if key in parsers else None
         if parser is None:
-            failures.append((index, key, *missing_parser_reason(key)))
+            failures.append((index, key, *missing_parser_reason(key, blocked)))
             continue
         try:
             result = parser(index, model, subgraph, air)
@@ -263,7 +287,7 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
         sa.tensor_at(subgraph, index)  # an out-of-range input or output is a ModelLoadError
     air.inputs = [TensorId(str(i)) for i in sa.subgraph_inputs(subgraph)]
     air.outputs = [TensorId(str(i)) for i in sa.subgraph_outputs(subgraph)]
-    build_operators(model, subgraph, air, context.litert_parsers)
+    build_operators(model, subgraph, air, context.litert_parsers, context.blocked_plugins)
 
     problems = verify_model(air) + wiring_problems(air)
     if problems:
