@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from helia_aot.air.keys import canonical_op_key
 from helia_aot.config.base import ConfigSection
 from helia_aot.config.enums import AccumulationChoice, KernelChoice, TensorKindSelector
 from helia_aot.config.sections import MemoryName, byte_count, canonical_memory
@@ -184,8 +185,6 @@ class OperatorRule(ConfigSection):
     @field_validator("type")
     @classmethod
     def _canonical_type(cls, value: str) -> str:
-        from helia_aot.air.keys import canonical_op_key
-
         value = value.strip()
         if not value:
             raise ValueError("operator type must not be empty (use '*' for every operator)")

@@ -20,6 +20,8 @@ from helia_aot.config.enums import (
     OptimizationGoal,
     ScheduleMode,
 )
+from helia_aot.platforms.model import MemoryType, SocCapability, parse_capability, parse_memory_type
+from helia_aot.platforms.sizes import parse_byte_size
 
 _C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if inline "
@@ -30,28 +32,20 @@ _PREFIX_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def _memory_names() -> list[str]:
-    from helia_aot.platforms.model import MemoryType
-
     return [m.value for m in MemoryType]
 
 
 def _capability_names() -> list[str]:
-    from helia_aot.platforms.model import SocCapability
-
     return [c.value for c in SocCapability]
 
 
 def canonical_memory(value: Any) -> str:
     """The memory a value names, as its lower-case ``MemoryType`` word (``"DTCM"`` -> ``"dtcm"``)."""
-    from helia_aot.platforms.model import parse_memory_type
-
     return reraise_as_value_error(parse_memory_type, value).value
 
 
 def byte_count(value: Any, what: str) -> int:
     """A byte count given as an int or as text such as ``"384KiB"``."""
-    from helia_aot.platforms.sizes import parse_byte_size
-
     return reraise_as_value_error(lambda v: parse_byte_size(v, what=what), value)
 
 
@@ -165,8 +159,6 @@ class PlatformConfig(ConfigSection):
     @field_validator("capabilities", mode="before")
     @classmethod
     def _capabilities(cls, value: Any) -> Any:
-        from helia_aot.platforms.model import parse_capability
-
         if isinstance(value, (list, tuple)):
             return [reraise_as_value_error(parse_capability, item).value for item in value]
         return value

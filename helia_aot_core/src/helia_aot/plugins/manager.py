@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pluggy
 
-from helia_aot import core_plugin
+import helia_aot.core_plugin as core_plugin
 from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError, PluginError
 from helia_aot.platforms.model import SocPlatform
 from helia_aot.plugins import hookspecs

@@ -18,6 +18,7 @@ import numpy as np
 
 from helia_aot.air.types import AirQuantization, AirTensorType
 from helia_aot.converters.litert import schema_access as sa
+from helia_aot.converters.litert.schema_access import FILE_BYTES_ATTR, file_slice
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
 from helia_aot.litert import schema_py_generated as litert
@@ -28,9 +29,6 @@ MAX_MODEL_BYTES = 1 << 30
 MAX_TENSOR_BYTES = (1 << 31) - 1
 """Largest tensor a model may declare: generated code indexes with 32-bit sizes."""
 
-FILE_BYTES_ATTR = "_helia_aot_file_bytes"
-"""Attribute of a ModelT from :func:`read_model` holding the file's bytes (for data stored after
-the flatbuffer in models over 2 GB). A hook that builds a new ModelT keeps inline data only."""
 
 _MALFORMED_HINT = "the file is not a well-formed LiteRT model; re-export it with the LiteRT converter"
 
@@ -137,22 +135,6 @@ def unpack_location(exc: BaseException) -> str:
                 parts.append(f"{table}.{field}" + (f"[{index}]" if isinstance(index, int) else ""))
         tb = tb.tb_next
     return " > ".join(parts)
-
-
-def file_slice(model: litert.ModelT, offset: int, size: int, what: str) -> np.ndarray:
-    """``size`` bytes at ``offset`` of the model's file (data kept after the flatbuffer)."""
-    data = getattr(model, FILE_BYTES_ATTR, None)
-    if data is None:
-        raise ModelLoadError(
-            f"{what} is stored after the flatbuffer, but the model's file bytes are not available",
-            hint="read the model with read_model",
-        )
-    if offset < 0 or size < 0 or offset + size > len(data):
-        raise ModelLoadError(
-            f"{what} lies at bytes {offset}..{offset + size} but the file has {len(data)} bytes",
-            hint=_MALFORMED_HINT,
-        )
-    return np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
 
 
 def tensor_dtype(litert_type: int) -> AirTensorType:

@@ -19,6 +19,11 @@ from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
+FILE_BYTES_ATTR = "_helia_aot_file_bytes"
+"""Attribute of a ModelT from :func:`helia_aot.converters.litert.reader.read_model` holding the
+file's bytes (for data stored after the flatbuffer in models over 2 GB). A hook that builds a new
+ModelT keeps inline data only. Defined here, next to the readers of such data, so the schema helpers
+need nothing from the reader that imports them."""
 
 BUILTIN_NAMES: dict[int, str] = {
     value: name
@@ -233,6 +238,22 @@ def builtin_options_of(op: litert.OperatorT, expected: type | None = None) -> An
     return options
 
 
+def file_slice(model: litert.ModelT, offset: int, size: int, what: str) -> np.ndarray:
+    """``size`` bytes at ``offset`` of the model's file (data kept after the flatbuffer)."""
+    data = getattr(model, FILE_BYTES_ATTR, None)
+    if data is None:
+        raise ModelLoadError(
+            f"{what} is stored after the flatbuffer, but the model's file bytes are not available",
+            hint="read the model with read_model",
+        )
+    if offset < 0 or size < 0 or offset + size > len(data):
+        raise ModelLoadError(
+            f"{what} lies at bytes {offset}..{offset + size} but the file has {len(data)} bytes",
+            hint="the file is not a well-formed LiteRT model; re-export it with the LiteRT converter",
+        )
+    return np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
+
+
 def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) -> bytes:
     """The custom options bytes (empty when absent).
 
@@ -241,8 +262,6 @@ def custom_options_of(op: litert.OperatorT, model: litert.ModelT | None = None) 
     """
     offset = int(op.largeCustomOptionsOffset or 0)
     if offset > 1:
-        from helia_aot.converters.litert.reader import file_slice
-
         if model is None:
             raise ModelLoadError(
                 "custom options stored after the flatbuffer need the model",
