@@ -287,7 +287,9 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
         sa.tensor_at(subgraph, index)  # an out-of-range input or output is a ModelLoadError
     air.inputs = [TensorId(str(i)) for i in sa.subgraph_inputs(subgraph)]
     air.outputs = [TensorId(str(i)) for i in sa.subgraph_outputs(subgraph)]
-    build_operators(model, subgraph, air, context.litert_parsers, context.blocked_plugins)
+    # A context built without plugins (a test's namespace of registries) blocks none.
+    blocked = getattr(context, "blocked_plugins", None)
+    build_operators(model, subgraph, air, context.litert_parsers, blocked)
 
     problems = verify_model(air) + wiring_problems(air)
     if problems:
