@@ -1,5 +1,6 @@
 """Compare the arena planners on random buffer sets: how far each lands above the live-bytes bound.
 
+Every planner registered in the default context (the core's and any a plugin adds) is measured.
 Prints, per planner and per kind of buffer set, the mean and worst ``used / peak_live`` (1.000 is
 optimal) and the time per plan. Runs in a few seconds with the defaults:
 
@@ -13,7 +14,8 @@ import random
 import statistics
 import time
 
-from helia_aot.memory import PLANNERS, BufferRequest, plan_arena
+from helia_aot.memory import BufferRequest
+from helia_aot.registry import build_default_registry_context
 
 
 def random_intervals(rng: random.Random, n: int) -> list[BufferRequest]:
@@ -61,18 +63,19 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=None, help="hill-climb steps (default: planner's)")
     args = parser.parse_args()
 
+    planners = build_default_registry_context().memory_planners
     print(f"{'set':<12}{'planner':<16}{'mean':>8}{'worst':>8}{'optimal':>9}{'ms/plan':>9}")
     for kind, make in (("random", random_intervals), ("model_like", model_like)):
         rng = random.Random(args.seed)
         cases = [make(rng, args.buffers) for _ in range(args.cases)]
-        for name in PLANNERS:
+        for name, planner in planners.items():
             options = None
             if name == "hill_climb" and args.iterations is not None:
                 options = {"iterations": args.iterations}
             ratios = []
             start = time.perf_counter()
             for buffers in cases:
-                plan = plan_arena(buffers, name, options=options)
+                plan = planner(buffers, options=options)
                 ratios.append(plan.used / plan.peak_live)
             ms = 1000 * (time.perf_counter() - start) / len(cases)
             optimal = sum(r == 1.0 for r in ratios)

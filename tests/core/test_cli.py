@@ -304,6 +304,6 @@ def test_log_file_receives_converter_logs(tmp_path, monkeypatch):
 
 
 def test_verbose_3_flag_shows_the_traceback_of_a_config_error():
-    result = convert("--module.type", "make", "--verbose", "3")
+    result = convert("--module.prefix", "Bad", "--verbose", "3")
     assert result.exit_code == 2
     assert "Traceback" in result.stderr and "Error: invalid configuration (2 problems)" in result.stderr

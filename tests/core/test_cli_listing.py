@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-import helia_aot.platforms
-import helia_aot.plugins
+import helia_aot.cli.listing as listing
 import pytest
 from helia_aot.cli import app
 from helia_aot.errors import InvalidConfigError, PluginError
 from helia_aot.platforms import SocPlatform
+from helia_aot.registry import RegistryContext
 from typer.testing import CliRunner
 
 runner = CliRunner()
@@ -61,14 +61,22 @@ def unknown_platform(name: str):
     )
 
 
+def stand_in_context(plugins=None) -> RegistryContext:
+    """A context holding the two stand-in boards, whatever the plugin selection."""
+    context = RegistryContext()
+    for board in (BOARD, SMALL):
+        context.platforms.register(board.name, board)
+    return context
+
+
 @pytest.fixture(autouse=True)
 def fakes(monkeypatch):
-    monkeypatch.setattr(helia_aot.plugins, "list_plugins", lambda: PLUGINS)
-    monkeypatch.setattr(helia_aot.platforms, "list_platforms", lambda: [SMALL, BOARD])
+    monkeypatch.setattr(listing, "list_plugins", lambda selection: PLUGINS)
+    monkeypatch.setattr(listing, "build_default_registry_context", stand_in_context)
     monkeypatch.setattr(
-        helia_aot.platforms,
+        listing,
         "get_platform",
-        lambda name: {"acme_m55": BOARD, "acme_m4": SMALL}.get(name) or unknown_platform(name),
+        lambda name, context: {"acme_m55": BOARD, "acme_m4": SMALL}.get(name) or unknown_platform(name),
     )
 
 
@@ -106,17 +114,17 @@ def test_plugins_json():
 
 
 def test_no_plugins(monkeypatch):
-    monkeypatch.setattr(helia_aot.plugins, "list_plugins", lambda: [])
+    monkeypatch.setattr(listing, "list_plugins", lambda selection: [])
     result = runner.invoke(app, ["plugins"])
     assert result.exit_code == 0 and "No plugins are installed." in result.stdout
     assert json.loads(runner.invoke(app, ["plugins", "--json"]).stdout) == []
 
 
 def test_broken_plugin_is_reported_with_its_exit_code(monkeypatch):
-    def broken():
+    def broken(selection):
         raise PluginError("plugin 'ops' (acme-ops 1.2.0) failed to import", hint="reinstall acme-ops")
 
-    monkeypatch.setattr(helia_aot.plugins, "list_plugins", broken)
+    monkeypatch.setattr(listing, "list_plugins", broken)
     result = runner.invoke(app, ["plugins"])
     assert result.exit_code == PluginError.exit_code == 1
     assert "Error: plugin 'ops' (acme-ops 1.2.0) failed to import" in result.stderr

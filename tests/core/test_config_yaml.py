@@ -111,13 +111,13 @@ def test_every_problem_is_listed(tmp_path):
     error = load_error(
         write(
             tmp_path,
-            "model: {path: a.tflite}\nmodule: {type: cmak, prefix: AOT}\n"
+            "model: {path: a.tflite}\nmodule: {name: '..', prefix: AOT}\n"
             "operators:\n  - {type: ADD, optimisation: {kernel: generic}}\n"
             "platform: {memories: {sram: -1}}\n",
         )
     )
     assert "(4 problems)" in error.message
-    for where in ("module.type:", "module.prefix:", "operators[0].optimisation:", "platform.memories:"):
+    for where in ("module.name:", "module.prefix:", "operators[0].optimisation:", "platform.memories:"):
         assert f"  - {where}" in error.message
     assert "did you mean 'optimization'" in error.message
 

@@ -29,9 +29,9 @@ CONTEXT = build_default_registry_context()
 def planned(**config):
     config = ConvertArgs.model_validate({"model": {"path": str(KWS)}, **config})
     model = run_transforms(load_model(KWS, 0, CONTEXT), config, CONTEXT)
-    platform = resolve_platform(config.platform)
+    platform = resolve_platform(config.platform, CONTEXT)
     operators = resolve_operators(model, platform, config, CONTEXT)
-    return model, plan_memory(model, operators, platform, config)
+    return model, plan_memory(model, operators, platform, config, CONTEXT)
 
 
 def regions_of(plan, role):
@@ -65,7 +65,7 @@ def assert_disjoint_when_live(model, plan):
 def test_default_plan_fills_the_platforms_fastest_memory():
     _, plan = planned()
     assert [(r.role, r.memory) for r in plan.regions] == [("scratch", "DTCM"), ("constant", "MRAM")]
-    assert plan.regions[0].capacity == get_platform("apollo510_evb").budget("dtcm")
+    assert plan.regions[0].capacity == get_platform("apollo510_evb", CONTEXT).budget("dtcm")
 
 
 def test_constraints_set_the_order_and_the_caps():
@@ -79,7 +79,7 @@ def test_constraints_set_the_order_and_the_caps():
     assert scratch[0].capacity == 64 * 1024
     # A cap above what the platform has cannot create memory.
     _, plan = planned(memory={"constraints": [{"memory": "dtcm", "max_bytes": "64MiB"}]})
-    assert plan.regions[0].capacity == get_platform("apollo510_evb").budget("dtcm")
+    assert plan.regions[0].capacity == get_platform("apollo510_evb", CONTEXT).budget("dtcm")
 
 
 def test_an_arena_too_large_for_its_memory_spills_its_largest_tensors_to_the_next():
@@ -223,7 +223,7 @@ def test_a_rule_memory_must_be_listed_in_the_constraints():
 
 
 def test_persistent_tensors_get_their_own_arena_and_follow_rules():
-    platform = get_platform("apollo510_evb")
+    platform = get_platform("apollo510_evb", CONTEXT)
     model = AirModel(name="stateful")
     for tid, kind in (
         ("x", AirTensorKind.SCRATCH),
@@ -243,7 +243,7 @@ def test_persistent_tensors_get_their_own_arena_and_follow_rules():
         config = ConvertArgs.model_validate(
             {"model": {"path": "unused.tflite"}, "memory": {"tensors": rules}}
         )
-        plan = plan_memory(model, operators, platform, config)
+        plan = plan_memory(model, operators, platform, config, CONTEXT)
         assert memory_of(model, plan, "state") == memory
         region = plan.regions[plan.placements["state"].region]
         assert region.role == "persistent" and region.used == 32 and region.peak_live is None

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTensorType
 from helia_aot.errors import OperatorOrderError
-from helia_aot.memory import BufferRequest, compute_lifetimes, plan_arena
+from helia_aot.memory import BufferRequest, compute_lifetimes, plan_greedy, plan_hill_climb
 
 I8 = AirTensorType.INT8
 
@@ -105,8 +105,8 @@ def test_planned_model_arena_is_valid():
         for tid, (first, last) in lifetimes.items()
     ]
     # At operator 1 the relu writes b over a, so a and b count once; the peak is at operator 3.
-    greedy = plan_arena(requests, "greedy")
+    greedy = plan_greedy(requests)
     assert greedy.offsets["a"] == greedy.offsets["b"]
-    plan = plan_arena(requests, "hill_climb")
+    plan = plan_hill_climb(requests)
     assert plan.peak_live == 64 + 16 + 48 + 64  # x, state, b (holding c), d
     assert plan.used == plan.peak_live

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import pytest
 from helia_aot.errors import InvalidConfigError
-from helia_aot.memory import (
-    PLANNERS,
-    ArenaPlan,
-    BufferRequest,
-    MemoryPlannerType,
-    inplace_pairs,
-    peak_live,
-    plan_arena,
-)
+from helia_aot.memory import ArenaPlan, BufferRequest, inplace_pairs, peak_live
+from helia_aot.registry import RegistryContext
+from helia_aot.registry.build import build_default_registry_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 ALIGNMENTS = [1, 2, 4, 8, 16, 32]
+
+PLANNERS = build_default_registry_context(plugins={"enabled": ["core"]}).memory_planners
+"""The planners the core registers: every property below must hold for each of them."""
+
+
+def plan_arena(buffers, planner="hill_climb", **kwargs):
+    """Run the planner registered under ``planner``, as the Plan stage does."""
+    return PLANNERS.get(planner)(buffers, **kwargs)
 
 
 @st.composite
@@ -202,17 +204,22 @@ def test_empty_request_set():
         assert plan_arena([], planner) == ArenaPlan({}, 0, 0, planner)
 
 
-def test_planner_type_names_every_planner():
-    assert [p.value for p in MemoryPlannerType] == list(PLANNERS)
-    plan = plan_arena([BufferRequest("a", 16, 0, 0)], MemoryPlannerType.GREEDY_BY_SIZE)
-    assert plan.planner == "greedy_by_size" and str(MemoryPlannerType.HILL_CLIMB) == "hill_climb"
+def test_the_core_registers_three_planners_each_naming_itself_in_its_plans():
+    assert sorted(PLANNERS) == ["greedy", "greedy_by_size", "hill_climb"]
+    for name in PLANNERS:
+        assert plan_arena([BufferRequest("a", 16, 0, 0)], name).planner == name
 
 
 def test_unknown_planner_names_the_valid_ones():
     with pytest.raises(InvalidConfigError) as err:
-        plan_arena([BufferRequest("a", 16, 0, 0)], "best_fit")
+        PLANNERS.select("best_fit", setting="memory.planner")
+    assert err.value.exit_code == 2 and "memory.planner 'best_fit'" in err.value.message
     for name in PLANNERS:
-        assert name in str(err.value)
+        assert name in err.value.hint
+    with pytest.raises(InvalidConfigError, match="did you mean 'greedy'"):
+        PLANNERS.select("gredy", setting="memory.planner")
+    assert PLANNERS.select("Greedy_By_Size", setting="memory.planner")[0] == "greedy_by_size"
+    assert RegistryContext().memory_planners.keys() == []  # nothing but what a context registers
 
 
 @pytest.mark.parametrize(

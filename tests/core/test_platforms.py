@@ -6,23 +6,23 @@ import dataclasses
 import json
 from types import SimpleNamespace
 
-import helia_aot.plugins as plugins_module
+import pluggy
 import pytest
 from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError, PluginError
 from helia_aot.platforms import (
     MemoryType,
     SocCapability,
     SocPlatform,
-    _reset_platforms_for_tests,
     format_byte_size,
     format_platform_table,
     get_platform,
     list_platform_names,
     list_platforms,
     parse_byte_size,
-    register_platform,
     resolve_platform,
 )
+from helia_aot.plugins import PluginHost, PluginRecord, hookimpl, hookspecs
+from helia_aot.registry import RegistryContext
 
 KiB, MiB = 1024, 1024 * 1024
 
@@ -41,11 +41,31 @@ def make_platform(name: str = "board_m55", **changes) -> SocPlatform:
     return SocPlatform(**fields)
 
 
-@pytest.fixture(autouse=True)
-def empty_registry():
-    _reset_platforms_for_tests()
-    yield
-    _reset_platforms_for_tests(load_plugins=True)
+@pytest.fixture
+def ctx() -> RegistryContext:
+    """An empty context: platform lookups see only what a test registers, never the installed plugins."""
+    return RegistryContext()
+
+
+def register_platform(context: RegistryContext, platform: SocPlatform, **kwargs) -> SocPlatform:
+    return context.platforms.register(platform.name, platform, **kwargs)
+
+
+def host_of(*plugins: object) -> PluginHost:
+    """A plugin host over plugin objects, as the loader builds one from entry points."""
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    records = []
+    for index, plugin in enumerate(plugins):
+        name = f"boards{index}"
+        pm.register(plugin, name=name)
+        records.append(PluginRecord(name, f"acme-boards{index}", "1.0", "acme"))
+    return PluginHost(records, pm)
+
+
+def provider(*platforms: object) -> object:
+    """A plugin object whose ``helia_aot_platforms`` returns ``platforms``."""
+    return SimpleNamespace(helia_aot_platforms=hookimpl(lambda: list(platforms)))
 
 
 # -- model ---------------------------------------------------------------------------------------
@@ -156,37 +176,40 @@ def test_validation_rejects_bad_fields(changes, message):
 # -- registry ------------------------------------------------------------------------------------
 
 
-def test_register_get_and_list():
-    b = register_platform(make_platform("zeta_board"))
+def test_register_get_and_list(ctx):
+    b = register_platform(ctx, make_platform("zeta_board"))
     a = register_platform(
-        make_platform("alpha_board", cpu="cortex-m4", capabilities=["mcu", "dsp"], alignment=4)
+        ctx, make_platform("alpha_board", cpu="cortex-m4", capabilities=["mcu", "dsp"], alignment=4)
     )
-    assert get_platform("zeta_board") is b
-    assert get_platform("  ALPHA_Board ") is a  # names match case-insensitively
-    assert list_platforms() == [a, b]
-    assert list_platform_names() == ["alpha_board", "zeta_board"]
+    assert get_platform("zeta_board", ctx) is b
+    assert get_platform("  ALPHA_Board ", ctx) is a  # names match case-insensitively
+    assert list_platforms(ctx) == [a, b]
+    assert list_platform_names(ctx) == ["alpha_board", "zeta_board"]
 
 
-def test_duplicate_registration_needs_overwrite():
-    register_platform(make_platform("board"))
-    replacement = make_platform("BOARD", alignment=32)
+def test_duplicate_registration_needs_overwrite(ctx):
+    register_platform(ctx, make_platform("board"))
+    replacement = make_platform("board", alignment=32)
     with pytest.raises(DuplicateRegistrationError, match="already registered"):
-        register_platform(replacement)
-    assert get_platform("board").alignment == 16
-    register_platform(replacement, overwrite=True)
-    assert get_platform("board") is replacement
+        register_platform(ctx, replacement)
+    assert get_platform("board", ctx).alignment == 16
+    register_platform(ctx, replacement, overwrite=True)
+    assert get_platform("board", ctx) is replacement
 
 
-def test_register_rejects_other_objects():
-    with pytest.raises(TypeError):
-        register_platform({"name": "board"})  # type: ignore[arg-type]
+def test_register_rejects_other_objects_and_other_names(ctx):
+    with pytest.raises(PluginError, match="not a SocPlatform"):
+        ctx.platforms.register("board", {"name": "board"})  # type: ignore[arg-type]
+    with pytest.raises(PluginError, match="under another name"):
+        ctx.platforms.register("other", make_platform("board"))
+    assert list_platforms(ctx) == []
 
 
-def test_unknown_name_suggests_the_nearest_registered_names():
+def test_unknown_name_suggests_the_nearest_registered_names(ctx):
     for name in ("apollo510_evb", "apollo510b_evb", "apollo510l_evb", "apollo4p_evb", "zephyr_board"):
-        register_platform(make_platform(name))
+        register_platform(ctx, make_platform(name))
     with pytest.raises(InvalidConfigError) as info:
-        get_platform("apollo510")
+        get_platform("apollo510", ctx)
     assert (
         str(info.value)
         == "Unknown platform 'apollo510'. Did you mean 'apollo510_evb' or 'apollo510b_evb' or "
@@ -195,54 +218,45 @@ def test_unknown_name_suggests_the_nearest_registered_names():
     assert info.value.details["nearest"] == ["apollo510_evb", "apollo510b_evb", "apollo510l_evb"]
     assert "apollo4p_evb" in info.value.hint and "zephyr_board" in info.value.hint
     with pytest.raises(InvalidConfigError) as info:
-        get_platform("apolo4p_evb")
+        get_platform("apolo4p_evb", ctx)
     assert info.value.details["nearest"][0] == "apollo4p_evb"  # look-alikes, best first
     with pytest.raises(InvalidConfigError, match=r"^Unknown platform 'qqq'\.$"):
-        get_platform("qqq")
+        get_platform("qqq", ctx)
 
 
-def test_unknown_name_with_an_empty_registry_points_at_plugins():
+def test_unknown_name_with_an_empty_registry_points_at_plugins(ctx):
     with pytest.raises(InvalidConfigError) as info:
-        get_platform("apollo510_evb")
+        get_platform("apollo510_evb", ctx)
     assert "helia-aot-platforms-apollo" in info.value.hint
 
 
-def test_plugin_platforms_are_loaded_once_on_first_use(monkeypatch):
-    calls = []
-
-    def collect():
-        calls.append(1)
-        return [make_platform("plugin_board"), make_platform("plugin_board")]  # equal duplicates are fine
-
-    monkeypatch.setattr(plugins_module, "collect_platforms", collect, raising=False)
-    _reset_platforms_for_tests(load_plugins=True)
-    assert calls == []
-    assert list_platform_names() == ["plugin_board"]
-    get_platform("plugin_board")
-    assert calls == [1]
-    with pytest.raises(DuplicateRegistrationError):
-        register_platform(make_platform("plugin_board"))
+def test_unknown_name_names_the_blocked_plugins(ctx):
+    ctx.blocked_plugins = {"apollo": "helia-aot-platforms-apollo"}
+    with pytest.raises(InvalidConfigError) as info:
+        get_platform("apollo510_evb", ctx)
+    assert "Blocked by plugins.enabled/disabled" in info.value.hint
+    assert "apollo (helia-aot-platforms-apollo)" in info.value.hint
 
 
-def test_a_failing_plugin_leaves_the_registry_empty_and_is_retried(monkeypatch):
-    answers = [[make_platform("good"), "not a platform"], [make_platform("good")]]
-    monkeypatch.setattr(plugins_module, "collect_platforms", lambda: answers.pop(0), raising=False)
-    _reset_platforms_for_tests(load_plugins=True)
-    with pytest.raises(PluginError, match="instead of a SocPlatform"):
-        list_platforms()
-    assert list_platform_names() == ["good"]
+def test_plugin_platforms_are_registered_with_their_provider(ctx):
+    host = host_of(provider(make_platform("plugin_board")))
+    host.register_into(ctx)
+    assert list_platform_names(ctx) == ["plugin_board"]
+    assert "acme-boards0 1.0" in ctx.platforms.provider("plugin_board")
+    assert host.records[0].registered == {"platforms": ["plugin_board"]}
 
 
-def test_two_plugins_defining_one_name_differently_conflict(monkeypatch):
-    monkeypatch.setattr(
-        plugins_module,
-        "collect_platforms",
-        lambda: [make_platform("board"), make_platform("board", alignment=4)],
-        raising=False,
-    )
-    _reset_platforms_for_tests(load_plugins=True)
-    with pytest.raises(DuplicateRegistrationError, match="differently"):
-        get_platform("board")
+def test_a_plugin_returning_something_else_is_named(ctx):
+    with pytest.raises(PluginError, match="instead of a SocPlatform") as info:
+        host_of(provider(make_platform("good"), "not a platform")).register_into(ctx)
+    assert "acme-boards0" in info.value.message
+
+
+def test_two_plugins_providing_one_name_conflict(ctx):
+    host = host_of(provider(make_platform("board")), provider(make_platform("board", alignment=4)))
+    with pytest.raises(DuplicateRegistrationError, match="provided by both") as info:
+        host.register_into(ctx)
+    assert "acme-boards0" in info.value.message and "acme-boards1" in info.value.message
 
 
 # -- resolving configs ---------------------------------------------------------------------------
@@ -271,38 +285,40 @@ def test_two_plugins_defining_one_name_differently_conflict(monkeypatch):
         SimpleNamespace(name="registered_board"),
     ],
 )
-def test_registered_name_resolves_to_the_registered_record(config):
-    registered = register_platform(make_platform("registered_board"))
-    assert resolve_platform(config) is registered
+def test_registered_name_resolves_to_the_registered_record(config, ctx):
+    registered = register_platform(ctx, make_platform("registered_board"))
+    assert resolve_platform(config, ctx) is registered
 
 
-def test_platform_passes_through():
+def test_platform_passes_through(ctx):
     p = make_platform()
-    assert resolve_platform(p) is p
+    assert resolve_platform(p, ctx) is p
 
 
-def test_fields_next_to_a_registered_name_adjust_it():
-    register_platform(make_platform("board"))
-    p = resolve_platform({"name": "board", "memories": {"SRAM": "512KiB"}, "alignment": 32})
+def test_fields_next_to_a_registered_name_adjust_it(ctx):
+    register_platform(ctx, make_platform("board"))
+    p = resolve_platform({"name": "board", "memories": {"SRAM": "512KiB"}, "alignment": 32}, ctx)
     assert p.budget("sram") == 512 * KiB
     assert p.budget("dtcm") == 256 * KiB and p.budget("mram") == 2 * MiB  # memories merge
     assert p.alignment == 32 and p.name == "board" and p.cpu == "cortex-m55"
-    assert get_platform("board").budget("sram") == 1 * MiB  # the registry is untouched
+    assert get_platform("board", ctx).budget("sram") == 1 * MiB  # the registry is untouched
     q = resolve_platform(
-        {"name": "board", "memories": {"psram": "8MiB"}, "preferred_order": ["sram", "psram"]}
+        {"name": "board", "memories": {"psram": "8MiB"}, "preferred_order": ["sram", "psram"]},
+        ctx,
     )
     assert q.budget("psram") == 8 * MiB and q.preferred_order == (MemoryType.SRAM, MemoryType.PSRAM)
     with pytest.raises(InvalidConfigError, match="does not declare: itcm"):
-        resolve_platform({"name": "board", "preferred_order": ["itcm"]})
+        resolve_platform({"name": "board", "preferred_order": ["itcm"]}, ctx)
 
 
-def test_custom_platform_from_yaml_like_config_gets_defaults():
+def test_custom_platform_from_yaml_like_config_gets_defaults(ctx):
     p = resolve_platform(
         {
             "name": "my_m55",
             "cpu": "cortex-m55",
             "memories": {"sram": "2MiB", "dtcm": "128 KiB", "itcm": 65536, "mram": "2,000KiB"},
-        }
+        },
+        ctx,
     )
     assert p.name == "my_m55" and p.cpu == "cortex-m55"
     assert p.capabilities == frozenset(
@@ -319,7 +335,8 @@ def test_custom_platform_from_yaml_like_config_gets_defaults():
     assert p.description == "Custom platform (cortex-m55)"
 
     m4 = resolve_platform(
-        {"name": "my_m4", "cpu": "cortex-m4", "memories": [{"type": "sram", "size": "256KiB"}]}
+        {"name": "my_m4", "cpu": "cortex-m4", "memories": [{"type": "sram", "size": "256KiB"}]},
+        ctx,
     )
     assert m4.capabilities == frozenset({SocCapability.MCU, SocCapability.DSP}) and m4.alignment == 4
     assert m4.preferred_order == (MemoryType.SRAM,)
@@ -333,16 +350,17 @@ def test_custom_platform_from_yaml_like_config_gets_defaults():
             preferred_order=["psram", "sram"],
             alignment=8,
             description="explicit",
-        )
+        ),
+        ctx,
     )
     assert odd.capabilities == frozenset({SocCapability.MCU})
     assert odd.preferred_order == (MemoryType.PSRAM, MemoryType.SRAM)
     assert odd.alignment == 8 and odd.description == "explicit"
 
 
-def test_to_dict_round_trips_through_a_custom_config():
+def test_to_dict_round_trips_through_a_custom_config(ctx):
     p = make_platform("exported", capabilities=["mcu", "fp16"], alignment=8)
-    assert resolve_platform(p.to_dict()) == p
+    assert resolve_platform(p.to_dict(), ctx) == p
 
 
 @pytest.mark.parametrize(
@@ -353,10 +371,10 @@ def test_to_dict_round_trips_through_a_custom_config():
         ({"name": "apollo510_evbx", "memories": {"sram": "1MiB"}}, "cpu"),
     ],
 )
-def test_unknown_name_without_hardware_says_what_a_custom_platform_needs(config, missing):
-    register_platform(make_platform("apollo510_evb"))
+def test_unknown_name_without_hardware_says_what_a_custom_platform_needs(config, missing, ctx):
+    register_platform(ctx, make_platform("apollo510_evb"))
     with pytest.raises(InvalidConfigError, match=r"Did you mean 'apollo510_evb'\?") as info:
-        resolve_platform(config)
+        resolve_platform(config, ctx)
     assert info.value.hint.startswith(f"To target a custom platform, also give {missing} ")
     assert "Registered platforms: apollo510_evb." in info.value.hint
 
@@ -383,9 +401,9 @@ def test_unknown_name_without_hardware_says_what_a_custom_platform_needs(config,
         ),
     ],
 )
-def test_bad_platform_configs(config, message):
+def test_bad_platform_configs(config, message, ctx):
     with pytest.raises(InvalidConfigError, match=message):
-        resolve_platform(config)
+        resolve_platform(config, ctx)
 
 
 # -- sizes and tables ----------------------------------------------------------------------------

@@ -163,10 +163,10 @@ def state(tmp_path_factory):
 
     cfg = config(tmp_path_factory.mktemp("state"))
     context = build_default_registry_context()
-    platform = resolve_platform(cfg.platform)
+    platform = resolve_platform(cfg.platform, context)
     model = run_transforms(load_model(MODEL, cfg.model.subgraph, context), cfg, context)
     operators = resolve_operators(model, platform, cfg, context)
-    return model, operators, plan_memory(model, operators, platform, cfg)
+    return model, operators, plan_memory(model, operators, platform, cfg, context)
 
 
 def test_record_hashes_are_the_functions(state, residency):

@@ -10,12 +10,11 @@ from helia_aot.errors import InvalidConfigError
 from helia_aot.platforms import (
     MemoryType,
     SocCapability,
-    _reset_platforms_for_tests,
     format_platform_table,
     get_platform,
-    register_platform,
     resolve_platform,
 )
+from helia_aot.registry import build_default_registry_context
 
 from helia_aot_platforms_apollo import APOLLO_PLATFORMS, APOLLO_PLATFORMS_BY_NAME, compiler_flags
 
@@ -113,18 +112,15 @@ def test_board_row(name):
     assert p.has_itcm == (ITCM in memories) and p.has_psram == (PSRAM in memories)
 
 
-def test_boards_resolve_through_the_registry():
-    _reset_platforms_for_tests()
-    try:
-        for p in APOLLO_PLATFORMS:
-            register_platform(p)
-        assert get_platform("Apollo510_EVB") is APOLLO_PLATFORMS_BY_NAME["apollo510_evb"]
-        assert resolve_platform({"name": "apollo4p_evb"}) is APOLLO_PLATFORMS_BY_NAME["apollo4p_evb"]
-        with pytest.raises(InvalidConfigError) as info:
-            get_platform("apollo510")
-        assert info.value.details["nearest"] == ["apollo510_evb", "apollo510b_evb", "apollo510l_evb"]
-    finally:
-        _reset_platforms_for_tests(load_plugins=True)
+def test_boards_resolve_through_the_plugin():
+    context = build_default_registry_context(plugins={"enabled": ["apollo"]})
+    assert sorted(context.platforms) == sorted(p.name for p in APOLLO_PLATFORMS)
+    assert "helia-aot-platforms-apollo" in context.platforms.provider("apollo510_evb")
+    assert get_platform("Apollo510_EVB", context) is APOLLO_PLATFORMS_BY_NAME["apollo510_evb"]
+    assert resolve_platform({"name": "apollo4p_evb"}, context) is APOLLO_PLATFORMS_BY_NAME["apollo4p_evb"]
+    with pytest.raises(InvalidConfigError) as info:
+        get_platform("apollo510", context)
+    assert info.value.details["nearest"] == ["apollo510_evb", "apollo510b_evb", "apollo510l_evb"]
 
 
 def test_compiler_flags_per_cpu():
@@ -165,8 +161,11 @@ def test_docs_table_matches_the_platform_records():
 def test_plugin_hook_contributes_every_board():
     import helia_aot_platforms_apollo.plugin as plugin
     from helia_aot.plugins import load_plugins
+    from helia_aot.registry import RegistryContext
 
     # No entry points (enabled: []), only the plugin module itself, so the test does not depend on
     # what is installed in the environment.
     host = load_plugins({"enabled": []}, extra=[("apollo", plugin)])
-    assert host.platforms() == list(APOLLO_PLATFORMS)
+    context = RegistryContext()
+    host.register_into(context)
+    assert [p for _, p in context.platforms.items()] == list(APOLLO_PLATFORMS)

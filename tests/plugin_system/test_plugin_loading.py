@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError, PluginError
-from helia_aot.plugins import AUTOLOAD_ENV, list_plugins, load_plugins, reset_plugin_cache
-from helia_aot.registry import RegistryContext, build_default_registry_context
+from helia_aot.plugins import AUTOLOAD_ENV, load_plugins, reset_plugin_cache
+from helia_aot.registry import RegistryContext, build_default_registry_context, list_plugins
 
 from .fakedist import forget_modules, make_distribution
 

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from helia_aot.version import __version__
+
 if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
     from helia_aot.config import ConvertArgs
     from helia_aot.converter import AotConverter, ConversionResult
-
-__version__ = "0.1.0"
 
 __all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__"]
 
 
 def __getattr__(name: str) -> object:
-    # Lazy so that `import helia_aot` stays cheap for plugins importing helia_aot.plugins.
+    # The facade is the top layer and the one place an import waits for first use (PEP 562): every
+    # `import helia_aot.<module>` runs this file first, so eager imports here would load the whole
+    # pipeline (pydantic, mako, numpy) for a plugin that only wants helia_aot.plugins.hookimpl.
     if name in ("AotConverter", "ConversionResult"):
         from helia_aot import converter
 

@@ -12,8 +12,22 @@ from pathlib import Path
 from typing import Any
 
 from helia_aot.air import verify_model
+from helia_aot.config.args import ConvertArgs
 from helia_aot.errors import OperatorOrderError
 from helia_aot.optimization import OptimizationPlan, OptimizationReport
+from helia_aot.pipeline import records as recs
+from helia_aot.pipeline.attribute_rules import check_operator_rules
+from helia_aot.pipeline.emit import emit_module
+from helia_aot.pipeline.export import check_destination, export_module
+from helia_aot.pipeline.html_report import render_result_summary
+from helia_aot.pipeline.load import load_model
+from helia_aot.pipeline.plan import plan_memory
+from helia_aot.pipeline.resolve import resolve_operators
+from helia_aot.pipeline.transform import run_transforms, select_transforms
+from helia_aot.platforms import resolve_platform
+from helia_aot.plugins.manager import plugin_host
+from helia_aot.registry.build import build_default_registry_context
+from helia_aot.registry.context import RegistryContext
 from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 
@@ -43,9 +57,20 @@ class ConversionResult:
     __hash__ = object.__hash__
 
     def _repr_html_(self) -> str:
-        from helia_aot.pipeline.html_report import render_result_summary
-
         return render_result_summary(self)
+
+
+def check_extension_names(config: ConvertArgs, context: RegistryContext) -> None:
+    """Check every configuration value that names an extension against ``context``, before Load.
+
+    ``memory.planner`` in ``memory_planners``, ``module.type`` in ``module_exporters`` and each
+    ``transforms[]`` entry (name and options) in ``transforms``; ``platform.name`` is checked when
+    the platform resolves, just before. A plugin's extension is chosen exactly like a built-in one,
+    and a misspelt name fails with the registered names (InvalidConfigError, exit status 2).
+    """
+    context.memory_planners.select(config.memory.planner, setting="memory.planner")
+    context.module_exporters.select(config.module.type, setting="module.type")
+    select_transforms(config.transforms, context)
 
 
 class AotConverter:
@@ -56,20 +81,20 @@ class AotConverter:
     with the plugin observer hooks around each stage (the CLI's progress display is one).
     """
 
-    def __init__(self, config: Any, registry_context: Any = None, *, observers: Sequence[Any] = ()) -> None:
-        from helia_aot.registry import build_default_registry_context
-
+    def __init__(
+        self,
+        config: ConvertArgs,
+        registry_context: RegistryContext | None = None,
+        *,
+        observers: Sequence[Any] = (),
+    ) -> None:
         self.config = config
-        self.registry_context = registry_context or build_default_registry_context(
-            plugins=getattr(config, "plugins", None)
-        )
+        self.registry_context = registry_context or build_default_registry_context(plugins=config.plugins)
         self.observers = list(observers)
 
     @contextmanager
     def _stage(self, name: str, details: dict[str, Any]) -> Iterator[None]:
-        from helia_aot.plugins import plugin_host
-
-        host = plugin_host(getattr(self.config, "plugins", None))
+        host = plugin_host(self.config.plugins)
         host.stage_started(name, self.config)
         for observer in self.observers:
             observer.stage_started(name)
@@ -86,21 +111,12 @@ class AotConverter:
         Code is generated in a temporary work directory that is removed at the end, whether the
         conversion succeeds or fails, unless ``keep_work_dir`` is set.
         """
-        from helia_aot.pipeline import records as recs
-        from helia_aot.pipeline.attribute_rules import check_operator_rules
-        from helia_aot.pipeline.emit import emit_module
-        from helia_aot.pipeline.export import check_destination, export_module
-        from helia_aot.pipeline.load import load_model
-        from helia_aot.pipeline.plan import plan_memory
-        from helia_aot.pipeline.resolve import resolve_operators
-        from helia_aot.pipeline.transform import run_transforms
-        from helia_aot.platforms import resolve_platform
-
         config = self.config
         context = self.registry_context
         check_operator_rules(config.operators, context)
+        check_extension_names(config, context)
         check_destination(config)
-        platform = resolve_platform(config.platform)
+        platform = resolve_platform(config.platform, context)
         work_dir = Path(tempfile.mkdtemp(prefix="helia_aot_"))
         keep = bool(config.keep_work_dir)
         try:
@@ -123,13 +139,13 @@ class AotConverter:
                     )
             details = {}
             with self._stage("plan", details):
-                plan = plan_memory(model, operators, platform, config)
+                plan = plan_memory(model, operators, platform, config, context)
                 for op in operators:
                     op.on_placed(plan)
                 details["arenas"] = [recs.arena_row(r) for r in plan.regions]
             details = {}
             with self._stage("emit", details):
-                module_dir = work_dir / config.module.name
+                module_dir = work_dir / config.module_name
                 test_case = recs.test_case_values(model, config) if config.test.enabled else None
                 plan_record = recs.plan_record(model, operators, platform, config)
                 report_record = recs.report_record(model, operators, platform, plan, config)

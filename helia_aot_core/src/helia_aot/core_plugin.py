@@ -1,23 +1,28 @@
-"""The core's own built-ins, registered through the same hooks as any plugin: memory planners and
-the module exporters of the four ``module.type`` values."""
+"""The core's own built-ins: the memory planners and the module exporters of the four
+``module.type`` values, registered as plugin ``core`` through the same hook as any plugin.
+
+The function is a plain customizer; the plugin loader marks it as the ``core`` plugin's
+``helia_aot_register`` so this module needs nothing from the plugin machinery above it.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from helia_aot.plugins.manager import hookimpl
+from helia_aot.exporters import CMakeExporter, CmsisPackExporter, NsxExporter, ZephyrExporter
+from helia_aot.memory.planners import plan_greedy, plan_greedy_by_size, plan_hill_climb
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover - the context module sits above the built-ins it receives
     from helia_aot.registry.context import RegistryContext
 
 
-@hookimpl
-def helia_aot_register(context: RegistryContext) -> None:
+def register_builtins(context: RegistryContext) -> None:
     """Register the memory planners (greedy, greedy_by_size, hill_climb) and module exporters."""
-    from helia_aot.exporters import BUILTIN_EXPORTERS
-    from helia_aot.memory import PLANNERS
+    context.memory_planners.register("greedy", plan_greedy)
+    context.memory_planners.register("greedy_by_size", plan_greedy_by_size)
+    context.memory_planners.register("hill_climb", plan_hill_climb)
+    for exporter in (CMakeExporter, ZephyrExporter, NsxExporter, CmsisPackExporter):
+        context.module_exporters.register(exporter.TYPE, exporter)
 
-    for name, planner in PLANNERS.items():
-        context.memory_planners.register(name, planner)
-    for module_type, exporter in BUILTIN_EXPORTERS.items():
-        context.module_exporters.register(module_type, exporter)
+
+__all__ = ["register_builtins"]

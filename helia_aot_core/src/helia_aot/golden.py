@@ -14,6 +14,7 @@ import numpy as np
 
 from helia_aot.air import AirModel, AirTensor
 from helia_aot.errors import GoldenDataError, GoldenDataKeyError, GoldenDataNotFoundError
+from helia_aot.interpreters import create_interpreter
 
 
 @dataclass(slots=True)
@@ -85,8 +86,6 @@ def load_golden(path: Path, model: AirModel) -> GoldenData:
 
 def reference_golden(model_path: Path, model: AirModel, samples: int = 1, seed: int = 0) -> GoldenData:
     """Random inputs over each input's full range, outputs from the reference interpreter."""
-    from helia_aot.interpreters import create_interpreter
-
     rng = np.random.default_rng(seed)
     interpreter = create_interpreter(model_path)
     inputs: list[list[np.ndarray]] = [[] for _ in model.inputs]

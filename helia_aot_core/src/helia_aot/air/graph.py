@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from helia_aot.air.names import c_identifier
 from helia_aot.air.types import AirQuantization, AirTensorKind, AirTensorType, OpId, TensorId
 
 
@@ -162,8 +163,6 @@ class AirModel:
         module's own symbols (``<prefix>_model_init``, ``<prefix>_num_tensors``, operator
         functions), whatever the model calls its tensors, and makes names unique.
         """
-        from helia_aot.air.names import c_identifier
-
         taken = {t.name for t in self.tensors.values()}
         stem = c_identifier(base, max_length=40, fallback="tensor")
         ordinal = len(self.tensors)

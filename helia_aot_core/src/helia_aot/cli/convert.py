@@ -16,6 +16,7 @@ from rich.logging import RichHandler
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
 from helia_aot.cli.progress import ProgressObserver, results_panel
+from helia_aot.config import load_config
 
 LOGGER_NAME = "helia_aot"
 _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
@@ -74,8 +75,6 @@ def _fallback_verbosity(overrides: dict[str, Any]) -> int:
 
 def convert(**flags: str | None) -> None:
     """Run one conversion (the body of ``helia-aot convert``; flags arrive by parameter name)."""
-    from helia_aot.config import load_config
-
     state: dict[str, int] = {"verbose": 1}
     with reported_errors(lambda: state["verbose"]):
         config_path, overrides = overrides_from_flags(flags)

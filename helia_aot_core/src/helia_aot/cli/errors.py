@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
+from helia_aot.config.loading import CONFIG_HINT, format_validation_errors
 from helia_aot.errors import HeliaAotError
 
 EXIT_INTERRUPTED = 130
@@ -53,8 +54,6 @@ def reported_errors(verbosity: Callable[[], int]) -> Iterator[None]:
         print_error(error.message, error.hint)
         raise typer.Exit(error.exit_code) from error
     except ValidationError as error:
-        from helia_aot.config.loading import CONFIG_HINT, format_validation_errors
-
         _maybe_traceback(verbosity)
         problems = format_validation_errors(error)
         print_error("invalid configuration:\n" + "\n".join(f"  - {line}" for line in problems), CONFIG_HINT)

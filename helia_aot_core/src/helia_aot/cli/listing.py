@@ -1,14 +1,16 @@
 """``helia-aot plugins`` and ``helia-aot platforms``: what is installed and what it targets.
 
 Each listing has a ``--json`` form for scripts; the JSON is the records' own dictionaries, so a
-field a plugin or platform adds appears without a CLI change.
+field a plugin or platform adds appears without a CLI change. Both take the conversion's
+``--plugins.enabled`` / ``--plugins.disabled`` flags (and honour
+``HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD``), so they show what a conversion with that selection would
+see, and a plugin that cannot import can be blocked here as well.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import importlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,6 +22,37 @@ from rich.table import Table
 from rich.text import Text
 
 from helia_aot.cli.errors import reported_errors
+from helia_aot.cli.flags import cli_keys, parse_flag_value
+from helia_aot.config.sections import PluginsConfig
+from helia_aot.platforms import get_platform, list_platforms
+from helia_aot.platforms.sizes import format_byte_size
+from helia_aot.registry.build import build_default_registry_context, list_plugins
+
+ENABLED_OPTION = typer.Option(
+    None,
+    "--plugins.enabled",
+    help="Load only these plugins, as for helia-aot convert (a YAML list, or one name).",
+    metavar="VALUE",
+    show_default=False,
+)
+DISABLED_OPTION = typer.Option(
+    None,
+    "--plugins.disabled",
+    help="Never load these plugins, as for helia-aot convert (a YAML list, or one name).",
+    metavar="VALUE",
+    show_default=False,
+)
+
+
+def plugin_selection(enabled: str | None, disabled: str | None) -> PluginsConfig:
+    """The ``plugins`` section the flags describe, read exactly as ``helia-aot convert`` reads them."""
+    keys = {key.key: key for key in cli_keys()}
+    data: dict[str, Any] = {}
+    if enabled is not None:
+        data["enabled"] = parse_flag_value(keys["plugins.enabled"], enabled)
+    if disabled is not None:
+        data["disabled"] = parse_flag_value(keys["plugins.disabled"], disabled)
+    return PluginsConfig.model_validate(data)
 
 
 def record_dict(record: Any) -> dict[str, Any]:
@@ -68,16 +101,18 @@ def _text(value: Any, separator: str = ", ") -> str:
 
 def _size(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
-        from helia_aot.platforms.sizes import format_byte_size
-
         return format_byte_size(value)
     return str(value)
 
 
-def plugins_command(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
-    """List the installed plugins and what each registers."""
+def plugins_command(
+    as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+    enabled: str | None = ENABLED_OPTION,
+    disabled: str | None = DISABLED_OPTION,
+) -> None:
+    """List the installed plugins and what each registers; blocked ones are listed as blocked."""
     with reported_errors(lambda: 1):
-        records = importlib.import_module("helia_aot.plugins").list_plugins()
+        records = list_plugins(plugin_selection(enabled, disabled))
         rows = [record_dict(record) for record in records]
         if as_json:
             print_json(rows)
@@ -87,7 +122,7 @@ def plugins_command(as_json: bool = typer.Option(False, "--json", help="Print th
             console.print("No plugins are installed.")
             return
         table = Table(title="Plugins", title_justify="left")
-        for column in ("Name", "Distribution", "Version", "Registered"):
+        for column in ("Name", "Distribution", "Version", "Status", "Registered"):
             table.add_column(column)
         for row in rows:
             registered = row.get("registered") or {}
@@ -98,6 +133,7 @@ def plugins_command(as_json: bool = typer.Option(False, "--json", help="Print th
                 Text(str(row.get("name"))),
                 Text(str(row.get("distribution"))),
                 Text(str(row.get("version"))),
+                Text(str(row.get("status", "loaded"))),
                 Text(provided or "-"),
             )
         console.print(table)
@@ -107,10 +143,15 @@ platforms_app = typer.Typer(help="List and describe the target platforms.", no_a
 
 
 @platforms_app.command("list")
-def platforms_list(as_json: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
-    """List every registered platform."""
+def platforms_list(
+    as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+    enabled: str | None = ENABLED_OPTION,
+    disabled: str | None = DISABLED_OPTION,
+) -> None:
+    """List every platform the selected plugins register."""
     with reported_errors(lambda: 1):
-        platforms = importlib.import_module("helia_aot.platforms").list_platforms()
+        context = build_default_registry_context(plugins=plugin_selection(enabled, disabled))
+        platforms = list_platforms(context)
         rows = [record_dict(platform) for platform in platforms]
         if as_json:
             print_json(rows)
@@ -138,10 +179,13 @@ def platforms_list(as_json: bool = typer.Option(False, "--json", help="Print the
 def platforms_show(
     name: str = typer.Argument(..., help="The platform's name."),
     as_json: bool = typer.Option(False, "--json", help="Print the platform as JSON."),
+    enabled: str | None = ENABLED_OPTION,
+    disabled: str | None = DISABLED_OPTION,
 ) -> None:
     """Describe one platform: CPU, capabilities, memory budgets, fill order, alignment."""
     with reported_errors(lambda: 1):
-        platform = importlib.import_module("helia_aot.platforms").get_platform(name)
+        context = build_default_registry_context(plugins=plugin_selection(enabled, disabled))
+        platform = get_platform(name, context)
         row = record_dict(platform)
         if as_json:
             print_json(row)
@@ -154,4 +198,4 @@ def platforms_show(
         _console().print(table)
 
 
-__all__ = ["platforms_app", "plugins_command", "print_json", "record_dict"]
+__all__ = ["platforms_app", "plugin_selection", "plugins_command", "print_json", "record_dict"]

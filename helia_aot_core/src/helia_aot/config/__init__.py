@@ -9,7 +9,6 @@ from helia_aot.config.base import ConfigSection, nearest_key
 from helia_aot.config.enums import (
     AccumulationChoice,
     KernelChoice,
-    ModuleType,
     OptimizationGoal,
     ScheduleMode,
     TensorKindSelector,
@@ -46,7 +45,6 @@ __all__ = [
     "MemoryConstraint",
     "ModelConfig",
     "ModuleConfig",
-    "ModuleType",
     "OperatorOptimization",
     "OperatorRule",
     "OptimizationConfig",

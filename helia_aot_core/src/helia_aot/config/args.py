@@ -82,6 +82,11 @@ class ConvertArgs(ConfigSection):
             self.module.name = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.model.name).strip("._-") or "module"
         return self
 
+    @property
+    def module_name(self) -> str:
+        """``module.name`` once derived (the validator above always sets it)."""
+        return self.module.name or "module"
+
     @classmethod
     def from_yaml(cls, path: str | Path, *, overrides: Mapping[str, Any] | None = None) -> ConvertArgs:
         """Load a YAML configuration file, with dotted-key ``overrides`` laid over it.

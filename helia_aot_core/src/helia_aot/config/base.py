@@ -22,8 +22,8 @@ from helia_aot.errors import HeliaAotError, InvalidConfigError
 class Choices:
     """Annotation marker naming the values a string field accepts, for docs and ``--help``.
 
-    The values come from a callable so a field can list the members of an enum that lives in a
-    module the configuration must not import eagerly (see :mod:`helia_aot.config.rules`).
+    The values come from a callable so a field can list values computed when the docs or the
+    ``--help`` text are made (the memories of :class:`helia_aot.platforms.MemoryType`).
     """
 
     __slots__ = ("values",)

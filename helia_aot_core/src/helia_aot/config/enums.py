@@ -1,7 +1,9 @@
-"""The closed vocabularies of a configuration: module layouts, schedules and optimization choices.
+"""The closed vocabularies of a configuration: schedules and optimization choices.
 
-Each is a ``str`` enum so a value read from YAML compares equal to the member (``"cmake" ==
-ModuleType.CMAKE``) and prints as the word a user wrote.
+Each is a ``str`` enum so a value read from YAML compares equal to the member (``"table" ==
+ScheduleMode.TABLE``) and prints as the word a user wrote. Values that name an extension
+(``module.type``, ``memory.planner``) are not enums: plugins add them, so the conversion's registry
+context checks them.
 """
 
 from __future__ import annotations
@@ -14,20 +16,7 @@ class _Word(str, enum.Enum):
         return str(self.value)
 
 
-class ModuleType(_Word):
-    """The build-system layout of the generated module (``module.type``)."""
-
-    CMAKE = "cmake"
-    """A plain CMake library target."""
-    ZEPHYR = "zephyr"
-    """A Zephyr module (``zephyr/module.yml`` and Kconfig)."""
-    NSX = "nsx"
-    """A neuralSPOT-X module; ``neuralspot`` is accepted as an alias."""
-    CMSIS_PACK = "cmsis_pack"
-    """A CMSIS software pack."""
-
-
-MODULE_TYPE_ALIASES: dict[str, ModuleType] = {"neuralspot": ModuleType.NSX}
+MODULE_TYPE_ALIASES: dict[str, str] = {"neuralspot": "nsx"}
 """Older spellings of ``module.type`` kept so existing configuration files still load."""
 
 
@@ -84,7 +73,6 @@ __all__ = [
     "MODULE_TYPE_ALIASES",
     "AccumulationChoice",
     "KernelChoice",
-    "ModuleType",
     "OptimizationGoal",
     "ScheduleMode",
     "TensorKindSelector",

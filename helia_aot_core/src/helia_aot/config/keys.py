@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from helia_aot.config.args import ConvertArgs
 from helia_aot.config.base import Choices
 
 REQUIRED: Any = PydanticUndefined
@@ -147,8 +148,6 @@ def config_keys(*, items: bool = False) -> list[ConfigKey]:
     With ``items`` the keys inside list entries follow their list (``operators[].type``); those
     have no CLI flag, since a whole list is given as one YAML value (``--operators '[...]'``).
     """
-    from helia_aot.config.args import ConvertArgs
-
     return _walk(ConvertArgs, "", items, cli=True)
 
 

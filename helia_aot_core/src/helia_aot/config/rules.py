@@ -13,30 +13,24 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from helia_aot.config.base import Choices, ConfigSection
+from helia_aot.air.keys import canonical_op_key
+from helia_aot.config.base import ConfigSection
 from helia_aot.config.enums import AccumulationChoice, KernelChoice, TensorKindSelector
 from helia_aot.config.sections import MemoryName, byte_count, canonical_memory
 
 
-def _planner_names() -> list[str]:
-    from helia_aot.memory.types import MemoryPlannerType
-
-    return [p.value for p in MemoryPlannerType]
-
-
-def _planner(value: str) -> Any:
-    # Imported here, not at module level: helia_aot.memory re-exports configuration types, so an
-    # eager import would make the two packages import each other.
-    from helia_aot.memory.types import MemoryPlannerType
-
-    try:
-        return MemoryPlannerType(value.strip().lower())
-    except ValueError:
-        raise ValueError(f"unknown planner {value!r}; choose one of: {', '.join(_planner_names())}") from None
+def _extension_name(value: str) -> str:
+    # The name is checked against the conversion's registry context (where plugins add names), so
+    # the configuration only makes it a clean word.
+    word = value.strip()
+    if not word:
+        raise ValueError("the name must not be empty")
+    return word
 
 
-PlannerName = Annotated[str, Choices(_planner_names), AfterValidator(_planner)]
-"""A ``memory.planner`` value; validation turns it into the ``MemoryPlannerType`` member."""
+ExtensionName = Annotated[str, AfterValidator(_extension_name)]
+"""A value naming a registered extension (``memory.planner``, ``module.type``): checked by the
+converter against its registry context, with the registered names in the error."""
 
 
 def _rule_id(value: Any) -> Any:
@@ -125,8 +119,10 @@ class MemoryConfig(ConfigSection):
 
     SECTION: ClassVar[str] = "memory"
 
-    planner: PlannerName = Field(
-        "hill_climb", description="Arena planner: hill_climb, greedy or greedy_by_size."
+    planner: ExtensionName = Field(
+        "hill_climb",
+        description="Arena planner registered in memory_planners: hill_climb, greedy, greedy_by_size "
+        "or one a plugin adds.",
     )
     planner_options: dict[str, Any] = Field(
         default_factory=dict, description="Options of the chosen planner (checked by the converter)."
@@ -189,8 +185,6 @@ class OperatorRule(ConfigSection):
     @field_validator("type")
     @classmethod
     def _canonical_type(cls, value: str) -> str:
-        from helia_aot.air.keys import canonical_op_key
-
         value = value.strip()
         if not value:
             raise ValueError("operator type must not be empty (use '*' for every operator)")
@@ -214,7 +208,7 @@ __all__ = [
     "MemoryConstraint",
     "OperatorOptimization",
     "OperatorRule",
-    "PlannerName",
+    "ExtensionName",
     "TensorAttributes",
     "TensorRule",
     "TransformConfig",

@@ -17,10 +17,11 @@ from helia_aot.config.enums import (
     MODULE_TYPE_ALIASES,
     AccumulationChoice,
     KernelChoice,
-    ModuleType,
     OptimizationGoal,
     ScheduleMode,
 )
+from helia_aot.platforms.model import MemoryType, SocCapability, parse_capability, parse_memory_type
+from helia_aot.platforms.sizes import parse_byte_size
 
 _C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if inline "
@@ -31,28 +32,20 @@ _PREFIX_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def _memory_names() -> list[str]:
-    from helia_aot.platforms.model import MemoryType
-
     return [m.value for m in MemoryType]
 
 
 def _capability_names() -> list[str]:
-    from helia_aot.platforms.model import SocCapability
-
     return [c.value for c in SocCapability]
 
 
 def canonical_memory(value: Any) -> str:
     """The memory a value names, as its lower-case ``MemoryType`` word (``"DTCM"`` -> ``"dtcm"``)."""
-    from helia_aot.platforms.model import parse_memory_type
-
     return reraise_as_value_error(parse_memory_type, value).value
 
 
 def byte_count(value: Any, what: str) -> int:
     """A byte count given as an int or as text such as ``"384KiB"``."""
-    from helia_aot.platforms.sizes import parse_byte_size
-
     return reraise_as_value_error(lambda v: parse_byte_size(v, what=what), value)
 
 
@@ -82,9 +75,10 @@ class ModuleConfig(ConfigSection):
         description="Folder the module folder is written into, or a .zip/.pack archive to write instead.",
     )
     name: str | None = Field(None, description="Name of the module folder; defaults to the model name.")
-    type: ModuleType = Field(
-        ModuleType.CMAKE,
-        description="Build-system layout: cmake, zephyr, nsx (alias neuralspot) or cmsis_pack.",
+    type: str = Field(
+        "cmake",
+        description="Build-system layout registered in module_exporters: cmake, zephyr, nsx "
+        "(alias neuralspot), cmsis_pack or one a plugin adds.",
     )
     prefix: str = Field(
         "aot", description="Lower-case C identifier every generated symbol and file name starts with."
@@ -97,9 +91,13 @@ class ModuleConfig(ConfigSection):
     @field_validator("type", mode="before")
     @classmethod
     def _alias(cls, value: Any) -> Any:
-        if isinstance(value, str) and not isinstance(value, ModuleType):
-            word = value.strip().lower()
-            return MODULE_TYPE_ALIASES.get(word, word)
+        # The name is checked against the conversion's module_exporters; here it only loses the
+        # spelling differences a hand-written file has, and an old name becomes the current one.
+        if isinstance(value, str):
+            word = value.strip()
+            if not word:
+                raise ValueError("module.type must not be empty")
+            return MODULE_TYPE_ALIASES.get(word.lower(), word)
         return value
 
     @field_validator("name")
@@ -161,8 +159,6 @@ class PlatformConfig(ConfigSection):
     @field_validator("capabilities", mode="before")
     @classmethod
     def _capabilities(cls, value: Any) -> Any:
-        from helia_aot.platforms.model import parse_capability
-
         if isinstance(value, (list, tuple)):
             return [reraise_as_value_error(parse_capability, item).value for item in value]
         return value

@@ -10,13 +10,7 @@ from helia_aot.exporters.cmsis_pack import CmsisPackExporter
 from helia_aot.exporters.nsx import NsxExporter
 from helia_aot.exporters.zephyr import ZephyrExporter
 
-BUILTIN_EXPORTERS: dict[str, type[ModuleExporter]] = {
-    cls.TYPE: cls for cls in (CMakeExporter, ZephyrExporter, NsxExporter, CmsisPackExporter)
-}
-"""``module.type`` -> exporter class, as the core registers them."""
-
 __all__ = [
-    "BUILTIN_EXPORTERS",
     "CMakeExporter",
     "CmsisPackExporter",
     "ModuleExporter",

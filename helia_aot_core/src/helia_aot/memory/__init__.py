@@ -4,26 +4,21 @@ from helia_aot.memory.liveness import alias_roots, compute_lifetimes
 from helia_aot.memory.placement import Placer, inplace_pairs, peak_live
 from helia_aot.memory.planners import (
     DEFAULT_ITERATIONS,
-    PLANNERS,
-    plan_arena,
     plan_greedy,
     plan_greedy_by_size,
     plan_hill_climb,
 )
-from helia_aot.memory.types import ArenaPlan, BufferRequest, MemoryPlannerType
+from helia_aot.memory.types import ArenaPlan, BufferRequest
 
 __all__ = [
     "DEFAULT_ITERATIONS",
-    "PLANNERS",
     "ArenaPlan",
     "BufferRequest",
-    "MemoryPlannerType",
     "Placer",
     "alias_roots",
     "compute_lifetimes",
     "inplace_pairs",
     "peak_live",
-    "plan_arena",
     "plan_greedy",
     "plan_greedy_by_size",
     "plan_hill_climb",

@@ -1,4 +1,10 @@
-"""Arena planners: the orders in which first-fit places buffers, and the entry point that runs one.
+"""Arena planners: the orders in which first-fit places buffers.
+
+Each is a function ``planner(buffers, *, seed=0, options=None) -> ArenaPlan``; the core registers
+these three in ``RegistryContext.memory_planners`` under ``greedy``, ``greedy_by_size`` and
+``hill_climb``, and ``memory.planner`` picks one from that registry, a plugin's planner exactly
+like a built-in one. A planner checks its own ``options`` and raises InvalidConfigError for one it
+does not take.
 
 ``greedy`` places by start of life, ``greedy_by_size`` largest first (TFLM's default), and
 ``hill_climb`` searches placement orders from the better of the two. Every planner is deterministic:
@@ -8,12 +14,11 @@ ties break on request ids, and the search draws from a ``random.Random`` seeded 
 from __future__ import annotations
 
 import random
-import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from helia_aot.errors import InvalidConfigError
 from helia_aot.memory.placement import Placer, peak_live
-from helia_aot.memory.types import ArenaPlan, BufferRequest, MemoryPlannerType
+from helia_aot.memory.types import ArenaPlan, BufferRequest
 
 DEFAULT_ITERATIONS = 300
 """Hill-climb steps when ``options["iterations"]`` is not given: enough to close most of the gap
@@ -131,37 +136,3 @@ def _perturb(
     a, b = rng.sample(range(n), 2)
     candidate.insert(b, candidate.pop(a))
     return candidate
-
-
-PLANNERS: Mapping[str, Callable[..., ArenaPlan]] = types.MappingProxyType(
-    {
-        MemoryPlannerType.GREEDY.value: plan_greedy,
-        MemoryPlannerType.GREEDY_BY_SIZE.value: plan_greedy_by_size,
-        MemoryPlannerType.HILL_CLIMB.value: plan_hill_climb,
-    }
-)
-"""Planner name -> ``planner(buffers, *, seed=0, options=None) -> ArenaPlan``."""
-
-
-def plan_arena(
-    buffers: Sequence[BufferRequest],
-    planner: str = "hill_climb",
-    *,
-    seed: int = 0,
-    options: Mapping[str, object] | None = None,
-) -> ArenaPlan:
-    """Place ``buffers`` in one arena with the named planner.
-
-    Raises InvalidConfigError for an unknown planner or option, and ValueError for requests that
-    cannot be planned (repeated ids, ``inplace_of`` naming a buffer not requested).
-    """
-    name = planner.value if isinstance(planner, MemoryPlannerType) else str(planner)
-    try:
-        run = PLANNERS[name]
-    except KeyError:
-        valid = ", ".join(PLANNERS)
-        raise InvalidConfigError(
-            f"unknown memory planner {name!r}; valid planners are: {valid}.",
-            hint=f"Set the memory planner to one of: {valid}.",
-        ) from None
-    return run(buffers, seed=seed, options=options)

@@ -1,26 +1,9 @@
-"""Records the arena planner reads and writes, and the planner names a configuration may choose."""
+"""Records the arena planner reads and writes."""
 
 from __future__ import annotations
 
-import enum
 import operator
 from dataclasses import dataclass
-
-
-class MemoryPlannerType(str, enum.Enum):
-    """Arena planners a configuration can name (``memory.planner``).
-
-    ``greedy`` is the fastest and easiest to reason about; ``greedy_by_size`` usually packs tighter
-    (it is what TFLM does); ``hill_climb`` spends a bounded, seeded search on top of both and never
-    does worse than either.
-    """
-
-    GREEDY = "greedy"
-    GREEDY_BY_SIZE = "greedy_by_size"
-    HILL_CLIMB = "hill_climb"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,15 +14,16 @@ import hashlib
 import json
 import re
 import warnings
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from helia_aot.air import AirModel, AirTensor, TensorId, c_comment
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
-from helia_aot.errors import InvalidConfigError
+from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
+from helia_aot.registry.registry import Registry
+from helia_aot.version import __version__
 
 NOT_PLACED = "0xffffu"
 
@@ -168,32 +169,6 @@ def _quantization_text(tensor: AirTensor) -> str:
     return f"scale {float(q.scale[0]):.9g}, zero point {int(q.zero_point[0])}"
 
 
-class ExporterLookup(Protocol):
-    """What emit needs of the exporters it is given: a Registry of them or a plain mapping."""
-
-    def __contains__(self, key: object, /) -> bool: ...
-
-    def keys(self) -> Iterable[str]: ...
-
-    def get(self, key: str, /) -> Any: ...
-
-
-def _builtin_exporters() -> ExporterLookup:
-    from helia_aot.exporters import BUILTIN_EXPORTERS
-
-    return BUILTIN_EXPORTERS
-
-
-def _exporter_for(module_type: str, exporters: ExporterLookup | None) -> Any:
-    lookup = exporters if exporters is not None else _builtin_exporters()
-    if module_type not in lookup:
-        raise InvalidConfigError(
-            f"no exporter is registered for module.type {module_type!r}",
-            hint="registered types: " + ", ".join(sorted(lookup.keys())),
-        )
-    return lookup.get(module_type)()
-
-
 def emit_module(
     out_dir: Path,
     model: AirModel,
@@ -204,19 +179,16 @@ def emit_module(
     *,
     records: dict[str, Any],
     test_case: dict[str, Any] | None = None,
-    exporters: ExporterLookup | None = None,
+    exporters: Registry[type[ModuleExporter]],
 ) -> str:
     """Write the module into ``out_dir`` (created) and return the plan hash.
 
-    ``exporters`` maps ``module.type`` to exporter classes (the registry context's
-    ``module_exporters``); without it the core's built-in exporters are used.
+    ``exporters`` is the context's ``module_exporters``: the class registered under
+    ``config.module.type`` writes the build files.
     """
-    from helia_aot import __version__
-    from helia_aot.exporters import ModuleLayout
-
     prefix = config.module.prefix
-    module_type = str(getattr(config.module.type, "value", config.module.type))
-    exporter = _exporter_for(module_type, exporters)
+    module_type, exporter_class = exporters.select(config.module.type, setting="module.type")
+    exporter = exporter_class()
     inc, src = out_dir / "includes-api", out_dir / "src"
     inc.mkdir(parents=True)
     src.mkdir(parents=True)

@@ -11,7 +11,7 @@ one error lists them all, with the distribution that would add the support.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,15 +49,33 @@ def distribution_installed(name: str) -> bool:
     return True
 
 
-def missing_parser_reason(key: str) -> tuple[str, str | None]:
-    """Why no parser handles ``key``, and the install hint that would provide one (or None)."""
+def _unblock_hint(names: list[str]) -> str:
+    listed = ", ".join(names)
+    return f"unblock {listed}: remove it from plugins.disabled (or add it to plugins.enabled)"
+
+
+def missing_parser_reason(key: str, blocked: Mapping[str, str] | None = None) -> tuple[str, str | None]:
+    """Why no parser handles ``key``, and the hint that would provide one (or None).
+
+    ``blocked`` (entry-point name -> distribution) are installed plugins the configuration blocks:
+    when one of them may provide the key, the reason says so instead of suggesting an install.
+    """
+    blocked = dict(blocked or {})
     if sa.is_known_builtin(key):
+        packs = sorted(name for name, dist in blocked.items() if dist == BUILTIN_DISTRIBUTION)
+        if packs:
+            hint = _unblock_hint(packs)
+            return f"the operator pack {BUILTIN_DISTRIBUTION} is installed but blocked; {hint}", hint
         if not distribution_installed(BUILTIN_DISTRIBUTION):
             hint = f"install {BUILTIN_DISTRIBUTION}"
             return f"no parser registered; {hint}", hint
         return "not supported by any installed operator pack", None
     if key.startswith("BUILTIN_"):
         return "builtin operator code unknown to this LiteRT schema; not supported", None
+    if blocked:
+        names = sorted(blocked)
+        hint = _unblock_hint(names) + " if it provides the key " + key
+        return f"no parser registered; installed but blocked plugins: {', '.join(names)}; {hint}", hint
     hint = f"install an operator pack that registers the key {key}"
     return f"no parser registered; {hint}", hint
 
@@ -114,7 +132,9 @@ def build_tensors(subgraph: SubgraphView, air: AirModel) -> None:
         )
 
 
-def build_operators(view: ModelView, air: AirModel, parsers: Any) -> None:
+def build_operators(
+    view: ModelView, air: AirModel, parsers: Any, blocked: Mapping[str, str] | None = None
+) -> None:
     """Parse every operator; raise one UnsupportedModelError listing all that cannot be parsed.
 
     Every node of the view has been checked before any parser sees it; a parser gets the node's
@@ -126,7 +146,7 @@ def build_operators(view: ModelView, air: AirModel, parsers: Any) -> None:
         index, key = op.index, op.key
         parser: Callable[..., Any] | None = parsers.get(key) if key in parsers else None
         if parser is None:
-            failures.append((index, key, *missing_parser_reason(key)))
+            failures.append((index, key, *missing_parser_reason(key, blocked)))
             continue
         try:
             result = parser(index, view.node, view.subgraph.node, air)
@@ -194,7 +214,9 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     build_tensors(view.subgraph, air)
     air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
     air.outputs = [TensorId(str(i)) for i in view.subgraph.outputs]
-    build_operators(view, air, context.litert_parsers)
+    # A context built without plugins (a test's namespace of registries) blocks none.
+    blocked = getattr(context, "blocked_plugins", None)
+    build_operators(view, air, context.litert_parsers, blocked)
 
     problems = verify_model(air) + wiring_problems(air)
     if problems:

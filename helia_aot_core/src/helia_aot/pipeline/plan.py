@@ -11,12 +11,13 @@ source memory and copied at init into an arena of the destination memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes, plan_arena
+from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
@@ -27,6 +28,7 @@ from helia_aot.pipeline.memory_rules import (
     memory_budget,
     tensor_placements,
 )
+from helia_aot.registry.context import RegistryContext
 
 ROLES = ("scratch", "persistent", "constant")
 
@@ -162,11 +164,13 @@ class _Planner:
         rules: dict[TensorId, TensorPlacement],
         alignment: int,
         plan: MemoryPlan,
+        planner: Callable[..., ArenaPlan],
     ) -> None:
         self.model = model
         self.budget = budget
         self.alignment = alignment
-        self.planner = str(getattr(config.memory.planner, "value", config.memory.planner))
+        self.planner = planner
+        self.planner_name: str = config.memory.planner
         self.options = dict(config.memory.planner_options or {})
         self.plan = plan
         self.arenas: dict[tuple[str, str], _Arena] = {}
@@ -255,7 +259,7 @@ class _Planner:
             )
             for t in roots
         ]
-        return plan_arena(requests, self.planner, seed=0, options=self.options)
+        return self.planner(requests, seed=0, options=self.options)
 
     def _size(self, roots: list[TensorId], arena: Any) -> int:
         return arena_size(arena.used, max(self.align_of[t] for t in roots))
@@ -272,7 +276,7 @@ class _Planner:
             alignment,
             {t: arena.offsets[str(t)] for t in roots},
             peak_live=arena.peak_live if role == "scratch" else None,
-            planner=self.planner,
+            planner=self.planner_name,
         )
         self.budget.take(memory, arena_size(arena.used, alignment))
 
@@ -372,8 +376,13 @@ def _memory_rank(budget: MemoryBudget) -> dict[str, int]:
     return rank
 
 
-def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: Any) -> MemoryPlan:
-    """Place every tensor of ``model`` (after Resolve) and return the plan."""
+def plan_memory(
+    model: AirModel, operators: list[Any], platform: Any, config: Any, context: RegistryContext
+) -> MemoryPlan:
+    """Place every tensor of ``model`` (after Resolve) and return the plan.
+
+    The planner is the one ``config.memory.planner`` names in ``context.memory_planners``.
+    """
     memory_cfg = config.memory
     alignment = max(int(getattr(platform, "alignment", 16) or 16), 8)
     budget = memory_budget(platform, memory_cfg.constraints)
@@ -390,7 +399,8 @@ def plan_memory(model: AirModel, operators: list[Any], platform: Any, config: An
     pool = ConstantPool(model, constants, rules, constant_home(platform, budget), alignment)
     pool.reserve(budget)
 
-    planner = _Planner(model, operators, config, budget, rules, alignment, plan)
+    _, run_planner = context.memory_planners.select(config.memory.planner, setting="memory.planner")
+    planner = _Planner(model, operators, config, budget, rules, alignment, plan, run_planner)
     planner.place_pinned()
     planner.place_auto("scratch")
     planner.place_auto("persistent")

@@ -20,11 +20,21 @@ from pydantic import TypeAdapter
 from helia_aot.air import AirModel
 from helia_aot.codegen import c_float, c_float_list, c_int_list
 from helia_aot.errors import InvalidConfigError
-from helia_aot.optimization import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
+from helia_aot.golden import load_golden, reference_golden
+from helia_aot.optimization import (
+    PLAN_SCHEMA_VERSION,
+    REPORT_SCHEMA_VERSION,
+    HintKind,
+    OptimizationPlan,
+    OptimizationReport,
+)
 from helia_aot.optimization.figures import operator_macs, operator_parameters
+from helia_aot.pipeline.emit import plan_hash
+from helia_aot.pipeline.html_report import render_module_report
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
+from helia_aot.pipeline.result_views import build_views
 
 RESIDENCY_SCHEMA_VERSION = 5
 ARENA_ROLES = ("scratch", "persistent", "constant")
@@ -226,8 +236,6 @@ def tensor_layout_hash(model: AirModel, plan: MemoryPlan) -> str:
 
 def residency_record(model: AirModel, operators: list[Any], plan: MemoryPlan) -> dict[str, Any]:
     """``<prefix>_residency.json`` (schema_version 5): the arenas per role and every placed tensor."""
-    from helia_aot.pipeline.emit import plan_hash
-
     arenas: dict[str, list[dict[str, Any]]] = {role: [] for role in ARENA_ROLES}
     for region in plan.regions:
         row = {
@@ -305,8 +313,6 @@ def _c_values(array: np.ndarray, is_float: bool) -> str:
 
 def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     """Template values of ``<prefix>_test_case.c``: stimulus, expected outputs, tolerance."""
-    from helia_aot.golden import load_golden, reference_golden
-
     test = config.test
     if test.golden_data:
         golden = load_golden(Path(test.golden_data), model)
@@ -365,10 +371,6 @@ def write_module_extras(
             json.dumps(residency_record(model, operators, plan), indent=2) + "\n", encoding="utf-8"
         )
     if getattr(config.documentation, "html", False):
-        from helia_aot.optimization import OptimizationPlan, OptimizationReport
-        from helia_aot.pipeline.emit import plan_hash
-        from helia_aot.pipeline.html_report import render_module_report
-
         records = records or {
             "plan": plan_record(model, operators, platform, config),
             "report": report_record(model, operators, platform, plan, config),
@@ -387,8 +389,6 @@ def write_module_extras(
 
 def result_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config: Any) -> dict[str, Any]:
     """The ConversionResult's operators, tensors, regions and placements (``result_views: true``)."""
-    from helia_aot.pipeline.result_views import build_views
-
     return build_views(model, operators, plan, config)
 
 

@@ -1,8 +1,11 @@
-"""Transform: apply the registered graph rewrites that ``transforms[]`` enables, in registry order.
+"""Transform: apply the registered graph rewrites that ``transforms[]`` enables, in their declared order.
 
 A transform is a class with ``NAME``, optional ``OPTIONS`` (a pydantic model or dataclass, or None
-for none), ``ENABLED_BY_DEFAULT`` and ``apply(model, context) -> AirModel``. Configuration entries
-either name a transform or ``"*"`` (all of them, without options).
+for none), ``ENABLED_BY_DEFAULT``, optional ``ORDER`` (an int: lower runs first, default
+:data:`helia_aot.registry.DEFAULT_TRANSFORM_ORDER`; ties run by name) and
+``apply(model, context) -> AirModel``. The order is the transforms' own declaration, never the order
+plugins happened to register them. Configuration entries either name a transform or ``"*"`` (all
+of them, without options).
 """
 
 from __future__ import annotations
@@ -12,13 +15,20 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from helia_aot.air import AirModel, verify_model
+from helia_aot.config.args import ConvertArgs
+from helia_aot.config.rules import TransformConfig
 from helia_aot.errors import InvalidConfigError, OperatorOrderError
+from helia_aot.registry.context import RegistryContext
 
 
-def select_transforms(config_entries: list[Any], registry: Any) -> list[Any]:
-    """Instantiate the enabled transforms in registry order, validating the configuration."""
-    known = registry.keys()
-    enabled = {name: bool(getattr(registry.get(name), "ENABLED_BY_DEFAULT", True)) for name in known}
+def select_transforms(config_entries: list[TransformConfig], context: RegistryContext) -> list[Any]:
+    """Instantiate the enabled transforms in their declared order, validating the configuration.
+
+    Raises InvalidConfigError for an unknown name (with the nearest and every registered name), a
+    name listed twice, options on ``"*"`` and options a transform's ``OPTIONS`` rejects.
+    """
+    ordered = context.ordered_transforms()
+    enabled = {name: bool(getattr(cls, "ENABLED_BY_DEFAULT", True)) for name, cls in ordered}
     options: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for entry in config_entries or ():
@@ -37,40 +47,36 @@ def select_transforms(config_entries: list[Any], registry: Any) -> list[Any]:
             for key in enabled:
                 enabled[key] = entry.enabled
             continue
-        if name not in enabled:
-            raise InvalidConfigError(
-                f"unknown transform {name!r}", hint=f"registered transforms: {', '.join(known) or '(none)'}"
-            )
+        name, _ = context.transforms.select(name, setting="transforms[].name")
         enabled[name] = entry.enabled
         if entry.options:
             options[name] = dict(entry.options)
     selected = []
-    for name in known:
+    for name, cls in ordered:
         if not enabled[name]:
             continue
-        cls = registry.get(name)
         spec = getattr(cls, "OPTIONS", None)
         raw = options.get(name, {})
         if spec is None:
             if raw:
                 raise InvalidConfigError(f"transform {name} takes no options", hint="remove its options")
-            value = None
-        else:
-            try:
-                value = TypeAdapter(spec).validate_python(raw)
-            except ValidationError as exc:
-                raise InvalidConfigError(
-                    f"transform {name}: options rejected: {exc}",
-                    hint=f"the options {name} takes are the fields of its OPTIONS type; `helia-aot plugins` "
-                    "names the pack that registered it",
-                ) from exc
-        selected.append(cls(value) if spec is not None else cls())
+            selected.append(cls())
+            continue
+        try:
+            value = TypeAdapter(spec).validate_python(raw)
+        except ValidationError as exc:
+            raise InvalidConfigError(
+                f"transform {name}: options rejected: {exc}",
+                hint=f"the options {name} takes are the fields of its OPTIONS type; `helia-aot plugins` "
+                "names the pack that registered it",
+            ) from exc
+        selected.append(cls(value))
     return selected
 
 
-def run_transforms(model: AirModel, config: Any, context: Any) -> AirModel:
+def run_transforms(model: AirModel, config: ConvertArgs, context: RegistryContext) -> AirModel:
     """Run the selected transforms; each must leave a model the verifier accepts."""
-    for transform in select_transforms(config.transforms, context.transforms):
+    for transform in select_transforms(config.transforms, context):
         model = transform.apply(model, context) or model
         problems = verify_model(model)
         if problems:

@@ -1,7 +1,8 @@
 """Target platforms: what a conversion may assume about the SoC it generates code for.
 
 :class:`SocPlatform` records describe a CPU, its capabilities and memory budgets; platform plugins
-register them and :func:`resolve_platform` turns a config's ``platform:`` section into one.
+register them in a context's ``platforms`` registry and :func:`resolve_platform` turns a config's
+``platform:`` section into one, looked up in that context.
 """
 
 from helia_aot.platforms.config import (
@@ -11,6 +12,13 @@ from helia_aot.platforms.config import (
     build_custom_platform,
     read_platform_config,
 )
+from helia_aot.platforms.lookup import (
+    get_platform,
+    list_platform_names,
+    list_platforms,
+    nearest_platform_names,
+    resolve_platform,
+)
 from helia_aot.platforms.model import (
     DEFAULT_FILL_ORDER,
     MemoryType,
@@ -18,15 +26,6 @@ from helia_aot.platforms.model import (
     SocPlatform,
     parse_capability,
     parse_memory_type,
-)
-from helia_aot.platforms.registry import (
-    _reset_platforms_for_tests,
-    get_platform,
-    list_platform_names,
-    list_platforms,
-    nearest_platform_names,
-    register_platform,
-    resolve_platform,
 )
 from helia_aot.platforms.sizes import format_byte_size, parse_byte_size
 from helia_aot.platforms.tables import format_platform_table
@@ -38,7 +37,6 @@ __all__ = [
     "MemoryType",
     "SocCapability",
     "SocPlatform",
-    "_reset_platforms_for_tests",
     "apply_overrides",
     "build_custom_platform",
     "format_byte_size",
@@ -51,6 +49,5 @@ __all__ = [
     "parse_capability",
     "parse_memory_type",
     "read_platform_config",
-    "register_platform",
     "resolve_platform",
 ]

@@ -11,14 +11,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import pluggy
+from helia_aot.platforms.model import SocPlatform
+from helia_aot.plugins.markers import PROJECT, hookspec
 
-if TYPE_CHECKING:  # pragma: no cover
-    from helia_aot.platforms import SocPlatform
-    from helia_aot.registry import RegistryContext
+if TYPE_CHECKING:  # pragma: no cover - the context is built by the layer above, which loads these hooks
+    from helia_aot.config.args import ConvertArgs
+    from helia_aot.registry.context import RegistryContext
 
-PROJECT = "helia_aot"
-hookspec = pluggy.HookspecMarker(PROJECT)
+__all__ = [
+    "PROJECT",
+    "helia_aot_platforms",
+    "helia_aot_register",
+    "helia_aot_stage_finished",
+    "helia_aot_stage_started",
+    "hookspec",
+]
 
 
 # -- registration: called once per RegistryContext ------------------------------------------------
@@ -39,14 +46,16 @@ def helia_aot_register(context: RegistryContext) -> None:
 def helia_aot_platforms() -> Iterable[SocPlatform]:
     """Return the target platforms this plugin provides, as ``SocPlatform`` records.
 
-    The core validates every record and rejects two plugins providing the same platform name.
+    They are registered into the context's ``platforms`` registry under their names, right after
+    the plugin's ``helia_aot_register``; registering them there directly is equivalent. The core
+    validates every record and rejects two plugins providing the same platform name.
     """
     raise NotImplementedError  # a specification: pluggy calls the plugins' implementations only
 
 
 # -- observation: called around each pipeline stage ------------------------------------------------
 @hookspec
-def helia_aot_stage_started(stage: str, config: Any) -> None:
+def helia_aot_stage_started(stage: str, config: ConvertArgs) -> None:
     """A pipeline stage (``load``, ``transform``, ``resolve``, ``plan``, ``emit``, ``export``) begins.
 
     Observers must not change ``config``; exceptions they raise fail the conversion with a
@@ -55,7 +64,9 @@ def helia_aot_stage_started(stage: str, config: Any) -> None:
 
 
 @hookspec
-def helia_aot_stage_finished(stage: str, config: Any, seconds: float, details: Mapping[str, Any]) -> None:
+def helia_aot_stage_finished(
+    stage: str, config: ConvertArgs, seconds: float, details: Mapping[str, Any]
+) -> None:
     """A pipeline stage ended successfully after ``seconds`` of wall time.
 
     ``details`` carries stage figures: operator and tensor counts after load, arena sizes after

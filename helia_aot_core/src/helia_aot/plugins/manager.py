@@ -2,37 +2,70 @@
 
 Plugins load in a deterministic order (entry-point name, then distribution name). A plugin that
 cannot be imported, or that raises inside a hook, becomes a PluginError naming its entry point,
-distribution and version. A blocked plugin is never imported.
+distribution and version. The selection (``plugins.enabled`` / ``plugins.disabled`` and
+``HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD``) is applied before anything is imported, so a blocked plugin
+is never imported; every collection of extensions (conversion, platform lookup, the CLI listings)
+goes through a host built here for one selection.
+
+Entry points and distributions are read with the standard library's ``importlib.metadata`` (the one
+reader in the core: pluggy reads the same metadata the same way).
 """
 
 from __future__ import annotations
 
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pluggy
 
+import helia_aot.core_plugin as core_plugin
 from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError, PluginError
+from helia_aot.platforms.model import SocPlatform
 from helia_aot.plugins import hookspecs
+from helia_aot.plugins.markers import PROJECT, hookimpl
+from helia_aot.version import __version__
+
+if TYPE_CHECKING:  # pragma: no cover - the context module sits above the hook layer
+    from helia_aot.config.args import ConvertArgs
+    from helia_aot.registry.context import RegistryContext
 
 ENTRY_POINT_GROUP = "helia_aot"
 AUTOLOAD_ENV = "HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD"
-hookimpl = pluggy.HookimplMarker(hookspecs.PROJECT)
+CORE = "core"
+"""The name the core's own built-ins (planners, exporters) load under; always loaded."""
+
+
+class PluginSelection(Protocol):
+    """What selects plugins: ``ConvertArgs.plugins`` (a ``PluginsConfig``) or anything shaped so."""
+
+    @property
+    def enabled(self) -> Sequence[str] | None: ...
+
+    @property
+    def disabled(self) -> Sequence[str]: ...
+
+
+Selection = PluginSelection | Mapping[str, Any] | None
 
 
 @dataclass(slots=True)
 class PluginRecord:
-    """One loaded plugin: where it comes from and, once registered, what it provided."""
+    """One plugin: where it comes from and, once registered, what it provided.
+
+    ``status`` is ``loaded``, or ``blocked`` for an installed plugin the selection leaves out (its
+    module was not imported, so it has registered nothing).
+    """
 
     name: str
     distribution: str
     version: str
     module: str
     registered: dict[str, list[str]] = field(default_factory=dict)
+    status: str = "loaded"
 
     @property
     def label(self) -> str:
@@ -44,18 +77,26 @@ class PluginRecord:
             "distribution": self.distribution,
             "version": self.version,
             "module": self.module,
+            "status": self.status,
             "registered": self.registered,
         }
 
 
-def _selection(plugins: Any) -> tuple[list[str] | None, set[str]]:
-    enabled = getattr(plugins, "enabled", None) if plugins is not None else None
-    disabled = set(getattr(plugins, "disabled", None) or ()) if plugins is not None else set()
-    if isinstance(plugins, dict):
-        enabled, disabled = plugins.get("enabled"), set(plugins.get("disabled") or ())
+def selection(plugins: Selection) -> tuple[list[str] | None, list[str]]:
+    """``(enabled or None for every plugin, disabled)`` of a selection, the environment applied.
+
+    With ``HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD`` set, a selection that enables nothing explicitly
+    loads no plugin but the core.
+    """
+    if isinstance(plugins, Mapping):
+        enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
+    elif plugins is not None:
+        enabled, disabled = plugins.enabled, plugins.disabled
+    else:
+        enabled, disabled = None, None
     if os.environ.get(AUTOLOAD_ENV, "").strip() not in ("", "0", "false", "False") and enabled is None:
         enabled = []
-    return (list(enabled) if enabled is not None else None), disabled
+    return (list(enabled) if enabled is not None else None), sorted(set(disabled or ()))
 
 
 def discover_entry_points() -> list[metadata.EntryPoint]:
@@ -64,128 +105,160 @@ def discover_entry_points() -> list[metadata.EntryPoint]:
     return sorted(eps, key=lambda ep: (ep.name, ep.dist.name if ep.dist else ""))
 
 
+def _record(ep: metadata.EntryPoint, status: str = "loaded") -> PluginRecord:
+    dist = ep.dist.name if ep.dist else "(unknown distribution)"
+    version = ep.dist.version if ep.dist else "?"
+    return PluginRecord(ep.name, dist, version, ep.value, status=status)
+
+
+def _failure_hint(name: str) -> str:
+    return (
+        f"block it with plugins.disabled: [{name}] (or --plugins.disabled {name}), "
+        f"or {AUTOLOAD_ENV}=1 with plugins.enabled naming the plugins to keep"
+    )
+
+
 class PluginHost:
     """The loaded plugins of one selection, and the calls into their hooks."""
 
-    def __init__(self, records: list[PluginRecord], pm: pluggy.PluginManager) -> None:
+    def __init__(
+        self, records: list[PluginRecord], pm: pluggy.PluginManager, blocked: Sequence[PluginRecord] = ()
+    ) -> None:
         self.records = records
+        self.blocked = list(blocked)
         self.pm = pm
         self._by_plugin = {rec.name: rec for rec in records}
+        self._names = [rec.name for rec in records]
 
     def _record_of(self, impl: pluggy.HookImpl) -> PluginRecord | None:
         return self._by_plugin.get(impl.plugin_name)
 
-    def _call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[PluginRecord | None, Any]]:
-        """Call each implementation separately so a failure names its plugin."""
-        results = []
-        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
-        for impl in sorted(impls, key=lambda i: self._order(i)):
-            record = self._record_of(impl)
-            args = {k: kwargs[k] for k in impl.argnames}
-            try:
-                results.append((record, impl.function(**args)))
-            except (DuplicateRegistrationError, PluginError):
-                raise
-            except Exception as exc:  # a plugin's own bug: name the plugin, keep the cause
-                who = record.label if record else f"plugin {impl.plugin_name!r}"
-                raise PluginError(
-                    f"{who} raised {type(exc).__name__} in {hook_name}: {exc}",
-                    hint=f"upgrade or disable the plugin (plugins.disabled, or {AUTOLOAD_ENV}=1)",
-                    details=traceback.format_exc(),
-                ) from exc
-        return results
-
     def _order(self, impl: pluggy.HookImpl) -> int:
-        names = [r.name for r in self.records]
-        return names.index(impl.plugin_name) if impl.plugin_name in names else len(names)
+        return self._order_of_name(impl.plugin_name)
 
-    def register_into(self, context: Any) -> None:
-        """Run every plugin's ``helia_aot_register`` on ``context``, recording providers."""
-        impls = self.pm.hook.helia_aot_register.get_hookimpls()
-        for impl in sorted(impls, key=self._order):
-            record = self._record_of(impl)
-            label = record.label if record else f"plugin {impl.plugin_name!r}"
+    def _call(self, impl: pluggy.HookImpl, hook_name: str, **kwargs: Any) -> Any:
+        """Call one implementation so that a failure names its plugin."""
+        record = self._record_of(impl)
+        try:
+            return impl.function(**{k: kwargs[k] for k in impl.argnames})
+        except (DuplicateRegistrationError, PluginError):
+            raise
+        except Exception as exc:  # a plugin's own bug: name the plugin, keep the cause
+            who = record.label if record else f"plugin {impl.plugin_name!r}"
+            raise PluginError(
+                f"{who} raised {type(exc).__name__} in {hook_name}: {exc}",
+                hint=f"upgrade or disable the plugin ({_failure_hint(impl.plugin_name)})",
+                details=traceback.format_exc(),
+            ) from exc
+
+    def _impls(self, hook_name: str) -> list[pluggy.HookImpl]:
+        return sorted(getattr(self.pm.hook, hook_name).get_hookimpls(), key=self._order)
+
+    def register_into(self, context: RegistryContext) -> None:
+        """Run every plugin's ``helia_aot_register`` and ``helia_aot_platforms`` on ``context``.
+
+        Each plugin's registrations are recorded under its label, so a collision names both
+        plugins and ``helia-aot plugins`` can list what each provided.
+        """
+        platform_impls = {impl.plugin_name: impl for impl in self._impls("helia_aot_platforms")}
+        register_impls = {impl.plugin_name: impl for impl in self._impls("helia_aot_register")}
+        names = sorted(set(platform_impls) | set(register_impls), key=lambda n: self._order_of_name(n))
+        for name in names:
+            record = self._by_plugin.get(name)
+            label = record.label if record else f"plugin {name!r}"
             with context.provided_by(label):
-                try:
-                    impl.function(context=context)
-                except (DuplicateRegistrationError, PluginError):
-                    raise
-                except Exception as exc:
-                    raise PluginError(
-                        f"{label} raised {type(exc).__name__} in helia_aot_register: {exc}",
-                        hint=f"upgrade or disable the plugin (plugins.disabled, or {AUTOLOAD_ENV}=1)",
-                        details=traceback.format_exc(),
-                    ) from exc
+                if name in register_impls:
+                    self._call(register_impls[name], "helia_aot_register", context=context)
+                if name in platform_impls:
+                    provided = self._call(platform_impls[name], "helia_aot_platforms")
+                    for platform in provided or ():
+                        self._register_platform(context, platform, label)
             if record is not None:
                 record.registered = context.registered_by(label)
+        context.blocked_plugins = {rec.name: rec.distribution for rec in self.blocked}
 
-    def platforms(self) -> list[Any]:
-        """Every platform record the plugins provide; two providers of one name is an error."""
-        seen: dict[str, str] = {}
-        platforms = []
-        for record, provided in self._call_each("helia_aot_platforms"):
-            label = record.label if record else "a plugin"
-            for platform in provided or ():
-                name = getattr(platform, "name", None)
-                if not isinstance(name, str):
-                    raise PluginError(f"{label} returned a platform without a name: {platform!r}")
-                if name in seen:
-                    raise DuplicateRegistrationError(
-                        f"platform {name!r} is provided by both {seen[name]} and {label}",
-                        hint="uninstall or disable one of the two plugins",
-                    )
-                seen[name] = label
-                platforms.append(platform)
-                if record is not None and name not in record.registered.setdefault("platforms", []):
-                    record.registered["platforms"].append(name)
-        return platforms
+    def _order_of_name(self, name: str) -> int:
+        return self._names.index(name) if name in self._names else len(self._names)
 
-    def stage_started(self, stage: str, config: Any) -> None:
-        self._call_each("helia_aot_stage_started", stage=stage, config=config)
+    @staticmethod
+    def _register_platform(context: RegistryContext, platform: object, label: str) -> None:
+        if not isinstance(platform, SocPlatform):
+            raise PluginError(
+                f"{label} returned {type(platform).__name__} {platform!r} instead of a SocPlatform",
+                hint="helia_aot_platforms() must return helia_aot.platforms.SocPlatform records",
+            )
+        if platform.name in context.platforms:
+            raise DuplicateRegistrationError(
+                f"platform {platform.name!r} is provided by both "
+                f"{context.platforms.provider(platform.name)} and {label}",
+                hint="uninstall or disable one of the two plugins (plugins.disabled)",
+            )
+        context.platforms.register(platform.name, platform)
 
-    def stage_finished(self, stage: str, config: Any, seconds: float, details: dict[str, Any]) -> None:
-        self._call_each(
-            "helia_aot_stage_finished", stage=stage, config=config, seconds=seconds, details=details
-        )
+    def stage_started(self, stage: str, config: ConvertArgs) -> None:
+        for impl in self._impls("helia_aot_stage_started"):
+            self._call(impl, "helia_aot_stage_started", stage=stage, config=config)
+
+    def stage_finished(
+        self, stage: str, config: ConvertArgs, seconds: float, details: Mapping[str, Any]
+    ) -> None:
+        for impl in self._impls("helia_aot_stage_finished"):
+            self._call(
+                impl, "helia_aot_stage_finished", stage=stage, config=config, seconds=seconds, details=details
+            )
 
 
-def load_plugins(plugins: Any = None, *, extra: Iterable[tuple[str, object]] = ()) -> PluginHost:
+class _CorePlugin:
+    """The core's built-ins (:mod:`helia_aot.core_plugin`) as the plugin object pluggy registers."""
+
+    helia_aot_register = staticmethod(hookimpl(core_plugin.register_builtins))
+
+
+def _core_record() -> PluginRecord:
+    return PluginRecord(CORE, "helia-aot-core", __version__, core_plugin.__name__)
+
+
+def load_plugins(plugins: Selection = None, *, extra: Iterable[tuple[str, object]] = ()) -> PluginHost:
     """Import the selected plugins and return a host over them.
 
     ``plugins`` is the ``plugins`` configuration (``enabled``: only these names; ``disabled``: never
-    these). With ``HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD=1`` only explicitly enabled plugins load.
-    ``extra`` adds (name, object) plugins registered directly, such as an observer.
+    these). ``core`` (the core's own planners and exporters) always loads and may be named in
+    ``enabled``; it cannot be disabled. With ``HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD=1`` only explicitly
+    enabled plugins load. ``extra`` adds (name, object) plugins registered directly, such as an
+    observer.
     """
-    enabled, disabled = _selection(plugins)
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
-    pm.add_hookspecs(hookspecs)
-    from helia_aot import __version__, core_plugin
-
-    # The core's own built-ins load first, always, through the same hooks as every plugin.
-    core = PluginRecord("core", "helia-aot-core", __version__, core_plugin.__name__)
-    pm.register(core_plugin, name=core.name)
-    records: list[PluginRecord] = [core]
+    enabled, disabled = selection(plugins)
+    if CORE in disabled:
+        raise InvalidConfigError(
+            "plugin 'core' cannot be disabled: it holds the built-in planners and module exporters",
+            hint="remove core from plugins.disabled",
+        )
     available = discover_entry_points()
     names = {ep.name for ep in available}
     for wanted in enabled or ():
-        if wanted not in names:
+        if wanted not in names and wanted != CORE:
             raise InvalidConfigError(
                 f"plugin {wanted!r} is not installed",
-                hint=f"installed plugins: {', '.join(sorted(names)) or '(none)'}",
+                hint=f"installed plugins: {', '.join(sorted(names | {CORE}))}",
             )
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(hookspecs)
+    # The core's own built-ins load first, always, through the same hooks as every plugin.
+    pm.register(_CorePlugin(), name=CORE)
+    records: list[PluginRecord] = [_core_record()]
+    blocked: list[PluginRecord] = []
     for ep in available:
         if ep.name in disabled or (enabled is not None and ep.name not in enabled):
-            continue  # blocked plugins are never imported
-        dist = ep.dist.name if ep.dist else "(unknown distribution)"
-        version = ep.dist.version if ep.dist else "?"
-        record = PluginRecord(ep.name, dist, version, ep.value)
+            blocked.append(_record(ep, "blocked"))  # never imported
+            continue
+        record = _record(ep)
         try:
             module = ep.load()
         except Exception as exc:
             raise PluginError(
                 f"{record.label}: entry point {ep.name} = {ep.value!r} failed to import: "
                 f"{type(exc).__name__}: {exc}",
-                hint=f"reinstall {dist}, or block it with plugins.disabled: [{ep.name}] or {AUTOLOAD_ENV}=1",
+                hint=f"reinstall {record.distribution}, or {_failure_hint(ep.name)}",
                 details=traceback.format_exc(),
             ) from exc
         if pm.is_registered(module):
@@ -197,16 +270,17 @@ def load_plugins(plugins: Any = None, *, extra: Iterable[tuple[str, object]] = (
         records.append(record)
     for name, obj in extra:
         pm.register(obj, name=name)
-    return PluginHost(records, pm)
+    return PluginHost(records, pm, blocked)
 
 
-_HOSTS: dict[Any, PluginHost] = {}
+_HOSTS: dict[tuple[tuple[str, ...] | None, tuple[str, ...]], PluginHost] = {}
+"""Loaded hosts by selection: plugins are imported once per process and selection."""
 
 
-def plugin_host(plugins: Any = None) -> PluginHost:
+def plugin_host(plugins: Selection = None) -> PluginHost:
     """A cached host for a selection (importing plugins once per process and selection)."""
-    enabled, disabled = _selection(plugins)
-    key = (tuple(enabled) if enabled is not None else None, tuple(sorted(disabled)))
+    enabled, disabled = selection(plugins)
+    key = (tuple(enabled) if enabled is not None else None, tuple(disabled))
     if key not in _HOSTS:
         _HOSTS[key] = load_plugins(plugins)
     return _HOSTS[key]
@@ -217,16 +291,18 @@ def reset_plugin_cache() -> None:
     _HOSTS.clear()
 
 
-def list_plugins(plugins: Any = None) -> list[PluginRecord]:
-    """The loaded plugins with every key each registered (builds a fresh context to find out)."""
-    from helia_aot.registry.context import RegistryContext
-
-    host = load_plugins(plugins)
-    host.register_into(RegistryContext())
-    host.platforms()
-    return host.records
-
-
-def collect_platforms(plugins: Any = None) -> list[Any]:
-    """Every platform the selected plugins provide."""
-    return plugin_host(plugins).platforms()
+__all__ = [
+    "AUTOLOAD_ENV",
+    "CORE",
+    "ENTRY_POINT_GROUP",
+    "PluginHost",
+    "PluginRecord",
+    "PluginSelection",
+    "Selection",
+    "discover_entry_points",
+    "hookimpl",
+    "load_plugins",
+    "plugin_host",
+    "reset_plugin_cache",
+    "selection",
+]

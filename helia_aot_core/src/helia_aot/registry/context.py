@@ -1,28 +1,53 @@
-"""RegistryContext and build_default_registry_context: every dispatch a conversion makes."""
+"""RegistryContext: every extension point a conversion dispatches through, one registry each."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
+from helia_aot.errors import PluginError
+from helia_aot.platforms.model import SocPlatform
 from helia_aot.registry.registry import Registry
 
 Customizer = Callable[["RegistryContext"], None]
+"""A function that changes a context before it is frozen; also a ``helia_aot_register`` hook."""
+
+DEFAULT_TRANSFORM_ORDER = 100
+"""Where a transform without an ``ORDER`` runs; lower orders run first, ties by name."""
+
+
+def _check_platform(key: str, value: object) -> None:
+    """Platforms must be ``SocPlatform`` records filed under their own name."""
+    if not isinstance(value, SocPlatform):
+        raise PluginError(
+            f"platform {key!r} is a {type(value).__name__}, not a SocPlatform",
+            hint="register helia_aot.platforms.SocPlatform records (as helia_aot_platforms() returns)",
+        )
+    if value.name != key:
+        raise PluginError(
+            f"platform {value.name!r} registered under another name, {key!r}",
+            hint="register a platform under its own name: context.platforms.register(p.name, p)",
+        )
 
 
 @dataclass(eq=False)
 class RegistryContext:
-    """The registries a conversion dispatches through.
+    """The registries a conversion dispatches through: the only place an extension is looked up.
 
     ``litert_model_hooks`` (name -> ``hook(model) -> model | None``) rewrite the flatbuffer before
     parsing; ``litert_parsers`` (canonical op key -> parser) turn LiteRT nodes into AIR operators;
     ``air_options`` hold each op type's typed options class; ``aot_operator_classes`` the class that
-    emits C for an op type; ``transforms`` the graph rewrites, by their NAME, in application order;
-    ``memory_planners`` name -> planner function (see ``helia_aot.memory``); ``module_exporters``
-    ``module.type`` -> the ``ModuleExporter`` class writing that build system's files (see
-    ``helia_aot.exporters``).
+    emits C for an op type; ``transforms`` the graph rewrites by their ``NAME``, run in the order
+    their classes declare (``ORDER``, then name); ``memory_planners`` ``memory.planner`` -> planner
+    function (see ``helia_aot.memory``); ``module_exporters`` ``module.type`` -> the
+    ``ModuleExporter`` class writing that build system's files; ``platforms`` ``platform.name`` ->
+    ``SocPlatform``; ``knobs`` and ``settings`` the optimization choices operators may offer.
+
+    ``blocked_plugins`` names the installed plugins the context was built without (entry-point name
+    -> distribution), so an error about a missing extension can say which blocked plugin might
+    provide it instead of suggesting an install.
     """
 
     litert_model_hooks: Registry[Callable[..., Any]] = field(
@@ -34,10 +59,14 @@ class RegistryContext:
     transforms: Registry[type] = field(default_factory=lambda: Registry("transforms"))
     memory_planners: Registry[Callable[..., Any]] = field(default_factory=lambda: Registry("memory_planners"))
     module_exporters: Registry[type] = field(default_factory=lambda: Registry("module_exporters"))
+    platforms: Registry[SocPlatform] = field(default_factory=lambda: Registry("platforms", _check_platform))
+    knobs: Registry[Any] = field(default_factory=lambda: Registry("knobs"))
+    settings: Registry[Any] = field(default_factory=lambda: Registry("settings"))
+    blocked_plugins: dict[str, str] = field(default_factory=dict)
 
     def registries(self) -> list[Registry[Any]]:
         """Every registry of the context, in declaration order."""
-        return [getattr(self, f.name) for f in fields(self)]
+        return [value for value in vars(self).values() if isinstance(value, Registry)]
 
     def freeze(self) -> None:
         """Freeze every registry: nothing may change once a conversion is under way."""
@@ -57,7 +86,7 @@ class RegistryContext:
         try:
             yield self
         finally:
-            for registry, before in zip(self.registries(), previous):
+            for registry, before in zip(self.registries(), previous, strict=True):
                 registry.active_provider = before
 
     def registered_by(self, provider: str) -> dict[str, list[str]]:
@@ -69,36 +98,16 @@ class RegistryContext:
                 result[registry.name] = keys
         return result
 
+    def ordered_transforms(self) -> list[tuple[str, type]]:
+        """The transforms in the order they run: by their class's ``ORDER``, then by name.
 
-def build_default_registry_context(
-    customizers: Sequence[Customizer] | None = None,
-    allow_override: bool = False,
-    freeze: bool = True,
-    *,
-    plugins: Any = None,
-) -> RegistryContext:
-    """Build a context from the built-ins, apply ``customizers`` in order, then freeze it.
+        The order is declared by each transform, never taken from registration order, so which
+        plugin loaded first cannot change what a conversion does.
+        """
+        return sorted(
+            self.transforms.items(),
+            key=lambda item: (int(getattr(item[1], "ORDER", DEFAULT_TRANSFORM_ORDER)), item[0]),
+        )
 
-    Built-ins are everything the installed plugins register (the core's own planners and
-    transforms included). A customizer that replaces or removes a built-in makes construction fail
-    with DuplicateRegistrationError unless ``allow_override`` is true; new keys are always fine.
-    ``plugins`` selects plugins by name (an object with ``enabled`` / ``disabled``, such as
-    ``ConvertArgs.plugins``); by default every installed plugin loads, subject to
-    ``HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD``.
-    """
-    from helia_aot.plugins.manager import plugin_host
 
-    context = RegistryContext()
-    plugin_host(plugins).register_into(context)
-    if not allow_override:
-        for registry in context.registries():
-            registry.protect(set(registry.keys()))
-    for customizer in customizers or ():
-        label = f"customizer {getattr(customizer, '__qualname__', repr(customizer))}"
-        with context.provided_by(label):
-            customizer(context)
-    for registry in context.registries():
-        registry.protect(set())
-    if freeze:
-        context.freeze()
-    return context
+__all__ = ["DEFAULT_TRANSFORM_ORDER", "Customizer", "RegistryContext"]

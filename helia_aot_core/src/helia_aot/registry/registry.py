@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from helia_aot.errors import DuplicateRegistrationError, RegistryFrozenError, RegistryLookupError
+from helia_aot.errors import (
+    DuplicateRegistrationError,
+    InvalidConfigError,
+    RegistryFrozenError,
+    RegistryLookupError,
+)
 
 V = TypeVar("V")
 
@@ -16,11 +21,15 @@ class Registry(Generic[V]):
 
     Iteration follows registration order, so everything built from a registry is deterministic.
     Each entry remembers its *provider* (a plugin, ``"customizer"``, or ``None`` for direct calls)
-    so a collision can name both sides. A frozen registry rejects every change.
+    so a collision can name both sides. A frozen registry rejects every change. ``check``, when
+    given, is called with each new ``(key, value)`` before it is stored and raises a typed error
+    for a value that cannot serve this extension point (a platform that is not a ``SocPlatform``),
+    so a bad registration fails where it is made rather than in the middle of a conversion.
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, check: Callable[[str, V], None] | None = None) -> None:
         self.name = name
+        self._check = check
         self._entries: dict[str, V] = {}
         self._providers: dict[str, str | None] = {}
         self._frozen = False
@@ -47,6 +56,8 @@ class Registry(Generic[V]):
             )
         if key in self._protected:
             self._reject_override(key, "replace")
+        if self._check is not None:
+            self._check(key, value)
         self._entries[key] = value
         self._providers[key] = self.active_provider
         return value
@@ -103,6 +114,31 @@ class Registry(Generic[V]):
                 else (f"registered keys: {', '.join(sorted(self._entries)) or '(none)'}")
             )
             raise RegistryLookupError(f"{self.name} has no entry {key!r}", hint=hint) from None
+
+    def select(self, key: str, *, setting: str) -> tuple[str, V]:
+        """The entry a configuration value names: ``(registered key, entry)``.
+
+        A configuration value is typed by a person, so case is forgiven when exactly one key
+        matches that way; anything else is an InvalidConfigError (exit status 2) naming the
+        ``setting`` (``memory.planner``), the closest keys and every registered key, which is how a
+        plugin's extension is offered exactly like a built-in one.
+        """
+        if key in self._entries:
+            return key, self._entries[key]
+        folded = [k for k in self._entries if k.casefold() == str(key).strip().casefold()]
+        if len(folded) == 1:
+            return folded[0], self._entries[folded[0]]
+        close = difflib.get_close_matches(str(key), list(self._entries), n=3, cutoff=0.6)
+        message = f"{setting} {key!r} is not registered in {self.name}"
+        if close:
+            message += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+        registered = ", ".join(sorted(self._entries)) or "(none)"
+        raise InvalidConfigError(
+            message,
+            hint=f"registered {self.name}: {registered} (`helia-aot plugins` shows which plugin "
+            "provides each; install or enable the plugin that provides another)",
+            details={"setting": setting, "value": key, "registered": sorted(self._entries)},
+        )
 
     def provider(self, key: str) -> str | None:
         """Who registered ``key`` (a plugin description, ``'customizer'``, or None)."""

@@ -28,7 +28,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mako.lookup import TemplateLookup
+from pydantic import TypeAdapter, ValidationError
+from pydantic.dataclasses import is_pydantic_dataclass
 
+from helia_aot.air import AirOperatorOptions, c_identifier, custom_code_to_op_key
+from helia_aot.aot.operators import AotOperator, OperatorAttributes
+from helia_aot.codegen.templates import CORE_TEMPLATE_DIR
+from helia_aot.config.args import ConvertArgs
+from helia_aot.converter import AotConverter
+from helia_aot.errors import HeliaAotError
+from helia_aot.pack import recorded_operators
+from helia_aot.registry.build import build_default_registry_context
 from helia_aot.testing.packs import PackSource, compile_module, pack_customizer, plugin_selection
 
 if TYPE_CHECKING:
@@ -68,11 +78,6 @@ class PackContractReport:
 
 def attribute_problems(attributes: Any) -> list[str]:
     """Why an ``ATTRIBUTES`` value is not a usable attribute model (empty when it is)."""
-    from pydantic import TypeAdapter, ValidationError
-    from pydantic.dataclasses import is_pydantic_dataclass
-
-    from helia_aot.aot.operators import OperatorAttributes
-
     if not (isinstance(attributes, type) and issubclass(attributes, OperatorAttributes)):
         return [f"ATTRIBUTES {attributes!r} does not derive from OperatorAttributes"]
     own = list(attributes.__dict__.get("__annotations__", {}))
@@ -112,8 +117,6 @@ def attribute_problems(attributes: Any) -> list[str]:
 
 def operator_class_problems(key: str, cls: Any) -> list[str]:
     """Why ``cls`` cannot be the operator class registered under ``key``."""
-    from helia_aot.aot.operators import AotOperator
-
     if not (isinstance(cls, type) and issubclass(cls, AotOperator)):
         return [f"{key}: the operator class {cls!r} does not derive from AotOperator"]
     problems = []
@@ -153,8 +156,6 @@ def template_problems(classes: Sequence[type]) -> list[str]:
     """Mako templates under the packages of ``classes`` that do not compile."""
     import sys
 
-    from helia_aot.codegen.templates import CORE_TEMPLATE_DIR
-
     problems, seen = [], set()
     for cls in classes:
         module = sys.modules.get(cls.__module__)
@@ -182,8 +183,6 @@ def _label(pack: PackSource) -> str:
 
 def registration_problems(context: Any, registered: Mapping[str, list[str]]) -> list[str]:
     """The key rules over what one provider registered into ``context``."""
-    from helia_aot.air import AirOperatorOptions, custom_code_to_op_key
-
     problems = []
     keys = sorted({k for name in _REGISTRIES for k in registered.get(name, [])})
     for key in keys:
@@ -227,8 +226,6 @@ def _checked_parsers(keys: Sequence[str], seen: dict[str, set[str]]) -> Callable
 
 def _sample_config(sample: Any, out_dir: Path, selection: dict[str, Any]) -> Any:
     """A ConvertArgs for one sample, writing into ``out_dir`` with no self test."""
-    from helia_aot import ConvertArgs
-
     if isinstance(sample, ConvertArgs):
         data = sample.model_dump()
     elif isinstance(sample, Mapping):
@@ -245,8 +242,6 @@ def _sample_config(sample: Any, out_dir: Path, selection: dict[str, Any]) -> Any
 
 def emitted_problems(module_dir: Path, prefix: str, keys: set[str]) -> list[str]:
     """The emitted C contract, checked on the files of the pack's operators in one module."""
-    from helia_aot.air import c_identifier
-
     plan = json.loads((module_dir / f"{prefix}_plan.json").read_text(encoding="utf-8"))
     model_c = (module_dir / "src" / f"{prefix}_model.c").read_text(encoding="utf-8")
     problems = []
@@ -304,11 +299,6 @@ def check_pack_contract(
     (which may set required attributes), ConvertArgs or mappings. Each is converted with the pack
     and, when ``compile`` is true, compiled and linked on the host.
     """
-    from helia_aot import AotConverter
-    from helia_aot.errors import HeliaAotError
-    from helia_aot.pack import recorded_operators
-    from helia_aot.registry import build_default_registry_context
-
     report = PackContractReport(_label(pack))
     hook = pack_customizer(pack)
     selection = plugin_selection(pack)

@@ -21,7 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from helia_aot.testing.host import HostRun, run_module_test_case
+from helia_aot.config.args import ConvertArgs
+from helia_aot.converter import AotConverter
+from helia_aot.plugins.manager import ENTRY_POINT_GROUP
+from helia_aot.registry.build import build_default_registry_context
+from helia_aot.testing.host import HostRun, build_module, run_module_test_case
 
 PackSource = str | ModuleType | Callable[[Any], None]
 """An installed pack's entry-point or distribution name, its plugin module, or a customizer."""
@@ -32,7 +36,6 @@ def _normalized(name: str) -> str:
 
 
 def _entry_points() -> list[metadata.EntryPoint]:
-    from helia_aot.plugins import ENTRY_POINT_GROUP
 
     return list(metadata.entry_points(group=ENTRY_POINT_GROUP))
 
@@ -109,8 +112,6 @@ def pack_registry_context(
     plugins: Any = None,
 ) -> Any:
     """The default registry context with ``pack`` registered (as a customizer) before ``customizers``."""
-    from helia_aot.registry import build_default_registry_context
-
     ordered = ([pack_customizer(pack)] if pack is not None else []) + list(customizers)
     return build_default_registry_context(
         customizers=ordered, allow_override=allow_override, plugins=plugin_selection(pack, plugins)
@@ -139,8 +140,6 @@ def convert_model(
     are set); ``golden_data`` (an ``.npz`` of ``input_<i>`` / ``output_<j>``) enables the module's
     self test. ``config`` holds any other ConvertArgs keys, as nested mappings.
     """
-    from helia_aot import AotConverter, ConvertArgs
-
     data: dict[str, Any] = {
         key: dict(value) if isinstance(value, Mapping) else value for key, value in (config or {}).items()
     }
@@ -228,8 +227,6 @@ def compile_module(module_dir: str | Path, build_dir: str | Path, *, prefix: str
     Linking all objects checks the emitted C contract: each function the dispatch table names
     must be declared and defined exactly as called.
     """
-    from helia_aot.testing.host import build_module
-
     try:
         build_module(
             Path(module_dir),

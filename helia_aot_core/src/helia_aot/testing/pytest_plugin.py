@@ -22,15 +22,14 @@ from typing import Any
 
 import pytest
 
+from helia_aot.plugins.manager import discover_entry_points
 from helia_aot.testing.contract import PackContractReport, check_pack_contract
 from helia_aot.testing.packs import GoldenRun, convert_model, run_golden
+from helia_aot.version import __version__
 
 
 def pytest_report_header(config: pytest.Config) -> str:
     """Name the helia-aot release and the installed plugins, for bug reports."""
-    from helia_aot import __version__
-    from helia_aot.plugins import discover_entry_points
-
     plugins = ", ".join(
         f"{ep.name} ({ep.dist.name if ep.dist else '?'} {ep.dist.version if ep.dist else '?'})"
         for ep in discover_entry_points()

@@ -1,0 +1,120 @@
+"""Finding the platform a conversion targets, in the ``platforms`` registry of its context.
+
+Platforms come from plugins (the ``helia_aot_platforms`` hook, or ``context.platforms.register``),
+so installing a board-support distribution is all it takes to add targets, and blocking its plugin
+(``plugins.disabled``) removes them. Names are matched case-insensitively; a miss names the closest
+registered platforms because a typo in a board name is the usual cause.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from helia_aot.errors import InvalidConfigError
+from helia_aot.platforms.config import apply_overrides, build_custom_platform, read_platform_config
+from helia_aot.platforms.model import SocPlatform
+
+if TYPE_CHECKING:  # pragma: no cover - the context type sits in the layer above the platform model
+    from helia_aot.registry.context import RegistryContext
+
+
+def _key(name: str) -> str:
+    return name.strip().casefold()
+
+
+def _find(name: str, context: RegistryContext) -> SocPlatform | None:
+    wanted = _key(name)
+    return next((p for key, p in context.platforms.items() if _key(key) == wanted), None)
+
+
+def list_platforms(context: RegistryContext) -> list[SocPlatform]:
+    """Every platform of ``context``, sorted by name."""
+    return sorted((p for _, p in context.platforms.items()), key=lambda p: p.name)
+
+
+def list_platform_names(context: RegistryContext) -> list[str]:
+    """Names of every platform of ``context``, sorted."""
+    return [p.name for p in list_platforms(context)]
+
+
+def nearest_platform_names(name: str, context: RegistryContext, limit: int = 3) -> list[str]:
+    """Registered names closest to ``name``: ones it is a prefix or part of first, then look-alikes."""
+    query = _key(name)
+    names = list_platform_names(context)
+    folded = {n.casefold(): n for n in names}
+    found = [n for n in names if query and query in n.casefold()]
+    for match in difflib.get_close_matches(query, list(folded), n=limit, cutoff=0.6):
+        if folded[match] not in found:
+            found.append(folded[match])
+    return found[:limit]
+
+
+def _unknown_message(name: str, context: RegistryContext) -> str:
+    nearest = nearest_platform_names(name, context)
+    message = f"Unknown platform {name!r}."
+    if nearest:
+        message += " Did you mean " + " or ".join(repr(n) for n in nearest) + "?"
+    return message
+
+
+def _registered_hint(context: RegistryContext) -> str:
+    names = list_platform_names(context)
+    if names:
+        hint = "Registered platforms: " + ", ".join(names) + "."
+    else:
+        hint = "No platforms are registered; install a platform plugin such as helia-aot-platforms-apollo."
+    if context.blocked_plugins:
+        blocked = ", ".join(f"{n} ({d})" for n, d in sorted(context.blocked_plugins.items()))
+        hint += f" Blocked by plugins.enabled/disabled, and so not searched: {blocked}."
+    return hint
+
+
+def get_platform(name: str, context: RegistryContext) -> SocPlatform:
+    """The platform of ``context`` called ``name`` (case-insensitive)."""
+    platform = _find(name, context)
+    if platform is None:
+        raise InvalidConfigError(
+            _unknown_message(name, context),
+            hint=_registered_hint(context),
+            details={"name": name, "nearest": nearest_platform_names(name, context)},
+        )
+    return platform
+
+
+def resolve_platform(platform_config: object, context: RegistryContext) -> SocPlatform:
+    """The platform a config section describes, looked up in ``context``.
+
+    A registered name gives that platform, adjusted by any other fields the config sets (see
+    :func:`apply_overrides`). An unregistered name with ``cpu`` and ``memories`` gives a custom
+    platform; without them it is an error naming the closest registered platforms. A
+    :class:`SocPlatform` passes through unchanged.
+    """
+    if isinstance(platform_config, SocPlatform):
+        return platform_config
+    fields = read_platform_config(platform_config)
+    name = fields["name"]
+    registered = _find(name, context)
+    if registered is not None:
+        return apply_overrides(registered, fields)
+    missing = [key for key in ("cpu", "memories") if key not in fields]
+    if missing:
+        raise InvalidConfigError(
+            _unknown_message(name, context),
+            hint=(
+                f"To target a custom platform, also give {' and '.join(missing)} "
+                "(capabilities, preferred_order, alignment and description are optional). "
+                + _registered_hint(context)
+            ),
+            details={"name": name, "nearest": nearest_platform_names(name, context), "missing": missing},
+        )
+    return build_custom_platform(fields)
+
+
+__all__ = [
+    "get_platform",
+    "list_platform_names",
+    "list_platforms",
+    "nearest_platform_names",
+    "resolve_platform",
+]
