@@ -22,6 +22,7 @@ from .corpus import (
     is_integer_model,
     manifest,
     model_path,
+    require_informative,
 )
 
 
@@ -41,7 +42,12 @@ class Module:
 
 
 def convert_models(names: Sequence[str], root: Path) -> list[Module]:
-    """Convert each corpus model with its golden self test, prefixes ``m0``, ``m1``, ..."""
+    """Convert each corpus model with its golden self test, prefixes ``m0``, ``m1``, ...
+
+    A model whose golden outputs do not depend on its inputs is refused (ValueError).
+    """
+    for name in names:
+        require_informative(name)
     entries = {e["name"]: e for e in manifest()}
     registry = build_default_registry_context()
     modules = []
