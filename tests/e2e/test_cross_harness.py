@@ -252,7 +252,7 @@ def convert_corpus_model(name: str, out: Path, *, tolerance: float, customizers=
 @pytest.fixture(scope="module")
 def relu_module(tmp_path_factory) -> Path:
     return convert_corpus_model(
-        "relu_float32", tmp_path_factory.mktemp("relu"), tolerance=1e-6, customizers=[add_inline_relu]
+        "relu_float32", tmp_path_factory.mktemp("relu"), tolerance=0.0, customizers=[add_inline_relu]
     )
 
 

@@ -2,7 +2,8 @@
 
 The convolution, fully-connected, pooling and elementwise families have path-by-path tests of
 their own (test_kernel_paths.py, test_kernel_paths_fc.py); this covers every other family of the
-kernel library plus float32 end to end, all linked into one program per core (one QEMU boot each).
+kernel library plus float32 end to end (the KWS probe: every layer's output is checked, within
+CORE_FLOAT_ULP of the reference), all linked into one program per core (one QEMU boot each).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ pytestmark = [
 ]
 
 MODELS = (
-    "mlperf_kws_dscnn_float32",  # float conv, depthwise, fully connected, pool, softmax
+    "mlperf_kws_dscnn_float32_probe",  # float conv, depthwise, fully connected, pool, softmax
     "transpose_conv_s2_same_int8",  # transpose_conv
     "batch_matmul_adj_y_float32",  # batch_matmul
     "arg_max_float32",  # argminmax
