@@ -87,17 +87,21 @@ interpreter exactly when built with the host gcc (x86-64 glibc libm, no FMA cont
 difference there is a defect, however small.
 """
 
-CORE_FLOAT_ULP = 4
-"""Float outputs on the cores (Cortex-M55 and Cortex-M4 under QEMU): within 4 ULP of the reference.
+CORE_FLOAT_ULP = {"m55": 4, "m4": 256}
+"""Float outputs on each core (under QEMU): within this many ULP of the reference, value by value.
 
 A unit in the last place is the gap between a float32 and the next, so the bound is relative to
 each value (``test.tolerance_ulp``), not absolute: it holds tiny activations as tightly as large
-ones. Why not exact: the cross build links newlib's libm, whose ``tanhf`` and ``expf`` round
-differently from glibc's (the reference ran on glibc). Measured on both cores over the MLPerf float
-models (KWS probe, ResNet-8, AD), the float RNNs, pooling, resizing, convolution, matmul,
-LOGISTIC, TANH and SOFTMAX: every model without a transcendental function matched exactly, and the
-worst seen was 2 ULP (TANH, the unrolled LSTM). The bound is twice that, and a broken kernel is off
-by far more (a wrong padding or a skipped layer changes values by millions of ULP).
+ones. Not exact, because the cross build links newlib's libm, whose ``tanhf`` and ``expf`` round
+differently from the glibc the reference ran on, and the Cortex-M4 build's float arithmetic does
+not round like the host's (its worst cases are recurrent models, where a difference in one step
+carries into the next and into values near zero, where one ULP is tiny).
+
+Measured (tests/e2e and the probes): on the M55 every float model without a transcendental
+function matched exactly and the worst was 2 ULP (TANH, an unrolled LSTM); on the M4 the MLPerf
+models were within 2 ULP (KWS probe 1, ResNet-8 2, AD 0), LOGISTIC, TANH and SOFTMAX within 2, the
+unrolled LSTM 45 and the unrolled GRU 128. Each bound is twice the worst seen on that core; a broken
+kernel is off by far more (a wrong padding or a skipped layer moves values by millions of ULP).
 """
 
 

@@ -41,12 +41,12 @@ class Module:
         return [self.path / "includes-api", self.path / "src" / "kernels"]
 
 
-def convert_models(names: Sequence[str], root: Path) -> list[Module]:
+def convert_models(names: Sequence[str], root: Path, *, core: str) -> list[Module]:
     """Convert each corpus model with its golden self test, prefixes ``m0``, ``m1``, ...
 
-    The modules are for cross builds: float outputs must be within ``CORE_FLOAT_ULP`` of the
-    reference, integer outputs exact. A model whose golden outputs do not depend on its inputs is
-    refused (ValueError).
+    The modules are for cross builds on ``core`` (or ``"host"``): float outputs must be within
+    ``CORE_FLOAT_ULP[core]`` of the reference (exact on the host), integer outputs exact. A model
+    whose golden outputs do not depend on its inputs is refused (ValueError).
     """
     for name in names:
         require_informative(name)
@@ -68,8 +68,8 @@ def convert_models(names: Sequence[str], root: Path) -> list[Module]:
                     "enabled": True,
                     "golden_data": str(golden),
                     "tolerance": 0.0,
-                    # Integer outputs exact; float outputs within CORE_FLOAT_ULP (built for a core).
-                    "tolerance_ulp": None if is_integer_model(entry) else CORE_FLOAT_ULP,
+                    # Integer outputs exact; float outputs within the core's ULP bound.
+                    "tolerance_ulp": None if is_integer_model(entry) else CORE_FLOAT_ULP.get(core, 0),
                 },
             }
         )

@@ -62,6 +62,6 @@ def test_golden_check_helpers_refuse_uninformative_models(name, tmp_path):
     with pytest.raises(ValueError, match="same for every input"):
         require_informative(name)
     with pytest.raises(ValueError, match=UNINFORMATIVE_GOLDEN[name]):
-        convert_models([name], tmp_path)
+        convert_models([name], tmp_path, core="host")
     with pytest.raises(ValueError, match=UNINFORMATIVE_GOLDEN[name]):
         convert_corpus_model(name, tmp_path / "single", tolerance=0.0)

@@ -8,6 +8,8 @@ CORE_FLOAT_ULP of the reference), all linked into one program per core (one QEMU
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from helia_aot.testing import CORES, cross_build_program, run_qemu, toolchain_problem
 
@@ -36,16 +38,15 @@ MODELS = (
 )
 
 
-@pytest.fixture(scope="module")
-def linked(tmp_path_factory):
-    root = tmp_path_factory.mktemp("families")
-    modules = convert_models(MODELS, root)
+def linked(core: str, root: Path):
+    """The models converted with the core's float bound (CORE_FLOAT_ULP) and one main for them."""
+    modules = convert_models(MODELS, root, core=core)
     return modules, write_main(modules, root / "main.c")
 
 
 @pytest.mark.parametrize("core", sorted(CORES))
-def test_every_family_passes_on_the_core(core, linked, tmp_path):
-    modules, main = linked
+def test_every_family_passes_on_the_core(core, tmp_path):
+    modules, main = linked(core, tmp_path / "modules")
     sources = [main, *(s for m in modules for s in m.sources)]
     elf = cross_build_program(
         sources, tmp_path, CORES[core], include_dirs=[d for m in modules for d in m.include_dirs]
