@@ -40,6 +40,7 @@ MODELS = (
 
 def linked(core: str, root: Path):
     """The models converted with the core's float bound (CORE_FLOAT_ULP) and one main for them."""
+    root.mkdir()
     modules = convert_models(MODELS, root, core=core)
     return modules, write_main(modules, root / "main.c")
 
