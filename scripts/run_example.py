@@ -1,8 +1,10 @@
 """The main job on the bundled example: convert KWS int8, build it with gcc, check it against LiteRT.
 
-Run through ``scripts/setup.sh example``. The golden data is the LiteRT reference interpreter's
-output on three recorded inputs (examples/kws/kws_golden.npz); the module's own self test compares
-its outputs with them bit for bit.
+Run through ``scripts/setup.sh example``. The model is the DS-CNN probe (every layer's output is
+also a model output: with untrained weights the class scores alone hardly depend on the input, so
+only the layers' outputs make a wrong layer visible). The golden data is the LiteRT reference
+interpreter's output on three recorded inputs (examples/kws/kws_int8_probe_golden.npz); the
+module's own self test compares all twelve outputs with them bit for bit.
 """
 
 from __future__ import annotations

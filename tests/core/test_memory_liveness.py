@@ -53,7 +53,7 @@ def test_lifetimes_follow_writes_and_reads():
         "b": (1, 2),
         "e": (1, 1),  # written but never read: still needs bytes while written
         "c": (2, 3),
-        "d": (3, 3),
+        "d": (3, 4),  # model output: past the last operator, for the caller's read
     }
 
 
@@ -69,11 +69,12 @@ def test_alias_of_a_constant_is_not_in_the_arena():
     assert "c" not in compute_lifetimes(m, alias_of={"c": "w"})
 
 
-def test_model_outputs_live_to_the_last_operator():
+def test_model_outputs_live_past_the_last_operator():
+    """The caller reads the outputs after the run: index len(operators) stands for that read."""
     m = small_model()
     m.outputs = ["d", "a"]
     lifetimes = compute_lifetimes(m)
-    assert lifetimes["a"] == (0, 3) and lifetimes["d"] == (3, 3)
+    assert lifetimes["a"] == (0, 4) and lifetimes["d"] == (3, 4)
 
 
 def test_model_without_operators():

@@ -46,19 +46,24 @@ def residency(module) -> dict:
 
 
 def stable(record: dict) -> dict:
-    """The layout's shape without what kernel and planner work legitimately moves.
+    """The layout's shape and size, without what planner work legitimately moves.
 
-    Arena byte counts, offsets and the hashes' values change when a kernel needs more scratch or a
-    planner packs differently; operator-local tensors (ids ``op<id>_<name>``) come and go with the
-    lowering, and so do the model's constants a lowering repacks into tables of its own. The
-    model's activations, their sizes and homes, and the schema do not.
+    Offsets and the hashes' values change when a planner packs differently; operator-local tensors
+    (ids ``op<id>_<name>``) come and go with the lowering, and so do the model's constants a
+    lowering repacks into tables of its own. The model's activations, their sizes and homes, the
+    schema, and every arena's byte counts (``used``, ``total_size``, the scratch lower bound
+    ``peak_live``) are kept: memory growth must be noticed, so a change that makes a module need
+    more (or less) RAM or flash regenerates this file and shows the new sizes in the diff.
     """
     return {
         "schema_version": record["schema_version"],
         "keys": sorted(record),
         "arenas": {
             role: [
-                {k: a[k] for k in ("region_id", "memory", "alignment")} | {"keys": sorted(a)} for a in arenas
+                {k: a[k] for k in ("region_id", "memory", "alignment", "used", "total_size")}
+                | {k: a[k] for k in ("peak_live",) if k in a}
+                | {"keys": sorted(a)}
+                for a in arenas
             ]
             for role, arenas in record["arenas"].items()
         },

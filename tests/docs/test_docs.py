@@ -2,8 +2,8 @@
 and C programs compile against a converted module and exit 0.
 
 Blocks run in a temporary directory holding the bundled KWS example (kws_int8.tflite,
-kws_golden.npz and a convert.yaml), so examples can use those names. ``text`` and ``toml`` blocks
-are illustrations and are not run.
+kws_int8_probe.tflite with kws_int8_probe_golden.npz, and a convert.yaml), so examples can use
+those names. ``text`` and ``toml`` blocks are illustrations and are not run.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def block_id(item: tuple[str, int, str]) -> str:
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
-    for name in ("kws_int8.tflite", "kws_golden.npz"):
+    for name in ("kws_int8.tflite", "kws_int8_probe.tflite", "kws_int8_probe_golden.npz"):
         shutil.copy(EXAMPLE / name, tmp_path / name)
     (tmp_path / "convert.yaml").write_text(
         "model:\n  path: kws_int8.tflite\nmodule:\n  path: out\n  name: kws_yaml\n"

@@ -16,12 +16,13 @@ from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import corpus_golden_to_npz
 
 from .corpus import (
-    FLOAT_TOLERANCE,
+    CORE_FLOAT_ULP,
     expected_outputs,
     golden_path,
     is_integer_model,
     manifest,
     model_path,
+    require_informative,
 )
 
 
@@ -40,8 +41,15 @@ class Module:
         return [self.path / "includes-api", self.path / "src" / "kernels"]
 
 
-def convert_models(names: Sequence[str], root: Path) -> list[Module]:
-    """Convert each corpus model with its golden self test, prefixes ``m0``, ``m1``, ..."""
+def convert_models(names: Sequence[str], root: Path, *, core: str) -> list[Module]:
+    """Convert each corpus model with its golden self test, prefixes ``m0``, ``m1``, ...
+
+    The modules are for cross builds on ``core`` (or ``"host"``): float outputs must be within
+    ``CORE_FLOAT_ULP[core]`` of the reference (exact on the host), integer outputs exact. A model
+    whose golden outputs do not depend on its inputs is refused (ValueError).
+    """
+    for name in names:
+        require_informative(name)
     entries = {e["name"]: e for e in manifest()}
     registry = build_default_registry_context()
     modules = []
@@ -59,7 +67,9 @@ def convert_models(names: Sequence[str], root: Path) -> list[Module]:
                 "test": {
                     "enabled": True,
                     "golden_data": str(golden),
-                    "tolerance": 0.0 if is_integer_model(entry) else FLOAT_TOLERANCE,
+                    "tolerance": 0.0,
+                    # Integer outputs exact; float outputs within the core's ULP bound.
+                    "tolerance_ulp": None if is_integer_model(entry) else CORE_FLOAT_ULP.get(core, 0),
                 },
             }
         )

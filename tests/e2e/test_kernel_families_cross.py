@@ -2,10 +2,13 @@
 
 The convolution, fully-connected, pooling and elementwise families have path-by-path tests of
 their own (test_kernel_paths.py, test_kernel_paths_fc.py); this covers every other family of the
-kernel library plus float32 end to end, all linked into one program per core (one QEMU boot each).
+kernel library plus float32 end to end (the KWS probe: every layer's output is checked, within
+CORE_FLOAT_ULP of the reference), all linked into one program per core (one QEMU boot each).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from helia_aot.testing import CORES, cross_build_program, run_qemu, toolchain_problem
@@ -18,7 +21,7 @@ pytestmark = [
 ]
 
 MODELS = (
-    "mlperf_kws_dscnn_float32",  # float conv, depthwise, fully connected, pool, softmax
+    "mlperf_kws_dscnn_float32_probe",  # float conv, depthwise, fully connected, pool, softmax
     "transpose_conv_s2_same_int8",  # transpose_conv
     "batch_matmul_adj_y_float32",  # batch_matmul
     "arg_max_float32",  # argminmax
@@ -35,16 +38,16 @@ MODELS = (
 )
 
 
-@pytest.fixture(scope="module")
-def linked(tmp_path_factory):
-    root = tmp_path_factory.mktemp("families")
-    modules = convert_models(MODELS, root)
+def linked(core: str, root: Path):
+    """The models converted with the core's float bound (CORE_FLOAT_ULP) and one main for them."""
+    root.mkdir()
+    modules = convert_models(MODELS, root, core=core)
     return modules, write_main(modules, root / "main.c")
 
 
 @pytest.mark.parametrize("core", sorted(CORES))
-def test_every_family_passes_on_the_core(core, linked, tmp_path):
-    modules, main = linked
+def test_every_family_passes_on_the_core(core, tmp_path):
+    modules, main = linked(core, tmp_path / "modules")
     sources = [main, *(s for m in modules for s in m.sources)]
     elf = cross_build_program(
         sources, tmp_path, CORES[core], include_dirs=[d for m in modules for d in m.include_dirs]

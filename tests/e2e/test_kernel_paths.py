@@ -11,8 +11,11 @@ module is built five ways and its golden self test (3 samples, exact for int8) m
 
 Small corpus models (padding, strides, dilation, depth multipliers, pointwise and inverted
 residual blocks) and the MLPerf int8 models run on the host and the two cores the product ships
-for; three small models and KWS run on all five. The kernel-level test next to the kernels
-(tests/ops_builtin/kernels/test_conv_paths.py) covers the paths case by case.
+for; three small models and KWS run on all five. KWS and VWW run as their probe variants (every
+layer's output is also a model output): their weights are untrained, so the plain models' class
+scores are the same for every input and would not show a layer computed wrongly. The kernel-level
+test next to the kernels (tests/ops_builtin/kernels/test_conv_paths.py) covers the paths case by
+case.
 """
 
 from __future__ import annotations
@@ -42,14 +45,14 @@ EVERY_PATH_MODELS = (
     "conv2d_3x3_dil2_same_relu_int8",
     "dwconv_5x5_dm4_s1_valid_c1_int8",
     "small_mobilenetv2_block_int8",
-    "mlperf_kws_dscnn_int8",
+    "mlperf_kws_dscnn_int8_probe",
 )
 MAIN_PATH_MODELS = (
     "conv2d_3x3_s2_same_int8",
     "dwconv_3x3_dm1_s1_same_relu_int8",
     "dwconv_3x3_dm1_s2_valid_relu6_int8",
     "mlperf_ic_resnet8_int8",
-    "mlperf_vww_mobilenetv1_025_int8",
+    "mlperf_vww_mobilenetv1_025_int8_probe",
     "mlperf_ad_fc_autoencoder_int8",
 )
 

@@ -56,7 +56,9 @@ TARGETS = {
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory) -> list[Module]:
-    return convert_models(MODELS, tmp_path_factory.mktemp("kernel_paths"))
+    return convert_models(
+        MODELS, tmp_path_factory.mktemp("kernel_paths"), core="host"
+    )  # integer models: exact
 
 
 @pytest.fixture(scope="module")

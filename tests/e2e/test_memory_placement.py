@@ -22,9 +22,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "kws"
 
 def convert(tmp_path: Path, memory: dict, **extra):
     config = {
-        "model": {"path": str(EXAMPLE / "kws_int8.tflite")},
+        "model": {"path": str(EXAMPLE / "kws_int8_probe.tflite")},
         "module": {"path": str(tmp_path / "out"), "name": "kws"},
-        "test": {"enabled": True, "golden_data": str(EXAMPLE / "kws_golden.npz")},
+        "test": {"enabled": True, "golden_data": str(EXAMPLE / "kws_int8_probe_golden.npz")},
         "memory": {"dump_residency_json": True, **memory},
         **extra,
     }

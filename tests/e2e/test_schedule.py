@@ -1,8 +1,10 @@
 """module.schedule: the dispatch table reports every operator in order; static calls run the same.
 
-Both variants of the bundled KWS model (12 operators) run one inference on the same input; the
-table build records its callback events, the static build must never call the callback, and both
-must produce the same output bytes.
+Both variants of the bundled KWS probe model (12 operators, each one's output also a model output)
+run one inference on the same input; the table build records its callback events, the static build
+must never call the callback, and both must produce the same bytes in every output. The probe is
+used because the plain model's class scores are the same for every input (untrained weights), so
+comparing them alone would not notice an operator the static schedule skipped or ran out of order.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ static void on_operator(int32_t layer, kws_callback_event_t event, void *user_da
 int main(void)
 {
     uint32_t i;
+    int32_t o;
     if (kws_model_init(&ctx) != kws_status_ok) {
         return 2;
     }
@@ -53,11 +56,13 @@ int main(void)
     for (i = 0; i < (uint32_t)count; ++i) {
         printf("event %ld %ld\\n", (long)events[i][0], (long)events[i][1]);
     }
-    printf("output");
-    for (i = 0; i < ctx.outputs[0].size; ++i) {
-        printf(" %u", (unsigned)ctx.outputs[0].data[i]);
+    for (o = 0; o < kws_num_outputs; ++o) {
+        printf("output %ld:", (long)o);
+        for (i = 0; i < ctx.outputs[o].size; ++i) {
+            printf(" %u", (unsigned)ctx.outputs[o].data[i]);
+        }
+        printf("\\n");
     }
-    printf("\\n");
     return 0;
 }
 """
@@ -72,7 +77,7 @@ def runs(tmp_path_factory):
         result = AotConverter(
             ConvertArgs.model_validate(
                 {
-                    "model": {"path": str(EXAMPLE / "kws_int8.tflite")},
+                    "model": {"path": str(EXAMPLE / "kws_int8_probe.tflite")},
                     "module": {
                         "path": str(work / "out"),
                         "name": "kws",
@@ -113,6 +118,7 @@ def test_static_schedule_calls_no_callback_and_computes_the_same(runs):
     static, result = runs["static"]
     assert "events 0" in static.splitlines()
     output = [line for line in static.splitlines() if line.startswith("output")]
+    assert len(output) == 12
     assert output == [line for line in table.splitlines() if line.startswith("output")]
     model_c = (result.output / "src" / "kws_model.c").read_text()
     assert "kws_schedule[" not in model_c and "ctx->callback(" not in model_c

@@ -55,7 +55,7 @@ SNIPPETS = [b for b in blocks(GUIDE) if b.title is None and b.lang == "python3"]
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[f"snippet{i}" for i in range(len(SNIPPETS))])
 def test_snippet_runs(snippet, tmp_path, monkeypatch):
-    for name in ("kws_int8.tflite", "kws_golden.npz"):
+    for name in ("kws_int8.tflite", "kws_int8_probe.tflite", "kws_int8_probe_golden.npz"):
         shutil.copy(EXAMPLE / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
     module = types.ModuleType(f"guide_snippet_{tmp_path.name}")

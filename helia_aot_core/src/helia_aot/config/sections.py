@@ -212,7 +212,18 @@ class TestConfig(ConfigSection):
         None,
         description="An .npz of inputs and expected outputs (default: made by the reference interpreter).",
     )
-    tolerance: float = Field(0.0, ge=0.0, description="Largest absolute difference the test accepts.")
+    tolerance: float = Field(
+        0.0,
+        ge=0.0,
+        description="Largest difference the test accepts: absolute for integer outputs; for float "
+        "outputs relative to the expected value (absolute below 1).",
+    )
+    tolerance_ulp: int | None = Field(
+        None,
+        ge=0,
+        description="Float outputs: largest distance in units in the last place (float32 steps "
+        "between the two values), element by element; when set it replaces tolerance for them.",
+    )
     samples: int | None = Field(
         None, ge=1, description="How many golden samples the test runs (default: all)."
     )

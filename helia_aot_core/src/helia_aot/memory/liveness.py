@@ -2,7 +2,8 @@
 
 A lifetime is an inclusive ``(first, last)`` pair of operator indices, the form
 :class:`~helia_aot.memory.types.BufferRequest` takes, so the arena planner can pack tensors whose
-lifetimes do not intersect into the same bytes.
+lifetimes do not intersect into the same bytes. Model outputs end at ``len(operators)``, an index
+after the last operator standing for the caller's read, so no operator can take their bytes.
 """
 
 from __future__ import annotations
@@ -44,18 +45,23 @@ def compute_lifetimes(
     """Inclusive ``(first, last)`` operator indices of every non-constant tensor the schedule uses.
 
     A tensor lives from the operator that writes it to the last operator that reads it (an output
-    nobody reads still needs its bytes while its writer runs). Model inputs live from index 0 and
-    model outputs to the last operator, because the caller reads and writes them around the whole
-    run. A scratch tensor an operator names for itself lives only during that operator; persistent
-    tensors (state kept across runs) span the whole schedule so nothing else ever takes their
-    bytes. Tensors in one ``alias_of`` group share storage, so the group gets the union of their
-    lifetimes under the root's id and its other members are left out. Constants, and groups whose
-    root is a constant, are not in the arena and are omitted.
+    nobody reads still needs its bytes while its writer runs). Model inputs live from index 0,
+    because the caller writes them before the run. Model outputs live to ``len(operators)``, one
+    index past the last operator: that index stands for the caller reading them after the run, so a
+    model output never "dies" at an operator. Ending at the last operator instead would let that
+    operator write in place over an output it reads (a SOFTMAX over the logits it is given, when the
+    model returns both), since the in-place rules take ``last == index`` to mean the bytes are free
+    once that operator has read them. A scratch tensor an operator names for itself lives only
+    during that operator; persistent tensors (state kept across runs) span the whole schedule so
+    nothing else ever takes their bytes. Tensors in one ``alias_of`` group share storage, so the
+    group gets the union of their lifetimes under the root's id and its other members are left
+    out. Constants, and groups whose root is a constant, are not in the arena and are omitted.
 
     Raises OperatorOrderError when an operator reads a tensor that is neither a model input nor
     written by an earlier operator.
     """
     end = max(len(model.operators) - 1, 0)
+    after_run = len(model.operators)  # the caller's read of the model outputs
     spans: dict[TensorId, list[int]] = {}
 
     def touch(tid: TensorId, index: int) -> None:
@@ -90,7 +96,7 @@ def compute_lifetimes(
                 written.add(tid)
     for tid in model.outputs:
         if not is_constant(tid):
-            touch(tid, end)
+            touch(tid, after_run)
     for tid in spans:
         if model.tensor(tid).kind is AirTensorKind.PERSISTENT:
             spans[tid] = [0, end]

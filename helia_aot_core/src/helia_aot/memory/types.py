@@ -11,7 +11,8 @@ class BufferRequest:
     """One buffer that needs arena bytes during an inclusive range of operator indices.
 
     ``first`` is the index of the first operator that needs the buffer (model inputs use 0) and
-    ``last`` the index of the last one (model outputs use the last operator). ``inplace_of`` names
+    ``last`` the index of the last one (model outputs use one past the last operator, for the
+    caller's read after the run, so no buffer can be placed in place of them). ``inplace_of`` names
     a buffer whose exact offset this one may reuse: an elementwise operator can write its output over
     an input that dies at that operator, which is what lets a chain of such operators run in the
     memory of one tensor. The planner honours it only when the partner ends exactly at this

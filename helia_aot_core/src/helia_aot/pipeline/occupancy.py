@@ -74,8 +74,10 @@ def scratch_occupancy(model: AirModel, plan: MemoryPlan, num_operators: int) -> 
         placement = plan.placements.get(tid)
         if placement is None or placement.region not in regions:
             continue
-        # A tensor the schedule never touches still holds its bytes for the whole run.
+        # A tensor the schedule never touches still holds its bytes for the whole run. A model
+        # output lives past the last operator (the caller reads it); the picture ends at that one.
         first, last = lifetimes.get(tid, (0, end))
+        last = min(last, end)
         regions[placement.region].tensors.append(
             LiveTensor(str(tid), tensor.name, placement.offset, placement.size, first, last)
         )

@@ -345,11 +345,13 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     tolerance = float(test.tolerance or 0.0)
     if tolerance < 0:
         raise InvalidConfigError("test.tolerance must not be negative")
+    ulp = getattr(test, "tolerance_ulp", None)
     return {
         "arrays": arrays,
         "outputs_check": checks,
         "num_samples": min(limit, golden.num_samples),
         "tolerance_c": repr(tolerance),
+        "tolerance_ulp": None if ulp is None else int(ulp),
     }
 
 

@@ -1,5 +1,6 @@
-/* ${prefix}_test_case.c: ${num_samples} golden sample(s) for ${model_comment}, tolerance ${tolerance_c}. */
+/* ${prefix}_test_case.c: ${num_samples} golden sample(s) for ${model_comment}, tolerance ${tolerance_c}${'' if tolerance_ulp is None else f' ({tolerance_ulp} ULP for float outputs)'}. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,14 +27,41 @@ static uint8_t ${prefix}_test_arena_${r.id}[${r.macro}_SIZE] ${PREFIX}_ALIGNED($
 % endfor
 
 % endif
+% if tolerance_ulp is not None and any(out.is_float for out in outputs_check):
+/* A float's place on the number line as an integer: adjacent float32 values differ by 1, and
+ * -0.0 and +0.0 map to the same place, so the distance between two values counts ULPs. */
+static int64_t ${prefix}_float_place(float value)
+{
+    int32_t bits;
+    memcpy(&bits, &value, sizeof(bits));
+    return bits < 0 ? (int64_t)INT32_MIN - (int64_t)bits : (int64_t)bits;
+}
+
+% endif
 % for out in outputs_check:
+% if out.is_float and tolerance_ulp is not None:
+static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff,
+                                                   int64_t *max_ulp)
+% else:
 static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff)
+% endif
 {
     int32_t mismatches = 0;
     int32_t i;
     *max_diff = 0.0;
+% if out.is_float and tolerance_ulp is not None:
+    *max_ulp = 0;
+% endif
     for (i = 0; i < ${out.size}; ++i) {
-% if out.is_float:
+% if out.is_float and tolerance_ulp is not None:
+        const double diff = fabs((double)actual[i] - (double)expected[i]);
+        const int64_t places = ${prefix}_float_place(actual[i]) - ${prefix}_float_place(expected[i]);
+        const int64_t ulps = places < 0 ? -places : places;
+        if (ulps > *max_ulp) {
+            *max_ulp = ulps;
+        }
+        if (isnan(actual[i]) || isnan(expected[i]) || ulps > ${tolerance_ulp}) {
+% elif out.is_float:
         const double diff = fabs((double)actual[i] - (double)expected[i]);
         const double bound = ${tolerance_c} * (fabs((double)expected[i]) > 1.0 ? fabs((double)expected[i]) : 1.0);
         if (!(diff <= bound)) {
@@ -93,14 +121,25 @@ int32_t ${prefix}_test_case_run(int32_t verbose)
 % for out in outputs_check:
         {
             double max_diff;
+% if out.is_float and tolerance_ulp is not None:
+            int64_t max_ulp;
+            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)ctx.outputs[${out.index}].data,
+                                                   ${out.symbol}[sample], &max_diff, &max_ulp);
+% else:
             const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)ctx.outputs[${out.index}].data,
                                                    ${out.symbol}[sample], &max_diff);
+% endif
             if (bad != 0) {
                 ++failed;
             }
             if (verbose || bad != 0) {
+% if out.is_float and tolerance_ulp is not None:
+                printf("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g, %ld ULP)\n",
+                       (long)sample, (long)bad, max_diff, (long)(max_ulp > INT32_MAX ? INT32_MAX : max_ulp));
+% else:
                 printf("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
                        (long)sample, (long)bad, max_diff);
+% endif
             }
         }
 % endfor
