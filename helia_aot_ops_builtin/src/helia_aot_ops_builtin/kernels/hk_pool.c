@@ -65,58 +65,39 @@ HK_INLINE int32_t pool_average(int32_t sum, const pool_taps_t *t)
     return hk_clamp_i32(avg, t->act_min, t->act_max);
 }
 
-/* The element type of the quantized kernels' tensors. */
-typedef enum {
-    POOL_S8,  /* int8 */
-    POOL_S16, /* int16 */
-} pool_type_t;
-
-/* Channels [from, channels) of one pixel's average in plain C: the reference, and the fast
- * paths' leftover channels. One body for both element types, always inlined with `type` a
- * constant; it keeps a pointer of each type (the other one is dead and folded away), so each
- * wrapper below compiles to the loop a body written for its type alone would. */
-HK_INLINE void pool_avg_generic(const void *first, const pool_taps_t *t, int32_t from, void *out,
-                                pool_type_t type)
-{
-    for (int32_t ch = from; ch < t->channels; ++ch) {
-        int32_t sum = 0;
-        const int8_t *row8 = (const int8_t *)first + ch;
-        const int16_t *row16 = (const int16_t *)first + ch;
-        for (int32_t r = 0; r < t->rows; ++r, row8 += t->row_step, row16 += t->row_step) {
-            for (int32_t c = 0; c < t->cols; ++c) {
-                const size_t at = (size_t)c * (size_t)t->channels;
-                sum += type == POOL_S8 ? (int32_t)row8[at] : (int32_t)row16[at];
-            }
-        }
-        if (type == POOL_S8) {
-            ((int8_t *)out)[ch] = (int8_t)pool_average(sum, t);
-        } else {
-            ((int16_t *)out)[ch] = (int16_t)pool_average(sum, t);
-        }
+/* Channels [from, channels) of one pixel in plain C: the reference, and the fast paths'
+ * leftover channels. */
+#define POOL_GENERIC_PIXEL(AVG_NAME, MAX_NAME, T, LO)                                          \
+    static inline void AVG_NAME(const T *first, const pool_taps_t *t, int32_t from, T *out)    \
+    {                                                                                          \
+        for (int32_t ch = from; ch < t->channels; ++ch) {                                      \
+            int32_t sum = 0;                                                                   \
+            const T *row = first + ch;                                                         \
+            for (int32_t r = 0; r < t->rows; ++r, row += t->row_step) {                        \
+                for (int32_t c = 0; c < t->cols; ++c) {                                        \
+                    sum += row[(size_t)c * (size_t)t->channels];                               \
+                }                                                                              \
+            }                                                                                  \
+            out[ch] = (T)pool_average(sum, t);                                                 \
+        }                                                                                      \
+    }                                                                                          \
+                                                                                               \
+    static inline void MAX_NAME(const T *first, const pool_taps_t *t, int32_t from, T *out)    \
+    {                                                                                          \
+        for (int32_t ch = from; ch < t->channels; ++ch) {                                      \
+            int32_t best = LO;                                                                 \
+            const T *row = first + ch;                                                         \
+            for (int32_t r = 0; r < t->rows; ++r, row += t->row_step) {                        \
+                for (int32_t c = 0; c < t->cols; ++c) {                                        \
+                    best = hk_max_i32(best, row[(size_t)c * (size_t)t->channels]);             \
+                }                                                                              \
+            }                                                                                  \
+            out[ch] = (T)hk_clamp_i32(best, t->act_min, t->act_max);                           \
+        }                                                                                      \
     }
-}
 
-/* The same for the maximum, which starts from the type's lowest value. */
-HK_INLINE void pool_max_generic(const void *first, const pool_taps_t *t, int32_t from, void *out,
-                                pool_type_t type)
-{
-    for (int32_t ch = from; ch < t->channels; ++ch) {
-        int32_t best = type == POOL_S8 ? -128 : -32768;
-        const int8_t *row8 = (const int8_t *)first + ch;
-        const int16_t *row16 = (const int16_t *)first + ch;
-        for (int32_t r = 0; r < t->rows; ++r, row8 += t->row_step, row16 += t->row_step) {
-            for (int32_t c = 0; c < t->cols; ++c) {
-                const size_t at = (size_t)c * (size_t)t->channels;
-                best = hk_max_i32(best, type == POOL_S8 ? (int32_t)row8[at] : (int32_t)row16[at]);
-            }
-        }
-        if (type == POOL_S8) {
-            ((int8_t *)out)[ch] = (int8_t)hk_clamp_i32(best, t->act_min, t->act_max);
-        } else {
-            ((int16_t *)out)[ch] = (int16_t)hk_clamp_i32(best, t->act_min, t->act_max);
-        }
-    }
-}
+POOL_GENERIC_PIXEL(pool_avg_generic_s8, pool_max_generic_s8, int8_t, -128)
+POOL_GENERIC_PIXEL(pool_avg_generic_s16, pool_max_generic_s16, int16_t, -32768)
 
 #if HK_HAVE_MVE
 
@@ -286,7 +267,7 @@ static void pool_avg_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t 
             out[c0 + 3] = (int8_t)pool_average((int16_t)((uint32_t)odd >> 16), t);
         }
     }
-    pool_avg_generic(first, t, c0, out, POOL_S8);
+    pool_avg_generic_s8(first, t, c0, out);
 }
 
 /* Four channels per step: SSUB8 sets a GE flag per byte where the tap is not below the best
@@ -313,7 +294,7 @@ static void pool_max_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t 
         best = __sel(best, (int32_t)hi);
         memcpy(out + c0, &best, sizeof best);
     }
-    pool_max_generic(first, t, c0, out, POOL_S8);
+    pool_max_generic_s8(first, t, c0, out);
 }
 
 #endif
@@ -321,117 +302,71 @@ static void pool_max_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t 
 #if !HK_HAVE_MVE && !HK_HAVE_DSP
 static void pool_avg_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t *out)
 {
-    pool_avg_generic(first, t, 0, out, POOL_S8);
+    pool_avg_generic_s8(first, t, 0, out);
 }
 
 static void pool_max_pixel_s8(const int8_t *first, const pool_taps_t *t, int8_t *out)
 {
-    pool_max_generic(first, t, 0, out, POOL_S8);
+    pool_max_generic_s8(first, t, 0, out);
 }
 #endif
 
 #if !HK_HAVE_MVE
 static void pool_avg_pixel_s16(const int16_t *first, const pool_taps_t *t, int16_t *out)
 {
-    pool_avg_generic(first, t, 0, out, POOL_S16);
+    pool_avg_generic_s16(first, t, 0, out);
 }
 
 static void pool_max_pixel_s16(const int16_t *first, const pool_taps_t *t, int16_t *out)
 {
-    pool_max_generic(first, t, 0, out, POOL_S16);
+    pool_max_generic_s16(first, t, 0, out);
 }
 #endif
 
-/* Which quantized kernel pool_quant is: the operation and the element type. */
-typedef enum {
-    POOL_AVG_S8,
-    POOL_MAX_S8,
-    POOL_AVG_S16,
-    POOL_MAX_S16,
-} pool_kind_t;
-
-/*
- * The output pixels of the quantized kernels; each pixel's window goes to the per-pixel routine
- * of `kind`, and an average over an empty window fails like LiteRT's. `kind` is a constant at
- * every call and the body is always inlined, so each kernel keeps its own loop with only its
- * pixel routine.
- */
-HK_INLINE int32_t pool_quant(const hk_pool_params_t *params, const void *input, void *output,
-                             pool_kind_t kind)
-{
-    if (!pool_params_ok(params) || params->act_min > params->act_max || input == NULL ||
-        output == NULL) {
-        return HK_STATUS_BAD_PARAM;
+/* The output pixels of the quantized kernels; each pixel's window goes to PIXEL, and an
+ * average (AVERAGE nonzero) over an empty window fails like LiteRT's. */
+#define POOL_QUANT_KERNEL(NAME, T, LO, HI, PIXEL, AVERAGE)                                     \
+    int32_t NAME(const hk_pool_params_t *params, const T *input, T *output)                    \
+    {                                                                                          \
+        if (!pool_params_ok(params) || params->act_min > params->act_max || input == NULL ||   \
+            output == NULL) {                                                                  \
+            return HK_STATUS_BAD_PARAM;                                                        \
+        }                                                                                      \
+        const hk_pool_params_t *p = params;                                                    \
+        const size_t c = (size_t)p->channels;                                                  \
+        pool_taps_t t = {0, 0, p->channels, 0, (size_t)p->input_width * c,                     \
+                         hk_max_i32(p->act_min, LO), hk_min_i32(p->act_max, HI)};              \
+        T *out = output;                                                                       \
+        for (int32_t b = 0; b < p->batches; ++b) {                                             \
+            const T *image = input + (size_t)b * (size_t)p->input_height * t.row_step;         \
+            for (int32_t oy = 0; oy < p->output_height; ++oy) {                                \
+                for (int32_t ox = 0; ox < p->output_width; ++ox) {                             \
+                    const pool_window_t w = pool_window(p, oy, ox);                            \
+                    t.rows = w.y1 - w.y0;                                                      \
+                    t.cols = w.x1 - w.x0;                                                      \
+                    t.count = t.rows * t.cols;                                                 \
+                    if ((AVERAGE) && t.count <= 0) {                                           \
+                        return HK_STATUS_POOL_EMPTY_WINDOW;                                    \
+                    }                                                                          \
+                    PIXEL(image + (size_t)w.y0 * t.row_step + (size_t)w.x0 * c, &t, out);      \
+                    out += c;                                                                  \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+        return HK_STATUS_OK;                                                                   \
     }
-    const bool wide = kind == POOL_AVG_S16 || kind == POOL_MAX_S16;
-    const bool average = kind == POOL_AVG_S8 || kind == POOL_AVG_S16;
-    const hk_pool_params_t *p = params;
-    const size_t c = (size_t)p->channels;
-    pool_taps_t t = {0, 0, p->channels, 0, (size_t)p->input_width * c,
-                     hk_max_i32(p->act_min, wide ? -32768 : -128),
-                     hk_min_i32(p->act_max, wide ? 32767 : 127)};
-    /* A pointer of each type; the other type's is dead and folded away. */
-    int8_t *out8 = (int8_t *)output;
-    int16_t *out16 = (int16_t *)output;
-    for (int32_t b = 0; b < p->batches; ++b) {
-        const size_t image = (size_t)b * (size_t)p->input_height * t.row_step;
-        const int8_t *image8 = (const int8_t *)input + image;
-        const int16_t *image16 = (const int16_t *)input + image;
-        for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            for (int32_t ox = 0; ox < p->output_width; ++ox) {
-                const pool_window_t w = pool_window(p, oy, ox);
-                t.rows = w.y1 - w.y0;
-                t.cols = w.x1 - w.x0;
-                t.count = t.rows * t.cols;
-                if (average && t.count <= 0) {
-                    return HK_STATUS_POOL_EMPTY_WINDOW;
-                }
-                const size_t first = (size_t)w.y0 * t.row_step + (size_t)w.x0 * c;
-                switch (kind) {
-                case POOL_AVG_S8:
-                    pool_avg_pixel_s8(image8 + first, &t, out8);
-                    break;
-                case POOL_MAX_S8:
-                    pool_max_pixel_s8(image8 + first, &t, out8);
-                    break;
-                case POOL_AVG_S16:
-                    pool_avg_pixel_s16(image16 + first, &t, out16);
-                    break;
-                default:
-                    pool_max_pixel_s16(image16 + first, &t, out16);
-                    break;
-                }
-                out8 += c;
-                out16 += c;
-            }
-        }
-    }
-    return HK_STATUS_OK;
-}
 
 /* Follows LiteRT reference_integer_ops::AveragePool (int8). */
-int32_t hk_avg_pool_s8(const hk_pool_params_t *params, const int8_t *input, int8_t *output)
-{
-    return pool_quant(params, input, output, POOL_AVG_S8);
-}
+POOL_QUANT_KERNEL(hk_avg_pool_s8, int8_t, -128, 127, pool_avg_pixel_s8, 1)
 
 /* Follows LiteRT reference_integer_ops::MaxPool (int8). */
-int32_t hk_max_pool_s8(const hk_pool_params_t *params, const int8_t *input, int8_t *output)
-{
-    return pool_quant(params, input, output, POOL_MAX_S8);
-}
+POOL_QUANT_KERNEL(hk_max_pool_s8, int8_t, -128, 127, pool_max_pixel_s8, 0)
 
 /* Follows LiteRT reference_integer_ops::AveragePool (int16). */
-int32_t hk_avg_pool_s16(const hk_pool_params_t *params, const int16_t *input, int16_t *output)
-{
-    return pool_quant(params, input, output, POOL_AVG_S16);
-}
+POOL_QUANT_KERNEL(hk_avg_pool_s16, int16_t, -32768, 32767, pool_avg_pixel_s16, 1)
 
 /* Follows LiteRT reference_integer_ops::MaxPool (int16). */
-int32_t hk_max_pool_s16(const hk_pool_params_t *params, const int16_t *input, int16_t *output)
-{
-    return pool_quant(params, input, output, POOL_MAX_S16);
-}
+POOL_QUANT_KERNEL(hk_max_pool_s16, int16_t, -32768, 32767, pool_max_pixel_s16, 0)
 
 /* Follows LiteRT reference_ops::AveragePool (float): row-major window sum over the tap count. */
 int32_t hk_avg_pool_f32(const hk_pool_params_t *params, const float *input, float *output)
