@@ -22,51 +22,111 @@ static void argminmax_store_index(void *output, size_t position, int32_t index,
     }
 }
 
+/* The element type of an ARG_MAX / ARG_MIN kernel. */
+typedef enum {
+    ARG_S8,
+    ARG_U8,
+    ARG_S16,
+    ARG_S32,
+    ARG_F32,
+} argminmax_type_t;
+
+/* Element i of `input` as `type` says; integers are exact in int32, floats stay floats. */
+HK_INLINE int32_t argminmax_int(const void *input, size_t i, argminmax_type_t type)
+{
+    switch (type) {
+    case ARG_S8:
+        return ((const int8_t *)input)[i];
+    case ARG_U8:
+        return ((const uint8_t *)input)[i];
+    case ARG_S16:
+        return ((const int16_t *)input)[i];
+    default:
+        return ((const int32_t *)input)[i];
+    }
+}
+
 /* Integers: a strictly better value replaces the running best, so ties keep the first index. */
-#define HK_ARGMINMAX_BETTER_INT(value, best, is_max)                                           \
-    ((is_max) ? (value) > (best) : (value) < (best))
+HK_INLINE bool argminmax_better_int(int32_t value, int32_t best, bool is_max)
+{
+    return is_max ? value > best : value < best;
+}
 
 /* Floats: a NaN never becomes the best and any number replaces a NaN best, so an all-NaN run
  * yields index 0 (LiteRT's NaN-aware comparator, TensorFlow's semantics). */
-#define HK_ARGMINMAX_BETTER_FLOAT(value, best, is_max)                                         \
-    (!isnan(value) && (isnan(best) || HK_ARGMINMAX_BETTER_INT(value, best, is_max)))
+HK_INLINE bool argminmax_better_float(float value, float best, bool is_max)
+{
+    return !isnan(value) && (isnan(best) || (is_max ? value > best : value < best));
+}
 
-/* One body per element type, differing only in the comparison. */
-#define HK_ARGMINMAX_DEFINE(suffix, type, better)                                              \
-    int32_t hk_argminmax_##suffix(const hk_argminmax_params_t *params, const type *input,      \
-                                  void *output)                                                \
-    {                                                                                          \
-        if (!argminmax_valid_params(params, input, output)) {                                  \
-            return HK_STATUS_BAD_PARAM;                                                        \
-        }                                                                                      \
-        const size_t inner = (size_t)params->inner_size;                                       \
-        const size_t axis = (size_t)params->axis_size;                                         \
-        for (size_t outer = 0; outer < (size_t)params->outer_size; ++outer) {                  \
-            const type *block = input + outer * axis * inner;                                  \
-            for (size_t j = 0; j < inner; ++j) {                                               \
-                type best = block[j];                                                          \
-                int32_t best_index = 0;                                                        \
-                for (size_t i = 1; i < axis; ++i) {                                            \
-                    const type value = block[i * inner + j];                                   \
-                    if (better(value, best, params->is_arg_max)) {                             \
-                        best = value;                                                          \
-                        best_index = (int32_t)i;                                               \
-                    }                                                                          \
-                }                                                                              \
-                argminmax_store_index(output, outer * inner + j, best_index,                   \
-                                      params->output_int64);                                   \
-            }                                                                                  \
-        }                                                                                      \
-        return HK_STATUS_OK;                                                                   \
+/*
+ * The kernels, which differ only in the element type and its comparison. `type` is a constant
+ * at every call and the body is always inlined, so each kernel keeps its own loop.
+ */
+HK_INLINE int32_t argminmax(const hk_argminmax_params_t *params, const void *input, void *output,
+                            argminmax_type_t type)
+{
+    if (!argminmax_valid_params(params, input, output)) {
+        return HK_STATUS_BAD_PARAM;
     }
+    const float *input_f32 = (const float *)input;
+    const size_t inner = (size_t)params->inner_size;
+    const size_t axis = (size_t)params->axis_size;
+    for (size_t outer = 0; outer < (size_t)params->outer_size; ++outer) {
+        const size_t block = outer * axis * inner;
+        for (size_t j = 0; j < inner; ++j) {
+            int32_t best_index = 0;
+            if (type == ARG_F32) {
+                float best = input_f32[block + j];
+                for (size_t i = 1; i < axis; ++i) {
+                    const float value = input_f32[block + i * inner + j];
+                    if (argminmax_better_float(value, best, params->is_arg_max)) {
+                        best = value;
+                        best_index = (int32_t)i;
+                    }
+                }
+            } else {
+                int32_t best = argminmax_int(input, block + j, type);
+                for (size_t i = 1; i < axis; ++i) {
+                    const int32_t value = argminmax_int(input, block + i * inner + j, type);
+                    if (argminmax_better_int(value, best, params->is_arg_max)) {
+                        best = value;
+                        best_index = (int32_t)i;
+                    }
+                }
+            }
+            argminmax_store_index(output, outer * inner + j, best_index, params->output_int64);
+        }
+    }
+    return HK_STATUS_OK;
+}
 
 /* Follows LiteRT reference_ops::ArgMinMax (int8). */
-HK_ARGMINMAX_DEFINE(s8, int8_t, HK_ARGMINMAX_BETTER_INT)
+int32_t hk_argminmax_s8(const hk_argminmax_params_t *params, const int8_t *input, void *output)
+{
+    return argminmax(params, input, output, ARG_S8);
+}
+
 /* Follows LiteRT reference_ops::ArgMinMax (uint8). */
-HK_ARGMINMAX_DEFINE(u8, uint8_t, HK_ARGMINMAX_BETTER_INT)
+int32_t hk_argminmax_u8(const hk_argminmax_params_t *params, const uint8_t *input, void *output)
+{
+    return argminmax(params, input, output, ARG_U8);
+}
+
 /* Follows LiteRT reference_ops::ArgMinMax (int16). */
-HK_ARGMINMAX_DEFINE(s16, int16_t, HK_ARGMINMAX_BETTER_INT)
+int32_t hk_argminmax_s16(const hk_argminmax_params_t *params, const int16_t *input, void *output)
+{
+    return argminmax(params, input, output, ARG_S16);
+}
+
 /* Follows LiteRT reference_ops::ArgMinMax (int32). */
-HK_ARGMINMAX_DEFINE(s32, int32_t, HK_ARGMINMAX_BETTER_INT)
+int32_t hk_argminmax_s32(const hk_argminmax_params_t *params, const int32_t *input, void *output)
+{
+    return argminmax(params, input, output, ARG_S32);
+}
+
 /* Follows LiteRT reference_ops::ArgMinMax (float32, NaN-aware comparator). */
-HK_ARGMINMAX_DEFINE(f32, float, HK_ARGMINMAX_BETTER_FLOAT)
+int32_t hk_argminmax_f32(const hk_argminmax_params_t *params, const float *input, void *output)
+{
+    return argminmax(params, input, output, ARG_F32);
+}

@@ -23,74 +23,116 @@ static bool depthwise_quant_params_ok(const hk_depthwise_params_t *p)
            p->output_shift != NULL && p->act_min <= p->act_max;
 }
 
-/* One body for the integer kernels, which differ only in types and requantization. */
-#define DEPTHWISE_QUANT_KERNEL(STORAGE, NAME, IN_T, BIAS_T, ACC_T, REQUANT, LO, HI)            \
-    STORAGE int32_t NAME(const hk_depthwise_params_t *params, const IN_T *input, const int8_t *filter, \
-                 const BIAS_T *bias, IN_T *output)                                             \
-    {                                                                                          \
-        if (!depthwise_quant_params_ok(params) || input == NULL || filter == NULL ||           \
-            output == NULL) {                                                                  \
-            return HK_STATUS_BAD_PARAM;                                                        \
-        }                                                                                      \
-        const hk_depthwise_params_t *p = params;                                               \
-        const int32_t in_c = p->input_channels;                                                \
-        const int32_t dm = p->depth_multiplier;                                                \
-        const size_t out_c = (size_t)in_c * (size_t)dm;                                        \
-        const int32_t in_offset = p->input_offset;                                             \
-        const int32_t act_min = hk_max_i32(p->act_min, LO);                                    \
-        const int32_t act_max = hk_min_i32(p->act_max, HI);                                    \
-        IN_T *out = output;                                                                    \
-        for (int32_t b = 0; b < p->batches; ++b) {                                             \
-            const IN_T *image = input + (size_t)b * (size_t)p->input_height *                  \
-                                            (size_t)p->input_width * (size_t)in_c;             \
-            for (int32_t oy = 0; oy < p->output_height; ++oy) {                                \
-                const int32_t iy0 = oy * p->stride_height - p->pad_top;                        \
-                int32_t fy0, fy1;                                                              \
-                hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height,     \
-                               &fy0, &fy1);                                                    \
-                for (int32_t ox = 0; ox < p->output_width; ++ox) {                             \
-                    const int32_t ix0 = ox * p->stride_width - p->pad_left;                    \
-                    int32_t fx0, fx1;                                                          \
-                    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width,    \
-                                   &fx0, &fx1);                                                \
-                    for (int32_t ic = 0; ic < in_c; ++ic) {                                    \
-                        for (int32_t m = 0; m < dm; ++m) {                                     \
-                            const size_t oc = (size_t)ic * (size_t)dm + (size_t)m;             \
-                            ACC_T acc = 0;                                                     \
-                            for (int32_t fy = fy0; fy < fy1; ++fy) {                           \
-                                const int32_t iy = iy0 + fy * p->dilation_height;              \
-                                for (int32_t fx = fx0; fx < fx1; ++fx) {                       \
-                                    const int32_t ix = ix0 + fx * p->dilation_width;           \
-                                    const int32_t x =                                          \
-                                        image[((size_t)iy * (size_t)p->input_width +           \
-                                               (size_t)ix) * (size_t)in_c + (size_t)ic];       \
-                                    const int32_t w =                                          \
-                                        filter[((size_t)fy * (size_t)p->filter_width +         \
-                                                (size_t)fx) * out_c + oc];                     \
-                                    acc += (ACC_T)(w * (x + in_offset));                       \
-                                }                                                              \
-                            }                                                                  \
-                            if (bias != NULL) {                                                \
-                                acc += bias[oc];                                               \
-                            }                                                                  \
-                            int32_t value =                                                    \
-                                REQUANT(acc, p->output_multiplier[oc], p->output_shift[oc]);   \
-                            value += p->output_offset;                                         \
-                            *out++ = (IN_T)hk_clamp_i32(value, act_min, act_max);              \
-                        }                                                                      \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
-        return HK_STATUS_OK;                                                                   \
+/* Which integer kernel depthwise_quant is: element, bias and accumulator types, requantization. */
+typedef enum {
+    DW_S8,  /* int8 input and output, int32 bias and accumulator, hk_requant */
+    DW_S16, /* int16 input and output, int64 bias and accumulator, hk_mbqm_64 */
+} dw_kind_t;
+
+/*
+ * The reference loop of the integer kernels, which differ only in types and requantization.
+ * `kind` is a constant at every call and the body is always inlined, so each kernel keeps its
+ * own loop with the other kind's code folded away.
+ */
+HK_INLINE int32_t depthwise_quant(const hk_depthwise_params_t *params, const void *input,
+                                  const int8_t *filter, const void *bias, void *output,
+                                  dw_kind_t kind)
+{
+    if (!depthwise_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
     }
+    const bool wide = kind == DW_S16;
+    const int8_t *input8 = (const int8_t *)input;
+    const int16_t *input16 = (const int16_t *)input;
+    const int32_t *bias32 = (const int32_t *)bias;
+    const int64_t *bias64 = (const int64_t *)bias;
+    int8_t *out8 = (int8_t *)output;
+    int16_t *out16 = (int16_t *)output;
+    const hk_depthwise_params_t *p = params;
+    const int32_t in_c = p->input_channels;
+    const int32_t dm = p->depth_multiplier;
+    const size_t out_c = (size_t)in_c * (size_t)dm;
+    const int32_t in_offset = p->input_offset;
+    const int32_t act_min = hk_max_i32(p->act_min, wide ? -32768 : -128);
+    const int32_t act_max = hk_min_i32(p->act_max, wide ? 32767 : 127);
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const size_t image =
+            (size_t)b * (size_t)p->input_height * (size_t)p->input_width * (size_t)in_c;
+        for (int32_t oy = 0; oy < p->output_height; ++oy) {
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            int32_t fy0, fy1;
+            hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0,
+                           &fy1);
+            for (int32_t ox = 0; ox < p->output_width; ++ox) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                int32_t fx0, fx1;
+                hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0,
+                               &fx1);
+                for (int32_t ic = 0; ic < in_c; ++ic) {
+                    for (int32_t m = 0; m < dm; ++m) {
+                        const size_t oc = (size_t)ic * (size_t)dm + (size_t)m;
+                        int32_t acc32 = 0;
+                        int64_t acc64 = 0;
+                        for (int32_t fy = fy0; fy < fy1; ++fy) {
+                            const int32_t iy = iy0 + fy * p->dilation_height;
+                            for (int32_t fx = fx0; fx < fx1; ++fx) {
+                                const int32_t ix = ix0 + fx * p->dilation_width;
+                                const size_t at =
+                                    image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) *
+                                                (size_t)in_c +
+                                    (size_t)ic;
+                                const int32_t x = wide ? (int32_t)input16[at] : (int32_t)input8[at];
+                                const int32_t w =
+                                    filter[((size_t)fy * (size_t)p->filter_width + (size_t)fx) *
+                                               out_c +
+                                           oc];
+                                if (wide) {
+                                    acc64 += (int64_t)(w * (x + in_offset));
+                                } else {
+                                    acc32 += (int32_t)(w * (x + in_offset));
+                                }
+                            }
+                        }
+                        int32_t value;
+                        if (wide) {
+                            if (bias64 != NULL) {
+                                acc64 += bias64[oc];
+                            }
+                            value = hk_mbqm_64(acc64, p->output_multiplier[oc], p->output_shift[oc]);
+                        } else {
+                            if (bias32 != NULL) {
+                                acc32 += bias32[oc];
+                            }
+                            value = hk_requant(acc32, p->output_multiplier[oc], p->output_shift[oc]);
+                        }
+                        value += p->output_offset;
+                        value = hk_clamp_i32(value, act_min, act_max);
+                        if (wide) {
+                            *out16++ = (int16_t)value;
+                        } else {
+                            *out8++ = (int8_t)value;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
 
 /* The int8 fallback for what the fast paths do not cover (depth multipliers above 1). */
-DEPTHWISE_QUANT_KERNEL(static, depthwise_s8_generic, int8_t, int32_t, int32_t, hk_requant, -128,
-                       127)
+static int32_t depthwise_s8_generic(const hk_depthwise_params_t *params, const int8_t *input,
+                                    const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    return depthwise_quant(params, input, filter, bias, output, DW_S8);
+}
 
 /* Follows LiteRT reference_integer_ops::DepthwiseConvPerChannel (int16 x int8, int64 bias). */
-DEPTHWISE_QUANT_KERNEL(, hk_depthwise_s16, int16_t, int64_t, int64_t, hk_mbqm_64, -32768, 32767)
+int32_t hk_depthwise_s16(const hk_depthwise_params_t *params, const int16_t *input,
+                         const int8_t *filter, const int64_t *bias, int16_t *output)
+{
+    return depthwise_quant(params, input, filter, bias, output, DW_S16);
+}
 
 /* ---- int8, depth multiplier 1 ------------------------------------------------------------- */
 

@@ -215,53 +215,65 @@ static int64_t fc_sum_s16(const int16_t *x, int32_t depth)
     return total;
 }
 
-/* The int16 kernels: sum(w * x) + filter_offset * sum(x) + bias (the input offset of int16 is
- * 0), then the double requantization. WIDE selects 64-bit accumulation. */
-#define FC_S16_KERNEL(NAME, BIAS_T, WIDE)                                                      \
-    int32_t NAME(const hk_fully_connected_params_t *params, const int16_t *input,              \
-                 const int8_t *filter, const BIAS_T *bias, int16_t *output)                    \
-    {                                                                                          \
-        if (!fc_quant_params_ok(params) || input == NULL || filter == NULL ||                  \
-            output == NULL) {                                                                  \
-            return HK_STATUS_BAD_PARAM;                                                        \
-        }                                                                                      \
-        const hk_fully_connected_params_t *p = params;                                         \
-        const int32_t depth = p->input_features;                                               \
-        const int32_t act_min = hk_max_i32(p->act_min, -32768);                                \
-        const int32_t act_max = hk_min_i32(p->act_max, 32767);                                 \
-        for (int32_t b = 0; b < p->batches; ++b) {                                             \
-            const int16_t *x = input + (size_t)b * (size_t)depth;                              \
-            int16_t *out = output + (size_t)b * (size_t)p->output_features;                    \
-            const int64_t row = p->filter_offset != 0                                          \
-                                    ? (int64_t)p->filter_offset * fc_sum_s16(x, depth)         \
-                                    : 0;                                                       \
-            for (int32_t o = 0; o < p->output_features; ++o) {                                 \
-                const int8_t *w = filter + (size_t)o * (size_t)depth;                          \
-                const double scale = p->output_scale[p->per_channel ? o : 0];                  \
-                int32_t value;                                                                 \
-                if (WIDE) {                                                                    \
-                    const int64_t acc = hk_fc_dot_s16_64(x, w, depth) + row +                  \
-                                        (bias != NULL ? (int64_t)bias[o] : 0);                 \
-                    value = hk_fc_requant64(acc, scale);                                       \
-                } else {                                                                       \
-                    const uint32_t acc = hk_fc_dot_s16_32(x, w, depth) + (uint32_t)row +       \
-                                         (bias != NULL ? (uint32_t)bias[o] : 0u);              \
-                    value = hk_fc_requant((int32_t)acc, scale);                                \
-                }                                                                              \
-                value = (int32_t)((uint32_t)value + (uint32_t)p->output_offset);               \
-                out[o] = (int16_t)hk_clamp_i32(value, act_min, act_max);                       \
-            }                                                                                  \
-        }                                                                                      \
-        return HK_STATUS_OK;                                                                   \
+/*
+ * The int16 kernels: sum(w * x) + filter_offset * sum(x) + bias (the input offset of int16 is
+ * 0), then the double requantization. `wide` selects 64-bit accumulation and an int64 bias (else
+ * int32); it is a constant at every call and the body is always inlined, so each kernel keeps
+ * its own loop.
+ */
+HK_INLINE int32_t fc_s16(const hk_fully_connected_params_t *params, const int16_t *input,
+                         const int8_t *filter, const void *bias, int16_t *output, bool wide)
+{
+    if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
     }
+    const int32_t *bias32 = (const int32_t *)bias;
+    const int64_t *bias64 = (const int64_t *)bias;
+    const hk_fully_connected_params_t *p = params;
+    const int32_t depth = p->input_features;
+    const int32_t act_min = hk_max_i32(p->act_min, -32768);
+    const int32_t act_max = hk_min_i32(p->act_max, 32767);
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int16_t *x = input + (size_t)b * (size_t)depth;
+        int16_t *out = output + (size_t)b * (size_t)p->output_features;
+        const int64_t row =
+            p->filter_offset != 0 ? (int64_t)p->filter_offset * fc_sum_s16(x, depth) : 0;
+        for (int32_t o = 0; o < p->output_features; ++o) {
+            const int8_t *w = filter + (size_t)o * (size_t)depth;
+            const double scale = p->output_scale[p->per_channel ? o : 0];
+            int32_t value;
+            if (wide) {
+                const int64_t acc = hk_fc_dot_s16_64(x, w, depth) + row +
+                                    (bias64 != NULL ? (int64_t)bias64[o] : 0);
+                value = hk_fc_requant64(acc, scale);
+            } else {
+                const uint32_t acc = hk_fc_dot_s16_32(x, w, depth) + (uint32_t)row +
+                                     (bias32 != NULL ? (uint32_t)bias32[o] : 0u);
+                value = hk_fc_requant((int32_t)acc, scale);
+            }
+            value = (int32_t)((uint32_t)value + (uint32_t)p->output_offset);
+            out[o] = (int16_t)hk_clamp_i32(value, act_min, act_max);
+        }
+    }
+    return HK_STATUS_OK;
+}
 
 /* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
  * scales (int16 x int8, int64 bias). */
-FC_S16_KERNEL(hk_fully_connected_s16, int64_t, 1)
+int32_t hk_fully_connected_s16(const hk_fully_connected_params_t *params, const int16_t *input,
+                               const int8_t *filter, const int64_t *bias, int16_t *output)
+{
+    return fc_s16(params, input, filter, bias, output, true);
+}
 
 /* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
  * scales (int16 x int8, int32 bias). */
-FC_S16_KERNEL(hk_fully_connected_s16_b32, int32_t, 0)
+int32_t hk_fully_connected_s16_b32(const hk_fully_connected_params_t *params,
+                                   const int16_t *input, const int8_t *filter,
+                                   const int32_t *bias, int16_t *output)
+{
+    return fc_s16(params, input, filter, bias, output, false);
+}
 
 /* -- float32 --------------------------------------------------------------------------------- */
 

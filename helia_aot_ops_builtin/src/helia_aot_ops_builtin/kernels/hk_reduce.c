@@ -19,53 +19,13 @@ static int32_t validate(const hk_reduce_params_t *params, const void *input, con
     return count == params->count ? HK_STATUS_OK : HK_STATUS_BAD_PARAM;
 }
 
-/* The body of every kernel: for each output in order, ACC acc = 0; acc = ADD(acc, x) over its
- * inputs in row-major order; output = FINISH(params, acc). Expects `params`, `input` and
- * `output` in scope and returns from the enclosing function. */
-#define REDUCE_WALK(T, ACC, ADD, FINISH)                                                       \
-    do {                                                                                       \
-        const int32_t status_ = validate(params, input, output);                               \
-        if (status_ != HK_STATUS_OK) {                                                         \
-            return status_;                                                                    \
-        }                                                                                      \
-        const int32_t *ke_ = params->kept_extents;                                             \
-        const int32_t *ks_ = params->kept_strides;                                             \
-        const int32_t *re_ = params->reduced_extents;                                          \
-        const int32_t *rs_ = params->reduced_strides;                                          \
-        int32_t o_ = 0;                                                                        \
-        for (int32_t k0_ = 0; k0_ < ke_[0]; ++k0_) {                                           \
-            for (int32_t k1_ = 0; k1_ < ke_[1]; ++k1_) {                                       \
-                for (int32_t k2_ = 0; k2_ < ke_[2]; ++k2_) {                                   \
-                    for (int32_t k3_ = 0; k3_ < ke_[3]; ++k3_) {                               \
-                        const T *base_ = input + k0_ * ks_[0] + k1_ * ks_[1] + k2_ * ks_[2] +  \
-                                         k3_ * ks_[3];                                         \
-                        ACC acc_ = 0;                                                          \
-                        for (int32_t r0_ = 0; r0_ < re_[0]; ++r0_) {                           \
-                            const T *p0_ = base_ + r0_ * rs_[0];                               \
-                            for (int32_t r1_ = 0; r1_ < re_[1]; ++r1_) {                       \
-                                const T *p1_ = p0_ + r1_ * rs_[1];                             \
-                                for (int32_t r2_ = 0; r2_ < re_[2]; ++r2_) {                   \
-                                    const T *p2_ = p1_ + r2_ * rs_[2];                         \
-                                    for (int32_t r3_ = 0; r3_ < re_[3]; ++r3_) {               \
-                                        acc_ = ADD(acc_, p2_[r3_ * rs_[3]]);                   \
-                                    }                                                          \
-                                }                                                              \
-                            }                                                                  \
-                        }                                                                      \
-                        output[o_++] = FINISH(params, acc_);                                   \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
-        return HK_STATUS_OK;                                                                   \
-    } while (0)
-
-#define ADD_F32(acc, x) ((acc) + (x))
-/* LiteRT accumulates quantized sums in int32 and lets them wrap. */
-#define ADD_I32(acc, x) ((int32_t)((uint32_t)(acc) + (uint32_t)(int32_t)(x)))
-
-#define SUM_F32(p, acc) ((void)(p), (acc))
-#define MEAN_F32(p, acc) ((acc) / (float)(p)->count)
+/* Which kernel reduce_walk is: element type and what it does with the sum. */
+typedef enum {
+    REDUCE_SUM_F32,
+    REDUCE_MEAN_F32,
+    REDUCE_S8,  /* int8 sum or mean: the quantized epilogue */
+    REDUCE_S16, /* int16 sum or mean */
+} reduce_kind_t;
 
 /* LiteRT QuantizedMeanOrSum's epilogue: the zero-point correction is formed in 64 bits and
  * truncated to the int32 accumulator type before rescaling. */
@@ -78,31 +38,101 @@ static inline int32_t finish_quantized(const hk_reduce_params_t *p, int32_t sum,
     return hk_clamp_i32((int32_t)((uint32_t)scaled + (uint32_t)p->output_zero_point), lo, hi);
 }
 
-#define FINISH_S8(p, acc) ((int8_t)finish_quantized((p), (acc), -128, 127))
-#define FINISH_S16(p, acc) ((int16_t)finish_quantized((p), (acc), -32768, 32767))
+/*
+ * The body of every kernel: for each output in order, the sum of its inputs in row-major order
+ * (float, or int32 that wraps as LiteRT's quantized sums do), then the output: the float sum,
+ * the float sum over the count, or the quantized epilogue. `kind` is a constant at every call
+ * and the body is always inlined, so each kernel keeps its own loop.
+ */
+HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *input, void *output,
+                              reduce_kind_t kind)
+{
+    const int32_t status = validate(params, input, output);
+    if (status != HK_STATUS_OK) {
+        return status;
+    }
+    const bool is_float = kind == REDUCE_SUM_F32 || kind == REDUCE_MEAN_F32;
+    const float *in_f32 = (const float *)input;
+    const int8_t *in_s8 = (const int8_t *)input;
+    const int16_t *in_s16 = (const int16_t *)input;
+    const int32_t *ke = params->kept_extents;
+    const int32_t *ks = params->kept_strides;
+    const int32_t *re = params->reduced_extents;
+    const int32_t *rs = params->reduced_strides;
+    int32_t o = 0;
+    for (int32_t k0 = 0; k0 < ke[0]; ++k0) {
+        for (int32_t k1 = 0; k1 < ke[1]; ++k1) {
+            for (int32_t k2 = 0; k2 < ke[2]; ++k2) {
+                for (int32_t k3 = 0; k3 < ke[3]; ++k3) {
+                    const size_t base = (size_t)(k0 * ks[0]) + (size_t)(k1 * ks[1]) +
+                                        (size_t)(k2 * ks[2]) + (size_t)(k3 * ks[3]);
+                    float acc_f32 = 0;
+                    int32_t acc_i32 = 0;
+                    for (int32_t r0 = 0; r0 < re[0]; ++r0) {
+                        const size_t p0 = base + (size_t)(r0 * rs[0]);
+                        for (int32_t r1 = 0; r1 < re[1]; ++r1) {
+                            const size_t p1 = p0 + (size_t)(r1 * rs[1]);
+                            for (int32_t r2 = 0; r2 < re[2]; ++r2) {
+                                const size_t p2 = p1 + (size_t)(r2 * rs[2]);
+                                for (int32_t r3 = 0; r3 < re[3]; ++r3) {
+                                    const size_t at = p2 + (size_t)(r3 * rs[3]);
+                                    if (is_float) {
+                                        acc_f32 = acc_f32 + in_f32[at];
+                                    } else {
+                                        /* LiteRT accumulates quantized sums in int32 and lets
+                                         * them wrap. */
+                                        const int32_t x =
+                                            kind == REDUCE_S8 ? in_s8[at] : in_s16[at];
+                                        acc_i32 = (int32_t)((uint32_t)acc_i32 + (uint32_t)x);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    switch (kind) {
+                    case REDUCE_SUM_F32:
+                        ((float *)output)[o++] = acc_f32;
+                        break;
+                    case REDUCE_MEAN_F32:
+                        ((float *)output)[o++] = acc_f32 / (float)params->count;
+                        break;
+                    case REDUCE_S8:
+                        ((int8_t *)output)[o++] = (int8_t)finish_quantized(params, acc_i32, -128, 127);
+                        break;
+                    default:
+                        ((int16_t *)output)[o++] =
+                            (int16_t)finish_quantized(params, acc_i32, -32768, 32767);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
 
 /* Follows LiteRT reference_ops::ReduceGeneric with the kSum reducer (float). */
 int32_t hk_reduce_sum_f32(const hk_reduce_params_t *params, const float *input, float *output)
 {
-    REDUCE_WALK(float, float, ADD_F32, SUM_F32);
+    return reduce_walk(params, input, output, REDUCE_SUM_F32);
 }
 
 /* Follows LiteRT reference_ops::Mean<float, float>: a float sum divided by the element count. */
 int32_t hk_reduce_mean_f32(const hk_reduce_params_t *params, const float *input, float *output)
 {
-    REDUCE_WALK(float, float, ADD_F32, MEAN_F32);
+    return reduce_walk(params, input, output, REDUCE_MEAN_F32);
 }
 
 /* Follows LiteRT reference_ops::QuantizedMeanOrSum<int8_t, int32_t>. */
 int32_t hk_reduce_sum_mean_s8(const hk_reduce_params_t *params, const int8_t *input,
                               int8_t *output)
 {
-    REDUCE_WALK(int8_t, int32_t, ADD_I32, FINISH_S8);
+    return reduce_walk(params, input, output, REDUCE_S8);
 }
 
 /* Follows LiteRT reference_ops::QuantizedMeanOrSum<int16_t, int32_t> (zero points 0). */
 int32_t hk_reduce_sum_mean_s16(const hk_reduce_params_t *params, const int16_t *input,
                                int16_t *output)
 {
-    REDUCE_WALK(int16_t, int32_t, ADD_I32, FINISH_S16);
+    return reduce_walk(params, input, output, REDUCE_S16);
 }

@@ -163,51 +163,75 @@ static int32_t resize_bilinear_int_blend(int32_t v00, int32_t v10, int32_t v01, 
     return (int32_t)(result > INT32_MAX ? INT32_MAX : (result < INT32_MIN ? INT32_MIN : result));
 }
 
-#define HK_RESIZE_BILINEAR_INT_DEFINE(suffix, type, saturate)                                  \
-    int32_t hk_resize_bilinear_##suffix(const hk_resize_params_t *params, const type *input,   \
-                                        type *output)                                          \
-    {                                                                                          \
-        if (!resize_valid(params, input, output)) {                                            \
-            return HK_STATUS_BAD_PARAM;                                                        \
-        }                                                                                      \
-        const int32_t height_scale = resize_bilinear_int_scale(                                \
-            params->input_height, params->output_height, params->align_corners);               \
-        const int32_t width_scale = resize_bilinear_int_scale(                                 \
-            params->input_width, params->output_width, params->align_corners);                 \
-        const size_t depth = (size_t)params->depth;                                            \
-        const size_t row = (size_t)params->input_width * depth;                                \
-        const size_t image = (size_t)params->input_height * row;                               \
-        for (int32_t b = 0; b < params->batches; ++b) {                                        \
-            const type *in = input + (size_t)b * image;                                        \
-            for (int32_t y = 0; y < params->output_height; ++y) {                              \
-                int32_t input_y;                                                               \
-                int32_t y0;                                                                    \
-                int32_t y1;                                                                    \
-                resize_bilinear_int_source(y, height_scale, params->half_pixel_centers,        \
-                                           params->input_height, &input_y, &y0, &y1);          \
-                const int32_t fy = input_y - (1 << 10) * y0;                                   \
-                for (int32_t x = 0; x < params->output_width; ++x) {                           \
-                    int32_t input_x;                                                           \
-                    int32_t x0;                                                                \
-                    int32_t x1;                                                                \
-                    resize_bilinear_int_source(x, width_scale, params->half_pixel_centers,     \
-                                               params->input_width, &input_x, &x0, &x1);       \
-                    const int32_t fx = input_x - (1 << 10) * x0;                               \
-                    const type *p00 = in + (size_t)y0 * row + (size_t)x0 * depth;              \
-                    const type *p10 = in + (size_t)y1 * row + (size_t)x0 * depth;              \
-                    const type *p01 = in + (size_t)y0 * row + (size_t)x1 * depth;              \
-                    const type *p11 = in + (size_t)y1 * row + (size_t)x1 * depth;              \
-                    for (size_t c = 0; c < depth; ++c) {                                       \
-                        *output++ = saturate(                                                  \
-                            resize_bilinear_int_blend(p00[c], p10[c], p01[c], p11[c], fy, fx)); \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
-        return HK_STATUS_OK;                                                                   \
+/*
+ * The integer bilinear kernels, which differ only in the element type (`wide`: int16, else
+ * int8). `wide` is a constant at every call and the body is always inlined, so each kernel
+ * keeps its own loop.
+ */
+HK_INLINE int32_t resize_bilinear_int(const hk_resize_params_t *params, const void *input,
+                                      void *output, bool wide)
+{
+    if (!resize_valid(params, input, output)) {
+        return HK_STATUS_BAD_PARAM;
     }
+    const int8_t *input8 = (const int8_t *)input;
+    const int16_t *input16 = (const int16_t *)input;
+    int8_t *out8 = (int8_t *)output;
+    int16_t *out16 = (int16_t *)output;
+    const int32_t height_scale = resize_bilinear_int_scale(
+        params->input_height, params->output_height, params->align_corners);
+    const int32_t width_scale =
+        resize_bilinear_int_scale(params->input_width, params->output_width, params->align_corners);
+    const size_t depth = (size_t)params->depth;
+    const size_t row = (size_t)params->input_width * depth;
+    const size_t image = (size_t)params->input_height * row;
+    for (int32_t b = 0; b < params->batches; ++b) {
+        const size_t in = (size_t)b * image;
+        for (int32_t y = 0; y < params->output_height; ++y) {
+            int32_t input_y;
+            int32_t y0;
+            int32_t y1;
+            resize_bilinear_int_source(y, height_scale, params->half_pixel_centers,
+                                       params->input_height, &input_y, &y0, &y1);
+            const int32_t fy = input_y - (1 << 10) * y0;
+            for (int32_t x = 0; x < params->output_width; ++x) {
+                int32_t input_x;
+                int32_t x0;
+                int32_t x1;
+                resize_bilinear_int_source(x, width_scale, params->half_pixel_centers,
+                                           params->input_width, &input_x, &x0, &x1);
+                const int32_t fx = input_x - (1 << 10) * x0;
+                const size_t p00 = in + (size_t)y0 * row + (size_t)x0 * depth;
+                const size_t p10 = in + (size_t)y1 * row + (size_t)x0 * depth;
+                const size_t p01 = in + (size_t)y0 * row + (size_t)x1 * depth;
+                const size_t p11 = in + (size_t)y1 * row + (size_t)x1 * depth;
+                for (size_t c = 0; c < depth; ++c) {
+                    if (wide) {
+                        *out16++ = hk_sat_s16(resize_bilinear_int_blend(
+                            input16[p00 + c], input16[p10 + c], input16[p01 + c],
+                            input16[p11 + c], fy, fx));
+                    } else {
+                        *out8++ = hk_sat_s8(resize_bilinear_int_blend(
+                            input8[p00 + c], input8[p10 + c], input8[p01 + c], input8[p11 + c],
+                            fy, fx));
+                    }
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
 
 /* Follows LiteRT reference_ops::ResizeBilinearInteger (int8, the kReference path). */
-HK_RESIZE_BILINEAR_INT_DEFINE(s8, int8_t, hk_sat_s8)
+int32_t hk_resize_bilinear_s8(const hk_resize_params_t *params, const int8_t *input,
+                              int8_t *output)
+{
+    return resize_bilinear_int(params, input, output, false);
+}
+
 /* Follows LiteRT reference_ops::ResizeBilinearInteger (int16). */
-HK_RESIZE_BILINEAR_INT_DEFINE(s16, int16_t, hk_sat_s16)
+int32_t hk_resize_bilinear_s16(const hk_resize_params_t *params, const int16_t *input,
+                               int16_t *output)
+{
+    return resize_bilinear_int(params, input, output, true);
+}

@@ -32,72 +32,117 @@ static void tconv_sources(int32_t out, int32_t pad, int32_t stride, int32_t taps
     *last = hk_min_i32(size - 1, tconv_floor_div(t, stride));
 }
 
-/* One body for the integer kernels, which differ only in types and requantization. */
-#define TCONV_QUANT_KERNEL(NAME, IN_T, BIAS_T, ACC_T, REQUANT, LO, HI)                         \
-    int32_t NAME(const hk_transpose_conv_params_t *params, const IN_T *input,                  \
-                 const int8_t *filter, const BIAS_T *bias, IN_T *output)                       \
-    {                                                                                          \
-        if (!tconv_quant_params_ok(params) || input == NULL || filter == NULL ||               \
-            output == NULL) {                                                                  \
-            return HK_STATUS_BAD_PARAM;                                                        \
-        }                                                                                      \
-        const hk_transpose_conv_params_t *p = params;                                          \
-        const size_t in_c = (size_t)p->input_channels;                                         \
-        const int32_t act_min = hk_max_i32(p->act_min, LO);                                    \
-        const int32_t act_max = hk_min_i32(p->act_max, HI);                                    \
-        IN_T *out = output;                                                                    \
-        for (int32_t b = 0; b < p->batches; ++b) {                                             \
-            const IN_T *image = input + (size_t)b * (size_t)p->input_height *                  \
-                                            (size_t)p->input_width * in_c;                     \
-            for (int32_t oy = 0; oy < p->output_height; ++oy) {                                \
-                int32_t iy0, iy1;                                                              \
-                tconv_sources(oy, p->pad_top, p->stride_height, p->filter_height,              \
-                              p->input_height, &iy0, &iy1);                                    \
-                for (int32_t ox = 0; ox < p->output_width; ++ox) {                             \
-                    int32_t ix0, ix1;                                                          \
-                    tconv_sources(ox, p->pad_left, p->stride_width, p->filter_width,           \
-                                  p->input_width, &ix0, &ix1);                                 \
-                    for (int32_t oc = 0; oc < p->output_channels; ++oc) {                      \
-                        ACC_T acc = 0;                                                         \
-                        for (int32_t iy = iy0; iy <= iy1; ++iy) {                              \
-                            const int32_t fy = oy + p->pad_top - iy * p->stride_height;        \
-                            for (int32_t ix = ix0; ix <= ix1; ++ix) {                          \
-                                const int32_t fx = ox + p->pad_left - ix * p->stride_width;    \
-                                const IN_T *x =                                                \
-                                    image +                                                    \
-                                    ((size_t)iy * (size_t)p->input_width + (size_t)ix) * in_c; \
-                                const int8_t *w =                                              \
-                                    filter + (((size_t)oc * (size_t)p->filter_height +         \
-                                               (size_t)fy) * (size_t)p->filter_width +         \
-                                              (size_t)fx) * in_c;                              \
-                                for (size_t ic = 0; ic < in_c; ++ic) {                         \
-                                    acc += (ACC_T)(((int32_t)x[ic] + p->input_offset) *        \
-                                                   (int32_t)w[ic]);                            \
-                                }                                                              \
-                            }                                                                  \
-                        }                                                                      \
-                        if (bias != NULL) {                                                    \
-                            acc += bias[oc];                                                   \
-                        }                                                                      \
-                        int32_t value =                                                        \
-                            REQUANT(acc, p->output_multiplier[oc], p->output_shift[oc]);       \
-                        value += p->output_offset;                                             \
-                        *out++ = (IN_T)hk_clamp_i32(value, act_min, act_max);                  \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
-        return HK_STATUS_OK;                                                                   \
+/* Which integer kernel tconv_quant is: element, bias and accumulator types, requantization. */
+typedef enum {
+    TCONV_S8,      /* int8 input and output, int32 bias and accumulator, hk_mbqm */
+    TCONV_S16,     /* int16 input and output, int64 bias and accumulator, hk_mbqm_64 */
+    TCONV_S16_B32, /* int16 input and output, int32 bias and accumulator, hk_mbqm */
+} tconv_kind_t;
+
+/*
+ * The integer kernels, which differ only in types and requantization. `kind` is a constant at
+ * every call and the body is always inlined, so each kernel keeps its own loop with the other
+ * kinds' code folded away.
+ */
+HK_INLINE int32_t tconv_quant(const hk_transpose_conv_params_t *params, const void *input,
+                              const int8_t *filter, const void *bias, void *output,
+                              tconv_kind_t kind)
+{
+    if (!tconv_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
     }
+    const bool wide = kind != TCONV_S8;
+    const int8_t *input8 = (const int8_t *)input;
+    const int16_t *input16 = (const int16_t *)input;
+    const int32_t *bias32 = (const int32_t *)bias;
+    const int64_t *bias64 = (const int64_t *)bias;
+    int8_t *out8 = (int8_t *)output;
+    int16_t *out16 = (int16_t *)output;
+    const hk_transpose_conv_params_t *p = params;
+    const size_t in_c = (size_t)p->input_channels;
+    const int32_t act_min = hk_max_i32(p->act_min, wide ? -32768 : -128);
+    const int32_t act_max = hk_min_i32(p->act_max, wide ? 32767 : 127);
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const size_t image = (size_t)b * (size_t)p->input_height * (size_t)p->input_width * in_c;
+        for (int32_t oy = 0; oy < p->output_height; ++oy) {
+            int32_t iy0, iy1;
+            tconv_sources(oy, p->pad_top, p->stride_height, p->filter_height, p->input_height,
+                          &iy0, &iy1);
+            for (int32_t ox = 0; ox < p->output_width; ++ox) {
+                int32_t ix0, ix1;
+                tconv_sources(ox, p->pad_left, p->stride_width, p->filter_width,
+                              p->input_width, &ix0, &ix1);
+                for (int32_t oc = 0; oc < p->output_channels; ++oc) {
+                    int32_t acc32 = 0;
+                    int64_t acc64 = 0;
+                    for (int32_t iy = iy0; iy <= iy1; ++iy) {
+                        const int32_t fy = oy + p->pad_top - iy * p->stride_height;
+                        for (int32_t ix = ix0; ix <= ix1; ++ix) {
+                            const int32_t fx = ox + p->pad_left - ix * p->stride_width;
+                            const size_t x =
+                                image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) * in_c;
+                            const int8_t *w =
+                                filter + (((size_t)oc * (size_t)p->filter_height + (size_t)fy) *
+                                              (size_t)p->filter_width +
+                                          (size_t)fx) * in_c;
+                            for (size_t ic = 0; ic < in_c; ++ic) {
+                                const int32_t xv = wide ? (int32_t)input16[x + ic]
+                                                        : (int32_t)input8[x + ic];
+                                const int32_t product = (xv + p->input_offset) * (int32_t)w[ic];
+                                if (kind == TCONV_S16) {
+                                    acc64 += (int64_t)product;
+                                } else {
+                                    acc32 += product;
+                                }
+                            }
+                        }
+                    }
+                    int32_t value;
+                    if (kind == TCONV_S16) {
+                        if (bias64 != NULL) {
+                            acc64 += bias64[oc];
+                        }
+                        value = hk_mbqm_64(acc64, p->output_multiplier[oc], p->output_shift[oc]);
+                    } else {
+                        if (bias32 != NULL) {
+                            acc32 += bias32[oc];
+                        }
+                        value = hk_mbqm(acc32, p->output_multiplier[oc], p->output_shift[oc]);
+                    }
+                    value += p->output_offset;
+                    value = hk_clamp_i32(value, act_min, act_max);
+                    if (wide) {
+                        *out16++ = (int16_t)value;
+                    } else {
+                        *out8++ = (int8_t)value;
+                    }
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
 
 /* Follows LiteRT reference_integer_ops::TransposeConv (int8). */
-TCONV_QUANT_KERNEL(hk_transpose_conv_s8, int8_t, int32_t, int32_t, hk_mbqm, -128, 127)
+int32_t hk_transpose_conv_s8(const hk_transpose_conv_params_t *params, const int8_t *input,
+                             const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    return tconv_quant(params, input, filter, bias, output, TCONV_S8);
+}
 
 /* Follows LiteRT reference_integer_ops::TransposeConv (int16 x int8, int64 bias). */
-TCONV_QUANT_KERNEL(hk_transpose_conv_s16, int16_t, int64_t, int64_t, hk_mbqm_64, -32768, 32767)
+int32_t hk_transpose_conv_s16(const hk_transpose_conv_params_t *params, const int16_t *input,
+                              const int8_t *filter, const int64_t *bias, int16_t *output)
+{
+    return tconv_quant(params, input, filter, bias, output, TCONV_S16);
+}
 
 /* Follows LiteRT reference_integer_ops::TransposeConv (int16 x int8, int32 bias). */
-TCONV_QUANT_KERNEL(hk_transpose_conv_s16_b32, int16_t, int32_t, int32_t, hk_mbqm, -32768, 32767)
+int32_t hk_transpose_conv_s16_b32(const hk_transpose_conv_params_t *params, const int16_t *input,
+                                  const int8_t *filter, const int32_t *bias, int16_t *output)
+{
+    return tconv_quant(params, input, filter, bias, output, TCONV_S16_B32);
+}
 
 /* Follows LiteRT reference_ops::TransposeConv (float). */
 int32_t hk_transpose_conv_f32(const hk_transpose_conv_params_t *params, const float *input,
