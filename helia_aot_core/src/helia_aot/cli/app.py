@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import importlib
-from importlib import metadata
-
 import typer
 
 from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
 from helia_aot.cli.flags import DottedFlagsCommand
 from helia_aot.cli.listing import platforms_app, plugins_command
+from helia_aot.plugins.manager import distribution_version
+from helia_aot.version import __version__
 
 DISTRIBUTION = "helia-aot-core"
 
 
 def core_version() -> str:
     """The installed helia-aot-core version, or the package's own when it is not installed."""
-    try:
-        return metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        package = importlib.import_module("helia_aot")
-        return str(getattr(package, "__version__", "unknown"))
+    return distribution_version(DISTRIBUTION) or __version__
 
 
 def _show_version(value: bool) -> None:

@@ -10,7 +10,6 @@ one error lists them all, with the distribution that would add the support.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -32,21 +31,13 @@ from helia_aot.converters.litert.view import ModelView, SubgraphView
 from helia_aot.converters.litert.view_builder import build_view
 from helia_aot.errors import HeliaAotError, ModelLoadError, PluginError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
+from helia_aot.plugins.manager import distribution_installed
 
 BUILTIN_DISTRIBUTION = "helia-aot-ops-builtin"
 """The distribution whose operator pack parses LiteRT builtin operators."""
 
 Failure = tuple[int, str, str, str | None]
 """An operator that cannot be parsed: (index, key, reason, install hint or None)."""
-
-
-def distribution_installed(name: str) -> bool:
-    """Whether the distribution ``name`` is installed (its metadata can be found)."""
-    try:
-        importlib.metadata.distribution(name)
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
 
 
 def _unblock_hint(names: list[str]) -> str:

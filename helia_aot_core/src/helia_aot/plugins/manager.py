@@ -7,8 +7,10 @@ distribution and version. The selection (``plugins.enabled`` / ``plugins.disable
 is never imported; every collection of extensions (conversion, platform lookup, the CLI listings)
 goes through a host built here for one selection.
 
-Entry points and distributions are read with the standard library's ``importlib.metadata`` (the one
-reader in the core: pluggy reads the same metadata the same way).
+Entry points and distributions are read here and nowhere else in the core, with the
+``importlib-metadata`` package the design names: the same API as the standard library's
+``importlib.metadata``, released on its own schedule, so entry-point selection behaves the same on
+every Python the core supports.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import os
 import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import TYPE_CHECKING, Any, Protocol
 
+import importlib_metadata as metadata
 import pluggy
 
 import helia_aot.core_plugin as core_plugin
@@ -97,6 +99,23 @@ def selection(plugins: Selection) -> tuple[list[str] | None, list[str]]:
     if os.environ.get(AUTOLOAD_ENV, "").strip() not in ("", "0", "false", "False") and enabled is None:
         enabled = []
     return (list(enabled) if enabled is not None else None), sorted(set(disabled or ()))
+
+
+def distribution_installed(name: str) -> bool:
+    """Whether the distribution ``name`` is installed (its metadata can be found)."""
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def distribution_version(name: str) -> str | None:
+    """The installed version of distribution ``name``, or None when it is not installed."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def discover_entry_points() -> list[metadata.EntryPoint]:

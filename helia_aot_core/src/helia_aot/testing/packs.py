@@ -14,16 +14,16 @@ import re
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+from importlib_metadata import EntryPoint
 
 from helia_aot.config.args import ConvertArgs
 from helia_aot.converter import AotConverter
-from helia_aot.plugins.manager import ENTRY_POINT_GROUP
+from helia_aot.plugins.manager import discover_entry_points
 from helia_aot.registry.build import build_default_registry_context
 from helia_aot.testing.host import HostRun, build_module, run_module_test_case
 
@@ -35,9 +35,8 @@ def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _entry_points() -> list[metadata.EntryPoint]:
-
-    return list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+def _entry_points() -> list[EntryPoint]:
+    return discover_entry_points()
 
 
 def pack_module(pack: PackSource) -> ModuleType | None:
