@@ -271,8 +271,8 @@ def render_module_report(
         _table([], [[(_e(k), False), (_e(v), False)] for k, v in facts], "facts"),
     ]
     if report.arena_hints or report.hints:
-        notes = [*report.arena_hints, *report.hints]
-        items = "".join(f'<li class="hint">{_e(h.message)}</li>' for h in notes)
+        messages = [h.message for h in report.arena_hints] + [h.message for h in report.hints]
+        items = "".join(f'<li class="hint">{_e(m)}</li>' for m in messages)
         parts.append(f"<ul>{items}</ul>\n")
     parts += ["<h2>Arenas</h2>\n", arena_table(report, views.get("regions"))]
     for region in occupancy:

@@ -118,10 +118,10 @@ def _requests(config: Any, op: Any) -> dict[str, tuple[str, dict[str, Any]]]:
         if not rule_matches(rule, op):
             continue
         for name in requested:
-            value = getattr(rule.optimization, name, None)
-            if value is not None:
+            asked = getattr(rule.optimization, name, None)
+            if asked is not None:
                 rule_ref = {"index": index, "type": str(rule.type), "id": rule.id}
-                requested[name] = (str(value), {"kind": "operator", "rule": rule_ref})
+                requested[name] = (str(asked), {"kind": "operator", "rule": rule_ref})
     return requested
 
 
@@ -527,8 +527,8 @@ def residency_record(
     prefix = str(config.module.prefix) if config is not None else "aot"
     allocate = bool(config.memory.allocate_arenas) if config is not None else True
     counts: dict[int, int] = {}
-    for p in plan.placements.values():
-        counts[p.region] = counts.get(p.region, 0) + 1
+    for placement in plan.placements.values():
+        counts[placement.region] = counts.get(placement.region, 0) + 1
     arenas: dict[str, list[dict[str, Any]]] = {role: [] for role in ARENA_ROLES}
     for region in plan.regions:
         row: dict[str, Any] = {
@@ -539,7 +539,7 @@ def residency_record(
             "used": region.used,
         }
         if region.role == "constant":
-            origin = plan.regions[region.source_region] if region.staged else region
+            origin = plan.regions[region.source_region] if region.source_region is not None else region
             row.update(
                 kind="staged" if region.staged else "cold",
                 source_memory=str(origin.memory).lower(),
@@ -563,18 +563,18 @@ def residency_record(
         p = plan.placements.get(tid)
         if p is None:
             continue  # never read by the module, so never placed
-        region = plan.regions[p.region]
-        origin = plan.regions[region.source_region] if region.staged else region
+        placed = plan.regions[p.region]
+        origin = plan.regions[placed.source_region] if placed.source_region is not None else placed
         tensors.append(
             {
                 "id": str(tid),
-                "memory": str(region.memory).lower(),
+                "memory": str(placed.memory).lower(),
                 "offset": p.offset,
-                "role": region.role,
+                "role": placed.role,
                 "size": p.size,
                 "source_memory": str(origin.memory).lower(),
                 "name": tensor.name,
-                "region_id": region.id,
+                "region_id": placed.id,
             }
         )
     return {
