@@ -10,6 +10,7 @@ import pytest
 from helia_aot.cli import app
 from helia_aot.errors import InvalidConfigError, PluginError
 from helia_aot.platforms import SocPlatform
+from helia_aot.platforms.records import platform_json
 from helia_aot.registry import RegistryContext
 from typer.testing import CliRunner
 
@@ -150,9 +151,11 @@ def test_platforms_list_json():
     result = runner.invoke(app, ["platforms", "list", "--json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert [p["name"] for p in data] == ["acme_m4", "acme_m55"]
-    assert data[1]["memories"] == {"sram": 1 << 20, "dtcm": 256 * 1024}
-    assert data[1]["capabilities"] == ["mcu", "dsp", "mve"]
+    assert data["schema_version"] == 1
+    assert [p["name"] for p in data["platforms"]] == ["acme_m4", "acme_m55"]
+    m55 = data["platforms"][1]
+    assert m55["memories"] == [{"name": "SRAM", "bytes": 1 << 20}, {"name": "DTCM", "bytes": 256 * 1024}]
+    assert m55["capabilities"] == ["MCU", "DSP", "MVE"]
 
 
 def test_platforms_show():
@@ -161,7 +164,7 @@ def test_platforms_show():
     for text in ("cortex-m55", "ACME test board", "preferred_order", "dtcm, sram", "alignment", "16"):
         assert text in result.stdout
     data = json.loads(runner.invoke(app, ["platforms", "show", "acme_m4", "--json"]).stdout)
-    assert data == SMALL.to_dict()
+    assert data == {"schema_version": 1, "platform": platform_json(SMALL)}
 
 
 def test_platforms_show_unknown_name_is_exit_2():

@@ -56,8 +56,8 @@ def stable_report(report: dict) -> dict:
     diff shows by how much."""
     return {
         "schema_version": report["schema_version"],
-        "model": report["model"],
-        "platform": report["platform"],
+        "model_name": report["model_name"],
+        "platform_name": report["platform_name"],
         "operators": [
             {k: op[k] for k in ("id", "index", "op_type", "macs", "parameters", "kernel_calls")}
             for op in report["operators"]
@@ -84,12 +84,23 @@ def test_report_file_matches_golden(kws):
 def test_plan_records_each_operator_decision(kws):
     plan = kws.plan
     assert [op.index for op in plan.operators] == list(range(12))
-    assert [op.id for op in plan.operators] == [str(i) for i in range(12)]
+    assert [op.node_id for op in plan.operators] == [str(i) for i in range(12)]
+    # Plan ids are "<subgraph>:<first output tensor name>", as operators[].id rules may name them.
+    assert plan.operators[-1].id == "0:Identity" and {op.id_source for op in plan.operators} == {
+        "tensor_name"
+    }
     conv = plan.operators[0]
     assert conv.op_type == "CONV_2D" and conv.kernel.family == "conv" and conv.kernel.entry == "hk_conv_s8"
-    assert conv.knobs == {"kernel": KernelChoice.GENERIC, "accumulation": AccumulationChoice.PRECISE}
+    assert {name: k.value for name, k in conv.knobs.items()} == {
+        "kernel": KernelChoice.GENERIC.value,
+        "accumulation": AccumulationChoice.PRECISE.value,
+    }
+    assert conv.knobs["kernel"].requested == "auto" and conv.knobs["kernel"].source.kind == "default"
+    assert plan.operators[9].knobs == {}  # AVERAGE_POOL_2D has no knob
     assert conv.attributes == {"code_placement": "DEFAULT"}
-    assert plan.goal is OptimizationGoal.BALANCED
+    assert plan.optimization.goal is OptimizationGoal.BALANCED
+    assert plan.module_prefix == "kws" and plan.model.file == MODEL.name and plan.model.subgraph == 0
+    assert plan.platform.name == "apollo510_evb" and plan.platform.supports_fp16
 
 
 def test_report_figures_follow_the_definitions(kws):
@@ -100,7 +111,7 @@ def test_report_figures_follow_the_definitions(kws):
     assert ops[9].op_type == "AVERAGE_POOL_2D" and ops[9].macs == 0 and ops[9].parameters == 0
     # The model's dense layer has no bias (an absent optional input).
     assert ops[10].macs == 12 * 64 and ops[10].parameters == 12 * 64
-    assert ops[11].op_type == "SOFTMAX" and ops[11].macs is None and ops[11].parameters is None
+    assert ops[11].op_type == "SOFTMAX" and ops[11].macs == 0 and ops[11].parameters is None
     assert kws.report.total_macs == sum(op.macs or 0 for op in ops.values())
     assert ops[0].kernel_calls == {"conv_2d": "hk_conv_s8"}
 
@@ -150,7 +161,10 @@ def test_unhonoured_requests_become_hints(tmp_path):
     assert kinds[11] == ["code_placement_ignored"]
     assert kinds[1] == [] and kinds[10] == []
     # The plan says what ran, whatever was asked.
-    assert result.plan.operators[0].knobs["kernel"] is KernelChoice.GENERIC
+    kernel = result.plan.operators[0].knobs["kernel"]
+    assert (kernel.value, kernel.requested, kernel.resolved_by) == ("generic", "specialized", "explicit")
+    assert kernel.source.kind == "operator" and kernel.source.rule.index == 0
+    assert result.plan.operators[1].knobs["kernel"].source.rule.index == 2
     assert result.plan.operators[11].attributes == {"code_placement": "ITCM"}
 
 
@@ -158,15 +172,26 @@ def test_unhonoured_requests_become_hints(tmp_path):
 
 
 def plan_file(**overrides) -> dict:
+    choice = {
+        "value": "generic",
+        "requested": "auto",
+        "resolved_by": "auto_table",
+        "source": {"kind": "default", "rule": None},
+        "approximate": False,
+    }
     record = {
         "schema_version": 1,
-        "model": "m",
-        "platform": "p",
-        "goal": "balanced",
+        "generator": {"helia_aot": "0.1.0", "cmsis_nn_required": ""},
+        "model": {"file": "m.tflite", "sha256": None, "subgraph": 0},
+        "module_prefix": "m",
+        "platform": {"name": "p", "cpu": "cortex-m55", "capabilities": ["MCU"], "supports_fp16": False},
+        "optimization": {"goal": "balanced", "allow_approximate": False, "knobs": {}},
         "operators": [
             {
-                "id": "0",
+                "id": "0:y",
+                "id_source": "tensor_name",
                 "index": 0,
+                "node_id": "0",
                 "op_type": "CONV_2D",
                 "source_indices": [0],
                 "kernel": {
@@ -175,7 +200,8 @@ def plan_file(**overrides) -> dict:
                     "families": ["conv"],
                     "calls": {"conv_2d": "hk_conv_s8"},
                 },
-                "knobs": {"kernel": "generic", "accumulation": "precise"},
+                "knobs": {"kernel": choice, "accumulation": {**choice, "value": "precise"}},
+                "fixed": {},
                 "attributes": {"code_placement": "DEFAULT"},
             }
         ],
@@ -195,36 +221,36 @@ def test_fields_a_release_does_not_know_are_ignored():
 
 
 def test_a_file_from_an_older_release_with_fewer_fields_reads():
-    plan = OptimizationPlan.model_validate(
-        {"schema_version": 1, "operators": [{"id": "3", "index": 0, "op_type": "ADD"}]}
-    )
+    plan = OptimizationPlan.model_validate(plan_file(operators=[{"id": "3", "index": 0, "op_type": "ADD"}]))
     assert plan.operators[0].knobs == {} and plan.operators[0].kernel is None
 
 
 def test_enum_values_a_release_does_not_know_are_kept_as_strings():
+    choice = plan_file()["operators"][0]["knobs"]["kernel"]
     record = plan_file(
-        goal="thermal",
+        optimization={"goal": "thermal", "allow_approximate": False, "knobs": {}},
         operators=[
             {
                 **plan_file()["operators"][0],
-                "knobs": {"kernel": "helium_v2", "accumulation": "fast", "unroll": "4"},
+                "knobs": {
+                    "kernel": {**choice, "value": "helium_v2", "source": {"kind": "profile"}},
+                    "unroll": {**choice, "value": "4"},
+                },
             }
         ],
     )
     plan = OptimizationPlan.model_validate_json(json.dumps(record))
     knobs = plan.operators[0].knobs
-    assert knobs["kernel"] == "helium_v2" and type(knobs["kernel"]) is str
-    assert knobs["accumulation"] is AccumulationChoice.FAST
-    assert knobs["unroll"] == "4" and plan.goal == "thermal"
-    assert json.loads(plan.model_dump_json())["operators"][0]["knobs"] == {
-        "kernel": "helium_v2",
-        "accumulation": "fast",
-        "unroll": "4",
-    }
+    assert knobs["kernel"].value == "helium_v2" and knobs["kernel"].source.kind == "profile"
+    assert knobs["unroll"].value == "4" and plan.optimization.goal == "thermal"
+    dumped = json.loads(plan.model_dump_json())
+    assert dumped["operators"][0]["knobs"]["kernel"]["value"] == "helium_v2"
+    assert dumped["optimization"]["goal"] == "thermal"
 
     report = OptimizationReport.model_validate(
         {
             "schema_version": 1,
+            "plan_file": "m_plan.json",
             "arenas": [
                 {
                     "region": 0,
@@ -243,15 +269,16 @@ def test_enum_values_a_release_does_not_know_are_kept_as_strings():
                     "alignment": 16,
                 },
             ],
-            "hints": [
+            "arena_hints": [
                 {"kind": "thermal_throttle", "message": "m"},
                 {"kind": "fragmentation", "message": "f"},
             ],
         }
     )
     assert report.arenas[0].role == "cache" and report.arenas[1].role is ArenaRole.SCRATCH
-    assert report.hints[0].kind == "thermal_throttle" and report.hints[1].kind is HintKind.FRAGMENTATION
-    assert json.loads(report.model_dump_json())["hints"][0]["kind"] == "thermal_throttle"
+    hints = report.arena_hints
+    assert hints[0].kind == "thermal_throttle" and hints[1].kind is HintKind.FRAGMENTATION
+    assert json.loads(report.model_dump_json())["arena_hints"][0]["kind"] == "thermal_throttle"
 
 
 @pytest.mark.parametrize("reader, what", [(OptimizationPlan, "plan"), (OptimizationReport, "report")])
@@ -277,4 +304,4 @@ def test_records_compare_by_value_and_are_frozen():
     b = OptimizationPlan.model_validate_json(json.dumps(plan_file()))
     assert a == b and a is not b
     with pytest.raises(ValidationError):
-        a.model = "other"
+        a.module_prefix = "other"

@@ -87,15 +87,20 @@ def test_schema_fields(residency):
     assert list(residency["arenas"]) == ["scratch", "persistent", "constant"]
     for role, arenas in residency["arenas"].items():
         for arena in arenas:
-            required = {"region_id", "memory", "used", "total_size", "alignment"}
+            required = {"region_id", "memory", "used", "total_size", "alignment", "storage"}
+            required |= {"reserved_size", "capacity"}
             if role == "scratch":
-                required |= {"peak_live", "fragmentation"}
+                required |= {"peak_live", "fragmentation", "fragmentation_ratio"}
+            else:
+                required |= {"kind", "source_memory", "tensor_count"}
             assert set(arena) == required  # no staged region here: no source fields
-            assert arena["used"] <= arena["total_size"] and arena["total_size"] % arena["alignment"] == 0
+            assert arena["used"] <= arena["reserved_size"] <= arena["total_size"]
+            assert arena["reserved_size"] % arena["alignment"] == 0
     scratch = residency["arenas"]["scratch"][0]
-    assert scratch["fragmentation"] == pytest.approx(1 - scratch["peak_live"] / scratch["used"])
+    assert scratch["fragmentation"] == scratch["used"] - scratch["peak_live"]
+    assert scratch["fragmentation_ratio"] == pytest.approx(1 - scratch["peak_live"] / scratch["used"])
     for tensor in residency["tensors"]:
-        assert set(tensor) == {"id", "name", "role", "region_id", "memory", "offset", "size"}
+        assert set(tensor) == {"id", "name", "role", "region_id", "memory", "offset", "size", "source_memory"}
 
 
 def test_plan_hash_is_the_modules_macro(module, residency):
@@ -122,7 +127,7 @@ def test_arenas_match_the_modules_tables(module, residency):
     arenas = {a["region_id"]: a for rows in residency["arenas"].values() for a in rows}
     assert sorted(arenas) == list(range(len(sizes)))
     for region_id, arena in arenas.items():
-        assert (arena["total_size"], arena["alignment"]) == (sizes[region_id], alignments[region_id])
+        assert (arena["reserved_size"], arena["alignment"]) == (sizes[region_id], alignments[region_id])
 
 
 def test_every_placed_tensor_matches_the_placement_table(module, residency):

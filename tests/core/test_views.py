@@ -164,10 +164,10 @@ def test_regions_match_the_residency_report_and_the_module(result, residency):
     sources = "".join(p.read_text() for p in (result.output / "src").glob("*.c"))
     for region in result.regions:
         role, arena = arenas[region.id]
-        assert (region.role, region.memory, region.size, region.alignment) == (
+        assert (region.role, region.memory.lower(), region.size, region.alignment) == (
             role,
             arena["memory"],
-            arena["total_size"],
+            arena["reserved_size"],
             arena["alignment"],
         )
         assert region.offset == 0 and region.source_memory is None and region.sidecar_file is None
@@ -203,7 +203,10 @@ def test_staged_constants_and_application_owned_arenas(tmp_path):
     )
     residency = json.loads((staged.output / "kws_residency.json").read_text())
     rows = {a["region_id"]: a for a in residency["arenas"]["constant"]}
-    assert (rows[copy_.id]["source_region_id"], rows[copy_.id]["source_memory"]) == (cold.id, cold.memory)
+    assert (rows[copy_.id]["source_region_id"], rows[copy_.id]["source_memory"]) == (
+        cold.id,
+        cold.memory.lower(),
+    )
     assert "source_region_id" not in rows[cold.id]
 
 
@@ -213,7 +216,8 @@ def test_operators_match_the_plan_and_the_module(result):
     planned_and_reported = zip(result.plan.operators, result.report.operators, strict=True)
     for view, (planned, reported) in zip(result.operators, planned_and_reported, strict=True):
         assert view.type == planned.op_type and list(view.source_indices) == planned.source_indices
-        assert (view.macs, view.parameters) == (reported.macs, reported.parameters)
+        # The report writes 0 MACs where the count is undefined (the heliaAOT 1.1 shape).
+        assert (view.macs or 0, view.parameters) == (reported.macs, reported.parameters)
         assert dict(view.kernel_calls) == reported.kernel_calls
         assert re.search(rf"int32_t {view.symbol}\(", sources), view.symbol
     ids = {t.id for t in result.tensors}

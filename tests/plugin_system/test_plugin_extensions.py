@@ -303,7 +303,7 @@ def test_disabling_apollo_removes_its_platforms(tmp_path):
     reset_plugin_cache()
     flag = ["--plugins.disabled", "apollo"]
     result = runner.invoke(app, ["platforms", "list", "--json", *flag])
-    assert result.exit_code == 0 and json.loads(result.stdout) == []
+    assert result.exit_code == 0 and json.loads(result.stdout) == {"schema_version": 1, "platforms": []}
     shown = runner.invoke(app, ["platforms", "show", "apollo510_evb", *flag])
     assert shown.exit_code == 2 and "apollo (helia-aot-platforms-apollo)" in shown.stderr
     config = ConvertArgs.model_validate({**settings(tmp_path), "plugins": {"disabled": ["apollo"]}})

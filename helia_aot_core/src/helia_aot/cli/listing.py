@@ -25,6 +25,7 @@ from helia_aot.cli.errors import reported_errors
 from helia_aot.cli.flags import cli_keys, parse_flag_value
 from helia_aot.config.sections import PluginsConfig
 from helia_aot.platforms import get_platform, list_platforms
+from helia_aot.platforms.records import platform_show_json, platforms_list_json
 from helia_aot.platforms.sizes import format_byte_size
 from helia_aot.registry.build import build_default_registry_context, list_plugins
 
@@ -154,7 +155,7 @@ def platforms_list(
         platforms = list_platforms(context)
         rows = [record_dict(platform) for platform in platforms]
         if as_json:
-            print_json(rows)
+            typer.echo(json.dumps(platforms_list_json(platforms)))
             return
         console = _console()
         if not rows:
@@ -188,7 +189,7 @@ def platforms_show(
         platform = get_platform(name, context)
         row = record_dict(platform)
         if as_json:
-            print_json(row)
+            typer.echo(json.dumps(platform_show_json(platform)))
             return
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")

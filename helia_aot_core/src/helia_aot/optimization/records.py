@@ -1,5 +1,9 @@
 """Pydantic readers of the plan and report files a conversion writes (schema_version 1).
 
+The fields and their meanings are those of the heliaAOT 1.1 plan and report files, so these readers
+read that tool's files and its readers read ours; the fields only this compiler writes are optional
+here and ignored there.
+
 The schema_version rule lets a tool written against one release read files from any other release
 with the same schema_version: a field it does not know is ignored, and an enumerated value it does
 not know (a new knob, a new hint kind, a new arena role) is kept as the string written instead of
@@ -114,78 +118,239 @@ class _Versioned(_Record):
         return data
 
 
-class KernelChoice(_Record):
-    """The kernel an operator's C calls.
+class Generator(_Record):
+    """The compiler release that wrote the plan and the kernel library version its C needs."""
 
-    ``family`` is the kernel-library family of the main call (``conv``), ``entry`` its entry point
-    (``hk_conv_s8``, without the module prefix the emitter adds); ``families`` and ``calls`` list
-    every family and every call by role.
+    helia_aot: str
+    cmsis_nn_required: str
+
+
+class ModelIdentity(_Record):
+    """The model file converted: its base name, SHA-256 of its bytes, and the subgraph."""
+
+    file: str
+    sha256: str | None = None
+    subgraph: int = 0
+
+
+class PlatformIdentity(_Record):
+    """The target: canonical name, CPU, capabilities (upper case) and whether it runs FP16."""
+
+    name: str
+    cpu: str
+    capabilities: list[str] = []
+    supports_fp16: bool = False
+
+
+class RuleRef(_Record):
+    """The ``operators[]`` rule that set a knob: its position, ``type`` and ``id``."""
+
+    index: int
+    type: str
+    id: str | list[str] | None = None
+
+
+class KnobSource(_Record):
+    """Where a knob's requested value came from: an operator rule, the model-wide section, or neither.
+
+    ``kind`` is ``operator``, ``model``, ``default`` (or ``plan``, reserved); a kind this release
+    does not know is kept as written.
     """
 
+    kind: str
+    rule: RuleRef | None = None
+
+
+class KnobChoice(_Record):
+    """One knob of one operator: the value used, the value asked for, and how one became the other."""
+
+    value: str
+    requested: str
+    resolved_by: str
+    source: KnobSource
+    approximate: bool = False
+
+
+class FixedChoice(_Record):
+    """A choice no knob controls (a weight layout, a placement) and what fixed it."""
+
+    value: str
+    set_by: str
+
+
+class PlanKernel(_Record):
+    """The kernel entry an operator calls, among the candidates that apply to it.
+
+    ``entry`` is the kernel-library entry point (``hk_conv_s8``, without the module prefix the
+    emitter adds). ``family``, ``families`` and ``calls`` are this compiler's additions: the
+    kernel-library family of the main call and every family and call by role.
+    """
+
+    entry: str
+    provider: str | None = None
+    local_scratch_bytes: int | None = None
+    candidates: list[str] | None = None
+    requantization: str | None = None
     family: str | None = None
-    entry: str | None = None
     families: list[str] = []
     calls: dict[str, str] = {}
 
 
-class PlannedOperator(_Record):
-    """One operator of the plan, in execution order (``index`` is its layer index)."""
+# Kept for code written against the earlier plan reader, which named the kernel record so.
+KernelChoice = PlanKernel
+
+
+class PlanOperator(_Record):
+    """One operator of the plan, in execution order (``index``).
+
+    ``id`` is the plan id (``<subgraph>:<first output tensor name>`` or a fallback ``id_source``
+    names), ``node_id`` the AIR node id; ``operators[].id`` rules match either. ``source_indices``
+    and ``attributes`` are this compiler's additions.
+    """
 
     id: str
+    id_source: str = "node_id"
     index: int
+    node_id: str = ""
     op_type: str
+    knobs: dict[str, KnobChoice] = {}
+    fixed: dict[str, FixedChoice] = {}
+    kernel: PlanKernel | None = None
     source_indices: list[int] = []
-    kernel: KernelChoice | None = None
-    knobs: dict[str, str] = {}
     attributes: dict[str, Any] = {}
 
-    @model_validator(mode="after")
-    def _knob_members(self) -> PlannedOperator:
-        # Each knob's value is read against its own enum; a knob or value this release does not
-        # know stays the string written.
-        for name, value in list(self.knobs.items()):
-            enum_type = KNOB_VALUE_TYPES.get(name)
-            if enum_type is not None:
-                try:
-                    self.knobs[name] = enum_type(value)
-                except ValueError:
-                    pass
-        return self
+
+# The name the earlier plan reader gave the operator record.
+PlannedOperator = PlanOperator
+
+
+class PlanOptimization(_Record):
+    """The model-wide optimization settings in effect; ``knobs`` is reserved and empty."""
+
+    goal: LenientGoal = OptimizationGoal.BALANCED
+    allow_approximate: bool = False
+    knobs: dict[str, KnobChoice] = {}
 
 
 class OptimizationPlan(_Versioned):
     """What the compiler decided for each operator, as the module's ``<prefix>_plan.json`` holds it.
 
     Read a file with ``OptimizationPlan.model_validate_json(text)``; plans compare by value.
+    ``model_name`` is this compiler's addition (the model's name in the generated code).
     """
 
     SCHEMA_VERSION: ClassVar[int] = PLAN_SCHEMA_VERSION
     WHAT: ClassVar[str] = "plan"
 
     schema_version: int = PLAN_SCHEMA_VERSION
-    model: str = ""
-    platform: str = ""
-    goal: LenientGoal = OptimizationGoal.BALANCED
-    operators: list[PlannedOperator] = []
+    generator: Generator
+    model: ModelIdentity
+    module_prefix: str
+    platform: PlatformIdentity
+    optimization: PlanOptimization
+    operators: list[PlanOperator] = []
+    tensors: list[dict[str, Any]] = []
+    model_name: str | None = None
 
 
-class Hint(_Record):
-    """One thing the report wants a person to look at, and why."""
+class OperatorHint(_Record):
+    """One thing the report wants a person to look at in one operator or arena, and why."""
 
     kind: LenientHintKind
     message: str
 
 
+class Hint(_Record):
+    """A setting worth changing: its current value, the alternative, and the YAML that sets it."""
+
+    setting: str
+    message: str
+    current: str
+    alternative: str
+    yaml: str
+    operators: list[str] = []
+    mac_share: float | None = None
+    facts: dict[str, Any] = {}
+
+
+class KnobApplicability(_Record):
+    """For one knob of one operator: the other values, and whether choosing one would change it."""
+
+    alternatives: list[str] = []
+    applicable: bool
+    reason: str | None = None
+
+
 class ReportedOperator(_Record):
-    """The figures of one operator: ``macs`` and ``parameters`` as the views define them."""
+    """The figures of one operator.
+
+    ``id``, ``macs``, ``entry`` and ``knobs`` are the shared fields; ``index``, ``op_type``,
+    ``parameters``, ``kernel_calls`` (kernel entry by role) and ``hints`` are this compiler's.
+    """
 
     id: str
-    index: int
-    op_type: str
-    macs: int | None = None
+    macs: int = 0
+    entry: str | None = None
+    knobs: dict[str, KnobApplicability] = {}
+    index: int | None = None
+    op_type: str | None = None
     parameters: int | None = None
     kernel_calls: dict[str, str] | None = None
-    hints: list[Hint] = []
+    hints: list[OperatorHint] = []
+
+
+# The product's name for the report's operator record.
+ReportOperator = ReportedOperator
+
+
+class ModuleKernelCall(_Record):
+    """One kernel entry the module calls and the plan ids of the operators calling it."""
+
+    symbol: str
+    operator_ids: list[str] = []
+
+
+class ModuleKernelCalls(_Record):
+    """Every kernel call the module makes; operators whose calls were not recorded are listed apart."""
+
+    calls: list[ModuleKernelCall] = []
+    unrecorded_operator_ids: list[str] = []
+
+
+class ConstantPlacement(_Record):
+    """Where the constants live: bytes outside and inside TCM, and the DTCM the module leaves free."""
+
+    constant_bytes_outside_tcm: dict[str, int] = {}
+    constant_bytes_in_tcm: int = 0
+    dtcm_budget_bytes: int = 0
+    dtcm_free_bytes: int = 0
+    id_specific_constant_rules: int = 0
+    cold_source: str | None = None
+
+
+class Fp16Overflow(_Record):
+    """A packed FP16 convolution fed from a model input, with the input magnitude that can overflow."""
+
+    operator_id: str
+    entry: str
+    input: str
+    path: list[str] = []
+    threshold: float
+    channel: int
+    block: int
+    weight_sum: float
+    bias: float
+
+
+class FoldedVariable(_Record):
+    """A resource variable folded into constants by FOLD_INVARIANT_VARIABLES."""
+
+    variable: str
+    constants: list[str] = []
+    nbytes: int
+    assignment: str
+    reads: int
+    assigns: int
 
 
 class ReportedArena(_Record):
@@ -202,33 +367,68 @@ class ReportedArena(_Record):
     fragmentation: float | None = None
 
 
+# The settings the report's ``measurements`` object always has a list for.
+MEASUREMENT_SETTINGS = ("goal", "allow_approximate", "accumulation", "kernel", "constant_placement")
+
+
 class OptimizationReport(_Versioned):
-    """The figures and hints behind the plan, as the module's ``<prefix>_report.json`` holds them."""
+    """The figures and hints behind the plan, as the module's ``<prefix>_report.json`` holds them.
+
+    ``measurements`` maps each setting to the measurement records (plain objects) quoted for this
+    target and CPU. ``arenas``, ``arena_hints``, ``model_name``, ``platform_name`` and
+    ``total_parameters`` are this compiler's additions.
+    """
 
     SCHEMA_VERSION: ClassVar[int] = REPORT_SCHEMA_VERSION
     WHAT: ClassVar[str] = "report"
 
     schema_version: int = REPORT_SCHEMA_VERSION
-    model: str = ""
-    platform: str = ""
-    operators: list[ReportedOperator] = []
-    arenas: list[ReportedArena] = []
-    hints: list[Hint] = []
+    plan_file: str
+    kernel_calls: ModuleKernelCalls | None = None
     total_macs: int = 0
+    operators: list[ReportedOperator] = []
+    measurements: dict[str, list[dict[str, Any]]] = {}
+    constant_placement: ConstantPlacement | None = None
+    hints: list[Hint] = []
+    fp16_overflow: list[Fp16Overflow] = []
+    folded_variables: list[FoldedVariable] = []
+    arenas: list[ReportedArena] = []
+    arena_hints: list[OperatorHint] = []
+    model_name: str | None = None
+    platform_name: str | None = None
     total_parameters: int = 0
 
 
 __all__ = [
     "KNOB_VALUE_TYPES",
+    "MEASUREMENT_SETTINGS",
     "PLAN_SCHEMA_VERSION",
     "REPORT_SCHEMA_VERSION",
     "ArenaRole",
+    "ConstantPlacement",
+    "FixedChoice",
+    "FoldedVariable",
+    "Fp16Overflow",
+    "Generator",
     "Hint",
     "HintKind",
     "KernelChoice",
+    "KnobApplicability",
+    "KnobChoice",
+    "KnobSource",
+    "ModelIdentity",
+    "ModuleKernelCall",
+    "ModuleKernelCalls",
+    "OperatorHint",
     "OptimizationPlan",
     "OptimizationReport",
+    "PlanKernel",
+    "PlanOperator",
+    "PlanOptimization",
     "PlannedOperator",
+    "PlatformIdentity",
+    "ReportOperator",
     "ReportedArena",
     "ReportedOperator",
+    "RuleRef",
 ]

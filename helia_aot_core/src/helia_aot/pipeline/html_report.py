@@ -255,8 +255,8 @@ def render_module_report(
     """The whole ``<prefix>_report.html`` page."""
     op_types = [p.op_type for p in plan.operators]
     facts = [
-        ("Model", plan.model),
-        ("Platform", plan.platform),
+        ("Model", plan.model_name or plan.model.file),
+        ("Platform", plan.platform.name),
         ("Prefix", prefix),
         ("Plan hash", plan_hash),
         ("Operators", len(plan.operators)),
@@ -265,13 +265,14 @@ def render_module_report(
     ]
     parts = [
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
-        f"<title>{_e(prefix)}: {_e(plan.model)} module report</title>\n",
+        f"<title>{_e(prefix)}: {_e(plan.model_name or plan.model.file)} module report</title>\n",
         f"<style>{_CSS}</style>\n</head>\n<body>\n",
-        f"<h1>{_e(plan.model)}</h1>\n",
+        f"<h1>{_e(plan.model_name or plan.model.file)}</h1>\n",
         _table([], [[(_e(k), False), (_e(v), False)] for k, v in facts], "facts"),
     ]
-    if report.hints:
-        items = "".join(f'<li class="hint">{_e(h.message)}</li>' for h in report.hints)
+    if report.arena_hints or report.hints:
+        messages = [h.message for h in report.arena_hints] + [h.message for h in report.hints]
+        items = "".join(f'<li class="hint">{_e(m)}</li>' for m in messages)
         parts.append(f"<ul>{items}</ul>\n")
     parts += ["<h2>Arenas</h2>\n", arena_table(report, views.get("regions"))]
     for region in occupancy:
@@ -295,8 +296,8 @@ def render_result_summary(result: Any) -> str:
     facts = [
         ("Output", result.output),
         ("Prefix", result.prefix),
-        ("Model", result.plan.model),
-        ("Platform", result.plan.platform),
+        ("Model", result.plan.model_name or result.plan.model.file),
+        ("Platform", result.plan.platform.name),
         ("Operators", len(result.plan.operators)),
         ("MACs per inference", f"{result.report.total_macs:,}"),
         ("Parameters", f"{result.report.total_parameters:,}"),

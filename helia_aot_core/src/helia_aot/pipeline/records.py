@@ -22,6 +22,7 @@ from helia_aot.codegen import c_float, c_float_list, c_int_list
 from helia_aot.errors import InvalidConfigError
 from helia_aot.golden import load_golden, reference_golden
 from helia_aot.optimization import (
+    MEASUREMENT_SETTINGS,
     PLAN_SCHEMA_VERSION,
     REPORT_SCHEMA_VERSION,
     HintKind,
@@ -29,12 +30,13 @@ from helia_aot.optimization import (
     OptimizationReport,
 )
 from helia_aot.optimization.figures import operator_macs, operator_parameters
-from helia_aot.pipeline.emit import plan_hash
+from helia_aot.pipeline.emit import plan_hash, region_symbol
 from helia_aot.pipeline.html_report import render_module_report
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
 from helia_aot.pipeline.result_views import build_views
+from helia_aot.version import __version__
 
 RESIDENCY_SCHEMA_VERSION = 5
 ARENA_ROLES = ("scratch", "persistent", "constant")
@@ -42,6 +44,23 @@ ARENA_ROLES = ("scratch", "persistent", "constant")
 # What the core does when a knob is left on auto or asks for something no kernel offers: the
 # built-in kernels are one shared, reference-exact implementation per operator type.
 DEFAULT_KNOBS = {"kernel": "generic", "accumulation": "precise"}
+
+# The knobs the plan and report record, and the operator types each exists for (the heliaAOT 1.1
+# tables); a knob value in APPROXIMATE_KNOB_VALUES changes numerics against the knob's default.
+KNOB_NAMES = ("accumulation", "kernel")
+KNOB_APPLIES_TO: dict[str, frozenset[str]] = {
+    "accumulation": frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}),
+    "kernel": frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "RESIZE_BILINEAR"}),
+}
+KNOB_VALUES: dict[str, tuple[str, ...]] = {
+    "accumulation": ("precise", "fast"),
+    "kernel": ("specialized", "generic"),
+}
+APPROXIMATE_KNOB_VALUES: dict[str, frozenset[str]] = {"accumulation": frozenset({"fast"})}
+
+# The plan's ``generator.cmsis_nn_required``: empty, because the module carries its own kernels
+# and needs no CMSIS-NN release.
+CMSIS_NN_REQUIRED = ""
 
 
 def arena_row(region: Any) -> dict[str, Any]:
@@ -64,35 +83,78 @@ def _platform_name(platform: Any) -> str:
 
 
 def _kernel_choice(op: Any) -> dict[str, Any] | None:
+    """The plan's ``kernel``: the main entry (null when the operator calls none) and our extras."""
     families = list(getattr(op, "kernel_families", lambda: ())())
     calls = dict(op.kernel_calls() or {})
-    if not families and not calls:
+    entry = next(iter(calls.values()), None)
+    if entry is None:
         return None
     return {
+        "entry": entry,
+        "provider": None,
+        "local_scratch_bytes": None,
+        # Our kernel library has one reference-exact implementation per operator type, so the
+        # entry is the only candidate.
+        "candidates": [entry],
+        "requantization": None,
         "family": families[0] if families else None,
-        "entry": next(iter(calls.values()), None),
         "families": families,
         "calls": calls,
     }
 
 
-def requested_knobs(config: Any, op: Any) -> dict[str, str]:
-    """The knob values the configuration asks of ``op``: global values, then the rules in order."""
+def _requests(config: Any, op: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each knob's requested value for ``op`` and its source, as the plan's ``KnobSource`` says it.
+
+    The model-wide ``optimization`` section first (source ``model`` when not ``auto``, else
+    ``default``), then every ``operators[]`` rule reaching ``op`` in order (source ``operator``).
+    """
     optimization = config.optimization
-    requested = {"kernel": str(optimization.kernel), "accumulation": str(optimization.accumulation)}
-    for rule in config.operators or ():
+    requested: dict[str, tuple[str, dict[str, Any]]] = {}
+    for name in KNOB_NAMES:
+        value = str(getattr(optimization, name, "auto") or "auto")
+        requested[name] = (value, {"kind": "default" if value == "auto" else "model", "rule": None})
+    for index, rule in enumerate(config.operators or ()):
         if not rule_matches(rule, op):
             continue
         for name in requested:
-            value = getattr(rule.optimization, name, None)
-            if value is not None:
-                requested[name] = str(value)
+            asked = getattr(rule.optimization, name, None)
+            if asked is not None:
+                rule_ref = {"index": index, "type": str(rule.type), "id": rule.id}
+                requested[name] = (str(asked), {"kind": "operator", "rule": rule_ref})
     return requested
+
+
+def requested_knobs(config: Any, op: Any) -> dict[str, str]:
+    """The knob values the configuration asks of ``op``: global values, then the rules in order."""
+    return {name: value for name, (value, _source) in _requests(config, op).items()}
 
 
 def decided_knobs(aot_op: Any) -> dict[str, str]:
     """The knob values the operator runs with: its own resolved values over the core's defaults."""
     return {**DEFAULT_KNOBS, **{str(k): str(v) for k, v in aot_op.resolved_knobs.items()}}
+
+
+def operator_knobs(aot_op: Any) -> tuple[str, ...]:
+    """The knobs that exist for the operator's type, in ``KNOB_NAMES`` order."""
+    return tuple(name for name in KNOB_NAMES if aot_op.op.op_type in KNOB_APPLIES_TO[name])
+
+
+def plan_knobs(aot_op: Any, config: Any) -> dict[str, dict[str, Any]]:
+    """The plan's ``knobs`` of one operator: value used, value asked for, and how and where from."""
+    decided = decided_knobs(aot_op)
+    requests = _requests(config, aot_op.op)
+    knobs = {}
+    for name in operator_knobs(aot_op):
+        wanted, source = requests[name]
+        knobs[name] = {
+            "value": decided[name],
+            "requested": wanted,
+            "resolved_by": "auto_table" if wanted == "auto" else "explicit",
+            "source": source,
+            "approximate": decided[name] in APPROXIMATE_KNOB_VALUES.get(name, ()),
+        }
+    return knobs
 
 
 def _attributes(aot_op: Any) -> dict[str, Any]:
@@ -104,25 +166,95 @@ def _attributes(aot_op: Any) -> dict[str, Any]:
         return {}
 
 
+def plan_operator_ids(model: AirModel, operators: list[Any]) -> list[tuple[str, str]]:
+    """Each operator's plan id and how it was made (``id_source``), in execution order.
+
+    ``<subgraph>:<first output tensor name>``; ``#<k>`` (k from 1) appended to the second and later
+    operators sharing a name; ``<subgraph>:<OP_TYPE>@<position>`` for an operator whose first
+    output has no name; and the AIR node id when the id so made would equal another operator's.
+    """
+    subgraph = int(getattr(model, "subgraph", 0) or 0)
+    stems: list[tuple[str, str]] = []
+    for position, aot_op in enumerate(operators):
+        op = aot_op.op
+        tensor = model.tensors.get(op.output_ids[0]) if op.output_ids else None
+        name = (getattr(tensor, "source_name", "") or getattr(tensor, "name", "")) if tensor else ""
+        if name:
+            stems.append((f"{subgraph}:{name}", "tensor_name"))
+        else:
+            stems.append((f"{subgraph}:{op.op_type}@{position}", "index"))
+    seen: dict[str, int] = {}
+    ids: list[tuple[str, str]] = []
+    for stem, source in stems:
+        count = seen.get(stem, 0)
+        seen[stem] = count + 1
+        ids.append((stem, source) if count == 0 else (f"{stem}#{count}", "tensor_name+ordinal"))
+    node_ids = {str(aot_op.op.id) for aot_op in operators}
+    taken: dict[str, int] = {}
+    for plan_id, _source in ids:
+        taken[plan_id] = taken.get(plan_id, 0) + 1
+    return [
+        (str(aot_op.op.id), "node_id")
+        if taken[plan_id] > 1 or (plan_id in node_ids and plan_id != str(aot_op.op.id))
+        else (plan_id, source)
+        for aot_op, (plan_id, source) in zip(operators, ids, strict=True)
+    ]
+
+
+def _model_identity(config: Any) -> dict[str, Any]:
+    path = Path(str(config.model.path))
+    try:
+        sha256: str | None = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:  # a model given as bytes or removed since; the plan still says which file
+        sha256 = None
+    return {"file": path.name, "sha256": sha256, "subgraph": int(getattr(config.model, "subgraph", 0) or 0)}
+
+
+def _platform_identity(platform: Any) -> dict[str, Any]:
+    capabilities = sorted(str(getattr(c, "value", c)).upper() for c in getattr(platform, "capabilities", ()))
+    return {
+        "name": _platform_name(platform),
+        "cpu": str(getattr(platform, "cpu", "")),
+        "capabilities": capabilities,
+        "supports_fp16": "FP16" in capabilities,
+    }
+
+
 def plan_record(model: AirModel, operators: list[Any], platform: Any, config: Any) -> dict[str, Any]:
-    """``<prefix>_plan.json``: each operator's id, layer index, type, kernel and knob values."""
+    """``<prefix>_plan.json``: who wrote it, for which model and target, and each operator's choices.
+
+    The shared fields come first in the order the heliaAOT 1.1 plan has them; ``source_indices``,
+    ``attributes``, the kernel's ``family``/``families``/``calls`` and ``model_name`` are ours.
+    """
+    ids = plan_operator_ids(model, operators)
     return {
         "schema_version": PLAN_SCHEMA_VERSION,
-        "model": model.name,
-        "platform": _platform_name(platform),
-        "goal": str(config.optimization.goal),
+        "generator": {"helia_aot": __version__, "cmsis_nn_required": CMSIS_NN_REQUIRED},
+        "model": _model_identity(config),
+        "module_prefix": str(config.module.prefix),
+        "platform": _platform_identity(platform),
+        "optimization": {
+            "goal": str(config.optimization.goal),
+            "allow_approximate": bool(getattr(config.optimization, "allow_approximate", False)),
+            "knobs": {},
+        },
         "operators": [
             {
-                "id": op.id,
+                "id": plan_id,
+                "id_source": id_source,
                 "index": i,
+                "node_id": str(op.op.id),
                 "op_type": op.op.op_type,
-                "source_indices": list(op.op.source_indices),
+                "knobs": plan_knobs(op, config),
+                "fixed": {},
                 "kernel": _kernel_choice(op),
-                "knobs": decided_knobs(op),
+                "source_indices": list(op.op.source_indices),
                 "attributes": _attributes(op),
             }
-            for i, op in enumerate(operators)
+            for i, (op, (plan_id, id_source)) in enumerate(zip(operators, ids, strict=True))
         ],
+        "tensors": [],
+        "model_name": model.name,
     }
 
 
@@ -181,37 +313,133 @@ def _arena_hints(plan: MemoryPlan) -> list[dict[str, str]]:
     return hints
 
 
+def _report_knobs(aot_op: Any) -> dict[str, dict[str, Any]]:
+    """Per knob of the operator: the other values, and whether choosing one changes the operator.
+
+    None does here: the kernel library has one reference-exact kernel per operator type.
+    """
+    decided = decided_knobs(aot_op)
+    return {
+        name: {
+            "alternatives": [v for v in KNOB_VALUES[name] if v != decided[name]],
+            "applicable": False,
+            "reason": f"the kernel library has one {decided[name]} kernel for {aot_op.op.op_type}",
+        }
+        for name in operator_knobs(aot_op)
+    }
+
+
+def _kernel_calls(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every kernel entry the module calls (sorted) and the plan ids calling it, in execution order."""
+    by_symbol: dict[str, list[str]] = {}
+    unrecorded = []
+    for row in rows:
+        calls = row["kernel_calls"]
+        if calls is None:
+            unrecorded.append(row["id"])
+            continue
+        for symbol in dict.fromkeys(calls.values()):
+            by_symbol.setdefault(symbol, []).append(row["id"])
+    return {
+        "calls": [{"symbol": s, "operator_ids": ids} for s, ids in sorted(by_symbol.items())],
+        "unrecorded_operator_ids": unrecorded,
+    }
+
+
+TCM_MEMORIES = ("DTCM", "ITCM")
+
+
+def constant_placement(plan: MemoryPlan, platform: Any, config: Any) -> dict[str, Any] | None:
+    """The report's ``constant_placement``: constant bytes per memory against the DTCM left free.
+
+    Null on a platform without DTCM. ``dtcm_free_bytes`` is the DTCM budget less every arena the
+    module puts there; ``cold_source`` the memory staged constants are copied from, if any.
+    """
+    budgets = {str(getattr(m, "value", m)).upper(): int(n) for m, n in getattr(platform, "memories", ())}
+    if "DTCM" not in budgets:
+        return None
+    outside: dict[str, int] = {}
+    inside = 0
+    dtcm_used = 0
+    cold_source = None
+    for region in plan.regions:
+        memory = str(region.memory).upper()
+        if memory == "DTCM":
+            dtcm_used += region.total_size
+        if region.role != "constant" or (not region.staged and _is_staging_source(plan, region)):
+            continue
+        if memory in TCM_MEMORIES:
+            inside += region.used
+        else:
+            outside[memory] = outside.get(memory, 0) + region.used
+        if region.staged and region.source_memory:
+            cold_source = str(region.source_memory).upper()
+    rules = [r for r in getattr(config.memory, "tensors", None) or () if str(r.type) == "constant" and r.id]
+    return {
+        "constant_bytes_outside_tcm": outside,
+        "constant_bytes_in_tcm": inside,
+        "dtcm_budget_bytes": budgets["DTCM"],
+        "dtcm_free_bytes": max(0, budgets["DTCM"] - dtcm_used),
+        "id_specific_constant_rules": len(rules),
+        "cold_source": cold_source,
+    }
+
+
+def _is_staging_source(plan: MemoryPlan, region: Any) -> bool:
+    """Whether every byte of a cold constant region is only the source of staged regions."""
+    staged_from = [r for r in plan.regions if r.staged and r.source_region == region.id]
+    return bool(staged_from) and sum(r.used for r in staged_from) >= region.used
+
+
 def report_record(
     model: AirModel, operators: list[Any], platform: Any, plan: MemoryPlan, config: Any
 ) -> dict[str, Any]:
-    """``<prefix>_report.json``: per-operator figures and hints, the arenas, and the totals."""
+    """``<prefix>_report.json``: per-operator figures, kernel calls, constant placement and hints.
+
+    The shared fields come first in the order the heliaAOT 1.1 report has them. ``measurements``
+    holds an empty list per setting: this compiler quotes no measurements. Ours follow: the arenas,
+    ``arena_hints`` (``{kind, message}``, the earlier top-level hints), the per-operator ``index``,
+    ``op_type``, ``parameters``, ``kernel_calls`` and ``hints``, and the model and platform names.
+    """
     peaks: dict[int, list[dict[str, str]]] = {}
     for occupancy in scratch_occupancy(model, plan, len(operators)):
         index = occupancy.peak_index
         if index is not None and occupancy.peak_bytes:
             peaks.setdefault(index, []).append(_peak_hint(occupancy, index))
+    ids = plan_operator_ids(model, operators)
     rows = []
-    for i, op in enumerate(operators):
+    for i, (op, (plan_id, _source)) in enumerate(zip(operators, ids, strict=True)):
         calls = op.kernel_calls()
+        calls = None if calls is None else dict(calls)
+        macs = operator_macs(op)
         rows.append(
             {
-                "id": op.id,
+                "id": plan_id,
+                "macs": macs or 0,
+                "entry": next(iter(calls.values()), None) if calls else None,
+                "knobs": _report_knobs(op),
                 "index": i,
                 "op_type": op.op.op_type,
-                "macs": operator_macs(op),
                 "parameters": operator_parameters(op),
-                "kernel_calls": None if calls is None else dict(calls),
+                "kernel_calls": calls,
                 "hints": _operator_hints(op, config) + peaks.get(i, []),
             }
         )
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
-        "model": model.name,
-        "platform": _platform_name(platform),
+        "plan_file": f"{config.module.prefix}_plan.json",
+        "kernel_calls": _kernel_calls(rows),
+        "total_macs": sum(r["macs"] for r in rows),
         "operators": rows,
+        "measurements": {setting: [] for setting in MEASUREMENT_SETTINGS},
+        "constant_placement": constant_placement(plan, platform, config),
+        "hints": [],
+        "fp16_overflow": [],
+        "folded_variables": [],
         "arenas": [arena_row(r) for r in plan.regions],
-        "hints": _arena_hints(plan),
-        "total_macs": sum(r["macs"] or 0 for r in rows),
+        "arena_hints": _arena_hints(plan),
+        "model_name": model.name,
+        "platform_name": _platform_name(platform),
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
     }
 
@@ -234,51 +462,130 @@ def tensor_layout_hash(model: AirModel, plan: MemoryPlan) -> str:
     return digest.hexdigest()[:16]
 
 
-def residency_record(model: AirModel, operators: list[Any], plan: MemoryPlan) -> dict[str, Any]:
-    """``<prefix>_residency.json`` (schema_version 5): the arenas per role and every placed tensor."""
+def region_enum_name(prefix: str, region: Any) -> str:
+    """The region's name in the module's arena region enumeration (``<prefix>_arena_<memory>``).
+
+    Constant regions are ``<prefix>_arena_const_<memory>``, persistent ones
+    ``<prefix>_arena_persistent_<memory>``.
+    """
+    memory = str(region.memory).lower()
+    infix = {"scratch": "", "constant": "const_", "persistent": "persistent_"}.get(region.role, "")
+    return f"{prefix}_arena_{infix}{memory}"
+
+
+def _storage(prefix: str, plan: MemoryPlan, region: Any, allocate: bool) -> dict[str, Any]:
+    """Who provides a region's bytes at run time and, for a staged region, where they come from.
+
+    A cold constant region is always the module's own array; other regions are the module's when
+    it allocates its arenas and the application's (no symbol) when it does not.
+    """
+    owned = allocate or (region.role == "constant" and not region.staged)
+    source = None
+    if region.staged and region.source_region is not None:
+        origin = plan.regions[region.source_region]
+        source = {
+            "data_offset_bytes": int(region.source_offset),
+            "memory": str(origin.memory).lower(),
+            "owner": "generated",
+            "size_bytes": region.used,
+            "symbol": region_symbol(prefix, origin),
+        }
+    return {
+        "enum_name": region_enum_name(prefix, region),
+        "runtime": {
+            "data_offset_bytes": 0,
+            "memory": str(region.memory).lower(),
+            "owner": "generated" if owned else "application",
+            "size_bytes": region.used,
+            "symbol": region_symbol(prefix, region) if owned else None,
+        },
+        "sidecar": None,
+        "source": source,
+    }
+
+
+def _budget(plan: MemoryPlan, region: Any) -> int:
+    """Bytes available to a scratch or persistent arena: its memory's cap less the other arenas there."""
+    if region.capacity is None:
+        return int(region.total_size)
+    others = sum(r.total_size for r in plan.regions if r.memory == region.memory and r.id != region.id)
+    return max(int(region.capacity) - others, int(region.total_size))
+
+
+def residency_record(
+    model: AirModel, operators: list[Any], plan: MemoryPlan, config: Any | None = None
+) -> dict[str, Any]:
+    """``<prefix>_residency.json`` (schema_version 5): the arenas per role and every placed tensor.
+
+    Memory names are lower case. ``total_size`` of a scratch or persistent arena is the bytes its
+    memory leaves it (the cap less the other arenas there), of a constant arena its size;
+    ``fragmentation`` is the bytes the arena holds beyond its peak of live bytes. Ours on top:
+    ``reserved_size`` (the bytes the arena reserves), ``fragmentation_ratio``, ``capacity``, the
+    staged region's ``source_region_id``/``source_offset``, and each tensor's ``name`` and
+    ``region_id``.
+    """
+    prefix = str(config.module.prefix) if config is not None else "aot"
+    allocate = bool(config.memory.allocate_arenas) if config is not None else True
+    counts: dict[int, int] = {}
+    for placement in plan.placements.values():
+        counts[placement.region] = counts.get(placement.region, 0) + 1
     arenas: dict[str, list[dict[str, Any]]] = {role: [] for role in ARENA_ROLES}
     for region in plan.regions:
-        row = {
-            "region_id": region.id,
-            "memory": region.memory,
-            "used": region.used,
-            "total_size": region.total_size,
+        row: dict[str, Any] = {
             "alignment": region.alignment,
+            "memory": str(region.memory).lower(),
+            "region_id": region.id,
+            "storage": _storage(prefix, plan, region, allocate),
+            "used": region.used,
         }
-        if region.role == "scratch":
-            row.update(peak_live=region.peak_live, fragmentation=region.fragmentation)
-        if getattr(region, "staged", False):
-            # A staged constant region is a RAM copy made at init; say where its bytes come from.
+        if region.role == "constant":
+            origin = plan.regions[region.source_region] if region.source_region is not None else region
             row.update(
-                source_region_id=region.source_region,
-                source_memory=region.source_memory,
-                source_offset=region.source_offset,
+                kind="staged" if region.staged else "cold",
+                source_memory=str(origin.memory).lower(),
+                tensor_count=counts.get(region.id, 0),
+                total_size=region.total_size,
             )
+            if region.staged:
+                row.update(source_region_id=region.source_region, source_offset=region.source_offset)
+        else:
+            peak = region.peak_live if region.peak_live is not None else region.used
+            row.update(
+                fragmentation=max(0, region.used - peak),
+                fragmentation_ratio=region.fragmentation,
+                peak_live=peak,
+                total_size=_budget(plan, region),
+            )
+        row.update(reserved_size=region.total_size, capacity=region.capacity)
         arenas.setdefault(region.role, []).append(row)
     tensors = []
     for tid, tensor in model.tensors.items():
         p = plan.placements.get(tid)
         if p is None:
             continue  # never read by the module, so never placed
-        region = plan.regions[p.region]
+        placed = plan.regions[p.region]
+        origin = plan.regions[placed.source_region] if placed.source_region is not None else placed
         tensors.append(
             {
                 "id": str(tid),
-                "name": tensor.name,
-                "role": region.role,
-                "region_id": region.id,
-                "memory": region.memory,
+                "memory": str(placed.memory).lower(),
                 "offset": p.offset,
+                "role": placed.role,
                 "size": p.size,
+                "source_memory": str(origin.memory).lower(),
+                "name": tensor.name,
+                "region_id": placed.id,
             }
         )
     return {
-        "schema_version": RESIDENCY_SCHEMA_VERSION,
-        "model": model.name,
-        "plan_hash": plan_hash(model, plan, operators),
-        "tensor_layout_hash": tensor_layout_hash(model, plan),
         "arenas": arenas,
+        "compiler_version": __version__,
+        "module_prefix": prefix,
+        "plan_hash": plan_hash(model, plan, operators),
+        "schema_version": RESIDENCY_SCHEMA_VERSION,
+        "tensor_layout_hash": tensor_layout_hash(model, plan),
         "tensors": tensors,
+        "model": model.name,
     }
 
 
@@ -370,7 +677,7 @@ def write_module_extras(
     prefix = config.module.prefix
     if config.memory.dump_residency_json:
         (module_dir / f"{prefix}_residency.json").write_text(
-            json.dumps(residency_record(model, operators, plan), indent=2) + "\n", encoding="utf-8"
+            json.dumps(residency_record(model, operators, plan, config), indent=2) + "\n", encoding="utf-8"
         )
     if getattr(config.documentation, "html", False):
         records = records or {
@@ -396,11 +703,21 @@ def result_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config
 
 __all__ = [
     "ARENA_ROLES",
+    "APPROXIMATE_KNOB_VALUES",
+    "CMSIS_NN_REQUIRED",
     "DEFAULT_KNOBS",
+    "KNOB_APPLIES_TO",
+    "KNOB_NAMES",
+    "KNOB_VALUES",
     "RESIDENCY_SCHEMA_VERSION",
     "arena_row",
     "c_float",
+    "constant_placement",
     "decided_knobs",
+    "operator_knobs",
+    "plan_knobs",
+    "plan_operator_ids",
+    "region_enum_name",
     "plan_record",
     "report_record",
     "requested_knobs",

@@ -248,7 +248,7 @@ def emitted_problems(module_dir: Path, prefix: str, keys: set[str]) -> list[str]
     for row in plan["operators"]:
         if row["op_type"] not in keys:
             continue
-        name = c_identifier(f"{row['op_type']}_{row['id']}", max_length=64, fallback="op")
+        name = c_identifier(f"{row['op_type']}_{row.get('node_id', row['id'])}", max_length=64, fallback="op")
         stem = f"{prefix}_{name}"
         header, source = module_dir / "includes-api" / f"{stem}.h", module_dir / "src" / f"{stem}.c"
         if not header.is_file() or not source.is_file():
