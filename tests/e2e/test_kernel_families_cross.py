@@ -8,13 +8,12 @@ kernel library plus float32 end to end, all linked into one program per core (on
 from __future__ import annotations
 
 import pytest
-from helia_aot.testing import CORES, cross_build_program, run_qemu, toolchain_problem
+from helia_aot.testing import CORES, cross_build_program, run_qemu
 
 from .linked import check_verdicts, convert_models, write_main
 
 pytestmark = [
     pytest.mark.cross,
-    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
 MODELS = (
