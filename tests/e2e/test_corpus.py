@@ -1,7 +1,9 @@
 """Every promised corpus model converts, builds warning-free under ASan/UBSan, and matches LiteRT.
 
 One test id per model. Integer outputs must match the reference exactly; float outputs within
-``FLOAT_TOLERANCE`` relative (absolute below 1).
+``FLOAT_TOLERANCE`` relative (absolute below 1). Besides the recorded samples, each module's self
+test runs four extreme samples (all minimum, all maximum, alternating, random; see
+hostile_inputs.py) in the same build, under the same sanitizers.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .corpus import (
     model_path,
     promised,
 )
+from .hostile_inputs import add_hostile_samples
 
 ENTRIES = manifest()
 PROMISED = [e for e in ENTRIES if promised(e)]
@@ -30,6 +33,7 @@ def convert(entry, tmp_path, **overrides):
     golden = corpus_golden_to_npz(
         golden_path(entry), tmp_path / "golden.npz", outputs=expected_outputs(entry)
     )
+    add_hostile_samples(entry, model_path(entry), golden)
     config = {
         "model": {"path": str(model_path(entry))},
         "module": {"path": str(tmp_path / "out"), "name": "module"},
