@@ -1,7 +1,9 @@
 """Every promised corpus model converts, builds warning-free under ASan/UBSan, and matches LiteRT.
 
 One test id per model. Integer outputs must match the reference exactly, and so must float outputs
-(``FLOAT_TOLERANCE`` is 0: the host build matches the reference bit for bit; see corpus.py).
+(``FLOAT_TOLERANCE`` is 0: the host build matches the reference bit for bit; see corpus.py). Besides
+the recorded samples, each module's self test runs four extreme samples (all minimum, all maximum,
+alternating, random; see hostile_inputs.py) in the same build, under the same sanitizers.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .corpus import (
     model_path,
     promised,
 )
+from .hostile_inputs import add_hostile_samples
 
 ENTRIES = manifest()
 PROMISED = [e for e in ENTRIES if promised(e)]
@@ -35,6 +38,7 @@ def convert(entry, tmp_path, **overrides):
     golden = corpus_golden_to_npz(
         golden_path(entry), tmp_path / "golden.npz", outputs=expected_outputs(entry)
     )
+    add_hostile_samples(entry, model_path(entry), golden)
     config = {
         "model": {"path": str(model_path(entry))},
         "module": {"path": str(tmp_path / "out"), "name": "module"},

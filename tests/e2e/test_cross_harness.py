@@ -2,9 +2,8 @@
 
 Small C programs check the runtime itself (exit status, printf over semihosting, the fault
 report, repeatable instruction counts, MLPerf-sized memory); a generated module checks that its
-golden test passes on both cores. That module's RELU is defined here when the built-in pack has
-none, so the check never waits for the built-in operators; the KWS int8 probe (every layer's
-output returned) runs once the pack covers it.
+golden test passes on both cores (a float RELU model and the KWS int8 probe, with the built-in
+operators).
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from helia_aot import AotConverter, ConvertArgs
-from helia_aot.aot.operators import AotOperator
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import (
     CORES,
@@ -23,16 +21,12 @@ from helia_aot.testing import (
     module_size,
     run_qemu,
     size_of,
-    toolchain_problem,
 )
-from helia_aot_ops_builtin.parsing import simple_parser
-from helia_aot_ops_builtin.plugin import registrations
 
 from .corpus import golden_path, manifest, model_path, require_informative
 
 pytestmark = [
     pytest.mark.cross,
-    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
 ALL_CORES = sorted(CORES)
@@ -196,42 +190,6 @@ def test_mlperf_sized_weights_and_arenas_link_and_run(core, tmp_path):
 # ---- generated modules ---------------------------------------------------------------------------
 
 
-class InlineRelu(AotOperator):
-    """Float RELU emitted directly, standing in for the built-in one in these tests."""
-
-    TYPE = "RELU"
-
-    @property
-    def has_init(self) -> bool:
-        return False
-
-    def emit(self, save_path: Path) -> None:
-        p, stem = self.prefix, self.stem
-        x, y = self.input_tensors[0], self.output_tensors[0]
-        (save_path / "includes-api" / f"{stem}.h").write_text(
-            f'#include "{p}_common.h"\nint32_t {stem}_run({p}_model_context_t *ctx);\n'
-        )
-        (save_path / "src" / f"{stem}.c").write_text(f"""#include "{p}_common.h"
-#include "{stem}.h"
-
-int32_t {stem}_run({p}_model_context_t *ctx)
-{{
-    const float *x = (const float *)ctx->tensor_ptrs[{self.tensor_enum(x)}];
-    float *y = (float *)ctx->tensor_ptrs[{self.tensor_enum(y)}];
-    for (int32_t i = 0; i < {y.size}; ++i) {{
-        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
-    }}
-    return 0;
-}}
-""")
-
-
-def add_inline_relu(context) -> None:
-    if "RELU" not in context.litert_parsers:
-        context.litert_parsers.register("RELU", simple_parser("RELU"))
-        context.aot_operator_classes.register("RELU", InlineRelu)
-
-
 def convert_corpus_model(name: str, out: Path, *, tolerance: float, customizers=()) -> Path:
     """Convert one corpus model with its golden self test (refusing an uninformative golden)."""
     require_informative(name)
@@ -251,9 +209,7 @@ def convert_corpus_model(name: str, out: Path, *, tolerance: float, customizers=
 
 @pytest.fixture(scope="module")
 def relu_module(tmp_path_factory) -> Path:
-    return convert_corpus_model(
-        "relu_float32", tmp_path_factory.mktemp("relu"), tolerance=0.0, customizers=[add_inline_relu]
-    )
+    return convert_corpus_model("relu_float32", tmp_path_factory.mktemp("relu"), tolerance=0.0)
 
 
 @pytest.mark.parametrize("core", ALL_CORES)
@@ -269,20 +225,11 @@ def test_generated_module_passes_its_golden_test_on_target(core, relu_module, tm
     assert with_test.rodata >= size.rodata + 2 * 3 * 256 * 4  # golden inputs and outputs
 
 
-def missing_builtin_ops(name: str) -> list[str]:
-    entry = next(e for e in manifest() if e["name"] == name)
-    have = {key for reg in registrations() for key in (reg.key, *reg.litert_keys)}
-    return sorted(set(entry["ops"]) - have)
-
-
 @pytest.fixture(scope="module")
 def kws_module(tmp_path_factory) -> Path:
     """The KWS int8 probe: every layer's output is a model output, the class scores and the logits
     they are made from among them (which the planner must keep apart: the SOFTMAX may not write in
     place over logits the caller reads)."""
-    missing = missing_builtin_ops("mlperf_kws_dscnn_int8_probe")
-    if missing:
-        pytest.skip(f"helia_aot_ops_builtin does not register {', '.join(missing)} yet")
     return convert_corpus_model("mlperf_kws_dscnn_int8_probe", tmp_path_factory.mktemp("kws"), tolerance=0.0)
 
 

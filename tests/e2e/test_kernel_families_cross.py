@@ -11,13 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helia_aot.testing import CORES, cross_build_program, run_qemu, toolchain_problem
+from helia_aot.testing import CORES, cross_build_program, run_qemu
 
 from .linked import check_verdicts, convert_models, write_main
 
 pytestmark = [
     pytest.mark.cross,
-    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
 MODELS = (

@@ -23,13 +23,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helia_aot.testing import cross_build_module, run_module_test_case, run_qemu, toolchain_problem
+from helia_aot.testing import cross_build_module, run_module_test_case, run_qemu
 
-from .test_cross_harness import convert_corpus_model, missing_builtin_ops
+from .test_cross_harness import convert_corpus_model
 
 pytestmark = [
     pytest.mark.cross,
-    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
 TARGET_PATHS = {  # name -> (core, extra compiler flags)
@@ -68,9 +67,6 @@ def modules(tmp_path_factory):
 
     def get(name: str) -> Path:
         if name not in converted:
-            missing = missing_builtin_ops(name)
-            if missing:
-                pytest.skip(f"helia_aot_ops_builtin does not register {', '.join(missing)} yet")
             converted[name] = convert_corpus_model(name, tmp_path_factory.mktemp(name), tolerance=0.0)
         return converted[name]
 

@@ -14,13 +14,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helia_aot.testing import CORES, CrossCore, cross_build_program, run_qemu, toolchain_problem
+from helia_aot.testing import CORES, CrossCore, cross_build_program, run_qemu
 
 from .linked import Module, check_verdicts, convert_models, write_main
 
 pytestmark = [
     pytest.mark.cross,
-    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
 # One model per kernel variant the fast paths add: int8 FULLY_CONNECTED on one row and on

@@ -11,6 +11,7 @@ fused activations. Refusals must name the broken restriction.
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,6 @@ from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.testing import run_module_test_case
 
-RNG = np.random.default_rng(7)
 SAME, VALID = litert.Padding.SAME, litert.Padding.VALID
 RELU, RELU6, RELU_N1_TO_1 = (
     litert.ActivationFunctionType.RELU,
@@ -40,9 +40,12 @@ def _options(cls, **fields):
 class _Model:
     """A LiteRTModelBuilder with helpers for quantized weights and per-channel scales."""
 
-    def __init__(self, dtype: str):
+    def __init__(self, dtype: str, seed: int):
         self.b = LiteRTModelBuilder()
         self.dtype = dtype
+        # Each model draws its weights from its own generator, so they do not depend on which
+        # tests ran before it in this process (test order, xdist's distribution).
+        self.rng = np.random.default_rng([seed, zlib.crc32(dtype.encode())])
         self.outputs: list[int] = []
 
     def act(self, name, shape, scale=None, zp=0, dtype=None):
@@ -53,22 +56,22 @@ class _Model:
         """Float weights, or int8 weights with per-channel scales on ``axis`` (and int bias)."""
         if self.dtype == "float32":
             return self.b.add_tensor(
-                name, shape, "float32", data=RNG.standard_normal(shape).astype(np.float32) * 0.5
+                name, shape, "float32", data=self.rng.standard_normal(shape).astype(np.float32) * 0.5
             )
-        scales = RNG.uniform(0.004, 0.012, shape[axis]).astype(np.float32)
-        data = RNG.integers(-127, 128, shape).astype(np.int8)
+        scales = self.rng.uniform(0.004, 0.012, shape[axis]).astype(np.float32)
+        data = self.rng.integers(-127, 128, shape).astype(np.int8)
         q = (scales, np.full(scales.size, zp), axis) if zp == 0 else (scales[:1], [zp], 0)
         return self.b.add_tensor(name, shape, "int8", data=data, quantization=q)
 
     def bias(self, name, n, in_scale=None, dtype=None):
         dtype = dtype or {"float32": "float32", "int8": "int32", "int16": "int64"}[self.dtype]
         if dtype == "float32":
-            return self.b.add_tensor(name, (n,), dtype, data=RNG.standard_normal(n).astype(np.float32))
+            return self.b.add_tensor(name, (n,), dtype, data=self.rng.standard_normal(n).astype(np.float32))
         return self.b.add_tensor(
             name,
             (n,),
             dtype,
-            data=RNG.integers(-2000, 2000, n),
+            data=self.rng.integers(-2000, 2000, n),
             quantization=(np.full(n, in_scale * 0.008, np.float32), np.zeros(n), 0),
         )
 
@@ -91,7 +94,7 @@ def _q(m: _Model, scale: float, zp: int = 0):
 
 
 def conv_family_model(dtype: str) -> tuple[_Model, list[int]]:
-    m = _Model(dtype)
+    m = _Model(dtype, seed=7)
     s = {"float32": 1.0, "int8": 1.0, "int16": 0.01}[dtype]
     qx = _q(m, 0.05 * s, 3)
     x = m.act("x", (1, 6, 7, 4), *qx)
@@ -187,13 +190,13 @@ def conv_family_model(dtype: str) -> tuple[_Model, list[int]]:
 
 
 def batch_matmul_model(dtype: str) -> tuple[_Model, list[int]]:
-    m = _Model(dtype)
+    m = _Model(dtype, seed=8)
     qa, qb, qo = _q(m, 0.05, 2), _q(m, 0.04, -3), _q(m, 0.3, 1)
     a = m.act("a", (2, 1, 4, 3), *qa)  # adj_x: rows 3, depth 4
     b = m.act("b", (3, 5, 4), *qb)  # adj_y: cols 5, depth 4; batch broadcast against (2, 1)
     y = m.act("y", (2, 3, 3, 5), *qo)
     m.op("BATCH_MATMUL", [a, b], y, _options(litert.BatchMatMulOptionsT, adjX=True, adjY=True))
-    data = RNG.integers(-100, 100, (4, 2)) if dtype == "int8" else RNG.standard_normal((4, 2))
+    data = m.rng.integers(-100, 100, (4, 2)) if dtype == "int8" else m.rng.standard_normal((4, 2))
     k = m.b.add_tensor("k", (4, 2), dtype, data=data, quantization=qb if qb[0] else None)
     z = m.act("z", (2, 1, 3, 2), *qo)
     m.op("BATCH_MATMUL", [a, k], z, _options(litert.BatchMatMulOptionsT, adjX=True))

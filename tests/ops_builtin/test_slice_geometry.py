@@ -37,9 +37,38 @@ def _strided_slice_model(shape, begin, end, strides, o: AirStridedSliceOptions) 
     return b.to_bytes()
 
 
+def _offset_in_input(shape, begin, end, strides) -> bool:
+    """True when an ``offset`` slice is one LiteRT's reference kernel defines: a positive stride
+    and a window (begin .. begin + end) inside the input.
+
+    With ``offset``, the reference walks from begin to begin + end without clamping either to the
+    axis, so a window running past the input reads outside the input buffer: the reference returns
+    garbage or kills the process with SIGSEGV. (Found by running the strategy's cases one per
+    child process: every crash, 96 of 96, was an offset slice; 3000 slices without offset and
+    1500 offset slices inside the input ran clean.) With a negative stride the reference sizes
+    the output from begin + end but its walk writes fewer elements, leaving the rest unwritten,
+    so there is no defined result to compare with either.
+    """
+    for size, b, e, s in zip(shape, begin, end, strides):
+        start = b + size if b < 0 else b
+        if s <= 0 or not 0 <= start < size or not start <= start + e <= size:
+            return False
+    return True
+
+
 @st.composite
 def _strided_slice_case(draw):
     shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=4)))
+    # LiteRT sizes an offset slice's output from end[i] by effective axis, reading past the end
+    # tensor when indices are fewer than axes; only full-rank, mask-free offsets inside the input
+    # are defined (see _offset_in_input).
+    if draw(st.integers(0, 5)) == 0:
+        strides = [draw(st.sampled_from([1, 1, 2, 3])) for _ in shape]
+        begin = [draw(st.integers(0, size - 1)) for size in shape]
+        end = [draw(st.integers(0, size - b)) for size, b in zip(shape, begin)]
+        begin = [b - size if draw(st.booleans()) else b for size, b in zip(shape, begin)]
+        assert _offset_in_input(shape, begin, end, strides)
+        return shape, begin, end, strides, AirStridedSliceOptions(offset=True)
     count = draw(st.integers(1, len(shape) + 1))
     begin = draw(st.lists(st.integers(-6, 6), min_size=count, max_size=count))
     end = draw(st.lists(st.integers(-6, 6), min_size=count, max_size=count))
@@ -47,16 +76,12 @@ def _strided_slice_case(draw):
     bits = st.integers(0, 2**count - 1)
     ellipsis = draw(st.sampled_from([0] + [1 << i for i in range(count)]))
     new_axis = draw(bits) if draw(st.booleans()) else 0
-    # LiteRT sizes an offset slice's output from end[i] by effective axis, reading past the end
-    # tensor when indices are fewer than axes; only full-rank, mask-free offsets are defined.
-    offset = draw(st.booleans()) and count == len(shape) and not (ellipsis or new_axis)
     options = AirStridedSliceOptions(
         begin_mask=draw(bits),
         end_mask=draw(bits),
         ellipsis_mask=ellipsis,
         new_axis_mask=new_axis,
         shrink_axis_mask=draw(bits) if draw(st.booleans()) else 0,
-        offset=offset,
     )
     return shape, begin, end, strides, options
 
@@ -74,12 +99,6 @@ def test_strided_slice_geometry_matches_litert(case):
         window = resolve_strided_slice(shape, begin, end, strides, options)
     except ValueError as exc:
         assert "selects no element" in str(exc)  # LiteRT leaves such an output unwritten
-        return
-    if options.offset and window.output_shape != expected.shape:
-        # With offset, LiteRT sizes the output from the raw end values, so a slice running past
-        # the input gets elements nothing writes; the converter refuses such a model (its output
-        # shape cannot match the walk's).
-        assert np.prod(window.output_shape) <= expected.size
         return
     assert window.output_shape == expected.shape
     out = np.zeros(max(expected.size, 1), dtype=np.float32)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu, toolchain_problem
+from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 
@@ -32,7 +32,6 @@ from . import conv_family_refmodels as ref
 
 pytestmark = [
     pytest.mark.cross,
-    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
 # (core, extra compiler flags, the path hk_isa.h must pick)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu, toolchain_problem
+from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from helia_aot_ops_builtin.ops.fully_connected import fold_fc_bias, pack_fc_filter
@@ -34,7 +34,6 @@ from .elementwise_refmodels import binary_quantized
 
 pytestmark = [
     pytest.mark.cross,
-    pytest.mark.skipif(toolchain_problem() is not None, reason=f"cross toolchain: {toolchain_problem()}"),
 ]
 
 # (core, extra compiler flags, the path hk_isa.h must report)

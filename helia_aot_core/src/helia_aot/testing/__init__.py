@@ -14,6 +14,7 @@ from helia_aot.testing.cross import (
     cross_build_module,
     cross_build_program,
     module_size,
+    require_toolchain,
     run_qemu,
     size_of,
     toolchain_available,
@@ -37,6 +38,7 @@ from helia_aot.testing.packs import (
     run_golden,
     write_golden,
 )
+from helia_aot.testing.required_tools import MissingToolError, require_tools, running_in_ci
 
 __all__ = [
     "CORES",
@@ -47,10 +49,14 @@ __all__ = [
     "cross_build_module",
     "cross_build_program",
     "module_size",
+    "require_toolchain",
     "run_qemu",
     "size_of",
     "toolchain_available",
     "toolchain_problem",
+    "MissingToolError",
+    "require_tools",
+    "running_in_ci",
     "HOST_CFLAGS",
     "SANITIZE_FLAGS",
     "HostRun",

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from helia_aot.testing.host import module_sources
 from helia_aot.testing.link_map import ModuleSize, module_size
+from helia_aot.testing.required_tools import require
 
 __all__ = [
     "CORES",
@@ -42,6 +43,7 @@ __all__ = [
     "cross_build_program",
     "module_size",
     "plugin_library",
+    "require_toolchain",
     "run_qemu",
     "size_of",
     "toolchain_available",
@@ -176,6 +178,15 @@ def toolchain_problem() -> str | None:
 def toolchain_available() -> bool:
     """True when arm-none-eabi-gcc with newlib, qemu-system-arm and a host cc are all present."""
     return toolchain_problem() is None
+
+
+def require_toolchain() -> None:
+    """Return when cross builds can run; else skip the running test, or fail it when ``CI`` is set.
+
+    Tests marked ``cross`` call this before they run (the suite's conftest and
+    ``helia_aot.testing.pytest_plugin`` do it), so CI cannot pass by skipping every on-target test.
+    """
+    require(toolchain_problem())
 
 
 # ---- building ----------------------------------------------------------------------------------

@@ -9,6 +9,11 @@ Each fixture is a function bound to the test's temporary directory:
   sanitizers and runs its self test, returning a GoldenRun (``.assert_passed()``);
 - ``aot_pack_contract(pack, samples=[...])`` returns the PackContractReport (``.assert_ok()``).
 
+Two markers name what a test needs: ``cross`` (arm-none-eabi-gcc with newlib, qemu-system-arm)
+and ``tools("cmake", ...)`` (host executables). A test whose tools are missing is skipped, saying
+what to install, except when the environment variable ``CI`` is set: then it fails, so a CI
+machine without its toolchain cannot pass by skipping (see ``helia_aot.testing.required_tools``).
+
 ``pack`` is the installed pack's entry-point or distribution name, its plugin module or a
 customizer; leave it out to use whatever is installed.
 """
@@ -26,6 +31,23 @@ from helia_aot.plugins.manager import discover_entry_points
 from helia_aot.testing.contract import PackContractReport, check_pack_contract
 from helia_aot.testing.packs import GoldenRun, convert_model, run_golden
 from helia_aot.version import __version__
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Declare the markers, so ``--strict-markers`` accepts them."""
+    config.addinivalue_line("markers", "cross: needs arm-none-eabi-gcc with newlib and qemu-system-arm")
+    config.addinivalue_line("markers", "tools(*names): needs these executables on PATH")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip (locally) or fail (under CI) a test whose marked tools are missing."""
+    from helia_aot.testing.cross import require_toolchain
+    from helia_aot.testing.required_tools import require_tools
+
+    if item.get_closest_marker("cross") is not None:
+        require_toolchain()
+    for marker in item.iter_markers("tools"):
+        require_tools(*marker.args)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
