@@ -56,7 +56,10 @@ ${h2} Use
 static ${prefix}_model_context_t ctx = {0};
 % if not allocate_arenas:
 % for r in c_regions:
-% if not r.cold:
+% if r.cold:
+/* The bytes of ${r.blob}.bin, linked or loaded by the application. */
+extern const uint8_t ${r.enum}_bytes[${r.enum}_size];
+% else:
 static uint8_t ${r.enum}_storage[${r.enum}_size] ${PREFIX}_ALIGNED(${r.enum}_alignment);
 % endif
 % endfor
@@ -68,7 +71,7 @@ int run_once(const void *input, size_t input_bytes)
     /* Bind every region first; cold constant regions take the bytes of their .bin file. */
 % for r in c_regions:
 % if r.cold:
-    if (${prefix}_bind_arena(${r.enum}, cold_bytes_of_${r.enum}, ${r.enum}_size) != 0) return -1;
+    if (${prefix}_bind_arena(${r.enum}, (void *)(uintptr_t)${r.enum}_bytes, ${r.enum}_size) != 0) return -1;
 % else:
     if (${prefix}_bind_arena(${r.enum}, ${r.enum}_storage, sizeof(${r.enum}_storage)) != 0) return -1;
 % endif
