@@ -47,14 +47,20 @@ class ZephyrExporter(ModuleExporter):
                 layout,
                 "zephyr/Kconfig",
                 self.render(
-                    "zephyr.Kconfig.mako", layout, symbol=kconfig_symbol(layout), legacy=legacy_kconfig_symbol(layout)
+                    "zephyr.Kconfig.mako",
+                    layout,
+                    symbol=kconfig_symbol(layout),
+                    legacy=legacy_kconfig_symbol(layout),
                 ),
             ),
             self.write_text(
                 layout,
                 "zephyr/CMakeLists.txt",
                 self.render(
-                    "zephyr.CMakeLists.txt.mako", layout, symbol=kconfig_symbol(layout), legacy=legacy_kconfig_symbol(layout)
+                    "zephyr.CMakeLists.txt.mako",
+                    layout,
+                    symbol=kconfig_symbol(layout),
+                    legacy=legacy_kconfig_symbol(layout),
                 ),
             ),
         ]

@@ -118,11 +118,7 @@ class CRegion:
 def c_regions(prefix: str, plan: MemoryPlan) -> list[CRegion]:
     """The plan's regions as the C API numbers and names them (see ``CRegion``)."""
     placed = {p.region for p in plan.placements.values()}
-    kept = [
-        r
-        for r in plan.regions
-        if not (r.role == "constant" and not r.staged and r.id not in placed)
-    ]
+    kept = [r for r in plan.regions if not (r.role == "constant" and not r.staged and r.id not in placed)]
     kept.sort(key=lambda r: (_ROLE_ORDER.get(r.role, 3), r.memory.lower(), r.staged, r.id))
     rows: list[CRegion] = []
     taken: set[str] = set()
@@ -330,7 +326,9 @@ def emit_module(
             return _IoRow(t.name, t.size, 0, c_float(1.0))
         return _IoRow(t.name, t.size, t.zero_point(), c_float(t.scale()))
 
-    memories = sorted({r.memory.upper() for r in plan.regions} | _platform_memories(platform) | _HOOK_MEMORIES)
+    memories = sorted(
+        {r.memory.upper() for r in plan.regions} | _platform_memories(platform) | _HOOK_MEMORIES
+    )
     hash_ = plan_hash(model, plan, operators)
     values: dict[str, Any] = {
         "prefix": prefix,
@@ -371,9 +369,7 @@ def emit_module(
     copy_kernels(operators, src / "kernels", prefix)
     if test_case is not None:
         write(inc / f"{prefix}_test_case.h", render_template("test_case.h.mako", **values, **test_case))
-        blobs = {
-            r.blob: c_hex_bytes(_region_bytes(plan, r)) for r in cregions if r.cold and not allocate
-        }
+        blobs = {r.blob: c_hex_bytes(_region_bytes(plan, r)) for r in cregions if r.cold and not allocate}
         write(
             src / f"{prefix}_test_case.c",
             render_template("test_case.c.mako", **values, **test_case, test_blobs=blobs),
