@@ -82,7 +82,8 @@ def harness(module: Path, allocate: bool) -> str:
             )
             continue
         buffers.append(
-            f"static uint8_t {buf}[{name}_size + {name}_alignment] __attribute__((aligned({name}_alignment)));"
+            f"static uint8_t {buf}[{name}_size + {name}_alignment]"
+            f" __attribute__((aligned({name}_alignment)));"
         )
         checks += [
             f"    EXPECT(aot_bind_arena({name}, NULL, {name}_size), aot_status_bind_null_buffer);",

@@ -6,7 +6,7 @@
 
 #include "${prefix}_common.h"
 
-/* Version of the module's C API (the declarations docs/c_api.md marks public or advanced). */
+/* Version of the module's C API (the declarations docs/generated-module.md marks public or advanced). */
 #define ${PREFIX}_API_VERSION_MAJOR 1
 #define ${PREFIX}_API_VERSION_MINOR 1
 #define ${PREFIX}_API_VERSION_PATCH 0

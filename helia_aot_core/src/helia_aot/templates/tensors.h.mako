@@ -1,5 +1,5 @@
 /* ${prefix}_tensors.h: tensor identifiers, arena regions, status codes and the model's I/O tables.
- * Names and values follow the C API 1.1 of the module (see docs/c_api.md). */
+ * Names and values follow the C API 1.1 of the module (see docs/generated-module.md). */
 #ifndef ${PREFIX}_TENSORS_H
 #define ${PREFIX}_TENSORS_H
 
