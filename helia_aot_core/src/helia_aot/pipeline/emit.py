@@ -178,15 +178,19 @@ def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
 
 
 def region_symbol(prefix: str, region: Any) -> str:
-    """The C object of a region: ``<prefix>_arena_<role>_<memory>`` (``_from_<source>`` if staged)."""
-    tag = getattr(region, "tag", None) or f"{region.role}_{region.memory.lower()}"
-    return f"{prefix}_arena_{tag}"
+    """The C storage of a region, as the C API names it: ``<prefix>_arena_const_<mem>__blob`` for a
+    cold constant region, ``<enum>_buffer`` for the others (``<prefix>_arena_dtcm_buffer``)."""
+    role = str(region.role)
+    enum = f"{prefix}_arena_{_ROLE_STEM.get(role, role + '_')}{str(region.memory).lower()}"
+    cold = role == "constant" and getattr(region, "source_region", None) is None
+    return f"{enum}__blob" if cold else f"{enum}_buffer"
 
 
 def source_symbol(prefix: str, plan: MemoryPlan, region: Any) -> str | None:
-    """The constant array a staged region is copied from at init, or None for other regions."""
-    source = getattr(region, "source_region", None)
-    return None if source is None else region_symbol(prefix, plan.regions[source])
+    """The constant array a staged region is filled from (``<enum>__source``), None otherwise."""
+    if getattr(region, "source_region", None) is None:
+        return None
+    return f"{prefix}_arena_const_{str(region.memory).lower()}__source"
 
 
 def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:

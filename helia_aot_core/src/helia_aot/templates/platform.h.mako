@@ -8,17 +8,21 @@
 #define ${PREFIX}_PLATFORM_H
 % if zephyr:
 
+#if defined(__has_include)
+#if __has_include(<zephyr/linker/section_tags.h>)
 #include <zephyr/linker/section_tags.h>
+#endif
+#endif
 #ifdef CONFIG_PRINTK
 #include <zephyr/sys/printk.h>
 #ifndef ${PREFIX}_PRINTF
 #define ${PREFIX}_PRINTF(...) printk(__VA_ARGS__)
 #endif
 #endif
-#ifndef ${PREFIX}_PUT_IN_DTCM
+#if defined(__dtcm_bss_section) && !defined(${PREFIX}_PUT_IN_DTCM)
 #define ${PREFIX}_PUT_IN_DTCM __dtcm_bss_section
 #endif
-#ifndef ${PREFIX}_PUT_IN_DTCM_INIT
+#if defined(__dtcm_data_section) && !defined(${PREFIX}_PUT_IN_DTCM_INIT)
 #define ${PREFIX}_PUT_IN_DTCM_INIT __dtcm_data_section
 #endif
 % endif
