@@ -6,6 +6,7 @@ HELIA_AOT_REGEN_EXPECTED=1 rewrites the expected file after an intended change.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from helia_aot import AotConverter, ConvertArgs
+from helia_aot.pipeline.emit import plan_hash
+from helia_aot.pipeline.records import residency_record, tensor_layout_hash
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODEL = DATA / "models" / "mlperf_kws_dscnn_int8.tflite"
@@ -129,3 +132,60 @@ def test_every_placed_tensor_matches_the_descriptor_table(module, residency):
             row = listed[ident]
             assert region.endswith("_" + row["memory"].lower()) and row["offset"] == offset
     assert {i for i in listed if i.isdigit()} <= set(table)
+
+
+def test_scratch_tensors_fit_their_arena(residency):
+    scratch = residency["arenas"]["scratch"][0]
+    for tensor in residency["tensors"]:
+        if tensor["role"] == "scratch":
+            assert tensor["offset"] + tensor["size"] <= scratch["used"]
+
+
+def test_hashes_are_deterministic(tmp_path, residency):
+    again = AotConverter(config(tmp_path)).convert().output
+    second = json.loads((again / "kws_residency.json").read_text())
+    assert (second["plan_hash"], second["tensor_layout_hash"]) == (
+        residency["plan_hash"],
+        residency["tensor_layout_hash"],
+    )
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory):
+    """The pipeline's own objects after Plan, for changing one thing at a time."""
+    from helia_aot.pipeline.load import load_model
+    from helia_aot.pipeline.plan import plan_memory
+    from helia_aot.pipeline.resolve import resolve_operators
+    from helia_aot.pipeline.transform import run_transforms
+    from helia_aot.platforms import resolve_platform
+    from helia_aot.registry import build_default_registry_context
+
+    cfg = config(tmp_path_factory.mktemp("state"))
+    context = build_default_registry_context()
+    platform = resolve_platform(cfg.platform, context)
+    model = run_transforms(load_model(MODEL, cfg.model.subgraph, context), cfg, context)
+    operators = resolve_operators(model, platform, cfg, context)
+    return model, operators, plan_memory(model, operators, platform, cfg, context)
+
+
+def test_record_hashes_are_the_functions(state, residency):
+    model, operators, plan = state
+    record = residency_record(model, operators, plan)
+    assert record["plan_hash"] == plan_hash(model, plan, operators) == residency["plan_hash"]
+    assert record["tensor_layout_hash"] == tensor_layout_hash(model, plan) == residency["tensor_layout_hash"]
+
+
+def test_moving_a_tensor_changes_both_hashes(state):
+    model, operators, plan = state
+    moved = copy.deepcopy(plan)
+    tid = next(t for t, p in moved.placements.items() if moved.regions[p.region].role == "scratch")
+    moved.placements[tid].offset += 16
+    assert tensor_layout_hash(model, moved) != tensor_layout_hash(model, plan)
+    assert plan_hash(model, moved, operators) != plan_hash(model, plan, operators)
+
+
+def test_a_schedule_change_alone_keeps_the_tensor_layout_hash(state):
+    model, operators, plan = state
+    reordered = list(reversed(operators))
+    assert tensor_layout_hash(model, plan) == residency_record(model, reordered, plan)["tensor_layout_hash"]
+    assert plan_hash(model, plan, reordered) != plan_hash(model, plan, operators)
