@@ -116,7 +116,7 @@ static int32_t load_inputs(void)
 
 int main(void)
 {{
-    int32_t status = {prefix}_test_case_run(0);
+    int32_t status = {prefix}_test_case_run();
     if (status != 0) {{
         printf("bench: golden test failed (%ld)\\n", (long)status);
         return 2;

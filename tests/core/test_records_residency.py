@@ -104,45 +104,44 @@ def test_schema_fields(residency):
 
 
 def test_plan_hash_is_the_modules_macro(module, residency):
-    header = (module / "includes-api" / "kws_model.h").read_text()
+    header = (module / "includes-api" / "kws_tensors.h").read_text()
     assert f'#define KWS_PLAN_HASH "{residency["plan_hash"]}"' in header
 
 
+def _region_table(source: str, name: str) -> dict[str, int]:
+    """``[<enum>] = <n>u`` entries of one region table of ``kws_tensors.c``, by region enumerator."""
+    body = re.search(rf"{name}\[[^\]]*\] = \{{([^}}]*)\}}", source).group(1)
+    return {m[1]: int(m[2]) for m in re.finditer(r"\[(\w+)\] = (\d+)u", body)}
+
+
 def test_arenas_match_the_modules_tables(module, residency):
-    source = (module / "src" / "kws_model.c").read_text()
-    sizes = [
-        int(v)
-        for v in re.search(r"kws_arena_sizes\[[^\]]*\] = \{([^}]*)\}", source)
-        .group(1)
-        .replace("u", "")
-        .split(",")
-    ]
-    alignments = [
-        int(v)
-        for v in re.search(r"kws_arena_alignments\[[^\]]*\] = \{([^}]*)\}", source)
-        .group(1)
-        .replace("u", "")
-        .split(",")
-    ]
-    arenas = {a["region_id"]: a for rows in residency["arenas"].values() for a in rows}
-    assert sorted(arenas) == list(range(len(sizes)))
-    for region_id, arena in arenas.items():
-        assert (arena["reserved_size"], arena["alignment"]) == (sizes[region_id], alignments[region_id])
+    source = (module / "src" / "kws_tensors.c").read_text()
+    sizes = _region_table(source, "kws_arena_sizes")
+    alignments = _region_table(source, "kws_arena_alignments")
+    stem = {"scratch": "", "persistent": "persistent_", "constant": "const_"}
+    arenas = [(role, a) for role, rows in residency["arenas"].items() for a in rows]
+    assert len(arenas) == len(sizes) == len(alignments)
+    for role, arena in arenas:
+        enum = f"kws_arena_{stem[role]}{arena['memory'].lower()}"
+        assert (arena["reserved_size"], arena["alignment"]) == (sizes[enum], alignments[enum])
 
 
-def test_every_placed_tensor_matches_the_placement_table(module, residency):
-    source = (module / "src" / "kws_model.c").read_text()
+def test_every_placed_tensor_matches_the_descriptor_table(module, residency):
+    source = (module / "src" / "kws_tensors.c").read_text()
     table = {
-        name: (int(region, 0), int(offset))
-        for region, offset, name in re.findall(r"\{(0x[0-9a-f]+|\d+)u, (\d+)u\}, /\* (\w+) \*/", source)
+        ident: (region, int(offset))
+        for region, offset, ident in re.findall(
+            r"\{kws_tensor_type_\w+, (\w+), (\d+)u, \d+u\}, /\* kws_tensor_(\w+) \*/", source
+        )
     }
-    listed = {t["name"]: t for t in residency["tensors"]}
-    for name, (region, offset) in table.items():
-        if region == 0xFFFF:
-            assert name not in listed  # a tensor the module never reads is not placed
-        else:
-            assert (listed[name]["region_id"], listed[name]["offset"]) == (region, offset)
-    assert set(listed) <= set(table)
+    listed = {t["id"]: t for t in residency["tensors"]}
+    for ident, (region, offset) in table.items():
+        if region == "kws_num_arena_buffers":
+            assert ident not in listed  # a tensor the module never reads is not placed
+        elif ident in listed:
+            row = listed[ident]
+            assert region.endswith("_" + row["memory"].lower()) and row["offset"] == offset
+    assert {i for i in listed if i.isdigit()} <= set(table)
 
 
 def test_scratch_tensors_fit_their_arena(residency):

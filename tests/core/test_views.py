@@ -109,7 +109,8 @@ def test_field_names_are_the_documented_ones():
 
 def test_tensors_follow_the_modules_enumeration(result):
     header = (result.output / "includes-api" / "kws_tensors.h").read_text()
-    enumeration = re.findall(r"^\s+kws_(\w+) = (\d+),", header, re.MULTILINE)
+    # The module's own enumerators (equal to the C API's kws_tensor_<id> ones) in view order.
+    enumeration = re.findall(r"^\s+kws_(t\d+_\w+) = (\d+),$", header, re.MULTILINE)
     assert [(t.name, str(i)) for i, t in enumerate(result.tensors)] == enumeration
     assert f"kws_num_tensors = {len(result.tensors)}" in header
 
@@ -123,8 +124,8 @@ def test_tensor_kinds_and_io_positions(result):
     assert by_kind["input"][0].shape == (1, 49, 10, 1) and by_kind["input"][0].ctype == "int8_t"
     assert set(by_kind) == {"input", "output", "constant", "scratch"}
     header = (result.output / "includes-api" / "kws_tensors.h").read_text()
-    assert f"#define kws_input_0_nbytes {by_kind['input'][0].nbytes}" in header
-    assert f"#define kws_output_0_nbytes {by_kind['output'][0].nbytes}" in header
+    assert f"#define kws_input_0_nbytes ({by_kind['input'][0].nbytes})" in header
+    assert f"#define kws_output_0_nbytes ({by_kind['output'][0].nbytes})" in header
 
 
 def test_quantization_views(result):
@@ -191,9 +192,10 @@ def test_staged_constants_and_application_owned_arenas(tmp_path):
     # The application binds every RAM region; only the stored constants are the module's own array.
     assert scratch.symbol is None and copy_.symbol is None and cold.symbol is not None
     assert (copy_.role, copy_.memory, copy_.source_memory) == ("constant", "SRAM", cold.memory)
-    assert copy_.source_symbol == cold.symbol and copy_.source_offset is not None
-    model_c = (staged.output / "src" / "kws_model.c").read_text()
-    assert f"{cold.symbol} + {copy_.source_offset}u" in model_c
+    # The staged bytes are their own C array (the MRAM region holds nothing else, so it is not a
+    # region of the C API), copied into the bound SRAM region by kws_hydrate_constants.
+    assert copy_.source_symbol == "kws_arena_const_sram__source" and copy_.source_offset is not None
+    assert copy_.source_symbol in (staged.output / "src" / "kws_constants_mram.c").read_text()
     constants = [t for t in staged.tensors if t.kind == "constant" and t.id in staged.placements]
     assert constants and all(
         staged.placements[t.id].staged

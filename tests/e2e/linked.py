@@ -82,7 +82,7 @@ def write_main(modules: Sequence[Module], path: Path) -> Path:
     """A main that runs every module's golden test and prints ``<model>: PASS|FAIL`` lines."""
     includes = "".join(f'#include "{m.prefix}_test_case.h"\n' for m in modules)
     runs = "".join(
-        f"    status = {m.prefix}_test_case_run(0);\n"
+        f"    status = {m.prefix}_test_case_run();\n"
         f'    printf("{m.name}: %s\\n", status == 0 ? "PASS" : "FAIL");\n'
         f"    failures += status != 0;\n"
         for m in modules

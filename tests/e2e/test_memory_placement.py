@@ -78,8 +78,8 @@ def test_constraints_pinning_and_cold_constants_match_the_reference(tmp_path):
     assert arenas(residency) == [("constant", "SRAM"), ("scratch", "DTCM"), ("scratch", "SRAM")]
     tensor = {t["id"]: t for t in residency["tensors"]}
     assert tensor["0"]["memory"] == "dtcm" and tensor["0"]["offset"] % 64 == 0
-    model_c = (result.output / "src" / "aot_model.c").read_text()
-    assert "AOT_PUT_IN_DTCM" in model_c and "AOT_PUT_IN_SRAM" in model_c
+    tensors_c = (result.output / "src" / "aot_tensors.c").read_text()
+    assert "AOT_PUT_IN_DTCM" in tensors_c and "AOT_PUT_IN_SRAM" in tensors_c
     assert "AOT_PUT_IN_SRAM" in (result.output / "src" / "aot_constants_sram.c").read_text()
     assert_readme_example_compiles(result.output, tmp_path)
     run = run_module_test_case(result.output, tmp_path / "build", sanitize=False)
@@ -130,7 +130,7 @@ BINDING_MAIN = """#include <stdio.h>
 #include "aot_model.h"
 #include "aot_test_case.h"
 
-static uint8_t buffer[AOT_ARENA_SCRATCH_SRAM_SIZE + 64] AOT_ALIGNED(64);
+static uint8_t buffer[aot_arena_sram_size + 64] AOT_ALIGNED(64);
 
 #define EXPECT(call, status) do { \\
     const int32_t got = (call); \\
@@ -143,26 +143,26 @@ static uint8_t buffer[AOT_ARENA_SCRATCH_SRAM_SIZE + 64] AOT_ALIGNED(64);
 int main(void)
 {
     aot_model_context_t ctx;
-    const aot_arena_binding_t partial[] = {{AOT_ARENA_SCRATCH_DTCM_ID, buffer, AOT_ARENA_SCRATCH_DTCM_SIZE}};
-    const aot_arena_binding_t misaligned[] = {{AOT_ARENA_SCRATCH_SRAM_ID, buffer + 8,
-                                               AOT_ARENA_SCRATCH_SRAM_SIZE}};
+    void *buffers[aot_num_arena_buffers] = {0};
+    size_t sizes[aot_num_arena_buffers] = {0};
     memset(&ctx, 0, sizeof(ctx));
-    EXPECT(aot_model_init(&ctx), aot_status_arena_unbound);
+    EXPECT(aot_model_init(&ctx), aot_status_context_arena_unbound);
     EXPECT(aot_model_run(&ctx), aot_status_not_initialized);
-    EXPECT(aot_bind_arena(NULL, AOT_ARENA_SCRATCH_DTCM_ID, buffer, sizeof(buffer)), aot_status_null_context);
-    EXPECT(aot_bind_arena(&ctx, -1, buffer, sizeof(buffer)), aot_status_bad_arena_id);
-    EXPECT(aot_bind_arena(&ctx, aot_num_arenas, buffer, sizeof(buffer)), aot_status_bad_arena_id);
-    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_CONSTANT_MRAM_ID, buffer, sizeof(buffer)), aot_status_bad_arena_id);
-    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_SCRATCH_DTCM_ID, NULL, sizeof(buffer)), aot_status_arena_unbound);
-    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_SCRATCH_DTCM_ID, buffer, AOT_ARENA_SCRATCH_DTCM_SIZE - 1u),
-           aot_status_arena_too_small);
-    EXPECT(aot_bind_arena(&ctx, AOT_ARENA_SCRATCH_DTCM_ID, buffer + 1, AOT_ARENA_SCRATCH_DTCM_SIZE),
-           aot_status_arena_misaligned);
-    EXPECT(aot_bind_arenas(&ctx, misaligned, 1), aot_status_arena_misaligned);
-    EXPECT(aot_bind_arenas(&ctx, partial, 1), aot_status_arena_unbound);
-    EXPECT(aot_model_init(&ctx), aot_status_arena_unbound);
+    EXPECT(aot_bind_arena((aot_arena_region_t)aot_num_arena_buffers, buffer, sizeof(buffer)),
+           aot_status_bind_unknown_region);
+    EXPECT(aot_bind_arena(aot_arena_dtcm, NULL, sizeof(buffer)), aot_status_bind_null_buffer);
+    EXPECT(aot_bind_arena(aot_arena_dtcm, buffer, aot_arena_dtcm_size - 1u), aot_status_bind_undersized);
+    EXPECT(aot_bind_arena(aot_arena_dtcm, buffer + 1, aot_arena_dtcm_size), aot_status_bind_misaligned);
+    EXPECT(aot_bind_arenas(NULL, sizes, aot_num_arena_buffers), aot_status_bind_bulk_null_argument);
+    EXPECT(aot_bind_arenas(buffers, sizes, 1), aot_status_bind_bulk_wrong_count);
+    buffers[aot_arena_dtcm] = buffer;
+    sizes[aot_arena_dtcm] = aot_arena_dtcm_size;
+    EXPECT(aot_bind_arenas(buffers, sizes, aot_num_arena_buffers), aot_status_bind_null_buffer);
+    EXPECT(aot_bind_arena(aot_arena_sram, buffer + 8, aot_arena_sram_size), aot_status_bind_misaligned);
+    EXPECT(aot_model_init(&ctx), aot_status_context_arena_unbound);
     printf("binding statuses ok\\n");
-    return aot_test_case_run(1) == 0 ? 0 : 1;
+    EXPECT(aot_test_case_init(), aot_status_ok);
+    return aot_test_case_run() == 0 ? 0 : 1;
 }
 """
 
@@ -187,11 +187,16 @@ def test_spill_staging_and_application_arenas_match_the_reference(tmp_path):
     ]
     dtcm = residency["arenas"]["scratch"][0]
     assert dtcm["memory"] == "dtcm" and dtcm["reserved_size"] <= 10000
-    model_h = (result.output / "includes-api" / "aot_model.h").read_text()
-    assert "AOT_ARENA_CONSTANT_SRAM_FROM_MRAM_ID" in model_h
-    model_c = (result.output / "src" / "aot_model.c").read_text()
-    assert "static uint8_t aot_arena_" not in model_c  # the application provides every RAM arena
-    assert "memcpy(ctx->arenas[" in model_c
+    # The C regions are the product's: the MRAM region only stores the staged bytes, so it is the
+    # staged region's __source array (and sidecar), not a region the application binds.
+    tensors_h = (result.output / "includes-api" / "aot_tensors.h").read_text()
+    assert "aot_arena_dtcm = 0" in tensors_h and "aot_arena_sram = 1" in tensors_h
+    assert "aot_arena_const_sram = 2" in tensors_h and "aot_num_arena_buffers = 3" in tensors_h
+    assert "AOT_ARENA_CONSTANT_SRAM_FROM_MRAM_ID 2" in tensors_h
+    tensors_c = (result.output / "src" / "aot_tensors.c").read_text()
+    assert "static uint8_t aot_arena_" not in tensors_c  # the application provides every RAM arena
+    assert (result.output / "aot_arena_const_sram__source.bin").stat().st_size > 0
+    assert "aot_arena_const_sram__source" in (result.output / "src" / "aot_constants_mram.c").read_text()
     assert_readme_example_compiles(result.output, tmp_path)
     exe = build_module(result.output, tmp_path / "build", main_source=BINDING_MAIN, sanitize=True)
     proc = subprocess.run([str(exe)], check=False, capture_output=True, text=True, timeout=60)

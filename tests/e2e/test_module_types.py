@@ -31,8 +31,13 @@ MAIN = """#include <stdio.h>
 #include "aot_test_case.h"
 int main(void)
 {
+    /* The module's self-test prints through AOT_PRINTF, silent in a plain build: report here. */
     printf("plan %s\\n", AOT_PLAN_HASH);
-    return aot_test_case_run(1) == 0 ? 0 : 1;
+    if (aot_test_case_init() != 0 || aot_test_case_run() != 0) {
+        return 1;
+    }
+    printf("PASS\\n");
+    return 0;
 }
 """
 
@@ -86,7 +91,7 @@ def assert_readme(module: Path, title: str) -> None:
     assert re.search(
         r"\| output \| 0 \| \[1, 32\] \| int8 \| scale [0-9.e-]+, zero point -128 \| 32 \|", text
     )
-    assert re.search(r"\| 0 \| scratch \| DTCM \| \d+ \| \d+ \| 16 \|", text)
+    assert re.search(r"\| `aot_arena_dtcm` \| scratch \| DTCM \| \d+ \| \d+ \| 16 \|", text)
     assert "| constant | MRAM |" in text
 
 
@@ -109,7 +114,7 @@ def test_nsx_module_has_valid_metadata_and_builds_with_board_flags(tmp_path):
     meta = yaml.safe_load((module / "nsx-module.yaml").read_text())
     # The fields NSX requires of a module's metadata.
     assert meta["schema_version"] == 1
-    assert meta["module"] == {"name": "fc-module", "type": "runtime", "version": meta["module"]["version"]}
+    assert meta["module"] == {"name": "fc_module", "type": "algorithm", "version": meta["module"]["version"]}
     assert meta["build"]["cmake"] == {"package": "fc_module", "targets": ["nsx::fc_module"]}
     assert meta["depends"] == {"required": [], "optional": []}
     assert meta["compatibility"]["boards"] == ["apollo510_evb"]
@@ -152,16 +157,18 @@ endfunction()
 def test_zephyr_module_builds_when_its_kconfig_option_is_set(tmp_path):
     module = convert(tmp_path, "zephyr").output
     manifest = yaml.safe_load((module / "zephyr" / "module.yml").read_text())
-    assert manifest == {"name": "fc-module", "build": {"cmake": "zephyr", "kconfig": "zephyr/Kconfig"}}
+    assert manifest == {"name": "fc_module", "build": {"cmake": "zephyr", "kconfig": "zephyr/Kconfig"}}
     kconfig = (module / "zephyr" / "Kconfig").read_text()
-    match = re.search(r"^config (\w+)\n\tbool \"[^\"]+\"\n\thelp\n", kconfig, re.MULTILINE)
-    assert match and match.group(1) == "HELIA_AOT_FC_MODULE"
+    # The product's names (menuconfig FC_MODULE), and the earlier option, which selects it.
+    match = re.search(r"^menuconfig (\w+)\n\tbool \"[^\"]+\"\n\thelp\n", kconfig, re.MULTILINE)
+    assert match and match.group(1) == "FC_MODULE"
+    assert "config ZEPHYR_FC_MODULE_MODULE\n" in kconfig and "\tselect FC_MODULE\n" in kconfig
     assert_readme(module, "Zephyr")
     project = consumer(
         tmp_path,
         ZEPHYR_SHIM
         + (
-            "set(CONFIG_HELIA_AOT_FC_MODULE y)\n"
+            "set(CONFIG_FC_MODULE y)\n"
             f"add_subdirectory({module}/zephyr module)\n"
             "add_executable(app main.c)\ntarget_link_libraries(app PRIVATE fc_module zephyr_interface m)\n"
         ),

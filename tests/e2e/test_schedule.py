@@ -26,8 +26,12 @@ static kws_model_context_t ctx;
 static int32_t events[2 * kws_num_operators + 2][2];
 static int32_t count;
 
-static void on_operator(int32_t layer, kws_callback_event_t event, void *user_data)
+static void on_operator(int32_t layer, kws_operator_state_t event, int32_t status, void *user_data)
 {
+    if (status != kws_status_ok) {
+        count = 1000;
+        return;
+    }
     if (user_data != (void *)&ctx || count >= 2 * kws_num_operators + 2) {
         count = 1000;
         return;
@@ -45,7 +49,7 @@ int main(void)
         return 2;
     }
     for (i = 0; i < ctx.inputs[0].size; ++i) {
-        ctx.inputs[0].data[i] = (uint8_t)(i * 7u + 3u);
+        ctx.inputs[0].data[i] = (int8_t)(uint8_t)(i * 7u + 3u);
     }
     ctx.callback = on_operator;
     ctx.user_data = &ctx;
@@ -59,7 +63,7 @@ int main(void)
     for (o = 0; o < kws_num_outputs; ++o) {
         printf("output %ld:", (long)o);
         for (i = 0; i < ctx.outputs[o].size; ++i) {
-            printf(" %u", (unsigned)ctx.outputs[o].data[i]);
+            printf(" %u", (unsigned)(uint8_t)ctx.outputs[o].data[i]);
         }
         printf("\\n");
     }
@@ -107,7 +111,7 @@ def test_table_callback_fires_for_every_operator_in_order(runs):
     operators = int(lines[0].split()[1])
     assert operators == len(result.plan.operators) == 12
     events = [tuple(int(v) for v in line.split()[1:]) for line in lines if line.startswith("event ")]
-    expected = [(layer, event) for layer in range(operators) for event in (0, 1)]  # run_started, run_finished
+    expected = [(layer, event) for layer in range(operators) for event in (2, 3)]  # run_started, run_finished
     assert events == expected
     # The layer index the callback reports is the operator's index in the plan.
     assert [op.index for op in result.plan.operators] == list(range(operators))

@@ -18,7 +18,7 @@ from helia_aot import AotConverter, ConvertArgs
 from helia_aot.testing import build_module
 
 MODEL = Path(__file__).resolve().parents[1] / "data" / "models" / "fc_64x32_relu_int8.tflite"
-_REGION = re.compile(r"#define (\w+)_ID (\d+) /\* (\w+) in \w+(.*?)\*/")
+_REGION = re.compile(r"^    (aot_arena_\w+) = (\d+), /\* (\w+) in \w+", re.MULTILINE)
 
 _HARNESS = """#include <stdint.h>
 #include <stdio.h>
@@ -36,53 +36,62 @@ int main(void)
 {{
     EXPECT(aot_model_init(NULL), aot_status_null_context);
     EXPECT(aot_model_run(NULL), aot_status_null_context);
-    EXPECT(aot_bind_arena(NULL, 0, NULL, 0u), aot_status_null_context);
-    EXPECT(aot_bind_arenas(NULL, NULL, 0), aot_status_null_context);
+    EXPECT(aot_context_init(NULL), aot_status_null_context);
     EXPECT(aot_model_run(&ctx), aot_status_not_initialized);
-    EXPECT(aot_bind_arena(&ctx, -1, NULL, 0u), aot_status_bad_arena_id);
-    EXPECT(aot_bind_arena(&ctx, aot_num_arenas, NULL, 0u), aot_status_bad_arena_id);
 {checks}
     EXPECT(aot_model_init(&ctx), aot_status_ok);
     EXPECT(aot_model_run(&ctx), aot_status_ok);
-    return aot_test_case_run(0) == 0 ? (printf("PASS\\n"), 0) : 1;
+    EXPECT(aot_test_case_init(), aot_status_ok);
+    return aot_test_case_run() == 0 ? (printf("PASS\\n"), 0) : 1;
 }}
 """
 
 
-def regions(module: Path) -> list[tuple[str, int, str, bool]]:
-    """(macro, id, role, must be bound) of every arena region the public header lists."""
-    header = (module / "includes-api" / "aot_model.h").read_text()
-    return [(m[1], int(m[2]), m[3], "bind" in m[4]) for m in _REGION.finditer(header)]
+def regions(module: Path) -> list[tuple[str, int, str]]:
+    """(enumerator, id, role) of every arena region ``aot_arena_region_t`` lists."""
+    header = (module / "includes-api" / "aot_tensors.h").read_text()
+    return [(m[1], int(m[2]), m[3]) for m in _REGION.finditer(header)]
+
+
+def _c_bytes(data: bytes) -> str:
+    return ", ".join(str(b) for b in data)
 
 
 def harness(module: Path, allocate: bool) -> str:
+    """Misuse checks for a module; with external arenas every region is bound, cold constant regions
+    to a copy of their ``__blob.bin`` sidecar as an application would link it."""
     buffers, checks = [], []
-    for macro, _, role, bind in regions(module):
+    if not allocate:
+        checks += [
+            "    EXPECT(aot_bind_arena((aot_arena_region_t)aot_num_arena_buffers, NULL, 0u),"
+            " aot_status_bind_unknown_region);",
+            "    EXPECT(aot_bind_arenas(NULL, NULL, 0u), aot_status_bind_bulk_null_argument);",
+            "    EXPECT(aot_model_init(&ctx), aot_status_context_arena_unbound);",
+            "    EXPECT(aot_model_run(&ctx), aot_status_not_initialized); /* init failed */",
+        ]
+    for name, _, role in regions(module) if not allocate else []:
+        buf = f"buf_{name}"
         if role == "constant":
-            checks.append(f"    EXPECT(aot_bind_arena(&ctx, {macro}_ID, NULL, 0u), aot_status_bad_arena_id);")
+            data = (module / f"{name}__blob.bin").read_bytes()
+            buffers.append(
+                f"static const uint8_t {buf}[{len(data)}] __attribute__((aligned({name}_alignment))) = "
+                f"{{{_c_bytes(data)}}};"
+            )
+            checks.append(
+                f"    EXPECT(aot_bind_arena({name}, (void *)(uintptr_t){buf}, sizeof({buf})), aot_status_ok);"
+            )
             continue
-        if not bind:
-            continue
-        buf = f"buf_{macro.lower()}"
         buffers.append(
-            f"static uint8_t {buf}[{macro}_SIZE + {macro}_ALIGNMENT] "
-            f"__attribute__((aligned({macro}_ALIGNMENT)));"
+            f"static uint8_t {buf}[{name}_size + {name}_alignment]"
+            f" __attribute__((aligned({name}_alignment)));"
         )
         checks += [
-            f"    EXPECT(aot_bind_arena(&ctx, {macro}_ID, NULL, {macro}_SIZE), aot_status_arena_unbound);",
-            f"    EXPECT(aot_bind_arena(&ctx, {macro}_ID, {buf}, {macro}_SIZE - 1u),"
-            " aot_status_arena_too_small);",
-            f"    if ({macro}_ALIGNMENT > 1u) {{",
-            f"        EXPECT(aot_bind_arena(&ctx, {macro}_ID, {buf} + 1, {macro}_SIZE),"
-            " aot_status_arena_misaligned);",
+            f"    EXPECT(aot_bind_arena({name}, NULL, {name}_size), aot_status_bind_null_buffer);",
+            f"    EXPECT(aot_bind_arena({name}, {buf}, {name}_size - 1u), aot_status_bind_undersized);",
+            f"    if ({name}_alignment > 1u) {{",
+            f"        EXPECT(aot_bind_arena({name}, {buf} + 1, {name}_size), aot_status_bind_misaligned);",
             "    }",
-            f"    {{ const aot_arena_binding_t small = {{{macro}_ID, {buf}, {macro}_SIZE - 1u}};",
-            "      EXPECT(aot_bind_arenas(&ctx, &small, 1), aot_status_arena_too_small); }",
-            "    EXPECT(aot_bind_arenas(&ctx, NULL, 0), aot_status_arena_unbound);",
-            "    EXPECT(aot_model_init(&ctx), aot_status_arena_unbound);",
-            "    EXPECT(aot_model_run(&ctx), aot_status_not_initialized); /* init failed */",
-            f"    {{ const aot_arena_binding_t ok = {{{macro}_ID, {buf}, {macro}_SIZE}};",
-            "      EXPECT(aot_bind_arenas(&ctx, &ok, 1), aot_status_ok); }",
+            f"    EXPECT(aot_bind_arena({name}, {buf}, {name}_size), aot_status_ok);",
         ]
     assert allocate or buffers, "a module without allocated arenas has regions to bind"
     return _HARNESS.format(buffers="\n".join(buffers), checks="\n".join(checks))

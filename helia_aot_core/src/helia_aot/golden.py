@@ -7,6 +7,7 @@ shaped like the tensor or several samples stacked on a new leading axis.
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,8 +85,21 @@ def load_golden(path: Path, model: AirModel) -> GoldenData:
     return result
 
 
-def reference_golden(model_path: Path, model: AirModel, samples: int = 1, seed: int = 0) -> GoldenData:
-    """Random inputs over each input's full range, outputs from the reference interpreter."""
+def reference_golden(
+    model_path: Path,
+    model: AirModel,
+    samples: int = 1,
+    seed: int = 0,
+    *,
+    iterations: int = 1,
+    feedback: Sequence[tuple[int, int]] = (),
+) -> GoldenData:
+    """Random inputs over each input's full range, outputs from the reference interpreter.
+
+    With ``iterations`` > 1 each sample runs that many times, ``feedback`` (output, input) pairs
+    copying outputs into inputs between runs, and the expected outputs are the last run's: what
+    the module's self-test does with ``test.num_iterations`` and ``test.state_feedback``.
+    """
     rng = np.random.default_rng(seed)
     interpreter = create_interpreter(model_path)
     inputs: list[list[np.ndarray]] = [[] for _ in model.inputs]
@@ -94,8 +108,14 @@ def reference_golden(model_path: Path, model: AirModel, samples: int = 1, seed: 
         sample = [_random_input(model.tensors[t], rng) for t in model.inputs]
         for i, value in enumerate(sample):
             inputs[i].append(value)
-        for j, value in enumerate(interpreter.run(sample)):
-            outputs[j].append(value.reshape(model.tensors[model.outputs[j]].shape))
+        feed = list(sample)
+        result = interpreter.run(feed)
+        for _ in range(max(1, iterations) - 1):
+            for out_index, in_index in feedback:
+                feed[in_index] = np.asarray(result[out_index]).reshape(sample[in_index].shape)
+            result = interpreter.run(feed)
+        for j, value in enumerate(result):
+            outputs[j].append(np.asarray(value).reshape(model.tensors[model.outputs[j]].shape))
     return GoldenData([np.stack(v) for v in inputs], [np.stack(v) for v in outputs])
 
 

@@ -37,9 +37,10 @@ SAME_QUANTIZATION = (
     "operator moves values without requantizing them)."
 )
 
-KERNEL_STATUS_BASE = 64
-"""A kernel's nonzero status n becomes the module status ``KERNEL_STATUS_BASE + n`` (the module
-reserves 64-127 for kernel failures)."""
+KERNEL_STATUS_BASE = 0
+"""A kernel's nonzero status n becomes the module status ``-(KERNEL_STATUS_BASE + n)``: negative
+statuses are kernel failures, as in the product's C API, so they never meet the module's own
+positive codes (1-999) or the custom-operator range (1000-1999)."""
 
 
 def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> list[str]:

@@ -227,6 +227,17 @@ class TestConfig(ConfigSection):
     samples: int | None = Field(
         None, ge=1, description="How many golden samples the test runs (default: all)."
     )
+    num_iterations: int = Field(
+        1,
+        ge=1,
+        le=2147483647,
+        description="How many times the self-test runs each sample (state_feedback copies between runs).",
+    )
+    state_feedback: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="(output_index, input_index) pairs: after each self-test run the output is copied "
+        "into the input, which gets the stimulus only on the first iteration.",
+    )
 
 
 class OptimizationConfig(ConfigSection):

@@ -18,6 +18,7 @@ from helia_aot.air import c_comment, c_identifier
 from helia_aot.codegen import render_template
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_TARGET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +44,16 @@ class ModuleLayout:
 
     @property
     def target(self) -> str:
-        """The build target / package name: the module name as an identifier (``kws``)."""
+        """The build target / package name: ``module.name`` itself, as the product names it
+        (``KWS_Mod`` stays ``KWS_Mod``); a name CMake cannot take becomes an identifier."""
+        if _TARGET_NAME.match(self.name):
+            return self.name
         return c_identifier(self.name, max_length=64, fallback="module")
+
+    @property
+    def config_symbol(self) -> str:
+        """The Kconfig symbol of the module: the target upper-cased (``ZEP_MOD``)."""
+        return re.sub(r"[^A-Za-z0-9_]", "_", self.target).upper()
 
     @property
     def folder(self) -> str:

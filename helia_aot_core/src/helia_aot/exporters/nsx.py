@@ -20,7 +20,7 @@ def nsx_metadata(layout: ModuleLayout) -> dict[str, Any]:
     """
     return {
         "schema_version": NSX_SCHEMA_VERSION,
-        "module": {"name": layout.target.replace("_", "-"), "type": "runtime", "version": layout.version},
+        "module": {"name": layout.target, "type": "algorithm", "version": layout.version},
         "support": {"ambiqsuite": True, "zephyr": False},
         "summary": f"helia-aot inference module of {layout.model_comment} (plan {layout.plan_hash})",
         "capabilities": ["ml_inference"],
@@ -50,7 +50,7 @@ class NsxExporter(ModuleExporter):
         ]
 
     def integration(self, layout: ModuleLayout) -> str:
-        return self.render("nsx.integration.md.mako", layout, module_name=layout.target.replace("_", "-"))
+        return self.render("nsx.integration.md.mako", layout, module_name=layout.target)
 
 
 __all__ = ["NSX_SCHEMA_VERSION", "NsxExporter", "nsx_metadata"]

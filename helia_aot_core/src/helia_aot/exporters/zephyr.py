@@ -8,12 +8,18 @@ from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 
 
 def kconfig_symbol(layout: ModuleLayout) -> str:
-    """The Kconfig option that builds the module: ``HELIA_AOT_<TARGET>``."""
-    return f"HELIA_AOT_{layout.target.upper()}"
+    """The Kconfig option that builds the module: ``module.name`` upper-cased (``ZEP_MOD``), as the
+    product's module has it, so ``CONFIG_ZEP_MOD=y`` in a prj.conf written for it works."""
+    return layout.config_symbol
+
+
+def legacy_kconfig_symbol(layout: ModuleLayout) -> str:
+    """The option earlier helia-aot modules used, ``HELIA_AOT_<TARGET>``: still accepted."""
+    return f"HELIA_AOT_{layout.config_symbol}"
 
 
 class ZephyrExporter(ModuleExporter):
-    """A Zephyr module whose library builds when ``CONFIG_HELIA_AOT_<TARGET>=y``.
+    """A Zephyr module whose library builds when ``CONFIG_<NAME>=y`` (or ``CONFIG_HELIA_AOT_<NAME>=y``).
 
     Zephyr finds the module through ``ZEPHYR_EXTRA_MODULES`` (or a west manifest entry); the
     ``zephyr/`` folder holds everything Zephyr reads, and the sources stay where every module type
@@ -25,7 +31,7 @@ class ZephyrExporter(ModuleExporter):
 
     def write(self, layout: ModuleLayout) -> list[str]:
         manifest = {
-            "name": layout.target.replace("_", "-"),
+            "name": layout.target,
             "build": {"cmake": "zephyr", "kconfig": "zephyr/Kconfig"},
         }
         header = (
@@ -40,12 +46,22 @@ class ZephyrExporter(ModuleExporter):
             self.write_text(
                 layout,
                 "zephyr/Kconfig",
-                self.render("zephyr.Kconfig.mako", layout, symbol=kconfig_symbol(layout)),
+                self.render(
+                    "zephyr.Kconfig.mako",
+                    layout,
+                    symbol=kconfig_symbol(layout),
+                    legacy=legacy_kconfig_symbol(layout),
+                ),
             ),
             self.write_text(
                 layout,
                 "zephyr/CMakeLists.txt",
-                self.render("zephyr.CMakeLists.txt.mako", layout, symbol=kconfig_symbol(layout)),
+                self.render(
+                    "zephyr.CMakeLists.txt.mako",
+                    layout,
+                    symbol=kconfig_symbol(layout),
+                    legacy=legacy_kconfig_symbol(layout),
+                ),
             ),
         ]
 
@@ -53,4 +69,4 @@ class ZephyrExporter(ModuleExporter):
         return self.render("zephyr.integration.md.mako", layout, symbol=kconfig_symbol(layout))
 
 
-__all__ = ["ZephyrExporter", "kconfig_symbol"]
+__all__ = ["ZephyrExporter", "kconfig_symbol", "legacy_kconfig_symbol"]

@@ -26,20 +26,25 @@ from helia_aot.registry.registry import Registry
 from helia_aot.version import __version__
 
 NOT_PLACED = "0xffffu"
+# Memories whose placement hooks every module defines, whatever its platform has.
+_HOOK_MEMORIES = frozenset({"PSRAM", "DRAM", "MRAM", "SRAM", "DTCM", "ITCM"})
 
 
 @dataclass(slots=True)
 class _TensorRow:
     name: str
+    ident: str
     comment: str
-    region_c: str
+    kind: str
+    region: int | None
     offset: int
+    size: int
 
 
 @dataclass(slots=True)
 class _IoRow:
     name: str
-    nbytes: int
+    length: int
     zero_point: int
     scale: str
 
@@ -65,6 +70,96 @@ class _RegionRow:
     source_memory: str | None
 
 
+_ROLE_ORDER = {"scratch": 0, "persistent": 1, "constant": 2}
+_ROLE_STEM = {"scratch": "", "persistent": "persistent_", "constant": "const_"}
+
+
+@dataclass(slots=True)
+class CRegion:
+    """One arena region of the C API (``<prefix>_arena_region_t``), in the C API's order.
+
+    Regions come in role order (scratch, persistent, constant), then by memory name. A cold constant
+    region that only stores the sources of staged regions is not a C region: each staged region
+    carries its own ``__source`` array instead, so the application binds the same regions as with
+    the product's module.
+    """
+
+    index: int
+    plan_id: int
+    enum: str
+    role: str
+    memory: str
+    used: int
+    total_size: int
+    alignment: int
+    cold: bool
+    staged: bool
+    macro: str
+    source_memory: str | None
+    source_plan_id: int | None
+    source_offset: int
+
+    @property
+    def buffer(self) -> str:
+        """The module's storage of a writable region (internal arenas)."""
+        return f"{self.enum}_buffer"
+
+    @property
+    def blob(self) -> str:
+        """The constant bytes of a cold region (and ``<blob>.bin``, its sidecar file)."""
+        return f"{self.enum}__blob"
+
+    @property
+    def source(self) -> str:
+        """The constant bytes a staged region is filled from (and ``<source>.bin``)."""
+        return f"{self.enum}__source"
+
+
+def c_regions(prefix: str, plan: MemoryPlan) -> list[CRegion]:
+    """The plan's regions as the C API numbers and names them (see ``CRegion``)."""
+    placed = {p.region for p in plan.placements.values()}
+    kept = [r for r in plan.regions if not (r.role == "constant" and not r.staged and r.id not in placed)]
+    kept.sort(key=lambda r: (_ROLE_ORDER.get(r.role, 3), r.memory.lower(), r.staged, r.id))
+    rows: list[CRegion] = []
+    taken: set[str] = set()
+    for r in kept:
+        name = f"{prefix}_arena_{_ROLE_STEM.get(r.role, r.role + '_')}{r.memory.lower()}"
+        if name in taken and r.staged and r.source_memory:
+            name = f"{name}_from_{r.source_memory.lower()}"
+        base, n = name, 1
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        taken.add(name)
+        rows.append(
+            CRegion(
+                index=len(rows),
+                plan_id=r.id,
+                enum=name,
+                role=r.role,
+                memory=r.memory.upper(),
+                used=r.used,
+                total_size=r.total_size,
+                alignment=r.alignment,
+                cold=r.role == "constant" and not r.staged,
+                staged=r.staged,
+                macro=f"{prefix.upper()}_ARENA_{r.tag.upper()}",
+                source_memory=r.source_memory.upper() if r.source_memory else None,
+                source_plan_id=r.source_region,
+                source_offset=r.source_offset,
+            )
+        )
+    return rows
+
+
+def tensor_ident(tensor: AirTensor) -> str:
+    """The tail of a tensor's C API identifier ``<prefix>_tensor_<ident>``: the model's tensor index,
+    or for a tensor an operator added its name without the ``t<N>_`` head (``conv_2d_0_scratch``)."""
+    if str(tensor.id).isdigit():
+        return str(tensor.id)
+    return re.sub(r"^t\d+_", "", tensor.name)
+
+
 def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
     """16 hex digits over the schedule and every placement: a change says the layout changed."""
     digest = hashlib.sha256()
@@ -83,15 +178,19 @@ def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
 
 
 def region_symbol(prefix: str, region: Any) -> str:
-    """The C object of a region: ``<prefix>_arena_<role>_<memory>`` (``_from_<source>`` if staged)."""
-    tag = getattr(region, "tag", None) or f"{region.role}_{region.memory.lower()}"
-    return f"{prefix}_arena_{tag}"
+    """The C storage of a region, as the C API names it: ``<prefix>_arena_const_<mem>__blob`` for a
+    cold constant region, ``<enum>_buffer`` for the others (``<prefix>_arena_dtcm_buffer``)."""
+    role = str(region.role)
+    enum = f"{prefix}_arena_{_ROLE_STEM.get(role, role + '_')}{str(region.memory).lower()}"
+    cold = role == "constant" and getattr(region, "source_region", None) is None
+    return f"{enum}__blob" if cold else f"{enum}_buffer"
 
 
 def source_symbol(prefix: str, plan: MemoryPlan, region: Any) -> str | None:
-    """The constant array a staged region is copied from at init, or None for other regions."""
-    source = getattr(region, "source_region", None)
-    return None if source is None else region_symbol(prefix, plan.regions[source])
+    """The constant array a staged region is filled from (``<enum>__source``), None otherwise."""
+    if getattr(region, "source_region", None) is None:
+        return None
+    return f"{prefix}_arena_const_{str(region.memory).lower()}__source"
 
 
 def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
@@ -196,19 +295,44 @@ def emit_module(
     schedule = str(getattr(config.module.schedule, "value", config.module.schedule))
 
     regions = _region_rows(prefix, plan)
+    cregions = c_regions(prefix, plan)
+    c_index = {r.plan_id: r.index for r in cregions}
     tensor_rows = []
+    idents: set[str] = set()
     for tid, tensor in model.tensors.items():
         p = plan.placements.get(tid)
         comment = c_comment(f"{tensor.kind} {tensor.dtype}{list(tensor.shape)} {tensor.source_name}")
+        ident = base = tensor_ident(tensor)
+        n = 1
+        while ident in idents:
+            n += 1
+            ident = f"{base}_{n}"
+        idents.add(ident)
+        kind = str(getattr(tensor.kind, "value", tensor.kind))
+        region = c_index.get(p.region) if p else None
+        if region is not None and cregions[region].role == "constant":
+            kind = "constant"
         tensor_rows.append(
-            _TensorRow(tensor.name, comment, f"{p.region}u" if p else NOT_PLACED, p.offset if p else 0)
+            _TensorRow(
+                tensor.name,
+                ident,
+                comment,
+                kind,
+                region,
+                p.offset if p and region is not None else 0,
+                tensor.nbytes if p and region is not None else 0,
+            )
         )
 
     def io_row(tid: TensorId) -> _IoRow:
         t = model.tensors[tid]
-        return _IoRow(t.name, t.nbytes, t.zero_point(), c_float(t.scale()))
+        if t.quantization is None:
+            return _IoRow(t.name, t.size, 0, c_float(1.0))
+        return _IoRow(t.name, t.size, t.zero_point(), c_float(t.scale()))
 
-    memories = sorted({r.memory for r in plan.regions} | _platform_memories(platform))
+    memories = sorted(
+        {r.memory.upper() for r in plan.regions} | _platform_memories(platform) | _HOOK_MEMORIES
+    )
     hash_ = plan_hash(model, plan, operators)
     values: dict[str, Any] = {
         "prefix": prefix,
@@ -220,6 +344,11 @@ def emit_module(
         "inputs": [model.tensors[t] for t in model.inputs],
         "outputs": [model.tensors[t] for t in model.outputs],
         "regions": regions,
+        "c_regions": cregions,
+        "staged_regions": [r for r in cregions if r.staged],
+        "persistent_regions": [r for r in cregions if r.role == "persistent"],
+        "zephyr": module_type == "zephyr",
+        "nsx": module_type == "nsx",
         "num_operators": len(operators),
         "operators": operators,
         "allocate_arenas": allocate,
@@ -234,36 +363,21 @@ def emit_module(
     def write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8", newline="\n")
 
-    write(inc / f"{prefix}_platform.h", render_template("platform.h.mako", **values))
-    write(inc / f"{prefix}_tensors.h", render_template("tensors.h.mako", **values))
-    write(inc / f"{prefix}_context.h", render_template("context.h.mako", **values))
-    write(inc / f"{prefix}_common.h", render_template("common.h.mako", **values))
-    write(inc / f"{prefix}_model.h", render_template("model.h.mako", **values))
-    write(src / f"{prefix}_model.c", render_template("model.c.mako", **io_values))
-    for region in regions:
-        if not region.cold:
-            continue
-        blob = plan.constant_blobs[region.id]
-        blob = blob + b"\0" * (region.total_size - len(blob))
-        staged_here = [r for r in regions if r.staged and r.source_symbol == region.symbol]
-        write(
-            src / f"{prefix}_constants_{region.memory.lower()}.c",
-            render_template(
-                "constants.c.mako",
-                prefix=prefix,
-                PREFIX=prefix.upper(),
-                model_comment=c_comment(model.name),
-                region=region,
-                staged=staged_here,
-                data=c_hex_bytes(blob),
-            ),
-        )
+    for header in ("platform", "tensors", "context", "common", "model"):
+        write(inc / f"{prefix}_{header}.h", render_template(f"{header}.h.mako", **values))
+    for source in ("tensors", "context", "model"):
+        write(src / f"{prefix}_{source}.c", render_template(f"{source}.c.mako", **io_values))
+    _write_constants(out_dir, src, prefix, model, plan, cregions, allocate, write)
     for op in operators:
         op.emit(out_dir)
     copy_kernels(operators, src / "kernels", prefix)
     if test_case is not None:
-        write(inc / f"{prefix}_test_case.h", render_template("test_case.h.mako", **values))
-        write(src / f"{prefix}_test_case.c", render_template("test_case.c.mako", **values, **test_case))
+        write(inc / f"{prefix}_test_case.h", render_template("test_case.h.mako", **values, **test_case))
+        blobs = {r.blob: c_hex_bytes(_region_bytes(plan, r)) for r in cregions if r.cold and not allocate}
+        write(
+            src / f"{prefix}_test_case.c",
+            render_template("test_case.c.mako", **values, **test_case, test_blobs=blobs),
+        )
     for name, record in records.items():
         write(out_dir / f"{prefix}_{name}.json", json.dumps(record, indent=2, sort_keys=False) + "\n")
 
@@ -296,6 +410,59 @@ def emit_module(
     return hash_
 
 
+def _region_bytes(plan: MemoryPlan, region: CRegion) -> bytes:
+    """A cold region's blob padded to its size, or a staged region's source bytes."""
+    if region.staged:
+        assert region.source_plan_id is not None
+        blob = plan.constant_blobs[region.source_plan_id]
+        return blob[region.source_offset : region.source_offset + region.used]
+    blob = plan.constant_blobs[region.plan_id]
+    return blob + b"\0" * (region.total_size - len(blob))
+
+
+def _write_constants(
+    out_dir: Path,
+    src: Path,
+    prefix: str,
+    model: AirModel,
+    plan: MemoryPlan,
+    cregions: list[CRegion],
+    allocate: bool,
+    write: Any,
+) -> None:
+    """One ``<prefix>_constants_<memory>.c`` per memory holding constant bytes.
+
+    Cold blobs are C arrays with internal arenas; with external arenas they are sidecar files
+    (``<blob>.bin`` at the module root) the application binds. A staged region's source is a C
+    array in its source memory either way, and with external arenas also ``<source>.bin``.
+    """
+    arrays: dict[str, list[tuple[CRegion, str, bytes]]] = {}
+    for r in cregions:
+        if r.cold:
+            data = _region_bytes(plan, r)
+            if allocate:
+                arrays.setdefault(r.memory, []).append((r, r.blob, data))
+            else:
+                (out_dir / f"{r.blob}.bin").write_bytes(data)
+        elif r.staged:
+            data = _region_bytes(plan, r)
+            arrays.setdefault(r.source_memory or r.memory, []).append((r, r.source, data))
+            if not allocate:
+                (out_dir / f"{r.source}.bin").write_bytes(data)
+    for memory, items in sorted(arrays.items()):
+        write(
+            src / f"{prefix}_constants_{memory.lower()}.c",
+            render_template(
+                "constants.c.mako",
+                prefix=prefix,
+                PREFIX=prefix.upper(),
+                model_comment=c_comment(model.name),
+                memory=memory,
+                items=[(r, symbol, len(data), c_hex_bytes(data)) for r, symbol, data in items],
+            ),
+        )
+
+
 def _platform_memories(platform: Any) -> set[str]:
     memories: Any = getattr(platform, "memories", ())
     try:
@@ -307,6 +474,9 @@ def _platform_memories(platform: Any) -> set[str]:
 
 __all__ = [
     "ArenaRegion",
+    "CRegion",
+    "c_regions",
+    "tensor_ident",
     "emit_module",
     "itcm_operators",
     "plan_hash",

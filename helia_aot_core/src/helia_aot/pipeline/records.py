@@ -621,10 +621,18 @@ def _c_values(array: np.ndarray, is_float: bool) -> str:
 def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     """Template values of ``<prefix>_test_case.c``: stimulus, expected outputs, tolerance."""
     test = config.test
+    iterations = int(getattr(test, "num_iterations", 1) or 1)
+    feedback = state_feedback_pairs(model, getattr(test, "state_feedback", None) or [])
     if test.golden_data:
         golden = load_golden(Path(test.golden_data), model)
     else:
-        golden = reference_golden(Path(config.model.path), model, samples=int(test.samples or 1))
+        golden = reference_golden(
+            Path(config.model.path),
+            model,
+            samples=int(test.samples or 1),
+            iterations=iterations,
+            feedback=feedback,
+        )
     limit = int(test.samples) if test.samples else golden.num_samples
     prefix = config.module.prefix
     arrays, checks = [], []
@@ -659,7 +667,41 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
         "num_samples": min(limit, golden.num_samples),
         "tolerance_c": repr(tolerance),
         "tolerance_ulp": None if ulp is None else int(ulp),
+        "num_iterations": iterations,
+        "feedback": feedback,
+        "fed_inputs": {i for _, i in feedback},
     }
+
+
+def state_feedback_pairs(model: AirModel, pairs: Any) -> list[tuple[int, int]]:
+    """``test.state_feedback`` checked against the model: each ``(output, input)`` pair in range,
+    the two tensors of one shape and dtype, and no input fed by two outputs."""
+    checked: list[tuple[int, int]] = []
+    fed: set[int] = set()
+    for pair in pairs:
+        out_index, in_index = (int(v) for v in pair)
+        if not 0 <= out_index < len(model.outputs) or not 0 <= in_index < len(model.inputs):
+            raise InvalidConfigError(
+                f"test.state_feedback pair {[out_index, in_index]} is out of range",
+                hint=f"the model has {len(model.outputs)} output(s) and {len(model.inputs)} input(s); "
+                "write [output_index, input_index] with indices counted from 0",
+            )
+        out_t = model.tensors[model.outputs[out_index]]
+        in_t = model.tensors[model.inputs[in_index]]
+        if tuple(out_t.shape) != tuple(in_t.shape) or out_t.dtype != in_t.dtype:
+            raise InvalidConfigError(
+                f"test.state_feedback pair {[out_index, in_index]} joins output {out_index} "
+                f"({out_t.dtype}{list(out_t.shape)}) and input {in_index} ({in_t.dtype}{list(in_t.shape)})",
+                hint="feed an output back only into an input of the same shape and dtype",
+            )
+        if in_index in fed:
+            raise InvalidConfigError(
+                f"test.state_feedback feeds input {in_index} from more than one output",
+                hint="keep one pair per input",
+            )
+        fed.add(in_index)
+        checked.append((out_index, in_index))
+    return checked
 
 
 def write_module_extras(

@@ -19,19 +19,20 @@ After `${prefix}_model_init`, input `i` is written to `ctx.inputs[i].data` and o
 ${h2} Arenas
 
 | region | role | memory | used (B) | size (B) | alignment | lower bound (B) | buffer |
-|---:|---|---|---:|---:|---:|---:|---|
-% for r in regions:
+|---|---|---|---:|---:|---:|---:|---|
+% for r in c_regions:
 <%
+    row = next(x for x in regions if x.id == r.plan_id)
     if r.cold:
-        buffer = f"`{r.symbol}` (const, part of the module)"
+        buffer = f"`{r.blob}` (const, part of the module)" if allocate_arenas else f"bound by the application to the bytes of `{r.blob}.bin`"
     elif allocate_arenas:
-        buffer = f"`{r.symbol}`"
+        buffer = f"`{r.buffer}`"
     else:
-        buffer = f"bound by the application (`{r.macro}_ID`)"
+        buffer = "bound by the application"
     if r.staged:
-        buffer += f", copied at init from `{r.source_symbol}` ({r.source_memory})"
+        buffer += f", filled at init from `{r.source}` ({r.source_memory})"
 %>\
-| ${r.id} | ${r.role} | ${r.memory} | ${r.used} | ${r.total_size} | ${r.alignment} | ${r.peak_live if r.peak_live is not None else "-"} | ${buffer} |
+| `${r.enum}` | ${r.role} | ${r.memory} | ${r.used} | ${r.total_size} | ${r.alignment} | ${row.peak_live if row.peak_live is not None else "-"} | ${buffer} |
 % endfor
 
 Each arena carries the `${PREFIX}_PUT_IN_<MEMORY>` macro of its memory (empty by default): define
@@ -52,11 +53,14 @@ ${h2} Use
 
 #include "${prefix}_model.h"
 
-static ${prefix}_model_context_t ctx;  /* zero-initialized */
+static ${prefix}_model_context_t ctx = {0};
 % if not allocate_arenas:
-% for r in regions:
-% if not r.cold:
-static uint8_t arena_${r.id}[${r.macro}_SIZE] ${PREFIX}_ALIGNED(${r.alignment});
+% for r in c_regions:
+% if r.cold:
+/* The bytes of ${r.blob}.bin, linked or loaded by the application. */
+extern const uint8_t ${r.enum}_bytes[${r.enum}_size];
+% else:
+static uint8_t ${r.enum}_storage[${r.enum}_size] ${PREFIX}_ALIGNED(${r.enum}_alignment);
 % endif
 % endfor
 % endif
@@ -64,14 +68,14 @@ static uint8_t arena_${r.id}[${r.macro}_SIZE] ${PREFIX}_ALIGNED(${r.alignment});
 int run_once(const void *input, size_t input_bytes)
 {
 % if not allocate_arenas:
-    const ${prefix}_arena_binding_t arenas[] = {
-% for r in regions:
-% if not r.cold:
-        {${r.macro}_ID, arena_${r.id}, sizeof(arena_${r.id})},
+    /* Bind every region first; cold constant regions take the bytes of their .bin file. */
+% for r in c_regions:
+% if r.cold:
+    if (${prefix}_bind_arena(${r.enum}, (void *)(uintptr_t)${r.enum}_bytes, ${r.enum}_size) != 0) return -1;
+% else:
+    if (${prefix}_bind_arena(${r.enum}, ${r.enum}_storage, sizeof(${r.enum}_storage)) != 0) return -1;
 % endif
 % endfor
-    };
-    if (${prefix}_bind_arenas(&ctx, arenas, (int32_t)(sizeof(arenas) / sizeof(arenas[0]))) != 0) return -1;
 % endif
     if (${prefix}_model_init(&ctx) != 0) return -1;
     if (input_bytes != ctx.inputs[0].size) return -1;
@@ -83,11 +87,14 @@ int run_once(const void *input, size_t input_bytes)
 ```
 
 % if schedule == "table":
-Set `ctx.callback` (and `ctx.user_data`) to be called with `${prefix}_run_started` and
-`${prefix}_run_finished` and the layer index around each of the ${num_operators} operators.
+Set `ctx.callback` (and `ctx.user_data`) before `${prefix}_model_init` to be called with the layer
+index, `${prefix}_op_state_init_started` / `_init_finished` around each operator's init and
+`${prefix}_op_state_run_started` / `_run_finished` around each of the ${num_operators} runs.
 % else:
 The module calls its ${num_operators} operators straight-line (`module.schedule: static`);
 `ctx.callback` is not used.
 % endif
-Status codes: 0 is success; 1-6 are the module's own (see `${prefix}_common.h`); 64-127 a kernel
-rejected its parameters; 1000-1999 come from custom operators.
+Status codes (`${prefix}_status_t` in `${prefix}_tensors.h`): 0 is success; 1-4 arena binding,
+10-14 context and lifecycle, 100-101 bulk binding, 200 hydration; 1000-1999 come from custom
+operators; a negative status is a kernel's failure. The C API is version
+${PREFIX}_API_VERSION_MAJOR.MINOR.PATCH = 1.1.0 (`${prefix}_model.h`).

@@ -1,11 +1,11 @@
-/* ${prefix}_constants_${region.memory.lower()}.c: constants of ${model_comment} stored in ${region.memory}
- * (${region.used} bytes; read in place unless listed as staged below). */
+/* ${prefix}_constants_${memory.lower()}.c: constant bytes of ${model_comment} stored in ${memory}. */
 #include "${prefix}_common.h"
-% for r in staged:
-/* Bytes ${r.source_offset}..${r.source_offset + r.used} are copied at init into ${r.symbol} (${r.memory}). */
-% endfor
 
-extern const uint8_t ${region.symbol}[${region.total_size}];
-const uint8_t ${region.symbol}[${region.total_size}] ${PREFIX}_ALIGNED(${region.alignment}) ${PREFIX}_PUT_IN_${region.memory} = {
+% for r, symbol, size, data in items:
+/* ${"Cold constants of " + r.enum + ", read in place" if r.cold else "Source of staged region " + r.enum + ", copied into it by " + prefix + "_hydrate_constants"}. */
+extern const uint8_t ${symbol}[${size}];
+const uint8_t ${symbol}[${size}] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${memory}_INIT = {
 ${data}
 };
+
+% endfor

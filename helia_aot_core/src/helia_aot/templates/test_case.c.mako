@@ -1,4 +1,5 @@
-/* ${prefix}_test_case.c: ${num_samples} golden sample(s) for ${model_comment}, tolerance ${tolerance_c}${'' if tolerance_ulp is None else f' ({tolerance_ulp} ULP for float outputs)'}. */
+/* ${prefix}_test_case.c: ${num_samples} golden sample(s) for ${model_comment}, ${num_iterations} iteration(s) each,
+ * tolerance ${tolerance_c}${'' if tolerance_ulp is None else f' ({tolerance_ulp} ULP for float outputs)'}. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "${prefix}_test_case.h"
 
 #define ${PREFIX}_TEST_SAMPLES ${num_samples}
+#define ${PREFIX}_TEST_ITERATIONS ${num_iterations}
 
 % for arr in arrays:
 static const ${arr.ctype} ${arr.symbol}[${PREFIX}_TEST_SAMPLES][${arr.size}] = {
@@ -17,17 +19,31 @@ static const ${arr.ctype} ${arr.symbol}[${PREFIX}_TEST_SAMPLES][${arr.size}] = {
 };
 % endfor
 
+/* 1 for inputs fed back from an output (test.state_feedback): they get the stimulus only on the
+ * first iteration. */
+static const uint8_t ${prefix}_test_fed_input[${prefix}_num_inputs] = {${", ".join("1" if i in fed_inputs else "0" for i in range(len(inputs)))}};
+% if feedback:
+static const int32_t ${prefix}_test_feedback[${len(feedback)}][2] = {${", ".join(f"{{{o}, {i}}}" for o, i in feedback)}};
+% endif
+
+static ${prefix}_model_context_t ${prefix}_test_ctx;
+static int32_t ${prefix}_test_ready = 0;
 % if not allocate_arenas:
-/* The module leaves its arenas to the application (memory.allocate_arenas: false): the test
- * provides them as the application would. */
-% for r in regions:
-% if not r.cold:
-static uint8_t ${prefix}_test_arena_${r.id}[${r.macro}_SIZE] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${r.memory};
+
+/* The module leaves its arenas to the application (memory.allocate_arenas: false): the test binds
+ * them as an application would, cold constants to a copy of the module's sidecar files. */
+% for r in c_regions:
+% if r.cold:
+static const uint8_t ${prefix}_test_${r.blob}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) = {
+${test_blobs[r.blob]}
+};
+% else:
+static uint8_t ${prefix}_test_${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${r.memory};
 % endif
 % endfor
-
 % endif
 % if tolerance_ulp is not None and any(out.is_float for out in outputs_check):
+
 /* A float's place on the number line as an integer: adjacent float32 values differ by 1, and
  * -0.0 and +0.0 map to the same place, so the distance between two values counts ULPs. */
 static int64_t ${prefix}_float_place(float value)
@@ -36,9 +52,9 @@ static int64_t ${prefix}_float_place(float value)
     memcpy(&bits, &value, sizeof(bits));
     return bits < 0 ? (int64_t)INT32_MIN - (int64_t)bits : (int64_t)bits;
 }
-
 % endif
 % for out in outputs_check:
+
 % if out.is_float and tolerance_ulp is not None:
 static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff,
                                                    int64_t *max_ulp)
@@ -77,74 +93,96 @@ static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, c
     }
     return mismatches;
 }
-
 % endfor
-int32_t ${prefix}_test_case_run(int32_t verbose)
+
+int32_t ${prefix}_test_case_init(void)
 {
-    ${prefix}_model_context_t ctx;
+    int32_t status;
+    memset(&${prefix}_test_ctx, 0, sizeof(${prefix}_test_ctx));
+    ${prefix}_test_ready = 0;
+% if not allocate_arenas:
+% for r in c_regions:
+    status = ${prefix}_bind_arena(${r.enum}, ${"(void *)(uintptr_t)" if r.cold else ""}${prefix}_test_${r.blob if r.cold else r.buffer}, ${r.total_size}u);
+    if (status != ${prefix}_status_ok) {
+        ${PREFIX}_PRINTF("${prefix}_test_case: binding ${r.enum} failed with status %ld\n", (long)status);
+        return status;
+    }
+% endfor
+% endif
+    status = ${prefix}_model_init(&${prefix}_test_ctx);
+    if (status != ${prefix}_status_ok) {
+        ${PREFIX}_PRINTF("${prefix}_test_case: init failed with status %ld\n", (long)status);
+        return status;
+    }
+    ${prefix}_test_ready = 1;
+    return ${prefix}_status_ok;
+}
+
+int32_t ${prefix}_test_case_run(void)
+{
+    ${prefix}_model_context_t *ctx = &${prefix}_test_ctx;
     int32_t failed = 0;
     int32_t sample;
+    int32_t iteration;
     int32_t status;
-    memset(&ctx, 0, sizeof(ctx));
-% if not allocate_arenas:
-    {
-        const ${prefix}_arena_binding_t bindings[] = {
-% for r in regions:
-% if not r.cold:
-            {${r.macro}_ID, ${prefix}_test_arena_${r.id}, ${r.macro}_SIZE},
-% endif
-% endfor
-        };
-        status = ${prefix}_bind_arenas(&ctx, bindings, (int32_t)(sizeof(bindings) / sizeof(bindings[0])));
-        if (status != 0) {
-            printf("${prefix}_test_case: binding the arenas failed with status %ld\n", (long)status);
-            return -status;
+    if (!${prefix}_test_ready) {
+        status = ${prefix}_test_case_init();
+        if (status != ${prefix}_status_ok) {
+            return status;
         }
     }
-% endif
-    status = ${prefix}_model_init(&ctx);
-    if (status != 0) {
-        printf("${prefix}_test_case: init failed with status %ld\n", (long)status);
-        return -status;
-    }
     for (sample = 0; sample < ${PREFIX}_TEST_SAMPLES; ++sample) {
+        for (iteration = 0; iteration < ${PREFIX}_TEST_ITERATIONS; ++iteration) {
 % for arr in arrays:
 % if arr.role == "input":
-        memcpy(ctx.inputs[${arr.index}].data, ${arr.symbol}[sample], ${arr.nbytes}u);
+            if (iteration == 0 || !${prefix}_test_fed_input[${arr.index}]) {
+                memcpy(ctx->inputs[${arr.index}].data, ${arr.symbol}[sample], ${arr.nbytes}u);
+            }
 % endif
 % endfor
-        status = ${prefix}_model_run(&ctx);
-        if (status != 0) {
-            printf("${prefix}_test_case: run failed with status %ld\n", (long)status);
-            return -status;
+            status = ${prefix}_model_run(ctx);
+            if (status != ${prefix}_status_ok) {
+                ${PREFIX}_PRINTF("${prefix}_test_case: run failed with status %ld\n", (long)status);
+                return status;
+            }
+% if feedback:
+            if (iteration + 1 < ${PREFIX}_TEST_ITERATIONS) {
+                int32_t pair;
+                for (pair = 0; pair < ${len(feedback)}; ++pair) {
+                    const ${prefix}_tensor_io_t *from = &ctx->outputs[${prefix}_test_feedback[pair][0]];
+                    memmove(ctx->inputs[${prefix}_test_feedback[pair][1]].data, from->data, from->size);
+                }
+            }
+% endif
         }
 % for out in outputs_check:
         {
             double max_diff;
 % if out.is_float and tolerance_ulp is not None:
             int64_t max_ulp;
-            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)ctx.outputs[${out.index}].data,
+            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
                                                    ${out.symbol}[sample], &max_diff, &max_ulp);
-% else:
-            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)ctx.outputs[${out.index}].data,
-                                                   ${out.symbol}[sample], &max_diff);
-% endif
             if (bad != 0) {
                 ++failed;
             }
-            if (verbose || bad != 0) {
-% if out.is_float and tolerance_ulp is not None:
-                printf("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g, %ld ULP)\n",
-                       (long)sample, (long)bad, max_diff, (long)(max_ulp > INT32_MAX ? INT32_MAX : max_ulp));
+            /* The largest distance of every float output, passing or not: a bound is chosen from it. */
+            ${PREFIX}_PRINTF("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g, %ld ULP)\n",
+                             (long)sample, (long)bad, max_diff, (long)(max_ulp > INT32_MAX ? INT32_MAX : max_ulp));
+            (void)max_ulp;
 % else:
-                printf("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
-                       (long)sample, (long)bad, max_diff);
-% endif
+            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
+                                                   ${out.symbol}[sample], &max_diff);
+            if (bad != 0) {
+                ++failed;
+                ${PREFIX}_PRINTF("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
+                                 (long)sample, (long)bad, max_diff);
             }
+% endif
+            (void)max_diff;
         }
 % endfor
     }
-    printf("${prefix}_test_case: %s (%d sample(s), ${len(outputs_check)} output(s))\n", failed == 0 ? "PASS" : "FAIL",
-           ${PREFIX}_TEST_SAMPLES);
+    ${PREFIX}_PRINTF("${prefix}_test_case: %s (%d sample(s), ${len(outputs_check)} output(s))\n", failed == 0 ? "PASS" : "FAIL",
+                     ${PREFIX}_TEST_SAMPLES);
     return failed;
 }

@@ -8,11 +8,15 @@
 extern "C" {
 #endif
 
-/* Run every stored sample and compare each output with its expected values.
- * Prints one line per output and sample when verbose, and a PASS/FAIL summary.
- * Returns 0 when everything matched, the number of mismatching outputs otherwise,
- * or a negative module status when init or run failed. */
-int32_t ${prefix}_test_case_run(int32_t verbose);
+/* Prepare the test's own context (binding its own arenas when the module leaves them to the
+ * application) and initialize the model. Returns 0 or the failing module status. */
+int32_t ${prefix}_test_case_init(void);
+
+/* Run every stored sample ${num_iterations} time(s) and compare the outputs of the last run with the
+ * expected values; ${prefix}_test_case_init runs first if it has not. Prints a line per mismatching
+ * output and a PASS/FAIL summary through ${PREFIX}_PRINTF. Returns 0 when everything matched, the
+ * number of mismatching outputs otherwise, or the failing module status. */
+int32_t ${prefix}_test_case_run(void);
 
 #ifdef __cplusplus
 }

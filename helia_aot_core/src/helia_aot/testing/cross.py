@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from helia_aot.testing.host import module_sources
+from helia_aot.testing.host import module_sources, printf_hook
 from helia_aot.testing.link_map import ModuleSize, module_size
 from helia_aot.testing.required_tools import require
 
@@ -301,8 +301,11 @@ _TEST_MAIN = """/* main.c: the module's golden self test, counted as one harness
 int main(void)
 {{
     int32_t failures;
+    if ({prefix}_test_case_init() != 0) {{
+        return 1;
+    }}
     harness_region_begin();
-    failures = {prefix}_test_case_run(1);
+    failures = {prefix}_test_case_run();
     harness_region_end();
     return failures == 0 ? 0 : 1;
 }}
@@ -322,7 +325,8 @@ def cross_build_module(
 ) -> Path:
     """Cross-compile a generated module (every ``.c`` under ``src/``) and a ``main`` into an ELF.
 
-    The default ``main`` runs ``<prefix>_test_case_run(1)`` inside one harness region and returns
+    The default ``main`` calls ``<prefix>_test_case_init()`` and runs ``<prefix>_test_case_run()``
+    inside one harness region (``<PREFIX>_PRINTF`` routed to printf), and returns
     0 when every output matched; ``main_source`` replaces it (it may include ``harness.h`` and
     the module's headers). Module objects land in ``obj/module/`` so ``module_size`` can find
     them in the link map.
@@ -337,7 +341,8 @@ def cross_build_module(
         "app": [(main, "main.o")],
     }
     includes = (module_dir / "includes-api", src_root / "kernels")
-    return _build_firmware(build_dir, _core(core), groups, includes, opt, extra_cflags, extra_ldflags)
+    flags = (printf_hook(prefix), *extra_cflags)
+    return _build_firmware(build_dir, _core(core), groups, includes, opt, flags, extra_ldflags)
 
 
 # ---- running -----------------------------------------------------------------------------------

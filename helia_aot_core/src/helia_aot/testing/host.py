@@ -17,9 +17,18 @@ _MAIN = """#include <stdint.h>
 #include "{prefix}_test_case.h"
 int main(void)
 {{
-    return {prefix}_test_case_run({verbose}) == 0 ? 0 : 1;
+    if ({prefix}_test_case_init() != 0) {{
+        return 1;
+    }}
+    return {prefix}_test_case_run() == 0 ? 0 : 1;
 }}
 """
+
+
+def printf_hook(prefix: str) -> str:
+    """The ``-D`` flag that routes the module's ``<PREFIX>_PRINTF`` (silent by default) to printf,
+    so a self-test's PASS/FAIL line reaches stdout."""
+    return f"-D{prefix.upper()}_PRINTF(...)=printf(__VA_ARGS__)"
 
 
 @dataclass(slots=True)
@@ -51,16 +60,22 @@ def build_module(
     extra_cflags: Sequence[str] = (),
     verbose: bool = True,
 ) -> Path:
-    """Compile the module plus a ``main`` into an executable; CalledProcessError carries gcc's output."""
+    """Compile the module plus a ``main`` into an executable; CalledProcessError carries gcc's output.
+
+    ``<PREFIX>_PRINTF`` is routed to printf. ``verbose`` is kept for callers of the earlier
+    self-test (which took a verbosity); the self-test now prints only mismatches and its summary.
+    """
+    del verbose
     module_dir, build_dir = Path(module_dir), Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     main = build_dir / "main.c"
-    main.write_text(main_source or _MAIN.format(prefix=prefix, verbose=1 if verbose else 0))
+    main.write_text(main_source or _MAIN.format(prefix=prefix))
     exe = build_dir / "module_test"
     cmd = [
         cc,
         *HOST_CFLAGS,
         *(SANITIZE_FLAGS if sanitize else ()),
+        printf_hook(prefix),
         *extra_cflags,
         "-I",
         str(module_dir / "includes-api"),

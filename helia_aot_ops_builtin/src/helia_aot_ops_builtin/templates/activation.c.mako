@@ -11,5 +11,5 @@ static const ${k}${params_type} ${stem}_params = ${params_init};
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
     const int32_t status = ${k}${function}(${",\n        ".join(args)});
-    return status == 0 ? 0 : ${status_base} + status;
+    return status == 0 ? 0 : -(${status_base} + status);
 }

@@ -14,5 +14,5 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 % endfor
     };
     const int32_t status = ${k}${function}(&params, ${",\n        ".join(args)});
-    return status == 0 ? 0 : ${status_base} + status;
+    return status == 0 ? 0 : -(${status_base} + status);
 }

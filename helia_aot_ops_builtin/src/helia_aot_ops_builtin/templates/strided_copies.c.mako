@@ -23,13 +23,13 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
     status = ${k}fill_pattern(${fill["dst"]}, ${fill["count"]},
         ${fill["pattern"] if fill["pattern"] is not None else "&" + stem + "_pad_value"}, ${fill["elem_size"]});
     if (status != 0) {
-        return ${status_base} + status;
+        return -(${status_base} + status);
     }
 % endif
 % for i, c in enumerate(copies):
     status = ${k}strided_copy(&${stem}_copies[${i}], ${c["src"]}, ${c["dst"]});
     if (status != 0) {
-        return ${status_base} + status;
+        return -(${status_base} + status);
     }
 % endfor
     return status;
