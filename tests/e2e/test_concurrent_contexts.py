@@ -1,17 +1,19 @@
 """Two contexts of one module run at once in two threads, under ThreadSanitizer.
 
 A module generated with ``memory.allocate_arenas: false`` keeps no mutable state of its own: the
-application gives each context its own arena buffers (``<prefix>_bind_arenas``), so two contexts may
-run in two threads at the same time. Any static the kernels or the generated code wrote to would
-make that a data race. The program here runs every sample once in one thread, then the same
-samples in two threads at once, each thread with its own context and buffers, and checks under
-``-fsanitize=thread`` that nothing races and every thread's outputs equal the single-thread run's
-and the LiteRT reference's, byte for byte.
+application binds the arena buffers (``<prefix>_bind_arenas``) and ``<prefix>_model_init`` takes the
+bound buffers' addresses into the context, so binding other buffers before initialising a second
+context gives each context its own, and two contexts may run in two threads at the same time. Cold
+constants stay one read-only copy (the module's ``__blob.bin``) that both contexts share. Any static
+the kernels or the generated code wrote to would make that a data race. The program here runs every
+sample once in one thread, then the same samples in two threads at once, each thread with its own
+context and buffers, and checks under ``-fsanitize=thread`` that nothing races and every thread's
+outputs equal the single-thread run's and the LiteRT reference's, byte for byte.
 
 ResNet-8 int8 is the model: its outputs depend on its input (the MLPerf KWS/VWW weights are
 untrained and answer the same for every input), and it has residual ADDs, convolutions, pooling,
-FULLY_CONNECTED and SOFTMAX. The same program with both contexts bound to one buffer, a
-deliberately broken setup, must be reported as a race: that proves the check can fail.
+FULLY_CONNECTED and SOFTMAX. The same program with both contexts bound to one buffer, a deliberately
+broken setup, must be reported as a race: that proves the check can fail.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ ROUNDS = 1
 MAIN = r"""
 #define _POSIX_C_SOURCE 200112L /* pthread barriers under -std=c99 */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "{prefix}_model.h"
@@ -48,6 +51,7 @@ MAIN = r"""
 
 static const uint8_t sample_inputs[SAMPLES][IN_BYTES] = {{ {inputs} }};
 static const uint8_t reference_outputs[SAMPLES][OUT_BYTES] = {{ {outputs} }};
+{blobs}
 
 typedef struct {{
     {prefix}_model_context_t ctx;
@@ -61,12 +65,12 @@ static pthread_barrier_t start;
 
 static int32_t bind(worker_t *w, worker_t *owner)
 {{
-    const {prefix}_arena_binding_t bindings[] = {{
+    void * const buffers[{prefix}_num_arena_buffers] = {{
 {bindings}
     }};
+    int32_t status = {prefix}_bind_arenas(buffers, {prefix}_arena_sizes, (size_t){prefix}_num_arena_buffers);
+    (void)owner;
     memset(&w->ctx, 0, sizeof(w->ctx));
-    const int32_t count = (int32_t)(sizeof(bindings) / sizeof(bindings[0]));
-    int32_t status = {prefix}_bind_arenas(&w->ctx, bindings, count);
     return status != 0 ? status : {prefix}_model_init(&w->ctx);
 }}
 
@@ -136,7 +140,7 @@ int main(void)
 }}
 """
 
-_BOUND_REGION = re.compile(r"#define (\w+_ARENA_(\w+))_ID (\d+) /\* .*: bind \*/")
+_REGION = re.compile(rf"^\s*({PREFIX}_arena_(\w+)) = (\d+),", re.MULTILINE)
 
 
 def _c_bytes(rows: list[bytes]) -> str:
@@ -145,14 +149,27 @@ def _c_bytes(rows: list[bytes]) -> str:
 
 def _main_source(module: Path, samples: list[tuple[list[np.ndarray], list[np.ndarray]]]) -> str:
     """The program, with the samples and the arena regions the application must bind."""
-    header = (module / "includes-api" / f"{PREFIX}_model.h").read_text()
-    regions = [(macro, name.lower()) for macro, name, _ in _BOUND_REGION.findall(header)]
-    assert regions, "the module binds no arena: it was not generated with allocate_arenas: false"
+    header = (module / "includes-api" / f"{PREFIX}_tensors.h").read_text()
+    assert f"{PREFIX}_bind_arenas" in header, "not generated with memory.allocate_arenas: false"
+    regions = sorted(_REGION.findall(header), key=lambda r: int(r[2]))
+    assert regions, "the module declares no arena region"
+    writable = [(enum, name) for enum, name, _ in regions if not name.startswith("const_")]
     fields = "\n".join(
-        f"    uint8_t arena_{name}[{macro}_SIZE] {PREFIX.upper()}_ALIGNED(16);" for macro, name in regions
+        f"    uint8_t arena_{name}[{enum}_size] {PREFIX.upper()}_ALIGNED({enum}_alignment);"
+        for enum, name in writable
+    )
+    blobs = "\n".join(
+        f"static const uint8_t blob_{name}[{enum}_size] {PREFIX.upper()}_ALIGNED({enum}_alignment) = {{ "
+        + ", ".join(str(b) for b in (module / f"{enum}__blob.bin").read_bytes())
+        + " };"
+        for enum, name, _ in regions
+        if name.startswith("const_")
     )
     bindings = "\n".join(
-        f"        {{{macro}_ID, owner->arena_{name}, {macro}_SIZE}}," for macro, name in regions
+        f"        (void *)(uintptr_t)blob_{name},"
+        if name.startswith("const_")
+        else f"        owner->arena_{name},"
+        for _, name, _ in regions
     )
     ins = [b"".join(np.ascontiguousarray(x).tobytes() for x in i) for i, _ in samples]
     outs = [b"".join(np.ascontiguousarray(y).tobytes() for y in o) for _, o in samples]
@@ -166,6 +183,7 @@ def _main_source(module: Path, samples: list[tuple[list[np.ndarray], list[np.nda
         outputs=_c_bytes(outs),
         arena_fields=fields,
         bindings=bindings,
+        blobs=blobs,
     )
 
 
