@@ -141,7 +141,8 @@ class TensorRule(ConfigSection):
         TensorKindSelector.ANY, description="Tensors the rule reaches: constant, persistent, scratch or *."
     )
     id: RuleId = Field(
-        None, description="Reach only the tensor with this id (its index, as in the residency file) or these ids."
+        None,
+        description="Reach only the tensor with this id (its index, as in the residency file) or these ids.",
     )
     attributes: TensorAttributes = Field(default_factory=TensorAttributes, description="What the rule sets.")
 

@@ -223,7 +223,9 @@ class PlatformConfig(ConfigSection):
     @property
     def is_custom(self) -> bool:
         """Whether any field besides ``name`` is given (a custom board, or an adjusted one)."""
-        return any(getattr(self, key) not in (None, [], {}) for key in type(self).model_fields if key != "name")
+        return any(
+            getattr(self, key) not in (None, [], {}) for key in type(self).model_fields if key != "name"
+        )
 
 
 class TestConfig(ConfigSection):
@@ -244,7 +246,10 @@ class TestConfig(ConfigSection):
         False, description="Run the model in the test but do not compare its outputs."
     )
     num_iterations: int = Field(
-        1, ge=1, le=2147483647, description="How many times the test runs the same stimulus through the model."
+        1,
+        ge=1,
+        le=2147483647,
+        description="How many times the test runs the same stimulus through the model.",
     )
     state_feedback: list[tuple[int, int]] = Field(
         default_factory=list,
@@ -289,7 +294,9 @@ class OptimizationConfig(ConfigSection):
     accumulation: AccumulationChoice = Field(
         AccumulationChoice.AUTO, description="auto, precise or fast accumulation for every operator."
     )
-    budget: dict[str, float] | None = Field(None, description="Reserved for a later version; must stay unset.")
+    budget: dict[str, float] | None = Field(
+        None, description="Reserved for a later version; must stay unset."
+    )
     plan: Path | None = Field(None, description="Reserved for a later version; must stay unset.")
 
     @field_validator("budget", "plan")

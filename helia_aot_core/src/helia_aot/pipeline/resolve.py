@@ -30,9 +30,7 @@ def _matches(rule: Any, op: Any, aliases: frozenset[str] | None = None) -> bool:
     return not wanted or any(rid in (aliases or {str(op.id)}) for rid in wanted)
 
 
-def operator_attributes(
-    rules: list[Any], op: Any, aliases: frozenset[str] | None = None
-) -> dict[str, Any]:
+def operator_attributes(rules: list[Any], op: Any, aliases: frozenset[str] | None = None) -> dict[str, Any]:
     """Merge the attributes of every ``operators[]`` rule reaching ``op``; later rules win."""
     merged: dict[str, Any] = {}
     for rule in rules or ():
@@ -69,7 +67,11 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
         cls = context.aot_operator_classes.get(op.op_type)
         try:
             aot_op = cls(
-                op, model, platform, prefix=config.module.prefix, attributes=operator_attributes(rules, op, aliases.get(str(op.id)))
+                op,
+                model,
+                platform,
+                prefix=config.module.prefix,
+                attributes=operator_attributes(rules, op, aliases.get(str(op.id))),
             )
             aot_op.resolve()
         except InvalidConfigError:

@@ -137,7 +137,9 @@ def _warn_deprecated_speeds(config: object) -> None:
         )
 
 
-def _drop_custom_fields(config: object, registered: SocPlatform, fields: dict[str, object]) -> dict[str, object]:
+def _drop_custom_fields(
+    config: object, registered: SocPlatform, fields: dict[str, object]
+) -> dict[str, object]:
     """``fields`` without the custom-platform keys, which a registered platform's record overrides.
 
     A configuration (``ConvertArgs.platform``) naming a registered platform takes that platform's
