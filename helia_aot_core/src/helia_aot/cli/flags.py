@@ -58,7 +58,8 @@ def parameter_name(key: str) -> str:
 
 
 def kebab_flag(key: str) -> str:
-    """The product's spelling of a key's flag: ``memory.dump_residency_json`` -> ``--memory.dump-residency-json``."""
+    """The product's spelling of a key's flag (``memory.dump_residency_json`` ->
+    ``--memory.dump-residency-json``)."""
     return "--" + key.replace("_", "-")
 
 
@@ -273,15 +274,15 @@ def normalise_args(args: list[str]) -> list[str]:
                 raise typer.BadParameter(
                     f"{name} takes no value or one of {', '.join(BOOL_WORDS)}, not {word!r}"
                 )
-            value = not negative if word is None else BOOL_WORDS[word.lower()] != negative
-            result.append(flag if value else negated(flag))
+            truth = not negative if word is None else BOOL_WORDS[word.lower()] != negative
+            result.append(flag if truth else negated(flag))
         elif key.is_list:
             values = [inline] if equals else []
             while not equals and index < len(args) and not args[index].startswith("-"):
                 values.append(args[index])
                 index += 1
-            for value in values or [EMPTY_LIST]:
-                result.extend([flag, value])
+            for text in values or [EMPTY_LIST]:
+                result.extend([flag, text])
         else:
             result.append(f"{flag}={inline}" if equals else flag)
     return result

@@ -15,7 +15,6 @@ from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
-
 PROGRESS_LOGGER = "helia_aot.cli.progress"
 """Logger the stage lines go to, so ``--log-file`` holds them; the console shows them its own way."""
 

@@ -22,7 +22,8 @@ from helia_aot.errors import InvalidConfigError
 REMOVED_MEMORY_KEYS: dict[str, str] = {
     "auto_hydrate_constants": "constants are copied at init when a memory.tensors rule sets "
     "constant_destination_memory; remove the key",
-    "persistent_storage": "place persistent tensors with a memory.tensors rule of type persistent; remove the key",
+    "persistent_storage": "place persistent tensors with a memory.tensors rule of type persistent; "
+    "remove the key",
     "constant_residency": "place constants with a memory.tensors rule of type constant "
     "(attributes.memory, constant_destination_memory); remove the key",
 }

@@ -150,7 +150,8 @@ class PlatformConfig(ConfigSection):
     cpu: str | None = Field(None, description="Custom platform: the core, e.g. cortex-m55.")
     speeds: list[int] = Field(
         default_factory=list,
-        description="Deprecated and unused (clock choices come from the platform); a warning asks to remove it.",
+        description="Deprecated and unused (clock choices come from the platform); "
+        "a warning asks to remove it.",
     )
     memories: dict[MemoryName, int] = Field(
         default_factory=dict,
@@ -304,7 +305,8 @@ class OptimizationConfig(ConfigSection):
     def _reserved(cls, value: Any, info: Any) -> Any:
         if value is not None:
             raise ValueError(
-                f"optimization.{info.field_name} is reserved for a later version and cannot be set yet; remove it"
+                f"optimization.{info.field_name} is reserved for a later version and cannot be set "
+                "yet; remove it"
             )
         return value
 
