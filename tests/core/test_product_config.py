@@ -76,3 +76,16 @@ def test_convert_args_with_no_arguments_uses_the_products_defaults():
     assert (config.model.name, config.module.name, config.module.prefix) == ("model", "helia_aot_nn", "aot")
     assert config.test.tolerance == 1.0 and config.verbose == 1
     assert "path" not in config.model_dump()
+
+
+def test_state_feedback_pairs_are_checked_against_the_model(tmp_path, monkeypatch):
+    folder = product_folder(tmp_path)
+    monkeypatch.chdir(folder)
+    result = runner.invoke(app, ["convert", "--path", "full.yaml", "--test.state-feedback", "[0, 2]"])
+    assert result.exit_code == 2
+    assert "test.state_feedback pair (0, 2) names a tensor the model does not have" in result.stderr
+    result = runner.invoke(
+        app, ["convert", "--path", "full.yaml", "--test.state-feedback", "[[0, 1], [0, 1]]"]
+    )
+    assert result.exit_code == 2
+    assert "an input takes at most one output" in result.stderr
