@@ -42,15 +42,27 @@ memory:
 helia-aot convert --path convert.yaml --memory.planner greedy --force
 ```
 
-Every key below can also be given on the command line as `--<key> VALUE`; a flag overrides the
-file's value for that key and leaves the others alone. Flag values are read as YAML (`true`, `3`,
-`[a, b]`, `{sram: 1MiB}`), except for text and path keys, which take the text as written; a boolean
-flag given alone (`--force`) means `true`, and a list key given one value (`--plugins.disabled
-foo`) is a list of one. Relative paths in a file resolve against the file's folder; relative paths
-in flags resolve against the working directory.
+Every key below can also be given on the command line: `memory.dump_residency_json` is
+`--memory.dump-residency-json` (dots between levels, hyphens inside names; the underscore spelling
+`--memory.dump_residency_json` works too). A flag overrides the file's value for that key and
+leaves the others alone. A boolean flag stands alone (`--force`) and has a `--no-` form
+(`--no-force`); `--force true` and `--force false` work too. A list flag takes several values up to
+the next flag (`--platform.capabilities mcu dsp mve`) and repeating it adds more; a bare list flag
+is an empty list. Each value of a list of entries (`--operators`, `--transforms`,
+`--memory.tensors`, `--memory.constraints`, `--test.state-feedback`) is JSON (or YAML), and an
+array of arrays or objects gives several entries. A mapping flag (`--platform.memories`,
+`--memory.planner-options`) takes one JSON object, merged key by key into the file's. Text and
+path flags take the text as written; other values are read as YAML (`3`, `1.5`).
+
+Relative paths (`model.path`, `module.path`, `test.golden_data`, `log_file`), in a file or in a
+flag, resolve against the working directory of the process, not against the file's folder: run
+`helia-aot convert` from the folder the paths are written for.
 
 An unknown key anywhere is an error that names the key, where it appeared and the nearest valid
-key. `model.name` defaults to the model file's stem and `module.name` to `model.name`.
+key. Every key has a default, so `ConvertArgs()` (and a bare `helia-aot convert`) is a valid
+request: `model.tflite` in the working directory, converted into `output.zip`. Older spellings of
+ours are aliases: `platform.preferred_order` (`preferred_memory_order`), `platform.alignment`
+(`min_alignment`), `memory.constraints[].memory` and `max_bytes` (`name` and `max_size`).
 """
 
 RULES_INTRO = """\

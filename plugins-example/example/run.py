@@ -10,6 +10,7 @@ the same keys twice is a DuplicateRegistrationError, by design.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -33,7 +34,9 @@ def main() -> int:
         help="pass the pack's customizer instead of loading the installed plugin",
     )
     args = parser.parse_args()
-    config = ConvertArgs.from_yaml(args.config)
+    # The configuration's relative paths resolve from the working directory: run from its folder.
+    os.chdir(args.config.resolve().parent)
+    config = ConvertArgs.from_yaml(args.config.name)
     registry_context = None
     if args.customizer:
         registry_context = build_default_registry_context(

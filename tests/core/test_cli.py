@@ -86,7 +86,7 @@ def convert(*args: str):
 def test_version_prints_the_core_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.stdout.strip() == f"helia-aot {core_version()}"
+    assert result.stdout.strip() == f"heliaAOT version: {core_version()}"
     assert core_version()
 
 
@@ -107,7 +107,7 @@ def test_convert_from_flags_shows_stages_and_results():
     assert "load" in result.stderr and "0.25 s" in result.stderr and "1.50 s" in result.stderr
     for text in (
         "Conversion finished",
-        "kws (kws.tflite)",
+        "model (kws.tflite)",
         "apollo510_evb",
         "Arenas",
         "12,288 B",
@@ -115,7 +115,7 @@ def test_convert_from_flags_shows_stages_and_results():
         "12,000 B",
         "dtcm",
         "mram",
-        "build/kws",
+        "build/helia_aot_nn",
     ):
         assert text in result.stdout, text
 
@@ -141,7 +141,7 @@ def test_flags_override_the_yaml_file(tmp_path):
     assert result.exit_code == 0, result.output
     (config,) = FakeConverter.seen
     assert config.path == path
-    assert config.model.path == tmp_path / "kws.tflite"  # from the file, anchored to its folder
+    assert config.model.path == Path("kws.tflite")  # from the file, resolved from the working directory
     assert config.memory.planner == "greedy_by_size"  # the flag wins
     assert config.memory.allocate_arenas is False  # the file's value survives
     assert config.module.type == "zephyr"
@@ -191,16 +191,17 @@ def test_parse_flag_value_by_key_type():
 def test_invalid_flag_yaml_is_exit_2():
     result = convert("--model.path", "m.tflite", "--operators", "[{type: ADD")
     assert result.exit_code == 2
-    assert "Error: --operators" in result.stderr and "not a valid YAML value" in result.stderr
+    assert "Error: --operators" in result.stderr and "invalid JSON" in result.stderr
 
 
-def test_missing_model_is_exit_2():
+def test_no_flags_converts_with_the_products_defaults():
+    # The product's defaults make a bare `helia-aot convert` a complete request (model.tflite in
+    # the working directory to output.zip); a missing model file is the converter's exit-2 error.
     result = convert()
-    assert result.exit_code == 2
-    assert "Error: invalid configuration (1 problem)" in result.stderr
-    assert "model: Field required" in result.stderr
-    assert "hint:" in result.stderr
-    assert FakeConverter.seen == []
+    assert result.exit_code == 0, result.output
+    (config,) = FakeConverter.seen
+    assert config.model.path == Path("model.tflite") and config.module.path == Path("output.zip")
+    assert config.module.name == "helia_aot_nn" and config.test.tolerance == 1.0
 
 
 def test_unknown_key_in_yaml_is_exit_2_with_suggestion(tmp_path):
@@ -283,7 +284,7 @@ def test_unexpected_exception_is_reported_as_a_bug():
 def test_verbose_0_prints_only_the_output_path(tmp_path):
     result = convert("--model.path", "m.tflite", "--module.path", str(tmp_path), "--verbose", "0")
     assert result.exit_code == 0
-    assert result.stdout.strip() == str(tmp_path / "m")
+    assert result.stdout.strip() == str(tmp_path / "helia_aot_nn")
     assert result.stderr == ""
 
 
@@ -306,4 +307,4 @@ def test_log_file_receives_converter_logs(tmp_path, monkeypatch):
 def test_verbose_3_flag_shows_the_traceback_of_a_config_error():
     result = convert("--module.prefix", "Bad", "--verbose", "3")
     assert result.exit_code == 2
-    assert "Traceback" in result.stderr and "Error: invalid configuration (2 problems)" in result.stderr
+    assert "Traceback" in result.stderr and "Error: invalid configuration (1 problem)" in result.stderr

@@ -25,23 +25,31 @@ def test_defaults_match_the_product():
     config = minimal()
     assert config.model.path == Path("models/kws_ref.tflite")
     assert config.model.subgraph == 0
-    assert config.module.path == Path("./out")
+    assert config.module.path == Path("output.zip") and config.module.name == "helia_aot_nn"
+    assert config.model.name == "model" and config.model.type is None
     assert config.module.type == "cmake"
     assert config.module.prefix == "aot"
     assert config.module.schedule is ScheduleMode.TABLE
     assert config.platform.name == "apollo510_evb"
-    assert config.platform.cpu is None and config.platform.memories is None
+    assert config.platform.cpu is None and config.platform.memories == {}
+    assert config.platform.speeds == [] and config.platform.capabilities == []
+    assert config.platform.preferred_memory_order == [] and config.platform.min_alignment is None
     assert config.memory.planner == "hill_climb"
     assert config.memory.planner_options == {}
     assert config.memory.allocate_arenas is True
     assert config.memory.dump_residency_json is False
-    assert config.memory.constraints == [] and config.memory.tensors == []
+    assert config.memory.constraints is None and config.memory.tensors == []
     assert config.operators == [] and config.transforms == []
     assert (config.test.enabled, config.test.golden_data, config.test.tolerance, config.test.samples) == (
         False,
         None,
-        0.0,
+        1.0,
         None,
+    )
+    assert (config.test.skip_verification, config.test.num_iterations, config.test.state_feedback) == (
+        False,
+        1,
+        [],
     )
     assert (config.optimization.goal, config.optimization.kernel, config.optimization.accumulation) == (
         "balanced",
@@ -60,20 +68,17 @@ def test_defaults_match_the_product():
     assert config.log_file is None and config.path is None
 
 
-def test_names_are_derived_from_the_model_file():
+def test_names_have_the_products_defaults_not_the_model_files():
+    # The product's meaning wins: model.name and module.name default to fixed words, not to the
+    # model file's stem (ours before the drop-in work; docs/migrating.md says so).
     config = minimal()
-    assert config.model.name == "kws_ref"
-    assert config.module.name == "kws_ref"
-    named = minimal(module={"name": "kws_module"})
-    assert named.module.name == "kws_module"
-    by_model = ConvertArgs.model_validate({"model": {"path": "a.tflite", "name": "wake/word"}})
-    assert by_model.module.name == "wake_word"  # a folder name cannot hold a separator
+    assert (config.model.name, config.module.name) == ("model", "helia_aot_nn")
+    assert minimal(module={"name": "kws_module"}).module.name == "kws_module"
 
 
-def test_model_path_is_required():
-    with pytest.raises(ValidationError) as caught:
-        ConvertArgs.model_validate({})
-    assert format_validation_errors(caught.value) == ["model: Field required"]
+def test_convert_args_with_no_arguments_is_valid():
+    assert ConvertArgs().model.path == Path("model.tflite")
+    assert ConvertArgs.model_validate({}) == ConvertArgs()
 
 
 def test_module_type_alias_and_names_left_to_the_registry():
@@ -112,7 +117,8 @@ def test_platform_name_alone_and_custom_fields():
     ).platform
     assert custom.capabilities == ["mve", "dsp"]
     assert custom.memories == {"sram": 1 << 20, "dtcm": 65536}
-    assert custom.preferred_order == ["dtcm", "sram"]
+    # Our older spellings are aliases of the product's keys.
+    assert custom.preferred_memory_order == ["dtcm", "sram"] and custom.min_alignment == 16
     assert custom.is_custom
 
 
@@ -122,8 +128,9 @@ def test_platform_name_alone_and_custom_fields():
         ({"memories": {"sram": 0}}, ("platform", "memories")),
         ({"memories": {"l2": 10}}, ("platform", "memories")),
         ({"capabilities": ["avx"]}, ("platform", "capabilities")),
-        ({"alignment": 24}, ("platform", "alignment")),
-        ({"preferred_order": ["cache"]}, ("platform", "preferred_order")),
+        ({"alignment": 24}, ("platform", "min_alignment")),
+        ({"min_alignment": 24}, ("platform", "min_alignment")),
+        ({"preferred_order": ["cache"]}, ("platform", "preferred_memory_order")),
     ],
 )
 def test_platform_fields_are_checked(platform, where):
@@ -144,7 +151,8 @@ def test_memory_rules_are_normalised():
         }
     ).memory
     assert memory.planner == "greedy_by_size"
-    assert memory.constraints[0].memory == "dtcm" and memory.constraints[0].max_bytes == 256 * 1024
+    # Ours {memory, max_bytes} is an alias of the product's {name, max_size}.
+    assert memory.constraints[0].name == "dtcm" and memory.constraints[0].max_size == 256 * 1024
     assert memory.tensors[0].attributes.constant_destination_memory == "dtcm"
     assert memory.tensors[1].type == "*" and memory.tensors[1].id == "7"
 
@@ -247,18 +255,19 @@ def test_configuration_round_trips_through_json():
 
 def test_config_keys_cover_every_leaf_with_defaults_and_flags():
     keys = {key.key: key for key in config_keys()}
-    assert keys["model.path"].required
+    assert not any(key.required for key in keys.values())
+    assert keys["model.path"].default_text == "./model.tflite"
     assert keys["memory.planner"].default_text == "hill_climb"
-    assert keys["module.path"].default_text == "./out"
+    assert keys["module.path"].default_text == "./output.zip"
     assert keys["memory.allocate_arenas"].default_text == "true"
     assert keys["plugins.disabled"].default_text == "[]"
-    assert keys["memory.dump_residency_json"].cli_flag == "--memory.dump_residency_json"
+    assert keys["memory.dump_residency_json"].cli_flag == "--memory.dump-residency-json"
     assert keys["force"].cli_flag == "--force"
     assert keys["result_views"].cli_flag is None  # a Python API setting
     assert "module.type" in keys and "platform.memories" in keys and "operators" in keys
     assert not any("[]" in key for key in keys)
     defaults = minimal()
-    derived = {"model.name", "module.name"}  # None by default, filled in from the model file
+    derived = {"model.path"}  # minimal() sets it
     for name, key in keys.items():
         if key.required or name in derived:
             continue

@@ -77,8 +77,11 @@ def test_constraints_set_the_order_and_the_caps():
     scratch = regions_of(plan, "scratch")
     assert [r.memory for r in scratch] == ["SRAM"]
     assert scratch[0].capacity == 64 * 1024
-    # A cap above what the platform has cannot create memory.
-    _, plan = planned(memory={"constraints": [{"memory": "dtcm", "max_bytes": "64MiB"}]})
+    # A cap above what the platform has cannot create memory: the product's error. Without a
+    # max_size the memory's whole budget is available.
+    with pytest.raises(InvalidConfigError, match="is outside the 507904 bytes target apollo510_evb has"):
+        planned(memory={"constraints": [{"memory": "dtcm", "max_bytes": "64MiB"}]})
+    _, plan = planned(memory={"constraints": [{"name": "dtcm"}]})
     assert plan.regions[0].capacity == get_platform("apollo510_evb", CONTEXT).budget("dtcm")
 
 

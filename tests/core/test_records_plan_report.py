@@ -28,7 +28,7 @@ EXPECTED = DATA / "expected"
 
 def convert(out: Path, **extra) -> object:
     config = {
-        "model": {"path": str(MODEL)},
+        "model": {"path": str(MODEL), "name": MODEL.stem},  # model.name defaults to "model"
         "module": {"path": str(out), "name": "kws", "prefix": "kws"},
         "platform": {"name": "apollo510_evb"},
         **extra,

@@ -30,7 +30,8 @@ def test_cli_converts_and_the_module_matches_the_golden_data(example_pack, tmp_p
     assert plugins[ENTRY_POINT]["distribution"] == "helia-aot-example-ops"
     assert plugins[ENTRY_POINT]["registered"]["aot_operator_classes"] == ["CUSTOM_NOOP", "EXAMPLE_GAIN_CLIP"]
 
-    proc = example_pack.run(["helia-aot", "convert", "--path", "example/convert.yaml"], cwd=tmp_path)
+    # The file's relative paths resolve from the working directory, as the product resolves them.
+    proc = example_pack.run(["helia-aot", "convert", "--path", "convert.yaml"], cwd=example)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     module = example / "out" / "gain_clip_module"
     run = run_module_test_case(module, tmp_path / "build", prefix="gc")

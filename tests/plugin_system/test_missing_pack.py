@@ -29,8 +29,8 @@ def example(tmp_path):
 
 def test_cli_names_the_custom_operator_and_suggests_a_pack(example, tmp_path):
     proc = subprocess.run(
-        ["helia-aot", "convert", "--path", "example/convert.yaml"],
-        cwd=tmp_path,
+        ["helia-aot", "convert", "--path", "convert.yaml"],
+        cwd=example,  # the file's relative paths resolve from the working directory
         env=user_env_without_pack(),
         capture_output=True,
         text=True,
@@ -65,8 +65,9 @@ def test_api_lists_every_custom_operator(example):
     ]
 
 
-def test_api_with_the_example_configuration(example):
+def test_api_with_the_example_configuration(example, monkeypatch):
     # The configuration's rule for EXAMPLE_GAIN_CLIP must not hide the missing pack.
+    monkeypatch.chdir(example)  # the file's relative paths resolve from the working directory
     with pytest.raises(UnsupportedModelError) as info:
         AotConverter(ConvertArgs.from_yaml(example / "convert.yaml")).convert()
     assert "#1 EXAMPLE_GAIN_CLIP: no parser registered" in info.value.message

@@ -23,6 +23,7 @@ from helia_aot.pipeline.html_report import render_result_summary
 from helia_aot.pipeline.load import load_model
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
+from helia_aot.pipeline.state_feedback import check_state_feedback
 from helia_aot.pipeline.transform import run_transforms, select_transforms
 from helia_aot.platforms import resolve_platform
 from helia_aot.plugins.manager import plugin_host
@@ -125,6 +126,7 @@ class AotConverter:
                 model = load_model(Path(config.model.path), config.model.subgraph, context)
                 if config.model.name:
                     model.name = config.model.name
+                check_state_feedback(model, config.test.state_feedback)
                 details.update(operators=len(model.operators), tensors=len(model.tensors))
             details = {}
             with self._stage("transform", details):

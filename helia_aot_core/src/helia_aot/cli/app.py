@@ -1,4 +1,9 @@
-"""The ``helia-aot`` command: ``convert``, ``plugins`` and ``platforms``."""
+"""The ``helia-aot`` command: ``version``, ``convert``, ``platforms`` and ``plugins``.
+
+The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
+as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
+listing on stdout stays what a script reads). ``-h`` is ``--help`` on every command.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import typer
 from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
 from helia_aot.cli.flags import DottedFlagsCommand
-from helia_aot.cli.listing import platforms_app, plugins_command
+from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
 from helia_aot.plugins.manager import distribution_version
 from helia_aot.version import __version__
 
@@ -19,11 +24,19 @@ def core_version() -> str:
     return distribution_version(DISTRIBUTION) or __version__
 
 
+def version_text() -> str:
+    """What ``helia-aot version`` and ``--version`` print (the product's wording, our version)."""
+    return f"heliaAOT version: {core_version()}"
+
+
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"helia-aot {core_version()}")
+        typer.echo(version_text())
         raise typer.Exit()
 
+
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+"""``-h`` and ``--help`` on the root and (inherited through click's context) every command."""
 
 app = typer.Typer(
     name="helia-aot",
@@ -31,7 +44,16 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings=HELP_OPTIONS,
 )
+
+
+def _deprecated(command: str, replacement: str) -> None:
+    typer.echo(
+        f"Warning: 'helia-aot {command}' is deprecated and will be removed in 2.0; "
+        f"use 'helia-aot {replacement}' instead.",
+        err=True,
+    )
 
 
 @app.callback()
@@ -39,7 +61,7 @@ def _root(
     version: bool = typer.Option(
         False,
         "--version",
-        help="Print the helia-aot-core version and exit.",
+        help="Print the helia-aot version and exit.",
         is_eager=True,
         callback=_show_version,
     ),
@@ -47,9 +69,31 @@ def _root(
     """Compile LiteRT models into self-contained C inference modules for Ambiq Apollo MCUs."""
 
 
+@app.command("version")
+def version_command() -> None:
+    """Display the version of helia-aot."""
+    typer.echo(version_text())
+
+
+@app.command("list-targets")
+def list_targets() -> None:
+    """Deprecated alias of platforms list, removed in 2.0."""
+    _deprecated("list-targets", "platforms list")
+    platforms_list(as_json=False, enabled=None, disabled=None)
+
+
+@app.command("target-info")
+def target_info(
+    name: str = typer.Option(..., "--name", help="Registered platform name, as reported by platforms list."),
+) -> None:
+    """Deprecated alias of platforms show NAME, removed in 2.0."""
+    _deprecated("target-info", "platforms show NAME")
+    platforms_show(name=name, as_json=False, enabled=None, disabled=None)
+
+
 app.command("convert", cls=DottedFlagsCommand, help=CONVERT_HELP)(convert)
-app.command("plugins")(plugins_command)
 app.add_typer(platforms_app, name="platforms")
+app.command("plugins")(plugins_command)
 
 
 def main() -> None:
@@ -57,4 +101,4 @@ def main() -> None:
     app()
 
 
-__all__ = ["app", "core_version", "main"]
+__all__ = ["app", "core_version", "main", "version_text"]

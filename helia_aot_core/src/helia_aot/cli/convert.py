@@ -15,7 +15,7 @@ from rich.logging import RichHandler
 
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
-from helia_aot.cli.progress import ProgressObserver, results_panel
+from helia_aot.cli.progress import PROGRESS_LOGGER, ProgressObserver, results_panel
 from helia_aot.config import load_config
 
 LOGGER_NAME = "helia_aot"
@@ -23,15 +23,22 @@ _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEB
 
 HELP = """Convert a LiteRT model into a C inference module.
 
-Settings come from the YAML file given with --path, then from the flags, each of which overrides
-the key it names (--memory.planner greedy). Values are YAML: --force, --memory.dump_residency_json
-true, --plugins.disabled old_plugin. docs/configuration.md lists every key.
-"""
+Settings come from the YAML file given with --path, then from the flags, each of which overrides the key it names (--memory.planner greedy). Booleans stand alone (--force, --no-force); list flags take several values (--platform.capabilities mcu dsp mve, --transforms JSON JSON). Relative paths resolve from the working directory. docs/configuration.md lists every key.
+
+Quick start:
+
+  helia-aot convert --model.path kws.tflite --module.path out/
+
+  helia-aot convert --path kws.yaml --module.type zephyr --force
+
+  helia-aot convert --path kws.yaml --test.enabled --memory.dump-residency-json
+"""  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
 
 
 @contextmanager
 def conversion_logging(verbose: int, log_file: Path | None, console: Console) -> Iterator[None]:
-    """Route the ``helia_aot`` logger to the console (by verbosity) and to ``log_file`` (everything).
+    """Route the ``helia_aot`` logger to the console (by verbosity) and to ``log_file`` (everything,
+    at every verbosity: the file is the record of the run, the console what a person watches).
 
     The handlers are removed afterwards so repeated in-process runs (tests, notebooks) do not stack
     them.
@@ -40,6 +47,8 @@ def conversion_logging(verbose: int, log_file: Path | None, console: Console) ->
     handlers: list[logging.Handler] = []
     screen = RichHandler(console=console, show_path=False, show_time=False, markup=False)
     screen.setLevel(_LEVELS.get(verbose, logging.DEBUG))
+    # Stage lines are shown by the progress display; the log file gets them as log records.
+    screen.addFilter(lambda record: record.name != PROGRESS_LOGGER)
     handlers.append(screen)
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -73,7 +82,7 @@ def _fallback_verbosity(overrides: dict[str, Any]) -> int:
         return 1
 
 
-def convert(**flags: str | None) -> None:
+def convert(**flags: Any) -> None:
     """Run one conversion (the body of ``helia-aot convert``; flags arrive by parameter name)."""
     state: dict[str, int] = {"verbose": 1}
     with reported_errors(lambda: state["verbose"]):

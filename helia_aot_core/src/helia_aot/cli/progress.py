@@ -6,6 +6,7 @@ captures the summary without the spinner noise.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from rich.console import Console, Group
@@ -13,6 +14,11 @@ from rich.panel import Panel
 from rich.status import Status
 from rich.table import Table
 from rich.text import Text
+
+PROGRESS_LOGGER = "helia_aot.cli.progress"
+"""Logger the stage lines go to, so ``--log-file`` holds them; the console shows them its own way."""
+
+_progress_log = logging.getLogger(PROGRESS_LOGGER)
 
 
 class ProgressObserver:
@@ -30,6 +36,7 @@ class ProgressObserver:
         self._status: Status | None = None
 
     def stage_started(self, stage: str) -> None:
+        _progress_log.info("Step: %s", stage)
         if not self.enabled:
             return
         self.close()
@@ -39,6 +46,7 @@ class ProgressObserver:
 
     def stage_finished(self, stage: str, seconds: float) -> None:
         self.timings.append((stage, seconds))
+        _progress_log.info("Step completed: %s (%.2fs)", stage, seconds)
         if not self.enabled:
             return
         self.close()
@@ -101,4 +109,4 @@ def results_panel(config: Any, result: Any) -> Panel:
     )
 
 
-__all__ = ["ProgressObserver", "arena_table", "byte_text", "results_panel"]
+__all__ = ["PROGRESS_LOGGER", "ProgressObserver", "arena_table", "byte_text", "results_panel"]

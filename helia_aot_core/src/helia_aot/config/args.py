@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator
 
 from helia_aot.config.base import ConfigSection
-from helia_aot.config.loading import anchor_relative_paths, apply_overrides, invalid_config, read_yaml_mapping
+from helia_aot.config.loading import apply_overrides, invalid_config, read_yaml_mapping
 from helia_aot.config.rules import MemoryConfig, OperatorRule, TransformConfig
 from helia_aot.config.sections import (
     DocumentationConfig,
@@ -27,14 +26,14 @@ class ConvertArgs(ConfigSection):
     """Every setting of one conversion, validated on construction.
 
     Build it from a YAML file with :meth:`from_yaml` or from a mapping with ``model_validate``. An
-    unknown key anywhere fails validation with the nearest valid key; names left out are derived
-    (``model.name`` from the model file, ``module.name`` from ``model.name``), so code reading a
-    config never has to handle ``None`` for them.
+    unknown key anywhere fails validation with the nearest valid key. Every key has a default (the
+    same ones the product this tool replaces uses), so ``ConvertArgs()`` is a valid configuration
+    that converts ``model.tflite`` in the working directory into ``output.zip``.
     """
 
     SECTION: ClassVar[str] = ""
 
-    model: ModelConfig = Field(description="The model to convert.")
+    model: ModelConfig = Field(default_factory=ModelConfig, description="The model to convert.")
     module: ModuleConfig = Field(default_factory=ModuleConfig, description="The generated C module.")
     platform: PlatformConfig = Field(default_factory=PlatformConfig, description="The target platform.")
     memory: MemoryConfig = Field(default_factory=MemoryConfig, description="Arena planning and placement.")
@@ -61,9 +60,11 @@ class ConvertArgs(ConfigSection):
     result_views: bool = Field(
         False, description="Describe the generated operators, tensors and regions in the ConversionResult."
     )
-    log_file: Path | None = Field(None, description="Also write the full debug log to this file.")
+    log_file: Path | None = Field(None, description="Also write the run's log to this file.")
     path: Path | None = Field(
-        None, description="The YAML file the configuration was loaded from (--path loads it)."
+        None,
+        exclude=True,
+        description="The YAML file the configuration was loaded from (--path loads it).",
     )
 
     @field_validator("platform", mode="before")
@@ -72,33 +73,23 @@ class ConvertArgs(ConfigSection):
         # `platform: apollo510_evb` is the common case; a bare name stands for {name: ...}.
         return {"name": value} if isinstance(value, str) else value
 
-    @model_validator(mode="after")
-    def _derive_names(self) -> ConvertArgs:
-        if self.model.name is None:
-            self.model.name = self.model.path.stem
-        if self.module.name is None:
-            # Derived from a file name: keep only characters that are safe in a folder name, a
-            # CMake target and a comment, whatever the model file is called.
-            self.module.name = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.model.name).strip("._-") or "module"
-        return self
-
     @property
     def module_name(self) -> str:
-        """``module.name`` once derived (the validator above always sets it)."""
-        return self.module.name or "module"
+        """``module.name``: the module's folder and build target."""
+        return self.module.name
 
     @classmethod
     def from_yaml(cls, path: str | Path, *, overrides: Mapping[str, Any] | None = None) -> ConvertArgs:
         """Load a YAML configuration file, with dotted-key ``overrides`` laid over it.
 
-        Relative paths in the file resolve against the file's folder; override values are used as
-        given (the command line passes paths relative to the working directory). ``path`` is set
-        to the file. Raises InvalidConfigError (exit code 2) listing every problem, with pydantic's
-        ValidationError as its ``__cause__`` when validation failed.
+        Relative paths in the file (``model.path``, ``module.path``, ``test.golden_data``,
+        ``log_file``) resolve from the working directory of the process, as the product resolves
+        them, not from the file's folder: run the conversion from the folder the paths are written
+        for. ``path`` is set to the file. Raises InvalidConfigError (exit code 2) listing every
+        problem, with pydantic's ValidationError as its ``__cause__`` when validation failed.
         """
         path = Path(path)
-        data = anchor_relative_paths(read_yaml_mapping(path), path.parent, cls)
-        data = apply_overrides(data, {**(overrides or {}), "path": path})
+        data = apply_overrides(read_yaml_mapping(path), {**(overrides or {}), "path": path})
         try:
             return cls.model_validate(data)
         except ValidationError as error:

@@ -92,11 +92,20 @@ class ConfigSection(BaseModel):
     SECTION: ClassVar[str] = ""
     """Where this mapping appears, as a reader of the YAML file would name it (``memory``)."""
 
+    KEY_ALIASES: ClassVar[dict[str, str]] = {}
+    """Other spellings of a key (``{"preferred_order": "preferred_memory_order"}``).
+
+    Files written for an older helia-aot keep loading: an alias is renamed to its key before
+    validation, and giving both spellings in one mapping is an error (which one would win is a guess).
+    """
+
     @model_validator(mode="wrap")
     @classmethod
     def _reject_unknown_keys(cls, data: Any, handler: Any) -> Any:
         if not isinstance(data, Mapping):
             return handler(data)
+        if cls.KEY_ALIASES:
+            data = cls._rename_aliases(data)
         valid = list(cls.model_fields)
         unknown = [key for key in data if key not in cls.model_fields]
         if not unknown:
@@ -116,6 +125,20 @@ class ConfigSection(BaseModel):
         except ValidationError as error:
             errors.extend(error.errors(include_url=False))
         raise ValidationError.from_exception_data(cls.__name__, [_portable(e) for e in errors])
+
+    @classmethod
+    def _rename_aliases(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        renamed: dict[str, Any] = {}
+        for key, value in data.items():
+            canonical = cls.KEY_ALIASES.get(str(key), key)
+            if canonical in renamed or (canonical != key and canonical in data):
+                where = f"in {cls.SECTION}" if cls.SECTION else "at the top level"
+                raise InvalidConfigError(
+                    f"{key!r} and {canonical!r} {where} are the same key given twice",
+                    hint=f"keep only {canonical!r}",
+                )
+            renamed[canonical] = value
+        return renamed
 
 
 __all__ = ["Choices", "ConfigSection", "nearest_key", "reraise_as_value_error", "unknown_key_error"]

@@ -15,9 +15,26 @@ class _Word(str, enum.Enum):
     def __str__(self) -> str:
         return str(self.value)
 
+    @classmethod
+    def _missing_(cls, value: object) -> _Word | None:
+        # Any case is accepted (`CMAKE`, `Greedy`), as the product's configuration accepts it.
+        if isinstance(value, str):
+            folded = value.strip().casefold()
+            for member in cls:
+                if member.value.casefold() == folded:
+                    return member
+        return None
+
 
 MODULE_TYPE_ALIASES: dict[str, str] = {"neuralspot": "nsx"}
 """Older spellings of ``module.type`` kept so existing configuration files still load."""
+
+
+class ModelType(_Word):
+    """The model file's format (``model.type``); without it the file extension decides."""
+
+    TFLITE = "tflite"
+    LITERT = "litert"
 
 
 class ScheduleMode(_Word):
@@ -73,6 +90,7 @@ __all__ = [
     "MODULE_TYPE_ALIASES",
     "AccumulationChoice",
     "KernelChoice",
+    "ModelType",
     "OptimizationGoal",
     "ScheduleMode",
     "TensorKindSelector",

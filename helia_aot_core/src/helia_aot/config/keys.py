@@ -28,7 +28,11 @@ API_ONLY_KEYS = frozenset({"result_views"})
 
 @dataclass(slots=True, frozen=True)
 class ConfigKey:
-    """One configuration key: its dotted name, default, type and help, and its CLI flag."""
+    """One configuration key: its dotted name, default, type and help, and its CLI flag.
+
+    ``cli_flag`` is the product's spelling (``--memory.dump-residency-json``); the command line
+    also takes the key's own spelling (``--memory.dump_residency_json``).
+    """
 
     key: str
     default: Any
@@ -132,7 +136,7 @@ def _walk(model: type[BaseModel], prefix: str, items: bool, cli: bool) -> list[C
                 type=type_text(annotation),
                 description=field.description or "",
                 annotation=field.annotation,
-                cli_flag=f"--{dotted}" if cli and dotted not in API_ONLY_KEYS else None,
+                cli_flag=f"--{dotted.replace('_', '-')}" if cli and dotted not in API_ONLY_KEYS else None,
             )
         )
         item = typing.get_args(_strip_optional(field.annotation))

@@ -1,21 +1,20 @@
 """Reading configuration files and turning validation failures into one readable listing.
 
-The YAML file and the command line are two layers of the same mapping: the file is read, its
-relative paths are anchored to the file's folder (so a config checked in next to its model works
-from any working directory), then the command-line values are laid over it key by key. Only then is
+The YAML file and the command line are two layers of the same mapping: the file is read, then the
+command-line values are laid over it key by key. Relative paths in either are left as written, so
+they resolve from the working directory (the product's rule), wherever the file is. Only then is
 the whole mapping validated, so one listing reports every problem whichever layer it came from.
 """
 
 from __future__ import annotations
 
-import types
 import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from helia_aot.errors import HeliaAotError, InvalidConfigError
 
@@ -80,42 +79,13 @@ def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def _is_path_field(annotation: Any) -> bool:
-    if annotation is Path:
-        return True
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        return any(arg is Path for arg in typing.get_args(annotation))
-    return False
-
-
-def _section_type(annotation: Any) -> type[BaseModel] | None:
-    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
-
-
-def anchor_relative_paths(data: dict[str, Any], base: Path, model: type[BaseModel]) -> dict[str, Any]:
-    """A copy of ``data`` whose relative path values are joined onto ``base``.
-
-    Only keys the model declares as paths are touched, and only in nested sections (the rule lists
-    hold no paths); ``~`` is expanded first so a home-relative path stays absolute.
-    """
-    result = dict(data)
-    for name, field in model.model_fields.items():
-        if name not in result:
-            continue
-        value = result[name]
-        if _is_path_field(field.annotation) and isinstance(value, (str, Path)) and str(value):
-            candidate = Path(value).expanduser()
-            result[name] = candidate if candidate.is_absolute() else base / candidate
-        elif (section := _section_type(field.annotation)) is not None and isinstance(value, dict):
-            result[name] = anchor_relative_paths(value, base, section)
-    return result
-
-
 def apply_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``data`` with each dotted key of ``overrides`` (``memory.planner``) set.
 
     An intermediate value that is not a mapping (absent, or ``null`` in the file) becomes one, so a
-    flag can set a key inside a section the file does not mention.
+    flag can set a key inside a section the file does not mention. A mapping value is merged key
+    by key into the mapping already there (``--platform.memories '{"sram": 1048576}'`` changes
+    only the SRAM budget the file gives); scalars and lists replace.
     """
     result: dict[str, Any] = _deep_copy_mappings(data)
     for dotted, value in overrides.items():
@@ -125,7 +95,10 @@ def apply_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
             if not isinstance(node.get(part), dict):
                 node[part] = {}
             node = node[part]
-        node[leaf] = value
+        if isinstance(value, Mapping) and isinstance(node.get(leaf), dict):
+            node[leaf] = {**node[leaf], **value}
+        else:
+            node[leaf] = value
     return result
 
 
@@ -176,7 +149,6 @@ def invalid_config(error: ValidationError, source: str | None = None) -> Invalid
 
 __all__ = [
     "CONFIG_HINT",
-    "anchor_relative_paths",
     "apply_overrides",
     "format_location",
     "format_validation_errors",

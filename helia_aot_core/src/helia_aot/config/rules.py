@@ -17,6 +17,17 @@ from helia_aot.air.keys import canonical_op_key
 from helia_aot.config.base import ConfigSection
 from helia_aot.config.enums import AccumulationChoice, KernelChoice, TensorKindSelector
 from helia_aot.config.sections import MemoryName, byte_count, canonical_memory
+from helia_aot.errors import InvalidConfigError
+
+REMOVED_MEMORY_KEYS: dict[str, str] = {
+    "auto_hydrate_constants": "constants are copied at init when a memory.tensors rule sets "
+    "constant_destination_memory; remove the key",
+    "persistent_storage": "place persistent tensors with a memory.tensors rule of type persistent; "
+    "remove the key",
+    "constant_residency": "place constants with a memory.tensors rule of type constant "
+    "(attributes.memory, constant_destination_memory); remove the key",
+}
+"""Keys older product versions took under ``memory``, with what replaces each."""
 
 
 def _extension_name(value: str) -> str:
@@ -34,31 +45,67 @@ converter against its registry context, with the registered names in the error."
 
 
 def _rule_id(value: Any) -> Any:
-    # YAML reads `id: 3` as an int; ids are strings everywhere else.
+    # YAML reads `id: 3` as an int; ids are strings everywhere else. A list names several ids.
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
+    if isinstance(value, (list, tuple)):
+        ids = [_rule_id(item) for item in value]
+        if not ids:
+            raise ValueError("an id list must name at least one id")
+        return ids
     return value
+
+
+RuleId = str | list[str] | None
+"""What a rule's ``id`` holds: one id, a list of ids (the rule reaches each), or nothing (all)."""
+
+
+def rule_ids(value: RuleId) -> list[str]:
+    """The ids a rule's ``id`` names, as a list (empty when the rule names none)."""
+    if value is None or value == "":
+        return []
+    return [value] if isinstance(value, str) else list(value)
 
 
 class MemoryConstraint(ConfigSection):
     """A cap on what the module may use of one memory (``memory.constraints[]``)."""
 
     SECTION: ClassVar[str] = "memory.constraints[]"
+    KEY_ALIASES: ClassVar[dict[str, str]] = {"memory": "name", "max_bytes": "max_size"}
 
-    memory: MemoryName = Field(description="The memory the cap applies to (dtcm, sram, mram, ...).")
-    max_bytes: int = Field(description="Most bytes of that memory the module may use (or 256KiB, 1MiB).")
+    name: MemoryName = Field(description="The memory the entry allows (dtcm, sram, mram, ...).")
+    max_size: int | None = Field(
+        None,
+        description="Most bytes of that memory the module may use (or 256KiB, 1MiB); "
+        "null: all the platform has.",
+    )
+    arena_alignment: int | None = Field(
+        None, description="Alignment floor in bytes for the arena base and every slot in it (a power of two)."
+    )
 
-    @field_validator("memory", mode="before")
+    @field_validator("name", mode="before")
     @classmethod
     def _memory(cls, value: Any) -> Any:
         return canonical_memory(value)
 
-    @field_validator("max_bytes", mode="before")
+    @field_validator("max_size", mode="before")
     @classmethod
     def _bytes(cls, value: Any) -> Any:
-        size = byte_count(value, "max_bytes")
+        if value is None:
+            return None
+        size = byte_count(value, "max_size")
         if size < 0:
-            raise ValueError("max_bytes must not be negative")
+            raise ValueError("max_size must not be negative")
+        return size
+
+    @field_validator("arena_alignment", mode="before")
+    @classmethod
+    def _alignment(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        size = byte_count(value, "arena_alignment")
+        if size <= 0 or size & (size - 1):
+            raise ValueError(f"arena_alignment {value!r} is not a positive power of two")
         return size
 
 
@@ -94,7 +141,10 @@ class TensorRule(ConfigSection):
     type: TensorKindSelector = Field(
         TensorKindSelector.ANY, description="Tensors the rule reaches: constant, persistent, scratch or *."
     )
-    id: str | None = Field(None, description="Reach only the tensor with this id.")
+    id: RuleId = Field(
+        None,
+        description="Reach only the tensor with this id (its index, as in the residency file) or these ids.",
+    )
     attributes: TensorAttributes = Field(default_factory=TensorAttributes, description="What the rule sets.")
 
     @field_validator("id", mode="before")
@@ -133,21 +183,42 @@ class MemoryConfig(ConfigSection):
     dump_residency_json: bool = Field(
         False, description="Write <prefix>_residency.json, the memory layout report."
     )
-    constraints: list[MemoryConstraint] = Field(
-        default_factory=list, description="Caps on memory use: a list of {memory, max_bytes}."
+    constraints: list[MemoryConstraint] | None = Field(
+        None,
+        description="The memories the module may use, in order of preference: a list of "
+        "{name, max_size, arena_alignment} (null: the platform's).",
     )
     tensors: list[TensorRule] = Field(
         default_factory=list, description="Placement rules: a list of {type, id, attributes}."
     )
 
+    @field_validator("planner", mode="before")
+    @classmethod
+    def _planner_case(cls, value: Any) -> Any:
+        # Any case is accepted (`GREEDY`); the registered planners are lower-case words.
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, hint in REMOVED_MEMORY_KEYS.items():
+                if key in data:
+                    raise InvalidConfigError(f"memory.{key} was removed", hint=hint)
+        return data
+
     @field_validator("constraints")
     @classmethod
-    def _one_cap_per_memory(cls, value: list[MemoryConstraint]) -> list[MemoryConstraint]:
+    def _one_cap_per_memory(cls, value: list[MemoryConstraint] | None) -> list[MemoryConstraint] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("memory.constraints must list at least one memory (or be left out)")
         seen: set[str] = set()
         for constraint in value:
-            if constraint.memory in seen:
-                raise ValueError(f"memory {constraint.memory} is constrained twice")
-            seen.add(constraint.memory)
+            if constraint.name in seen:
+                raise ValueError(f"memory {constraint.name} is constrained twice")
+            seen.add(constraint.name)
         return value
 
 
@@ -168,7 +239,11 @@ class OperatorRule(ConfigSection):
     SECTION: ClassVar[str] = "operators[]"
 
     type: str = Field("*", description="Operator type the rule reaches (CONV_2D, a custom key) or * for all.")
-    id: str | None = Field(None, description="Reach only the operator with this id.")
+    id: RuleId = Field(
+        None,
+        description="Reach only the operator with this id: its plan id (0:<first output tensor name>) "
+        "or its index; or a list of them.",
+    )
     attributes: dict[str, Any] = Field(
         default_factory=dict,
         description="Attributes for the operators (checked against each operator's ATTRIBUTES).",
@@ -204,7 +279,10 @@ class TransformConfig(ConfigSection):
 
 
 __all__ = [
+    "REMOVED_MEMORY_KEYS",
     "MemoryConfig",
+    "RuleId",
+    "rule_ids",
     "MemoryConstraint",
     "OperatorOptimization",
     "OperatorRule",

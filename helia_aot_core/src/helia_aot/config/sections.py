@@ -17,6 +17,7 @@ from helia_aot.config.enums import (
     MODULE_TYPE_ALIASES,
     AccumulationChoice,
     KernelChoice,
+    ModelType,
     OptimizationGoal,
     ScheduleMode,
 )
@@ -58,11 +59,18 @@ class ModelConfig(ConfigSection):
 
     SECTION: ClassVar[str] = "model"
 
-    path: Path = Field(description="The LiteRT (.tflite) model file to convert.")
-    name: str | None = Field(
-        None, description="Name used in generated comments and docs; defaults to the file's stem."
-    )
+    path: Path = Field(Path("model.tflite"), description="The LiteRT (.tflite) model file to convert.")
     subgraph: int = Field(0, ge=0, description="Index of the model subgraph to convert.")
+    type: ModelType | None = Field(
+        None, description="The file's format, tflite or litert; without it the file extension decides."
+    )
+    name: str = Field("model", description="Name used in generated comments, docs and the results.")
+    description: str | None = Field(
+        None, description="A description of the model for the module's docs (default: the file's own)."
+    )
+    version: str | None = Field(
+        None, description="The model's version for the module's docs (default: the file's schema version)."
+    )
 
 
 class ModuleConfig(ConfigSection):
@@ -71,10 +79,10 @@ class ModuleConfig(ConfigSection):
     SECTION: ClassVar[str] = "module"
 
     path: Path = Field(
-        Path("./out"),
+        Path("output.zip"),
         description="Folder the module folder is written into, or a .zip/.pack archive to write instead.",
     )
-    name: str | None = Field(None, description="Name of the module folder; defaults to the model name.")
+    name: str = Field("helia_aot_nn", description="Name of the module: its folder and build target.")
     type: str = Field(
         "cmake",
         description="Build-system layout registered in module_exporters: cmake, zephyr, nsx "
@@ -97,14 +105,13 @@ class ModuleConfig(ConfigSection):
             word = value.strip()
             if not word:
                 raise ValueError("module.type must not be empty")
-            return MODULE_TYPE_ALIASES.get(word.lower(), word)
+            # Any case is accepted (`CMAKE`); registered module types are lower-case words.
+            return MODULE_TYPE_ALIASES.get(word.lower(), word.lower())
         return value
 
     @field_validator("name")
     @classmethod
-    def _folder_name(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
+    def _folder_name(cls, value: str) -> str:
         # The name becomes a folder, a CMake target and part of comments: letters, digits, '_',
         # '.' and '-' only, so no model or configuration text can inject code or paths.
         if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", value) or value in (".", ".."):
@@ -134,20 +141,32 @@ class PlatformConfig(ConfigSection):
     """
 
     SECTION: ClassVar[str] = "platform"
+    KEY_ALIASES: ClassVar[dict[str, str]] = {
+        "preferred_order": "preferred_memory_order",
+        "alignment": "min_alignment",
+    }
 
     name: str = Field("apollo510_evb", description="Registered platform, or the name of a custom one.")
-    description: str | None = Field(None, description="Custom platform: a one-line description for reports.")
     cpu: str | None = Field(None, description="Custom platform: the core, e.g. cortex-m55.")
-    capabilities: list[Annotated[str, Choices(_capability_names)]] | None = Field(
-        None, description="Custom platform: instruction-set features (default: from the CPU)."
+    speeds: list[int] = Field(
+        default_factory=list,
+        description="Deprecated and unused (clock choices come from the platform); "
+        "a warning asks to remove it.",
     )
-    memories: dict[MemoryName, int] | None = Field(
-        None, description="Memory budgets in bytes (or 384KiB, 3MiB); merges with a registered platform's."
+    memories: dict[MemoryName, int] = Field(
+        default_factory=dict,
+        description="Memory budgets in bytes (or 384KiB, 3MiB); merges with a registered platform's.",
     )
-    preferred_order: list[MemoryName] | None = Field(
-        None, description="Memories read-write data fills, fastest first."
+    capabilities: list[Annotated[str, Choices(_capability_names)]] = Field(
+        default_factory=list, description="Custom platform: instruction-set features (default: from the CPU)."
     )
-    alignment: int | None = Field(None, description="Minimum arena alignment in bytes (a power of two).")
+    preferred_memory_order: list[MemoryName] = Field(
+        default_factory=list, description="Custom platform: memories read-write data fills, fastest first."
+    )
+    min_alignment: int | None = Field(
+        None, description="Custom platform: minimum arena alignment in bytes (a power of two)."
+    )
+    description: str | None = Field(None, description="Custom platform: a one-line description for reports.")
 
     @field_validator("name")
     @classmethod
@@ -178,14 +197,14 @@ class PlatformConfig(ConfigSection):
                 raise ValueError(f"the {memory} budget must be a positive number of bytes")
         return budgets
 
-    @field_validator("preferred_order", mode="before")
+    @field_validator("preferred_memory_order", mode="before")
     @classmethod
     def _order(cls, value: Any) -> Any:
         if isinstance(value, (list, tuple)):
             return [canonical_memory(item) for item in value]
         return value
 
-    @field_validator("alignment", mode="before")
+    @field_validator("min_alignment", mode="before")
     @classmethod
     def _alignment(cls, value: Any) -> Any:
         if value is None:
@@ -195,10 +214,19 @@ class PlatformConfig(ConfigSection):
             raise ValueError(f"alignment {value!r} is not a positive power of two")
         return size
 
+    @field_validator("speeds", mode="before")
+    @classmethod
+    def _speeds(cls, value: Any) -> Any:
+        # Any integer list is accepted; the warning comes when the platform is resolved (logging
+        # is set up by then), since no conversion reads the value.
+        return value
+
     @property
     def is_custom(self) -> bool:
         """Whether any field besides ``name`` is given (a custom board, or an adjusted one)."""
-        return any(getattr(self, key) is not None for key in type(self).model_fields if key != "name")
+        return any(
+            getattr(self, key) not in (None, [], {}) for key in type(self).model_fields if key != "name"
+        )
 
 
 class TestConfig(ConfigSection):
@@ -213,8 +241,9 @@ class TestConfig(ConfigSection):
         description="An .npz of inputs and expected outputs (default: made by the reference interpreter).",
     )
     tolerance: float = Field(
-        0.0,
+        1.0,
         ge=0.0,
+        allow_inf_nan=False,
         description="Largest difference the test accepts: absolute for integer outputs; for float "
         "outputs relative to the expected value (absolute below 1).",
     )
@@ -224,20 +253,38 @@ class TestConfig(ConfigSection):
         description="Float outputs: largest distance in units in the last place (float32 steps "
         "between the two values), element by element; when set it replaces tolerance for them.",
     )
-    samples: int | None = Field(
-        None, ge=1, description="How many golden samples the test runs (default: all)."
+    skip_verification: bool = Field(
+        False, description="Run the model in the test but do not compare its outputs."
     )
     num_iterations: int = Field(
         1,
         ge=1,
         le=2147483647,
-        description="How many times the self-test runs each sample (state_feedback copies between runs).",
+        description="How many times the test runs the same stimulus through the model.",
     )
     state_feedback: list[tuple[int, int]] = Field(
         default_factory=list,
-        description="(output_index, input_index) pairs: after each self-test run the output is copied "
-        "into the input, which gets the stimulus only on the first iteration.",
+        description="(output_index, input_index) pairs: that output is copied into that input between "
+        "iterations (a recurrent state); the input gets the stimulus only on the first iteration.",
     )
+    samples: int | None = Field(
+        None, ge=1, description="How many golden samples the test runs (default: all)."
+    )
+
+    @field_validator("state_feedback")
+    @classmethod
+    def _feedback_pairs(cls, value: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        fed: dict[int, int] = {}
+        for output, input_ in value:
+            if output < 0 or input_ < 0:
+                raise ValueError(f"state_feedback pair ({output}, {input_}) has a negative index")
+            if input_ in fed:
+                raise ValueError(
+                    f"state_feedback feeds input {input_} from outputs {fed[input_]} and {output}; "
+                    "an input takes at most one output"
+                )
+            fed[input_] = output
+        return value
 
 
 class OptimizationConfig(ConfigSection):
@@ -258,6 +305,20 @@ class OptimizationConfig(ConfigSection):
     accumulation: AccumulationChoice = Field(
         AccumulationChoice.AUTO, description="auto, precise or fast accumulation for every operator."
     )
+    budget: dict[str, float] | None = Field(
+        None, description="Reserved for a later version; must stay unset."
+    )
+    plan: Path | None = Field(None, description="Reserved for a later version; must stay unset.")
+
+    @field_validator("budget", "plan")
+    @classmethod
+    def _reserved(cls, value: Any, info: Any) -> Any:
+        if value is not None:
+            raise ValueError(
+                f"optimization.{info.field_name} is reserved for a later version and cannot be set "
+                "yet; remove it"
+            )
+        return value
 
 
 class DocumentationConfig(ConfigSection):

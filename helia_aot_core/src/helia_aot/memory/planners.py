@@ -86,10 +86,27 @@ def plan_hill_climb(
     that reaches the top of the arena earlier), re-places, and keeps the change unless ``used``
     grows; accepting ties lets the search drift across plateaus. It stops after
     ``options["iterations"]`` steps (default :data:`DEFAULT_ITERATIONS`) or as soon as ``used``
-    equals ``peak_live``, which no plan can beat.
+    equals ``peak_live``, which no plan can beat. ``options["seed"]`` replaces ``seed`` (the
+    configuration's ``memory.planner_options.seed``) and ``options["max_stall_iterations"]`` (an
+    integer from 1, or None for no limit) also stops it after that many steps in a row that did not
+    lower ``used``.
     """
-    given = _check_options("hill_climb", options, ("iterations",))
+    given = _check_options("hill_climb", options, ("iterations", "seed", "max_stall_iterations"))
     iterations = given.get("iterations", DEFAULT_ITERATIONS)
+    seed = given.get("seed", seed)  # type: ignore[assignment]
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidConfigError(
+            f"memory planner option 'seed' must be an integer, not {seed!r}.",
+            hint="Give any integer; the same seed gives the same plan.",
+        )
+    stall_limit = given.get("max_stall_iterations")
+    if stall_limit is not None and (
+        isinstance(stall_limit, bool) or not isinstance(stall_limit, int) or stall_limit < 1
+    ):
+        raise InvalidConfigError(
+            f"memory planner option 'max_stall_iterations' must be an integer from 1, not {stall_limit!r}.",
+            hint="Give how many non-improving steps in a row end the search, e.g. 50, or null for no limit.",
+        )
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise InvalidConfigError(
             f"memory planner option 'iterations' must be a non-negative integer, not {iterations!r}.",
@@ -104,11 +121,13 @@ def plan_hill_climb(
     offsets, used = placed[pick]
     n = len(order)
     rng = random.Random(seed)
+    stalled = 0
     for _ in range(iterations):
-        if used <= bound or n < 2:
+        if used <= bound or n < 2 or (stall_limit is not None and stalled >= stall_limit):
             break
         candidate = _perturb(order, offsets, used, placer, rng)
         new_offsets, new_used = placer.place(candidate)
+        stalled = 0 if new_used < used else stalled + 1
         if new_used <= used:
             order, offsets, used = candidate, new_offsets, new_used
     return _plan(placer, order, bound, "hill_climb")

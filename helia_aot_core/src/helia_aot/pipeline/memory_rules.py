@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
+from helia_aot.config.rules import rule_ids
 from helia_aot.errors import InvalidConfigError
 
 READ_ONLY_MEMORIES = ("MRAM", "FLASH")
@@ -56,24 +57,27 @@ def tensor_placements(model: AirModel, rules: Iterable[Any]) -> dict[TensorId, T
     result: dict[TensorId, TensorPlacement] = {}
     for index, rule in enumerate(rules):
         where = f"memory.tensors[{index}]"
-        if rule.id not in (None, ""):
-            tensor = model.tensors.get(TensorId(str(rule.id)))
-            if tensor is None:
-                close = difflib.get_close_matches(str(rule.id), list(model.tensors), n=3, cutoff=0.5)
-                hint = (
-                    f"did you mean {', '.join(repr(c) for c in close)}?"
-                    if close
-                    else "tensor ids are listed in the residency report (memory.dump_residency_json)"
-                )
-                raise InvalidConfigError(
-                    f"{where} names tensor id {rule.id!r}, which the model does not have", hint=hint
-                )
-            if not _reaches(rule, tensor.kind):
-                raise InvalidConfigError(
-                    f"{where} is for {rule.type} tensors, but tensor {rule.id!r} is a {tensor.kind} tensor",
-                    hint=f"set type: {tensor.kind} or type: '*' in that rule",
-                )
-            targets = [tensor]
+        ids = rule_ids(rule.id)
+        if ids:
+            targets = []
+            for rid in ids:
+                tensor = model.tensors.get(TensorId(str(rid)))
+                if tensor is None:
+                    close = difflib.get_close_matches(str(rid), list(model.tensors), n=3, cutoff=0.5)
+                    hint = (
+                        f"did you mean {', '.join(repr(c) for c in close)}?"
+                        if close
+                        else "tensor ids are listed in the residency report (memory.dump_residency_json)"
+                    )
+                    raise InvalidConfigError(
+                        f"{where} names tensor id {rid!r}, which the model does not have", hint=hint
+                    )
+                if not _reaches(rule, tensor.kind):
+                    raise InvalidConfigError(
+                        f"{where} is for {rule.type} tensors, but tensor {rid!r} is a {tensor.kind} tensor",
+                        hint=f"set type: {tensor.kind} or type: '*' in that rule",
+                    )
+                targets.append(tensor)
         else:
             targets = [t for t in model.tensors.values() if _reaches(rule, t.kind)]
         attrs = rule.attributes
@@ -132,7 +136,7 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
     """The budget a plan works against: ``memory.constraints`` when given, else the platform's.
 
     With constraints, read-write data fills only the memories they list, in their order, and each
-    cap is the smaller of ``max_bytes`` and the platform's size (a cap cannot create memory). A
+    cap is the smaller of ``max_size`` (none: no cap) and the platform's size (a cap cannot create memory). A
     read-only memory they do not list still holds the constants, within the platform's size.
     """
     budgets = _platform_budgets(platform)
@@ -145,7 +149,7 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
     caps = {m: size for m, size in budgets.items() if m in READ_ONLY_MEMORIES}
     order = []
     for index, constraint in enumerate(constraints):
-        memory = memory_name(constraint.memory)
+        memory = memory_name(constraint.name)
         if budgets and memory not in budgets:
             raise InvalidConfigError(
                 f"memory.constraints[{index}] caps {memory}, which platform "
@@ -153,7 +157,14 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
                 hint="the platform has: " + ", ".join(budgets),
             )
         size = budgets.get(memory)
-        caps[memory] = int(constraint.max_bytes) if size is None else min(int(constraint.max_bytes), size)
+        wanted = None if constraint.max_size is None else int(constraint.max_size)
+        if wanted is not None and size is not None and wanted > size:
+            raise InvalidConfigError(
+                f"memory.constraints max_size {wanted} for {memory.lower()} is outside the {size} bytes "
+                f"target {getattr(platform, 'name', 'custom')} has.",
+                hint=f"give a max_size of at most {size}, or leave max_size out to use all of it",
+            )
+        caps[memory] = size if wanted is None else wanted
         if memory not in READ_ONLY_MEMORIES:
             order.append(memory)
     if not order:

@@ -33,6 +33,7 @@ from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.pipeline.emit import plan_hash, region_symbol
 from helia_aot.pipeline.html_report import render_module_report
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
+from helia_aot.pipeline.operator_ids import plan_operator_id_sources
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
 from helia_aot.pipeline.result_views import build_views
@@ -167,38 +168,11 @@ def _attributes(aot_op: Any) -> dict[str, Any]:
 
 
 def plan_operator_ids(model: AirModel, operators: list[Any]) -> list[tuple[str, str]]:
-    """Each operator's plan id and how it was made (``id_source``), in execution order.
-
-    ``<subgraph>:<first output tensor name>``; ``#<k>`` (k from 1) appended to the second and later
-    operators sharing a name; ``<subgraph>:<OP_TYPE>@<position>`` for an operator whose first
-    output has no name; and the AIR node id when the id so made would equal another operator's.
-    """
+    """Each operator's plan id and how it was made (``id_source``), in execution order; the ids
+    ``operators[].id`` rules match (:mod:`helia_aot.pipeline.operator_ids`)."""
     subgraph = int(getattr(model, "subgraph", 0) or 0)
-    stems: list[tuple[str, str]] = []
-    for position, aot_op in enumerate(operators):
-        op = aot_op.op
-        tensor = model.tensors.get(op.output_ids[0]) if op.output_ids else None
-        name = (getattr(tensor, "source_name", "") or getattr(tensor, "name", "")) if tensor else ""
-        if name:
-            stems.append((f"{subgraph}:{name}", "tensor_name"))
-        else:
-            stems.append((f"{subgraph}:{op.op_type}@{position}", "index"))
-    seen: dict[str, int] = {}
-    ids: list[tuple[str, str]] = []
-    for stem, source in stems:
-        count = seen.get(stem, 0)
-        seen[stem] = count + 1
-        ids.append((stem, source) if count == 0 else (f"{stem}#{count}", "tensor_name+ordinal"))
-    node_ids = {str(aot_op.op.id) for aot_op in operators}
-    taken: dict[str, int] = {}
-    for plan_id, _source in ids:
-        taken[plan_id] = taken.get(plan_id, 0) + 1
-    return [
-        (str(aot_op.op.id), "node_id")
-        if taken[plan_id] > 1 or (plan_id in node_ids and plan_id != str(aot_op.op.id))
-        else (plan_id, source)
-        for aot_op, (plan_id, source) in zip(operators, ids, strict=True)
-    ]
+    ids = plan_operator_id_sources(model, subgraph)
+    return [ids[str(aot_op.op.id)] for aot_op in operators]
 
 
 def _model_identity(config: Any) -> dict[str, Any]:
@@ -636,10 +610,9 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     limit = int(test.samples) if test.samples else golden.num_samples
     prefix = config.module.prefix
     arrays, checks = [], []
-    for role, ids, data in (
-        ("input", model.inputs, golden.inputs),
-        ("output", model.outputs, golden.outputs),
-    ):
+    # test.skip_verification: the stimulus runs, nothing is compared, no expected output is stored.
+    compared = [] if test.skip_verification else [("output", model.outputs, golden.outputs)]
+    for role, ids, data in [("input", model.inputs, golden.inputs), *compared]:
         for i, tid in enumerate(ids):
             tensor = model.tensors[tid]
             is_float = tensor.dtype.value == "float32"

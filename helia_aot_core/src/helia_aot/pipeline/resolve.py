@@ -10,6 +10,7 @@ import traceback
 from typing import Any
 
 from helia_aot.air import AirModel
+from helia_aot.config.rules import rule_ids
 from helia_aot.errors import (
     HeliaAotError,
     InvalidConfigError,
@@ -17,38 +18,46 @@ from helia_aot.errors import (
     PluginError,
     UnsupportedModelError,
 )
+from helia_aot.pipeline.operator_ids import operator_aliases
 
 
-def _matches(rule: Any, op: Any) -> bool:
+def _matches(rule: Any, op: Any, aliases: frozenset[str] | None = None) -> bool:
+    """Whether ``rule`` reaches ``op``; ``aliases`` are the ids it may be named by (default: its id)."""
     rule_type = str(getattr(rule, "type", "*") or "*")
-    rule_id = getattr(rule, "id", None)
-    return rule_type in ("*", op.op_type) and (rule_id in (None, "", op.id))
+    if rule_type not in ("*", op.op_type):
+        return False
+    wanted = rule_ids(getattr(rule, "id", None))
+    return not wanted or any(rid in (aliases or {str(op.id)}) for rid in wanted)
 
 
-def operator_attributes(rules: list[Any], op: Any) -> dict[str, Any]:
+def operator_attributes(rules: list[Any], op: Any, aliases: frozenset[str] | None = None) -> dict[str, Any]:
     """Merge the attributes of every ``operators[]`` rule reaching ``op``; later rules win."""
     merged: dict[str, Any] = {}
     for rule in rules or ():
-        if _matches(rule, op):
+        if _matches(rule, op, aliases):
             merged.update(dict(getattr(rule, "attributes", None) or {}))
     return merged
 
 
-def check_rule_ids(rules: list[Any], model: AirModel) -> None:
-    ids = {op.id for op in model.operators}
+def check_rule_ids(rules: list[Any], model: AirModel, subgraph: int = 0) -> None:
+    """Raise OperatorIdError for a rule naming an id no operator has (by index or plan id)."""
+    known = set().union(*operator_aliases(model, subgraph).values()) if model.operators else set()
     for rule in rules or ():
-        rid = getattr(rule, "id", None)
-        if rid not in (None, "") and str(rid) not in ids:
-            raise OperatorIdError(
-                f"operators[] names operator id {rid!r}, which the model does not have",
-                hint=f"operator ids are 0..{len(ids) - 1}",
-            )
+        for rid in rule_ids(getattr(rule, "id", None)):
+            if rid not in known:
+                raise OperatorIdError(
+                    f"operators[] names operator id {rid!r}, which the model does not have",
+                    hint=f"name an operator by its index (0..{len(model.operators) - 1}) or its plan id "
+                    f"(<subgraph>:<first output tensor name>, as in <prefix>_plan.json)",
+                )
 
 
 def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any) -> list[Any]:
     """Instantiate and resolve each operator in schedule order."""
     rules = list(config.operators or ())
-    check_rule_ids(rules, model)
+    subgraph = int(getattr(getattr(config, "model", None), "subgraph", 0) or 0)
+    check_rule_ids(rules, model, subgraph)
+    aliases = operator_aliases(model, subgraph)
     problems: list[str] = []
     resolved = []
     for op in list(model.operators):
@@ -58,7 +67,11 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
         cls = context.aot_operator_classes.get(op.op_type)
         try:
             aot_op = cls(
-                op, model, platform, prefix=config.module.prefix, attributes=operator_attributes(rules, op)
+                op,
+                model,
+                platform,
+                prefix=config.module.prefix,
+                attributes=operator_attributes(rules, op, aliases.get(str(op.id))),
             )
             aot_op.resolve()
         except InvalidConfigError:

@@ -32,6 +32,15 @@ PLATFORM_CONFIG_FIELDS = (
 )
 """Keys a platform config may hold."""
 
+PRODUCT_FIELD_NAMES: Mapping[str, str] = {
+    "preferred_memory_order": "preferred_order",
+    "min_alignment": "alignment",
+}
+"""The configuration's spellings (``platform.preferred_memory_order``) of the record's fields."""
+
+IGNORED_ON_REGISTERED = ("cpu", "speeds", "capabilities", "preferred_memory_order", "min_alignment")
+"""Configuration keys that describe a custom platform; with a registered name they are ignored."""
+
 _M_BASE = frozenset({SocCapability.MCU})
 _M_DSP = frozenset({SocCapability.MCU, SocCapability.DSP})
 _M_HELIUM = frozenset({SocCapability.MCU, SocCapability.DSP, SocCapability.MVE, SocCapability.FP16})
@@ -59,6 +68,7 @@ def read_platform_config(config: object) -> dict[str, Any]:
     if isinstance(config, str):
         raw: dict[str, Any] = {"name": config}
     elif isinstance(config, Mapping):
+        config = {PRODUCT_FIELD_NAMES.get(str(k), k): v for k, v in config.items() if k != "speeds"}
         unknown = sorted(str(k) for k in config if k not in PLATFORM_CONFIG_FIELDS)
         if unknown:
             raise InvalidConfigError(
@@ -68,6 +78,9 @@ def read_platform_config(config: object) -> dict[str, Any]:
         raw = dict(config)
     else:
         raw = {key: getattr(config, key, None) for key in PLATFORM_CONFIG_FIELDS}
+        for product_name, key in PRODUCT_FIELD_NAMES.items():
+            if raw.get(key) is None:
+                raw[key] = getattr(config, product_name, None)
     fields = {key: value for key, value in raw.items() if not _absent(value)}
     name = fields.get("name")
     if not isinstance(name, str) or not name.strip():
@@ -177,6 +190,8 @@ def apply_overrides(platform: SocPlatform, fields: Mapping[str, Any]) -> SocPlat
 
 __all__ = [
     "CPU_DEFAULT_CAPABILITIES",
+    "IGNORED_ON_REGISTERED",
+    "PRODUCT_FIELD_NAMES",
     "PLATFORM_CONFIG_FIELDS",
     "apply_overrides",
     "build_custom_platform",

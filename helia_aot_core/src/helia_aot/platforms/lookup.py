@@ -9,11 +9,20 @@ registered platforms because a typo in a board name is the usual cause.
 from __future__ import annotations
 
 import difflib
+import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from helia_aot.errors import InvalidConfigError
-from helia_aot.platforms.config import apply_overrides, build_custom_platform, read_platform_config
+from helia_aot.platforms.config import (
+    IGNORED_ON_REGISTERED,
+    apply_overrides,
+    build_custom_platform,
+    read_platform_config,
+)
 from helia_aot.platforms.model import SocPlatform
+
+LOGGER = logging.getLogger("helia_aot.platforms")
 
 if TYPE_CHECKING:  # pragma: no cover - the context type sits in the layer above the platform model
     from helia_aot.registry.context import RegistryContext
@@ -92,10 +101,13 @@ def resolve_platform(platform_config: object, context: RegistryContext) -> SocPl
     """
     if isinstance(platform_config, SocPlatform):
         return platform_config
+    _warn_deprecated_speeds(platform_config)
     fields = read_platform_config(platform_config)
     name = fields["name"]
     registered = _find(name, context)
     if registered is not None:
+        if not isinstance(platform_config, (str, Mapping)):
+            fields = _drop_custom_fields(platform_config, registered, fields)
         return apply_overrides(registered, fields)
     missing = [key for key in ("cpu", "memories") if key not in fields]
     if missing:
@@ -109,6 +121,41 @@ def resolve_platform(platform_config: object, context: RegistryContext) -> SocPl
             details={"name": name, "nearest": nearest_platform_names(name, context), "missing": missing},
         )
     return build_custom_platform(fields)
+
+
+def _given(config: object, key: str) -> bool:
+    value = getattr(config, key, None)
+    return value is not None and not (isinstance(value, (list, tuple, dict)) and not value)
+
+
+def _warn_deprecated_speeds(config: object) -> None:
+    speeds = config.get("speeds") if isinstance(config, Mapping) else getattr(config, "speeds", None)
+    if speeds:
+        LOGGER.warning(
+            "platform.speeds is deprecated since 0.32.0 and will be removed in 2.0; no conversion "
+            "reads it. Remove it from the configuration."
+        )
+
+
+def _drop_custom_fields(
+    config: object, registered: SocPlatform, fields: dict[str, object]
+) -> dict[str, object]:
+    """``fields`` without the custom-platform keys, which a registered platform's record overrides.
+
+    A configuration (``ConvertArgs.platform``) naming a registered platform takes that platform's
+    CPU, capabilities, fill order and alignment as registered; only ``memories`` (budgets) adjust
+    it. The keys given anyway are listed in one warning, which suggests a new name to define a
+    custom platform instead.
+    """
+    ignored = [key for key in IGNORED_ON_REGISTERED if _given(config, key)]
+    if ignored:
+        LOGGER.warning(
+            "platform %r is a built-in platform, so these fields are ignored: %s. To describe a "
+            "custom platform with them, give it a name no plugin registers (for example my_board).",
+            registered.name,
+            ", ".join(ignored),
+        )
+    return {key: value for key, value in fields.items() if key in ("name", "memories", "description")}
 
 
 __all__ = [

@@ -231,7 +231,13 @@ def _sample_config(sample: Any, out_dir: Path, selection: dict[str, Any]) -> Any
     elif isinstance(sample, Mapping):
         data = {key: dict(value) if isinstance(value, Mapping) else value for key, value in sample.items()}
     elif Path(sample).suffix in (".yaml", ".yml"):
+        # A pack's sample sits next to its model and golden data: its relative paths are read
+        # from its folder (the command line reads them from the working directory).
         data = ConvertArgs.from_yaml(Path(sample)).model_dump()
+        folder = Path(sample).parent
+        data["model"]["path"] = folder / data["model"]["path"]
+        if data["test"].get("golden_data") is not None:
+            data["test"]["golden_data"] = folder / data["test"]["golden_data"]
     else:
         data = {"model": {"path": str(sample)}}
     data["module"] = {**data.get("module", {}), "path": str(out_dir)}
