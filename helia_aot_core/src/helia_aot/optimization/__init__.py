@@ -6,6 +6,13 @@ ValidationError naming both versions. ``figures`` holds the definitions of the M
 counts the report and the result views share.
 """
 
+from helia_aot.optimization.knobs import KNOBS, KnobSpec, default_knob_values, knob, knob_names
+from helia_aot.optimization.measurements import (
+    MEASUREMENTS_FORMAT_VERSION,
+    MeasurementRecord,
+    load_measurements,
+    measurements_for,
+)
 from helia_aot.optimization.records import (
     KNOB_VALUE_TYPES,
     PLAN_SCHEMA_VERSION,
@@ -20,9 +27,12 @@ from helia_aot.optimization.records import (
     ReportedArena,
     ReportedOperator,
 )
+from helia_aot.optimization.settings import SETTINGS, SettingSpec
 
 __all__ = [
+    "KNOBS",
     "KNOB_VALUE_TYPES",
+    "MEASUREMENTS_FORMAT_VERSION",
     "PLAN_SCHEMA_VERSION",
     "REPORT_SCHEMA_VERSION",
     "ArenaRole",
@@ -34,4 +44,13 @@ __all__ = [
     "PlannedOperator",
     "ReportedArena",
     "ReportedOperator",
+    "SETTINGS",
+    "KnobSpec",
+    "MeasurementRecord",
+    "SettingSpec",
+    "default_knob_values",
+    "knob",
+    "knob_names",
+    "load_measurements",
+    "measurements_for",
 ]
