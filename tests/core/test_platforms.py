@@ -221,7 +221,7 @@ def test_unknown_name_suggests_the_nearest_registered_names(ctx):
     with pytest.raises(InvalidConfigError) as info:
         get_platform("apolo4p_evb", ctx)
     assert info.value.details["nearest"][0] == "apollo4p_evb"  # look-alikes, best first
-    with pytest.raises(InvalidConfigError, match=r"^Unknown platform 'qqq'\.$"):
+    with pytest.raises(InvalidConfigError, match=r"^Unknown platform 'qqq'\. \(hint: "):
         get_platform("qqq", ctx)
 
 
