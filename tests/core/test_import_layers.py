@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "helia_aot.interpreters",
             "helia_aot.golden",
             "helia_aot.converters",
+            "helia_aot.attributes",
         ),
     ),
     ("operators and exporters", ("helia_aot.aot", "helia_aot.exporters")),
@@ -46,6 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("pack authoring surface", ("helia_aot.pack",)),
     ("stages", ("helia_aot.pipeline",)),
     ("converter", ("helia_aot.converter",)),
+    ("script surface", ("helia_aot.transforms",)),
     ("command line and testing", ("helia_aot.cli", "helia_aot.testing")),
     ("facade", (ROOT,)),
 ]

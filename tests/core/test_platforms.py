@@ -211,16 +211,17 @@ def test_unknown_name_suggests_the_nearest_registered_names(ctx):
     with pytest.raises(InvalidConfigError) as info:
         get_platform("apollo510", ctx)
     assert (
-        str(info.value)
+        info.value.message
         == "Unknown platform 'apollo510'. Did you mean 'apollo510_evb' or 'apollo510b_evb' or "
         "'apollo510l_evb'?"
     )
+    assert str(info.value) == f"{info.value.message} (hint: {info.value.hint})"
     assert info.value.details["nearest"] == ["apollo510_evb", "apollo510b_evb", "apollo510l_evb"]
     assert "apollo4p_evb" in info.value.hint and "zephyr_board" in info.value.hint
     with pytest.raises(InvalidConfigError) as info:
         get_platform("apolo4p_evb", ctx)
     assert info.value.details["nearest"][0] == "apollo4p_evb"  # look-alikes, best first
-    with pytest.raises(InvalidConfigError, match=r"^Unknown platform 'qqq'\.$"):
+    with pytest.raises(InvalidConfigError, match=r"^Unknown platform 'qqq'\. \(hint: "):
         get_platform("qqq", ctx)
 
 

@@ -16,6 +16,7 @@ import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTensorType
 from helia_aot.optimization.figures import operator_macs, operator_parameters
+from helia_aot.platforms import MemoryType
 from helia_aot.registry import build_default_registry_context
 from helia_aot.views import (
     FrozenMapping,
@@ -155,7 +156,8 @@ def test_sizes_and_placements_are_the_residency_reports(result, residency):
             row["offset"],
             row["size"],
         )
-        assert tensor.nbytes == row["size"] and placement.staged is False and placement.source_memory is None
+        assert tensor.nbytes == row["size"] and placement.staged is False
+        assert placement.source_memory is result.regions[placement.region].memory
     assert list(result.placements) == [t["id"] for t in residency["tensors"]]
 
 
@@ -165,13 +167,14 @@ def test_regions_match_the_residency_report_and_the_module(result, residency):
     sources = "".join(p.read_text() for p in (result.output / "src").glob("*.c"))
     for region in result.regions:
         role, arena = arenas[region.id]
-        assert (region.role, region.memory.lower(), region.size, region.alignment) == (
+        assert (region.role, region.memory, region.size, region.alignment) == (
             role,
-            arena["memory"],
+            MemoryType(arena["memory"]),  # a MemoryType, whichever case the report writes
             arena["reserved_size"],
             arena["alignment"],
         )
-        assert region.offset == 0 and region.source_memory is None and region.sidecar_file is None
+        assert isinstance(region.memory, MemoryType) and region.source_memory is region.memory
+        assert region.offset == 0 and region.source_offset == 0 and region.sidecar_file is None
         assert re.search(rf"\b{region.symbol}\[", sources), region.symbol
 
 
@@ -186,12 +189,13 @@ def test_staged_constants_and_application_owned_arenas(tmp_path):
             ],
         },
     )
-    (cold,) = [r for r in staged.regions if r.role == "constant" and r.source_memory is None]
-    (copy_,) = [r for r in staged.regions if r.source_memory is not None]
+    (cold,) = [r for r in staged.regions if r.role == "constant" and r.source_symbol is None]
+    (copy_,) = [r for r in staged.regions if r.source_symbol is not None]
+    assert cold.source_memory is cold.memory and copy_.source_memory is not copy_.memory
     (scratch,) = [r for r in staged.regions if r.role == "scratch"]
     # The application binds every RAM region; only the stored constants are the module's own array.
     assert scratch.symbol is None and copy_.symbol is None and cold.symbol is not None
-    assert (copy_.role, copy_.memory, copy_.source_memory) == ("constant", "SRAM", cold.memory)
+    assert (copy_.role, copy_.memory, copy_.source_memory) == ("constant", MemoryType.SRAM, cold.memory)
     # The staged bytes are their own C array (the MRAM region holds nothing else, so it is not a
     # region of the C API), copied into the bound SRAM region by kws_hydrate_constants.
     assert copy_.source_symbol == "kws_arena_const_sram__source" and copy_.source_offset is not None
@@ -205,9 +209,9 @@ def test_staged_constants_and_application_owned_arenas(tmp_path):
     )
     residency = json.loads((staged.output / "kws_residency.json").read_text())
     rows = {a["region_id"]: a for a in residency["arenas"]["constant"]}
-    assert (rows[copy_.id]["source_region_id"], rows[copy_.id]["source_memory"]) == (
+    assert (rows[copy_.id]["source_region_id"], MemoryType(rows[copy_.id]["source_memory"])) == (
         cold.id,
-        cold.memory.lower(),
+        cold.memory,
     )
     assert "source_region_id" not in rows[cold.id]
 
@@ -221,7 +225,8 @@ def test_operators_match_the_plan_and_the_module(result):
         # The report writes 0 MACs where the count is undefined (the heliaAOT 1.1 shape).
         assert (view.macs or 0, view.parameters) == (reported.macs, reported.parameters)
         assert dict(view.kernel_calls) == reported.kernel_calls
-        assert re.search(rf"int32_t {view.symbol}\(", sources), view.symbol
+        assert view.symbol == f"kws_{view.type.lower()}_{view.layer_index}"  # the product's symbol
+        assert re.search(rf"int32_t {view.symbol}_run\(", sources), view.symbol
     ids = {t.id for t in result.tensors}
     for view in result.operators:
         assert {t for t in view.input_ids if t} | set(view.output_ids) | set(view.local_tensor_ids) <= ids

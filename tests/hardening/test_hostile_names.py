@@ -19,20 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helia_aot import AotConverter, ConvertArgs
-from helia_aot.air import (
-    AirModel,
-    AirOperator,
-    AirOperatorOptions,
-    c_comment,
-    c_string,
-    custom_code_to_op_key,
-)
-from helia_aot.aot.operators import AotOperator
-from helia_aot.converters.litert.schema_access import inputs_of, operator_at, outputs_of
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
-from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import build_module
 from pydantic import ValidationError
 
@@ -141,69 +130,23 @@ def test_module_name_derived_from_a_hostile_file_name_is_sanitized(tmp_path):
     assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", config.module.name)
 
 
-class _Noop(AotOperator):
-    """A custom operator copying its input: the C names the custom code only through the helpers."""
+def test_hostile_custom_code_is_refused_at_load(tmp_path):
+    """A customCode that cannot be a canonical key never reaches C: the load stops with its reason.
 
-    TYPE = custom_code_to_op_key(HOSTILE_CODE)
-
-    def emit(self, save_path: Path) -> None:
-        stem, p = self.stem, self.prefix
-        src, dst = self.input_tensors[0], self.output_tensors[0]
-        (save_path / "includes-api" / f"{stem}.h").write_text(
-            f"/* {c_comment(self.op.op_type)} */\n#ifndef {stem.upper()}_H\n#define {stem.upper()}_H\n"
-            f'#include "{p}_common.h"\nint32_t {stem}_init({p}_model_context_t *ctx);\n'
-            f"int32_t {stem}_run({p}_model_context_t *ctx);\n#endif\n"
-        )
-        (save_path / "src" / f"{stem}.c").write_text(
-            f'#include "{stem}.h"\n'
-            f"static const char {stem}_code[] = {c_string(HOSTILE_CODE)};\n"
-            f"int32_t {stem}_init({p}_model_context_t *ctx)\n{{\n    (void)ctx;\n"
-            f"    return sizeof({stem}_code) == {len(HOSTILE_CODE.encode()) + 1}u ? 0 : 1000;\n}}\n"
-            f"int32_t {stem}_run({p}_model_context_t *ctx)\n{{\n"
-            f"    memcpy(ctx->tensor_ptrs[{p}_{dst.name}], ctx->tensor_ptrs[{p}_{src.name}],"
-            f" {dst.nbytes}u);\n"
-            "    return 0;\n}\n"
-        )
-
-
-def _parse_noop(op_id: int, model, subgraph, air: AirModel) -> AirOperator:
-    op = operator_at(subgraph, op_id)
-    return AirOperator(
-        id=str(op_id),
-        op_type=_Noop.TYPE,
-        input_ids=[str(i) for i in inputs_of(op)],
-        output_ids=[str(i) for i in outputs_of(op)],
-        options=AirOperatorOptions(),
-    )
-
-
-def _register_noop(context) -> None:
-    context.litert_parsers.register(_Noop.TYPE, _parse_noop)
-    context.aot_operator_classes.register(_Noop.TYPE, _Noop)
-
-
-def test_hostile_custom_code(tmp_path):
+    (Before issue 12 such a code was kept and escaped into the C; the product refuses it, and a
+    module that converts there must convert here, so the key rules now refuse it the same way.)
+    """
     b = LiteRTModelBuilder(description=DESCRIPTION)
     x = b.add_tensor(TENSOR_NAMES["x"], (1, 8), "int8", quantization=([0.5], [2]))
-    c = b.add_tensor(TENSOR_NAMES["h"], (1, 8), "int8", quantization=([0.5], [2]))
-    y = b.add_tensor(TENSOR_NAMES["h2"], (1, 8), "int8", quantization=([0.5], [2]))
-    b.add_custom_operator(HOSTILE_CODE, [x], [c])
-    b.add_operator("RELU", [c], [y])
+    y = b.add_tensor(TENSOR_NAMES["h"], (1, 8), "int8", quantization=([0.5], [2]))
+    b.add_custom_operator(HOSTILE_CODE, [x], [y])
     b.set_inputs([x])
     b.set_outputs([y])
     model = b.save(tmp_path / "custom.tflite")
-    inputs = np.random.default_rng(1).integers(-128, 128, (3, 1, 8)).astype(np.int8)
-    np.savez(tmp_path / "golden.npz", input_0=inputs, output_0=np.maximum(inputs, 2).astype(np.int8))
-    context = build_default_registry_context(customizers=[_register_noop])
-    result = convert(
-        model,
-        tmp_path / "out",
-        "custom",
-        context,
-        test={"enabled": True, "golden_data": str(tmp_path / "golden.npz")},
-    )
-    build_and_run(result.output, tmp_path / "build", "-trigraphs")
-    assert_clean_tree(result.output, "<x.h>", "evil.h")
+    with pytest.raises(UnsupportedModelError, match="no operator key may contain") as info:
+        convert(model, tmp_path / "out", "custom", test={"enabled": False})
+    assert info.value.hint and "ASCII letters" in info.value.hint
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("code", ["conv-2d", "fully connected"])

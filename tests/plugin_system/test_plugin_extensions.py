@@ -166,7 +166,7 @@ def test_plugin_extensions_are_listed_by_helia_aot_plugins(acme):
         "module_exporters": ["acme_make"],
         "platforms": ["acme_board"],
     }
-    assert set(rows["core"]["registered"]) == {"memory_planners", "module_exporters"}
+    assert set(rows["core"]["registered"]) == {"memory_planners", "module_exporters", "knobs", "settings"}
 
 
 def test_plugin_extensions_are_selected_from_yaml(acme, tmp_path):

@@ -24,7 +24,9 @@ class HeliaAotError(Exception):
         self.details = details
 
     def __str__(self) -> str:
-        return self.message
+        # The product's format, which scripts that log or match str(error) rely on: the message,
+        # then its hint in parentheses. ``details`` stays out: it is data for programs, not prose.
+        return self.message if not self.hint else f"{self.message} (hint: {self.hint})"
 
     # Keep hint/details through pickling (multiprocessing, pytest-xdist).
     def __reduce__(self) -> tuple[Any, ...]:
@@ -94,9 +96,6 @@ class GoldenDataKeyError(HeliaAotError, KeyError):
 
     exit_code = 2
 
-    def __str__(self) -> str:  # KeyError would otherwise quote the message
-        return self.message
-
 
 class GoldenDataNotFoundError(HeliaAotError, FileNotFoundError):
     """The golden-data archive named by ``test.golden_data`` does not exist."""
@@ -121,17 +120,11 @@ class DuplicateRegistrationError(HeliaAotError, KeyError):
 
     exit_code = 1
 
-    def __str__(self) -> str:
-        return self.message
-
 
 class RegistryLookupError(HeliaAotError, KeyError):
     """A registry has no entry under the requested key."""
 
     exit_code = 1
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class ReferenceExecutionError(HeliaAotError, RuntimeError):

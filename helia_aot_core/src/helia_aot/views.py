@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from helia_aot.platforms.model import MemoryType
+
 _V = TypeVar("_V")
 
 
@@ -99,9 +101,11 @@ class TensorView:
 class OperatorView:
     """One generated operator, in execution order: ``layer_index`` is the callback's ``op``.
 
-    ``symbol`` is the operator's run function in the module; ``type`` the operator's name in the
-    model file (a LiteRT builtin name or a custom operator's key); ``source_indices`` the indices
-    of the model-file operators it stands for (none for one a transform created).
+    ``symbol`` is the operator's symbol in the module (``<prefix>_<type>_<layer>``: its files are
+    ``<symbol>.h`` / ``.c`` and its functions ``<symbol>_init`` / ``<symbol>_run``); ``type`` the
+    operator's name in the model file (a LiteRT builtin name or a custom operator's key);
+    ``source_indices`` the indices of the model-file operators it stands for (none for one a
+    transform created).
     ``input_ids`` keeps input positions, with None for an absent optional input;
     ``local_tensor_ids`` are the tensors the lowering added for the operator (tables, scratch).
     ``kernel_calls`` maps each role to the kernel entry point called (None when the operator does
@@ -128,21 +132,22 @@ class RegionView:
     ``symbol`` is the C object the module emits for the region (None when
     ``memory.allocate_arenas: false`` leaves the buffer to the application) and ``offset`` the
     bytes from it to the region's first usable byte; ``size`` is the bytes the region spans.
-    A staged constant region is copied at init from ``source_symbol`` (starting ``source_offset``
-    bytes in) in ``source_memory``; ``sidecar_file`` is the file an external-arena module writes a
-    constant region's bytes to.
+    ``memory`` is where the region lives at run time and ``source_memory`` where its bytes come
+    from: the same memory except for a staged constant region, copied at init from
+    ``source_symbol`` (starting ``source_offset`` bytes in; 0 for others); ``sidecar_file`` is the
+    file an external-arena module writes a constant region's bytes to.
     """
 
     id: int
-    memory: str
-    source_memory: str | None
+    memory: MemoryType
+    source_memory: MemoryType
     role: str
     offset: int
     size: int
     alignment: int
     symbol: str | None
     source_symbol: str | None
-    source_offset: int | None
+    source_offset: int
     sidecar_file: str | None
 
 
@@ -150,13 +155,15 @@ class RegionView:
 class PlacementView:
     """Where one tensor lives: ``offset`` bytes into region ``region``, ``size`` bytes allocated.
 
-    ``staged`` says the tensor is a constant copied at init from ``source_memory`` into the region.
+    ``source_memory`` is where its bytes come from (the region's memory unless ``staged``: a
+    constant copied at init from ``source_memory`` into the region). ``region`` is None only for a
+    tensor placed outside every region (the product's type allows it; ours places all in one).
     """
 
-    region: int
+    region: int | None
     offset: int
     size: int
-    source_memory: str | None
+    source_memory: MemoryType
     staged: bool
 
 

@@ -20,6 +20,11 @@ def registrations() -> list[OperatorRecord]:
     return found
 
 
+def aot_operator_classes() -> list[tuple[str, type]]:
+    """``(key, operator class)`` of every built-in operator, for ``register_default_aot_operators``."""
+    return [(record.key, record.operator) for record in registrations()]
+
+
 @hookimpl
 def helia_aot_register(context: RegistryContext) -> None:
     """Register parsers, options classes and operator classes of the built-in operators."""

@@ -6,6 +6,13 @@ ValidationError naming both versions. ``figures`` holds the definitions of the M
 counts the report and the result views share.
 """
 
+from helia_aot.optimization.knobs import KNOBS, KnobSpec, default_knob_values, knob, knob_names
+from helia_aot.optimization.measurements import (
+    MEASUREMENTS_FORMAT_VERSION,
+    MeasurementRecord,
+    load_measurements,
+    measurements_for,
+)
 from helia_aot.optimization.records import (
     KNOB_VALUE_TYPES,
     MEASUREMENT_SETTINGS,
@@ -39,10 +46,13 @@ from helia_aot.optimization.records import (
     ReportOperator,
     RuleRef,
 )
+from helia_aot.optimization.settings import SETTINGS, SettingSpec
 
 __all__ = [
+    "KNOBS",
     "KNOB_VALUE_TYPES",
     "MEASUREMENT_SETTINGS",
+    "MEASUREMENTS_FORMAT_VERSION",
     "PLAN_SCHEMA_VERSION",
     "REPORT_SCHEMA_VERSION",
     "ArenaRole",
@@ -72,4 +82,13 @@ __all__ = [
     "ReportedArena",
     "ReportedOperator",
     "RuleRef",
+    "SETTINGS",
+    "KnobSpec",
+    "MeasurementRecord",
+    "SettingSpec",
+    "default_knob_values",
+    "knob",
+    "knob_names",
+    "load_measurements",
+    "measurements_for",
 ]

@@ -30,6 +30,7 @@ from helia_aot.optimization import (
     OptimizationReport,
 )
 from helia_aot.optimization.figures import operator_macs, operator_parameters
+from helia_aot.optimization.knobs import KNOBS
 from helia_aot.pipeline.emit import plan_hash, region_symbol
 from helia_aot.pipeline.html_report import render_module_report
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
@@ -46,18 +47,13 @@ ARENA_ROLES = ("scratch", "persistent", "constant")
 # built-in kernels are one shared, reference-exact implementation per operator type.
 DEFAULT_KNOBS = {"kernel": "generic", "accumulation": "precise"}
 
-# The knobs the plan and report record, and the operator types each exists for (the heliaAOT 1.1
-# tables); a knob value in APPROXIMATE_KNOB_VALUES changes numerics against the knob's default.
-KNOB_NAMES = ("accumulation", "kernel")
-KNOB_APPLIES_TO: dict[str, frozenset[str]] = {
-    "accumulation": frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}),
-    "kernel": frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "RESIZE_BILINEAR"}),
-}
-KNOB_VALUES: dict[str, tuple[str, ...]] = {
-    "accumulation": ("precise", "fast"),
-    "kernel": ("specialized", "generic"),
-}
-APPROXIMATE_KNOB_VALUES: dict[str, frozenset[str]] = {"accumulation": frozenset({"fast"})}
+# The knobs the plan and report record, and the operator types each exists for, read from the
+# built-in knob specs (helia_aot.optimization.knobs); a knob value in APPROXIMATE_KNOB_VALUES
+# changes numerics against the knob's default.
+KNOB_NAMES = tuple(spec.name for spec in KNOBS)
+KNOB_APPLIES_TO: dict[str, frozenset[str]] = {spec.name: spec.applies_to for spec in KNOBS}
+KNOB_VALUES: dict[str, tuple[str, ...]] = {spec.name: spec.values for spec in KNOBS}
+APPROXIMATE_KNOB_VALUES: dict[str, frozenset[str]] = {spec.name: spec.approximate_values for spec in KNOBS}
 
 # The plan's ``generator.cmsis_nn_required``: empty, because the module carries its own kernels
 # and needs no CMSIS-NN release.

@@ -13,6 +13,7 @@ from helia_aot.air import AirModel, AirTensor, TensorId
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.pipeline.emit import region_symbol, source_symbol
 from helia_aot.pipeline.plan import MemoryPlan
+from helia_aot.platforms.model import MemoryType
 from helia_aot.views import (
     FrozenMapping,
     OperatorView,
@@ -78,7 +79,7 @@ def operator_views(operators: list[Any]) -> tuple[OperatorView, ...]:
         views.append(
             OperatorView(
                 layer_index=index,
-                symbol=f"{aot_op.stem}_run",
+                symbol=str(aot_op.stem),
                 type=op.op_type,
                 source_indices=tuple(int(i) for i in op.source_indices),
                 input_ids=tuple(str(t) if t else None for t in op.input_ids),
@@ -111,15 +112,17 @@ def region_views(plan: MemoryPlan, config: Any) -> tuple[RegionView, ...]:
         views.append(
             RegionView(
                 id=int(region.id),
-                memory=str(region.memory),
-                source_memory=str(region.source_memory) if staged and region.source_memory else None,
+                memory=MemoryType(str(region.memory)),
+                source_memory=MemoryType(
+                    str(region.source_memory if staged and region.source_memory else region.memory)
+                ),
                 role=str(region.role),
                 offset=int(getattr(region, "offset", 0) or 0),
                 size=int(region.total_size),
                 alignment=int(region.alignment),
                 symbol=symbol,
                 source_symbol=source_symbol(prefix, plan, region) if staged else None,
-                source_offset=int(region.source_offset) if staged else None,
+                source_offset=int(region.source_offset) if staged else 0,
                 sidecar_file=None if sidecar is None else str(sidecar),
             )
         )
@@ -136,7 +139,7 @@ def placement_views(
         if p is None:
             continue
         region = regions[p.region]
-        staged = region.source_memory is not None
+        staged = region.source_memory != region.memory
         rows.append(
             (
                 str(tid),
@@ -144,7 +147,7 @@ def placement_views(
                     region=int(p.region),
                     offset=int(p.offset),
                     size=int(p.size),
-                    source_memory=region.source_memory if staged else None,
+                    source_memory=region.source_memory,
                     staged=staged,
                 ),
             )

@@ -17,7 +17,9 @@ from helia_aot.platforms.lookup import (
     list_platform_names,
     list_platforms,
     nearest_platform_names,
+    register_platform,
     resolve_platform,
+    script_platforms,
 )
 from helia_aot.platforms.model import (
     DEFAULT_FILL_ORDER,
@@ -49,5 +51,7 @@ __all__ = [
     "parse_capability",
     "parse_memory_type",
     "read_platform_config",
+    "register_platform",
     "resolve_platform",
+    "script_platforms",
 ]

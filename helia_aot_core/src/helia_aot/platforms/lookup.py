@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from helia_aot.errors import InvalidConfigError
+from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError
 from helia_aot.platforms.config import (
     IGNORED_ON_REGISTERED,
     apply_overrides,
@@ -30,6 +30,37 @@ if TYPE_CHECKING:  # pragma: no cover - the context type sits in the layer above
 
 def _key(name: str) -> str:
     return name.strip().casefold()
+
+
+_SCRIPT_PLATFORMS: dict[str, SocPlatform] = {}
+
+
+def register_platform(platform: SocPlatform, context: RegistryContext | None = None) -> SocPlatform:
+    """Register ``platform`` in ``context``, or, without one, for every context built afterwards.
+
+    ``register_platform(p)`` is the product's call: a script adds a board before converting. Ours
+    has no process-wide platform table a conversion reads; instead every later
+    ``build_default_registry_context()`` registers the platforms given here after the plugins'
+    (so a name a plugin already has fails there, unless the context allows overrides). A name
+    registered twice here, ignoring case, raises DuplicateRegistrationError at once, since lookups
+    ignore case and one of the two would be unreachable.
+    """
+    if context is not None:
+        return context.platforms.register(platform.name, platform)
+    if not isinstance(platform, SocPlatform):
+        raise TypeError(f"register_platform takes a SocPlatform, not {type(platform).__name__}")
+    if any(_key(name) == _key(platform.name) for name in _SCRIPT_PLATFORMS):
+        raise DuplicateRegistrationError(
+            f"platform {platform.name!r} is already registered",
+            hint="register each platform once, under a name no other platform has (ignoring case)",
+        )
+    _SCRIPT_PLATFORMS[platform.name] = platform
+    return platform
+
+
+def script_platforms() -> list[SocPlatform]:
+    """The platforms :func:`register_platform` registered without a context, in that order."""
+    return list(_SCRIPT_PLATFORMS.values())
 
 
 def _find(name: str, context: RegistryContext) -> SocPlatform | None:
@@ -163,5 +194,7 @@ __all__ = [
     "list_platform_names",
     "list_platforms",
     "nearest_platform_names",
+    "register_platform",
     "resolve_platform",
+    "script_platforms",
 ]

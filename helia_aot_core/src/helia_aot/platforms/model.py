@@ -42,6 +42,14 @@ class MemoryType(str, enum.Enum):
     def __str__(self) -> str:
         return self.value
 
+    @classmethod
+    def _missing_(cls, value: object) -> MemoryType | None:
+        # Any case, as the product accepts (``MemoryType("DTCM")``): reports print these upper-case
+        # and a value copied from one must read back.
+        if isinstance(value, str):
+            return next((m for m in cls if m.value == value.strip().lower()), None)
+        return None
+
 
 class SocCapability(str, enum.Enum):
     """An instruction-set or accelerator feature a lowering may rely on."""

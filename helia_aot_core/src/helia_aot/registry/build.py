@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from helia_aot.platforms.lookup import script_platforms
 from helia_aot.plugins.manager import PluginRecord, Selection, load_plugins, plugin_host
 from helia_aot.registry.context import Customizer, RegistryContext
 
@@ -31,6 +32,9 @@ def build_default_registry_context(
     """
     context = RegistryContext()
     plugin_host(plugins).register_into(context)
+    with context.provided_by("register_platform"):
+        for platform in script_platforms():
+            context.platforms.register(platform.name, platform)
     if not allow_override:
         for registry in context.registries():
             registry.protect(set(registry.keys()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.errors import PluginError
@@ -32,7 +32,23 @@ def _check_platform(key: str, value: object) -> None:
         )
 
 
-@dataclass(eq=False)
+@dataclass
+class RegistryBundle:
+    """The five registries of the product's context, handed over together: ``RegistryContext(bundle)``.
+
+    A script written for the product builds its registries, bundles them and constructs a context
+    from the bundle; the context then dispatches through exactly those registry objects (nothing is
+    copied, so a registration made through either is seen by both). The extension points this
+    compiler adds (planners, exporters, platforms, knobs, settings) start empty in such a context.
+    """
+
+    litert_model_hooks: Registry[Callable[..., Any]]
+    litert_parsers: Registry[Callable[..., Any]]
+    aot_operator_classes: Registry[type]
+    transforms: Registry[type]
+    air_options: Registry[type]
+
+
 class RegistryContext:
     """The registries a conversion dispatches through: the only place an extension is looked up.
 
@@ -43,26 +59,52 @@ class RegistryContext:
     their classes declare (``ORDER``, then name); ``memory_planners`` ``memory.planner`` -> planner
     function (see ``helia_aot.memory``); ``module_exporters`` ``module.type`` -> the
     ``ModuleExporter`` class writing that build system's files; ``platforms`` ``platform.name`` ->
-    ``SocPlatform``; ``knobs`` and ``settings`` the optimization choices operators may offer.
+    ``SocPlatform``; ``knobs`` (``KnobSpec``) and ``settings`` (``SettingSpec``) the optimization
+    choices operators may offer and the report measures (the core plugin registers the built-in
+    ones, ``helia_aot.optimization.KNOBS`` / ``SETTINGS``).
 
-    ``blocked_plugins`` names the installed plugins the context was built without (entry-point name
-    -> distribution), so an error about a missing extension can say which blocked plugin might
-    provide it instead of suggesting an install.
+    ``RegistryContext()`` starts with every registry empty; ``RegistryContext(bundle)`` uses the
+    registries of a :class:`RegistryBundle` (the product's constructor), and :attr:`bundle` gives
+    them back as one. ``blocked_plugins`` names the installed plugins the context was built without
+    (entry-point name -> distribution), so an error about a missing extension can say which blocked
+    plugin might provide it instead of suggesting an install.
     """
 
-    litert_model_hooks: Registry[Callable[..., Any]] = field(
-        default_factory=lambda: Registry("litert_model_hooks")
-    )
-    litert_parsers: Registry[Callable[..., Any]] = field(default_factory=lambda: Registry("litert_parsers"))
-    air_options: Registry[type] = field(default_factory=lambda: Registry("air_options"))
-    aot_operator_classes: Registry[type] = field(default_factory=lambda: Registry("aot_operator_classes"))
-    transforms: Registry[type] = field(default_factory=lambda: Registry("transforms"))
-    memory_planners: Registry[Callable[..., Any]] = field(default_factory=lambda: Registry("memory_planners"))
-    module_exporters: Registry[type] = field(default_factory=lambda: Registry("module_exporters"))
-    platforms: Registry[SocPlatform] = field(default_factory=lambda: Registry("platforms", _check_platform))
-    knobs: Registry[Any] = field(default_factory=lambda: Registry("knobs"))
-    settings: Registry[Any] = field(default_factory=lambda: Registry("settings"))
-    blocked_plugins: dict[str, str] = field(default_factory=dict)
+    def __init__(self, bundle: RegistryBundle | None = None) -> None:
+        if bundle is not None and not isinstance(bundle, RegistryBundle):
+            raise TypeError(f"RegistryContext takes a RegistryBundle, not {type(bundle).__name__}")
+        self.litert_model_hooks: Registry[Callable[..., Any]] = (
+            bundle.litert_model_hooks if bundle else Registry("litert_model_hooks")
+        )
+        self.litert_parsers: Registry[Callable[..., Any]] = (
+            bundle.litert_parsers if bundle else Registry("litert_parsers")
+        )
+        self.air_options: Registry[type] = bundle.air_options if bundle else Registry("air_options")
+        self.aot_operator_classes: Registry[type] = (
+            bundle.aot_operator_classes if bundle else Registry("aot_operator_classes")
+        )
+        self.transforms: Registry[type] = bundle.transforms if bundle else Registry("transforms")
+        self.memory_planners: Registry[Callable[..., Any]] = Registry("memory_planners")
+        self.module_exporters: Registry[type] = Registry("module_exporters")
+        self.platforms: Registry[SocPlatform] = Registry("platforms", _check_platform)
+        self.knobs: Registry[Any] = Registry("knobs")
+        self.settings: Registry[Any] = Registry("settings")
+        self.blocked_plugins: dict[str, str] = {}
+
+    @property
+    def bundle(self) -> RegistryBundle:
+        """The product's five registries of this context, as one bundle (the same objects)."""
+        return RegistryBundle(
+            litert_model_hooks=self.litert_model_hooks,
+            litert_parsers=self.litert_parsers,
+            aot_operator_classes=self.aot_operator_classes,
+            transforms=self.transforms,
+            air_options=self.air_options,
+        )
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{r.name}={len(r)}" for r in self.registries())
+        return f"RegistryContext({sizes})"
 
     def registries(self) -> list[Registry[Any]]:
         """Every registry of the context, in declaration order."""
@@ -110,4 +152,4 @@ class RegistryContext:
         )
 
 
-__all__ = ["DEFAULT_TRANSFORM_ORDER", "Customizer", "RegistryContext"]
+__all__ = ["DEFAULT_TRANSFORM_ORDER", "Customizer", "RegistryBundle", "RegistryContext"]

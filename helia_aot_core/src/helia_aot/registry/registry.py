@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
 import difflib
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from helia_aot.errors import (
     DuplicateRegistrationError,
@@ -14,6 +15,7 @@ from helia_aot.errors import (
 )
 
 V = TypeVar("V")
+_T = TypeVar("_T")
 
 
 class Registry(Generic[V]):
@@ -25,11 +27,23 @@ class Registry(Generic[V]):
     given, is called with each new ``(key, value)`` before it is stored and raises a typed error
     for a value that cannot serve this extension point (a platform that is not a ``SocPlatform``),
     so a bad registration fails where it is made rather than in the middle of a conversion.
+
+    The product's surface is here too, so a script written for it runs unchanged:
+    ``Registry(key_encoder=...)`` (keys are stored, looked up and listed encoded, e.g. upper-cased),
+    :meth:`has`, :meth:`list`, :meth:`decorator` and :meth:`clear`. Ours adds the registry's
+    ``name`` (which errors quote), ``check``, providers, protection of built-ins and :meth:`select`.
     """
 
-    def __init__(self, name: str, check: Callable[[str, V], None] | None = None) -> None:
+    def __init__(
+        self,
+        name: str = "registry",
+        check: Callable[[str, V], None] | None = None,
+        *,
+        key_encoder: Callable[[Any], str] | None = None,
+    ) -> None:
         self.name = name
         self._check = check
+        self._encode = key_encoder
         self._entries: dict[str, V] = {}
         self._providers: dict[str, str | None] = {}
         self._frozen = False
@@ -39,8 +53,12 @@ class Registry(Generic[V]):
         self.active_provider: str | None = None
 
     # -- changes ---------------------------------------------------------------------------------
+    def _key(self, key: Any) -> str:
+        return self._encode(key) if self._encode is not None else key
+
     def register(self, key: str, value: V, overwrite: bool = False) -> V:
         """Add ``value`` under ``key``; an existing key needs ``overwrite=True``. Returns ``value``."""
+        key = self._key(key)
         self._check_mutable(key)
         if not isinstance(key, str) or not key:
             raise TypeError(f"{self.name} keys must be non-empty strings, not {key!r}")
@@ -64,6 +82,7 @@ class Registry(Generic[V]):
 
     def unregister(self, key: str) -> V:
         """Remove and return the entry under ``key``."""
+        key = self._key(key)
         self._check_mutable(key)
         value = self.get(key)
         if key in self._protected:
@@ -71,6 +90,23 @@ class Registry(Generic[V]):
         del self._entries[key]
         self._providers.pop(key, None)
         return value
+
+    def decorator(self, key: str, *, overwrite: bool = False) -> Callable[[_T], _T]:
+        """``@registry.decorator("KEY")`` registers the decorated class or function and returns it."""
+
+        def register(value: _T) -> _T:
+            self.register(key, value, overwrite=overwrite)  # type: ignore[arg-type]
+            return value
+
+        return register
+
+    def clear(self) -> None:
+        """Remove every entry (refused when frozen, or while built-ins are protected)."""
+        self._check_mutable("*")
+        if self._protected:
+            self._reject_override(sorted(self._protected)[0], "remove")
+        self._entries.clear()
+        self._providers.clear()
 
     def protect(self, keys: frozenset[str] | set[str]) -> None:
         """Refuse to replace or remove ``keys`` (the built-ins, unless a context allows override)."""
@@ -103,7 +139,11 @@ class Registry(Generic[V]):
 
     # -- lookups ---------------------------------------------------------------------------------
     def get(self, key: str) -> V:
-        """The entry under ``key``; a missing key raises RegistryLookupError naming close keys."""
+        """The entry under ``key``; a missing key raises RegistryLookupError naming close keys.
+
+        RegistryLookupError is a KeyError, which is what the product raises here.
+        """
+        key = self._key(key)
         try:
             return self._entries[key]
         except KeyError:
@@ -144,17 +184,25 @@ class Registry(Generic[V]):
         """Who registered ``key`` (a plugin description, ``'customizer'``, or None)."""
         return self._providers.get(key)
 
-    def keys(self) -> list[str]:
-        return list(self._entries)
+    def has(self, key: str) -> bool:
+        """Whether an entry is registered under ``key`` (encoded first, like every lookup)."""
+        return self._key(key) in self._entries
 
-    def items(self) -> list[tuple[str, V]]:
-        return list(self._entries.items())
+    def keys(self) -> builtins.list[str]:
+        return builtins.list(self._entries)
+
+    def list(self) -> builtins.list[str]:
+        """The registered keys in registration order (the product's name for :meth:`keys`)."""
+        return builtins.list(self._entries)
+
+    def items(self) -> builtins.list[tuple[str, V]]:
+        return builtins.list(self._entries.items())
 
     def __contains__(self, key: object) -> bool:
-        return key in self._entries
+        return self._key(key) in self._entries
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._entries))
+        return iter(builtins.list(self._entries))
 
     def __len__(self) -> int:
         return len(self._entries)

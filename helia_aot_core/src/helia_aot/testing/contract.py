@@ -186,7 +186,7 @@ def registration_problems(context: Any, registered: Mapping[str, list[str]]) -> 
     problems = []
     keys = sorted({k for name in _REGISTRIES for k in registered.get(name, [])})
     for key in keys:
-        if custom_code_to_op_key(key) != key or not _KEY.fullmatch(key):
+        if not _KEY.fullmatch(key) or custom_code_to_op_key(key) != key:
             problems.append(
                 f"{key}: not a canonical key (upper case letters, digits and '_'; derive "
                 "it with custom_code_to_op_key)"

@@ -2,5 +2,12 @@
 
 from helia_aot.aot.operators.attributes import OperatorAttributes
 from helia_aot.aot.operators.base import AotOperator, CtxBufUsage, OpCapability
+from helia_aot.aot.operators.defaults import register_default_aot_operators
 
-__all__ = ["AotOperator", "CtxBufUsage", "OpCapability", "OperatorAttributes"]
+__all__ = [
+    "AotOperator",
+    "CtxBufUsage",
+    "OpCapability",
+    "OperatorAttributes",
+    "register_default_aot_operators",
+]

@@ -203,13 +203,15 @@ def op_key(model: litert.ModelT, op: litert.OperatorT) -> str:
     code = builtin_code_of(opcode)
     if code != litert.BuiltinOperator.CUSTOM:
         return builtin_name(code)
-    custom = custom_code_of(opcode)
-    if not custom or not custom_code_to_op_key(custom):
+    raw = opcode.customCode
+    if raw is None or len(raw) == 0:
         raise ModelLoadError(
             f"operator code {op.opcodeIndex} is CUSTOM but has no custom code",
             hint=_MALFORMED_HINT,
         )
-    key = custom_code_to_op_key(custom)
+    # The raw bytes, so a code that is not UTF-8 is refused by the key rules, not decoded lossily.
+    key = custom_code_to_op_key(raw if isinstance(raw, (bytes, bytearray)) else str(raw))
+    custom = custom_code_of(opcode)
     if key in _BUILTIN_KEYS:
         # Dispatching it would run the builtin's parser on a node the LiteRT runtime treats as an
         # unrelated custom operator.

@@ -1,0 +1,49 @@
+"""AttributeRuleset: the shape shared by ``operators[]`` and ``memory.tensors[]`` rules.
+
+A rule reaches the entities whose type matches ``type`` (``"*"`` for any, compared ignoring case)
+and, when ``id`` is given, whose id is ``id`` or one of a list of ids; it then sets
+``attributes``. The configuration's own rule types (``helia_aot.config``) add their sections'
+checks on top; this record is the product's public name for the common shape, for scripts that
+build or inspect rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AttributeRuleset(BaseModel):
+    """``type`` (or ``"*"``), an optional ``id`` or list of ids, and the ``attributes`` to set."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str = "*"
+    id: str | list[str] | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+    def ids(self) -> tuple[str, ...]:
+        """The ids the rule names (empty when it names none)."""
+        if self.id is None:
+            return ()
+        return (self.id,) if isinstance(self.id, str) else tuple(self.id)
+
+    def matches(self, entity_type: str, entity_ids: Iterable[str]) -> bool:
+        """Whether the rule reaches an entity of ``entity_type`` known by any of ``entity_ids``.
+
+        ``entity_ids`` are the entity's id and its aliases (an operator's plan id and node id);
+        ids compare exactly, types ignoring case.
+        """
+        if self.type != "*" and self.type.casefold() != str(entity_type).casefold():
+            return False
+        wanted = self.ids()
+        return not wanted or any(i in wanted for i in entity_ids)
+
+    def specificity(self) -> int:
+        """Rule precedence: type and id (3) > id only (2) > type only (1) > neither (0)."""
+        return (2 if self.id is not None else 0) + (1 if self.type != "*" else 0)
+
+
+__all__ = ["AttributeRuleset"]
