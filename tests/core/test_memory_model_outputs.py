@@ -19,10 +19,12 @@ from helia_aot.memory import compute_lifetimes
 from helia_aot.pipeline.occupancy import scratch_occupancy
 from helia_aot.pipeline.plan import MemoryPlan, plan_memory
 from helia_aot.platforms import get_platform
+from helia_aot.registry import build_default_registry_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-PLATFORM = get_platform("apollo510_evb")
+CONTEXT = build_default_registry_context()
+PLATFORM = get_platform("apollo510_evb", CONTEXT)
 CONFIG = ConvertArgs.model_validate({"model": {"path": "unused.tflite"}})
 
 
@@ -70,7 +72,7 @@ def schedule(steps: Sequence[tuple[str, list[str], str]], outputs: list[str], n:
     operators = [
         KINDS[kind](op, model, PLATFORM) for (kind, _, _), op in zip(steps, model.operators, strict=True)
     ]
-    return model, operators, plan_memory(model, operators, PLATFORM, CONFIG)
+    return model, operators, plan_memory(model, operators, PLATFORM, CONFIG, CONTEXT)
 
 
 def replay(model: AirModel, operators: list[AotOperator], plan: MemoryPlan) -> dict[str, set[str]]:
