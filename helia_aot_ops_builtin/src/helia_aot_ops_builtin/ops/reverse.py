@@ -23,13 +23,19 @@ class ReverseV2Operator(CopyPlanOperator):
 
     TYPE = "REVERSE_V2"
     SUPPORTED_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32)
-    RESTRICTIONS = (SAME_QUANTIZATION, "axis must be a constant 1-D list of distinct axes of the input.")
+    RESTRICTIONS = (
+        SAME_QUANTIZATION,
+        "axis must be a constant 1-D list of distinct, contiguous axes of the input (LiteRT "
+        "refuses non-contiguous ones).",
+    )
 
     def axes(self) -> list[int]:
         rank = len(self.input_tensors[0].shape)
         axes = [normalize_axis(a, rank) for a in constant_ints(self.input_or_none(1), "axis")]
         if len(set(axes)) != len(axes):
             raise ValueError(f"axis {axes} names an axis twice")
+        if axes and sorted(axes) != list(range(min(axes), max(axes) + 1)):
+            raise ValueError(f"axis {axes} is not a contiguous run of axes")
         return axes
 
     def geometry_problems(self) -> Iterable[str]:

@@ -21,8 +21,8 @@ from helia_aot_ops_builtin.layout import StridedCopy
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep
 from helia_aot_ops_builtin.parsing import simple_parser
 
-BLOCK_DTYPES: tuple[type, ...] = (np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32)
-"""What LiteRT's reference SpaceToDepth / DepthToSpace kernels take."""
+BLOCK_DTYPES: tuple[type, ...] = (np.int8, np.uint8, np.int32, np.int64, np.float32)
+"""What LiteRT's reference SpaceToDepth / DepthToSpace kernels take (no int16: they refuse it)."""
 
 BLOCK_RESTRICTIONS = (
     SAME_QUANTIZATION,
