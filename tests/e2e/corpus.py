@@ -76,6 +76,11 @@ def require_informative(name: str) -> None:
 # matches exactly (LiteRT's optimized kernel rounds through float and differs by 1 LSB).
 KNOWN_REFERENCE_BUGS = {"reduce_sum_int8": "tflm_out"}
 
+# small_unet_upsample_concat_int8 was recorded with LiteRT's optimized kernels (the reference
+# resolver has no TILE version 3), whose LOGISTIC is 1 LSB off the reference kernels on a few
+# values. Its expected outputs are the reference kernels' on a copy relabelled TILE version 2,
+# checked against the recording first: relabelled_reference.RELABELLED_FOR_REFERENCE.
+
 FLOAT_TOLERANCE = 0.0
 """Float outputs on the host: bit-identical to the reference (``test.tolerance: 0.0``).
 
