@@ -17,6 +17,7 @@ ADD SUB MUL SQUARED_DIFFERENCE MAXIMUM MINIMUM RESHAPE SQUEEZE EXPAND_DIMS SOFTM
 RELU RELU6 LEAKY_RELU HARD_SWISH PRELU QUANTIZE DEQUANTIZE CONCATENATION PAD PADV2 MEAN SUM
 TRANSPOSE STRIDED_SLICE SLICE SPLIT SPLIT_V PACK UNPACK ARG_MAX ARG_MIN GATHER
 RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
+SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REVERSE_V2 TILE BROADCAST_TO
 """.split()
 )
 
@@ -26,19 +27,15 @@ RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
 # UNSUPPORTED_FOR_A_TENSOR_TYPE.
 EXPECTED_UNSUPPORTED = frozenset(
     """
-add_n_3inputs_float32 add_n_3inputs_int8 atan2_float32 batch_to_space_nd_float32
-batch_to_space_nd_int8 broadcast_to_float32 broadcast_to_int8 compare_less_greater_int8_safe_int8
-compare_ops_bool_outputs_float32 cumsum_float32 cumsum_int8 depth_to_space_b2_float32 div_float32
-exp_int8 floor_ceil_round_float32 floor_div_floor_mod_float32 gelu_float32 gelu_int8
-gelu_tanh_approx_float32 gelu_tanh_approx_int8 if_cond_float32 l2_normalization_float32 log_float32
-log_int8 log_softmax_float32 log_softmax_int8 lstm_fused_seq_tf_keras_float32
-lstm_fused_seq_tf_keras_int8 mirror_pad_reflect_float32 mirror_pad_reflect_int8
-mirror_pad_symmetric_float32 mirror_pad_symmetric_int8 one_hot_float32 pow_float32 reduce_min_int8
-reduce_prod_float32 resource_variable_accumulator_float32 reverse_axis1_float32 reverse_axis1_int8
-rsqrt_float32 rsqrt_int8 sign_float32 sin_cos_float32 small_conv1d_audio_int8
-small_mlp_layernorm_float32 small_mlp_layernorm_int8 small_unet_upsample_concat_float32
-small_unet_upsample_concat_int8 space_to_batch_nd_float32 space_to_batch_nd_int8
-space_to_depth_b2_int8 sqrt_int8 square_float32 square_int8 tile_float32
+add_n_3inputs_float32 add_n_3inputs_int8 atan2_float32 compare_less_greater_int8_safe_int8
+compare_ops_bool_outputs_float32 cumsum_float32 cumsum_int8 div_float32 exp_int8
+floor_ceil_round_float32 floor_div_floor_mod_float32 gelu_float32 gelu_int8 gelu_tanh_approx_float32
+gelu_tanh_approx_int8 if_cond_float32 l2_normalization_float32 log_float32 log_int8
+log_softmax_float32 log_softmax_int8 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8
+one_hot_float32 pow_float32 reduce_min_int8 reduce_prod_float32
+resource_variable_accumulator_float32 rsqrt_float32 rsqrt_int8 sign_float32 sin_cos_float32
+small_conv1d_audio_int8 small_mlp_layernorm_float32 small_mlp_layernorm_int8 sqrt_int8
+square_float32 square_int8
 """.split()
 )
 
@@ -78,6 +75,11 @@ def require_informative(name: str) -> None:
 # integer requantization the reference kernels intend, which TensorFlow Lite Micro's recording
 # matches exactly (LiteRT's optimized kernel rounds through float and differs by 1 LSB).
 KNOWN_REFERENCE_BUGS = {"reduce_sum_int8": "tflm_out"}
+
+# small_unet_upsample_concat_int8 was recorded with LiteRT's optimized kernels (the reference
+# resolver has no TILE version 3), whose LOGISTIC is 1 LSB off the reference kernels on a few
+# values. Its expected outputs are the reference kernels' on a copy relabelled TILE version 2,
+# checked against the recording first: relabelled_reference.RELABELLED_FOR_REFERENCE.
 
 FLOAT_TOLERANCE = 0.0
 """Float outputs on the host: bit-identical to the reference (``test.tolerance: 0.0``).

@@ -16,13 +16,14 @@ application can write), and the manifest's ``golden_range`` for a float or index
 the model is defined for: a float model is not specified on infinities, an index input not
 outside its table). The expected outputs are the LiteRT interpreter's on these inputs, computed
 here with the kernels the manifest recorded the model's golden data with: the reference kernels
-(BUILTIN_REF), or the optimized ones for the three models whose operators the reference resolver
-lacks (ROUND, CEIL, TILE). One model's reference kernel is known wrong
-(corpus.KNOWN_REFERENCE_BUGS: LiteRT's int8 SUM reference reads signed data as unsigned, issue
-#4079), and the optimized SUM rounds through float and is 1 LSB off on random inputs, so for that
-model the expected outputs come from the kernel suite's numpy model of the integer sum the
-reference intends (``reduce_quantized``), checked first against the trusted recording of the
-golden samples.
+(BUILTIN_REF), or the optimized ones for the two models whose operators the reference resolver
+lacks (ROUND, CEIL). The int8 TILE model the reference resolver refuses only for its declared
+TILE version runs with the reference kernels on a relabelled copy (relabelled_reference.py). One
+model's reference kernel is known wrong (corpus.KNOWN_REFERENCE_BUGS: LiteRT's int8 SUM reference
+reads signed data as unsigned, issue #4079), and the optimized SUM rounds through float and is 1
+LSB off on random inputs, so for that model the expected outputs come from the kernel suite's numpy
+model of the integer sum the reference intends (``reduce_quantized``), checked first against the
+trusted recording of the golden samples.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from helia_aot_ops_builtin.rescale import reduce_rescale
 from ops_builtin.kernels.elementwise_refmodels import reduce_quantized
+
+from .relabelled_reference import reference_model
 
 PATTERNS = ("min", "max", "alternating", "random")
 
@@ -116,7 +119,7 @@ def add_hostile_samples(entry: dict[str, Any], model: Path, golden: Path) -> Pat
     ``golden`` is a test.golden_data archive (``input_i`` / ``output_j``, samples on axis 0), as
     ``corpus_golden_to_npz`` writes it; it is rewritten in place and returned.
     """
-    kernels = reference_kernels(entry)
+    model, kernels = reference_model(entry, model, golden.parent)
     with np.load(golden) as data:
         arrays = {key: data[key] for key in data.files}
     exact = EXACT_MODELS.get(entry["name"])

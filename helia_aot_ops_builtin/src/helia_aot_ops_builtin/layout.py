@@ -173,3 +173,65 @@ def band_copies(outer: int, inner: int, widths: Sequence[int], *, into_whole: bo
             copies.append(StridedCopy(part, whole_strides, part_strides, src_offset=offset))
         start += int(width)
     return copies
+
+
+MAX_COPIES = 4096
+"""Most ``hk_strided_copy`` calls one operator may expand to (each is a row of a const table)."""
+
+
+def fit_rank(walk: StridedCopy, limit: int = MAX_COPIES) -> list[StridedCopy]:
+    """``walk`` as copies of at most ``MAX_RANK`` dimensions each.
+
+    A walk that still needs more dimensions after merging (TILE and BROADCAST_TO interleave a
+    repeat dimension with every input dimension) is cut along its outermost dimension into one
+    copy per index; ValueError when that needs more than ``limit`` copies.
+    """
+    walk = walk.simplified()
+    if len(walk.counts) <= MAX_RANK:
+        return [walk]
+    parts: list[StridedCopy] = []
+    for i in range(walk.counts[0]):
+        inner = StridedCopy(
+            walk.counts[1:],
+            walk.src_strides[1:],
+            walk.dst_strides[1:],
+            walk.src_offset + i * walk.src_strides[0],
+            walk.dst_offset + i * walk.dst_strides[0],
+        )
+        parts.extend(fit_rank(inner, limit))
+        if len(parts) > limit:
+            raise ValueError(f"the copy needs more than {limit} strided copies of {MAX_RANK} dimensions")
+    return parts
+
+
+def broadcast_copy(shape: Sequence[int], out_shape: Sequence[int]) -> StridedCopy:
+    """Repeat an input of ``shape`` along its size-1 (or missing leading) dimensions up to
+    ``out_shape``: a walk over the output whose source stride is 0 on repeated dimensions
+    (LiteRT BroadcastTo); ValueError when the shapes are not broadcast-compatible."""
+    rank = len(out_shape)
+    if len(shape) > rank:
+        raise ValueError(f"the input shape {tuple(shape)} has more dimensions than {tuple(out_shape)}")
+    padded = [1] * (rank - len(shape)) + [int(d) for d in shape]
+    strides = contiguous_strides(padded)
+    src = []
+    for d, o, s in zip(padded, out_shape, strides):
+        if d == int(o):
+            src.append(s if d != 1 else 0)
+        elif d == 1:
+            src.append(0)
+        else:
+            raise ValueError(f"the input shape {tuple(shape)} does not broadcast to {tuple(out_shape)}")
+    return StridedCopy(tuple(int(o) for o in out_shape), tuple(src), tuple(contiguous_strides(out_shape)))
+
+
+def tile_copy(shape: Sequence[int], multiples: Sequence[int]) -> StridedCopy:
+    """LiteRT Tile: output index ``t * n + i`` of each dimension holds input index ``i``. The walk
+    interleaves a repeat dimension (source stride 0) before every input dimension."""
+    out_shape = [int(n) * int(m) for n, m in zip(shape, multiples)]
+    in_strides, out_strides = contiguous_strides(shape), contiguous_strides(out_shape)
+    counts, src, dst = [], [], []
+    for n, m, s, o in zip(shape, multiples, in_strides, out_strides):
+        counts += [int(m), int(n)]
+        src += [0, s]
+        dst += [int(n) * o, o]
+    return StridedCopy(tuple(counts), tuple(src), tuple(dst))
