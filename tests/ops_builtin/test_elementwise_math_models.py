@@ -152,8 +152,9 @@ def test_binary_float32(shapes, tmp_path):
         ("POW", ["base", "d"], ("pow", out, "float32", None), None),
         ("FLOOR_DIV", ["a", "d"], ("floor_div", out, "float32", None), None),
         ("FLOOR_MOD", ["a", "d"], ("floor_mod", out, "float32", None), None),
-        ("ATAN2", ["a", "d"], ("atan2", out, "float32", None), None),
     ]
+    if sa == sb:  # LiteRT's ATAN2 does not broadcast
+        ops.append(("ATAN2", ["a", "d"], ("atan2", out, "float32", None), None))
     b = graph([("a", sa, "float32", None), ("d", sb, "float32", None), ("base", sa, "float32", None)], ops)
     check(b, [a, d, base], tmp_path)
 
@@ -285,16 +286,20 @@ def test_select(cshape, tmp_path):
 
 
 def test_resolve_lists_every_violation(tmp_path):
-    """int16 SQRT (no table path here), a float32 comparison into float32 and a mixed SELECT are
-    refused at Resolve, each violation named."""
+    """int16 SQUARE (float32 only in LiteRT), a comparison into float32 and a broadcasting ATAN2
+    are refused at Resolve, each violation named in one error."""
     ops = [
         ("SQUARE", ["i"], ("sq", (4,), "int16", (0.1, 0)), None),
         ("LESS", ["a", "a"], ("lt", (4,), "float32", None), None),
+        ("ATAN2", ["a", "b"], ("at", (4, 4), "float32", None), None),
     ]
-    b = graph([("i", (4,), "int16", (0.1, 0)), ("a", (4,), "float32", None)], ops)
+    b = graph(
+        [("i", (4,), "int16", (0.1, 0)), ("a", (4,), "float32", None), ("b", (4, 1), "float32", None)], ops
+    )
     (tmp_path / "m.tflite").write_bytes(b.to_bytes())
     with pytest.raises(UnsupportedModelError) as info:
         convert_model(tmp_path / "m.tflite", tmp_path / "out")
     message = str(info.value)
+    assert "ATAN2" in message and "does not broadcast" in message
     assert "SQUARE" in message and "int16" in message
     assert "LESS" in message and "not bool" in message

@@ -1,4 +1,4 @@
-"""Binary elementwise math with broadcasting: DIV, POW, FLOOR_DIV, FLOOR_MOD, ATAN2; and ADD_N.
+"""Binary elementwise math: DIV, POW, FLOOR_DIV, FLOOR_MOD (broadcasting), ATAN2; and ADD_N.
 
 Each binary operator is one ``hk_math`` call walking the NumPy broadcast of its inputs
 (:mod:`helia_aot_ops_builtin.walk_geometry`), for float32 and, where LiteRT's reference has it,
@@ -158,7 +158,20 @@ class Atan2Operator(BinaryMathOperator):
     TYPE = "ATAN2"
     FUNCTION = "atan2"
     SUPPORTED_DTYPES = (np.float32,)
-    RESTRICTIONS = (SAME_TYPE, BROADCAST)
+    RESTRICTIONS = (
+        SAME_TYPE,
+        "Both inputs and the output must have one shape (LiteRT's ATAN2 does not broadcast).",
+    )
+
+    def check(self) -> Iterable[str]:
+        problems = list(super().check())
+        if problems:
+            yield from problems
+            return
+        lhs, rhs = self.input_tensors
+        if tuple(lhs.shape) != tuple(rhs.shape):
+            shapes = f"{tuple(lhs.shape)} and {tuple(rhs.shape)}"
+            yield f"the input shapes {shapes} differ; ATAN2 does not broadcast"
 
 
 class AddNOperator(ParamsCallOperator):
