@@ -13,11 +13,12 @@ the int8 maximum for RSQRT, as RSQRT's own zero input gives).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
-from helia_aot_ops_builtin.activation_quantization import expf, logf, lut_int8
-from helia_aot_ops_builtin.quantization import quantize_multiplier
+from helia_aot_ops_builtin.activation_quantization import expf, logf
+from helia_aot_ops_builtin.quantization import quantize_multiplier, round_half_away
 
 F32 = np.float32
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -142,9 +143,28 @@ def sqrt_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np
     return _table(out)
 
 
+def lut_populate(
+    transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
+    """LiteRT ``LUTPopulate<int8_t>``: dequantize in float32, transform, scale by the inverse
+    output scale, round half away, add the zero point, clamp. A transform that overflows to an
+    infinity (EXP of a large input) saturates, as the reference's table does."""
+    inverse_scale = F32(1.0) / F32(out_scale)
+    out = []
+    for q in range(-128, 128):
+        dequantized = F32(in_scale) * F32(q - in_zp)
+        scaled = F32(F32(transform(dequantized)) * inverse_scale)
+        if math.isinf(scaled):
+            out.append(127 if scaled > 0 else -128)
+            continue
+        rescaled = F32(round_half_away(float(scaled)))
+        out.append(_clamp8(int(F32(rescaled + F32(out_zp)))))
+    return _table(out)
+
+
 def exp_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
     """LiteRT exp Prepare (int8): LUTPopulate with expf."""
-    return lut_int8(expf, in_scale, in_zp, out_scale, out_zp)
+    return lut_populate(expf, in_scale, in_zp, out_scale, out_zp)
 
 
 def log_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
@@ -155,7 +175,7 @@ def log_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.
     def transform(value: np.float32) -> np.float32:
         return output_min if value <= F32(0.0) else logf(value)
 
-    return lut_int8(transform, in_scale, in_zp, out_scale, out_zp)
+    return lut_populate(transform, in_scale, in_zp, out_scale, out_zp)
 
 
 TABLES = {"ABS": abs_table, "RSQRT": rsqrt_table, "SQRT": sqrt_table, "EXP": exp_table, "LOG": log_table}
