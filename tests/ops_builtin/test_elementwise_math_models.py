@@ -110,6 +110,29 @@ def test_unary_int8_tables(in_q, tmp_path):
     check(b, [every, non_negative], tmp_path)
 
 
+@pytest.mark.parametrize("scales", [(0.001, 0.0005), (0.0003, 0.002)])
+def test_unary_int16(scales, tmp_path):
+    """int16 (zero points 0): ABS with and without rescale and without quantization, SQRT and
+    the interpolated tables of RSQRT, EXP and LOG."""
+    s_in, s_out = scales
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.integers(-32768, 32768, (4, 64)).astype(np.int16)
+    x.flat[:2] = (-32768, 32767)
+    p = np.abs(x.astype(np.int32)).clip(0, 32767).astype(np.int16)
+    q_in, q_out = (s_in, 0), (s_out, 0)
+    ops = [
+        ("ABS", ["x"], ("abs", (4, 64), "int16", q_out), None),
+        ("ABS", ["x"], ("abs_same", (4, 64), "int16", q_in), None),
+        ("ABS", ["raw"], ("abs_raw", (4, 64), "int16", None), None),
+        ("EXP", ["x"], ("exp", (4, 64), "int16", q_out), None),
+        ("LOG", ["x"], ("log", (4, 64), "int16", q_out), None),
+        ("SQRT", ["p"], ("sqrt", (4, 64), "int16", q_out), None),
+        ("RSQRT", ["p"], ("rsqrt", (4, 64), "int16", q_out), None),
+    ]
+    inputs = [("x", (4, 64), "int16", q_in), ("p", (4, 64), "int16", q_in), ("raw", (4, 64), "int16", None)]
+    check(graph(inputs, ops), [x, p, x], tmp_path)
+
+
 def test_unary_int32_and_bool(tmp_path):
     v = np.array([0, 1, -1, 7, -300, 2**31 - 1, -(2**31) + 1, 42], dtype=np.int32).reshape(2, 4)
     flags = np.array([True, False, False, True, True, False], dtype=bool).reshape(3, 2)

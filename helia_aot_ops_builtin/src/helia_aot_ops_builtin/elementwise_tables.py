@@ -143,7 +143,7 @@ def sqrt_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np
     return _table(out)
 
 
-def lut_populate(
+def _lut_populate(
     transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int, out_scale: float, out_zp: int
 ) -> np.ndarray:
     """LiteRT ``LUTPopulate<int8_t>``: dequantize in float32, transform, scale by the inverse
@@ -180,3 +180,93 @@ def log_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.
 
 TABLES = {"ABS": abs_table, "RSQRT": rsqrt_table, "SQRT": sqrt_table, "EXP": exp_table, "LOG": log_table}
 """The int8 table builder of each unary operator with a quantized reference path."""
+
+
+def _lut_populate_int16(
+    transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
+    """LiteRT ``LUTPopulate<int16_t>`` (``LUTPopulateInt16<float>``), step for step in float32:
+    512 segments over the int16 input range, each anchor biased by half the interpolation error
+    at the segment's midpoint, and a closing anchor."""
+
+    def rnd(x: np.float32) -> np.float32:
+        if not math.isfinite(float(x)):
+            return F32(x)
+        return F32(math.copysign(math.floor(abs(float(x)) + 0.5), float(x)))
+
+    def anchor(x: np.float32) -> int:
+        # std::min/std::max pass NaN through and the x86 conversion of NaN to int16 gives 0.
+        if math.isnan(float(x)):
+            return 0
+        return int(min(max(float(x), -32768.0), 32767.0))
+
+    in_scale32, out_scale32 = F32(in_scale), F32(out_scale)
+    input_min = in_scale32 * F32(-32768 - in_zp)
+    input_max = in_scale32 * F32(32767 - in_zp)
+    output_min = out_scale32 * F32(-32768 - out_zp)
+    output_max = out_scale32 * F32(32767 - out_zp)
+    step = F32((input_max - input_min) / F32(512))
+    half_step = F32(step / F32(2))
+    inverse = F32(F32(65536) / F32(output_max - output_min))
+    table = np.zeros(513, dtype=np.int16)
+    for i in range(512):
+        at = F32(input_min + F32(F32(i) * step))
+        value = F32(transform(at))
+        mid = F32(transform(F32(at + half_step)))
+        after = F32(transform(F32(input_min + F32(F32(i + 1) * step))))
+        sample = rnd(F32(value * inverse))
+        interpolated = rnd(F32(F32(F32(after * inverse) + rnd(F32(value * inverse))) / F32(2)))
+        bias = rnd(F32(F32(interpolated - rnd(F32(mid * inverse))) / F32(2)))
+        table[i] = anchor(F32(sample - bias))
+    table[512] = anchor(rnd(F32(F32(transform(input_max)) * inverse)))
+    return table
+
+
+def _rsqrt16(out_scale: float) -> Callable[[np.float32], np.float32]:
+    def transform(value: np.float32) -> np.float32:
+        if value <= F32(0.0):
+            return F32(F32(32767) * F32(out_scale))
+        return F32(F32(1.0) / F32(np.sqrt(F32(value))))
+
+    return transform
+
+
+def rsqrt_table_int16(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
+    """LiteRT RSQRT Prepare (int16): the table of 1/sqrt, non-positive inputs at 32767 * scale."""
+    return lut_populate_int16(_rsqrt16(out_scale), in_scale, in_zp, out_scale, out_zp)
+
+
+def exp_table_int16(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
+    """LiteRT exp Prepare (int16): the table of expf."""
+    return lut_populate_int16(expf, in_scale, in_zp, out_scale, out_zp)
+
+
+def log_table_int16(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
+    """LiteRT LogLUTPrepare (int16): the table of logf, non-positive inputs at the output range's
+    lowest real value."""
+    output_min = F32(F32(-32768 - out_zp) * F32(out_scale))
+
+    def transform(value: np.float32) -> np.float32:
+        return output_min if value <= F32(0.0) else logf(value)
+
+    return lut_populate_int16(transform, in_scale, in_zp, out_scale, out_zp)
+
+
+TABLES_INT16 = {"RSQRT": rsqrt_table_int16, "EXP": exp_table_int16, "LOG": log_table_int16}
+"""The int16 (513-anchor) table builder of each unary operator LiteRT tabulates in int16."""
+
+
+def lut_populate(
+    transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
+    """:func:`_lut_populate` without numpy's overflow warnings (an infinity is a defined case here)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _lut_populate(transform, in_scale, in_zp, out_scale, out_zp)
+
+
+def lut_populate_int16(
+    transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
+    """:func:`_lut_populate_int16` without numpy's overflow warnings (an infinity is a defined case here)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _lut_populate_int16(transform, in_scale, in_zp, out_scale, out_zp)

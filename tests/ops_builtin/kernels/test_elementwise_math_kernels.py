@@ -15,7 +15,7 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from cbuild import build_kernels
 from elementwise_refmodels import mbqm_smaller_than_one
 from helia_aot.litert.builder import LiteRTModelBuilder
-from helia_aot_ops_builtin.elementwise_tables import TABLES
+from helia_aot_ops_builtin.elementwise_tables import TABLES, TABLES_INT16
 from helia_aot_ops_builtin.quantization import quantize_multiplier
 from helia_aot_ops_builtin.walk_geometry import broadcast_shapes, walk_geometry
 from hypothesis import given, settings
@@ -282,3 +282,81 @@ def test_select_broadcasts_three_inputs(shapes, dtype, data):
     width = {1: "x8", 2: "x16", 4: "x32"}[np.dtype(dtype).itemsize]
     assert getattr(lib, f"hk_select_{width}")(ctypes.byref(w), ptr(c), ptr(x), ptr(y), ptr(result)) == 0
     np.testing.assert_array_equal(result, np.where(c, x, y))
+
+
+# -- int16 paths, against LiteRT itself -------------------------------------------------------------
+
+
+class Lut16Params(ctypes.Structure):
+    _fields_ = [("table", ctypes.c_int16 * 513)]
+
+
+class Abs16Params(ctypes.Structure):
+    _fields_ = [
+        ("input_offset", I32),
+        ("output_offset", I32),
+        ("multiplier", I32),
+        ("shift", I32),
+        ("needs_rescale", ctypes.c_bool),
+        ("quantized", ctypes.c_bool),
+    ]
+
+
+class Sqrt16Params(ctypes.Structure):
+    _fields_ = [
+        ("input_scale", ctypes.c_float),
+        ("input_zero_point", I32),
+        ("output_scale", ctypes.c_float),
+        ("output_zero_point", I32),
+    ]
+
+
+def reference_unary16(op: str, x: np.ndarray, in_q, out_q) -> np.ndarray:
+    b = LiteRTModelBuilder()
+    i = b.add_tensor("x", x.shape, "int16", quantization=in_q)
+    o = b.add_tensor("y", x.shape, "int16", quantization=out_q)
+    b.add_operator(op, [i], [o])
+    b.set_inputs([i])
+    b.set_outputs([o])
+    it = Interpreter(model_content=b.to_bytes(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    return it.get_tensor(it.get_output_details()[0]["index"])
+
+
+scales16 = st.floats(1e-5, 0.01, allow_nan=False).map(lambda s: float(np.float32(s)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(sorted(TABLES_INT16)), scales16, scales16)
+def test_int16_tables_and_lookup_match_the_reference(op, in_scale, out_scale):
+    """Every int16 input the reference accepts, through the table and hk_unary_lut_s16."""
+    lib = build_kernels("unary")
+    x = np.arange(0 if op == "RSQRT" else -32768, 32768, dtype=np.int16)
+    params = Lut16Params()
+    for i, v in enumerate(TABLES_INT16[op](in_scale, 0, out_scale, 0)):
+        params.table[i] = int(v)
+    y = np.zeros_like(x)
+    assert lib.hk_unary_lut_s16(ctypes.byref(params), ptr(x), ptr(y), ctypes.c_size_t(x.size)) == 0
+    np.testing.assert_array_equal(y, reference_unary16(op, x, (in_scale, 0), (out_scale, 0)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(scales16, scales16, st.booleans())
+def test_int16_abs_and_sqrt_match_the_reference(in_scale, out_scale, same_scale):
+    lib = build_kernels("unary")
+    out_scale = in_scale if same_scale else out_scale
+    x = np.arange(-32768, 32768, dtype=np.int16)
+    m, s = quantize_multiplier(float(np.float32(in_scale) / np.float32(out_scale)))
+    abs_params = Abs16Params(0, 0, m, s, not same_scale, True)
+    y = np.zeros_like(x)
+    assert lib.hk_abs_s16(ctypes.byref(abs_params), ptr(x), ptr(y), ctypes.c_size_t(x.size)) == 0
+    np.testing.assert_array_equal(y, reference_unary16("ABS", x, (in_scale, 0), (out_scale, 0)))
+    p = np.arange(0, 32768, dtype=np.int16)
+    sqrt_params = Sqrt16Params(in_scale, 0, out_scale, 0)
+    y = np.zeros_like(p)
+    assert lib.hk_sqrt_s16(ctypes.byref(sqrt_params), ptr(p), ptr(y), ctypes.c_size_t(p.size)) == 0
+    np.testing.assert_array_equal(y, reference_unary16("SQRT", p, (in_scale, 0), (out_scale, 0)))
+    # a negative real input is the reference's error, here a status
+    assert lib.hk_sqrt_s16(ctypes.byref(sqrt_params), ptr(x), ptr(y), ctypes.c_size_t(x.size)) != 0

@@ -15,6 +15,64 @@ int32_t hk_unary_lut_s8(const hk_unary_lut_s8_params_t *params, const int8_t *in
     return HK_STATUS_OK;
 }
 
+/* Follows LiteRT LUTLookup (int16): anchor 256 + (x >> 7), plus the slope to the next anchor
+ * times the low 7 bits, rounded; slope and result wrap to int16 as the reference's int16
+ * arithmetic does. */
+int32_t hk_unary_lut_s16(const hk_unary_lut_s16_params_t *params, const int16_t *input,
+                         int16_t *output, size_t size)
+{
+    for (size_t i = 0; i < size; ++i) {
+        const int32_t value = input[i];
+        const int32_t index = 256 + (value >> 7);
+        const int32_t offset = value & 0x7f;
+        const int32_t base = params->table[index];
+        const int16_t slope = (int16_t)(params->table[index + 1] - base);
+        const int32_t delta = ((int32_t)slope * offset + 64) >> 7;
+        output[i] = (int16_t)(base + delta);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT AbsEvalQuantized<int16_t> (rescale only when the scales differ, saturate) and
+ * AbsInt16EvalImpl for tensors without quantization (|x| wrapped to int16). */
+int32_t hk_abs_s16(const hk_abs_s16_params_t *params, const int16_t *input, int16_t *output,
+                   size_t size)
+{
+    for (size_t i = 0; i < size; ++i) {
+        if (!params->quantized) {
+            const int32_t v = input[i];
+            output[i] = (int16_t)(v < 0 ? -v : v);
+            continue;
+        }
+        int32_t value = (int32_t)input[i] - params->input_offset;
+        value = value < 0 ? -value : value;
+        const int32_t scaled =
+            params->needs_rescale ? hk_mbqm(value, params->multiplier, params->shift) : value;
+        output[i] = (int16_t)hk_clamp_i32(scaled + params->output_offset, INT16_MIN, INT16_MAX);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT SqrtEvalQuantized<int16_t>: a negative real input is the reference's error
+ * (HK_STATUS_BAD_PARAM here); else sqrtf of the float32 dequantized value over the output scale,
+ * truncated toward zero, plus the output zero point, saturated. */
+int32_t hk_sqrt_s16(const hk_sqrt_s16_params_t *params, const int16_t *input, int16_t *output,
+                    size_t size)
+{
+    for (size_t i = 0; i < size; ++i) {
+        const float dequantized =
+            params->input_scale * (float)((int32_t)input[i] - params->input_zero_point);
+        if (dequantized < 0.0f) {
+            return HK_STATUS_BAD_PARAM;
+        }
+        float scaled = sqrtf(dequantized) / params->output_scale;
+        scaled = scaled < 65536.0f ? scaled : 65536.0f; /* saturates either way; keeps the cast defined */
+        const int32_t q = (int32_t)scaled + params->output_zero_point;
+        output[i] = (int16_t)hk_clamp_i32(q, INT16_MIN, INT16_MAX);
+    }
+    return HK_STATUS_OK;
+}
+
 /* Follows LiteRT elementwise ABS (float32): std::abs. */
 int32_t hk_abs_f32(const float *input, float *output, size_t size)
 {
