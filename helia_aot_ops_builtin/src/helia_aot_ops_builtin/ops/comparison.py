@@ -93,7 +93,7 @@ class CompareOperator(ParamsCallOperator):
         target = self.output_tensors[0]
         params = {
             "walk": walk_geometry(target.shape, [lhs.shape, rhs.shape]),
-            "op": _OPS.index(self.TYPE),
+            "op": f"{self.prefix.upper()}_HK_CMP_{self.TYPE}",  # hk_compare_op_t, renamed
         }
         if lhs.dtype.numpy == np.dtype(np.int8):
             m1, s1 = quantize_multiplier(float(np.float32(lhs.scale())))
