@@ -91,6 +91,11 @@ def inv_sqrt_multiplier(value: int, reverse_shift: int = -1) -> tuple[int, int]:
     return x, shift * reverse_shift
 
 
+def _expf32(value: np.float32) -> np.float32:
+    """C ``expf`` of a float32 value."""
+    return expf(float(value))
+
+
 def _clamp8(v: int) -> int:
     return max(-128, min(127, v))
 
@@ -164,7 +169,7 @@ def _lut_populate(
 
 def exp_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
     """LiteRT exp Prepare (int8): LUTPopulate with expf."""
-    return lut_populate(expf, in_scale, in_zp, out_scale, out_zp)
+    return lut_populate(_expf32, in_scale, in_zp, out_scale, out_zp)
 
 
 def log_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
@@ -173,7 +178,7 @@ def log_table(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.
     output_min = F32((-128 - out_zp) * F32(out_scale))
 
     def transform(value: np.float32) -> np.float32:
-        return output_min if value <= F32(0.0) else logf(value)
+        return output_min if value <= F32(0.0) else logf(float(value))
 
     return lut_populate(transform, in_scale, in_zp, out_scale, out_zp)
 
@@ -238,7 +243,7 @@ def rsqrt_table_int16(in_scale: float, in_zp: int, out_scale: float, out_zp: int
 
 def exp_table_int16(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
     """LiteRT exp Prepare (int16): the table of expf."""
-    return lut_populate_int16(expf, in_scale, in_zp, out_scale, out_zp)
+    return lut_populate_int16(_expf32, in_scale, in_zp, out_scale, out_zp)
 
 
 def log_table_int16(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
@@ -247,7 +252,7 @@ def log_table_int16(in_scale: float, in_zp: int, out_scale: float, out_zp: int) 
     output_min = F32(F32(-32768 - out_zp) * F32(out_scale))
 
     def transform(value: np.float32) -> np.float32:
-        return output_min if value <= F32(0.0) else logf(value)
+        return output_min if value <= F32(0.0) else logf(float(value))
 
     return lut_populate_int16(transform, in_scale, in_zp, out_scale, out_zp)
 

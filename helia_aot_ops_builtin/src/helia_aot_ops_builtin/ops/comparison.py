@@ -12,6 +12,7 @@ SELECT_V2 broadcasts all three. Everything walks the broadcast through ``hk_walk
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from helia_aot.pack import OperatorRecord
@@ -91,7 +92,7 @@ class CompareOperator(ParamsCallOperator):
     def kernel(self) -> KernelCall:
         lhs, rhs = self.input_tensors
         target = self.output_tensors[0]
-        params = {
+        params: dict[str, Any] = {
             "walk": walk_geometry(target.shape, [lhs.shape, rhs.shape]),
             "op": f"{self.prefix.upper()}_HK_CMP_{self.TYPE}",  # hk_compare_op_t, renamed
         }
@@ -116,7 +117,7 @@ class CompareOperator(ParamsCallOperator):
 
 
 def _compare(key: str, bools: bool) -> OperatorRecord:
-    attrs = {
+    attrs: dict[str, Any] = {
         "__doc__": f"{key} of two tensors into bool" + (" (bool inputs too)." if bools else "."),
         "__module__": __name__,
         "TYPE": key,

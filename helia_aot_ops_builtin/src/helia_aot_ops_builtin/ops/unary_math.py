@@ -124,7 +124,9 @@ class UnaryMathOperator(ParamsCallOperator):
         return KernelCall("abs_s16", data, params_type="abs_s16_params_t", params=params)
 
 
-def _unary(key: str, doc: str, dtypes: tuple[type, ...] = (np.float32,), extra: tuple[str, ...] = ()):
+def _unary(
+    key: str, doc: str, dtypes: tuple[type, ...] = (np.float32,), extra: tuple[str, ...] = ()
+) -> OperatorRecord:
     restrictions = (SAME_TYPE_SHAPE,) + ((INT8_PER_TENSOR,) if np.int8 in dtypes else ()) + extra
     cls = type(
         f"{''.join(part.title() for part in key.split('_'))}Operator",
