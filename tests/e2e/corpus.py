@@ -18,6 +18,8 @@ RELU RELU6 LEAKY_RELU HARD_SWISH PRELU QUANTIZE DEQUANTIZE CONCATENATION PAD PAD
 TRANSPOSE STRIDED_SLICE SLICE SPLIT SPLIT_V PACK UNPACK ARG_MAX ARG_MIN GATHER
 RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
 SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REVERSE_V2 TILE BROADCAST_TO
+ABS NEG SQRT RSQRT SQUARE EXP LOG FLOOR CEIL ROUND SIGN SIN COS DIV POW FLOOR_DIV FLOOR_MOD ATAN2 ADD_N
+EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOGICAL_NOT SELECT SELECT_V2
 """.split()
 )
 
@@ -27,15 +29,10 @@ SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REV
 # UNSUPPORTED_FOR_A_TENSOR_TYPE.
 EXPECTED_UNSUPPORTED = frozenset(
     """
-add_n_3inputs_float32 add_n_3inputs_int8 atan2_float32 compare_less_greater_int8_safe_int8
-compare_ops_bool_outputs_float32 cumsum_float32 cumsum_int8 div_float32 exp_int8
-floor_ceil_round_float32 floor_div_floor_mod_float32 gelu_float32 gelu_int8 gelu_tanh_approx_float32
-gelu_tanh_approx_int8 if_cond_float32 l2_normalization_float32 log_float32 log_int8
-log_softmax_float32 log_softmax_int8 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8
-one_hot_float32 pow_float32 reduce_min_int8 reduce_prod_float32
-resource_variable_accumulator_float32 rsqrt_float32 rsqrt_int8 sign_float32 sin_cos_float32
-small_conv1d_audio_int8 small_mlp_layernorm_float32 small_mlp_layernorm_int8 sqrt_int8
-square_float32 square_int8
+cumsum_float32 cumsum_int8 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
+if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
+lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8 one_hot_float32 reduce_min_int8
+reduce_prod_float32 resource_variable_accumulator_float32 small_conv1d_audio_int8
 """.split()
 )
 

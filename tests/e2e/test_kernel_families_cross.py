@@ -34,6 +34,10 @@ MODELS = (
     "hard_swish_int8",  # activation (fixed point)
     "softmax_3d_int8",  # softmax
     "sub_broadcast_4d_int8",  # binary with 4-D broadcasting
+    "rsqrt_int8",  # unary (int8 table)
+    "sin_cos_float32",  # unary (float32 C library calls)
+    "floor_div_floor_mod_float32",  # math (broadcast walk)
+    "compare_less_greater_int8_safe_int8",  # compare (int8 rescaled, bool outputs)
 )
 
 

@@ -1,0 +1,202 @@
+/*
+ * helia-aot kernel library: binary elementwise math and ADD_N (see hk_math.h).
+ */
+#include "hk_math.h"
+
+#include <math.h>
+
+/* True when any element of the second input is zero (the reference checks before computing). */
+static bool hk_math_has_zero_s32(const hk_math_params_t *params, const int32_t *input2)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        if (input2[pos.offset[1]] == 0) {
+            return true;
+        }
+        hk_walk_next(&params->walk, &pos);
+    }
+    return false;
+}
+
+/* Follows LiteRT reference_ops::Div / BroadcastDivSlow (float32): x / y, then
+ * ActivationFunctionWithMinMax (std::max then std::min, so NaN passes through). */
+int32_t hk_div_f32(const hk_math_params_t *params, const float *input1, const float *input2,
+                   float *output)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        float v = input1[pos.offset[0]] / input2[pos.offset[1]];
+        v = v < params->float_min ? params->float_min : v;
+        v = params->float_max < v ? params->float_max : v;
+        output[i] = v;
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Pow (float32): std::pow. */
+int32_t hk_pow_f32(const hk_math_params_t *params, const float *input1, const float *input2,
+                   float *output)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        output[i] = powf(input1[pos.offset[0]], input2[pos.offset[1]]);
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT floor_div FloorDiv (float32): std::floor of the quotient taken in double,
+ * rounded to float. */
+int32_t hk_floor_div_f32(const hk_math_params_t *params, const float *input1,
+                         const float *input2, float *output)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const double q = (double)input1[pos.offset[0]] / (double)input2[pos.offset[1]];
+        output[i] = (float)floor(q);
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::FloorMod (float32): r = fmodf(x, y); r + y when r is non-zero
+ * and its sign differs from y's. */
+int32_t hk_floor_mod_f32(const hk_math_params_t *params, const float *input1,
+                         const float *input2, float *output)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const float y = input2[pos.offset[1]];
+        const float r = fmodf(input1[pos.offset[0]], y);
+        output[i] = (r != 0.0f && ((y < 0.0f) != (r < 0.0f))) ? r + y : r;
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT atan2 (float32): std::atan2(y = input1, x = input2). */
+int32_t hk_atan2_f32(const hk_math_params_t *params, const float *input1, const float *input2,
+                     float *output)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        output[i] = atan2f(input1[pos.offset[0]], input2[pos.offset[1]]);
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT div (int32): a zero divisor anywhere is an error; else truncating x / y, then
+ * the fused activation clamp. INT32_MIN / -1 wraps to INT32_MIN (the reference leaves it
+ * undefined). */
+int32_t hk_div_s32(const hk_math_params_t *params, const int32_t *input1,
+                   const int32_t *input2, int32_t *output)
+{
+    if (hk_math_has_zero_s32(params, input2)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const int32_t x = input1[pos.offset[0]];
+        const int32_t y = input2[pos.offset[1]];
+        const int32_t q = (x == INT32_MIN && y == -1) ? INT32_MIN : x / y;
+        output[i] = hk_clamp_i32(q, params->int_min, params->int_max);
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Pow (int32): a negative exponent anywhere is an error; else
+ * std::pow in double, converted to int32 (results outside int32 give INT32_MIN, as the x86
+ * conversion the reference relies on does). */
+int32_t hk_pow_s32(const hk_math_params_t *params, const int32_t *input1,
+                   const int32_t *input2, int32_t *output)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        if (input2[pos.offset[1]] < 0) {
+            return HK_STATUS_BAD_PARAM;
+        }
+        hk_walk_next(&params->walk, &pos);
+    }
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const double v = pow((double)input1[pos.offset[0]], (double)input2[pos.offset[1]]);
+        output[i] = (v >= -2147483648.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT floor_div FloorDiv (int32): a zero divisor anywhere is an error; else
+ * std::floor of the double quotient, converted back to int32. */
+int32_t hk_floor_div_s32(const hk_math_params_t *params, const int32_t *input1,
+                         const int32_t *input2, int32_t *output)
+{
+    if (hk_math_has_zero_s32(params, input2)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const double q = floor((double)input1[pos.offset[0]] / (double)input2[pos.offset[1]]);
+        output[i] = q < 2147483648.0 ? (int32_t)q : INT32_MIN;
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::FloorMod (int32): a zero divisor anywhere is an error; else
+ * r = x % y, plus y when r is non-zero and its sign differs from y's. */
+int32_t hk_floor_mod_s32(const hk_math_params_t *params, const int32_t *input1,
+                         const int32_t *input2, int32_t *output)
+{
+    if (hk_math_has_zero_s32(params, input2)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const int32_t x = input1[pos.offset[0]];
+        const int32_t y = input2[pos.offset[1]];
+        const int32_t r = (y == -1) ? 0 : x % y;
+        output[i] = (r != 0 && ((y < 0) != (r < 0))) ? r + y : r;
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::AddN (float32): a zero accumulator plus each input in order. */
+int32_t hk_add_n_f32(const float *const *inputs, int32_t count, float *output, size_t size)
+{
+    for (size_t i = 0; i < size; ++i) {
+        float sum = 0.0f;
+        for (int32_t j = 0; j < count; ++j) {
+            sum += inputs[j][i];
+        }
+        output[i] = sum;
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::AddN (int32), summing with two's complement wrap. */
+int32_t hk_add_n_s32(const int32_t *const *inputs, int32_t count, int32_t *output, size_t size)
+{
+    for (size_t i = 0; i < size; ++i) {
+        uint32_t sum = 0u;
+        for (int32_t j = 0; j < count; ++j) {
+            sum += (uint32_t)inputs[j][i];
+        }
+        output[i] = (int32_t)sum;
+    }
+    return HK_STATUS_OK;
+}
