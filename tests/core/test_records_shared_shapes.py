@@ -476,7 +476,7 @@ def test_external_arenas_are_the_applications_in_the_residency(tmp_path):
 def test_our_readers_read_our_files(module):
     plan = OptimizationPlan.model_validate(written(module, "plan"))
     report = OptimizationReport.model_validate(written(module, "report"))
-    assert plan.model_name == "mlperf_kws_dscnn_int8" and report.platform_name == "apollo510_evb"
+    assert plan.model_name == "model" and report.platform_name == "apollo510_evb"  # the default name
 
 
 # -- platforms --json --------------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def test_self_test_iterates_with_state_feedback(tmp_path):
 
 
 def test_state_feedback_out_of_range_is_a_config_error(tmp_path):
-    with pytest.raises(InvalidConfigError, match="out of range"):
+    with pytest.raises(InvalidConfigError, match="names a tensor the model does not have"):
         convert(tmp_path, "leaky_relu_int8.tflite", test={"enabled": True, "state_feedback": [[1, 0]]})
 
 

@@ -38,6 +38,7 @@ from helia_aot.pipeline.operator_ids import plan_operator_id_sources
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
 from helia_aot.pipeline.result_views import build_views
+from helia_aot.pipeline.state_feedback import check_state_feedback
 from helia_aot.version import __version__
 
 RESIDENCY_SCHEMA_VERSION = 5
@@ -643,33 +644,11 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
 
 
 def state_feedback_pairs(model: AirModel, pairs: Any) -> list[tuple[int, int]]:
-    """``test.state_feedback`` checked against the model: each ``(output, input)`` pair in range,
-    the two tensors of one shape and dtype, and no input fed by two outputs."""
-    checked: list[tuple[int, int]] = []
-    fed: set[int] = set()
-    for pair in pairs:
-        out_index, in_index = (int(v) for v in pair)
-        if not 0 <= out_index < len(model.outputs) or not 0 <= in_index < len(model.inputs):
-            raise InvalidConfigError(
-                f"test.state_feedback pair {[out_index, in_index]} is out of range",
-                hint=f"the model has {len(model.outputs)} output(s) and {len(model.inputs)} input(s); "
-                "write [output_index, input_index] with indices counted from 0",
-            )
-        out_t = model.tensors[model.outputs[out_index]]
-        in_t = model.tensors[model.inputs[in_index]]
-        if tuple(out_t.shape) != tuple(in_t.shape) or out_t.dtype != in_t.dtype:
-            raise InvalidConfigError(
-                f"test.state_feedback pair {[out_index, in_index]} joins output {out_index} "
-                f"({out_t.dtype}{list(out_t.shape)}) and input {in_index} ({in_t.dtype}{list(in_t.shape)})",
-                hint="feed an output back only into an input of the same shape and dtype",
-            )
-        if in_index in fed:
-            raise InvalidConfigError(
-                f"test.state_feedback feeds input {in_index} from more than one output",
-                hint="keep one pair per input",
-            )
-        fed.add(in_index)
-        checked.append((out_index, in_index))
+    """``test.state_feedback`` as ``(output, input)`` index pairs, checked against the model
+    (:func:`helia_aot.pipeline.state_feedback.check_state_feedback`; the configuration already
+    refused an input fed by two outputs)."""
+    checked = [(int(out_index), int(in_index)) for out_index, in_index in pairs]
+    check_state_feedback(model, checked)
     return checked
 
 
