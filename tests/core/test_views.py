@@ -189,31 +189,32 @@ def test_staged_constants_and_application_owned_arenas(tmp_path):
             ],
         },
     )
-    (cold,) = [r for r in staged.regions if r.role == "constant" and r.source_symbol is None]
-    (copy_,) = [r for r in staged.regions if r.source_symbol is not None]
-    assert cold.source_memory is cold.memory and copy_.source_memory is not copy_.memory
-    (scratch,) = [r for r in staged.regions if r.role == "scratch"]
-    # The application binds every RAM region; only the stored constants are the module's own array.
-    assert scratch.symbol is None and copy_.symbol is None and cold.symbol is not None
-    assert (copy_.role, copy_.memory, copy_.source_memory) == ("constant", MemoryType.SRAM, cold.memory)
-    # The staged bytes are their own C array (the MRAM region holds nothing else, so it is not a
-    # region of the C API), copied into the bound SRAM region by kws_hydrate_constants.
-    assert copy_.source_symbol == "kws_arena_const_sram__source" and copy_.source_offset is not None
+    # The MRAM region holding the staged bytes is no region of the C API: the application binds
+    # the same two regions as with the product's module, scratch then the staged constants.
+    assert not [r for r in staged.regions if r.role == "constant" and r.source_memory is r.memory]
+    (scratch, copy_) = staged.regions
+    assert (scratch.id, copy_.id, scratch.role) == (0, 1, "scratch")
+    # The application binds every region; the module keeps no C object for any of them.
+    assert scratch.symbol is None and copy_.symbol is None and scratch.sidecar_file is None
+    assert (copy_.role, copy_.memory, copy_.source_memory) == ("constant", MemoryType.SRAM, MemoryType.MRAM)
+    # The staged bytes are their own C array, copied into the bound SRAM region by
+    # kws_hydrate_constants, and a sidecar file the application may place itself.
+    assert (copy_.source_symbol, copy_.source_offset) == ("kws_arena_const_sram__source", 0)
     assert copy_.source_symbol in (staged.output / "src" / "kws_constants_mram.c").read_text()
+    assert copy_.sidecar_file == "kws_arena_const_sram__source.bin"
     constants = [t for t in staged.tensors if t.kind == "constant" and t.id in staged.placements]
     assert constants and all(
         staged.placements[t.id].staged
         and staged.placements[t.id].region == copy_.id
-        and staged.placements[t.id].source_memory == cold.memory
+        and staged.placements[t.id].source_memory == "MRAM"
         for t in constants
     )
     residency = json.loads((staged.output / "kws_residency.json").read_text())
-    rows = {a["region_id"]: a for a in residency["arenas"]["constant"]}
-    assert (rows[copy_.id]["source_region_id"], MemoryType(rows[copy_.id]["source_memory"])) == (
-        cold.id,
-        cold.memory,
-    )
-    assert "source_region_id" not in rows[cold.id]
+    (row,) = residency["arenas"]["constant"]
+    assert (row["region_id"], row["kind"], row["source_memory"]) == (copy_.id, "staged", "mram")
+    assert row["storage"]["source"]["symbol"] == copy_.source_symbol
+    assert row["storage"]["sidecar"]["filename"] == copy_.sidecar_file
+    assert (staged.output / copy_.sidecar_file).stat().st_size == row["storage"]["sidecar"]["size_bytes"]
 
 
 def test_operators_match_the_plan_and_the_module(result):

@@ -212,17 +212,17 @@ def test_zip_archive_holds_the_module_under_its_name(tmp_path):
 
 
 def test_cmsis_pack_describes_every_file_of_the_archive(tmp_path):
-    result = convert(tmp_path, "cmsis_pack", path=tmp_path / "HeliaAOT.fc_module.pack")
+    result = convert(tmp_path, "cmsis_pack", path=tmp_path / "Ambiq.fc_module.pack")
     with zipfile.ZipFile(result.output) as archive:
         names = set(archive.namelist())
         pdscs = [n for n in names if n.endswith(".pdsc")]
-        assert len(pdscs) == 1 and PurePosixPath(pdscs[0]).name == "HeliaAOT.fc_module.pdsc"
+        assert len(pdscs) == 1 and PurePosixPath(pdscs[0]).name == "Ambiq.fc_module.pdsc"
         root = ET.fromstring(archive.read(pdscs[0]))
     base = PurePosixPath(pdscs[0]).parent
     assert root.tag == "package" and root.get("schemaVersion")
     for element in ("vendor", "name", "description", "url", "releases/release", "components/component"):
         assert root.find(element) is not None, element
-    assert (root.findtext("vendor"), root.findtext("name")) == ("HeliaAOT", "fc_module")
+    assert (root.findtext("vendor"), root.findtext("name")) == ("Ambiq", "fc_module")
     component = root.find("components/component")
     assert component.get("Cclass") == "Machine Learning" and component.get("Cversion")
     listed = {f.get("name"): f.get("category") for f in component.iter("file")}
@@ -240,7 +240,7 @@ def test_cmsis_pack_describes_every_file_of_the_archive(tmp_path):
 
 def test_cmsis_pack_folder_has_its_pdsc_and_readme(tmp_path):
     module = convert(tmp_path, "cmsis_pack").output
-    assert (module / "HeliaAOT.fc_module.pdsc").is_file()
+    assert (module / "Ambiq.fc_module.pdsc").is_file()
     assert_readme(module, "CMSIS-Pack")
     assert not (module / "CMakeLists.txt").exists()
 
@@ -280,3 +280,63 @@ def _no_cmake_user_presets(monkeypatch):
         if name.startswith("CMAKE_"):
             monkeypatch.delenv(name)
     assert shutil.which("cmake"), "cmake is part of the development machine and CI"
+
+
+def test_cmsis_pack_has_the_products_vendor_names_and_conditions(tmp_path, monkeypatch):
+    """The pdsc declares what a project made for the product's pack selects and resolves."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764547200")  # 2025-12-01T00:00:00Z
+    module = convert(tmp_path, "cmsis_pack").output
+    root = ET.parse(module / "Ambiq.fc_module.pdsc").getroot()
+    assert root.get("schemaVersion") == "1.7.36"
+    assert (root.findtext("vendor"), root.findtext("name"), root.findtext("url")) == (
+        "Ambiq",
+        "fc_module",
+        "https://github.com/AmbiqAI/helia-aot/",
+    )
+    assert [k.text for k in root.iter("keyword")] == [
+        "heliaAOT",
+        "Ambiq",
+        "Machine Learning",
+        "CMSIS-NN",
+        "fc_module",
+    ]
+    assert root.find("releases/release").get("date") == "2025-12-01"
+    (required,) = root.findall("requirements/packages/package")
+    assert required.attrib == {"vendor": "Ambiq", "name": "NS-CMSIS-NN", "version": "7.47.0"}
+    conditions = {c.get("id"): [r.attrib for r in c.findall("require")] for c in root.iter("condition")}
+    assert conditions == {
+        "cond.aot.dcore": [{"Dcore": "Cortex-M55"}],
+        "cond.aot.component": [
+            {"condition": "cond.aot.dcore"},
+            {
+                "Cclass": "Machine Learning",
+                "Cgroup": "NN Lib",
+                "Csub": "heliaCORE",
+                "Cvariant": "Source",
+                "Cvendor": "Ambiq",
+                "Cversion": "7.47.0",
+            },
+        ],
+    }
+    (component,) = root.findall("components/component")
+    assert {k: component.get(k) for k in ("Cclass", "Cgroup", "Csub", "Cvendor", "condition")} == {
+        "Cclass": "Machine Learning",
+        "Cgroup": "AOT Model",
+        "Csub": "fc_module",
+        "Cvendor": "Ambiq",
+        "condition": "cond.aot.component",
+    }
+    assert component.get("Cversion") == root.find("releases/release").get("version")
+    files = {f.get("name"): f.get("category") for f in component.iter("file")}
+    assert files["includes-api/"] == "include"
+    headers = {p.relative_to(module).as_posix() for p in (module / "includes-api").glob("*.h")}
+    assert headers and all(files[h] == "header" for h in headers)
+
+
+def test_cmsis_pack_description_is_deterministic_without_a_date(tmp_path, monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = (convert(tmp_path / "a", "cmsis_pack").output / "Ambiq.fc_module.pdsc").read_bytes()
+    second = (convert(tmp_path / "b", "cmsis_pack").output / "Ambiq.fc_module.pdsc").read_bytes()
+    assert first == second and b"date=" not in first

@@ -88,8 +88,15 @@ class ConstantPool:
         rules: dict[TensorId, TensorPlacement],
         home: str,
         alignment: int,
+        floors: dict[str, int] | None = None,
     ) -> None:
         self.model = model
+        floors = floors or {}
+
+        def base(memory: str) -> int:
+            # memory.constraints[].arena_alignment raises the arena base and every slot in it.
+            return max(alignment, floors.get(memory, 1))
+
         self.cold: dict[str, ConstantBlob] = {}
         self.staged: dict[tuple[str, str], ConstantBlob] = {}
         for tensor in constants:
@@ -97,12 +104,14 @@ class ConstantPool:
             source = (rule.memory if rule else None) or home
             wanted = max(alignment, tensor.alignment or 1, (rule.alignment if rule else None) or 1)
             if rule is not None and rule.destination is not None:
-                blob = self.staged.setdefault((rule.destination, source), ConstantBlob(alignment))
+                home_memory = rule.destination
+                blob = self.staged.setdefault((home_memory, source), ConstantBlob(base(home_memory)))
             else:
-                blob = self.cold.setdefault(source, ConstantBlob(alignment))
-            blob.add(tensor, wanted)
+                home_memory = source
+                blob = self.cold.setdefault(source, ConstantBlob(base(source)))
+            blob.add(tensor, max(wanted, base(home_memory)))
         for _, source in self.staged:
-            self.cold.setdefault(source, ConstantBlob(alignment))
+            self.cold.setdefault(source, ConstantBlob(base(source)))
         self._chunks: dict[tuple[str, str], int] = {}
         for source, blob in self.cold.items():
             for key, staged in sorted(self.staged.items()):

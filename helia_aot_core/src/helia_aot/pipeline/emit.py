@@ -240,6 +240,29 @@ def _region_rows(prefix: str, plan: MemoryPlan) -> list[_RegionRow]:
     return rows
 
 
+def model_summary(model: AirModel, config: Any) -> dict[str, str]:
+    """The model's description and version as the module's docs show them, sanitized.
+
+    ``model.description`` / ``model.version`` of the configuration win; otherwise the file's own
+    description and its LiteRT schema version. Both come from the user or the model file, so they
+    pass ``c_comment`` (one printable ASCII line that cannot end a C comment) and lose backticks,
+    which would end the Markdown code span the README shows them in.
+    """
+    model_cfg = getattr(config, "model", None)
+    description = getattr(model_cfg, "description", None)
+    if description is None:
+        description = str(model.metadata.get("source_description", model.description) or "")
+    version = getattr(model_cfg, "version", None)
+    if version is None:
+        schema = model.metadata.get("source_schema_version")
+        version = "" if schema is None else str(schema)
+
+    def clean(text: str) -> str:
+        return c_comment(str(text)).replace("`", "'")
+
+    return {"model_description": clean(description), "model_version": clean(version)}
+
+
 def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
     """Operators whose run code goes to ITCM; a request the platform cannot honour is a warning."""
     placed = []
@@ -338,6 +361,8 @@ def emit_module(
         "prefix": prefix,
         "PREFIX": prefix.upper(),
         "model_comment": c_comment(model.name),
+        **model_summary(model, config),
+        "subgraph": int(getattr(getattr(config, "model", None), "subgraph", 0) or 0),
         "platform_name": c_comment(getattr(platform, "name", "custom")),
         "memories": memories,
         "tensors": tensor_rows,
@@ -479,6 +504,7 @@ __all__ = [
     "tensor_ident",
     "emit_module",
     "itcm_operators",
+    "model_summary",
     "plan_hash",
     "region_symbol",
     "source_symbol",

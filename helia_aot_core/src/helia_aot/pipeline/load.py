@@ -200,6 +200,7 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
             "source_path": str(path),
             "subgraph_index": subgraph_index,
             "source_description": view.description,
+            "source_schema_version": int(getattr(model, "version", 0) or 0),
         },
     )
     build_tensors(view.subgraph, air)

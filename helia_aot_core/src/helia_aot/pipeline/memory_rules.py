@@ -99,13 +99,19 @@ class MemoryBudget:
 
     ``order`` lists the read-write memories automatic placement fills, fastest first; ``caps`` the
     bytes of each memory the module may use (None: no known limit); ``constrained`` says the caps
-    and order come from ``memory.constraints`` rather than the platform.
+    and order come from ``memory.constraints`` rather than the platform; ``alignments`` the
+    ``arena_alignment`` floor of each memory that sets one (the arena's base and every slot in it).
     """
 
     order: list[str]
     caps: dict[str, int | None]
     constrained: bool
     used: dict[str, int] = field(default_factory=dict)
+    alignments: dict[str, int] = field(default_factory=dict)
+
+    def alignment(self, memory: str, floor: int) -> int:
+        """The alignment of an arena in ``memory``: ``floor`` raised to its ``arena_alignment``."""
+        return max(floor, self.alignments.get(memory, 1))
 
     def free(self, memory: str) -> int | None:
         cap = self.caps.get(memory)
@@ -148,6 +154,7 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
         return MemoryBudget(order=order, caps=caps, constrained=False)
     caps = {m: size for m, size in budgets.items() if m in READ_ONLY_MEMORIES}
     order = []
+    alignments: dict[str, int] = {}
     for index, constraint in enumerate(constraints):
         memory = memory_name(constraint.name)
         if budgets and memory not in budgets:
@@ -165,6 +172,8 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
                 hint=f"give a max_size of at most {size}, or leave max_size out to use all of it",
             )
         caps[memory] = size if wanted is None else wanted
+        if getattr(constraint, "arena_alignment", None) is not None:
+            alignments[memory] = int(constraint.arena_alignment)
         if memory not in READ_ONLY_MEMORIES:
             order.append(memory)
     if not order:
@@ -172,7 +181,7 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
             "memory.constraints lists no read-write memory for activations",
             hint="add a constraint for dtcm, sram or another RAM",
         )
-    return MemoryBudget(order=order, caps=caps, constrained=True)
+    return MemoryBudget(order=order, caps=caps, constrained=True, alignments=alignments)
 
 
 def constant_home(platform: Any, budget: MemoryBudget) -> str:

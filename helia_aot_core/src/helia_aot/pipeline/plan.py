@@ -245,8 +245,12 @@ class _Planner:
     def role_of(self, root: TensorId) -> str:
         return "persistent" if self.model.tensors[root].kind is AirTensorKind.PERSISTENT else "scratch"
 
-    def layout(self, roots: list[TensorId]) -> ArenaPlan:
-        """Plan one arena holding ``roots`` with the configured planner."""
+    def align(self, root: TensorId, memory: str) -> int:
+        """A slot's alignment in ``memory``: the tensor's own, raised to the memory's arena_alignment."""
+        return self.budget.alignment(memory, self.align_of[root])
+
+    def layout(self, roots: list[TensorId], memory: str) -> ArenaPlan:
+        """Plan one arena in ``memory`` holding ``roots`` with the configured planner."""
         chosen = set(roots)
         requests = [
             BufferRequest(
@@ -254,21 +258,21 @@ class _Planner:
                 size=max(self.sizes[t], 1),
                 first=self.spans[t][0],
                 last=self.spans[t][1],
-                alignment=self.align_of[t],
+                alignment=self.align(t, memory),
                 inplace_of=str(self.inplace[t]) if self.inplace.get(t) in chosen else None,
             )
             for t in roots
         ]
         return self.planner(requests, seed=0, options=self.options)
 
-    def _size(self, roots: list[TensorId], arena: Any) -> int:
-        return arena_size(arena.used, max(self.align_of[t] for t in roots))
+    def _size(self, roots: list[TensorId], arena: Any, memory: str) -> int:
+        return arena_size(arena.used, max(self.align(t, memory) for t in roots))
 
     def commit(self, role: str, memory: str, roots: list[TensorId], arena: Any) -> None:
         previous = self.arenas.get((role, memory))
         if previous is not None:
             self.budget.take(memory, -arena_size(previous.used, previous.alignment))
-        alignment = max(self.align_of[t] for t in roots)
+        alignment = max(self.align(t, memory) for t in roots)
         self.arenas[(role, memory)] = _Arena(
             role,
             memory,
@@ -288,15 +292,15 @@ class _Planner:
                 if root in self.pinned and self.role_of(root) == role:
                     groups.setdefault(self.pinned[root], []).append(root)
             for memory, roots in groups.items():
-                arena = self.layout(roots)
-                if not self.budget.fits(memory, self._size(roots, arena)):
+                arena = self.layout(roots, memory)
+                if not self.budget.fits(memory, self._size(roots, arena, memory)):
                     raise _no_room(
                         self.model, role, roots, self.sizes, [self.budget.describe(memory)], pinned=True
                     )
                 self.commit(role, memory, roots, arena)
 
     def _fitting_layout(
-        self, pinned: list[TensorId], by_size: list[TensorId], room: int | None
+        self, pinned: list[TensorId], by_size: list[TensorId], room: int | None, memory: str
     ) -> tuple[int, Any]:
         """How many of the largest tensors must move on so the rest fits in ``room``, and the
         layout of the rest (None when nothing auto-placed stays).
@@ -310,8 +314,8 @@ class _Planner:
             keep = pinned + by_size[moved:]
             if not keep:
                 return True
-            layouts[moved] = self.layout(keep)
-            return room is None or self._size(keep, layouts[moved]) <= room
+            layouts[moved] = self.layout(keep, memory)
+            return room is None or self._size(keep, layouts[moved], memory) <= room
 
         moved = 0
         if not fits(0):
@@ -338,7 +342,9 @@ class _Planner:
             held = arena_size(previous.used, previous.alignment) if previous else 0
             free = self.budget.free(memory)
             by_size = sorted(remaining, key=lambda t: (-self.sizes[t], self.roots.index(t)))
-            moved, layout = self._fitting_layout(pinned, by_size, None if free is None else free + held)
+            moved, layout = self._fitting_layout(
+                pinned, by_size, None if free is None else free + held, memory
+            )
             if layout is not None:
                 self.commit(role, memory, pinned + by_size[moved:], layout)
             moved_out = set(by_size[:moved])
@@ -396,7 +402,9 @@ def plan_memory(
         for t in model.tensors.values()
         if t.kind is AirTensorKind.CONSTANT and t.id in tensors_read(model, operators)
     ]
-    pool = ConstantPool(model, constants, rules, constant_home(platform, budget), alignment)
+    pool = ConstantPool(
+        model, constants, rules, constant_home(platform, budget), alignment, budget.alignments
+    )
     pool.reserve(budget)
 
     _, run_planner = context.memory_planners.select(config.memory.planner, setting="memory.planner")

@@ -31,7 +31,7 @@ from helia_aot.optimization import (
 )
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
-from helia_aot.pipeline.emit import plan_hash, region_symbol
+from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.html_report import render_module_report
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources
@@ -444,33 +444,39 @@ def region_enum_name(prefix: str, region: Any) -> str:
     return f"{prefix}_arena_{infix}{memory}"
 
 
-def _storage(prefix: str, plan: MemoryPlan, region: Any, allocate: bool) -> dict[str, Any]:
-    """Who provides a region's bytes at run time and, for a staged region, where they come from.
+def _storage(region: CRegion, allocate: bool) -> dict[str, Any]:
+    """Who provides a C region's bytes at run time and, for a staged region, where they come from.
 
-    A cold constant region is always the module's own array; other regions are the module's when
-    it allocates its arenas and the application's (no symbol) when it does not.
+    With the module's own arenas every region is its array (a cold constant region its
+    ``__blob``); with ``allocate_arenas: false`` the application binds every region, and a
+    constant region's bytes are also a sidecar file (the cold blob the application binds, the
+    staged source it may place itself).
     """
-    owned = allocate or (region.role == "constant" and not region.staged)
     source = None
-    if region.staged and region.source_region is not None:
-        origin = plan.regions[region.source_region]
+    if region.staged:
         source = {
-            "data_offset_bytes": int(region.source_offset),
-            "memory": str(origin.memory).lower(),
+            "data_offset_bytes": 0,
+            "memory": str(region.source_memory or region.memory).lower(),
             "owner": "generated",
             "size_bytes": region.used,
-            "symbol": region_symbol(prefix, origin),
+            "symbol": region.source,
         }
+    sidecar = None
+    if not allocate and region.role == "constant":
+        payload = region.source if region.staged else region.blob
+        size = region.used if region.staged else region.total_size
+        sidecar = {"filename": f"{payload}.bin", "size_bytes": size}
+    symbol = region.blob if region.cold else region.buffer
     return {
-        "enum_name": region_enum_name(prefix, region),
+        "enum_name": region.enum,
         "runtime": {
             "data_offset_bytes": 0,
-            "memory": str(region.memory).lower(),
-            "owner": "generated" if owned else "application",
+            "memory": region.memory.lower(),
+            "owner": "generated" if allocate else "application",
             "size_bytes": region.used,
-            "symbol": region_symbol(prefix, region) if owned else None,
+            "symbol": symbol if allocate else None,
         },
-        "sidecar": None,
+        "sidecar": sidecar,
         "source": source,
     }
 
@@ -488,11 +494,14 @@ def residency_record(
 ) -> dict[str, Any]:
     """``<prefix>_residency.json`` (schema_version 5): the arenas per role and every placed tensor.
 
-    Memory names are lower case. ``total_size`` of a scratch or persistent arena is the bytes its
-    memory leaves it (the cap less the other arenas there), of a constant arena its size;
-    ``fragmentation`` is the bytes the arena holds beyond its peak of live bytes. Ours on top:
-    ``reserved_size`` (the bytes the arena reserves), ``fragmentation_ratio``, ``capacity``, the
-    staged region's ``source_region_id``/``source_offset``, and each tensor's ``name`` and
+    The arenas are the regions an application binds: ``region_id`` is the region's value in the
+    module's ``<prefix>_arena_region_t`` and ``storage.enum_name`` its enumerator, so a cold
+    region that only stores the sources of staged regions is no arena here (each staged arena
+    names its ``__source`` array instead), as in the C API. Memory names are lower case.
+    ``total_size`` of a scratch or persistent arena is the bytes its memory leaves it (the cap less
+    the other arenas there), of a constant arena its size; ``fragmentation`` is the bytes the arena
+    holds beyond its peak of live bytes. Ours on top: ``reserved_size`` (the bytes the arena
+    reserves), ``fragmentation_ratio``, ``capacity``, and each tensor's ``name`` and
     ``region_id``.
     """
     prefix = str(config.module.prefix) if config is not None else "aot"
@@ -500,25 +509,25 @@ def residency_record(
     counts: dict[int, int] = {}
     for placement in plan.placements.values():
         counts[placement.region] = counts.get(placement.region, 0) + 1
+    cregions = c_regions(prefix, plan)
+    c_index = {c.plan_id: c.index for c in cregions}
     arenas: dict[str, list[dict[str, Any]]] = {role: [] for role in ARENA_ROLES}
-    for region in plan.regions:
+    for c in cregions:
+        region = plan.regions[c.plan_id]
         row: dict[str, Any] = {
             "alignment": region.alignment,
             "memory": str(region.memory).lower(),
-            "region_id": region.id,
-            "storage": _storage(prefix, plan, region, allocate),
+            "region_id": c.index,
+            "storage": _storage(c, allocate),
             "used": region.used,
         }
         if region.role == "constant":
-            origin = plan.regions[region.source_region] if region.source_region is not None else region
             row.update(
-                kind="staged" if region.staged else "cold",
-                source_memory=str(origin.memory).lower(),
+                kind="staged" if c.staged else "cold",
+                source_memory=str(c.source_memory or c.memory).lower(),
                 tensor_count=counts.get(region.id, 0),
                 total_size=region.total_size,
             )
-            if region.staged:
-                row.update(source_region_id=region.source_region, source_offset=region.source_offset)
         else:
             peak = region.peak_live if region.peak_live is not None else region.used
             row.update(
@@ -545,7 +554,7 @@ def residency_record(
                 "size": p.size,
                 "source_memory": str(origin.memory).lower(),
                 "name": tensor.name,
-                "region_id": placed.id,
+                "region_id": c_index[placed.id],
             }
         )
     return {

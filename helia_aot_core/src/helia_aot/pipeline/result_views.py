@@ -11,7 +11,7 @@ from typing import Any
 
 from helia_aot.air import AirModel, AirTensor, TensorId
 from helia_aot.optimization.figures import operator_macs, operator_parameters
-from helia_aot.pipeline.emit import region_symbol, source_symbol
+from helia_aot.pipeline.emit import c_regions
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.platforms.model import MemoryType
 from helia_aot.views import (
@@ -93,58 +93,61 @@ def operator_views(operators: list[Any]) -> tuple[OperatorView, ...]:
     return tuple(views)
 
 
-def _staged(region: Any) -> bool:
-    return bool(getattr(region, "staged", False))
-
-
 def region_views(plan: MemoryPlan, config: Any) -> tuple[RegionView, ...]:
-    """One view per arena region; ``regions[i].id == i``."""
+    """One view per region of the C API; ``regions[i].id == i`` is its ``<prefix>_arena_region_t``.
+
+    A cold region that only stores the sources of staged regions is not a C region, so it has no
+    view: each staged region names its own ``__source`` array (``source_offset`` 0 into it).
+    The module defines a C object for a region only when it allocates the arenas; with
+    ``allocate_arenas: false`` the application binds every region, and a constant region's bytes
+    are the sidecar file it names.
+    """
     prefix = config.module.prefix
     allocate = bool(config.memory.allocate_arenas)
     views = []
-    for region in plan.regions:
-        # The module defines a C object for a region it fills itself (cold constants) always, and
-        # for the RAM regions only when it allocates the arenas rather than the application.
-        bindable = bool(getattr(region, "bindable", region.role != "constant"))
-        symbol = region_symbol(prefix, region) if allocate or not bindable else None
-        staged = _staged(region)
-        sidecar = getattr(region, "sidecar_file", None)
+    for c in c_regions(prefix, plan):
+        region = plan.regions[c.plan_id]
+        sidecar = None
+        if not allocate and c.role == "constant":
+            sidecar = f"{c.source if c.staged else c.blob}.bin"
         views.append(
             RegionView(
-                id=int(region.id),
+                id=c.index,
                 memory=MemoryType(str(region.memory)),
                 source_memory=MemoryType(
-                    str(region.source_memory if staged and region.source_memory else region.memory)
+                    str(c.source_memory if c.staged and c.source_memory else region.memory)
                 ),
                 role=str(region.role),
-                offset=int(getattr(region, "offset", 0) or 0),
+                offset=0,
                 size=int(region.total_size),
                 alignment=int(region.alignment),
-                symbol=symbol,
-                source_symbol=source_symbol(prefix, plan, region) if staged else None,
-                source_offset=int(region.source_offset) if staged else 0,
-                sidecar_file=None if sidecar is None else str(sidecar),
+                symbol=(c.blob if c.cold else c.buffer) if allocate else None,
+                source_symbol=c.source if c.staged else None,
+                source_offset=0,
+                sidecar_file=sidecar,
             )
         )
     return tuple(views)
 
 
 def placement_views(
-    model: AirModel, plan: MemoryPlan, regions: tuple[RegionView, ...]
+    model: AirModel, plan: MemoryPlan, regions: tuple[RegionView, ...], prefix: str = "aot"
 ) -> FrozenMapping[PlacementView]:
-    """Each placed tensor's placement, keyed by tensor id, in enumeration order."""
+    """Each placed tensor's placement, keyed by tensor id, in enumeration order; ``region`` is the
+    C region (``regions[i]``), as in the residency file."""
+    c_index = {c.plan_id: c.index for c in c_regions(prefix, plan)}
     rows = []
     for tid in model.tensors:
         p = plan.placements.get(tid)
         if p is None:
             continue
-        region = regions[p.region]
+        region = regions[c_index[p.region]]
         staged = region.source_memory != region.memory
         rows.append(
             (
                 str(tid),
                 PlacementView(
-                    region=int(p.region),
+                    region=region.id,
                     offset=int(p.offset),
                     size=int(p.size),
                     source_memory=region.source_memory,
@@ -162,7 +165,7 @@ def build_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config:
         "operators": operator_views(operators),
         "tensors": tensor_views(model, plan),
         "regions": regions,
-        "placements": placement_views(model, plan, regions),
+        "placements": placement_views(model, plan, regions, config.module.prefix),
     }
 
 

@@ -1,4 +1,6 @@
-/* ${prefix}_model.h: public API of the ${model_comment} module. */
+/* ${prefix}_model.h: public API of the ${model_comment} module.
+ * Model: ${model_comment}, version ${model_version or "-"}, subgraph ${subgraph}.
+ * Description: ${model_description or "-"} */
 #ifndef ${PREFIX}_MODEL_H
 #define ${PREFIX}_MODEL_H
 
