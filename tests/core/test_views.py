@@ -206,7 +206,7 @@ def test_staged_constants_and_application_owned_arenas(tmp_path):
     assert constants and all(
         staged.placements[t.id].staged
         and staged.placements[t.id].region == copy_.id
-        and staged.placements[t.id].source_memory == "MRAM"
+        and staged.placements[t.id].source_memory is MemoryType.MRAM
         for t in constants
     )
     residency = json.loads((staged.output / "kws_residency.json").read_text())
