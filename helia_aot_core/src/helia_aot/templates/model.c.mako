@@ -100,7 +100,18 @@ int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx)
     }
 % endif
 % if schedule == "table":
+    if (ctx->callback == NULL) {
+        /* No observer: the schedule alone, so a run costs nothing per operator beyond the call. */
+        for (int32_t i = 0; i < ${prefix}_num_operators; ++i) {
+            status = ${prefix}_schedule[i].run(ctx);
+            if (status != ${prefix}_status_ok) {
+                return status;
+            }
+        }
+        return status;
+    }
     for (int32_t i = 0; i < ${prefix}_num_operators; ++i) {
+        /* Checked at each call: an observer may remove itself. */
         if (ctx->callback != NULL) {
             ctx->callback(i, ${prefix}_op_state_run_started, ${prefix}_status_ok, ctx->user_data);
         }
