@@ -15,6 +15,7 @@ PROMISED_OPS = frozenset(
 CONV_2D DEPTHWISE_CONV_2D FULLY_CONNECTED TRANSPOSE_CONV BATCH_MATMUL AVERAGE_POOL_2D MAX_POOL_2D
 ADD SUB MUL SQUARED_DIFFERENCE MAXIMUM MINIMUM RESHAPE SQUEEZE EXPAND_DIMS SOFTMAX LOGISTIC TANH
 RELU RELU6 LEAKY_RELU HARD_SWISH PRELU QUANTIZE DEQUANTIZE CONCATENATION PAD PADV2 MEAN SUM
+REDUCE_MAX REDUCE_MIN REDUCE_PROD
 TRANSPOSE STRIDED_SLICE SLICE SPLIT SPLIT_V PACK UNPACK ARG_MAX ARG_MIN GATHER
 RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
 SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REVERSE_V2 TILE BROADCAST_TO
@@ -31,8 +32,8 @@ EXPECTED_UNSUPPORTED = frozenset(
     """
 cumsum_float32 cumsum_int8 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
 if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
-lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8 one_hot_float32 reduce_min_int8
-reduce_prod_float32 resource_variable_accumulator_float32 small_conv1d_audio_int8
+lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8 one_hot_float32
+resource_variable_accumulator_float32
 """.split()
 )
 

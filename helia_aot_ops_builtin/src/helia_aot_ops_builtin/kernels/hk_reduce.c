@@ -1,7 +1,9 @@
 /*
- * helia-aot kernel library: MEAN and SUM over constant axes (see hk_reduce.h).
+ * helia-aot kernel library: MEAN, SUM, PROD, MAX and MIN over constant axes (see hk_reduce.h).
  */
 #include "hk_reduce.h"
+
+#include <float.h>
 
 static int32_t validate(const hk_reduce_params_t *params, const void *input, const void *output)
 {
@@ -25,6 +27,13 @@ typedef enum {
     REDUCE_MEAN_F32,
     REDUCE_S8,  /* int8 sum or mean: the quantized epilogue */
     REDUCE_S16, /* int16 sum or mean */
+    REDUCE_PROD_F32,
+    REDUCE_MAX_F32,
+    REDUCE_MIN_F32,
+    REDUCE_MAX_S8, /* quantized max/min: compared as stored, output keeps the input's quantization */
+    REDUCE_MIN_S8,
+    REDUCE_MAX_S16,
+    REDUCE_MIN_S16,
 } reduce_kind_t;
 
 /* LiteRT QuantizedMeanOrSum's epilogue: the zero-point correction is formed in 64 bits and
@@ -51,7 +60,25 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
     if (status != HK_STATUS_OK) {
         return status;
     }
-    const bool is_float = kind == REDUCE_SUM_F32 || kind == REDUCE_MEAN_F32;
+    const bool is_float = kind == REDUCE_SUM_F32 || kind == REDUCE_MEAN_F32 ||
+                          kind == REDUCE_PROD_F32 || kind == REDUCE_MAX_F32 ||
+                          kind == REDUCE_MIN_F32;
+    const bool is_s8 = kind == REDUCE_S8 || kind == REDUCE_MAX_S8 || kind == REDUCE_MIN_S8;
+    const bool is_max = kind == REDUCE_MAX_F32 || kind == REDUCE_MAX_S8 || kind == REDUCE_MAX_S16;
+    const bool is_min = kind == REDUCE_MIN_F32 || kind == REDUCE_MIN_S8 || kind == REDUCE_MIN_S16;
+    /* Starting values as LiteRT's ReduceGeneric sets them: 0 for sums, 1 for products, the
+     * type's lowest value for max and its largest for min. */
+    float init_f32 = 0.0f;
+    int32_t init_i32 = 0;
+    if (kind == REDUCE_PROD_F32) {
+        init_f32 = 1.0f;
+    } else if (is_max) {
+        init_f32 = -FLT_MAX;
+        init_i32 = is_s8 ? -128 : -32768;
+    } else if (is_min) {
+        init_f32 = FLT_MAX;
+        init_i32 = is_s8 ? 127 : 32767;
+    }
     const float *in_f32 = (const float *)input;
     const int8_t *in_s8 = (const int8_t *)input;
     const int16_t *in_s16 = (const int16_t *)input;
@@ -66,8 +93,8 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                 for (int32_t k3 = 0; k3 < ke[3]; ++k3) {
                     const size_t base = (size_t)(k0 * ks[0]) + (size_t)(k1 * ks[1]) +
                                         (size_t)(k2 * ks[2]) + (size_t)(k3 * ks[3]);
-                    float acc_f32 = 0;
-                    int32_t acc_i32 = 0;
+                    float acc_f32 = init_f32;
+                    int32_t acc_i32 = init_i32;
                     for (int32_t r0 = 0; r0 < re[0]; ++r0) {
                         const size_t p0 = base + (size_t)(r0 * rs[0]);
                         for (int32_t r1 = 0; r1 < re[1]; ++r1) {
@@ -77,7 +104,23 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                                 for (int32_t r3 = 0; r3 < re[3]; ++r3) {
                                     const size_t at = p2 + (size_t)(r3 * rs[3]);
                                     if (is_float) {
-                                        acc_f32 = acc_f32 + in_f32[at];
+                                        const float x = in_f32[at];
+                                        if (is_max) {
+                                            acc_f32 = x > acc_f32 ? x : acc_f32;
+                                        } else if (is_min) {
+                                            acc_f32 = x < acc_f32 ? x : acc_f32;
+                                        } else if (kind == REDUCE_PROD_F32) {
+                                            acc_f32 = x * acc_f32;
+                                        } else {
+                                            acc_f32 = acc_f32 + x;
+                                        }
+                                    } else if (is_max || is_min) {
+                                        const int32_t x = is_s8 ? in_s8[at] : in_s16[at];
+                                        if (is_max) {
+                                            acc_i32 = x > acc_i32 ? x : acc_i32;
+                                        } else {
+                                            acc_i32 = x < acc_i32 ? x : acc_i32;
+                                        }
                                     } else {
                                         /* LiteRT accumulates quantized sums in int32 and lets
                                          * them wrap. */
@@ -91,7 +134,18 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                     }
                     switch (kind) {
                     case REDUCE_SUM_F32:
+                    case REDUCE_PROD_F32:
+                    case REDUCE_MAX_F32:
+                    case REDUCE_MIN_F32:
                         ((float *)output)[o++] = acc_f32;
+                        break;
+                    case REDUCE_MAX_S8:
+                    case REDUCE_MIN_S8:
+                        ((int8_t *)output)[o++] = (int8_t)acc_i32;
+                        break;
+                    case REDUCE_MAX_S16:
+                    case REDUCE_MIN_S16:
+                        ((int16_t *)output)[o++] = (int16_t)acc_i32;
                         break;
                     case REDUCE_MEAN_F32:
                         ((float *)output)[o++] = acc_f32 / (float)params->count;
@@ -135,4 +189,47 @@ int32_t hk_reduce_sum_mean_s16(const hk_reduce_params_t *params, const int16_t *
                                int16_t *output)
 {
     return reduce_walk(params, input, output, REDUCE_S16);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric with the kProd reducer (float): acc = x * acc from 1. */
+int32_t hk_reduce_prod_f32(const hk_reduce_params_t *params, const float *input, float *output)
+{
+    return reduce_walk(params, input, output, REDUCE_PROD_F32);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric with the kMax reducer (float), from -FLT_MAX. */
+int32_t hk_reduce_max_f32(const hk_reduce_params_t *params, const float *input, float *output)
+{
+    return reduce_walk(params, input, output, REDUCE_MAX_F32);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric with the kMin reducer (float), from FLT_MAX. */
+int32_t hk_reduce_min_f32(const hk_reduce_params_t *params, const float *input, float *output)
+{
+    return reduce_walk(params, input, output, REDUCE_MIN_F32);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int8_t> with kMax: stored values compared, the
+ * output quantized as the input (LiteRT requires equal scales and zero points). */
+int32_t hk_reduce_max_s8(const hk_reduce_params_t *params, const int8_t *input, int8_t *output)
+{
+    return reduce_walk(params, input, output, REDUCE_MAX_S8);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int8_t> with kMin (see hk_reduce_max_s8). */
+int32_t hk_reduce_min_s8(const hk_reduce_params_t *params, const int8_t *input, int8_t *output)
+{
+    return reduce_walk(params, input, output, REDUCE_MIN_S8);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int16_t> with kMax (see hk_reduce_max_s8). */
+int32_t hk_reduce_max_s16(const hk_reduce_params_t *params, const int16_t *input, int16_t *output)
+{
+    return reduce_walk(params, input, output, REDUCE_MAX_S16);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int16_t> with kMin (see hk_reduce_max_s8). */
+int32_t hk_reduce_min_s16(const hk_reduce_params_t *params, const int16_t *input, int16_t *output)
+{
+    return reduce_walk(params, input, output, REDUCE_MIN_S16);
 }

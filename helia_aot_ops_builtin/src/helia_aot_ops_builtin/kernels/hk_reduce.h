@@ -1,5 +1,5 @@
 /*
- * helia-aot kernel library: MEAN and SUM over constant axes.
+ * helia-aot kernel library: MEAN, SUM, PROD, MAX and MIN over constant axes.
  *
  * The converter splits the input's dimensions into kept and reduced ones (dropping extent-1
  * dimensions and merging neighbours of the same kind), at most four of each, and hands their
@@ -37,5 +37,17 @@ int32_t hk_reduce_sum_mean_s8(const hk_reduce_params_t *params, const int8_t *in
                               int8_t *output);
 int32_t hk_reduce_sum_mean_s16(const hk_reduce_params_t *params, const int16_t *input,
                                int16_t *output);
+
+/* PROD (float only), MAX and MIN read only the extents and strides: MAX and MIN compare the
+ * stored values, the output quantized as the input. */
+int32_t hk_reduce_prod_f32(const hk_reduce_params_t *params, const float *input, float *output);
+int32_t hk_reduce_max_f32(const hk_reduce_params_t *params, const float *input, float *output);
+int32_t hk_reduce_min_f32(const hk_reduce_params_t *params, const float *input, float *output);
+int32_t hk_reduce_max_s8(const hk_reduce_params_t *params, const int8_t *input, int8_t *output);
+int32_t hk_reduce_min_s8(const hk_reduce_params_t *params, const int8_t *input, int8_t *output);
+int32_t hk_reduce_max_s16(const hk_reduce_params_t *params, const int16_t *input,
+                          int16_t *output);
+int32_t hk_reduce_min_s16(const hk_reduce_params_t *params, const int16_t *input,
+                          int16_t *output);
 
 #endif /* HK_REDUCE_H */

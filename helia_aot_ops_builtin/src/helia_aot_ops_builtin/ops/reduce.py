@@ -1,4 +1,4 @@
-"""MEAN and SUM over constant axes.
+"""MEAN, SUM, REDUCE_PROD, REDUCE_MAX and REDUCE_MIN over constant axes.
 
 :func:`~helia_aot_ops_builtin.broadcast_geometry.reduce_geometry` folds the input into kept and
 reduced loops (at most four of each); ``hk_reduce`` adds each output's inputs in the order
@@ -8,6 +8,11 @@ an int32 sum, the input zero point removed, then one fixed-point rescale whose m
 
 LiteRT's reference SUM kernel reads int8/int16 data as uint8 (google-ai-edge/LiteRT issue #4079);
 quantized SUM here computes what that kernel intends, which TensorFlow Lite Micro also computes.
+
+REDUCE_MAX and REDUCE_MIN follow LiteRT's ``ReduceGeneric``: quantized values are compared as
+stored, so (as LiteRT checks) the output must carry the input's scale and zero point.
+REDUCE_PROD is float32 only: LiteRT's quantized product rescales after every multiplication,
+which this pack does not reproduce yet, so int8 and int16 are refused at Resolve.
 """
 
 from __future__ import annotations
@@ -59,6 +64,18 @@ def _reducer_options(raw: Any) -> AirReducerOptions:
 
 parse_mean = simple_parser(AirOpType.MEAN.value, _reducer_options)
 parse_sum = simple_parser(AirOpType.SUM.value, _reducer_options)
+parse_reduce_max = simple_parser("REDUCE_MAX", _reducer_options)
+parse_reduce_min = simple_parser("REDUCE_MIN", _reducer_options)
+parse_reduce_prod = simple_parser("REDUCE_PROD", _reducer_options)
+
+SAME_QUANTIZATION = (
+    "Quantized input and output must have the same scale and zero point (LiteRT compares the "
+    "stored values and checks this)."
+)
+PROD_FLOAT_ONLY = (
+    "Only float32 is supported; quantized int8/int16 REDUCE_PROD (LiteRT's QuantizedReduceProd, "
+    "which rescales after each multiplication) is refused."
+)
 
 
 class _ReduceOperator(ParamsCallOperator):
@@ -88,8 +105,9 @@ class _ReduceOperator(ParamsCallOperator):
         if not self.input_tensors or not self.output_tensors:
             return []
         allowed = {np.dtype(t) for t in self.SUPPORTED_DTYPES}
+        names = ", ".join(sorted(np.dtype(t).name for t in self.SUPPORTED_DTYPES))
         return [
-            f"{role} {label(t)} is {t.dtype}; supported: float32, int16, int8"
+            f"{role} {label(t)} is {t.dtype}; supported: {names}"
             for role, t in (("input", self.source), ("output", self.target))
             if t.dtype.numpy not in allowed
         ]
@@ -145,6 +163,71 @@ class _ReduceOperator(ParamsCallOperator):
         return KernelCall(f"reduce_sum_mean_{suffix}", data, "reduce_params_t", params)
 
 
+class _ReduceMinMaxOperator(_ReduceOperator):
+    """REDUCE_MAX / REDUCE_MIN: stored values compared, the output quantized as the input."""
+
+    RESTRICTIONS = (
+        SAME_TYPE,
+        CONSTANT_AXES,
+        FOLDED_LOOPS,
+        PER_TENSOR,
+        SAME_QUANTIZATION,
+        "The input must not be empty.",
+    )
+    REDUCER = "max"
+
+    def check(self) -> Iterable[str]:
+        problems = list(super().check())
+        if problems:
+            return problems
+        src, dst = self.source, self.target
+        if src.dtype is not AirTensorType.FLOAT32 and (
+            src.scale() != dst.scale() or src.zero_point() != dst.zero_point()
+        ):
+            problems.append(
+                f"the input is quantized with scale {src.scale()} and zero point {src.zero_point()} "
+                f"but the output with {dst.scale()} and {dst.zero_point()}; REDUCE_{self.REDUCER.upper()} "
+                "needs them equal (requantize with a QUANTIZE after it)"
+            )
+        return problems
+
+    def kernel(self) -> KernelCall:
+        src, dst = self.source, self.target
+        g = reduce_geometry(src.shape, self.axes())
+        params: dict[str, Any] = {
+            "kept_extents": g.kept_extents,
+            "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents,
+            "reduced_strides": g.reduced_strides,
+            "count": g.count,
+        }
+        suffix = {AirTensorType.FLOAT32: "f32", AirTensorType.INT8: "s8"}.get(src.dtype, "s16")
+        data = [self.ptr(src, const=True), self.ptr(dst)]
+        return KernelCall(f"reduce_{self.REDUCER}_{suffix}", data, "reduce_params_t", params)
+
+
+class ReduceMaxOperator(_ReduceMinMaxOperator):
+    """REDUCE_MAX over constant axes."""
+
+    TYPE = "REDUCE_MAX"
+
+
+class ReduceMinOperator(_ReduceMinMaxOperator):
+    """REDUCE_MIN over constant axes."""
+
+    TYPE = "REDUCE_MIN"
+    REDUCER = "min"
+
+
+class ReduceProdOperator(_ReduceMinMaxOperator):
+    """REDUCE_PROD over constant axes, float32 only (see the module note)."""
+
+    TYPE = "REDUCE_PROD"
+    SUPPORTED_DTYPES = (np.float32,)
+    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PROD_FLOAT_ONLY, "The input must not be empty.")
+    REDUCER = "prod"
+
+
 class MeanOperator(_ReduceOperator):
     """MEAN over constant axes."""
 
@@ -161,4 +244,7 @@ class SumOperator(_ReduceOperator):
 REGISTRATIONS = [
     OperatorRecord(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator),
     OperatorRecord(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator),
+    OperatorRecord("REDUCE_MAX", parse_reduce_max, AirReducerOptions, ReduceMaxOperator),
+    OperatorRecord("REDUCE_MIN", parse_reduce_min, AirReducerOptions, ReduceMinOperator),
+    OperatorRecord("REDUCE_PROD", parse_reduce_prod, AirReducerOptions, ReduceProdOperator),
 ]
