@@ -9,6 +9,8 @@ module's own self test compares all twelve outputs with them bit for bit.
 
 from __future__ import annotations
 
+import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -23,13 +25,20 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "kws"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="module folder's parent (default: the repository's out/)")
+    args = parser.parse_args(argv)
     console = Console()
-    config = ConvertArgs.from_yaml(EXAMPLE / "convert.yaml")
+    # Relative paths in a configuration resolve from the working directory (as heliaAOT 1.1 does),
+    # so the example runs from its own folder, where convert.yaml names its model and golden data.
+    os.chdir(EXAMPLE)
+    overrides = {} if args.out is None else {"module.path": str(args.out.resolve())}
     try:
+        config = ConvertArgs.from_yaml(EXAMPLE / "convert.yaml", overrides=overrides)
         result = AotConverter(config).convert()
     except HeliaAotError as error:
-        console.print(f"[red]Error:[/] {error}\nhint: {error.hint}")
+        console.print(f"[red]Error:[/] {error.message}\nhint: {error.hint}")
         return error.exit_code
     console.print(f"module written to [bold]{result.output.resolve()}[/]")
     for arena in result.arenas:
