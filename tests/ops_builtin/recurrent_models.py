@@ -9,6 +9,7 @@ per sample gives different outputs.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
@@ -191,3 +192,103 @@ def state_matters(model: Path, samples: list[list[np.ndarray]]) -> bool:
     """Whether carried state changes some output (so a streamed golden really tests the state)."""
     carried, fresh = reference_outputs(model, samples), reference_outputs(model, samples, fresh=True)
     return any(not np.array_equal(a, b) for ca, fa in zip(carried, fresh) for a, b in zip(ca, fa))
+
+
+def gru_weights(inputs: int, units: int, seed: int) -> dict[str, np.ndarray]:
+    """Random GRU weights in the custom operator's layout (gate rows: update, reset, candidate)."""
+    rng = np.random.default_rng(seed)
+    return {
+        "kernel": rng.uniform(-0.7, 0.7, (3 * units, inputs)).astype(np.float32),
+        "recurrent": rng.uniform(-0.7, 0.7, (3 * units, units)).astype(np.float32),
+        "input_bias": rng.uniform(-0.3, 0.3, 3 * units).astype(np.float32),
+        "recurrent_bias": rng.uniform(-0.3, 0.3, 3 * units).astype(np.float32),
+    }
+
+
+def gru_custom_model(
+    path: Path,
+    *,
+    steps: int,
+    inputs: int,
+    units: int,
+    weights: dict[str, np.ndarray],
+    state: str,
+    sequence: bool,
+) -> Path:
+    """One ``GRU`` custom node; ``state`` is "variable" (carried), "constant" (zeros) or "none"."""
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("input", (1, steps, inputs), "float32")
+    k = b.add_tensor("kernel", (3 * units, inputs), "float32", data=weights["kernel"])
+    r = b.add_tensor("recurrent_kernel", (3 * units, units), "float32", data=weights["recurrent"])
+    bi = b.add_tensor("input_bias", (3 * units,), "float32", data=weights["input_bias"])
+    br = b.add_tensor("recurrent_bias", (3 * units,), "float32", data=weights["recurrent_bias"])
+    ins = [x, k, r, bi, br]
+    if state == "variable":
+        ins.append(b.add_tensor("state", (1, units), "float32", variable=True))
+    elif state == "constant":
+        ins.append(b.add_tensor("initial_state", (1, units), "float32", data=np.zeros(units)))
+    y = b.add_tensor("output", (1, steps, units) if sequence else (1, units), "float32")
+    b.add_custom_operator("GRU", ins, [y])
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+def gru_unrolled_model(
+    path: Path, *, steps: int, inputs: int, units: int, weights: dict[str, np.ndarray]
+) -> Path:
+    """The same GRU from zero state as LiteRT builtin operators, one cell per step, output
+    [1, steps, units]: what the reference interpreter runs for the custom operator's golden."""
+    b = LiteRTModelBuilder()
+    f32 = "float32"
+    x = b.add_tensor("input", (1, steps, inputs), f32)
+    flat = b.add_tensor("flat", (steps, inputs), f32)
+    b.add_operator("RESHAPE", [x, b.add_tensor("s0", (2,), "int32", data=[steps, inputs])], [flat])
+    rows = [b.add_tensor(f"x{t}", (1, inputs), f32) for t in range(steps)]
+    split = litert.SplitOptionsT()
+    split.numSplits = steps
+    b.add_operator("SPLIT", [b.add_tensor("axis0", (), "int32", data=[0]), flat], rows, split)
+    k = b.add_tensor("kernel", (3 * units, inputs), f32, data=weights["kernel"])
+    r = b.add_tensor("recurrent", (3 * units, units), f32, data=weights["recurrent"])
+    bi = b.add_tensor("input_bias", (3 * units,), f32, data=weights["input_bias"])
+    br = b.add_tensor("recurrent_bias", (3 * units,), f32, data=weights["recurrent_bias"])
+    one = b.add_tensor("one", (), f32, data=[1.0])
+    axis1 = b.add_tensor("axis1", (), "int32", data=[1])
+    h = b.add_tensor("h0", (1, units), f32, data=np.zeros(units))
+    split3 = litert.SplitOptionsT()
+    split3.numSplits = 3
+    states = []
+
+    def new(name: str, shape=(1, units)) -> int:
+        return b.add_tensor(f"{name}{len(b.tensors)}", shape, f32)
+
+    def op(name: str, ins: list[int], options: Any = None) -> int:
+        out = new(name.lower())
+        b.add_operator(name, ins, [out], options)
+        return out
+
+    for t in range(steps):
+        gx, gh = new("gx", (1, 3 * units)), new("gh", (1, 3 * units))
+        b.add_operator("FULLY_CONNECTED", [rows[t], k, bi], [gx], litert.FullyConnectedOptionsT())
+        b.add_operator("FULLY_CONNECTED", [h, r, br], [gh], litert.FullyConnectedOptionsT())
+        xs, hs = [new("xs") for _ in range(3)], [new("hs") for _ in range(3)]
+        b.add_operator("SPLIT", [axis1, gx], xs, split3)
+        b.add_operator("SPLIT", [axis1, gh], hs, split3)
+        z = op("LOGISTIC", [op("ADD", [xs[0], hs[0]], litert.AddOptionsT())])
+        rg = op("LOGISTIC", [op("ADD", [xs[1], hs[1]], litert.AddOptionsT())])
+        n = op(
+            "TANH", [op("ADD", [xs[2], op("MUL", [rg, hs[2]], litert.MulOptionsT())], litert.AddOptionsT())]
+        )
+        keep = op("MUL", [z, h], litert.MulOptionsT())
+        blend = op("MUL", [op("SUB", [one, z], litert.SubOptionsT()), n], litert.MulOptionsT())
+        h = op("ADD", [keep, blend], litert.AddOptionsT())
+        states.append(h)
+    stacked = new("stacked", (steps, units))
+    concat = litert.ConcatenationOptionsT()
+    concat.axis = 0
+    b.add_operator("CONCATENATION", states, [stacked], concat)
+    y = b.add_tensor("output", (1, steps, units), f32)
+    b.add_operator("RESHAPE", [stacked, b.add_tensor("s1", (3,), "int32", data=[1, steps, units])], [y])
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
