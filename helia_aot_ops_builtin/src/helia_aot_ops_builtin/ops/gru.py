@@ -117,7 +117,8 @@ class GruOperator(KernelCallOperator):
             if not (state.is_constant or state.kind is AirTensorKind.PERSISTENT):
                 yield f"state {label(state)} must be a variable tensor or a constant"
         if self.output_tensors[0].size not in (units, steps * units):
-            yield f"output {tuple(self.output_tensors[0].shape)} is neither [1, {steps}, {units}] nor [1, {units}]"
+            shape = tuple(self.output_tensors[0].shape)
+            yield f"output {shape} is neither [1, {steps}, {units}] nor [1, {units}]"
 
     def on_resolve(self) -> None:
         self.add_scratch("scratch", 7 * 4 * self._geometry()[2], alignment=4)
