@@ -253,11 +253,29 @@ def _copy_tensor(model: litert.ModelT, source: litert.SubGraphT, index: int, tar
 
 
 def _fuse_one(model: litert.ModelT, subgraph: litert.SubGraphT) -> bool:
-    ops = subgraph.operators or []
-    outputs = set(_ints(subgraph.outputs))
-    for w, op in enumerate(ops):
+    """Fuse the first matching WHILE of ``subgraph``; False when none matches.
+
+    Matching only reads the model; a loop of unexpected form (any lookup that fails) is not a GRU
+    and stays for the general WHILE support, so the hook never fails a conversion.
+    """
+    for w, op in enumerate(subgraph.operators or []):
         if _op_name(model, op) != "WHILE" or op.builtinOptions is None:
             continue
+        try:
+            plan = _plan(model, subgraph, w, op)
+        except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+            plan = None
+        if plan is not None:
+            _apply(model, subgraph, *plan)
+            return True
+    return False
+
+
+def _plan(model: litert.ModelT, subgraph: litert.SubGraphT, w: int, op: litert.OperatorT):
+    """(inputs of the GRU operator, its output, the replaced operator indices), or None."""
+    ops = subgraph.operators or []
+    outputs = set(_ints(subgraph.outputs))
+    if op is not None:
         body_index, cond_index = (
             int(op.builtinOptions.bodySubgraphIndex),
             int(op.builtinOptions.condSubgraphIndex),
@@ -266,7 +284,7 @@ def _fuse_one(model: litert.ModelT, subgraph: litert.SubGraphT) -> bool:
         cell = _match_cell(model, body)
         ins, outs = _ints(op.inputs), _ints(op.outputs)
         if cell is None or len(ins) != 5:
-            continue
+            return None
         # Head: the [1, T, F] input made time-major by one RESHAPE used only here.
         g = _Graph(model, subgraph)
         head = g.producer.get(ins[cell.sequence_arg])
@@ -275,17 +293,17 @@ def _fuse_one(model: litert.ModelT, subgraph: litert.SubGraphT) -> bool:
             or _op_name(model, head) != "RESHAPE"
             or len(_consumers(subgraph, ins[cell.sequence_arg])) != 1
         ):
-            continue
+            return None
         source = _ints(head.inputs)[0]
         shape = _ints(subgraph.tensors[source].shape)
         if len(shape) != 3 or shape[0] != 1:
-            continue
+            return None
         steps = shape[1]
         # Counters start at 0, the condition stops both at the sequence length.
         counters = [p for p in range(5) if p not in (cell.sequence_arg, cell.state_arg, cell.list_arg)]
         starts = [_const(model, subgraph, ins[p]) for p in counters]
         if any(s is None or s.size != 1 or int(s.reshape(-1)[0]) != 0 for s in starts):
-            continue
+            return None
         cond = model.subgraphs[cond_index]
         limits = [
             _const(model, cond, _ints(c.inputs)[1])
@@ -293,14 +311,14 @@ def _fuse_one(model: litert.ModelT, subgraph: litert.SubGraphT) -> bool:
             if _op_name(model, c) == "LESS"
         ]
         if not limits or any(v is None or int(v.reshape(-1)[0]) != steps for v in limits):
-            continue
+            return None
         if _const(model, subgraph, ins[cell.state_arg]) is None:
-            continue
+            return None
         # Tail: the only use of the WHILE's results is the list, reshaped or sliced once.
         used = [p for p in range(5) if _consumers(subgraph, outs[p]) or outs[p] in outputs]
         tails = _consumers(subgraph, outs[cell.list_arg])
         if used != [cell.list_arg] or len(tails) != 1 or outs[cell.list_arg] in outputs:
-            continue
+            return None
         tail = ops[tails[0]]
         units = _ints(body.tensors[body.inputs[cell.state_arg]].shape)[1]
         result = _ints(tail.outputs)[0]
@@ -309,25 +327,30 @@ def _fuse_one(model: litert.ModelT, subgraph: litert.SubGraphT) -> bool:
         last = _op_name(model, tail) in ("STRIDED_SLICE", "RESHAPE") and size == units
         list_rows = _ints(subgraph.tensors[outs[cell.list_arg]].shape)[0]
         if not (sequence or (last and list_rows == 1)):
-            continue
-        fused = litert.OperatorT()
-        fused.opcodeIndex = _custom_code(model)
-        fused.inputs = [
-            source,
+            return None
+        weights = [
             _copy_tensor(model, body, cell.kernel, subgraph),
             _copy_tensor(model, body, cell.recurrent, subgraph),
             _copy_tensor(model, body, cell.kernel_bias, subgraph),
             _copy_tensor(model, body, cell.recurrent_bias, subgraph),
-            ins[cell.state_arg],
         ]
-        fused.outputs = [result]
         indices = sorted([ops.index(head), w, tails[0]])
-        fused.customOptions = list(flexbuffers.Dumps({"source_indices": indices}))
-        fused.customOptionsFormat = litert.CustomOptionsFormat.FLEXBUFFERS
-        subgraph.operators = [o for i, o in enumerate(ops) if i not in indices[1:] and i != indices[0]]
-        subgraph.operators.insert(indices[0], fused)
-        return True
-    return False
+        return [source, *weights, ins[cell.state_arg]], result, indices
+    return None
+
+
+def _apply(
+    model: litert.ModelT, subgraph: litert.SubGraphT, inputs: list[int], result: int, indices: list[int]
+) -> None:
+    """Put one GRU operator where the first replaced operator was and drop the replaced ones."""
+    fused = litert.OperatorT()
+    fused.opcodeIndex = _custom_code(model)
+    fused.inputs = inputs
+    fused.outputs = [result]
+    fused.customOptions = list(flexbuffers.Dumps({"source_indices": indices}))
+    fused.customOptionsFormat = litert.CustomOptionsFormat.FLEXBUFFERS
+    subgraph.operators = [o for i, o in enumerate(subgraph.operators) if i not in indices]
+    subgraph.operators.insert(indices[0], fused)
 
 
 def fuse_rolled_gru(model: litert.ModelT) -> litert.ModelT | None:
