@@ -9,6 +9,7 @@ from helia_aot.pack import OperatorRecord, hookimpl, register_operators
 from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
+from helia_aot_ops_builtin.transforms import register_transforms
 
 
 def registrations() -> list[OperatorRecord]:
@@ -27,5 +28,7 @@ def aot_operator_classes() -> list[tuple[str, type]]:
 
 @hookimpl
 def helia_aot_register(context: RegistryContext) -> None:
-    """Register parsers, options classes and operator classes of the built-in operators."""
+    """Register parsers, options classes and operator classes of the built-in operators, and the
+    built-in graph transforms."""
     register_operators(context, registrations())
+    register_transforms(context)
