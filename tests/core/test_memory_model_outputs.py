@@ -64,8 +64,9 @@ def schedule(steps: Sequence[tuple[str, list[str], str]], outputs: list[str], n:
     names = ["x"] + [out for _, _, out in steps]
     for name in names:
         model.add_tensor(AirTensor(name, name, (n,), AirTensorType.INT8, AirTensorKind.SCRATCH))
+    # A mover aliases only as PRUNE_IDENTITY_OPS leaves it: marked to share its input's storage.
     model.operators = [
-        AirOperator(str(i), KINDS[kind].TYPE, list(inputs), [out])
+        AirOperator(str(i), KINDS[kind].TYPE, list(inputs), [out], shares_input_storage=kind == "move")
         for i, (kind, inputs, out) in enumerate(steps)
     ]
     model.inputs, model.outputs = ["x"], list(outputs)

@@ -53,15 +53,24 @@ def convert(entry, tmp_path, **overrides):
         },
     }
     for key, value in overrides.items():
-        config.setdefault(key, {}).update(value)
+        if isinstance(value, list):
+            config[key] = value
+        else:
+            config.setdefault(key, {}).update(value)
     return AotConverter(ConvertArgs.model_validate(config)).convert()
 
 
+TRANSFORM_SETTINGS = {"transforms_on": None, "transforms_off": [{"name": "*", "enabled": False}]}
+"""Every model is checked with the graph transforms at their defaults (all on) and all off."""
+
+
+@pytest.mark.parametrize("setting", sorted(TRANSFORM_SETTINGS))
 @pytest.mark.parametrize("entry", PROMISED, ids=[e["name"] for e in PROMISED])
-def test_promised_model_matches_reference(entry, tmp_path):
-    result = convert(entry, tmp_path)
+def test_promised_model_matches_reference(entry, setting, tmp_path):
+    transforms = TRANSFORM_SETTINGS[setting]
+    result = convert(entry, tmp_path, **({"transforms": transforms} if transforms else {}))
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
-    assert run.passed, f"{entry['name']}:\n{run.stdout}\n{run.stderr[-4000:]}"
+    assert run.passed, f"{entry['name']} ({setting}):\n{run.stdout}\n{run.stderr[-4000:]}"
 
 
 def test_the_unsupported_list_names_only_models_beyond_the_promise():

@@ -10,7 +10,7 @@ transforms a default context has. It sits above the pipeline and the context bui
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -69,15 +69,21 @@ class TransformPipeline:
 
     @classmethod
     def from_config(
-        cls, entries: Sequence[TransformConfig] | None = None, context: RegistryContext | None = None
+        cls,
+        entries: Sequence[TransformConfig | Mapping[str, Any]] | None = None,
+        context: RegistryContext | None = None,
     ) -> TransformPipeline:
         """The transforms a conversion would run for ``entries`` with ``context`` (default: built-ins).
 
+        An entry is a :class:`TransformSpec` or the mapping a ``transforms[]`` item holds in YAML.
         Raises InvalidConfigError for what a conversion refuses (unknown or repeated names,
         options on ``"*"``, options a transform rejects).
         """
         context = context or build_default_registry_context()
-        return cls(select_transforms(list(entries or ()), context))
+        specs = [
+            e if isinstance(e, TransformConfig) else TransformConfig.model_validate(e) for e in entries or ()
+        ]
+        return cls(select_transforms(specs, context))
 
     def apply(self, model: AirModel, context: RegistryContext | None = None) -> AirModel:
         """Run every enabled transform; each must leave a graph the AIR verifier accepts."""

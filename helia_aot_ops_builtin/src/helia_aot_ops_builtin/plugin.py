@@ -10,6 +10,7 @@ from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
 from helia_aot_ops_builtin.gru_fusion import fuse_rolled_gru
+from helia_aot_ops_builtin.transforms import register_transforms
 
 
 def registrations() -> list[OperatorRecord]:
@@ -29,6 +30,8 @@ def aot_operator_classes() -> list[tuple[str, type]]:
 @hookimpl
 def helia_aot_register(context: RegistryContext) -> None:
     """Register parsers, options classes and operator classes of the built-in operators, and the
-    ``fuse_rolled_gru`` model hook (a WHILE-loop Keras GRU becomes one GRU operator)."""
+    built-in graph transforms and the ``fuse_rolled_gru`` model hook (a WHILE-loop Keras GRU
+    becomes one GRU operator)."""
     register_operators(context, registrations())
+    register_transforms(context)
     context.litert_model_hooks.register("fuse_rolled_gru", fuse_rolled_gru)

@@ -84,6 +84,9 @@ class AirOperator:
     ``named_tensors`` maps operator-local names (``multiplier``, ``scratch``) to tensors an
     operator added for itself. ``source_indices`` are the operator's indices in the model file's
     subgraph; a fused activation adds none, an operator a transform creates has none.
+    ``shares_input_storage`` says the output may live in input 0's bytes (a byte mover the
+    PRUNE_IDENTITY_OPS transform made an alias): the planner then gives both one buffer when
+    it can, and the run's copy finds equal pointers and moves nothing.
     """
 
     id: OpId
@@ -93,6 +96,7 @@ class AirOperator:
     named_tensors: dict[str, TensorId] = field(default_factory=dict)
     options: AirOperatorOptions = field(default_factory=AirOperatorOptions)
     source_indices: tuple[int, ...] = ()
+    shares_input_storage: bool = False
 
     def __post_init__(self) -> None:
         self.op_type = str(self.op_type.value if hasattr(self.op_type, "value") else self.op_type)

@@ -121,11 +121,16 @@ class MemoryPlan:
 
 
 def _alias_map(model: AirModel, operators: list[Any]) -> dict[TensorId, TensorId]:
-    """Outputs of byte movers that may share their input's storage, mapped to the storage root."""
+    """Outputs of byte movers that share their input's storage, mapped to the storage root.
+
+    Only operators a transform marked ``shares_input_storage`` (PRUNE_IDENTITY_OPS) whose class
+    allows it (``ALIASES_INPUT``) alias: with the transform off, every copy keeps its own buffer.
+    """
     alias: dict[TensorId, TensorId] = {}
     outputs = set(model.outputs)
     for aot_op in operators:
-        if not aot_op.ALIASES_INPUT or not aot_op.op.input_ids or not aot_op.op.output_ids:
+        op = aot_op.op
+        if not (aot_op.ALIASES_INPUT and op.shares_input_storage and op.input_ids and op.output_ids):
             continue
         src, dst = aot_op.op.input_ids[0], aot_op.op.output_ids[0]
         source = model.tensors[src]

@@ -65,13 +65,20 @@ def select_transforms(config_entries: list[TransformConfig], context: RegistryCo
         try:
             value = TypeAdapter(spec).validate_python(raw)
         except ValidationError as exc:
+            accepted = ", ".join(_option_names(spec)) or "none"
             raise InvalidConfigError(
                 f"transform {name}: options rejected: {exc}",
-                hint=f"the options {name} takes are the fields of its OPTIONS type; `helia-aot plugins` "
-                "names the pack that registered it",
+                hint=f"{name} takes the options: {accepted} (the fields of its OPTIONS type); "
+                "`helia-aot plugins` names the pack that registered it",
             ) from exc
         selected.append(cls(value))
     return selected
+
+
+def _option_names(spec: Any) -> list[str]:
+    """The option names a transform's ``OPTIONS`` (pydantic model or dataclass) declares."""
+    fields = getattr(spec, "model_fields", None) or getattr(spec, "__dataclass_fields__", None) or {}
+    return sorted(str(name) for name in fields)
 
 
 def run_transforms(model: AirModel, config: ConvertArgs, context: RegistryContext) -> AirModel:

@@ -51,7 +51,13 @@ _COMMON_RESTRICTIONS = (
 
 @dataclass(slots=True)
 class AirConv2DOptions(AirOperatorOptions):
-    """CONV_2D options as LiteRT stores them."""
+    """CONV_2D options as LiteRT stores them, plus what a graph transform may add.
+
+    ``explicit_padding`` (top, bottom, left, right) replaces ``padding`` when set: the
+    TRANSPOSE_REVERSE_CONV transform needs pads SAME and VALID cannot express.
+    ``rewritten_from`` names the operator type a transform rewrote into this one, so the MAC
+    count keeps the original's definition.
+    """
 
     padding: str = "SAME"
     stride_h: int = 1
@@ -60,6 +66,8 @@ class AirConv2DOptions(AirOperatorOptions):
     dilation_w: int = 1
     activation: str = "NONE"
     quantized_bias_type: str = "FLOAT32"
+    explicit_padding: tuple[int, int, int, int] | None = None
+    rewritten_from: str = ""
 
 
 @dataclass(slots=True)
@@ -279,6 +287,12 @@ class Conv2DOperator(_WindowOperator):
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
         o, (_, h, w, _), (_, kh, kw, _) = self.options, self.source.shape, self.weights.shape
+        if o.explicit_padding is not None:
+            top, bottom, left, right = o.explicit_padding
+            return (
+                ((h + top + bottom - (kh - 1) * o.dilation_h - 1) // o.stride_h + 1, top),
+                ((w + left + right - (kw - 1) * o.dilation_w - 1) // o.stride_w + 1, left),
+            )
         return (
             window_geometry(o.padding, h, kh, o.stride_h, o.dilation_h),
             window_geometry(o.padding, w, kw, o.stride_w, o.dilation_w),
@@ -288,6 +302,9 @@ class Conv2DOperator(_WindowOperator):
         o = self.options
         if min(o.stride_h, o.stride_w, o.dilation_h, o.dilation_w) < 1:
             yield "strides and dilations must be positive"
+            return
+        if o.explicit_padding is not None and min(o.explicit_padding) < 0:
+            yield f"explicit padding {o.explicit_padding} has a negative pad"
             return
         n, _, _, c = self.source.shape
         oc, kh, kw, fic = self.weights.shape
@@ -302,6 +319,9 @@ class Conv2DOperator(_WindowOperator):
             yield f"output shape {tuple(self.target.shape)} is not the expected {(n, oh, ow, oc)}"
 
     def macs(self) -> int:
+        if self.options.rewritten_from == AirOpType.TRANSPOSE_CONV.value:
+            n, h, w, _ = self.source.shape  # one per weight for each input row, as TRANSPOSE_CONV
+            return self.weights.size * n * h * w
         n, oh, ow, _ = self.target.shape
         return self.weights.size * n * oh * ow
 

@@ -1,9 +1,10 @@
 """RESHAPE, SQUEEZE and EXPAND_DIMS: a new shape over the same bytes.
 
 All three keep the element order, so the output is the input's bytes. They declare
-``ALIASES_INPUT``: the planner hands the output the input's storage whenever it can, and the
-emitted run then copies nothing (``hk_copy_bytes`` returns at once on equal pointers); when
-the storage differs (a constant input, or both ends being model I/O) the bytes move once.
+``ALIASES_INPUT``; once the PRUNE_IDENTITY_OPS transform (on by default) has made one an alias,
+the planner hands the output the input's storage whenever it can, and the emitted run then copies
+nothing (``hk_copy_bytes`` returns at once on equal pointers); when the storage differs (the
+transform off, a constant input, or both ends being model I/O) the bytes move once.
 """
 
 from __future__ import annotations

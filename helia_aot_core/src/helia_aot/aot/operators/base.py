@@ -70,8 +70,9 @@ class AotOperator:
     MOVES_DATA_ONLY: bool = False
     """The lowering only moves or selects stored values, never rescales them."""
     ALIASES_INPUT: bool = False
-    """Output 0 shares input 0's storage (RESHAPE and friends): the planner gives both one buffer
-    and the emitted run copies only when the pointers differ."""
+    """Output 0 may share input 0's storage (RESHAPE and friends): when a transform marks the AIR
+    operator ``shares_input_storage`` (PRUNE_IDENTITY_OPS), the planner gives both one buffer and
+    the emitted run copies only when the pointers differ."""
     INPLACE_INPUTS: tuple[int, ...] = ()
     """Input positions whose storage output 0 may reuse when that input dies at this operator and
     is at least as large (elementwise operators that read each element before writing it)."""
