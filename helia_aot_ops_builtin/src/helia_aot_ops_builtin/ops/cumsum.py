@@ -47,8 +47,7 @@ class CumsumOperator(ParamsCallOperator):
     KERNELS = ("cumsum",)
     SUPPORTED_DTYPES = (np.float32, np.int32, np.int64)
     RESTRICTIONS = (
-        "The input and output must be float32, int32 or int64 of one type and shape (LiteRT's "
-        "CUMSUM types).",
+        "The input and output must be float32, int32 or int64 of one type and shape (LiteRT's CUMSUM types).",
         "The axis must be a constant int32 scalar naming a dimension of the input.",
     )
 

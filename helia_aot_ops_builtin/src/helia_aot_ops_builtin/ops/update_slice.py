@@ -81,7 +81,8 @@ class DynamicUpdateSliceOperator(ParamsCallOperator):
             problems.append(f"the update {list(update.shape)} does not fit the operand {list(operand.shape)}")
         if starts.dtype not in LONG_INDICES or tuple(starts.shape) != (rank,):
             problems.append(
-                f"start indices {label(starts)} are {starts.dtype} {list(starts.shape)}, not int32/int64 [{rank}]"
+                f"start indices {label(starts)} are {starts.dtype} {list(starts.shape)}, "
+                f"not int32/int64 [{rank}]"
             )
         if tuple(target.shape) != tuple(operand.shape):
             problems.append(f"the output shape {list(target.shape)} is not the operand's")
