@@ -90,13 +90,15 @@ def movers_model(dtype: str, index_dtype: str):
     starts = b.add_tensor("starts", (3,), "int64" if index_dtype == "int16" else index_dtype)
     d = t("d", (3, 4, 5))
     b.add_operator("DYNAMIC_UPDATE_SLICE", [x, upd, starts], [d])
+    d2 = b.add_tensor("d2", (3, 4, 5), dtype, quantization=QUANT.get(dtype))
+    b.add_operator("DYNAMIC_UPDATE_SLICE", [x, upd, const(b, "cstarts", [1, 9, -4])], [d2])
     pad = t("pad", ())
     dl = t("dl", (5, 4, 13))
     b.add_operator("DILATE", [x, const(b, "dil", [2, 1, 3]), pad], [dl])
     value = t("value", ())
     f = t("f", (2, 3, 2))
     b.add_operator("FILL", [const(b, "dims", [2, 3, 2]), value], [f])
-    outs, ins = [g1, g2, g3, d, dl, f], [x, idx, upd, starts, pad, value]
+    outs, ins = [g1, g2, g3, d, d2, dl, f], [x, idx, upd, starts, pad, value]
     if dtype != "int8":  # LiteRT's REVERSE_SEQUENCE has no int8 kernel
         lengths = b.add_tensor("lengths", (5,), "int32")
         rs = t("rs", (3, 4, 5))
@@ -158,6 +160,8 @@ def bool_movers_model(dtype, index_dtype):
     starts = b.add_tensor("starts", (3,), index_dtype)
     d = b.add_tensor("d", (3, 4, 5), dtype)
     b.add_operator("DYNAMIC_UPDATE_SLICE", [x, upd, starts], [d])
+    d2 = b.add_tensor("d2", (3, 4, 5), dtype, quantization=QUANT.get(dtype))
+    b.add_operator("DYNAMIC_UPDATE_SLICE", [x, upd, const(b, "cstarts", [1, 9, -4])], [d2])
     pad = b.add_tensor("pad", (), dtype)
     dl = b.add_tensor("dl", (5, 4, 13), dtype)
     b.add_operator("DILATE", [x, const(b, "dil", [2, 1, 3]), pad], [dl])
@@ -165,7 +169,7 @@ def bool_movers_model(dtype, index_dtype):
     f = b.add_tensor("f", (2, 3, 2), dtype)
     b.add_operator("FILL", [const(b, "dims", [2, 3, 2]), value], [f])
     b.set_inputs([x, idx, upd, starts, pad, value])
-    b.set_outputs([g1, g2, g3, d, dl, f])
+    b.set_outputs([g1, g2, g3, d, d2, dl, f])
     return b
 
 

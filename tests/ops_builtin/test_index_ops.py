@@ -11,6 +11,8 @@ must be in range, which random golden inputs would not be); refusals are checked
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import UnsupportedModelError
@@ -95,3 +97,20 @@ def test_cumsum_of_int8_is_refused_naming_the_supported_types(tmp_path):
     b.set_outputs([y])
     with pytest.raises(UnsupportedModelError, match="supported: float32, int32, int64"):
         _convert(b, tmp_path)
+
+
+def test_constant_indices_become_strided_copies_and_run_time_ones_the_kernel(tmp_path):
+    """Constant index tensors need no hk_index kernel: the module carries a copy table instead."""
+    for name, run_time in (("constant", False), ("run_time", True)):
+        b = LiteRTModelBuilder()
+        x = b.add_tensor("x", (4, 3), "float32")
+        idx = b.add_tensor("i", (2, 1), "int32") if run_time else const(b, "i", [[3], [0]])
+        y = b.add_tensor("y", (2, 3), "float32")
+        b.add_operator("GATHER_ND", [x, idx], [y])
+        b.set_inputs([x, idx] if run_time else [x])
+        b.set_outputs([y])
+        (tmp_path / name).mkdir()
+        result = _convert(b, tmp_path / name)
+        kernels = {p.name for p in Path(result.output).rglob("*_hk_*.c")}
+        # hk_index builds on hk_copy, so a run-time gather carries both.
+        assert kernels == ({"aot_hk_index.c", "aot_hk_copy.c"} if run_time else {"aot_hk_copy.c"})

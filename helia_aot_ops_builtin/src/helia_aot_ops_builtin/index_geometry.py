@@ -10,11 +10,13 @@ kernels check them and fail the run with the output untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from helia_aot.air import AirTensor, AirTensorType
 
 from helia_aot_ops_builtin.layout import product
+from helia_aot_ops_builtin.movers import CopyStep, copy_plan_values
 
 MAX_RANK = 6
 """``HK_INDEX_MAX_RANK``: the most dimensions an index kernel addresses."""
@@ -89,3 +91,51 @@ def nd_geometry(addressed: tuple[int, ...], indices: tuple[int, ...]) -> NdGeome
         slice_size=product(addressed[depth:]),
         dims=tuple(int(d) for d in addressed[:depth]),
     )
+
+
+PLAN_LIMIT = 16
+"""The most strided copies a constant-index operator renders instead of its kernel call."""
+
+
+class ConstantIndexPlan:
+    """Mixin of the ``hk_index`` operators: constant indices become a table of strided copies.
+
+    When every index an operator reads is a constant, what it moves is known at conversion time,
+    so the module can carry the same ``hk_strided_copy`` table the data-movement operators use
+    (no index decoding or range checks at run time, and no ``hk_index`` kernel in the module).
+    :meth:`constant_plan` returns those copies, or None to keep the kernel call (indices computed
+    at run time, or more than :data:`PLAN_LIMIT` copies). List it before ``ParamsCallOperator``.
+    """
+
+    def constant_plan(self) -> list[CopyStep] | None:
+        return None
+
+    def _plan(self) -> list[CopyStep] | None:
+        try:
+            steps = self.constant_plan()
+            if steps is None or len(steps) > PLAN_LIMIT:
+                return None
+            elem = self.output_tensors[0].dtype.itemsize  # type: ignore[attr-defined]
+            for step in steps:
+                step.walk.byte_fields(elem)
+        except ValueError:
+            return None
+        return steps
+
+    @property
+    def TEMPLATE(self) -> str:  # noqa: N802 (TemplateOperator reads this class attribute name)
+        return "strided_copies.c.mako" if self._plan() is not None else "params_call.c.mako"
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("copy",) if self._plan() is not None else super().kernel_families()  # type: ignore[misc]
+
+    def kernel_calls(self) -> dict[str, str]:
+        if self._plan() is not None:
+            return {"copy": "hk_strided_copy"}
+        return super().kernel_calls()  # type: ignore[misc]
+
+    def compute_values(self) -> dict[str, Any]:
+        steps = self._plan()
+        if steps is not None:
+            return copy_plan_values(self, steps, None)
+        return super().compute_values()  # type: ignore[misc]

@@ -19,13 +19,15 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.index_geometry import (
     INDEX_SIZES,
+    ConstantIndexPlan,
     NdGeometry,
     constant_values,
     label,
     nd_geometry,
     tensor_ptr,
 )
-from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, quantization_problems
+from helia_aot_ops_builtin.layout import StridedCopy
+from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyStep, quantization_problems
 from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 
@@ -59,8 +61,9 @@ def _range_problems(geometry: NdGeometry, indices) -> list[str]:
     ]
 
 
-class GatherNdOperator(ParamsCallOperator):
-    """GATHER_ND through ``hk_gather_nd`` (any element type; int16, int32 or int64 indices)."""
+class GatherNdOperator(ConstantIndexPlan, ParamsCallOperator):
+    """GATHER_ND through ``hk_gather_nd`` (any element type; int16, int32 or int64 indices), or
+    for constant indices one strided copy per run of consecutive slices."""
 
     TYPE = "GATHER_ND"
     KERNELS = ("index",)
@@ -94,6 +97,27 @@ class GatherNdOperator(ParamsCallOperator):
         if tuple(out.shape) != expected:
             problems.append(f"the output shape {tuple(out.shape)} is not {expected}")
         return problems + _range_problems(g, indices)
+
+    def constant_plan(self) -> list[CopyStep] | None:
+        params, indices, out = self.input_tensors[0], self.input_tensors[1], self.output_tensors[0]
+        values = constant_values(indices)
+        if values is None:
+            return None
+        g = self.geometry()
+        slices = np.zeros(g.count, dtype=np.int64)
+        for coord, dim in zip(values.reshape(g.count, g.depth).T, g.dims):
+            slices = slices * dim + coord.astype(np.int64)
+        runs: list[list[int]] = []  # [first output slice, first input slice, length]
+        for v, s in enumerate(slices.tolist()):
+            if runs and runs[-1][1] + runs[-1][2] == s:
+                runs[-1][2] += 1
+            else:
+                runs.append([v, s, 1])
+        n = g.slice_size
+        return [
+            CopyStep(params, out, StridedCopy((length * n,), (1,), (1,), first_in * n, first_out * n))
+            for first_out, first_in, length in runs
+        ]
 
     def kernel(self) -> KernelCall:
         params, indices, out = self.input_tensors[0], self.input_tensors[1], self.output_tensors[0]

@@ -21,11 +21,18 @@ from helia_aot.pack import OperatorRecord
 from helia_aot_ops_builtin.index_geometry import (
     INDEX_SIZES,
     MAX_RANK,
+    ConstantIndexPlan,
     constant_values,
     label,
     tensor_ptr,
 )
-from helia_aot_ops_builtin.movers import ANY_DTYPE, SAME_QUANTIZATION, quantization_problems
+from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides, embed_copy
+from helia_aot_ops_builtin.movers import (
+    ANY_DTYPE,
+    SAME_QUANTIZATION,
+    CopyStep,
+    quantization_problems,
+)
 from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 
@@ -56,8 +63,14 @@ def _padded(values: list[int]) -> list[int]:
     return values + [0] * (MAX_RANK - len(values))
 
 
-class DynamicUpdateSliceOperator(ParamsCallOperator):
-    """DYNAMIC_UPDATE_SLICE through ``hk_dynamic_update_slice`` (clamped start indices)."""
+def _whole(source, target) -> CopyStep:
+    """One copy of every element of ``source`` into ``target`` (same size)."""
+    return CopyStep(source, target, StridedCopy((int(source.size),), (1,), (1,)))
+
+
+class DynamicUpdateSliceOperator(ConstantIndexPlan, ParamsCallOperator):
+    """DYNAMIC_UPDATE_SLICE through ``hk_dynamic_update_slice`` (clamped start indices), or for
+    constant starts two strided copies: the operand, then the update at the clamped starts."""
 
     TYPE = "DYNAMIC_UPDATE_SLICE"
     KERNELS = ("index",)
@@ -88,6 +101,22 @@ class DynamicUpdateSliceOperator(ParamsCallOperator):
             problems.append(f"the output shape {list(target.shape)} is not the operand's")
         return problems
 
+    def constant_plan(self) -> list[CopyStep] | None:
+        operand, update, starts = self.input_tensors[:3]
+        target = self.output_tensors[0]
+        values = constant_values(starts)
+        if values is None:
+            return None
+        if operand.size == update.size:
+            return [_whole(update, target)]
+        clamped = [
+            min(max(0, int(s)), int(n) - int(u)) for s, n, u in zip(values, operand.shape, update.shape)
+        ]
+        return [
+            _whole(operand, target),
+            CopyStep(update, target, embed_copy(update.shape, operand.shape, clamped)),
+        ]
+
     def kernel(self) -> KernelCall:
         operand, update, starts = self.input_tensors[:3]
         target = self.output_tensors[0]
@@ -105,8 +134,9 @@ class DynamicUpdateSliceOperator(ParamsCallOperator):
         )
 
 
-class ReverseSequenceOperator(ParamsCallOperator):
-    """REVERSE_SEQUENCE through ``hk_reverse_sequence`` (run-time or constant lengths)."""
+class ReverseSequenceOperator(ConstantIndexPlan, ParamsCallOperator):
+    """REVERSE_SEQUENCE through ``hk_reverse_sequence``, or for constant lengths strided copies:
+    the input, then each batch entry's reversed prefix walked backwards."""
 
     TYPE = "REVERSE_SEQUENCE"
     KERNELS = ("index",)
@@ -143,6 +173,34 @@ class ReverseSequenceOperator(ParamsCallOperator):
         if values is not None and ((values < 0).any() or (values > int(source.shape[seq])).any()):
             problems.append(f"seq_lengths {values.tolist()} fall outside [0, {int(source.shape[seq])}]")
         return problems
+
+    def constant_plan(self) -> list[CopyStep] | None:
+        source, lengths = self.input_tensors[:2]
+        target = self.output_tensors[0]
+        values = constant_values(lengths)
+        if values is None:
+            return None
+        options = self.typed_options(AirReverseSequenceOptions)
+        shape = [int(d) for d in source.shape]
+        strides = contiguous_strides(shape)
+        seq, batch = options.seq_dim, options.batch_dim
+        steps = [_whole(source, target)]
+        for b, length in enumerate(int(v) for v in values):
+            if length < 2:
+                continue
+            counts = list(shape)
+            counts[batch], counts[seq] = 1, length
+            src = list(strides)
+            src[seq] = -strides[seq]
+            walk = StridedCopy(
+                tuple(counts),
+                tuple(src),
+                tuple(strides),
+                src_offset=b * strides[batch] + (length - 1) * strides[seq],
+                dst_offset=b * strides[batch],
+            )
+            steps.append(CopyStep(source, target, walk.simplified()))
+        return steps
 
     def kernel(self) -> KernelCall:
         source, lengths = self.input_tensors[:2]
