@@ -160,7 +160,6 @@ class WhereOperator(BuiltinOperator):
         "which a condition computed at run time would make dynamic.",
         "The output must be int64 of shape [number of true elements, rank of the condition].",
     )
-    MOVES_DATA_ONLY = True
 
     def coordinates(self) -> np.ndarray:
         data = constant_values(self.input_tensors[0])
