@@ -1,4 +1,4 @@
-"""Property tests of the data-movement operators' copy plans against LiteRT's reference.
+"""Property tests of the data-movement operators' copy plans (and DILATE's) against LiteRT's reference.
 
 SPACE_TO_DEPTH, DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, MIRROR_PAD, REVERSE_V2,
 TILE and BROADCAST_TO are conversion-time plans of ``hk_strided_copy`` calls (after an optional
@@ -150,3 +150,20 @@ def test_tile_and_broadcast_plans_match_reference(dt, shape, data, seed, tmp_pat
     target = [*lead, *[n if s == 1 and data.draw(st.booleans()) else s for n, s in zip(out, small)]]
     b = _single("BROADCAST_TO", dtype, quant, small, target, [target], version=2)
     _check_plan(b, _input(small, dtype, seed + 1), tmp_path_factory.mktemp("m") / "m.tflite")
+
+
+@settings(max_examples=20)
+@given(dt=DTYPES, shape=st.lists(dims, min_size=1, max_size=4), data=st.data(), seed=seeds)
+def test_dilate_plans_match_reference(dt, shape, data, seed, tmp_path_factory):
+    dtype, quant = dt
+    dilations = [data.draw(st.integers(1, 3)) for _ in shape]
+    out = [(n - 1) * d + 1 for n, d in zip(shape, dilations)]
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("x", tuple(shape), dtype, quantization=quant)
+    pad_value = np.array(data.draw(st.integers(-9, 9)), dtype=dtype)
+    pad = b.add_tensor("pad", (), dtype, data=pad_value, quantization=quant)
+    y = b.add_tensor("y", tuple(out), dtype, quantization=quant)
+    b.add_operator("DILATE", [x, const(b, "dilations", dilations), pad], [y])
+    b.set_inputs([x])
+    b.set_outputs([y])
+    _check_plan(b, _input(shape, dtype, seed), tmp_path_factory.mktemp("m") / "m.tflite")
