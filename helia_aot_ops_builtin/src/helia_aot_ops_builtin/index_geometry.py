@@ -10,6 +10,7 @@ kernels check them and fail the run with the output untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -122,9 +123,12 @@ class ConstantIndexPlan:
             return None
         return steps
 
-    @property
-    def TEMPLATE(self) -> str:  # noqa: N802 (TemplateOperator reads this class attribute name)
-        return "strided_copies.c.mako" if self._plan() is not None else "params_call.c.mako"
+    def emit(self, save_path: Path) -> None:
+        """Render the copy table (``strided_copies.c.mako``) instead of the kernel call
+        (the class's ``params_call.c.mako``) when the plan applies."""
+        if self._plan() is not None:
+            self.TEMPLATE = "strided_copies.c.mako"
+        super().emit(save_path)  # type: ignore[misc]
 
     def kernel_families(self) -> tuple[str, ...]:
         return ("copy",) if self._plan() is not None else super().kernel_families()  # type: ignore[misc]
