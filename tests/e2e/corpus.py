@@ -22,6 +22,7 @@ SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REV
 ABS NEG SQRT RSQRT SQUARE EXP LOG FLOOR CEIL ROUND SIGN SIN COS DIV POW FLOOR_DIV FLOOR_MOD ATAN2 ADD_N
 EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOGICAL_NOT SELECT SELECT_V2
 SVDF UNIDIRECTIONAL_SEQUENCE_RNN RNN
+GATHER_ND SCATTER_ND DYNAMIC_UPDATE_SLICE REVERSE_SEQUENCE WHERE FILL ZEROS_LIKE DILATE ONE_HOT CUMSUM
 """.split()
 )
 
@@ -31,9 +32,9 @@ SVDF UNIDIRECTIONAL_SEQUENCE_RNN RNN
 # UNSUPPORTED_FOR_A_TENSOR_TYPE.
 EXPECTED_UNSUPPORTED = frozenset(
     """
-cumsum_float32 cumsum_int8 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
+gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
 if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
-lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8 one_hot_float32
+lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8
 resource_variable_accumulator_float32
 """.split()
 )

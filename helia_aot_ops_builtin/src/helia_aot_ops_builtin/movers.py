@@ -157,29 +157,39 @@ class CopyPlanOperator(BuiltinOperator):
         return f"ctx->tensor_ptrs[{self.tensor_enum(tensor)}]"
 
     def compute_values(self) -> dict[str, Any]:
-        elem = self.output_tensors[0].dtype.itemsize
-        copies = [
-            {
-                "init": step.walk.c_initializer(elem),
-                "src": self._tensor(step.source),
-                "dst": self._tensor(step.target),
-                "comment": f"{step.source.name} -> {step.target.name}",
-            }
-            for step in self.copy_steps()
-            if step.walk.elements > 0
-        ]
-        fill = self.fill_step()
-        fill_values = None
-        if fill is not None:
-            dtype = fill.target.dtype
-            literal = None if fill.source is not None else c_scalar(fill.value, dtype)
-            pattern = self._tensor(fill.source) if fill.source is not None else None
-            fill_values = {
-                "dst": self._tensor(fill.target),
-                "count": fill.target.size,
-                "elem_size": dtype.itemsize,
-                "ctype": dtype.ctype,
-                "literal": literal,
-                "pattern": pattern,
-            }
-        return {"copies": copies, "fill": fill_values, "status_base": KERNEL_STATUS_BASE}
+        return copy_plan_values(self, self.copy_steps(), self.fill_step())
+
+
+def copy_plan_values(operator: Any, steps: Sequence[CopyStep], fill: FillStep | None) -> dict[str, Any]:
+    """The values ``strided_copies.c.mako`` renders: the copy table and the optional fill.
+
+    Shared by :class:`CopyPlanOperator` and the index operators, which render a copy plan
+    instead of their kernel call when their indices are constants."""
+
+    def pointer(tensor: AirTensor) -> str:
+        return f"ctx->tensor_ptrs[{operator.tensor_enum(tensor)}]"
+
+    elem = operator.output_tensors[0].dtype.itemsize
+    copies = [
+        {
+            "init": step.walk.c_initializer(elem),
+            "src": pointer(step.source),
+            "dst": pointer(step.target),
+            "comment": f"{step.source.name} -> {step.target.name}",
+        }
+        for step in steps
+        if step.walk.elements > 0
+    ]
+    fill_values = None
+    if fill is not None:
+        dtype = fill.target.dtype
+        literal = None if fill.source is not None else c_scalar(fill.value, dtype)
+        fill_values = {
+            "dst": pointer(fill.target),
+            "count": fill.target.size,
+            "elem_size": dtype.itemsize,
+            "ctype": dtype.ctype,
+            "literal": literal,
+            "pattern": pointer(fill.source) if fill.source is not None else None,
+        }
+    return {"copies": copies, "fill": fill_values, "status_base": KERNEL_STATUS_BASE}

@@ -1,4 +1,4 @@
-"""The data-movement kernels (copy, gather, argminmax, resize) compile warning-free for the
+"""The data-movement kernels (copy, gather, argminmax, resize, index, cumsum) compile warning-free for the
 Apollo cores, with the flags generated modules use plus -Wdouble-promotion (float kernels must
 stay in single precision on the Cortex-M4F's FPU)."""
 
@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 
-FAMILIES = ("copy", "gather", "argminmax", "resize")
+FAMILIES = ("copy", "gather", "argminmax", "resize", "index", "cumsum")
 CPUS = {
     "cortex-m55": ["-mcpu=cortex-m55", "-mfloat-abi=hard"],
     "cortex-m4f": ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"],
