@@ -9,6 +9,7 @@ from helia_aot.pack import OperatorRecord, hookimpl, register_operators
 from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
+from helia_aot_ops_builtin.resource_variables import resolve_resource_variables
 
 
 def registrations() -> list[OperatorRecord]:
@@ -29,3 +30,5 @@ def aot_operator_classes() -> list[tuple[str, type]]:
 def helia_aot_register(context: RegistryContext) -> None:
     """Register parsers, options classes and operator classes of the built-in operators."""
     register_operators(context, registrations())
+    # Resource variables become persistent variable tensors before the model is read into AIR.
+    context.litert_model_hooks.register("resolve_resource_variables", resolve_resource_variables)
