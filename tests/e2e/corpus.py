@@ -21,6 +21,7 @@ RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
 SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REVERSE_V2 TILE BROADCAST_TO
 ABS NEG SQRT RSQRT SQUARE EXP LOG FLOOR CEIL ROUND SIGN SIN COS DIV POW FLOOR_DIV FLOOR_MOD ATAN2 ADD_N
 EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOGICAL_NOT SELECT SELECT_V2
+VAR_HANDLE READ_VARIABLE ASSIGN_VARIABLE CALL_ONCE
 """.split()
 )
 
@@ -33,15 +34,12 @@ EXPECTED_UNSUPPORTED = frozenset(
 cumsum_float32 cumsum_int8 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
 if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8 one_hot_float32
-resource_variable_accumulator_float32
 """.split()
 )
 
 # Unsupported for a tensor type no operator reads, before any operator is looked at: the message
 # names the tensor type instead of operators.
-UNSUPPORTED_FOR_A_TENSOR_TYPE = {
-    "resource_variable_accumulator_float32": "tensor type RESOURCE is not supported",
-}
+UNSUPPORTED_FOR_A_TENSOR_TYPE = {}
 
 # Golden files whose outputs are the same for every sample, so comparing with them cannot tell a
 # correct module from a broken one. The MLPerf KWS int8 and VWW models carry untrained weights, and
