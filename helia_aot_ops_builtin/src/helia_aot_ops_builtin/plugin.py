@@ -10,6 +10,7 @@ from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
 from helia_aot_ops_builtin.resource_variables import resolve_resource_variables
+from helia_aot_ops_builtin.variable_folding import FoldInvariantVariables
 
 
 def registrations() -> list[OperatorRecord]:
@@ -32,3 +33,4 @@ def helia_aot_register(context: RegistryContext) -> None:
     register_operators(context, registrations())
     # Resource variables become persistent variable tensors before the model is read into AIR.
     context.litert_model_hooks.register("resolve_resource_variables", resolve_resource_variables)
+    context.transforms.register(FoldInvariantVariables.NAME, FoldInvariantVariables)

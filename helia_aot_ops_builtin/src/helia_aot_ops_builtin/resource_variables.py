@@ -216,6 +216,7 @@ def _rewrite_subgraph(
                     hint="a variable keeps one element type and size; re-export the model",
                 )
         _make_variable(model, tensors[tensor_index], template, None if init is None else init.value)
+        tensors[tensor_index].name = name  # reports name the variable by its shared name
     for tensor_index, variable in handle_of.items():
         if tensor_index != first_handle[variable]:
             # A second handle of the same variable: no operator refers to it any more.
