@@ -294,7 +294,9 @@ def test_damaged_files_fail_only_with_typed_errors(tmp_path):
     assert outcomes["loaded"] and outcomes["rejected"]
 
 
-def test_variable_with_buffer_data_is_refused_like_the_runtime(tmp_path):
+def test_variable_with_buffer_data_is_state_starting_from_that_data(tmp_path):
+    """A variable's buffer is its initial value (what the resource-variable hook writes for a
+    CALL_ONCE-initialised variable): it loads as persistent state, not as a constant."""
     b = LiteRTModelBuilder()
     x = b.add_tensor("x", (2,), "float32")
     state = b.add_tensor("state", (2,), "float32", data=np.float32([1, 2]), variable=True)
@@ -302,5 +304,7 @@ def test_variable_with_buffer_data_is_refused_like_the_runtime(tmp_path):
     b.add_operator("ADD", [x, state], [y], litert.AddOptionsT())
     b.set_inputs([x])
     b.set_outputs([y])
-    with pytest.raises(UnsupportedModelError, match="'state'.*variable with initial buffer data"):
-        load_model(b.save(tmp_path / "v.tflite"), 0, context(["ADD"]))
+    air = load_model(b.save(tmp_path / "v.tflite"), 0, context(["ADD"]))
+    tensor = air.tensors[str(state)]
+    assert tensor.kind is AirTensorKind.PERSISTENT
+    np.testing.assert_array_equal(tensor.data, np.float32([1, 2]))

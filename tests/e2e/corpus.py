@@ -23,6 +23,7 @@ ABS NEG SQRT RSQRT SQUARE EXP LOG FLOOR CEIL ROUND SIGN SIN COS DIV POW FLOOR_DI
 EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOGICAL_NOT SELECT SELECT_V2
 SVDF UNIDIRECTIONAL_SEQUENCE_RNN RNN
 GATHER_ND SCATTER_ND DYNAMIC_UPDATE_SLICE REVERSE_SEQUENCE WHERE FILL ZEROS_LIKE DILATE ONE_HOT CUMSUM
+VAR_HANDLE READ_VARIABLE ASSIGN_VARIABLE CALL_ONCE
 """.split()
 )
 
@@ -35,15 +36,12 @@ EXPECTED_UNSUPPORTED = frozenset(
 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
 if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8
-resource_variable_accumulator_float32
 """.split()
 )
 
 # Unsupported for a tensor type no operator reads, before any operator is looked at: the message
 # names the tensor type instead of operators.
-UNSUPPORTED_FOR_A_TENSOR_TYPE = {
-    "resource_variable_accumulator_float32": "tensor type RESOURCE is not supported",
-}
+UNSUPPORTED_FOR_A_TENSOR_TYPE = {}
 
 # Golden files whose outputs are the same for every sample, so comparing with them cannot tell a
 # correct module from a broken one. The MLPerf KWS int8 and VWW models carry untrained weights, and

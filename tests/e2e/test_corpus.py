@@ -31,6 +31,7 @@ from .corpus import (
 )
 from .hostile_inputs import add_hostile_samples
 from .relabelled_reference import reference_golden
+from .streaming_reference import stream_golden
 
 ENTRIES = manifest()
 PROMISED = [e for e in ENTRIES if promised(e)]
@@ -43,6 +44,7 @@ def convert(entry, tmp_path, **overrides):
     )
     reference_golden(entry, model_path(entry), golden)
     add_hostile_samples(entry, model_path(entry), golden)
+    stream_golden(entry, model_path(entry), golden)  # stateful models run their samples as a stream
     config = {
         "model": {"path": str(model_path(entry))},
         "module": {"path": str(tmp_path / "out"), "name": "module"},

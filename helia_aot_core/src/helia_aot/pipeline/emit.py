@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensor, TensorId, c_comment
+import numpy as np
+
+from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId, c_comment
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
@@ -282,6 +284,48 @@ def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
     return placed
 
 
+@dataclass(slots=True)
+class StateInit:
+    """A persistent tensor that does not start from zero: where it lives and the bytes it starts
+    from (a resource variable's CALL_ONCE value, a variable tensor's buffer)."""
+
+    symbol: str
+    comment: str
+    region_enum: str
+    offset: int
+    nbytes: int
+    data: str
+
+
+def state_inits(prefix: str, model: AirModel, plan: MemoryPlan, cregions: list[CRegion]) -> list[StateInit]:
+    """Every placed persistent tensor with nonzero initial data, in tensor order.
+
+    ``<prefix>_model_init`` and ``<prefix>_model_reset_state`` zero the persistent arenas and then
+    copy these, so all-zero initial values need no copy and no bytes in the module.
+    """
+    by_plan_id = {r.plan_id: r for r in cregions}
+    rows: list[StateInit] = []
+    for tid, tensor in model.tensors.items():
+        if tensor.kind is not AirTensorKind.PERSISTENT or tensor.data is None:
+            continue
+        payload = np.asarray(tensor.data).astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
+        placement = plan.placements.get(tid)
+        region = by_plan_id.get(placement.region) if placement is not None else None
+        if region is None or not any(payload):
+            continue
+        rows.append(
+            StateInit(
+                symbol=f"{prefix}_state_init_{len(rows)}",
+                comment=c_comment(f"tensor {tid} {tensor.source_name or tensor.name}"),
+                region_enum=region.enum,
+                offset=placement.offset if placement is not None else 0,
+                nbytes=len(payload),
+                data=c_hex_bytes(payload),
+            )
+        )
+    return rows
+
+
 def _quantization_text(tensor: AirTensor) -> str:
     q = tensor.quantization
     if q is None:
@@ -372,6 +416,7 @@ def emit_module(
         "c_regions": cregions,
         "staged_regions": [r for r in cregions if r.staged],
         "persistent_regions": [r for r in cregions if r.role == "persistent"],
+        "state_inits": state_inits(prefix, model, plan, cregions),
         "zephyr": module_type == "zephyr",
         "nsx": module_type == "nsx",
         "num_operators": len(operators),

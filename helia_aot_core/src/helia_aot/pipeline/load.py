@@ -103,10 +103,10 @@ def apply_model_hooks(model: litert.ModelT, hooks: Any) -> litert.ModelT:
 def build_tensors(subgraph: SubgraphView, air: AirModel) -> None:
     """Add one AIR tensor per subgraph tensor, ids being the LiteRT indices."""
     for tensor in subgraph.tensors:
-        if tensor.data is not None:
-            kind = AirTensorKind.CONSTANT
-        elif tensor.is_variable:
+        if tensor.is_variable:  # state; its data (if any) is the value it starts from
             kind = AirTensorKind.PERSISTENT
+        elif tensor.data is not None:
+            kind = AirTensorKind.CONSTANT
         else:
             kind = AirTensorKind.SCRATCH
         air.add_tensor(

@@ -406,7 +406,8 @@ def report_record(
         "constant_placement": constant_placement(plan, platform, config),
         "hints": [],
         "fp16_overflow": [],
-        "folded_variables": [],
+        # What FOLD_INVARIANT_VARIABLES (an operator pack's transform) recorded on the model.
+        "folded_variables": [dict(v) for v in model.metadata.get("folded_variables", [])],
         "arenas": [arena_row(r) for r in plan.regions],
         "arena_hints": _arena_hints(plan),
         "model_name": model.name,

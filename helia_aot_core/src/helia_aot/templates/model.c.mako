@@ -25,16 +25,40 @@ static const ${prefix}_op_entry_t ${prefix}_schedule[${max(len(operators), 1)}] 
 % endif
 };
 % endif
-% if persistent_regions:
+% for init in state_inits:
 
-/* Persistent state starts from zero at every init. */
-static void ${prefix}_clear_persistent(${prefix}_model_context_t *ctx)
+/* Initial value of ${init.comment}. */
+static const uint8_t ${init.symbol}[${init.nbytes}] = {
+${init.data}
+};
+% endfor
+
+/* Puts every persistent tensor back to the value it starts from: zero, then the initial values
+ * (resource variables' CALL_ONCE values, variable tensors' buffers). */
+static void ${prefix}_restore_state(${prefix}_model_context_t *ctx)
 {
 % for r in persistent_regions:
     memset((void *)(uintptr_t)ctx->arena_buffers[${r.enum}], 0, ${r.total_size}u);
 % endfor
-}
+% for init in state_inits:
+    memcpy((uint8_t *)(uintptr_t)ctx->arena_buffers[${init.region_enum}] + ${init.offset}u, ${init.symbol}, ${init.nbytes}u);
+% endfor
+% if not persistent_regions and not state_inits:
+    (void)ctx;
 % endif
+}
+
+int32_t ${prefix}_model_reset_state(${prefix}_model_context_t *ctx)
+{
+    if (ctx == NULL) {
+        return ${prefix}_status_null_context;
+    }
+    if (ctx->_lifecycle_state != ${PREFIX}_LIFECYCLE_READY) {
+        return ${prefix}_status_not_initialized;
+    }
+    ${prefix}_restore_state(ctx);
+    return ${prefix}_status_ok;
+}
 
 int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx)
 {
@@ -52,9 +76,7 @@ int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx)
         return status;
     }
 % endif
-% if persistent_regions:
-    ${prefix}_clear_persistent(ctx);
-% endif
+    ${prefix}_restore_state(ctx);
 % if schedule == "table":
     for (int32_t i = 0; i < ${prefix}_num_operators; ++i) {
         if (${prefix}_schedule[i].init == NULL) {

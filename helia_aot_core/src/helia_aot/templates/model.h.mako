@@ -28,6 +28,11 @@ int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx);
  * ${prefix}_model_init has not succeeded${", 200 when staged constants are not hydrated" if staged_regions else ""}, or an operator's failure. */
 int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx);
 
+/* Put the model's state (every persistent tensor: resource variables, recurrent state) back to
+ * the values model_init gives it, without re-initialising anything else: call it between two
+ * independent streams. Returns 0, 13 for a NULL ctx, 14 when ${prefix}_model_init has not succeeded. */
+int32_t ${prefix}_model_reset_state(${prefix}_model_context_t *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -131,6 +131,60 @@ int32_t hk_dequantize_s16_f32(const hk_dequantize_params_t *params, const int16_
     return HK_STATUS_OK;
 }
 
+/* Follows LiteRT reference_ops::AffineQuantize<float, uint8_t>. */
+int32_t hk_quantize_f32_u8(const hk_quantize_params_t *params, const float *input, uint8_t *output)
+{
+    CHECK_ARGS(params, input, output);
+    for (int32_t i = 0; i < params->size; ++i) {
+        output[i] = (uint8_t)affine_quantize(input[i], params->scale, params->zero_point, 0, 255);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Requantize<int8_t, uint8_t> (QUANTIZE int8 -> uint8). */
+int32_t hk_requantize_s8_u8(const hk_requantize_params_t *params, const int8_t *input,
+                            uint8_t *output)
+{
+    CHECK_ARGS(params, input, output);
+    for (int32_t i = 0; i < params->size; ++i) {
+        output[i] = (uint8_t)requantize_one(params, input[i], 0, 255);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Requantize<uint8_t, int8_t> (QUANTIZE uint8 -> int8). */
+int32_t hk_requantize_u8_s8(const hk_requantize_params_t *params, const uint8_t *input,
+                            int8_t *output)
+{
+    CHECK_ARGS(params, input, output);
+    for (int32_t i = 0; i < params->size; ++i) {
+        output[i] = (int8_t)requantize_one(params, input[i], -128, 127);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Requantize<uint8_t, uint8_t>. */
+int32_t hk_requantize_u8_u8(const hk_requantize_params_t *params, const uint8_t *input,
+                            uint8_t *output)
+{
+    CHECK_ARGS(params, input, output);
+    for (int32_t i = 0; i < params->size; ++i) {
+        output[i] = (uint8_t)requantize_one(params, input[i], 0, 255);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Dequantize<uint8_t>. */
+int32_t hk_dequantize_u8_f32(const hk_dequantize_params_t *params, const uint8_t *input,
+                             float *output)
+{
+    CHECK_ARGS(params, input, output);
+    for (int32_t i = params->size - 1; i >= 0; --i) {
+        output[i] = dequantize_one(params, input[i]);
+    }
+    return HK_STATUS_OK;
+}
+
 /* Follows Eigen's half -> float conversion used by LiteRT reference_ops::Dequantize(half). */
 float hk_half_to_float(uint16_t bits)
 {

@@ -48,6 +48,17 @@ int32_t hk_requantize_s16_s8(const hk_requantize_params_t *params, const int16_t
 int32_t hk_requantize_s16_s16(const hk_requantize_params_t *params, const int16_t *input,
                               int16_t *output);
 
+/* uint8 model inputs and outputs (a wake-word model ends with QUANTIZE int8 -> uint8). */
+int32_t hk_quantize_f32_u8(const hk_quantize_params_t *params, const float *input, uint8_t *output);
+int32_t hk_requantize_s8_u8(const hk_requantize_params_t *params, const int8_t *input,
+                            uint8_t *output);
+int32_t hk_requantize_u8_s8(const hk_requantize_params_t *params, const uint8_t *input,
+                            int8_t *output);
+int32_t hk_requantize_u8_u8(const hk_requantize_params_t *params, const uint8_t *input,
+                            uint8_t *output);
+int32_t hk_dequantize_u8_f32(const hk_dequantize_params_t *params, const uint8_t *input,
+                             float *output);
+
 int32_t hk_dequantize_s8_f32(const hk_dequantize_params_t *params, const int8_t *input,
                              float *output);
 int32_t hk_dequantize_s16_f32(const hk_dequantize_params_t *params, const int16_t *input,

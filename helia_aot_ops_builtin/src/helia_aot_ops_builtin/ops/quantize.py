@@ -26,11 +26,19 @@ from helia_aot_ops_builtin.rescale import requantize_rescale
 
 _SUFFIX = {
     np.dtype(np.int8): "s8",
+    np.dtype(np.uint8): "u8",
     np.dtype(np.int16): "s16",
     np.dtype(np.float32): "f32",
     np.dtype(np.float16): "f16",
 }
 _INTEGER = (np.dtype(np.int8), np.dtype(np.int16))
+_UINT8 = np.dtype(np.uint8)
+# Integer pairs LiteRT's QUANTIZE requantizes between (quantize.cc Prepare): uint8 meets only
+# int8 and uint8.
+_REQUANTIZE_PAIRS = frozenset(
+    {(a, b) for a in _INTEGER for b in _INTEGER}
+    | {(np.dtype(np.int8), _UINT8), (_UINT8, np.dtype(np.int8)), (_UINT8, _UINT8)}
+)
 
 SAME_SHAPE = "The input and output must have the same number of elements."
 PER_TENSOR = (
@@ -40,6 +48,18 @@ PER_TENSOR = (
 
 parse_quantize = simple_parser(AirOpType.QUANTIZE.value)
 parse_dequantize = simple_parser(AirOpType.DEQUANTIZE.value)
+
+
+def _uint8_problems(tensors: Iterable[AirTensor]) -> list[str]:
+    """uint8 tensors need per-tensor quantization too (any zero point in 0..255 is fine)."""
+    problems = []
+    for tensor in tensors:
+        if tensor.dtype.numpy != _UINT8:
+            continue
+        q = tensor.quantization
+        if q is None or q.per_channel or not float(q.scale[0]) > 0.0:
+            problems.append(f"{label(tensor)} is uint8 without one positive per-tensor scale")
+    return problems
 
 
 class _OneToOneOperator(ParamsCallOperator):
@@ -64,11 +84,16 @@ class _OneToOneOperator(ParamsCallOperator):
 
 
 class QuantizeOperator(_OneToOneOperator):
-    """QUANTIZE: float32 -> int8/int16, or int8/int16 -> int8/int16 (requantization)."""
+    """QUANTIZE: float32 -> int8/int16/uint8, or a requantization between int8/int16, or between
+    int8/uint8 and uint8 (uint8 model inputs and outputs)."""
 
     TYPE = AirOpType.QUANTIZE.value
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
-    RESTRICTIONS = (SAME_SHAPE, PER_TENSOR, "The output must be int8 or int16.")
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.uint8)
+    RESTRICTIONS = (
+        SAME_SHAPE,
+        PER_TENSOR,
+        "The output must be int8, int16 or uint8; uint8 is requantized only from or to int8 or uint8.",
+    )
     # The planner shares storage only when the output is no larger than the input, and the
     # narrowing and same-width kernels walk forwards, reading each element before writing it.
     INPLACE_INPUTS = (0,)
@@ -77,9 +102,14 @@ class QuantizeOperator(_OneToOneOperator):
         problems = self.shape_problems()
         if problems:
             return problems
-        if self.target.dtype.numpy not in _INTEGER:
-            return [f"the output {label(self.target)} is {self.target.dtype}, not int8 or int16"]
-        return quantization_problems((self.source, self.target))
+        src, dst = self.source.dtype.numpy, self.target.dtype.numpy
+        if dst not in _INTEGER + (_UINT8,):
+            return [f"the output {label(self.target)} is {self.target.dtype}, not int8, int16 or uint8"]
+        if src != np.dtype(np.float32) and (src, dst) not in _REQUANTIZE_PAIRS:
+            return [
+                f"QUANTIZE from {self.source.dtype} to {self.target.dtype} is not a LiteRT requantization"
+            ]
+        return quantization_problems((self.source, self.target)) + _uint8_problems((self.source, self.target))
 
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
@@ -111,11 +141,11 @@ class DequantizeOperator(_OneToOneOperator):
     """DEQUANTIZE: int8/int16/float16 -> float32."""
 
     TYPE = AirOpType.DEQUANTIZE.value
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.uint8, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_SHAPE,
         PER_TENSOR,
-        "The input must be int8, int16 or float16 and the output float32.",
+        "The input must be int8, int16, uint8 or float16 and the output float32.",
     )
 
     def check(self) -> Iterable[str]:
@@ -125,9 +155,9 @@ class DequantizeOperator(_OneToOneOperator):
         src, dst = self.source, self.target
         if dst.dtype.numpy != np.dtype(np.float32):
             return [f"the output {label(dst)} is {dst.dtype}, not float32"]
-        if src.dtype.numpy not in _INTEGER + (np.dtype(np.float16),):
-            return [f"the input {label(src)} is {src.dtype}, not int8, int16 or float16"]
-        return quantization_problems((src,))
+        if src.dtype.numpy not in _INTEGER + (_UINT8, np.dtype(np.float16)):
+            return [f"the input {label(src)} is {src.dtype}, not int8, int16, uint8 or float16"]
+        return quantization_problems((src,)) + _uint8_problems((src,))
 
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target

@@ -50,13 +50,9 @@ def tensor_view(model: litert.ModelT, index: int, tensor: litert.TensorT) -> Ten
         raise UnsupportedModelError(f"{what}: {exc.message}", hint=exc.hint) from None
     shape = _static_shape(tensor, dtype, what)
     data = buffer_data(model, tensor)
+    # A variable with buffer data starts from those bytes (its initial value: what the resource
+    # variable hook stores for a CALL_ONCE-initialised variable); without data it starts zeroed.
     is_variable = bool(tensor.isVariable)
-    if data is not None and is_variable:
-        # The LiteRT runtime refuses this too: variables start zeroed, never from a buffer.
-        raise UnsupportedModelError(
-            f"{what} is a variable with initial buffer data",
-            hint="initialise state with an ASSIGN_VARIABLE instead",
-        )
     quantization = quantization_of(tensor)
     if data is None and quantization is not None and not (quantization.scale > 0).all():
         # A zero activation scale maps every value to the zero point; the requantizing
