@@ -10,8 +10,8 @@ from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
 from helia_aot_ops_builtin.gru_fusion import fuse_rolled_gru
-from helia_aot_ops_builtin.transforms import register_transforms
 from helia_aot_ops_builtin.resource_variables import resolve_resource_variables
+from helia_aot_ops_builtin.transforms import register_transforms
 from helia_aot_ops_builtin.variable_folding import FoldInvariantVariables
 
 
