@@ -21,6 +21,7 @@ RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
 SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REVERSE_V2 TILE BROADCAST_TO
 ABS NEG SQRT RSQRT SQUARE EXP LOG FLOOR CEIL ROUND SIGN SIN COS DIV POW FLOOR_DIV FLOOR_MOD ATAN2 ADD_N
 EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOGICAL_NOT SELECT SELECT_V2
+IF WHILE
 """.split()
 )
 
@@ -31,7 +32,7 @@ EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOG
 EXPECTED_UNSUPPORTED = frozenset(
     """
 cumsum_float32 cumsum_int8 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
-if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
+l2_normalization_float32 log_softmax_float32 log_softmax_int8
 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8 one_hot_float32
 resource_variable_accumulator_float32
 """.split()
