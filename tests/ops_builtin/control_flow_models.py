@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from helia_aot.interpreters import create_interpreter
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 
@@ -271,3 +272,25 @@ MODELS = {
     "nested_while_float32": nested_while_float32,
 }
 """Name -> builder writing the model to a path."""
+
+
+def sample_inputs(path: Path, seed: int, samples: int) -> np.ndarray:
+    """``samples`` random inputs for the model's one input: the whole int8 range, or [-1, 1]."""
+    detail = create_interpreter(path)._interpreter.get_input_details()[0]
+    rng = np.random.default_rng(seed)
+    shape = (samples, *detail["shape"])
+    if detail["dtype"] == np.int8:
+        return rng.integers(-128, 128, size=shape, dtype=np.int8)
+    return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+
+
+def write_golden(path: Path, seed: int, samples: int) -> tuple[Path, list[np.ndarray]]:
+    """The reference interpreter's outputs for ``samples`` random inputs, written next to the
+    model as the module's golden data (``test.golden_data``); returns the file and the outputs."""
+    interpreter = create_interpreter(path)
+    inputs = sample_inputs(path, seed, samples)
+    runs = [interpreter.run([sample]) for sample in inputs]
+    outputs = [np.stack([run[k] for run in runs]) for k in range(len(runs[0]))]
+    golden = path.with_suffix(".npz")
+    np.savez(golden, input_0=inputs, **{f"output_{k}": v for k, v in enumerate(outputs)})
+    return golden, outputs

@@ -17,7 +17,6 @@ import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.air import AirTensorKind, region_layout
 from helia_aot.errors import UnsupportedModelError
-from helia_aot.interpreters import create_interpreter
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.memory import compute_lifetimes
@@ -30,26 +29,6 @@ from helia_aot.testing import run_module_test_case
 from . import control_flow_models as cfm
 
 SAMPLES = 12
-
-
-def _inputs(path: Path, seed: int) -> list[np.ndarray]:
-    detail = create_interpreter(path)._interpreter.get_input_details()[0]
-    rng = np.random.default_rng(seed)
-    shape = (SAMPLES, *detail["shape"])
-    if detail["dtype"] == np.int8:
-        return [rng.integers(-128, 128, size=shape, dtype=np.int8)]
-    return [rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)]
-
-
-def _golden(path: Path, seed: int) -> tuple[Path, list[np.ndarray]]:
-    """Reference outputs for SAMPLES random inputs, written as the module's golden data."""
-    interpreter = create_interpreter(path)
-    (inputs,) = _inputs(path, seed)
-    runs = [interpreter.run([sample]) for sample in inputs]
-    outputs = [np.stack([run[k] for run in runs]) for k in range(len(runs[0]))]
-    golden = path.with_suffix(".npz")
-    np.savez(golden, input_0=inputs, **{f"output_{k}": v for k, v in enumerate(outputs)})
-    return golden, outputs
 
 
 def _config(path: Path, tmp_path: Path, **test: object) -> ConvertArgs:
@@ -79,7 +58,7 @@ VARIES = {
 @pytest.mark.parametrize("name", list(cfm.MODELS))
 def test_control_flow_models_match_the_reference(name, tmp_path):
     path = cfm.MODELS[name](tmp_path / f"{name}.tflite")
-    golden, outputs = _golden(path, seed=len(name))
+    golden, outputs = cfm.write_golden(path, seed=len(name), samples=SAMPLES)
     position, wanted = VARIES[name]
     assert _distinct(outputs, position) >= wanted, "the inputs do not exercise the control flow"
     result = AotConverter(_config(path, tmp_path, golden_data=str(golden))).convert()
@@ -91,14 +70,14 @@ def test_control_flow_models_match_the_reference(name, tmp_path):
 def test_if_takes_both_branches_over_the_samples(tmp_path):
     """The int8 IF's then branch doubles x, its else branch returns x: both must occur."""
     path = cfm.if_int8(tmp_path / "if.tflite")
-    (inputs,) = _inputs(path, seed=len("if_int8"))
+    inputs = cfm.sample_inputs(path, seed=len("if_int8"), samples=SAMPLES)
     taken = {bool(sample.max() > 0) for sample in inputs}
     assert taken == {True, False}
 
 
 def test_the_static_schedule_runs_regions_too(tmp_path):
     path = cfm.nested_while_float32(tmp_path / "nested.tflite")
-    golden, _ = _golden(path, seed=3)
+    golden, _ = cfm.write_golden(path, seed=3, samples=SAMPLES)
     config = _config(path, tmp_path, golden_data=str(golden))
     config.module.schedule = "static"
     result = AotConverter(config).convert()
