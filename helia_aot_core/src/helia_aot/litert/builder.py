@@ -310,11 +310,13 @@ class LiteRTModelBuilder:
         subgraph.inputs = _vector(self.inputs, np.int32)
         subgraph.outputs = _vector(self.outputs, np.int32)
         subgraph.operators = []
+        opcodes = model.operatorCodes if model.operatorCodes is not None else []
+        model.operatorCodes = opcodes
         for spec in self.operators:
             key = (spec.code, spec.custom_code, spec.version)
             if key not in codes:
-                codes[key] = len(model.operatorCodes)
-                model.operatorCodes.append(self._opcode_t(*key))
+                codes[key] = len(opcodes)
+                opcodes.append(self._opcode_t(*key))
             subgraph.operators.append(self._operator_t(spec, codes[key]))
         return subgraph
 
