@@ -9,6 +9,7 @@ unchanged, and two nested loops with an IF inside the outer body.
 
 from __future__ import annotations
 
+import subprocess
 from itertools import combinations
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.air import AirTensorKind, region_layout
 from helia_aot.errors import UnsupportedModelError
+from helia_aot.interpreters import create_interpreter
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.memory import compute_lifetimes
@@ -24,7 +26,7 @@ from helia_aot.pipeline.load import load_model
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.platforms.lookup import resolve_platform
-from helia_aot.testing import run_module_test_case
+from helia_aot.testing import build_module, run_module_test_case
 
 from . import control_flow_models as cfm
 
@@ -190,3 +192,75 @@ def test_a_loop_value_that_changes_shape_is_refused(tmp_path):
     path = b.save(tmp_path / "m.tflite")
     with pytest.raises(UnsupportedModelError, match="dynamic shapes are not supported"):
         AotConverter(_config(path, tmp_path)).convert()
+
+
+CALLBACK_MAIN = """
+#include <stdio.h>
+#include <string.h>
+#include "cf_model.h"
+
+static int32_t started[cf_num_operators];
+static int32_t finished[cf_num_operators];
+
+static void observe(int32_t op, cf_operator_state_t state, int32_t status, void *user)
+{
+    (void)status;
+    (void)user;
+    if (state == cf_op_state_run_started) {
+        started[op]++;
+    } else if (state == cf_op_state_run_finished) {
+        finished[op]++;
+    }
+}
+
+int main(void)
+{
+    static cf_model_context_t ctx;
+    const float x[4] = {%s};
+    memset(&ctx, 0, sizeof ctx);
+    ctx.callback = observe;
+    if (cf_model_init(&ctx) != 0) {
+        return 1;
+    }
+    memcpy(ctx.inputs[0].data, x, sizeof x);
+    if (cf_model_run(&ctx) != 0) {
+        return 2;
+    }
+    printf("iterations %%d\\n", (int)((const float *)ctx.outputs[1].data)[0]);
+    for (int32_t i = 0; i < cf_num_operators; ++i) {
+        printf("op %%d %%d %%d\\n", (int)i, (int)started[i], (int)finished[i]);
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("start", [0.9, -0.6])
+def test_the_observer_sees_every_operator_that_runs(start, tmp_path):
+    """The callback reports each region operator once per time it runs: the cond operators one
+    more time than the loop's iterations, the body operators once per iteration, the rest once."""
+    path = cfm.while_float32(tmp_path / "m.tflite")
+    x = np.full((1, 4), start, np.float32)
+    (_, iterations) = create_interpreter(path).run([x])
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(path)}, "module": {"path": str(tmp_path / "out"), "prefix": "cf"}}
+    )
+    result = AotConverter(config).convert()
+    source = CALLBACK_MAIN % ", ".join(f"{float(v)!r}f" for v in x.ravel())
+    exe = build_module(result.output, tmp_path / "build", prefix="cf", main_source=source)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True)
+    lines = run.stdout.splitlines()
+    count = int(iterations.ravel()[0])
+    assert count > 1 and lines[0] == f"iterations {count}"
+    calls = {int(i): (int(s), int(f)) for _, i, s, f in (line.split() for line in lines[1:])}
+    model = load_model(path, 0, AotConverter(config).registry_context)
+    layout = region_layout(model)
+    (cond_first, cond_end), (body_first, body_end) = layout.regions["r1"], layout.regions["r2"]
+    for index in range(len(model.operators)):
+        if cond_first <= index < cond_end:
+            expected = count + 1
+        elif body_first <= index < body_end:
+            expected = count
+        else:
+            expected = 1
+        assert calls[index] == (expected, expected), (index, model.operators[index].op_type)
