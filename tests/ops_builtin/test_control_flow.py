@@ -23,6 +23,7 @@ from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.memory import compute_lifetimes
 from helia_aot.pipeline.load import load_model
+from helia_aot.pipeline.operator_ids import plan_operator_ids
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.platforms.lookup import resolve_platform
@@ -264,3 +265,15 @@ def test_the_observer_sees_every_operator_that_runs(start, tmp_path):
         else:
             expected = 1
         assert calls[index] == (expected, expected), (index, model.operators[index].op_type)
+
+
+def test_region_operators_are_named_in_their_own_subgraph(tmp_path):
+    """Plan ids (``<subgraph>:<first output name>``) of region operators use the subgraph the
+    operator came from, so an ``operators[]`` rule can name them as they appear in the file."""
+    path = Path(__file__).resolve().parents[1] / "data" / "models" / "if_cond_float32.tflite"
+    model = load_model(path, 0, AotConverter(_config(path, tmp_path)).registry_context)
+    ids = plan_operator_ids(model)
+    by_type = {model.operator(op_id).op_type: plan_id for op_id, plan_id in ids.items()}
+    assert by_type["BATCH_MATMUL"] == "2:cond/then/_0/cond/MatMul"
+    assert by_type["SUB"] == "1:cond/else/_1/cond/sub"
+    assert by_type["IF"] == "0:Identity"
