@@ -24,6 +24,7 @@ EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOG
 SVDF UNIDIRECTIONAL_SEQUENCE_RNN RNN
 GATHER_ND SCATTER_ND DYNAMIC_UPDATE_SLICE REVERSE_SEQUENCE WHERE FILL ZEROS_LIKE DILATE ONE_HOT CUMSUM
 VAR_HANDLE READ_VARIABLE ASSIGN_VARIABLE CALL_ONCE
+IF WHILE
 """.split()
 )
 
@@ -34,7 +35,7 @@ VAR_HANDLE READ_VARIABLE ASSIGN_VARIABLE CALL_ONCE
 EXPECTED_UNSUPPORTED = frozenset(
     """
 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
-if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
+l2_normalization_float32 log_softmax_float32 log_softmax_int8
 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8
 """.split()
 )

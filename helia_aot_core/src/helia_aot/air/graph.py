@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,6 +24,39 @@ class AirOperatorOptions:
     Each operator type registers its own subclass in ``RegistryContext.air_options``; a parser fills
     it from the model file and the operator class reads it through ``AotOperator.typed_options``.
     """
+
+
+@dataclass(slots=True)
+class AirControlFlowOptions(AirOperatorOptions):
+    """Options of an operator that runs other subgraphs (IF, WHILE): the regions it owns.
+
+    The parser fills ``subgraphs`` with the model file's subgraph indices, in the order the
+    operator runs them (IF: then, else; WHILE: cond, body). Load then gives each one a region of
+    the model (``regions``, same order): the subgraph's operators, placed right after this
+    operator in the schedule. ``LOOPS`` says the regions repeat, so the planner keeps every tensor
+    they touch alive across the whole loop.
+    """
+
+    LOOPS: ClassVar[bool] = False
+    subgraphs: tuple[int, ...] = ()
+    regions: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, eq=False)
+class AirRegion:
+    """One subgraph instance that a control-flow operator runs: its operators carry its ``name``.
+
+    ``inputs`` and ``outputs`` are the subgraph's own tensors, which the owning operator fills
+    and reads by copying (they are distinct from the owner's tensors). ``owner`` is the id of
+    that operator; ``loops`` is True for regions that may run more than once per model run.
+    """
+
+    name: str
+    subgraph: int
+    owner: OpId
+    inputs: list[TensorId]
+    outputs: list[TensorId]
+    loops: bool = False
 
 
 @dataclass(slots=True, eq=False)
@@ -87,6 +120,7 @@ class AirOperator:
     ``shares_input_storage`` says the output may live in input 0's bytes (a byte mover the
     PRUNE_IDENTITY_OPS transform made an alias): the planner then gives both one buffer when
     it can, and the run's copy finds equal pointers and moves nothing.
+    ``region`` names the :class:`AirRegion` the operator belongs to ("" for the main subgraph).
     """
 
     id: OpId
@@ -97,6 +131,7 @@ class AirOperator:
     options: AirOperatorOptions = field(default_factory=AirOperatorOptions)
     source_indices: tuple[int, ...] = ()
     shares_input_storage: bool = False
+    region: str = ""
 
     def __post_init__(self) -> None:
         self.op_type = str(self.op_type.value if hasattr(self.op_type, "value") else self.op_type)
@@ -109,7 +144,11 @@ class AirOperator:
 
 @dataclass(slots=True, eq=False)
 class AirModel:
-    """A graph: tensors by id, operators in execution order, and the model's inputs and outputs."""
+    """A graph: tensors by id, operators in execution order, and the model's inputs and outputs.
+
+    ``regions`` holds the subgraphs control-flow operators run (empty for a one-subgraph model);
+    their operators sit in ``operators`` right after their owner (see ``helia_aot.air.regions``).
+    """
 
     name: str = "model"
     tensors: dict[TensorId, AirTensor] = field(default_factory=dict)
@@ -118,6 +157,7 @@ class AirModel:
     outputs: list[TensorId] = field(default_factory=list)
     description: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    regions: dict[str, AirRegion] = field(default_factory=dict)
 
     def add_tensor(self, tensor: AirTensor, *, replace: bool = False) -> AirTensor:
         """Add ``tensor``; an id already present is an error unless ``replace``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from helia_aot.air.graph import AirModel
+from helia_aot.air.regions import RegionLayoutError, owned_regions, region_layout
 from helia_aot.air.types import AirTensorKind
 
 
@@ -12,7 +13,8 @@ def verify_model(model: AirModel) -> list[str]:
     Checked: tensor ids match their keys and names are unique; operators reference existing
     tensors; every tensor is written at most once and only after it exists (inputs and constants
     exist from the start), so the schedule is a topological order; constants carry data of the
-    declared shape and dtype; model inputs and outputs exist; shapes are non-negative.
+    declared shape and dtype; model inputs and outputs exist; shapes are non-negative; each
+    control-flow region's operators follow their owner (``helia_aot.air.regions``).
     """
     problems: list[str] = []
     names: dict[str, str] = {}
@@ -63,7 +65,15 @@ def verify_model(model: AirModel) -> list[str]:
             written[tid] = op.id
             available.add(tid)
         available.update(op.named_tensors.values())
+        for name in owned_regions(op):  # the owner copies its operands into each region's inputs
+            if name in model.regions:
+                available.update(model.regions[name].inputs)
     for tid in model.outputs:
         if tid in model.tensors and tid not in available:
             problems.append(f"model output {tid!r} is never written")
+    if model.regions or any(op.region for op in model.operators):
+        try:
+            region_layout(model)
+        except RegionLayoutError as exc:
+            problems.append(f"control-flow regions: {exc}")
     return problems

@@ -1,7 +1,7 @@
 """A small LiteRT model builder for tests and plugin authors.
 
-It writes a single-subgraph ``.tflite`` that the LiteRT interpreter loads and runs, so an operator
-pack can test its parser and kernels against the reference without TensorFlow::
+It writes a ``.tflite`` that the LiteRT interpreter loads and runs, so an operator pack can test
+its parser and kernels against the reference without TensorFlow::
 
     from helia_aot.litert import schema_py_generated as litert
     from helia_aot.litert.builder import LiteRTModelBuilder
@@ -13,6 +13,14 @@ pack can test its parser and kernels against the reference without TensorFlow::
     b.add_operator("ADD", [x, y], [z], litert.AddOptionsT())
     b.set_inputs([x]); b.set_outputs([z])
     b.save("add.tflite")
+
+Control flow (IF, WHILE) needs more subgraphs: ``add_subgraph(name)`` returns a builder for
+subgraph 1, 2, ... (its ``index``), filled the same way; options name subgraphs by that index::
+
+    body = b.add_subgraph("body")
+    v = body.add_tensor("v", (1, 4), "float32")
+    ...
+    b.add_operator("WHILE", [x], [z], litert.WhileOptionsT(condSubgraphIndex=cond.index, ...))
 
 Custom operators take a custom code and raw option bytes (``add_custom_operator``). Quantization is
 an :class:`~helia_aot.air.AirQuantization` or a ``(scale, zero_point[, axis])`` tuple. Data is
@@ -168,14 +176,29 @@ class _Operator:
 
 
 class LiteRTModelBuilder:
-    """Collects tensors and operators of one subgraph and writes them as a LiteRT model."""
+    """Collects tensors and operators of a subgraph (the main one, and any added with
+    :meth:`add_subgraph`) and writes them as a LiteRT model."""
 
-    def __init__(self, description: str = "helia-aot LiteRT model builder") -> None:
+    def __init__(self, description: str = "helia-aot LiteRT model builder", *, name: str = "main") -> None:
         self.description = description
+        self.name = name
+        self.index = 0
         self.tensors: list[_Tensor] = []
         self.operators: list[_Operator] = []
         self.inputs: list[int] = []
         self.outputs: list[int] = []
+        self.subgraphs: list[LiteRTModelBuilder] = []
+
+    def add_subgraph(self, name: str) -> LiteRTModelBuilder:
+        """A builder for one more subgraph of this model (``index`` 1, 2, ...), for IF and WHILE.
+
+        Fill it with ``add_tensor``, ``add_operator``, ``set_inputs`` and ``set_outputs``; this
+        builder writes it after the main subgraph. Subgraphs are added to the main builder only.
+        """
+        sub = LiteRTModelBuilder(self.description, name=name)
+        sub.index = len(self.subgraphs) + 1
+        self.subgraphs.append(sub)
+        return sub
 
     def add_tensor(
         self,
@@ -272,20 +295,30 @@ class LiteRTModelBuilder:
         model.buffers = buffers
         model.operatorCodes = []
         codes: dict[tuple[int, str | None, int], int] = {}
+        model.subgraphs = [part._subgraph_t(model, buffers, codes) for part in [self, *self.subgraphs]]
+        return model
+
+    def _subgraph_t(
+        self,
+        model: litert.ModelT,
+        buffers: list[litert.BufferT],
+        codes: dict[tuple[int, str | None, int], int],
+    ) -> litert.SubGraphT:
         subgraph = litert.SubGraphT()
-        subgraph.name = "main"
+        subgraph.name = self.name
         subgraph.tensors = [self._tensor_t(t, buffers) for t in self.tensors]
         subgraph.inputs = _vector(self.inputs, np.int32)
         subgraph.outputs = _vector(self.outputs, np.int32)
         subgraph.operators = []
+        opcodes = model.operatorCodes if model.operatorCodes is not None else []
+        model.operatorCodes = opcodes
         for spec in self.operators:
             key = (spec.code, spec.custom_code, spec.version)
             if key not in codes:
-                codes[key] = len(model.operatorCodes)
-                model.operatorCodes.append(self._opcode_t(*key))
+                codes[key] = len(opcodes)
+                opcodes.append(self._opcode_t(*key))
             subgraph.operators.append(self._operator_t(spec, codes[key]))
-        model.subgraphs = [subgraph]
-        return model
+        return subgraph
 
     def to_bytes(self) -> bytes:
         """The model file's bytes."""

@@ -9,8 +9,10 @@ after the last operator standing for the caller's read, so no operator can take 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from helia_aot.air.graph import AirModel
+from helia_aot.air.regions import owned_regions, region_layout
 from helia_aot.air.types import AirTensorKind, TensorId
 from helia_aot.errors import OperatorOrderError
 
@@ -39,6 +41,36 @@ def alias_roots(model: AirModel, alias_of: Mapping[TensorId, TensorId]) -> dict[
     return roots
 
 
+def _extend_over_regions(model: AirModel, spans: dict[TensorId, list[int]], is_constant: Any) -> None:
+    """Widen lifetimes so the linear planner stays right when regions run out of schedule order.
+
+    An owner at index ``i`` whose regions end at ``j`` copies its operands into its regions'
+    inputs and their outputs into its own outputs around them, so its operands, outputs and the
+    regions' inputs and outputs live over ``[i, j]``. A loop's regions run again and again, so
+    every tensor an operator inside them touches also lives over the whole ``[i, j]`` (a value
+    computed late in one iteration is read early in the next one's copies). IF branches keep
+    their own spans: only one branch runs, so the planner may give both the same bytes. Owners are
+    widened innermost first, so an outer loop widens what an inner one already did.
+    """
+    layout = region_layout(model)
+    ops = model.operators
+    for owner in sorted(layout.owners, reverse=True):
+        end = layout.owners[owner] - 1
+        op = ops[owner]
+        touched: list[TensorId] = [*op.input_ids, *op.output_ids]
+        for name in owned_regions(op):
+            touched += [*model.regions[name].inputs, *model.regions[name].outputs]
+        if owner in layout.loop_owners:
+            for inner in ops[owner + 1 : end + 1]:
+                touched += [*inner.input_ids, *inner.output_ids, *inner.named_tensors.values()]
+        for tid in touched:
+            if not tid or is_constant(tid):
+                continue
+            span = spans.setdefault(tid, [owner, end])
+            span[0] = min(span[0], owner)
+            span[1] = max(span[1], end)
+
+
 def compute_lifetimes(
     model: AirModel, *, alias_of: Mapping[TensorId, TensorId] | None = None
 ) -> dict[TensorId, tuple[int, int]]:
@@ -56,6 +88,9 @@ def compute_lifetimes(
     nothing else ever takes their bytes. Tensors in one ``alias_of`` group share storage, so the
     group gets the union of their lifetimes under the root's id and its other members are left
     out. Constants, and groups whose root is a constant, are not in the arena and are omitted.
+
+    Control-flow regions (IF/WHILE subgraphs, placed after their owner) widen lifetimes, see
+    :func:`_extend_over_regions`.
 
     Raises OperatorOrderError when an operator reads a tensor that is neither a model input nor
     written by an earlier operator.
@@ -80,6 +115,8 @@ def compute_lifetimes(
             touch(tid, 0)
     written: set[TensorId] = set(model.inputs)
     for index, op in enumerate(model.operators):
+        for name in owned_regions(op):  # the owner copies into the region's inputs before it runs
+            written.update(model.regions[name].inputs)
         for tid in op.input_ids:
             if not tid or is_constant(tid):
                 continue
@@ -97,6 +134,8 @@ def compute_lifetimes(
     for tid in model.outputs:
         if not is_constant(tid):
             touch(tid, after_run)
+    if model.regions:
+        _extend_over_regions(model, spans, is_constant)
     for tid in spans:
         if model.tensor(tid).kind is AirTensorKind.PERSISTENT:
             spans[tid] = [0, end]

@@ -24,6 +24,9 @@ def tensors_read(model: AirModel, operators: list[Any]) -> set[TensorId]:
     for aot_op in operators:
         read.update(t for i, t in enumerate(aot_op.op.input_ids) if t and aot_op.reads_input(i))
         read.update(aot_op.op.named_tensors.values())
+    for region in model.regions.values():  # a control-flow operator copies these (IF, WHILE)
+        read.update(region.inputs)
+        read.update(region.outputs)
     return read
 
 

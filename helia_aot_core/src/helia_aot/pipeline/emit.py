@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId, c_comment
+from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId, c_comment, region_layout
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
@@ -401,6 +401,8 @@ def emit_module(
         {r.memory.upper() for r in plan.regions} | _platform_memories(platform) | _HOOK_MEMORIES
     )
     hash_ = plan_hash(model, plan, operators)
+    # With IF/WHILE, region operators run only when their owner calls <prefix>_run_range.
+    next_index = list(region_layout(model).next_index) if model.regions else []
     values: dict[str, Any] = {
         "prefix": prefix,
         "PREFIX": prefix.upper(),
@@ -425,6 +427,8 @@ def emit_module(
         "schedule": schedule,
         "plan_hash": hash_,
         "itcm_operators": itcm_operators(operators, platform),
+        "control_flow": bool(model.regions),
+        "schedule_next": next_index,
     }
     io_values = dict(
         values, inputs=[io_row(t) for t in model.inputs], outputs=[io_row(t) for t in model.outputs]

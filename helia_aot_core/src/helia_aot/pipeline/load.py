@@ -31,13 +31,11 @@ from helia_aot.converters.litert.view import ModelView, SubgraphView
 from helia_aot.converters.litert.view_builder import build_view
 from helia_aot.errors import HeliaAotError, ModelLoadError, PluginError, UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
+from helia_aot.pipeline.regions_load import Failure, load_regions
 from helia_aot.plugins.manager import distribution_installed
 
 BUILTIN_DISTRIBUTION = "helia-aot-ops-builtin"
 """The distribution whose operator pack parses LiteRT builtin operators."""
-
-Failure = tuple[int, str, str, str | None]
-"""An operator that cannot be parsed: (index, key, reason, install hint or None)."""
 
 
 def _unblock_hint(names: list[str]) -> str:
@@ -123,24 +121,28 @@ def build_tensors(subgraph: SubgraphView, air: AirModel) -> None:
         )
 
 
-def build_operators(
-    view: ModelView, air: AirModel, parsers: Any, blocked: Mapping[str, str] | None = None
-) -> None:
-    """Parse every operator; raise one UnsupportedModelError listing all that cannot be parsed.
+def parse_operators(
+    subgraph: SubgraphView,
+    model: litert.ModelT,
+    air: AirModel,
+    parsers: Any,
+    blocked: Mapping[str, str] | None = None,
+) -> list[Failure]:
+    """Parse every operator of ``subgraph`` into ``air.operators``; return the ones that failed.
 
-    Every node of the view has been checked before any parser sees it; a parser gets the node's
-    index and the object-API model and subgraph. A parser raising anything but a typed error or
-    ValueError is a bug in its pack: PluginError names the parser.
+    Every node has been checked before any parser sees it; a parser gets the node's index and the
+    object-API model and subgraph. A parser raising anything but a typed error or ValueError is a
+    bug in its pack: PluginError names the parser.
     """
     failures: list[Failure] = []
-    for op in view.subgraph.operators:
+    for op in subgraph.operators:
         index, key = op.index, op.key
         parser: Callable[..., Any] | None = parsers.get(key) if key in parsers else None
         if parser is None:
             failures.append((index, key, *missing_parser_reason(key, blocked)))
             continue
         try:
-            result = parser(index, view.node, view.subgraph.node, air)
+            result = parser(index, model, subgraph.node, air)
         except (UnsupportedModelError, ValueError) as exc:
             failures.append((index, key, str(exc) or type(exc).__name__, None))
             continue
@@ -159,6 +161,23 @@ def build_operators(
                 hint="a parser returns the AirOperator it built",
             )
         air.operators.append(result)
+    return failures
+
+
+def build_operators(
+    view: ModelView, air: AirModel, parsers: Any, blocked: Mapping[str, str] | None = None
+) -> None:
+    """Parse every operator of the view's subgraph, then the subgraphs its control-flow operators
+    run (see :mod:`helia_aot.pipeline.regions_load`); raise one UnsupportedModelError listing all
+    that cannot be parsed."""
+    failures = parse_operators(view.subgraph, view.node, air, parsers, blocked)
+    if not failures:
+
+        def parse(subgraph: SubgraphView, into: AirModel) -> list[Failure]:
+            build_tensors(subgraph, into)
+            return parse_operators(subgraph, view.node, into, parsers, blocked)
+
+        failures = load_regions(view, air, parse)
     if failures:
         raise unsupported_operators_error(failures)
 
@@ -230,5 +249,6 @@ __all__ = [
     "distribution_installed",
     "load_model",
     "missing_parser_reason",
+    "parse_operators",
     "unsupported_operators_error",
 ]

@@ -1,7 +1,8 @@
 """The ids an ``operators[]`` rule may name an operator by: its plan id or its index.
 
 The plan id is stable across re-conversions of an edited model where the index is not: it is
-``<subgraph>:<name of the first output tensor>``, with ``#<k>`` (k from 1) appended when several
+``<subgraph>:<name of the first output tensor>`` (the subgraph an IF/WHILE region came from for
+its operators), with ``#<k>`` (k from 1) appended when several
 operators' first outputs share a name, ``<subgraph>:<OP_TYPE>@<position>`` when the output has no
 name, and the operator's index when one of those forms would still name two operators. The index
 (the AIR operator id, ``"0"``, ``"1"``, ...) is always accepted as well.
@@ -24,13 +25,15 @@ def plan_operator_id_sources(model: AirModel, subgraph: int = 0) -> dict[str, tu
     seen: Counter[str] = Counter()
     candidates: list[tuple[str, str]] = []
     for position, (op, name) in enumerate(zip(model.operators, names, strict=True)):
+        # An IF/WHILE region's operator is named in the model file's subgraph it came from.
+        home = model.regions[op.region].subgraph if op.region in model.regions else subgraph
         if not name:
-            candidates.append((f"{subgraph}:{op.op_type}@{position}", "index"))
+            candidates.append((f"{home}:{op.op_type}@{position}", "index"))
         elif repeats[name] > 1:
             seen[name] += 1
-            candidates.append((f"{subgraph}:{name}#{seen[name]}", "tensor_name+ordinal"))
+            candidates.append((f"{home}:{name}#{seen[name]}", "tensor_name+ordinal"))
         else:
-            candidates.append((f"{subgraph}:{name}", "tensor_name"))
+            candidates.append((f"{home}:{name}", "tensor_name"))
     taken = Counter(candidate for candidate, _ in candidates)
     node_ids = {str(op.id) for op in model.operators}
     return {

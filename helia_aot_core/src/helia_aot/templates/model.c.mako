@@ -6,24 +6,59 @@
 
 /* _lifecycle_state once model_init succeeded. */
 #define ${PREFIX}_LIFECYCLE_READY 1u
-% if schedule == "table":
+% if schedule == "table" or control_flow:
 
 typedef int32_t (*${prefix}_op_fn_t)(${prefix}_model_context_t *ctx);
 
 typedef struct {
     ${prefix}_op_fn_t init;
     ${prefix}_op_fn_t run;
+% if control_flow:
+    int32_t next; /* the next operator at this one's level: past its regions for IF/WHILE */
+% endif
 } ${prefix}_op_entry_t;
 
 /* The schedule: one entry per operator in execution order (a NULL init is skipped). */
 static const ${prefix}_op_entry_t ${prefix}_schedule[${max(len(operators), 1)}] = {
 % for op in operators:
+% if control_flow:
+    {${f"{op.stem}_init" if op.has_init else "NULL"}, ${op.stem}_run, ${schedule_next[loop.index]}},
+% else:
     {${f"{op.stem}_init" if op.has_init else "NULL"}, ${op.stem}_run},
+% endif
 % endfor
 % if not operators:
     {NULL, NULL},
 % endif
 };
+% endif
+% if control_flow:
+
+/* Runs the operators from first up to (not including) end at one level of the schedule: IF and
+ * WHILE operators call it for their regions, whose operators follow them in the table. */
+int32_t ${prefix}_run_range(${prefix}_model_context_t *ctx, int32_t first, int32_t end);
+
+int32_t ${prefix}_run_range(${prefix}_model_context_t *ctx, int32_t first, int32_t end)
+{
+    int32_t status = ${prefix}_status_ok;
+    for (int32_t i = first; i < end; i = ${prefix}_schedule[i].next) {
+% if schedule == "table":
+        if (ctx->callback != NULL) {
+            ctx->callback(i, ${prefix}_op_state_run_started, ${prefix}_status_ok, ctx->user_data);
+        }
+% endif
+        status = ${prefix}_schedule[i].run(ctx);
+% if schedule == "table":
+        if (ctx->callback != NULL) {
+            ctx->callback(i, ${prefix}_op_state_run_finished, status, ctx->user_data);
+        }
+% endif
+        if (status != ${prefix}_status_ok) {
+            return status;
+        }
+    }
+    return status;
+}
 % endif
 % for init in state_inits:
 
@@ -121,7 +156,9 @@ int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx)
         return ${prefix}_status_hydration_required;
     }
 % endif
-% if schedule == "table":
+% if control_flow:
+    status = ${prefix}_run_range(ctx, 0, ${prefix}_num_operators);
+% elif schedule == "table":
     if (ctx->callback == NULL) {
         /* No observer: the schedule alone, so a run costs nothing per operator beyond the call. */
         for (int32_t i = 0; i < ${prefix}_num_operators; ++i) {

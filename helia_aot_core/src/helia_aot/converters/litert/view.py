@@ -76,10 +76,11 @@ class SubgraphView:
 class ModelView:
     """A LiteRT model as one conversion sees it.
 
-    Only the subgraph being converted is read and checked (as the LiteRT runtime prepares only
-    the subgraphs it runs); ``subgraph_count`` is what option references to other subgraphs are
-    checked against. ``name`` is how errors name the file; ``description`` is the file's text as
-    stored: sanitize it before emitting.
+    Only the subgraph being converted is read and checked here (as the LiteRT runtime prepares
+    only the subgraphs it runs); the subgraphs its IF/WHILE operators run are read the same way
+    when Load reaches them (``view_builder.subgraph_view``). ``subgraph_count`` is what option
+    references to other subgraphs are checked against. ``name`` is how errors name the file;
+    ``description`` is the file's text as stored: sanitize it before emitting.
     """
 
     name: str

@@ -113,15 +113,13 @@ def _chosen_subgraph(model: litert.ModelT, subgraph_index: int, name: str) -> li
     return subgraph
 
 
-def build_view(model: litert.ModelT, subgraph_index: int, name: str) -> ModelView:
-    """The checked view of subgraph ``subgraph_index`` of ``model`` (``name`` names the file in errors).
+def subgraph_view(model: litert.ModelT, subgraph_index: int) -> SubgraphView:
+    """Subgraph ``subgraph_index`` (an existing index) of ``model``, read and checked.
 
-    Raises UnsupportedModelError for an empty model or subgraph and for what the compiler does
-    not handle (tensor types, dynamic shapes, sparse or external data), InvalidConfigError for a
-    subgraph index out of range, and ModelLoadError for a malformed file.
+    Used for the main subgraph and for the subgraphs its control-flow operators run; the same
+    checks apply to both, in file order (tensors, inputs and outputs, operators).
     """
-    subgraph = _chosen_subgraph(model, subgraph_index, name)
-    description = sa.description_of(model)
+    subgraph = sa.subgraphs_of(model)[subgraph_index]
     tensors = tuple(tensor_view(model, index, tensor) for index, tensor in enumerate(sa.tensors_of(subgraph)))
     inputs, outputs = sa.subgraph_inputs(subgraph), sa.subgraph_outputs(subgraph)
     for index in [*inputs, *outputs]:
@@ -129,20 +127,31 @@ def build_view(model: litert.ModelT, subgraph_index: int, name: str) -> ModelVie
     operators = tuple(
         operator_view(model, index, node, tensors) for index, node in enumerate(sa.operators_of(subgraph))
     )
+    return SubgraphView(
+        index=subgraph_index,
+        tensors=tensors,
+        operators=operators,
+        inputs=tuple(inputs),
+        outputs=tuple(outputs),
+        node=subgraph,
+    )
+
+
+def build_view(model: litert.ModelT, subgraph_index: int, name: str) -> ModelView:
+    """The checked view of subgraph ``subgraph_index`` of ``model`` (``name`` names the file in errors).
+
+    Raises UnsupportedModelError for an empty model or subgraph and for what the compiler does
+    not handle (tensor types, dynamic shapes, sparse or external data), InvalidConfigError for a
+    subgraph index out of range, and ModelLoadError for a malformed file.
+    """
+    _chosen_subgraph(model, subgraph_index, name)
     return ModelView(
         name=name,
-        description=description,
+        description=sa.description_of(model),
         subgraph_count=len(sa.subgraphs_of(model)),
-        subgraph=SubgraphView(
-            index=subgraph_index,
-            tensors=tensors,
-            operators=operators,
-            inputs=tuple(inputs),
-            outputs=tuple(outputs),
-            node=subgraph,
-        ),
+        subgraph=subgraph_view(model, subgraph_index),
         node=model,
     )
 
 
-__all__ = ["build_view", "operator_view", "tensor_view"]
+__all__ = ["build_view", "operator_view", "subgraph_view", "tensor_view"]
