@@ -21,6 +21,7 @@ RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
 SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REVERSE_V2 TILE BROADCAST_TO
 ABS NEG SQRT RSQRT SQUARE EXP LOG FLOOR CEIL ROUND SIGN SIN COS DIV POW FLOOR_DIV FLOOR_MOD ATAN2 ADD_N
 EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOGICAL_NOT SELECT SELECT_V2
+GELU ELU RELU_0_TO_1 LOG_SOFTMAX L2_NORMALIZATION LOCAL_RESPONSE_NORMALIZATION
 """.split()
 )
 
@@ -30,8 +31,8 @@ EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOG
 # UNSUPPORTED_FOR_A_TENSOR_TYPE.
 EXPECTED_UNSUPPORTED = frozenset(
     """
-cumsum_float32 cumsum_int8 gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
-if_cond_float32 l2_normalization_float32 log_softmax_float32 log_softmax_int8
+cumsum_float32 cumsum_int8
+if_cond_float32
 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8 one_hot_float32
 resource_variable_accumulator_float32
 """.split()
@@ -86,6 +87,22 @@ Measured: every promised float corpus model, the probes included, matches LiteRT
 interpreter exactly when built with the host gcc (x86-64 glibc libm, no FMA contraction), so any
 difference there is a defect, however small.
 """
+
+EIGEN_FLOAT_TOLERANCE = {"gelu_float32": 1e-6, "gelu_tanh_approx_float32": 1e-6}
+"""Float models whose reference kernel is not C-library arithmetic: absolute bound on the host.
+
+LiteRT's float32 GELU evaluates erfc and tanh with Eigen's vectorised polynomial approximations,
+not with the C library, so no C99 kernel reproduces it bit for bit; ours calls ``erfcf``/``tanhf``
+on LiteRT's scalar formula (the one its int8 table uses). Measured on the corpus samples and the
+hostile inputs: at most 2.4e-7 apart (2 ULP at the outputs' magnitude of 1 to 4). The bound is
+four times that; a wrong form (erf instead of tanh) is off by more than 1e-4.
+"""
+
+
+def float_tolerance(name: str) -> float:
+    """The host tolerance of a float corpus model (0 unless its reference is not libm's)."""
+    return EIGEN_FLOAT_TOLERANCE.get(name, FLOAT_TOLERANCE)
+
 
 CORE_FLOAT_ULP = {"m55": 4, "m4": 256}
 """Float outputs on each core (under QEMU): within this many ULP of the reference, value by value.
