@@ -92,7 +92,8 @@ int32_t hk_l2_norm_s8(const hk_l2_norm_params_t *params, const int8_t *input, in
 }
 
 /* Follows LiteRT reference_ops::LocalResponseNormalization (float):
- * x * (bias + alpha * sum of squares over [c - radius, c + radius]) ^ -beta. */
+ * x * (bias + alpha * sum of squares over [c - radius, c + radius)) ^ -beta. The window ends
+ * before c + radius, as the reference's loop does (it is not centred on c). */
 int32_t hk_lrn_f32(const hk_lrn_f32_params_t *params, const float *input, float *output)
 {
     if (params->outer_size < 0 || params->depth < 1 || params->radius < 0) {
@@ -104,7 +105,7 @@ int32_t hk_lrn_f32(const hk_lrn_f32_params_t *params, const float *input, float 
         float *out = output + row * (size_t)depth;
         for (int32_t c = 0; c < depth; ++c) {
             const int32_t begin = c - params->radius > 0 ? c - params->radius : 0;
-            const int32_t end = c + params->radius + 1 < depth ? c + params->radius + 1 : depth;
+            const int32_t end = c + params->radius < depth ? c + params->radius : depth;
             float accum = 0.0f;
             for (int32_t k = begin; k < end; ++k) {
                 accum += in[k] * in[k];

@@ -22,7 +22,7 @@ typedef struct {
 typedef struct {
     int32_t outer_size;
     int32_t depth;
-    int32_t radius; /* channels on each side in the window */
+    int32_t radius; /* the window is [c - radius, c + radius) */
     float bias;
     float alpha;
     float beta;

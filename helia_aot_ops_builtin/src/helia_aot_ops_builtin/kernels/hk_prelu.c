@@ -66,9 +66,9 @@ int32_t hk_prelu_s8(const hk_prelu_params_t *params, const int8_t *input, const 
     return HK_STATUS_OK;
 }
 
-/* Follows LiteRT reference_ops::BroadcastPrelu4DSlow / Prelu (int16 input and alpha, the same
- * arithmetic as int8 with the int16 clamp). */
-int32_t hk_prelu_s16(const hk_prelu_params_t *params, const int16_t *input, const int16_t *alpha,
+/* Follows LiteRT reference_ops::BroadcastPrelu4DSlow / Prelu for int16 input with int8 alpha (the
+ * 16x8 scheme): the int8 arithmetic with the int16 clamp. */
+int32_t hk_prelu_s16(const hk_prelu_params_t *params, const int16_t *input, const int8_t *alpha,
                      int16_t *output)
 {
     const hk_prelu_shape_t *shape = &params->shape;
@@ -89,7 +89,7 @@ int32_t hk_prelu_s16(const hk_prelu_params_t *params, const int16_t *input, cons
             } else {
                 const int32_t a = (int32_t)alpha[alpha_row + j * inner_stride] -
                                   params->alpha_zero_point;
-                /* Zero points are 0 for int16 (checked at conversion), so |x * a| <= 2^30. */
+                /* The int16 input zero point is 0 (checked at conversion): |x * a| < 2^24. */
                 v = hk_mbqm(x * a, params->alpha_multiplier, params->alpha_shift);
             }
             output[row + j] = hk_sat_s16(v + params->output_zero_point);

@@ -326,7 +326,8 @@ class PreluOperator(ActivationOperator):
         SAME_TYPE,
         PER_TENSOR,
         "alpha must have the input's element type and broadcast to the input's shape; at most 6 dimensions.",
-        "int16: the input, alpha and output zero points must be 0.",
+        "int16 input: alpha must be int8 (LiteRT's 16x8 PRELU; it reads an int16 alpha as bytes), "
+        "input and output zero points 0.",
     )
 
     @property
@@ -338,12 +339,11 @@ class PreluOperator(ActivationOperator):
             yield "PRELU needs an input and an alpha"
             return
         src, alpha = self.source, self.alpha
-        if alpha.dtype != src.dtype:
-            yield f"alpha is {alpha.dtype} but the input is {src.dtype}"
+        expected = np.int8 if self.dtype is np.int16 else self.dtype
+        if alpha.dtype.numpy.type is not expected:
+            yield f"alpha is {alpha.dtype} but a {src.dtype} input needs {np.dtype(expected).name} alpha"
         elif self.dtype is not np.float32 and (alpha.quantization is None or alpha.quantization.per_channel):
             yield "alpha is not quantized per tensor"
-        elif self.dtype is np.int16 and alpha.zero_point() != 0:
-            yield "int16 alpha needs a zero point of 0"
         if tuple(src.shape) != tuple(self.target.shape):
             yield f"the output shape {self.target.shape} differs from the input shape {src.shape}"
         if not 1 <= len(src.shape) <= 6:
