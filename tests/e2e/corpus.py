@@ -88,22 +88,6 @@ interpreter exactly when built with the host gcc (x86-64 glibc libm, no FMA cont
 difference there is a defect, however small.
 """
 
-EIGEN_FLOAT_TOLERANCE = {"gelu_float32": 1e-6, "gelu_tanh_approx_float32": 1e-6}
-"""Float models whose reference kernel is not C-library arithmetic: absolute bound on the host.
-
-LiteRT's float32 GELU evaluates erfc and tanh with Eigen's vectorised polynomial approximations,
-not with the C library, so no C99 kernel reproduces it bit for bit; ours calls ``erfcf``/``tanhf``
-on LiteRT's scalar formula (the one its int8 table uses). Measured on the corpus samples and the
-hostile inputs: at most 2.4e-7 apart (2 ULP at the outputs' magnitude of 1 to 4). The bound is
-four times that; a wrong form (erf instead of tanh) is off by more than 1e-4.
-"""
-
-
-def float_tolerance(name: str) -> float:
-    """The host tolerance of a float corpus model (0 unless its reference is not libm's)."""
-    return EIGEN_FLOAT_TOLERANCE.get(name, FLOAT_TOLERANCE)
-
-
 CORE_FLOAT_ULP = {"m55": 4, "m4": 256}
 """Float outputs on each core (under QEMU): within this many ULP of the reference, value by value.
 

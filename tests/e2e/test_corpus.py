@@ -1,10 +1,9 @@
 """Every promised corpus model converts, builds warning-free under ASan/UBSan, and matches LiteRT.
 
 One test id per model. Integer outputs must match the reference exactly, and so must float outputs
-(``FLOAT_TOLERANCE`` is 0: the host build matches the reference bit for bit, except the float GELU
-models of ``EIGEN_FLOAT_TOLERANCE``; see corpus.py). Besides the recorded samples, each module's
-self test runs four extreme samples (all minimum, all maximum, alternating, random; see
-hostile_inputs.py) in the same build, under the same sanitizers. A model
+(``FLOAT_TOLERANCE`` is 0: the host build matches the reference bit for bit; see corpus.py). Besides
+the recorded samples, each module's self test runs four extreme samples (all minimum, all maximum,
+alternating, random; see hostile_inputs.py) in the same build, under the same sanitizers. A model
 recorded with LiteRT's optimized kernels only because the reference resolver lacks its declared
 operator version is checked against the reference kernels instead (relabelled_reference.py).
 """
@@ -20,10 +19,10 @@ from helia_aot.testing import corpus_golden_to_npz, run_module_test_case
 
 from .corpus import (
     EXPECTED_UNSUPPORTED,
+    FLOAT_TOLERANCE,
     PROMISED_OPS,
     UNSUPPORTED_FOR_A_TENSOR_TYPE,
     expected_outputs,
-    float_tolerance,
     golden_path,
     is_integer_model,
     manifest,
@@ -50,7 +49,7 @@ def convert(entry, tmp_path, **overrides):
         "test": {
             "enabled": True,
             "golden_data": str(golden),
-            "tolerance": 0.0 if is_integer_model(entry) else float_tolerance(entry["name"]),
+            "tolerance": 0.0 if is_integer_model(entry) else FLOAT_TOLERANCE,
         },
     }
     for key, value in overrides.items():

@@ -41,6 +41,7 @@ MODELS = (
     "gelu_int8",  # table (GELU lookup)
     "log_softmax_int8",  # log_softmax (fixed-point log)
     "l2_normalization_float32",  # normalization
+    "gelu_float32",  # gelu (Eigen erfc: polynomial, packet exp, libm expf on the tail)
 )
 
 

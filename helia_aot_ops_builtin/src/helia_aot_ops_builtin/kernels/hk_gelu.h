@@ -1,9 +1,9 @@
 /*
  * helia-aot kernel library: GELU on float32 (int8 and int16 GELU are tables, see hk_table.h).
  *
- * Both forms follow LiteRT's scalar GeluTransform / GeluTransformApproximate with the C library's
- * erfcf and tanhf. LiteRT's float32 kernel evaluates the same formulas with Eigen's vectorised
- * approximations of erfc and tanh, so results differ from it by a few units in the last place.
+ * LiteRT's reference GELU evaluates erfc and tanh with Eigen's vectorised float approximations,
+ * not with the C library, so these kernels evaluate the same rational approximations in the same
+ * order (see hk_gelu.c) and match the reference bit for bit on a host without fused multiply-add.
  */
 #ifndef HK_GELU_H
 #define HK_GELU_H

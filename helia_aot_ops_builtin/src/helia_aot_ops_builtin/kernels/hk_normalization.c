@@ -91,15 +91,19 @@ int32_t hk_l2_norm_s8(const hk_l2_norm_params_t *params, const int8_t *input, in
     return HK_STATUS_OK;
 }
 
-/* Follows LiteRT reference_ops::LocalResponseNormalization (float):
- * x * (bias + alpha * sum of squares over [c - radius, c + radius)) ^ -beta. The window ends
- * before c + radius, as the reference's loop does (it is not centred on c). */
+/* Follows LiteRT reference_ops::LocalResponseNormalization (float): the squares summed in float
+ * over [c - radius, c + radius) (the window ends before c + radius, as the reference's loop does),
+ * then bias + alpha * sum and its power -beta in double (the reference's parameters are doubles),
+ * the multiplier rounded to float before it scales x. */
 int32_t hk_lrn_f32(const hk_lrn_f32_params_t *params, const float *input, float *output)
 {
     if (params->outer_size < 0 || params->depth < 1 || params->radius < 0) {
         return HK_STATUS_BAD_PARAM;
     }
     const int32_t depth = params->depth;
+    const double bias = (double)params->bias;
+    const double alpha = (double)params->alpha;
+    const double minus_beta = -(double)params->beta;
     for (size_t row = 0; row < (size_t)params->outer_size; ++row) {
         const float *in = input + row * (size_t)depth;
         float *out = output + row * (size_t)depth;
@@ -110,7 +114,8 @@ int32_t hk_lrn_f32(const hk_lrn_f32_params_t *params, const float *input, float 
             for (int32_t k = begin; k < end; ++k) {
                 accum += in[k] * in[k];
             }
-            out[c] = in[c] * powf(params->bias + params->alpha * accum, -params->beta);
+            const float multiplier = (float)pow(bias + alpha * (double)accum, minus_beta);
+            out[c] = in[c] * multiplier;
         }
     }
     return HK_STATUS_OK;

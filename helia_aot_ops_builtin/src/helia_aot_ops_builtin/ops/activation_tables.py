@@ -4,7 +4,8 @@ LiteRT evaluates both on int8 through a 256-entry table its Prepare step fills f
 formula (``LUTPopulate``), and GELU on int16 through a 513-entry table read with linear
 interpolation; the converter fills the same tables (:mod:`helia_aot_ops_builtin.activation_quantization`)
 and interns them as operator constants, so the generated code only looks values up (``hk_table``).
-float32 calls ``hk_gelu`` / ``hk_elu``, which evaluate LiteRT's scalar formulas with the C library.
+float32 calls ``hk_gelu`` (Eigen's erfc/tanh approximations, as LiteRT's reference GELU evaluates
+them) / ``hk_elu`` (LiteRT's scalar formula with the C library's ``expm1f``).
 """
 
 from __future__ import annotations
