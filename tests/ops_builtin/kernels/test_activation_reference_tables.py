@@ -1,4 +1,4 @@
-"""Hypothesis tests of int8 LOG_SOFTMAX and the GELU/ELU tables against the LiteRT interpreter.
+"""Hypothesis tests of int8 LOG_SOFTMAX, the GELU/ELU tables and float32 GELU against LiteRT.
 
 Each example builds a one-operator model with drawn shapes, quantizations and data, runs it in
 LiteRT's reference interpreter, and compares bit for bit with what a module computes: the
@@ -149,3 +149,27 @@ def test_gelu_int16_table(approximate, in_exponent, out_ratio, seed):
         == 0
     )
     np.testing.assert_array_equal(out, expected)
+
+
+PF = ctypes.POINTER(ctypes.c_float)
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.booleans(), st.integers(1, 70), st.floats(0.5, 12.0), seeds)
+def test_gelu_f32_bit_exact(approximate, size, spread, seed):
+    """float32 GELU, bit for bit (NaN for NaN): sizes with every remainder after whole packets of
+    four (the reference's scalar tail), values on both sides of erfc's |x| = 1 switch and past its
+    clamps, and the special values."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(size) * spread).astype(np.float32)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -14.5, 1.4142135], np.float32)
+    x[rng.random(size) < 0.1] = rng.choice(specials)
+    expected = reference("GELU", x, None, None, gelu_options(approximate))
+    out = np.zeros_like(x)
+    lib = build_kernels("gelu")
+    fn = lib.hk_gelu_tanh_f32 if approximate else lib.hk_gelu_f32
+    assert fn(x.ctypes.data_as(PF), out.ctypes.data_as(PF), ctypes.c_size_t(size)) == 0
+    np.testing.assert_array_equal(
+        out.view(np.uint32)[~np.isnan(out)], expected.view(np.uint32)[~np.isnan(out)]
+    )
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(expected))
