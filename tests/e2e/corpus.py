@@ -25,6 +25,7 @@ SVDF UNIDIRECTIONAL_SEQUENCE_RNN RNN
 GATHER_ND SCATTER_ND DYNAMIC_UPDATE_SLICE REVERSE_SEQUENCE WHERE FILL ZEROS_LIKE DILATE ONE_HOT CUMSUM
 VAR_HANDLE READ_VARIABLE ASSIGN_VARIABLE CALL_ONCE
 IF WHILE
+GELU ELU RELU_0_TO_1 LOG_SOFTMAX L2_NORMALIZATION LOCAL_RESPONSE_NORMALIZATION
 """.split()
 )
 
@@ -34,8 +35,6 @@ IF WHILE
 # UNSUPPORTED_FOR_A_TENSOR_TYPE.
 EXPECTED_UNSUPPORTED = frozenset(
     """
-gelu_float32 gelu_int8 gelu_tanh_approx_float32 gelu_tanh_approx_int8
-l2_normalization_float32 log_softmax_float32 log_softmax_int8
 lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8
 """.split()
 )

@@ -38,6 +38,10 @@ MODELS = (
     "sin_cos_float32",  # unary (float32 C library calls)
     "floor_div_floor_mod_float32",  # math (broadcast walk)
     "compare_less_greater_int8_safe_int8",  # compare (int8 rescaled, bool outputs)
+    "gelu_int8",  # table (GELU lookup)
+    "log_softmax_int8",  # log_softmax (fixed-point log)
+    "l2_normalization_float32",  # normalization
+    "gelu_float32",  # gelu (Eigen erfc: polynomial, packet exp, libm expf on the tail)
 )
 
 

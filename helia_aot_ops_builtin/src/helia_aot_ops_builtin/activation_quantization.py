@@ -31,7 +31,7 @@ def _load_libm() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("m")
     try:
         lib = ctypes.CDLL(name) if name else ctypes.CDLL(None)
-        for fn in ("expf", "tanhf", "logf"):
+        for fn in ("expf", "tanhf", "logf", "erfcf", "expm1f"):
             getattr(lib, fn).restype = ctypes.c_float
             getattr(lib, fn).argtypes = [ctypes.c_float]
         return lib
@@ -55,6 +55,16 @@ def tanhf(x: float) -> np.float32:
 def logf(x: float) -> np.float32:
     """C ``logf``."""
     return F32(_LIBM.logf(float(x))) if _LIBM else np.log(F32(x))
+
+
+def erfcf(x: float) -> np.float32:
+    """C ``erfcf`` (the float ``std::erfc`` LiteRT's GELU table calls)."""
+    return F32(_LIBM.erfcf(float(x))) if _LIBM else F32(math.erfc(float(F32(x))))
+
+
+def expm1f(x: float) -> np.float32:
+    """C ``expm1f`` (the float ``std::expm1`` LiteRT's ELU table calls)."""
+    return F32(_LIBM.expm1f(float(x))) if _LIBM else F32(math.expm1(float(F32(x))))
 
 
 def logistic_f32(x: np.float32) -> np.float32:
@@ -319,3 +329,98 @@ def softmax_exp_lut() -> np.ndarray:
 def softmax_one_over_one_plus_x_lut() -> np.ndarray:
     """1 / (1 + x) for x in [0, 1] on the int16 grid (LiteRT int16 SoftmaxPrepare)."""
     return lut_int16(lambda v: 1.0 / (1.0 + v), 1.0 / INT16_RANGE, -32768, 2.0 / INT16_RANGE, 0)
+
+
+SQRT_HALF = F32(math.sqrt(0.5))
+SQRT_TWO_OVER_PI = F32(2.0 / math.sqrt(math.pi) * math.sqrt(0.5))
+
+
+def gelu_f32(x: np.float32) -> np.float32:
+    """LiteRT ``GeluTransform`` in float32: 0.5 x erfc(-x / sqrt(2)), left to right."""
+    x = F32(x)
+    return F32(F32(0.5) * x) * erfcf(x * -SQRT_HALF)
+
+
+def gelu_tanh_f32(x: np.float32) -> np.float32:
+    """LiteRT ``GeluTransformApproximate`` in float32: 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)))."""
+    x = F32(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        cube = F32(F32(F32(0.044715) * x) * x) * x
+        inner = SQRT_TWO_OVER_PI * F32(x + cube)
+        return F32(F32(0.5) * x) * F32(F32(1.0) + tanhf(inner))
+
+
+def elu_f32(x: np.float32) -> np.float32:
+    """The float lambda of LiteRT ``EluPrepare``: expm1(x) below zero, x elsewhere."""
+    x = F32(x)
+    return expm1f(x) if x < F32(0.0) else x
+
+
+def gelu_lut_int8(
+    approximate: bool, in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
+    """The int8 GELU table of LiteRT ``GeluPrepare``."""
+    return lut_int8(gelu_tanh_f32 if approximate else gelu_f32, in_scale, in_zp, out_scale, out_zp)
+
+
+def elu_lut_int8(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
+    """The int8 ELU table of LiteRT ``EluPrepare``."""
+    return lut_int8(elu_f32, in_scale, in_zp, out_scale, out_zp)
+
+
+def lut_int16_f32(
+    transform: Callable[[np.float32], np.float32], in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
+    """LiteRT ``LUTPopulate<int16_t>`` with a float transform: the same 512 segments and midpoint
+    bias as :func:`lut_int16`, every step evaluated in float32 (the template's FloatT)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        input_min = F32(in_scale) * F32(-32768 - in_zp)
+        input_max = F32(in_scale) * F32(32767 - in_zp)
+        output_min = F32(out_scale) * F32(-32768 - out_zp)
+        output_max = F32(out_scale) * F32(32767 - out_zp)
+        steps = 512
+        step = (input_max - input_min) / F32(steps)
+        half_step = step / F32(2)
+        scaling_inv = F32(INT16_RANGE + 1) / (output_max - output_min)
+
+        def rnd(v: np.float32) -> np.float32:
+            return F32(round_half_away(float(v)))
+
+        table = np.zeros(steps + 1, dtype=np.int16)
+        for i in range(steps):
+            val = F32(transform(input_min + F32(i) * step))
+            val_mid = F32(transform(input_min + F32(i) * step + half_step))
+            val_next = F32(transform(input_min + F32(i + 1) * step))
+            sample = rnd(val * scaling_inv)
+            midpoint_interp = rnd((val_next * scaling_inv + rnd(val * scaling_inv)) / F32(2))
+            midpoint = rnd(val_mid * scaling_inv)
+            bias = rnd((midpoint_interp - midpoint) / F32(2))
+            table[i] = int(min(max(sample - bias, F32(-32768)), F32(32767)))
+        table[steps] = int(min(max(rnd(F32(transform(input_max)) * scaling_inv), F32(-32768)), F32(32767)))
+    return table
+
+
+def gelu_lut_int16(
+    approximate: bool, in_scale: float, in_zp: int, out_scale: float, out_zp: int
+) -> np.ndarray:
+    """The int16 GELU table (513 entries, interpolated) of LiteRT's GELU Prepare."""
+    return lut_int16_f32(gelu_tanh_f32 if approximate else gelu_f32, in_scale, in_zp, out_scale, out_zp)
+
+
+@dataclass(slots=True)
+class LogSoftmaxS8Params:
+    """The fixed-point half of ``hk_log_softmax_s8_params_t``."""
+
+    input_multiplier: int
+    input_left_shift: int
+    reverse_multiplier: int
+    reverse_shift: int
+    diff_min: int
+
+
+def log_softmax_s8_params(in_scale: float) -> LogSoftmaxS8Params:
+    """LiteRT ``PreprocessLogSoftmaxScalingExp`` (beta 1, 5 integer bits) and the input radius."""
+    p = softmax_s8_params(1.0, in_scale)
+    reverse_real = float(1 << (31 - p.input_left_shift)) / float(p.input_multiplier)
+    reverse_mult, reverse_shift = quantize_multiplier(reverse_real)
+    return LogSoftmaxS8Params(p.input_multiplier, p.input_left_shift, reverse_mult, reverse_shift, p.diff_min)

@@ -21,7 +21,22 @@ CPUS = {
 @pytest.mark.cross
 @pytest.mark.parametrize("opt", ["-O0", "-O2", "-Os"])
 @pytest.mark.parametrize("cpu", sorted(CPUS))
-@pytest.mark.parametrize("family", ["relu", "leaky_relu", "hard_swish", "prelu", "sigmoid", "softmax"])
+@pytest.mark.parametrize(
+    "family",
+    [
+        "relu",
+        "leaky_relu",
+        "hard_swish",
+        "prelu",
+        "sigmoid",
+        "softmax",
+        "gelu",
+        "elu",
+        "table",
+        "log_softmax",
+        "normalization",
+    ],
+)
 def test_kernel_compiles_cleanly_for_cortex_m(family, cpu, opt, tmp_path):
     sources = [p for p in kernel_sources(family) if p.suffix == ".c"]
     assert sources, family

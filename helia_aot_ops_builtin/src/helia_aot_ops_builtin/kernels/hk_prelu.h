@@ -33,6 +33,8 @@ typedef struct {
 
 int32_t hk_prelu_s8(const hk_prelu_params_t *params, const int8_t *input, const int8_t *alpha,
                     int8_t *output);
+int32_t hk_prelu_s16(const hk_prelu_params_t *params, const int16_t *input, const int8_t *alpha,
+                     int16_t *output);
 int32_t hk_prelu_f32(const hk_prelu_shape_t *shape, const float *input, const float *alpha,
                      float *output);
 

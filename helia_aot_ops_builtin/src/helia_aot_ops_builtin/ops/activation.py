@@ -29,6 +29,7 @@ from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.parsing import simple_parser
 
 RELU_N1_TO_1 = "RELU_N1_TO_1"
+RELU_0_TO_1 = "RELU_0_TO_1"
 SAME_TYPE = "The input and output must have one element type and one shape."
 PER_TENSOR = "Quantized tensors must be quantized per tensor."
 SYMMETRIC_INT16 = "int16 tensors must have zero points of 0 (as LiteRT requires)."
@@ -183,6 +184,15 @@ class ReluN1To1Operator(ReluOperator):
     SUPPORTED_DTYPES = (np.int8, np.float32)
 
 
+class Relu0To1Operator(ReluOperator):
+    """RELU_0_TO_1: requantizing clamp to [0, 1] (LiteRT has no int16 version)."""
+
+    TYPE = RELU_0_TO_1
+    ACTIVATION = RELU_0_TO_1
+    BOUNDS = (0.0, 1.0)
+    SUPPORTED_DTYPES = (np.int8, np.float32)
+
+
 class LeakyReluOperator(ActivationOperator):
     """LEAKY_RELU: x for x >= 0, alpha * x below, each branch requantized on its own."""
 
@@ -311,11 +321,13 @@ class PreluOperator(ActivationOperator):
 
     TYPE = AirOpType.PRELU.value
     KERNELS = ("prelu",)
-    SUPPORTED_DTYPES = (np.int8, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
     RESTRICTIONS = (
         SAME_TYPE,
         PER_TENSOR,
         "alpha must have the input's element type and broadcast to the input's shape; at most 6 dimensions.",
+        "int16 input: alpha must be int8 (LiteRT's 16x8 PRELU; it reads an int16 alpha as bytes), "
+        "input and output zero points 0.",
     )
 
     @property
@@ -327,9 +339,10 @@ class PreluOperator(ActivationOperator):
             yield "PRELU needs an input and an alpha"
             return
         src, alpha = self.source, self.alpha
-        if alpha.dtype != src.dtype:
-            yield f"alpha is {alpha.dtype} but the input is {src.dtype}"
-        elif self.dtype is np.int8 and (alpha.quantization is None or alpha.quantization.per_channel):
+        expected = np.int8 if self.dtype is np.int16 else self.dtype
+        if alpha.dtype.numpy.type is not expected:
+            yield f"alpha is {alpha.dtype} but a {src.dtype} input needs {np.dtype(expected).name} alpha"
+        elif self.dtype is not np.float32 and (alpha.quantization is None or alpha.quantization.per_channel):
             yield "alpha is not quantized per tensor"
         if tuple(src.shape) != tuple(self.target.shape):
             yield f"the output shape {self.target.shape} differs from the input shape {src.shape}"
@@ -364,7 +377,7 @@ class PreluOperator(ActivationOperator):
             return "prelu_f32", "prelu_shape_t", struct_init(*shape)
         p = aq.prelu_quant_params(*quant(self.source), *quant(self.alpha), *quant(self.target))
         return (
-            "prelu_s8",
+            "prelu_s8" if self.dtype is np.int8 else "prelu_s16",
             "prelu_params_t",
             struct_init(
                 shape,
@@ -383,6 +396,7 @@ REGISTRATIONS = [
     OperatorRecord(AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator),
     OperatorRecord(AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator),
     OperatorRecord(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator),
+    OperatorRecord(RELU_0_TO_1, simple_parser(RELU_0_TO_1), None, Relu0To1Operator),
     OperatorRecord(
         AirOpType.LEAKY_RELU.value,
         simple_parser(AirOpType.LEAKY_RELU.value, _leaky_relu_options),
