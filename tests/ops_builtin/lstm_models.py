@@ -105,7 +105,9 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
     for g in ("input", "forget", "cell", "output"):
         inputs.append(-1 if spec.cifg and g == "input" else weights(f"w_h_{g}", (n_cell, n_out), 0.012))
     for g in ("input", "forget", "output"):
-        inputs.append(vector(f"w_c_{g}", "peephole") if spec.peephole and not (spec.cifg and g == "input") else -1)
+        inputs.append(
+            vector(f"w_c_{g}", "peephole") if spec.peephole and not (spec.cifg and g == "input") else -1
+        )
     for g in ("input", "forget", "cell", "output"):
         inputs.append(-1 if spec.cifg and g == "input" else vector(f"bias_{g}", "bias"))
     if spec.n_output is not None:
@@ -115,7 +117,11 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
         inputs += [-1, -1]
     inputs.append(b.add_tensor("h", (spec.batch, n_out), spec.dtype, quantization=state_q, variable=True))
     cell_q = (2.0**spec.cell_scale_log2, 0) if integer else None
-    inputs.append(b.add_tensor("c", (spec.batch, n_cell), "int16" if integer else "float32", quantization=cell_q, variable=True))
+    inputs.append(
+        b.add_tensor(
+            "c", (spec.batch, n_cell), "int16" if integer else "float32", quantization=cell_q, variable=True
+        )
+    )
     for g in ("input", "forget", "cell", "output"):
         present = spec.layer_norm and not (spec.cifg and g == "input")
         inputs.append(vector(f"ln_{g}", "layer_norm") if present else -1)

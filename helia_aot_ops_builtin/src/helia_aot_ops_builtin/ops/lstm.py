@@ -46,8 +46,11 @@ PROJECTION_WEIGHTS, PROJECTION_BIAS = 16, 17
 OUTPUT_STATE, CELL_STATE = 18, 19
 LAYER_NORM = (20, 21, 22, 23)
 
-ACTIVATION_CODES = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
-"""The cell activations LiteRT's ApplyActivationToVector handles (SIGN_BIT asserts there)."""
+ACTIVATION_CODES = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
+"""The cell activations LiteRT's ApplyActivationToVector applies. NONE is refused: there that
+function returns without writing its result, so the reference reads stale gate buffers (the cell
+gate's pre-activation sum and, for the output, the cell gate instead of the cell state); SIGN_BIT
+asserts."""
 
 
 @dataclass(slots=True)
@@ -134,7 +137,7 @@ class LstmOperator(BuiltinOperator):
         "The input is [batch, time, features] (or [time, batch, features] with time_major); every "
         "weight and bias is a constant of the shape LiteRT expects; CIFG (no input gate), peephole, "
         "projection (weights, optional bias) and layer normalization are all-or-none as in LiteRT.",
-        "The cell activation is NONE, RELU, RELU_N1_TO_1, RELU6 or TANH (TANH for integer layers); "
+        "The cell activation is RELU, RELU_N1_TO_1, RELU6 or TANH (TANH for integer layers); "
         "cell_clip and proj_clip are >= 0; diagonal recurrent weights are not supported.",
     )
 
