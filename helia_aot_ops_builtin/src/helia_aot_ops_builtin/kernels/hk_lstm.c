@@ -373,6 +373,22 @@ static void lstm_inv_sqrt(int32_t input, int32_t *multiplier, int32_t *shift)
     *shift = -out_shift;
 }
 
+/* int64 x / 2^shift truncated toward zero, as C's division (without pulling in a 64-bit divide). */
+static int64_t lstm_div_pot_i64(int64_t x, int32_t shift)
+{
+    return x >= 0 ? (int64_t)((uint64_t)x >> shift) : -(int64_t)((uint64_t)-x >> shift);
+}
+
+/* (sum * 1024) / n truncated toward zero for |sum| < 2^31, in 32-bit arithmetic: with
+ * sum = q n + r (C division, r the sign of sum) it is 1024 q + (1024 r) / n. */
+static int32_t lstm_mean_1024(int64_t sum, int32_t n)
+{
+    const int32_t s = (int32_t)sum;
+    const int32_t q = s / n;
+    const int32_t r = s % n;
+    return (int32_t)((uint32_t)q * 1024u) + (r * 1024) / n;
+}
+
 /* LiteRT ApplyLayerNorm (integer), in place over rows x n. */
 static void lstm_layer_norm_s16(int16_t *gate, const int16_t *weights, const int32_t *bias,
                                 int32_t multiplier, int32_t shift, int32_t guard, int32_t rows,
@@ -386,10 +402,10 @@ static void lstm_layer_norm_s16(int16_t *gate, const int16_t *weights, const int
             sum += v[j];
             sum_sq += (int32_t)v[j] * (int32_t)v[j];
         }
-        const int32_t mean = (int32_t)(sum * 1024 / n);
+        const int32_t mean = lstm_mean_1024(sum, n);
         const int32_t temp = (1 << 20) / n;
         const int64_t variance = sum_sq * temp - (int64_t)mean * (int64_t)mean;
-        int32_t variance2 = (int32_t)(variance / (1 << 20));
+        int32_t variance2 = (int32_t)lstm_div_pot_i64(variance, 20);
         if (variance2 < 1) {
             variance2 = guard;
         }
@@ -402,7 +418,7 @@ static void lstm_layer_norm_s16(int16_t *gate, const int16_t *weights, const int
             /* int32 product and sum, wrapping as the reference's */
             const int64_t val3 =
                 (int32_t)((uint32_t)rescaled * (uint32_t)(int32_t)weights[j] + (uint32_t)bias[j]);
-            const int32_t val4 = (int32_t)((val3 > 0 ? val3 + 512 : val3 - 512) / 1024);
+            const int32_t val4 = (int32_t)lstm_div_pot_i64(val3 > 0 ? val3 + 512 : val3 - 512, 10);
             v[j] = hk_sat_s16(hk_mbqm(val4, multiplier, shift + 12));
         }
     }
