@@ -230,7 +230,12 @@ class LstmOperator(BuiltinOperator):
         for tensor in weights:
             if tensor is not None and not tensor.is_constant:
                 yield f"weight {label(tensor)} must be a constant"
-        if self.is_integer():
+        if self.source.dtype.numpy == np.int16:
+            yield (
+                "an int16 input has no LiteRT LSTM kernel (the reference sends it to its float path, "
+                "which fails); quantize the layer as int8 (8x8_16) or keep it float32"
+            )
+        elif self.is_integer():
             yield from self._integer_problems(cifg, ln)
         else:
             for tensor in [self.source, self.target, state, cell, *weights]:
