@@ -142,3 +142,93 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
     b.set_inputs([x])
     b.set_outputs([y])
     return b.save(path)
+
+
+@dataclass(frozen=True)
+class BidiSpec:
+    """One float32 BIDIRECTIONAL_SEQUENCE_LSTM: sizes and the modes LiteRT's kernel has."""
+
+    batch: int = 2
+    time: int = 4
+    n_input: int = 3
+    n_cell: int = 5
+    projection: int | None = None  # both directions project to this many outputs (LiteRT
+    # requires the two directions to have the same cell and output sizes)
+    fw_cifg: bool = False
+    fw_peephole: bool = False
+    merge_outputs: bool = False
+    time_major: bool = True
+    aux: str = "none"  # "none", "backward_input" (no aux weights) or "cross_links"
+    seed: int = 0
+
+    @property
+    def label(self) -> str:
+        parts = [f"b{self.batch}_t{self.time}", self.aux]
+        for name in ("fw_cifg", "fw_peephole", "merge_outputs", "time_major"):
+            if getattr(self, name):
+                parts.append(name)
+        if self.projection is not None:
+            parts.append(f"proj{self.projection}")
+        return "_".join(parts)
+
+
+def bidirectional_model(spec: BidiSpec, path: Path) -> Path:
+    """Write the model of ``spec``: input (and aux input), one bidirectional LSTM, its outputs."""
+    rng = np.random.default_rng([spec.seed, zlib.crc32(spec.label.encode())])
+    b = LiteRTModelBuilder()
+    steps = (spec.time, spec.batch) if spec.time_major else (spec.batch, spec.time)
+    n_aux = spec.n_input if spec.aux == "backward_input" else 2
+
+    def tensor(name: str, shape: tuple[int, ...]) -> int:
+        data = rng.standard_normal(shape).astype(np.float32) * (0.8 / np.sqrt(shape[-1]))
+        return b.add_tensor(name, shape, "float32", data=data)
+
+    x = b.add_tensor("x", (*steps, spec.n_input), "float32")
+    aux = b.add_tensor("aux", (*steps, n_aux), "float32") if spec.aux != "none" else -1
+    bw_in = n_aux if spec.aux == "backward_input" else spec.n_input
+    inputs = [x]
+    directions = []
+    for prefix, n_cell, n_out, cifg, peep, n_in in (
+        ("fw", spec.n_cell, spec.projection or spec.n_cell, spec.fw_cifg, spec.fw_peephole, spec.n_input),
+        ("bw", spec.n_cell, spec.projection or spec.n_cell, False, False, bw_in),
+    ):
+        part = [-1 if cifg and g == "i" else tensor(f"{prefix}_wx_{g}", (n_cell, n_in)) for g in "ifco"]
+        part += [-1 if cifg and g == "i" else tensor(f"{prefix}_wh_{g}", (n_cell, n_out)) for g in "ifco"]
+        part += [
+            tensor(f"{prefix}_wc_{g}", (n_cell,)) if peep and not (cifg and g == "i") else -1 for g in "ifo"
+        ]
+        part += [-1 if cifg and g == "i" else tensor(f"{prefix}_b_{g}", (n_cell,)) for g in "ifco"]
+        if n_out != n_cell:
+            part += [tensor(f"{prefix}_proj", (n_out, n_cell)), tensor(f"{prefix}_proj_b", (n_out,))]
+        else:
+            part += [-1, -1]
+        directions.append((part, n_cell, n_out, cifg))
+    inputs += directions[0][0] + directions[1][0]
+    for prefix, (_, n_cell, n_out, _) in zip(("fw", "bw"), directions):
+        inputs.append(b.add_tensor(f"{prefix}_h", (spec.batch, n_out), "float32", variable=True))
+        inputs.append(b.add_tensor(f"{prefix}_c", (spec.batch, n_cell), "float32", variable=True))
+    inputs.append(aux)
+    for _, n_cell, _, cifg in directions:
+        if spec.aux == "cross_links":
+            inputs += [
+                -1 if cifg and g == "i" else tensor(f"aux_w_{g}{n_cell}", (n_cell, n_aux)) for g in "ifco"
+            ]
+        else:
+            inputs += [-1, -1, -1, -1]
+    fw_out, bw_out = directions[0][2], directions[1][2]
+    if spec.merge_outputs:
+        outputs = [b.add_tensor("y", (*steps, fw_out + bw_out), "float32")]
+    else:
+        outputs = [
+            b.add_tensor("y_fw", (*steps, fw_out), "float32"),
+            b.add_tensor("y_bw", (*steps, bw_out), "float32"),
+        ]
+    options = litert.BidirectionalSequenceLSTMOptionsT()
+    options.fusedActivationFunction = litert.ActivationFunctionType.TANH
+    options.cellClip = 2.0
+    options.mergeOutputs = spec.merge_outputs
+    options.timeMajor = spec.time_major
+    b.add_operator("BIDIRECTIONAL_SEQUENCE_LSTM", inputs, outputs, options)
+    b.set_inputs([x] if aux < 0 else [x, aux])
+    b.set_outputs(outputs)
+    return b.save(path)

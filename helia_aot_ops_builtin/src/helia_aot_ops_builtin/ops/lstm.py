@@ -548,10 +548,15 @@ class LstmOperator(BuiltinOperator):
             "function": function,
             "params_type": params_type,
             "weights_type": weights_type,
-            "params": designated_init(params, multiline=True),
-            "params_comment": f"{self.op.op_type} shapes, options and LiteRT's Prepare-time constants",
-            "weights": designated_init(weights, multiline=True).replace("\n", "\n    "),
-            "args": args,
+            "calls": [
+                {
+                    "name": "params",
+                    "comment": f"{self.op.op_type} shapes, options and LiteRT's Prepare-time constants",
+                    "params": designated_init(params, multiline=True),
+                    "weights": designated_init(weights, multiline=True).replace("\n", "\n        "),
+                    "args": args,
+                }
+            ],
             "status_base": KERNEL_STATUS_BASE,
         }
 
@@ -570,3 +575,266 @@ class LstmOperator(BuiltinOperator):
 REGISTRATIONS = [
     OperatorRecord(UNIDIRECTIONAL_KEY, parse_unidirectional_lstm, AirLstmOptions, LstmOperator),
 ]
+
+
+BIDIRECTIONAL_KEY = "BIDIRECTIONAL_SEQUENCE_LSTM"
+
+
+@dataclass(frozen=True, slots=True)
+class Direction:
+    """Where one direction of a BIDIRECTIONAL_SEQUENCE_LSTM finds its tensors (LiteRT positions)."""
+
+    input_to: tuple[int, int, int, int]
+    recurrent_to: tuple[int, int, int, int]
+    cell_to: tuple[int | None, ...]
+    bias: tuple[int, int, int, int]
+    projection: int
+    projection_bias: int
+    state: int
+    cell: int
+    aux_to: tuple[int, int, int, int]
+
+
+FORWARD = Direction(
+    (1, 2, 3, 4), (5, 6, 7, 8), (9, 10, None, 11), (12, 13, 14, 15), 16, 17, 35, 36, (40, 41, 42, 43)
+)
+BACKWARD = Direction(
+    (18, 19, 20, 21), (22, 23, 24, 25), (26, 27, None, 28), (29, 30, 31, 32), 33, 34, 37, 38, (44, 45, 46, 47)
+)
+AUX_INPUT = 39
+
+
+@dataclass(slots=True)
+class AirBidirectionalLstmOptions(AirOperatorOptions):
+    """BIDIRECTIONAL_SEQUENCE_LSTM options as LiteRT stores them."""
+
+    activation: str = "TANH"
+    cell_clip: float = 0.0
+    proj_clip: float = 0.0
+    merge_outputs: bool = False
+    time_major: bool = True
+
+
+def parse_bidirectional_lstm(op_id: int, model: Any, subgraph: Any, air_model: AirModel) -> AirOperator:
+    """Parse one BIDIRECTIONAL_SEQUENCE_LSTM node."""
+    del model, air_model
+    raw = node_options(subgraph, op_id)
+    options = AirBidirectionalLstmOptions(
+        activation=activation_name(getattr(raw, "fusedActivationFunction", 0)),
+        cell_clip=float(np.float32(getattr(raw, "cellClip", 0.0) or 0.0)),
+        proj_clip=float(np.float32(getattr(raw, "projClip", 0.0) or 0.0)),
+        merge_outputs=bool(getattr(raw, "mergeOutputs", False)),
+        time_major=bool(getattr(raw, "timeMajor", True)),
+    )
+    return operator_from_node(op_id, subgraph, BIDIRECTIONAL_KEY, options)
+
+
+class BidirectionalLstmOperator(BuiltinOperator):
+    """BIDIRECTIONAL_SEQUENCE_LSTM (float32): a forward and a backward ``hk_lstm_f32`` call.
+
+    As in LiteRT's EvalFloat: the backward direction walks the sequence from its end; with
+    ``merge_outputs`` both write one output, the backward half after the forward's features. An
+    auxiliary input is either a second input both directions read through their aux weights
+    (stacking with cross links) or, without aux weights, the backward direction's own input.
+    LiteRT has no fully integer bidirectional LSTM (int8 weights mean its hybrid path), so
+    neither does this pack.
+    """
+
+    TYPE = BIDIRECTIONAL_KEY
+    TEMPLATE = "lstm.c.mako"
+    KERNELS = ("lstm",)
+    SUPPORTED_DTYPES = (np.float32,)
+    RESTRICTIONS = (
+        "float32 only (input, weights, states and outputs); all 48 LiteRT inputs in their "
+        "positions, weights constant, each direction's CIFG, peephole and projection all-or-none.",
+        "The input is [time, batch, features] (or [batch, time, features] without time_major); "
+        "the cell activation is RELU, RELU_N1_TO_1, RELU6 or TANH.",
+    )
+
+    @property
+    def options(self) -> AirBidirectionalLstmOptions:
+        return self.typed_options(AirBidirectionalLstmOptions)
+
+    def at(self, position: int | None) -> AirTensor | None:
+        return None if position is None else self.input_or_none(position)
+
+    @property
+    def source(self) -> AirTensor:
+        return self.input_or_none(INPUT)  # type: ignore[return-value]
+
+    def uses_aux_weights(self) -> bool:
+        return self.at(FORWARD.aux_to[1]) is not None
+
+    def backward_input(self) -> AirTensor:
+        """LiteRT's non-stacking mode: an aux input without aux weights feeds the backward LSTM."""
+        aux = self.at(AUX_INPUT)
+        return aux if aux is not None and not self.uses_aux_weights() else self.source
+
+    def sizes(self, d: Direction) -> tuple[int, int]:
+        """(n_cell, n_output) of one direction."""
+        recurrent = self.at(d.recurrent_to[3])
+        assert recurrent is not None
+        return int(recurrent.shape[0]), int(recurrent.shape[1])
+
+    def check(self) -> Iterable[str]:
+        opts = self.options
+        if len(self.op.input_ids) != 48:
+            yield f"has {len(self.op.input_ids)} inputs; LiteRT's bidirectional LSTM takes 48"
+            return
+        if self.source is None or len(self.source.shape) != 3:
+            yield "the input must be 3-D"
+            return
+        if opts.activation not in ACTIVATION_CODES:
+            yield f"cell activation {opts.activation} is not supported"
+        if opts.cell_clip < 0 or opts.proj_clip < 0:
+            yield "cell_clip and proj_clip must be >= 0"
+        outputs = self.output_tensors
+        if len(outputs) != (1 if opts.merge_outputs else 2):
+            yield f"has {len(outputs)} outputs; expected {1 if opts.merge_outputs else 2}"
+            return
+        steps = tuple(self.source.shape[:2])
+        for name, d in (("forward", FORWARD), ("backward", BACKWARD)):
+            required = (*d.input_to[1:], *d.recurrent_to[1:], *d.bias[1:], d.state, d.cell)
+            if any(self.at(p) is None for p in required):
+                yield f"the {name} direction misses weights, biases or states"
+                return
+            n_cell, n_output = self.sizes(d)
+            cifg = self.at(d.input_to[0]) is None
+            if cifg != (self.at(d.recurrent_to[0]) is None) or cifg != (self.at(d.bias[0]) is None):
+                yield f"the {name} input-gate weights and bias must be all present or all absent"
+            peep = [self.at(d.cell_to[g]) is not None for g in (0, 1, 3)]
+            if any(peep) and not (all(peep[1:]) and (peep[0] or cifg)):
+                yield f"the {name} peephole weights must be all present or all absent"
+            if self.at(d.projection) is None and n_output != n_cell:
+                yield f"the {name} output size {n_output} is not its cell count {n_cell} (no projection)"
+            state, cell = self.at(d.state), self.at(d.cell)
+            batch = steps[1] if opts.time_major else steps[0]
+            if state.size != batch * n_output or cell.size != batch * n_cell:  # type: ignore[union-attr]
+                yield f"the {name} states do not hold {batch} rows of {n_output} and {n_cell} values"
+            for position in self._positions(d):
+                tensor = self.at(position)
+                if tensor is not None and not tensor.is_constant:
+                    yield f"weight {label(tensor)} must be a constant"
+        if opts.merge_outputs and not opts.time_major and steps[0] > 1:
+            yield (
+                "merge_outputs with batch-major input and more than one batch row is not supported: "
+                "LiteRT's kernel offsets each row's state by the merged output width, past the state tensor"
+            )
+        if self.sizes(FORWARD) != self.sizes(BACKWARD):
+            yield (
+                f"the directions' (cells, outputs) {self.sizes(FORWARD)} and {self.sizes(BACKWARD)} differ; "
+                "LiteRT's kernel checks both against the forward sizes"
+            )
+        fw_out, bw_out = self.sizes(FORWARD)[1], self.sizes(BACKWARD)[1]
+        if opts.merge_outputs:
+            if tuple(outputs[0].shape) != (*steps, fw_out + bw_out):
+                yield f"merged output {tuple(outputs[0].shape)} is not {(*steps, fw_out + bw_out)}"
+        elif tuple(outputs[0].shape) != (*steps, fw_out) or tuple(outputs[1].shape) != (*steps, bw_out):
+            yield "the forward and backward outputs do not match the input steps and output sizes"
+        aux = self.at(AUX_INPUT)
+        if self.uses_aux_weights() and aux is None:
+            yield "aux weights need an aux input"
+        if aux is not None and tuple(aux.shape[:2]) != steps:
+            yield f"aux input {tuple(aux.shape)} does not have the input's steps {steps}"
+
+    def _positions(self, d: Direction) -> list[int]:
+        out = [*d.input_to, *d.recurrent_to, *(p for p in d.cell_to if p is not None), *d.bias]
+        return out + [d.projection, d.projection_bias, *d.aux_to]
+
+    def on_resolve(self) -> None:
+        needed = max(5 * self.sizes(d)[0] + self.sizes(d)[1] for d in (FORWARD, BACKWARD))
+        self.add_scratch("scratch", 4 * needed, alignment=4)
+
+    def kernel_calls(self) -> dict[str, str]:
+        return {"lstm": "hk_lstm_f32"}
+
+    def _ptrs(self, positions: Sequence[int | None]) -> list[str]:
+        return [
+            "NULL" if self.at(p) is None else self.ptr(self.at(p), const=True, ctype="float")  # type: ignore[arg-type]
+            for p in positions
+        ]
+
+    def _call(self, name: str, d: Direction, reverse: bool) -> dict[str, Any]:
+        opts = self.options
+        n_cell, n_output = self.sizes(d)
+        source = self.backward_input() if reverse else self.source
+        aux = None if (reverse and source is not self.source) else self.at(AUX_INPUT)
+        if not self.uses_aux_weights():
+            aux = None
+        outputs = self.output_tensors
+        target = outputs[0] if (opts.merge_outputs or not reverse) else outputs[1]
+        offset = self.sizes(FORWARD)[1] if (reverse and opts.merge_outputs) else 0
+        steps = source.shape
+        max_time, n_batch = (steps[0], steps[1]) if opts.time_major else (steps[1], steps[0])
+        params = {
+            "shape": {
+                "max_time": int(max_time),
+                "n_batch": int(n_batch),
+                "n_input": int(source.shape[2]),
+                "n_cell": n_cell,
+                "n_output": n_output,
+                "time_major": int(opts.time_major),
+                "reverse": int(reverse),
+                "output_stride": int(target.shape[-1]),
+            },
+            "n_aux_input": int(aux.shape[2]) if aux is not None else 0,
+            "activation": ACTIVATION_CODES[opts.activation],
+            "cell_clip": opts.cell_clip,
+            "proj_clip": opts.proj_clip,
+        }
+        weights = {
+            "input_to_gate": self._ptrs(d.input_to),
+            "aux_to_gate": self._ptrs(d.aux_to) if aux is not None else ["NULL"] * 4,
+            "recurrent_to_gate": self._ptrs(d.recurrent_to),
+            "cell_to_gate": self._ptrs(d.cell_to),
+            "layer_norm": ["NULL"] * 4,
+            "bias": self._ptrs(d.bias),
+            "projection_weights": self._ptrs([d.projection])[0],
+            "projection_bias": self._ptrs([d.projection_bias])[0],
+        }
+        out = f"({self.ptr(target, ctype='float')} + {offset})" if offset else self.ptr(target, ctype="float")
+        args = [
+            self.ptr(source, const=True, ctype="float"),
+            "NULL" if aux is None else self.ptr(aux, const=True, ctype="float"),
+            self.ptr(self.at(d.state), ctype="float"),  # type: ignore[arg-type]
+            self.ptr(self.at(d.cell), ctype="float"),  # type: ignore[arg-type]
+            out,
+            self.ptr(self.get_local_tensor("scratch"), ctype="float"),
+        ]
+        return {
+            "name": name,
+            "comment": f"{self.op.op_type}: the {'backward' if reverse else 'forward'} direction",
+            "params": designated_init(params, multiline=True),
+            "weights": designated_init(weights, multiline=True).replace("\n", "\n        "),
+            "args": args,
+        }
+
+    def compute_values(self) -> dict[str, Any]:
+        return {
+            "function": "lstm_f32",
+            "params_type": "lstm_f32_params_t",
+            "weights_type": "lstm_f32_weights_t",
+            "calls": [self._call("forward", FORWARD, False), self._call("backward", BACKWARD, True)],
+            "status_base": KERNEL_STATUS_BASE,
+        }
+
+    def macs(self) -> int:
+        total = 0
+        for d in (FORWARD, BACKWARD):
+            n_cell, n_output = self.sizes(d)
+            gates = 3 if self.at(d.input_to[0]) is None else 4
+            total += gates * n_cell * (int(self.source.shape[2]) + n_output)
+            if self.at(d.projection) is not None:
+                total += n_cell * n_output
+        return int(self.source.shape[0] * self.source.shape[1]) * total
+
+    def parameters(self) -> int:
+        positions = [p for d in (FORWARD, BACKWARD) for p in self._positions(d)]
+        return sum(self.at(p).size for p in positions if self.at(p) is not None)  # type: ignore[union-attr]
+
+
+REGISTRATIONS.append(
+    OperatorRecord(
+        BIDIRECTIONAL_KEY, parse_bidirectional_lstm, AirBidirectionalLstmOptions, BidirectionalLstmOperator
+    )
+)
