@@ -146,8 +146,15 @@ def test_random_integer_lstm_layers_are_bit_exact(
         (LstmSpec(dtype="int8", activation="RELU"), "always uses TANH"),
         (LstmSpec(dtype="int8", n_output=9, n_cell=6, peephole=True), "wider than the cell"),
         (LstmSpec(dtype="int16"), "int16 input has no LiteRT LSTM kernel"),
+        (LstmSpec(dtype="int8", output_zero_point=-5), "starts an int8 variable tensor at its zero point"),
     ],
-    ids=["float_none_activation", "int8_relu", "int8_peephole_wide_projection", "int16_input"],
+    ids=[
+        "float_none_activation",
+        "int8_relu",
+        "int8_peephole_wide_projection",
+        "int16_input",
+        "int8_state_zero_point",
+    ],
 )
 def test_unsupported_variants_are_refused_with_a_reason(spec, message, tmp_path):
     path = lstm_model(spec, tmp_path / "model.tflite")
