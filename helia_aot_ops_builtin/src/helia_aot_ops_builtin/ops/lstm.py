@@ -9,7 +9,7 @@ The integer layer is LiteRT's 8x8_16 LSTM: int8 input, weights and output state,
 state with a power-of-two scale, int16 peephole and layer-norm coefficients, int32 biases. Its
 Prepare step turns the scales of the weights, the states and the five ``intermediates`` tensors
 into multiplier/shift pairs, and folds the zero points (and, without layer norm, the gate biases)
-into per-row effective biases; :func:`integer_lstm_constants` does the same in the same float32 /
+into per-row effective biases; ``LstmOperator.integer_constants`` does the same in the same float32 /
 double steps, so the kernel sees the reference's very numbers. LiteRT has no int16-activation
 LSTM (an int16 input falls into its float path and fails), so there is none here either.
 """
