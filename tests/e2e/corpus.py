@@ -18,6 +18,7 @@ RELU RELU6 LEAKY_RELU HARD_SWISH PRELU QUANTIZE DEQUANTIZE CONCATENATION PAD PAD
 REDUCE_MAX REDUCE_MIN REDUCE_PROD
 TRANSPOSE STRIDED_SLICE SLICE SPLIT SPLIT_V PACK UNPACK ARG_MAX ARG_MIN GATHER
 RESIZE_NEAREST_NEIGHBOR RESIZE_BILINEAR
+UNIDIRECTIONAL_SEQUENCE_LSTM BIDIRECTIONAL_SEQUENCE_LSTM
 SPACE_TO_DEPTH DEPTH_TO_SPACE SPACE_TO_BATCH_ND BATCH_TO_SPACE_ND MIRROR_PAD REVERSE_V2 TILE BROADCAST_TO
 ABS NEG SQRT RSQRT SQUARE EXP LOG FLOOR CEIL ROUND SIGN SIN COS DIV POW FLOOR_DIV FLOOR_MOD ATAN2 ADD_N
 EQUAL NOT_EQUAL GREATER GREATER_EQUAL LESS LESS_EQUAL LOGICAL_AND LOGICAL_OR LOGICAL_NOT SELECT SELECT_V2
@@ -31,11 +32,10 @@ GELU ELU RELU_0_TO_1 LOG_SOFTMAX L2_NORMALIZATION LOCAL_RESPONSE_NORMALIZATION
 
 # Corpus models beyond the promise that must fail with UnsupportedModelError, written out by name
 # (not derived from the operator lists) so a model that starts or stops converting is a visible
-# change to this list. Each fails for operators outside PROMISED_OPS, except the one listed in
-# UNSUPPORTED_FOR_A_TENSOR_TYPE.
+# change to this list. Each would fail for operators outside PROMISED_OPS, or for a tensor type
+# (UNSUPPORTED_FOR_A_TENSOR_TYPE). Empty: every corpus model converts.
 EXPECTED_UNSUPPORTED = frozenset(
     """
-lstm_fused_seq_tf_keras_float32 lstm_fused_seq_tf_keras_int8
 """.split()
 )
 
@@ -85,6 +85,16 @@ FLOAT_TOLERANCE = 0.0
 Measured: every promised float corpus model, the probes included, matches LiteRT's reference
 interpreter exactly when built with the host gcc (x86-64 glibc libm, no FMA contraction), so any
 difference there is a defect, however small.
+"""
+
+HOST_FLOAT_TOLERANCE = {"lstm_fused_seq_tf_keras_float32": 1e-6}
+"""Float models that the host build matches within an absolute bound instead of bit for bit.
+
+LiteRT's float LSTM (lstm_eval.cc) runs its matrix products through the optimized
+FullyConnected (ruy's vectorised kernels, whose summation order and fused multiply-adds a portable
+C loop cannot reproduce) even under the reference op resolver, so the fused LSTM's outputs differ
+from ours in the last bits: measured 9e-8 at most (values of order 0.1). The bound is ten times
+that; a wrong gate or a lost state is off by orders of magnitude more.
 """
 
 CORE_FLOAT_ULP = {"m55": 4, "m4": 256}
