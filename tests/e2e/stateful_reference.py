@@ -1,11 +1,11 @@
 """Expected outputs of a stateful corpus model: one interpreter invoked once per sample, in order.
 
-A model with state (resource variables, or LiteRT ``is_variable`` tensors such as an LSTM's
-output and cell state) answers each run from what the runs before it left behind, and the
-module's self test runs its samples one after another on one context, keeping that state as the
-LiteRT interpreter keeps it across ``invoke`` calls. The corpus recordings (and the hostile samples) each come from a fresh
-interpreter, so for these models the expected outputs are recomputed by one interpreter fed the
-same inputs in the same order. The first sample starts from the initial state, so it must still
+A model with state (resource variables, or LiteRT ``is_variable`` tensors such as an LSTM's output
+and cell state) answers each run from what the runs before it left behind, and the module's self
+test runs its samples one after another on one context, keeping that state as the LiteRT interpreter
+keeps it across ``invoke`` calls. The corpus recordings (and the hostile samples) each come from a
+fresh interpreter, so for these models the expected outputs are recomputed by one interpreter fed
+the same inputs in the same order. The first sample starts from the initial state, so it must still
 equal the recording: that anchors the recomputation to the trusted file.
 """
 
