@@ -9,6 +9,10 @@ from helia_aot.pack import OperatorRecord, hookimpl, register_operators
 from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
+from helia_aot_ops_builtin.transforms.static_shapes import FoldStaticShapeExpressions
+
+TRANSFORMS: tuple[type, ...] = (FoldStaticShapeExpressions,)
+"""The graph transforms the pack registers (each runs by its ``ORDER``)."""
 
 
 def registrations() -> list[OperatorRecord]:
@@ -27,5 +31,8 @@ def aot_operator_classes() -> list[tuple[str, type]]:
 
 @hookimpl
 def helia_aot_register(context: RegistryContext) -> None:
-    """Register parsers, options classes and operator classes of the built-in operators."""
+    """Register parsers, options classes and operator classes of the built-in operators, and
+    the pack's transforms."""
     register_operators(context, registrations())
+    for transform in TRANSFORMS:
+        context.transforms.register(transform.NAME, transform)
