@@ -145,7 +145,7 @@ def test_the_transform_leaves_only_the_data_path(tmp_path):
     (transform,) = pipeline.transforms
     model = pipeline.apply(model, context)
     assert [op.op_type for op in model.operators] == ["RESHAPE", "ADD"]
-    assert len(transform.folded) == 5  # SHAPE, STRIDED_SLICE, MUL, PACK ... and nothing else
+    assert len(transform.folded) == 4  # SHAPE, STRIDED_SLICE, MUL and PACK
     reshape = model.operators[0]
     target = model.tensors[reshape.input_ids[1]]
     assert target.is_constant and target.data.tolist() == [2, 12]  # the -1 resolved
@@ -155,7 +155,7 @@ def test_the_transform_is_registered_first_enabled_and_takes_no_options():
     context = build_default_registry_context()
     names = [name for name, _ in context.ordered_transforms()]
     assert names[0] == FOLD
-    cls = context.transforms[FOLD]
+    cls = dict(context.transforms.items())[FOLD]
     assert cls.ORDER == 10 and cls.ENABLED_BY_DEFAULT and cls.OPTIONS is None
     from helia_aot.errors import InvalidConfigError
 

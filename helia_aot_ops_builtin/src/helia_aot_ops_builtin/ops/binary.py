@@ -21,6 +21,7 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
 from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
+from helia_aot_ops_builtin.ops.binary_math import int32_activation_range
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
@@ -34,6 +35,7 @@ from helia_aot_ops_builtin.rescale import (
     mul_rescale,
     squared_difference_rescale,
 )
+from helia_aot_ops_builtin.walk_geometry import walk_geometry
 
 _SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
 
@@ -122,7 +124,7 @@ class BinaryOperator(ParamsCallOperator):
 
     KERNELS = ("binary",)
     INPLACE_INPUTS = (0, 1)
-    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.int32, np.float32)
     RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, BROADCAST, PER_TENSOR)
     FUNCTION = ""
     """Kernel name stem: ``hk_<FUNCTION>_<s8|s16|f32>``."""
@@ -143,7 +145,16 @@ class BinaryOperator(ParamsCallOperator):
 
     @property
     def quantized(self) -> bool:
-        return self.target.dtype.numpy != np.dtype(np.float32)
+        return self.target.dtype.numpy not in (np.dtype(np.float32), np.dtype(np.int32))
+
+    @property
+    def int32(self) -> bool:
+        """int32 ADD, SUB, MUL, MAXIMUM and MINIMUM (shape arithmetic) run in the ``hk_math``
+        family, whose broadcast walk already serves the other int32 binary operators."""
+        return bool(self.input_tensors) and self.target.dtype.numpy == np.dtype(np.int32)
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("math",) if self.int32 else self.KERNELS
 
     def activation(self) -> str:
         """The fused activation (NONE for operators without one)."""
@@ -190,6 +201,8 @@ class BinaryOperator(ParamsCallOperator):
                 )
 
     def kernel(self) -> KernelCall:
+        if self.int32:
+            return self._int32_kernel()
         g = broadcast_geometry(self.lhs.shape, self.rhs.shape)
         geometry = {
             "size": g.size,
@@ -214,6 +227,22 @@ class BinaryOperator(ParamsCallOperator):
         return KernelCall(
             function=f"{self.FUNCTION}_{suffix}",
             params_type="binary_params_t",
+            params=params,
+            data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
+        )
+
+    def _int32_kernel(self) -> KernelCall:
+        lo, hi = int32_activation_range(self.activation())
+        params = {
+            "walk": walk_geometry(self.target.shape, [self.lhs.shape, self.rhs.shape]),
+            "float_min": activation_range_float("NONE")[0],
+            "float_max": activation_range_float("NONE")[1],
+            "int_min": lo,
+            "int_max": hi,
+        }
+        return KernelCall(
+            function=f"{self.FUNCTION}_s32",
+            params_type="math_params_t",
             params=params,
             data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
         )
