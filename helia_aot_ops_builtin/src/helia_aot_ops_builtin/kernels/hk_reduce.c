@@ -34,7 +34,21 @@ typedef enum {
     REDUCE_MIN_S8,
     REDUCE_MAX_S16,
     REDUCE_MIN_S16,
+    REDUCE_PROD_S8, /* quantized product: rescaled after every multiplication */
+    REDUCE_PROD_S16,
 } reduce_kind_t;
+
+/* LiteRT MultiplyByQuantizedMultiplier(int64_t, ...) with its final static_cast<int32_t>, which
+ * keeps the low 32 bits rather than saturating. */
+static inline int32_t mbqm_64_wrap(int64_t x, int32_t multiplier, int32_t shift)
+{
+    const int32_t reduced = multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
+    const int32_t total_shift = 15 - shift;
+    const int64_t round = (int64_t)1 << (total_shift - 1);
+    const int64_t result = (x * (int64_t)reduced + round) >> total_shift;
+    const uint32_t bits = (uint32_t)(uint64_t)result;
+    return bits <= (uint32_t)INT32_MAX ? (int32_t)bits : -(int32_t)(~bits) - 1;
+}
 
 /* LiteRT QuantizedMeanOrSum's epilogue: the zero-point correction is formed in 64 bits and
  * truncated to the int32 accumulator type before rescaling. */
@@ -63,7 +77,9 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
     const bool is_float = kind == REDUCE_SUM_F32 || kind == REDUCE_MEAN_F32 ||
                           kind == REDUCE_PROD_F32 || kind == REDUCE_MAX_F32 ||
                           kind == REDUCE_MIN_F32;
-    const bool is_s8 = kind == REDUCE_S8 || kind == REDUCE_MAX_S8 || kind == REDUCE_MIN_S8;
+    const bool is_prod_q = kind == REDUCE_PROD_S8 || kind == REDUCE_PROD_S16;
+    const bool is_s8 = kind == REDUCE_S8 || kind == REDUCE_MAX_S8 || kind == REDUCE_MIN_S8 ||
+                       kind == REDUCE_PROD_S8;
     const bool is_max = kind == REDUCE_MAX_F32 || kind == REDUCE_MAX_S8 || kind == REDUCE_MAX_S16;
     const bool is_min = kind == REDUCE_MIN_F32 || kind == REDUCE_MIN_S8 || kind == REDUCE_MIN_S16;
     /* Starting values as LiteRT's ReduceGeneric sets them: 0 for sums, 1 for products, the
@@ -95,6 +111,7 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                                         (size_t)(k2 * ks[2]) + (size_t)(k3 * ks[3]);
                     float acc_f32 = init_f32;
                     int32_t acc_i32 = init_i32;
+                    bool first = true;
                     for (int32_t r0 = 0; r0 < re[0]; ++r0) {
                         const size_t p0 = base + (size_t)(r0 * rs[0]);
                         for (int32_t r1 = 0; r1 < re[1]; ++r1) {
@@ -114,6 +131,16 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                                         } else {
                                             acc_f32 = acc_f32 + x;
                                         }
+                                    } else if (is_prod_q) {
+                                        /* LiteRT QuantizedReduceProd: the first value minus the
+                                         * zero point, then each product rescaled at once. */
+                                        const int32_t x = (is_s8 ? in_s8[at] : in_s16[at]) -
+                                                          params->input_zero_point;
+                                        acc_i32 = first ? x
+                                                        : mbqm_64_wrap((int64_t)acc_i32 * x,
+                                                                       params->multiplier,
+                                                                       params->shift);
+                                        first = false;
                                     } else if (is_max || is_min) {
                                         const int32_t x = is_s8 ? in_s8[at] : in_s16[at];
                                         if (is_max) {
@@ -147,6 +174,22 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                     case REDUCE_MIN_S16:
                         ((int16_t *)output)[o++] = (int16_t)acc_i32;
                         break;
+                    case REDUCE_PROD_S8:
+                    case REDUCE_PROD_S16: {
+                        const int32_t lo = kind == REDUCE_PROD_S8 ? -128 : -32768;
+                        const int32_t hi = kind == REDUCE_PROD_S8 ? 127 : 32767;
+                        const int32_t scaled =
+                            mbqm_64_wrap((int64_t)acc_i32, params->multiplier, params->shift);
+                        const int32_t out = (int32_t)((uint32_t)scaled +
+                                                      (uint32_t)params->output_zero_point);
+                        const int32_t clamped = hk_clamp_i32(out, lo, hi);
+                        if (kind == REDUCE_PROD_S8) {
+                            ((int8_t *)output)[o++] = (int8_t)clamped;
+                        } else {
+                            ((int16_t *)output)[o++] = (int16_t)clamped;
+                        }
+                        break;
+                    }
                     case REDUCE_MEAN_F32:
                         ((float *)output)[o++] = acc_f32 / (float)params->count;
                         break;
@@ -232,4 +275,25 @@ int32_t hk_reduce_max_s16(const hk_reduce_params_t *params, const int16_t *input
 int32_t hk_reduce_min_s16(const hk_reduce_params_t *params, const int16_t *input, int16_t *output)
 {
     return reduce_walk(params, input, output, REDUCE_MIN_S16);
+}
+
+/* Follows LiteRT reference_ops::QuantizedReduceProd<int8_t>: acc = x0 - zp, then
+ * acc = MBQM64(acc * (x - zp)) per further value and out = MBQM64(acc) + out_zp, clamped; the
+ * multiplier is QuantizeMultiplier(input_scale / output_scale^(1/count)). */
+int32_t hk_reduce_prod_s8(const hk_reduce_params_t *params, const int8_t *input, int8_t *output)
+{
+    if (params != NULL && (params->shift < -31 || params->shift > 7)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    return reduce_walk(params, input, output, REDUCE_PROD_S8);
+}
+
+/* Follows LiteRT reference_ops::QuantizedReduceProd<int16_t> (see hk_reduce_prod_s8). */
+int32_t hk_reduce_prod_s16(const hk_reduce_params_t *params, const int16_t *input,
+                           int16_t *output)
+{
+    if (params != NULL && (params->shift < -31 || params->shift > 7)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    return reduce_walk(params, input, output, REDUCE_PROD_S16);
 }

@@ -11,8 +11,9 @@ quantized SUM here computes what that kernel intends, which TensorFlow Lite Micr
 
 REDUCE_MAX and REDUCE_MIN follow LiteRT's ``ReduceGeneric``: quantized values are compared as
 stored, so (as LiteRT checks) the output must carry the input's scale and zero point.
-REDUCE_PROD is float32 only: LiteRT's quantized product rescales after every multiplication,
-which this pack does not reproduce yet, so int8 and int16 are refused at Resolve.
+Quantized REDUCE_PROD follows LiteRT's ``QuantizedReduceProd``: the first value minus the zero
+point, then each product rescaled at once by ``input_scale / output_scale^(1 / count)`` (so the
+int32 accumulator stays in range), and the same rescale once more at the end.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from helia_aot_ops_builtin.params_call import (
     quantization_problems,
 )
 from helia_aot_ops_builtin.parsing import simple_parser
-from helia_aot_ops_builtin.rescale import reduce_rescale
+from helia_aot_ops_builtin.rescale import prod_rescale, reduce_rescale
 
 SAME_TYPE = "The input and output must have one element type."
 CONSTANT_AXES = "The axes must be a constant int32 tensor."
@@ -72,9 +73,9 @@ SAME_QUANTIZATION = (
     "Quantized input and output must have the same scale and zero point (LiteRT compares the "
     "stored values and checks this)."
 )
-PROD_FLOAT_ONLY = (
-    "Only float32 is supported; quantized int8/int16 REDUCE_PROD (LiteRT's QuantizedReduceProd, "
-    "which rescales after each multiplication) is refused."
+PROD_RESCALE = (
+    "Quantized REDUCE_PROD needs input_scale / output_scale^(1 / count) between 2^-32 and 2^7 "
+    "(the range of LiteRT's 64-bit rescale)."
 )
 
 
@@ -219,13 +220,55 @@ class ReduceMinOperator(_ReduceMinMaxOperator):
     REDUCER = "min"
 
 
-class ReduceProdOperator(_ReduceMinMaxOperator):
-    """REDUCE_PROD over constant axes, float32 only (see the module note)."""
+class ReduceProdOperator(_ReduceOperator):
+    """REDUCE_PROD over constant axes: float32 multiplied from 1, int8/int16 rescaled per product."""
 
     TYPE = "REDUCE_PROD"
-    SUPPORTED_DTYPES = (np.float32,)
-    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PROD_FLOAT_ONLY, "The input must not be empty.")
-    REDUCER = "prod"
+    RESTRICTIONS = (
+        SAME_TYPE,
+        CONSTANT_AXES,
+        FOLDED_LOOPS,
+        PER_TENSOR,
+        PROD_RESCALE,
+        "The input must not be empty.",
+    )
+
+    def check(self) -> Iterable[str]:
+        problems = list(super().check())
+        src, dst = self.source, self.target
+        if problems or src.dtype is AirTensorType.FLOAT32:
+            return problems
+        count = reduce_geometry(src.shape, self.axes()).count
+        _, shift = prod_rescale(src.scale(), dst.scale(), count)
+        if not -31 <= shift <= 7:
+            problems.append(
+                f"the rescale input_scale / output_scale^(1/{count}) has shift {shift}, outside "
+                "[-31, 7] (LiteRT's 64-bit rescale); choose an output scale nearer input_scale^count"
+            )
+        return problems
+
+    def kernel(self) -> KernelCall:
+        src, dst = self.source, self.target
+        g = reduce_geometry(src.shape, self.axes())
+        params: dict[str, Any] = {
+            "kept_extents": g.kept_extents,
+            "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents,
+            "reduced_strides": g.reduced_strides,
+            "count": g.count,
+        }
+        data = [self.ptr(src, const=True), self.ptr(dst)]
+        if src.dtype is AirTensorType.FLOAT32:
+            return KernelCall("reduce_prod_f32", data, "reduce_params_t", params)
+        multiplier, shift = prod_rescale(src.scale(), dst.scale(), g.count)
+        params.update(
+            input_zero_point=src.zero_point(),
+            output_zero_point=dst.zero_point(),
+            multiplier=multiplier,
+            shift=shift,
+        )
+        suffix = "s8" if src.dtype is AirTensorType.INT8 else "s16"
+        return KernelCall(f"reduce_prod_{suffix}", data, "reduce_params_t", params)
 
 
 class MeanOperator(_ReduceOperator):
