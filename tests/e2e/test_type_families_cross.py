@@ -2,8 +2,8 @@
 and the M4 under QEMU, bit-exact: CAST (hk_cast) from float32 and int64 to every type, quantized
 int8/int16 REDUCE_PROD (hk_reduce), int32 ADD/SUB/MUL/MAXIMUM/MINIMUM (hk_math's int32 walk) and
 a dynamic-batch SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE chain left to run as kernels (the
-transform disabled). Builder models with golden outputs from the reference interpreter, linked
-into one program per core (one QEMU boot each).
+transform disabled) and per-channel QUANTIZE (hk_quantize_channel). Builder models with golden
+outputs from the reference interpreter, linked into one program per core (one QEMU boot each).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helia_aot import AotConverter, ConvertArgs
+from helia_aot.air import AirQuantization
+from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import CORES, cross_build_program, run_qemu
 from ops_builtin.test_activation_ops import golden
@@ -52,6 +54,22 @@ def _models(root: Path) -> list[tuple[str, Path, list[list[np.ndarray]], list[di
     models.append(
         ("shape_run_time", path, samples, [{"name": "FOLD_STATIC_SHAPE_EXPRESSIONS", "enabled": False}])
     )
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("x", (3, 4, 5), "float32")
+    y = b.add_tensor(
+        "y",
+        (3, 4, 5),
+        "int8",
+        quantization=AirQuantization(
+            rng.uniform(0.005, 0.2, 4).astype(np.float32), rng.integers(-100, 100, 4), axis=1
+        ),
+    )
+    b.add_operator("QUANTIZE", [x], [y])
+    b.set_inputs([x])
+    b.set_outputs([y])
+    path = b.save(root / "quantize_per_channel.tflite")
+    samples = [[(rng.standard_normal((3, 4, 5)) * 20).astype(np.float32)] for _ in range(2)]
+    models.append(("quantize_per_channel_int8", path, samples, []))
     return models
 
 
