@@ -6,7 +6,8 @@ conv model); these cover the other element types, several shapes, negative and r
 reductions over every axis and keep_dims both ways. Refusals name the broken restriction: unequal
 quantization for MAX/MIN (LiteRT compares stored values) and a quantized PROD whose rescale LiteRT
 cannot apply. Quantized PROD (LiteRT's QuantizedReduceProd, rescaled after every multiplication)
-is checked on int8 and int16 with zero points on both sides.
+is checked on int8 and int16 with zero points on both sides; int32 and int64 SUM, PROD, MAX and
+MIN over the whole integer range (sums and products wrap as the reference's do).
 """
 
 from __future__ import annotations
@@ -73,6 +74,14 @@ MODELS = {
     "prod_int8": ((2, 3, 4, 5), "int8", (1 / 64, 3), PROD, (0.05, -4)),
     "prod_int16": ((2, 3, 4, 5), "int16", (1 / 8192, 0), PROD, (0.002, 0)),
     "prod_int8_rank2": ((6, 2), "int8", (0.02, -7), [("REDUCE_PROD", [1], True)], (0.001, 10)),
+    "int32": ((2, 3, 4, 5), "int32", None, MINMAX + PROD + [("SUM", [1, 3], False), ("SUM", [-1], True)]),
+    "int64": (
+        (3, 4, 5),
+        "int64",
+        None,
+        [("REDUCE_MAX", [1], True), ("REDUCE_MIN", [0, 2], False)]
+        + [("REDUCE_PROD", [2], False), ("SUM", [0, 1, 2], False)],
+    ),
     "prod_float32_rank3": (
         (3, 1, 6),
         "float32",

@@ -155,3 +155,29 @@ def test_float_prod(case, seed):
     want = acc.ravel()
     got = run_reduce("hk_reduce_prod_f32", reduce_params(shape, axes), x, want.size, np.float32)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def integer_reduce(terms: np.ndarray, kind: str, dtype) -> np.ndarray:
+    """ReduceGeneric over int32/int64: sums and products wrap (numpy's integer arithmetic wraps)."""
+    with np.errstate(over="ignore"):
+        if kind == "sum":
+            return terms.sum(axis=-1, dtype=dtype)
+        if kind == "prod":
+            return terms.prod(axis=-1, dtype=dtype)
+    return terms.max(axis=-1) if kind == "max" else terms.min(axis=-1)
+
+
+@pytest.mark.parametrize("kind", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@settings(max_examples=60, deadline=None)
+@given(case=reductions(), seed=st.integers(0, 2**32 - 1), narrow=st.booleans())
+def test_integer_reductions(kind, dtype, case, seed, narrow):
+    shape, axes = case
+    resolved = normalize_axes(axes, len(shape))
+    info = np.iinfo(dtype)
+    low, high = (-3, 4) if narrow else (info.min, info.max)
+    x = np.random.default_rng(seed).integers(low, high, size=shape, dtype=dtype, endpoint=not narrow)
+    want = integer_reduce(_row_major_terms(x, resolved).astype(dtype), kind, dtype).astype(dtype).ravel()
+    suffix = "s32" if dtype == np.int32 else "s64"
+    got = run_reduce(f"hk_reduce_{kind}_{suffix}", reduce_params(shape, axes), x, want.size, dtype)
+    np.testing.assert_array_equal(got, want)

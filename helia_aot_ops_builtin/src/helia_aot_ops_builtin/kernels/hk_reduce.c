@@ -297,3 +297,122 @@ int32_t hk_reduce_prod_s16(const hk_reduce_params_t *params, const int16_t *inpu
     }
     return reduce_walk(params, input, output, REDUCE_PROD_S16);
 }
+
+/* The int32/int64 reductions (SUM, PROD, MAX, MIN): LiteRT's ReduceGeneric over integers, which
+ * starts from 0, 1, the type's lowest or its largest value and lets sums and products wrap.
+ * Values are held as int64 and wrap-around is taken on uint64 then narrowed to the element's
+ * width; `op` and `wide` are constants at each (inlined) call. */
+typedef enum { INT_SUM, INT_PROD, INT_MAX, INT_MIN } int_reducer_t;
+
+static inline int64_t narrow(uint64_t bits, bool wide)
+{
+    if (wide) {
+        return bits <= (uint64_t)INT64_MAX ? (int64_t)bits : -(int64_t)(~bits) - 1;
+    }
+    const uint32_t low = (uint32_t)bits;
+    return low <= (uint32_t)INT32_MAX ? (int64_t)low : (int64_t)(-(int64_t)(~low) - 1);
+}
+
+HK_INLINE int32_t int_walk(const hk_reduce_params_t *params, const void *input, void *output,
+                           int_reducer_t op, bool wide)
+{
+    const int32_t status = validate(params, input, output);
+    if (status != HK_STATUS_OK) {
+        return status;
+    }
+    const int64_t lowest = wide ? INT64_MIN : INT32_MIN;
+    const int64_t highest = wide ? INT64_MAX : INT32_MAX;
+    const int64_t init = op == INT_SUM ? 0 : op == INT_PROD ? 1 : op == INT_MAX ? lowest : highest;
+    const int32_t *ke = params->kept_extents;
+    const int32_t *ks = params->kept_strides;
+    const int32_t *re = params->reduced_extents;
+    const int32_t *rs = params->reduced_strides;
+    int32_t o = 0;
+    for (int32_t k0 = 0; k0 < ke[0]; ++k0) {
+        for (int32_t k1 = 0; k1 < ke[1]; ++k1) {
+            for (int32_t k2 = 0; k2 < ke[2]; ++k2) {
+                for (int32_t k3 = 0; k3 < ke[3]; ++k3) {
+                    const size_t base = (size_t)(k0 * ks[0]) + (size_t)(k1 * ks[1]) +
+                                        (size_t)(k2 * ks[2]) + (size_t)(k3 * ks[3]);
+                    int64_t acc = init;
+                    for (int32_t r0 = 0; r0 < re[0]; ++r0) {
+                        for (int32_t r1 = 0; r1 < re[1]; ++r1) {
+                            for (int32_t r2 = 0; r2 < re[2]; ++r2) {
+                                for (int32_t r3 = 0; r3 < re[3]; ++r3) {
+                                    const size_t at = base + (size_t)(r0 * rs[0]) +
+                                                      (size_t)(r1 * rs[1]) +
+                                                      (size_t)(r2 * rs[2]) + (size_t)(r3 * rs[3]);
+                                    const int64_t x = wide ? ((const int64_t *)input)[at]
+                                                           : ((const int32_t *)input)[at];
+                                    if (op == INT_SUM) {
+                                        acc = narrow((uint64_t)acc + (uint64_t)x, wide);
+                                    } else if (op == INT_PROD) {
+                                        acc = narrow((uint64_t)acc * (uint64_t)x, wide);
+                                    } else if (op == INT_MAX) {
+                                        acc = x > acc ? x : acc;
+                                    } else {
+                                        acc = x < acc ? x : acc;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if (wide) {
+                        ((int64_t *)output)[o++] = acc;
+                    } else {
+                        ((int32_t *)output)[o++] = (int32_t)acc;
+                    }
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kSum (wrapping). */
+int32_t hk_reduce_sum_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_SUM, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kProd (wrapping). */
+int32_t hk_reduce_prod_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_PROD, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kMax, from INT32_MIN. */
+int32_t hk_reduce_max_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_MAX, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kMin, from INT32_MAX. */
+int32_t hk_reduce_min_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_MIN, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kSum (wrapping). */
+int32_t hk_reduce_sum_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_SUM, true);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kProd (wrapping). */
+int32_t hk_reduce_prod_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_PROD, true);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kMax, from INT64_MIN. */
+int32_t hk_reduce_max_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_MAX, true);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kMin, from INT64_MAX. */
+int32_t hk_reduce_min_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_MIN, true);
+}

@@ -57,4 +57,14 @@ int32_t hk_reduce_prod_s8(const hk_reduce_params_t *params, const int8_t *input,
 int32_t hk_reduce_prod_s16(const hk_reduce_params_t *params, const int16_t *input,
                            int16_t *output);
 
+/* int32 and int64 SUM, PROD (both wrapping), MAX and MIN: extents and strides only. */
+int32_t hk_reduce_sum_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_prod_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_max_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_min_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_sum_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
+int32_t hk_reduce_prod_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
+int32_t hk_reduce_max_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
+int32_t hk_reduce_min_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
+
 #endif /* HK_REDUCE_H */
