@@ -1,9 +1,10 @@
 """The kernel families and paths the type work added pass their golden tests on the M55 (Helium)
 and the M4 under QEMU, bit-exact: CAST (hk_cast) from float32 and int64 to every type, quantized
-int8/int16 REDUCE_PROD (hk_reduce), int32 ADD/SUB/MUL/MAXIMUM/MINIMUM (hk_math's int32 walk) and
-a dynamic-batch SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE chain left to run as kernels (the
-transform disabled) and per-channel QUANTIZE (hk_quantize_channel). Builder models with golden
-outputs from the reference interpreter, linked into one program per core (one QEMU boot each).
+int8/int16 REDUCE_PROD and int64 reductions (hk_reduce), int32 ADD/SUB/MUL/MAXIMUM/MINIMUM
+(hk_math's int32 walk), a dynamic-batch SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE chain left to
+run as kernels (the transform disabled) and per-channel QUANTIZE (hk_quantize_channel). Builder
+models with golden outputs from the reference interpreter, linked into one program per core (one
+QEMU boot each).
 """
 
 from __future__ import annotations
@@ -42,6 +43,17 @@ def _models(root: Path) -> list[tuple[str, Path, list[list[np.ndarray]], list[di
         info = np.iinfo(dtype)
         samples = [[rng.integers(info.min, info.max + 1, (2, 3, 4, 5)).astype(dtype)] for _ in range(2)]
         models.append((f"reduce_prod_{dtype}", path, samples, []))
+    cases = [
+        ("REDUCE_MAX", [1], True),
+        ("REDUCE_MIN", [0, 2], False),
+        ("REDUCE_PROD", [2], False),
+        ("SUM", [0, 1], False),
+    ]
+    path = build_reduce(root / "reduce_int64.tflite", (3, 4, 5), "int64", None, cases)
+    samples = [
+        [rng.integers(-(2**63), 2**63 - 1, (3, 4, 5), dtype=np.int64, endpoint=True)] for _ in range(2)
+    ]
+    models.append(("reduce_int64", path, samples, []))
     path = build_int32(root / "int32.tflite", "RELU", (2, 3, 4), (1, 3, 1), (2, 3, 4))
     samples = [
         [rng.integers(-(2**31), 2**31, s, dtype=np.int64).astype(np.int32) for s in ((2, 3, 4), (1, 3, 1))]
