@@ -281,3 +281,76 @@ int32_t hk_minimum_s32(const hk_math_params_t *params, const int32_t *input1,
 {
     return s32_walk(params, input1, input2, output, S32_MIN);
 }
+
+/* The int64 arithmetic operators (LiteRT's int64 ADD/SUB/MUL/MAXIMUM/MINIMUM, fused activation
+ * NONE): wrap-around on uint64, no clamp. */
+HK_INLINE int32_t s64_walk(const hk_math_params_t *params, const int64_t *input1,
+                           const int64_t *input2, int64_t *output, s32_kind_t kind)
+{
+    if (params == NULL || params->walk.size < 0 ||
+        (params->walk.size > 0 && (input1 == NULL || input2 == NULL || output == NULL))) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const int64_t x = input1[pos.offset[0]];
+        const int64_t y = input2[pos.offset[1]];
+        uint64_t bits;
+        switch (kind) {
+        case S32_ADD:
+            bits = (uint64_t)x + (uint64_t)y;
+            break;
+        case S32_SUB:
+            bits = (uint64_t)x - (uint64_t)y;
+            break;
+        case S32_MUL:
+            bits = (uint64_t)x * (uint64_t)y;
+            break;
+        case S32_MAX:
+            bits = (uint64_t)(x > y ? x : y);
+            break;
+        default:
+            bits = (uint64_t)(x < y ? x : y);
+            break;
+        }
+        output[i] = bits <= (uint64_t)INT64_MAX ? (int64_t)bits : -(int64_t)(~bits) - 1;
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Add / BroadcastAdd6DSlow (int64, no activation): x + y. */
+int32_t hk_add_s64(const hk_math_params_t *params, const int64_t *input1, const int64_t *input2,
+                   int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_ADD);
+}
+
+/* Follows LiteRT reference_ops::Sub / BroadcastSubSlow (int64, no activation): x - y. */
+int32_t hk_sub_s64(const hk_math_params_t *params, const int64_t *input1, const int64_t *input2,
+                   int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_SUB);
+}
+
+/* Follows LiteRT reference_ops::Mul / BroadcastMul6DSlow (int64, no activation): x * y. */
+int32_t hk_mul_s64(const hk_math_params_t *params, const int64_t *input1, const int64_t *input2,
+                   int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_MUL);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with std::max (int64). */
+int32_t hk_maximum_s64(const hk_math_params_t *params, const int64_t *input1,
+                       const int64_t *input2, int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_MAX);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with std::min (int64). */
+int32_t hk_minimum_s64(const hk_math_params_t *params, const int64_t *input1,
+                       const int64_t *input2, int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_MIN);
+}

@@ -124,8 +124,13 @@ class BinaryOperator(ParamsCallOperator):
 
     KERNELS = ("binary",)
     INPLACE_INPUTS = (0, 1)
-    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.int32, np.float32)
-    RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, BROADCAST, PER_TENSOR)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.int32, np.int64, np.float32)
+    RESTRICTIONS: tuple[str, ...] = (
+        SAME_TYPE,
+        BROADCAST,
+        PER_TENSOR,
+        "int64 operands take no fused activation (int32 ones wrap, then clamp).",
+    )
     FUNCTION = ""
     """Kernel name stem: ``hk_<FUNCTION>_<s8|s16|f32>``."""
     RESCALES = True
@@ -145,13 +150,16 @@ class BinaryOperator(ParamsCallOperator):
 
     @property
     def quantized(self) -> bool:
-        return self.target.dtype.numpy not in (np.dtype(np.float32), np.dtype(np.int32))
+        return self.target.dtype.numpy in (np.dtype(np.int8), np.dtype(np.int16))
 
     @property
     def int32(self) -> bool:
-        """int32 ADD, SUB, MUL, MAXIMUM and MINIMUM (shape arithmetic) run in the ``hk_math``
+        """int32/int64 ADD, SUB, MUL, MAXIMUM and MINIMUM (shape arithmetic) run in the ``hk_math``
         family, whose broadcast walk already serves the other int32 binary operators."""
-        return bool(self.input_tensors) and self.target.dtype.numpy == np.dtype(np.int32)
+        return bool(self.input_tensors) and self.target.dtype.numpy in (
+            np.dtype(np.int32),
+            np.dtype(np.int64),
+        )
 
     def kernel_families(self) -> tuple[str, ...]:
         return ("math",) if self.int32 else self.KERNELS
@@ -184,6 +192,8 @@ class BinaryOperator(ParamsCallOperator):
             yield f"the output shape {tuple(target.shape)} is not the broadcast shape {expected}"
         if self.activation() not in FUSED_ACTIVATIONS:
             yield f"fused activation {self.activation()} is not supported"
+        if target.dtype.numpy == np.dtype(np.int64) and self.activation() != "NONE":
+            yield f"int64 with fused activation {self.activation()} is not supported (only NONE)"
         if self.quantized and self.RESCALES:
             problems = quantization_problems((lhs, rhs, target))
             if problems:
@@ -241,7 +251,7 @@ class BinaryOperator(ParamsCallOperator):
             "int_max": hi,
         }
         return KernelCall(
-            function=f"{self.FUNCTION}_s32",
+            function=f"{self.FUNCTION}_{'s64' if self.target.dtype.numpy == np.dtype(np.int64) else 's32'}",
             params_type="math_params_t",
             params=params,
             data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
