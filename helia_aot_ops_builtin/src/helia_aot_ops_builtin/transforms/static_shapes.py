@@ -160,7 +160,9 @@ def _evaluate(model: AirModel, op: AirOperator, out: AirTensor) -> np.ndarray | 
     try:
         with np.errstate(over="ignore"):
             result = np.asarray(evaluate(op, values, out))
-    except (ValueError, IndexError, TypeError):
+    except (ValueError, IndexError, TypeError, KeyError, ArithmeticError):
+        # Malformed or unusual operands: the operator stays, and its own checks at Resolve name
+        # what is wrong with it.
         return None
     if result.size != out.size:
         return None
