@@ -137,3 +137,14 @@ def reduce_rescale(scale_in: float, scale_out: float, count: int, mean: bool) ->
         multiplier = (multiplier << extra) // count
         shift -= extra
     return multiplier, shift
+
+
+def prod_rescale(scale_in: float, scale_out: float, count: int) -> tuple[int, int]:
+    """Multiplier and shift of LiteRT's quantized REDUCE_PROD.
+
+    The product of ``count`` values carries ``in_scale^count``; to keep the int32 accumulator in
+    range LiteRT rescales after every multiplication by ``in_scale / out_scale^(1 / count)``
+    (in double, ``std::pow``), ``count`` times in all.
+    """
+    real = float(_F32(scale_in)) / math.pow(float(_F32(scale_out)), 1.0 / count)
+    return quantize_multiplier(real)

@@ -161,6 +161,7 @@ class _Tensor:
     data: bytes | None
     quantization: AirQuantization | None
     variable: bool
+    shape_signature: tuple[int, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -209,11 +210,14 @@ class LiteRTModelBuilder:
         quantization: AirQuantization | tuple[Any, ...] | None = None,
         *,
         variable: bool = False,
+        shape_signature: Sequence[int] | None = None,
     ) -> int:
         """Add a tensor and return its index.
 
         ``data`` makes it a constant: an array is cast to ``dtype`` and must hold
         ``prod(shape)`` elements; ``bytes`` are stored verbatim (to write deliberately odd files).
+        ``shape_signature`` (-1 for a dynamic dimension) is written as exporters do for models with
+        a dynamic batch.
         """
         shape = tuple(int(d) for d in shape)
         type_code = litert_tensor_type(dtype)
@@ -228,7 +232,8 @@ class LiteRTModelBuilder:
             raw = array.tobytes()
         if isinstance(quantization, tuple):
             quantization = AirQuantization(*quantization)
-        self.tensors.append(_Tensor(name, shape, type_code, raw, quantization, variable))
+        signature = None if shape_signature is None else tuple(int(d) for d in shape_signature)
+        self.tensors.append(_Tensor(name, shape, type_code, raw, quantization, variable, signature))
         return len(self.tensors) - 1
 
     def add_operator(
@@ -335,6 +340,8 @@ class LiteRTModelBuilder:
         tensor = litert.TensorT()
         tensor.name = spec.name
         tensor.shape = _vector(spec.shape, np.int32)
+        if spec.shape_signature is not None:
+            tensor.shapeSignature = _vector(spec.shape_signature, np.int32)
         tensor.type = spec.type
         tensor.isVariable = spec.variable
         tensor.hasRank = True

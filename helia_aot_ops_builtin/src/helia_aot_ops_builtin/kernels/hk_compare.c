@@ -60,6 +60,22 @@ int32_t hk_compare_s32(const hk_compare_params_t *params, const int32_t *input1,
     return HK_STATUS_OK;
 }
 
+/* Follows LiteRT reference_ops::Comparison (int64): the stored values. */
+int32_t hk_compare_s64(const hk_compare_params_t *params, const int64_t *input1,
+                       const int64_t *input2, bool *output)
+{
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const int64_t a = input1[pos.offset[0]];
+        const int64_t b = input2[pos.offset[1]];
+        const int32_t order = a < b ? -1 : (a > b ? 1 : 0);
+        output[i] = hk_compare_decide(params->op, order);
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
 /* Follows LiteRT reference_ops::ComparisonWithScaling (int8): (offset + q) << left_shift, then
  * MultiplyByQuantizedMultiplierSmallerThanOneExp with each input's scale, then compare. */
 int32_t hk_compare_s8(const hk_compare_params_t *params, const int8_t *input1,

@@ -40,6 +40,8 @@ int32_t hk_compare_f32(const hk_compare_params_t *params, const float *input1,
                        const float *input2, bool *output);
 int32_t hk_compare_s32(const hk_compare_params_t *params, const int32_t *input1,
                        const int32_t *input2, bool *output);
+int32_t hk_compare_s64(const hk_compare_params_t *params, const int64_t *input1,
+                       const int64_t *input2, bool *output);
 int32_t hk_compare_s8(const hk_compare_params_t *params, const int8_t *input1,
                       const int8_t *input2, bool *output);
 int32_t hk_compare_b(const hk_compare_params_t *params, const bool *input1, const bool *input2,

@@ -200,3 +200,157 @@ int32_t hk_add_n_s32(const int32_t *const *inputs, int32_t count, int32_t *outpu
     }
     return HK_STATUS_OK;
 }
+
+/* The int32 arithmetic operators: one walk, `kind` constant at each (inlined) call. */
+typedef enum { S32_ADD, S32_SUB, S32_MUL, S32_MAX, S32_MIN } s32_kind_t;
+
+HK_INLINE int32_t s32_walk(const hk_math_params_t *params, const int32_t *input1,
+                           const int32_t *input2, int32_t *output, s32_kind_t kind)
+{
+    if (params == NULL || params->walk.size < 0 ||
+        (params->walk.size > 0 && (input1 == NULL || input2 == NULL || output == NULL))) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const int32_t x = input1[pos.offset[0]];
+        const int32_t y = input2[pos.offset[1]];
+        const uint32_t ux = (uint32_t)x;
+        const uint32_t uy = (uint32_t)y;
+        uint32_t bits;
+        switch (kind) {
+        case S32_ADD:
+            bits = ux + uy;
+            break;
+        case S32_SUB:
+            bits = ux - uy;
+            break;
+        case S32_MUL:
+            bits = ux * uy;
+            break;
+        case S32_MAX:
+            bits = (uint32_t)(x > y ? x : y);
+            break;
+        default:
+            bits = (uint32_t)(x < y ? x : y);
+            break;
+        }
+        /* The wrapped bits read back as two's complement without implementation-defined casts. */
+        const int32_t value = bits <= (uint32_t)INT32_MAX ? (int32_t)bits
+                                                          : -(int32_t)(~bits) - 1;
+        output[i] = hk_clamp_i32(value, params->int_min, params->int_max);
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Add / BroadcastAdd6DSlow (int32): x + y (wrapping as the
+ * reference's two's-complement hosts do), then the fused activation clamp. */
+int32_t hk_add_s32(const hk_math_params_t *params, const int32_t *input1, const int32_t *input2,
+                   int32_t *output)
+{
+    return s32_walk(params, input1, input2, output, S32_ADD);
+}
+
+/* Follows LiteRT reference_ops::Sub / BroadcastSubSlow (int32): x - y, then the clamp. */
+int32_t hk_sub_s32(const hk_math_params_t *params, const int32_t *input1, const int32_t *input2,
+                   int32_t *output)
+{
+    return s32_walk(params, input1, input2, output, S32_SUB);
+}
+
+/* Follows LiteRT reference_ops::Mul / BroadcastMul6DSlow (int32): x * y (low 32 bits), then the
+ * clamp. */
+int32_t hk_mul_s32(const hk_math_params_t *params, const int32_t *input1, const int32_t *input2,
+                   int32_t *output)
+{
+    return s32_walk(params, input1, input2, output, S32_MUL);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with std::max (int32). */
+int32_t hk_maximum_s32(const hk_math_params_t *params, const int32_t *input1,
+                       const int32_t *input2, int32_t *output)
+{
+    return s32_walk(params, input1, input2, output, S32_MAX);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with std::min (int32). */
+int32_t hk_minimum_s32(const hk_math_params_t *params, const int32_t *input1,
+                       const int32_t *input2, int32_t *output)
+{
+    return s32_walk(params, input1, input2, output, S32_MIN);
+}
+
+/* The int64 arithmetic operators (LiteRT's int64 ADD/SUB/MUL/MAXIMUM/MINIMUM, fused activation
+ * NONE): wrap-around on uint64, no clamp. */
+HK_INLINE int32_t s64_walk(const hk_math_params_t *params, const int64_t *input1,
+                           const int64_t *input2, int64_t *output, s32_kind_t kind)
+{
+    if (params == NULL || params->walk.size < 0 ||
+        (params->walk.size > 0 && (input1 == NULL || input2 == NULL || output == NULL))) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    hk_walk_pos_t pos;
+    hk_walk_start(&pos);
+    for (int32_t i = 0; i < params->walk.size; ++i) {
+        const int64_t x = input1[pos.offset[0]];
+        const int64_t y = input2[pos.offset[1]];
+        uint64_t bits;
+        switch (kind) {
+        case S32_ADD:
+            bits = (uint64_t)x + (uint64_t)y;
+            break;
+        case S32_SUB:
+            bits = (uint64_t)x - (uint64_t)y;
+            break;
+        case S32_MUL:
+            bits = (uint64_t)x * (uint64_t)y;
+            break;
+        case S32_MAX:
+            bits = (uint64_t)(x > y ? x : y);
+            break;
+        default:
+            bits = (uint64_t)(x < y ? x : y);
+            break;
+        }
+        output[i] = bits <= (uint64_t)INT64_MAX ? (int64_t)bits : -(int64_t)(~bits) - 1;
+        hk_walk_next(&params->walk, &pos);
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Add / BroadcastAdd6DSlow (int64, no activation): x + y. */
+int32_t hk_add_s64(const hk_math_params_t *params, const int64_t *input1, const int64_t *input2,
+                   int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_ADD);
+}
+
+/* Follows LiteRT reference_ops::Sub / BroadcastSubSlow (int64, no activation): x - y. */
+int32_t hk_sub_s64(const hk_math_params_t *params, const int64_t *input1, const int64_t *input2,
+                   int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_SUB);
+}
+
+/* Follows LiteRT reference_ops::Mul / BroadcastMul6DSlow (int64, no activation): x * y. */
+int32_t hk_mul_s64(const hk_math_params_t *params, const int64_t *input1, const int64_t *input2,
+                   int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_MUL);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with std::max (int64). */
+int32_t hk_maximum_s64(const hk_math_params_t *params, const int64_t *input1,
+                       const int64_t *input2, int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_MAX);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with std::min (int64). */
+int32_t hk_minimum_s64(const hk_math_params_t *params, const int64_t *input1,
+                       const int64_t *input2, int64_t *output)
+{
+    return s64_walk(params, input1, input2, output, S32_MIN);
+}

@@ -57,6 +57,50 @@ int32_t hk_quantize_f32_s16(const hk_quantize_params_t *params, const float *inp
     return HK_STATUS_OK;
 }
 
+/* The per-channel walk: outer blocks of `channels` runs of `inner` elements. */
+static int32_t quantize_channels(const hk_quantize_channel_params_t *p, const float *scales,
+                                 const int32_t *zero_points, const float *input, void *output,
+                                 bool to_s8)
+{
+    if (p == NULL || p->outer < 0 || p->channels < 1 || p->inner < 0 || scales == NULL ||
+        zero_points == NULL || input == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    const int32_t lo = to_s8 ? -128 : -32768;
+    const int32_t hi = to_s8 ? 127 : 32767;
+    size_t at = 0;
+    for (int32_t o = 0; o < p->outer; ++o) {
+        for (int32_t c = 0; c < p->channels; ++c) {
+            for (int32_t i = 0; i < p->inner; ++i, ++at) {
+                const int32_t q = affine_quantize(input[at], scales[c], zero_points[c], lo, hi);
+                if (to_s8) {
+                    ((int8_t *)output)[at] = (int8_t)q;
+                } else {
+                    ((int16_t *)output)[at] = (int16_t)q;
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::PerChannelQuantize<float, int8_t>: AffineQuantize with the
+ * scale and zero point of the element's channel. */
+int32_t hk_quantize_channel_f32_s8(const hk_quantize_channel_params_t *params,
+                                   const float *scales, const int32_t *zero_points,
+                                   const float *input, int8_t *output)
+{
+    return quantize_channels(params, scales, zero_points, input, output, true);
+}
+
+/* Follows LiteRT reference_ops::PerChannelQuantize<float, int16_t>. */
+int32_t hk_quantize_channel_f32_s16(const hk_quantize_channel_params_t *params,
+                                    const float *scales, const int32_t *zero_points,
+                                    const float *input, int16_t *output)
+{
+    return quantize_channels(params, scales, zero_points, input, output, false);
+}
+
 /* Follows LiteRT reference_ops::Requantize<int8_t, int8_t>. */
 int32_t hk_requantize_s8_s8(const hk_requantize_params_t *params, const int8_t *input,
                             int8_t *output)

@@ -18,6 +18,14 @@ typedef struct {
     int32_t zero_point;   /* output zero point */
 } hk_quantize_params_t;
 
+/* float32 -> integer per channel: the element at [o, c, i] (outer, channel, inner) uses
+ * scales[c] and zero_points[c]; outer * channels * inner elements in all. */
+typedef struct {
+    int32_t outer;
+    int32_t channels;
+    int32_t inner;
+} hk_quantize_channel_params_t;
+
 /* integer -> integer: q = clamp(MBQM(x - input_zero_point, multiplier, shift) + output_zero_point),
  * multiplier/shift being QuantizeMultiplier(input_scale / output_scale). */
 typedef struct {
@@ -38,6 +46,13 @@ typedef struct {
 int32_t hk_quantize_f32_s8(const hk_quantize_params_t *params, const float *input, int8_t *output);
 int32_t hk_quantize_f32_s16(const hk_quantize_params_t *params, const float *input,
                             int16_t *output);
+
+int32_t hk_quantize_channel_f32_s8(const hk_quantize_channel_params_t *params,
+                                   const float *scales, const int32_t *zero_points,
+                                   const float *input, int8_t *output);
+int32_t hk_quantize_channel_f32_s16(const hk_quantize_channel_params_t *params,
+                                    const float *scales, const int32_t *zero_points,
+                                    const float *input, int16_t *output);
 
 int32_t hk_requantize_s8_s8(const hk_requantize_params_t *params, const int8_t *input,
                             int8_t *output);

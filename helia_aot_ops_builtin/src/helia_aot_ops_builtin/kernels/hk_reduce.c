@@ -34,7 +34,21 @@ typedef enum {
     REDUCE_MIN_S8,
     REDUCE_MAX_S16,
     REDUCE_MIN_S16,
+    REDUCE_PROD_S8, /* quantized product: rescaled after every multiplication */
+    REDUCE_PROD_S16,
 } reduce_kind_t;
+
+/* LiteRT MultiplyByQuantizedMultiplier(int64_t, ...) with its final static_cast<int32_t>, which
+ * keeps the low 32 bits rather than saturating. */
+static inline int32_t mbqm_64_wrap(int64_t x, int32_t multiplier, int32_t shift)
+{
+    const int32_t reduced = multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
+    const int32_t total_shift = 15 - shift;
+    const int64_t round = (int64_t)1 << (total_shift - 1);
+    const int64_t result = (x * (int64_t)reduced + round) >> total_shift;
+    const uint32_t bits = (uint32_t)(uint64_t)result;
+    return bits <= (uint32_t)INT32_MAX ? (int32_t)bits : -(int32_t)(~bits) - 1;
+}
 
 /* LiteRT QuantizedMeanOrSum's epilogue: the zero-point correction is formed in 64 bits and
  * truncated to the int32 accumulator type before rescaling. */
@@ -63,7 +77,9 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
     const bool is_float = kind == REDUCE_SUM_F32 || kind == REDUCE_MEAN_F32 ||
                           kind == REDUCE_PROD_F32 || kind == REDUCE_MAX_F32 ||
                           kind == REDUCE_MIN_F32;
-    const bool is_s8 = kind == REDUCE_S8 || kind == REDUCE_MAX_S8 || kind == REDUCE_MIN_S8;
+    const bool is_prod_q = kind == REDUCE_PROD_S8 || kind == REDUCE_PROD_S16;
+    const bool is_s8 = kind == REDUCE_S8 || kind == REDUCE_MAX_S8 || kind == REDUCE_MIN_S8 ||
+                       kind == REDUCE_PROD_S8;
     const bool is_max = kind == REDUCE_MAX_F32 || kind == REDUCE_MAX_S8 || kind == REDUCE_MAX_S16;
     const bool is_min = kind == REDUCE_MIN_F32 || kind == REDUCE_MIN_S8 || kind == REDUCE_MIN_S16;
     /* Starting values as LiteRT's ReduceGeneric sets them: 0 for sums, 1 for products, the
@@ -95,6 +111,7 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                                         (size_t)(k2 * ks[2]) + (size_t)(k3 * ks[3]);
                     float acc_f32 = init_f32;
                     int32_t acc_i32 = init_i32;
+                    bool first = true;
                     for (int32_t r0 = 0; r0 < re[0]; ++r0) {
                         const size_t p0 = base + (size_t)(r0 * rs[0]);
                         for (int32_t r1 = 0; r1 < re[1]; ++r1) {
@@ -114,6 +131,16 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                                         } else {
                                             acc_f32 = acc_f32 + x;
                                         }
+                                    } else if (is_prod_q) {
+                                        /* LiteRT QuantizedReduceProd: the first value minus the
+                                         * zero point, then each product rescaled at once. */
+                                        const int32_t x = (is_s8 ? in_s8[at] : in_s16[at]) -
+                                                          params->input_zero_point;
+                                        acc_i32 = first ? x
+                                                        : mbqm_64_wrap((int64_t)acc_i32 * x,
+                                                                       params->multiplier,
+                                                                       params->shift);
+                                        first = false;
                                     } else if (is_max || is_min) {
                                         const int32_t x = is_s8 ? in_s8[at] : in_s16[at];
                                         if (is_max) {
@@ -147,6 +174,22 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                     case REDUCE_MIN_S16:
                         ((int16_t *)output)[o++] = (int16_t)acc_i32;
                         break;
+                    case REDUCE_PROD_S8:
+                    case REDUCE_PROD_S16: {
+                        const int32_t lo = kind == REDUCE_PROD_S8 ? -128 : -32768;
+                        const int32_t hi = kind == REDUCE_PROD_S8 ? 127 : 32767;
+                        const int32_t scaled =
+                            mbqm_64_wrap((int64_t)acc_i32, params->multiplier, params->shift);
+                        const int32_t out = (int32_t)((uint32_t)scaled +
+                                                      (uint32_t)params->output_zero_point);
+                        const int32_t clamped = hk_clamp_i32(out, lo, hi);
+                        if (kind == REDUCE_PROD_S8) {
+                            ((int8_t *)output)[o++] = (int8_t)clamped;
+                        } else {
+                            ((int16_t *)output)[o++] = (int16_t)clamped;
+                        }
+                        break;
+                    }
                     case REDUCE_MEAN_F32:
                         ((float *)output)[o++] = acc_f32 / (float)params->count;
                         break;
@@ -232,4 +275,144 @@ int32_t hk_reduce_max_s16(const hk_reduce_params_t *params, const int16_t *input
 int32_t hk_reduce_min_s16(const hk_reduce_params_t *params, const int16_t *input, int16_t *output)
 {
     return reduce_walk(params, input, output, REDUCE_MIN_S16);
+}
+
+/* Follows LiteRT reference_ops::QuantizedReduceProd<int8_t>: acc = x0 - zp, then
+ * acc = MBQM64(acc * (x - zp)) per further value and out = MBQM64(acc) + out_zp, clamped; the
+ * multiplier is QuantizeMultiplier(input_scale / output_scale^(1/count)). */
+int32_t hk_reduce_prod_s8(const hk_reduce_params_t *params, const int8_t *input, int8_t *output)
+{
+    if (params != NULL && (params->shift < -31 || params->shift > 7)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    return reduce_walk(params, input, output, REDUCE_PROD_S8);
+}
+
+/* Follows LiteRT reference_ops::QuantizedReduceProd<int16_t> (see hk_reduce_prod_s8). */
+int32_t hk_reduce_prod_s16(const hk_reduce_params_t *params, const int16_t *input,
+                           int16_t *output)
+{
+    if (params != NULL && (params->shift < -31 || params->shift > 7)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    return reduce_walk(params, input, output, REDUCE_PROD_S16);
+}
+
+/* The int32/int64 reductions (SUM, PROD, MAX, MIN): LiteRT's ReduceGeneric over integers, which
+ * starts from 0, 1, the type's lowest or its largest value and lets sums and products wrap.
+ * Values are held as int64 and wrap-around is taken on uint64 then narrowed to the element's
+ * width; `op` and `wide` are constants at each (inlined) call. */
+typedef enum { INT_SUM, INT_PROD, INT_MAX, INT_MIN } int_reducer_t;
+
+static inline int64_t narrow(uint64_t bits, bool wide)
+{
+    if (wide) {
+        return bits <= (uint64_t)INT64_MAX ? (int64_t)bits : -(int64_t)(~bits) - 1;
+    }
+    const uint32_t low = (uint32_t)bits;
+    return low <= (uint32_t)INT32_MAX ? (int64_t)low : (int64_t)(-(int64_t)(~low) - 1);
+}
+
+HK_INLINE int32_t int_walk(const hk_reduce_params_t *params, const void *input, void *output,
+                           int_reducer_t op, bool wide)
+{
+    const int32_t status = validate(params, input, output);
+    if (status != HK_STATUS_OK) {
+        return status;
+    }
+    const int64_t lowest = wide ? INT64_MIN : INT32_MIN;
+    const int64_t highest = wide ? INT64_MAX : INT32_MAX;
+    const int64_t init = op == INT_SUM ? 0 : op == INT_PROD ? 1 : op == INT_MAX ? lowest : highest;
+    const int32_t *ke = params->kept_extents;
+    const int32_t *ks = params->kept_strides;
+    const int32_t *re = params->reduced_extents;
+    const int32_t *rs = params->reduced_strides;
+    int32_t o = 0;
+    for (int32_t k0 = 0; k0 < ke[0]; ++k0) {
+        for (int32_t k1 = 0; k1 < ke[1]; ++k1) {
+            for (int32_t k2 = 0; k2 < ke[2]; ++k2) {
+                for (int32_t k3 = 0; k3 < ke[3]; ++k3) {
+                    const size_t base = (size_t)(k0 * ks[0]) + (size_t)(k1 * ks[1]) +
+                                        (size_t)(k2 * ks[2]) + (size_t)(k3 * ks[3]);
+                    int64_t acc = init;
+                    for (int32_t r0 = 0; r0 < re[0]; ++r0) {
+                        for (int32_t r1 = 0; r1 < re[1]; ++r1) {
+                            for (int32_t r2 = 0; r2 < re[2]; ++r2) {
+                                for (int32_t r3 = 0; r3 < re[3]; ++r3) {
+                                    const size_t at = base + (size_t)(r0 * rs[0]) +
+                                                      (size_t)(r1 * rs[1]) +
+                                                      (size_t)(r2 * rs[2]) + (size_t)(r3 * rs[3]);
+                                    const int64_t x = wide ? ((const int64_t *)input)[at]
+                                                           : ((const int32_t *)input)[at];
+                                    if (op == INT_SUM) {
+                                        acc = narrow((uint64_t)acc + (uint64_t)x, wide);
+                                    } else if (op == INT_PROD) {
+                                        acc = narrow((uint64_t)acc * (uint64_t)x, wide);
+                                    } else if (op == INT_MAX) {
+                                        acc = x > acc ? x : acc;
+                                    } else {
+                                        acc = x < acc ? x : acc;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if (wide) {
+                        ((int64_t *)output)[o++] = acc;
+                    } else {
+                        ((int32_t *)output)[o++] = (int32_t)acc;
+                    }
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kSum (wrapping). */
+int32_t hk_reduce_sum_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_SUM, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kProd (wrapping). */
+int32_t hk_reduce_prod_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_PROD, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kMax, from INT32_MIN. */
+int32_t hk_reduce_max_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_MAX, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int32_t> with kMin, from INT32_MAX. */
+int32_t hk_reduce_min_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output)
+{
+    return int_walk(params, input, output, INT_MIN, false);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kSum (wrapping). */
+int32_t hk_reduce_sum_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_SUM, true);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kProd (wrapping). */
+int32_t hk_reduce_prod_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_PROD, true);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kMax, from INT64_MIN. */
+int32_t hk_reduce_max_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_MAX, true);
+}
+
+/* Follows LiteRT reference_ops::ReduceGeneric<int64_t> with kMin, from INT64_MAX. */
+int32_t hk_reduce_min_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output)
+{
+    return int_walk(params, input, output, INT_MIN, true);
 }

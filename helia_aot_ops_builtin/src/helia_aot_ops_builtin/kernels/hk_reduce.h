@@ -38,7 +38,7 @@ int32_t hk_reduce_sum_mean_s8(const hk_reduce_params_t *params, const int8_t *in
 int32_t hk_reduce_sum_mean_s16(const hk_reduce_params_t *params, const int16_t *input,
                                int16_t *output);
 
-/* PROD (float only), MAX and MIN read only the extents and strides: MAX and MIN compare the
+/* float PROD, MAX and MIN read only the extents and strides: MAX and MIN compare the
  * stored values, the output quantized as the input. */
 int32_t hk_reduce_prod_f32(const hk_reduce_params_t *params, const float *input, float *output);
 int32_t hk_reduce_max_f32(const hk_reduce_params_t *params, const float *input, float *output);
@@ -49,5 +49,22 @@ int32_t hk_reduce_max_s16(const hk_reduce_params_t *params, const int16_t *input
                           int16_t *output);
 int32_t hk_reduce_min_s16(const hk_reduce_params_t *params, const int16_t *input,
                           int16_t *output);
+
+/* Quantized PROD (LiteRT QuantizedReduceProd): multiplier and shift quantize
+ * input_scale / output_scale^(1 / count), applied after every multiplication and once at the end;
+ * shift must lie in [-31, 7] as LiteRT's 64-bit rescale requires. */
+int32_t hk_reduce_prod_s8(const hk_reduce_params_t *params, const int8_t *input, int8_t *output);
+int32_t hk_reduce_prod_s16(const hk_reduce_params_t *params, const int16_t *input,
+                           int16_t *output);
+
+/* int32 and int64 SUM, PROD (both wrapping), MAX and MIN: extents and strides only. */
+int32_t hk_reduce_sum_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_prod_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_max_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_min_s32(const hk_reduce_params_t *params, const int32_t *input, int32_t *output);
+int32_t hk_reduce_sum_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
+int32_t hk_reduce_prod_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
+int32_t hk_reduce_max_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
+int32_t hk_reduce_min_s64(const hk_reduce_params_t *params, const int64_t *input, int64_t *output);
 
 #endif /* HK_REDUCE_H */

@@ -21,6 +21,7 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
 from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
+from helia_aot_ops_builtin.ops.binary_math import int32_activation_range
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
@@ -34,6 +35,7 @@ from helia_aot_ops_builtin.rescale import (
     mul_rescale,
     squared_difference_rescale,
 )
+from helia_aot_ops_builtin.walk_geometry import walk_geometry
 
 _SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
 
@@ -122,8 +124,13 @@ class BinaryOperator(ParamsCallOperator):
 
     KERNELS = ("binary",)
     INPLACE_INPUTS = (0, 1)
-    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
-    RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, BROADCAST, PER_TENSOR)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.int32, np.int64, np.float32)
+    RESTRICTIONS: tuple[str, ...] = (
+        SAME_TYPE,
+        BROADCAST,
+        PER_TENSOR,
+        "int64 operands take no fused activation (int32 ones wrap, then clamp).",
+    )
     FUNCTION = ""
     """Kernel name stem: ``hk_<FUNCTION>_<s8|s16|f32>``."""
     RESCALES = True
@@ -143,7 +150,19 @@ class BinaryOperator(ParamsCallOperator):
 
     @property
     def quantized(self) -> bool:
-        return self.target.dtype.numpy != np.dtype(np.float32)
+        return self.target.dtype.numpy in (np.dtype(np.int8), np.dtype(np.int16))
+
+    @property
+    def int32(self) -> bool:
+        """int32/int64 ADD, SUB, MUL, MAXIMUM and MINIMUM (shape arithmetic) run in the ``hk_math``
+        family, whose broadcast walk already serves the other int32 binary operators."""
+        return bool(self.input_tensors) and self.target.dtype.numpy in (
+            np.dtype(np.int32),
+            np.dtype(np.int64),
+        )
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("math",) if self.int32 else self.KERNELS
 
     def activation(self) -> str:
         """The fused activation (NONE for operators without one)."""
@@ -173,6 +192,8 @@ class BinaryOperator(ParamsCallOperator):
             yield f"the output shape {tuple(target.shape)} is not the broadcast shape {expected}"
         if self.activation() not in FUSED_ACTIVATIONS:
             yield f"fused activation {self.activation()} is not supported"
+        if target.dtype.numpy == np.dtype(np.int64) and self.activation() != "NONE":
+            yield f"int64 with fused activation {self.activation()} is not supported (only NONE)"
         if self.quantized and self.RESCALES:
             problems = quantization_problems((lhs, rhs, target))
             if problems:
@@ -190,6 +211,8 @@ class BinaryOperator(ParamsCallOperator):
                 )
 
     def kernel(self) -> KernelCall:
+        if self.int32:
+            return self._int32_kernel()
         g = broadcast_geometry(self.lhs.shape, self.rhs.shape)
         geometry = {
             "size": g.size,
@@ -214,6 +237,22 @@ class BinaryOperator(ParamsCallOperator):
         return KernelCall(
             function=f"{self.FUNCTION}_{suffix}",
             params_type="binary_params_t",
+            params=params,
+            data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
+        )
+
+    def _int32_kernel(self) -> KernelCall:
+        lo, hi = int32_activation_range(self.activation())
+        params = {
+            "walk": walk_geometry(self.target.shape, [self.lhs.shape, self.rhs.shape]),
+            "float_min": activation_range_float("NONE")[0],
+            "float_max": activation_range_float("NONE")[1],
+            "int_min": lo,
+            "int_max": hi,
+        }
+        return KernelCall(
+            function=f"{self.FUNCTION}_{'s64' if self.target.dtype.numpy == np.dtype(np.int64) else 's32'}",
+            params_type="math_params_t",
             params=params,
             data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
         )

@@ -54,7 +54,7 @@ def _div_options(raw: Any) -> AirDivOptions:
     )
 
 
-def _int32_activation_range(activation: str) -> tuple[int, int]:
+def int32_activation_range(activation: str) -> tuple[int, int]:
     """LiteRT ``CalculateActivationRange<int32_t>``."""
     return {
         "NONE": (INT32_MIN, INT32_MAX),
@@ -104,7 +104,7 @@ class BinaryMathOperator(ParamsCallOperator):
     def kernel(self) -> KernelCall:
         lhs, rhs = self.input_tensors
         lo, hi = activation_range_float(self.activation())
-        ilo, ihi = _int32_activation_range(self.activation())
+        ilo, ihi = int32_activation_range(self.activation())
         params = {
             "walk": walk_geometry(self.target.shape, [lhs.shape, rhs.shape]),
             "float_min": lo,

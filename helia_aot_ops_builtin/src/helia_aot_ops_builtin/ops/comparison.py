@@ -1,7 +1,7 @@
 """Comparisons, logical AND/OR and SELECT / SELECT_V2: the operators that make or take bool.
 
 EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS and LESS_EQUAL compare two inputs of one type
-(float32, int32, int8, and bool for EQUAL/NOT_EQUAL) into a bool tensor; int8 inputs are
+(float32, int32, int64, int8, and bool for EQUAL/NOT_EQUAL) into a bool tensor; int8 inputs are
 rescaled first as LiteRT's ComparisonWithScaling does, so inputs of different scales compare by
 their real values. LOGICAL_AND and LOGICAL_OR combine bool tensors. SELECT picks x or y per
 element by a bool condition (same shapes, or a rank-1 condition over the first dimension);
@@ -25,6 +25,7 @@ from helia_aot_ops_builtin.walk_geometry import WALK_MAX_RANK, broadcast_shapes,
 _SUFFIX = {
     np.dtype(np.float32): "f32",
     np.dtype(np.int32): "s32",
+    np.dtype(np.int64): "s64",
     np.dtype(np.int8): "s8",
     np.dtype(np.bool_): "b",
 }
@@ -62,9 +63,9 @@ class CompareOperator(ParamsCallOperator):
     """Shared contract of the six comparisons (inputs 0 and 1 -> bool output 0)."""
 
     KERNELS = ("compare",)
-    SUPPORTED_DTYPES: tuple[type, ...] = (np.float32, np.int32, np.int8, np.bool_)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.float32, np.int32, np.int64, np.int8, np.bool_)
     RESTRICTIONS: tuple[str, ...] = (COMPARE_TYPES, BROADCAST, INT8_SCALES)
-    INPUT_DTYPES: tuple[type, ...] = (np.float32, np.int32, np.int8)
+    INPUT_DTYPES: tuple[type, ...] = (np.float32, np.int32, np.int64, np.int8)
 
     def check(self) -> Iterable[str]:
         problems = list(_two_input_problems(self))
@@ -123,7 +124,7 @@ def _compare(key: str, bools: bool) -> OperatorRecord:
         "TYPE": key,
     }
     if bools:
-        attrs["INPUT_DTYPES"] = (np.float32, np.int32, np.int8, np.bool_)
+        attrs["INPUT_DTYPES"] = (np.float32, np.int32, np.int64, np.int8, np.bool_)
     cls = type(f"{''.join(p.title() for p in key.split('_'))}Operator", (CompareOperator,), attrs)
     return OperatorRecord(key, simple_parser(key), None, cls)
 

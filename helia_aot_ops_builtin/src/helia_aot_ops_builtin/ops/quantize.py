@@ -1,7 +1,9 @@
 """QUANTIZE and DEQUANTIZE, per tensor.
 
-QUANTIZE from float32 is LiteRT's AffineQuantize (round half away from zero, then clamp); from
-int8/int16 it is LiteRT's Requantize with the multiplier of ``input_scale / output_scale``.
+QUANTIZE from float32 is LiteRT's AffineQuantize (round half away from zero, then clamp), per
+tensor or per channel (PerChannelQuantize: each element uses its channel's scale and zero point,
+interned as two small constant arrays); from int8/int16 it is LiteRT's Requantize with the
+multiplier of ``input_scale / output_scale``.
 DEQUANTIZE widens int8/int16 (``scale * (q - zero_point)``) or float16 to float32. Every kernel
 reads an element before writing it, so a QUANTIZE output may reuse its input's storage (the
 planner only offers that when the output is no larger; DEQUANTIZE always widens).
@@ -91,7 +93,10 @@ class QuantizeOperator(_OneToOneOperator):
     SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.uint8)
     RESTRICTIONS = (
         SAME_SHAPE,
-        PER_TENSOR,
+        "Quantized tensors must be quantized per tensor with a positive scale (int16 ones with "
+        "zero point 0), except a per-channel output of a float32 input: one positive scale (and "
+        "any zero point, as LiteRT's PerChannelQuantize allows) per index of its quantized "
+        "dimension. Per-channel requantization (an int8/int16 input) is refused.",
         "The output must be int8, int16 or uint8; uint8 is requantized only from or to int8 or uint8.",
     )
     # The planner shares storage only when the output is no larger than the input, and the
@@ -109,11 +114,59 @@ class QuantizeOperator(_OneToOneOperator):
             return [
                 f"QUANTIZE from {self.source.dtype} to {self.target.dtype} is not a LiteRT requantization"
             ]
+        if self.per_channel:
+            if dst == _UINT8:
+                return [f"per-channel quantization of {label(self.target)} to uint8 is not supported"]
+            return self.channel_problems()
         return quantization_problems((self.source, self.target)) + _uint8_problems((self.source, self.target))
+
+    @property
+    def per_channel(self) -> bool:
+        """A float32 input quantized per channel (LiteRT's PerChannelQuantize)."""
+        q = self.target.quantization
+        return self.source.dtype.numpy == np.dtype(np.float32) and q is not None and q.per_channel
+
+    def channel_problems(self) -> list[str]:
+        q = self.target.quantization
+        assert q is not None
+        shape = self.target.shape
+        if not 0 <= q.axis < len(shape):
+            return [f"the quantized dimension {q.axis} is outside the output's rank {len(shape)}"]
+        if q.scale.size != shape[q.axis]:
+            return [f"{q.scale.size} scales for a quantized dimension of {shape[q.axis]}"]
+        problems = []
+        if not np.all(q.scale > 0):
+            problems.append(f"{label(self.target)} has a non-positive per-channel scale")
+        return problems
+
+    def on_resolve(self) -> None:
+        if self.per_channel:
+            q = self.target.quantization
+            assert q is not None
+            self.intern_constant_array("scales", np.asarray(q.scale, np.float32))
+            self.intern_constant_array("zero_points", np.asarray(q.zero_point, np.int32))
 
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
         data = [self.ptr(src, const=True), self.ptr(dst)]
+        if self.per_channel:
+            q = dst.quantization
+            assert q is not None
+            shape = [int(d) for d in dst.shape]
+            tables = [
+                self.ptr(self.model.tensors[self.op.named_tensors[name]], const=True)
+                for name in ("scales", "zero_points")
+            ]
+            return KernelCall(
+                f"quantize_channel_f32_{_SUFFIX[dst.dtype.numpy]}",
+                tables + data,
+                "quantize_channel_params_t",
+                {
+                    "outer": int(np.prod(shape[: q.axis], dtype=np.int64)),
+                    "channels": shape[q.axis],
+                    "inner": int(np.prod(shape[q.axis + 1 :], dtype=np.int64)),
+                },
+            )
         suffix = f"{_SUFFIX[src.dtype.numpy]}_{_SUFFIX[dst.dtype.numpy]}"
         if src.dtype.numpy == np.dtype(np.float32):
             return KernelCall(

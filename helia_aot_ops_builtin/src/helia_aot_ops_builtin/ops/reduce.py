@@ -9,10 +9,14 @@ an int32 sum, the input zero point removed, then one fixed-point rescale whose m
 LiteRT's reference SUM kernel reads int8/int16 data as uint8 (google-ai-edge/LiteRT issue #4079);
 quantized SUM here computes what that kernel intends, which TensorFlow Lite Micro also computes.
 
+int32/int64 SUM, REDUCE_PROD, REDUCE_MAX and REDUCE_MIN are LiteRT's ``ReduceGeneric`` over the
+integers (sums and products wrap).
+
 REDUCE_MAX and REDUCE_MIN follow LiteRT's ``ReduceGeneric``: quantized values are compared as
 stored, so (as LiteRT checks) the output must carry the input's scale and zero point.
-REDUCE_PROD is float32 only: LiteRT's quantized product rescales after every multiplication,
-which this pack does not reproduce yet, so int8 and int16 are refused at Resolve.
+Quantized REDUCE_PROD follows LiteRT's ``QuantizedReduceProd``: the first value minus the zero
+point, then each product rescaled at once by ``input_scale / output_scale^(1 / count)`` (so the
+int32 accumulator stays in range), and the same rescale once more at the end.
 """
 
 from __future__ import annotations
@@ -37,9 +41,16 @@ from helia_aot_ops_builtin.params_call import (
     quantization_problems,
 )
 from helia_aot_ops_builtin.parsing import simple_parser
-from helia_aot_ops_builtin.rescale import reduce_rescale
+from helia_aot_ops_builtin.rescale import prod_rescale, reduce_rescale
 
 SAME_TYPE = "The input and output must have one element type."
+_SUFFIX = {
+    AirTensorType.FLOAT32: "f32",
+    AirTensorType.INT8: "s8",
+    AirTensorType.INT16: "s16",
+    AirTensorType.INT32: "s32",
+    AirTensorType.INT64: "s64",
+}
 CONSTANT_AXES = "The axes must be a constant int32 tensor."
 FOLDED_LOOPS = (
     f"After merging neighbouring dimensions, at most {REDUCE_MAX_DIMS} kept and "
@@ -72,9 +83,9 @@ SAME_QUANTIZATION = (
     "Quantized input and output must have the same scale and zero point (LiteRT compares the "
     "stored values and checks this)."
 )
-PROD_FLOAT_ONLY = (
-    "Only float32 is supported; quantized int8/int16 REDUCE_PROD (LiteRT's QuantizedReduceProd, "
-    "which rescales after each multiplication) is refused."
+PROD_RESCALE = (
+    "Quantized REDUCE_PROD needs input_scale / output_scale^(1 / count) between 2^-32 and 2^7 "
+    "(the range of LiteRT's 64-bit rescale)."
 )
 
 
@@ -166,6 +177,7 @@ class _ReduceOperator(ParamsCallOperator):
 class _ReduceMinMaxOperator(_ReduceOperator):
     """REDUCE_MAX / REDUCE_MIN: stored values compared, the output quantized as the input."""
 
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.float32)
     RESTRICTIONS = (
         SAME_TYPE,
         CONSTANT_AXES,
@@ -181,7 +193,7 @@ class _ReduceMinMaxOperator(_ReduceOperator):
         if problems:
             return problems
         src, dst = self.source, self.target
-        if src.dtype is not AirTensorType.FLOAT32 and (
+        if src.dtype in (AirTensorType.INT8, AirTensorType.INT16) and (
             src.scale() != dst.scale() or src.zero_point() != dst.zero_point()
         ):
             problems.append(
@@ -201,9 +213,8 @@ class _ReduceMinMaxOperator(_ReduceOperator):
             "reduced_strides": g.reduced_strides,
             "count": g.count,
         }
-        suffix = {AirTensorType.FLOAT32: "f32", AirTensorType.INT8: "s8"}.get(src.dtype, "s16")
         data = [self.ptr(src, const=True), self.ptr(dst)]
-        return KernelCall(f"reduce_{self.REDUCER}_{suffix}", data, "reduce_params_t", params)
+        return KernelCall(f"reduce_{self.REDUCER}_{_SUFFIX[src.dtype]}", data, "reduce_params_t", params)
 
 
 class ReduceMaxOperator(_ReduceMinMaxOperator):
@@ -219,13 +230,56 @@ class ReduceMinOperator(_ReduceMinMaxOperator):
     REDUCER = "min"
 
 
-class ReduceProdOperator(_ReduceMinMaxOperator):
-    """REDUCE_PROD over constant axes, float32 only (see the module note)."""
+class ReduceProdOperator(_ReduceOperator):
+    """REDUCE_PROD over constant axes: float32 multiplied from 1, int8/int16 rescaled per product."""
 
     TYPE = "REDUCE_PROD"
-    SUPPORTED_DTYPES = (np.float32,)
-    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PROD_FLOAT_ONLY, "The input must not be empty.")
-    REDUCER = "prod"
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.float32)
+    RESTRICTIONS = (
+        SAME_TYPE,
+        CONSTANT_AXES,
+        FOLDED_LOOPS,
+        PER_TENSOR,
+        PROD_RESCALE,
+        "The input must not be empty.",
+    )
+
+    def check(self) -> Iterable[str]:
+        problems = list(super().check())
+        src, dst = self.source, self.target
+        if problems or src.dtype not in (AirTensorType.INT8, AirTensorType.INT16):
+            return problems
+        count = reduce_geometry(src.shape, self.axes()).count
+        _, shift = prod_rescale(src.scale(), dst.scale(), count)
+        if not -31 <= shift <= 7:
+            problems.append(
+                f"the rescale input_scale / output_scale^(1/{count}) has shift {shift}, outside "
+                "[-31, 7] (LiteRT's 64-bit rescale); choose an output scale nearer input_scale^count"
+            )
+        return problems
+
+    def kernel(self) -> KernelCall:
+        src, dst = self.source, self.target
+        g = reduce_geometry(src.shape, self.axes())
+        params: dict[str, Any] = {
+            "kept_extents": g.kept_extents,
+            "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents,
+            "reduced_strides": g.reduced_strides,
+            "count": g.count,
+        }
+        data = [self.ptr(src, const=True), self.ptr(dst)]
+        if src.dtype not in (AirTensorType.INT8, AirTensorType.INT16):
+            return KernelCall(f"reduce_prod_{_SUFFIX[src.dtype]}", data, "reduce_params_t", params)
+        multiplier, shift = prod_rescale(src.scale(), dst.scale(), g.count)
+        params.update(
+            input_zero_point=src.zero_point(),
+            output_zero_point=dst.zero_point(),
+            multiplier=multiplier,
+            shift=shift,
+        )
+        suffix = "s8" if src.dtype is AirTensorType.INT8 else "s16"
+        return KernelCall(f"reduce_prod_{suffix}", data, "reduce_params_t", params)
 
 
 class MeanOperator(_ReduceOperator):
@@ -236,9 +290,25 @@ class MeanOperator(_ReduceOperator):
 
 
 class SumOperator(_ReduceOperator):
-    """SUM over constant axes."""
+    """SUM over constant axes (int32/int64 wrap as LiteRT's ReduceGeneric does)."""
 
     TYPE = AirOpType.SUM.value
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.float32)
+
+    def kernel(self) -> KernelCall:
+        src = self.source
+        if src.dtype not in (AirTensorType.INT32, AirTensorType.INT64):
+            return super().kernel()
+        g = reduce_geometry(src.shape, self.axes())
+        params: dict[str, Any] = {
+            "kept_extents": g.kept_extents,
+            "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents,
+            "reduced_strides": g.reduced_strides,
+            "count": g.count,
+        }
+        data = [self.ptr(src, const=True), self.ptr(self.target)]
+        return KernelCall(f"reduce_sum_{_SUFFIX[src.dtype]}", data, "reduce_params_t", params)
 
 
 REGISTRATIONS = [
