@@ -21,6 +21,7 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
 from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
@@ -35,7 +36,12 @@ from helia_aot_ops_builtin.rescale import (
     squared_difference_rescale,
 )
 
-_SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
+_SUFFIX = {
+    np.dtype(np.int8): "s8",
+    np.dtype(np.int16): "s16",
+    np.dtype(np.float16): "f16",
+    np.dtype(np.float32): "f32",
+}
 
 SAME_TYPE = "Both inputs and the output must have one element type."
 BROADCAST = (
@@ -122,7 +128,7 @@ class BinaryOperator(ParamsCallOperator):
 
     KERNELS = ("binary",)
     INPLACE_INPUTS = (0, 1)
-    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, BROADCAST, PER_TENSOR)
     FUNCTION = ""
     """Kernel name stem: ``hk_<FUNCTION>_<s8|s16|f32>``."""
@@ -143,7 +149,15 @@ class BinaryOperator(ParamsCallOperator):
 
     @property
     def quantized(self) -> bool:
-        return self.target.dtype.numpy != np.dtype(np.float32)
+        return not self.target.dtype.is_float
+
+    @property
+    def half(self) -> bool:
+        """float16 operands: the ``binary_f16`` family (``_Float16``, Helium f16 on the M55)."""
+        return self.target.dtype.numpy == np.dtype(np.float16)
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("binary_f16",) if self.half else self.KERNELS
 
     def activation(self) -> str:
         """The fused activation (NONE for operators without one)."""
@@ -213,7 +227,7 @@ class BinaryOperator(ParamsCallOperator):
         suffix = _SUFFIX[self.target.dtype.numpy]
         return KernelCall(
             function=f"{self.FUNCTION}_{suffix}",
-            params_type="binary_params_t",
+            params_type="binary_f16_params_t" if self.half else "binary_params_t",
             params=params,
             data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
         )
@@ -252,7 +266,12 @@ class AddOperator(_AddSubOperator):
     TYPE = AirOpType.ADD.value
     FUNCTION = "add"
     OPTIONS = AirAddOptions
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE, POT_SAME_SHAPE)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (
+        ACTIVATION_RESTRICTION,
+        RESCALE_BELOW_ONE,
+        POT_SAME_SHAPE,
+        FLOAT16_RESTRICTION,
+    )
 
 
 class SubOperator(_AddSubOperator):
@@ -261,7 +280,12 @@ class SubOperator(_AddSubOperator):
     TYPE = AirOpType.SUB.value
     FUNCTION = "sub"
     OPTIONS = AirSubOptions
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE, POT_SAME_SHAPE)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (
+        ACTIVATION_RESTRICTION,
+        RESCALE_BELOW_ONE,
+        POT_SAME_SHAPE,
+        FLOAT16_RESTRICTION,
+    )
 
 
 class MulOperator(BinaryOperator):
@@ -269,7 +293,7 @@ class MulOperator(BinaryOperator):
 
     TYPE = AirOpType.MUL.value
     FUNCTION = "mul"
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION,)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, FLOAT16_RESTRICTION)
 
     def activation(self) -> str:
         return self.typed_options(AirMulOptions).activation
@@ -296,7 +320,7 @@ class MaximumOperator(BinaryOperator):
     TYPE = AirOpType.MAXIMUM.value
     FUNCTION = "maximum"
     RESCALES = False
-    RESTRICTIONS = (SAME_TYPE, BROADCAST)
+    RESTRICTIONS = (SAME_TYPE, BROADCAST, FLOAT16_RESTRICTION)
 
 
 class MinimumOperator(BinaryOperator):
@@ -305,7 +329,7 @@ class MinimumOperator(BinaryOperator):
     TYPE = AirOpType.MINIMUM.value
     FUNCTION = "minimum"
     RESCALES = False
-    RESTRICTIONS = (SAME_TYPE, BROADCAST)
+    RESTRICTIONS = (SAME_TYPE, BROADCAST, FLOAT16_RESTRICTION)
 
 
 REGISTRATIONS = [

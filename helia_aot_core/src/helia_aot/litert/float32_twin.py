@@ -1,0 +1,64 @@
+"""The float32 twin of a float16 LiteRT model: the reference for float16 modules.
+
+LiteRT's reference interpreter has no float16 kernels, so a float16 model's golden outputs come
+from the same graph with every float16 activation and weight widened to float32 (exactly: each
+float16 value is a float32 value). Float16 constants that only feed a DEQUANTIZE (the "float16
+weights" pattern the reference runs itself) stay float16. The module's float16 results are then
+compared with the twin's within the bound docs/float16.md states.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.builder import pack_model
+
+
+def _dequantize_inputs(model: Any) -> set[tuple[int, int]]:
+    """(subgraph, tensor) pairs read by a DEQUANTIZE: left float16 for the reference to widen."""
+    codes = [max(int(c.builtinCode), int(c.deprecatedBuiltinCode)) for c in model.operatorCodes or []]
+    kept = set()
+    for s, subgraph in enumerate(model.subgraphs or []):
+        for op in subgraph.operators or []:
+            if codes[op.opcodeIndex] == litert.BuiltinOperator.DEQUANTIZE:
+                kept.update((s, int(t)) for t in (op.inputs if op.inputs is not None else []) if t >= 0)
+    return kept
+
+
+def has_float16_activations(model_bytes: bytes) -> bool:
+    """Whether any float16 tensor of the model is computed at run time (not constant data)."""
+    model = litert.ModelT.InitFromPackedBuf(bytearray(model_bytes), 0)
+    for subgraph in model.subgraphs or []:
+        for tensor in subgraph.tensors or []:
+            if tensor.type == litert.TensorType.FLOAT16 and not _has_data(model, tensor):
+                return True
+    return False
+
+
+def _has_data(model: Any, tensor: Any) -> bool:
+    buffers = model.buffers or []
+    if not 0 < tensor.buffer < len(buffers):
+        return False
+    data = buffers[tensor.buffer].data
+    return data is not None and len(data) > 0
+
+
+def float32_twin(model_bytes: bytes) -> bytes:
+    """``model_bytes`` with float16 tensors (and their constant data) widened to float32."""
+    model = litert.ModelT.InitFromPackedBuf(bytearray(model_bytes), 0)
+    kept = _dequantize_inputs(model)
+    widened: set[int] = set()
+    for s, subgraph in enumerate(model.subgraphs or []):
+        for t, tensor in enumerate(subgraph.tensors or []):
+            if tensor.type != litert.TensorType.FLOAT16 or (s, t) in kept:
+                continue
+            tensor.type = litert.TensorType.FLOAT32
+            if _has_data(model, tensor) and tensor.buffer not in widened:
+                buffer = model.buffers[tensor.buffer]
+                half = np.frombuffer(bytes(bytearray(buffer.data)), dtype="<f2")
+                buffer.data = list(half.astype("<f4").tobytes())
+                widened.add(tensor.buffer)
+    return pack_model(model)
