@@ -14,11 +14,13 @@
 #include "hk_f16.h"
 
 #if HK_HAVE_MVE_F16
-/* The eight lanes of a float16 vector summed in float. */
+/* The eight lanes of a float16 vector summed in float (stored, then widened one by one). */
 HK_INLINE float hk_f16_lanes_sum(float16x8_t v)
 {
-    const float32x4_t s = vaddq_f32(vcvtbq_f32_f16(v), vcvttq_f32_f16(v));
-    return (vgetq_lane_f32(s, 0) + vgetq_lane_f32(s, 1)) + (vgetq_lane_f32(s, 2) + vgetq_lane_f32(s, 3));
+    hk_f16_t lanes[8];
+    vst1q_f16((float16_t *)lanes, v);
+    return (((float)lanes[0] + (float)lanes[1]) + ((float)lanes[2] + (float)lanes[3])) +
+           (((float)lanes[4] + (float)lanes[5]) + ((float)lanes[6] + (float)lanes[7]));
 }
 
 /* acc += a[0..n) * b[0..n), eight lanes at a time, the tail predicated to zero. */
