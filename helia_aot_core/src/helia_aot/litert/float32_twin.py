@@ -18,13 +18,14 @@ from helia_aot.litert.builder import pack_model
 
 
 def _dequantize_inputs(model: Any) -> set[tuple[int, int]]:
-    """(subgraph, tensor) pairs read by a DEQUANTIZE: left float16 for the reference to widen."""
+    """Constant (subgraph, tensor) pairs a DEQUANTIZE reads: left float16 for the reference."""
     codes = [max(int(c.builtinCode), int(c.deprecatedBuiltinCode)) for c in model.operatorCodes or []]
     kept = set()
     for s, subgraph in enumerate(model.subgraphs or []):
         for op in subgraph.operators or []:
             if codes[op.opcodeIndex] == litert.BuiltinOperator.DEQUANTIZE:
-                kept.update((s, int(t)) for t in (op.inputs if op.inputs is not None else []) if t >= 0)
+                inputs = [int(t) for t in (op.inputs if op.inputs is not None else []) if t >= 0]
+                kept.update((s, t) for t in inputs if _has_data(model, subgraph.tensors[t]))
     return kept
 
 
@@ -61,4 +62,44 @@ def float32_twin(model_bytes: bytes) -> bytes:
                 half = np.frombuffer(bytes(bytearray(buffer.data)), dtype="<f2")
                 buffer.data = list(half.astype("<f4").tobytes())
                 widened.add(tensor.buffer)
+    _identity_conversions(model)
     return pack_model(model)
+
+
+def _identity_conversions(model: Any) -> None:
+    """QUANTIZE float32 -> float16 and DEQUANTIZE of a computed float16 tensor become float32 ->
+    float32 in the twin, which the reference has no kernel for: they turn into the RESHAPE to the
+    same shape, the identity the reference does run."""
+    codes = model.operatorCodes or []
+    wanted = (litert.BuiltinOperator.QUANTIZE, litert.BuiltinOperator.DEQUANTIZE)
+    reshape_index = None
+    for subgraph in model.subgraphs or []:
+        tensors = subgraph.tensors or []
+        for op in subgraph.operators or []:
+            code = codes[op.opcodeIndex]
+            if max(int(code.builtinCode), int(code.deprecatedBuiltinCode)) not in wanted:
+                continue
+            src, dst = tensors[op.inputs[0]], tensors[op.outputs[0]]
+            if not src.type == dst.type == litert.TensorType.FLOAT32:
+                continue
+            if reshape_index is None:
+                reshape_index = _operator_code(model, litert.BuiltinOperator.RESHAPE)
+            options = litert.ReshapeOptionsT()
+            options.newShape = [int(d) for d in (dst.shape if dst.shape is not None else [])]
+            op.opcodeIndex = reshape_index
+            op.inputs = [op.inputs[0]]
+            op.builtinOptionsType = litert.BuiltinOptions.ReshapeOptions
+            op.builtinOptions = options
+
+
+def _operator_code(model: Any, builtin: int) -> int:
+    """The index of ``builtin``'s operator code, appended when the model has none."""
+    for i, code in enumerate(model.operatorCodes or []):
+        if max(int(code.builtinCode), int(code.deprecatedBuiltinCode)) == builtin and not code.customCode:
+            return i
+    code = litert.OperatorCodeT()
+    code.builtinCode = builtin
+    code.deprecatedBuiltinCode = min(builtin, 127)
+    code.version = 1
+    model.operatorCodes = [*(model.operatorCodes or []), code]
+    return len(model.operatorCodes) - 1

@@ -15,6 +15,7 @@ import numpy as np
 from helia_aot.air import AirOpType, AirTensor
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
@@ -67,8 +68,13 @@ class QuantizeOperator(_OneToOneOperator):
     """QUANTIZE: float32 -> int8/int16, or int8/int16 -> int8/int16 (requantization)."""
 
     TYPE = AirOpType.QUANTIZE.value
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
-    RESTRICTIONS = (SAME_SHAPE, PER_TENSOR, "The output must be int8 or int16.")
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.float16)
+    RESTRICTIONS = (
+        SAME_SHAPE,
+        PER_TENSOR,
+        "The output must be int8 or int16, or float16 from a float32 input.",
+        FLOAT16_RESTRICTION,
+    )
     # The planner shares storage only when the output is no larger than the input, and the
     # narrowing and same-width kernels walk forwards, reading each element before writing it.
     INPLACE_INPUTS = (0,)
@@ -77,13 +83,21 @@ class QuantizeOperator(_OneToOneOperator):
         problems = self.shape_problems()
         if problems:
             return problems
+        if is_half(self.target) and self.source.dtype.numpy == np.dtype(np.float32):
+            return []
         if self.target.dtype.numpy not in _INTEGER:
             return [f"the output {label(self.target)} is {self.target.dtype}, not int8 or int16"]
         return quantization_problems((self.source, self.target))
 
+    def kernel_families(self) -> tuple[str, ...]:
+        # float32 -> float16 rounds with ``_Float16``: its own family, on FP16 platforms only.
+        return ("quantize_f16",) if is_half(self.target) else self.KERNELS
+
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
         data = [self.ptr(src, const=True), self.ptr(dst)]
+        if is_half(dst):
+            return KernelCall("quantize_f32_f16", data, leading_args=[f"{dst.size}"])
         suffix = f"{_SUFFIX[src.dtype.numpy]}_{_SUFFIX[dst.dtype.numpy]}"
         if src.dtype.numpy == np.dtype(np.float32):
             return KernelCall(
