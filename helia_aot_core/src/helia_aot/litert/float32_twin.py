@@ -20,7 +20,7 @@ from helia_aot.litert.builder import pack_model
 def _dequantize_inputs(model: Any) -> set[tuple[int, int]]:
     """Constant (subgraph, tensor) pairs a DEQUANTIZE reads: left float16 for the reference."""
     codes = [max(int(c.builtinCode), int(c.deprecatedBuiltinCode)) for c in model.operatorCodes or []]
-    kept = set()
+    kept: set[tuple[int, int]] = set()
     for s, subgraph in enumerate(model.subgraphs or []):
         for op in subgraph.operators or []:
             if codes[op.opcodeIndex] == litert.BuiltinOperator.DEQUANTIZE:
