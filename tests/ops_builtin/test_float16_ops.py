@@ -458,3 +458,57 @@ def test_quantize_float32_to_float16_and_back(tmp_path):
     result = convert(model, None, U16, tmp_path / "out")
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+HOSTILE = [
+    "conv_3x3_same",
+    "depthwise_3x3_m1",
+    "fully_connected_2x40",
+    "avg_pool_3x3_s2",
+    "max_pool_2x2",
+    "mul_relu6",
+    "add_broadcast",
+    "logistic",
+    "tanh",
+    "hard_swish",
+    "softmax",
+    "mean_hw",
+    "sum_c",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_float16_modules_run_clean_on_hostile_inputs(name, tmp_path):
+    """Every float16 bit pattern class an application can write (the largest finite values of
+    both signs, alternating, infinities, NaN, subnormals) runs without a sanitizer report or a
+    kernel failure. Nothing is compared: float16 overflow to infinity and NaN propagation are
+    the IEEE results, which the float32 twin does not share."""
+    case = next(c for c in FAMILIES if c.name == name)
+    model, _ = _twin(case, "float16", tmp_path / "model.tflite")
+    f32, _ = _twin(case, "float32", tmp_path / "model_f32.tflite")
+    shapes = [tuple(d["shape"]) for d in create_interpreter(f32)._interpreter.get_input_details()]
+    patterns = [65504.0, -65504.0, np.inf, -np.inf, np.nan, 2.0**-24]
+
+    def sample(shape, value, alternate):
+        flat = np.full(int(np.prod(shape)), value, np.float16)
+        if alternate:
+            flat[1::2] = -flat[1::2]
+        return flat.reshape(shape)
+
+    samples = [(v, alt) for v in patterns for alt in (False, True)]
+    arrays = {f"input_{i}": np.stack([sample(s, v, a) for v, a in samples]) for i, s in enumerate(shapes)}
+    outputs = _run(f32, [np.zeros((1, *s), np.float16) for s in shapes])
+    arrays |= {
+        f"output_{j}": np.zeros((len(samples), *y.shape[1:]), np.float32) for j, y in enumerate(outputs)
+    }
+    golden = tmp_path / "hostile.npz"
+    np.savez(golden, **arrays)
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "golden_data": str(golden), "skip_verification": True},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.returncode == 0 and "runtime error" not in run.stderr, f"{run.stdout}\n{run.stderr[-4000:]}"
+    assert f"PASS ({len(samples)} sample(s), 0 output(s))" in run.stdout
