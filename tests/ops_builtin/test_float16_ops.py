@@ -227,6 +227,44 @@ def reduce(kind, shape, axes, out):
     return make
 
 
+def batch_matmul(lhs, rhs, out, adj_x, adj_y, constant_rhs=False):
+    def make(t: Twin) -> None:
+        a = t.act("a", lhs, model_input=True)
+        b = t.const("b", rhs, 0.5) if constant_rhs else t.act("b", rhs, model_input=True)
+        opts = _options(litert.BatchMatMulOptionsT, adjX=adj_x, adjY=adj_y)
+        t.outputs.append(t.op("BATCH_MATMUL", [a, b], t.act("y", out), opts))
+
+    return make
+
+
+def more_movers(t: Twin) -> None:
+    """REVERSE_V2, TILE, RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE, GATHER on float16."""
+    x = t.act("x", (1, 3, 4, 5), model_input=True)
+    axis = t.b.add_tensor("axis", (1,), "int32", data=np.asarray([2], np.int32))
+    rev = t.op("REVERSE_V2", [x, axis], t.act("rev", (1, 3, 4, 5)))
+    mult = t.b.add_tensor("mult", (4,), "int32", data=np.asarray([1, 2, 1, 1], np.int32))
+    tiled = t.op("TILE", [rev, mult], t.act("tiled", (1, 6, 4, 5)))
+    size = t.b.add_tensor("size", (2,), "int32", data=np.asarray([12, 8], np.int32))
+    big = t.op(
+        "RESIZE_NEAREST_NEIGHBOR",
+        [tiled, size],
+        t.act("big", (1, 12, 8, 5)),
+        litert.ResizeNearestNeighborOptionsT(),
+    )
+    begin = t.b.add_tensor("begin", (4,), "int32", data=np.asarray([0, 1, 0, 0], np.int32))
+    end = t.b.add_tensor("end", (4,), "int32", data=np.asarray([1, 12, 8, 5], np.int32))
+    step = t.b.add_tensor("step", (4,), "int32", data=np.asarray([1, 3, 2, 1], np.int32))
+    strided = t.op(
+        "STRIDED_SLICE",
+        [big, begin, end, step],
+        t.act("strided", (1, 4, 4, 5)),
+        litert.StridedSliceOptionsT(),
+    )
+    idx = t.b.add_tensor("idx", (3,), "int32", data=np.asarray([4, 0, 2], np.int32))
+    gather = _options(litert.GatherOptionsT, axis=3, batchDims=0)
+    t.outputs.append(t.op("GATHER", [strided, idx], t.act("y", (1, 4, 4, 3)), gather))
+
+
 def movers(t: Twin) -> None:
     """RESHAPE, TRANSPOSE, CONCATENATION, PAD, SLICE: float16 moved as 2-byte elements."""
     x = t.act("x", (1, 4, 6, 3), model_input=True)
@@ -273,6 +311,21 @@ FAMILIES = [
     Case("mean_hw", reduce("MEAN", (1, 5, 6, 7), [1, 2], (1, 1, 1, 7)), n=0, accumulates=True),
     Case("sum_c", reduce("SUM", (2, 3, 4, 9), [3], (2, 3, 4, 1)), n=0, accumulates=True),
     Case("movers", movers, exact=True),
+    Case("more_movers", more_movers, exact=True),
+    # Helium takes vfmaq_f16 lanes only where both operands run along the depth (adj_y, not
+    # adj_x): n = ceil(depth / 8); the strided walks accumulate in float (n = 0).
+    Case(
+        "batch_matmul_adj_y",
+        batch_matmul((2, 3, 12), (2, 5, 12), (2, 3, 5), False, True),
+        n=2,
+        accumulates=True,
+    ),
+    Case(
+        "batch_matmul_broadcast_const",
+        batch_matmul((2, 1, 4, 6), (3, 6, 7), (2, 3, 4, 7), False, False, constant_rhs=True),
+        n=0,
+        accumulates=True,
+    ),
 ]
 IDS = [c.name for c in FAMILIES]
 M55_FAMILIES = [
@@ -296,6 +349,8 @@ M55_FAMILIES = [
         "softmax",
         "mean_hw",
         "movers",
+        "more_movers",
+        "batch_matmul_adj_y",
     }
 ]
 

@@ -36,7 +36,7 @@ from helia_aot_ops_builtin.conv_support import (
     quantized_clamp,
     tensor_type_name,
 )
-from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 
 
@@ -313,10 +313,11 @@ class BatchMatMulOperator(KernelCallOperator):
 
     TYPE = AirOpType.BATCH_MATMUL.value
     KERNELS = ("batch_matmul",)
-    SUPPORTED_DTYPES = (np.float32, np.int8)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8)
     RESTRICTIONS = (
         "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
-        "Types: float32, or int8 operands and output quantized per tensor.",
+        "Types: float32, float16, or int8 operands and output quantized per tensor.",
+        FLOAT16_RESTRICTION,
     )
 
     @property
@@ -344,7 +345,12 @@ class BatchMatMulOperator(KernelCallOperator):
         return [max(a, b) for a, b in zip(lhs, rhs)], lhs, rhs
 
     def kernel_function(self) -> str:
-        return "batch_matmul_f32" if self.output_tensors[0].dtype.numpy == np.float32 else "batch_matmul_s8"
+        suffix = {np.float32: "f32", np.float16: "f16"}.get(self.output_tensors[0].dtype.numpy.type, "s8")
+        return f"batch_matmul_{suffix}"
+
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 runs its own family (``_Float16``, Helium f16 on the M55).
+        return ("batch_matmul_f16",) if is_half(self.output_tensors[0]) else self.KERNELS
 
     def check(self) -> Iterable[str]:
         lhs, rhs = self.input_tensors[:2]
@@ -404,7 +410,7 @@ class BatchMatMulOperator(KernelCallOperator):
                 ("act_max", "127"),
             ]
         args = [self.data_ptr(lhs), self.data_ptr(rhs), self.ptr(out)]
-        return "batch_matmul_params_t", fields, args, []
+        return ("batch_matmul_f16_params_t" if is_half(out) else "batch_matmul_params_t"), fields, args, []
 
 
 REGISTRATIONS = [
