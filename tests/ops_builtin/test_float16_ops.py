@@ -123,6 +123,8 @@ class Case:
     n: int = 0
     exact: bool = False
     accumulates: bool = False
+    positive: bool = False
+    """Inputs drawn from (0, 2] (SQRT and RSQRT are not defined below zero)."""
 
 
 def conv(shape, filters, kernel, stride, padding, activation=RELU):
@@ -307,6 +309,10 @@ FAMILIES = [
     Case("logistic", unary("LOGISTIC", (2, 17))),
     Case("tanh", unary("TANH", (1, 30))),
     Case("hard_swish", unary("HARD_SWISH", (4, 9))),
+    Case("abs", unary("ABS", (3, 13)), exact=True),
+    Case("neg", unary("NEG", (2, 9)), exact=True),
+    Case("sqrt", unary("SQRT", (2, 15)), positive=True),
+    Case("rsqrt", unary("RSQRT", (4, 7)), positive=True),
     Case("softmax", unary("SOFTMAX", (3, 20), _options(litert.SoftmaxOptionsT, beta=1.0))),
     Case("mean_hw", reduce("MEAN", (1, 5, 6, 7), [1, 2], (1, 1, 1, 7)), n=0, accumulates=True),
     Case("sum_c", reduce("SUM", (2, 3, 4, 9), [3], (2, 3, 4, 1)), n=0, accumulates=True),
@@ -347,6 +353,8 @@ M55_FAMILIES = [
         "relu6",
         "logistic",
         "softmax",
+        "abs",
+        "rsqrt",
         "mean_hw",
         "movers",
         "more_movers",
@@ -395,6 +403,8 @@ def prepare(case: Case, work: Path) -> tuple[Path, Path, float]:
     f16, _ = _twin(case, "float16", work / "model_f16.tflite")
     f32, _ = _twin(case, "float32", work / "model_f32.tflite")
     inputs = _inputs(f32, seed=zlib.crc32(case.name.encode()))
+    if case.positive:
+        inputs = [np.maximum(np.abs(x), np.float16(2.0**-10)) for x in inputs]
     reference = _run(f32, inputs)
     magnitude = None
     if case.accumulates:

@@ -24,6 +24,7 @@ FAMILIES = (
     "quantize_f16",
     "reduce_f16",
     "softmax_f16",
+    "unary_f16",
 )
 WARNINGS = ("-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wconversion", "-Wdouble-promotion")
 
