@@ -40,6 +40,7 @@ _TENSOR_TYPES = {
 # int16 picks s16 or s16_b32 later from the bias type.
 KERNEL_SUFFIXES = {
     (np.float32, np.float32, np.float32): "f32",
+    (np.float16, np.float16, np.float16): "f16",
     (np.int8, np.int8, np.int8): "s8",
     (np.int16, np.int8, np.int16): "s16",
 }

@@ -588,6 +588,9 @@ class _OutputCheck:
     size: int
     symbol: str
     is_float: bool
+    half: bool = False
+    """A float16 output: the module writes binary16 bits, the expected values are float32 (the
+    golden of a float16 model is its float32 twin's), and the check decodes before comparing."""
 
 
 def _c_values(array: np.ndarray, is_float: bool) -> str:
@@ -622,12 +625,13 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     for role, ids, data in [("input", model.inputs, golden.inputs), *compared]:
         for i, tid in enumerate(ids):
             tensor = model.tensors[tid]
-            is_float = tensor.dtype.value == "float32"
+            half = tensor.dtype.value == "float16" and role == "output"
+            is_float = tensor.dtype.value == "float32" or half
             symbol = f"{prefix}_test_{role}_{i}"
             arrays.append(
                 _Array(
                     symbol,
-                    tensor.ctype,
+                    "float" if half else tensor.ctype,
                     tensor.size,
                     tensor.nbytes,
                     role,
@@ -636,7 +640,7 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
                 )
             )
             if role == "output":
-                checks.append(_OutputCheck(i, tensor.ctype, tensor.size, symbol, tensor.dtype.is_float))
+                checks.append(_OutputCheck(i, tensor.ctype, tensor.size, symbol, tensor.dtype.is_float, half))
     tolerance = float(test.tolerance or 0.0)
     if tolerance < 0:
         raise InvalidConfigError("test.tolerance must not be negative")

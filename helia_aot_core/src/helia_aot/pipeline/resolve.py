@@ -9,7 +9,7 @@ from __future__ import annotations
 import traceback
 from typing import Any
 
-from helia_aot.air import AirModel
+from helia_aot.air import AirModel, AirTensorType
 from helia_aot.config.rules import rule_ids
 from helia_aot.errors import (
     HeliaAotError,
@@ -52,6 +52,37 @@ def check_rule_ids(rules: list[Any], model: AirModel, subgraph: int = 0) -> None
                 )
 
 
+def _fp16_platform_names(context: Any) -> list[str]:
+    platforms = getattr(context, "platforms", None)
+    if platforms is None:
+        return []
+    return sorted(p.name for _, p in platforms.items() if getattr(p, "has_fp16", False))
+
+
+def float16_platform_problem(model: AirModel, op: Any, platform: Any, context: Any) -> str | None:
+    """Why ``op`` cannot run on ``platform``: float16 arithmetic on a core without FP16, or None.
+
+    Float16 kernels compute in ``_Float16``, which only FP16-capable cores (Cortex-M55) have; a
+    Cortex-M4 compiler rejects the type. Constant float16 tensors are exempt: the "float16 weights
+    + DEQUANTIZE" pattern widens them to float32 in portable C on every core. The sentence names
+    the registered platforms that do have FP16, so the fix is one ``--platform.name`` away.
+    """
+    if getattr(platform, "has_fp16", True):
+        return None
+    for tid in (*op.input_ids, *op.output_ids):
+        tensor = model.tensors.get(tid) if tid else None
+        if tensor is None or tensor.is_constant or tensor.dtype is not AirTensorType.FLOAT16:
+            continue
+        names = _fp16_platform_names(context)
+        choice = f"choose one that has it ({', '.join(names)})" if names else "choose a Cortex-M55 platform"
+        return (
+            f"#{op.id} {op.op_type}: {tensor.source_name or tensor.name!r} is float16, which needs an "
+            f"FP16-capable platform; {getattr(platform, 'name', 'this platform')} "
+            f"({getattr(platform, 'cpu', 'its core')}) has no FP16: {choice}"
+        )
+    return None
+
+
 def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any) -> list[Any]:
     """Instantiate and resolve each operator in schedule order."""
     rules = list(config.operators or ())
@@ -61,6 +92,10 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
     problems: list[str] = []
     resolved = []
     for op in list(model.operators):
+        fp16_problem = float16_platform_problem(model, op, platform, context)
+        if fp16_problem is not None:
+            problems.append(fp16_problem)
+            continue
         if op.op_type not in context.aot_operator_classes:
             problems.append(f"#{op.id} {op.op_type}: no operator class is registered for it")
             continue

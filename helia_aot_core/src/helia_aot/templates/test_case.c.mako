@@ -42,7 +42,7 @@ static uint8_t ${prefix}_test_${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r
 % endif
 % endfor
 % endif
-% if tolerance_ulp is not None and any(out.is_float for out in outputs_check):
+% if tolerance_ulp is not None and any(out.is_float and not out.half for out in outputs_check):
 
 /* A float's place on the number line as an integer: adjacent float32 values differ by 1, and
  * -0.0 and +0.0 map to the same place, so the distance between two values counts ULPs. */
@@ -53,9 +53,30 @@ static int64_t ${prefix}_float_place(float value)
     return bits < 0 ? (int64_t)INT32_MIN - (int64_t)bits : (int64_t)bits;
 }
 % endif
+% if any(out.half for out in outputs_check):
+
+/* An IEEE binary16 bit pattern as a double, decoded in portable C (no _Float16 needed here). */
+static double ${prefix}_half_value(uint16_t bits)
+{
+    const int32_t exponent = (int32_t)((bits >> 10) & 0x1Fu);
+    const double mantissa = (double)(bits & 0x3FFu);
+    double magnitude;
+    if (exponent == 0) {
+        magnitude = ldexp(mantissa, -24);
+    } else if (exponent == 31) {
+        magnitude = mantissa == 0.0 ? HUGE_VAL : NAN;
+    } else {
+        magnitude = ldexp(mantissa + 1024.0, exponent - 25);
+    }
+    return (bits & 0x8000u) != 0u ? -magnitude : magnitude;
+}
+% endif
 % for out in outputs_check:
 
-% if out.is_float and tolerance_ulp is not None:
+% if out.half:
+/* float16 output: decoded and compared with the float32 golden within the relative bound. */
+static int32_t ${prefix}_check_output_${out.index}(const uint16_t *actual, const float *expected, double *max_diff)
+% elif out.is_float and tolerance_ulp is not None:
 static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff,
                                                    int64_t *max_ulp)
 % else:
@@ -65,11 +86,15 @@ static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, c
     int32_t mismatches = 0;
     int32_t i;
     *max_diff = 0.0;
-% if out.is_float and tolerance_ulp is not None:
+% if out.is_float and not out.half and tolerance_ulp is not None:
     *max_ulp = 0;
 % endif
     for (i = 0; i < ${out.size}; ++i) {
-% if out.is_float and tolerance_ulp is not None:
+% if out.half:
+        const double diff = fabs(${prefix}_half_value(actual[i]) - (double)expected[i]);
+        const double bound = ${tolerance_c} * (fabs((double)expected[i]) > 1.0 ? fabs((double)expected[i]) : 1.0);
+        if (!(diff <= bound)) {
+% elif out.is_float and tolerance_ulp is not None:
         const double diff = fabs((double)actual[i] - (double)expected[i]);
         const int64_t places = ${prefix}_float_place(actual[i]) - ${prefix}_float_place(expected[i]);
         const int64_t ulps = places < 0 ? -places : places;
@@ -158,7 +183,16 @@ int32_t ${prefix}_test_case_run(void)
 % for out in outputs_check:
         {
             double max_diff;
-% if out.is_float and tolerance_ulp is not None:
+% if out.half:
+            const int32_t bad = ${prefix}_check_output_${out.index}((const uint16_t *)(const void *)ctx->outputs[${out.index}].data,
+                                                   ${out.symbol}[sample], &max_diff);
+            if (bad != 0) {
+                ++failed;
+            }
+            /* The largest distance of every float16 output, passing or not. */
+            ${PREFIX}_PRINTF("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
+                             (long)sample, (long)bad, max_diff);
+% elif out.is_float and tolerance_ulp is not None:
             int64_t max_ulp;
             const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
                                                    ${out.symbol}[sample], &max_diff, &max_ulp);

@@ -25,6 +25,7 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.parsing import simple_parser
 
@@ -68,6 +69,8 @@ class ActivationOperator(BuiltinOperator):
     TEMPLATE = "activation.c.mako"
     INPLACE_INPUTS = (0,)
     SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
+    F16_KERNEL: str | None = None
+    """The ``activation_f16`` kernel (without ``hk_``) of a type that runs float16, or None."""
     RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, PER_TENSOR)
 
     @property
@@ -89,6 +92,8 @@ class ActivationOperator(BuiltinOperator):
             return
         if src.size != dst.size:
             yield f"the input has {src.size} elements but the output {dst.size}"
+        if self.dtype is np.float16:
+            return
         if self.dtype is not np.float32:
             for tensor in (src, dst):
                 if tensor.quantization is None or tensor.quantization.per_channel:
@@ -119,11 +124,24 @@ class ActivationOperator(BuiltinOperator):
         """Data pointers passed between the params and the input (tables, alpha)."""
         return []
 
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 runs the ``activation_f16`` family (``_Float16``, Helium f16 on the M55).
+        return ("activation_f16",) if self.dtype is np.float16 else self.KERNELS
+
+    def f16_kernel(self) -> tuple[str, str | None, str | None]:
+        """The float16 call: ``F16_KERNEL`` without parameters (RELU overrides it)."""
+        assert self.F16_KERNEL is not None
+        return self.F16_KERNEL, None, None
+
+    def call(self) -> tuple[str, str | None, str | None]:
+        """The kernel call this instance's element type takes."""
+        return self.f16_kernel() if self.dtype is np.float16 else self.kernel()
+
     def kernel_calls(self) -> dict[str, str]:
-        return {self.kernel_families()[0]: "hk_" + self.kernel()[0]}
+        return {self.kernel_families()[0]: "hk_" + self.call()[0]}
 
     def compute_values(self) -> dict[str, Any]:
-        function, params_type, params_init = self.kernel()
+        function, params_type, params_init = self.call()
         args = [f"&{self.stem}_params"] if params_init is not None else []
         args += self.extra_args()
         args += [self.ptr(self.source, const=True), self.ptr(self.target), f"{self.target.size}u"]
@@ -145,7 +163,13 @@ class ReluOperator(ActivationOperator):
     KERNELS = ("relu",)
     ACTIVATION = "RELU"
     BOUNDS = (0.0, float("inf"))
-    RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16, FLOAT16_RESTRICTION)
+
+    def f16_kernel(self) -> tuple[str, str | None, str | None]:
+        lo, hi = self.BOUNDS
+        literal = [c_float(lo), "INFINITY" if hi == float("inf") else c_float(hi)]
+        return "relu_f16", "relu_f16_params_t", struct_init(*literal)
 
     def kernel(self) -> tuple[str, str | None, str | None]:
         if self.dtype is np.float32:
@@ -181,7 +205,7 @@ class ReluN1To1Operator(ReluOperator):
     TYPE = RELU_N1_TO_1
     ACTIVATION = RELU_N1_TO_1
     BOUNDS = (-1.0, 1.0)
-    SUPPORTED_DTYPES = (np.int8, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.float16, np.float32)
 
 
 class Relu0To1Operator(ReluOperator):
@@ -224,11 +248,13 @@ class HardSwishOperator(ActivationOperator):
 
     TYPE = AirOpType.HARD_SWISH.value
     KERNELS = ("hard_swish",)
-    SUPPORTED_DTYPES = (np.int8, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.float16, np.float32)
+    F16_KERNEL = "hard_swish_f16"
     RESTRICTIONS = (
         SAME_TYPE,
         PER_TENSOR,
         "int8: the output scale must be at least input scale / 128 (LiteRT's Prepare refuses smaller ones).",
+        FLOAT16_RESTRICTION,
     )
 
     def _params(self) -> aq.HardSwishParams:
@@ -264,6 +290,10 @@ class _SigmoidFamilyOperator(ActivationOperator):
 
     KERNELS = ("sigmoid",)
     NAME = ""
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+
+    def f16_kernel(self) -> tuple[str, str | None, str | None]:
+        return f"{self.NAME.lower()}_f16", None, None
 
     def type_problems(self) -> Iterable[str]:
         if self.dtype is np.int16 and not aq.is_q15_scale(self.target.scale()):
@@ -299,6 +329,7 @@ class LogisticOperator(_SigmoidFamilyOperator):
         PER_TENSOR,
         SYMMETRIC_INT16,
         "int8: the output scale must be 1/256; int16: 1/32768 (as LiteRT requires).",
+        FLOAT16_RESTRICTION,
     )
 
     def type_problems(self) -> Iterable[str]:
@@ -313,7 +344,13 @@ class TanhOperator(_SigmoidFamilyOperator):
 
     TYPE = AirOpType.TANH.value
     NAME = "TANH"
-    RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16, "int16: the output scale must be 2^-15.")
+    RESTRICTIONS = (
+        SAME_TYPE,
+        PER_TENSOR,
+        SYMMETRIC_INT16,
+        "int16: the output scale must be 2^-15.",
+        FLOAT16_RESTRICTION,
+    )
 
 
 class PreluOperator(ActivationOperator):

@@ -21,6 +21,7 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
 from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.ops.binary_math import int32_activation_range
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
@@ -37,7 +38,12 @@ from helia_aot_ops_builtin.rescale import (
 )
 from helia_aot_ops_builtin.walk_geometry import walk_geometry
 
-_SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.float32): "f32"}
+_SUFFIX = {
+    np.dtype(np.int8): "s8",
+    np.dtype(np.int16): "s16",
+    np.dtype(np.float16): "f16",
+    np.dtype(np.float32): "f32",
+}
 
 SAME_TYPE = "Both inputs and the output must have one element type."
 BROADCAST = (
@@ -124,7 +130,7 @@ class BinaryOperator(ParamsCallOperator):
 
     KERNELS = ("binary",)
     INPLACE_INPUTS = (0, 1)
-    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.int32, np.int64, np.float16, np.float32)
     RESTRICTIONS: tuple[str, ...] = (
         SAME_TYPE,
         BROADCAST,
@@ -161,8 +167,15 @@ class BinaryOperator(ParamsCallOperator):
             np.dtype(np.int64),
         )
 
+    @property
+    def half(self) -> bool:
+        """float16 operands: the ``binary_f16`` family (``_Float16``, Helium f16 on the M55)."""
+        return self.target.dtype.numpy == np.dtype(np.float16)
+
     def kernel_families(self) -> tuple[str, ...]:
-        return ("math",) if self.int32 else self.KERNELS
+        if self.int32:
+            return ("math",)
+        return ("binary_f16",) if self.half else self.KERNELS
 
     def activation(self) -> str:
         """The fused activation (NONE for operators without one)."""
@@ -236,7 +249,7 @@ class BinaryOperator(ParamsCallOperator):
         suffix = _SUFFIX[self.target.dtype.numpy]
         return KernelCall(
             function=f"{self.FUNCTION}_{suffix}",
-            params_type="binary_params_t",
+            params_type="binary_f16_params_t" if self.half else "binary_params_t",
             params=params,
             data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
         )
@@ -291,7 +304,12 @@ class AddOperator(_AddSubOperator):
     TYPE = AirOpType.ADD.value
     FUNCTION = "add"
     OPTIONS = AirAddOptions
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE, POT_SAME_SHAPE)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (
+        ACTIVATION_RESTRICTION,
+        RESCALE_BELOW_ONE,
+        POT_SAME_SHAPE,
+        FLOAT16_RESTRICTION,
+    )
 
 
 class SubOperator(_AddSubOperator):
@@ -300,7 +318,12 @@ class SubOperator(_AddSubOperator):
     TYPE = AirOpType.SUB.value
     FUNCTION = "sub"
     OPTIONS = AirSubOptions
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, RESCALE_BELOW_ONE, POT_SAME_SHAPE)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (
+        ACTIVATION_RESTRICTION,
+        RESCALE_BELOW_ONE,
+        POT_SAME_SHAPE,
+        FLOAT16_RESTRICTION,
+    )
 
 
 class MulOperator(BinaryOperator):
@@ -308,7 +331,7 @@ class MulOperator(BinaryOperator):
 
     TYPE = AirOpType.MUL.value
     FUNCTION = "mul"
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION,)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION, FLOAT16_RESTRICTION)
 
     def activation(self) -> str:
         return self.typed_options(AirMulOptions).activation
@@ -335,7 +358,7 @@ class MaximumOperator(BinaryOperator):
     TYPE = AirOpType.MAXIMUM.value
     FUNCTION = "maximum"
     RESCALES = False
-    RESTRICTIONS = (SAME_TYPE, BROADCAST)
+    RESTRICTIONS = (SAME_TYPE, BROADCAST, FLOAT16_RESTRICTION)
 
 
 class MinimumOperator(BinaryOperator):
@@ -344,7 +367,7 @@ class MinimumOperator(BinaryOperator):
     TYPE = AirOpType.MINIMUM.value
     FUNCTION = "minimum"
     RESCALES = False
-    RESTRICTIONS = (SAME_TYPE, BROADCAST)
+    RESTRICTIONS = (SAME_TYPE, BROADCAST, FLOAT16_RESTRICTION)
 
 
 REGISTRATIONS = [

@@ -38,6 +38,7 @@ from helia_aot_ops_builtin.conv_support import (
     tensor_type_name,
     window_geometry,
 )
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 
 _COMMON_RESTRICTIONS = (
@@ -129,7 +130,7 @@ parse_transpose_conv = simple_parser(AirOpType.TRANSPOSE_CONV.value, _transpose_
 class _WindowOperator(KernelCallOperator):
     """Shared contract of the three convolutions: operand roles, types and requantization."""
 
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.float32, np.float16, np.int8, np.int16)
     FAMILY = ""
     OPTIONS: type = AirConv2DOptions
     INPUT, FILTER, BIAS = 0, 1, 2
@@ -167,7 +168,12 @@ class _WindowOperator(KernelCallOperator):
         return kind
 
     def kernel_families(self) -> tuple[str, ...]:
-        return (self.FAMILY,)
+        # float16 runs its own family (``_Float16``, Helium f16 on the M55), without the int8 paths.
+        return (f"{self.FAMILY}_f16",) if self.kind() == "f16" else (self.FAMILY,)
+
+    def params_type(self) -> str:
+        """The kernel's params struct (without ``hk_``): the float16 family has its own."""
+        return f"{self.FAMILY}_f16_params_t" if self.kind() == "f16" else f"{self.FAMILY}_params_t"
 
     def kernel_function(self) -> str:
         return f"{self.FAMILY}_{self.kind()}"
@@ -202,9 +208,10 @@ class _WindowOperator(KernelCallOperator):
         bias = self.bias
         if bias is not None and bias.size != self.channels:
             yield f"bias {label(bias)} has {bias.size} elements for {self.channels} output channels"
-        if kind == "f32":
-            if bias is not None and bias.dtype.numpy != np.float32:
-                yield f"bias {label(bias)} must be float32"
+        if kind in ("f32", "f16"):
+            want = np.float32 if kind == "f32" else np.float16
+            if bias is not None and bias.dtype.numpy != want:
+                yield f"bias {label(bias)} must be {np.dtype(want).name}"
             return
         for tensor in (self.source, self.target):
             if tensor.quantization is None or tensor.quantization.per_channel:
@@ -222,7 +229,7 @@ class _WindowOperator(KernelCallOperator):
             )
 
     def on_resolve(self) -> None:
-        if self.kind() != "f32":
+        if self.kind() not in ("f32", "f16"):
             mult, shift = conv_multipliers(self.source, self.weights, self.target, self.channels)
             self.intern_constant_array("output_multiplier", mult)
             self.intern_constant_array("output_shift", shift)
@@ -254,7 +261,7 @@ class _WindowOperator(KernelCallOperator):
 
     def activation_fields(self) -> list[tuple[str, str]]:
         """The clamp (and, quantized, the offsets and multiplier tables) of the params struct."""
-        if self.kind() == "f32":
+        if self.kind() in ("f32", "f16"):
             lo, hi = float_clamp(self.options.activation)
             return [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
         lo, hi = quantized_clamp(self.options.activation, self.target)
@@ -283,6 +290,7 @@ class Conv2DOperator(_WindowOperator):
     FAMILY = "conv"
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
         "Input channels must be a multiple of the filter's, and output channels of the group count.",
+        FLOAT16_RESTRICTION,
     )
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -349,7 +357,7 @@ class Conv2DOperator(_WindowOperator):
             ("pad_left", pad_left),
         ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
-        return "conv_params_t", fields, self.data_args(), []
+        return self.params_type(), fields, self.data_args(), []
 
     def scratch_bytes(self) -> int:
         """``hk_conv_s8_scratch_size`` for this geometry (0: no fast path, no scratch)."""
@@ -389,6 +397,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
         "Types: float32; int8 activations with a symmetric int8 filter and int32 bias; int16 "
         "activations (zero point 0) with an int8 filter and int64 bias.",
         ACTIVATION_RESTRICTION,
+        FLOAT16_RESTRICTION,
     )
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -439,7 +448,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
             ("pad_left", pad_left),
         ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
-        return "depthwise_params_t", fields, self.data_args(), []
+        return self.params_type(), fields, self.data_args(), []
 
 
 class TransposeConvOperator(_WindowOperator):
@@ -447,6 +456,7 @@ class TransposeConvOperator(_WindowOperator):
 
     TYPE = AirOpType.TRANSPOSE_CONV.value
     FAMILY = "transpose_conv"
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
     OPTIONS = AirTransposeConvOptions
     INPUT, FILTER, BIAS = 2, 1, 3
     RESTRICTIONS = _COMMON_RESTRICTIONS + (

@@ -36,6 +36,7 @@ from helia_aot_ops_builtin.conv_support import (
     quantized_clamp,
     tensor_type_name,
 )
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 
 
@@ -125,7 +126,7 @@ class FullyConnectedOperator(KernelCallOperator):
 
     TYPE = AirOpType.FULLY_CONNECTED.value
     KERNELS = ("fully_connected",)
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
         "Weights are 2-D [units, input features] in the default (unshuffled) format; the input "
         "holds a whole number of rows of input features.",
@@ -133,6 +134,7 @@ class FullyConnectedOperator(KernelCallOperator):
         "int32 bias; int16 (zero points 0) with int8 weights and int64 bias, or int32 bias when "
         "quantized_bias_type is INT32.",
         ACTIVATION_RESTRICTION,
+        FLOAT16_RESTRICTION,
     )
 
     @property
@@ -165,6 +167,10 @@ class FullyConnectedOperator(KernelCallOperator):
     def kernel_function(self) -> str:
         return f"fully_connected_{self.kind()}"
 
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 runs its own family (``_Float16``, Helium f16 on the M55).
+        return ("fully_connected_f16",) if self.kind() == "f16" else self.KERNELS
+
     def check(self) -> Iterable[str]:
         opts = self.options
         if self.weights is None:
@@ -194,9 +200,10 @@ class FullyConnectedOperator(KernelCallOperator):
         bias = self.bias
         if bias is not None and bias.size != units:
             yield f"bias {label(bias)} has {bias.size} elements for {units} units"
-        if kind == "f32":
-            if bias is not None and bias.dtype.numpy != np.float32:
-                yield f"bias {label(bias)} must be float32"
+        if kind in ("f32", "f16"):
+            want = np.float32 if kind == "f32" else np.float16
+            if bias is not None and bias.dtype.numpy != want:
+                yield f"bias {label(bias)} must be {np.dtype(want).name}"
             return
         for tensor in (self.source, self.target, self.weights):
             if tensor.quantization is None:
@@ -262,6 +269,11 @@ class FullyConnectedOperator(KernelCallOperator):
             ("output_features", str(units)),
         ]
         tables = []
+        if self.kind() == "f16":
+            lo, hi = float_clamp(self.options.activation)
+            fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+            args = [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias)]
+            return "fully_connected_f16_params_t", fields, [*args, self.ptr(self.target)], tables
         if self.kind() == "f32":
             lo, hi = float_clamp(self.options.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
@@ -301,10 +313,11 @@ class BatchMatMulOperator(KernelCallOperator):
 
     TYPE = AirOpType.BATCH_MATMUL.value
     KERNELS = ("batch_matmul",)
-    SUPPORTED_DTYPES = (np.float32, np.int8)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8)
     RESTRICTIONS = (
         "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
-        "Types: float32, or int8 operands and output quantized per tensor.",
+        "Types: float32, float16, or int8 operands and output quantized per tensor.",
+        FLOAT16_RESTRICTION,
     )
 
     @property
@@ -332,7 +345,12 @@ class BatchMatMulOperator(KernelCallOperator):
         return [max(a, b) for a, b in zip(lhs, rhs)], lhs, rhs
 
     def kernel_function(self) -> str:
-        return "batch_matmul_f32" if self.output_tensors[0].dtype.numpy == np.float32 else "batch_matmul_s8"
+        suffix = {np.float32: "f32", np.float16: "f16"}.get(self.output_tensors[0].dtype.numpy.type, "s8")
+        return f"batch_matmul_{suffix}"
+
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 runs its own family (``_Float16``, Helium f16 on the M55).
+        return ("batch_matmul_f16",) if is_half(self.output_tensors[0]) else self.KERNELS
 
     def check(self) -> Iterable[str]:
         lhs, rhs = self.input_tensors[:2]
@@ -392,7 +410,7 @@ class BatchMatMulOperator(KernelCallOperator):
                 ("act_max", "127"),
             ]
         args = [self.data_ptr(lhs), self.data_ptr(rhs), self.ptr(out)]
-        return "batch_matmul_params_t", fields, args, []
+        return ("batch_matmul_f16_params_t" if is_half(out) else "batch_matmul_params_t"), fields, args, []
 
 
 REGISTRATIONS = [

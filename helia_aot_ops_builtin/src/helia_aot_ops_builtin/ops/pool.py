@@ -25,9 +25,10 @@ from helia_aot_ops_builtin.conv_support import (
     quantized_clamp,
     window_geometry,
 )
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 
-_SUFFIX = {np.float32: "f32", np.int8: "s8", np.int16: "s16"}
+_SUFFIX = {np.float32: "f32", np.float16: "f16", np.int8: "s8", np.int16: "s16"}
 
 
 @dataclass(slots=True)
@@ -63,12 +64,13 @@ class _PoolOperator(KernelCallOperator):
     """Shared contract of the two poolings."""
 
     KERNELS = ("pool",)
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
-        "Input and output are 4-D NHWC tensors of one type (float32, int8 or int16) with the "
-        "same channels; quantized ones are quantized per tensor.",
+        "Input and output are 4-D NHWC tensors of one type (float32, float16, int8 or int16) with "
+        "the same channels; quantized ones are quantized per tensor.",
         "Filter and strides are positive; padding is SAME or VALID.",
         ACTIVATION_RESTRICTION,
+        FLOAT16_RESTRICTION,
     )
     KIND = ""
 
@@ -86,6 +88,10 @@ class _PoolOperator(KernelCallOperator):
 
     def kernel_function(self) -> str:
         return f"{self.KIND}_pool_{_SUFFIX[self.source.dtype.numpy.type]}"
+
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 runs its own family (``_Float16``, Helium f16 on the M55).
+        return ("pool_f16",) if is_half(self.source) else self.KERNELS
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
         o, (_, h, w, _) = self.options, self.source.shape
@@ -114,7 +120,7 @@ class _PoolOperator(KernelCallOperator):
         (oh, _), (ow, _) = self._spatial()
         if tuple(dst.shape) != (n, oh, ow, c):
             yield f"output shape {tuple(dst.shape)} is not the expected {(n, oh, ow, c)}"
-        if src.dtype.numpy != np.float32:
+        if not src.dtype.is_float:
             for tensor in (src, dst):
                 if tensor.quantization is None or tensor.quantization.per_channel:
                     yield f"{label(tensor)} must be quantized per tensor"
@@ -141,13 +147,14 @@ class _PoolOperator(KernelCallOperator):
                 ("pad_left", pad_left),
             )
         ]
-        if self.source.dtype.numpy == np.float32:
+        if self.source.dtype.is_float:
             lo, hi = float_clamp(o.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
         else:
             lo, hi = quantized_clamp(o.activation, self.target)
             fields += [("act_min", str(lo)), ("act_max", str(hi))]
-        return "pool_params_t", fields, [self.ptr(self.source, const=True), self.ptr(self.target)], []
+        params_type = "pool_f16_params_t" if is_half(self.source) else "pool_params_t"
+        return params_type, fields, [self.ptr(self.source, const=True), self.ptr(self.target)], []
 
 
 class AveragePool2DOperator(_PoolOperator):

@@ -17,6 +17,7 @@ import numpy as np
 from helia_aot.air import AirOpType, AirTensor
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
@@ -90,14 +91,16 @@ class QuantizeOperator(_OneToOneOperator):
     int8/uint8 and uint8 (uint8 model inputs and outputs)."""
 
     TYPE = AirOpType.QUANTIZE.value
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.uint8)
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.uint8, np.float16)
     RESTRICTIONS = (
         SAME_SHAPE,
         "Quantized tensors must be quantized per tensor with a positive scale (int16 ones with "
         "zero point 0), except a per-channel output of a float32 input: one positive scale (and "
         "any zero point, as LiteRT's PerChannelQuantize allows) per index of its quantized "
         "dimension. Per-channel requantization (an int8/int16 input) is refused.",
-        "The output must be int8, int16 or uint8; uint8 is requantized only from or to int8 or uint8.",
+        "The output must be int8, int16 or uint8 (uint8 requantized only from or to int8 or uint8), or "
+        "float16 from a float32 input.",
+        FLOAT16_RESTRICTION,
     )
     # The planner shares storage only when the output is no larger than the input, and the
     # narrowing and same-width kernels walk forwards, reading each element before writing it.
@@ -107,6 +110,8 @@ class QuantizeOperator(_OneToOneOperator):
         problems = self.shape_problems()
         if problems:
             return problems
+        if is_half(self.target) and self.source.dtype.numpy == np.dtype(np.float32):
+            return []
         src, dst = self.source.dtype.numpy, self.target.dtype.numpy
         if dst not in _INTEGER + (_UINT8,):
             return [f"the output {label(self.target)} is {self.target.dtype}, not int8, int16 or uint8"]
@@ -146,9 +151,15 @@ class QuantizeOperator(_OneToOneOperator):
             self.intern_constant_array("scales", np.asarray(q.scale, np.float32))
             self.intern_constant_array("zero_points", np.asarray(q.zero_point, np.int32))
 
+    def kernel_families(self) -> tuple[str, ...]:
+        # float32 -> float16 rounds with ``_Float16``: its own family, on FP16 platforms only.
+        return ("quantize_f16",) if is_half(self.target) else self.KERNELS
+
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
         data = [self.ptr(src, const=True), self.ptr(dst)]
+        if is_half(dst):
+            return KernelCall("quantize_f32_f16", data, leading_args=[f"{dst.size}"])
         if self.per_channel:
             q = dst.quantization
             assert q is not None

@@ -34,6 +34,7 @@ from helia_aot_ops_builtin.broadcast_geometry import (
     reduce_geometry,
     reduced_shape,
 )
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.params_call import (
     KernelCall,
     ParamsCallOperator,
@@ -282,18 +283,43 @@ class ReduceProdOperator(_ReduceOperator):
         return KernelCall(f"reduce_prod_{suffix}", data, "reduce_params_t", params)
 
 
-class MeanOperator(_ReduceOperator):
+class _MeanSumOperator(_ReduceOperator):
+    """MEAN and SUM: also float16, through the ``reduce_f16`` family (float accumulation)."""
+
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    RESTRICTIONS = _ReduceOperator.RESTRICTIONS + (FLOAT16_RESTRICTION,)
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("reduce_f16",) if self.source.dtype is AirTensorType.FLOAT16 else self.KERNELS
+
+    def kernel(self) -> KernelCall:
+        if self.source.dtype is not AirTensorType.FLOAT16:
+            return super().kernel()
+        g = reduce_geometry(self.source.shape, self.axes())
+        params: dict[str, Any] = {
+            "kept_extents": g.kept_extents,
+            "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents,
+            "reduced_strides": g.reduced_strides,
+            "count": g.count,
+        }
+        data = [self.ptr(self.source, const=True), self.ptr(self.target)]
+        name = "mean" if self.MEAN else "sum"
+        return KernelCall(f"reduce_{name}_f16", data, "reduce_f16_params_t", params)
+
+
+class MeanOperator(_MeanSumOperator):
     """MEAN over constant axes."""
 
     TYPE = AirOpType.MEAN.value
     MEAN = True
 
 
-class SumOperator(_ReduceOperator):
+class SumOperator(_MeanSumOperator):
     """SUM over constant axes (int32/int64 wrap as LiteRT's ReduceGeneric does)."""
 
     TYPE = AirOpType.SUM.value
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.float16, np.float32)
 
     def kernel(self) -> KernelCall:
         src = self.source

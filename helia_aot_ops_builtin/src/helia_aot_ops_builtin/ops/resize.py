@@ -80,7 +80,7 @@ class ResizeNearestOperator(BuiltinOperator):
     """RESIZE_NEAREST_NEIGHBOR: copies whole pixels (any element type)."""
 
     TYPE = AirOpType.RESIZE_NEAREST_NEIGHBOR.value
-    SUPPORTED_DTYPES = (np.int8, np.uint8, np.int16, np.int32, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.uint8, np.int16, np.int32, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_QUANTIZATION,
         "The input must be 4-D (NHWC).",

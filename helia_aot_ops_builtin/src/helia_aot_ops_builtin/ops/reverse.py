@@ -22,7 +22,7 @@ class ReverseV2Operator(CopyPlanOperator):
     """REVERSE_V2: one strided copy walking the reversed axes backwards."""
 
     TYPE = "REVERSE_V2"
-    SUPPORTED_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_QUANTIZATION,
         "axis must be a constant 1-D list of distinct, contiguous axes of the input (LiteRT "

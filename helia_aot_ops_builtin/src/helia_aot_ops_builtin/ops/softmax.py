@@ -19,12 +19,14 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.ops.activation import struct_init
 from helia_aot_ops_builtin.parsing import simple_parser
 
 _PAIRS = {
     (np.float32, np.float32): "softmax_f32",
+    (np.float16, np.float16): "softmax_f16",
     (np.int8, np.int8): "softmax_s8",
     (np.int8, np.int16): "softmax_s8_s16",
     (np.int16, np.int16): "softmax_s16",
@@ -58,10 +60,11 @@ class SoftmaxOperator(BuiltinOperator):
     KERNELS = ("softmax",)
     TEMPLATE = "activation.c.mako"
     INPLACE_INPUTS = (0,)
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS = (
         "Input and output must have one shape of at least one dimension.",
-        "Types: float32 -> float32, int8 -> int8, int8 -> int16 or int16 -> int16.",
+        "Types: float32 -> float32, float16 -> float16, int8 -> int8, int8 -> int16 or int16 -> int16.",
+        FLOAT16_RESTRICTION,
         "int8 output: scale 1/256 and zero point -128; int16 -> int16: zero points 0 and output "
         "scale 1/32768 (as LiteRT requires).",
         "int8 input: beta * input scale must exceed 2^-26 (LiteRT's Prepare refuses smaller).",
@@ -92,7 +95,7 @@ class SoftmaxOperator(BuiltinOperator):
             yield f"input shape {src.shape} and output shape {dst.shape} must match and not be scalar"
         if src.shape and src.shape[-1] < 1:
             yield "the innermost dimension is empty"
-        if pair[0] is np.float32:
+        if pair[0] in (np.float32, np.float16):
             return
         for tensor in (src, dst):
             if tensor.quantization is None or tensor.quantization.per_channel:
@@ -115,16 +118,21 @@ class SoftmaxOperator(BuiltinOperator):
             self.intern_constant_array("exp_lut", aq.softmax_exp_lut())
             self.intern_constant_array("one_over_one_plus_x_lut", aq.softmax_one_over_one_plus_x_lut())
 
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 runs the ``softmax_f16`` family (``_Float16`` storage, float evaluation).
+        return ("softmax_f16",) if self._pair()[0] is np.float16 else self.KERNELS
+
     def kernel_calls(self) -> dict[str, str]:
-        return {"softmax": "hk_" + _PAIRS[self._pair()]}
+        return {self.kernel_families()[0]: "hk_" + _PAIRS[self._pair()]}
 
     def compute_values(self) -> dict[str, Any]:
         pair = self._pair()
         depth = int(self.source.shape[-1])
         outer = self.source.size // depth
         args = [f"&{self.stem}_params"]
-        if pair[0] is np.float32:
-            params_type, init = "softmax_f32_params_t", struct_init(outer, depth, c_float(self.beta))
+        if pair[0] in (np.float32, np.float16):
+            suffix = "f32" if pair[0] is np.float32 else "f16"
+            params_type, init = f"softmax_{suffix}_params_t", struct_init(outer, depth, c_float(self.beta))
         elif pair[0] is np.int8:
             p = aq.softmax_s8_params(self.beta, self.source.scale())
             params_type = "softmax_s8_params_t"

@@ -32,7 +32,7 @@ class TileOperator(CopyPlanOperator):
     """TILE: strided copies whose repeat dimensions read the input with stride 0."""
 
     TYPE = "TILE"
-    SUPPORTED_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_QUANTIZATION,
         "multiples must be a constant holding one non-negative count per input dimension.",

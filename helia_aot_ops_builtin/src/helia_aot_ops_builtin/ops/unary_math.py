@@ -19,6 +19,7 @@ from helia_aot.air import AirTensor
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.elementwise_tables import TABLES, TABLES_INT16
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
 from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator, quantization_problems
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.quantization import quantize_multiplier
@@ -66,6 +67,10 @@ class UnaryMathOperator(ParamsCallOperator):
         if dtype == np.dtype(np.int8) or (dtype == np.dtype(np.int16) and not self.plain_int16()):
             yield from quantization_problems((self.source, self.target))
 
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 ABS, NEG, SQRT and RSQRT run the ``unary_f16`` family (``_Float16``).
+        return ("unary_f16",) if is_half(self.target) else self.KERNELS
+
     def plain_int16(self) -> bool:
         """int16 ABS without quantization parameters takes the reference's plain path."""
         return self.TYPE == "ABS" and self.source.quantization is None and self.target.quantization is None
@@ -73,6 +78,8 @@ class UnaryMathOperator(ParamsCallOperator):
     def kernel(self) -> KernelCall:
         size = str(math.prod(self.target.shape))
         data = [self.ptr(self.source, const=True), self.ptr(self.target), size]
+        if is_half(self.target):
+            return KernelCall(function=f"{self.FUNCTION}_f16", data_args=data)
         if self.target.dtype.numpy == np.dtype(np.int8):
             table = TABLES[self.TYPE](
                 self.source.scale(), self.source.zero_point(), self.target.scale(), self.target.zero_point()
@@ -128,6 +135,8 @@ def _unary(
     key: str, doc: str, dtypes: tuple[type, ...] = (np.float32,), extra: tuple[str, ...] = ()
 ) -> OperatorRecord:
     restrictions = (SAME_TYPE_SHAPE,) + ((INT8_PER_TENSOR,) if np.int8 in dtypes else ()) + extra
+    if np.float16 in dtypes:
+        restrictions += (FLOAT16_RESTRICTION,)
     cls = type(
         f"{''.join(part.title() for part in key.split('_'))}Operator",
         (UnaryMathOperator,),
@@ -153,19 +162,19 @@ REGISTRATIONS = [
     _unary(
         "ABS",
         "ABS: |x| (int8/int16 rescaled as LiteRT's AbsEvalQuantized).",
-        (np.float32, np.int8, np.int16, np.int32),
+        (np.float32, np.float16, np.int8, np.int16, np.int32),
     ),
-    _unary("NEG", "NEG: -x (int32 wraps INT32_MIN onto itself).", (np.float32, np.int32)),
+    _unary("NEG", "NEG: -x (int32 wraps INT32_MIN onto itself).", (np.float32, np.float16, np.int32)),
     _unary(
         "SQRT",
         "SQRT: sqrt(x) (int8 through float32, as LiteRT).",
-        (np.float32, np.int8, np.int16),
+        (np.float32, np.float16, np.int8, np.int16),
         (_TABLE_NOTE,),
     ),
     _unary(
         "RSQRT",
         "RSQRT: 1/sqrt(x) (int8 in gemmlowp fixed point, int16 by table, as LiteRT).",
-        (np.float32, np.int8, np.int16),
+        (np.float32, np.float16, np.int8, np.int16),
         (_TABLE_NOTE,),
     ),
     _unary("SQUARE", "SQUARE: x * x (LiteRT has it for float32 only)."),

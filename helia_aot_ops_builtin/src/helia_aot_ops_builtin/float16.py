@@ -1,0 +1,23 @@
+"""Float16 support shared by the built-in operators: the restriction sentence and kernel naming.
+
+Float16 operators run the ``*_f16`` kernel families (``_Float16`` arithmetic; Helium f16 vectors
+on the Cortex-M55). The core's Resolve stage refuses them on platforms without the FP16
+capability (``helia_aot.pipeline.resolve.float16_platform_problem``), naming those that have it;
+this sentence is what each operator's RESTRICTIONS says about it. docs/float16.md states the
+arithmetic and the tolerance the tests hold it to.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from helia_aot.air import AirTensor
+
+FLOAT16_RESTRICTION = (
+    "float16: every operand (activations, weights, bias) float16, on an FP16-capable platform "
+    "(Cortex-M55, e.g. apollo510_evb)."
+)
+
+
+def is_half(tensor: AirTensor) -> bool:
+    """Whether ``tensor`` holds float16 elements."""
+    return tensor.dtype.numpy == np.dtype(np.float16)

@@ -1,0 +1,151 @@
+/*
+ * helia-aot kernel library: float16 elementwise binary operators (see hk_binary_f16.h).
+ */
+#include "hk_binary_f16.h"
+
+typedef enum { F16_ADD, F16_SUB, F16_MUL, F16_MAXIMUM, F16_MINIMUM } f16_binary_kind_t;
+
+/* One element in float (exact for these operations on float16 operands), clamped for the
+ * arithmetic operators and rounded once to float16. MAXIMUM/MINIMUM compare like the reference
+ * (a > b ? a : b), so a NaN in input 1 picks input 2. */
+HK_INLINE hk_f16_t f16_element(f16_binary_kind_t kind, const hk_binary_f16_params_t *p, hk_f16_t a,
+                               hk_f16_t b)
+{
+    const float x = (float)a;
+    const float y = (float)b;
+    switch (kind) {
+    case F16_ADD:
+        return hk_f16_clamp(x + y, p->float_min, p->float_max);
+    case F16_SUB:
+        return hk_f16_clamp(x - y, p->float_min, p->float_max);
+    case F16_MUL:
+        return hk_f16_clamp(x * y, p->float_min, p->float_max);
+    case F16_MAXIMUM:
+        return x > y ? a : b;
+    default:
+        return x < y ? a : b;
+    }
+}
+
+#if HK_HAVE_MVE_F16
+/* A contiguous run of `n` elements on Helium, eight lanes at a time with tail predication. */
+HK_INLINE void f16_run_mve(f16_binary_kind_t kind, const hk_binary_f16_params_t *p,
+                           const hk_f16_t *a, const hk_f16_t *b, hk_f16_t *out, int32_t n)
+{
+    const float16x8_t lo = vdupq_n_f16(hk_f16_bound(p->float_min));
+    const float16x8_t hi = vdupq_n_f16(hk_f16_bound(p->float_max));
+    while (n > 0) {
+        const mve_pred16_t pred = vctp16q((uint32_t)n);
+        const float16x8_t x = vldrhq_z_f16((const float16_t *)a, pred);
+        const float16x8_t y = vldrhq_z_f16((const float16_t *)b, pred);
+        float16x8_t r;
+        switch (kind) {
+        case F16_ADD:
+            r = vminnmq_f16(vmaxnmq_f16(vaddq_f16(x, y), lo), hi);
+            break;
+        case F16_SUB:
+            r = vminnmq_f16(vmaxnmq_f16(vsubq_f16(x, y), lo), hi);
+            break;
+        case F16_MUL:
+            r = vminnmq_f16(vmaxnmq_f16(vmulq_f16(x, y), lo), hi);
+            break;
+        case F16_MAXIMUM:
+            r = vpselq_f16(x, y, vcmpgtq_f16(x, y));
+            break;
+        default:
+            r = vpselq_f16(x, y, vcmpltq_f16(x, y));
+            break;
+        }
+        vstrhq_p_f16((float16_t *)out, r, pred);
+        a += 8;
+        b += 8;
+        out += 8;
+        n -= 8;
+    }
+}
+#endif
+
+/* Follows LiteRT reference_ops::BroadcastBinaryFunction6DSlow's walk for float operators: every
+ * output element reads its two (possibly repeated) input elements. */
+HK_INLINE int32_t f16_binary(f16_binary_kind_t kind, const hk_binary_f16_params_t *params,
+                             const uint16_t *input1, const uint16_t *input2, uint16_t *output)
+{
+    if (params == NULL || input1 == NULL || input2 == NULL || output == NULL || params->geometry.size < 0) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    const hk_binary_f16_params_t p = *params;
+    const hk_binary_f16_geometry_t *g = &p.geometry;
+    const hk_f16_t *a = (const hk_f16_t *)(const void *)input1;
+    const hk_f16_t *b = (const hk_f16_t *)(const void *)input2;
+    hk_f16_t *out = (hk_f16_t *)(void *)output;
+    if (!g->broadcast) {
+#if HK_HAVE_MVE_F16
+        f16_run_mve(kind, &p, a, b, out, g->size);
+#else
+        for (int32_t i = 0; i < g->size; ++i) {
+            out[i] = f16_element(kind, &p, a[i], b[i]);
+        }
+#endif
+        return HK_STATUS_OK;
+    }
+    int32_t o = 0;
+    for (int32_t i0 = 0; i0 < g->shape[0]; ++i0) {
+        for (int32_t i1 = 0; i1 < g->shape[1]; ++i1) {
+            for (int32_t i2 = 0; i2 < g->shape[2]; ++i2) {
+                for (int32_t i3 = 0; i3 < g->shape[3]; ++i3) {
+                    const int32_t ra = i0 * g->strides1[0] + i1 * g->strides1[1] + i2 * g->strides1[2] +
+                                       i3 * g->strides1[3];
+                    const int32_t rb = i0 * g->strides2[0] + i1 * g->strides2[1] + i2 * g->strides2[2] +
+                                       i3 * g->strides2[3];
+                    const int32_t n = g->shape[4];
+#if HK_HAVE_MVE_F16
+                    if (g->strides1[4] == 1 && g->strides2[4] == 1) {
+                        f16_run_mve(kind, &p, a + ra, b + rb, out + o, n);
+                        o += n;
+                        continue;
+                    }
+#endif
+                    for (int32_t i4 = 0; i4 < n; ++i4) {
+                        out[o++] = f16_element(kind, &p, a[ra + i4 * g->strides1[4]], b[rb + i4 * g->strides2[4]]);
+                    }
+                }
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Add (float): a + b, then the fused activation clamp. */
+int32_t hk_add_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output)
+{
+    return f16_binary(F16_ADD, params, input1, input2, output);
+}
+
+/* Follows LiteRT reference_ops::Sub (float): a - b, then the fused activation clamp. */
+int32_t hk_sub_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output)
+{
+    return f16_binary(F16_SUB, params, input1, input2, output);
+}
+
+/* Follows LiteRT reference_ops::Mul (float): a * b, then the fused activation clamp. */
+int32_t hk_mul_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output)
+{
+    return f16_binary(F16_MUL, params, input1, input2, output);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with MaximumOp (a > b ? a : b). */
+int32_t hk_maximum_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                       const uint16_t *input2, uint16_t *output)
+{
+    return f16_binary(F16_MAXIMUM, params, input1, input2, output);
+}
+
+/* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with MinimumOp (a < b ? a : b). */
+int32_t hk_minimum_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                       const uint16_t *input2, uint16_t *output)
+{
+    return f16_binary(F16_MINIMUM, params, input1, input2, output);
+}

@@ -1,0 +1,45 @@
+/*
+ * helia-aot kernel library: float16 elementwise ADD, SUB, MUL, MAXIMUM and MINIMUM.
+ *
+ * The broadcast walk is hk_binary's (the converter folds NumPy broadcasting into at most five
+ * output dimensions with per-input element strides, 0 where an input repeats). Each element is
+ * the float16 operation rounded once (the exact sum, difference or product of two float16 values
+ * fits a float, so computing in float and rounding gives the correctly rounded float16 result),
+ * then ADD/SUB/MUL clamp to the fused activation. On Helium with MVE-F, runs of elements where
+ * neither input repeats go eight lanes at a time (vaddq_f16, vsubq_f16, vmulq_f16, vmaxnmq_f16,
+ * vminnmq_f16) with the same per-element rounding. Inputs are read before the output is written,
+ * so the output may share a same-shape input's storage.
+ */
+#ifndef HK_BINARY_F16_H
+#define HK_BINARY_F16_H
+
+#include "hk_f16.h"
+
+#define HK_BINARY_F16_MAX_RANK 5
+
+typedef struct {
+    int32_t size;                               /* output elements */
+    bool broadcast;                             /* false: both inputs hold `size` elements */
+    int32_t shape[HK_BINARY_F16_MAX_RANK];      /* output extents, outermost first */
+    int32_t strides1[HK_BINARY_F16_MAX_RANK];   /* input 1 element strides, 0 on repeated dims */
+    int32_t strides2[HK_BINARY_F16_MAX_RANK];
+} hk_binary_f16_geometry_t;
+
+typedef struct {
+    hk_binary_f16_geometry_t geometry;
+    float float_min;                            /* ADD/SUB/MUL fused activation clamp */
+    float float_max;
+} hk_binary_f16_params_t;
+
+int32_t hk_add_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output);
+int32_t hk_sub_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output);
+int32_t hk_mul_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output);
+int32_t hk_maximum_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                       const uint16_t *input2, uint16_t *output);
+int32_t hk_minimum_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                       const uint16_t *input2, uint16_t *output);
+
+#endif /* HK_BINARY_F16_H */

@@ -1,0 +1,38 @@
+/*
+ * helia-aot kernel library: float16 DEPTHWISE_CONV_2D.
+ *
+ * NHWC input, [1, filter_height, filter_width, input_channels * depth_multiplier] filter,
+ * explicit padding (taps outside the image are skipped), float16 operands and bias. On Helium
+ * with MVE-F and a depth multiplier of 1, eight channels go at a time: the bias vector plus one
+ * vfmaq_f16 per in-image tap, clamped and stored as float16; otherwise each output channel
+ * accumulates its taps in float.
+ */
+#ifndef HK_DEPTHWISE_F16_H
+#define HK_DEPTHWISE_F16_H
+
+#include "hk_f16.h"
+
+typedef struct {
+    int32_t batches;
+    int32_t input_height;
+    int32_t input_width;
+    int32_t input_channels;
+    int32_t depth_multiplier;
+    int32_t filter_height;
+    int32_t filter_width;
+    int32_t output_height;
+    int32_t output_width; /* output channels = input_channels * depth_multiplier */
+    int32_t stride_height;
+    int32_t stride_width;
+    int32_t dilation_height;
+    int32_t dilation_width;
+    int32_t pad_top;
+    int32_t pad_left;
+    float act_min_f32;
+    float act_max_f32;
+} hk_depthwise_f16_params_t;
+
+int32_t hk_depthwise_f16(const hk_depthwise_f16_params_t *params, const uint16_t *input,
+                         const uint16_t *filter, const uint16_t *bias, uint16_t *output);
+
+#endif /* HK_DEPTHWISE_F16_H */

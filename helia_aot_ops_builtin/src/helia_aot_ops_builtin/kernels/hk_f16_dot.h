@@ -1,0 +1,56 @@
+/*
+ * helia-aot kernel library: float16 dot products shared by the float16 CONV_2D and
+ * FULLY_CONNECTED kernels.
+ *
+ * hk_f16_dot returns sum(a[i] * b[i]) over n elements as a float. The portable path multiplies
+ * float16 operands exactly in float and accumulates in float. On Helium with MVE-F it keeps
+ * eight float16 partial sums (vfmaq_f16, one rounding per fused multiply-add) and adds the eight
+ * lanes in float at the end: each lane accumulates n / 8 products, which is where the float16
+ * accumulation error bound (n + 1) * 2^-11 * sum|a[i] * b[i]| stated in docs/float16.md comes from.
+ */
+#ifndef HK_F16_DOT_H
+#define HK_F16_DOT_H
+
+#include "hk_f16.h"
+
+#if HK_HAVE_MVE_F16
+/* The eight lanes of a float16 vector summed in float (stored, then widened one by one). */
+HK_INLINE float hk_f16_lanes_sum(float16x8_t v)
+{
+    hk_f16_t lanes[8];
+    vst1q_f16((float16_t *)lanes, v);
+    return (((float)lanes[0] + (float)lanes[1]) + ((float)lanes[2] + (float)lanes[3])) +
+           (((float)lanes[4] + (float)lanes[5]) + ((float)lanes[6] + (float)lanes[7]));
+}
+
+/* acc += a[0..n) * b[0..n), eight lanes at a time, the tail predicated to zero. */
+HK_INLINE float16x8_t hk_f16_dot_acc(float16x8_t acc, const hk_f16_t *a, const hk_f16_t *b, int32_t n)
+{
+    while (n > 0) {
+        const mve_pred16_t pred = vctp16q((uint32_t)n);
+        const float16x8_t x = vldrhq_z_f16((const float16_t *)a, pred);
+        const float16x8_t y = vldrhq_z_f16((const float16_t *)b, pred);
+        acc = vfmaq_f16(acc, x, y);
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    return acc;
+}
+#endif
+
+/* Follows the float reference's inner product: sum(a[i] * b[i]). */
+HK_INLINE float hk_f16_dot(const hk_f16_t *a, const hk_f16_t *b, int32_t n)
+{
+#if HK_HAVE_MVE_F16
+    return hk_f16_lanes_sum(hk_f16_dot_acc(vdupq_n_f16((hk_f16_t)0.0f), a, b, n));
+#else
+    float acc = 0.0f;
+    for (int32_t i = 0; i < n; ++i) {
+        acc += (float)a[i] * (float)b[i];
+    }
+    return acc;
+#endif
+}
+
+#endif /* HK_F16_DOT_H */

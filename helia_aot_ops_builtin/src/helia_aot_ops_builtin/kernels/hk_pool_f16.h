@@ -1,0 +1,37 @@
+/*
+ * helia-aot kernel library: float16 AVERAGE_POOL_2D and MAX_POOL_2D.
+ *
+ * NHWC, explicit padding; windows count only their in-image taps, as LiteRT's reference does.
+ * The average sums in float (portable) or in eight float16 lanes (Helium, vaddq_f16) and divides
+ * by the tap count; the maximum is exact on every path. Both clamp to the fused activation and
+ * store float16.
+ */
+#ifndef HK_POOL_F16_H
+#define HK_POOL_F16_H
+
+#include "hk_f16.h"
+
+/* Returned by the average kernel when a window has no in-image tap (LiteRT fails too). */
+#define HK_STATUS_POOL_F16_EMPTY_WINDOW 7
+
+typedef struct {
+    int32_t batches;
+    int32_t input_height;
+    int32_t input_width;
+    int32_t channels;
+    int32_t output_height;
+    int32_t output_width;
+    int32_t filter_height;
+    int32_t filter_width;
+    int32_t stride_height;
+    int32_t stride_width;
+    int32_t pad_top;
+    int32_t pad_left;
+    float act_min_f32;
+    float act_max_f32;
+} hk_pool_f16_params_t;
+
+int32_t hk_avg_pool_f16(const hk_pool_f16_params_t *params, const uint16_t *input, uint16_t *output);
+int32_t hk_max_pool_f16(const hk_pool_f16_params_t *params, const uint16_t *input, uint16_t *output);
+
+#endif /* HK_POOL_F16_H */

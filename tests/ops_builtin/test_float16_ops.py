@@ -1,0 +1,579 @@
+"""Float16 operators end to end, checked against the float32 reference of the same graph.
+
+LiteRT's reference interpreter has no float16 kernels, so every model here is built twice with
+the builder: once with float16 tensors and weights (what the module runs) and once in float32
+(what the reference runs). The weights, bias and inputs are drawn as float16 values, so both
+graphs hold exactly the same numbers and the only difference is the arithmetic.
+
+The tolerance (docs/float16.md, "Accuracy"), per output element y with reference value r:
+
+    |y - r| <= (n + 2) * u * M + u * |r|,        u = 2^-11 (float16 unit roundoff)
+
+where n is the longest chain of float16 roundings one accumulated term goes through, and
+M = |bias| + sum |w * x| the magnitude of the accumulated terms (for MEAN and average pooling,
+their mean). The kernels' paths give n:
+
+- portable C (the host, any core without MVE-F) accumulates in float: n = 0 (its float error,
+  K * 2^-24 * M for K terms, is far below u * M);
+- Helium CONV_2D and FULLY_CONNECTED keep eight float16 partial sums per dot product (vfmaq_f16)
+  and add the lanes in float: n = ceil(K / 8) fused multiply-adds per lane (per filter tap for
+  CONV_2D, whose taps add in float);
+- Helium DEPTHWISE_CONV_2D accumulates the bias and each tap in float16 lanes: n = taps + 1;
+- Helium AVERAGE_POOL_2D sums the window in float16 lanes: n = taps;
+- MEAN and SUM accumulate in float on every path: n = 0.
+
+A float16 chain of n roundings errs by at most n * u * M (each rounding is relative to a partial
+sum no larger than M), the final rounding to float16 adds u * |r|, and 2 * u * M covers the
+average's reciprocal and product and the float32 reference's own rounding. M is computed by the
+magnitude twin: the float32 graph on |w|, |bias|, |x| without activation, whose outputs are
+exactly those sums. Activations, softmax and elementwise operators round once from a float
+evaluation (error < 2^-20 relative before rounding), so their bound is 2u |r| (2^-10). Byte
+movers are exact.
+
+The module's self-test compares with a relative bound tol * max(|r|, 1); each test passes the
+smallest tol that holds every element's bound above, and asserts it stays small (the test is
+not vacuous). Models run on the host (gcc _Float16, ASan/UBSan) and cross-built for the
+Cortex-M55 under QEMU (Helium float16). An M4 platform refuses them, naming FP16 platforms.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.errors import UnsupportedModelError
+from helia_aot.interpreters import create_interpreter
+from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.litert.float32_twin import float32_twin
+from helia_aot.testing import CORES, cross_build_module, run_module_test_case, run_qemu
+
+U16 = 2.0**-11
+"""float16 unit roundoff (half of float16 epsilon 2^-10)."""
+ELEMENTWISE_TOL = 2 * U16
+"""One rounding of a float evaluation: u |r|, plus the float evaluation's own error."""
+MAX_TOL = 2.0**-4
+"""No test may need a looser relative bound than this (the bound is not allowed to be vacuous)."""
+
+SAME, VALID = litert.Padding.SAME, litert.Padding.VALID
+RELU, RELU6 = litert.ActivationFunctionType.RELU, litert.ActivationFunctionType.RELU6
+
+
+def _options(cls, **fields):
+    options = cls()
+    for key, value in fields.items():
+        setattr(options, key, value)
+    return options
+
+
+@dataclass
+class Twin:
+    """One graph in float16, float32 or magnitude (|data|, no activation) form."""
+
+    form: str
+    seed: int
+    b: LiteRTModelBuilder = field(default_factory=LiteRTModelBuilder)
+    inputs: list[int] = field(default_factory=list)
+    outputs: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng([self.seed, zlib.crc32(b"float16")])
+
+    @property
+    def dtype(self) -> str:
+        return "float16" if self.form == "float16" else "float32"
+
+    def act(self, name: str, shape, *, model_input: bool = False) -> int:
+        tid = self.b.add_tensor(name, shape, self.dtype)
+        if model_input:
+            self.inputs.append(tid)
+        return tid
+
+    def const(self, name: str, shape, scale: float = 0.5) -> int:
+        """float16-representable data, identical in every form (absolute in the magnitude form)."""
+        half = (self.rng.standard_normal(shape) * scale).astype(np.float16)
+        data = np.abs(half) if self.form == "magnitude" else half
+        return self.b.add_tensor(name, shape, self.dtype, data=data.astype(self.dtype))
+
+    def fused(self, activation: int) -> int:
+        return litert.ActivationFunctionType.NONE if self.form == "magnitude" else activation
+
+    def op(self, kind: str, inputs, output: int, options=None) -> int:
+        self.b.add_operator(kind, inputs, [output], options)
+        return output
+
+    def save(self, path: Path) -> Path:
+        self.b.set_inputs(self.inputs)
+        self.b.set_outputs(self.outputs)
+        return self.b.save(path)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A one-operator family model: its builder, float16 rounding chain n (module docstring), and
+    whether it is exact or accumulates (bounded through the magnitude twin)."""
+
+    name: str
+    make: Callable[[Twin], None]
+    n: int = 0
+    exact: bool = False
+    accumulates: bool = False
+    positive: bool = False
+    """Inputs drawn from (0, 2] (SQRT and RSQRT are not defined below zero)."""
+
+
+def conv(shape, filters, kernel, stride, padding, activation=RELU):
+    def make(t: Twin) -> None:
+        x = t.act("x", shape, model_input=True)
+        oh = -(-shape[1] // stride) if padding == SAME else (shape[1] - kernel) // stride + 1
+        ow = -(-shape[2] // stride) if padding == SAME else (shape[2] - kernel) // stride + 1
+        y = t.act("y", (shape[0], oh, ow, filters))
+        w = t.const("w", (filters, kernel, kernel, shape[3]))
+        bias = t.const("b", (filters,))
+        opts = _options(
+            litert.Conv2DOptionsT,
+            padding=padding,
+            strideH=stride,
+            strideW=stride,
+            dilationHFactor=1,
+            dilationWFactor=1,
+            fusedActivationFunction=t.fused(activation),
+        )
+        t.outputs.append(t.op("CONV_2D", [x, w, bias], y, opts))
+
+    return make
+
+
+def depthwise(shape, multiplier, kernel, stride, padding, activation=RELU6):
+    def make(t: Twin) -> None:
+        c = shape[3] * multiplier
+        x = t.act("x", shape, model_input=True)
+        oh = -(-shape[1] // stride) if padding == SAME else (shape[1] - kernel) // stride + 1
+        ow = -(-shape[2] // stride) if padding == SAME else (shape[2] - kernel) // stride + 1
+        y = t.act("y", (shape[0], oh, ow, c))
+        opts = _options(
+            litert.DepthwiseConv2DOptionsT,
+            padding=padding,
+            strideH=stride,
+            strideW=stride,
+            depthMultiplier=multiplier,
+            dilationHFactor=1,
+            dilationWFactor=1,
+            fusedActivationFunction=t.fused(activation),
+        )
+        w, bias = t.const("w", (1, kernel, kernel, c)), t.const("b", (c,))
+        t.outputs.append(t.op("DEPTHWISE_CONV_2D", [x, w, bias], y, opts))
+
+    return make
+
+
+def fully_connected(batches, depth, units, activation=RELU):
+    def make(t: Twin) -> None:
+        x = t.act("x", (batches, depth), model_input=True)
+        y = t.act("y", (batches, units))
+        w, bias = t.const("w", (units, depth), 0.25), t.const("b", (units,))
+        opts = _options(litert.FullyConnectedOptionsT, fusedActivationFunction=t.fused(activation))
+        t.outputs.append(t.op("FULLY_CONNECTED", [x, w, bias], y, opts))
+
+    return make
+
+
+def pool(kind, shape, kernel, stride, padding):
+    def make(t: Twin) -> None:
+        x = t.act("x", shape, model_input=True)
+        oh = -(-shape[1] // stride) if padding == SAME else (shape[1] - kernel) // stride + 1
+        ow = -(-shape[2] // stride) if padding == SAME else (shape[2] - kernel) // stride + 1
+        y = t.act("y", (shape[0], oh, ow, shape[3]))
+        opts = _options(
+            litert.Pool2DOptionsT,
+            padding=padding,
+            strideH=stride,
+            strideW=stride,
+            filterHeight=kernel,
+            filterWidth=kernel,
+        )
+        t.outputs.append(t.op(kind, [x], y, opts))
+
+    return make
+
+
+def binary(kind, lhs, rhs, out, options=None):
+    def make(t: Twin) -> None:
+        a = t.act("a", lhs, model_input=True)
+        b = t.act("b", rhs, model_input=True)
+        t.outputs.append(t.op(kind, [a, b], t.act("y", out), options))
+
+    return make
+
+
+def unary(kind, shape, options=None):
+    def make(t: Twin) -> None:
+        x = t.act("x", shape, model_input=True)
+        t.outputs.append(t.op(kind, [x], t.act("y", shape), options))
+
+    return make
+
+
+def reduce(kind, shape, axes, out):
+    def make(t: Twin) -> None:
+        x = t.act("x", shape, model_input=True)
+        a = t.b.add_tensor("axes", (len(axes),), "int32", data=np.asarray(axes, np.int32))
+        opts = _options(litert.ReducerOptionsT, keepDims=True)
+        t.outputs.append(t.op(kind, [x, a], t.act("y", out), opts))
+
+    return make
+
+
+def batch_matmul(lhs, rhs, out, adj_x, adj_y, constant_rhs=False):
+    def make(t: Twin) -> None:
+        a = t.act("a", lhs, model_input=True)
+        b = t.const("b", rhs, 0.5) if constant_rhs else t.act("b", rhs, model_input=True)
+        opts = _options(litert.BatchMatMulOptionsT, adjX=adj_x, adjY=adj_y)
+        t.outputs.append(t.op("BATCH_MATMUL", [a, b], t.act("y", out), opts))
+
+    return make
+
+
+def more_movers(t: Twin) -> None:
+    """REVERSE_V2, TILE, RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE, GATHER on float16."""
+    x = t.act("x", (1, 3, 4, 5), model_input=True)
+    axis = t.b.add_tensor("axis", (1,), "int32", data=np.asarray([2], np.int32))
+    rev = t.op("REVERSE_V2", [x, axis], t.act("rev", (1, 3, 4, 5)))
+    mult = t.b.add_tensor("mult", (4,), "int32", data=np.asarray([1, 2, 1, 1], np.int32))
+    tiled = t.op("TILE", [rev, mult], t.act("tiled", (1, 6, 4, 5)))
+    size = t.b.add_tensor("size", (2,), "int32", data=np.asarray([12, 8], np.int32))
+    big = t.op(
+        "RESIZE_NEAREST_NEIGHBOR",
+        [tiled, size],
+        t.act("big", (1, 12, 8, 5)),
+        litert.ResizeNearestNeighborOptionsT(),
+    )
+    begin = t.b.add_tensor("begin", (4,), "int32", data=np.asarray([0, 1, 0, 0], np.int32))
+    end = t.b.add_tensor("end", (4,), "int32", data=np.asarray([1, 12, 8, 5], np.int32))
+    step = t.b.add_tensor("step", (4,), "int32", data=np.asarray([1, 3, 2, 1], np.int32))
+    strided = t.op(
+        "STRIDED_SLICE",
+        [big, begin, end, step],
+        t.act("strided", (1, 4, 4, 5)),
+        litert.StridedSliceOptionsT(),
+    )
+    idx = t.b.add_tensor("idx", (3,), "int32", data=np.asarray([4, 0, 2], np.int32))
+    gather = _options(litert.GatherOptionsT, axis=3, batchDims=0)
+    t.outputs.append(t.op("GATHER", [strided, idx], t.act("y", (1, 4, 4, 3)), gather))
+
+
+def movers(t: Twin) -> None:
+    """RESHAPE, TRANSPOSE, CONCATENATION, PAD, SLICE: float16 moved as 2-byte elements."""
+    x = t.act("x", (1, 4, 6, 3), model_input=True)
+    r = t.act("r", (1, 6, 4, 3))
+    shape = t.b.add_tensor("shape", (4,), "int32", data=np.asarray([1, 6, 4, 3], np.int32))
+    t.op("RESHAPE", [x, shape], r)
+    perm = t.b.add_tensor("perm", (4,), "int32", data=np.asarray([0, 3, 1, 2], np.int32))
+    p = t.op("TRANSPOSE", [r, perm], t.act("p", (1, 3, 6, 4)))
+    pads = t.b.add_tensor(
+        "pads", (4, 2), "int32", data=np.asarray([[0, 0], [1, 0], [0, 2], [1, 1]], np.int32)
+    )
+    padded = t.op("PAD", [p, pads], t.act("padded", (1, 4, 8, 6)))
+    begin = t.b.add_tensor("begin", (4,), "int32", data=np.asarray([0, 1, 2, 1], np.int32))
+    size = t.b.add_tensor("size", (4,), "int32", data=np.asarray([1, 3, 5, 4], np.int32))
+    sliced = t.op("SLICE", [padded, begin, size], t.act("sliced", (1, 3, 5, 4)))
+    cat = _options(litert.ConcatenationOptionsT, axis=3)
+    t.outputs.append(t.op("CONCATENATION", [sliced, sliced], t.act("y", (1, 3, 5, 8)), cat))
+
+
+FAMILIES = [
+    Case("conv_3x3_same", conv((1, 6, 7, 5), 4, 3, 1, SAME), n=1, accumulates=True),
+    Case("conv_2x2_s2_valid", conv((2, 5, 6, 12), 3, 2, 2, VALID, 0), n=2, accumulates=True),
+    Case("conv_1x1", conv((1, 4, 4, 17), 9, 1, 1, VALID), n=3, accumulates=True),
+    Case("depthwise_3x3_m1", depthwise((1, 6, 6, 11), 1, 3, 1, SAME), n=9 + 1, accumulates=True),
+    Case("depthwise_3x3_m2_s2", depthwise((1, 7, 5, 3), 2, 3, 2, VALID), n=9 + 1, accumulates=True),
+    Case("fully_connected_2x40", fully_connected(2, 40, 7), n=5, accumulates=True),
+    Case("fully_connected_1x9", fully_connected(1, 9, 12, 0), n=2, accumulates=True),
+    Case("avg_pool_3x3_s2", pool("AVERAGE_POOL_2D", (1, 7, 6, 10), 3, 2, SAME), n=9, accumulates=True),
+    Case("max_pool_2x2", pool("MAX_POOL_2D", (1, 6, 6, 9), 2, 2, VALID), exact=True),
+    Case("add_broadcast", binary("ADD", (2, 3, 1, 9), (1, 1, 4, 9), (2, 3, 4, 9))),
+    Case("sub_same_shape", binary("SUB", (1, 5, 19), (1, 5, 19), (1, 5, 19))),
+    Case(
+        "mul_relu6",
+        binary("MUL", (3, 11), (3, 11), (3, 11), _options(litert.MulOptionsT, fusedActivationFunction=RELU6)),
+    ),
+    Case("maximum_broadcast", binary("MAXIMUM", (4, 6), (1, 6), (4, 6)), exact=True),
+    Case("minimum", binary("MINIMUM", (2, 13), (2, 13), (2, 13)), exact=True),
+    Case("relu", unary("RELU", (2, 21)), exact=True),
+    Case("relu6", unary("RELU6", (3, 10)), exact=True),
+    Case("logistic", unary("LOGISTIC", (2, 17))),
+    Case("tanh", unary("TANH", (1, 30))),
+    Case("hard_swish", unary("HARD_SWISH", (4, 9))),
+    Case("abs", unary("ABS", (3, 13)), exact=True),
+    Case("neg", unary("NEG", (2, 9)), exact=True),
+    Case("sqrt", unary("SQRT", (2, 15)), positive=True),
+    Case("rsqrt", unary("RSQRT", (4, 7)), positive=True),
+    Case("softmax", unary("SOFTMAX", (3, 20), _options(litert.SoftmaxOptionsT, beta=1.0))),
+    Case("mean_hw", reduce("MEAN", (1, 5, 6, 7), [1, 2], (1, 1, 1, 7)), n=0, accumulates=True),
+    Case("sum_c", reduce("SUM", (2, 3, 4, 9), [3], (2, 3, 4, 1)), n=0, accumulates=True),
+    Case("movers", movers, exact=True),
+    Case("more_movers", more_movers, exact=True),
+    # Helium takes vfmaq_f16 lanes only where both operands run along the depth (adj_y, not
+    # adj_x): n = ceil(depth / 8); the strided walks accumulate in float (n = 0).
+    Case(
+        "batch_matmul_adj_y",
+        batch_matmul((2, 3, 12), (2, 5, 12), (2, 3, 5), False, True),
+        n=2,
+        accumulates=True,
+    ),
+    Case(
+        "batch_matmul_broadcast_const",
+        batch_matmul((2, 1, 4, 6), (3, 6, 7), (2, 3, 4, 7), False, False, constant_rhs=True),
+        n=0,
+        accumulates=True,
+    ),
+]
+IDS = [c.name for c in FAMILIES]
+M55_FAMILIES = [
+    c
+    for c in FAMILIES
+    if c.name
+    in {
+        "conv_3x3_same",
+        "conv_2x2_s2_valid",
+        "depthwise_3x3_m1",
+        "depthwise_3x3_m2_s2",
+        "fully_connected_2x40",
+        "avg_pool_3x3_s2",
+        "max_pool_2x2",
+        "add_broadcast",
+        "sub_same_shape",
+        "mul_relu6",
+        "maximum_broadcast",
+        "relu6",
+        "logistic",
+        "softmax",
+        "abs",
+        "rsqrt",
+        "mean_hw",
+        "movers",
+        "more_movers",
+        "batch_matmul_adj_y",
+    }
+]
+
+
+def _twin(case: Case, form: str, path: Path) -> tuple[Path, Twin]:
+    t = Twin(form, seed=zlib.crc32(case.name.encode()))
+    case.make(t)
+    return t.save(path), t
+
+
+def _inputs(model: Path, seed: int, samples: int = 2) -> list[np.ndarray]:
+    """float16-representable inputs in [-2, 2], stacked over samples, as float16."""
+    interp = create_interpreter(model)
+    rng = np.random.default_rng(seed)
+    shapes = [tuple(d["shape"]) for d in interp._interpreter.get_input_details()]
+    return [rng.uniform(-2.0, 2.0, (samples, *s)).astype(np.float16) for s in shapes]
+
+
+def _run(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    interp = create_interpreter(model)
+    samples = inputs[0].shape[0]
+    runs = [interp.run([x[s].astype(np.float32) for x in inputs]) for s in range(samples)]
+    return [np.stack([r[j] for r in runs]) for j in range(len(runs[0]))]
+
+
+def tolerance(case: Case, reference: np.ndarray, magnitude: np.ndarray | None) -> float:
+    """The smallest relative tolerance (tol * max(|r|, 1)) that holds every element's bound."""
+    r = np.abs(reference.astype(np.float64))
+    if case.exact:
+        return 0.0
+    if case.accumulates:
+        assert magnitude is not None
+        bound = (case.n + 2) * U16 * magnitude.astype(np.float64) + U16 * r
+    else:
+        bound = ELEMENTWISE_TOL * r
+    return float(np.max(bound / np.maximum(r, 1.0)))
+
+
+def prepare(case: Case, work: Path) -> tuple[Path, Path, float]:
+    """The float16 model, its golden (float16 inputs, float32 reference outputs) and tolerance."""
+    work.mkdir(parents=True, exist_ok=True)
+    f16, _ = _twin(case, "float16", work / "model_f16.tflite")
+    f32, _ = _twin(case, "float32", work / "model_f32.tflite")
+    inputs = _inputs(f32, seed=zlib.crc32(case.name.encode()))
+    if case.positive:
+        inputs = [np.maximum(np.abs(x), np.float16(2.0**-10)) for x in inputs]
+    reference = _run(f32, inputs)
+    magnitude = None
+    if case.accumulates:
+        mag, _ = _twin(case, "magnitude", work / "model_mag.tflite")
+        magnitude = _run(mag, [np.abs(x) for x in inputs])[0]
+    tol = tolerance(case, reference[0], magnitude)
+    assert tol <= MAX_TOL, f"{case.name}: the stated bound needs tol {tol}"
+    golden = work / "golden.npz"
+    arrays = {f"input_{i}": x for i, x in enumerate(inputs)}
+    arrays |= {f"output_{j}": y.astype(np.float32) for j, y in enumerate(reference)}
+    np.savez(golden, **arrays)
+    return f16, golden, tol
+
+
+def convert(model: Path, golden: Path | None, tol: float, out: Path, platform: str = "apollo510_evb"):
+    test = {"enabled": True, "tolerance": tol} | ({"golden_data": str(golden)} if golden else {})
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(out), "name": "module"},
+        "platform": {"name": platform},
+        "test": test,
+    }
+    return AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+@pytest.mark.parametrize("case", FAMILIES, ids=IDS)
+def test_float16_family_matches_float32_reference_on_host(case, tmp_path):
+    model, golden, tol = prepare(case, tmp_path / "w")
+    result = convert(model, golden, tol, tmp_path / "out")
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+    assert "PASS (2 sample(s)" in run.stdout
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("case", M55_FAMILIES, ids=[c.name for c in M55_FAMILIES])
+def test_float16_family_matches_float32_reference_on_m55(case, tmp_path):
+    model, golden, tol = prepare(case, tmp_path / "w")
+    result = convert(model, golden, tol, tmp_path / "out")
+    elf = cross_build_module(result.output, tmp_path / "build", "m55", prefix=result.prefix)
+    run = run_qemu(elf, CORES["m55"], timeout=300, count=False)
+    assert run.returncode == 0, run.stdout
+    assert "PASS (2 sample(s)" in run.stdout
+
+
+def test_helium_f16_kernels_are_compiled_for_the_m55(tmp_path):
+    """The M55 build takes the Helium float16 paths (MVE-F), not the portable loops."""
+    case = next(c for c in FAMILIES if c.name == "conv_3x3_same")
+    model, golden, tol = prepare(case, tmp_path / "w")
+    result = convert(model, golden, tol, tmp_path / "out")
+    kernels = Path(result.output) / "src" / "kernels"
+    assert sorted(p.name for p in kernels.iterdir()) == [
+        f"{result.prefix}_hk_{n}"
+        for n in ("common.h", "conv_f16.c", "conv_f16.h", "f16.h", "f16_dot.h", "isa.h")
+    ]
+    dot = (kernels / f"{result.prefix}_hk_f16_dot.h").read_text()
+    assert "vfmaq_f16" in dot and "HK_HAVE_MVE_F16" in dot.replace(result.prefix.upper() + "_", "")
+
+
+@pytest.mark.parametrize("platform", ["apollo4p_evb", "apollo3_evb"])
+def test_float16_operators_are_refused_on_a_platform_without_fp16(platform, tmp_path):
+    case = FAMILIES[0]
+    model, _ = _twin(case, "float16", tmp_path / "model.tflite")
+    with pytest.raises(UnsupportedModelError) as info:
+        convert(model, None, 0.0, tmp_path / "out", platform=platform)
+    message = str(info.value)
+    assert "#0 CONV_2D" in message and "is float16, which needs an FP16-capable platform" in message
+    assert f"{platform} (cortex-m4) has no FP16" in message
+    assert "apollo510_evb" in message  # a platform that has FP16, from the registry
+
+
+def test_float16_weights_with_dequantize_still_convert_on_a_platform_without_fp16(tmp_path):
+    """Constant float16 weights widened by DEQUANTIZE need no FP16: the M4 converts them."""
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("x", (1, 8), "float32")
+    half = (np.random.default_rng(5).standard_normal((4, 8)) * 0.3).astype(np.float16)
+    wq = b.add_tensor("wq", (4, 8), "float16", data=half)
+    w = b.add_tensor("w", (4, 8), "float32")
+    b.add_operator("DEQUANTIZE", [wq], [w])
+    y = b.add_tensor("y", (1, 4), "float32")
+    b.add_operator("FULLY_CONNECTED", [x, w], [y], _options(litert.FullyConnectedOptionsT))
+    b.set_inputs([x])
+    b.set_outputs([y])
+    model = b.save(tmp_path / "model.tflite")
+    result = convert(model, None, 1e-5, tmp_path / "out", platform="apollo4p_evb")
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+def test_default_golden_of_a_float16_model_is_its_float32_twin(tmp_path):
+    """Without test.golden_data, the self-test's golden comes from the float32 twin (the
+    reference has no float16 kernels), with float16 inputs and float32 expected outputs."""
+    case = next(c for c in FAMILIES if c.name == "add_broadcast")
+    model, _ = _twin(case, "float16", tmp_path / "model.tflite")
+    twin = tmp_path / "twin.tflite"
+    twin.write_bytes(float32_twin(model.read_bytes()))
+    details = create_interpreter(twin)._interpreter.get_input_details()
+    assert [d["dtype"] for d in details] == [np.float32, np.float32]
+    result = convert(model, None, ELEMENTWISE_TOL, tmp_path / "out")
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+def test_quantize_float32_to_float16_and_back(tmp_path):
+    """QUANTIZE float32 -> float16 rounds to nearest; DEQUANTIZE float16 -> float32 is exact, so
+    the round trip is within u |x| of the input (the twin runs both as identities)."""
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("x", (3, 7), "float32")
+    h = b.add_tensor("h", (3, 7), "float16")
+    y = b.add_tensor("y", (3, 7), "float32")
+    b.add_operator("QUANTIZE", [x], [h])
+    b.add_operator("DEQUANTIZE", [h], [y])
+    b.set_inputs([x])
+    b.set_outputs([y])
+    model = b.save(tmp_path / "model.tflite")
+    result = convert(model, None, U16, tmp_path / "out")
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+HOSTILE = [
+    "conv_3x3_same",
+    "depthwise_3x3_m1",
+    "fully_connected_2x40",
+    "avg_pool_3x3_s2",
+    "max_pool_2x2",
+    "mul_relu6",
+    "add_broadcast",
+    "logistic",
+    "tanh",
+    "hard_swish",
+    "softmax",
+    "mean_hw",
+    "sum_c",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_float16_modules_run_clean_on_hostile_inputs(name, tmp_path):
+    """Every float16 bit pattern class an application can write (the largest finite values of
+    both signs, alternating, infinities, NaN, subnormals) runs without a sanitizer report or a
+    kernel failure. Nothing is compared: float16 overflow to infinity and NaN propagation are
+    the IEEE results, which the float32 twin does not share."""
+    case = next(c for c in FAMILIES if c.name == name)
+    model, _ = _twin(case, "float16", tmp_path / "model.tflite")
+    f32, _ = _twin(case, "float32", tmp_path / "model_f32.tflite")
+    shapes = [tuple(d["shape"]) for d in create_interpreter(f32)._interpreter.get_input_details()]
+    patterns = [65504.0, -65504.0, np.inf, -np.inf, np.nan, 2.0**-24]
+
+    def sample(shape, value, alternate):
+        flat = np.full(int(np.prod(shape)), value, np.float16)
+        if alternate:
+            flat[1::2] = -flat[1::2]
+        return flat.reshape(shape)
+
+    samples = [(v, alt) for v in patterns for alt in (False, True)]
+    arrays = {f"input_{i}": np.stack([sample(s, v, a) for v, a in samples]) for i, s in enumerate(shapes)}
+    outputs = _run(f32, [np.zeros((1, *s), np.float16) for s in shapes])
+    arrays |= {
+        f"output_{j}": np.zeros((len(samples), *y.shape[1:]), np.float32) for j, y in enumerate(outputs)
+    }
+    golden = tmp_path / "hostile.npz"
+    np.savez(golden, **arrays)
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "golden_data": str(golden), "skip_verification": True},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.returncode == 0 and "runtime error" not in run.stderr, f"{run.stdout}\n{run.stderr[-4000:]}"
+    assert f"PASS ({len(samples)} sample(s), 0 output(s))" in run.stdout
