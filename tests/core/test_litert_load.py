@@ -209,6 +209,63 @@ def test_hooks_run_in_order_and_may_replace_the_model(tmp_path):
         load_model(path, 0, context(["CONV_2D"], hooks={"boom": lambda model: 1 / 0}))
 
 
+def _chain_model(path: Path) -> Path:
+    """x -> RELU -> TANH -> LOGISTIC -> RELU6 -> y: four operators, indices 0..3 in the file."""
+    b = LiteRTModelBuilder()
+    t = [b.add_tensor(f"t{i}", (1, 4), "float32") for i in range(5)]
+    for i, key in enumerate(["RELU", "TANH", "LOGISTIC", "RELU6"]):
+        b.add_operator(key, [t[i]], [t[i + 1]])
+    b.set_inputs([t[0]])
+    b.set_outputs([t[4]])
+    path.write_bytes(b.to_bytes())
+    return path
+
+
+def test_source_indices_are_the_file_indices_whatever_the_hooks_do(tmp_path):
+    """The seeds' rule: an operator keeps its index in the file the user gave. A hook removing
+    operators (as the resource-variable hook removes VAR_HANDLE), reordering them or returning a
+    deep copy does not shift an index; an operator a hook creates has none, and errors name the
+    file index too."""
+    import copy
+
+    path = _chain_model(tmp_path / "chain.tflite")
+    keys = ["RELU", "TANH", "LOGISTIC", "RELU6", "ABS"]
+
+    def drop_first(model):  # RELU goes; TANH reads the input instead
+        sub = sa.subgraph_at(model, 0)
+        sub.operators[1].inputs = sub.operators[0].inputs
+        sub.operators = sub.operators[1:]
+
+    def deep_copy(model):
+        return copy.deepcopy(model)
+
+    def relu6_as_abs(model):  # a hook-made operator standing in for RELU6
+        sub = sa.subgraph_at(model, 0)
+        old = sub.operators[-1]
+        code = litert.OperatorCodeT()
+        code.builtinCode = code.deprecatedBuiltinCode = litert.BuiltinOperator.ABS
+        model.operatorCodes.append(code)
+        new = litert.OperatorT()
+        new.opcodeIndex, new.inputs, new.outputs = len(model.operatorCodes) - 1, old.inputs, old.outputs
+        sub.operators[-1] = new
+
+    air = load_model(path, 0, context(keys, hooks={"a": drop_first, "b": deep_copy}))
+    assert [(op.op_type, op.source_indices) for op in air.operators] == [
+        ("TANH", (1,)),
+        ("LOGISTIC", (2,)),
+        ("RELU6", (3,)),
+    ]
+    assert [op.id for op in air.operators] == ["0", "1", "2"]  # AIR ids stay execution positions
+    air = load_model(path, 0, context(keys, hooks={"a": drop_first, "c": relu6_as_abs}))
+    assert [(op.op_type, op.source_indices) for op in air.operators] == [
+        ("TANH", (1,)),
+        ("LOGISTIC", (2,)),
+        ("ABS", ()),
+    ]
+    with pytest.raises(UnsupportedModelError, match=r"#2 LOGISTIC"):
+        load_model(path, 0, context(["TANH", "RELU6"], hooks={"a": drop_first}))
+
+
 def test_subgraph_index_is_checked():
     path = MODELS_DIR / "conv2d_3x3_s2_same_int8.tflite"
     for index in (1, -1):

@@ -2,8 +2,11 @@
 and C programs compile against a converted module and exit 0.
 
 Blocks run in a temporary directory holding the bundled KWS example (kws_int8.tflite,
-kws_int8_probe.tflite with kws_int8_probe_golden.npz, and a convert.yaml), so examples can use
-those names. ``text`` and ``toml`` blocks are illustrations and are not run.
+kws_int8_probe.tflite with kws_int8_probe_golden.npz, and a convert.yaml) and the streaming
+wake-word model (okay_nabu.tflite with okay_nabu_frames.npz), so examples can use those names.
+A C program is built against kws_int8 converted with prefix ``kws``, or the model its page names in
+``C_PROGRAM_MODELS`` (streaming.md: okay_nabu, whose state the program resets). ``text`` and
+``toml`` blocks are illustrations and are not run.
 """
 
 from __future__ import annotations
@@ -15,11 +18,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 EXAMPLE = ROOT / "examples" / "kws"
+STREAMING = ROOT / "tests" / "data" / "streaming"
+C_PROGRAM_MODELS = {"streaming.md": "okay_nabu.tflite"}
+"""The model a page's C programs run (default kws_int8.tflite), always with prefix ``kws``."""
 BLOCK = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -41,6 +48,11 @@ def block_id(item: tuple[str, int, str]) -> str:
 def workdir(tmp_path, monkeypatch):
     for name in ("kws_int8.tflite", "kws_int8_probe.tflite", "kws_int8_probe_golden.npz"):
         shutil.copy(EXAMPLE / name, tmp_path / name)
+    for name in ("okay_nabu.tflite", "okay_nabu_frames.npz"):
+        shutil.copy(STREAMING / name, tmp_path / name)
+    # What streaming.md's Python block writes for its C program (each block runs in its own dir).
+    with np.load(STREAMING / "okay_nabu_frames.npz") as data:
+        data["input_0"].tofile(tmp_path / "okay_nabu_frames.bin")
     (tmp_path / "convert.yaml").write_text(
         "model:\n  path: kws_int8.tflite\nmodule:\n  path: out\n  name: kws_yaml\n"
     )
@@ -80,11 +92,11 @@ def test_c_program_builds_and_runs(block, workdir):
     result = AotConverter(
         ConvertArgs.model_validate(
             {
-                "model": {"path": "kws_int8.tflite"},
+                "model": {"path": C_PROGRAM_MODELS.get(block[0], "kws_int8.tflite")},
                 "module": {"path": "out", "name": "kws_c", "prefix": "kws"},
             }
         )
     ).convert()
     exe = build_module(result.output, workdir / "build", prefix="kws", main_source=block[2])
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, cwd=workdir)
     assert proc.returncode == 0, proc.stdout + proc.stderr

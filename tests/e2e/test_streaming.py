@@ -191,3 +191,63 @@ def test_wake_word_stream_bit_exact_under_qemu(core, tmp_path):
     run = run_qemu(elf, core, timeout=300, count=False)
     assert run.returncode == 0, run.stdout
     assert "PASS" in run.stdout and f"{FRAMES} sample(s)" in run.stdout
+
+
+def _nabu_stream_golden(path: Path, *, spoil: int | None = None) -> Path:
+    """okay_nabu's stored frames and reference outputs, output frame ``spoil`` made wrong."""
+    frames = nabu_frames()
+    outputs = np.stack(stream_reference(NABU, frames))
+    if spoil is not None:
+        outputs[spoil] = 255 - outputs[spoil]
+    np.savez(path, input_0=np.stack([f[0] for f in frames]), output_0=outputs)
+    return path
+
+
+def test_num_iterations_runs_one_stream_compared_frame_by_frame(tmp_path):
+    """test.num_iterations = T with T frames stored: the self-test runs T consecutive runs on one
+    context, frame k into run k, and compares the output after every run (host gcc, ASan/UBSan).
+    A golden stream wrong in one middle frame only fails at that run, so the comparison is frame
+    by frame rather than of the last run."""
+    golden = _nabu_stream_golden(tmp_path / "golden.npz")
+    result = convert(NABU, golden, tmp_path / "out", test={"num_iterations": FRAMES})
+    source = (Path(result.output) / "src" / f"{result.prefix}_test_case.c").read_text()
+    assert f"[{result.prefix.upper()}_TEST_SAMPLES][{FRAMES}][120]" in source  # one input frame per run
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, run.stdout + run.stderr[-3000:]
+    assert f"PASS (1 sample(s), {FRAMES} run(s) each, 1 output(s))" in run.stdout
+
+    spoiled = _nabu_stream_golden(tmp_path / "spoiled.npz", spoil=10)
+    result = convert(NABU, spoiled, tmp_path / "out2", test={"num_iterations": FRAMES})
+    run = run_module_test_case(result.output, tmp_path / "build2", prefix=result.prefix)
+    assert not run.passed
+    mismatches = [line for line in run.stdout.splitlines() if "mismatched" in line]
+    assert len(mismatches) == 1 and mismatches[0].startswith("sample 0 run 10 output 0: 1 of 1 mismatched")
+
+
+def test_reference_golden_streams_fresh_frames_each_run(tmp_path):
+    """Without golden data the reference writes the golden stream itself: a fresh input frame per
+    run and every run's output, from one interpreter carrying the accumulator's state, so the
+    self-test checks all 24 runs of the stream (host gcc, ASan/UBSan)."""
+    from helia_aot.golden import reference_golden
+    from helia_aot.pipeline.load import load_model
+    from helia_aot.registry import build_default_registry_context
+
+    config: dict = {
+        "model": {"path": str(ACCUMULATOR)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "num_iterations": 24, "tolerance": 0.0},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, run.stdout + run.stderr[-3000:]
+    assert "PASS (1 sample(s), 24 run(s) each, 1 output(s))" in run.stdout
+
+    air = load_model(ACCUMULATOR, 0, build_default_registry_context())
+    golden = reference_golden(ACCUMULATOR, air, iterations=24)
+    (inputs,), (outputs,) = golden.inputs, golden.outputs
+    assert inputs.shape == (1, 24, 1, 8) and outputs.shape == (1, 24, 1, 8)
+    assert len({frame.tobytes() for frame in inputs[0]}) == 24  # a fresh frame per run
+    # Each run's output is the stream's, state included: a fresh interpreter per frame differs.
+    frames = [[frame] for frame in inputs[0]]
+    np.testing.assert_array_equal(outputs[0], np.stack(stream_reference(ACCUMULATOR, frames)))
+    assert not np.array_equal(outputs[0], np.stack(stream_reference(ACCUMULATOR, frames, fresh=True)))

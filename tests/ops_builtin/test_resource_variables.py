@@ -137,11 +137,9 @@ def test_invariant_variables_fold_into_constants(via_add, tmp_path):
     assert folded["gain"]["assignment"] == "clip"
     assert (folded["gain"]["reads"], folded["gain"]["assigns"]) == (1, 1)
     assert folded["gain"]["nbytes"] == 16
-    types = [
-        op["op_type"]
-        for op in json.loads(next(Path(result.output).glob("*_plan.json")).read_text())["operators"]
-    ]
-    assert types == ["MUL", "ADD"]
+    plan = json.loads(next(Path(result.output).glob("*_plan.json")).read_text())
+    # Named by their indices in the file (CALL_ONCE #0 and the VAR_HANDLEs #1, #2 are gone).
+    assert [(op["op_type"], op["source_indices"]) for op in plan["operators"]] == [("MUL", [8]), ("ADD", [9])]
     assert not [r for r in report["arenas"] if r["role"] == "persistent"]
 
 
@@ -155,14 +153,26 @@ def test_a_clamp_that_changes_the_value_keeps_the_variable(tmp_path):
 
 
 def test_folding_can_be_disabled(tmp_path):
+    """Without folding every READ/ASSIGN_VARIABLE stays; each operator is named by its index in
+    the file (CALL_ONCE is #0, the two VAR_HANDLEs #1 and #2, all removed at Load)."""
     initial = np.float32([[0.5, 0.25, 1.0, 0.75]])
-    _, report, _ = stream(
+    result, report, _ = stream(
         clamp_model(tmp_path / "m.tflite", initial, 0.0, 1.0),
         tmp_path,
         transforms=[{"name": "FOLD_INVARIANT_VARIABLES", "enabled": False}],
     )
     assert report["folded_variables"] == []
     assert [r for r in report["arenas"] if r["role"] == "persistent"]
+    plan = json.loads(next(Path(result.output).glob("*_plan.json")).read_text())
+    assert [(op["op_type"], op["source_indices"]) for op in plan["operators"]] == [
+        ("READ_VARIABLE", [3]),
+        ("READ_VARIABLE", [4]),
+        ("MAXIMUM", [5]),
+        ("MINIMUM", [6]),
+        ("ASSIGN_VARIABLE", [7]),
+        ("MUL", [8]),
+        ("ADD", [9]),
+    ]
 
 
 def test_an_init_subgraph_beyond_constant_arithmetic_is_refused(tmp_path):

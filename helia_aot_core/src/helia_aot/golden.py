@@ -1,7 +1,13 @@
 """Golden data for the module's self test: supplied as ``.npz`` or computed by the reference.
 
 An archive holds ``input_N`` and ``output_N`` for every model input and output, either one sample
-shaped like the tensor or several samples stacked on a new leading axis.
+shaped like the tensor or several samples stacked on a new leading axis. With
+``test.num_iterations`` = R > 1 the self-test runs every sample R times in a row on one context,
+and an array may hold one *frame per run* instead: R frames per sample, stacked as
+``(samples * R, *shape)`` or ``(samples, R, *shape)``. An input with frames gets frame k on run k
+(a stream); one without gets the same stimulus every run. An output with frames is compared after
+every run (a stream checked frame by frame); one without is compared after the last run only. An
+input fed back from an output (``test.state_feedback``) takes its stimulus on the first run only.
 """
 
 from __future__ import annotations
@@ -23,17 +29,21 @@ from helia_aot.litert.float32_twin import float32_twin, has_float16_activations
 
 @dataclass(slots=True)
 class GoldenData:
-    """Samples in model order: ``inputs[i]`` and ``outputs[j]`` are (samples, *shape) arrays."""
+    """Samples in model order: ``inputs[i]`` and ``outputs[j]`` are ``(samples, frames, *shape)``
+    arrays, ``frames`` being 1 (one value for the whole sample) or the number of runs (one per run)."""
 
     inputs: list[np.ndarray]
     outputs: list[np.ndarray]
 
     @property
     def num_samples(self) -> int:
-        return int(self.inputs[0].shape[0]) if self.inputs else 1
+        arrays = self.inputs + self.outputs
+        return int(arrays[0].shape[0]) if arrays else 1
 
 
-def _as_samples(value: np.ndarray, tensor: AirTensor, key: str) -> np.ndarray:
+def _as_samples(value: np.ndarray, tensor: AirTensor, key: str, runs: int = 1) -> np.ndarray:
+    """``value`` as ``(samples, frames, *shape)``; frames is ``runs`` when the array holds one
+    frame per run (``runs`` > 1 and a leading count divisible by it), 1 otherwise."""
     shape = tuple(tensor.shape)
     if (
         tensor.dtype.value == "float16"
@@ -52,17 +62,30 @@ def _as_samples(value: np.ndarray, tensor: AirTensor, key: str) -> np.ndarray:
                 hint="store the arrays in the model's dtypes",
             )
     if value.size == tensor.size:
-        return value.reshape((1, *shape))
-    if tensor.size and value.size % tensor.size == 0 and value.shape[1:] == shape:
-        return value.reshape((-1, *shape))
+        return value.reshape((1, 1, *shape))
+    stacked = tensor.size and value.size % tensor.size == 0
+    if stacked and runs > 1 and value.ndim == len(shape) + 2 and value.shape[1:] == (runs, *shape):
+        return value
+    if stacked and value.shape[1:] == shape:
+        if runs == 1:
+            return value.reshape((-1, 1, *shape))
+        if value.shape[0] % runs == 0:
+            return value.reshape((-1, runs, *shape))
+        raise GoldenDataError(
+            f"golden {key} holds {value.shape[0]} frames, not a multiple of test.num_iterations "
+            f"({runs}) runs",
+            hint="store one frame per run for every sample (samples * num_iterations frames), or "
+            "one value shaped like the tensor",
+        )
     raise GoldenDataError(
         f"golden {key} has shape {value.shape}, the model tensor is {list(shape)}",
-        hint="store one sample shaped like the tensor, or samples stacked on axis 0",
+        hint="store one sample shaped like the tensor, or samples (or one frame per run) stacked on axis 0",
     )
 
 
-def load_golden(path: Path, model: AirModel) -> GoldenData:
-    """Read and check an archive against the model's inputs and outputs."""
+def load_golden(path: Path, model: AirModel, runs: int = 1) -> GoldenData:
+    """Read and check an archive against the model's inputs and outputs (``runs``:
+    test.num_iterations, which decides whether stacked arrays are samples or frames)."""
     path = Path(path)
     if not path.is_file():
         raise GoldenDataNotFoundError(
@@ -89,7 +112,7 @@ def load_golden(path: Path, model: AirModel) -> GoldenData:
                     hint=f"it needs input_0..input_{len(model.inputs) - 1} and "
                     f"output_0..output_{len(model.outputs) - 1}",
                 )
-            target.append(_as_samples(arrays[key], model.tensors[tid], key))
+            target.append(_as_samples(arrays[key], model.tensors[tid], key, runs))
     counts = {a.shape[0] for a in result.inputs + result.outputs}
     if len(counts) > 1:
         raise GoldenDataError(f"golden data {path.name} mixes sample counts {sorted(counts)}")
@@ -107,10 +130,15 @@ def reference_golden(
 ) -> GoldenData:
     """Random inputs over each input's full range, outputs from the reference interpreter.
 
-    With ``iterations`` > 1 each sample runs that many times, ``feedback`` (output, input) pairs
-    copying outputs into inputs between runs, and the expected outputs are the last run's: what
-    the module's self-test does with ``test.num_iterations`` and ``test.state_feedback``.
+    With ``iterations`` > 1 each sample runs that many times in a row, as the module's self-test
+    does with ``test.num_iterations`` and ``test.state_feedback``: every input not fed back gets a
+    fresh frame each run, ``feedback`` (output, input) pairs copy outputs into inputs between runs
+    (a fed input keeps one frame: its first run's), and every run's outputs are kept, so the
+    self-test compares the stream frame by frame. One interpreter runs everything in order, as
+    the module's one context does, so state carries over between runs and samples.
     """
+    runs = max(1, iterations)
+    fed = {in_index for _, in_index in feedback}
     rng = np.random.default_rng(seed)
     with tempfile.TemporaryDirectory(prefix="helia-aot-twin") as tmp:
         reference = _reference_model(Path(model_path), Path(tmp))
@@ -146,17 +174,30 @@ def _run_reference(
     inputs: list[list[np.ndarray]] = [[] for _ in model.inputs]
     outputs: list[list[np.ndarray]] = [[] for _ in model.outputs]
     for _ in range(samples):
-        sample = [_random_input(model.tensors[t], rng) for t in model.inputs]
-        for i, value in enumerate(sample):
-            inputs[i].append(value)
-        feed = list(sample)
-        result = interpreter.run(feed)
-        for _ in range(max(1, iterations) - 1):
-            for out_index, in_index in feedback:
-                feed[in_index] = np.asarray(result[out_index]).reshape(sample[in_index].shape)
+        frames: list[list[np.ndarray]] = [[] for _ in model.inputs]
+        produced: list[list[np.ndarray]] = [[] for _ in model.outputs]
+        feed: list[np.ndarray] = []
+        for run in range(runs):
+            if run == 0:
+                feed = [_random_input(model.tensors[t], rng) for t in model.inputs]
+            else:
+                for i, tid in enumerate(model.inputs):
+                    if i not in fed:
+                        feed[i] = _random_input(model.tensors[tid], rng)
+            for i, value in enumerate(feed):
+                if run == 0 or i not in fed:
+                    frames[i].append(value)
             result = interpreter.run(feed)
-        for j, value in enumerate(result):
-            outputs[j].append(np.asarray(value).reshape(model.tensors[model.outputs[j]].shape))
+            for j, value in enumerate(result):
+                produced[j].append(np.asarray(value).reshape(model.tensors[model.outputs[j]].shape))
+            for out_index, in_index in feedback:
+                feed[in_index] = np.asarray(result[out_index]).reshape(
+                    model.tensors[model.inputs[in_index]].shape
+                )
+        for i, values in enumerate(frames):
+            inputs[i].append(np.stack(values))
+        for j, values in enumerate(produced):
+            outputs[j].append(np.stack(values))
     return GoldenData([np.stack(v) for v in inputs], [np.stack(v) for v in outputs])
 
 

@@ -8,8 +8,9 @@ exactly a GRU cell: two FULLY_CONNECTED products (one of the gathered time step,
 state), each split into three gate parts, and
 h = z * h + (1 - z) * tanh(x_n + r * h_n) with z, r = sigmoid(x_z + h_z), sigmoid(x_r + h_r).
 The loop must run over the whole sequence from counters 0 with a constant initial state. The
-three operators become one GRU operator whose custom options list their indices
-(``source_indices``); anything else is left to the general WHILE support.
+three operators become one GRU operator whose custom options list their indices in the model file
+(``source_indices``, from the marks Load put on every operator, so an earlier fusion or another
+hook moving operators does not shift them); anything else is left to the general WHILE support.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from flatbuffers import flexbuffers
+from helia_aot.converters.litert.source_indices import mark_source_indices, source_index
 from helia_aot.litert import schema_py_generated as litert
 
 _CODES = {
@@ -347,7 +349,9 @@ def _apply(
     fused.opcodeIndex = _custom_code(model)
     fused.inputs = inputs
     fused.outputs = [result]
-    fused.customOptions = list(flexbuffers.Dumps({"source_indices": indices}))
+    marks = (source_index(subgraph.operators[i]) for i in indices)
+    sources = sorted(mark for mark in marks if mark is not None)
+    fused.customOptions = list(flexbuffers.Dumps({"source_indices": sources}))
     fused.customOptionsFormat = litert.CustomOptionsFormat.FLEXBUFFERS
     subgraph.operators = [o for i, o in enumerate(subgraph.operators) if i not in indices]
     subgraph.operators.insert(indices[0], fused)
@@ -356,6 +360,7 @@ def _apply(
 def fuse_rolled_gru(model: litert.ModelT) -> litert.ModelT | None:
     """Replace every WHILE-loop Keras GRU (with its reshapes) by one GRU operator; None if none."""
     changed = False
+    mark_source_indices(model)  # called on its own (not from Load), positions are the indices
     for subgraph in model.subgraphs or []:
         while _fuse_one(model, subgraph):
             changed = True

@@ -12,7 +12,6 @@ from helia_aot_ops_builtin import ops
 from helia_aot_ops_builtin.gru_fusion import fuse_rolled_gru
 from helia_aot_ops_builtin.resource_variables import resolve_resource_variables
 from helia_aot_ops_builtin.transforms import register_transforms
-from helia_aot_ops_builtin.variable_folding import FoldInvariantVariables
 
 
 def registrations() -> list[OperatorRecord]:
@@ -39,4 +38,3 @@ def helia_aot_register(context: RegistryContext) -> None:
     context.litert_model_hooks.register("fuse_rolled_gru", fuse_rolled_gru)
     # Resource variables become persistent variable tensors before the model is read into AIR.
     context.litert_model_hooks.register("resolve_resource_variables", resolve_resource_variables)
-    context.transforms.register(FoldInvariantVariables.NAME, FoldInvariantVariables)

@@ -14,7 +14,8 @@ a LiteRT *variable tensor* (``is_variable``, persistent state):
 - in every other subgraph, the RESOURCE tensor of a variable's first VAR_HANDLE becomes the
   variable itself (the element type, shape and quantization of the values assigned to it),
   its buffer holding the initial value; every other handle of that variable is redirected to it;
-- the VAR_HANDLE and CALL_ONCE nodes are removed (the operator indices after them shift down).
+- the VAR_HANDLE and CALL_ONCE nodes are removed (every other operator keeps its index in the
+  file: Load marked them before the hooks ran, see ``helia_aot.converters.litert.source_indices``).
 
 READ_VARIABLE and ASSIGN_VARIABLE then remain, reading and writing a persistent tensor
 (``ops/variables.py``); ``<prefix>_model_init`` and ``<prefix>_model_reset_state`` put the initial

@@ -26,6 +26,7 @@ from helia_aot.air import (
 )
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import read_model
+from helia_aot.converters.litert.source_indices import mark_source_indices, source_index, subgraph_is_marked
 from helia_aot.converters.litert.validate import wiring_problems
 from helia_aot.converters.litert.view import ModelView, SubgraphView
 from helia_aot.converters.litert.view_builder import build_view
@@ -135,16 +136,20 @@ def parse_operators(
     bug in its pack: PluginError names the parser.
     """
     failures: list[Failure] = []
+    marked = subgraph_is_marked(subgraph.node)
     for op in subgraph.operators:
         index, key = op.index, op.key
+        # The index in the file the user gave (hooks may have moved the operator): errors and
+        # source_indices name it; a hook-made operator has none unless its parser states them.
+        file_index = source_index(op.node) if marked else index
         parser: Callable[..., Any] | None = parsers.get(key) if key in parsers else None
         if parser is None:
-            failures.append((index, key, *missing_parser_reason(key, blocked)))
+            failures.append((_shown(file_index, index), key, *missing_parser_reason(key, blocked)))
             continue
         try:
             result = parser(index, model, subgraph.node, air)
         except (UnsupportedModelError, ValueError) as exc:
-            failures.append((index, key, str(exc) or type(exc).__name__, None))
+            failures.append((_shown(file_index, index), key, str(exc) or type(exc).__name__, None))
             continue
         except HeliaAotError:
             raise
@@ -160,6 +165,8 @@ def parse_operators(
                 f"the parser for {key} returned {type(result).__name__}, not an AirOperator",
                 hint="a parser returns the AirOperator it built",
             )
+        if result.source_indices == (index,):  # the default; a parser stating others keeps them
+            result.source_indices = () if file_index is None else (file_index,)
         air.operators.append(result)
     return failures
 
@@ -180,6 +187,11 @@ def build_operators(
         failures = load_regions(view, air, parse)
     if failures:
         raise unsupported_operators_error(failures)
+
+
+def _shown(file_index: int | None, position: int) -> int:
+    """The index an error names: the file's, or the position for an operator a hook made."""
+    return position if file_index is None else file_index
 
 
 def _one_line(text: str) -> str:
@@ -210,7 +222,9 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     ``litert_parsers`` (canonical key -> ``parser(op_index, model, subgraph, air_model)``).
     """
     path = Path(path)
-    model = apply_model_hooks(read_model(path), context.litert_model_hooks)
+    model = read_model(path)
+    mark_source_indices(model)  # before any hook moves an operator
+    model = apply_model_hooks(model, context.litert_model_hooks)
     view = build_view(model, subgraph_index, path.name)
     air = AirModel(
         name=c_identifier(path.stem, fallback="model"),

@@ -578,7 +578,8 @@ class _Array:
     nbytes: int
     role: str
     index: int
-    samples: list[str]
+    samples: list[list[str]]  # per sample, its frames: one, or one per run
+    frames: int
 
 
 @dataclass(slots=True)
@@ -588,6 +589,7 @@ class _OutputCheck:
     size: int
     symbol: str
     is_float: bool
+    frames: int  # 1: compared after a sample's last run; the run count: after every run
     half: bool = False
     """A float16 output: the module writes binary16 bits, the expected values are float32 (the
     golden of a float16 model is its float32 twin's), and the check decodes before comparing."""
@@ -608,7 +610,7 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     iterations = int(getattr(test, "num_iterations", 1) or 1)
     feedback = state_feedback_pairs(model, getattr(test, "state_feedback", None) or [])
     if test.golden_data:
-        golden = load_golden(Path(test.golden_data), model)
+        golden = load_golden(Path(test.golden_data), model, iterations)
     else:
         golden = reference_golden(
             Path(config.model.path),
@@ -628,19 +630,14 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
             half = tensor.dtype.value == "float16" and role == "output"
             is_float = tensor.dtype.value == "float32" or half
             symbol = f"{prefix}_test_{role}_{i}"
-            arrays.append(
-                _Array(
-                    symbol,
-                    "float" if half else tensor.ctype,
-                    tensor.size,
-                    tensor.nbytes,
-                    role,
-                    i,
-                    [_c_values(s, is_float) for s in data[i][:limit]],
-                )
-            )
+            frames = int(data[i].shape[1])
+            values = [[_c_values(frame, is_float) for frame in sample] for sample in data[i][:limit]]
+            ctype = "float" if half else tensor.ctype
+            arrays.append(_Array(symbol, ctype, tensor.size, tensor.nbytes, role, i, values, frames))
             if role == "output":
-                checks.append(_OutputCheck(i, tensor.ctype, tensor.size, symbol, tensor.dtype.is_float, half))
+                checks.append(
+                    _OutputCheck(i, tensor.ctype, tensor.size, symbol, tensor.dtype.is_float, frames, half)
+                )
     tolerance = float(test.tolerance or 0.0)
     if tolerance < 0:
         raise InvalidConfigError("test.tolerance must not be negative")

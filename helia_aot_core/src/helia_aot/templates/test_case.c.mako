@@ -11,10 +11,16 @@
 #define ${PREFIX}_TEST_SAMPLES ${num_samples}
 #define ${PREFIX}_TEST_ITERATIONS ${num_iterations}
 
+/* [sample][frame][element]: one frame for the whole sample, or one per run (a stream: the input
+ * of run k, the expected output after run k). */
 % for arr in arrays:
-static const ${arr.ctype} ${arr.symbol}[${PREFIX}_TEST_SAMPLES][${arr.size}] = {
+static const ${arr.ctype} ${arr.symbol}[${PREFIX}_TEST_SAMPLES][${arr.frames}][${arr.size}] = {
 % for sample in arr.samples:
-    {${sample}},
+    {
+% for frame in sample:
+        {${frame}},
+% endfor
+    },
 % endfor
 };
 % endfor
@@ -120,6 +126,41 @@ static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, c
 }
 % endfor
 
+% for out in outputs_check:
+
+/* Compare output ${out.index} after run \p run of \p sample with its expected frame; print a line when
+ * it mismatches${" (and every float output's largest distance)" if out.is_float and tolerance_ulp is not None else ""}. Returns 1 on a mismatch, 0 otherwise. */
+static int32_t ${prefix}_test_compare_${out.index}(const ${prefix}_model_context_t *ctx, int32_t sample, int32_t run,
+                                                  const ${"float" if out.half else out.ctype} *expected)
+{
+    double max_diff;
+% if out.half:
+    const int32_t bad = ${prefix}_check_output_${out.index}((const uint16_t *)(const void *)ctx->outputs[${out.index}].data,
+                                               expected, &max_diff);
+    /* The largest distance of every float16 output, passing or not. */
+    ${PREFIX}_PRINTF("sample %ld run %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
+                     (long)sample, (long)run, (long)bad, max_diff);
+% elif out.is_float and tolerance_ulp is not None:
+    int64_t max_ulp;
+    const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
+                                               expected, &max_diff, &max_ulp);
+    /* The largest distance of every float output, passing or not: a bound is chosen from it. */
+    ${PREFIX}_PRINTF("sample %ld run %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g, %ld ULP)\n",
+                     (long)sample, (long)run, (long)bad, max_diff, (long)(max_ulp > INT32_MAX ? INT32_MAX : max_ulp));
+% else:
+    const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
+                                               expected, &max_diff);
+    if (bad != 0) {
+        ${PREFIX}_PRINTF("sample %ld run %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
+                         (long)sample, (long)run, (long)bad, max_diff);
+    }
+% endif
+    (void)sample;
+    (void)run;
+    return bad != 0 ? 1 : 0;
+}
+% endfor
+
 int32_t ${prefix}_test_case_init(void)
 {
     int32_t status;
@@ -161,7 +202,7 @@ int32_t ${prefix}_test_case_run(void)
 % for arr in arrays:
 % if arr.role == "input":
             if (iteration == 0 || !${prefix}_test_fed_input[${arr.index}]) {
-                memcpy(ctx->inputs[${arr.index}].data, ${arr.symbol}[sample], ${arr.nbytes}u);
+                memcpy(ctx->inputs[${arr.index}].data, ${arr.symbol}[sample][${"iteration" if arr.frames > 1 else "0"}], ${arr.nbytes}u);
             }
 % endif
 % endfor
@@ -170,6 +211,11 @@ int32_t ${prefix}_test_case_run(void)
                 ${PREFIX}_PRINTF("${prefix}_test_case: run failed with status %ld\n", (long)status);
                 return status;
             }
+% for out in outputs_check:
+% if out.frames > 1:
+            failed += ${prefix}_test_compare_${out.index}(ctx, sample, iteration, ${out.symbol}[sample][iteration]);
+% endif
+% endfor
 % if feedback:
             if (iteration + 1 < ${PREFIX}_TEST_ITERATIONS) {
                 int32_t pair;
@@ -181,42 +227,17 @@ int32_t ${prefix}_test_case_run(void)
 % endif
         }
 % for out in outputs_check:
-        {
-            double max_diff;
-% if out.half:
-            const int32_t bad = ${prefix}_check_output_${out.index}((const uint16_t *)(const void *)ctx->outputs[${out.index}].data,
-                                                   ${out.symbol}[sample], &max_diff);
-            if (bad != 0) {
-                ++failed;
-            }
-            /* The largest distance of every float16 output, passing or not. */
-            ${PREFIX}_PRINTF("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
-                             (long)sample, (long)bad, max_diff);
-% elif out.is_float and tolerance_ulp is not None:
-            int64_t max_ulp;
-            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
-                                                   ${out.symbol}[sample], &max_diff, &max_ulp);
-            if (bad != 0) {
-                ++failed;
-            }
-            /* The largest distance of every float output, passing or not: a bound is chosen from it. */
-            ${PREFIX}_PRINTF("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g, %ld ULP)\n",
-                             (long)sample, (long)bad, max_diff, (long)(max_ulp > INT32_MAX ? INT32_MAX : max_ulp));
-            (void)max_ulp;
-% else:
-            const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
-                                                   ${out.symbol}[sample], &max_diff);
-            if (bad != 0) {
-                ++failed;
-                ${PREFIX}_PRINTF("sample %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
-                                 (long)sample, (long)bad, max_diff);
-            }
+% if out.frames == 1:
+        failed += ${prefix}_test_compare_${out.index}(ctx, sample, ${PREFIX}_TEST_ITERATIONS - 1, ${out.symbol}[sample][0]);
 % endif
-            (void)max_diff;
-        }
 % endfor
     }
+% if num_iterations > 1:
+    ${PREFIX}_PRINTF("${prefix}_test_case: %s (%d sample(s), %d run(s) each, ${len(outputs_check)} output(s))\n",
+                     failed == 0 ? "PASS" : "FAIL", ${PREFIX}_TEST_SAMPLES, ${PREFIX}_TEST_ITERATIONS);
+% else:
     ${PREFIX}_PRINTF("${prefix}_test_case: %s (%d sample(s), ${len(outputs_check)} output(s))\n", failed == 0 ? "PASS" : "FAIL",
                      ${PREFIX}_TEST_SAMPLES);
+% endif
     return failed;
 }

@@ -12,8 +12,10 @@ extern "C" {
  * application) and initialize the model. Returns 0 or the failing module status. */
 int32_t ${prefix}_test_case_init(void);
 
-/* Run every stored sample ${num_iterations} time(s) and compare the outputs of the last run with the
- * expected values; ${prefix}_test_case_init runs first if it has not. Prints a line per mismatching
+/* Run every stored sample ${num_iterations} time(s) in a row on the test's one context and compare the
+ * outputs with the expected values: after every run for an output stored frame by frame (one
+ * frame per run), after the sample's last run otherwise; ${prefix}_test_case_init runs first if
+ * it has not. Prints a line per mismatching
  * output and a PASS/FAIL summary through ${PREFIX}_PRINTF. Returns 0 when everything matched, the
  * number of mismatching outputs otherwise, or the failing module status. */
 int32_t ${prefix}_test_case_run(void);

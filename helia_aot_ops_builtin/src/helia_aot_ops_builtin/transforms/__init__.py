@@ -9,6 +9,7 @@ from __future__ import annotations
 from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin.transforms.depthwise_to_conv import DepthwiseToConv
+from helia_aot_ops_builtin.transforms.fold_invariant_variables import FoldInvariantVariables
 from helia_aot_ops_builtin.transforms.prune_identity_ops import PruneIdentityOps
 from helia_aot_ops_builtin.transforms.schedule_constant_dequantize import ScheduleConstantDequantize
 from helia_aot_ops_builtin.transforms.static_shapes import FoldStaticShapeExpressions
@@ -16,6 +17,7 @@ from helia_aot_ops_builtin.transforms.transpose_reverse_conv import TransposeRev
 
 TRANSFORMS: list[type] = [
     FoldStaticShapeExpressions,
+    FoldInvariantVariables,
     DepthwiseToConv,
     PruneIdentityOps,
     TransposeReverseConv,
