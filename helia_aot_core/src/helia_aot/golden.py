@@ -137,8 +137,6 @@ def reference_golden(
     self-test compares the stream frame by frame. One interpreter runs everything in order, as
     the module's one context does, so state carries over between runs and samples.
     """
-    runs = max(1, iterations)
-    fed = {in_index for _, in_index in feedback}
     rng = np.random.default_rng(seed)
     with tempfile.TemporaryDirectory(prefix="helia-aot-twin") as tmp:
         reference = _reference_model(Path(model_path), Path(tmp))
@@ -171,6 +169,8 @@ def _run_reference(
     iterations: int,
     feedback: Sequence[tuple[int, int]],
 ) -> GoldenData:
+    runs = max(1, iterations)
+    fed = {in_index for _, in_index in feedback}
     inputs: list[list[np.ndarray]] = [[] for _ in model.inputs]
     outputs: list[list[np.ndarray]] = [[] for _ in model.outputs]
     for _ in range(samples):
