@@ -385,7 +385,8 @@ def report_record(
     quotes, per setting, the packaged ``measurements.json`` records for this target and CPU;
     ``hints`` says what another knob value would save (:mod:`helia_aot.pipeline.knob_hints`).
     Ours follow: the arenas, ``arena_hints`` (``{kind, message}``, the earlier top-level hints),
-    the per-operator ``index``, ``op_type``, ``parameters``, ``kernel_calls`` and ``hints``, and the model and platform names.
+    the per-operator ``index``, ``op_type``, ``parameters``, ``kernel_calls`` and ``hints``, and
+    the model and platform names.
     """
     peaks: dict[int, list[dict[str, str]]] = {}
     for occupancy in scratch_occupancy(model, plan, len(operators)):
