@@ -39,6 +39,7 @@ def test_size_links_less_code_than_latency_on_the_m55_and_both_are_bit_exact(tmp
     text = {}
     for goal in ("size", "latency"):
         work = tmp_path / goal
+        work.mkdir()
         result = convert(ENTRIES["mlperf_kws_dscnn_int8"], work, optimization={"goal": goal})
         elf = cross_build_module(result.output, work / "m55", "m55", prefix=result.prefix)
         run = run_qemu(elf, "m55", timeout=600)
