@@ -181,16 +181,6 @@ int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const in
     return conv_s8_generic(params, input, filter, bias, output);
 }
 
-/* Follows LiteRT reference_integer_ops::ConvPerChannel (int8), the general loop alone. */
-int32_t hk_conv_s8_generic(const hk_conv_params_t *params, const int8_t *input,
-                           const int8_t *filter, const int32_t *bias, int8_t *output)
-{
-    if (!conv_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
-        return HK_STATUS_BAD_PARAM;
-    }
-    return conv_s8_generic(params, input, filter, bias, output);
-}
-
 /* Follows LiteRT reference_ops::Conv (float): each sum runs over taps then channels, as there. */
 int32_t hk_conv_f32(const hk_conv_params_t *params, const float *input, const float *filter,
                     const float *bias, float *output)

@@ -442,17 +442,6 @@ int32_t hk_depthwise_s8(const hk_depthwise_params_t *params, const int8_t *input
     return depthwise_s8_generic(params, input, filter, bias, output);
 }
 
-/* Follows LiteRT reference_integer_ops::DepthwiseConvPerChannel (int8), the general loop alone. */
-int32_t hk_depthwise_s8_generic(const hk_depthwise_params_t *params, const int8_t *input,
-                                const int8_t *filter, const int32_t *bias, int8_t *output)
-{
-    if (!depthwise_quant_params_ok(params) || input == NULL || filter == NULL ||
-        output == NULL) {
-        return HK_STATUS_BAD_PARAM;
-    }
-    return depthwise_s8_generic(params, input, filter, bias, output);
-}
-
 /* Follows LiteRT reference_ops::DepthwiseConv (float): each sum runs over the taps in order. */
 int32_t hk_depthwise_f32(const hk_depthwise_params_t *params, const float *input,
                          const float *filter, const float *bias, float *output)

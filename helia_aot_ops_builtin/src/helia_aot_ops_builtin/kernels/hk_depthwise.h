@@ -53,11 +53,6 @@ typedef struct {
 int32_t hk_depthwise_s8(const hk_depthwise_params_t *params, const int8_t *input,
                         const int8_t *filter, const int32_t *bias, int8_t *output);
 
-/* int8, the one general loop only (kernel: generic): ignores offset_bias, and a module calling
- * only this entry links none of the fast paths' code. */
-int32_t hk_depthwise_s8_generic(const hk_depthwise_params_t *params, const int8_t *input,
-                                const int8_t *filter, const int32_t *bias, int8_t *output);
-
 /* int16 activations, int8 weights, int64 bias (may be NULL), 64-bit accumulation. */
 int32_t hk_depthwise_s16(const hk_depthwise_params_t *params, const int16_t *input,
                          const int8_t *filter, const int64_t *bias, int16_t *output);

@@ -204,36 +204,6 @@ int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const i
     return HK_STATUS_OK;
 }
 
-/* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
- * scales (int8), row-major weights one unit at a time. */
-int32_t hk_fully_connected_s8_generic(const hk_fully_connected_params_t *params,
-                                      const int8_t *input, const int8_t *filter,
-                                      const int32_t *bias, int8_t *output)
-{
-    if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL ||
-        params->packed_filter) {
-        return HK_STATUS_BAD_PARAM;
-    }
-    const hk_fully_connected_params_t *p = params;
-    const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
-                       p->output_features, p->per_channel ? 1 : 0, p->input_offset,
-                       p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),
-                       hk_min_i32(p->act_max, 127)};
-    for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *x = input + (size_t)b * (size_t)k.depth;
-        int8_t *out = output + (size_t)b * (size_t)k.units;
-        const uint32_t row = k.filter_offset != 0
-                                 ? (uint32_t)k.filter_offset * (uint32_t)fc_sum_s8(x, k.depth)
-                                 : 0u;
-        for (int32_t o = 0; o < k.units; ++o) {
-            const int8_t *w = filter + (size_t)o * (size_t)k.depth;
-            const uint32_t acc = hk_fc_dot1_s8(x, w, k.depth, fc_fold_bias(&k, w, o) + row);
-            out[o] = fc_output_s8(&k, acc, k.scale[k.per_channel ? o : 0]);
-        }
-    }
-    return HK_STATUS_OK;
-}
-
 /* -- int16 x int8 ---------------------------------------------------------------------------- */
 
 static int64_t fc_sum_s16(const int16_t *x, int32_t depth)

@@ -51,12 +51,6 @@ typedef struct {
 int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
                               const int8_t *filter, const int32_t *bias, int8_t *output);
 
-/* int8 with a row-major filter, one unit at a time (kernel: generic): packed_filter must be 0,
- * and a module calling only this entry links none of the packed paths' code. */
-int32_t hk_fully_connected_s8_generic(const hk_fully_connected_params_t *params,
-                                      const int8_t *input, const int8_t *filter,
-                                      const int32_t *bias, int8_t *output);
-
 /* int16 activations, int8 weights, int64 bias (may be NULL), 64-bit accumulation. */
 int32_t hk_fully_connected_s16(const hk_fully_connected_params_t *params, const int16_t *input,
                                const int8_t *filter, const int64_t *bias, int16_t *output);

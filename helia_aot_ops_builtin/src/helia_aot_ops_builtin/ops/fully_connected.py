@@ -164,6 +164,13 @@ class FullyConnectedOperator(KernelCallOperator):
             kind = "s16_b32"
         return kind
 
+    def kernel_families(self) -> tuple[str, ...]:
+        # The row-major loop is a family of its own (hk_fully_connected_generic.c), which leaves
+        # the packed paths' translation unit, and so their speed, exactly as it was.
+        if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
+            return ("fully_connected_generic",)
+        return self.KERNELS
+
     def kernel_function(self) -> str:
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return "fully_connected_s8_generic"
