@@ -33,13 +33,18 @@ int32_t hk_conv_s8_generic(const hk_conv_params_t *params, const int8_t *input,
     const hk_conv_params_t *p = params;
     const int32_t fic = p->filter_input_channels;
     const int32_t per_group = p->output_channels / (p->input_channels / fic);
-    const size_t taps_per_channel = (size_t)p->filter_height * (size_t)p->filter_width * (size_t)fic;
+    const size_t taps_per_channel =
+        (size_t)p->filter_height * (size_t)p->filter_width * (size_t)fic;
     const int32_t act_min = hk_max_i32(p->act_min, -128);
     const int32_t act_max = hk_min_i32(p->act_max, 127);
+    /* Read once: the int8 stores may alias the params, which would reload them per tap. */
+    const int32_t in_offset = p->input_offset;
+    const size_t in_w = (size_t)p->input_width;
+    const size_t in_c = (size_t)p->input_channels;
+    const size_t filter_w = (size_t)p->filter_width;
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *image = input + (size_t)b * (size_t)p->input_height *
-                                          (size_t)p->input_width * (size_t)p->input_channels;
+        const int8_t *image = input + (size_t)b * (size_t)p->input_height * in_w * in_c;
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
             int32_t fy0, fy1;
@@ -58,14 +63,11 @@ int32_t hk_conv_s8_generic(const hk_conv_params_t *params, const int8_t *input,
                         const int32_t iy = iy0 + fy * p->dilation_height;
                         for (int32_t fx = fx0; fx < fx1; ++fx) {
                             const int32_t ix = ix0 + fx * p->dilation_width;
-                            const int8_t *x =
-                                channels + ((size_t)iy * (size_t)p->input_width + (size_t)ix) *
-                                               (size_t)p->input_channels;
+                            const int8_t *x = channels + ((size_t)iy * in_w + (size_t)ix) * in_c;
                             const int8_t *w =
-                                taps + ((size_t)fy * (size_t)p->filter_width + (size_t)fx) *
-                                           (size_t)fic;
+                                taps + ((size_t)fy * filter_w + (size_t)fx) * (size_t)fic;
                             for (int32_t ic = 0; ic < fic; ++ic) {
-                                acc += (int32_t)w[ic] * ((int32_t)x[ic] + p->input_offset);
+                                acc += (int32_t)w[ic] * ((int32_t)x[ic] + in_offset);
                             }
                         }
                     }

@@ -33,6 +33,10 @@ int32_t hk_depthwise_s8_generic(const hk_depthwise_params_t *params, const int8_
     const size_t out_c = (size_t)in_c * (size_t)dm;
     const int32_t act_min = hk_max_i32(p->act_min, -128);
     const int32_t act_max = hk_min_i32(p->act_max, 127);
+    /* Read once: the int8 stores may alias the params, which would reload them per tap. */
+    const int32_t in_offset = p->input_offset;
+    const size_t in_w = (size_t)p->input_width;
+    const size_t filter_w = (size_t)p->filter_width;
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image =
@@ -55,14 +59,10 @@ int32_t hk_depthwise_s8_generic(const hk_depthwise_params_t *params, const int8_
                         for (int32_t fx = fx0; fx < fx1; ++fx) {
                             const int32_t ix = ix0 + fx * p->dilation_width;
                             const int32_t x =
-                                image[((size_t)iy * (size_t)p->input_width + (size_t)ix) *
-                                          (size_t)in_c +
-                                      ic];
+                                image[((size_t)iy * in_w + (size_t)ix) * (size_t)in_c + ic];
                             const int32_t w =
-                                filter[((size_t)fy * (size_t)p->filter_width + (size_t)fx) *
-                                           out_c +
-                                       oc];
-                            acc += w * (x + p->input_offset);
+                                filter[((size_t)fy * filter_w + (size_t)fx) * out_c + oc];
+                            acc += w * (x + in_offset);
                         }
                     }
                     if (bias != NULL) {
