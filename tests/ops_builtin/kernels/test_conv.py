@@ -4,7 +4,8 @@ Geometry covers LiteRT's SAME/VALID padding and arbitrary explicit padding (wind
 wholly outside the image), strides, dilations and grouped convolution. Integer kernels must match
 exactly; the float model sums in the reference's order, so float must match bit for bit too.
 The int8 kernel runs both with the converter's folded bias and scratch (its fast path; the host
-build is the portable one) and without them (the generic loop).
+build is the portable one) and without them (the generic loop); hk_conv_s8_generic (the
+``kernel: generic`` knob, a family of its own) must give the same bytes and ignore both.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class ConvParams(ctypes.Structure):
 
 
 def _fn(name):
-    fn = getattr(build_kernels("conv"), name)
+    fn = getattr(build_kernels("conv", "conv_generic"), name)
     fn.argtypes = [ctypes.POINTER(ConvParams), P, P, P, P]
     fn.restype = ctypes.c_int32
     return fn
@@ -190,8 +191,8 @@ def _scratch_size(p):
 
 
 @settings(max_examples=200)
-@given(geometries(), st.booleans(), st.booleans())
-def test_conv_s8_matches_reference(case, with_bias, fast):
+@given(geometries(), st.booleans(), st.booleans(), st.sampled_from(["hk_conv_s8", "hk_conv_s8_generic"]))
+def test_conv_s8_matches_reference(case, with_bias, fast, entry):
     geo, seed = case
     rng = np.random.default_rng(seed)
     xs, ws, _ = _shapes(geo)
@@ -201,7 +202,7 @@ def test_conv_s8_matches_reference(case, with_bias, fast):
     zp_in, zp_out = (int(v) for v in rng.integers(-128, 127, 2, endpoint=True))
     mult, shift, lo, hi = _quant(rng, geo, np.int8)
     status, y = _run(
-        "hk_conv_s8",
+        entry,
         geo,
         x,
         w,

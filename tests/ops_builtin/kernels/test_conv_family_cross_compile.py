@@ -11,7 +11,17 @@ import subprocess
 import pytest
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 
-FAMILIES = ("conv", "depthwise", "fully_connected", "transpose_conv", "batch_matmul", "pool")
+FAMILIES = (
+    "conv",
+    "conv_generic",
+    "depthwise",
+    "depthwise_generic",
+    "fully_connected",
+    "fully_connected_generic",
+    "transpose_conv",
+    "batch_matmul",
+    "pool",
+)
 CPUS = {
     "cortex-m55": ["-mcpu=cortex-m55", "-mfloat-abi=hard"],
     "cortex-m4f": ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"],

@@ -57,7 +57,7 @@ class DepthwiseParams(ctypes.Structure):
 
 
 def _fn(name):
-    fn = getattr(build_kernels("depthwise"), name)
+    fn = getattr(build_kernels("depthwise", "depthwise_generic"), name)
     fn.argtypes = [ctypes.POINTER(DepthwiseParams), P, P, P, P]
     fn.restype = ctypes.c_int32
     return fn
@@ -163,8 +163,14 @@ def _quant(rng, n, dtype, shift_range):
 
 
 @settings(max_examples=200)
-@given(geometries(), st.booleans(), st.booleans())
-def test_depthwise_s8_matches_reference(case, with_bias, fast):
+@given(
+    geometries(),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["hk_depthwise_s8", "hk_depthwise_s8_generic"]),
+)
+def test_depthwise_s8_matches_reference(case, with_bias, fast, entry):
+    """Both int8 entries: hk_depthwise_s8_generic (``kernel: generic``) ignores the folded bias."""
     geo, seed = case
     rng = np.random.default_rng(seed)
     xs, ws, ys = _shapes(geo)
@@ -174,7 +180,7 @@ def test_depthwise_s8_matches_reference(case, with_bias, fast):
     zp_in, zp_out = (int(v) for v in rng.integers(-128, 127, 2, endpoint=True))
     mult, shift, act = _quant(rng, ys[3], np.int8, (-16, 1))
     status, y = _run(
-        "hk_depthwise_s8",
+        entry,
         geo,
         x,
         w,

@@ -59,7 +59,7 @@ class FcParams(ctypes.Structure):
 @cache
 def _integer_requant_library() -> ctypes.CDLL:
     """The family built with HK_FC_REQUANT_INTEGER: the requantization of the Cortex-M4."""
-    files = kernel_sources("fully_connected")
+    files = kernel_sources("fully_connected", "fully_connected_generic")
     flags = [*CFLAGS, "-DHK_FC_REQUANT_INTEGER"]
     digest = hashlib.sha256(" ".join(flags).encode())
     for path in files:
@@ -87,7 +87,11 @@ def _integer_requant_library() -> ctypes.CDLL:
 
 
 def _fn(name, integer_requant=False):
-    lib = _integer_requant_library() if integer_requant else build_kernels("fully_connected")
+    lib = (
+        _integer_requant_library()
+        if integer_requant
+        else build_kernels("fully_connected", "fully_connected_generic")
+    )
     fn = getattr(lib, name)
     fn.argtypes = [ctypes.POINTER(FcParams), P, P, P, P]
     fn.restype = ctypes.c_int32
@@ -198,6 +202,48 @@ def test_fc_s8_matches_reference(shape, per_channel, with_bias, layout, integer_
     expected = ref.fully_connected_int(x, w, bias, -zp_in, -zp_w, zp_out, scales, (lo, hi), np.int8)
     assert status == STATUS_OK
     np.testing.assert_array_equal(y, expected)
+
+
+@settings(max_examples=150)
+@given(st.one_of(dims, wide_dims), st.booleans(), st.booleans(), st.booleans(), st.integers(0, 2**32 - 1))
+def test_fc_s8_generic_matches_reference(shape, per_channel, with_bias, integer_requant, seed):
+    """hk_fully_connected_s8_generic (``kernel: generic``): row-major weights and the plain bias,
+    the same bytes as the packed entry with either requantization."""
+    b, k, n = shape
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 127, (b, k), dtype=np.int8, endpoint=True)
+    w = rng.integers(-127, 127, (n, k), dtype=np.int8, endpoint=True)
+    bias = rng.integers(-5000, 5000, n, dtype=np.int32) if with_bias else None
+    zp_in, zp_out, zp_w = (int(v) for v in rng.integers(-128, 127, 3, endpoint=True))
+    zp_w = 0 if per_channel else zp_w
+    scales = _scales(rng, n, per_channel)
+    lo, hi = sorted(int(v) for v in rng.integers(-128, 127, 2, endpoint=True))
+    status, y = _run(
+        "hk_fully_connected_s8_generic",
+        x,
+        w,
+        bias,
+        np.int8,
+        scales=scales,
+        per_channel=per_channel,
+        in_off=-zp_in,
+        f_off=-zp_w,
+        out_off=zp_out,
+        act=(lo, hi),
+        integer_requant=integer_requant,
+    )
+    expected = ref.fully_connected_int(x, w, bias, -zp_in, -zp_w, zp_out, scales, (lo, hi), np.int8)
+    assert status == STATUS_OK
+    np.testing.assert_array_equal(y, expected)
+
+
+def test_fc_s8_generic_rejects_packed_weights():
+    """The generic entry reads row-major weights only; packed ones are a caller error."""
+    x = np.zeros((1, 3), np.int8)
+    w = np.zeros((4, 3), np.int8)
+    args = dict(scales=np.ones(1), act=(-128, 127), layout="packed")
+    assert _run("hk_fully_connected_s8", x, w, None, np.int8, **args)[0] == STATUS_OK
+    assert _run("hk_fully_connected_s8_generic", x, w, None, np.int8, **args)[0] == STATUS_BAD_PARAM
 
 
 @settings(max_examples=150)

@@ -104,6 +104,11 @@ def results_panel(config: Any, result: Any) -> Panel:
     arenas = list(getattr(result, "arenas", None) or [])
     if arenas:
         parts.extend([Text(""), arena_table(arenas)])
+    hints = list(getattr(getattr(result, "report", None), "hints", None) or [])
+    if hints:
+        # What another knob value would save (bytes from the plan, instructions measured).
+        parts.extend([Text(""), Text("Optimization hints", style="bold")])
+        parts.extend(Text(f"  {getattr(h, 'message', h)}") for h in hints)
     return Panel(
         Group(*parts), title="Conversion finished", title_align="left", border_style="green", expand=False
     )

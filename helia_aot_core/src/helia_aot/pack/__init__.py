@@ -11,6 +11,8 @@ and ``custom_code_to_op_key`` from ``helia_aot.air``, ``RegistryContext`` from
 - :class:`TemplateOperator`, the operator base class that renders Mako templates inside the core's
   header/source frame and copies kernel files, and :class:`KernelLibrary`, a folder of ``hk_*``
   kernel families;
+- :func:`register_knob_values`, which makes a knob (``kernel``, ``accumulation``) reach the
+  pack's operator type, whose kernel variants the resolved value then picks;
 - ``hookimpl``, which marks the hook;
 - the code-generation helpers (``render_template`` and the C literal formatters);
 - the LiteRT accessors a parser reads a node through, the LiteRT object-API module (``litert``)
@@ -37,6 +39,7 @@ from helia_aot.converters.litert.schema_access import (
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.pack.kernel_library import KernelLibrary
+from helia_aot.pack.knob_support import register_knob_values
 from helia_aot.pack.record import OperatorRecord, recorded_operators, register_operators
 from helia_aot.pack.template_operator import HEADER_TEMPLATE, TemplateOperator
 from helia_aot.plugins import hookimpl
@@ -65,6 +68,7 @@ __all__ = [
     "output_tensor",
     "outputs_of",
     "recorded_operators",
+    "register_knob_values",
     "register_operators",
     "render_template",
     "tensor_at",

@@ -22,7 +22,6 @@ from helia_aot.codegen import c_float, c_float_list, c_int_list
 from helia_aot.errors import InvalidConfigError
 from helia_aot.golden import load_golden, reference_golden
 from helia_aot.optimization import (
-    MEASUREMENT_SETTINGS,
     PLAN_SCHEMA_VERSION,
     REPORT_SCHEMA_VERSION,
     HintKind,
@@ -33,6 +32,7 @@ from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.html_report import render_module_report
+from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources
 from helia_aot.pipeline.plan import MemoryPlan
@@ -134,16 +134,24 @@ def decided_knobs(aot_op: Any) -> dict[str, str]:
 
 
 def operator_knobs(aot_op: Any) -> tuple[str, ...]:
-    """The knobs that exist for the operator's type, in ``KNOB_NAMES`` order."""
+    """The knobs that exist for the operator's type: those resolved for it (a pack may add some),
+    else the built-in knobs whose ``applies_to`` names its type, in ``KNOB_NAMES`` order."""
+    choices = getattr(aot_op, "knob_choices", None) or {}
+    if choices:
+        return tuple(choices)
     return tuple(name for name in KNOB_NAMES if aot_op.op.op_type in KNOB_APPLIES_TO[name])
 
 
 def plan_knobs(aot_op: Any, config: Any) -> dict[str, dict[str, Any]]:
     """The plan's ``knobs`` of one operator: value used, value asked for, and how and where from."""
+    choices = getattr(aot_op, "knob_choices", None) or {}
     decided = decided_knobs(aot_op)
-    requests = _requests(config, aot_op.op)
+    requests = _requests(config, aot_op.op) if len(choices) < len(operator_knobs(aot_op)) else {}
     knobs = {}
     for name in operator_knobs(aot_op):
+        if name in choices:
+            knobs[name] = choices[name].plan_record()
+            continue
         wanted, source = requests[name]
         knobs[name] = {
             "value": decided[name],
@@ -235,14 +243,13 @@ def _hint(kind: HintKind, message: str) -> dict[str, str]:
 
 def _operator_hints(aot_op: Any, config: Any) -> list[dict[str, str]]:
     hints = []
-    decided = decided_knobs(aot_op)
-    for name, wanted in requested_knobs(config, aot_op.op).items():
-        if wanted not in ("auto", decided[name]):
+    for name, choice in (getattr(aot_op, "knob_choices", None) or {}).items():
+        if not choice.honoured:
             hints.append(
                 _hint(
                     HintKind.KNOB_NOT_HONOURED,
-                    f"optimization {name}: {wanted} was asked for, but {aot_op.op.op_type} "
-                    f"has no {wanted} kernel; it runs {decided[name]}",
+                    f"optimization {name}: {choice.wanted} was asked for, but {choice.reason}; "
+                    f"{aot_op.op.op_type} runs {choice.value}",
                 )
             )
     if getattr(aot_op.attributes, "code_placement", None) == "ITCM" and not aot_op.code_in_itcm:
@@ -287,17 +294,24 @@ def _arena_hints(plan: MemoryPlan) -> list[dict[str, str]]:
 def _report_knobs(aot_op: Any) -> dict[str, dict[str, Any]]:
     """Per knob of the operator: the other values, and whether choosing one changes the operator.
 
-    None does here: the kernel library has one reference-exact kernel per operator type.
+    Applicable when the operator's kernels offer more than one value of the knob; otherwise the
+    reason names the one value offered.
     """
     decided = decided_knobs(aot_op)
-    return {
-        name: {
-            "alternatives": [v for v in KNOB_VALUES[name] if v != decided[name]],
-            "applicable": False,
-            "reason": f"the kernel library has one {decided[name]} kernel for {aot_op.op.op_type}",
+    choices = getattr(aot_op, "knob_choices", None) or {}
+    rows = {}
+    for name in operator_knobs(aot_op):
+        values = KNOB_VALUES.get(name, (decided.get(name, ""),))
+        offered = choices[name].offered if name in choices else (decided.get(name, ""),)
+        applicable = len(offered) > 1
+        rows[name] = {
+            "alternatives": [v for v in values if v != decided.get(name)],
+            "applicable": applicable,
+            "reason": None
+            if applicable
+            else f"{aot_op.op.op_type} has one {offered[0]} kernel for these tensors",
         }
-        for name in operator_knobs(aot_op)
-    }
+    return rows
 
 
 def _kernel_calls(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -368,9 +382,11 @@ def report_record(
     """``<prefix>_report.json``: per-operator figures, kernel calls, constant placement and hints.
 
     The shared fields come first in the order the heliaAOT 1.1 report has them. ``measurements``
-    holds an empty list per setting: this compiler quotes no measurements. Ours follow: the arenas,
-    ``arena_hints`` (``{kind, message}``, the earlier top-level hints), the per-operator ``index``,
-    ``op_type``, ``parameters``, ``kernel_calls`` and ``hints``, and the model and platform names.
+    quotes, per setting, the packaged ``measurements.json`` records for this target and CPU;
+    ``hints`` says what another knob value would save (:mod:`helia_aot.pipeline.knob_hints`).
+    Ours follow: the arenas, ``arena_hints`` (``{kind, message}``, the earlier top-level hints),
+    the per-operator ``index``, ``op_type``, ``parameters``, ``kernel_calls`` and ``hints``, and
+    the model and platform names.
     """
     peaks: dict[int, list[dict[str, str]]] = {}
     for occupancy in scratch_occupancy(model, plan, len(operators)):
@@ -402,9 +418,9 @@ def report_record(
         "kernel_calls": _kernel_calls(rows),
         "total_macs": sum(r["macs"] for r in rows),
         "operators": rows,
-        "measurements": {setting: [] for setting in MEASUREMENT_SETTINGS},
+        "measurements": quoted_measurements(platform),
         "constant_placement": constant_placement(plan, platform, config),
-        "hints": [],
+        "hints": setting_hints(operators, ids, platform, config),
         "fp16_overflow": [],
         # What FOLD_INVARIANT_VARIABLES (an operator pack's transform) recorded on the model.
         "folded_variables": [dict(v) for v in model.metadata.get("folded_variables", [])],

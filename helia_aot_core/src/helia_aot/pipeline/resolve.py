@@ -18,6 +18,8 @@ from helia_aot.errors import (
     PluginError,
     UnsupportedModelError,
 )
+from helia_aot.optimization.knobs import KNOBS, KnobSpec
+from helia_aot.optimization.resolution import KnobSettings, knob_requests, resolve_knob
 from helia_aot.pipeline.operator_ids import operator_aliases
 
 
@@ -83,12 +85,53 @@ def float16_platform_problem(model: AirModel, op: Any, platform: Any, context: A
     return None
 
 
+def knob_specs(context: Any) -> list[KnobSpec]:
+    """The knobs of the registry context (a pack may have added or widened some), else the built-ins."""
+    registry = getattr(context, "knobs", None)
+    specs = [spec for _name, spec in registry.items()] if registry is not None else []
+    return [s for s in specs if isinstance(s, KnobSpec)] or list(KNOBS)
+
+
+def knob_resolver(config: Any, context: Any, rules: list[Any], aliases: dict[str, frozenset[str]]) -> Any:
+    """The callback AotOperator.resolve() calls to set ``resolved_knobs`` and ``knob_choices``.
+
+    Every knob whose ``applies_to`` names the operator's type is resolved (see
+    :mod:`helia_aot.optimization.resolution`); the operator then reads ``knob("kernel")``.
+    """
+    specs = knob_specs(context)
+    settings = KnobSettings.from_config(config, [s.name for s in specs])
+
+    def resolve(aot_op: Any) -> None:
+        op = aot_op.op
+        mine = [s for s in specs if op.op_type in s.applies_to]
+        if not mine:
+            return
+        requests = knob_requests(
+            mine, settings, rules, lambda rule: _matches(rule, op, aliases.get(str(op.id)))
+        )
+        for spec in mine:
+            choice = resolve_knob(
+                spec,
+                requests[spec.name],
+                settings,
+                op.op_type,
+                aot_op.knob_values(spec.name),
+                aot_op.KNOB_FAMILY,
+                str(getattr(aot_op.platform, "cpu", "") or "cortex-m55").lower(),
+            )
+            aot_op.knob_choices[spec.name] = choice
+            aot_op.resolved_knobs[spec.name] = choice.value
+
+    return resolve
+
+
 def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any) -> list[Any]:
     """Instantiate and resolve each operator in schedule order."""
     rules = list(config.operators or ())
     subgraph = int(getattr(getattr(config, "model", None), "subgraph", 0) or 0)
     check_rule_ids(rules, model, subgraph)
     aliases = operator_aliases(model, subgraph)
+    resolver = knob_resolver(config, context, rules, aliases)
     problems: list[str] = []
     resolved = []
     for op in list(model.operators):
@@ -108,6 +151,7 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
                 prefix=config.module.prefix,
                 attributes=operator_attributes(rules, op, aliases.get(str(op.id))),
             )
+            aot_op.knob_resolver = resolver
             aot_op.resolve()
         except InvalidConfigError:
             raise

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
@@ -169,14 +170,48 @@ class _WindowOperator(KernelCallOperator):
 
     def kernel_families(self) -> tuple[str, ...]:
         # float16 runs its own family (``_Float16``, Helium f16 on the M55), without the int8 paths.
-        return (f"{self.FAMILY}_f16",) if self.kind() == "f16" else (self.FAMILY,)
+        if self.kind() == "f16":
+            return (f"{self.FAMILY}_f16",)
+        # The general loop lives in a family of its own (hk_<family>_generic.c) so that adding it
+        # leaves the fast paths' translation unit, and so their speed, exactly as it was.
+        if self.kind() == "s8" and self.generic_kernel():
+            return (f"{self.FAMILY}_generic",)
+        return (self.FAMILY,)
 
     def params_type(self) -> str:
         """The kernel's params struct (without ``hk_``): the float16 family has its own."""
         return f"{self.FAMILY}_f16_params_t" if self.kind() == "f16" else f"{self.FAMILY}_params_t"
 
     def kernel_function(self) -> str:
+        if self.kind() == "s8" and self.generic_kernel():
+            return f"{self.FAMILY}_s8_generic"
         return f"{self.FAMILY}_{self.kind()}"
+
+    def knob_values(self, knob: str) -> tuple[str, ...]:
+        """int8 CONV_2D and DEPTHWISE_CONV_2D offer their fast paths (``specialized``, the
+        dispatching entry) or the general loop alone (``generic``); other types have one kernel."""
+        if knob == "kernel" and self.FAMILY in ("conv", "depthwise"):
+            return ("specialized", "generic") if self.kind() == "s8" else ("generic",)
+        return super().knob_values(knob)
+
+    def generic_kernel(self) -> bool:
+        """Whether the ``kernel`` knob resolved to ``generic`` (specialized when never resolved)."""
+        return self.knob("kernel", "specialized") == "generic"
+
+    def kernel_variants(self) -> list[KernelVariant]:
+        if self.FAMILY not in ("conv", "depthwise") or self.kind() != "s8":
+            return super().kernel_variants()
+        folds = self.weights.is_constant and (self.bias is None or self.bias.is_constant)
+        pad = 4 if self.FAMILY == "conv" else 1
+        const = 4 * (-(-self.channels // pad) * pad) if folds else 0
+        return [
+            KernelVariant("kernel", "specialized", self.specialized_scratch_bytes() if folds else 0, const),
+            KernelVariant("kernel", "generic"),
+        ]
+
+    def specialized_scratch_bytes(self) -> int:
+        """The scratch the specialized kernel asks for (0: none)."""
+        return 0
 
     def geometry_problems(self) -> Iterable[str]:
         raise NotImplementedError
@@ -249,6 +284,7 @@ class _WindowOperator(KernelCallOperator):
         return (
             self.FAMILY in ("conv", "depthwise")
             and self.kind() == "s8"
+            and not self.generic_kernel()
             and self.weights.is_constant
             and (self.bias is None or self.bias.is_constant)
         )
@@ -288,6 +324,7 @@ class Conv2DOperator(_WindowOperator):
 
     TYPE = AirOpType.CONV_2D.value
     FAMILY = "conv"
+    KNOB_FAMILY = "conv_s8"
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
         "Input channels must be a multiple of the filter's, and output channels of the group count.",
         FLOAT16_RESTRICTION,
@@ -363,6 +400,9 @@ class Conv2DOperator(_WindowOperator):
         """``hk_conv_s8_scratch_size`` for this geometry (0: no fast path, no scratch)."""
         if not self.folds_offset():
             return 0
+        return self.specialized_scratch_bytes()
+
+    def specialized_scratch_bytes(self) -> int:
         oc, kh, kw, fic = self.weights.shape
         return conv_s8_scratch_bytes(kh, kw, fic, self.source.shape[3], oc)
 
@@ -389,6 +429,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
 
     TYPE = AirOpType.DEPTHWISE_CONV_2D.value
     FAMILY = "depthwise"
+    KNOB_FAMILY = "depthwise_s8"
     OPTIONS = AirDepthwiseConv2DOptions
     CHANNEL_AXIS = 3
     RESTRICTIONS = (

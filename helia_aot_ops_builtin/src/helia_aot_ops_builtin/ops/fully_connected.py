@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
@@ -126,6 +127,7 @@ class FullyConnectedOperator(KernelCallOperator):
 
     TYPE = AirOpType.FULLY_CONNECTED.value
     KERNELS = ("fully_connected",)
+    KNOB_FAMILY = "fully_connected_s8"
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
         "Weights are 2-D [units, input features] in the default (unshuffled) format; the input "
@@ -164,12 +166,20 @@ class FullyConnectedOperator(KernelCallOperator):
             kind = "s16_b32"
         return kind
 
-    def kernel_function(self) -> str:
-        return f"fully_connected_{self.kind()}"
-
     def kernel_families(self) -> tuple[str, ...]:
-        # float16 runs its own family (``_Float16``, Helium f16 on the M55).
-        return ("fully_connected_f16",) if self.kind() == "f16" else self.KERNELS
+        # float16 runs its own family (``_Float16``, Helium f16 on the M55). The int8 row-major
+        # loop is a family of its own too (hk_fully_connected_generic.c), which leaves the packed
+        # paths' translation unit, and so their speed, exactly as it was.
+        if self.kind() == "f16":
+            return ("fully_connected_f16",)
+        if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
+            return ("fully_connected_generic",)
+        return self.KERNELS
+
+    def kernel_function(self) -> str:
+        if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
+            return "fully_connected_s8_generic"
+        return f"fully_connected_{self.kind()}"
 
     def check(self) -> Iterable[str]:
         opts = self.options
@@ -227,10 +237,33 @@ class FullyConnectedOperator(KernelCallOperator):
             yield from int16_bias_problems(bias, opts.quantized_bias_type)
 
     def packs_filter(self) -> bool:
-        """Whether the int8 kernel gets ``packed_filter`` and ``folded_bias`` (constant data only)."""
+        """Whether the int8 kernel gets ``packed_filter`` and ``folded_bias`` (constant data only,
+        and the ``kernel`` knob not ``generic``)."""
         return (
-            self.kind() == "s8" and self.weights.is_constant and (self.bias is None or self.bias.is_constant)
+            self.kind() == "s8"
+            and self.knob("kernel", "specialized") != "generic"
+            and self.weights.is_constant
+            and (self.bias is None or self.bias.is_constant)
         )
+
+    def knob_values(self, knob: str) -> tuple[str, ...]:
+        """int8 offers the packed paths (``specialized``) or the row-major loop (``generic``)."""
+        if knob == "kernel":
+            return ("specialized", "generic") if self.kind() == "s8" else ("generic",)
+        return super().knob_values(knob)
+
+    def kernel_variants(self) -> list[KernelVariant]:
+        if self.kind() != "s8":
+            return super().kernel_variants()
+        units, depth = self.weights.shape
+        packs = self.weights.is_constant and (self.bias is None or self.bias.is_constant)
+        # The packed copy replaces the filter and bias: it adds only its padding and folded_bias
+        # replaces the bias, so the extra constants are the padding plus any bias it adds.
+        extra = 0
+        if packs:
+            packed = int(pack_fc_filter(np.zeros((units, depth), np.int8)).nbytes)
+            extra = packed - units * depth + 4 * units - (0 if self.bias is None else 4 * units)
+        return [KernelVariant("kernel", "specialized", 0, extra), KernelVariant("kernel", "generic")]
 
     def filter_offset(self) -> int:
         """-filter zero point, the kernel's ``filter_offset`` (0 with per-unit weights)."""

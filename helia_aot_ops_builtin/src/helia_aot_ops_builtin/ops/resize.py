@@ -144,6 +144,8 @@ class ResizeBilinearOperator(ResizeNearestOperator):
         "Upscales so large that LiteRT's coordinates leave the input are refused.",
     )
     MOVES_DATA_ONLY = False
+    # One interpolation loop serves every shape: the kernel knob has only its general kernel.
+    KNOB_VALUES = {"kernel": ("generic",)}
 
     def function(self) -> str:
         return _BILINEAR[self.input_tensors[0].dtype]

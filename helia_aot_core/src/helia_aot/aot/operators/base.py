@@ -9,9 +9,10 @@ upper-case class attributes are the declarative contract the pipeline reads.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from pydantic import ValidationError
@@ -52,6 +53,23 @@ class CtxBufUsage(str, enum.Enum):
     CONDITIONAL = "conditional"
 
 
+@dataclass(frozen=True)
+class KernelVariant:
+    """One kernel an operator can run, named by the knob value that selects it.
+
+    ``scratch_bytes`` is the working buffer it asks the scratch arena for, ``const_bytes`` the
+    derived constants it adds to the module (packed weights, folded bias), ``code_bytes`` an
+    estimate of its code (0 when unknown; the measured table has the linked figures). A memory-
+    aware choice compares these; the resolved knob picks one.
+    """
+
+    knob: str
+    value: str
+    scratch_bytes: int = 0
+    const_bytes: int = 0
+    code_bytes: int = 0
+
+
 class AotOperator:
     """Base class for the AOT lowering of a single AIR operator (provisional API).
 
@@ -77,6 +95,10 @@ class AotOperator:
     """Input positions whose storage output 0 may reuse when that input dies at this operator and
     is at least as large (elementwise operators that read each element before writing it)."""
     ACCEPTS_EMPTY_TENSORS: frozenset[type] = frozenset()
+    KNOB_VALUES: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """Per knob, the values this operator's kernels offer, preferred first (see ``knob_values``)."""
+    KNOB_FAMILY: ClassVar[str | None] = None
+    """The family name ``helia_aot/optimization/measured.json`` measures this operator under."""
 
     def __init__(
         self,
@@ -99,6 +121,8 @@ class AotOperator:
                 hint="check the operators[] rules that reach this operator",
             ) from exc
         self.resolved_knobs: dict[str, str] = {}
+        self.knob_choices: dict[str, Any] = {}
+        self.knob_resolver: Callable[[AotOperator], None] | None = None
         self._resolved = False
 
     # -- identity ------------------------------------------------------------------------------
@@ -258,10 +282,17 @@ class AotOperator:
         """Precompute constants and scratch; runs once, after ``validate`` passed."""
 
     def resolve(self) -> None:
-        """Validate, then precompute; only runs once even if called repeatedly."""
+        """Validate, resolve the knobs (``knob_resolver``, set by the pipeline), then precompute.
+
+        Only runs once even if called repeatedly. The knobs are resolved after validation, so
+        ``knob_values`` may rely on a valid operator, and before ``on_resolve``, so the derived
+        constants and scratch follow the kernel the knobs picked.
+        """
         if self._resolved:
             return
         self.validate()
+        if self.knob_resolver is not None:
+            self.knob_resolver(self)
         self.on_resolve()
         self._resolved = True
 
@@ -278,6 +309,28 @@ class AotOperator:
         of its own) are left out of the constant arena. The default reads every input.
         """
         return True
+
+    # -- knobs ---------------------------------------------------------------------------------
+    def knob_values(self, knob: str) -> tuple[str, ...]:
+        """The values of ``knob`` this operator's kernels offer, preferred first.
+
+        Empty means the operator has no choice for it (the knob's default is recorded). The
+        default reads ``KNOB_VALUES``; override it when the offer depends on the tensors (a
+        fast path that needs constant weights).
+        """
+        return tuple(self.KNOB_VALUES.get(knob, ()))
+
+    def knob(self, name: str, default: str = "") -> str:
+        """The resolved value of knob ``name`` (``default`` before resolution or for no such knob)."""
+        return self.resolved_knobs.get(name, default)
+
+    def kernel_variants(self) -> list[KernelVariant]:
+        """Every kernel variant the operator offers with its costs; one per offered knob value.
+
+        Operators with derived constants or scratch per variant override this; the default
+        lists the offered ``kernel`` values with no costs known.
+        """
+        return [KernelVariant("kernel", value) for value in self.knob_values("kernel")]
 
     # -- plan / report -------------------------------------------------------------------------
     def on_placed(self, memory_plan: Any) -> None:
