@@ -71,6 +71,7 @@ def arena_row(region: Any) -> dict[str, Any]:
         "total_size": region.total_size,
         "capacity": region.capacity,
         "peak_live": region.peak_live,
+        "tensor_peak_live": getattr(region, "tensor_peak_live", None),
         "alignment": region.alignment,
         "fragmentation": region.fragmentation if region.role == "scratch" else None,
     }

@@ -178,6 +178,15 @@ int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const in
         hk_conv_s8_fast(params, input, filter, output);
         return HK_STATUS_OK;
     }
+#if HK_HAVE_MVE
+    /* No scratch given (the converter's memory-aware choice): Helium still reads in place. */
+    if (params->offset_bias != NULL && need > 0 && params->scratch == NULL &&
+        params->dilation_width == 1 && params->input_offset >= -127 &&
+        params->input_offset <= 128) {
+        hk_conv_s8_lean(params, input, filter, output);
+        return HK_STATUS_OK;
+    }
+#endif
     return conv_s8_generic(params, input, filter, bias, output);
 }
 

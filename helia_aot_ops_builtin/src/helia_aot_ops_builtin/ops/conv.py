@@ -363,12 +363,16 @@ class Conv2DOperator(_WindowOperator):
         size = self.scratch_bytes()
         if size:
             # 16-byte aligned: the Helium path reads it in whole vectors, the DSP path in words.
-            self.add_scratch("scratch", size, alignment=16)
+            # Optional: without it Helium runs hk_conv_s8_lean (accumulators in registers) and
+            # other cores the generic loop, so the planner may drop it where it would raise
+            # the arena (dilated widths have no lean variant, so they keep it).
+            lean = self.options.dilation_w == 1
+            self.add_scratch("scratch", size, alignment=16, optional=lean)
 
     def fast_path_fields(self) -> list[tuple[str, str]]:
         fields = super().fast_path_fields()
         size = self.scratch_bytes()
-        if size:
+        if size and self.has_scratch("scratch"):
             fields += [
                 ("scratch", self.ptr(self.get_local_tensor("scratch"), ctype="void")),
                 ("scratch_size", str(size)),

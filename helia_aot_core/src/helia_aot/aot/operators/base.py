@@ -99,6 +99,11 @@ class AotOperator:
                 hint="check the operators[] rules that reach this operator",
             ) from exc
         self.resolved_knobs: dict[str, str] = {}
+        self.optional_scratch: dict[str, int] = {}
+        """Scratch buffers (name -> bytes) a scratch-free variant of the kernel can do without;
+        the planner drops those that would raise the arena above the tensors' peak."""
+        self.dropped_scratch: dict[str, int] = {}
+        """Optional scratch buffers the planner dropped: the kernel runs its scratch-free variant."""
         self._resolved = False
 
     # -- identity ------------------------------------------------------------------------------
@@ -203,8 +208,15 @@ class AotOperator:
         self.op.named_tensors[name] = tid
         return tid
 
-    def add_scratch(self, name: str, nbytes: int, *, alignment: int | None = None) -> TensorId:
-        """Reserve ``nbytes`` of working memory live only while this operator runs."""
+    def add_scratch(
+        self, name: str, nbytes: int, *, alignment: int | None = None, optional: bool = False
+    ) -> TensorId:
+        """Reserve ``nbytes`` of working memory live only while this operator runs.
+
+        ``optional`` says the kernel has a variant that runs without it (same results, usually
+        more instructions): the memory-aware choice at Plan may then drop it (``drop_scratch``)
+        so the buffer never raises the arena above what the tensors alone need.
+        """
         tid = self._local_id(name)
         existing = self.model.tensors.get(tid)
         tensor = AirTensor(
@@ -218,7 +230,20 @@ class AotOperator:
         )
         self.model.add_tensor(tensor, replace=True)
         self.op.named_tensors[name] = tid
+        if optional:
+            self.optional_scratch[name] = int(nbytes)
         return tid
+
+    def has_scratch(self, name: str) -> bool:
+        """Whether the scratch buffer ``name`` was reserved and not dropped by the planner."""
+        return name in self.op.named_tensors and name not in self.dropped_scratch
+
+    def drop_scratch(self, name: str) -> None:
+        """Give up the optional scratch buffer ``name``: the kernel takes its scratch-free variant."""
+        nbytes = self.optional_scratch.pop(name)
+        tid = self.op.named_tensors.pop(name)
+        self.model.tensors.pop(tid, None)
+        self.dropped_scratch[name] = nbytes
 
     # -- resolve -------------------------------------------------------------------------------
     def check(self) -> Iterable[str]:
