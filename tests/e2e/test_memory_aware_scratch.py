@@ -115,12 +115,17 @@ def test_int8_models_stay_bit_exact_on_the_host(entry, tmp_path):
     assert run.passed, f"{entry['name']}:\n{run.stdout}\n{run.stderr[-4000:]}"
 
 
+CROSS_MODELS = {"mlperf_kws_dscnn_int8": 16_000, "mlperf_ic_resnet8_int8": 49_152}
+"""KWS: pointwise convolutions read in place; ResNet-8: padded 3x3 windows clipped at the edges."""
+
+
 @pytest.mark.cross
-def test_kws_int8_scratch_free_helium_path_is_bit_exact_on_the_m55(tmp_path):
-    entry = next(e for e in MLPERF if e["name"] == "mlperf_kws_dscnn_int8")
-    result = convert_with_golden(entry, tmp_path, prefix="kws")
-    assert [a["used"] for a in result.arenas if a["role"] == "scratch"] == [16_000]
-    elf = cross_build_module(result.output, tmp_path / "m55", "m55", prefix="kws")
+@pytest.mark.parametrize("name", sorted(CROSS_MODELS))
+def test_scratch_free_helium_path_is_bit_exact_on_the_m55(name, tmp_path):
+    entry = next(e for e in MLPERF if e["name"] == name)
+    result = convert_with_golden(entry, tmp_path, prefix="m")
+    assert [a["used"] for a in result.arenas if a["role"] == "scratch"] == [CROSS_MODELS[name]]
+    elf = cross_build_module(result.output, tmp_path / "m55", "m55", prefix="m")
     run = run_qemu(elf, "m55", timeout=300, count=False)
     assert run.returncode == 0, run.stdout
     assert "PASS" in run.stdout

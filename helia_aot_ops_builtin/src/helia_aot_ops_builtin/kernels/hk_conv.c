@@ -183,7 +183,7 @@ int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const in
     if (params->offset_bias != NULL && need > 0 && params->scratch == NULL &&
         params->dilation_width == 1 && params->input_offset >= -127 &&
         params->input_offset <= 128) {
-        hk_conv_s8_lean(params, input, filter, output);
+        hk_conv_s8_lean(params, input, filter, bias, output);
         return HK_STATUS_OK;
     }
 #endif

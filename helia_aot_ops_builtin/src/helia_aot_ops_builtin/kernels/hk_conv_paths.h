@@ -140,7 +140,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
  * the generic loop then.
  */
 void hk_conv_s8_lean(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
-                     int8_t *output);
+                     const int32_t *bias, int8_t *output);
 #endif
 
 #endif /* HK_CONV_PATHS_H */
