@@ -364,6 +364,9 @@ class ReportedArena(_Record):
     alignment: int
     capacity: int | None = None
     peak_live: int | None = None
+    tensor_peak_live: int | None = None
+    """Scratch arenas: the tensors' own peak, without kernel scratch buffers (the bound the
+    memory-aware kernel choice keeps ``used`` at)."""
     fragmentation: float | None = None
 
 
