@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
+from helia_aot.aot.operators.base import SCRATCH_ISAS
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
 from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes, peak_live
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
@@ -392,9 +393,31 @@ def _memory_rank(budget: MemoryBudget) -> dict[str, int]:
     return rank
 
 
-MEMORY_AWARE_GOALS = frozenset({"balanced", "size", "accuracy"})
-"""Goals at which a kernel's optional scratch never raises a scratch arena (``latency`` keeps
-every fast path's buffer: the fewest instructions win there)."""
+def _may_drop(goal: str, aot_op: Any, name: str) -> bool:
+    """Whether ``goal`` lets the memory-aware choice give up ``aot_op``'s buffer ``name``.
+
+    ``latency`` keeps every fast path's buffer; ``size`` drops any buffer that would raise the
+    arena (memory first); ``balanced`` and ``accuracy`` drop only a buffer whose scratch-free
+    variant runs the same instructions on every instruction set, so no core's count can rise.
+    """
+    if goal == "size":
+        return True
+    if goal in ("balanced", "accuracy"):
+        free_on = getattr(aot_op, "scratch_free_on", {}).get(name, frozenset())
+        return SCRATCH_ISAS <= set(free_on)
+    return False
+
+
+def _drop_reason(goal: str, nbytes: int) -> str:
+    if goal == "size":
+        return (
+            f"goal size: the {nbytes} B buffer would raise the scratch arena above the tensors' "
+            "peak; the scratch-free variant runs (more instructions, less memory)"
+        )
+    return (
+        f"goal {goal}: the {nbytes} B buffer would raise the scratch arena above the tensors' "
+        "peak and the scratch-free variant costs no instructions on any core"
+    )
 
 
 def _scratch_requests(planner: _Planner) -> list[BufferRequest]:
@@ -423,10 +446,15 @@ def choose_scratch(
     """The memory-aware kernel choice: drop optional scratch buffers that would raise the arena.
 
     The tensors' own peak (``peak_live`` of every scratch-arena buffer that is not an optional
-    kernel buffer) is the bound. A buffer whose operator already has that many bytes of tensors
-    live goes first (no plan can fit it); then, while the planned arena is still larger than the
-    tensor-only plan, the buffer at the fullest step goes. Dropped operators run their
-    scratch-free variant. Returns the bound and the dropped bytes by operator id.
+    kernel buffer) is the bound; a buffer that fits a gap where nothing else is live raises
+    nothing and always stays. Which raising buffers may go is the goal's rule (``_may_drop``):
+    at ``size`` all of them, so ``used`` reaches the bound; at ``balanced`` only those whose
+    scratch-free variant costs no instructions, so the instruction count never rises; at
+    ``latency`` none. A droppable buffer whose operator already has the bound's bytes of tensors
+    live goes first (no plan can fit it); then, while the planned arena is larger than the plan
+    of the tensors and the buffers that must stay, the droppable buffer at the fullest step goes.
+    Dropped operators run their scratch-free variant and record why. Returns the bound and the
+    dropped bytes by operator id.
     """
     owners: dict[TensorId, tuple[Any, str]] = {}
     for aot_op in operators:
@@ -436,7 +464,8 @@ def choose_scratch(
     tensors_only = [r for r in requests if TensorId(r.id) not in owners]
     bound = peak_live(tensors_only) if tensors_only else 0
     goal = str(getattr(getattr(config.optimization, "goal", None), "value", "balanced"))
-    if not owners or goal not in MEMORY_AWARE_GOALS:
+    candidates = {t: owner for t, owner in owners.items() if _may_drop(goal, *owner)}
+    if not candidates:
         return bound, {}
 
     def live_at(step: int) -> int:
@@ -444,25 +473,29 @@ def choose_scratch(
         ids = {r.id for r in live}
         return peak_live([r if r.inplace_of in ids else replace(r, inplace_of=None) for r in live])
 
-    pressure = {TensorId(r.id): live_at(r.first) + r.size for r in requests if TensorId(r.id) in owners}
+    pressure = {TensorId(r.id): live_at(r.first) + r.size for r in requests if TensorId(r.id) in candidates}
     dropped: dict[str, int] = {}
+    gone: set[TensorId] = set()
 
     def drop(tid: TensorId) -> None:
-        aot_op, name = owners.pop(tid)
-        dropped[aot_op.op.id] = dropped.get(aot_op.op.id, 0) + aot_op.optional_scratch[name]
-        aot_op.drop_scratch(name)
+        gone.add(tid)
+        aot_op, name = candidates.pop(tid)
+        nbytes = aot_op.optional_scratch[name]
+        dropped[aot_op.op.id] = dropped.get(aot_op.op.id, 0) + nbytes
+        aot_op.drop_scratch(name, _drop_reason(goal, nbytes))
 
     for tid in [t for t, need in pressure.items() if need > bound]:
         drop(tid)
-    if owners:
+    if candidates:
         planner = make_planner()
-        target = planner.layout([TensorId(r.id) for r in tensors_only], planner.budget.order[0]).used
-        while owners:
+        kept = [t for t in map(TensorId, (r.id for r in requests)) if t not in candidates and t not in gone]
+        target = planner.layout(kept, planner.budget.order[0]).used
+        while candidates:
             planner = make_planner()
             roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
             if planner.layout(roots, planner.budget.order[0]).used <= target:
                 break
-            drop(max(owners, key=lambda t: (pressure[t], str(t))))
+            drop(max(candidates, key=lambda t: (pressure[t], str(t))))
     return bound, dropped
 
 
