@@ -11,6 +11,7 @@ same models on the same cores; below 1.00 means fewer instructions.
     python bench/cross_bench.py                  # the four int8 models
     python bench/cross_bench.py --float          # and the float32 ones
     python bench/cross_bench.py --models kws --cores m55 --work-dir /tmp/bench
+    python bench/cross_bench.py --goal size      # optimization.goal (default: balanced)
 
 Models whose operators the installed packs do not support yet are skipped with the reason.
 Instruction counts are not cycles: QEMU models no pipeline, wait states or MVE beats.
@@ -139,7 +140,7 @@ int main(void)
 """
 
 
-def convert(entry: dict, work: Path, registry) -> tuple[Path, str]:
+def convert(entry: dict, work: Path, registry, goal: str = "balanced") -> tuple[Path, str]:
     """Convert with the golden test enabled; returns the module folder and its C prefix."""
     integer = all(o["dtype"] not in ("float32", "float16") for o in entry["outputs"])
     tolerance = 0.0 if integer else FLOAT_TOLERANCE
@@ -149,6 +150,7 @@ def convert(entry: dict, work: Path, registry) -> tuple[Path, str]:
             "model": {"path": str(DATA_DIR / entry["file"])},
             "module": {"path": str(work / "module"), "name": entry["name"]},
             "test": {"enabled": True, "golden_data": str(golden), "tolerance": tolerance},
+            "optimization": {"goal": goal},
             "force": True,
         }
     )
@@ -157,11 +159,18 @@ def convert(entry: dict, work: Path, registry) -> tuple[Path, str]:
 
 
 def bench_model(
-    entry: dict, cores: Sequence[str], work: Path, registry, *, opt: str = "-O2", timeout: float = 600
+    entry: dict,
+    cores: Sequence[str],
+    work: Path,
+    registry,
+    *,
+    opt: str = "-O2",
+    timeout: float = 600,
+    goal: str = "balanced",
 ) -> list[CoreResult]:
-    """Convert one model, then build, run and measure it on every core."""
+    """Convert one model at ``goal``, then build, run and measure it on every core."""
     work.mkdir(parents=True, exist_ok=True)
-    module, prefix = convert(entry, work, registry)
+    module, prefix = convert(entry, work, registry, goal)
     with np.load(DATA_DIR / entry["golden"]) as golden:
         count = sum(1 for key in golden.files if key.startswith("in_"))
         inputs = [np.ascontiguousarray(golden[f"in_{i}"][0]).tobytes() for i in range(count)]
@@ -216,7 +225,14 @@ def format_table(results: Sequence[CoreResult]) -> str:
 
 
 def run_all(
-    entries: Sequence[dict], cores: Sequence[str], work: Path, registry, *, opt: str, timeout: float
+    entries: Sequence[dict],
+    cores: Sequence[str],
+    work: Path,
+    registry,
+    *,
+    opt: str,
+    timeout: float,
+    goal: str = "balanced",
 ) -> list[CoreResult]:
     """Bench every model, printing a line per model as it finishes or is skipped."""
     results: list[CoreResult] = []
@@ -228,7 +244,9 @@ def run_all(
             continue
         started = time.monotonic()
         try:
-            model_results = bench_model(entry, cores, work / name, registry, opt=opt, timeout=timeout)
+            model_results = bench_model(
+                entry, cores, work / name, registry, opt=opt, timeout=timeout, goal=goal
+            )
         except HeliaAotError as error:
             print(f"skip {name}: conversion failed: {error}", flush=True)
             continue
@@ -245,6 +263,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--opt", default="-O2", help="optimisation flag for every C file (default -O2)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per QEMU run")
     parser.add_argument("--work-dir", type=Path, help="keep modules and builds here (default: a temp dir)")
+    parser.add_argument(
+        "--goal",
+        default="balanced",
+        choices=["latency", "balanced", "size", "accuracy"],
+        help="optimization.goal of every conversion (default balanced, the converter's default)",
+    )
     args = parser.parse_args(argv)
 
     problem = toolchain_problem()
@@ -270,9 +294,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             registry,
             opt=args.opt,
             timeout=args.timeout,
+            goal=args.goal,
         )
     if results:
         print()
+        print(f"optimization.goal {args.goal}")
         print(format_table(results))
     if args.work_dir:
         print(f"\nmodules and builds kept in {args.work_dir}")

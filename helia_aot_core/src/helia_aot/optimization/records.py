@@ -200,12 +200,21 @@ class PlanKernel(_Record):
 KernelChoice = PlanKernel
 
 
+class DroppedScratch(_Record):
+    """A kernel scratch buffer the memory-aware choice gave up, and the goal's reason."""
+
+    buffer: str
+    bytes: int
+    reason: str = ""
+
+
 class PlanOperator(_Record):
     """One operator of the plan, in execution order (``index``).
 
     ``id`` is the plan id (``<subgraph>:<first output tensor name>`` or a fallback ``id_source``
-    names), ``node_id`` the AIR node id; ``operators[].id`` rules match either. ``source_indices``
-    and ``attributes`` are this compiler's additions.
+    names), ``node_id`` the AIR node id; ``operators[].id`` rules match either. ``source_indices``,
+    ``attributes`` and ``dropped_scratch`` (the kernel buffers the memory-aware choice gave up at
+    the goal, and why) are this compiler's additions.
     """
 
     id: str
@@ -218,6 +227,7 @@ class PlanOperator(_Record):
     kernel: PlanKernel | None = None
     source_indices: list[int] = []
     attributes: dict[str, Any] = {}
+    dropped_scratch: list[DroppedScratch] = []
 
 
 # The name the earlier plan reader gave the operator record.
@@ -364,6 +374,9 @@ class ReportedArena(_Record):
     alignment: int
     capacity: int | None = None
     peak_live: int | None = None
+    tensor_peak_live: int | None = None
+    """Scratch arenas: the tensors' own peak, without kernel scratch buffers (the bound the
+    memory-aware kernel choice keeps ``used`` at)."""
     fragmentation: float | None = None
 
 

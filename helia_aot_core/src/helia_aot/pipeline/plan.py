@@ -12,12 +12,13 @@ source memory and copied at init into an arena of the destination memory.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
+from helia_aot.aot.operators.base import SCRATCH_ISAS
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes
+from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes, peak_live
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
@@ -60,6 +61,9 @@ class ArenaRegion:
     peak_live: int | None = None
     capacity: int | None = None
     planner: str | None = None
+    tensor_peak_live: int | None = None
+    """Scratch arenas: the peak of the tensors alone (no kernel scratch buffers), the bound the
+    memory-aware kernel choice keeps ``used`` at."""
     source_memory: str | None = None
     source_region: int | None = None
     source_offset: int = 0
@@ -111,6 +115,8 @@ class MemoryPlan:
     placements: dict[TensorId, Placement] = field(default_factory=dict)
     alias_of: dict[TensorId, TensorId] = field(default_factory=dict)
     constant_blobs: dict[int, bytes] = field(default_factory=dict)
+    dropped_scratch: dict[str, int] = field(default_factory=dict)
+    """Operator id -> bytes of the optional kernel scratch the memory-aware choice dropped."""
 
     def region(self, role: str) -> ArenaRegion | None:
         return next((r for r in self.regions if r.role == role), None)
@@ -387,6 +393,112 @@ def _memory_rank(budget: MemoryBudget) -> dict[str, int]:
     return rank
 
 
+def _may_drop(goal: str, aot_op: Any, name: str) -> bool:
+    """Whether ``goal`` lets the memory-aware choice give up ``aot_op``'s buffer ``name``.
+
+    ``latency`` keeps every fast path's buffer; ``size`` drops any buffer that would raise the
+    arena (memory first); ``balanced`` and ``accuracy`` drop only a buffer whose scratch-free
+    variant runs the same instructions on every instruction set, so no core's count can rise.
+    """
+    if goal == "size":
+        return True
+    if goal in ("balanced", "accuracy"):
+        free_on = getattr(aot_op, "scratch_free_on", {}).get(name, frozenset())
+        return SCRATCH_ISAS <= set(free_on)
+    return False
+
+
+def _drop_reason(goal: str, nbytes: int) -> str:
+    if goal == "size":
+        return (
+            f"goal size: the {nbytes} B buffer would raise the scratch arena above the tensors' "
+            "peak; the scratch-free variant runs (more instructions, less memory)"
+        )
+    return (
+        f"goal {goal}: the {nbytes} B buffer would raise the scratch arena above the tensors' "
+        "peak and the scratch-free variant costs no instructions on any core"
+    )
+
+
+def _scratch_requests(planner: _Planner) -> list[BufferRequest]:
+    """The scratch-role buffers as one arena in the first memory would request them."""
+    memory = planner.budget.order[0]
+    roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
+    return [
+        BufferRequest(
+            id=str(t),
+            size=max(planner.sizes[t], 1),
+            first=planner.spans[t][0],
+            last=planner.spans[t][1],
+            alignment=planner.align(t, memory),
+            inplace_of=str(planner.inplace[t]) if planner.inplace.get(t) in set(roots) else None,
+        )
+        for t in roots
+    ]
+
+
+def choose_scratch(
+    model: AirModel,
+    operators: list[Any],
+    config: Any,
+    make_planner: Callable[[], _Planner],
+) -> tuple[int | None, dict[str, int]]:
+    """The memory-aware kernel choice: drop optional scratch buffers that would raise the arena.
+
+    The tensors' own peak (``peak_live`` of every scratch-arena buffer that is not an optional
+    kernel buffer) is the bound; a buffer that fits a gap where nothing else is live raises
+    nothing and always stays. Which raising buffers may go is the goal's rule (``_may_drop``):
+    at ``size`` all of them, so ``used`` reaches the bound; at ``balanced`` only those whose
+    scratch-free variant costs no instructions, so the instruction count never rises; at
+    ``latency`` none. A droppable buffer whose operator already has the bound's bytes of tensors
+    live goes first (no plan can fit it); then, while the planned arena is larger than the plan
+    of the tensors and the buffers that must stay, the droppable buffer at the fullest step goes.
+    Dropped operators run their scratch-free variant and record why. Returns the bound and the
+    dropped bytes by operator id.
+    """
+    owners: dict[TensorId, tuple[Any, str]] = {}
+    for aot_op in operators:
+        for name in getattr(aot_op, "optional_scratch", {}):
+            owners[aot_op.op.named_tensors[name]] = (aot_op, name)
+    requests = _scratch_requests(make_planner())
+    tensors_only = [r for r in requests if TensorId(r.id) not in owners]
+    bound = peak_live(tensors_only) if tensors_only else 0
+    goal = str(getattr(getattr(config.optimization, "goal", None), "value", "balanced"))
+    candidates = {t: owner for t, owner in owners.items() if _may_drop(goal, *owner)}
+    if not candidates:
+        return bound, {}
+
+    def live_at(step: int) -> int:
+        live = [r for r in tensors_only if r.first <= step <= r.last]
+        ids = {r.id for r in live}
+        return peak_live([r if r.inplace_of in ids else replace(r, inplace_of=None) for r in live])
+
+    pressure = {TensorId(r.id): live_at(r.first) + r.size for r in requests if TensorId(r.id) in candidates}
+    dropped: dict[str, int] = {}
+    gone: set[TensorId] = set()
+
+    def drop(tid: TensorId) -> None:
+        gone.add(tid)
+        aot_op, name = candidates.pop(tid)
+        nbytes = aot_op.optional_scratch[name]
+        dropped[aot_op.op.id] = dropped.get(aot_op.op.id, 0) + nbytes
+        aot_op.drop_scratch(name, _drop_reason(goal, nbytes))
+
+    for tid in [t for t, need in pressure.items() if need > bound]:
+        drop(tid)
+    if candidates:
+        planner = make_planner()
+        kept = [t for t in map(TensorId, (r.id for r in requests)) if t not in candidates and t not in gone]
+        target = planner.layout(kept, planner.budget.order[0]).used
+        while candidates:
+            planner = make_planner()
+            roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
+            if planner.layout(roots, planner.budget.order[0]).used <= target:
+                break
+            drop(max(candidates, key=lambda t: (pressure[t], str(t))))
+    return bound, dropped
+
+
 def plan_memory(
     model: AirModel, operators: list[Any], platform: Any, config: Any, context: RegistryContext
 ) -> MemoryPlan:
@@ -401,6 +513,13 @@ def plan_memory(
     for tid, rule in rules.items():
         check_rule_memory(rule, model.tensors[tid].kind, budget, platform)
     plan = MemoryPlan(alias_of=_alias_map(model, operators))
+    _, run_planner = context.memory_planners.select(config.memory.planner, setting="memory.planner")
+
+    def make_planner() -> _Planner:
+        fresh = memory_budget(platform, memory_cfg.constraints)
+        return _Planner(model, operators, config, fresh, rules, alignment, plan, run_planner)
+
+    tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
     constants = [
         t
@@ -412,7 +531,6 @@ def plan_memory(
     )
     pool.reserve(budget)
 
-    _, run_planner = context.memory_planners.select(config.memory.planner, setting="memory.planner")
     planner = _Planner(model, operators, config, budget, rules, alignment, plan, run_planner)
     planner.place_pinned()
     planner.place_auto("scratch")
@@ -432,6 +550,7 @@ def plan_memory(
                 peak_live=arena.peak_live,
                 capacity=budget.caps.get(memory),
                 planner=arena.planner,
+                tensor_peak_live=tensor_peak if role == "scratch" else None,
             )
             plan.regions.append(region)
             for root, offset in arena.offsets.items():

@@ -71,6 +71,7 @@ def arena_row(region: Any) -> dict[str, Any]:
         "total_size": region.total_size,
         "capacity": region.capacity,
         "peak_live": region.peak_live,
+        "tensor_peak_live": getattr(region, "tensor_peak_live", None),
         "alignment": region.alignment,
         "fragmentation": region.fragmentation if region.role == "scratch" else None,
     }
@@ -199,6 +200,16 @@ def _platform_identity(platform: Any) -> dict[str, Any]:
     }
 
 
+def _dropped_scratch(op: Any) -> list[dict[str, Any]]:
+    """``dropped_scratch`` (ours): each kernel buffer the memory-aware choice gave up, its bytes
+    and the goal's reason, so the plan shows what the arena saving cost (empty: every kept)."""
+    reasons = getattr(op, "scratch_drop_reasons", {})
+    return [
+        {"buffer": name, "bytes": nbytes, "reason": reasons.get(name, "")}
+        for name, nbytes in sorted(getattr(op, "dropped_scratch", {}).items())
+    ]
+
+
 def plan_record(model: AirModel, operators: list[Any], platform: Any, config: Any) -> dict[str, Any]:
     """``<prefix>_plan.json``: who wrote it, for which model and target, and each operator's choices.
 
@@ -229,6 +240,7 @@ def plan_record(model: AirModel, operators: list[Any], platform: Any, config: An
                 "kernel": _kernel_choice(op),
                 "source_indices": list(op.op.source_indices),
                 "attributes": _attributes(op),
+                "dropped_scratch": _dropped_scratch(op),
             }
             for i, (op, (plan_id, id_source)) in enumerate(zip(operators, ids, strict=True))
         ],

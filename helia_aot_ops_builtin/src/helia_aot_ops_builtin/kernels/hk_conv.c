@@ -163,6 +163,26 @@ int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params)
     return conv_scratch_layout(taps, params->output_channels, NULL, NULL);
 }
 
+/*
+ * Without the fast path's scratch (the converter's memory-aware choice) Helium still reads in
+ * place (hk_conv_s8_lean); otherwise the generic loop. Kept out of line so that hk_conv_s8's
+ * fast-path dispatch compiles to the same instructions as without this variant.
+ */
+HK_NOINLINE int32_t conv_s8_scratch_free(const hk_conv_params_t *params, const int8_t *input,
+                                         const int8_t *filter, const int32_t *bias,
+                                         int8_t *output)
+{
+#if HK_HAVE_MVE
+    if (params->offset_bias != NULL && params->scratch == NULL && params->dilation_width == 1 &&
+        hk_conv_s8_scratch_size(params) > 0 && params->input_offset >= -127 &&
+        params->input_offset <= 128) {
+        hk_conv_s8_lean(params, input, filter, bias, output);
+        return HK_STATUS_OK;
+    }
+#endif
+    return conv_s8_generic(params, input, filter, bias, output);
+}
+
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8). */
 int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const int8_t *filter,
                    const int32_t *bias, int8_t *output)
@@ -178,7 +198,7 @@ int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const in
         hk_conv_s8_fast(params, input, filter, output);
         return HK_STATUS_OK;
     }
-    return conv_s8_generic(params, input, filter, bias, output);
+    return conv_s8_scratch_free(params, input, filter, bias, output);
 }
 
 /* Follows LiteRT reference_ops::Conv (float): each sum runs over taps then channels, as there. */

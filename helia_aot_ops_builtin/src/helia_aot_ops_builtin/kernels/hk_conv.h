@@ -17,7 +17,9 @@
  * two pixels and two filters at a time; pointwise with at most 16 input channels on Helium:
  * four pixels at a time) fill a row of int32 accumulators, which is then requantized in one
  * pass (hk_requant.h). Every path gives the reference's integers; without offset_bias or
- * scratch, or for grouped filters, the generic loop runs.
+ * scratch, or for grouped filters, the generic loop runs, except that Helium has a
+ * scratch-free variant (offset_bias without scratch: accumulators in registers, windows read
+ * in place), which the converter picks where a scratch buffer would raise the arena.
  */
 #ifndef HK_CONV_H
 #define HK_CONV_H

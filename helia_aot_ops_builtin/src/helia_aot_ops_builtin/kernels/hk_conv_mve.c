@@ -401,4 +401,129 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
     }
 }
 
+/*
+ * Four filters' dot products with a receptive field of `runs` runs of `len` bytes (x_step
+ * apart in the image, `row` apart in each filter), read in place with the tail of every run
+ * under a predicate, so nothing outside the window is touched and no patch is needed.
+ */
+HK_INLINE int32x4_t conv_lean_dots4(const int8_t *x, size_t x_step, int32_t runs, int32_t len,
+                                    const int8_t *w0, const int8_t *w1, const int8_t *w2,
+                                    const int8_t *w3, int32_t row, bool clipped,
+                                    int32x4_t *sums)
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int32_t r = 0; r < runs; ++r, x += x_step, w0 += row, w1 += row, w2 += row, w3 += row) {
+        for (int32_t k = 0; k < len; k += 16) {
+            const mve_pred16_t keep = vctp8q((uint32_t)(len - k));
+            const int8x16_t xv = vldrbq_z_s8(x + k, keep);
+            const int8x16_t v0 = vldrbq_z_s8(w0 + k, keep), v1 = vldrbq_z_s8(w1 + k, keep);
+            const int8x16_t v2 = vldrbq_z_s8(w2 + k, keep), v3 = vldrbq_z_s8(w3 + k, keep);
+            a0 = vmladavaq_s8(a0, xv, v0);
+            a1 = vmladavaq_s8(a1, xv, v1);
+            a2 = vmladavaq_s8(a2, xv, v2);
+            a3 = vmladavaq_s8(a3, xv, v3);
+            if (clipped) {
+                s0 = vaddvaq_s8(s0, v0);
+                s1 = vaddvaq_s8(s1, v1);
+                s2 = vaddvaq_s8(s2, v2);
+                s3 = vaddvaq_s8(s3, v3);
+            }
+        }
+    }
+    if (clipped) {
+        const int32x4_t lo = vsetq_lane_s32(s1, vdupq_n_s32(s0), 1);
+        *sums = vsetq_lane_s32(s3, vsetq_lane_s32(s2, lo, 2), 3);
+    }
+    int32x4_t dots = vsetq_lane_s32(a1, vdupq_n_s32(a0), 1);
+    return vsetq_lane_s32(a3, vsetq_lane_s32(a2, dots, 2), 3);
+}
+
+/*
+ * The scratch-free variant of hk_conv_s8_fast (params->scratch NULL; dilation_width 1): the
+ * converter takes it where a scratch buffer would raise the arena above what the tensors need.
+ * Same integers as the reference (LiteRT reference_integer_ops::ConvPerChannel, input offset
+ * folded into offset_bias): a window inside the image starts from offset_bias, one clipped at
+ * an edge from the bias plus the offset times its in-image filter taps (the taps the reference
+ * skips), four filters' accumulators stay in registers and
+ * are requantized and stored four bytes at a time. A pointwise filter over at most 16 channels
+ * takes conv_small_s8, which needs no scratch either.
+ */
+void hk_conv_s8_lean(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                     const int32_t *bias, int8_t *output)
+{
+    const int32_t cin = p->input_channels;
+    const int32_t row = p->filter_width * cin;
+    const int32_t taps = p->filter_height * row;
+    const int32_t channels = p->output_channels;
+    const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    const bool direct = p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+                        p->pad_left == 0 &&
+                        (p->output_height - 1) * p->stride_height < p->input_height &&
+                        (p->output_width - 1) * p->stride_width < p->input_width;
+    conv_pixel_t at = {0, 0, 0};
+    int8_t *out = output;
+    if (direct && cin <= 16) {
+        for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
+            const int8_t *x[4];
+            const int32_t n = hk_min_i32(pixels - i, 4);
+            for (int32_t j = 0; j < 4; ++j) {
+                x[j] = j < n ? conv_source(p, input, true, &at, NULL, conv_gather_s8) : x[0];
+            }
+            conv_small_s8(p, x, n, filter, mode, out);
+        }
+        return;
+    }
+    const int32x4_t vlo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
+    const int32x4_t vhi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
+    const size_t x_step =
+        (size_t)p->dilation_height * (size_t)p->input_width * (size_t)cin;
+    for (int32_t i = 0; i < pixels; ++i, out += channels) {
+        const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
+        const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
+        int32_t fy0, fy1, fx0, fx1;
+        hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0, &fy1);
+        hk_window_taps(ix0, 1, p->filter_width, p->input_width, &fx0, &fx1);
+        const int32_t runs = fx1 > fx0 ? fy1 - fy0 : 0;
+        const bool clipped = fy1 - fy0 != p->filter_height || fx1 - fx0 != p->filter_width;
+        const int32_t len = (fx1 - fx0) * cin;
+        const int8_t *x =
+            input + (((size_t)at.b * (size_t)p->input_height +
+                      (size_t)(iy0 + fy0 * p->dilation_height)) *
+                         (size_t)p->input_width +
+                     (size_t)(ix0 + fx0)) *
+                        (size_t)cin;
+        const int8_t *w = filter + (size_t)(fy0 * row + fx0 * cin);
+        for (int32_t oc = 0; oc < channels; oc += 4, w += 4 * (size_t)taps) {
+            const int32_t n = hk_min_i32(channels - oc, 4);
+            /* Missing filters repeat the first and are not stored. */
+            const int8_t *w1 = n > 1 ? w + taps : w;
+            const int8_t *w2 = n > 2 ? w + 2 * taps : w;
+            const int8_t *w3 = n > 3 ? w + 3 * taps : w;
+            const mve_pred16_t real = vctp32q((uint32_t)n);
+            int32x4_t acc;
+            if (clipped) {
+                /* offset_bias counts the offset of every tap; a clipped window adds its own:
+                 * bias + dot + input_offset * (sum of the filter over the taps inside). */
+                int32x4_t sums;
+                acc = conv_lean_dots4(x, x_step, runs, len, w, w1, w2, w3, row, true, &sums);
+                acc = vmlaq_n_s32(acc, sums, p->input_offset);
+                if (bias != NULL) {
+                    acc = vaddq_s32(acc, vldrwq_z_s32(bias + oc, real));
+                }
+            } else {
+                acc = conv_lean_dots4(x, x_step, runs, len, w, w1, w2, w3, row, false, NULL);
+                acc = vaddq_s32(acc, vldrwq_s32(p->offset_bias + oc));
+            }
+            const int32x4_t mult = vldrwq_z_s32(p->output_multiplier + oc, real);
+            const int32x4_t shift = vldrwq_z_s32(p->output_shift + oc, real);
+            acc = mode == HK_REQUANT_GENERAL ? hk_requant_mve(acc, mult, shift)
+                                             : hk_requant_right_mve(acc, mult, shift);
+            acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, p->output_offset), vlo), vhi);
+            vstrbq_p_s32(out + oc, acc, real);
+        }
+        conv_advance(p, &at);
+    }
+}
+
 #endif /* HK_HAVE_MVE */

@@ -133,4 +133,14 @@ HK_INLINE const int8_t *conv_source(const hk_conv_params_t *p, const int8_t *inp
 void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
                      int8_t *output);
 
+#if HK_HAVE_MVE
+/*
+ * The Helium path without scratch (hk_conv_mve.c): what hk_conv_s8 runs when offset_bias is
+ * given but scratch is not, for windows that do not dilate along the width. Other cores run
+ * the generic loop then.
+ */
+void hk_conv_s8_lean(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                     const int32_t *bias, int8_t *output);
+#endif
+
 #endif /* HK_CONV_PATHS_H */

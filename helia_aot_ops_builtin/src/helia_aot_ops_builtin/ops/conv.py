@@ -411,12 +411,25 @@ class Conv2DOperator(_WindowOperator):
         size = self.scratch_bytes()
         if size:
             # 16-byte aligned: the Helium path reads it in whole vectors, the DSP path in words.
-            self.add_scratch("scratch", size, alignment=16)
+            # Optional: without it Helium runs hk_conv_s8_lean (accumulators in registers) and
+            # other cores the generic loop, so the planner may drop it where it would raise
+            # the arena (dilated widths have no lean variant, so they keep it).
+            lean = self.options.dilation_w == 1
+            self.add_scratch("scratch", size, alignment=16, optional=lean, free_on=self._scratch_free_on())
+
+    def _scratch_free_on(self) -> tuple[str, ...]:
+        """Where dropping the buffer costs no instructions: Helium's pointwise path over at most
+        16 channels (conv_small_s8) never reads it, so hk_conv_s8_lean runs the same code; the
+        DSP and scalar paths use it for every geometry (without it they take the generic loop)."""
+        (_, pad_top), (_, pad_left) = self._spatial()
+        _, kh, kw, _ = self.weights.shape
+        pointwise = (kh, kw, pad_top, pad_left) == (1, 1, 0, 0)
+        return ("mve",) if pointwise and self.source.shape[3] <= 16 else ()
 
     def fast_path_fields(self) -> list[tuple[str, str]]:
         fields = super().fast_path_fields()
         size = self.scratch_bytes()
-        if size:
+        if size and self.has_scratch("scratch"):
             fields += [
                 ("scratch", self.ptr(self.get_local_tensor("scratch"), ctype="void")),
                 ("scratch_size", str(size)),

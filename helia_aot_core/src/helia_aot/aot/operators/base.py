@@ -33,6 +33,11 @@ from helia_aot.errors import ConfigValueError, InvalidConfigError, UnsupportedMo
 
 _OptionsT = TypeVar("_OptionsT", bound=AirOperatorOptions)
 
+SCRATCH_ISAS = frozenset({"mve", "dsp", "scalar"})
+"""The instruction sets a module's kernels may be built for (the kernel library's fast paths):
+a module converted once can be cross-built for any core, so a scratch-free variant is free only
+when it is free on all of them."""
+
 
 class OpCapability(enum.Flag):
     """Optimization contract an operator declares (interning, reordering, shared init)."""
@@ -123,6 +128,17 @@ class AotOperator:
         self.resolved_knobs: dict[str, str] = {}
         self.knob_choices: dict[str, Any] = {}
         self.knob_resolver: Callable[[AotOperator], None] | None = None
+        self.optional_scratch: dict[str, int] = {}
+        """Scratch buffers (name -> bytes) a scratch-free variant of the kernel can do without;
+        the planner drops those that would raise the arena above the tensors' peak."""
+        self.dropped_scratch: dict[str, int] = {}
+        """Optional scratch buffers the planner dropped: the kernel runs its scratch-free variant."""
+        self.scratch_free_on: dict[str, frozenset[str]] = {}
+        """Per optional buffer, the instruction sets (``SCRATCH_ISAS``) on which its scratch-free
+        variant runs exactly the fast path's instructions: goal ``balanced`` drops a buffer only
+        when that holds on every one, as a module converted once may be built for any core."""
+        self.scratch_drop_reasons: dict[str, str] = {}
+        """Why the planner dropped each buffer of ``dropped_scratch`` (the goal's rule), for the plan."""
         self._resolved = False
 
     # -- identity ------------------------------------------------------------------------------
@@ -227,8 +243,23 @@ class AotOperator:
         self.op.named_tensors[name] = tid
         return tid
 
-    def add_scratch(self, name: str, nbytes: int, *, alignment: int | None = None) -> TensorId:
-        """Reserve ``nbytes`` of working memory live only while this operator runs."""
+    def add_scratch(
+        self,
+        name: str,
+        nbytes: int,
+        *,
+        alignment: int | None = None,
+        optional: bool = False,
+        free_on: Iterable[str] = (),
+    ) -> TensorId:
+        """Reserve ``nbytes`` of working memory live only while this operator runs.
+
+        ``optional`` says the kernel has a variant that runs without it (same results, usually
+        more instructions): the memory-aware choice at Plan may then drop it (``drop_scratch``)
+        where the buffer would raise the arena above what the tensors alone need, as the goal
+        allows. ``free_on`` names the instruction sets (``SCRATCH_ISAS``) on which that variant
+        costs no instructions at all; goal ``balanced`` drops only buffers free on every one.
+        """
         tid = self._local_id(name)
         existing = self.model.tensors.get(tid)
         tensor = AirTensor(
@@ -242,7 +273,22 @@ class AotOperator:
         )
         self.model.add_tensor(tensor, replace=True)
         self.op.named_tensors[name] = tid
+        if optional:
+            self.optional_scratch[name] = int(nbytes)
+            self.scratch_free_on[name] = frozenset(free_on)
         return tid
+
+    def has_scratch(self, name: str) -> bool:
+        """Whether the scratch buffer ``name`` was reserved and not dropped by the planner."""
+        return name in self.op.named_tensors and name not in self.dropped_scratch
+
+    def drop_scratch(self, name: str, reason: str = "") -> None:
+        """Give up the optional scratch buffer ``name``: the kernel takes its scratch-free variant."""
+        nbytes = self.optional_scratch.pop(name)
+        tid = self.op.named_tensors.pop(name)
+        self.model.tensors.pop(tid, None)
+        self.dropped_scratch[name] = nbytes
+        self.scratch_drop_reasons[name] = reason
 
     # -- resolve -------------------------------------------------------------------------------
     def check(self) -> Iterable[str]:

@@ -1,0 +1,214 @@
+"""Memory-aware kernel choice: which kernel scratch buffers each goal gives up.
+
+At ``optimization.goal`` size, an operator's optional scratch buffer (the int8 CONV_2D fast
+paths') is dropped where it would make the scratch arena larger than the tensors alone need,
+and the kernel takes its scratch-free variant: ``used`` is the tensor-only peak on every
+MLPerf Tiny model of the corpus, with no two buffers live at one operator sharing a byte. At
+balanced (the default) a buffer goes only where its scratch-free variant costs no instructions
+on any instruction set (none of the MLPerf ones qualifies), so the instruction floors hold and
+``used`` never exceeds main's figures; at ``latency`` every buffer stays. The int8 models stay
+bit-exact against the reference at size: on the host (the generic loop) and, for KWS and
+ResNet-8, on the Cortex-M55 under QEMU (Helium's scratch-free path, hk_conv_s8_lean).
+"""
+
+from __future__ import annotations
+
+import pytest
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.aot.operators.base import SCRATCH_ISAS
+from helia_aot.memory import compute_lifetimes
+from helia_aot.pipeline.load import load_model
+from helia_aot.pipeline.plan import plan_memory
+from helia_aot.pipeline.resolve import resolve_operators
+from helia_aot.pipeline.transform import run_transforms
+from helia_aot.platforms import resolve_platform
+from helia_aot.registry import build_default_registry_context
+from helia_aot.testing import corpus_golden_to_npz, cross_build_module, run_module_test_case, run_qemu
+
+from .corpus import expected_outputs, golden_path, manifest, model_path
+
+MLPERF = [e for e in manifest() if e["category"] == "mlperf_tiny"]
+MLPERF_INT8 = [e for e in MLPERF if e["name"].endswith("_int8")]
+
+
+def plan(entry, goal: str):
+    """Load, transform, resolve and plan one corpus model as the converter does."""
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(model_path(entry))}, "optimization": {"goal": goal}}
+    )
+    context = build_default_registry_context()
+    platform = resolve_platform(config.platform, context)
+    model = run_transforms(load_model(model_path(entry), 0, context), config, context)
+    operators = resolve_operators(model, platform, config, context)
+    return model, operators, plan_memory(model, operators, platform, config, context)
+
+
+def scratch_regions(memory_plan):
+    return [r for r in memory_plan.regions if r.role == "scratch"]
+
+
+MAIN_SCRATCH_USED = {
+    "mlperf_kws_dscnn_int8": 16_896,
+    "mlperf_ic_resnet8_int8": 50_144,
+    "mlperf_vww_mobilenetv1_025_int8": 55_488,
+    "mlperf_ad_fc_autoencoder_int8": 768,
+}
+"""The scratch arena's ``used`` before the memory-aware choice (every fast path's buffer kept)."""
+
+
+@pytest.mark.parametrize("entry", MLPERF, ids=[e["name"] for e in MLPERF])
+def test_size_scratch_used_is_the_tensor_only_peak_and_live_buffers_do_not_overlap(entry):
+    model, operators, memory_plan = plan(entry, "size")
+    regions = scratch_regions(memory_plan)
+    assert len(regions) == 1
+    (region,) = regions
+    assert region.tensor_peak_live is not None and region.tensor_peak_live > 0
+    assert region.used == region.tensor_peak_live
+    # Every kernel buffer left in the plan fits under the bound; the dropped ones are recorded.
+    assert all(op.op.id in memory_plan.dropped_scratch for op in operators if op.dropped_scratch)
+    lifetimes = compute_lifetimes(model, alias_of=memory_plan.alias_of)
+    placed = [
+        (tid, memory_plan.placements[tid], lifetimes[tid])
+        for tid in lifetimes
+        if tid in memory_plan.placements
+        and memory_plan.placements[tid].region == region.id
+        and tid not in memory_plan.alias_of
+    ]
+    for i, (a, pa, (fa, la)) in enumerate(placed):
+        for b, pb, (fb, lb) in placed[i + 1 :]:
+            if max(fa, fb) > min(la, lb):
+                continue  # never live at one operator
+            shared_bytes = pa.offset < pb.offset + pb.size and pb.offset < pa.offset + pa.size
+            # An elementwise output may take the bytes of an input that dies where it is born.
+            in_place = la == fb or lb == fa
+            assert not shared_bytes or in_place, f"{a} and {b} overlap while both live"
+
+
+@pytest.mark.parametrize("entry", MLPERF_INT8, ids=[e["name"] for e in MLPERF_INT8])
+def test_balanced_keeps_every_buffer_that_costs_instructions_and_never_grows_the_arena(entry):
+    _, operators, memory_plan = plan(entry, "balanced")
+    (region,) = scratch_regions(memory_plan)
+    assert region.used <= MAIN_SCRATCH_USED[entry["name"]]
+    # No MLPerf buffer's scratch-free variant is free on every core: DSP and scalar need it.
+    assert memory_plan.dropped_scratch == {}
+    assert all(op.has_scratch(name) for op in operators for name in op.optional_scratch)
+    assert not any(SCRATCH_ISAS <= op.scratch_free_on[n] for op in operators for n in op.optional_scratch)
+
+
+def test_size_drops_the_peak_pointwise_convolutions_of_kws_and_the_plan_says_why():
+    entry = next(e for e in MLPERF if e["name"] == "mlperf_kws_dscnn_int8")
+    _, operators, memory_plan = plan(entry, "size")
+    (region,) = scratch_regions(memory_plan)
+    assert (region.used, region.tensor_peak_live) == (16_000, 16_000)
+    dropped = [op for op in operators if op.dropped_scratch]
+    assert dropped and all(op.op.op_type == "CONV_2D" for op in dropped)
+    assert all(not op.has_scratch("scratch") for op in dropped)
+    assert all("goal size" in op.scratch_drop_reasons["scratch"] for op in dropped)
+    assert sum(memory_plan.dropped_scratch.values()) == 3_584
+    # The first convolution (490 B in, 8,000 B out) has room: it keeps its fast path's buffer.
+    assert any(op.has_scratch("scratch") for op in operators if op.op.op_type == "CONV_2D")
+
+
+def test_the_written_plan_lists_each_dropped_buffer_with_the_goals_reason(tmp_path):
+    entry = next(e for e in MLPERF if e["name"] == "mlperf_kws_dscnn_int8")
+    records = {}
+    for goal in ("balanced", "size"):
+        config = {
+            "model": {"path": str(model_path(entry))},
+            "module": {"path": str(tmp_path / goal), "name": "m", "prefix": "m"},
+            "optimization": {"goal": goal},
+        }
+        result = AotConverter(ConvertArgs.model_validate(config)).convert()
+        records[goal] = [d for op in result.plan.operators for d in op.dropped_scratch]
+    assert records["balanced"] == []
+    assert [d.buffer for d in records["size"]] == ["scratch"] * len(records["size"])
+    assert sum(d.bytes for d in records["size"]) == 3_584
+    assert all(d.reason.startswith("goal size:") for d in records["size"])
+
+
+class _Operator:
+    """Just what the goal rule reads of an operator: where its scratch-free variant is free."""
+
+    def __init__(self, free_on):
+        self.scratch_free_on = {"scratch": frozenset(free_on)}
+
+
+@pytest.mark.parametrize(
+    ("goal", "free_on", "may_drop"),
+    [
+        ("balanced", SCRATCH_ISAS, True),
+        ("accuracy", SCRATCH_ISAS, True),
+        ("balanced", {"mve"}, False),
+        ("balanced", set(), False),
+        ("size", set(), True),
+        ("latency", SCRATCH_ISAS, False),
+    ],
+)
+def test_the_goal_rule_drops_at_balanced_only_what_is_free_on_every_instruction_set(goal, free_on, may_drop):
+    from helia_aot.pipeline.plan import _may_drop
+
+    assert _may_drop(goal, _Operator(free_on), "scratch") is may_drop
+
+
+def test_a_pointwise_convolution_over_few_channels_is_free_on_helium_only():
+    entry = next(e for e in MLPERF if e["name"] == "mlperf_vww_mobilenetv1_025_int8")
+    _, operators, _ = plan(entry, "latency")
+    free = {
+        op.op.id: op.scratch_free_on["scratch"]
+        for op in operators
+        if op.op.op_type == "CONV_2D" and "scratch" in op.scratch_free_on
+    }
+    pointwise_small = {
+        op.op.id
+        for op in operators
+        if op.op.op_type == "CONV_2D" and tuple(op.weights.shape[1:3]) == (1, 1) and op.source.shape[3] <= 16
+    }
+    assert pointwise_small and {i for i, isas in free.items() if isas} == pointwise_small
+    assert all(free[i] == {"mve"} for i in pointwise_small)
+
+
+def test_latency_keeps_every_fast_path_buffer():
+    entry = next(e for e in MLPERF if e["name"] == "mlperf_kws_dscnn_int8")
+    _, operators, memory_plan = plan(entry, "latency")
+    (region,) = scratch_regions(memory_plan)
+    assert memory_plan.dropped_scratch == {}
+    assert not any(op.dropped_scratch for op in operators)
+    assert region.tensor_peak_live == 16_000 and region.used > region.tensor_peak_live
+
+
+def convert_with_golden(entry, tmp_path, prefix="aot", goal="size"):
+    golden = corpus_golden_to_npz(
+        golden_path(entry), tmp_path / "golden.npz", outputs=expected_outputs(entry)
+    )
+    config = {
+        "model": {"path": str(model_path(entry))},
+        "module": {"path": str(tmp_path / "out"), "name": "module", "prefix": prefix},
+        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
+        "optimization": {"goal": goal},
+    }
+    return AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+@pytest.mark.parametrize("entry", MLPERF_INT8, ids=[e["name"] for e in MLPERF_INT8])
+def test_int8_models_stay_bit_exact_on_the_host_at_size(entry, tmp_path):
+    result = convert_with_golden(entry, tmp_path)
+    scratch = [a for a in result.arenas if a["role"] == "scratch"]
+    assert [a["used"] for a in scratch] == [a["tensor_peak_live"] for a in scratch]
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{entry['name']}:\n{run.stdout}\n{run.stderr[-4000:]}"
+
+
+CROSS_MODELS = {"mlperf_kws_dscnn_int8": 16_000, "mlperf_ic_resnet8_int8": 49_152}
+"""KWS: pointwise convolutions read in place; ResNet-8: padded 3x3 windows clipped at the edges."""
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("name", sorted(CROSS_MODELS))
+def test_scratch_free_helium_path_is_bit_exact_on_the_m55_at_size(name, tmp_path):
+    entry = next(e for e in MLPERF if e["name"] == name)
+    result = convert_with_golden(entry, tmp_path, prefix="m")
+    assert [a["used"] for a in result.arenas if a["role"] == "scratch"] == [CROSS_MODELS[name]]
+    elf = cross_build_module(result.output, tmp_path / "m55", "m55", prefix="m")
+    run = run_qemu(elf, "m55", timeout=300, count=False)
+    assert run.returncode == 0, run.stdout
+    assert "PASS" in run.stdout
