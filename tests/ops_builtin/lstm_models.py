@@ -38,7 +38,7 @@ class LstmSpec:
     cell_scale_log2: int = -11
     hidden_zero_point: int = 0
     input_zero_point: int = 3
-    output_zero_point: int = 0  # also the output state's: nonzero is refused (see test_lstm_ops)
+    output_zero_point: int = 0  # also the output state's, which starts at it
     seed: int = 0
 
     @property

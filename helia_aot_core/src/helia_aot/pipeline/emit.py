@@ -20,7 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId, c_comment, region_layout
+from helia_aot.air import (
+    AirModel,
+    AirTensor,
+    AirTensorKind,
+    AirTensorType,
+    TensorId,
+    c_comment,
+    region_layout,
+)
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
@@ -297,8 +305,29 @@ class StateInit:
     data: str
 
 
+def _initial_state(tensor: AirTensor) -> bytes | None:
+    """The bytes a persistent tensor starts from, or None for zeros.
+
+    A tensor with data starts from it. An int8 variable tensor without data starts at its zero
+    point, as LiteRT's ResetVariableTensor fills it (the value an integer LSTM's output state
+    holds before the first run); every other type starts at zero.
+    """
+    if tensor.data is not None:
+        return np.asarray(tensor.data).astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
+    q = tensor.quantization
+    if (
+        tensor.dtype is AirTensorType.INT8
+        and q is not None
+        and not q.per_channel
+        and tensor.zero_point() != 0
+    ):
+        return np.full(tensor.size, tensor.zero_point(), dtype=np.int8).tobytes()
+    return None
+
+
 def state_inits(prefix: str, model: AirModel, plan: MemoryPlan, cregions: list[CRegion]) -> list[StateInit]:
-    """Every placed persistent tensor with nonzero initial data, in tensor order.
+    """Every placed persistent tensor with a nonzero initial value (see :func:`_initial_state`), in
+    tensor order.
 
     ``<prefix>_model_init`` and ``<prefix>_model_reset_state`` zero the persistent arenas and then
     copy these, so all-zero initial values need no copy and no bytes in the module.
@@ -306,9 +335,11 @@ def state_inits(prefix: str, model: AirModel, plan: MemoryPlan, cregions: list[C
     by_plan_id = {r.plan_id: r for r in cregions}
     rows: list[StateInit] = []
     for tid, tensor in model.tensors.items():
-        if tensor.kind is not AirTensorKind.PERSISTENT or tensor.data is None:
+        if tensor.kind is not AirTensorKind.PERSISTENT:
             continue
-        payload = np.asarray(tensor.data).astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
+        payload = _initial_state(tensor)
+        if payload is None:
+            continue
         placement = plan.placements.get(tid)
         region = by_plan_id.get(placement.region) if placement is not None else None
         if region is None or not any(payload):

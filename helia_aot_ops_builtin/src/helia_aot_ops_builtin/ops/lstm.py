@@ -316,12 +316,6 @@ class LstmOperator(BuiltinOperator):
                 yield f"{label(tensor)} is not quantized"
             elif q.per_channel:
                 yield f"{label(tensor)} is quantized per channel; the integer LSTM reads one scale"
-        if state.quantization is not None and state.zero_point() != 0 and state.data is None:
-            yield (
-                f"the output state {label(state)} has zero point {state.zero_point()}: LiteRT starts an "
-                "int8 variable tensor at its zero point, but the module's persistent arena starts at 0, "
-                "so the first runs would differ (re-quantize the state with zero point 0)"
-            )
         if cell.quantization is not None and checked_log2(cell.scale()) is None:
             yield f"the cell state's scale {cell.scale()} is not a power of two"
         scales = self.options.intermediate_scales
