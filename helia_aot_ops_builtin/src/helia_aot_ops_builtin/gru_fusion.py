@@ -261,9 +261,9 @@ def _fuse_one(model: litert.ModelT, subgraph: litert.SubGraphT) -> bool:
     and stays for the general WHILE support, so the hook never fails a conversion.
     """
     for w, op in enumerate(subgraph.operators or []):
-        if _op_name(model, op) != "WHILE" or op.builtinOptions is None:
-            continue
         try:
+            if _op_name(model, op) != "WHILE" or op.builtinOptions is None:
+                continue
             plan = _plan(model, subgraph, w, op)
         except (IndexError, KeyError, ValueError, TypeError, AttributeError):
             plan = None
