@@ -112,6 +112,17 @@ class _ReduceOperator(ParamsCallOperator):
         """The axes as the model lists them (possibly negative or repeated)."""
         return tuple(int(a) for a in np.asarray(self.axes_tensor.data).reshape(-1))
 
+    def walk_params(self) -> dict[str, Any]:
+        """The kept/reduced loop nest every reduce kernel walks (``reduce_params_t`` fields)."""
+        g = reduce_geometry(self.source.shape, self.axes())
+        return {
+            "kept_extents": g.kept_extents,
+            "kept_strides": g.kept_strides,
+            "reduced_extents": g.reduced_extents,
+            "reduced_strides": g.reduced_strides,
+            "count": g.count,
+        }
+
     def dtype_violations(self) -> list[str]:
         # The axes are int32 by contract; check() words a run-time axes tensor's refusal.
         if not self.input_tensors or not self.output_tensors:
@@ -152,19 +163,12 @@ class _ReduceOperator(ParamsCallOperator):
 
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
-        g = reduce_geometry(src.shape, self.axes())
-        params: dict[str, Any] = {
-            "kept_extents": g.kept_extents,
-            "kept_strides": g.kept_strides,
-            "reduced_extents": g.reduced_extents,
-            "reduced_strides": g.reduced_strides,
-            "count": g.count,
-        }
+        params = self.walk_params()
         data = [self.ptr(src, const=True), self.ptr(dst)]
         if src.dtype is AirTensorType.FLOAT32:
             name = "mean" if self.MEAN else "sum"
             return KernelCall(f"reduce_{name}_f32", data, "reduce_params_t", params)
-        multiplier, shift = reduce_rescale(src.scale(), dst.scale(), g.count, self.MEAN)
+        multiplier, shift = reduce_rescale(src.scale(), dst.scale(), params["count"], self.MEAN)
         params.update(
             input_zero_point=src.zero_point(),
             output_zero_point=dst.zero_point(),
@@ -206,14 +210,7 @@ class _ReduceMinMaxOperator(_ReduceOperator):
 
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
-        g = reduce_geometry(src.shape, self.axes())
-        params: dict[str, Any] = {
-            "kept_extents": g.kept_extents,
-            "kept_strides": g.kept_strides,
-            "reduced_extents": g.reduced_extents,
-            "reduced_strides": g.reduced_strides,
-            "count": g.count,
-        }
+        params = self.walk_params()
         data = [self.ptr(src, const=True), self.ptr(dst)]
         return KernelCall(f"reduce_{self.REDUCER}_{_SUFFIX[src.dtype]}", data, "reduce_params_t", params)
 
@@ -261,18 +258,11 @@ class ReduceProdOperator(_ReduceOperator):
 
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
-        g = reduce_geometry(src.shape, self.axes())
-        params: dict[str, Any] = {
-            "kept_extents": g.kept_extents,
-            "kept_strides": g.kept_strides,
-            "reduced_extents": g.reduced_extents,
-            "reduced_strides": g.reduced_strides,
-            "count": g.count,
-        }
+        params = self.walk_params()
         data = [self.ptr(src, const=True), self.ptr(dst)]
         if src.dtype not in (AirTensorType.INT8, AirTensorType.INT16):
             return KernelCall(f"reduce_prod_{_SUFFIX[src.dtype]}", data, "reduce_params_t", params)
-        multiplier, shift = prod_rescale(src.scale(), dst.scale(), g.count)
+        multiplier, shift = prod_rescale(src.scale(), dst.scale(), params["count"])
         params.update(
             input_zero_point=src.zero_point(),
             output_zero_point=dst.zero_point(),
@@ -295,14 +285,7 @@ class _MeanSumOperator(_ReduceOperator):
     def kernel(self) -> KernelCall:
         if self.source.dtype is not AirTensorType.FLOAT16:
             return super().kernel()
-        g = reduce_geometry(self.source.shape, self.axes())
-        params: dict[str, Any] = {
-            "kept_extents": g.kept_extents,
-            "kept_strides": g.kept_strides,
-            "reduced_extents": g.reduced_extents,
-            "reduced_strides": g.reduced_strides,
-            "count": g.count,
-        }
+        params = self.walk_params()
         data = [self.ptr(self.source, const=True), self.ptr(self.target)]
         name = "mean" if self.MEAN else "sum"
         return KernelCall(f"reduce_{name}_f16", data, "reduce_f16_params_t", params)
@@ -325,14 +308,7 @@ class SumOperator(_MeanSumOperator):
         src = self.source
         if src.dtype not in (AirTensorType.INT32, AirTensorType.INT64):
             return super().kernel()
-        g = reduce_geometry(src.shape, self.axes())
-        params: dict[str, Any] = {
-            "kept_extents": g.kept_extents,
-            "kept_strides": g.kept_strides,
-            "reduced_extents": g.reduced_extents,
-            "reduced_strides": g.reduced_strides,
-            "count": g.count,
-        }
+        params = self.walk_params()
         data = [self.ptr(src, const=True), self.ptr(self.target)]
         return KernelCall(f"reduce_sum_{_SUFFIX[src.dtype]}", data, "reduce_params_t", params)
 
