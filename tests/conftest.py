@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+from helia_aot.testing.object_cache import CACHE_ENV
 from hypothesis import HealthCheck, settings
 
 # Hypothesis profiles, chosen with HELIA_AOT_HYPOTHESIS:
@@ -39,6 +42,19 @@ def budget_scale() -> int:
     if not raw.isdigit() or int(raw) < 1:
         raise pytest.UsageError(f"HELIA_AOT_HYPOTHESIS_SCALE={raw!r} must be a whole number >= 1")
     return int(raw)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Share compiled kernel objects between this run's module builds (helia_aot.testing.object_cache).
+
+    The controller makes one cache folder per run (xdist workers inherit the variable), so no
+    run depends on what an earlier one left; a cache the caller already names is kept as is.
+    """
+    if hasattr(config, "workerinput") or os.environ.get(CACHE_ENV):
+        return
+    folder = tempfile.mkdtemp(prefix="helia-aot-objects-")
+    os.environ[CACHE_ENV] = folder
+    config.add_cleanup(lambda: (os.environ.pop(CACHE_ENV, None), shutil.rmtree(folder, True)))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from helia_aot.testing.host import module_sources, printf_hook
 from helia_aot.testing.link_map import ModuleSize, module_size
+from helia_aot.testing.object_cache import compile_object, is_kernel_source
 from helia_aot.testing.required_tools import require
 
 __all__ = [
@@ -198,6 +199,13 @@ def _run_tool(cmd: list[str]) -> None:
         raise CrossBuildError(proc.returncode, cmd, proc.stdout, proc.stderr)
 
 
+def _compile(compile_cmd: list[str], source: Path, obj: Path) -> None:
+    if is_kernel_source(source):
+        compile_object(compile_cmd, source, obj, _run_tool)
+    else:
+        _run_tool([*compile_cmd, "-c", str(source), "-o", str(obj)])
+
+
 def _object_name(source: Path, root: Path | None) -> str:
     if root is not None:
         try:
@@ -234,7 +242,8 @@ def _build_firmware(
         *(f"-I{Path(d).resolve()}" for d in include_dirs),
         *extra_cflags,
     ]
-    jobs: list[list[str]] = []
+    compile_cmd = [f"{CROSS_PREFIX}gcc", *cflags]
+    jobs: list[tuple[Path, Path]] = []
     objects: list[Path] = []
     for group, items in groups.items():
         seen: set[str] = set()
@@ -244,10 +253,10 @@ def _build_firmware(
             seen.add(name)
             obj = build_dir / "obj" / group / name
             obj.parent.mkdir(parents=True, exist_ok=True)
-            jobs.append([f"{CROSS_PREFIX}gcc", *cflags, "-c", str(Path(source).resolve()), "-o", str(obj)])
+            jobs.append((Path(source).resolve(), obj))
             objects.append(obj)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for future in [pool.submit(_run_tool, job) for job in jobs]:
+        for future in [pool.submit(_compile, compile_cmd, source, obj) for source, obj in jobs]:
             future.result()
     elf = build_dir / "firmware.elf"
     _run_tool(

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from helia_aot.testing.object_cache import compile_object, is_kernel_source
+
 HOST_CFLAGS = ("-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
 
@@ -49,6 +51,12 @@ def module_sources(module_dir: Path) -> list[Path]:
     return sorted(Path(module_dir, "src").rglob("*.c"))
 
 
+def _run(cmd: list[str]) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd, proc.stdout, proc.stderr)
+
+
 def build_module(
     module_dir: Path,
     build_dir: Path,
@@ -71,8 +79,7 @@ def build_module(
     main = build_dir / "main.c"
     main.write_text(main_source or _MAIN.format(prefix=prefix))
     exe = build_dir / "module_test"
-    cmd = [
-        cc,
+    flags = [
         *HOST_CFLAGS,
         *(SANITIZE_FLAGS if sanitize else ()),
         printf_hook(prefix),
@@ -81,15 +88,17 @@ def build_module(
         str(module_dir / "includes-api"),
         "-I",
         str(module_dir / "src" / "kernels"),
-        *map(str, module_sources(module_dir)),
-        str(main),
-        "-o",
-        str(exe),
-        "-lm",
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise subprocess.CalledProcessError(proc.returncode, cmd, proc.stdout, proc.stderr)
+    sources = [*module_sources(module_dir), main]
+    objects = [build_dir / "obj" / f"{i}_{source.stem}.o" for i, source in enumerate(sources)]
+    objects[0].parent.mkdir(parents=True, exist_ok=True)
+    for source, obj in zip(sources, objects, strict=True):
+        if is_kernel_source(source):
+            compile_object([cc, *flags], source, obj, _run)
+        else:
+            _run([cc, *flags, "-c", str(source), "-o", str(obj)])
+    # The link repeats the compile flags: some reach the link too (-fsanitize=..., -pthread).
+    _run([cc, *flags, *map(str, objects), "-o", str(exe), "-lm"])
     return exe
 
 
