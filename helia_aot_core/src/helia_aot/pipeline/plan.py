@@ -521,11 +521,8 @@ def plan_memory(
 
     tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
-    constants = [
-        t
-        for t in model.tensors.values()
-        if t.kind is AirTensorKind.CONSTANT and t.id in tensors_read(model, operators)
-    ]
+    read = tensors_read(model, operators)  # once: asking per tensor made Plan quadratic in layers
+    constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT and t.id in read]
     pool = ConstantPool(
         model, constants, rules, constant_home(platform, budget), alignment, budget.alignments
     )
