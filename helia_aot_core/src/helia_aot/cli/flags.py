@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 from pydantic import BaseModel
 from typer.core import TyperCommand
 
@@ -109,6 +108,8 @@ def is_structured_list(key: ConfigKey) -> bool:
 
 
 def _load(key: ConfigKey, text: str) -> Any:
+    import yaml  # here: most command lines never parse a structured value
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:

@@ -8,14 +8,40 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mako.lookup import TemplateLookup
-
 from helia_aot.errors import TemplateRenderError
+
+
+def _import_mako() -> Any:
+    """``mako.lookup``, imported without the Pygments syntax highlighter.
+
+    ``mako.exceptions`` (which every Mako module imports) loads Pygments, if installed, to colour
+    HTML tracebacks; this compiler reports template errors as text, and Pygments was a tenth of
+    a conversion's start-up. While Mako loads, its Pygments plug-in is made unimportable, so Mako
+    takes its documented plain fallback; the block is lifted right after.
+    """
+    if "mako.exceptions" not in sys.modules:
+        plugin = "mako.ext.pygmentplugin"
+        present = sys.modules.get(plugin)
+        sys.modules[plugin] = None  # type: ignore[assignment]  # import now raises ImportError
+        try:
+            import mako.lookup
+        finally:
+            if present is None:
+                del sys.modules[plugin]
+            else:
+                sys.modules[plugin] = present
+    import mako.lookup
+
+    return mako.lookup
+
+
+TemplateLookup = _import_mako().TemplateLookup
 
 CORE_TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
