@@ -25,6 +25,7 @@ options, so the flags are derived here and parsed by click.
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import types
 import typing
@@ -69,7 +70,13 @@ def negated(flag: str) -> str:
 
 def cli_keys() -> list[ConfigKey]:
     """The configuration keys the command line has a flag for."""
-    return [key for key in config_keys() if key.cli_flag is not None]
+    return list(_cli_keys())
+
+
+@functools.cache
+def _cli_keys() -> tuple[ConfigKey, ...]:
+    # Walked once per process: every command line asks several times (convert and profile).
+    return tuple(key for key in config_keys() if key.cli_flag is not None)
 
 
 def _base(annotation: Any) -> Any:
