@@ -156,6 +156,26 @@ def test_profile_refuses_static_schedule(tmp_path):
     assert "module.schedule 'static'" in result.output and "--module.schedule table" in result.output
 
 
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--no-memory.allocate-arenas"], "memory.allocate_arenas is off"),
+        (["--module.path", "kws.zip"], "would be an archive"),
+    ],
+)
+def test_profile_refuses_modules_it_cannot_run(tmp_path, flags, message):
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    result = runner.invoke(
+        app,
+        ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), *flags],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+
+
 def test_profile_rejects_unknown_target(tmp_path):
     result = runner.invoke(
         app, ["profile", "--model.path", str(KWS), "--target", "m7"], env={"COLUMNS": "200"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -60,6 +61,16 @@ def profile(target: str | None = None, as_json: bool = False, **flags: Any) -> N
         state["verbose"] = config.verbose
         profiling = importlib.import_module("helia_aot.testing.profiling")
         profiling.require_profiling_tools()  # before converting: a missing tool fails fast
+        if not config.memory.allocate_arenas:
+            raise ProfileError(
+                "profile runs the module with its own arenas; memory.allocate_arenas is off",
+                hint="profile without --no-memory.allocate-arenas (counts do not depend on who owns them)",
+            )
+        if Path(str(config.module.path)).suffix.lower() in (".zip", ".pack"):
+            raise ProfileError(
+                f"profile builds the module's sources; {config.module.path} would be an archive",
+                hint="give --module.path a folder",
+            )
         if getattr(config.module.schedule, "value", config.module.schedule) == "static":
             raise ProfileError(
                 "profile counts per operator through the operator callback, which "
