@@ -19,7 +19,6 @@ from helia_aot.pipeline import records as recs
 from helia_aot.pipeline.attribute_rules import check_operator_rules
 from helia_aot.pipeline.emit import emit_module
 from helia_aot.pipeline.export import check_destination, export_module
-from helia_aot.pipeline.html_report import render_result_summary
 from helia_aot.pipeline.load import load_model
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
@@ -58,6 +57,8 @@ class ConversionResult:
     __hash__ = object.__hash__
 
     def _repr_html_(self) -> str:
+        from helia_aot.pipeline.html_report import render_result_summary  # notebooks only
+
         return render_result_summary(self)
 
 

@@ -133,6 +133,12 @@ class ReferenceExecutionError(HeliaAotError, RuntimeError):
     exit_code = 1
 
 
+class ProfileError(HeliaAotError, RuntimeError):
+    """``helia-aot profile`` could not cross-build or run the module (a missing tool included)."""
+
+    exit_code = 1
+
+
 class PluginError(HeliaAotError, RuntimeError):
     """A plugin failed to import or raised inside a hook."""
 
@@ -153,6 +159,7 @@ __all__ = [
     "OperatorOrderError",
     "OutputExistsError",
     "PluginError",
+    "ProfileError",
     "ReferenceExecutionError",
     "RegistryFrozenError",
     "RegistryLookupError",

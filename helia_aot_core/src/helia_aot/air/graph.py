@@ -158,12 +158,20 @@ class AirModel:
     description: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
     regions: dict[str, AirRegion] = field(default_factory=dict)
+    _names_seen: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
+    """Every name a tensor of this model has had (a superset of today's names), so that
+    unique_tensor_name costs O(1) instead of a scan of every tensor (quadratic over a model)."""
+    _names_source: tuple[int, int] = field(default=(0, -1), init=False, repr=False, compare=False)
 
     def add_tensor(self, tensor: AirTensor, *, replace: bool = False) -> AirTensor:
         """Add ``tensor``; an id already present is an error unless ``replace``."""
         if tensor.id in self.tensors and not replace:
             raise ValueError(f"tensor id {tensor.id!r} already exists in the model")
+        in_step = self._names_source == (id(self.tensors), len(self.tensors))
         self.tensors[tensor.id] = tensor
+        self._names_seen.add(tensor.name)
+        if in_step:  # else the next unique_tensor_name rebuilds the set
+            self._names_source = (id(self.tensors), len(self.tensors))
         return tensor
 
     def tensor(self, tensor_id: str) -> AirTensor:
@@ -207,11 +215,27 @@ class AirModel:
         module's own symbols (``<prefix>_model_init``, ``<prefix>_num_tensors``, operator
         functions), whatever the model calls its tensors, and makes names unique.
         """
-        taken = {t.name for t in self.tensors.values()}
         stem = c_identifier(base, max_length=40, fallback="tensor")
         ordinal = len(self.tensors)
         name = f"t{ordinal}_{stem}"
-        while name in taken:
+        while self._name_taken(name):
             ordinal += 1
             name = f"t{ordinal}_{stem}"
+        self._names_seen.add(name)
         return name
+
+    def _name_taken(self, name: str) -> bool:
+        """Whether a tensor of the model is called ``name`` now.
+
+        ``_names_seen`` only grows, so a name missing from it is free; a name in it is checked
+        against the tensors (it may belong to one since removed or renamed). The set is rebuilt
+        when the tensors changed other than through ``add_tensor`` (a new dict, or a count
+        ``add_tensor`` did not leave).
+        """
+        source = (id(self.tensors), len(self.tensors))
+        if source != self._names_source:
+            self._names_seen = {t.name for t in self.tensors.values()} | self._names_seen
+            self._names_source = source
+        if name not in self._names_seen:
+            return False
+        return any(t.name == name for t in self.tensors.values())

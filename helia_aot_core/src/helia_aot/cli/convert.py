@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
 from rich.console import Console
 from rich.logging import RichHandler
 
@@ -93,6 +92,8 @@ def convert(**flags: Any) -> None:
         stderr = error_console()
         stdout = Console(highlight=False, soft_wrap=True)
         if config.verbose >= 2:
+            import yaml  # only to echo the configuration
+
             stderr.print("Effective configuration:", style="bold")
             stderr.print(
                 yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False

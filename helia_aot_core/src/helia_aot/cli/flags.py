@@ -25,6 +25,7 @@ options, so the flags are derived here and parsed by click.
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import types
 import typing
@@ -32,7 +33,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 from pydantic import BaseModel
 from typer.core import TyperCommand
 
@@ -70,7 +70,13 @@ def negated(flag: str) -> str:
 
 def cli_keys() -> list[ConfigKey]:
     """The configuration keys the command line has a flag for."""
-    return [key for key in config_keys() if key.cli_flag is not None]
+    return list(_cli_keys())
+
+
+@functools.cache
+def _cli_keys() -> tuple[ConfigKey, ...]:
+    # Walked once per process: every command line asks several times (convert and profile).
+    return tuple(key for key in config_keys() if key.cli_flag is not None)
 
 
 def _base(annotation: Any) -> Any:
@@ -109,6 +115,8 @@ def is_structured_list(key: ConfigKey) -> bool:
 
 
 def _load(key: ConfigKey, text: str) -> Any:
+    import yaml  # here: most command lines never parse a structured value
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:

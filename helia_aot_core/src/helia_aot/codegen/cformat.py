@@ -52,9 +52,13 @@ def c_float_list(values: Iterable[float], per_line: int = 8) -> str:
     return ",\n    ".join(lines)
 
 
+_HEX_ITEMS = tuple(f"0x{b:02x}" for b in range(256))
+"""``0x00`` .. ``0xff``: a table lookup per byte instead of a format (constants are most of a module)."""
+
+
 def c_hex_bytes(data: bytes, per_line: int = 20) -> str:
     """Bytes as ``0x..`` items, ``per_line`` to a line; the bulk format of constant arenas."""
     if not data:
         return "0x00"
-    hexes = [f"0x{b:02x}" for b in data]
+    hexes = list(map(_HEX_ITEMS.__getitem__, data))
     return ",\n".join(", ".join(hexes[i : i + per_line]) for i in range(0, len(hexes), per_line))

@@ -6,17 +6,73 @@ base template because all directories share one lookup.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import sys
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mako import exceptions as mako_exceptions
-from mako.lookup import TemplateLookup
-
 from helia_aot.errors import TemplateRenderError
 
+
+def _import_mako() -> Any:
+    """``mako.lookup``, imported without the Pygments syntax highlighter.
+
+    ``mako.exceptions`` (which every Mako module imports) loads Pygments, if installed, to colour
+    HTML tracebacks; this compiler reports template errors as text, and Pygments was a tenth of
+    a conversion's start-up. While Mako loads, its Pygments plug-in is made unimportable, so Mako
+    takes its documented plain fallback; the block is lifted right after.
+    """
+    if "mako.exceptions" not in sys.modules:
+        plugin = "mako.ext.pygmentplugin"
+        present = sys.modules.get(plugin)
+        sys.modules[plugin] = None  # type: ignore[assignment]  # import now raises ImportError
+        try:
+            import mako.lookup
+        finally:
+            if present is None:
+                del sys.modules[plugin]
+            else:
+                sys.modules[plugin] = present
+    import mako.lookup
+
+    return mako.lookup
+
+
+TemplateLookup = _import_mako().TemplateLookup
+
 CORE_TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+CACHE_ENV = "HELIA_AOT_TEMPLATE_CACHE"
+"""A folder for compiled templates, or ``off`` to compile them in memory every run."""
+
+
+@lru_cache(maxsize=1)
+def compiled_template_dir() -> Path | None:
+    """Where compiled templates are kept between runs, or None when no folder is writable.
+
+    Compiling the Mako templates was a third of a small model's conversion; kept as Python
+    modules (and their bytecode) they load instead. ``$HELIA_AOT_TEMPLATE_CACHE`` names the
+    folder (``off`` disables it); the default is ``$XDG_CACHE_HOME/helia_aot/templates``.
+    """
+    chosen = os.environ.get(CACHE_ENV, "")
+    if chosen.lower() == "off":
+        return None
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "helia_aot" / "templates"
+    folder = Path(chosen) if chosen else base
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder if os.access(folder, os.W_OK) else None
+
+
+def _module_file(folder: Path, filename: str, uri: str) -> str:
+    """One compiled module per template path and contents: an edit or another file never reuses it."""
+    digest = hashlib.sha256(filename.encode() + b"\0" + Path(filename).read_bytes()).hexdigest()[:32]
+    return str(folder / f"{digest}.py")
 
 
 class TemplateRenderer:
@@ -24,8 +80,15 @@ class TemplateRenderer:
 
     def __init__(self, directories: Sequence[Path] = ()) -> None:
         dirs = [str(Path(d)) for d in directories] + [str(CORE_TEMPLATE_DIR)]
+        folder = compiled_template_dir()
         self.lookup = TemplateLookup(
-            directories=dirs, strict_undefined=True, input_encoding="utf-8", output_encoding=None
+            directories=dirs,
+            strict_undefined=True,
+            input_encoding="utf-8",
+            output_encoding=None,
+            modulename_callable=(lambda filename, uri: _module_file(folder, filename, uri))
+            if folder
+            else None,
         )
 
     def render(self, name: str, **values: Any) -> str:
@@ -33,6 +96,8 @@ class TemplateRenderer:
             template = self.lookup.get_template(name)
             text = template.render(**values)
         except Exception as exc:
+            from mako import exceptions as mako_exceptions  # only here: it imports pygments
+
             detail = mako_exceptions.text_error_template().render()
             raise TemplateRenderError(
                 f"template {name} failed to render: {type(exc).__name__}: {exc}",

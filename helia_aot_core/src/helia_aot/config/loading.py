@@ -8,12 +8,12 @@ the whole mapping validated, so one listing reports every problem whichever laye
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from helia_aot.errors import HeliaAotError, InvalidConfigError
@@ -21,26 +21,32 @@ from helia_aot.errors import HeliaAotError, InvalidConfigError
 CONFIG_HINT = "docs/configuration.md lists every key with its default"
 
 
-class _StrictLoader(yaml.SafeLoader):
+@functools.cache
+def _strict_loader() -> type[Any]:
     """A safe loader that rejects a key written twice in one mapping.
 
     PyYAML keeps the last of two equal keys; in a hand-edited file the first one is usually the
-    value the author is looking at, so a silent override is worse than an error.
+    value the author is looking at, so a silent override is worse than an error. Built on first
+    use: a conversion from flags alone never imports yaml.
     """
+    import yaml
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, typing.Hashable) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    f"found duplicate key {key!r}",
-                    key_node.start_mark,
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+    class StrictLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, typing.Hashable) and key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"found duplicate key {key!r}",
+                        key_node.start_mark,
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return StrictLoader
 
 
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
@@ -62,8 +68,10 @@ def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
             f"configuration file {path} cannot be read: {reason}",
             hint="give a readable UTF-8 YAML file",
         ) from error
+    import yaml
+
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_strict_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
         raise InvalidConfigError(
             f"configuration file {path} is not valid YAML: {' '.join(str(error).split())}",

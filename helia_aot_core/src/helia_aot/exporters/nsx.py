@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 
 NSX_SCHEMA_VERSION = 1
@@ -41,6 +39,8 @@ class NsxExporter(ModuleExporter):
     TITLE = "neuralSPOT-X (NSX)"
 
     def write(self, layout: ModuleLayout) -> list[str]:
+        import yaml  # only when this module type is chosen
+
         header = f"# NSX module metadata of helia-aot module {layout.name_comment}.\n"
         return [
             self.write_text(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import yaml
-
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 
 
@@ -30,6 +28,8 @@ class ZephyrExporter(ModuleExporter):
     TITLE = "Zephyr"
 
     def write(self, layout: ModuleLayout) -> list[str]:
+        import yaml  # only when this module type is chosen
+
         manifest = {
             "name": layout.target,
             "build": {"cmake": "zephyr", "kconfig": "zephyr/Kconfig"},

@@ -14,6 +14,9 @@ identifiers to the module prefix, so two modules link into one image.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +46,20 @@ class KernelLibrary:
         return [header, *(path for path in sources if path.is_file())]
 
     def sources(self, *families: str) -> list[Path]:
-        """Every file the given families need, dependencies first, each once, in a stable order."""
+        """Every file the given families need, dependencies first, each once, in a stable order.
+
+        Inside :func:`scan_once` (the Emit stage) each answer is remembered, so a model with a
+        thousand convolutions reads the kernel folder once, not once per operator.
+        """
+        cache = _SCANS.get()
+        if cache is None:
+            return self._scan(families)
+        key = (str(self.directory), families)
+        if key not in cache:
+            cache[key] = self._scan(families)
+        return list(cache[key])
+
+    def _scan(self, families: tuple[str, ...]) -> list[Path]:
         ordered: list[Path] = []
         seen: set[Path] = set()
 
@@ -62,3 +78,22 @@ class KernelLibrary:
         for family in families:
             visit(family)
         return ordered
+
+
+_SCANS: ContextVar[dict[tuple[str, tuple[str, ...]], list[Path]] | None] = ContextVar(
+    "helia_aot_kernel_scans", default=None
+)
+
+
+@contextmanager
+def scan_once() -> Iterator[None]:
+    """Remember :meth:`KernelLibrary.sources` answers until the block ends.
+
+    The files do not change while one module is emitted; outside the block every call reads the
+    folder again, so an author editing kernels between conversions sees the change.
+    """
+    token = _SCANS.set({})
+    try:
+        yield
+    finally:
+        _SCANS.reset(token)

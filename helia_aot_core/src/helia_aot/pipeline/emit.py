@@ -31,6 +31,7 @@ from helia_aot.air import (
 )
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
+from helia_aot.pack.kernel_library import scan_once
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
 from helia_aot.registry.registry import Registry
 from helia_aot.version import __version__
@@ -206,9 +207,10 @@ def source_symbol(prefix: str, plan: MemoryPlan, region: Any) -> str | None:
 def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
     """Copy each kernel file the operators need once, renaming ``hk_`` identifiers to the prefix."""
     files: dict[str, Path] = {}
-    for op in operators:
-        for path in op.kernel_sources():
-            files.setdefault(path.name, path)
+    with scan_once():
+        for op in operators:
+            for path in op.kernel_sources():
+                files.setdefault(path.name, path)
     if not files:
         return []
     dest.mkdir(parents=True, exist_ok=True)

@@ -82,10 +82,13 @@ def scratch_occupancy(model: AirModel, plan: MemoryPlan, num_operators: int) -> 
             LiveTensor(str(tid), tensor.name, placement.offset, placement.size, first, last)
         )
     for occupancy in regions.values():
-        occupancy.live = [
-            _union_bytes([(t.offset, t.offset + t.size) for t in occupancy.tensors if t.first <= i <= t.last])
-            for i in range(num_operators)
-        ]
+        # Each tensor is filed under the steps it lives in (in tensor order, as a scan per step
+        # would list them): work in proportion to the lifetimes, not steps times tensors.
+        spans: list[list[tuple[int, int]]] = [[] for _ in range(num_operators)]
+        for t in occupancy.tensors:
+            for i in range(max(t.first, 0), min(t.last, num_operators - 1) + 1):
+                spans[i].append((t.offset, t.offset + t.size))
+        occupancy.live = [_union_bytes(step) for step in spans]
     return list(regions.values())
 
 

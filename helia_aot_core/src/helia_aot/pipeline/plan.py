@@ -424,6 +424,7 @@ def _scratch_requests(planner: _Planner) -> list[BufferRequest]:
     """The scratch-role buffers as one arena in the first memory would request them."""
     memory = planner.budget.order[0]
     roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
+    root_set = set(roots)  # once: a set per request made this quadratic in the tensors
     return [
         BufferRequest(
             id=str(t),
@@ -431,7 +432,7 @@ def _scratch_requests(planner: _Planner) -> list[BufferRequest]:
             first=planner.spans[t][0],
             last=planner.spans[t][1],
             alignment=planner.align(t, memory),
-            inplace_of=str(planner.inplace[t]) if planner.inplace.get(t) in set(roots) else None,
+            inplace_of=str(planner.inplace[t]) if planner.inplace.get(t) in root_set else None,
         )
         for t in roots
     ]
@@ -521,11 +522,8 @@ def plan_memory(
 
     tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
-    constants = [
-        t
-        for t in model.tensors.values()
-        if t.kind is AirTensorKind.CONSTANT and t.id in tensors_read(model, operators)
-    ]
+    read = tensors_read(model, operators)  # once: asking per tensor made Plan quadratic in layers
+    constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT and t.id in read]
     pool = ConstantPool(
         model, constants, rules, constant_home(platform, budget), alignment, budget.alignments
     )

@@ -20,7 +20,6 @@ from pydantic import TypeAdapter
 from helia_aot.air import AirModel
 from helia_aot.codegen import c_float, c_float_list, c_int_list
 from helia_aot.errors import InvalidConfigError
-from helia_aot.golden import load_golden, reference_golden
 from helia_aot.optimization import (
     PLAN_SCHEMA_VERSION,
     REPORT_SCHEMA_VERSION,
@@ -31,7 +30,6 @@ from helia_aot.optimization import (
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
-from helia_aot.pipeline.html_report import render_module_report
 from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources
@@ -637,6 +635,9 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     test = config.test
     iterations = int(getattr(test, "num_iterations", 1) or 1)
     feedback = state_feedback_pairs(model, getattr(test, "state_feedback", None) or [])
+    # Imported here: the reference interpreter and the float32 twin serve only modules with a test.
+    from helia_aot.golden import load_golden, reference_golden
+
     if test.golden_data:
         golden = load_golden(Path(test.golden_data), model, iterations)
     else:
@@ -714,6 +715,8 @@ def write_module_extras(
             "report": report_record(model, operators, platform, plan, config),
         }
         views = views or result_views(model, operators, plan, config)
+        from helia_aot.pipeline.html_report import render_module_report  # documentation.html only
+
         text = render_module_report(
             prefix=prefix,
             views=views,

@@ -1,0 +1,114 @@
+"""``helia-aot profile``: convert, cross-build for a core, run under QEMU, count per operator.
+
+It takes every ``convert`` flag (the module is written where they say, as ``convert`` would) plus
+``--target m55|m4`` and ``--json``. The counting itself is ``helia_aot.testing.profiling``; it is
+imported only when the command runs, so ``helia-aot --help`` and ``convert`` never load it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from helia_aot.cli.convert import conversion_logging
+from helia_aot.cli.errors import error_console, reported_errors
+from helia_aot.cli.flags import flag_signature, overrides_from_flags
+from helia_aot.cli.progress import ProgressObserver
+from helia_aot.config import load_config
+from helia_aot.errors import ProfileError
+
+HELP = """Convert a model, then count the instructions of one inference per operator under QEMU.
+
+Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo5/510 core; m4: Cortex-M4 with DSP, Apollo3/4; default: the platform's core) and --json (one JSON document on stdout). The module is cross-built at -O2 with arm-none-eabi-gcc and run on a QEMU board; the table lists each operator's instructions, the runtime's (model_run's loop and the profiling callback), their total, and the module's code, constant and RAM bytes from the link map. Inputs are zero bytes. Needs arm-none-eabi-gcc with newlib and qemu-system-arm (scripts/install_cross_toolchain.sh).
+
+  helia-aot profile --model.path kws.tflite --module.path out/ --target m55
+
+  helia-aot profile --path kws.yaml --target m4 --json > kws_m4.json
+"""  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
+
+TARGETS = ("m55", "m4")
+
+_CPU_TARGET = {"cortex-m55": "m55", "cortex-m4": "m4"}
+
+
+def target_for(plan: Any, target: str | None) -> str:
+    """The core to profile on: ``--target``, else the converted platform's core (M55 otherwise)."""
+    if target is not None:
+        return target.lower()
+    return _CPU_TARGET.get(str(plan.platform.cpu).lower(), "m55")
+
+
+TARGET_OPTION = typer.Option(
+    "--target", help="Core to run on: m55 or m4 (default: the platform's core).", show_default=False
+)
+JSON_OPTION = typer.Option("--json", help="Print one JSON document instead of the table.")
+
+
+def profile(target: str | None = None, as_json: bool = False, **flags: Any) -> None:
+    """Run ``helia-aot profile`` (the convert flags arrive by parameter name, as for convert)."""
+    state: dict[str, int] = {"verbose": 1}
+    if target is not None and target.lower() not in TARGETS:
+        raise typer.BadParameter(f"{target!r} is not one of {', '.join(TARGETS)}", param_hint="--target")
+    with reported_errors(lambda: state["verbose"]):
+        config_path, overrides = overrides_from_flags(flags)
+        config = load_config(config_path, overrides)
+        state["verbose"] = config.verbose
+        profiling = importlib.import_module("helia_aot.testing.profiling")
+        profiling.require_profiling_tools()  # before converting: a missing tool fails fast
+        if not config.memory.allocate_arenas:
+            raise ProfileError(
+                "profile runs the module with its own arenas; memory.allocate_arenas is off",
+                hint="profile without --no-memory.allocate-arenas (counts do not depend on who owns them)",
+            )
+        if Path(str(config.module.path)).suffix.lower() in (".zip", ".pack"):
+            raise ProfileError(
+                f"profile builds the module's sources; {config.module.path} would be an archive",
+                hint="give --module.path a folder",
+            )
+        if getattr(config.module.schedule, "value", config.module.schedule) == "static":
+            raise ProfileError(
+                "profile counts per operator through the operator callback, which "
+                "module.schedule 'static' leaves out",
+                hint="profile with --module.schedule table (the default); per-operator counts carry over",
+            )
+        stderr = error_console()
+        observer = ProgressObserver(stderr, enabled=config.verbose >= 1 and not as_json)
+        try:
+            with conversion_logging(config.verbose, config.log_file, stderr):
+                result = (
+                    importlib.import_module("helia_aot").AotConverter(config, observers=[observer]).convert()
+                )
+        finally:
+            observer.close()
+        chosen = target_for(result.plan, target)
+        if config.verbose >= 1 and not as_json:
+            stderr.print(f"Cross-building for {chosen} and running under QEMU ...")
+        report = profiling.profile_module(result.output, result.plan, chosen)
+        if as_json:
+            typer.echo(json.dumps(report.to_json(), indent=2))
+        else:
+            Console(highlight=False, soft_wrap=True).print(profiling.format_profile(report), markup=False)
+
+
+profile.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [
+        inspect.Parameter(
+            "target",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[str | None, TARGET_OPTION],
+        ),
+        inspect.Parameter(
+            "as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=Annotated[bool, JSON_OPTION]
+        ),
+        *flag_signature().parameters.values(),
+    ]
+)
+
+__all__ = ["HELP", "TARGETS", "profile", "target_for"]

@@ -1,0 +1,59 @@
+"""What a conversion loads, pinned: start-up cost is most of a small model's conversion (issue 17).
+
+A command-line conversion from flags must not import what it does not use: YAML (only for a
+``--path`` file, a flag value that is not plain text, or ``--verbose 2``), Pygments (Mako's HTML
+traceback colouring), the reference interpreter and float32 twin (only for a module with a test),
+the HTML report (only with ``documentation.html`` or in a notebook). Compiled templates are
+cached between runs by path and contents, so an edit made within the same second is still seen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helia_aot.codegen import templates
+
+KWS = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscnn_int8.tflite"
+UNUSED = ("yaml", "pygments", "helia_aot.golden", "helia_aot.interpreters", "helia_aot.pipeline.html_report")
+
+
+def test_cli_conversion_imports_only_what_it_uses(tmp_path):
+    script = (
+        "import sys, json\n"
+        "from helia_aot.cli.app import app\n"
+        f"sys.argv = ['helia-aot', 'convert', '--model.path', {str(KWS)!r}, '--module.path', "
+        f"{str(tmp_path / 'out')!r}]\n"
+        "try:\n    app()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        f"print(json.dumps(sorted(m for m in {UNUSED!r} if m in sys.modules)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    assert (tmp_path / "out").is_dir()
+
+
+def test_compiled_templates_follow_edits_and_can_be_off(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(templates.CACHE_ENV, str(folder))
+    templates.compiled_template_dir.cache_clear()
+    try:
+        page = tmp_path / "t" / "page.mako"
+        page.parent.mkdir()
+        page.write_text("first ${x}\n")
+        stamp = os.stat(page).st_mtime_ns
+        assert templates.TemplateRenderer([page.parent]).render("page.mako", x=1) == "first 1\n"
+        assert len(list(folder.glob("*.py"))) == 1
+        page.write_text("second ${x}\n")
+        os.utime(page, ns=(stamp, stamp))  # same mtime: only the contents tell the edit apart
+        assert templates.TemplateRenderer([page.parent]).render("page.mako", x=2) == "second 2\n"
+        assert len(list(folder.glob("*.py"))) == 2
+        monkeypatch.setenv(templates.CACHE_ENV, "off")
+        templates.compiled_template_dir.cache_clear()
+        assert templates.compiled_template_dir() is None
+        assert templates.TemplateRenderer([page.parent]).render("page.mako", x=3) == "second 3\n"
+    finally:
+        templates.compiled_template_dir.cache_clear()

@@ -1,0 +1,184 @@
+"""``helia-aot profile`` (issue 17 item 4): instructions per operator of KWS int8 under QEMU.
+
+One conversion, cross-build and QEMU run (module scope) serves the JSON checks: the schema, one
+row per operator of the plan in execution order, and the identity the command defines,
+``sum(operators) + runtime == total``, with total close to the callback-free inference. The text
+table is checked to add up the same way. Attribution and the failures (missing tools, static
+schedule) need no toolchain.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helia_aot.cli.app import app
+from helia_aot.errors import ProfileError
+from helia_aot.testing.profiling import (
+    PROFILE_SCHEMA_VERSION,
+    ModuleProfile,
+    OperatorProfile,
+    attribute,
+    format_profile,
+)
+from typer.testing import CliRunner
+
+KWS = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscnn_int8.tflite"
+STARTED, FINISHED = 2, 3
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def kws_profile(tmp_path_factory) -> dict:
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    out = tmp_path_factory.mktemp("profile") / "kws"
+    result = runner.invoke(
+        app,
+        ["profile", "--model.path", str(KWS), "--module.path", str(out), "--target", "m55", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.cross
+def test_profile_json_schema_and_operators(kws_profile):
+    doc = kws_profile
+    assert doc["schema_version"] == PROFILE_SCHEMA_VERSION
+    assert set(doc) == {
+        "schema_version", "model", "module_prefix", "target", "cpu", "opt", "operators",
+        "runtime_instructions", "total_instructions", "inference_instructions",
+        "code_bytes", "constant_bytes", "ram_bytes",
+    }  # fmt: skip
+    assert (doc["model"], doc["target"], doc["cpu"], doc["opt"]) == (KWS.name, "m55", "cortex-m55", "-O2")
+    ops = doc["operators"]
+    assert [op["index"] for op in ops] == list(range(12))  # KWS DS-CNN: 12 operators
+    assert [op["op_type"] for op in ops[:2]] == ["CONV_2D", "DEPTHWISE_CONV_2D"]
+    assert [op["op_type"] for op in ops[-3:]] == ["AVERAGE_POOL_2D", "FULLY_CONNECTED", "SOFTMAX"]
+    for op in ops:
+        assert set(op) == {"index", "id", "op_type", "kernel", "instructions"}
+        assert op["instructions"] > 0 and op["id"].startswith("0:")
+    # Weights (about 22 kB of int8 filters) are constants; arenas are RAM.
+    assert doc["constant_bytes"] > 20_000 and doc["code_bytes"] > 1_000 and doc["ram_bytes"] > 1_000
+
+
+@pytest.mark.cross
+def test_profile_operator_sum_equals_total(kws_profile):
+    doc = kws_profile
+    operators = sum(op["instructions"] for op in doc["operators"])
+    assert operators + doc["runtime_instructions"] == doc["total_instructions"]
+    # The runtime row is the schedule loop and the callback: tens of instructions per operator.
+    assert 0 < doc["runtime_instructions"] < 60 * len(doc["operators"])
+    # Without the callback the same inference costs about the operators' sum: each operator's
+    # count holds its call and a few instructions of the callback's dispatch around it.
+    assert abs(doc["inference_instructions"] - operators) <= 20 * len(doc["operators"])
+    assert doc["inference_instructions"] < doc["total_instructions"]
+
+
+@pytest.mark.cross
+def test_profile_table_adds_up(kws_profile):
+    doc = kws_profile
+    profile = ModuleProfile(
+        **{k: v for k, v in doc.items() if k not in ("operators", "schema_version")},
+        operators=[OperatorProfile(**op) for op in doc["operators"]],
+    )
+    text = format_profile(profile)
+    rows = [line for line in text.splitlines() if line.rstrip().endswith("%")]
+    counts = [int(line.rsplit(None, 2)[-2].replace(",", "")) for line in rows]
+    *parts, total = counts
+    assert len(parts) == 12 + 1  # the operators and the runtime row
+    assert sum(parts) == total == doc["total_instructions"]
+    assert f"{doc['inference_instructions']:,} instructions" in text
+
+
+def test_attribute_splits_nested_operators_and_runtime():
+    # op 0 runs a body with op 1 inside it (an IF); op 2 follows at top level.
+    events = [(0, STARTED), (1, STARTED), (1, FINISHED), (0, FINISHED), (2, STARTED), (2, FINISHED)]
+    regions = [5, 100, 40, 7, 3, 60, 4]
+    per_op, runtime = attribute(regions, events)
+    assert per_op == {0: 107, 1: 40, 2: 60}
+    assert runtime == 5 + 3 + 4
+    assert sum(per_op.values()) + runtime == sum(regions)
+
+
+def test_attribute_rejects_inconsistent_runs():
+    with pytest.raises(ProfileError, match="count regions"):
+        attribute([1, 2], [(0, STARTED), (0, FINISHED)])
+    with pytest.raises(ProfileError, match="without having started"):
+        attribute([1, 2, 3], [(0, STARTED), (1, FINISHED)])
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "helia_aot", "profile", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+def test_profile_without_cross_compiler_is_a_typed_error(tmp_path):
+    run = _cli(
+        "--model.path", str(KWS), "--module.path", str(tmp_path / "m"),
+        env={"HELIA_AOT_CROSS_PREFIX": "/nonexistent/arm-none-eabi-", "COLUMNS": "200"},
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    assert "Error: cannot profile: missing /nonexistent/arm-none-eabi-gcc" in run.stderr
+    assert "install_cross_toolchain.sh" in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp_path / "m").exists()  # refused before converting
+
+
+def test_profile_refuses_static_schedule(tmp_path):
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    result = runner.invoke(
+        app,
+        [
+            "profile",
+            "--model.path",
+            str(KWS),
+            "--module.path",
+            str(tmp_path / "m"),
+            "--module.schedule",
+            "static",
+        ],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 1
+    assert "module.schedule 'static'" in result.output and "--module.schedule table" in result.output
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--no-memory.allocate-arenas"], "memory.allocate_arenas is off"),
+        (["--module.path", "kws.zip"], "would be an archive"),
+    ],
+)
+def test_profile_refuses_modules_it_cannot_run(tmp_path, flags, message):
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    result = runner.invoke(
+        app,
+        ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), *flags],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_profile_rejects_unknown_target(tmp_path):
+    result = runner.invoke(
+        app, ["profile", "--model.path", str(KWS), "--target", "m7"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 2
+    assert "'m7' is not one of m55, m4" in result.output
