@@ -11,7 +11,9 @@
  * (SXTAB16, SMLABB / SMLATT). A window wholly inside the image starts from offset_bias, the
  * bias with the input offset folded in, and multiplies raw inputs; a window cut by the image
  * edge (or any window, without offset_bias) starts from the bias and adds the input offset to
- * each input over the taps inside the image, as the reference does. Every path gives the
+ * each input over the taps inside the image, as the reference does. On Helium, whole 3x3
+ * windows (dilation 1, channels a multiple of 8) along a row run in one assembly block per
+ * eight channels with the nine taps unrolled. Every path gives the
  * reference's integers; other depth multipliers take the generic loop.
  */
 #ifndef HK_DEPTHWISE_H
