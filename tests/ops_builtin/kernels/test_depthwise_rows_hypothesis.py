@@ -1,8 +1,9 @@
 """Helium's 3x3 int8 DEPTHWISE_CONV_2D blocks against the reference on cases hypothesis draws.
 
 hk_depthwise.c runs whole 3x3 windows (dilation 1, channels a multiple of 8, offset_bias,
-right-shift requantization) along a row in one assembly block per eight channels; windows cut
-by the image edge, and rows with none whole, take the sixteen-channel loop. Hypothesis draws
+right-shift requantization) along a row in one assembly block per eight channels, and windows cut
+to 2 or 3 rows and columns by the image edge in another (the offset added per input, from the
+plain bias); other windows take the sixteen-channel loop. Hypothesis draws
 depthwise convolutions in and around that space (8 to 264 channels, strides, padding on every
 edge, images narrower than the filter, input zero points at the int8 limits, left shifts and
 dilations that take the other paths), and one program holding all of a draw's cases is
@@ -20,7 +21,7 @@ from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .test_conv_paths import dw_case, program, requant_rows
+from .test_conv_paths import conv_case, dw_case, program, requant_rows
 
 pytestmark = [pytest.mark.cross]
 
@@ -70,6 +71,8 @@ def test_depthwise_blocks_match_the_reference(path_name, drawn, tmp_path_factory
         cases.append(dw_case(rng, kwargs.pop("c"), kwargs.pop("kh"), kwargs.pop("kw"), **kwargs))
     # Always one case with the KWS layers' shape: 64 channels, five columns, SAME padding.
     cases.append(dw_case(np.random.default_rng(0), 64, 3, 3, size=(6, 5)))
+    # And one convolution, which program() needs to use its scratch buffer.
+    cases.append(conv_case(np.random.default_rng(0), 16, 4, 3, 3, size=(4, 4)))
     work = tmp_path_factory.mktemp("depthwise_blocks")
     source = work / "main.c"
     source.write_text(program(cases))

@@ -344,6 +344,69 @@ HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t 
     }
 }
 
+/* One tap of a window cut by the image edge: as DW_TAP8, the input offset added to x first. */
+#define DW_TAP8_OFFSET                                                                         \
+    "vldrb.s16 q6, [%[x]]\n\t"                                                                 \
+    "vadd.i16 q6, q6, %[off]\n\t"                                                              \
+    "vldrb.s16 q7, [%[w]]\n\t"                                                                 \
+    "vmullb.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
+    "vmullt.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[o], %q[o], q5\n\t"
+#define DW_EDGE_COL "add %[x], %[x], %[c]\n\tadd %[w], %[w], %[c]\n\t"
+#define DW_EDGE_ROW "add %[x], %[x], %[xr]\n\tadd %[w], %[w], %[wr]\n\t"
+#define DW_EDGE_COLS2 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
+#define DW_EDGE_COLS3 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
+#define DW_EDGE_OPERANDS                                                                       \
+    : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)                                       \
+    : [c] "r"(channels), [xr] "r"(x_row), [wr] "r"(w_row), [off] "r"(offset)                    \
+    : "q5", "q6", "q7", "memory"
+
+/* The taps of a 3x3 window cut by the image edge to rows x cols (2 or 3 each) for eight
+ * channels, as the reference takes them: (input + offset) * filter over the taps inside the
+ * image. x_row and w_row step from a row's last tap to the next row's first. */
+HK_INLINE void dw_edge_taps_mve(int32_t rows, int32_t cols, const int8_t *x, const int8_t *w,
+                                int32_t channels, int32_t x_row, int32_t w_row, int32_t offset,
+                                int32x4_t *even, int32x4_t *odd)
+{
+    int32x4_t e = *even, o = *odd;
+    if (rows == 2 && cols == 2) {
+        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_OPERANDS);
+    } else if (rows == 2) {
+        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_OPERANDS);
+    } else if (cols == 2) {
+        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2
+                             DW_EDGE_OPERANDS);
+    } else {
+        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3
+                             DW_EDGE_OPERANDS);
+    }
+    *even = e;
+    *odd = o;
+}
+
+/* Every channel of one 3x3 window cut by the image edge to 2 or 3 rows and columns, eight
+ * channels at a time from the plain bias (dw_edge_taps_mve). */
+HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
+{
+    const hk_depthwise_params_t *p = k->p;
+    const int32_t channels = p->input_channels;
+    const int32_t x_row = (int32_t)k->x_row - (t->cols - 1) * channels;
+    const int32_t w_row = (4 - t->cols) * channels;
+    const int16x8_t lo16 = vdupq_n_s16((int16_t)k->lo), hi16 = vdupq_n_s16((int16_t)k->hi);
+    for (int32_t c = 0; c < channels; c += 8) {
+        int32x4_t even = vdupq_n_s32(0), odd = even;
+        if (k->bias != NULL) {
+            const int32x4x2_t b = vld2q_s32(k->bias + c);
+            even = b.val[0];
+            odd = b.val[1];
+        }
+        dw_edge_taps_mve(t->rows, t->cols, t->x + c, t->w + c, channels, x_row, w_row,
+                         p->input_offset, &even, &odd);
+        dw_store8_mve(k, c, even, odd, lo16, hi16, out);
+    }
+}
+
 /* Whether dw_row3x3_s8 serves this call's whole windows. */
 static bool dw_row3x3_ok(const dw_call_t *k)
 {
@@ -515,6 +578,12 @@ static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
                 } else {
                     t.rows = 0; /* no tap inside: the bias alone */
                 }
+#if DW_HAVE_ROW3X3
+                if (row3x3 && !t.whole && t.rows >= 2 && t.cols >= 2) {
+                    dw_edge3x3_s8(&k, &t, out);
+                    continue;
+                }
+#endif
                 dw_pixel_s8(&k, &t, out);
             }
         }
