@@ -20,6 +20,23 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
     int32_t fx0, fx1;
     hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0, &fx1);
     const int32_t first = fx0 * channels, end = fx1 * channels;
+    if (p->dilation_width == 1 && first == 0 && end == row && row <= 16) {
+        /* The window is inside the image left to right and a row is at most one vector:
+         * each row is one predicated load and store (a first layer's few channels). */
+        const mve_pred16_t keep = vctp8q((uint32_t)row);
+        const int8x16_t fills = vdupq_n_s8(fill);
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            int8x16_t v = fills;
+            if (iy >= 0 && iy < p->input_height) {
+                v = vldrbq_z_s8(image + ((size_t)iy * (size_t)p->input_width + (size_t)ix0) *
+                                            (size_t)channels,
+                                keep);
+            }
+            vstrbq_p_s8(patch, v, keep);
+        }
+        return;
+    }
     if (p->dilation_width == 1 && first == 0 && end == row) {
         /* The window is inside the image left to right: whole rows are copied or filled. */
         for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
