@@ -268,6 +268,12 @@ def cases() -> list[Case]:
         dw_case(rng, 3, 3, 3, dm=4),  # multiplier: generic
         dw_case(rng, 16, 3, 3, fast=False),  # no folded bias
         dw_case(rng, 1, 3, 1, size=(9, 1)),
+        # Helium's two-pixel loop (rows in place, or few filters over gathered windows): pairs
+        # that straddle the image edge and rows, an odd last pixel, partial filter groups.
+        conv_case(rng, 16, 5, 3, 3, size=(6, 7)),
+        conv_case(rng, 32, 6, 3, 3, stride=(2, 2), mode="VALID", size=(9, 11)),
+        conv_case(rng, 3, 3, 3, 3, stride=(2, 2), size=(9, 9)),
+        conv_case(rng, 16, 2, 2, 3, dilation=(2, 1), mode="FREE", size=(7, 5)),
     ]
     return out
 

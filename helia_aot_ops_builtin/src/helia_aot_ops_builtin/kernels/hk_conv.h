@@ -16,7 +16,9 @@
  * with every filter (Helium: VMLADAV over whole vectors, four filters at a time; DSP: SMLAD,
  * two pixels and two filters at a time; pointwise with at most 16 input channels on Helium:
  * four pixels at a time) fill a row of int32 accumulators, which is then requantized in one
- * pass (hk_requant.h). Every path gives the reference's integers; without offset_bias or
+ * pass (hk_requant.h). Helium takes two pixels against four filters, their eight sums in
+ * registers and requantized as two vectors, where windows are read in place by rows or the
+ * filters are few. Every path gives the reference's integers; without offset_bias or
  * scratch, or for grouped filters, the generic loop runs, except that Helium has a
  * scratch-free variant (offset_bias without scratch: accumulators in registers, windows read
  * in place), which the converter picks where a scratch buffer would raise the arena.

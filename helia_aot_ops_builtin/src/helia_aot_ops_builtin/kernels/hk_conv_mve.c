@@ -20,6 +20,23 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
     int32_t fx0, fx1;
     hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0, &fx1);
     const int32_t first = fx0 * channels, end = fx1 * channels;
+    if (p->dilation_width == 1 && first == 0 && end == row && row <= 16) {
+        /* The window is inside the image left to right and a row is at most one vector:
+         * each row is one predicated load and store (a first layer's few channels). */
+        const mve_pred16_t keep = vctp8q((uint32_t)row);
+        const int8x16_t fills = vdupq_n_s8(fill);
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            int8x16_t v = fills;
+            if (iy >= 0 && iy < p->input_height) {
+                v = vldrbq_z_s8(image + ((size_t)iy * (size_t)p->input_width + (size_t)ix0) *
+                                            (size_t)channels,
+                                keep);
+            }
+            vstrbq_p_s8(patch, v, keep);
+        }
+        return;
+    }
     if (p->dilation_width == 1 && first == 0 && end == row) {
         /* The window is inside the image left to right: whole rows are copied or filled. */
         for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
@@ -340,6 +357,232 @@ HK_NOINLINE void conv_small_s8(const hk_conv_params_t *p, const int8_t *const *x
     conv_small_filter(&k, last, vldrbq_z_s8(w, keep), x0, x1, x2, x3, offsets, real, out);
 }
 
+/*
+ * Two output pixels against four filters: the dot products of the `vectors` (>= 1) whole
+ * vectors of the pixels' receptive fields, which `xi` holds interleaved (pixel A's vector k at
+ * byte 32 k, pixel B's at 32 k + 16), with the filter rows w0..w3, as two vectors of four
+ * (*qa: pixel A's four filters, *qb: pixel B's). Each filter vector loaded serves both pixels
+ * and all eight sums stay in registers for the whole receptive field.
+ */
+#if defined(__OPTIMIZE__)
+/* Written in assembly because VMLADAV accumulates only into even registers: the eight sums
+ * take r0, r2, ..., r12 and lr, which leaves the six odd registers for the five pointers and
+ * the count, a budget GCC 12 does not meet on its own (it spills in the loop). VMOV then puts
+ * the sums in lanes (its first register in the lower lane). */
+HK_INLINE void conv_pair4_mve(const int8_t *xi, const int8_t *w_0, const int8_t *w_1,
+                              const int8_t *w_2, const int8_t *w_3, int32_t vectors,
+                              int32x4_t *qa, int32x4_t *qb)
+{
+    register int32_t a0 __asm__("r0") = 0;
+    register int32_t a1 __asm__("r2") = 0;
+    register int32_t a2 __asm__("r4") = 0;
+    register int32_t a3 __asm__("r6") = 0;
+    register int32_t b0 __asm__("r8") = 0;
+    register int32_t b1 __asm__("r10") = 0;
+    register int32_t b2 __asm__("r12") = 0;
+    register int32_t b3 __asm__("lr") = 0;
+    register const int8_t *x __asm__("r1") = xi;
+    register const int8_t *w0 __asm__("r3") = w_0;
+    register const int8_t *w1 __asm__("r5") = w_1;
+    register const int8_t *w2 __asm__("r7") = w_2;
+    register const int8_t *w3 __asm__("r9") = w_3;
+    register int32_t n __asm__("r11") = vectors;
+    int32x4_t ya, yb;
+    __asm__ volatile("1:\n\t"
+                     "vldrb.8 q1, [%[x], #16]\n\t"
+                     "vldrb.8 q0, [%[x]], #32\n\t"
+                     "vldrb.8 q2, [%[w0]], #16\n\t"
+                     "vmladava.s8 %[a0], q0, q2\n\t"
+                     "vmladava.s8 %[b0], q1, q2\n\t"
+                     "vldrb.8 q3, [%[w1]], #16\n\t"
+                     "vmladava.s8 %[a1], q0, q3\n\t"
+                     "vmladava.s8 %[b1], q1, q3\n\t"
+                     "vldrb.8 q2, [%[w2]], #16\n\t"
+                     "vmladava.s8 %[a2], q0, q2\n\t"
+                     "vmladava.s8 %[b2], q1, q2\n\t"
+                     "vldrb.8 q3, [%[w3]], #16\n\t"
+                     "vmladava.s8 %[a3], q0, q3\n\t"
+                     "vmladava.s8 %[b3], q1, q3\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     "vmov %q[ya][2], %q[ya][0], %[a0], %[a2]\n\t"
+                     "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t"
+                     "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"
+                     "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                       [b0] "+r"(b0), [b1] "+r"(b1), [b2] "+r"(b2), [b3] "+r"(b3), [x] "+r"(x),
+                       [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [n] "+r"(n),
+                       [ya] "=&w"(ya), [yb] "=&w"(yb)
+                     :
+                     : "q0", "q1", "q2", "q3", "cc", "memory");
+    *qa = ya;
+    *qb = yb;
+}
+#else
+/* Unoptimized builds (-O0) cannot give the assembly its fourteen registers: the same
+ * arithmetic with intrinsics. */
+static void conv_pair4_mve(const int8_t *xi, const int8_t *w0, const int8_t *w1,
+                           const int8_t *w2, const int8_t *w3, int32_t vectors, int32x4_t *qa,
+                           int32x4_t *qb)
+{
+    const int8_t *w[4] = {w0, w1, w2, w3};
+    int32_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+    for (int32_t k = 0; k < vectors; ++k) {
+        const int8x16_t xa = vldrbq_s8(xi + 32 * k), xb = vldrbq_s8(xi + 32 * k + 16);
+        for (int32_t j = 0; j < 4; ++j) {
+            const int8x16_t wv = vldrbq_s8(w[j] + 16 * k);
+            a[j] = vmladavaq_s8(a[j], xa, wv);
+            b[j] = vmladavaq_s8(b[j], xb, wv);
+        }
+    }
+    *qa = vsetq_lane_s32(a[3], vsetq_lane_s32(a[2], vsetq_lane_s32(a[1], vdupq_n_s32(a[0]), 1), 2), 3);
+    *qb = vsetq_lane_s32(b[3], vsetq_lane_s32(b[2], vsetq_lane_s32(b[1], vdupq_n_s32(b[0]), 1), 2), 3);
+}
+#endif
+
+/* The same eight dot products over `taps` bytes of xa and xb (not interleaved) with the last
+ * vector loaded under a predicate, so nothing past a filter row is read: for the group that
+ * holds the last filter when taps is not a multiple of 16. */
+HK_NOINLINE void conv_pair4_tail_mve(const int8_t *xa, const int8_t *xb, const int8_t *w0,
+                                     const int8_t *w1, const int8_t *w2, const int8_t *w3,
+                                     int32_t taps, int32x4_t *qa, int32x4_t *qb)
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    for (int32_t k = 0; k < taps; k += 16) {
+        const mve_pred16_t keep = vctp8q((uint32_t)(taps - k));
+        const int8x16_t x0 = vldrbq_z_s8(xa + k, keep), x1 = vldrbq_z_s8(xb + k, keep);
+        int8x16_t wv = vldrbq_z_s8(w0 + k, keep);
+        a0 = vmladavaq_s8(a0, x0, wv);
+        b0 = vmladavaq_s8(b0, x1, wv);
+        wv = vldrbq_z_s8(w1 + k, keep);
+        a1 = vmladavaq_s8(a1, x0, wv);
+        b1 = vmladavaq_s8(b1, x1, wv);
+        wv = vldrbq_z_s8(w2 + k, keep);
+        a2 = vmladavaq_s8(a2, x0, wv);
+        b2 = vmladavaq_s8(b2, x1, wv);
+        wv = vldrbq_z_s8(w3 + k, keep);
+        a3 = vmladavaq_s8(a3, x0, wv);
+        b3 = vmladavaq_s8(b3, x1, wv);
+    }
+    *qa = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
+    *qb = vsetq_lane_s32(b3, vsetq_lane_s32(b2, vsetq_lane_s32(b1, vdupq_n_s32(b0), 1), 2), 3);
+}
+
+/* What conv_pairs_s8 needs per group of filters, copied out of the params once (the int8
+ * output may alias anything, so GCC would otherwise reload every field per group). */
+typedef struct {
+    const int32_t *bias, *mult, *shift;
+    const int8_t *filter;
+    int32_t taps, channels, offset, lo, hi, vectors;
+    bool general;
+} conv_pairs_t;
+
+/*
+ * Every filter against two output pixels (xa, xb: their receptive fields, taps bytes each;
+ * xi: their vectors interleaved, the last one zero padded), four filters at a time: the dot
+ * products in registers, offset_bias added, the eight results requantized as two vectors and
+ * stored four bytes per pixel. `both` false stores pixel A only (pixel B then repeats A). A
+ * last group of fewer than four filters repeats the first and stores only the real ones; the
+ * group holding the last filter reads its rows under a predicate when taps is not a multiple
+ * of 16 (whole vectors would run past the filter).
+ */
+HK_NOINLINE void conv_pairs_s8(const conv_pairs_t *k, const int8_t *xa, const int8_t *xb,
+                               const int8_t *xi, bool both, int8_t *out_a, int8_t *out_b)
+{
+    const int32_t taps = k->taps, channels = k->channels, vectors = k->vectors;
+    const int32_t offset = k->offset;
+    const int32_t *bias = k->bias, *mult = k->mult, *shift = k->shift;
+    const bool general = k->general;
+    const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
+    /* Groups whose whole vectors stay inside the filter. */
+    const int32_t safe = (taps & 15) == 0 ? channels : (channels - 1) & ~3;
+    const int8_t *f = k->filter;
+    for (int32_t oc = 0; oc < channels; oc += 4, f += 4 * (size_t)taps) {
+        const int32_t n = hk_min_i32(channels - oc, 4);
+        const int8_t *w1 = n > 1 ? f + taps : f;
+        const int8_t *w2 = n > 2 ? f + 2 * taps : f;
+        const int8_t *w3 = n > 3 ? f + 3 * taps : f;
+        int32x4_t ya, yb;
+        if (oc < safe) {
+            conv_pair4_mve(xi, f, w1, w2, w3, vectors, &ya, &yb);
+        } else {
+            conv_pair4_tail_mve(xa, xb, f, w1, w2, w3, taps, &ya, &yb);
+        }
+        const mve_pred16_t real = vctp32q((uint32_t)n);
+        const int32x4_t b = vldrwq_s32(bias + oc);
+        const int32x4_t m = vldrwq_z_s32(mult + oc, real);
+        const int32x4_t s = vldrwq_z_s32(shift + oc, real);
+        ya = vaddq_s32(ya, b);
+        yb = vaddq_s32(yb, b);
+        if (general) {
+            ya = hk_requant_mve(ya, m, s);
+            yb = hk_requant_mve(yb, m, s);
+        } else {
+            ya = hk_requant_right_mve(ya, m, s);
+            yb = hk_requant_right_mve(yb, m, s);
+        }
+        ya = vminq_s32(vmaxq_s32(vaddq_n_s32(ya, offset), vlo), vhi);
+        yb = vminq_s32(vmaxq_s32(vaddq_n_s32(yb, offset), vlo), vhi);
+        vstrbq_p_s32(out_a + oc, ya, real);
+        if (both) {
+            vstrbq_p_s32(out_b + oc, yb, real);
+        }
+    }
+}
+
+/* dst gets the `taps` bytes of a and b as whole vectors interleaved (a's vector k at byte
+ * 32 k, b's at 32 k + 16), the last one zero padded; nothing past taps is read. */
+HK_INLINE void conv_interleave(const int8_t *a, const int8_t *b, int32_t taps, int8_t *dst)
+{
+    for (int32_t k = 0; k < taps; k += 16, a += 16, b += 16, dst += 32) {
+        const mve_pred16_t keep = vctp8q((uint32_t)(taps - k));
+        vstrbq_s8(dst, vldrbq_z_s8(a, keep));
+        vstrbq_s8(dst + 16, vldrbq_z_s8(b, keep));
+    }
+}
+
+/* dst gets `rows` runs of `row` bytes (a multiple of 16) from a and from b, row_step apart
+ * in the image, as whole vectors interleaved (a's vector k at byte 32 k, b's at 32 k + 16). */
+HK_INLINE void conv_interleave_rows(const int8_t *a, const int8_t *b, int32_t rows, int32_t row,
+                                    size_t row_step, int8_t *dst)
+{
+    for (int32_t r = 0; r < rows; ++r, a += row_step, b += row_step) {
+        for (int32_t j = 0; j < row; j += 16, dst += 32) {
+            vstrbq_s8(dst, vldrbq_s8(a + j));
+            vstrbq_s8(dst + 16, vldrbq_s8(b + j));
+        }
+    }
+}
+
+/* The first input byte of the pixel's window when `in_rows` and the window lies inside the
+ * image (its filter rows can then be read in place), else NULL. */
+HK_INLINE const int8_t *conv_rows_in_place(const hk_conv_params_t *p, const int8_t *input,
+                                           bool in_rows, conv_pixel_t at)
+{
+    const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
+    const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
+    if (!in_rows || iy0 < 0 || ix0 < 0 ||
+        iy0 + (p->filter_height - 1) * p->dilation_height >= p->input_height ||
+        ix0 + p->filter_width > p->input_width) {
+        return NULL;
+    }
+    return input + (((size_t)at.b * (size_t)p->input_height + (size_t)iy0) *
+                        (size_t)p->input_width + (size_t)ix0) *
+                       (size_t)p->input_channels;
+}
+
+/* Steps back to the previous output pixel (conv_advance undone). */
+HK_INLINE void conv_retreat(const hk_conv_params_t *p, conv_pixel_t *at)
+{
+    if (at->ox-- == 0) {
+        at->ox = p->output_width - 1;
+        if (at->oy-- == 0) {
+            at->oy = p->output_height - 1;
+            --at->b;
+        }
+    }
+}
+
 void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
                      int8_t *output)
 {
@@ -375,6 +618,56 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
                 x[j] = j < n ? conv_source(p, input, true, &at, NULL, conv_gather_s8) : x[0];
             }
             conv_small_s8(p, x, n, filter, mode, out);
+        }
+        return;
+    }
+    /* The interleaved vectors take the scratch's first region (the DSP path's widened words),
+     * which holds them once taps > 4. */
+    /* Two pixels per filter load pays (measured on the MLPerf models) where windows are read
+     * in place by rows, and for a few filters (where the loop below spends most on each
+     * pixel's setup); elsewhere, a direct 1x1 filter or many filters over gathered windows,
+     * the per-pixel loop below costs less around its dot products. */
+    if (taps > 4 && !direct && (in_rows || channels <= 8)) {
+        /* Two pixels at a time: their windows read in place or gathered, their vectors
+         * interleaved into the scratch's first region, then every filter in conv_pairs_s8. */
+        conv_pairs_t k;
+        k.bias = p->offset_bias;
+        k.mult = p->output_multiplier;
+        k.shift = p->output_shift;
+        k.filter = filter;
+        k.taps = taps;
+        k.channels = channels;
+        k.offset = p->output_offset;
+        k.lo = lo;
+        k.hi = hi;
+        k.vectors = (taps + 15) >> 4;
+        k.general = mode == HK_REQUANT_GENERAL;
+        int8_t *xi = (int8_t *)s.words;
+        for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+            const bool both = i + 1 < pixels;
+            const int8_t *ra = conv_rows_in_place(p, input, in_rows, at);
+            if (ra != NULL) {
+                conv_advance(p, &at);
+                const int8_t *rb = both ? conv_rows_in_place(p, input, in_rows, at) : ra;
+                if (rb != NULL) {
+                    /* Both windows lie inside the image: their rows are interleaved straight
+                     * from it (the patches are only needed for the last group's predicated
+                     * reads, which whole rows never take). */
+                    if (both) {
+                        conv_advance(p, &at);
+                    }
+                    conv_interleave_rows(ra, rb, p->filter_height, row, row_step, xi);
+                    conv_pairs_s8(&k, ra, rb, xi, both, out, out + channels);
+                    continue;
+                }
+                /* Pixel B is clipped: step back and gather both. */
+                conv_retreat(p, &at);
+            }
+            const int8_t *xa = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);
+            const int8_t *xb = both ? conv_source(p, input, direct, &at, s.patch1, conv_gather_s8)
+                                    : xa;
+            conv_interleave(xa, xb, taps, xi);
+            conv_pairs_s8(&k, xa, xb, xi, both, out, out + channels);
         }
         return;
     }

@@ -288,6 +288,136 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
     }
 }
 
+/*
+ * Whole 3x3 windows (dilation 1) along one output row: `count` pixels from the window whose
+ * top-left input is x, eight channels at a time with the nine taps unrolled, each group
+ * starting from offset_bias so the raw inputs multiply the filter directly (two widening loads,
+ * VMULLB / VMULLT and two adds per tap). Needs channels a multiple of 8, offset_bias and the
+ * right-shift requantization (checked by dw_row3x3_ok).
+ */
+/* One tap of eight channels in dw_taps3x3_mve: q6 = x, q7 = w widened to int16, their products
+ * added to the even and odd channels' int32 lanes. */
+#define DW_TAP8                                                                              \
+    "vldrb.s16 q6, [%[x]]\n\t"                                                                 \
+    "vldrb.s16 q7, [%[w]]\n\t"                                                                 \
+    "vmullb.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
+    "vmullt.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[o], %q[o], q5\n\t"
+/* The next tap in the row (input and filter one pixel on), or the first of the next row. */
+#define DW_NEXT_COL "add %[x], %[x], %[c]\n\tadd %[w], %[w], %[c]\n\t"
+#define DW_NEXT_ROW "add %[x], %[x], %[r]\n\tadd %[w], %[w], %[c]\n\t"
+
+/* The nine taps of a 3x3 window for eight channels from x (input) and w (filter), added to
+ * even and odd: six instructions and two pointer steps per tap in one block, which GCC's
+ * scheduler would otherwise spread over spills (it hoists all eighteen loads). */
+HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels,
+                              int32_t next_row, int32x4_t *even, int32x4_t *odd)
+{
+    int32x4_t e = *even, o = *odd;
+    __asm__ volatile(DW_TAP8 DW_NEXT_COL DW_TAP8 DW_NEXT_COL DW_TAP8 DW_NEXT_ROW
+                     DW_TAP8 DW_NEXT_COL DW_TAP8 DW_NEXT_COL DW_TAP8 DW_NEXT_ROW
+                     DW_TAP8 DW_NEXT_COL DW_TAP8 DW_NEXT_COL DW_TAP8
+                     : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)
+                     : [c] "r"(channels), [r] "r"(next_row)
+                     : "q5", "q6", "q7", "memory");
+    *even = e;
+    *odd = o;
+}
+
+HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
+                              int32_t count, int8_t *out)
+{
+    const hk_depthwise_params_t *p = k->p;
+    const int32_t channels = p->input_channels;
+    const size_t row = k->x_row;
+    const size_t step = (size_t)p->stride_width * (size_t)channels;
+    const int32_t next_row = (int32_t)row - 2 * channels;
+    const int16x8_t lo16 = vdupq_n_s16((int16_t)k->lo), hi16 = vdupq_n_s16((int16_t)k->hi);
+    for (; count > 0; --count, x += step, out += channels) {
+        for (int32_t c = 0; c < channels; c += 8) {
+            const int32x4x2_t b = vld2q_s32(p->offset_bias + c);
+            int32x4_t even = b.val[0], odd = b.val[1];
+            dw_taps3x3_mve(x + c, filter + c, channels, next_row, &even, &odd);
+            dw_store8_mve(k, c, even, odd, lo16, hi16, out);
+        }
+    }
+}
+
+/* One tap of a window cut by the image edge: as DW_TAP8, the input offset added to x first. */
+#define DW_TAP8_OFFSET                                                                         \
+    "vldrb.s16 q6, [%[x]]\n\t"                                                                 \
+    "vadd.i16 q6, q6, %[off]\n\t"                                                              \
+    "vldrb.s16 q7, [%[w]]\n\t"                                                                 \
+    "vmullb.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
+    "vmullt.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[o], %q[o], q5\n\t"
+#define DW_EDGE_COL "add %[x], %[x], %[c]\n\tadd %[w], %[w], %[c]\n\t"
+#define DW_EDGE_ROW "add %[x], %[x], %[xr]\n\tadd %[w], %[w], %[wr]\n\t"
+#define DW_EDGE_COLS2 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
+#define DW_EDGE_COLS3 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
+#define DW_EDGE_OPERANDS                                                                       \
+    : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)                                       \
+    : [c] "r"(channels), [xr] "r"(x_row), [wr] "r"(w_row), [off] "r"(offset)                    \
+    : "q5", "q6", "q7", "memory"
+
+/* The taps of a 3x3 window cut by the image edge to rows x cols (2 or 3 each) for eight
+ * channels, as the reference takes them: (input + offset) * filter over the taps inside the
+ * image. x_row and w_row step from a row's last tap to the next row's first. */
+HK_INLINE void dw_edge_taps_mve(int32_t rows, int32_t cols, const int8_t *x, const int8_t *w,
+                                int32_t channels, int32_t x_row, int32_t w_row, int32_t offset,
+                                int32x4_t *even, int32x4_t *odd)
+{
+    int32x4_t e = *even, o = *odd;
+    if (rows == 2 && cols == 2) {
+        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_OPERANDS);
+    } else if (rows == 2) {
+        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_OPERANDS);
+    } else if (cols == 2) {
+        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2
+                             DW_EDGE_OPERANDS);
+    } else {
+        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3
+                             DW_EDGE_OPERANDS);
+    }
+    *even = e;
+    *odd = o;
+}
+
+/* Every channel of one 3x3 window cut by the image edge to 2 or 3 rows and columns, eight
+ * channels at a time from the plain bias (dw_edge_taps_mve). */
+HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
+{
+    const hk_depthwise_params_t *p = k->p;
+    const int32_t channels = p->input_channels;
+    const int32_t x_row = (int32_t)k->x_row - (t->cols - 1) * channels;
+    const int32_t w_row = (4 - t->cols) * channels;
+    const int16x8_t lo16 = vdupq_n_s16((int16_t)k->lo), hi16 = vdupq_n_s16((int16_t)k->hi);
+    for (int32_t c = 0; c < channels; c += 8) {
+        int32x4_t even = vdupq_n_s32(0), odd = even;
+        if (k->bias != NULL) {
+            const int32x4x2_t b = vld2q_s32(k->bias + c);
+            even = b.val[0];
+            odd = b.val[1];
+        }
+        dw_edge_taps_mve(t->rows, t->cols, t->x + c, t->w + c, channels, x_row, w_row,
+                         p->input_offset, &even, &odd);
+        dw_store8_mve(k, c, even, odd, lo16, hi16, out);
+    }
+}
+
+/* Whether dw_row3x3_s8 serves this call's whole windows. */
+static bool dw_row3x3_ok(const dw_call_t *k)
+{
+    const hk_depthwise_params_t *p = k->p;
+    return p->filter_height == 3 && p->filter_width == 3 && p->dilation_height == 1 &&
+           p->dilation_width == 1 && p->input_channels % 8 == 0 && p->offset_bias != NULL &&
+           k->mode != HK_REQUANT_GENERAL;
+}
+
+#define DW_HAVE_ROW3X3 1
+
 #else /* DSP and portable */
 
 /* Channels are requantized as one row after their taps (a separate pass keeps the accumulating
@@ -373,6 +503,10 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
 
 #endif /* HK_HAVE_MVE / HK_HAVE_DSP */
 
+#ifndef DW_HAVE_ROW3X3
+#define DW_HAVE_ROW3X3 0
+#endif
+
 /* Depth multiplier 1: output channel c reads input channel c only. */
 static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
                        const int8_t *filter, const int32_t *bias, int8_t *output)
@@ -389,6 +523,9 @@ static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
     k.lo = hk_max_i32(p->act_min, -128);
     k.hi = hk_min_i32(p->act_max, 127);
     k.mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
+#if DW_HAVE_ROW3X3
+    const bool row3x3 = dw_row3x3_ok(&k);
+#endif
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * image_size;
@@ -397,8 +534,30 @@ static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
             int32_t fy0, fy1;
             hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0,
                            &fy1);
+#if DW_HAVE_ROW3X3
+            int32_t ox_lo = p->output_width, ox_hi = p->output_width; /* whole windows */
+            if (row3x3 && fy0 == 0 && fy1 == 3) {
+                /* The whole windows of a row: ox * stride - pad_left in [0, width - 3]. */
+                ox_lo = (p->pad_left + p->stride_width - 1) / p->stride_width;
+                const int32_t last = p->input_width - 3 + p->pad_left;
+                ox_hi = last < 0 ? 0 : hk_min_i32(p->output_width, last / p->stride_width + 1);
+                if (ox_hi <= ox_lo) {
+                    ox_lo = ox_hi = p->output_width;
+                }
+            }
+#endif
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
+#if DW_HAVE_ROW3X3
+                if (ox == ox_lo) {
+                    dw_row3x3_s8(&k, image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                                 (size_t)channels,
+                                 filter, ox_hi - ox_lo, out);
+                    out += (size_t)(ox_hi - ox_lo - 1) * (size_t)channels;
+                    ox = ox_hi - 1;
+                    continue;
+                }
+#endif
                 int32_t fx0, fx1;
                 hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0,
                                &fx1);
@@ -419,6 +578,12 @@ static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
                 } else {
                     t.rows = 0; /* no tap inside: the bias alone */
                 }
+#if DW_HAVE_ROW3X3
+                if (row3x3 && !t.whole && t.rows >= 2 && t.cols >= 2) {
+                    dw_edge3x3_s8(&k, &t, out);
+                    continue;
+                }
+#endif
                 dw_pixel_s8(&k, &t, out);
             }
         }
