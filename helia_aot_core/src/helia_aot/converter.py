@@ -18,12 +18,14 @@ from helia_aot.optimization import OptimizationPlan, OptimizationReport
 from helia_aot.pipeline import records as recs
 from helia_aot.pipeline.attribute_rules import check_operator_rules
 from helia_aot.pipeline.emit import emit_module
-from helia_aot.pipeline.export import check_destination, export_module
+from helia_aot.pipeline.export import check_destination, destination_of, export_module
 from helia_aot.pipeline.html_report import render_result_summary
 from helia_aot.pipeline.load import load_model
+from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.pipeline.state_feedback import check_state_feedback
+from helia_aot.pipeline.summary import result_summary
 from helia_aot.pipeline.transform import run_transforms, select_transforms
 from helia_aot.platforms import resolve_platform
 from helia_aot.plugins.manager import plugin_host
@@ -34,14 +36,19 @@ from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 @dataclass(frozen=True, eq=False)
 class ConversionResult:
-    """What a finished conversion wrote. Compares and hashes by identity.
+    """What a finished conversion wrote (or, with ``dry_run``, would write). Compares and hashes by
+    identity.
 
     To compare two conversions, compare their ``plan`` and ``report``, which compare by value.
     With ``result_views``, ``operators`` (execution order), ``tensors`` (the module's tensor
     enumeration order), ``regions`` (``regions[i].id == i``) and ``placements`` (by tensor id)
     describe the generated module; otherwise they are None. ``arenas`` summarizes the arena
     regions (region, role, memory, used, capacity, peak_live) for displays such as the CLI's
-    results panel. In a notebook the result renders as an HTML summary.
+    results panel. ``config`` is the ConvertArgs the conversion ran with, ``stage_seconds`` how
+    long each stage took and ``occupancy`` what each scratch arena holds at each operator (the
+    memory picture). With ``dry_run`` nothing was written: ``output`` is where the module would
+    go. :meth:`summary` flattens the result into one table row. In a notebook the result renders
+    as an HTML summary with the memory picture.
     """
 
     output: Path
@@ -54,8 +61,26 @@ class ConversionResult:
     regions: tuple[RegionView, ...] | None = None
     placements: Mapping[str, PlacementView] | None = None
     arenas: tuple[dict[str, Any], ...] = field(default=())
+    config: ConvertArgs | None = None
+    dry_run: bool = False
+    stage_seconds: Mapping[str, float] = field(default_factory=dict)
+    occupancy: tuple[RegionOccupancy, ...] = field(default=())
 
     __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        # The dataclass repr printed every plan, report and view field (7,445 characters for KWS);
+        # one line that says which conversion this is fits a notebook cell or a log line.
+        written = "dry run, would write" if self.dry_run else "output"
+        return (
+            f"<ConversionResult {self.plan.model_name or self.plan.model.file!r} on "
+            f"{self.plan.platform.name}: {len(self.plan.operators)} operators, "
+            f"{len(self.arenas)} arenas, {written} {str(self.output)!r}>"
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """One flat row for a table (``pandas.DataFrame(rows)``, CSV): see :func:`result_summary`."""
+        return result_summary(self)
 
     def _repr_html_(self) -> str:
         return render_result_summary(self)
@@ -92,6 +117,7 @@ class AotConverter:
         self.config = config
         self.registry_context = registry_context or build_default_registry_context(plugins=config.plugins)
         self.observers = list(observers)
+        self.stage_seconds: dict[str, float] = {}
 
     @contextmanager
     def _stage(self, name: str, details: dict[str, Any]) -> Iterator[None]:
@@ -102,6 +128,7 @@ class AotConverter:
         start = time.perf_counter()
         yield
         seconds = time.perf_counter() - start
+        self.stage_seconds[name] = seconds
         host.stage_finished(name, self.config, seconds, details)
         for observer in self.observers:
             observer.stage_finished(name, seconds)
@@ -110,17 +137,22 @@ class AotConverter:
         """Run Load, Transform, Resolve, Plan, Emit and Export; return what was written.
 
         Code is generated in a temporary work directory that is removed at the end, whether the
-        conversion succeeds or fails, unless ``keep_work_dir`` is set.
+        conversion succeeds or fails, unless ``keep_work_dir`` is set. With ``dry_run`` the
+        conversion stops after Plan: the result holds the plan, the report and the arenas, and
+        nothing is written to ``module.path`` (which is then not checked either).
         """
-        config = self.config
+        user_config = config = self.config
         context = self.registry_context
+        self.stage_seconds = {}
         check_operator_rules(config.operators, context)
         check_extension_names(config, context)
-        check_destination(config)
+        if not config.dry_run:
+            check_destination(config)
         platform = resolve_platform(config.platform, context)
         work_dir = Path(tempfile.mkdtemp(prefix="helia_aot_"))
         keep = bool(config.keep_work_dir)
         try:
+            config = with_model_file(config, work_dir)
             details: dict[str, Any] = {}
             with self._stage("load", details):
                 model = load_model(Path(config.model.path), config.model.subgraph, context)
@@ -145,33 +177,43 @@ class AotConverter:
                 for op in operators:
                     op.on_placed(plan)
                 details["arenas"] = [recs.arena_row(r) for r in plan.regions]
-            details = {}
-            with self._stage("emit", details):
-                module_dir = work_dir / config.module_name
-                test_case = recs.test_case_values(model, config) if config.test.enabled else None
-                plan_record = recs.plan_record(model, operators, platform, config)
-                report_record = recs.report_record(model, operators, platform, plan, config)
-                records = {"plan": plan_record, "report": report_record}
-                emit_module(
-                    module_dir,
-                    model,
-                    operators,
-                    plan,
-                    platform,
-                    config,
-                    records=records,
-                    test_case=test_case,
-                    exporters=context.module_exporters,
-                )
-                want_views = bool(config.result_views) or bool(config.documentation.html)
-                views = recs.result_views(model, operators, plan, config) if want_views else {}
-                recs.write_module_extras(
-                    module_dir, model, operators, plan, platform, config, views=views or None, records=records
-                )
-            details = {}
-            with self._stage("export", details):
-                output = export_module(module_dir, config)
-                details["output"] = str(output)
+            plan_record = recs.plan_record(model, operators, platform, config)
+            report_record = recs.report_record(model, operators, platform, plan, config)
+            want_views = bool(config.result_views) or bool(config.documentation.html)
+            views = recs.result_views(model, operators, plan, config) if want_views else {}
+            if config.dry_run:
+                output = destination_of(config)
+            else:
+                details = {}
+                with self._stage("emit", details):
+                    module_dir = work_dir / config.module_name
+                    test_case = recs.test_case_values(model, config) if config.test.enabled else None
+                    records = {"plan": plan_record, "report": report_record}
+                    emit_module(
+                        module_dir,
+                        model,
+                        operators,
+                        plan,
+                        platform,
+                        config,
+                        records=records,
+                        test_case=test_case,
+                        exporters=context.module_exporters,
+                    )
+                    recs.write_module_extras(
+                        module_dir,
+                        model,
+                        operators,
+                        plan,
+                        platform,
+                        config,
+                        views=views or None,
+                        records=records,
+                    )
+                details = {}
+                with self._stage("export", details):
+                    output = export_module(module_dir, config)
+                    details["output"] = str(output)
             return ConversionResult(
                 output=output,
                 prefix=config.module.prefix,
@@ -179,8 +221,30 @@ class AotConverter:
                 report=OptimizationReport.model_validate(report_record),
                 work_dir=work_dir if keep else None,
                 arenas=tuple(recs.arena_row(r) for r in plan.regions),
+                config=user_config,
+                dry_run=bool(config.dry_run),
+                stage_seconds=dict(self.stage_seconds),
+                occupancy=tuple(scratch_occupancy(model, plan, len(operators))),
                 **(views if config.result_views else {}),
             )
         finally:
             if not keep:
                 shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def with_model_file(config: ConvertArgs, work_dir: Path) -> ConvertArgs:
+    """``config`` reading its model from a file: a model given as bytes (``model.data``) is written
+    into the work directory under ``model.path``'s file name and ``model.path`` points there.
+
+    Every stage after Load (the golden reference interpreter, the plan's file name and sha256)
+    reads the model as a file, so bytes become one file in the temporary work directory, never
+    next to the user's files.
+    """
+    data = config.model.data
+    if data is None:
+        return config
+    path = work_dir / "model" / (Path(config.model.path).name or "model.tflite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    model = config.model.model_copy(update={"path": path, "data": None})
+    return config.model_copy(update={"model": model})
