@@ -13,6 +13,7 @@ from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
 from helia_aot.cli.flags import DottedFlagsCommand
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
+from helia_aot.cli.sweep import sweep_command
 from helia_aot.plugins.manager import distribution_version
 from helia_aot.version import __version__
 
@@ -94,6 +95,7 @@ def target_info(
 app.command("convert", cls=DottedFlagsCommand, help=CONVERT_HELP)(convert)
 app.add_typer(platforms_app, name="platforms")
 app.command("plugins")(plugins_command)
+app.command("sweep")(sweep_command)
 
 
 def main() -> None:
