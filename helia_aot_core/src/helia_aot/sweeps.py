@@ -123,7 +123,10 @@ def sweep_points(
             config = ConvertArgs.model_validate(apply_overrides(data, overrides))
         except ValidationError as error:
             where = ", ".join(f"{k}={v!r}" for k, v in settings.items())
-            raise invalid_config(error, f"sweep point {where}") from error
+            problem = invalid_config(error)
+            raise InvalidConfigError(
+                f"sweep point {where}: {problem.message}", hint=problem.hint, details=problem.details
+            ) from error
         if base.model.data is not None and "model.data" not in settings:
             config = config.model_copy(
                 update={"model": config.model.model_copy(update={"data": base.model.data})}
