@@ -177,59 +177,96 @@ class AotConverter:
                 for op in operators:
                     op.on_placed(plan)
                 details["arenas"] = [recs.arena_row(r) for r in plan.regions]
-            plan_record = recs.plan_record(model, operators, platform, config)
-            report_record = recs.report_record(model, operators, platform, plan, config)
-            want_views = bool(config.result_views) or bool(config.documentation.html)
-            views = recs.result_views(model, operators, plan, config) if want_views else {}
             if config.dry_run:
-                output = destination_of(config)
-            else:
-                details = {}
-                with self._stage("emit", details):
-                    module_dir = work_dir / config.module_name
-                    test_case = recs.test_case_values(model, config) if config.test.enabled else None
-                    records = {"plan": plan_record, "report": report_record}
-                    emit_module(
-                        module_dir,
-                        model,
-                        operators,
-                        plan,
-                        platform,
-                        config,
-                        records=records,
-                        test_case=test_case,
-                        exporters=context.module_exporters,
-                    )
-                    recs.write_module_extras(
-                        module_dir,
-                        model,
-                        operators,
-                        plan,
-                        platform,
-                        config,
-                        views=views or None,
-                        records=records,
-                    )
-                details = {}
-                with self._stage("export", details):
-                    output = export_module(module_dir, config)
-                    details["output"] = str(output)
-            return ConversionResult(
-                output=output,
-                prefix=config.module.prefix,
-                plan=OptimizationPlan.model_validate(plan_record),
-                report=OptimizationReport.model_validate(report_record),
+                return self._result(
+                    destination_of(config),
+                    model,
+                    operators,
+                    plan,
+                    platform,
+                    None,
+                    user_config,
+                    config,
+                    work_dir=work_dir if keep else None,
+                )
+            details = {}
+            with self._stage("emit", details):
+                module_dir = work_dir / config.module_name
+                test_case = recs.test_case_values(model, config) if config.test.enabled else None
+                plan_record = recs.plan_record(model, operators, platform, config)
+                report_record = recs.report_record(model, operators, platform, plan, config)
+                records = {"plan": plan_record, "report": report_record}
+                emit_module(
+                    module_dir,
+                    model,
+                    operators,
+                    plan,
+                    platform,
+                    config,
+                    records=records,
+                    test_case=test_case,
+                    exporters=context.module_exporters,
+                )
+                want_views = bool(config.result_views) or bool(config.documentation.html)
+                views = recs.result_views(model, operators, plan, config) if want_views else {}
+                recs.write_module_extras(
+                    module_dir, model, operators, plan, platform, config, views=views or None, records=records
+                )
+            details = {}
+            with self._stage("export", details):
+                output = export_module(module_dir, config)
+                details["output"] = str(output)
+            return self._result(
+                output,
+                model,
+                operators,
+                plan,
+                platform,
+                {"plan": plan_record, "report": report_record, "views": views},
+                user_config,
+                config,
                 work_dir=work_dir if keep else None,
-                arenas=tuple(recs.arena_row(r) for r in plan.regions),
-                config=user_config,
-                dry_run=bool(config.dry_run),
-                stage_seconds=dict(self.stage_seconds),
-                occupancy=tuple(scratch_occupancy(model, plan, len(operators))),
-                **(views if config.result_views else {}),
             )
         finally:
             if not keep:
                 shutil.rmtree(work_dir, ignore_errors=True)
+
+    def _result(
+        self,
+        output: Path,
+        model: Any,
+        operators: list[Any],
+        plan: Any,
+        platform: Any,
+        built: dict[str, Any] | None,
+        user_config: ConvertArgs,
+        config: ConvertArgs,
+        *,
+        work_dir: Path | None = None,
+    ) -> ConversionResult:
+        """The ConversionResult of a conversion (``built``: the records and views Emit made) or of
+        a dry run (``built`` None: the records and views are made here, as Emit would make them)."""
+        if built is None:
+            want_views = bool(config.result_views)
+            built = {
+                "plan": recs.plan_record(model, operators, platform, config),
+                "report": recs.report_record(model, operators, platform, plan, config),
+                "views": recs.result_views(model, operators, plan, config) if want_views else {},
+            }
+        views = built["views"]
+        return ConversionResult(
+            output=output,
+            prefix=config.module.prefix,
+            plan=OptimizationPlan.model_validate(built["plan"]),
+            report=OptimizationReport.model_validate(built["report"]),
+            work_dir=work_dir,
+            arenas=tuple(recs.arena_row(r) for r in plan.regions),
+            config=user_config,
+            dry_run=bool(config.dry_run),
+            stage_seconds=dict(self.stage_seconds),
+            occupancy=tuple(scratch_occupancy(model, plan, len(operators))),
+            **(views if config.result_views else {}),
+        )
 
 
 def with_model_file(config: ConvertArgs, work_dir: Path) -> ConvertArgs:
