@@ -142,7 +142,7 @@ def sweep_command(
         rows = sweep(base, varied, max_workers=workers, console=error_console())
         stdout = Console(highlight=False, soft_wrap=True)
         if not stdout.is_terminal:  # a log or a pipe: a row per line rather than wrapped cells
-            stdout = Console(highlight=False, soft_wrap=True, width=240)
+            stdout = Console(highlight=False, soft_wrap=True, width=1000)
         stdout.print(sweep_table(rows, list(varied)))
         if csv_file is not None:
             write_csv(rows, csv_file)
