@@ -1,25 +1,64 @@
-"""docs/operators.md lists every built-in operator with exactly the element types it accepts
-(an operator that declares none, such as ETHOS_U, is listed as refused)."""
+"""docs/operators.md is generated from the operator records (scripts/gen_operator_docs.py): its
+table lists every built-in operator with exactly the element types it accepts (an operator that
+declares none, such as ETHOS_U, is listed as refused) and its restrictions are the classes' own."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
 import numpy as np
 from helia_aot_ops_builtin.plugin import registrations
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "operators.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "operators.md"
 REFUSED = "none: refused at Resolve"
-ROW = re.compile(r"^\| `([A-Z0-9_]+)` \| ([^|]+) \|$", re.MULTILINE)
+ROW = re.compile(r"^\| `([A-Z0-9_]+)` \| ([^|]+) \| ([^|]+) \|$", re.MULTILINE)
+
+
+def load_generator():
+    spec = importlib.util.spec_from_file_location(
+        "gen_operator_docs", ROOT / "scripts" / "gen_operator_docs.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_page_is_what_the_generator_writes():
+    assert PAGE.read_text(encoding="utf-8") == load_generator().render(), (
+        "run: python scripts/gen_operator_docs.py"
+    )
 
 
 def test_every_registered_operator_is_listed_with_its_types():
     listed = {
         key: set() if types.strip() == REFUSED else {t.strip() for t in types.split(",")}
-        for key, types in ROW.findall(PAGE.read_text())
+        for key, types, _keys in ROW.findall(PAGE.read_text())
     }
     declared = {
         r.key: {np.dtype(t).name for t in (r.operator.SUPPORTED_DTYPES or ())} for r in registrations()
     }
     assert listed == declared
+
+
+def test_every_restriction_sentence_is_on_the_page():
+    text = PAGE.read_text()
+    for record in registrations():
+        for sentence in record.operator.RESTRICTIONS:
+            assert sentence.replace("|", "\\|") in text, (record.key, sentence)
+
+
+def test_check_mode_reports_a_stale_page(tmp_path, monkeypatch, capsys):
+    generator = load_generator()
+    stale = tmp_path / "operators.md"
+    page = PAGE.read_text(encoding="utf-8")
+    stale.write_text(page.replace("| `ABS` |", "| `ABZ` |"), encoding="utf-8")
+    monkeypatch.setattr(generator, "ROOT", tmp_path)
+    monkeypatch.setattr(generator, "DOC", stale)
+    assert generator.main(["--check"]) == 1
+    assert "out of date" in capsys.readouterr().err
+    assert generator.main([]) == 0
+    assert generator.main(["--check"]) == 0
+    assert stale.read_text(encoding="utf-8") == page

@@ -1,7 +1,8 @@
 """helia-aot: compile LiteRT models into self-contained C inference modules for Ambiq Apollo MCUs.
 
 The public facade: :class:`ConvertArgs` (the configuration), :class:`AotConverter` (the six-stage
-pipeline) and :class:`ConversionResult` (what a conversion wrote).
+pipeline), :class:`ConversionResult` (what a conversion wrote) and :func:`sweep` (one conversion
+per combination of settings, one table row each).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from helia_aot.version import __version__
 if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
     from helia_aot.config import ConvertArgs
     from helia_aot.converter import AotConverter, ConversionResult
+    from helia_aot.sweeps import sweep
 
-__all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__"]
+__all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__", "sweep"]
 
 
 def __getattr__(name: str) -> object:
@@ -29,4 +31,8 @@ def __getattr__(name: str) -> object:
         from helia_aot.config import ConvertArgs
 
         return ConvertArgs
+    if name == "sweep":
+        from helia_aot.sweeps import sweep
+
+        return sweep
     raise AttributeError(f"module 'helia_aot' has no attribute {name!r}")

@@ -18,11 +18,13 @@ from helia_aot.optimization import OptimizationPlan, OptimizationReport
 from helia_aot.pipeline import records as recs
 from helia_aot.pipeline.attribute_rules import check_operator_rules
 from helia_aot.pipeline.emit import emit_module
-from helia_aot.pipeline.export import check_destination, export_module
+from helia_aot.pipeline.export import check_destination, destination_of, export_module
 from helia_aot.pipeline.load import load_model
+from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.pipeline.state_feedback import check_state_feedback
+from helia_aot.pipeline.summary import result_summary
 from helia_aot.pipeline.transform import run_transforms, select_transforms
 from helia_aot.platforms import resolve_platform
 from helia_aot.plugins.manager import plugin_host
@@ -33,14 +35,19 @@ from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 @dataclass(frozen=True, eq=False)
 class ConversionResult:
-    """What a finished conversion wrote. Compares and hashes by identity.
+    """What a finished conversion wrote (or, with ``dry_run``, would write). Compares and hashes by
+    identity.
 
     To compare two conversions, compare their ``plan`` and ``report``, which compare by value.
     With ``result_views``, ``operators`` (execution order), ``tensors`` (the module's tensor
     enumeration order), ``regions`` (``regions[i].id == i``) and ``placements`` (by tensor id)
     describe the generated module; otherwise they are None. ``arenas`` summarizes the arena
     regions (region, role, memory, used, capacity, peak_live) for displays such as the CLI's
-    results panel. In a notebook the result renders as an HTML summary.
+    results panel. ``config`` is the ConvertArgs the conversion ran with, ``stage_seconds`` how
+    long each stage took and ``occupancy`` what each scratch arena holds at each operator (the
+    memory picture). With ``dry_run`` nothing was written: ``output`` is where the module would
+    go. :meth:`summary` flattens the result into one table row. In a notebook the result renders
+    as an HTML summary with the memory picture.
     """
 
     output: Path
@@ -53,8 +60,26 @@ class ConversionResult:
     regions: tuple[RegionView, ...] | None = None
     placements: Mapping[str, PlacementView] | None = None
     arenas: tuple[dict[str, Any], ...] = field(default=())
+    config: ConvertArgs | None = None
+    dry_run: bool = False
+    stage_seconds: Mapping[str, float] = field(default_factory=dict)
+    occupancy: tuple[RegionOccupancy, ...] = field(default=())
 
     __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        # The dataclass repr printed every plan, report and view field (7,445 characters for KWS);
+        # one line that says which conversion this is fits a notebook cell or a log line.
+        written = "dry run, would write" if self.dry_run else "output"
+        return (
+            f"<ConversionResult {self.plan.model_name or self.plan.model.file!r} on "
+            f"{self.plan.platform.name}: {len(self.plan.operators)} operators, "
+            f"{len(self.arenas)} arenas, {written} {str(self.output)!r}>"
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """One flat row for a table (``pandas.DataFrame(rows)``, CSV): see :func:`result_summary`."""
+        return result_summary(self)
 
     def _repr_html_(self) -> str:
         from helia_aot.pipeline.html_report import render_result_summary  # notebooks only
@@ -93,6 +118,7 @@ class AotConverter:
         self.config = config
         self.registry_context = registry_context or build_default_registry_context(plugins=config.plugins)
         self.observers = list(observers)
+        self.stage_seconds: dict[str, float] = {}
 
     @contextmanager
     def _stage(self, name: str, details: dict[str, Any]) -> Iterator[None]:
@@ -103,6 +129,7 @@ class AotConverter:
         start = time.perf_counter()
         yield
         seconds = time.perf_counter() - start
+        self.stage_seconds[name] = seconds
         host.stage_finished(name, self.config, seconds, details)
         for observer in self.observers:
             observer.stage_finished(name, seconds)
@@ -111,17 +138,22 @@ class AotConverter:
         """Run Load, Transform, Resolve, Plan, Emit and Export; return what was written.
 
         Code is generated in a temporary work directory that is removed at the end, whether the
-        conversion succeeds or fails, unless ``keep_work_dir`` is set.
+        conversion succeeds or fails, unless ``keep_work_dir`` is set. With ``dry_run`` the
+        conversion stops after Plan: the result holds the plan, the report and the arenas, and
+        nothing is written to ``module.path`` (which is then not checked either).
         """
-        config = self.config
+        user_config = config = self.config
         context = self.registry_context
+        self.stage_seconds = {}
         check_operator_rules(config.operators, context)
         check_extension_names(config, context)
-        check_destination(config)
+        if not config.dry_run:
+            check_destination(config)
         platform = resolve_platform(config.platform, context)
         work_dir = Path(tempfile.mkdtemp(prefix="helia_aot_"))
         keep = bool(config.keep_work_dir)
         try:
+            config = with_model_file(config, work_dir)
             details: dict[str, Any] = {}
             with self._stage("load", details):
                 model = load_model(Path(config.model.path), config.model.subgraph, context)
@@ -146,6 +178,18 @@ class AotConverter:
                 for op in operators:
                     op.on_placed(plan)
                 details["arenas"] = [recs.arena_row(r) for r in plan.regions]
+            if config.dry_run:
+                return self._result(
+                    destination_of(config),
+                    model,
+                    operators,
+                    plan,
+                    platform,
+                    None,
+                    user_config,
+                    config,
+                    work_dir=work_dir if keep else None,
+                )
             details = {}
             with self._stage("emit", details):
                 module_dir = work_dir / config.module_name
@@ -173,15 +217,72 @@ class AotConverter:
             with self._stage("export", details):
                 output = export_module(module_dir, config)
                 details["output"] = str(output)
-            return ConversionResult(
-                output=output,
-                prefix=config.module.prefix,
-                plan=OptimizationPlan.model_validate(plan_record),
-                report=OptimizationReport.model_validate(report_record),
+            return self._result(
+                output,
+                model,
+                operators,
+                plan,
+                platform,
+                {"plan": plan_record, "report": report_record, "views": views},
+                user_config,
+                config,
                 work_dir=work_dir if keep else None,
-                arenas=tuple(recs.arena_row(r) for r in plan.regions),
-                **(views if config.result_views else {}),
             )
         finally:
             if not keep:
                 shutil.rmtree(work_dir, ignore_errors=True)
+
+    def _result(
+        self,
+        output: Path,
+        model: Any,
+        operators: list[Any],
+        plan: Any,
+        platform: Any,
+        built: dict[str, Any] | None,
+        user_config: ConvertArgs,
+        config: ConvertArgs,
+        *,
+        work_dir: Path | None = None,
+    ) -> ConversionResult:
+        """The ConversionResult of a conversion (``built``: the records and views Emit made) or of
+        a dry run (``built`` None: the records and views are made here, as Emit would make them)."""
+        if built is None:
+            want_views = bool(config.result_views)
+            built = {
+                "plan": recs.plan_record(model, operators, platform, config),
+                "report": recs.report_record(model, operators, platform, plan, config),
+                "views": recs.result_views(model, operators, plan, config) if want_views else {},
+            }
+        views = built["views"]
+        return ConversionResult(
+            output=output,
+            prefix=config.module.prefix,
+            plan=OptimizationPlan.model_validate(built["plan"]),
+            report=OptimizationReport.model_validate(built["report"]),
+            work_dir=work_dir,
+            arenas=tuple(recs.arena_row(r) for r in plan.regions),
+            config=user_config,
+            dry_run=bool(config.dry_run),
+            stage_seconds=dict(self.stage_seconds),
+            occupancy=tuple(scratch_occupancy(model, plan, len(operators))),
+            **(views if config.result_views else {}),
+        )
+
+
+def with_model_file(config: ConvertArgs, work_dir: Path) -> ConvertArgs:
+    """``config`` reading its model from a file: a model given as bytes (``model.data``) is written
+    into the work directory under ``model.path``'s file name and ``model.path`` points there.
+
+    Every stage after Load (the golden reference interpreter, the plan's file name and sha256)
+    reads the model as a file, so bytes become one file in the temporary work directory, never
+    next to the user's files.
+    """
+    data = config.model.data
+    if data is None:
+        return config
+    path = work_dir / "model" / (Path(config.model.path).name or "model.tflite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    model = config.model.model_copy(update={"path": path, "data": None})
+    return config.model_copy(update={"model": model})

@@ -1,4 +1,5 @@
-"""The ``helia-aot`` command: ``version``, ``convert``, ``platforms`` and ``plugins``.
+"""The ``helia-aot`` command: ``version``, ``convert``, ``platforms``, ``plugins``, ``sweep``,
+``ops`` and ``check``.
 
 The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
 as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
@@ -15,6 +16,8 @@ from helia_aot.cli.flags import DottedFlagsCommand
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
 from helia_aot.cli.profile import HELP as PROFILE_HELP
 from helia_aot.cli.profile import profile
+from helia_aot.cli.support import check_command, ops_command
+from helia_aot.cli.sweep import sweep_command
 from helia_aot.plugins.manager import distribution_version
 from helia_aot.version import __version__
 
@@ -97,6 +100,9 @@ app.command("convert", cls=DottedFlagsCommand, help=CONVERT_HELP)(convert)
 app.add_typer(platforms_app, name="platforms")
 app.command("plugins")(plugins_command)
 app.command("profile", cls=DottedFlagsCommand, help=PROFILE_HELP)(profile)
+app.command("sweep")(sweep_command)
+app.command("ops")(ops_command)
+app.command("check")(check_command)
 
 
 def main() -> None:

@@ -93,7 +93,10 @@ def results_panel(config: Any, result: Any) -> Panel:
     facts.add_column(style="bold")
     facts.add_column()
     facts.add_row("Model", Text(f"{config.model.name} ({config.model.path})"))
-    facts.add_row("Module", Text(str(result.output)))
+    dry_run = bool(getattr(result, "dry_run", False))
+    facts.add_row(
+        "Module", Text(f"{result.output} (dry run: nothing written)" if dry_run else str(result.output))
+    )
     facts.add_row("Prefix", Text(str(result.prefix)))
     facts.add_row("Type", Text(str(config.module.type)))
     facts.add_row("Platform", Text(str(config.platform.name)))
@@ -110,7 +113,11 @@ def results_panel(config: Any, result: Any) -> Panel:
         parts.extend([Text(""), Text("Optimization hints", style="bold")])
         parts.extend(Text(f"  {getattr(h, 'message', h)}") for h in hints)
     return Panel(
-        Group(*parts), title="Conversion finished", title_align="left", border_style="green", expand=False
+        Group(*parts),
+        title="Dry run finished" if dry_run else "Conversion finished",
+        title_align="left",
+        border_style="green",
+        expand=False,
     )
 
 

@@ -57,6 +57,10 @@ class ConvertArgs(ConfigSection):
     )
     force: bool = Field(False, description="Replace an existing module at the output path.")
     keep_work_dir: bool = Field(False, description="Keep the temporary work directory and report it.")
+    dry_run: bool = Field(
+        False,
+        description="Run Load to Plan and report the plan, arenas and records without writing the module.",
+    )
     result_views: bool = Field(
         False, description="Describe the generated operators, tensors and regions in the ConversionResult."
     )
@@ -66,6 +70,12 @@ class ConvertArgs(ConfigSection):
         exclude=True,
         description="The YAML file the configuration was loaded from (--path loads it).",
     )
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _model_bytes(cls, value: Any) -> Any:
+        # `ConvertArgs(model=tflite_bytes)`: what the TensorFlow converter returns, without a file.
+        return {"data": value} if isinstance(value, (bytes, bytearray, memoryview)) else value
 
     @field_validator("platform", mode="before")
     @classmethod

@@ -22,7 +22,7 @@ from helia_aot.config.base import Choices
 REQUIRED: Any = PydanticUndefined
 """The ``default`` of a key that has none (it must be given)."""
 
-API_ONLY_KEYS = frozenset({"result_views"})
+API_ONLY_KEYS = frozenset({"result_views", "model.data"})
 """Keys that only make sense from Python, so the command line has no flag for them."""
 
 

@@ -71,6 +71,21 @@ class ModelConfig(ConfigSection):
     version: str | None = Field(
         None, description="The model's version for the module's docs (default: the file's schema version)."
     )
+    data: bytes | None = Field(
+        None,
+        exclude=True,
+        repr=False,
+        description="Python API: the model's bytes (what the TensorFlow converter returns), converted "
+        "instead of reading model.path; model.path then only names the model in the records.",
+    )
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _data(cls, value: Any) -> Any:
+        # A notebook holds the model as bytes, a bytearray or a memoryview of a buffer.
+        if isinstance(value, (bytearray, memoryview)):
+            return bytes(value)
+        return value
 
 
 class ModuleConfig(ConfigSection):

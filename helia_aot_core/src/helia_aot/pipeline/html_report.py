@@ -304,14 +304,48 @@ def render_result_summary(result: Any) -> str:
     ]
     if result.work_dir is not None:
         facts.append(("Work dir", result.work_dir))
+    if getattr(result, "dry_run", False):
+        facts.append(("Dry run", "nothing was written"))
     return (
-        '<div class="helia-aot-result">\n<style>.helia-aot-result td.n { text-align: right; }</style>\n'
-        "<b>helia-aot conversion</b>\n"
+        '<div class="helia-aot-result">\n<style>.helia-aot-result td.n { text-align: right; }'
+        + _SUMMARY_SVG_CSS
+        + "</style>\n<b>helia-aot conversion</b>\n"
         + _table([], [[(_e(k), False), (_e(v), False)] for k, v in facts], "facts")
         + arena_table(result.report, result.regions)
+        + memory_pictures(getattr(result, "occupancy", ()), [p.op_type for p in result.plan.operators])
         + operator_table(result.plan, result.report, result.operators, result.tensors)
         + "</div>\n"
     )
 
 
-__all__ = ["arena_table", "memory_svg", "operator_table", "render_module_report", "render_result_summary"]
+_SUMMARY_SVG_CSS = (
+    " .helia-aot-result svg .peak { fill: #ffd54f; fill-opacity: 0.25; stroke: #e65100; stroke-width: 2; }"
+    " .helia-aot-result svg text { font-size: 10px; fill: #444; }"
+    " .helia-aot-result svg .axis { stroke: #666; stroke-width: 1; }"
+    " .helia-aot-result svg .top { stroke: #c62828; stroke-dasharray: 4 3; }"
+)
+"""The report page's SVG styles, scoped to the summary so a notebook's own styles are untouched."""
+
+
+def memory_pictures(occupancy: Sequence[RegionOccupancy], op_types: Sequence[str]) -> str:
+    """Each scratch arena's occupancy over the schedule (the report page's picture) with a caption;
+    inline SVG only, so a notebook shows it offline and the same result gives the same bytes."""
+    parts = []
+    for region in occupancy:
+        parts.append(
+            f"<p><b>Scratch memory: region {region.region} ({_e(region.memory)})</b>, "
+            f"{region.used:,} bytes; peak {region.peak_bytes:,} bytes live. Each rectangle is one "
+            "tensor over the operators that need it.</p>\n"
+        )
+        parts.append(memory_svg(region, op_types))
+    return "".join(parts)
+
+
+__all__ = [
+    "arena_table",
+    "memory_pictures",
+    "memory_svg",
+    "operator_table",
+    "render_module_report",
+    "render_result_summary",
+]

@@ -1,0 +1,204 @@
+"""What the installed packs support: the operator catalogue, and one model checked against it.
+
+``helia-aot ops`` and ``docs/operators.md`` list every operator from the same records (the
+:class:`~helia_aot.pack.OperatorRecord` each pack registers, its operator class's
+``SUPPORTED_DTYPES`` and ``RESTRICTIONS``, the plugin that provided it), so the list a user reads
+cannot drift from what a conversion accepts. ``helia-aot check`` runs Load (and, when every
+operator parses, Transform) and Resolve's checks for one model without planning or writing
+anything, and says for each operator of the file whether it converts and, if not, why.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from helia_aot.air import AirModel, TensorId, c_identifier
+from helia_aot.config import ConvertArgs
+from helia_aot.converter import with_model_file
+from helia_aot.converters.litert.reader import read_model
+from helia_aot.converters.litert.source_indices import mark_source_indices
+from helia_aot.converters.litert.view_builder import build_view
+from helia_aot.errors import UnsupportedModelError
+from helia_aot.pack.record import OperatorRecord, recorded_operators
+from helia_aot.pipeline.load import apply_model_hooks, build_tensors, load_model, parse_operators
+from helia_aot.pipeline.resolve import resolve_operators
+from helia_aot.pipeline.transform import run_transforms
+from helia_aot.platforms import resolve_platform
+from helia_aot.plugins.manager import Selection, plugin_host
+from helia_aot.registry.build import build_default_registry_context
+from helia_aot.registry.context import RegistryContext
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorEntry:
+    """One operator the installed packs lower.
+
+    ``operator`` is the canonical key, ``litert_keys`` the LiteRT operator codes that lower into
+    it, ``dtypes`` the element types its non-constant tensors may have (empty: refused at Resolve
+    whatever the types), ``restrictions`` the sentences it is checked against, and ``pack`` /
+    ``distribution`` the plugin that registered it.
+    """
+
+    operator: str
+    litert_keys: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    restrictions: tuple[str, ...]
+    pack: str | None
+    distribution: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "operator": self.operator,
+            "litert_keys": list(self.litert_keys),
+            "dtypes": list(self.dtypes),
+            "restrictions": list(self.restrictions),
+            "pack": self.pack,
+            "distribution": self.distribution,
+        }
+
+
+def _dtype_names(operator: Any) -> tuple[str, ...]:
+    return tuple(np.dtype(t).name for t in (getattr(operator, "SUPPORTED_DTYPES", None) or ()))
+
+
+def operator_catalogue(plugins: Selection = None) -> list[OperatorEntry]:
+    """Every operator the selected plugins register, sorted by key.
+
+    The records are collected while a fresh context is built (so each record's LiteRT keys are
+    known); an operator class registered without a record appears with the LiteRT key of the
+    same name when a parser is registered under it.
+    """
+    host = plugin_host(plugins)
+    with recorded_operators() as seen:
+        context = build_default_registry_context(plugins=plugins)
+    by_key: dict[str, OperatorRecord] = {record.key: record for record in seen}
+    labels = {record.label: record for record in host.records}
+    entries = []
+    for key, operator in context.aot_operator_classes.items():
+        record = by_key.get(key)
+        if record is not None:
+            litert_keys = tuple(record.litert_keys)
+        else:
+            litert_keys = (key,) if key in context.litert_parsers else ()
+        plugin = labels.get(context.aot_operator_classes.provider(key) or "")
+        entries.append(
+            OperatorEntry(
+                operator=key,
+                litert_keys=litert_keys,
+                dtypes=_dtype_names(operator),
+                restrictions=tuple(str(r) for r in getattr(operator, "RESTRICTIONS", ()) or ()),
+                pack=plugin.name if plugin is not None else None,
+                distribution=plugin.distribution if plugin is not None else None,
+            )
+        )
+    return sorted(entries, key=lambda e: e.operator)
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorSupport:
+    """One operator of a model file: its index and key in the file, and why it cannot convert
+    (``reasons`` empty when it can)."""
+
+    index: int
+    key: str
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def supported(self) -> bool:
+        return not self.reasons
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "key": self.key,
+            "supported": self.supported,
+            "reasons": list(self.reasons),
+        }
+
+
+_OPERATOR_ID = re.compile(r"#(\S+) ")
+
+
+def _problem_operator(problem: str) -> str | None:
+    """The AIR operator id a Resolve problem names (``#3 CONV_2D: ...``, ``operator #3 ...``)."""
+    match = _OPERATOR_ID.search(problem)
+    return match.group(1) if match else None
+
+
+def _reason(problem: str) -> str:
+    """A Resolve problem without its ``#id TYPE:`` prefix (the table already names the operator)."""
+    head, sep, rest = problem.partition(": ")
+    return rest.strip() if sep and _OPERATOR_ID.search(head + " ") else problem.strip()
+
+
+def _resolve_problems(model: AirModel, config: ConvertArgs, context: RegistryContext) -> dict[int, list[str]]:
+    """Resolve's problems by the file operator index each comes from."""
+    platform = resolve_platform(config.platform, context)
+    try:
+        resolve_operators(model, platform, config, context)
+    except UnsupportedModelError as error:
+        by_id = {str(op.id): op for op in model.operators}
+        found: dict[int, list[str]] = {}
+        details = error.details if isinstance(error.details, list) else [error.message]
+        for problem in details:
+            op = by_id.get(_problem_operator(str(problem)) or "")
+            indices = tuple(getattr(op, "source_indices", ()) or ()) if op is not None else ()
+            for index in indices or (-1,):
+                found.setdefault(int(index), []).append(_reason(str(problem)))
+        return found
+    return {}
+
+
+def _partial_model(path: Path, subgraph: int, context: RegistryContext) -> tuple[AirModel, list[Any]]:
+    """The AIR model of the operators that parse (as Load builds it), and the ones that do not."""
+    litert_model = read_model(path)
+    mark_source_indices(litert_model)
+    litert_model = apply_model_hooks(litert_model, context.litert_model_hooks)
+    view = build_view(litert_model, subgraph, path.name)
+    air = AirModel(name=c_identifier(path.stem, fallback="model"))
+    build_tensors(view.subgraph, air)
+    air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
+    air.outputs = [TensorId(str(i)) for i in view.subgraph.outputs]
+    blocked = getattr(context, "blocked_plugins", None)
+    failures = parse_operators(view.subgraph, view.node, air, context.litert_parsers, blocked)
+    return air, failures
+
+
+def check_model(config: ConvertArgs, context: RegistryContext | None = None) -> list[OperatorSupport]:
+    """Each operator of ``config``'s model file (its subgraph, in file order) with the reasons it
+    cannot be converted for ``config``'s platform and settings; nothing is planned or written.
+
+    When every operator parses, the model goes through Load, Transform and Resolve exactly as a
+    conversion does. Otherwise the operators that parse are checked by Resolve without the
+    transforms (a transform may still fuse one of them away in a conversion). A problem of the
+    model as a whole (a malformed file, a missing one) raises its typed error.
+    """
+    context = context or build_default_registry_context(plugins=config.plugins)
+    with tempfile.TemporaryDirectory(prefix="helia_aot_check_") as work:
+        config = with_model_file(config, Path(work))
+        path = Path(config.model.path)
+        listed = build_view(read_model(path), config.model.subgraph, path.name).subgraph.operators
+        problems: dict[int, list[str]] = {}
+        air, failures = _partial_model(path, config.model.subgraph, context)
+        if failures:
+            for index, _key, reason, _hint in failures:
+                problems.setdefault(int(index), []).append(str(reason))
+        else:
+            air = load_model(path, config.model.subgraph, context)
+            air = run_transforms(air, config, context)
+        for index, reasons in _resolve_problems(air, config, context).items():
+            problems.setdefault(index, []).extend(reasons)
+    rows = [OperatorSupport(op.index, op.key, tuple(problems.pop(op.index, ()))) for op in listed]
+    leftover = [reason for reasons in problems.values() for reason in reasons]
+    if leftover:  # an operator a hook or transform made, with no file index: shown on its own row
+        rows.append(OperatorSupport(-1, "(made by the converter)", tuple(leftover)))
+    return rows
+
+
+__all__ = ["OperatorEntry", "OperatorSupport", "check_model", "operator_catalogue"]
