@@ -273,3 +273,15 @@ def test_dead_bytes_placement_is_bit_exact_under_qemu_at_balanced(name, core, tm
     run = run_qemu(elf, core, timeout=300, count=False)
     assert run.returncode == 0, run.stdout
     assert "PASS" in run.stdout
+
+
+def test_size_constants_are_at_or_below_the_products_on_kws():
+    # heliaAOT 1.1 at its defaults stores 29,072 B of constants for KWS int8; goal size drops
+    # the fast paths' folded biases and packed filters (the generic kernels need neither).
+    entry = next(e for e in MLPERF if e["name"] == "mlperf_kws_dscnn_int8")
+    constants = {
+        goal: sum(r.used for r in plan(entry, goal)[2].regions if r.role == "constant")
+        for goal in ("balanced", "size")
+    }
+    assert constants["size"] < constants["balanced"]
+    assert constants["size"] <= 29_072, constants
