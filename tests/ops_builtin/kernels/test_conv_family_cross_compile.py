@@ -14,6 +14,7 @@ from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 FAMILIES = (
     "conv",
     "conv_generic",
+    "conv_reuse",
     "depthwise",
     "depthwise_generic",
     "fully_connected",

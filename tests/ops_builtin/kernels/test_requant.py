@@ -129,3 +129,31 @@ def test_row_picks_the_cheapest_exact_form(shim, shift_range, mode):
     assert picked == mode
     expected = ref.requantize(acc, None, m, s, 3, (-100, 120), np.int8)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 9])
+@pytest.mark.parametrize(
+    "case", ["narrow", "zero_shift", "deep_shift", "left_shift", "int32_min", "negative"]
+)
+def test_mode_is_read_from_every_channel_whatever_the_count(shim, n, case):
+    # The mode loop takes four channels per step and then the rest one by one: the odd channel
+    # (last here) decides the mode wherever it falls, and the row is exact in every mode.
+    rng = np.random.default_rng(n)
+    acc, m = _values(rng, max(n, 1)), rng.integers(1 << 30, 2**31, max(n, 1)).astype(I32)
+    s = rng.integers(-23, -1, max(n, 1), endpoint=True).astype(I32)
+    odd = {"zero_shift": (0, None), "deep_shift": (-24, None), "left_shift": (2, None)}
+    odd |= {"int32_min": (-5, -(2**31)), "negative": (-5, -(1 << 30))}
+    expected_mode = {"narrow": 2, "zero_shift": 1, "deep_shift": 1, "left_shift": 0, "int32_min": 0}
+    expected_mode["negative"] = 0  # not a real multiplier: the general form, exact for any value
+    if n and case in odd:
+        s[n - 1], mult = odd[case]
+        if mult is not None:
+            m[n - 1] = mult
+    shim.shim_row.restype = ctypes.c_int32
+    out = np.zeros(max(n, 1), np.int8)
+    pointers = [P(a.ctypes.data) for a in (acc, m, s)]
+    numbers = [ctypes.c_int32(v) for v in (n, 3, -100, 120)]
+    picked = shim.shim_row(*pointers, *numbers, P(out.ctypes.data))
+    assert picked == (expected_mode[case] if n else 2)
+    expected = ref.requantize(acc[:n], None, m[:n], s[:n], 3, (-100, 120), np.int8)
+    np.testing.assert_array_equal(out[:n], expected)

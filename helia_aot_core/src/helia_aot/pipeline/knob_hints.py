@@ -1,20 +1,28 @@
 """The report's setting hints and quoted measurements: what another knob value would save.
 
-A hint is written for a knob value some operators offer but do not run. Its bytes come from the
-plan (the derived constants and scratch each operator's kernel variants declare), its code bytes
-and instructions from our measured table (``helia_aot/optimization/measured.json``, one bench
-model per kernel family on the target's CPU), so every figure names where it was taken from and
-nothing is extrapolated: a family the table does not cover gives no instruction figure.
+A hint is written for a knob value some operators offer but do not run, for each other goal
+that would resolve some operator's knobs differently (or keep the kernel buffers this goal
+places in dead bytes), and for ``constant_placement`` when the constants read from outside TCM
+would fit in the DTCM left free. Bytes come from the plan (the derived constants and scratch
+each operator's kernel variants declare, the buffers the memory-aware choice gave up, the
+report's ``constant_placement``), code bytes and instructions from our measured table
+(``helia_aot/optimization/measured.json``, one bench model per kernel family on the target's
+CPU), so every figure names where it was taken from and nothing is extrapolated: a family the
+table does not cover gives no instruction figure.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from helia_aot.config.enums import OptimizationGoal
 from helia_aot.optimization.figures import operator_macs
+from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.measured import measured_for
 from helia_aot.optimization.measurements import measurements_for
 from helia_aot.optimization.records import MEASUREMENT_SETTINGS
+from helia_aot.optimization.resolution import KnobSettings, resolve_knob
 
 # The goal whose auto table picks each kernel value, for the hint's alternative spelling.
 _GOAL_FOR = {"generic": "size", "specialized": "latency"}
@@ -37,6 +45,20 @@ def _variant_bytes(aot_op: Any, knob: str, value: str) -> tuple[int, int]:
 
 
 def setting_hints(
+    operators: list[Any],
+    ids: list[tuple[str, str]],
+    platform: Any,
+    config: Any,
+    placement: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The knob, goal and constant placement hints (see the module docstring)."""
+    hints = knob_hints(operators, ids, platform, config)
+    hints += goal_hints(operators, ids, platform, config)
+    hint = placement_hint(placement, platform)
+    return hints + ([hint] if hint else [])
+
+
+def knob_hints(
     operators: list[Any], ids: list[tuple[str, str]], platform: Any, config: Any
 ) -> list[dict[str, Any]]:
     """One hint per knob value that some operators offer but do not run (see the module docstring)."""
@@ -113,4 +135,148 @@ def _kernel_hint(
     }
 
 
-__all__ = ["quoted_measurements", "setting_hints"]
+_HINT_GOALS = ("latency", "balanced", "size")
+"""The goals a goal hint compares (accuracy resolves as balanced: every value is exact)."""
+
+
+def _sum_variants(changes: list[tuple[Any, str]], knob: str) -> tuple[int, int]:
+    """Constant and scratch bytes the changes save (current variant less the alternative)."""
+    const = scratch = 0
+    for op, value in changes:
+        now_const, now_scratch = _variant_bytes(op, knob, op.knob(knob))
+        alt_const, alt_scratch = _variant_bytes(op, knob, value)
+        const += now_const - alt_const
+        scratch += now_scratch - alt_scratch
+    return const, scratch
+
+
+def _measured_deltas(changes: list[tuple[Any, str]], knob: str, cpu: str) -> tuple[int, dict[str, int]]:
+    """Code bytes saved and instructions added per family and value switch, from measured.json."""
+    code = 0
+    instructions: dict[str, int] = {}
+    for family, current, value in sorted(
+        {(op.KNOB_FAMILY or "", str(op.knob(knob)), v) for op, v in changes}
+    ):
+        rows = measured_for(family, knob, cpu) if family else {}
+        if value in rows and current in rows:
+            code += rows[current].code_bytes - rows[value].code_bytes
+            instructions[f"{family} {current}->{value}"] = (
+                rows[value].instructions - rows[current].instructions
+            )
+    return code, instructions
+
+
+def goal_hints(
+    operators: list[Any], ids: list[tuple[str, str]], platform: Any, config: Any
+) -> list[dict[str, Any]]:
+    """One hint per other goal that would change this module: the operators whose ``auto``
+    knobs it resolves differently (bytes from the plan, code and instructions measured), and at
+    ``latency`` the kernel buffers this goal gave up (kept there: more scratch)."""
+    cpu = str(getattr(platform, "cpu", "") or "cortex-m55").lower()
+    specs = {spec.name: spec for spec in KNOBS}
+    now = KnobSettings.from_config(config, list(specs))
+    current_goal = now.goal.value
+    if current_goal not in _HINT_GOALS:
+        return []
+    index_of = {id(op): i for i, op in enumerate(operators)}
+    hints = []
+    for goal in _HINT_GOALS:
+        if goal == current_goal:
+            continue
+        settings = replace(now, goal=OptimizationGoal(goal))
+        changes: dict[str, list[tuple[Any, str]]] = {}
+        for op in operators:
+            for name, choice in (getattr(op, "knob_choices", None) or {}).items():
+                spec = specs.get(name)
+                if spec is None or choice.request.explicit:
+                    continue
+                alt = resolve_knob(
+                    spec, choice.request, settings, op.op.op_type, choice.offered, op.KNOB_FAMILY or None, cpu
+                )
+                if alt.value != choice.value:
+                    changes.setdefault(name, []).append((op, alt.value))
+        kept = 0
+        if goal == "latency":
+            kept = sum(sum(getattr(op, "dropped_scratch", {}).values()) for op in operators)
+        if not changes and not kept:
+            continue
+        const = scratch = code = 0
+        instructions: dict[str, int] = {}
+        parts = []
+        for name, pairs in sorted(changes.items()):
+            c, sc = _sum_variants(pairs, name)
+            cd, ins = _measured_deltas(pairs, name, cpu)
+            const, scratch, code = const + c, scratch + sc, code + cd
+            instructions.update(ins)
+            values = ", ".join(sorted({v for _, v in pairs}))
+            parts.append(f"{name}: {values} on {len(pairs)} operator(s)")
+        if kept:
+            parts.append(f"keeps the {kept:,} B of kernel scratch goal {current_goal} gives up")
+        figures = [f"constants {-const:+,} B", f"scratch {-scratch + kept:+,} B at most"]
+        if code:
+            figures.append(f"code {-code:+,} B")
+        measured = ""
+        if instructions:
+            measured = f"; measured on the bench models ({cpu}): " + ", ".join(
+                f"{k} {v:+,} instructions" for k, v in sorted(instructions.items())
+            )
+        members = sorted({index_of[id(op)] for pairs in changes.values() for op, _ in pairs})
+        total_macs = sum(operator_macs(op) or 0 for op in operators)
+        macs = sum(operator_macs(operators[i]) or 0 for i in members)
+        hints.append(
+            {
+                "setting": "goal",
+                "message": f"goal: {goal}: {'; '.join(parts)}: {', '.join(figures)}{measured}",
+                "current": current_goal,
+                "alternative": goal,
+                "yaml": f"optimization:\n  goal: {goal}\n",
+                "operators": [ids[i][0] for i in members],
+                "mac_share": round(macs / total_macs, 4) if total_macs else None,
+                "facts": {
+                    "const_bytes_saved": const,
+                    "scratch_bytes_saved": scratch - kept,
+                    "code_bytes_saved": code,
+                    "instructions_delta": instructions,
+                    "cpu": cpu,
+                },
+            }
+        )
+    return hints
+
+
+def placement_hint(placement: dict[str, Any] | None, platform: Any) -> dict[str, Any] | None:
+    """``constant_placement``: the constants read from outside TCM fit in the DTCM left free, so a
+    staging rule would have the kernels read them at TCM speed for that many bytes of DTCM. Its
+    speed is quoted from ``measurements.json`` when a record covers this target (instruction
+    counts do not change: the same code reads other memory)."""
+    if not placement or placement.get("id_specific_constant_rules"):
+        return None
+    outside = {m: int(n) for m, n in (placement.get("constant_bytes_outside_tcm") or {}).items() if n}
+    total = sum(outside.values())
+    free = int(placement.get("dtcm_free_bytes") or 0)
+    if not total or total > free:
+        return None
+    source = max(outside, key=lambda m: outside[m])
+    target, cpu = str(getattr(platform, "name", "")), str(getattr(platform, "cpu", ""))
+    quotes = [r for r in measurements_for("constant_placement", target, cpu) if r.value.upper() == "DTCM"]
+    gain = f"; measured: {quotes[0].gain} ({quotes[0].source})" if quotes else ""
+    return {
+        "setting": "constant_placement",
+        "message": (
+            f"constant_placement: DTCM: the {total:,} B of constants read from {', '.join(sorted(outside))} "
+            f"fit in the {free:,} B of DTCM left free: staged there at init, the kernels read them "
+            f"at TCM speed (costs {total:,} B of DTCM, instructions unchanged){gain}"
+        ),
+        "current": source,
+        "alternative": "DTCM",
+        "yaml": (
+            "memory:\n  tensors:\n    - type: constant\n      attributes:\n"
+            f"        memory: {source.lower()}\n        constant_destination_memory: dtcm\n"
+        ),
+        "operators": [],
+        "mac_share": None,
+        "facts": {"const_bytes_moved": total, "dtcm_free_bytes": free, "measured": bool(quotes)},
+    }
+
+
+__all__ = ["goal_hints", "knob_hints", "placement_hint", "quoted_measurements", "setting_hints"]

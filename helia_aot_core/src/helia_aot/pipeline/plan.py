@@ -393,22 +393,29 @@ def _memory_rank(budget: MemoryBudget) -> dict[str, int]:
     return rank
 
 
-def _may_drop(goal: str, aot_op: Any, name: str) -> bool:
+def _may_drop(goal: str, aot_op: Any, name: str, reusable: bool) -> bool:
     """Whether ``goal`` lets the memory-aware choice give up ``aot_op``'s buffer ``name``.
 
     ``latency`` keeps every fast path's buffer; ``size`` drops any buffer that would raise the
     arena (memory first); ``balanced`` and ``accuracy`` drop only a buffer whose scratch-free
-    variant runs the same instructions on every instruction set, so no core's count can rise.
+    variant runs the same instructions on every instruction set, or that the kernel can place
+    in the operator's own dead bytes (``reusable``), so no core's count can rise.
     """
     if goal == "size":
         return True
     if goal in ("balanced", "accuracy"):
         free_on = getattr(aot_op, "scratch_free_on", {}).get(name, frozenset())
-        return SCRATCH_ISAS <= set(free_on)
+        return reusable or SCRATCH_ISAS <= set(free_on)
     return False
 
 
-def _drop_reason(goal: str, nbytes: int) -> str:
+def _drop_reason(goal: str, nbytes: int, reused: bool) -> str:
+    if reused:
+        return (
+            f"goal {goal}: the {nbytes} B buffer would raise the scratch arena above the tensors' "
+            "peak; the kernel places it in the operator's dead bytes (output rows not written "
+            "yet, input rows already consumed) and runs the same fast path"
+        )
     if goal == "size":
         return (
             f"goal size: the {nbytes} B buffer would raise the scratch arena above the tensors' "
@@ -417,6 +424,24 @@ def _drop_reason(goal: str, nbytes: int) -> str:
     return (
         f"goal {goal}: the {nbytes} B buffer would raise the scratch arena above the tensors' "
         "peak and the scratch-free variant costs no instructions on any core"
+    )
+
+
+def _input_dies(planner: _Planner, model: AirModel, index: int, aot_op: Any, position: int) -> bool:
+    """Whether input ``position`` of operator ``index`` (with every tensor sharing its bytes)
+    is a scratch tensor whose last reader is that operator: its bytes are dead once read."""
+    ids = aot_op.op.input_ids
+    if position >= len(ids):
+        return False
+    root = planner.plan.alias_of.get(ids[position], ids[position])
+    return (
+        root in planner.spans
+        and planner.spans[root][1] == index
+        and planner.role_of(root) == "scratch"
+        and root not in model.inputs
+        and root not in set(model.outputs)
+        and root not in planner.inplace.values()
+        and ids.count(ids[position]) == 1
     )
 
 
@@ -450,22 +475,31 @@ def choose_scratch(
     kernel buffer) is the bound; a buffer that fits a gap where nothing else is live raises
     nothing and always stays. Which raising buffers may go is the goal's rule (``_may_drop``):
     at ``size`` all of them, so ``used`` reaches the bound; at ``balanced`` only those whose
-    scratch-free variant costs no instructions, so the instruction count never rises; at
-    ``latency`` none. A droppable buffer whose operator already has the bound's bytes of tensors
-    live goes first (no plan can fit it); then, while the planned arena is larger than the plan
-    of the tensors and the buffers that must stay, the droppable buffer at the fullest step goes.
-    Dropped operators run their scratch-free variant and record why. Returns the bound and the
+    scratch-free variant costs no instructions, or that the kernel can place in its operator's
+    dead bytes (``reusable_scratch``, when that input dies there), so the instruction count
+    never rises; at ``latency`` none. A droppable buffer whose operator already has the bound's
+    bytes of tensors live goes first (no plan can fit it); then, while the planned arena is
+    larger than the plan of the tensors and the buffers that must stay, the droppable buffer at
+    the fullest step goes.
+    Dropped operators run their scratch-free variant (or, below size, the dead-bytes placement)
+    and record why. Returns the bound and the
     dropped bytes by operator id.
     """
     owners: dict[TensorId, tuple[Any, str]] = {}
-    for aot_op in operators:
+    first = make_planner()
+    reusable: set[TensorId] = set()
+    for index, aot_op in enumerate(operators):
         for name in getattr(aot_op, "optional_scratch", {}):
-            owners[aot_op.op.named_tensors[name]] = (aot_op, name)
-    requests = _scratch_requests(make_planner())
+            tid = aot_op.op.named_tensors[name]
+            owners[tid] = (aot_op, name)
+            position = getattr(aot_op, "reusable_scratch", {}).get(name)
+            if position is not None and _input_dies(first, model, index, aot_op, position):
+                reusable.add(tid)
+    requests = _scratch_requests(first)
     tensors_only = [r for r in requests if TensorId(r.id) not in owners]
     bound = peak_live(tensors_only) if tensors_only else 0
     goal = str(getattr(getattr(config.optimization, "goal", None), "value", "balanced"))
-    candidates = {t: owner for t, owner in owners.items() if _may_drop(goal, *owner)}
+    candidates = {t: owner for t, owner in owners.items() if _may_drop(goal, *owner, t in reusable)}
     if not candidates:
         return bound, {}
 
@@ -483,7 +517,12 @@ def choose_scratch(
         aot_op, name = candidates.pop(tid)
         nbytes = aot_op.optional_scratch[name]
         dropped[aot_op.op.id] = dropped.get(aot_op.op.id, 0) + nbytes
-        aot_op.drop_scratch(name, _drop_reason(goal, nbytes))
+        # Where the kernel can put the buffer in dead bytes it keeps its fast path; at size the
+        # scratch-free variant runs instead (no extra entry linked: the least code).
+        if tid in reusable and goal != "size":
+            aot_op.reuse_scratch(name, _drop_reason(goal, nbytes, True))
+        else:
+            aot_op.drop_scratch(name, _drop_reason(goal, nbytes, False))
 
     for tid in [t for t, need in pressure.items() if need > bound]:
         drop(tid)

@@ -404,6 +404,7 @@ def report_record(
         if index is not None and occupancy.peak_bytes:
             peaks.setdefault(index, []).append(_peak_hint(occupancy, index))
     ids = plan_operator_ids(model, operators)
+    placement = constant_placement(plan, platform, config)
     rows = []
     for i, (op, (plan_id, _source)) in enumerate(zip(operators, ids, strict=True)):
         calls = op.kernel_calls()
@@ -429,8 +430,8 @@ def report_record(
         "total_macs": sum(r["macs"] for r in rows),
         "operators": rows,
         "measurements": quoted_measurements(platform),
-        "constant_placement": constant_placement(plan, platform, config),
-        "hints": setting_hints(operators, ids, platform, config),
+        "constant_placement": placement,
+        "hints": setting_hints(operators, ids, platform, config, placement),
         "fp16_overflow": [],
         # What FOLD_INVARIANT_VARIABLES (an operator pack's transform) recorded on the model.
         "folded_variables": [dict(v) for v in model.metadata.get("folded_variables", [])],

@@ -95,12 +95,47 @@ HK_INLINE int32x4_t hk_requant_clamp_mve(int32x4_t x, int32x4_t multiplier, int3
 
 HK_INLINE int32_t hk_requant_mode(const int32_t *mult, const int32_t *shift, int32_t n)
 {
-    int32_t general = 0, narrow = 1;
-    for (int32_t i = 0; i < n; ++i) {
-        general |= (shift[i] > 0) | (mult[i] == INT32_MIN);
-        narrow &= (shift[i] <= -1) & (shift[i] >= -23);
+#if HK_HAVE_MVE
+    /* The largest and smallest shift and the smallest multiplier, four channels per step
+     * (each kernel call pays this once, so it must stay cheap for wide layers). */
+    int32x4_t most = vdupq_n_s32(INT32_MIN), least = vdupq_n_s32(INT32_MAX), low = least;
+    for (int32_t i = 0; i < n; i += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t s = vldrwq_z_s32(shift + i, p);
+        most = vmaxq_m_s32(most, most, s, p);
+        least = vminq_m_s32(least, least, s, p);
+        low = vminq_m_s32(low, low, vldrwq_z_s32(mult + i, p), p);
     }
-    return general ? HK_REQUANT_GENERAL : (narrow ? HK_REQUANT_NARROW : HK_REQUANT_RIGHT);
+    const int32_t top = vmaxvq_s32(INT32_MIN, most), bottom = vminvq_s32(INT32_MAX, least);
+    if (n > 0 && (top > 0 || vminvq_s32(INT32_MAX, low) == INT32_MIN)) {
+        return HK_REQUANT_GENERAL;
+    }
+    return n <= 0 || (top <= -1 && bottom >= -23) ? HK_REQUANT_NARROW : HK_REQUANT_RIGHT;
+#else
+    /* Sign bits, four channels per step (each kernel call pays this once, so it must stay cheap
+     * for wide layers): 0 - shift is negative for a left shift, and a multiplier that is
+     * negative (INT32_MIN, or no real multiplier at all) takes the general form too, which is
+     * exact for every value; shift + 23 or ~shift is negative unless shift is in [-23, -1]. */
+    uint32_t general = 0u, off = 0u;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t s0 = (uint32_t)shift[i], s1 = (uint32_t)shift[i + 1];
+        const uint32_t s2 = (uint32_t)shift[i + 2], s3 = (uint32_t)shift[i + 3];
+        general |= (0u - s0) | (0u - s1) | (0u - s2) | (0u - s3);
+        general |= (uint32_t)mult[i] | (uint32_t)mult[i + 1] | (uint32_t)mult[i + 2] |
+                   (uint32_t)mult[i + 3];
+        off |= (s0 + 23u) | ~s0 | (s1 + 23u) | ~s1 | (s2 + 23u) | ~s2 | (s3 + 23u) | ~s3;
+    }
+    for (; i < n; ++i) {
+        const uint32_t s0 = (uint32_t)shift[i];
+        general |= (0u - s0) | (uint32_t)mult[i];
+        off |= (s0 + 23u) | ~s0;
+    }
+    if ((general >> 31) != 0u) {
+        return HK_REQUANT_GENERAL;
+    }
+    return (off >> 31) != 0u ? HK_REQUANT_RIGHT : HK_REQUANT_NARROW;
+#endif
 }
 
 /*

@@ -416,6 +416,27 @@ class Conv2DOperator(_WindowOperator):
             # the arena (dilated widths have no lean variant, so they keep it).
             lean = self.options.dilation_w == 1
             self.add_scratch("scratch", size, alignment=16, optional=lean, free_on=self._scratch_free_on())
+            if lean and self._bands_fit(size):
+                self.reusable_scratch["scratch"] = self.INPUT
+
+    def _bands_fit(self, need: int) -> bool:
+        """Whether hk_conv_s8_reuse finds ``need`` bytes for every band of output rows, with the
+        input dying here: the output rows after the first band (less 15 bytes of alignment),
+        then the input rows above the next band's first window row (hk_conv_reuse.c's rule)."""
+        n, h, w, cin = self.source.shape
+        _, oh, ow, oc = self.target.shape
+        (_, pad_top), _ = self._spatial()
+        row_in, row_out = w * cin, ow * oc
+        for b in range(n):
+            oy = 0
+            while oy < oh:
+                if (b * h + max(oy * self.options.stride_h - pad_top, 0)) * row_in >= need:
+                    break
+                ends = [e for e in range(oh, oy, -1) if (n * oh - b * oh - e) * row_out - 15 >= need]
+                if not ends:
+                    return False
+                oy = ends[0]
+        return True
 
     def _scratch_free_on(self) -> tuple[str, ...]:
         """Where dropping the buffer costs no instructions: Helium's pointwise path over at most
@@ -425,6 +446,22 @@ class Conv2DOperator(_WindowOperator):
         _, kh, kw, _ = self.weights.shape
         pointwise = (kh, kw, pad_top, pad_left) == (1, 1, 0, 0)
         return ("mve",) if pointwise and self.source.shape[3] <= 16 else ()
+
+    def reuses_scratch(self) -> bool:
+        """Whether the planner put the fast path's buffer in this operator's dead bytes."""
+        return "scratch" in self.reused_scratch
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("conv_reuse",) if self.reuses_scratch() else super().kernel_families()
+
+    def kernel_function(self) -> str:
+        return "conv_s8_reuse" if self.reuses_scratch() else super().kernel_function()
+
+    def data_args(self) -> list[str]:
+        args = super().data_args()
+        if self.reuses_scratch():
+            args[0] = self.ptr(self.source)  # the kernel overwrites the consumed input rows
+        return args
 
     def fast_path_fields(self) -> list[tuple[str, str]]:
         fields = super().fast_path_fields()

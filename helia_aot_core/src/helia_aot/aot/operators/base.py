@@ -139,6 +139,13 @@ class AotOperator:
         when that holds on every one, as a module converted once may be built for any core."""
         self.scratch_drop_reasons: dict[str, str] = {}
         """Why the planner dropped each buffer of ``dropped_scratch`` (the goal's rule), for the plan."""
+        self.reusable_scratch: dict[str, int] = {}
+        """Optional buffers (name -> input position) the kernel can instead place in this
+        operator's own dead bytes (the output it has not written yet and that input's consumed
+        part) at no instruction cost, when that input dies here: the planner checks that."""
+        self.reused_scratch: set[str] = set()
+        """Dropped buffers the kernel places in dead bytes (``reusable_scratch``) rather than
+        running its scratch-free variant."""
         self._resolved = False
 
     # -- identity ------------------------------------------------------------------------------
@@ -289,6 +296,12 @@ class AotOperator:
         self.model.tensors.pop(tid, None)
         self.dropped_scratch[name] = nbytes
         self.scratch_drop_reasons[name] = reason
+
+    def reuse_scratch(self, name: str, reason: str = "") -> None:
+        """Give up the optional buffer ``name`` for the kernel's dead-bytes placement
+        (``reusable_scratch``): same instructions, no bytes of its own in the arena."""
+        self.drop_scratch(name, reason)
+        self.reused_scratch.add(name)
 
     # -- resolve -------------------------------------------------------------------------------
     def check(self) -> Iterable[str]:

@@ -1,0 +1,153 @@
+"""Per MLPerf Tiny model and optimization goal: memory, code and instructions, beside the product.
+
+For each int8 model and each goal (latency, balanced, size) one conversion (golden test on) gives
+the scratch arena's ``used`` and the tensors' own peak (its lower bound) and the constant bytes;
+the module is then cross-built at -O2 for the Cortex-M55 and the Cortex-M4 and run under QEMU
+(``helia_aot.testing.cross``; the golden test must PASS, then one counted inference, as
+bench/cross_bench.py counts it). Code is the module's linked ``.text`` on the M55 (link map,
+golden test left out). The released product's scratch arena and constants (helia-aot 1.1.0,
+default settings, where observed) stand beside each model.
+
+    python bench/goal_bench.py                          # kws, ic, vww, ad x latency, balanced, size
+    python bench/goal_bench.py --models kws --goals balanced,size
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.testing import (
+    corpus_golden_to_npz,
+    cross_build_module,
+    module_size,
+    run_qemu,
+    toolchain_problem,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cross_bench import MLPERF, bench_main  # noqa: E402  (the same counted main)
+from mlperf_memory import PRODUCT_SCRATCH  # noqa: E402
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "tests" / "data"
+GOALS = ("latency", "balanced", "size")
+CORES = ("m55", "m4")
+PRODUCT_CONSTANTS = {"mlperf_kws_dscnn_int8": 29_072}
+"""helia-aot 1.1.0 constant arena bytes at default settings, where observed."""
+
+
+@dataclass(slots=True)
+class GoalRow:
+    """One model at one goal."""
+
+    model: str
+    goal: str
+    scratch: int
+    tensor_peak: int
+    constants: int
+    code_m55: int | None = None
+    instructions: dict[str, int | None] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+
+def measure(entry: dict, goal: str, work: Path, cores: tuple[str, ...]) -> GoalRow:
+    """Convert ``entry`` at ``goal``, then build, run and count it on every core."""
+    work.mkdir(parents=True, exist_ok=True)
+    golden = corpus_golden_to_npz(DATA_DIR / entry["golden"], work / "golden.npz")
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(DATA_DIR / entry["file"])},
+            "module": {"path": str(work / "module"), "name": entry["name"]},
+            "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
+            "optimization": {"goal": goal},
+            "force": True,
+        }
+    )
+    result = AotConverter(config).convert()
+    scratch = [a for a in result.arenas if a["role"] == "scratch"]
+    row = GoalRow(
+        entry["name"],
+        goal,
+        sum(a["used"] for a in scratch),
+        max((a.get("tensor_peak_live") or 0 for a in scratch), default=0),
+        sum(a["used"] for a in result.arenas if a["role"] == "constant"),
+    )
+    with np.load(DATA_DIR / entry["golden"]) as data:
+        count = sum(1 for key in data.files if key.startswith("in_"))
+        inputs = [np.ascontiguousarray(data[f"in_{i}"][0]).tobytes() for i in range(count)]
+    main = bench_main(result.prefix, inputs)
+    for core in cores:
+        elf = cross_build_module(result.output, work / core, core, prefix=result.prefix, main_source=main)
+        run = run_qemu(elf, core, timeout=600)
+        passed = run.returncode == 0 and "PASS" in run.stdout and len(run.regions) == 1
+        row.instructions[core] = run.regions[0] if passed else None
+        if not passed:
+            row.failures.append(f"{core}: {run.fault or run.stdout.strip()[-120:]}")
+        if core == "m55":
+            row.code_m55 = module_size(elf).text
+    return row
+
+
+def _n(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def format_rows(rows: list[GoalRow]) -> str:
+    header = (
+        f"{'model':32} {'goal':8} {'scratch':>8} {'bound':>8} {'product':>8} {'constants':>10} "
+        f"{'product':>8} {'code M55':>9} {'instr M55':>11} {'instr M4':>12}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        lines.append(
+            f"{r.model:32} {r.goal:8} {r.scratch:8,} {r.tensor_peak:8,} "
+            f"{_n(PRODUCT_SCRATCH.get(r.model)):>8} {r.constants:10,} "
+            f"{_n(PRODUCT_CONSTANTS.get(r.model)):>8} {_n(r.code_m55):>9} "
+            f"{_n(r.instructions.get('m55')):>11} {_n(r.instructions.get('m4')):>12}"
+            + ("  FAIL " + "; ".join(r.failures) if r.failures else "")
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MLPERF), help="comma-separated: " + ", ".join(MLPERF))
+    parser.add_argument("--goals", default=",".join(GOALS), help="comma-separated: " + ", ".join(GOALS))
+    parser.add_argument("--cores", default=",".join(CORES), help="comma-separated: " + ", ".join(CORES))
+    parser.add_argument("--work-dir", type=Path, help="keep modules and builds here (default: a temp dir)")
+    args = parser.parse_args(argv)
+    models = [m for m in args.models.split(",") if m]
+    goals = [g for g in args.goals.split(",") if g]
+    cores = tuple(c for c in args.cores.split(",") if c)
+    unknown = [m for m in models if m not in MLPERF] + [g for g in goals if g not in GOALS]
+    unknown += [c for c in cores if c not in CORES]
+    if unknown:
+        parser.error(f"unknown model, goal or core: {', '.join(unknown)}")
+    problem = toolchain_problem()
+    if problem:
+        print(f"goal_bench: cannot run: {problem}", file=sys.stderr)
+        return 2
+    entries = {e["name"]: e for e in json.loads((DATA_DIR / "manifest.json").read_text())}
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="helia_aot_goal_bench_") as scratch:
+        work = args.work_dir or Path(scratch)
+        for model in models:
+            entry = entries[f"{MLPERF[model]}_int8"]
+            for goal in goals:
+                started = time.monotonic()
+                rows.append(measure(entry, goal, work / entry["name"] / goal, cores))
+                print(f"done {entry['name']} {goal} in {time.monotonic() - started:.1f}s", flush=True)
+    print()
+    print(format_rows(rows))
+    return 1 if any(r.failures for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
