@@ -286,11 +286,18 @@ class RequantRow:
 
 def requant_rows() -> list[RequantRow]:
     """General (left shifts, INT32_MIN multipliers), right-only and narrow-shift rows, with
-    accumulators at and near the int32 limits (where the narrow form's add saturates)."""
+    accumulators at and near the int32 limits (where the narrow form's add saturates); the last
+    (multipliers in [2^30, 2^31), every shift in [-31, -1], the full int8 clamp) takes the DSP
+    path's single-SMMLAR form (HK_REQUANT_Q30), as the third does with a narrower clamp."""
     rng = np.random.default_rng(7)
     edge = np.array([2**31 - 1, -(2**31), 2**31 - 2, -(2**31) + 1, 0, 1, -1, 2**30, -(2**30)], np.int64)
     rows = []
-    for low, high, n, odd_mult in ((-31, 8, 37, True), (-31, 0, 38, False), (-23, -1, 41, False)):
+    for low, high, n, odd_mult in (
+        (-31, 8, 37, True),
+        (-31, 0, 38, False),
+        (-23, -1, 41, False),
+        (-31, -1, 43, False),
+    ):
         acc = np.concatenate([edge, rng.integers(-(2**31), 2**31, n - edge.size)]).astype(np.int32)
         mult = rng.integers(1 << 30, 2**31, n).astype(np.int32)
         mult[:3] = 2**31 - 1
@@ -301,6 +308,8 @@ def requant_rows() -> list[RequantRow]:
         shift[:2] = (low, high)
         offset = int(rng.integers(-128, 127, endpoint=True))
         act = (-128, 127) if low < -23 else (-5, 100)
+        if high == -1 and low == -31:
+            shift[:5] = (-1, -1, -1, -2, -31)  # e = 1 at the int32 limits
         expected = ref.requantize(acc, None, mult, shift, offset, act, np.int8)
         rows.append(RequantRow(acc, mult, shift, offset, act, expected))
     return rows
