@@ -41,6 +41,8 @@ PATHS = {
     "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
     "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
     "m4-dsp": ("m4", (), "dsp"),
+    # unoptimized, with a frame pointer: the C stand-in for the convolution's assembly loop
+    "m4-dsp-O0": ("m4", ("-O0", "-fno-omit-frame-pointer"), "dsp"),
 }
 
 CONV_FIELDS = (

@@ -452,31 +452,51 @@ static void dw_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
     int8_t zero_point[DW_ROW];
     hk_fill_s8(zero_point, (int8_t)(-p->input_offset), DW_ROW);
     int32_t acc[DW_ROW];
-    const int8_t *at[DW_MAX_TAPS];  /* each tap's input at channel 0, NULL outside the image */
-    const int8_t *row[DW_MAX_TAPS]; /* the same at the row's first channel */
+    /* Each tap's place in the window: rows and columns from its origin, and bytes from the
+     * origin's first channel (for windows inside the image, whose taps need no check). */
+    int32_t tap_y[DW_MAX_TAPS], tap_x[DW_MAX_TAPS];
+    size_t tap_bytes[DW_MAX_TAPS];
+    for (int32_t fy = 0, t = 0; fy < p->filter_height; ++fy) {
+        for (int32_t fx = 0; fx < p->filter_width; ++fx, ++t) {
+            tap_y[t] = fy * p->dilation_height;
+            tap_x[t] = fx * p->dilation_width;
+            tap_bytes[t] =
+                ((size_t)tap_y[t] * (size_t)p->input_width + (size_t)tap_x[t]) * (size_t)channels;
+        }
+    }
+    const int32_t span_y = tap_y[ntaps - 1], span_x = tap_x[ntaps - 1];
+    const int8_t *row[DW_MAX_TAPS]; /* each tap's input at the row's first channel */
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * image_size;
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            const bool rows_inside = iy0 >= 0 && iy0 + span_y < p->input_height;
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                int32_t t = 0;
-                for (int32_t fy = 0; fy < p->filter_height; ++fy) {
-                    const int32_t iy = iy0 + fy * p->dilation_height;
-                    const bool inside = iy >= 0 && iy < p->input_height;
-                    for (int32_t fx = 0; fx < p->filter_width; ++fx, ++t) {
-                        const int32_t ix = ix0 + fx * p->dilation_width;
-                        at[t] = inside && ix >= 0 && ix < p->input_width
-                                    ? image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) *
-                                                  (size_t)channels
-                                    : NULL;
-                    }
-                }
+                const bool whole = rows_inside && ix0 >= 0 && ix0 + span_x < p->input_width;
                 for (int32_t c0 = 0; c0 < channels; c0 += DW_ROW) {
                     const int32_t n = hk_min_i32(DW_ROW, channels - c0);
-                    for (int32_t i = 0; i < ntaps; ++i) {
-                        row[i] = at[i] != NULL ? at[i] + c0 : zero_point;
+                    if (whole) {
+                        const int8_t *origin =
+                            image +
+                            ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                (size_t)channels +
+                            (size_t)c0;
+                        for (int32_t t = 0; t < ntaps; ++t) {
+                            row[t] = origin + tap_bytes[t];
+                        }
+                    } else {
+                        for (int32_t t = 0; t < ntaps; ++t) {
+                            const int32_t iy = iy0 + tap_y[t], ix = ix0 + tap_x[t];
+                            row[t] = iy >= 0 && iy < p->input_height && ix >= 0 &&
+                                             ix < p->input_width
+                                         ? image +
+                                               ((size_t)iy * (size_t)p->input_width +
+                                                (size_t)ix) * (size_t)channels +
+                                               (size_t)c0
+                                         : zero_point;
+                        }
                     }
                     if (ntaps == 9) {
                         dw_taps9_dsp(row, filter + c0, channels, p->offset_bias + c0, n, acc);
