@@ -323,7 +323,7 @@ def c_array(ctype: str, name: str, values) -> str:
     return f"static const {ctype} {name}[{n}] __attribute__((aligned(16))) = {{{flat or '0'}}};\n"
 
 
-def program(all_cases: list[Case]) -> str:
+def program(all_cases: list[Case], rows: list[RequantRow] | None = None) -> str:
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_conv.h"\n#include "hk_depthwise.h"\n'
         '#include "hk_isa.h"\n#include "hk_requant.h"\n\n'
@@ -370,7 +370,8 @@ def program(all_cases: list[Case]) -> str:
         }}
     }}
 """)
-    for i, r in enumerate(requant_rows()):
+    rows = requant_rows() if rows is None else rows
+    for i, r in enumerate(rows):
         for name, arr, ctype in (
             ("a", r.acc, "int32_t"),
             ("m", r.mult, "int32_t"),
@@ -389,7 +390,7 @@ def program(all_cases: list[Case]) -> str:
 """)
     parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n')
     parts.extend(calls)
-    total = len(all_cases) + len(requant_rows())
+    total = len(all_cases) + len(rows)
     parts.append(f'    printf("%d of {total} cases differ\\n", failures);\n    return failures;\n}}\n')
     return "".join(parts)
 
