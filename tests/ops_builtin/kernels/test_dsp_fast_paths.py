@@ -6,7 +6,8 @@ two-pixel dot loop (assembly, eight taps a pass, with a four-tap step and a byte
 it), the depthwise path that starts every window from offset_bias and reads the input zero
 point for taps outside the image (3x3 unrolled, other windows looped, channels in rows of 64
 with a tail of up to three), and the single-SMMLAR requantization of multipliers in
-[2^30, 2^31). Each example's cases go into one program, built once for the M4 and run under
+[2^30, 2^31); and the fully connected groups that read a row of at most 256 features widened
+once (LDRD per word). Each example's cases go into one program, built once for the M4 and run under
 QEMU; the expected bytes are the numpy reference's (conv_family_refmodels), which the portable
 path matches in the same program on the other cores (test_conv_paths.py).
 """
@@ -21,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from . import conv_family_refmodels as ref
+from . import test_fc_pool_binary_paths as fc_paths
 from .test_conv_paths import RequantRow, conv_case, dw_case, program
 
 pytestmark = [
@@ -101,3 +103,35 @@ def test_m4_fast_paths_match_the_reference(cases, rows, tmp_path_factory):
     assert "path dsp\n" in run.stdout, run.stdout
     assert run.returncode == 0, run.stdout
     assert f"0 of {len(built) + len(requant)} cases differ" in run.stdout
+
+
+FC = st.fixed_dictionaries(
+    {
+        "batches": st.integers(1, 2),
+        "depth": st.integers(1, 300),  # past the 256 widened on the stack
+        "units": st.integers(1, 13),
+        "layout": st.sampled_from(("packed", "packed", "folded")),
+        "per_channel": st.booleans(),
+        "zp_w": st.integers(-3, 3),
+        "seed": SEEDS,
+    }
+)
+
+
+@settings(max_examples=2, deadline=None)
+@given(cases=st.lists(FC, min_size=6, max_size=10))
+def test_m4_fully_connected_matches_the_reference(cases, tmp_path_factory):
+    built = []
+    for c in cases:
+        p = dict(c)
+        rng = np.random.default_rng(p.pop("seed"))
+        built.append(fc_paths.fc_case(rng, p.pop("batches"), p.pop("depth"), p.pop("units"), **p))
+    work = tmp_path_factory.mktemp("dsp_fc")
+    source = work / "main.c"
+    source.write_text(fc_paths.program(built))
+    kernels = [p for p in kernel_sources("fully_connected") if p.suffix == ".c"]
+    elf = cross_build_program([source, *kernels], work / "build", "m4", include_dirs=[KERNEL_DIR])
+    run = run_qemu(elf, "m4", timeout=60, count=False)
+    assert "path dsp\n" in run.stdout, run.stdout
+    assert run.returncode == 0, run.stdout
+    assert f"0 of {len(built)} cases differ" in run.stdout, run.stdout
