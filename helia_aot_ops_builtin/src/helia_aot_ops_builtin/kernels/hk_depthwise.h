@@ -11,8 +11,10 @@
  * (SXTAB16, SMLABB / SMLATT). A window wholly inside the image starts from offset_bias, the
  * bias with the input offset folded in, and multiplies raw inputs; a window cut by the image
  * edge (or any window, without offset_bias) starts from the bias and adds the input offset to
- * each input over the taps inside the image, as the reference does. Every path gives the
- * reference's integers; other depth multipliers take the generic loop.
+ * each input over the taps inside the image, as the reference does. The DSP path with
+ * offset_bias starts cut windows from offset_bias too: their taps outside the image read the
+ * input zero point, whose products cancel exactly those taps' share of the folded offset.
+ * Every path gives the reference's integers; other depth multipliers take the generic loop.
  */
 #ifndef HK_DEPTHWISE_H
 #define HK_DEPTHWISE_H
