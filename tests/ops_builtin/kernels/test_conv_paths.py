@@ -41,6 +41,8 @@ PATHS = {
     "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
     "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
     "m4-dsp": ("m4", (), "dsp"),
+    # unoptimized, with a frame pointer: the C stand-in for the convolution's assembly loop
+    "m4-dsp-O0": ("m4", ("-O0", "-fno-omit-frame-pointer"), "dsp"),
 }
 
 CONV_FIELDS = (
@@ -292,11 +294,18 @@ class RequantRow:
 
 def requant_rows() -> list[RequantRow]:
     """General (left shifts, INT32_MIN multipliers), right-only and narrow-shift rows, with
-    accumulators at and near the int32 limits (where the narrow form's add saturates)."""
+    accumulators at and near the int32 limits (where the narrow form's add saturates); the last
+    (multipliers in [2^30, 2^31), every shift in [-31, -1], the full int8 clamp) takes the DSP
+    path's single-SMMLAR form (HK_REQUANT_Q30), as the third does with a narrower clamp."""
     rng = np.random.default_rng(7)
     edge = np.array([2**31 - 1, -(2**31), 2**31 - 2, -(2**31) + 1, 0, 1, -1, 2**30, -(2**30)], np.int64)
     rows = []
-    for low, high, n, odd_mult in ((-31, 8, 37, True), (-31, 0, 38, False), (-23, -1, 41, False)):
+    for low, high, n, odd_mult in (
+        (-31, 8, 37, True),
+        (-31, 0, 38, False),
+        (-23, -1, 41, False),
+        (-31, -1, 43, False),
+    ):
         acc = np.concatenate([edge, rng.integers(-(2**31), 2**31, n - edge.size)]).astype(np.int32)
         mult = rng.integers(1 << 30, 2**31, n).astype(np.int32)
         mult[:3] = 2**31 - 1
@@ -307,6 +316,8 @@ def requant_rows() -> list[RequantRow]:
         shift[:2] = (low, high)
         offset = int(rng.integers(-128, 127, endpoint=True))
         act = (-128, 127) if low < -23 else (-5, 100)
+        if high == -1 and low == -31:
+            shift[:5] = (-1, -1, -1, -2, -31)  # e = 1 at the int32 limits
         expected = ref.requantize(acc, None, mult, shift, offset, act, np.int8)
         rows.append(RequantRow(acc, mult, shift, offset, act, expected))
     return rows
@@ -318,7 +329,7 @@ def c_array(ctype: str, name: str, values) -> str:
     return f"static const {ctype} {name}[{n}] __attribute__((aligned(16))) = {{{flat or '0'}}};\n"
 
 
-def program(all_cases: list[Case]) -> str:
+def program(all_cases: list[Case], rows: list[RequantRow] | None = None) -> str:
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_conv.h"\n#include "hk_depthwise.h"\n'
         '#include "hk_isa.h"\n#include "hk_requant.h"\n\n'
@@ -365,7 +376,8 @@ def program(all_cases: list[Case]) -> str:
         }}
     }}
 """)
-    for i, r in enumerate(requant_rows()):
+    rows = requant_rows() if rows is None else rows
+    for i, r in enumerate(rows):
         for name, arr, ctype in (
             ("a", r.acc, "int32_t"),
             ("m", r.mult, "int32_t"),
@@ -384,7 +396,7 @@ def program(all_cases: list[Case]) -> str:
 """)
     parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n')
     parts.extend(calls)
-    total = len(all_cases) + len(requant_rows())
+    total = len(all_cases) + len(rows)
     parts.append(f'    printf("%d of {total} cases differ\\n", failures);\n    return failures;\n}}\n')
     return "".join(parts)
 

@@ -260,8 +260,81 @@ HK_INLINE void hk_fc_dot4_packed_s8(const int8_t *x, const int8_t *w, int32_t de
     acc[3] = s3;
 }
 
+#if defined(HK_FC_ASM)
+/* HK_FC_DSP_ASM_WORD with the word of x already widened (two words at xw, post-incremented):
+ * one LDRD instead of a load and two SXTB16s. */
+#define HK_FC_DSP_ASM_WIDE_WORD(OFF)                                                           \
+    "ldrd %[xe], %[xo], [%[xw]], #8\n\t"                                                    \
+    "ldr %[v], [%[w], #" #OFF "]\n\t"                                                        \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a0], %[t], %[xe], %[a0]\n\t"                                                   \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a0], %[v], %[xo], %[a0]\n\t"                                                   \
+    "ldr %[v], [%[w], #" #OFF "+16]\n\t"                                                     \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a1], %[t], %[xe], %[a1]\n\t"                                                   \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a1], %[v], %[xo], %[a1]\n\t"                                                   \
+    "ldr %[v], [%[w], #" #OFF "+32]\n\t"                                                     \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a2], %[t], %[xe], %[a2]\n\t"                                                   \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a2], %[v], %[xo], %[a2]\n\t"                                                   \
+    "ldr %[v], [%[w], #" #OFF "+48]\n\t"                                                     \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a3], %[t], %[xe], %[a3]\n\t"                                                   \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a3], %[v], %[xo], %[a3]\n\t"
+
+/* The depth's whole words of x widened for SMLAD, two words each (even bytes, odd bytes),
+ * into xw: once per input row, for every group of units to read (hk_fc_dot4_widened_s8). */
+HK_INLINE void hk_fc_widen_s8(const int8_t *x, int32_t depth, int32_t *xw)
+{
+    for (int32_t d = 0; d + 4 <= depth; d += 4, xw += 2) {
+        const uint32_t v = hk_fc_load32(x + d);
+        xw[0] = hk_fc_even(v);
+        xw[1] = hk_fc_odd(v);
+    }
+}
+
+/* hk_fc_dot4_packed_s8 with the whole 16-step chunks read from xw (hk_fc_widen_s8 of x, word
+ * aligned): 21 instructions per word of four units, against 23. */
+HK_INLINE void hk_fc_dot4_widened_s8(const int8_t *x, const int32_t *xw, const int8_t *w,
+                                     int32_t depth, uint32_t *acc)
+{
+    int32_t chunks = depth >> 4;
+    if (chunks > 0) {
+        int32_t a0 = (int32_t)acc[0], a1 = (int32_t)acc[1], a2 = (int32_t)acc[2],
+                a3 = (int32_t)acc[3];
+        uint32_t xe, xo, v, t;
+        __asm__("1:\n\t"
+                "add %[w], %[w], #64\n\t"
+                HK_FC_DSP_ASM_WIDE_WORD(-64)
+                HK_FC_DSP_ASM_WIDE_WORD(-60)
+                HK_FC_DSP_ASM_WIDE_WORD(-56)
+                HK_FC_DSP_ASM_WIDE_WORD(-52)
+                "subs %[n], %[n], #1\n\t"
+                "bne 1b"
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xw] "+r"(xw),
+                  [w] "+r"(w), [n] "+r"(chunks), [xe] "=&r"(xe), [xo] "=&r"(xo), [v] "=&r"(v),
+                  [t] "=&r"(t)
+                :
+                : "cc", "memory");
+        acc[0] = (uint32_t)a0;
+        acc[1] = (uint32_t)a1;
+        acc[2] = (uint32_t)a2;
+        acc[3] = (uint32_t)a3;
+    }
+    if ((depth & 15) != 0) {
+        const int32_t done = depth & ~15;
+        hk_fc_dot4_packed_s8(x + done, w, depth - done, acc);
+    }
+}
+#endif
+
 #undef HK_FC_DSP_WORD
 #undef HK_FC_DSP_ASM_WORD
+#undef HK_FC_DSP_ASM_WIDE_WORD
 
 HK_INLINE uint32_t hk_fc_dot1_s8(const int8_t *x, const int8_t *w, int32_t depth, uint32_t acc)
 {

@@ -57,7 +57,16 @@ static inline int32_t hk_round_to_i32(double x)
  * p is near a tie; those rare cases, and other scales, take the double code. |acc| * mult is
  * below 2^62, so only its high word is shifted and the result needs no saturation.
  */
-static inline int32_t hk_fc_requant(int32_t acc, double scale)
+/* The part of the integer requantization that depends on the scale alone, so that a kernel
+ * with one scale for every output decodes it once: k in [1, 30] and the 31-bit multiplier, or
+ * k = 0 for a scale outside [2^-32, 2^-2) (then the double code runs). */
+typedef struct {
+    uint32_t k;
+    uint32_t mult;
+    double scale;
+} hk_fc_scale_t;
+
+static inline hk_fc_scale_t hk_fc_scale_decode(double scale)
 {
     uint64_t bits;
     memcpy(&bits, &scale, sizeof bits);
@@ -65,11 +74,22 @@ static inline int32_t hk_fc_requant(int32_t acc, double scale)
     const uint32_t low = (uint32_t)bits;
     /* The sign bit lands above the exponent, so negative scales fail the range test too. */
     const uint32_t k = 1021u - (top >> 20);
+    hk_fc_scale_t decoded = {0u, 0u, scale};
     if (k - 1u < 30u) {
-        const uint32_t mult =
+        decoded.k = k;
+        decoded.mult =
             ((((top & 0xFFFFFu) | 0x100000u) << 10) | (low >> 22)) + ((low >> 21) & 1u);
+    }
+    return decoded;
+}
+
+/* hk_fc_requant(acc, s->scale) from the decoded scale. */
+static inline int32_t hk_fc_requant_decoded(int32_t acc, const hk_fc_scale_t *s)
+{
+    const uint32_t k = s->k;
+    if (k != 0u) {
         const uint32_t magnitude = acc < 0 ? 0u - (uint32_t)acc : (uint32_t)acc;
-        const uint64_t product = (uint64_t)magnitude * mult;
+        const uint64_t product = (uint64_t)magnitude * s->mult;
         const uint32_t high = (uint32_t)(product >> 32) + (1u << (k - 1u));
         const uint32_t below = (uint32_t)product;
         const uint32_t mask = (1u << k) - 1u;
@@ -81,7 +101,13 @@ static inline int32_t hk_fc_requant(int32_t acc, double scale)
             return acc < 0 ? -rounded : rounded;
         }
     }
-    return hk_round_to_i32((double)acc * scale);
+    return hk_round_to_i32((double)acc * s->scale);
+}
+
+static inline int32_t hk_fc_requant(int32_t acc, double scale)
+{
+    const hk_fc_scale_t decoded = hk_fc_scale_decode(scale);
+    return hk_fc_requant_decoded(acc, &decoded);
 }
 #elif defined(HK_FC_REQUANT_PATH_VCVTA)
 static inline int32_t hk_fc_requant(int32_t acc, double scale)
