@@ -49,6 +49,14 @@ class OutputExistsError(HeliaAotError, FileExistsError):
     exit_code = 2
 
 
+class ForeignOutputError(OutputExistsError):
+    """``force`` was given but the output is not (only) a module helia-aot wrote: a folder without
+    helia-aot's marker or holding files it did not write, or an archive without its comment. It is
+    left untouched, since replacing it could destroy a user's files."""
+
+    exit_code = 2
+
+
 class ConfigValueError(HeliaAotError, ValueError):
     """A valid request the model cannot be converted with (exit code 1)."""
 
@@ -142,6 +150,7 @@ class PluginError(HeliaAotError, RuntimeError):
 __all__ = [
     "ConfigValueError",
     "DuplicateRegistrationError",
+    "ForeignOutputError",
     "GoldenDataError",
     "GoldenDataKeyError",
     "GoldenDataNotFoundError",
