@@ -57,6 +57,19 @@ class ForeignOutputError(OutputExistsError):
     exit_code = 2
 
 
+class ToolMissingError(HeliaAotError, FileNotFoundError):
+    """A compiler or emulator a command needs (``helia-aot test``: gcc, arm-none-eabi-gcc,
+    qemu-system-arm) is not installed; the hint names the packages (exit code 2)."""
+
+    exit_code = 2
+
+
+class SelfTestBuildError(HeliaAotError, RuntimeError):
+    """A module's self-test did not compile or link; the message ends with the compiler's output."""
+
+    exit_code = 1
+
+
 class ConfigValueError(HeliaAotError, ValueError):
     """A valid request the model cannot be converted with (exit code 1)."""
 
@@ -165,6 +178,8 @@ __all__ = [
     "ReferenceExecutionError",
     "RegistryFrozenError",
     "RegistryLookupError",
+    "SelfTestBuildError",
     "TemplateRenderError",
+    "ToolMissingError",
     "UnsupportedModelError",
 ]

@@ -1,4 +1,4 @@
-"""The ``helia-aot`` command: ``version``, ``convert``, ``platforms`` and ``plugins``.
+"""The ``helia-aot`` command: ``version``, ``convert``, ``test``, ``platforms`` and ``plugins``.
 
 The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
 as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
@@ -13,6 +13,8 @@ from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
 from helia_aot.cli.flags import DottedFlagsCommand
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
+from helia_aot.cli.selftest import HELP as TEST_HELP
+from helia_aot.cli.selftest import test_command
 from helia_aot.plugins.manager import distribution_version
 from helia_aot.version import __version__
 
@@ -92,6 +94,7 @@ def target_info(
 
 
 app.command("convert", cls=DottedFlagsCommand, help=CONVERT_HELP)(convert)
+app.command("test", cls=DottedFlagsCommand, help=TEST_HELP)(test_command)
 app.add_typer(platforms_app, name="platforms")
 app.command("plugins")(plugins_command)
 
