@@ -25,7 +25,7 @@ from helia_aot.cli.convert import _converter_class, _fallback_verbosity, convers
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
 from helia_aot.cli.progress import ProgressObserver
-from helia_aot.config import load_config
+from helia_aot.config import ConvertArgs, load_config
 from helia_aot.errors import InvalidConfigError, SelfTestBuildError, ToolMissingError
 
 TARGETS = ("host", "m55", "m4")
@@ -132,6 +132,8 @@ def run_self_test(target: str, flags: dict[str, Any], stdout: Console) -> bool:
     keep = False
     try:
         overrides.update({"test.enabled": True, "module.path": str(work / "module"), "force": False})
+        if "dry_run" in ConvertArgs.model_fields:
+            overrides["dry_run"] = False  # the self-test needs the module written
         config = load_config(config_path, overrides)
         keep = bool(config.keep_work_dir)
         check_tools(target)
