@@ -250,6 +250,38 @@ def test_force_refuses_what_helia_aot_did_not_write(tmp_path, built, kind, ours_
     assert leftovers(dest.parent) == []
 
 
+def test_force_refuses_a_folder_it_cannot_read(tmp_path, built, monkeypatch):
+    """A subfolder that cannot be listed might hold anything: refused, not taken for empty."""
+    dest, cfg = destination(tmp_path, "dir")
+    export.export_module(make_tree(tmp_path / "old", "old"), cfg)
+    before = snapshot(dest)
+
+    def walk(top, onerror=None, **kwargs):  # what os.walk does on a folder without read permission
+        onerror(PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(Path(top) / "src")))
+        return iter(())
+
+    monkeypatch.setattr(export.os, "walk", walk)
+    cfg.force = True
+    with pytest.raises(ForeignOutputError, match="src, which cannot be read"):
+        export.export_module(built, cfg)
+    monkeypatch.undo()
+    assert snapshot(dest) == before
+
+
+def test_cli_force_onto_a_users_folder_exits_2_and_leaves_it(tmp_path):
+    from helia_aot.cli.app import app
+    from typer.testing import CliRunner
+
+    mine = tmp_path / "out" / "relu"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("mine\n")
+    args = ["convert", "--model.path", str(MODEL), "--module.path", str(tmp_path / "out")]
+    result = CliRunner().invoke(app, [*args, "--module.name", "relu", "--force", "--verbose", "0"])
+    assert result.exit_code == 2, result.output
+    assert "was not written by helia-aot" in " ".join(result.stderr.split())
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
 def test_force_replaces_an_empty_folder_and_its_own_module(tmp_path, built, kind):
     dest, cfg = destination(tmp_path, kind)
     cfg.force = True

@@ -232,7 +232,11 @@ def check_replaceable(dest: Path) -> None:
             raise _foreign(dest, "is not an archive helia-aot wrote (it lacks helia-aot's zip comment)")
         return
     present: list[str] = []
-    for folder, dirs, files in os.walk(dest):  # never follows links
+
+    def unreadable(error: OSError) -> None:
+        raise _foreign(dest, f"holds {error.filename}, which cannot be read") from None
+
+    for folder, dirs, files in os.walk(dest, onerror=unreadable):  # never follows links
         for name in dirs + files:
             present.append(Path(folder, name).relative_to(dest).as_posix())
     if not present:
