@@ -167,6 +167,13 @@ def test_platforms_show():
     assert data == {"schema_version": 1, "platform": platform_json(SMALL)}
 
 
+def test_platforms_show_prints_the_compiler_flags_module_builds_need():
+    result = runner.invoke(app, ["platforms", "show", "acme_m55"], env={"COLUMNS": "160"})
+    assert "compiler_flags   -mcpu=cortex-m55 -mfloat-abi=hard -mthumb" in result.stdout
+    result = runner.invoke(app, ["platforms", "show", "acme_m4"], env={"COLUMNS": "160"})
+    assert "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard -mthumb" in result.stdout
+
+
 def test_platforms_show_unknown_name_is_exit_2():
     result = runner.invoke(app, ["platforms", "show", "acme_m5"])
     assert result.exit_code == 2

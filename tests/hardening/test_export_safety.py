@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import signal
 import zipfile
@@ -19,7 +20,7 @@ from types import SimpleNamespace
 import helia_aot.pipeline.export as export
 import pytest
 from helia_aot import AotConverter, ConvertArgs
-from helia_aot.errors import InvalidConfigError, OutputExistsError, PluginError
+from helia_aot.errors import ForeignOutputError, InvalidConfigError, OutputExistsError, PluginError
 
 MODEL = Path(__file__).resolve().parents[1] / "data" / "models" / "relu_int8.tflite"
 
@@ -101,7 +102,11 @@ def test_export_writes_the_complete_module_and_leaves_no_staging(tmp_path, built
         with zipfile.ZipFile(dest) as archive:
             assert archive.read("module/src/aot_model.c") == b"new: src/aot_model.c\n"
     else:
-        assert snapshot(dest) == snapshot(built)
+        # The copy is the built tree plus the marker that lets force replace it later.
+        copied = snapshot(dest)
+        marker = copied.pop(export.MARKER_NAME).decode().splitlines()
+        assert copied == snapshot(built)
+        assert marker == [export.MARKER_HEADER, *sorted(snapshot(built), key=lambda rel: rel.split("/"))]
     assert leftovers(dest.parent) == []
 
 
@@ -178,7 +183,8 @@ def test_ctrl_c_during_the_swap_is_held_until_the_new_module_is_in_place(
     monkeypatch.setattr(export.os, "replace", replace)
     with pytest.raises(KeyboardInterrupt):
         export.export_module(built, cfg)
-    assert snapshot(dest) == snapshot(built)
+    after = snapshot(dest)
+    assert after.pop(export.MARKER_NAME) and after == snapshot(built)
     assert leftovers(dest.parent) == []
 
 
@@ -189,6 +195,108 @@ def test_existing_module_needs_force(tmp_path, built, kind):
     with pytest.raises(OutputExistsError):
         export.export_module(make_tree(tmp_path / "other", "other"), cfg)
     assert snapshot(dest) == before
+
+
+def _user_folder(dest: Path) -> None:
+    dest.mkdir(parents=True)
+    (dest / "thesis.tex").write_text("years of work\n")
+
+
+def _user_file_in_module(dest: Path) -> None:
+    (dest / "src" / "my_notes.txt").write_text("mine\n")
+
+
+def _marker_removed(dest: Path) -> None:
+    (dest / export.MARKER_NAME).unlink()
+
+
+def _foreign_archive(dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(dest, "w") as archive:
+        archive.writestr("photos/cat.jpg", b"not a module")
+
+
+def _not_an_archive(dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(b"a user's file that merely ends in .zip")
+
+
+@pytest.mark.parametrize(
+    ("kind", "ours_first", "spoil", "reason"),
+    [
+        ("dir", False, _user_folder, "no .helia-aot marker"),
+        ("dir", True, _user_file_in_module, "did not write (src/my_notes.txt)"),
+        ("dir", True, _marker_removed, "no .helia-aot marker"),
+        ("zip", False, _foreign_archive, "lacks helia-aot's zip comment"),
+        ("zip", False, _not_an_archive, "is not an archive helia-aot wrote"),
+    ],
+    ids=["user-folder", "user-file-in-module", "marker-removed", "foreign-zip", "not-a-zip"],
+)
+def test_force_refuses_what_helia_aot_did_not_write(tmp_path, built, kind, ours_first, spoil, reason):
+    """force never replaces a user's folder or archive, nor a module a user put own files into."""
+    dest, cfg = destination(tmp_path, kind)
+    if ours_first:
+        export.export_module(make_tree(tmp_path / "old", "old"), cfg)
+    spoil(dest)
+    before = snapshot(dest)
+    cfg.force = True
+    with pytest.raises(ForeignOutputError, match=re.escape(reason)) as info:
+        export.export_module(built, cfg)
+    assert isinstance(info.value, OutputExistsError) and info.value.exit_code == 2
+    assert (
+        str(dest) in info.value.message and "force replaces only a module helia-aot wrote" in info.value.hint
+    )
+    assert snapshot(dest) == before
+    assert leftovers(dest.parent) == []
+
+
+def test_force_refuses_a_folder_it_cannot_read(tmp_path, built, monkeypatch):
+    """A subfolder that cannot be listed might hold anything: refused, not taken for empty."""
+    dest, cfg = destination(tmp_path, "dir")
+    export.export_module(make_tree(tmp_path / "old", "old"), cfg)
+    before = snapshot(dest)
+
+    def walk(top, onerror=None, **kwargs):  # what os.walk does on a folder without read permission
+        onerror(PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(Path(top) / "src")))
+        return iter(())
+
+    monkeypatch.setattr(export.os, "walk", walk)
+    cfg.force = True
+    with pytest.raises(ForeignOutputError, match="src, which cannot be read"):
+        export.export_module(built, cfg)
+    monkeypatch.undo()
+    assert snapshot(dest) == before
+
+
+def test_cli_force_onto_a_users_folder_exits_2_and_leaves_it(tmp_path):
+    from helia_aot.cli.app import app
+    from typer.testing import CliRunner
+
+    mine = tmp_path / "out" / "relu"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("mine\n")
+    args = ["convert", "--model.path", str(MODEL), "--module.path", str(tmp_path / "out")]
+    result = CliRunner().invoke(app, [*args, "--module.name", "relu", "--force", "--verbose", "0"])
+    assert result.exit_code == 2, result.output
+    assert "was not written by helia-aot" in " ".join(result.stderr.split())
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
+def test_force_replaces_an_empty_folder_and_its_own_module(tmp_path, built, kind):
+    dest, cfg = destination(tmp_path, kind)
+    cfg.force = True
+    if kind == "dir":
+        dest.mkdir(parents=True)  # nothing in it to lose
+        export.export_module(make_tree(tmp_path / "old", "old"), cfg)
+    else:
+        export.export_module(make_tree(tmp_path / "old", "old"), cfg)
+    export.export_module(built, cfg)
+    if kind == "zip":
+        with zipfile.ZipFile(dest) as archive:
+            assert archive.comment == export.ARCHIVE_COMMENT
+            assert archive.read("module/README.md") == b"new: README.md\n"
+    else:
+        assert (dest / "README.md").read_text() == "new: README.md\n"
 
 
 def test_ctrl_c_during_a_conversion_leaves_nothing_behind(tmp_path, monkeypatch):

@@ -49,6 +49,27 @@ class OutputExistsError(HeliaAotError, FileExistsError):
     exit_code = 2
 
 
+class ForeignOutputError(OutputExistsError):
+    """``force`` was given but the output is not (only) a module helia-aot wrote: a folder without
+    helia-aot's marker or holding files it did not write, or an archive without its comment. It is
+    left untouched, since replacing it could destroy a user's files."""
+
+    exit_code = 2
+
+
+class ToolMissingError(HeliaAotError, FileNotFoundError):
+    """A compiler or emulator a command needs (``helia-aot test``: gcc, arm-none-eabi-gcc,
+    qemu-system-arm) is not installed; the hint names the packages (exit code 2)."""
+
+    exit_code = 2
+
+
+class SelfTestBuildError(HeliaAotError, RuntimeError):
+    """A module's self-test did not compile or link; the message ends with the compiler's output."""
+
+    exit_code = 1
+
+
 class ConfigValueError(HeliaAotError, ValueError):
     """A valid request the model cannot be converted with (exit code 1)."""
 
@@ -148,6 +169,7 @@ class PluginError(HeliaAotError, RuntimeError):
 __all__ = [
     "ConfigValueError",
     "DuplicateRegistrationError",
+    "ForeignOutputError",
     "GoldenDataError",
     "GoldenDataKeyError",
     "GoldenDataNotFoundError",
@@ -163,6 +185,8 @@ __all__ = [
     "ReferenceExecutionError",
     "RegistryFrozenError",
     "RegistryLookupError",
+    "SelfTestBuildError",
     "TemplateRenderError",
+    "ToolMissingError",
     "UnsupportedModelError",
 ]

@@ -1,5 +1,5 @@
-"""The ``helia-aot`` command: ``version``, ``convert``, ``platforms``, ``plugins``, ``sweep``,
-``ops`` and ``check``.
+"""The ``helia-aot`` command: ``version``, ``convert``, ``test``, ``profile``, ``platforms``,
+``plugins``, ``sweep``, ``ops`` and ``check``.
 
 The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
 as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
@@ -16,6 +16,8 @@ from helia_aot.cli.flags import DottedFlagsCommand
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
 from helia_aot.cli.profile import HELP as PROFILE_HELP
 from helia_aot.cli.profile import profile
+from helia_aot.cli.selftest import HELP as TEST_HELP
+from helia_aot.cli.selftest import test_command
 from helia_aot.cli.support import check_command, ops_command
 from helia_aot.cli.sweep import sweep_command
 from helia_aot.plugins.manager import distribution_version
@@ -97,6 +99,7 @@ def target_info(
 
 
 app.command("convert", cls=DottedFlagsCommand, help=CONVERT_HELP)(convert)
+app.command("test", cls=DottedFlagsCommand, help=TEST_HELP)(test_command)
 app.add_typer(platforms_app, name="platforms")
 app.command("plugins")(plugins_command)
 app.command("profile", cls=DottedFlagsCommand, help=PROFILE_HELP)(profile)

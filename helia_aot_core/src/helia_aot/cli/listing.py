@@ -24,7 +24,7 @@ from rich.text import Text
 from helia_aot.cli.errors import reported_errors
 from helia_aot.cli.flags import cli_keys, parse_flag_value
 from helia_aot.config.sections import PluginsConfig
-from helia_aot.platforms import get_platform, list_platforms
+from helia_aot.platforms import cpu_compiler_flags, get_platform, list_platforms
 from helia_aot.platforms.records import platform_show_json, platforms_list_json
 from helia_aot.platforms.sizes import format_byte_size
 from helia_aot.registry.build import build_default_registry_context, list_plugins
@@ -183,7 +183,7 @@ def platforms_show(
     enabled: str | None = ENABLED_OPTION,
     disabled: str | None = DISABLED_OPTION,
 ) -> None:
-    """Describe one platform: CPU, capabilities, memory budgets, fill order, alignment."""
+    """Describe one platform: CPU, capabilities, memory budgets, fill order, alignment, gcc flags."""
     with reported_errors(lambda: 1):
         context = build_default_registry_context(plugins=plugin_selection(enabled, disabled))
         platform = get_platform(name, context)
@@ -196,6 +196,12 @@ def platforms_show(
         table.add_column()
         for key, value in row.items():
             table.add_row(key, Text(_text(value)))
+        # What a build of a module for this platform must pass arm-none-eabi-gcc (the module
+        # README prints the same flags).
+        flags = cpu_compiler_flags(platform.cpu)
+        table.add_row(
+            "compiler_flags", Text(" ".join(flags) if flags else "(unknown CPU: use its -mcpu flags)")
+        )
         _console().print(table)
 
 

@@ -104,7 +104,10 @@ class ModuleConfig(ConfigSection):
         "(alias neuralspot), cmsis_pack or one a plugin adds.",
     )
     prefix: str = Field(
-        "aot", description="Lower-case C identifier every generated symbol and file name starts with."
+        "aot",
+        description="Lower-case C identifier every generated symbol and file name starts with. Give "
+        "each module of one firmware image its own prefix: two modules sharing one would define the "
+        "same symbols, so their CMake and Zephyr builds stop at configure naming the prefix.",
     )
     schedule: ScheduleMode = Field(
         ScheduleMode.TABLE,

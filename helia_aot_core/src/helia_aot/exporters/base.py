@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from helia_aot.air import c_comment, c_identifier
 from helia_aot.codegen import render_template
+from helia_aot.platforms.compiler_flags import cpu_compiler_flags
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _TARGET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
@@ -70,6 +71,17 @@ class ModuleLayout:
     def model_comment(self) -> str:
         """The model's name, safe inside a one-line comment of any build language."""
         return c_comment(self.model_name).replace('"', "'").replace("#", "")
+
+    @property
+    def cpu_flags(self) -> tuple[str, ...]:
+        """arm-none-eabi-gcc flags selecting the platform's core (``()`` for an unknown CPU)."""
+        return cpu_compiler_flags(self.cpu)
+
+    @property
+    def source_globs(self) -> tuple[str, ...]:
+        """One ``<folder>/*.c`` shell pattern per folder holding sources, relative to the root."""
+        folders = sorted({str(Path(source).parent.as_posix()) for source in self.sources})
+        return tuple(f"{folder}/*.c" for folder in folders)
 
     @property
     def existing_include_dirs(self) -> tuple[str, ...]:

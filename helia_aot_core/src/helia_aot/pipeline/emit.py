@@ -275,6 +275,14 @@ def model_summary(model: AirModel, config: Any) -> dict[str, str]:
     return {"model_description": clean(description), "model_version": clean(version)}
 
 
+def _model_file_name(config: Any) -> str:
+    """The model's file name for the README's commands (a placeholder when it has none, or one a
+    shell command could not hold literally)."""
+    path = getattr(getattr(config, "model", None), "path", None)
+    name = Path(str(path)).name if isinstance(path, (str, Path)) else ""
+    return name if re.fullmatch(r"[A-Za-z0-9_.+-]+", name) else "model.tflite"
+
+
 def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
     """Operators whose run code goes to ITCM; a request the platform cannot honour is a warning."""
     placed = []
@@ -508,6 +516,8 @@ def emit_module(
                 module_type=module_type,
                 exporter_title=exporter.TITLE,
                 integration=exporter.integration(layout),
+                test_enabled=test_case is not None,
+                model_file=_model_file_name(config),
                 io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
                 + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
                 quantization=_quantization_text,

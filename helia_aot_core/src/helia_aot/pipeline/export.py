@@ -6,6 +6,11 @@ temporary folder next to the destination, on the same file system, and renamed i
 existing module is replaced only with ``force`` and is moved aside, not deleted, until the new one
 is in place; it is put back if anything fails, Ctrl-C included. So the destination is always
 either exactly as it was (absent, or the previous module) or the complete new module.
+
+``force`` replaces only what helia-aot wrote: a module folder carries a ``.helia-aot`` file listing
+every path the export wrote, an archive a fixed zip comment. A folder without the marker, or holding
+a path the marker does not list (a user's own file dropped into it), and an archive without the
+comment, are refused with ForeignOutputError and left untouched.
 """
 
 from __future__ import annotations
@@ -23,9 +28,24 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from helia_aot.errors import HeliaAotError, InvalidConfigError, OutputExistsError, PluginError
+from helia_aot.errors import (
+    ForeignOutputError,
+    HeliaAotError,
+    InvalidConfigError,
+    OutputExistsError,
+    PluginError,
+)
 
 ARCHIVE_SUFFIXES = (".zip", ".pack")
+
+MARKER_NAME = ".helia-aot"
+"""The file in every module folder helia-aot writes: its first line says what wrote it, the rest
+lists (one per line, ``/``-separated) every file and folder the export put there."""
+
+MARKER_HEADER = "helia-aot module folder: force may replace exactly the paths listed below"
+
+ARCHIVE_COMMENT = b"helia-aot module archive"
+"""The zip comment of every archive helia-aot writes (fixed, so archives stay byte-identical)."""
 
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _NAME_MAX_DEFAULT = 255
@@ -177,7 +197,62 @@ def check_destination(config: Any) -> Path:
         raise OutputExistsError(
             f"{dest} already exists", hint="pass force: true (--force) to replace it, or choose another path"
         )
+    if info is not None:
+        check_replaceable(dest)
     return destination_of(config)
+
+
+def _marker_text(entries: list[PurePosixPath]) -> str:
+    return "\n".join([MARKER_HEADER, *(rel.as_posix() for rel in entries)]) + "\n"
+
+
+def _foreign(dest: Path, why: str) -> ForeignOutputError:
+    return ForeignOutputError(
+        f"{dest} {why}, so force will not replace it",
+        hint="move your files out of it or choose another module.path / module.name; "
+        "force replaces only a module helia-aot wrote",
+        details={"path": str(dest)},
+    )
+
+
+def check_replaceable(dest: Path) -> None:
+    """Raise ForeignOutputError unless ``dest`` is a module helia-aot wrote and nothing else.
+
+    A folder must hold the ``.helia-aot`` marker and no path the marker does not list (an empty
+    folder holds nothing to lose and is accepted); an archive must carry helia-aot's zip comment.
+    Links are not followed: a link in the folder that the marker does not list is foreign.
+    """
+    if is_archive(dest):
+        try:
+            with zipfile.ZipFile(dest) as archive:
+                comment = archive.comment
+        except (OSError, zipfile.BadZipFile):
+            raise _foreign(dest, "is not an archive helia-aot wrote") from None
+        if comment != ARCHIVE_COMMENT:
+            raise _foreign(dest, "is not an archive helia-aot wrote (it lacks helia-aot's zip comment)")
+        return
+    present: list[str] = []
+
+    def unreadable(error: OSError) -> None:
+        raise _foreign(dest, f"holds {error.filename}, which cannot be read") from None
+
+    for folder, dirs, files in os.walk(dest, onerror=unreadable):  # never follows links
+        for name in dirs + files:
+            present.append(Path(folder, name).relative_to(dest).as_posix())
+    if not present:
+        return
+    marker = dest / MARKER_NAME
+    try:
+        lines = marker.read_text(encoding="utf-8").splitlines() if marker.is_file() else []
+    except (OSError, UnicodeError):
+        lines = []
+    if not lines or lines[0] != MARKER_HEADER:
+        raise _foreign(dest, f"was not written by helia-aot (it has no {MARKER_NAME} marker)")
+    listed = {*lines[1:], MARKER_NAME}
+    foreign = sorted(rel for rel in present if rel not in listed)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise _foreign(dest, f"holds files helia-aot did not write ({shown})")
 
 
 def _member_name(root_name: str, rel: PurePosixPath, is_dir: bool) -> str:
@@ -213,6 +288,7 @@ def module_entries(source: Path) -> list[tuple[Path, PurePosixPath]]:
 def write_archive(source: Path, target: Path, root_name: str) -> None:
     """Zip ``source`` under ``root_name/``: sorted entries, fixed times and modes (deterministic)."""
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.comment = ARCHIVE_COMMENT
         for path, rel in module_entries(source):
             is_dir = path.is_dir()
             info = zipfile.ZipInfo(_member_name(root_name, rel, is_dir), date_time=_ZIP_TIME)
@@ -226,12 +302,18 @@ def write_archive(source: Path, target: Path, root_name: str) -> None:
 
 
 def _copy_tree(source: Path, target: Path) -> None:
+    """Copy the module and add the marker listing what was copied (see :func:`check_replaceable`)."""
     target.mkdir()
+    written = []
     for path, rel in module_entries(source):
+        if rel.as_posix() == MARKER_NAME:
+            continue  # a marker in the built tree is replaced by the one listing this copy
         if path.is_dir():
             (target / rel).mkdir()
         else:
             shutil.copyfile(path, target / rel)
+        written.append(rel)
+    (target / MARKER_NAME).write_text(_marker_text(written), encoding="utf-8", newline="\n")
 
 
 @contextmanager
@@ -318,8 +400,12 @@ def export_module(built: Path, config: Any) -> Path:
 
 
 __all__ = [
+    "ARCHIVE_COMMENT",
     "ARCHIVE_SUFFIXES",
+    "MARKER_HEADER",
+    "MARKER_NAME",
     "check_destination",
+    "check_replaceable",
     "check_module_name",
     "destination_of",
     "export_module",

@@ -5,6 +5,7 @@ register them in a context's ``platforms`` registry and :func:`resolve_platform`
 ``platform:`` section into one, looked up in that context.
 """
 
+from helia_aot.platforms.compiler_flags import CPU_COMPILER_FLAGS, cpu_compiler_flags
 from helia_aot.platforms.config import (
     CPU_DEFAULT_CAPABILITIES,
     PLATFORM_CONFIG_FIELDS,
@@ -33,6 +34,7 @@ from helia_aot.platforms.sizes import format_byte_size, parse_byte_size
 from helia_aot.platforms.tables import format_platform_table
 
 __all__ = [
+    "CPU_COMPILER_FLAGS",
     "CPU_DEFAULT_CAPABILITIES",
     "DEFAULT_FILL_ORDER",
     "PLATFORM_CONFIG_FIELDS",
@@ -41,6 +43,7 @@ __all__ = [
     "SocPlatform",
     "apply_overrides",
     "build_custom_platform",
+    "cpu_compiler_flags",
     "format_byte_size",
     "format_platform_table",
     "get_platform",

@@ -57,6 +57,101 @@ ${h2} Integration (${exporter_title})
 
 ${integration.strip()}
 
+<%
+    folder = layout.folder
+    incs = " ".join(f"-I{folder}/{d}" for d in ("includes-api", *layout.existing_include_dirs))
+    up_incs = " ".join(f"-I../{folder}/{d}" for d in ("includes-api", *layout.existing_include_dirs))
+    globs = " ".join(f"{folder}/{g}" for g in layout.source_globs)
+    up_globs = " ".join(f"../{folder}/{g}" for g in layout.source_globs)
+    make_globs = " ".join(f"$(MODULE)/{g}" for g in layout.source_globs)
+    make_incs = " ".join(f"-I$(MODULE)/{d}" for d in ("includes-api", *layout.existing_include_dirs))
+    cpu_flags = " ".join(layout.cpu_flags) or "<your core's -mcpu / -mfpu / -mfloat-abi flags>"
+%>\
+${h2} Build with a plain compiler or a Makefile
+
+No build system is needed: compile every `.c` file under `src/` with the include folders
+`includes-api/` (public) and ${", ".join(f"`{d}/`" for d in layout.existing_include_dirs)} (private), in C99, and link `-lm`. From the
+folder that holds this module folder (`${folder}/`) and your `main.c`:
+
+```sh
+gcc -std=c99 -O2 ${incs} main.c ${globs} -lm -o app
+```
+
+For `${platform_name}` (${layout.cpu or "custom CPU"}) use the same files with the core's flags, which
+`helia-aot platforms show ${platform_name}` also prints (`${cpu_flags}`), for example as a static
+library to link into your firmware:
+
+```sh
+mkdir -p ${folder}-build
+cd ${folder}-build
+arm-none-eabi-gcc ${cpu_flags} -std=c99 -O2 ${up_incs} -c ${up_globs}
+arm-none-eabi-ar rcs lib${layout.target}.a *.o
+```
+
+Link it with `-L${folder}-build -l${layout.target} -lm`, using the same core flags as the rest of the
+firmware (hard- and soft-float objects do not link together). Or with make, a `Makefile` next to
+`${folder}/` and `main.c` (`make` builds `app` on the host; `make CC=arm-none-eabi-gcc
+AR=arm-none-eabi-ar TARGET_FLAGS="${cpu_flags}" lib${layout.target}.a` the target library):
+
+```make
+MODULE := ${folder}
+CC := gcc
+TARGET_FLAGS :=
+CFLAGS := -std=c99 -O2 $(TARGET_FLAGS) ${make_incs}
+SOURCES := $(wildcard ${make_globs})
+
+app: main.c $(SOURCES)
+	$(CC) $(CFLAGS) $^ -lm -o $@
+
+lib${layout.target}.a: $(SOURCES:.c=.o)
+	$(AR) rcs $@ $^
+```
+
+${h2} One prefix per image
+
+Every symbol and file of this module starts with `${prefix}_`. A firmware image can hold several
+modules only if each was converted with its own `module.prefix` (`--module.prefix kws`): two modules
+with one prefix define the same functions, and the linker would keep one model's and silently drop
+the other's. So the module's CMake and Zephyr build files stop the configure step with an error
+naming the prefix when a second module with prefix `${prefix}` joins the build.
+
+${h2} Run the self-test
+% if test_enabled:
+
+This module holds its self-test (`${prefix}_test_case_run`, golden inputs and expected outputs).
+`helia-aot test` converts, builds and runs it in one step, on the host or under QEMU for the core:
+
+```sh
+helia-aot test --model.path ${model_file} --module.prefix ${prefix} --target host
+```
+
+(the same flags as `helia-aot convert`, plus `--target host`, `m55` or `m4`). To run it yourself,
+call it from a `main` and route `${PREFIX}_PRINTF` (silent by default) to `printf`:
+
+```c
+#include <stdio.h>
+
+#include "${prefix}_test_case.h"
+
+int main(void)
+{
+    if (${prefix}_test_case_init() != 0) return 1;
+    return ${prefix}_test_case_run() == 0 ? 0 : 1; /* prints PASS or each output's mismatches */
+}
+```
+
+```sh
+gcc -std=c99 -O2 "-D${PREFIX}_PRINTF(...)=printf(__VA_ARGS__)" ${incs} main.c ${globs} -lm -o selftest
+./selftest
+```
+% else:
+
+This module was converted without its self-test. Convert with `--test.enabled` (and
+`--test.golden-data` for your own inputs and expected outputs) to add `${prefix}_test_case_run`, or
+let `helia-aot test --target host|m55|m4` (the `convert` flags plus a target) convert, build and
+run it in one step.
+% endif
+
 ${h2} Use
 
 ```c

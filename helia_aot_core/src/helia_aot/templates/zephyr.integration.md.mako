@@ -18,3 +18,16 @@ The module is a Zephyr module: `zephyr/module.yml` names it, `zephyr/Kconfig` ad
 
 3. Include `${layout.prefix}_model.h` in your application; `includes-api/` is on the include path of
    every Zephyr library once the option is set.
+
+A complete application next to the module folder (`${layout.folder}/`), its `main.c` and a
+`prj.conf` holding `CONFIG_${symbol}=y`, in `CMakeLists.txt`:
+
+```cmake
+cmake_minimum_required(VERSION 3.20.0)
+list(APPEND ZEPHYR_EXTRA_MODULES ${"${CMAKE_CURRENT_SOURCE_DIR}"}/${layout.folder})
+find_package(Zephyr REQUIRED HINTS ${"$ENV{ZEPHYR_BASE}"})
+project(my_app)
+target_sources(app PRIVATE main.c)
+```
+
+Build it with `west build -b <your board> .`; Zephyr's board files set the core's compiler flags.

@@ -1,0 +1,202 @@
+"""``helia-aot test``: convert with the self-test, build it, run it, and say PASS or what differed.
+
+Without this command a user writes a ``main`` that calls ``<prefix>_test_case_run`` and finds the
+include folders and compiler flags by hand. Here the module is converted with ``test.enabled`` into
+a temporary folder (removed afterwards unless ``--keep-work-dir``), compiled with the host ``gcc``
+or, for ``--target m55`` / ``m4``, with ``arm-none-eabi-gcc`` and the project's bare-metal harness
+(``helia_aot.testing.cross``), and run natively or under QEMU. The self-test's own lines (one per
+mismatching output, then its PASS/FAIL summary) are printed, then ``PASS`` or ``FAIL``; the exit
+code is 0 when every output matched and 1 otherwise, so a script or CI job can gate on it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from helia_aot.cli.convert import _converter_class, _fallback_verbosity, conversion_logging
+from helia_aot.cli.errors import error_console, reported_errors
+from helia_aot.cli.flags import flag_signature, overrides_from_flags
+from helia_aot.cli.progress import ProgressObserver
+from helia_aot.config import ConvertArgs, load_config
+from helia_aot.errors import InvalidConfigError, SelfTestBuildError, ToolMissingError
+
+TARGETS = ("host", "m55", "m4")
+"""Where the self-test runs: the host, or a Cortex-M55 / Cortex-M4 emulated by QEMU."""
+
+HOST_TIMEOUT = 300.0
+QEMU_TIMEOUT = 600.0
+
+HELP = """Convert a model with its self-test, build it, run it, and print PASS or each output's mismatches.
+
+Takes every flag of helia-aot convert (the module is written to a temporary folder, kept with --keep-work-dir) plus --target: host (gcc), m55 or m4 (arm-none-eabi-gcc and qemu-system-arm, the project's bare-metal harness). The golden data is --test.golden-data, or inputs and outputs made by the LiteRT reference interpreter. Exit code 0: every output matched; 1: a mismatch or a failed build or run; 2: a usage problem or a missing tool.
+
+  helia-aot test --model.path kws.tflite --target host
+
+  helia-aot test --path kws.yaml --test.golden-data kws_golden.npz --target m55
+"""  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
+
+
+def _tool_missing(tools: list[str], target: str) -> ToolMissingError:
+    if target == "host":
+        hint = "install a C compiler (Debian/Ubuntu: sudo apt-get install gcc) or set CC to one"
+    else:
+        hint = (
+            "run scripts/setup.sh or scripts/install_cross_toolchain.sh from a helia-aot checkout, or "
+            "sudo apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+        )
+    return ToolMissingError(
+        f"helia-aot test --target {target} needs {', '.join(tools)}, which is not on PATH", hint=hint
+    )
+
+
+def check_tools(target: str) -> None:
+    """Raise ToolMissingError naming what is missing for ``target`` (before any conversion work)."""
+    if target == "host":
+        cc = os.environ.get("CC", "gcc")
+        if shutil.which(cc) is None:
+            raise _tool_missing([cc], target)
+        return
+    from helia_aot.testing import cross
+
+    missing = [tool for tool in (f"{cross.CROSS_PREFIX}gcc", cross.QEMU) if shutil.which(tool) is None]
+    if missing:
+        raise _tool_missing(missing, target)
+    libc = subprocess.run(
+        [f"{cross.CROSS_PREFIX}gcc", "--specs=nano.specs", "-print-file-name=libc_nano.a"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    if not os.path.isabs(libc):
+        raise _tool_missing(["newlib-nano for arm-none-eabi (libnewlib-arm-none-eabi)"], target)
+
+
+def _compiler_output(error: subprocess.CalledProcessError) -> str:
+    text = f"{error.stderr or ''}{error.output or ''}".strip()
+    return text[-4000:]
+
+
+def build_and_run(module_dir: Path, build_dir: Path, prefix: str, target: str) -> tuple[bool, str]:
+    """Build the module's self-test for ``target`` and run it: (passed, the program's output)."""
+    if target == "host":
+        from helia_aot.testing.host import build_module
+
+        try:
+            exe = build_module(
+                module_dir, build_dir, prefix=prefix, sanitize=False, cc=os.environ.get("CC", "gcc")
+            )
+        except subprocess.CalledProcessError as error:
+            raise SelfTestBuildError(
+                "the module's self-test did not compile with the host compiler:\n" + _compiler_output(error),
+                hint="this is a bug in helia-aot or a plugin; rerun with --keep-work-dir and report it",
+            ) from error
+        try:
+            proc = subprocess.run(
+                [str(exe)], capture_output=True, text=True, timeout=HOST_TIMEOUT, check=False
+            )
+        except subprocess.TimeoutExpired:
+            return False, f"the self-test did not finish within {HOST_TIMEOUT:.0f} s"
+        output = proc.stdout + proc.stderr
+        return proc.returncode == 0 and "PASS" in proc.stdout, output
+    from helia_aot.testing import cross
+
+    try:
+        elf = cross.cross_build_module(module_dir, build_dir, target, prefix=prefix)
+    except subprocess.CalledProcessError as error:
+        raise SelfTestBuildError(
+            f"the module's self-test did not compile for {target} with arm-none-eabi-gcc:\n"
+            + _compiler_output(error),
+            hint="this is a bug in helia-aot or a plugin; rerun with --keep-work-dir and report it",
+        ) from error
+    run = cross.run_qemu(elf, target, timeout=QEMU_TIMEOUT, count=False)
+    output = run.stdout
+    if run.timed_out:
+        output += f"\nthe self-test did not finish within {QEMU_TIMEOUT:.0f} s under QEMU"
+    elif run.fault:
+        output += f"\nthe core took an unexpected exception (status {run.returncode})"
+    return run.passed, output
+
+
+def run_self_test(target: str, flags: dict[str, Any], stdout: Console) -> bool:
+    """Convert, build and run; print the self-test's lines and PASS/FAIL; return whether it passed."""
+    config_path, overrides = overrides_from_flags(flags)
+    work = Path(tempfile.mkdtemp(prefix="helia-aot-test-"))
+    keep = False
+    try:
+        overrides.update({"test.enabled": True, "module.path": str(work / "module"), "force": False})
+        if "dry_run" in ConvertArgs.model_fields:
+            overrides["dry_run"] = False  # the self-test needs the module written
+        config = load_config(config_path, overrides)
+        keep = bool(config.keep_work_dir)
+        check_tools(target)
+        stderr = error_console()
+        observer = ProgressObserver(stderr, enabled=config.verbose >= 1)
+        try:
+            with conversion_logging(config.verbose, config.log_file, stderr):
+                result = _converter_class()(config, observers=[observer]).convert()
+        finally:
+            observer.close()
+        module_dir = Path(result.output)
+        if config.verbose >= 1:
+            stderr.print(f"Building the self-test for {target} ...", markup=False)
+        passed, output = build_and_run(module_dir, work / "build", config.module.prefix, target)
+        for line in output.splitlines():
+            if line.strip():
+                stdout.print(line, markup=False)
+        stdout.print("PASS" if passed else "FAIL", markup=False)
+        if keep:
+            stderr.print(f"Kept the module and its build in {work}", markup=False)
+        return passed
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def test_command(**flags: Any) -> None:
+    """Run ``helia-aot test`` (flags arrive by parameter name, ``target`` among them)."""
+    target = str(flags.pop("target") or "host").lower()
+    state: dict[str, int] = {"verbose": 1}
+    with reported_errors(lambda: state["verbose"]):
+        if target not in TARGETS:
+            raise InvalidConfigError(
+                f"--target {target!r} is not one of {', '.join(TARGETS)}",
+                hint="choose host (this machine), m55 (Apollo5/510 under QEMU) or m4 (Apollo3/4 under QEMU)",
+            )
+        state["verbose"] = _fallback_verbosity(overrides_from_flags(flags)[1])
+        passed = run_self_test(target, flags, Console(highlight=False, soft_wrap=True))
+    raise typer.Exit(0 if passed else 1)
+
+
+def _signature() -> Any:
+    import inspect
+    from typing import Annotated
+
+    target = inspect.Parameter(
+        "target",
+        inspect.Parameter.KEYWORD_ONLY,
+        default="host",
+        annotation=Annotated[
+            str,
+            typer.Option(
+                "--target",
+                metavar="<host|m55|m4>",
+                help="Where the self-test runs: host (gcc), m55 or m4 (arm-none-eabi-gcc under QEMU)",
+                rich_help_panel="test",
+            ),
+        ],
+    )
+    base = flag_signature()
+    return base.replace(parameters=[target, *base.parameters.values()])
+
+
+test_command.__signature__ = _signature()  # type: ignore[attr-defined]
+
+__all__ = ["HELP", "TARGETS", "build_and_run", "check_tools", "run_self_test", "test_command"]
