@@ -229,6 +229,28 @@ def reduce(kind, shape, axes, out):
     return make
 
 
+def prelu(shape, alpha_shape):
+    def make(t: Twin) -> None:
+        x = t.act("x", shape, model_input=True)
+        alpha = t.const("alpha", alpha_shape)
+        t.outputs.append(t.op("PRELU", [x, alpha], t.act("y", shape)))
+
+    return make
+
+
+def arg(kind, shape, axis):
+    def make(t: Twin) -> None:
+        x = t.act("x", shape, model_input=True)
+        a = t.b.add_tensor("axis", (1,), "int32", data=np.asarray([axis], np.int32))
+        out = tuple(d for i, d in enumerate(shape) if i != axis)
+        y = t.b.add_tensor("y", out, "int32")
+        cls = litert.ArgMaxOptionsT if kind == "ARG_MAX" else litert.ArgMinOptionsT
+        opts = _options(cls, outputType=litert.TensorType.INT32)
+        t.outputs.append(t.op(kind, [x, a], y, opts))
+
+    return make
+
+
 def batch_matmul(lhs, rhs, out, adj_x, adj_y, constant_rhs=False):
     def make(t: Twin) -> None:
         a = t.act("a", lhs, model_input=True)
@@ -314,6 +336,19 @@ FAMILIES = [
     Case("sqrt", unary("SQRT", (2, 15)), positive=True),
     Case("rsqrt", unary("RSQRT", (4, 7)), positive=True),
     Case("softmax", unary("SOFTMAX", (3, 20), _options(litert.SoftmaxOptionsT, beta=1.0))),
+    Case("squared_difference", binary("SQUARED_DIFFERENCE", (2, 1, 7), (1, 3, 7), (2, 3, 7))),
+    Case(
+        "div_relu",
+        binary("DIV", (3, 9), (1, 9), (3, 9), _options(litert.DivOptionsT, fusedActivationFunction=RELU)),
+        positive=True,
+    ),
+    Case("prelu", prelu((1, 3, 4, 5), (4, 5))),
+    Case("gelu", unary("GELU", (3, 11), _options(litert.GeluOptionsT, approximate=False))),
+    Case("gelu_tanh", unary("GELU", (2, 10), _options(litert.GeluOptionsT, approximate=True))),
+    Case("arg_max", arg("ARG_MAX", (2, 5, 6), 1), exact=True),
+    Case("arg_min", arg("ARG_MIN", (3, 8), 1), exact=True),
+    Case("reduce_max", reduce("REDUCE_MAX", (2, 3, 4, 5), [1, 3], (2, 1, 4, 1)), exact=True),
+    Case("reduce_min", reduce("REDUCE_MIN", (1, 4, 6, 3), [2], (1, 4, 1, 3)), exact=True),
     Case("mean_hw", reduce("MEAN", (1, 5, 6, 7), [1, 2], (1, 1, 1, 7)), n=0, accumulates=True),
     Case("sum_c", reduce("SUM", (2, 3, 4, 9), [3], (2, 3, 4, 1)), n=0, accumulates=True),
     Case("movers", movers, exact=True),
@@ -359,6 +394,11 @@ M55_FAMILIES = [
         "movers",
         "more_movers",
         "batch_matmul_adj_y",
+        "div_relu",
+        "prelu",
+        "gelu",
+        "arg_max",
+        "reduce_max",
     }
 ]
 
@@ -414,7 +454,10 @@ def prepare(case: Case, work: Path) -> tuple[Path, Path, float]:
     assert tol <= MAX_TOL, f"{case.name}: the stated bound needs tol {tol}"
     golden = work / "golden.npz"
     arrays = {f"input_{i}": x for i, x in enumerate(inputs)}
-    arrays |= {f"output_{j}": y.astype(np.float32) for j, y in enumerate(reference)}
+    # float16 outputs compare as float32 (the twin's type); index outputs stay integers.
+    arrays |= {
+        f"output_{j}": y if y.dtype.kind in "iu" else y.astype(np.float32) for j, y in enumerate(reference)
+    }
     np.savez(golden, **arrays)
     return f16, golden, tol
 
