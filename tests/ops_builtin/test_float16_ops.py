@@ -125,6 +125,8 @@ class Case:
     accumulates: bool = False
     positive: bool = False
     """Inputs drawn from (0, 2] (SQRT and RSQRT are not defined below zero)."""
+    fast: bool = False
+    """Converted with ``accumulation: fast`` (and ``allow_approximate``): float16 Helium lanes."""
 
 
 def conv(shape, filters, kernel, stride, padding, activation=RELU):
@@ -309,13 +311,26 @@ def movers(t: Twin) -> None:
 
 
 FAMILIES = [
-    Case("conv_3x3_same", conv((1, 6, 7, 5), 4, 3, 1, SAME), n=1, accumulates=True),
-    Case("conv_2x2_s2_valid", conv((2, 5, 6, 12), 3, 2, 2, VALID, 0), n=2, accumulates=True),
-    Case("conv_1x1", conv((1, 4, 4, 17), 9, 1, 1, VALID), n=3, accumulates=True),
-    Case("depthwise_3x3_m1", depthwise((1, 6, 6, 11), 1, 3, 1, SAME), n=9 + 1, accumulates=True),
-    Case("depthwise_3x3_m2_s2", depthwise((1, 7, 5, 3), 2, 3, 2, VALID), n=9 + 1, accumulates=True),
-    Case("fully_connected_2x40", fully_connected(2, 40, 7), n=5, accumulates=True),
-    Case("fully_connected_1x9", fully_connected(1, 9, 12, 0), n=2, accumulates=True),
+    # accumulation: precise (the default) sums in float on every core: n = 0.
+    Case("conv_3x3_same", conv((1, 6, 7, 5), 4, 3, 1, SAME), accumulates=True),
+    Case("conv_2x2_s2_valid", conv((2, 5, 6, 12), 3, 2, 2, VALID, 0), accumulates=True),
+    Case("conv_1x1", conv((1, 4, 4, 17), 9, 1, 1, VALID), accumulates=True),
+    Case("depthwise_3x3_m1", depthwise((1, 6, 6, 11), 1, 3, 1, SAME), accumulates=True),
+    Case("depthwise_3x3_m2_s2", depthwise((1, 7, 5, 3), 2, 3, 2, VALID), accumulates=True),
+    Case("fully_connected_2x40", fully_connected(2, 40, 7), accumulates=True),
+    Case("fully_connected_1x9", fully_connected(1, 9, 12, 0), accumulates=True),
+    # accumulation: fast keeps float16 lanes on Helium: n = ceil(K / 8) per CONV_2D tap or
+    # FULLY_CONNECTED row, taps + 1 for DEPTHWISE_CONV_2D with depth multiplier 1.
+    Case("conv_3x3_same_fast", conv((1, 6, 7, 5), 4, 3, 1, SAME), n=1, accumulates=True, fast=True),
+    Case("conv_1x1_fast", conv((1, 4, 4, 17), 9, 1, 1, VALID), n=3, accumulates=True, fast=True),
+    Case(
+        "depthwise_3x3_m1_fast",
+        depthwise((1, 6, 6, 11), 1, 3, 1, SAME),
+        n=9 + 1,
+        accumulates=True,
+        fast=True,
+    ),
+    Case("fully_connected_2x40_fast", fully_connected(2, 40, 7), n=5, accumulates=True, fast=True),
     Case("avg_pool_3x3_s2", pool("AVERAGE_POOL_2D", (1, 7, 6, 10), 3, 2, SAME), n=9, accumulates=True),
     Case("max_pool_2x2", pool("MAX_POOL_2D", (1, 6, 6, 9), 2, 2, VALID), exact=True),
     Case("add_broadcast", binary("ADD", (2, 3, 1, 9), (1, 1, 4, 9), (2, 3, 4, 9))),
@@ -379,6 +394,9 @@ M55_FAMILIES = [
         "depthwise_3x3_m1",
         "depthwise_3x3_m2_s2",
         "fully_connected_2x40",
+        "conv_3x3_same_fast",
+        "depthwise_3x3_m1_fast",
+        "fully_connected_2x40_fast",
         "avg_pool_3x3_s2",
         "max_pool_2x2",
         "add_broadcast",
@@ -462,13 +480,24 @@ def prepare(case: Case, work: Path) -> tuple[Path, Path, float]:
     return f16, golden, tol
 
 
-def convert(model: Path, golden: Path | None, tol: float, out: Path, platform: str = "apollo510_evb"):
+FAST = {"accumulation": "fast", "allow_approximate": True}
+
+
+def convert(
+    model: Path,
+    golden: Path | None,
+    tol: float,
+    out: Path,
+    platform: str = "apollo510_evb",
+    optimization: dict | None = None,
+):
     test = {"enabled": True, "tolerance": tol} | ({"golden_data": str(golden)} if golden else {})
     config = {
         "model": {"path": str(model)},
         "module": {"path": str(out), "name": "module"},
         "platform": {"name": platform},
         "test": test,
+        "optimization": optimization or {},
     }
     return AotConverter(ConvertArgs.model_validate(config)).convert()
 
@@ -476,7 +505,7 @@ def convert(model: Path, golden: Path | None, tol: float, out: Path, platform: s
 @pytest.mark.parametrize("case", FAMILIES, ids=IDS)
 def test_float16_family_matches_float32_reference_on_host(case, tmp_path):
     model, golden, tol = prepare(case, tmp_path / "w")
-    result = convert(model, golden, tol, tmp_path / "out")
+    result = convert(model, golden, tol, tmp_path / "out", optimization=FAST if case.fast else None)
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
     assert "PASS (2 sample(s)" in run.stdout
@@ -486,7 +515,7 @@ def test_float16_family_matches_float32_reference_on_host(case, tmp_path):
 @pytest.mark.parametrize("case", M55_FAMILIES, ids=[c.name for c in M55_FAMILIES])
 def test_float16_family_matches_float32_reference_on_m55(case, tmp_path):
     model, golden, tol = prepare(case, tmp_path / "w")
-    result = convert(model, golden, tol, tmp_path / "out")
+    result = convert(model, golden, tol, tmp_path / "out", optimization=FAST if case.fast else None)
     elf = cross_build_module(result.output, tmp_path / "build", "m55", prefix=result.prefix)
     run = run_qemu(elf, CORES["m55"], timeout=300, count=False)
     assert run.returncode == 0, run.stdout
@@ -620,3 +649,95 @@ def test_float16_modules_run_clean_on_hostile_inputs(name, tmp_path):
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.returncode == 0 and "runtime error" not in run.stderr, f"{run.stdout}\n{run.stderr[-4000:]}"
     assert f"PASS ({len(samples)} sample(s), 0 output(s))" in run.stdout
+
+
+def _accumulation(result) -> dict[str, tuple[str, bool]]:
+    """Per operator type: the plan's resolved ``accumulation`` value and whether it is approximate."""
+    return {
+        op.op_type: (op.knobs["accumulation"].value, op.knobs["accumulation"].approximate)
+        for op in result.plan.operators
+        if "accumulation" in op.knobs
+    }
+
+
+def _fast_fields(result) -> list[str]:
+    """The ``fast_accumulation`` initializers of the generated operator code, in file order."""
+    sources = sorted((Path(result.output) / "src").glob("*.c"))
+    return [
+        line.strip() for p in sources for line in p.read_text().splitlines() if ".fast_accumulation" in line
+    ]
+
+
+def three_layers(t: Twin) -> None:
+    """CONV_2D -> DEPTHWISE_CONV_2D -> FULLY_CONNECTED, the three operators the knob reaches."""
+    x = t.act("x", (1, 4, 4, 3), model_input=True)
+    c = t.op(
+        "CONV_2D",
+        [x, t.const("cw", (4, 3, 3, 3)), t.const("cb", (4,))],
+        t.act("c", (1, 4, 4, 4)),
+        _options(
+            litert.Conv2DOptionsT, padding=SAME, strideH=1, strideW=1, dilationHFactor=1, dilationWFactor=1
+        ),
+    )
+    d = t.op(
+        "DEPTHWISE_CONV_2D",
+        [c, t.const("dw", (1, 3, 3, 4)), t.const("db", (4,))],
+        t.act("d", (1, 4, 4, 4)),
+        _options(
+            litert.DepthwiseConv2DOptionsT,
+            padding=SAME,
+            strideH=1,
+            strideW=1,
+            depthMultiplier=1,
+            dilationHFactor=1,
+            dilationWFactor=1,
+        ),
+    )
+    r = t.op(
+        "RESHAPE",
+        [d, t.b.add_tensor("s", (2,), "int32", data=np.asarray([1, 64], np.int32))],
+        t.act("r", (1, 64)),
+    )
+    f = t.op("FULLY_CONNECTED", [r, t.const("fw", (5, 64), 0.1), t.const("fb", (5,))], t.act("y", (1, 5)))
+    t.outputs.append(f)
+
+
+ACCUMULATING = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
+
+
+def test_the_plan_records_the_accumulation_the_float16_kernels_run(tmp_path):
+    """``precise`` (the default) and ``fast`` reach the kernels' params, and the plan says which:
+    the knob record and the generated ``fast_accumulation`` field agree for every operator."""
+    model, _ = _twin(Case("three", three_layers), "float16", tmp_path / "model.tflite")
+    default = convert(model, None, MAX_TOL, tmp_path / "default")
+    assert _accumulation(default) == {t: ("precise", False) for t in ACCUMULATING}
+    assert _fast_fields(default) == [".fast_accumulation = false,"] * 3
+    fast = convert(model, None, MAX_TOL, tmp_path / "fast", optimization=FAST)
+    assert _accumulation(fast) == {t: ("fast", True) for t in ACCUMULATING}
+    assert _fast_fields(fast) == [".fast_accumulation = true,"] * 3
+    # One operator by type: only the depthwise convolution accumulates in float16 lanes.
+    rules = [{"type": "DEPTHWISE_CONV_2D", "optimization": {"accumulation": "fast"}}]
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "one"), "name": "module"},
+        "optimization": {"allow_approximate": True},
+        "operators": rules,
+    }
+    one = AotConverter(ConvertArgs.model_validate(config)).convert()
+    assert _accumulation(one) == {
+        "CONV_2D": ("precise", False),
+        "DEPTHWISE_CONV_2D": ("fast", True),
+        "FULLY_CONNECTED": ("precise", False),
+    }
+    assert _fast_fields(one).count(".fast_accumulation = true,") == 1
+
+
+def test_fast_accumulation_without_allow_approximate_stays_precise_with_a_hint(tmp_path):
+    model, _ = _twin(Case("three", three_layers), "float16", tmp_path / "model.tflite")
+    result = convert(model, None, MAX_TOL, tmp_path / "out", optimization={"accumulation": "fast"})
+    assert _accumulation(result) == {t: ("precise", False) for t in ACCUMULATING}
+    assert _fast_fields(result) == [".fast_accumulation = false,"] * 3
+    hinted = {
+        op.op_type for op in result.report.operators for h in op.hints if str(h.kind) == "knob_not_honoured"
+    }
+    assert hinted == ACCUMULATING

@@ -9,6 +9,8 @@ arithmetic and the tolerance the tests hold it to.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from helia_aot.air import AirTensor
 
@@ -21,3 +23,15 @@ FLOAT16_RESTRICTION = (
 def is_half(tensor: AirTensor) -> bool:
     """Whether ``tensor`` holds float16 elements."""
     return tensor.dtype.numpy == np.dtype(np.float16)
+
+
+F16_ACCUMULATION = ("precise", "fast")
+"""The ``accumulation`` values float16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED offer,
+preferred first: ``precise`` sums the exact float16 products in float on every core; ``fast``
+(approximate: only with ``optimization.allow_approximate``) keeps float16 partial sums in
+Helium's eight f16 lanes (vfmaq_f16), and sums in float on a core without MVE-F."""
+
+
+def f16_accumulation_fields(op: Any) -> list[tuple[str, str]]:
+    """The params field that makes the kernel run what the plan records for ``accumulation``."""
+    return [("fast_accumulation", "true" if op.knob("accumulation", "precise") == "fast" else "false")]

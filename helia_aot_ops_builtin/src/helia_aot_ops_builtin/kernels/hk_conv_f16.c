@@ -47,7 +47,7 @@ int32_t hk_conv_f16(const hk_conv_f16_params_t *params, const uint16_t *input, c
                             const hk_f16_t *xi =
                                 in + (((int32_t)n * p.input_height + iy) * p.input_width + ix) * p.input_channels + c0;
                             const hk_f16_t *wi = w + ((oc * p.filter_height + ky) * p.filter_width + kx) * fic;
-                            acc += hk_f16_dot(xi, wi, fic);
+                            acc += p.fast_accumulation ? hk_f16_dot(xi, wi, fic) : hk_f16_dot_precise(xi, wi, fic);
                         }
                     }
                     if (b != NULL) {

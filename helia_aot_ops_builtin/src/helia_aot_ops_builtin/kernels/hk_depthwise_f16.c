@@ -55,7 +55,7 @@ int32_t hk_depthwise_f16(const hk_depthwise_f16_params_t *params, const uint16_t
                 const int32_t y0 = oy * p.stride_height - p.pad_top;
                 const int32_t x0 = ox * p.stride_width - p.pad_left;
 #if HK_HAVE_MVE_F16
-                if (p.depth_multiplier == 1) {
+                if (p.fast_accumulation && p.depth_multiplier == 1) {
                     depthwise_pixel_mve(&p, in, w, b, out, n, y0, x0);
                     out += out_channels;
                     continue;

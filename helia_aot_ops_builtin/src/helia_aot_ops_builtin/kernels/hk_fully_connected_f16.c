@@ -21,7 +21,9 @@ int32_t hk_fully_connected_f16(const hk_fully_connected_f16_params_t *params, co
     for (int32_t n = 0; n < p.batches; ++n) {
         const hk_f16_t *row = in + n * p.input_features;
         for (int32_t o = 0; o < p.output_features; ++o) {
-            float acc = hk_f16_dot(row, w + o * p.input_features, p.input_features);
+            const hk_f16_t *unit = w + o * p.input_features;
+            float acc = p.fast_accumulation ? hk_f16_dot(row, unit, p.input_features)
+                                            : hk_f16_dot_precise(row, unit, p.input_features);
             if (b != NULL) {
                 acc += (float)b[o];
             }

@@ -39,7 +39,7 @@ from helia_aot_ops_builtin.conv_support import (
     tensor_type_name,
     window_geometry,
 )
-from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
+from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 
 _COMMON_RESTRICTIONS = (
@@ -189,9 +189,13 @@ class _WindowOperator(KernelCallOperator):
 
     def knob_values(self, knob: str) -> tuple[str, ...]:
         """int8 CONV_2D and DEPTHWISE_CONV_2D offer their fast paths (``specialized``, the
-        dispatching entry) or the general loop alone (``generic``); other types have one kernel."""
+        dispatching entry) or the general loop alone (``generic``); other types have one kernel.
+        float16 CONV_2D and DEPTHWISE_CONV_2D offer both ``accumulation`` values: float sums
+        (``precise``) or float16 Helium lanes (``fast``)."""
         if knob == "kernel" and self.FAMILY in ("conv", "depthwise"):
             return ("specialized", "generic") if self.kind() == "s8" else ("generic",)
+        if knob == "accumulation" and self.FAMILY in ("conv", "depthwise") and self.kind() == "f16":
+            return F16_ACCUMULATION
         return super().knob_values(knob)
 
     def generic_kernel(self) -> bool:
@@ -299,7 +303,8 @@ class _WindowOperator(KernelCallOperator):
         """The clamp (and, quantized, the offsets and multiplier tables) of the params struct."""
         if self.kind() in ("f32", "f16"):
             lo, hi = float_clamp(self.options.activation)
-            return [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+            clamp = [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+            return clamp + (f16_accumulation_fields(self) if self.kind() == "f16" else [])
         lo, hi = quantized_clamp(self.options.activation, self.target)
         return [
             ("input_offset", str(-self.source.zero_point())),
