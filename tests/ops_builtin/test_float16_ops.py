@@ -231,6 +231,23 @@ def reduce(kind, shape, axes, out):
     return make
 
 
+def transpose_conv(shape, filters, kernel, stride, padding, bias=True):
+    def make(t: Twin) -> None:
+        n, h, w, c = shape
+        oh = h * stride if padding == SAME else (h - 1) * stride + kernel
+        ow = w * stride if padding == SAME else (w - 1) * stride + kernel
+        out = (n, oh, ow, filters)
+        x = t.act("x", shape, model_input=True)
+        sizes = t.b.add_tensor("output_shape", (4,), "int32", data=np.asarray(out, np.int32))
+        inputs = [sizes, t.const("w", (filters, kernel, kernel, c)), x]
+        if bias:
+            inputs.append(t.const("b", (filters,)))
+        opts = _options(litert.TransposeConvOptionsT, padding=padding, strideH=stride, strideW=stride)
+        t.outputs.append(t.op("TRANSPOSE_CONV", inputs, t.act("y", out), opts))
+
+    return make
+
+
 def prelu(shape, alpha_shape):
     def make(t: Twin) -> None:
         x = t.act("x", shape, model_input=True)
@@ -331,6 +348,14 @@ FAMILIES = [
         fast=True,
     ),
     Case("fully_connected_2x40_fast", fully_connected(2, 40, 7), n=5, accumulates=True, fast=True),
+    # TRANSPOSE_CONV sums in float on every core (n = 0); TRANSPOSE_REVERSE_CONV leaves float
+    # ones as they are (it rewrites int8 only, as the product does).
+    Case("transpose_conv_3x3_s2_same", transpose_conv((1, 3, 4, 5), 6, 3, 2, SAME), accumulates=True),
+    Case(
+        "transpose_conv_2x2_valid_no_bias",
+        transpose_conv((2, 3, 3, 4), 3, 2, 1, VALID, bias=False),
+        accumulates=True,
+    ),
     Case("avg_pool_3x3_s2", pool("AVERAGE_POOL_2D", (1, 7, 6, 10), 3, 2, SAME), n=9, accumulates=True),
     Case("max_pool_2x2", pool("MAX_POOL_2D", (1, 6, 6, 9), 2, 2, VALID), exact=True),
     Case("add_broadcast", binary("ADD", (2, 3, 1, 9), (1, 1, 4, 9), (2, 3, 4, 9))),
@@ -412,6 +437,7 @@ M55_FAMILIES = [
         "movers",
         "more_movers",
         "batch_matmul_adj_y",
+        "transpose_conv_3x3_s2_same",
         "div_relu",
         "prelu",
         "gelu",

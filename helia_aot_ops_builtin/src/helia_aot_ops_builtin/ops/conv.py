@@ -304,7 +304,8 @@ class _WindowOperator(KernelCallOperator):
         if self.kind() in ("f32", "f16"):
             lo, hi = float_clamp(self.options.activation)
             clamp = [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
-            return clamp + (f16_accumulation_fields(self) if self.kind() == "f16" else [])
+            accumulates = self.kind() == "f16" and self.FAMILY in ("conv", "depthwise")
+            return clamp + (f16_accumulation_fields(self) if accumulates else [])
         lo, hi = quantized_clamp(self.options.activation, self.target)
         return [
             ("input_offset", str(-self.source.zero_point())),
@@ -515,11 +516,12 @@ class TransposeConvOperator(_WindowOperator):
 
     TYPE = AirOpType.TRANSPOSE_CONV.value
     FAMILY = "transpose_conv"
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     OPTIONS = AirTransposeConvOptions
     INPUT, FILTER, BIAS = 2, 1, 3
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
         "The output shape must be static, and SAME/VALID padding of it must give the input's size.",
+        FLOAT16_RESTRICTION,
     )
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -582,7 +584,7 @@ class TransposeConvOperator(_WindowOperator):
             ("pad_left", pad_left),
         ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
-        return "transpose_conv_params_t", fields, self.data_args(), []
+        return self.params_type(), fields, self.data_args(), []
 
 
 REGISTRATIONS = [
