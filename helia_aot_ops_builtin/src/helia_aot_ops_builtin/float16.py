@@ -1,10 +1,11 @@
 """Float16 support shared by the built-in operators: the restriction sentence and kernel naming.
 
 Float16 operators run the ``*_f16`` kernel families (``_Float16`` arithmetic; Helium f16 vectors
-on the Cortex-M55). The core's Resolve stage refuses them on platforms without the FP16
-capability (``helia_aot.pipeline.resolve.float16_platform_problem``), naming those that have it;
-this sentence is what each operator's RESTRICTIONS says about it. docs/float16.md states the
-arithmetic and the tolerance the tests hold it to.
+on the Cortex-M55). Every built-in operator declares that float16 needs the FP16 platform
+capability (``BuiltinOperator.DTYPE_PLATFORM_CAPABILITIES``), and the core's Resolve stage
+refuses a declared need the platform lacks (``helia_aot.pipeline.resolve.capability_problem``),
+naming the platforms that have it; this sentence is what each operator's RESTRICTIONS says.
+docs/float16.md states the arithmetic and the tolerance the tests hold it to.
 """
 
 from __future__ import annotations
