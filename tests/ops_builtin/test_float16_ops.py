@@ -248,6 +248,19 @@ def transpose_conv(shape, filters, kernel, stride, padding, bias=True):
     return make
 
 
+def svdf(batch, inputs, units, rank, memory, activation=RELU):
+    def make(t: Twin) -> None:
+        filters = units * rank
+        x = t.act("x", (batch, inputs), model_input=True)
+        wf, wt = t.const("wf", (filters, inputs)), t.const("wt", (filters, memory))
+        bias = t.const("b", (units,))
+        state = t.b.add_tensor("state", (batch, memory * filters), t.dtype, variable=True)
+        opts = _options(litert.SVDFOptionsT, rank=rank, fusedActivationFunction=t.fused(activation))
+        t.outputs.append(t.op("SVDF", [x, wf, wt, bias, state], t.act("y", (batch, units)), opts))
+
+    return make
+
+
 def prelu(shape, alpha_shape):
     def make(t: Twin) -> None:
         x = t.act("x", shape, model_input=True)
@@ -376,6 +389,9 @@ FAMILIES = [
     Case("sqrt", unary("SQRT", (2, 15)), positive=True),
     Case("rsqrt", unary("RSQRT", (4, 7)), positive=True),
     Case("softmax", unary("SOFTMAX", (3, 20), _options(litert.SoftmaxOptionsT, beta=1.0))),
+    # SVDF rounds each new state slot once (n = 1); both samples run through one state, as the
+    # reference interpreter runs them.
+    Case("svdf_rank2", svdf(2, 7, 3, 2, 4), n=1, accumulates=True),
     Case("squared_difference", binary("SQUARED_DIFFERENCE", (2, 1, 7), (1, 3, 7), (2, 3, 7))),
     Case(
         "div_relu",
@@ -438,6 +454,7 @@ M55_FAMILIES = [
         "more_movers",
         "batch_matmul_adj_y",
         "transpose_conv_3x3_s2_same",
+        "svdf_rank2",
         "div_relu",
         "prelu",
         "gelu",
