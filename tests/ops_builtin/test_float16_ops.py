@@ -784,3 +784,72 @@ def test_fast_accumulation_without_allow_approximate_stays_precise_with_a_hint(t
         op.op_type for op in result.report.operators for h in op.hints if str(h.kind) == "knob_not_honoured"
     }
     assert hinted == ACCUMULATING
+
+
+def gru_f16_model(
+    path: Path, steps: int, inputs: int, units: int, weights, state: str, sequence: bool
+) -> Path:
+    """One float16 ``GRU`` custom node (the layout of recurrent_models.gru_custom_model)."""
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("input", (1, steps, inputs), "float16")
+    names = ("kernel", "recurrent", "input_bias", "recurrent_bias")
+    ins = [x] + [
+        b.add_tensor(n, weights[n].shape, "float16", data=weights[n].astype(np.float16)) for n in names
+    ]
+    if state == "variable":
+        ins.append(b.add_tensor("state", (1, units), "float16", variable=True))
+    y = b.add_tensor("output", (1, steps, units) if sequence else (1, units), "float16")
+    b.add_custom_operator("GRU", ins, [y])
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+def gru_case(tmp_path: Path, sequence: bool, state: str) -> tuple[Path, Path, float]:
+    """The float16 GRU, its golden from the float32 unrolled reference (the same float16-valued
+    weights and inputs), and the tolerance: the kernel evaluates the cell in float and keeps h in
+    float inside a run, so an output differs from the reference by its one rounding to float16
+    plus float noise (ELEMENTWISE_TOL, h is in (-1, 1)). A variable state is rounded to float16
+    at the end of each run, and the next run's cell carries that error on (z * h keeps it, the
+    candidate's tanh and the recurrent kernel scale it by at most sum|R| * 1/4 + 1 per step): the
+    tolerance grows by one rounding per earlier run, times 4 for that gain."""
+    from .recurrent_models import gru_unrolled_model, gru_weights, reference_outputs
+
+    steps, inputs, units, runs = 3, 4, 5, 3
+    weights = {
+        k: v.astype(np.float16).astype(np.float32) for k, v in gru_weights(inputs, units, seed=7).items()
+    }
+    model = gru_f16_model(tmp_path / "gru_f16.tflite", steps, inputs, units, weights, state, sequence)
+    total = steps * runs if state == "variable" else steps
+    unrolled = gru_unrolled_model(
+        tmp_path / "unrolled.tflite", steps=total, inputs=inputs, units=units, weights=weights
+    )
+    rng = np.random.default_rng(11)
+    whole = rng.uniform(-2, 2, (1, total, inputs)).astype(np.float16)
+    (expected,) = reference_outputs(unrolled, [[whole.astype(np.float32)]])[0]
+    frames = np.split(whole, total // steps, axis=1)
+    outputs = np.split(expected, total // steps, axis=1)
+    if not sequence:
+        outputs = [o[:, -1] for o in outputs]
+    golden = tmp_path / "golden.npz"
+    np.savez(golden, input_0=np.stack(frames), output_0=np.stack(outputs).astype(np.float32))
+    tol = ELEMENTWISE_TOL * (1 + 4 * (len(frames) - 1))
+    return model, golden, tol
+
+
+@pytest.mark.parametrize(("sequence", "state"), [(True, "none"), (False, "none"), (True, "variable")])
+def test_float16_gru_matches_the_float32_unrolled_reference_on_host(tmp_path, sequence, state):
+    model, golden, tol = gru_case(tmp_path, sequence, state)
+    result = convert(model, golden, tol, tmp_path / "out")
+    assert [op.kernel.entry for op in result.plan.operators] == ["hk_gru_f16"]
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+@pytest.mark.cross
+def test_float16_gru_matches_the_float32_unrolled_reference_on_m55(tmp_path):
+    model, golden, tol = gru_case(tmp_path, True, "variable")
+    result = convert(model, golden, tol, tmp_path / "out")
+    elf = cross_build_module(result.output, tmp_path / "build", "m55", prefix=result.prefix)
+    run = run_qemu(elf, CORES["m55"], timeout=300, count=False)
+    assert run.returncode == 0 and "PASS (3 sample(s)" in run.stdout, run.stdout
