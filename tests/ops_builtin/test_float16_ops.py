@@ -53,6 +53,8 @@ from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.litert.float32_twin import float32_twin
 from helia_aot.testing import CORES, cross_build_module, run_module_test_case, run_qemu
 
+from .lstm_models import LstmSpec, lstm_model
+
 U16 = 2.0**-11
 """float16 unit roundoff (half of float16 epsilon 2^-10)."""
 ELEMENTWISE_TOL = 2 * U16
@@ -853,3 +855,57 @@ def test_float16_gru_matches_the_float32_unrolled_reference_on_m55(tmp_path):
     elf = cross_build_module(result.output, tmp_path / "build", "m55", prefix=result.prefix)
     run = run_qemu(elf, CORES["m55"], timeout=300, count=False)
     assert run.returncode == 0 and "PASS (3 sample(s)" in run.stdout, run.stdout
+
+
+LSTM_F16 = [
+    LstmSpec(dtype="float16", batch=2, time=4, n_input=5, n_cell=6),
+    LstmSpec(
+        dtype="float16", batch=1, time=3, n_input=4, n_cell=5, cifg=True, time_major=True, cell_clip=1.5
+    ),
+]
+
+
+def lstm_case(spec: LstmSpec, work: Path) -> tuple[Path, Path, float]:
+    """The float16 LSTM, its golden from the float32 twin (two runs through one interpreter, so the
+    carried states matter) and the tolerance. The kernel evaluates the cell in float and keeps h
+    and c in float inside a run: an output differs from the reference by its one rounding (u |r|)
+    plus float noise; the states are rounded to float16 between runs, and the second run's cell
+    carries those roundings on. h is in (-1, 1) and the weights are scaled by 0.9 / sqrt(fan-in),
+    so a state error passes through each step with a gain below 2: tol = 2u (one rounding) + 8u
+    (the carried roundings of h and c, over the second run's steps)."""
+    work.mkdir(parents=True, exist_ok=True)
+    f16 = lstm_model(spec, work / "lstm_f16.tflite")
+    twin = work / "lstm_f32.tflite"
+    twin.write_bytes(float32_twin(f16.read_bytes()))
+    inputs = _inputs(twin, seed=zlib.crc32(spec.label.encode()))
+    reference = _run(twin, inputs)
+    golden = work / "golden.npz"
+    np.savez(golden, input_0=inputs[0], output_0=reference[0].astype(np.float32))
+    return f16, golden, 10 * U16
+
+
+@pytest.mark.parametrize("spec", LSTM_F16, ids=[s.label for s in LSTM_F16])
+def test_float16_lstm_matches_the_float32_twin_on_host(spec, tmp_path):
+    model, golden, tol = lstm_case(spec, tmp_path / "w")
+    result = convert(model, golden, tol, tmp_path / "out")
+    assert [op.kernel.entry for op in result.plan.operators] == ["hk_lstm_f16"]
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+@pytest.mark.cross
+def test_float16_lstm_matches_the_float32_twin_on_m55(tmp_path):
+    model, golden, tol = lstm_case(LSTM_F16[0], tmp_path / "w")
+    result = convert(model, golden, tol, tmp_path / "out")
+    elf = cross_build_module(result.output, tmp_path / "build", "m55", prefix=result.prefix)
+    run = run_qemu(elf, CORES["m55"], timeout=300, count=False)
+    assert run.returncode == 0 and "PASS (2 sample(s)" in run.stdout, run.stdout
+
+
+def test_float16_lstm_refuses_what_the_keras_subset_lacks(tmp_path):
+    model = lstm_model(LstmSpec(dtype="float16", peephole=True, n_output=4), tmp_path / "m.tflite")
+    with pytest.raises(UnsupportedModelError) as info:
+        convert(model, None, MAX_TOL, tmp_path / "out")
+    message = str(info.value)
+    assert "a float16 LSTM has no peephole weights" in message
+    assert "a float16 LSTM has no projection" in message
