@@ -323,6 +323,19 @@ def more_movers(t: Twin) -> None:
     t.outputs.append(t.op("GATHER", [strided, idx], t.act("y", (1, 4, 4, 3)), gather))
 
 
+def generators(t: Twin) -> None:
+    """FILL (a run-time value) and DILATE (a constant padding value) on float16: byte movers."""
+    x = t.act("x", (2, 3, 4), model_input=True)
+    value = t.act("value", (), model_input=True)
+    dilations = t.b.add_tensor("dilations", (3,), "int32", data=np.asarray([1, 2, 3], np.int32))
+    pad = t.const("pad", ())
+    dilated = t.op("DILATE", [x, dilations, pad], t.act("dilated", (2, 5, 10)))
+    dims = t.b.add_tensor("dims", (3,), "int32", data=np.asarray([2, 5, 10], np.int32))
+    filled = t.op("FILL", [dims, value], t.act("filled", (2, 5, 10)))
+    cat = _options(litert.ConcatenationOptionsT, axis=0)
+    t.outputs.append(t.op("CONCATENATION", [dilated, filled], t.act("y", (4, 5, 10)), cat))
+
+
 def movers(t: Twin) -> None:
     """RESHAPE, TRANSPOSE, CONCATENATION, PAD, SLICE: float16 moved as 2-byte elements."""
     x = t.act("x", (1, 4, 6, 3), model_input=True)
@@ -411,6 +424,7 @@ FAMILIES = [
     Case("sum_c", reduce("SUM", (2, 3, 4, 9), [3], (2, 3, 4, 1)), n=0, accumulates=True),
     Case("movers", movers, exact=True),
     Case("more_movers", more_movers, exact=True),
+    Case("generators", generators, exact=True),
     # Helium takes vfmaq_f16 lanes only where both operands run along the depth (adj_y, not
     # adj_x): n = ceil(depth / 8); the strided walks accumulate in float (n = 0).
     Case(
