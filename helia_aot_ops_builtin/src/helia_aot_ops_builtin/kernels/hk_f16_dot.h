@@ -49,11 +49,22 @@ HK_INLINE float16x8_t hk_f16_dot_acc(float16x8_t acc, const hk_f16_t *a, const h
  * not be checked. */
 HK_INLINE float hk_f16_dot_precise(const hk_f16_t *a, const hk_f16_t *b, int32_t n)
 {
-    float acc = 0.0f;
-    for (int32_t i = 0; i < n; ++i) {
-        acc += (float)a[i] * (float)b[i];
+    /* Four running sums (four elements per iteration, fewer loop instructions), added at the end. */
+    float acc0 = 0.0f;
+    float acc1 = 0.0f;
+    float acc2 = 0.0f;
+    float acc3 = 0.0f;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        acc0 += (float)a[i] * (float)b[i];
+        acc1 += (float)a[i + 1] * (float)b[i + 1];
+        acc2 += (float)a[i + 2] * (float)b[i + 2];
+        acc3 += (float)a[i + 3] * (float)b[i + 3];
     }
-    return acc;
+    for (; i < n; ++i) {
+        acc0 += (float)a[i] * (float)b[i];
+    }
+    return (acc0 + acc1) + (acc2 + acc3);
 }
 
 /* Follows the float reference's inner product: sum(a[i] * b[i]), in float16 lanes on Helium (the
