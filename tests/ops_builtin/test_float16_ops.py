@@ -473,7 +473,6 @@ M55_FAMILIES = [
         "svdf_rank2",
         "div_relu",
         "prelu",
-        "gelu",
         "arg_max",
         "reduce_max",
     }
@@ -670,6 +669,8 @@ HOSTILE = [
     "softmax",
     "mean_hw",
     "sum_c",
+    "div_relu",
+    "arg_max",
 ]
 
 
