@@ -696,7 +696,8 @@ def test_float16_modules_run_clean_on_hostile_inputs(name, tmp_path):
     arrays = {f"input_{i}": np.stack([sample(s, v, a) for v, a in samples]) for i, s in enumerate(shapes)}
     outputs = _run(f32, [np.zeros((1, *s), np.float16) for s in shapes])
     arrays |= {
-        f"output_{j}": np.zeros((len(samples), *y.shape[1:]), np.float32) for j, y in enumerate(outputs)
+        f"output_{j}": np.zeros((len(samples), *y.shape[1:]), np.float32 if y.dtype.kind == "f" else y.dtype)
+        for j, y in enumerate(outputs)
     }
     golden = tmp_path / "hostile.npz"
     np.savez(golden, **arrays)
