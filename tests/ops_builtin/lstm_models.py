@@ -2,7 +2,8 @@
 
 ``lstm_model`` builds one layer with any mix of the variants LiteRT's kernel accepts (CIFG,
 peephole, projection with or without bias, layer normalization, cell and projection clipping,
-time-major input, several batch rows) in float32 or as the 8x8_16 integer LSTM, with weights drawn
+time-major input, several batch rows) in float32 (or float16: the same graph with float16
+tensors, whose float32 twin is the reference) or as the 8x8_16 integer LSTM, with weights drawn
 from a generator seeded by the test, so each model is the same whichever tests ran before it.
 """
 
@@ -74,7 +75,7 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
     def weights(name: str, shape: tuple[int, ...], in_scale: float) -> int:
         if not integer:
             data = rng.standard_normal(shape).astype(np.float32) * (0.9 / np.sqrt(shape[-1]))
-            return b.add_tensor(name, shape, "float32", data=data)
+            return b.add_tensor(name, shape, spec.dtype, data=data.astype(spec.dtype))
         scale = float(rng.uniform(0.004, 0.02)) * (0.6 / in_scale) * (1 / np.sqrt(shape[-1])) * 2**-6
         data = rng.integers(-127, 128, shape)
         return b.add_tensor(name, shape, "int8", data=data, quantization=(scale, 0))
@@ -85,7 +86,7 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
             data = rng.standard_normal(size).astype(np.float32) * 0.4
             if kind == "layer_norm":
                 data = 1.0 + data * 0.5
-            return b.add_tensor(name, (size,), "float32", data=data)
+            return b.add_tensor(name, (size,), spec.dtype, data=data.astype(spec.dtype))
         if kind == "bias":
             big = 1 << 23 if spec.layer_norm else 400
             return b.add_tensor(name, (size,), "int32", data=rng.integers(-big, big, size))
@@ -119,7 +120,7 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
     cell_q = (2.0**spec.cell_scale_log2, 0) if integer else None
     inputs.append(
         b.add_tensor(
-            "c", (spec.batch, n_cell), "int16" if integer else "float32", quantization=cell_q, variable=True
+            "c", (spec.batch, n_cell), "int16" if integer else spec.dtype, quantization=cell_q, variable=True
         )
     )
     for g in ("input", "forget", "cell", "output"):

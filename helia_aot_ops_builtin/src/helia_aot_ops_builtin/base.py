@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 from helia_aot.pack import KernelLibrary, TemplateOperator
 
@@ -25,3 +26,6 @@ class BuiltinOperator(TemplateOperator):
 
     TEMPLATE_DIRS: Sequence[Path] = (TEMPLATE_DIR,)
     KERNEL_LIBRARY: KernelLibrary | None = kernels.LIBRARY
+    # The float16 kernels compute in _Float16, which only FP16 cores (Cortex-M55) have: Resolve
+    # refuses a non-constant float16 operand elsewhere, naming the platforms that have FP16.
+    DTYPE_PLATFORM_CAPABILITIES = MappingProxyType({"float16": "fp16"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 import traceback
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensorType
+from helia_aot.air import AirModel
 from helia_aot.config.rules import rule_ids
 from helia_aot.errors import (
     HeliaAotError,
@@ -54,33 +54,51 @@ def check_rule_ids(rules: list[Any], model: AirModel, subgraph: int = 0) -> None
                 )
 
 
-def _fp16_platform_names(context: Any) -> list[str]:
+def _platforms_with(context: Any, capability: str) -> list[str]:
+    """The registered platforms that declare ``capability`` (lower case), sorted by name."""
     platforms = getattr(context, "platforms", None)
     if platforms is None:
         return []
-    return sorted(p.name for _, p in platforms.items() if getattr(p, "has_fp16", False))
+    return sorted(
+        p.name
+        for _, p in platforms.items()
+        if capability in {str(c).lower() for c in getattr(p, "capabilities", ())}
+    )
 
 
-def float16_platform_problem(model: AirModel, op: Any, platform: Any, context: Any) -> str | None:
-    """Why ``op`` cannot run on ``platform``: float16 arithmetic on a core without FP16, or None.
+def capability_problem(model: AirModel, op: Any, cls: Any, platform: Any, context: Any) -> str | None:
+    """Why ``op`` cannot run on ``platform``: a capability its class declares for an element type
+    (``DTYPE_PLATFORM_CAPABILITIES``, e.g. float16 -> FP16) that the platform lacks, or None.
 
-    Float16 kernels compute in ``_Float16``, which only FP16-capable cores (Cortex-M55) have; a
-    Cortex-M4 compiler rejects the type. Constant float16 tensors are exempt: the "float16 weights
-    + DEQUANTIZE" pattern widens them to float32 in portable C on every core. The sentence names
-    the registered platforms that do have FP16, so the fix is one ``--platform.name`` away.
+    Only non-constant tensors count: constants are data the kernels may widen in portable C (the
+    float16-weights + DEQUANTIZE pattern runs on every core). The sentence names the registered
+    platforms that have the capability, so the fix is one ``--platform.name`` away. A platform
+    object without a ``capabilities`` set is taken to have every capability.
     """
-    if getattr(platform, "has_fp16", True):
+    needs = {
+        str(k).lower(): str(v).lower()
+        for k, v in (getattr(cls, "DTYPE_PLATFORM_CAPABILITIES", None) or {}).items()
+    }
+    capabilities = getattr(platform, "capabilities", None)
+    if not needs or capabilities is None:
         return None
+    have = {str(c).lower() for c in capabilities}
     for tid in (*op.input_ids, *op.output_ids):
         tensor = model.tensors.get(tid) if tid else None
-        if tensor is None or tensor.is_constant or tensor.dtype is not AirTensorType.FLOAT16:
+        if tensor is None or tensor.is_constant:
             continue
-        names = _fp16_platform_names(context)
-        choice = f"choose one that has it ({', '.join(names)})" if names else "choose a Cortex-M55 platform"
+        dtype = str(tensor.dtype.value).lower()
+        capability = needs.get(dtype)
+        if capability is None or capability in have:
+            continue
+        cap = capability.upper()
+        names = _platforms_with(context, capability)
+        choice = f"choose one that has it ({', '.join(names)})" if names else f"choose a platform with {cap}"
+        article = "an" if cap[0] in "AEFHILMNORSX" else "a"
         return (
-            f"#{op.id} {op.op_type}: {tensor.source_name or tensor.name!r} is float16, which needs an "
-            f"FP16-capable platform; {getattr(platform, 'name', 'this platform')} "
-            f"({getattr(platform, 'cpu', 'its core')}) has no FP16: {choice}"
+            f"#{op.id} {op.op_type}: {tensor.source_name or tensor.name!r} is {dtype}, which needs "
+            f"{article} {cap}-capable platform; {getattr(platform, 'name', 'this platform')} "
+            f"({getattr(platform, 'cpu', 'its core')}) has no {cap}: {choice}"
         )
     return None
 
@@ -135,14 +153,14 @@ def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any)
     problems: list[str] = []
     resolved = []
     for op in list(model.operators):
-        fp16_problem = float16_platform_problem(model, op, platform, context)
-        if fp16_problem is not None:
-            problems.append(fp16_problem)
-            continue
         if op.op_type not in context.aot_operator_classes:
             problems.append(f"#{op.id} {op.op_type}: no operator class is registered for it")
             continue
         cls = context.aot_operator_classes.get(op.op_type)
+        capability = capability_problem(model, op, cls, platform, context)
+        if capability is not None:
+            problems.append(capability)
+            continue
         try:
             aot_op = cls(
                 op,

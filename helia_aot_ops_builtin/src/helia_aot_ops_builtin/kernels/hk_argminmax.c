@@ -29,6 +29,7 @@ typedef enum {
     ARG_S16,
     ARG_S32,
     ARG_F32,
+    ARG_F16,
 } argminmax_type_t;
 
 /* Element i of `input` as `type` says; integers are exact in int32, floats stay floats. */
@@ -59,6 +60,19 @@ HK_INLINE bool argminmax_better_float(float value, float best, bool is_max)
     return !isnan(value) && (isnan(best) || (is_max ? value > best : value < best));
 }
 
+/* A float16 bit pattern as an integer that orders like its value (-0 and +0 equal), so float16
+ * compares need no _Float16; NaNs are told apart by hk_f16_bits_nan. */
+HK_INLINE int32_t argminmax_f16_key(uint16_t bits)
+{
+    const int32_t magnitude = (int32_t)(bits & 0x7fffu);
+    return (bits & 0x8000u) != 0u ? -magnitude : magnitude;
+}
+
+HK_INLINE bool argminmax_f16_nan(uint16_t bits)
+{
+    return (bits & 0x7fffu) > 0x7c00u;
+}
+
 /*
  * The kernels, which differ only in the element type and its comparison. `type` is a constant
  * at every call and the body is always inlined, so each kernel keeps its own loop.
@@ -82,6 +96,24 @@ HK_INLINE int32_t argminmax(const hk_argminmax_params_t *params, const void *inp
                     const float value = input_f32[block + i * inner + j];
                     if (argminmax_better_float(value, best, params->is_arg_max)) {
                         best = value;
+                        best_index = (int32_t)i;
+                    }
+                }
+            } else if (type == ARG_F16) {
+                /* The float comparator above on float16 values: a NaN never wins, and any number
+                 * replaces a NaN best. */
+                const uint16_t *bits = (const uint16_t *)input;
+                bool best_nan = argminmax_f16_nan(bits[block + j]);
+                int32_t best = argminmax_f16_key(bits[block + j]);
+                for (size_t i = 1; i < axis; ++i) {
+                    const uint16_t value = bits[block + i * inner + j];
+                    if (argminmax_f16_nan(value)) {
+                        continue;
+                    }
+                    const int32_t key = argminmax_f16_key(value);
+                    if (best_nan || argminmax_better_int(key, best, params->is_arg_max)) {
+                        best = key;
+                        best_nan = false;
                         best_index = (int32_t)i;
                     }
                 }
@@ -129,4 +161,11 @@ int32_t hk_argminmax_s32(const hk_argminmax_params_t *params, const int32_t *inp
 int32_t hk_argminmax_f32(const hk_argminmax_params_t *params, const float *input, void *output)
 {
     return argminmax(params, input, output, ARG_F32);
+}
+
+/* Follows LiteRT reference_ops::ArgMinMax with the float NaN-aware comparator, on float16 bit
+ * patterns (compared through an order-preserving integer key). */
+int32_t hk_argminmax_f16(const hk_argminmax_params_t *params, const uint16_t *input, void *output)
+{
+    return argminmax(params, input, output, ARG_F16);
 }

@@ -3,7 +3,22 @@
  */
 #include "hk_binary_f16.h"
 
-typedef enum { F16_ADD, F16_SUB, F16_MUL, F16_MAXIMUM, F16_MINIMUM } f16_binary_kind_t;
+typedef enum {
+    F16_ADD,
+    F16_SUB,
+    F16_MUL,
+    F16_MAXIMUM,
+    F16_MINIMUM,
+    F16_DIV,
+    F16_SQUARED_DIFFERENCE
+} f16_binary_kind_t;
+
+/* DIV and SQUARED_DIFFERENCE have no single-rounding Helium form (MVE has no divide, and a float16
+ * difference squared rounds twice): they take the float element path on every core. */
+HK_INLINE bool f16_has_lanes(f16_binary_kind_t kind)
+{
+    return kind != F16_DIV && kind != F16_SQUARED_DIFFERENCE;
+}
 
 /* One element in float (exact for these operations on float16 operands), clamped for the
  * arithmetic operators and rounded once to float16. MAXIMUM/MINIMUM compare like the reference
@@ -20,6 +35,10 @@ HK_INLINE hk_f16_t f16_element(f16_binary_kind_t kind, const hk_binary_f16_param
         return hk_f16_clamp(x - y, p->float_min, p->float_max);
     case F16_MUL:
         return hk_f16_clamp(x * y, p->float_min, p->float_max);
+    case F16_DIV:
+        return hk_f16_clamp(x / y, p->float_min, p->float_max);
+    case F16_SQUARED_DIFFERENCE:
+        return hk_f16_round((x - y) * (x - y));
     case F16_MAXIMUM:
         return x > y ? a : b;
     default:
@@ -80,12 +99,14 @@ HK_INLINE int32_t f16_binary(f16_binary_kind_t kind, const hk_binary_f16_params_
     hk_f16_t *out = (hk_f16_t *)(void *)output;
     if (!g->broadcast) {
 #if HK_HAVE_MVE_F16
-        f16_run_mve(kind, &p, a, b, out, g->size);
-#else
+        if (f16_has_lanes(kind)) {
+            f16_run_mve(kind, &p, a, b, out, g->size);
+            return HK_STATUS_OK;
+        }
+#endif
         for (int32_t i = 0; i < g->size; ++i) {
             out[i] = f16_element(kind, &p, a[i], b[i]);
         }
-#endif
         return HK_STATUS_OK;
     }
     int32_t o = 0;
@@ -99,7 +120,7 @@ HK_INLINE int32_t f16_binary(f16_binary_kind_t kind, const hk_binary_f16_params_
                                        i3 * g->strides2[3];
                     const int32_t n = g->shape[4];
 #if HK_HAVE_MVE_F16
-                    if (g->strides1[4] == 1 && g->strides2[4] == 1) {
+                    if (f16_has_lanes(kind) && g->strides1[4] == 1 && g->strides2[4] == 1) {
                         f16_run_mve(kind, &p, a + ra, b + rb, out + o, n);
                         o += n;
                         continue;
@@ -148,4 +169,18 @@ int32_t hk_minimum_f16(const hk_binary_f16_params_t *params, const uint16_t *inp
                        const uint16_t *input2, uint16_t *output)
 {
     return f16_binary(F16_MINIMUM, params, input1, input2, output);
+}
+
+/* Follows LiteRT reference_ops::Div (float): a / b, then the fused activation clamp. */
+int32_t hk_div_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output)
+{
+    return f16_binary(F16_DIV, params, input1, input2, output);
+}
+
+/* Follows LiteRT's float SQUARED_DIFFERENCE: (a - b) * (a - b). */
+int32_t hk_squared_difference_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                                  const uint16_t *input2, uint16_t *output)
+{
+    return f16_binary(F16_SQUARED_DIFFERENCE, params, input1, input2, output);
 }

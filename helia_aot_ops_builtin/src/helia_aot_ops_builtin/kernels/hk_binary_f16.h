@@ -1,5 +1,6 @@
 /*
- * helia-aot kernel library: float16 elementwise ADD, SUB, MUL, MAXIMUM and MINIMUM.
+ * helia-aot kernel library: float16 elementwise ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM and
+ * MINIMUM.
  *
  * The broadcast walk is hk_binary's (the converter folds NumPy broadcasting into at most five
  * output dimensions with per-input element strides, 0 where an input repeats). Each element is
@@ -8,7 +9,9 @@
  * then ADD/SUB/MUL clamp to the fused activation. On Helium with MVE-F, runs of elements where
  * neither input repeats go eight lanes at a time (vaddq_f16, vsubq_f16, vmulq_f16, vmaxnmq_f16,
  * vminnmq_f16) with the same per-element rounding. Inputs are read before the output is written,
- * so the output may share a same-shape input's storage.
+ * so the output may share a same-shape input's storage. DIV and SQUARED_DIFFERENCE evaluate each
+ * element in float and round once on every core (MVE has no divide; a float16 difference squared
+ * would round twice).
  */
 #ifndef HK_BINARY_F16_H
 #define HK_BINARY_F16_H
@@ -41,5 +44,10 @@ int32_t hk_maximum_f16(const hk_binary_f16_params_t *params, const uint16_t *inp
                        const uint16_t *input2, uint16_t *output);
 int32_t hk_minimum_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
                        const uint16_t *input2, uint16_t *output);
+
+int32_t hk_div_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                   const uint16_t *input2, uint16_t *output);
+int32_t hk_squared_difference_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
+                                  const uint16_t *input2, uint16_t *output);
 
 #endif /* HK_BINARY_F16_H */

@@ -5,16 +5,12 @@
 
 #include "hk_f16_dot.h"
 
-/* Follows LiteRT reference_ops::Conv (float): for every output pixel and filter, the bias plus
- * the products of the filter with the in-image taps of its group's channels, then the fused
- * activation clamp. The channel run of one tap is contiguous in both the input and the filter,
- * so each tap is one hk_f16_dot. */
-int32_t hk_conv_f16(const hk_conv_f16_params_t *params, const uint16_t *input, const uint16_t *filter,
-                    const uint16_t *bias, uint16_t *output)
+/* The whole convolution with one accumulation: `fast` is a constant at both calls, so each keeps a
+ * loop of its own with its dot product inlined. The channel run of one tap is contiguous in both
+ * the input and the filter, so each tap is one dot product. */
+HK_INLINE int32_t conv_f16_run(const hk_conv_f16_params_t *params, const uint16_t *input, const uint16_t *filter,
+                               const uint16_t *bias, uint16_t *output, bool fast)
 {
-    if (params == NULL || input == NULL || filter == NULL || output == NULL) {
-        return HK_STATUS_BAD_PARAM;
-    }
     const hk_conv_f16_params_t p = *params;
     if (p.filter_input_channels <= 0 || p.input_channels % p.filter_input_channels != 0 ||
         p.output_channels % (p.input_channels / p.filter_input_channels) != 0) {
@@ -47,7 +43,7 @@ int32_t hk_conv_f16(const hk_conv_f16_params_t *params, const uint16_t *input, c
                             const hk_f16_t *xi =
                                 in + (((int32_t)n * p.input_height + iy) * p.input_width + ix) * p.input_channels + c0;
                             const hk_f16_t *wi = w + ((oc * p.filter_height + ky) * p.filter_width + kx) * fic;
-                            acc += hk_f16_dot(xi, wi, fic);
+                            acc += fast ? hk_f16_dot(xi, wi, fic) : hk_f16_dot_precise(xi, wi, fic);
                         }
                     }
                     if (b != NULL) {
@@ -59,4 +55,17 @@ int32_t hk_conv_f16(const hk_conv_f16_params_t *params, const uint16_t *input, c
         }
     }
     return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::Conv (float): for every output pixel and filter, the bias plus
+ * the products of the filter with the in-image taps of its group's channels, then the fused
+ * activation clamp. */
+int32_t hk_conv_f16(const hk_conv_f16_params_t *params, const uint16_t *input, const uint16_t *filter,
+                    const uint16_t *bias, uint16_t *output)
+{
+    if (params == NULL || input == NULL || filter == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    return params->fast_accumulation ? conv_f16_run(params, input, filter, bias, output, true)
+                                     : conv_f16_run(params, input, filter, bias, output, false);
 }

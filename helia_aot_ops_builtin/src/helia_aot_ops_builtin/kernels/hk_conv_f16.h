@@ -3,9 +3,10 @@
  *
  * NHWC tensors, OHWI filter, explicit padding (taps outside the image are skipped) and grouped
  * filters as in hk_conv.h; the operands, bias included, are float16. Each output is the bias
- * plus the dot products of its in-image taps (hk_f16_dot.h: float accumulation in portable C,
- * eight float16 lanes with vfmaq_f16 on Helium), clamped to the fused activation and rounded
- * once to float16.
+ * plus the dot products of its in-image taps, clamped to the fused activation and rounded once
+ * to float16. The `accumulation` knob picks the dot product (hk_f16_dot.h): `precise` (the
+ * default) accumulates in float on every core; `fast` keeps eight float16 lanes (vfmaq_f16) on
+ * Helium, and float elsewhere.
  */
 #ifndef HK_CONV_F16_H
 #define HK_CONV_F16_H
@@ -31,6 +32,7 @@ typedef struct {
     int32_t pad_left;
     float act_min_f32;             /* fused activation clamp */
     float act_max_f32;
+    bool fast_accumulation;        /* accumulation knob: true = float16 lanes on Helium (fast) */
 } hk_conv_f16_params_t;
 
 /* float16 input, filter, bias (may be NULL) and output. */

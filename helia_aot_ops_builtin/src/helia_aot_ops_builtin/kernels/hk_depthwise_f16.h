@@ -2,10 +2,11 @@
  * helia-aot kernel library: float16 DEPTHWISE_CONV_2D.
  *
  * NHWC input, [1, filter_height, filter_width, input_channels * depth_multiplier] filter,
- * explicit padding (taps outside the image are skipped), float16 operands and bias. On Helium
- * with MVE-F and a depth multiplier of 1, eight channels go at a time: the bias vector plus one
- * vfmaq_f16 per in-image tap, clamped and stored as float16; otherwise each output channel
- * accumulates its taps in float.
+ * explicit padding (taps outside the image are skipped), float16 operands and bias. With the
+ * `accumulation` knob on `fast`, on Helium with MVE-F and a depth multiplier of 1, eight channels
+ * go at a time: the bias vector plus one vfmaq_f16 per in-image tap, clamped and stored as
+ * float16; otherwise (`precise`, the default, or another core) each output channel accumulates
+ * its taps in float.
  */
 #ifndef HK_DEPTHWISE_F16_H
 #define HK_DEPTHWISE_F16_H
@@ -30,6 +31,7 @@ typedef struct {
     int32_t pad_left;
     float act_min_f32;
     float act_max_f32;
+    bool fast_accumulation;        /* accumulation knob: true = float16 lanes on Helium (fast) */
 } hk_depthwise_f16_params_t;
 
 int32_t hk_depthwise_f16(const hk_depthwise_f16_params_t *params, const uint16_t *input,

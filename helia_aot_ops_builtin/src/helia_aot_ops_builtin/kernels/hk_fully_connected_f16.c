@@ -5,14 +5,12 @@
 
 #include "hk_f16_dot.h"
 
-/* Follows LiteRT reference_ops::FullyConnected (float): the bias plus the dot product of the input
- * row with the unit's weights, then the fused activation clamp. */
-int32_t hk_fully_connected_f16(const hk_fully_connected_f16_params_t *params, const uint16_t *input,
-                               const uint16_t *filter, const uint16_t *bias, uint16_t *output)
+/* The layer with one accumulation: `fast` is a constant at both calls, so each keeps a loop of
+ * its own with its dot product inlined. */
+HK_INLINE int32_t fully_connected_f16_run(const hk_fully_connected_f16_params_t *params, const uint16_t *input,
+                                          const uint16_t *filter, const uint16_t *bias, uint16_t *output,
+                                          bool fast)
 {
-    if (params == NULL || input == NULL || filter == NULL || output == NULL) {
-        return HK_STATUS_BAD_PARAM;
-    }
     const hk_fully_connected_f16_params_t p = *params;
     const hk_f16_t *in = (const hk_f16_t *)(const void *)input;
     const hk_f16_t *w = (const hk_f16_t *)(const void *)filter;
@@ -21,7 +19,9 @@ int32_t hk_fully_connected_f16(const hk_fully_connected_f16_params_t *params, co
     for (int32_t n = 0; n < p.batches; ++n) {
         const hk_f16_t *row = in + n * p.input_features;
         for (int32_t o = 0; o < p.output_features; ++o) {
-            float acc = hk_f16_dot(row, w + o * p.input_features, p.input_features);
+            const hk_f16_t *unit = w + o * p.input_features;
+            float acc = fast ? hk_f16_dot(row, unit, p.input_features)
+                             : hk_f16_dot_precise(row, unit, p.input_features);
             if (b != NULL) {
                 acc += (float)b[o];
             }
@@ -29,4 +29,16 @@ int32_t hk_fully_connected_f16(const hk_fully_connected_f16_params_t *params, co
         }
     }
     return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_ops::FullyConnected (float): the bias plus the dot product of the input
+ * row with the unit's weights, then the fused activation clamp. */
+int32_t hk_fully_connected_f16(const hk_fully_connected_f16_params_t *params, const uint16_t *input,
+                               const uint16_t *filter, const uint16_t *bias, uint16_t *output)
+{
+    if (params == NULL || input == NULL || filter == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    return params->fast_accumulation ? fully_connected_f16_run(params, input, filter, bias, output, true)
+                                     : fully_connected_f16_run(params, input, filter, bias, output, false);
 }

@@ -93,6 +93,7 @@ class ActivationOperator(BuiltinOperator):
         if src.size != dst.size:
             yield f"the input has {src.size} elements but the output {dst.size}"
         if self.dtype is np.float16:
+            yield from self.type_problems()
             return
         if self.dtype is not np.float32:
             for tensor in (src, dst):
@@ -358,13 +359,14 @@ class PreluOperator(ActivationOperator):
 
     TYPE = AirOpType.PRELU.value
     KERNELS = ("prelu",)
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_TYPE,
         PER_TENSOR,
         "alpha must have the input's element type and broadcast to the input's shape; at most 6 dimensions.",
         "int16 input: alpha must be int8 (LiteRT's 16x8 PRELU; it reads an int16 alpha as bytes), "
         "input and output zero points 0.",
+        FLOAT16_RESTRICTION,
     )
 
     @property
@@ -379,7 +381,9 @@ class PreluOperator(ActivationOperator):
         expected = np.int8 if self.dtype is np.int16 else self.dtype
         if alpha.dtype.numpy.type is not expected:
             yield f"alpha is {alpha.dtype} but a {src.dtype} input needs {np.dtype(expected).name} alpha"
-        elif self.dtype is not np.float32 and (alpha.quantization is None or alpha.quantization.per_channel):
+        elif self.dtype in (np.int8, np.int16) and (
+            alpha.quantization is None or alpha.quantization.per_channel
+        ):
             yield "alpha is not quantized per tensor"
         if tuple(src.shape) != tuple(self.target.shape):
             yield f"the output shape {self.target.shape} differs from the input shape {src.shape}"
@@ -407,6 +411,11 @@ class PreluOperator(ActivationOperator):
             self.ptr(self.target),
         ]
         return values
+
+    def f16_kernel(self) -> tuple[str, str | None, str | None]:
+        # The float16 family declares its own shape struct (same fields as hk_prelu_shape_t), so a
+        # float16 module carries no hk_prelu source.
+        return "prelu_f16", "prelu_f16_shape_t", struct_init(*self._shape_init())
 
     def kernel(self) -> tuple[str, str | None, str | None]:
         shape = self._shape_init()

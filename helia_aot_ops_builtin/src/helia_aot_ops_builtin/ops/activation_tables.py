@@ -19,6 +19,7 @@ from helia_aot.air import AirOperatorOptions
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.ops.activation import PER_TENSOR, SAME_TYPE, ActivationOperator, quant
 from helia_aot_ops_builtin.parsing import simple_parser
 
@@ -43,6 +44,8 @@ class _TableOperator(ActivationOperator):
     FLOAT_FAMILY = ""
 
     def kernel_families(self) -> tuple[str, ...]:
+        if self.dtype is np.float16:
+            return ("activation_f16",)
         return (self.FLOAT_FAMILY,) if self.dtype is np.float32 else ("table",)
 
     def table(self) -> np.ndarray:
@@ -50,11 +53,11 @@ class _TableOperator(ActivationOperator):
         raise NotImplementedError
 
     def on_resolve(self) -> None:
-        if self.dtype is not np.float32:
+        if self.dtype in (np.int8, np.int16):
             self.intern_constant_array("table", self.table())
 
     def extra_args(self) -> list[str]:
-        if self.dtype is np.float32:
+        if self.dtype not in (np.int8, np.int16):
             return []
         return [self.ptr(self.get_local_tensor("table"), const=True)]
 
@@ -73,8 +76,12 @@ class GeluOperator(_TableOperator):
     TYPE = GELU
     FLOAT_FAMILY = "gelu"
     KERNELS = ("gelu", "table")
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
-    RESTRICTIONS = (SAME_TYPE, PER_TENSOR)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    RESTRICTIONS = (SAME_TYPE, PER_TENSOR, FLOAT16_RESTRICTION)
+
+    def f16_kernel(self) -> tuple[str, str | None, str | None]:
+        # float16 evaluates the same formula in float and rounds once (activation_f16).
+        return ("gelu_tanh_f16" if self.approximate else "gelu_f16"), None, None
 
     @property
     def approximate(self) -> bool:

@@ -1,7 +1,7 @@
 """ARG_MAX and ARG_MIN over one constant axis.
 
 ``hk_argminmax`` keeps the first index of the extreme value (ties go to the smallest index) and,
-for float32, never picks a NaN over a number, as LiteRT's comparator does. The output is int32 or
+for float32 and float16, never picks a NaN over a number, as LiteRT's comparator does. The output is int32 or
 int64 as the options say.
 """
 
@@ -17,6 +17,7 @@ from helia_aot.converters.litert.schema_access import tensor_type_name
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.layout import normalize_axis, product
 from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
@@ -26,6 +27,7 @@ _KERNELS = {
     AirTensorType.UINT8: "u8",
     AirTensorType.INT32: "s32",
     AirTensorType.FLOAT32: "f32",
+    AirTensorType.FLOAT16: "f16",
 }
 _OUTPUTS = (AirTensorType.INT32, AirTensorType.INT64)
 
@@ -51,10 +53,11 @@ class ArgMaxOperator(BuiltinOperator):
 
     TYPE = AirOpType.ARG_MAX.value
     IS_MAX = True
-    SUPPORTED_DTYPES = (np.int8, np.uint8, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32)
     RESTRICTIONS = (
-        "The input must be float32, int8, uint8 or int32 and the output int32 or int64.",
+        "The input must be float32, float16, int8, uint8 or int32 and the output int32 or int64.",
         "The axis must be a constant.",
+        FLOAT16_RESTRICTION,
     )
     KERNELS = ("argminmax",)
     TEMPLATE = "argminmax.c.mako"
@@ -67,7 +70,7 @@ class ArgMaxOperator(BuiltinOperator):
         source, target = self.input_tensors[0], self.output_tensors[0]
         problems = []
         if source.dtype not in _KERNELS:
-            problems.append(f"the input is {source.dtype}; supported: float32, int8, uint8, int32")
+            problems.append(f"the input is {source.dtype}; supported: float32, float16, int8, uint8, int32")
         if target.dtype not in _OUTPUTS:
             problems.append(f"the output is {target.dtype}; supported: int32, int64")
         wanted = self.typed_options(AirArgMinMaxOptions).output_type

@@ -19,6 +19,7 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.binary_f16_call import geometry_params
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
 from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
@@ -226,15 +227,7 @@ class BinaryOperator(ParamsCallOperator):
     def kernel(self) -> KernelCall:
         if self.int32:
             return self._int32_kernel()
-        g = broadcast_geometry(self.lhs.shape, self.rhs.shape)
-        geometry = {
-            "size": g.size,
-            "broadcast": g.broadcast,
-            "shape": g.shape,
-            "strides1": g.strides1,
-            "strides2": g.strides2,
-        }
-        params: dict[str, Any] = {"geometry": geometry}
+        params: dict[str, Any] = {"geometry": geometry_params(self.lhs, self.rhs)}
         if not self.quantized:
             # Without an activation the clamp is +-FLT_MAX, which (as in LiteRT) also caps infinities.
             lo, hi = activation_range_float(self.activation())
@@ -345,8 +338,8 @@ class SquaredDifferenceOperator(BinaryOperator):
 
     TYPE = AirOpType.SQUARED_DIFFERENCE.value
     FUNCTION = "squared_difference"
-    SUPPORTED_DTYPES = (np.int8, np.float32)
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (RESCALE_BELOW_ONE,)
+    SUPPORTED_DTYPES = (np.int8, np.float16, np.float32)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (RESCALE_BELOW_ONE, FLOAT16_RESTRICTION)
 
     def rescale(self) -> BinaryRescale:
         return squared_difference_rescale(*self._quant_args())

@@ -19,7 +19,10 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.binary_f16_call import binary_f16_call
+from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry
 from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import activation_range_float
@@ -32,6 +35,10 @@ SAME_TYPE = "Both inputs and the output must have one element type."
 BROADCAST = (
     f"The inputs must broadcast to the output's shape (NumPy rules) in at most {WALK_MAX_RANK} "
     "dimensions once equal-behaving dimensions are merged."
+)
+F16_BROADCAST = (
+    f"float16: the inputs broadcast in at most {BINARY_MAX_RANK} dimensions once equal-behaving "
+    "dimensions are merged (the binary_f16 walk)."
 )
 INT32_ERRORS = (
     "int32: a zero divisor (or, for POW, a negative exponent) makes the run return an error, "
@@ -121,14 +128,43 @@ class BinaryMathOperator(ParamsCallOperator):
 
 
 class DivOperator(BinaryMathOperator):
-    """DIV: x / y with a fused activation (int32 truncates toward zero)."""
+    """DIV: x / y with a fused activation (int32 truncates toward zero). float16 runs the
+    ``binary_f16`` family (each quotient in float, rounded once), whose broadcast walk it shares
+    with ADD and MUL."""
 
     TYPE = "DIV"
     FUNCTION = "div"
-    RESTRICTIONS = BinaryMathOperator.RESTRICTIONS + (ACTIVATION_RESTRICTION,)
+    SUPPORTED_DTYPES = (np.float16, np.float32, np.int32)
+    RESTRICTIONS = BinaryMathOperator.RESTRICTIONS + (
+        ACTIVATION_RESTRICTION,
+        F16_BROADCAST,
+        FLOAT16_RESTRICTION,
+    )
+
+    @property
+    def half(self) -> bool:
+        return self.target.dtype.numpy == np.dtype(np.float16)
 
     def activation(self) -> str:
         return self.typed_options(AirDivOptions).activation
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("binary_f16",) if self.half else self.KERNELS
+
+    def check(self) -> Iterable[str]:
+        problems = list(super().check())
+        yield from problems
+        if not problems and self.half:
+            try:
+                broadcast_geometry(*(t.shape for t in self.input_tensors))
+            except ValueError as exc:
+                yield str(exc)
+
+    def kernel(self) -> KernelCall:
+        if self.half:
+            lhs, rhs = self.input_tensors
+            return binary_f16_call("div", lhs, rhs, self.target, self.activation(), self.ptr)
+        return super().kernel()
 
 
 class PowOperator(BinaryMathOperator):

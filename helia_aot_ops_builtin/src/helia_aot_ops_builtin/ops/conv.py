@@ -39,7 +39,7 @@ from helia_aot_ops_builtin.conv_support import (
     tensor_type_name,
     window_geometry,
 )
-from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
+from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 
 _COMMON_RESTRICTIONS = (
@@ -189,9 +189,13 @@ class _WindowOperator(KernelCallOperator):
 
     def knob_values(self, knob: str) -> tuple[str, ...]:
         """int8 CONV_2D and DEPTHWISE_CONV_2D offer their fast paths (``specialized``, the
-        dispatching entry) or the general loop alone (``generic``); other types have one kernel."""
+        dispatching entry) or the general loop alone (``generic``); other types have one kernel.
+        float16 CONV_2D and DEPTHWISE_CONV_2D offer both ``accumulation`` values: float sums
+        (``precise``) or float16 Helium lanes (``fast``)."""
         if knob == "kernel" and self.FAMILY in ("conv", "depthwise"):
             return ("specialized", "generic") if self.kind() == "s8" else ("generic",)
+        if knob == "accumulation" and self.FAMILY in ("conv", "depthwise") and self.kind() == "f16":
+            return F16_ACCUMULATION
         return super().knob_values(knob)
 
     def generic_kernel(self) -> bool:
@@ -299,7 +303,9 @@ class _WindowOperator(KernelCallOperator):
         """The clamp (and, quantized, the offsets and multiplier tables) of the params struct."""
         if self.kind() in ("f32", "f16"):
             lo, hi = float_clamp(self.options.activation)
-            return [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+            clamp = [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+            accumulates = self.kind() == "f16" and self.FAMILY in ("conv", "depthwise")
+            return clamp + (f16_accumulation_fields(self) if accumulates else [])
         lo, hi = quantized_clamp(self.options.activation, self.target)
         return [
             ("input_offset", str(-self.source.zero_point())),
@@ -547,11 +553,12 @@ class TransposeConvOperator(_WindowOperator):
 
     TYPE = AirOpType.TRANSPOSE_CONV.value
     FAMILY = "transpose_conv"
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     OPTIONS = AirTransposeConvOptions
     INPUT, FILTER, BIAS = 2, 1, 3
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
         "The output shape must be static, and SAME/VALID padding of it must give the input's size.",
+        FLOAT16_RESTRICTION,
     )
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -614,7 +621,7 @@ class TransposeConvOperator(_WindowOperator):
             ("pad_left", pad_left),
         ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
-        return "transpose_conv_params_t", fields, self.data_args(), []
+        return self.params_type(), fields, self.data_args(), []
 
 
 REGISTRATIONS = [

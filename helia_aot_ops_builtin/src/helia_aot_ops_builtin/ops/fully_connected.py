@@ -37,7 +37,12 @@ from helia_aot_ops_builtin.conv_support import (
     quantized_clamp,
     tensor_type_name,
 )
-from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
+from helia_aot_ops_builtin.float16 import (
+    F16_ACCUMULATION,
+    FLOAT16_RESTRICTION,
+    f16_accumulation_fields,
+    is_half,
+)
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 
 
@@ -247,9 +252,12 @@ class FullyConnectedOperator(KernelCallOperator):
         )
 
     def knob_values(self, knob: str) -> tuple[str, ...]:
-        """int8 offers the packed paths (``specialized``) or the row-major loop (``generic``)."""
+        """int8 offers the packed paths (``specialized``) or the row-major loop (``generic``);
+        float16 offers float sums (``precise``) or float16 Helium lanes (``fast``)."""
         if knob == "kernel":
             return ("specialized", "generic") if self.kind() == "s8" else ("generic",)
+        if knob == "accumulation" and self.kind() == "f16":
+            return F16_ACCUMULATION
         return super().knob_values(knob)
 
     def kernel_variants(self) -> list[KernelVariant]:
@@ -305,6 +313,7 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.kind() == "f16":
             lo, hi = float_clamp(self.options.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
+            fields += f16_accumulation_fields(self)
             args = [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias)]
             return "fully_connected_f16_params_t", fields, [*args, self.ptr(self.target)], tables
         if self.kind() == "f32":

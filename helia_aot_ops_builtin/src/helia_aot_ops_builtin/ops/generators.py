@@ -40,7 +40,7 @@ class FillOperator(CopyPlanOperator):
     """FILL: ``hk_fill_pattern`` with the value tensor (or its constant) as the pattern."""
 
     TYPE = "FILL"
-    SUPPORTED_DTYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_QUANTIZATION,
         "dims must be a constant int32 or int64 tensor equal to the output shape; value a scalar "
@@ -97,7 +97,7 @@ class DilateOperator(CopyPlanOperator):
     """DILATE: a fill with the padding value, then one copy with dilated output strides."""
 
     TYPE = "DILATE"
-    SUPPORTED_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_QUANTIZATION,
         "dilations must be a constant int32 tensor of one factor >= 1 per input dimension; the "

@@ -59,13 +59,14 @@ def parse_gru(op_id: int, model: Any, subgraph: Any, air_model: AirModel) -> Air
 
 
 class GruOperator(KernelCallOperator):
-    """GRU: one ``hk_gru_f32`` call over the whole sequence."""
+    """GRU: one ``hk_gru_f32`` (or ``hk_gru_f16``) call over the whole sequence."""
 
     TYPE = "GRU"
     KERNELS = ("gru",)
-    SUPPORTED_DTYPES = (np.float32,)
+    SUPPORTED_DTYPES = (np.float32, np.float16)
     RESTRICTIONS = (
-        "float32; batch 1; input [1, steps, input_size]; constant kernel [3 * units, input_size], "
+        "float32 or float16 (every operand one type; float16 on an FP16-capable platform such as "
+        "apollo510_evb); batch 1; input [1, steps, input_size]; constant kernel [3 * units, input_size], "
         "recurrent kernel [3 * units, units] and optional biases [3 * units] (Keras gate order, "
         "reset_after=True).",
         "Optional state [1, units]: a variable tensor (carried across runs) or a constant "
@@ -85,8 +86,16 @@ class GruOperator(KernelCallOperator):
         steps, _, units = self._geometry()
         return self.output_tensors[0].size == steps * units and steps > 1
 
+    @property
+    def half(self) -> bool:
+        """float16 operands: the ``gru_f16`` family (float evaluation, float16 in and out)."""
+        return self.input_tensors[0].dtype.numpy == np.dtype(np.float16)
+
     def kernel_function(self) -> str:
-        return "gru_f32"
+        return "gru_f16" if self.half else "gru_f32"
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("gru_f16",) if self.half else self.KERNELS
 
     def check(self) -> Iterable[str]:
         source, kernel, recurrent = self.input_tensors[0], self.tensor(1), self.tensor(2)
@@ -100,20 +109,28 @@ class GruOperator(KernelCallOperator):
             yield f"kernel {tuple(kernel.shape)} is not [3 * units, {source.shape[2]}]"
             return
         steps, _, units = self._geometry()
+        want = source.dtype.numpy
+        if (
+            want not in (np.dtype(np.float32), np.dtype(np.float16))
+            or self.output_tensors[0].dtype.numpy != want
+        ):
+            out = self.output_tensors[0].dtype
+            yield f"input {source.dtype} and output {out} must both be float32 or float16"
+            return
         if tuple(recurrent.shape) != (3 * units, units):
             yield f"recurrent kernel {tuple(recurrent.shape)} is not [{3 * units}, {units}]"
         for position in (1, 2, 3, 4):
             tensor = self.tensor(position)
             if tensor is None:
                 continue
-            if tensor.dtype.numpy != np.float32 or not tensor.is_constant:
-                yield f"{label(tensor)} must be a float32 constant"
+            if tensor.dtype.numpy != want or not tensor.is_constant:
+                yield f"{label(tensor)} must be a {want.name} constant"
             if position >= 3 and tensor.size != 3 * units:
                 yield f"bias {label(tensor)} does not have {3 * units} elements"
         state = self.tensor(5)
         if state is not None:
-            if state.size != units or state.dtype.numpy != np.float32:
-                yield f"state {label(state)} is not a float32 [1, {units}]"
+            if state.size != units or state.dtype.numpy != want:
+                yield f"state {label(state)} is not a {want.name} [1, {units}]"
             if not (state.is_constant or state.kind is AirTensorKind.PERSISTENT):
                 yield f"state {label(state)} must be a variable tensor or a constant"
         if self.output_tensors[0].size not in (units, steps * units):
@@ -148,7 +165,7 @@ class GruOperator(KernelCallOperator):
             self.ptr(self.output_tensors[0]),
             self.ptr(self.get_local_tensor("scratch"), ctype="float"),
         ]
-        return "gru_params_t", fields, args, []
+        return ("gru_f16_params_t" if self.half else "gru_params_t"), fields, args, []
 
 
 REGISTRATIONS = [

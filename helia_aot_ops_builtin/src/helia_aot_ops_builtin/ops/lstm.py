@@ -1,6 +1,7 @@
 """UNIDIRECTIONAL_SEQUENCE_LSTM and BIDIRECTIONAL_SEQUENCE_LSTM.
 
-One operator runs the whole sequence through ``hk_lstm_f32`` / ``hk_lstm_s8``. The output state
+One operator runs the whole sequence through ``hk_lstm_f32`` / ``hk_lstm_s8`` / ``hk_lstm_f16``
+(float16: the Keras subset, evaluated in float, states and outputs rounded once). The output state
 and cell state are the node's ``is_variable`` inputs, which load as persistent tensors: the kernel
 updates them in place, so they carry from one ``<prefix>_model_run`` to the next exactly as the
 LiteRT interpreter keeps them across ``invoke`` calls.
@@ -127,8 +128,11 @@ class LstmOperator(BuiltinOperator):
     TYPE = UNIDIRECTIONAL_KEY
     TEMPLATE = "lstm.c.mako"
     KERNELS = ("lstm",)
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
+        "float16: input, weights, biases, states and output all float16, the Keras subset (no "
+        "peephole, projection or layer normalization), on an FP16-capable platform (Cortex-M55, "
+        "e.g. apollo510_evb).",
         "float32: input, weights, biases, states and output all float32 (hybrid int8-weight layers "
         "with a float input are not supported); integer: LiteRT's 8x8_16 LSTM, int8 input, weights, "
         "output state and output, an int16 cell state whose scale is a power of two, int16 "
@@ -159,6 +163,13 @@ class LstmOperator(BuiltinOperator):
 
     def is_integer(self) -> bool:
         return self.source.dtype.numpy == np.int8
+
+    def is_half(self) -> bool:
+        """float16 layers run ``hk_lstm_f16`` (the Keras subset, evaluated in float)."""
+        return self.source.dtype.numpy == np.float16
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("lstm_f16",) if self.is_half() else self.KERNELS
 
     def use_layer_norm(self) -> bool:
         return len(self.op.input_ids) == 24 and self.at(LAYER_NORM[1]) is not None
@@ -237,6 +248,8 @@ class LstmOperator(BuiltinOperator):
             )
         elif self.is_integer():
             yield from self._integer_problems(cifg, ln)
+        elif self.is_half():
+            yield from self._half_problems(weights, ln)
         else:
             for tensor in [self.source, self.target, state, cell, *weights]:
                 if tensor is not None and tensor.dtype.numpy != np.float32:
@@ -245,6 +258,20 @@ class LstmOperator(BuiltinOperator):
                         "(hybrid layers with int8 weights are not supported)"
                     )
                     return
+
+    def _half_problems(self, weights: list[AirTensor | None], ln: bool) -> Iterable[str]:
+        """What the float16 kernel (the Keras subset) refuses."""
+        state, cell = self.at(OUTPUT_STATE), self.at(CELL_STATE)
+        for tensor in [self.source, self.target, state, cell, *weights]:
+            if tensor is not None and tensor.dtype.numpy != np.float16:
+                yield f"{label(tensor)} is {tensor.dtype}; a float16 LSTM has only float16 tensors"
+                return
+        if any(self.at(CELL_TO[g]) is not None for g in (0, 1, 3)):
+            yield "a float16 LSTM has no peephole weights (the Keras subset)"
+        if self.at(PROJECTION_WEIGHTS) is not None:
+            yield "a float16 LSTM has no projection (the Keras subset)"
+        if ln:
+            yield "a float16 LSTM has no layer normalization (the Keras subset)"
 
     def _input_name(self, position: int) -> str:
         names = {INPUT: "input", OUTPUT_STATE: "output state", CELL_STATE: "cell state"}
@@ -337,6 +364,9 @@ class LstmOperator(BuiltinOperator):
 
     # -- constants ------------------------------------------------------------------------------
     def on_resolve(self) -> None:
+        if self.is_half():
+            self.add_scratch("scratch", 4 * 6 * self.dims()[3], alignment=4)
+            return
         if not self.is_integer():
             _, _, _, n_cell, n_output = self.dims()
             self.add_scratch("scratch", 4 * (5 * n_cell + n_output), alignment=4)
@@ -486,7 +516,36 @@ class LstmOperator(BuiltinOperator):
         return self.ptr(self.get_local_tensor(name), const=True, ctype=ctype)
 
     def kernel_calls(self) -> dict[str, str]:
+        if self.is_half():
+            return {"lstm_f16": "hk_lstm_f16"}
         return {"lstm": "hk_lstm_s8" if self.is_integer() else "hk_lstm_f32"}
+
+    def _half_call(self) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+        """The float16 kernel's params, weights and arguments."""
+        max_time, n_batch, n_input, n_cell, _ = self.dims()
+        opts = self.options
+        params = {
+            "max_time": max_time,
+            "n_batch": n_batch,
+            "n_input": n_input,
+            "n_cell": n_cell,
+            "time_major": int(opts.time_major),
+            "activation": ACTIVATION_CODES[opts.activation],
+            "cell_clip": opts.cell_clip,
+        }
+        weights = {
+            "input_to_gate": self._ptrs(INPUT_TO, "uint16_t"),
+            "recurrent_to_gate": self._ptrs(RECURRENT_TO, "uint16_t"),
+            "bias": self._ptrs(BIAS, "uint16_t"),
+        }
+        args = [
+            self.ptr(self.source, const=True),
+            self.ptr(self.at(OUTPUT_STATE)),
+            self.ptr(self.at(CELL_STATE)),
+            self.ptr(self.target),
+            self.ptr(self.get_local_tensor("scratch"), ctype="float"),
+        ]
+        return params, weights, args
 
     def compute_values(self) -> dict[str, Any]:
         ln = self.use_layer_norm()
@@ -494,7 +553,10 @@ class LstmOperator(BuiltinOperator):
         scratch = self.get_local_tensor("scratch")
         state, cell = self.at(OUTPUT_STATE), self.at(CELL_STATE)
         assert state is not None and cell is not None
-        if self.is_integer():
+        if self.is_half():
+            params, weights, args = self._half_call()
+            function, params_type, weights_type = "lstm_f16", "lstm_f16_params_t", "lstm_f16_weights_t"
+        elif self.is_integer():
             constants = self.integer_constants()
             params = {"shape": self.shape_fields(), **constants["params"]}
             weights = {

@@ -182,7 +182,7 @@ class _ReduceOperator(ParamsCallOperator):
 class _ReduceMinMaxOperator(_ReduceOperator):
     """REDUCE_MAX / REDUCE_MIN: stored values compared, the output quantized as the input."""
 
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.float32)
+    SUPPORTED_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.float16, np.float32)
     RESTRICTIONS = (
         SAME_TYPE,
         CONSTANT_AXES,
@@ -190,8 +190,13 @@ class _ReduceMinMaxOperator(_ReduceOperator):
         PER_TENSOR,
         SAME_QUANTIZATION,
         "The input must not be empty.",
+        FLOAT16_RESTRICTION,
     )
     REDUCER = "max"
+
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 compares in the ``reduce_f16`` family (``_Float16``), beside MEAN and SUM.
+        return ("reduce_f16",) if self.source.dtype is AirTensorType.FLOAT16 else self.KERNELS
 
     def check(self) -> Iterable[str]:
         problems = list(super().check())
@@ -212,6 +217,8 @@ class _ReduceMinMaxOperator(_ReduceOperator):
         src, dst = self.source, self.target
         params = self.walk_params()
         data = [self.ptr(src, const=True), self.ptr(dst)]
+        if src.dtype is AirTensorType.FLOAT16:
+            return KernelCall(f"reduce_{self.REDUCER}_f16", data, "reduce_f16_params_t", params)
         return KernelCall(f"reduce_{self.REDUCER}_{_SUFFIX[src.dtype]}", data, "reduce_params_t", params)
 
 

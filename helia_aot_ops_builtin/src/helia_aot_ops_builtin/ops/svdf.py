@@ -10,7 +10,8 @@ int8 with int16 state follows LiteRT's integer SVDF, whose two requantization sc
 in float32 (input * weights_feature / state, state * weights_time / output) and then quantized
 like any multiplier; LiteRT requires the RELU activation there but applies none beyond the int8
 clamp, and so does the kernel. int8 state (TFLM's variant) uses the same arithmetic with the
-state clamped to int8. float32 applies the fused activation.
+state clamped to int8. float32 applies the fused activation; float16 (``hk_svdf_f16``) does the
+float32 arithmetic on float16 operands and rounds each new state slot and each output once.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class SvdfOperator(KernelCallOperator):
 
     TYPE = "SVDF"
     KERNELS = ("svdf",)
-    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16)
+    SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
         "Input [batch, input_size], weights_feature [filters, input_size] and weights_time "
         "[filters, memory] constant, filters a multiple of rank, optional bias [filters / rank], "
@@ -77,6 +78,8 @@ class SvdfOperator(KernelCallOperator):
         "int8 weights_time and state, int32 bias, per-tensor scales, zero point 0 on weights and "
         "state, fused activation RELU as LiteRT requires (applied as the int8 clamp only).",
         "Hybrid SVDF (float32 input with int8 weights) is not supported.",
+        "float16: every operand (input, weights, bias, state, output) float16 with a float "
+        "activation as for float32, on an FP16-capable platform (Cortex-M55, e.g. apollo510_evb).",
     )
 
     @property
@@ -120,12 +123,17 @@ class SvdfOperator(KernelCallOperator):
         )
         return {
             (np.float32, np.float32, np.float32, np.float32): "f32",
+            (np.float16, np.float16, np.float16, np.float16): "f16",
             (np.int8, np.int8, np.int16, np.int8): "s8_s16",
             (np.int8, np.int8, np.int8, np.int8): "s8_s8",
         }.get(key)
 
     def kernel_function(self) -> str:
         return f"svdf_{self.kind()}"
+
+    def kernel_families(self) -> tuple[str, ...]:
+        # float16 runs its own family (``_Float16``), so an int8 or float32 module carries none of it.
+        return ("svdf_f16",) if self.kind() == "f16" else self.KERNELS
 
     def _geometry(self) -> tuple[int, int, int, int, int]:
         """(batches, input_size, filters, rank, memory)."""
@@ -173,11 +181,12 @@ class SvdfOperator(KernelCallOperator):
         bias = self.bias
         if bias is not None and (bias.size != units or not bias.is_constant):
             yield f"bias {label(bias)} must be constant with {units} elements"
-        if kind == "f32":
+        if kind in ("f32", "f16"):
+            want = np.dtype(np.float32 if kind == "f32" else np.float16)
             if self.options.activation not in FLOAT_ACTIVATIONS:
                 yield f"fused activation {self.options.activation} is not supported"
-            if bias is not None and bias.dtype.numpy != np.float32:
-                yield f"bias {label(bias)} must be float32"
+            if bias is not None and bias.dtype.numpy != want:
+                yield f"bias {label(bias)} must be {want.name}"
             return
         if self.options.activation != "RELU":
             yield f"the int8 SVDF needs fused activation RELU (LiteRT refuses {self.options.activation})"
@@ -204,7 +213,7 @@ class SvdfOperator(KernelCallOperator):
             ("rank", str(rank)),
             ("memory", str(memory)),
         ]
-        if self.kind() == "f32":
+        if self.kind() in ("f32", "f16"):
             fields.append(("activation", str(FLOAT_ACTIVATIONS[self.options.activation])))
         else:
             s_in, s_wf = self.source.scale(), self.weights_feature.scale()
@@ -227,7 +236,7 @@ class SvdfOperator(KernelCallOperator):
             self.ptr(self.state),
             self.ptr(self.target),
         ]
-        return "svdf_params_t", fields, args, []
+        return ("svdf_f16_params_t" if self.kind() == "f16" else "svdf_params_t"), fields, args, []
 
 
 REGISTRATIONS = [

@@ -104,6 +104,11 @@ class AotOperator:
     """Per knob, the values this operator's kernels offer, preferred first (see ``knob_values``)."""
     KNOB_FAMILY: ClassVar[str | None] = None
     """The family name ``helia_aot/optimization/measured.json`` measures this operator under."""
+    DTYPE_PLATFORM_CAPABILITIES: ClassVar[Mapping[str, str]] = {}
+    """Per element type (``"float16"``), the platform capability (``"fp16"``) the operator's kernels
+    need to compute on non-constant tensors of that type. Resolve refuses the operator on a platform
+    without it, before instantiating it, naming the registered platforms that have it; constant
+    tensors are exempt (a constant float16 weight widened by DEQUANTIZE needs no FP16 arithmetic)."""
 
     def __init__(
         self,

@@ -1,0 +1,37 @@
+/*
+ * helia-aot kernel library: float16 TRANSPOSE_CONV.
+ *
+ * NHWC tensors and an OHWI filter as in hk_transpose_conv.h, every operand (bias included)
+ * float16. Each output element gathers its contributions (input row, then column, then channel,
+ * the order the reference scatters them in), sums the exact float16 products in float, adds the
+ * bias when there is one, clamps to the fused activation and rounds once to float16. No scratch
+ * buffer is needed.
+ */
+#ifndef HK_TRANSPOSE_CONV_F16_H
+#define HK_TRANSPOSE_CONV_F16_H
+
+#include "hk_f16.h"
+
+typedef struct {
+    int32_t batches;
+    int32_t input_height;
+    int32_t input_width;
+    int32_t input_channels;
+    int32_t filter_height;
+    int32_t filter_width;
+    int32_t output_height;
+    int32_t output_width;
+    int32_t output_channels;
+    int32_t stride_height;
+    int32_t stride_width;
+    int32_t pad_top;
+    int32_t pad_left;
+    float act_min_f32; /* fused activation clamp */
+    float act_max_f32;
+} hk_transpose_conv_f16_params_t;
+
+/* float16 input, filter, bias (may be NULL) and output. */
+int32_t hk_transpose_conv_f16(const hk_transpose_conv_f16_params_t *params, const uint16_t *input,
+                              const uint16_t *filter, const uint16_t *bias, uint16_t *output);
+
+#endif /* HK_TRANSPOSE_CONV_F16_H */
