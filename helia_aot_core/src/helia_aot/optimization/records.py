@@ -384,6 +384,20 @@ class ReportedArena(_Record):
 MEASUREMENT_SETTINGS = ("goal", "allow_approximate", "accumulation", "kernel", "constant_placement")
 
 
+class OperatorOrder(_Record):
+    """The order the module runs its operators in (``goal: size`` may choose a lower-peak one).
+
+    ``layer_bound`` is the tensors' peak in the model's layer-by-layer order, ``schedule_bound``
+    in ``order`` (plan ids); ``method`` is ``stored``, ``exact`` or ``greedy``.
+    """
+
+    method: str
+    reordered: bool = False
+    layer_bound: int
+    schedule_bound: int
+    order: list[str] = []
+
+
 class OptimizationReport(_Versioned):
     """The figures and hints behind the plan, as the module's ``<prefix>_report.json`` holds them.
 
@@ -407,6 +421,7 @@ class OptimizationReport(_Versioned):
     folded_variables: list[FoldedVariable] = []
     arenas: list[ReportedArena] = []
     arena_hints: list[OperatorHint] = []
+    schedule: OperatorOrder | None = None
     model_name: str | None = None
     platform_name: str | None = None
     total_parameters: int = 0
@@ -421,6 +436,7 @@ __all__ = [
     "ConstantPlacement",
     "FixedChoice",
     "FoldedVariable",
+    "OperatorOrder",
     "Fp16Overflow",
     "Generator",
     "Hint",

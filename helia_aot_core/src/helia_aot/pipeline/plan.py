@@ -18,7 +18,8 @@ from typing import Any
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import SCRATCH_ISAS
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes, peak_live
+from helia_aot.memory import ArenaPlan, BufferRequest, alias_roots, compute_lifetimes, peak_live
+from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
@@ -104,6 +105,24 @@ class Placement:
 
 
 @dataclass(slots=True)
+class OperatorSchedule:
+    """Which order the operators run in, and what it saves.
+
+    ``layer_bound`` is the tensors' peak in the model's stored (layer-by-layer) order;
+    ``schedule_bound`` the peak in ``order`` (operator ids, as the module runs them). ``method``
+    says how the order was found: ``stored`` (the goal does not reorder, or the graph cannot be),
+    ``exact`` (every order searched) or ``greedy`` (the stated heuristic of
+    :mod:`helia_aot.memory.schedule`).
+    """
+
+    order: list[str]
+    layer_bound: int
+    schedule_bound: int
+    method: str
+    reordered: bool = False
+
+
+@dataclass(slots=True)
 class MemoryPlan:
     """Where everything lives: regions, each tensor's placement, and the aliasing used.
 
@@ -117,6 +136,8 @@ class MemoryPlan:
     constant_blobs: dict[int, bytes] = field(default_factory=dict)
     dropped_scratch: dict[str, int] = field(default_factory=dict)
     """Operator id -> bytes of the optional kernel scratch the memory-aware choice dropped."""
+    schedule: OperatorSchedule | None = None
+    """The operator order the plan is for and the tensor peaks of the stored and chosen orders."""
 
     def region(self, role: str) -> ArenaRegion | None:
         return next((r for r in self.regions if r.role == role), None)
@@ -437,6 +458,98 @@ def _scratch_requests(planner: _Planner) -> list[BufferRequest]:
     ]
 
 
+def _goal(config: Any) -> str:
+    return str(getattr(getattr(config.optimization, "goal", None), "value", "balanced"))
+
+
+def _optional_scratch_ids(operators: list[Any]) -> set[TensorId]:
+    return {
+        aot_op.op.named_tensors[name]
+        for aot_op in operators
+        for name in getattr(aot_op, "optional_scratch", {})
+    }
+
+
+def tensor_bound(operators: list[Any], make_planner: Callable[[], _Planner]) -> int:
+    """The tensors' peak in the current order: every scratch buffer but optional kernel scratch."""
+    owners = _optional_scratch_ids(operators)
+    tensors_only = [r for r in _scratch_requests(make_planner()) if TensorId(r.id) not in owners]
+    return peak_live(tensors_only) if tensors_only else 0
+
+
+def schedule_graph(
+    model: AirModel, operators: list[Any], alias_of: dict[TensorId, TensorId]
+) -> ScheduleGraph:
+    """The order search's view of ``model``: scratch buffers by storage root, and the order
+    constraints data does not show (operators touching the same persistent tensor keep their
+    stored order). Optional kernel scratch is left out: the memory-aware choice decides it later."""
+    roots = alias_roots(model, alias_of)
+    optional = _optional_scratch_ids(operators)
+
+    def scratch(tid: TensorId) -> bool:
+        return bool(tid) and tid in model.tensors and model.tensors[tid].kind is AirTensorKind.SCRATCH
+
+    sizes: dict[str, int] = {}
+    ops: list[ScheduleOp] = []
+    last_touch: dict[TensorId, int] = {}
+    for index, op in enumerate(model.operators):
+        reads = tuple(dict.fromkeys(str(roots.get(t, t)) for t in op.input_ids if scratch(t)))
+        written = [
+            t for t in [*op.output_ids, *op.named_tensors.values()] if scratch(t) and t not in optional
+        ]
+        writes = tuple(dict.fromkeys(str(roots.get(t, t)) for t in written))
+        for t in [*op.input_ids, *op.output_ids, *written]:
+            if scratch(t):
+                root = str(roots.get(t, t))
+                sizes[root] = max(sizes.get(root, 0), model.tensors[t].nbytes)
+        after: list[int] = []
+        for t in [*op.input_ids, *op.output_ids]:
+            if t and t in model.tensors and model.tensors[t].kind is AirTensorKind.PERSISTENT:
+                if t in last_touch:
+                    after.append(last_touch[t])
+                last_touch[t] = index
+        ops.append(ScheduleOp(reads, writes, tuple(after)))
+    inputs = frozenset(str(roots.get(t, t)) for t in model.inputs if scratch(t))
+    outputs = frozenset(str(roots.get(t, t)) for t in model.outputs if scratch(t))
+    return ScheduleGraph(tuple(ops), sizes, inputs, outputs)
+
+
+def choose_schedule(
+    model: AirModel,
+    operators: list[Any],
+    config: Any,
+    make_planner: Callable[[], _Planner],
+    alias_of: dict[TensorId, TensorId],
+) -> OperatorSchedule:
+    """Under ``goal: size``, rerun the operators in the order with the smallest tensor peak.
+
+    The search (:func:`helia_aot.memory.schedule.best_order`) works on the buffers alone; the
+    order is then checked with the planner's own measure (in-place pairs included) and kept only
+    when it lowers the tensors' peak, so every other goal, and a graph no order improves, keep the
+    stored order and their plans unchanged. ``model.operators`` and ``operators`` are reordered
+    together, so the lifetimes, the plan and the generated code all follow the chosen order.
+    Graphs with control-flow regions keep their order (regions sit right after their owner).
+    """
+    stored_ids = [str(op.id) for op in model.operators]
+    layer = tensor_bound(operators, make_planner)
+    if _goal(config) != "size" or model.regions or len(model.operators) < 3:
+        return OperatorSchedule(stored_ids, layer, layer, "stored")
+    found = best_order(schedule_graph(model, operators, alias_of))
+    if found.order == tuple(range(len(model.operators))):
+        return OperatorSchedule(stored_ids, layer, layer, found.method)
+    stored_ops, stored_aot = list(model.operators), list(operators)
+    model.operators[:] = [stored_ops[i] for i in found.order]
+    operators[:] = [stored_aot[i] for i in found.order]
+    chosen = tensor_bound(operators, make_planner)
+    if chosen >= layer:
+        model.operators[:] = stored_ops
+        operators[:] = stored_aot
+        return OperatorSchedule(stored_ids, layer, layer, found.method)
+    return OperatorSchedule(
+        [str(op.id) for op in model.operators], layer, chosen, found.method, reordered=True
+    )
+
+
 def choose_scratch(
     model: AirModel,
     operators: list[Any],
@@ -519,6 +632,7 @@ def plan_memory(
         fresh = memory_budget(platform, memory_cfg.constraints)
         return _Planner(model, operators, config, fresh, rules, alignment, plan, run_planner)
 
+    plan.schedule = choose_schedule(model, operators, config, make_planner, plan.alias_of)
     tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
     constants = [
@@ -579,4 +693,13 @@ def plan_memory(
     return plan
 
 
-__all__ = ["ROLES", "ArenaRegion", "MemoryPlan", "Placement", "arena_size", "plan_memory"]
+__all__ = [
+    "ROLES",
+    "ArenaRegion",
+    "MemoryPlan",
+    "OperatorSchedule",
+    "Placement",
+    "arena_size",
+    "choose_schedule",
+    "plan_memory",
+]

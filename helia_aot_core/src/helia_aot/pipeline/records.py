@@ -438,9 +438,27 @@ def report_record(
         "folded_variables": [dict(v) for v in model.metadata.get("folded_variables", [])],
         "arenas": [arena_row(r) for r in plan.regions],
         "arena_hints": _arena_hints(plan),
+        "schedule": _schedule_row(
+            plan, {str(op.op.id): pid for op, (pid, _) in zip(operators, ids, strict=True)}
+        ),
         "model_name": model.name,
         "platform_name": _platform_name(platform),
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
+    }
+
+
+def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] | None:
+    """The operator order the module runs and the two bounds: the tensors' peak in the model's
+    layer-by-layer order and in the chosen order (equal unless ``goal: size`` reordered)."""
+    schedule = plan.schedule
+    if schedule is None:
+        return None
+    return {
+        "method": schedule.method,
+        "reordered": schedule.reordered,
+        "layer_bound": schedule.layer_bound,
+        "schedule_bound": schedule.schedule_bound,
+        "order": [plan_ids.get(op_id, op_id) for op_id in schedule.order],
     }
 
 
