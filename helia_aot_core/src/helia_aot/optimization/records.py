@@ -295,7 +295,9 @@ class ReportedOperator(_Record):
     """The figures of one operator.
 
     ``id``, ``macs``, ``entry`` and ``knobs`` are the shared fields; ``index``, ``op_type``,
-    ``parameters``, ``kernel_calls`` (kernel entry by role) and ``hints`` are this compiler's.
+    ``parameters``, ``kernel_calls`` (kernel entry by role), ``hints`` and ``memory_technique``
+    (how ``goal: size`` brought the operator's memory under the layer-by-layer bound: ``in_place``,
+    the output written over the input through a ring of ``ring_bytes``) are this compiler's.
     """
 
     id: str
@@ -307,6 +309,8 @@ class ReportedOperator(_Record):
     parameters: int | None = None
     kernel_calls: dict[str, str] | None = None
     hints: list[OperatorHint] = []
+    memory_technique: str | None = None
+    ring_bytes: int = 0
 
 
 # The product's name for the report's operator record.

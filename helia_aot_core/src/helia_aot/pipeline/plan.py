@@ -137,6 +137,8 @@ class MemoryPlan:
     dropped_scratch: dict[str, int] = field(default_factory=dict)
     """Operator id -> bytes of the optional kernel scratch the memory-aware choice dropped."""
     schedule: OperatorSchedule | None = None
+    inplace_rows: list[str] = field(default_factory=list)
+    """Operators (AIR ids) that write their output over their input row by row (goal size)."""
     """The operator order the plan is for and the tensor peaks of the stored and chosen orders."""
 
     def region(self, role: str) -> ArenaRegion | None:
@@ -550,6 +552,45 @@ def choose_schedule(
     )
 
 
+def choose_inplace_rows(
+    model: AirModel, operators: list[Any], config: Any, alias_of: dict[TensorId, TensorId]
+) -> list[str]:
+    """Under ``goal: size``, let windowed operators write their output over their input.
+
+    An operator that offers it (``inplace_rows_bytes``: CONV_2D and DEPTHWISE_CONV_2D, row by row
+    through a ring of output rows) is switched on where its input dies there (no later reader,
+    not a model input or output, not state) and the ring is smaller than the bytes sharing saves;
+    the ring is a scratch buffer of the operator, so the plan counts it. Returns the operator ids.
+    """
+    if _goal(config) != "size" or model.regions:
+        return []
+    lifetimes = compute_lifetimes(model, alias_of=alias_of)
+    roots = alias_roots(model, alias_of)
+    chosen: list[str] = []
+    for index, aot_op in enumerate(operators):
+        ask = getattr(aot_op, "inplace_rows_bytes", None)
+        op = aot_op.op
+        if ask is None or not op.input_ids or not op.output_ids:
+            continue
+        src, dst = op.input_ids[0], op.output_ids[0]
+        root = roots.get(src, src)
+        if not src or root not in lifetimes or dst not in lifetimes or root in model.inputs:
+            continue
+        if model.tensors[root].kind is not AirTensorKind.SCRATCH:
+            continue
+        if lifetimes[root][1] != index or lifetimes[dst][0] != index:
+            continue
+        saved = min(model.tensors[dst].nbytes, model.tensors[src].nbytes)
+        if model.tensors[dst].nbytes > model.tensors[src].nbytes:
+            continue
+        ring = ask()
+        if ring is None or ring >= saved:
+            continue
+        aot_op.enable_inplace_rows()
+        chosen.append(str(op.id))
+    return chosen
+
+
 def choose_scratch(
     model: AirModel,
     operators: list[Any],
@@ -633,6 +674,7 @@ def plan_memory(
         return _Planner(model, operators, config, fresh, rules, alignment, plan, run_planner)
 
     plan.schedule = choose_schedule(model, operators, config, make_planner, plan.alias_of)
+    plan.inplace_rows = choose_inplace_rows(model, operators, config, plan.alias_of)
     tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
     constants = [

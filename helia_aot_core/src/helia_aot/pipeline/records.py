@@ -422,6 +422,7 @@ def report_record(
                 "parameters": operator_parameters(op),
                 "kernel_calls": calls,
                 "hints": _operator_hints(op, config) + peaks.get(i, []),
+                **_memory_technique(op),
             }
         )
     return {
@@ -445,6 +446,14 @@ def report_record(
         "platform_name": _platform_name(platform),
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
     }
+
+
+def _memory_technique(aot_op: Any) -> dict[str, Any]:
+    """How the operator goes under the layer-by-layer bound (goal size), when it does."""
+    if getattr(aot_op, "rows_in_place", False):
+        ring = aot_op.get_local_tensor("rows").nbytes
+        return {"memory_technique": "in_place", "ring_bytes": int(ring)}
+    return {}
 
 
 def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] | None:
