@@ -453,7 +453,7 @@ def _memory_technique(aot_op: Any) -> dict[str, Any]:
     if getattr(aot_op, "rows_in_place", False):
         ring = aot_op.get_local_tensor("rows").nbytes
         return {"memory_technique": "in_place", "ring_bytes": int(ring)}
-    return {}
+    return {"memory_technique": None, "ring_bytes": 0}
 
 
 def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] | None:
