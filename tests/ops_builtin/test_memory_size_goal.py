@@ -181,9 +181,7 @@ def test_a_depthwise_chain_writes_in_place_and_lowers_the_arena(tmp_path):
         assert run.passed, run.stdout + run.stderr[-3000:]
         (scratch,) = [a for a in result.arenas if a["role"] == "scratch"]
         report = _report(result)
-        rings = [
-            (op["op_type"], op["memory_technique"], op["ring_bytes"]) for op in report["operators"]
-        ]
+        rings = [(op["op_type"], op["memory_technique"], op["ring_bytes"]) for op in report["operators"]]
         bounds = (report["schedule"]["layer_bound"], scratch["tensor_peak_live"])
         figures[goal] = (scratch["used"], bounds, rings)
     plain = [
