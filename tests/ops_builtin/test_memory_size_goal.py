@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.litert import schema_py_generated as litert
-from helia_aot.testing import run_module_test_case
+from helia_aot.testing import cross_build_module, run_module_test_case, run_qemu
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -201,3 +202,38 @@ def test_a_depthwise_chain_writes_in_place_and_lowers_the_arena(tmp_path):
             ("DEPTHWISE_CONV_2D", "in_place", 32),
         ],
     )
+
+
+CROSS_CHAIN = {
+    "dtype": "int8",
+    "seed": 11,
+    "layers": [
+        {"kind": "conv", "k": 1, "stride": 1, "dilation": 1, "padding": "SAME", "out_c": 16},
+        {"kind": "depthwise", "k": 3, "stride": 1, "dilation": 2, "padding": "SAME"},
+        {"kind": "conv", "k": 3, "stride": 1, "dilation": 1, "padding": "SAME", "out_c": 16},
+        {"kind": "add"},
+        {"kind": "depthwise", "k": 3, "stride": 2, "dilation": 1, "padding": "VALID"},
+        {"kind": "conv", "k": 1, "stride": 1, "dilation": 1, "padding": "SAME", "out_c": 8},
+        {"kind": "pool", "k": 2, "stride": 2, "dilation": 1, "padding": "VALID", "max": False},
+    ],
+}
+"""Depthwise with dilation, a padded 3x3 convolution, a stride-2 VALID depthwise and a shrinking
+pointwise convolution, all written in place at size, with an elementwise ADD and a pool between."""
+
+
+@pytest.mark.cross
+def test_an_in_place_chain_matches_the_reference_on_the_m55(tmp_path):
+    """The Helium fast paths (specialized kernels) called once per row, under QEMU."""
+    model = build_chain(CROSS_CHAIN, 12, 10, 4, tmp_path / "model.tflite")
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module", "prefix": "m"},
+        "test": {"enabled": True, "samples": 2, "tolerance": 0.0},
+        "optimization": {"goal": "size", "kernel": "specialized"},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    techniques = [op["memory_technique"] for op in _report(result)["operators"]]
+    assert techniques.count("in_place") == 4, techniques
+    elf = cross_build_module(result.output, tmp_path / "m55", "m55", prefix="m")
+    run = run_qemu(elf, "m55", timeout=300, count=False)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout
