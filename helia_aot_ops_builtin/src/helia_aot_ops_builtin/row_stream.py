@@ -10,8 +10,13 @@ soon as no later row reads the input bytes under it. Output row ``p`` lands on b
 ``(r + 1) * stride - pad_top`` once row ``r`` is done, so row ``p`` may land when
 ``(p + 1) * out_row <= that row * in_row``. :func:`ring_rows` plays that rule through at
 conversion time; the C loop (``conv_rows.c.mako``) plays the same rule at run time, so the ring
-never holds more than the rows counted here. Only one image (batch 1) and an output no larger
-than the input qualify: then the last rows land once the input is fully read.
+never holds more than the rows counted here.
+
+An output larger than its input (a pointwise convolution that adds channels) runs the rows the
+other way, last row first, over bytes that start where the input starts and run on past its end:
+output row ``p`` may land once every output row still to compute reads only input rows that end
+at or before ``p * out_row`` (:func:`ring_rows` with ``backward=True``). Only one image (batch 1)
+qualifies.
 """
 
 from __future__ import annotations
@@ -37,12 +42,26 @@ class RowGeometry:
             return self.input_height
         return max(0, row * self.stride - self.pad_top)
 
+    def last_needed_end(self, row: int) -> int:
+        """Input rows ``0 .. n-1`` that output rows ``0 .. row`` read: ``n`` (0 when ``row < 0``)."""
+        if row < 0:
+            return 0
+        return max(0, min(self.input_height, row * self.stride - self.pad_top + self.window_rows))
+
+
+def backward(geometry: RowGeometry) -> bool:
+    """Whether the rows run last first: the output is larger than the input."""
+    g = geometry
+    return g.output_height * g.output_row_bytes > g.input_height * g.input_row_bytes
+
 
 def ring_rows(geometry: RowGeometry) -> int | None:
     """Output rows the ring must hold, or None when the rows cannot all land in place."""
     g = geometry
-    if g.output_height < 1 or g.output_height * g.output_row_bytes > g.input_height * g.input_row_bytes:
+    if g.output_height < 1:
         return None
+    if backward(g):
+        return _ring_rows_backward(g)
     landed = 0
     most = 0
     for row in range(g.output_height):
@@ -53,4 +72,16 @@ def ring_rows(geometry: RowGeometry) -> int | None:
     return most if landed == g.output_height else None
 
 
-__all__ = ["RowGeometry", "ring_rows"]
+def _ring_rows_backward(g: RowGeometry) -> int | None:
+    """Last row first: row ``p`` lands once rows ``0 .. r-1`` read nothing at or past its start."""
+    lowest = g.output_height  # rows lowest .. output_height-1 have landed
+    most = 0
+    for row in range(g.output_height - 1, -1, -1):
+        most = max(most, lowest - row)
+        busy_to = g.last_needed_end(row - 1) * g.input_row_bytes
+        while lowest > row and (lowest - 1) * g.output_row_bytes >= busy_to:
+            lowest -= 1
+    return most if lowest == 0 else None
+
+
+__all__ = ["RowGeometry", "backward", "ring_rows"]

@@ -234,6 +234,7 @@ class _Planner:
             wanted += [rules[t].alignment or 1 for t in self.members[root] if t in rules]
             self.align_of[root] = max(wanted)
         self.pinned = self._pinned_memory(rules)
+        self.grows: set[TensorId] = set()
         self.inplace = self._inplace(operators)
 
     def _pinned_memory(self, rules: dict[TensorId, TensorPlacement]) -> dict[TensorId, str]:
@@ -269,11 +270,13 @@ class _Planner:
                     and dst in self.spans
                     and dst not in inplace
                     and self.spans[src][1] == index == self.spans[dst][0]
-                    and self.sizes[dst] <= self.sizes[src]
+                    and (self.sizes[dst] <= self.sizes[src] or getattr(aot_op, "INPLACE_GROWS", False))
                     and src not in self.model.inputs
                     and self.model.tensors[src].kind is AirTensorKind.SCRATCH
                 ):
                     inplace[dst] = src
+                    if self.sizes[dst] > self.sizes[src]:
+                        self.grows.add(dst)
         return inplace
 
     def role_of(self, root: TensorId) -> str:
@@ -294,6 +297,7 @@ class _Planner:
                 last=self.spans[t][1],
                 alignment=self.align(t, memory),
                 inplace_of=str(self.inplace[t]) if self.inplace.get(t) in chosen else None,
+                grows=t in self.grows,
             )
             for t in roots
         ]
@@ -455,6 +459,7 @@ def _scratch_requests(planner: _Planner) -> list[BufferRequest]:
             last=planner.spans[t][1],
             alignment=planner.align(t, memory),
             inplace_of=str(planner.inplace[t]) if planner.inplace.get(t) in set(roots) else None,
+            grows=t in planner.grows,
         )
         for t in roots
     ]
@@ -558,7 +563,8 @@ def choose_inplace_rows(
     """Under ``goal: size``, let windowed operators write their output over their input.
 
     An operator that offers it (``inplace_rows_bytes``: CONV_2D and DEPTHWISE_CONV_2D, row by row
-    through a ring of output rows) is switched on where its input dies there (no later reader,
+    through a ring of output rows; last row first when the output is the larger, which then runs
+    on past the input's end) is switched on where its input dies there (no later reader,
     not a model input or output, not state) and the ring is smaller than the bytes sharing saves;
     the ring is a scratch buffer of the operator, so the plan counts it. Returns the operator ids.
     """
@@ -581,8 +587,6 @@ def choose_inplace_rows(
         if lifetimes[root][1] != index or lifetimes[dst][0] != index:
             continue
         saved = min(model.tensors[dst].nbytes, model.tensors[src].nbytes)
-        if model.tensors[dst].nbytes > model.tensors[src].nbytes:
-            continue
         ring = ask()
         if ring is None or ring >= saved:
             continue

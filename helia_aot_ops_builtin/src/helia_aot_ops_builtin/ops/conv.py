@@ -41,7 +41,7 @@ from helia_aot_ops_builtin.conv_support import (
 )
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
-from helia_aot_ops_builtin.row_stream import RowGeometry, ring_rows
+from helia_aot_ops_builtin.row_stream import RowGeometry, backward, ring_rows
 
 _COMMON_RESTRICTIONS = (
     "Input, filter and output are 4-D NHWC tensors with static shapes.",
@@ -247,6 +247,7 @@ class _WindowOperator(KernelCallOperator):
         self.ring = rows
         self.add_scratch("rows", rows * geometry.output_row_bytes, alignment=16)
         self.INPLACE_INPUTS = (self.INPUT,)
+        self.INPLACE_GROWS = backward(geometry)
 
     def on_placed(self, memory_plan: Any) -> None:
         """Stream rows only where the plan did give the output the input's bytes."""
@@ -273,6 +274,7 @@ class _WindowOperator(KernelCallOperator):
                 "ring_ptr": self.ptr(self.get_local_tensor("rows"), ctype=self.target.ctype),
                 "in_elems": geometry.input_row_bytes // item,
                 "out_elems": geometry.output_row_bytes // item,
+                "backward": backward(geometry),
                 "in_ctype": self.source.ctype,
                 "out_ctype": self.target.ctype,
             }
