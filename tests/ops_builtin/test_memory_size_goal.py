@@ -134,12 +134,13 @@ def build_chain(spec: dict, h: int, w: int, c: int, path: Path) -> Path:
     return m.b.save(path)
 
 
-def convert(model: Path, out: Path, dtype: str, goal: str = "size"):
+def convert(model: Path, out: Path, dtype: str, goal: str = "size", html: bool = False):
     config = {
         "model": {"path": str(model)},
         "module": {"path": str(out), "name": "module"},
         "test": {"enabled": True, "samples": 2, "tolerance": 1e-5 if dtype == "float32" else 0.0},
         "optimization": {"goal": goal},
+        "documentation": {"html": html},
     }
     return AotConverter(ConvertArgs.model_validate(config)).convert()
 
@@ -177,9 +178,13 @@ def test_a_depthwise_chain_writes_in_place_and_lowers_the_arena(tmp_path):
     model = build_chain(spec, 8, 8, 2, tmp_path / "model.tflite")
     figures = {}
     for goal in ("balanced", "size"):
-        result = convert(model, tmp_path / goal, "int8", goal)
+        result = convert(model, tmp_path / goal, "int8", goal, html=True)
         run = run_module_test_case(result.output, tmp_path / f"build_{goal}", prefix=result.prefix)
         assert run.passed, run.stdout + run.stderr[-3000:]
+        page = (result.output / f"{result.prefix}_report.html").read_text(encoding="utf-8")
+        # The memory picture marks each in-place column, the operator table says why.
+        assert page.count('<text class="technique"') == (3 if goal == "size" else 0)
+        assert page.count('<span class="technique">') == (3 if goal == "size" else 0)
         (scratch,) = [a for a in result.arenas if a["role"] == "scratch"]
         report = _report(result)
         rings = [(op["op_type"], op["memory_technique"], op["ring_bytes"]) for op in report["operators"]]
