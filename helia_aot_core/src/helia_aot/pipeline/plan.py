@@ -557,22 +557,34 @@ def choose_schedule(
     )
 
 
+INPLACE_ONLY_ABOVE_BOUND = True
+"""Switch in-place row loops on only where the bound needs them (False: wherever they qualify,
+which the cross tests use to run every loop variant on the cores; the bound is the same)."""
+
+
 def choose_inplace_rows(
-    model: AirModel, operators: list[Any], config: Any, alias_of: dict[TensorId, TensorId]
+    model: AirModel,
+    operators: list[Any],
+    config: Any,
+    alias_of: dict[TensorId, TensorId],
+    make_planner: Callable[[], _Planner],
 ) -> list[str]:
     """Under ``goal: size``, let windowed operators write their output over their input.
 
     An operator that offers it (``inplace_rows_bytes``: CONV_2D and DEPTHWISE_CONV_2D, row by row
     through a ring of output rows; last row first when the output is the larger, which then runs
-    on past the input's end) is switched on where its input dies there (no later reader,
-    not a model input or output, not state) and the ring is smaller than the bytes sharing saves;
-    the ring is a scratch buffer of the operator, so the plan counts it. Returns the operator ids.
+    on past the input's end) qualifies where its input dies there (no later reader, not a model
+    input or output, not state) and the ring is smaller than the bytes sharing saves. Writing in
+    place only changes the bytes live at the operator's own step, so the bound it reaches is the
+    largest step once every qualifying operator shares; only operators whose step is above that
+    bound are switched on (the others would pay the row loop's instructions for nothing). The
+    ring is a scratch buffer of the operator, so the plan counts it. Returns the operator ids.
     """
     if _goal(config) != "size" or model.regions:
         return []
     lifetimes = compute_lifetimes(model, alias_of=alias_of)
     roots = alias_roots(model, alias_of)
-    chosen: list[str] = []
+    candidates: dict[int, tuple[Any, int]] = {}  # step -> (operator, bytes sharing saves net of the ring)
     for index, aot_op in enumerate(operators):
         ask = getattr(aot_op, "inplace_rows_bytes", None)
         op = aot_op.op
@@ -590,8 +602,28 @@ def choose_inplace_rows(
         ring = ask()
         if ring is None or ring >= saved:
             continue
-        aot_op.enable_inplace_rows()
-        chosen.append(str(op.id))
+        candidates[index] = (aot_op, saved - ring)
+    if not candidates:
+        return []
+    optional = _optional_scratch_ids(operators)
+    requests = [r for r in _scratch_requests(make_planner()) if TensorId(r.id) not in optional]
+
+    def live_at(step: int) -> int:
+        here = [r for r in requests if r.first <= step <= r.last]
+        names = {r.id for r in here}
+        return (
+            peak_live([r if r.inplace_of in names else replace(r, inplace_of=None) for r in here])
+            if here
+            else 0
+        )
+
+    live = {step: live_at(step) for step in range(len(operators) + 1)}
+    bound = max(live[step] - (candidates[step][1] if step in candidates else 0) for step in live)
+    chosen: list[str] = []
+    for index, (aot_op, _) in sorted(candidates.items()):
+        if live[index] > bound or not INPLACE_ONLY_ABOVE_BOUND:
+            aot_op.enable_inplace_rows()
+            chosen.append(str(aot_op.op.id))
     return chosen
 
 
@@ -678,7 +710,7 @@ def plan_memory(
         return _Planner(model, operators, config, fresh, rules, alignment, plan, run_planner)
 
     plan.schedule = choose_schedule(model, operators, config, make_planner, plan.alias_of)
-    plan.inplace_rows = choose_inplace_rows(model, operators, config, plan.alias_of)
+    plan.inplace_rows = choose_inplace_rows(model, operators, config, plan.alias_of, make_planner)
     tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
     constants = [
