@@ -12,6 +12,7 @@ under ASan/UBSan, which also catches a row read after it was overwritten's neigh
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,42 @@ def test_an_in_place_chain_matches_the_reference_on_the_m55(tmp_path, monkeypatc
     elf = cross_build_module(result.output, tmp_path / "m55", "m55", prefix="m")
     run = run_qemu(elf, "m55", timeout=300, count=False)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout
+
+
+def test_branches_run_one_after_the_other_at_size(tmp_path):
+    """Two branches from one input, each widening to 16 channels then narrowing to one, joined by
+    a CONCATENATION, stored interleaved (both wide tensors live at once). At size the planner runs
+    one branch to its end before the other; the module follows that order and matches the
+    reference, and the report gives both bounds."""
+    m = _Model("int8", seed=5)
+    x = m.act("x", (1, 8, 8, 2), 0.05, 3)
+    opts = _options(litert.Conv2DOptionsT, padding=PADDING["SAME"], strideH=1, strideW=1)
+    wide, narrow = {}, {}
+    for branch in ("a", "b"):
+        wide[branch] = m.act(f"{branch}1", (1, 8, 8, 16), 0.05, 3)
+        narrow[branch] = m.act(f"{branch}2", (1, 8, 8, 1), 0.05, 3)
+    for branch in ("a", "b"):  # stored: a1, b1, a2, b2
+        w = m.weights(f"w{branch}1", (16, 1, 1, 2))
+        m.b.add_operator("CONV_2D", [x, w, m.bias(f"b{branch}1", 16, 0.05)], [wide[branch]], opts)
+    for branch in ("a", "b"):
+        w = m.weights(f"w{branch}2", (1, 1, 1, 16))
+        m.b.add_operator("CONV_2D", [wide[branch], w, m.bias(f"b{branch}2", 1, 0.05)], [narrow[branch]], opts)
+    y = m.act("y", (1, 8, 8, 2), 0.05, 3)
+    m.b.add_operator(
+        "CONCATENATION", [narrow["a"], narrow["b"]], [y], _options(litert.ConcatenationOptionsT, axis=3)
+    )
+    m.b.set_inputs([x])
+    m.b.set_outputs([y])
+    model = m.b.save(tmp_path / "branches.tflite")
+    result = convert(model, tmp_path / "out", "int8")
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, run.stdout + run.stderr[-3000:]
+    schedule = _report(result)["schedule"]
+    assert (schedule["method"], schedule["reordered"]) == ("exact", True)
+    assert schedule["order"] == ["0:a1", "0:a2", "0:b1", "0:b2", "0:y"]
+    # Stored: x, a1 and b1 live at once (128 + 1,024 + 1,024 B); chosen: x, a1 and a2, then x, a2
+    # and b1 (128 + 1,024 + 64 B).
+    assert (schedule["layer_bound"], schedule["schedule_bound"]) == (2176, 1216)
+    source = (result.output / "src" / f"{result.prefix}_model.c").read_text()
+    runs = re.findall(rf"{result.prefix}_(\w+?)_run\}}", source)
+    assert runs == ["conv_2d_0", "conv_2d_2", "conv_2d_1", "conv_2d_3", "concatenation_4"]
