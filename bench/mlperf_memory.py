@@ -6,7 +6,13 @@ constant bytes, the released product's scratch
 arena where it was observed (helia-aot 1.1.0, default settings), and TensorFlow Lite Micro's
 arena figure from the corpus manifest. Every figure of ours comes from one run of this script.
 
+With ``--goals`` it compares goals instead: per model the scratch `used` at each goal, the
+layer-by-layer bound (the tensors' peak in the stored order), the bound of the order the planner
+chose, the final bound at goal size (after in-place convolutions), the operators written in place
+and the ratio of size's scratch to balanced's.
+
     .venv/bin/python bench/mlperf_memory.py [--planner hill_climb] [--goal balanced]
+    .venv/bin/python bench/mlperf_memory.py --goals latency balanced size
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import HeliaAotError
@@ -35,8 +42,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--planner", default="hill_climb", choices=["greedy", "greedy_by_size", "hill_climb"])
     parser.add_argument("--goal", default="balanced", choices=["latency", "balanced", "size", "accuracy"])
+    parser.add_argument("--goals", nargs="+", choices=["latency", "balanced", "size", "accuracy"])
     args = parser.parse_args()
     manifest = json.loads((DATA / "manifest.json").read_text())
+    if args.goals:
+        compare_goals(manifest, args.planner, args.goals)
+        return
     table = Table(title=f"MLPerf Tiny memory plan ({args.planner}, goal {args.goal})")
     for column in (
         "model",
@@ -83,6 +94,59 @@ def main() -> None:
             f"{tflm:,}" if tflm else "-",
         )
     Console(width=160).print(table)
+
+
+def _convert(path: Path, planner: str, goal: str) -> tuple[Any, float]:
+    with tempfile.TemporaryDirectory() as out:
+        config = ConvertArgs.model_validate(
+            {
+                "model": {"path": str(path)},
+                "module": {"path": out, "name": "m"},
+                "memory": {"planner": planner},
+                "optimization": {"goal": goal},
+            }
+        )
+        start = time.perf_counter()
+        result = AotConverter(config).convert()
+        return result, time.perf_counter() - start
+
+
+def compare_goals(manifest: list[dict[str, Any]], planner: str, goals: list[str]) -> None:
+    """One row per model: scratch at each goal, the bounds and the techniques goal size used."""
+    table = Table(title=f"MLPerf Tiny scratch by goal ({planner})")
+    columns = ["model", *[f"{g} used" for g in goals], "layer bound", "order bound", "size bound"]
+    columns += ["in place", "size/balanced", "TFLM arena"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for entry in (e for e in manifest if e["category"] == "mlperf_tiny"):
+        used: dict[str, int] = {}
+        bounds = ("-", "-", "-")
+        in_place = "-"
+        try:
+            for goal in goals:
+                result, _ = _convert(DATA / entry["file"], planner, goal)
+                scratch = [a for a in result.arenas if a["role"] == "scratch"]
+                used[goal] = sum(a["used"] for a in scratch)
+                if goal == "size":
+                    order = result.report.schedule
+                    final = max((a.get("tensor_peak_live") or 0 for a in scratch), default=0)
+                    if order is not None:
+                        bounds = (f"{order.layer_bound:,}", f"{order.schedule_bound:,}", f"{final:,}")
+                    in_place = str(sum(1 for op in result.report.operators if op.memory_technique))
+        except HeliaAotError as error:
+            table.add_row(entry["name"], f"[red]{type(error).__name__}[/]")
+            continue
+        ratio = f"{used['size'] / used['balanced']:.3f}" if {"size", "balanced"} <= set(used) else "-"
+        tflm = entry.get("tflm_arena_used_bytes")
+        table.add_row(
+            entry["name"],
+            *[f"{used[g]:,}" for g in goals],
+            *bounds,
+            in_place,
+            ratio,
+            f"{tflm:,}" if tflm else "-",
+        )
+    Console(width=200).print(table)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ def inplace_pairs(buffers: Sequence[BufferRequest]) -> dict[str, str]:
     """The ``inplace_of`` requests the planners honour, as child id -> partner id.
 
     A request is honoured when the partner is another buffer that ends exactly where the child
-    begins and is at least as large (so the child fits inside the bytes the partner frees). So that
+    begins and is at least as large (so the child fits inside the bytes the partner frees), or
+    when the child ``grows`` (it starts at the partner's offset and runs on past its end). So that
     sharing stays a relation between two buffers, each buffer takes part in at most one honoured
     pair at any operator index: a partner keeps only its first claimant (by ``first``, then id),
     and a one-operator buffer cannot both replace one buffer and be replaced by another at that
@@ -45,7 +46,7 @@ def inplace_pairs(buffers: Sequence[BufferRequest]) -> dict[str, str]:
         partner = by_id.get(child.inplace_of)  # type: ignore[arg-type]
         if partner is None or partner.id == child.id:
             continue
-        if partner.last != child.first or child.size > partner.size:
+        if partner.last != child.first or (child.size > partner.size and not child.grows):
             continue
         t = child.first
         if t in busy.get(partner.id, ()) or t in busy.get(child.id, ()):
@@ -60,9 +61,9 @@ def peak_live(buffers: Sequence[BufferRequest]) -> int:
     """The largest number of bytes needed at once: a lower bound on any plan's ``used``.
 
     At each operator index, sum the sizes of the buffers live there; a buffer honoured as in place
-    of a partner that dies at that index is not counted again, since it occupies the partner's
-    bytes. No plan can use less, because buffers live at the same index may only share bytes
-    through such a pair.
+    of a partner that dies at that index is not counted again (a growing one only past the
+    partner's size), since it occupies the partner's bytes. No plan can use less, because
+    buffers live at the same index may only share bytes through such a pair.
     """
     check_requests(buffers)
     delta: dict[int, int] = {}
@@ -71,9 +72,9 @@ def peak_live(buffers: Sequence[BufferRequest]) -> int:
         delta[b.last + 1] = delta.get(b.last + 1, 0) - b.size
     by_id = {b.id: b for b in buffers}
     shared: dict[int, int] = {}
-    for child_id in inplace_pairs(buffers):
+    for child_id, partner_id in inplace_pairs(buffers).items():
         child = by_id[child_id]
-        shared[child.first] = shared.get(child.first, 0) + child.size
+        shared[child.first] = shared.get(child.first, 0) + min(child.size, by_id[partner_id].size)
     best = live = 0
     for t in sorted(delta):
         live += delta[t]

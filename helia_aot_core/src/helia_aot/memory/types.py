@@ -16,7 +16,9 @@ class BufferRequest:
     a buffer whose exact offset this one may reuse: an elementwise operator can write its output over
     an input that dies at that operator, which is what lets a chain of such operators run in the
     memory of one tensor. The planner honours it only when the partner ends exactly at this
-    buffer's ``first`` and is at least as large (see :func:`helia_aot.memory.placement.inplace_pairs`).
+    buffer's ``first`` and is at least as large (see :func:`helia_aot.memory.placement.inplace_pairs`),
+    or, with ``grows``, is smaller: then this buffer starts at the partner's offset and runs on past
+    its end (a convolution that adds channels writes its rows last first over its input).
 
     Construction raises ValueError for a request no planner could satisfy, so a bad request is
     reported where it is made rather than deep inside a search.
@@ -28,6 +30,7 @@ class BufferRequest:
     last: int
     alignment: int = 16
     inplace_of: str | None = None
+    grows: bool = False
 
     def __post_init__(self) -> None:
         for name in ("size", "first", "last", "alignment"):

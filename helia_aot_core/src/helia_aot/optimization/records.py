@@ -295,7 +295,9 @@ class ReportedOperator(_Record):
     """The figures of one operator.
 
     ``id``, ``macs``, ``entry`` and ``knobs`` are the shared fields; ``index``, ``op_type``,
-    ``parameters``, ``kernel_calls`` (kernel entry by role) and ``hints`` are this compiler's.
+    ``parameters``, ``kernel_calls`` (kernel entry by role), ``hints`` and ``memory_technique``
+    (how ``goal: size`` brought the operator's memory under the layer-by-layer bound: ``in_place``,
+    the output written over the input through a ring of ``ring_bytes``) are this compiler's.
     """
 
     id: str
@@ -307,6 +309,8 @@ class ReportedOperator(_Record):
     parameters: int | None = None
     kernel_calls: dict[str, str] | None = None
     hints: list[OperatorHint] = []
+    memory_technique: str | None = None
+    ring_bytes: int = 0
 
 
 # The product's name for the report's operator record.
@@ -384,6 +388,20 @@ class ReportedArena(_Record):
 MEASUREMENT_SETTINGS = ("goal", "allow_approximate", "accumulation", "kernel", "constant_placement")
 
 
+class OperatorOrder(_Record):
+    """The order the module runs its operators in (``goal: size`` may choose a lower-peak one).
+
+    ``layer_bound`` is the tensors' peak in the model's layer-by-layer order, ``schedule_bound``
+    in ``order`` (plan ids); ``method`` is ``stored``, ``exact`` or ``greedy``.
+    """
+
+    method: str
+    reordered: bool = False
+    layer_bound: int
+    schedule_bound: int
+    order: list[str] = []
+
+
 class OptimizationReport(_Versioned):
     """The figures and hints behind the plan, as the module's ``<prefix>_report.json`` holds them.
 
@@ -407,6 +425,7 @@ class OptimizationReport(_Versioned):
     folded_variables: list[FoldedVariable] = []
     arenas: list[ReportedArena] = []
     arena_hints: list[OperatorHint] = []
+    schedule: OperatorOrder | None = None
     model_name: str | None = None
     platform_name: str | None = None
     total_parameters: int = 0
@@ -421,6 +440,7 @@ __all__ = [
     "ConstantPlacement",
     "FixedChoice",
     "FoldedVariable",
+    "OperatorOrder",
     "Fp16Overflow",
     "Generator",
     "Hint",

@@ -145,6 +145,9 @@ def operator_table(
                 (_tensor_cell(view.local_tensor_ids if view else (), tensors), False),
             ]
         hints = "<br>".join(f'<span class="hint">{_e(h.message)}</span>' for h in (r.hints if r else ()))
+        if r is not None and r.memory_technique == "in_place":
+            note = f"goal size: output written over the input row by row (ring {r.ring_bytes:,} B)"
+            hints = f'<span class="technique">{_e(note)}</span>' + ("<br>" + hints if hints else "")
         row.append((hints or "-", False))
         rows.append(row)
     return _table(headers, rows, "operators")
@@ -155,8 +158,14 @@ def _color(k: int) -> str:
     return f"hsl({(k * 137.508) % 360:.1f}, 62%, 58%)"
 
 
-def memory_svg(occupancy: RegionOccupancy, op_types: Sequence[str]) -> str:
-    """The scratch picture of one region: one ``<rect>`` per tensor and nothing else as a rect."""
+def memory_svg(
+    occupancy: RegionOccupancy, op_types: Sequence[str], techniques: Mapping[int, str] | None = None
+) -> str:
+    """The scratch picture of one region: one ``<rect>`` per tensor and nothing else as a rect.
+
+    ``techniques`` (operator index -> what goal size did there) marks those columns with a
+    ``<text class="technique">`` above the plot: "ip" where the output overwrites the input.
+    """
     n = max(len(op_types), 1)
     plot_w, plot_h = _WIDTH - _LEFT - _RIGHT, _HEIGHT - _TOP - _BOTTOM
     top_byte = max([occupancy.used, 1] + [t.offset + t.size for t in occupancy.tensors])
@@ -182,6 +191,11 @@ def memory_svg(occupancy: RegionOccupancy, op_types: Sequence[str]) -> str:
             f'<rect data-tensor="{_e(t.id)}" x="{x:.2f}" y="{y(t.offset + t.size):.2f}" '
             f'width="{w:.2f}" height="{h:.2f}" fill="{_color(k)}" fill-opacity="0.85" '
             f'stroke="#333" stroke-width="0.5"><title>{_e(label)}</title></rect>'
+        )
+    for index, technique in sorted((techniques or {}).items()):
+        out.append(
+            f'<text class="technique" x="{_LEFT + (index + 0.5) * col:.2f}" y="{_TOP - 18}" '
+            f'text-anchor="middle">ip<title>operator {index}: {_e(technique)}</title></text>'
         )
     peak = occupancy.peak_index
     if peak is not None:
@@ -275,13 +289,27 @@ def render_module_report(
         items = "".join(f'<li class="hint">{_e(m)}</li>' for m in messages)
         parts.append(f"<ul>{items}</ul>\n")
     parts += ["<h2>Arenas</h2>\n", arena_table(report, views.get("regions"))]
+    techniques = {
+        r.index: f"in place, ring {r.ring_bytes:,} B"
+        for r in report.operators
+        if r.index is not None and r.memory_technique == "in_place"
+    }
+    if report.schedule is not None and (report.schedule.method != "stored" or techniques):
+        order = report.schedule
+        parts.append(
+            f"<p>Goal size: the tensors' layer-by-layer bound is <b>{order.layer_bound:,}</b> B; "
+            f"the operator order ({_e(order.method)} search"
+            f"{', reordered' if order.reordered else ', stored order kept'}) needs "
+            f"<b>{order.schedule_bound:,}</b> B; {len(techniques)} operator(s) write their output "
+            "over their input (marked ip above their column).</p>\n"
+        )
     for region in occupancy:
         parts.append(f"<h2>Scratch memory: region {region.region} ({_e(region.memory)})</h2>\n")
         parts.append(
             "<p>Each rectangle is one tensor: it spans the operators that need it (x) at "
             "the bytes it occupies (y). The outlined column is the peak.</p>\n"
         )
-        parts.append(memory_svg(region, op_types))
+        parts.append(memory_svg(region, op_types, techniques))
         parts.append(_peak_section(region, op_types))
     parts += [
         "<h2>Operators</h2>\n",

@@ -18,7 +18,8 @@ from typing import Any
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import SCRATCH_ISAS
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes, peak_live
+from helia_aot.memory import ArenaPlan, BufferRequest, alias_roots, compute_lifetimes, peak_live
+from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
@@ -104,6 +105,24 @@ class Placement:
 
 
 @dataclass(slots=True)
+class OperatorSchedule:
+    """Which order the operators run in, and what it saves.
+
+    ``layer_bound`` is the tensors' peak in the model's stored (layer-by-layer) order;
+    ``schedule_bound`` the peak in ``order`` (operator ids, as the module runs them). ``method``
+    says how the order was found: ``stored`` (the goal does not reorder, or the graph cannot be),
+    ``exact`` (every order searched) or ``greedy`` (the stated heuristic of
+    :mod:`helia_aot.memory.schedule`).
+    """
+
+    order: list[str]
+    layer_bound: int
+    schedule_bound: int
+    method: str
+    reordered: bool = False
+
+
+@dataclass(slots=True)
 class MemoryPlan:
     """Where everything lives: regions, each tensor's placement, and the aliasing used.
 
@@ -117,6 +136,10 @@ class MemoryPlan:
     constant_blobs: dict[int, bytes] = field(default_factory=dict)
     dropped_scratch: dict[str, int] = field(default_factory=dict)
     """Operator id -> bytes of the optional kernel scratch the memory-aware choice dropped."""
+    schedule: OperatorSchedule | None = None
+    inplace_rows: list[str] = field(default_factory=list)
+    """Operators (AIR ids) that write their output over their input row by row (goal size)."""
+    """The operator order the plan is for and the tensor peaks of the stored and chosen orders."""
 
     def region(self, role: str) -> ArenaRegion | None:
         return next((r for r in self.regions if r.role == role), None)
@@ -211,6 +234,7 @@ class _Planner:
             wanted += [rules[t].alignment or 1 for t in self.members[root] if t in rules]
             self.align_of[root] = max(wanted)
         self.pinned = self._pinned_memory(rules)
+        self.grows: set[TensorId] = set()
         self.inplace = self._inplace(operators)
 
     def _pinned_memory(self, rules: dict[TensorId, TensorPlacement]) -> dict[TensorId, str]:
@@ -246,11 +270,13 @@ class _Planner:
                     and dst in self.spans
                     and dst not in inplace
                     and self.spans[src][1] == index == self.spans[dst][0]
-                    and self.sizes[dst] <= self.sizes[src]
+                    and (self.sizes[dst] <= self.sizes[src] or getattr(aot_op, "INPLACE_GROWS", False))
                     and src not in self.model.inputs
                     and self.model.tensors[src].kind is AirTensorKind.SCRATCH
                 ):
                     inplace[dst] = src
+                    if self.sizes[dst] > self.sizes[src]:
+                        self.grows.add(dst)
         return inplace
 
     def role_of(self, root: TensorId) -> str:
@@ -271,6 +297,7 @@ class _Planner:
                 last=self.spans[t][1],
                 alignment=self.align(t, memory),
                 inplace_of=str(self.inplace[t]) if self.inplace.get(t) in chosen else None,
+                grows=t in self.grows,
             )
             for t in roots
         ]
@@ -458,9 +485,172 @@ def _scratch_requests(planner: _Planner) -> list[BufferRequest]:
             last=planner.spans[t][1],
             alignment=planner.align(t, memory),
             inplace_of=str(planner.inplace[t]) if planner.inplace.get(t) in root_set else None,
+            grows=t in planner.grows,
         )
         for t in roots
     ]
+
+
+def _goal(config: Any) -> str:
+    return str(getattr(getattr(config.optimization, "goal", None), "value", "balanced"))
+
+
+def _optional_scratch_ids(operators: list[Any]) -> set[TensorId]:
+    return {
+        aot_op.op.named_tensors[name]
+        for aot_op in operators
+        for name in getattr(aot_op, "optional_scratch", {})
+    }
+
+
+def tensor_bound(operators: list[Any], make_planner: Callable[[], _Planner]) -> int:
+    """The tensors' peak in the current order: every scratch buffer but optional kernel scratch."""
+    owners = _optional_scratch_ids(operators)
+    tensors_only = [r for r in _scratch_requests(make_planner()) if TensorId(r.id) not in owners]
+    return peak_live(tensors_only) if tensors_only else 0
+
+
+def schedule_graph(
+    model: AirModel, operators: list[Any], alias_of: dict[TensorId, TensorId]
+) -> ScheduleGraph:
+    """The order search's view of ``model``: scratch buffers by storage root, and the order
+    constraints data does not show (operators touching the same persistent tensor keep their
+    stored order). Optional kernel scratch is left out: the memory-aware choice decides it later."""
+    roots = alias_roots(model, alias_of)
+    optional = _optional_scratch_ids(operators)
+
+    def scratch(tid: TensorId) -> bool:
+        return bool(tid) and tid in model.tensors and model.tensors[tid].kind is AirTensorKind.SCRATCH
+
+    sizes: dict[str, int] = {}
+    ops: list[ScheduleOp] = []
+    last_touch: dict[TensorId, int] = {}
+    for index, op in enumerate(model.operators):
+        reads = tuple(dict.fromkeys(str(roots.get(t, t)) for t in op.input_ids if scratch(t)))
+        written = [
+            t for t in [*op.output_ids, *op.named_tensors.values()] if scratch(t) and t not in optional
+        ]
+        writes = tuple(dict.fromkeys(str(roots.get(t, t)) for t in written))
+        for t in [*op.input_ids, *op.output_ids, *written]:
+            if scratch(t):
+                root = str(roots.get(t, t))
+                sizes[root] = max(sizes.get(root, 0), model.tensors[t].nbytes)
+        after: list[int] = []
+        for t in [*op.input_ids, *op.output_ids]:
+            if t and t in model.tensors and model.tensors[t].kind is AirTensorKind.PERSISTENT:
+                if t in last_touch:
+                    after.append(last_touch[t])
+                last_touch[t] = index
+        ops.append(ScheduleOp(reads, writes, tuple(after)))
+    inputs = frozenset(str(roots.get(t, t)) for t in model.inputs if scratch(t))
+    outputs = frozenset(str(roots.get(t, t)) for t in model.outputs if scratch(t))
+    return ScheduleGraph(tuple(ops), sizes, inputs, outputs)
+
+
+def choose_schedule(
+    model: AirModel,
+    operators: list[Any],
+    config: Any,
+    make_planner: Callable[[], _Planner],
+    alias_of: dict[TensorId, TensorId],
+) -> OperatorSchedule:
+    """Under ``goal: size``, rerun the operators in the order with the smallest tensor peak.
+
+    The search (:func:`helia_aot.memory.schedule.best_order`) works on the buffers alone; the
+    order is then checked with the planner's own measure (in-place pairs included) and kept only
+    when it lowers the tensors' peak, so every other goal, and a graph no order improves, keep the
+    stored order and their plans unchanged. ``model.operators`` and ``operators`` are reordered
+    together, so the lifetimes, the plan and the generated code all follow the chosen order.
+    Graphs with control-flow regions keep their order (regions sit right after their owner).
+    """
+    stored_ids = [str(op.id) for op in model.operators]
+    layer = tensor_bound(operators, make_planner)
+    if _goal(config) != "size" or model.regions or len(model.operators) < 3:
+        return OperatorSchedule(stored_ids, layer, layer, "stored")
+    found = best_order(schedule_graph(model, operators, alias_of))
+    if found.order == tuple(range(len(model.operators))):
+        return OperatorSchedule(stored_ids, layer, layer, found.method)
+    stored_ops, stored_aot = list(model.operators), list(operators)
+    model.operators[:] = [stored_ops[i] for i in found.order]
+    operators[:] = [stored_aot[i] for i in found.order]
+    chosen = tensor_bound(operators, make_planner)
+    if chosen >= layer:
+        model.operators[:] = stored_ops
+        operators[:] = stored_aot
+        return OperatorSchedule(stored_ids, layer, layer, found.method)
+    return OperatorSchedule(
+        [str(op.id) for op in model.operators], layer, chosen, found.method, reordered=True
+    )
+
+
+INPLACE_ONLY_ABOVE_BOUND = True
+"""Switch in-place row loops on only where the bound needs them (False: wherever they qualify,
+which the cross tests use to run every loop variant on the cores; the bound is the same)."""
+
+
+def choose_inplace_rows(
+    model: AirModel,
+    operators: list[Any],
+    config: Any,
+    alias_of: dict[TensorId, TensorId],
+    make_planner: Callable[[], _Planner],
+) -> list[str]:
+    """Under ``goal: size``, let windowed operators write their output over their input.
+
+    An operator that offers it (``inplace_rows_bytes``: CONV_2D and DEPTHWISE_CONV_2D, row by row
+    through a ring of output rows; last row first when the output is the larger, which then runs
+    on past the input's end) qualifies where its input dies there (no later reader, not a model
+    input or output, not state) and the ring is smaller than the bytes sharing saves. Writing in
+    place only changes the bytes live at the operator's own step, so the bound it reaches is the
+    largest step once every qualifying operator shares; only operators whose step is above that
+    bound are switched on (the others would pay the row loop's instructions for nothing). The
+    ring is a scratch buffer of the operator, so the plan counts it. Returns the operator ids.
+    """
+    if _goal(config) != "size" or model.regions:
+        return []
+    lifetimes = compute_lifetimes(model, alias_of=alias_of)
+    roots = alias_roots(model, alias_of)
+    candidates: dict[int, tuple[Any, int]] = {}  # step -> (operator, bytes sharing saves net of the ring)
+    for index, aot_op in enumerate(operators):
+        ask = getattr(aot_op, "inplace_rows_bytes", None)
+        op = aot_op.op
+        if ask is None or not op.input_ids or not op.output_ids:
+            continue
+        src, dst = op.input_ids[0], op.output_ids[0]
+        root = roots.get(src, src)
+        if not src or root not in lifetimes or dst not in lifetimes or root in model.inputs:
+            continue
+        if model.tensors[root].kind is not AirTensorKind.SCRATCH:
+            continue
+        if lifetimes[root][1] != index or lifetimes[dst][0] != index:
+            continue
+        saved = min(model.tensors[dst].nbytes, model.tensors[src].nbytes)
+        ring = ask()
+        if ring is None or ring >= saved:
+            continue
+        candidates[index] = (aot_op, saved - ring)
+    if not candidates:
+        return []
+    optional = _optional_scratch_ids(operators)
+    requests = [r for r in _scratch_requests(make_planner()) if TensorId(r.id) not in optional]
+
+    def live_at(step: int) -> int:
+        here = [r for r in requests if r.first <= step <= r.last]
+        names = {r.id for r in here}
+        return (
+            peak_live([r if r.inplace_of in names else replace(r, inplace_of=None) for r in here])
+            if here
+            else 0
+        )
+
+    live = {step: live_at(step) for step in range(len(operators) + 1)}
+    bound = max(live[step] - (candidates[step][1] if step in candidates else 0) for step in live)
+    chosen: list[str] = []
+    for index, (aot_op, _) in sorted(candidates.items()):
+        if live[index] > bound or not INPLACE_ONLY_ABOVE_BOUND:
+            aot_op.enable_inplace_rows()
+            chosen.append(str(aot_op.op.id))
+    return chosen
 
 
 def choose_scratch(
@@ -559,6 +749,8 @@ def plan_memory(
         fresh = memory_budget(platform, memory_cfg.constraints)
         return _Planner(model, operators, config, fresh, rules, alignment, plan, run_planner)
 
+    plan.schedule = choose_schedule(model, operators, config, make_planner, plan.alias_of)
+    plan.inplace_rows = choose_inplace_rows(model, operators, config, plan.alias_of, make_planner)
     tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
     read = tensors_read(model, operators)  # once: asking per tensor made Plan quadratic in layers
@@ -616,4 +808,13 @@ def plan_memory(
     return plan
 
 
-__all__ = ["ROLES", "ArenaRegion", "MemoryPlan", "Placement", "arena_size", "plan_memory"]
+__all__ = [
+    "ROLES",
+    "ArenaRegion",
+    "MemoryPlan",
+    "OperatorSchedule",
+    "Placement",
+    "arena_size",
+    "choose_schedule",
+    "plan_memory",
+]

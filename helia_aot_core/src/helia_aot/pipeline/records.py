@@ -421,6 +421,7 @@ def report_record(
                 "parameters": operator_parameters(op),
                 "kernel_calls": calls,
                 "hints": _operator_hints(op, config) + peaks.get(i, []),
+                **_memory_technique(op),
             }
         )
     return {
@@ -437,9 +438,35 @@ def report_record(
         "folded_variables": [dict(v) for v in model.metadata.get("folded_variables", [])],
         "arenas": [arena_row(r) for r in plan.regions],
         "arena_hints": _arena_hints(plan),
+        "schedule": _schedule_row(
+            plan, {str(op.op.id): pid for op, (pid, _) in zip(operators, ids, strict=True)}
+        ),
         "model_name": model.name,
         "platform_name": _platform_name(platform),
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
+    }
+
+
+def _memory_technique(aot_op: Any) -> dict[str, Any]:
+    """How the operator goes under the layer-by-layer bound (goal size), when it does."""
+    if getattr(aot_op, "rows_in_place", False):
+        ring = aot_op.get_local_tensor("rows").nbytes
+        return {"memory_technique": "in_place", "ring_bytes": int(ring)}
+    return {"memory_technique": None, "ring_bytes": 0}
+
+
+def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] | None:
+    """The operator order the module runs and the two bounds: the tensors' peak in the model's
+    layer-by-layer order and in the chosen order (equal unless ``goal: size`` reordered)."""
+    schedule = plan.schedule
+    if schedule is None:
+        return None
+    return {
+        "method": schedule.method,
+        "reordered": schedule.reordered,
+        "layer_bound": schedule.layer_bound,
+        "schedule_bound": schedule.schedule_bound,
+        "order": [plan_ids.get(op_id, op_id) for op_id in schedule.order],
     }
 
 

@@ -41,6 +41,7 @@ from helia_aot_ops_builtin.conv_support import (
 )
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
+from helia_aot_ops_builtin.row_stream import RowGeometry, backward, ring_rows
 
 _COMMON_RESTRICTIONS = (
     "Input, filter and output are 4-D NHWC tensors with static shapes.",
@@ -201,6 +202,87 @@ class _WindowOperator(KernelCallOperator):
     def generic_kernel(self) -> bool:
         """Whether the ``kernel`` knob resolved to ``generic`` (specialized when never resolved)."""
         return self.knob("kernel", "specialized") == "generic"
+
+    # -- in place, row by row (goal size; see helia_aot_ops_builtin.row_stream) ---------------
+    ring: int = 0
+    rows_in_place: bool = False
+
+    def row_geometry(self) -> RowGeometry | None:
+        """The row loop's numbers, or None: only CONV_2D and DEPTHWISE_CONV_2D over one image
+        whose input and output have one element type stream their rows."""
+        if self.FAMILY not in ("conv", "depthwise") or self.kind() not in ("s8", "s16", "f32"):
+            return None
+        source, target = self.source, self.target
+        if len(source.shape) != 4 or len(target.shape) != 4 or source.shape[0] != 1:
+            return None
+        if source.dtype != target.dtype:
+            return None
+        (oh, pad_top), _ = self._spatial()
+        _, h, w, c = source.shape
+        _, _, ow, oc = target.shape
+        _, kh, _, _ = self.weights.shape
+        item = source.dtype.itemsize
+        return RowGeometry(
+            int(h),
+            int(oh),
+            int(w * c * item),
+            int(ow * oc * item),
+            self.options.stride_h,
+            int(pad_top),
+            (int(kh) - 1) * self.options.dilation_h + 1,
+        )
+
+    def inplace_rows_bytes(self) -> int | None:
+        """Bytes of the ring of output rows writing in place needs, or None when it cannot.
+
+        The planner's hook (goal ``size``): it asks before it decides, and calls
+        :meth:`enable_inplace_rows` where the input dies at this operator and the ring is
+        smaller than what sharing saves."""
+        geometry = self.row_geometry()
+        rows = None if geometry is None else ring_rows(geometry)
+        return None if geometry is None or rows is None else rows * geometry.output_row_bytes
+
+    def enable_inplace_rows(self) -> None:
+        """Reserve the ring (a scratch buffer the plan counts) and let output 0 share input 0."""
+        geometry = self.row_geometry()
+        rows = None if geometry is None else ring_rows(geometry)
+        if geometry is None or rows is None:
+            raise ValueError(f"operator {self.op.id} cannot write its output in place")
+        self.ring = rows
+        self.add_scratch("rows", rows * geometry.output_row_bytes, alignment=16)
+        self.INPLACE_INPUTS = (self.INPUT,)
+        self.INPLACE_GROWS = backward(geometry)
+
+    def on_placed(self, memory_plan: Any) -> None:
+        """Stream rows only where the plan did give the output the input's bytes."""
+        super().on_placed(memory_plan)
+        if not self.ring:
+            return
+        here = memory_plan.placements.get(self.source.id)
+        there = memory_plan.placements.get(self.target.id)
+        self.rows_in_place = (
+            here is not None
+            and there is not None
+            and (here.region, here.offset) == (there.region, there.offset)
+        )
+        self.TEMPLATE = "conv_rows.c.mako" if self.rows_in_place else KernelCallOperator.TEMPLATE
+
+    def compute_values(self) -> dict[str, Any]:
+        values = super().compute_values()
+        geometry = self.row_geometry()
+        if self.rows_in_place and geometry is not None:
+            item = self.source.dtype.itemsize
+            values["rows"] = {
+                "geometry": geometry,
+                "ring": self.ring,
+                "ring_ptr": self.ptr(self.get_local_tensor("rows"), ctype=self.target.ctype),
+                "in_elems": geometry.input_row_bytes // item,
+                "out_elems": geometry.output_row_bytes // item,
+                "backward": backward(geometry),
+                "in_ctype": self.source.ctype,
+                "out_ctype": self.target.ctype,
+            }
+        return values
 
     def kernel_variants(self) -> list[KernelVariant]:
         if self.FAMILY not in ("conv", "depthwise") or self.kind() != "s8":

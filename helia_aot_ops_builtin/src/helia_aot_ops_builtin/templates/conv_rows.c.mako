@@ -1,0 +1,69 @@
+<%inherit file="_operator.c.mako"/>\
+<% g = rows["geometry"] %>\
+#include <string.h>
+
+/* In place, row by row (optimization.goal: size): the output overwrites the input. Each output
+ * row is computed from the input rows its window reads into a ring of ${rows["ring"]} row(s), and
+ * lands in the output once no later row reads the input bytes under it${" (last row first: the output\n * is larger than the input and runs on past its end)" if rows["backward"] else ""}. */
+int32_t ${stem}_run(${prefix}_model_context_t *ctx)
+{
+    const ${k}${params_type} whole = {
+% for name, value in fields:
+        .${name} = ${value},
+% endfor
+    };
+    ${k}${params_type} row = whole;
+    const ${rows["in_ctype"]} *const input = ${args[0]};
+    ${rows["out_ctype"]} *const output = ${args[3]};
+    ${rows["out_ctype"]} *const ring = ${rows["ring_ptr"]};
+% if rows["backward"]:
+    int32_t lowest = ${g.output_height}; /* rows lowest .. ${g.output_height - 1} have landed */
+    for (int32_t r = ${g.output_height - 1}; r >= 0; --r) {
+        const int32_t top = r * ${g.stride} - ${g.pad_top};
+        const int32_t y0 = top > 0 ? top : 0;
+        const int32_t y1 = top + ${g.window_rows} < ${g.input_height} ? top + ${g.window_rows} : ${g.input_height};
+        const int32_t reach = (r - 1) * ${g.stride} - ${g.pad_top} + ${g.window_rows};
+        const int32_t busy_rows = r == 0 ? 0 : (reach < 0 ? 0 : (reach > ${g.input_height} ? ${g.input_height} : reach));
+        row.input_height = y1 - y0;
+        row.pad_top = y0 - top;
+        row.output_height = 1;
+        const int32_t status = ${k}${function}(&row, input + (size_t)y0 * ${rows["in_elems"]}u,
+            ${args[1]},
+            ${args[2]},
+            ring + (size_t)(r % ${rows["ring"]}) * ${rows["out_elems"]}u);
+        if (status != 0) {
+            return -(${status_base} + status);
+        }
+        while (lowest > r && (lowest - 1) * ${g.output_row_bytes} >= busy_rows * ${g.input_row_bytes}) {
+            --lowest;
+            memcpy(output + (size_t)lowest * ${rows["out_elems"]}u,
+                ring + (size_t)(lowest % ${rows["ring"]}) * ${rows["out_elems"]}u, ${g.output_row_bytes}u);
+        }
+    }
+% else:
+    int32_t landed = 0;
+    for (int32_t r = 0; r < ${g.output_height}; ++r) {
+        const int32_t top = r * ${g.stride} - ${g.pad_top};
+        const int32_t y0 = top > 0 ? top : 0;
+        const int32_t y1 = top + ${g.window_rows} < ${g.input_height} ? top + ${g.window_rows} : ${g.input_height};
+        const int32_t next = (r + 1) * ${g.stride} - ${g.pad_top};
+        const int32_t free_rows = r + 1 < ${g.output_height} ? (next > 0 ? next : 0) : ${g.input_height};
+        row.input_height = y1 - y0;
+        row.pad_top = y0 - top;
+        row.output_height = 1;
+        const int32_t status = ${k}${function}(&row, input + (size_t)y0 * ${rows["in_elems"]}u,
+            ${args[1]},
+            ${args[2]},
+            ring + (size_t)(r % ${rows["ring"]}) * ${rows["out_elems"]}u);
+        if (status != 0) {
+            return -(${status_base} + status);
+        }
+        while (landed <= r && (landed + 1) * ${g.output_row_bytes} <= free_rows * ${g.input_row_bytes}) {
+            memcpy(output + (size_t)landed * ${rows["out_elems"]}u,
+                ring + (size_t)(landed % ${rows["ring"]}) * ${rows["out_elems"]}u, ${g.output_row_bytes}u);
+            ++landed;
+        }
+    }
+% endif
+    return 0;
+}
