@@ -74,6 +74,17 @@ def _converter_class() -> Any:
     return importlib.import_module("helia_aot").AotConverter
 
 
+def run_conversion(config: Any, stderr: Any, *, progress: bool = True) -> Any:
+    """Convert with the progress display and the configured logging: what every command that
+    converts (convert, test, profile) runs."""
+    observer = ProgressObserver(stderr, enabled=progress and config.verbose >= 1)
+    try:
+        with conversion_logging(config.verbose, config.log_file, stderr):
+            return _converter_class()(config, observers=[observer]).convert()
+    finally:
+        observer.close()
+
+
 def _fallback_verbosity(overrides: dict[str, Any]) -> int:
     try:
         return int(overrides.get("verbose", 1))
@@ -98,12 +109,7 @@ def convert(**flags: Any) -> None:
             stderr.print(
                 yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False
             )
-        observer = ProgressObserver(stderr, enabled=config.verbose >= 1)
-        try:
-            with conversion_logging(config.verbose, config.log_file, stderr):
-                result = _converter_class()(config, observers=[observer]).convert()
-        finally:
-            observer.close()
+        result = run_conversion(config, stderr)
         if config.verbose >= 1:
             stdout.print(results_panel(config, result))
         else:

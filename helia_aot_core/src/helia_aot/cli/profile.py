@@ -16,10 +16,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from helia_aot.cli.convert import conversion_logging
+from helia_aot.cli.convert import run_conversion
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
-from helia_aot.cli.progress import ProgressObserver
 from helia_aot.config import load_config
 from helia_aot.errors import ProfileError
 
@@ -78,14 +77,7 @@ def profile(target: str | None = None, as_json: bool = False, **flags: Any) -> N
                 hint="profile with --module.schedule table (the default); per-operator counts carry over",
             )
         stderr = error_console()
-        observer = ProgressObserver(stderr, enabled=config.verbose >= 1 and not as_json)
-        try:
-            with conversion_logging(config.verbose, config.log_file, stderr):
-                result = (
-                    importlib.import_module("helia_aot").AotConverter(config, observers=[observer]).convert()
-                )
-        finally:
-            observer.close()
+        result = run_conversion(config, stderr, progress=not as_json)
         chosen = target_for(result.plan, target)
         if config.verbose >= 1 and not as_json:
             stderr.print(f"Cross-building for {chosen} and running under QEMU ...")

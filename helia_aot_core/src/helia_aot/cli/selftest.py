@@ -21,11 +21,10 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from helia_aot.cli.convert import _converter_class, _fallback_verbosity, conversion_logging
+from helia_aot.cli.convert import _fallback_verbosity, run_conversion
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
-from helia_aot.cli.progress import ProgressObserver
-from helia_aot.config import ConvertArgs, load_config
+from helia_aot.config import load_config
 from helia_aot.errors import InvalidConfigError, SelfTestBuildError, ToolMissingError
 
 TARGETS = ("host", "m55", "m4")
@@ -132,18 +131,12 @@ def run_self_test(target: str, flags: dict[str, Any], stdout: Console) -> bool:
     keep = False
     try:
         overrides.update({"test.enabled": True, "module.path": str(work / "module"), "force": False})
-        if "dry_run" in ConvertArgs.model_fields:
-            overrides["dry_run"] = False  # the self-test needs the module written
+        overrides["dry_run"] = False  # the self-test needs the module written
         config = load_config(config_path, overrides)
         keep = bool(config.keep_work_dir)
         check_tools(target)
         stderr = error_console()
-        observer = ProgressObserver(stderr, enabled=config.verbose >= 1)
-        try:
-            with conversion_logging(config.verbose, config.log_file, stderr):
-                result = _converter_class()(config, observers=[observer]).convert()
-        finally:
-            observer.close()
+        result = run_conversion(config, stderr)
         module_dir = Path(result.output)
         if config.verbose >= 1:
             stderr.print(f"Building the self-test for {target} ...", markup=False)
