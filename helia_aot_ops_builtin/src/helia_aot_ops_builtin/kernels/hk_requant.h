@@ -175,6 +175,13 @@ HK_INLINE int32_t hk_doubling_high_q30(int32_t x, int32_t m)
 #endif
 }
 
+/* SSAT to int8. ACLE's __ssat macro stores the builtin's unsigned result in an int32_t, which
+ * -Wsign-conversion reports in every caller; the builtin with an explicit cast says the same. */
+HK_INLINE int32_t hk_ssat8_dsp(int32_t x)
+{
+    return (int32_t)__builtin_arm_ssat(x, 8);
+}
+
 /*
  * hk_requant_row_s8 for HK_REQUANT_Q30, in about half the instructions of the narrow form.
  * Rounding y to nearest by 2^e with ties away from zero (e = -shift in [1, 31]) is
@@ -192,14 +199,14 @@ HK_INLINE void hk_requant_row_q30_dsp(const int32_t *acc, const int32_t *mult,
         for (int32_t i = 0; i < n; ++i) {
             const int32_t y = hk_doubling_high_q30(acc[i], mult[i]);
             const int32_t q = __qadd((y + (y >> 31)) >> ~shift[i], 1);
-            out[i] = (int8_t)__ssat(offset + (q >> 1), 8);
+            out[i] = (int8_t)hk_ssat8_dsp(offset + (q >> 1));
         }
         return;
     }
     for (int32_t i = 0; i < n; ++i) {
         const int32_t y = hk_doubling_high_q30(acc[i], mult[i]);
         const int32_t q = __qadd((y + (y >> 31)) >> ~shift[i], 1);
-        out[i] = (int8_t)hk_clamp_i32(__ssat(offset + (q >> 1), 8), lo, hi);
+        out[i] = (int8_t)hk_clamp_i32(hk_ssat8_dsp(offset + (q >> 1)), lo, hi);
     }
 }
 #endif /* HK_HAVE_DSP */
