@@ -3,6 +3,8 @@
  */
 #include "hk_depthwise.h"
 
+#include "hk_depthwise_f32.h"
+
 #include "hk_isa.h"
 #include "hk_requant.h"
 #include "hk_simd.h"
@@ -449,6 +451,12 @@ int32_t hk_depthwise_f32(const hk_depthwise_params_t *params, const float *input
     if (!depthwise_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
+#if HK_F32_MVE
+    if (params->depth_multiplier == 1) {
+        hk_depthwise_f32_mve(params, input, filter, bias, output);
+        return HK_STATUS_OK;
+    }
+#endif
     const hk_depthwise_params_t *p = params;
     const int32_t in_c = p->input_channels;
     const int32_t dm = p->depth_multiplier;

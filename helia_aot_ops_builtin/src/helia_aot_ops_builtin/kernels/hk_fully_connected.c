@@ -8,6 +8,8 @@
  */
 #include "hk_fully_connected.h"
 
+#include "hk_fully_connected_f32.h"
+
 #include "hk_fc_dot.h"
 #include "hk_fc_requant.h"
 
@@ -284,6 +286,10 @@ int32_t hk_fully_connected_f32(const hk_fully_connected_params_t *params, const 
     if (!fc_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
+#if HK_F32_MVE
+    hk_fully_connected_f32_mve(params, input, filter, bias, output);
+    return HK_STATUS_OK;
+#endif
     const hk_fully_connected_params_t *p = params;
     const size_t depth = (size_t)p->input_features;
     for (int32_t b = 0; b < p->batches; ++b) {
