@@ -11,69 +11,10 @@
 
 #if HK_HAVE_MVE
 
+#include "hk_dot_s16.h"
 #include "hk_requant.h"
 #include "hk_simd.h"
 #include "hk_window.h"
-
-/* Four dot products of `n` int16 inputs with four int8 filters `stride` bytes apart. */
-HK_INLINE void s16_dot4_64(const int16_t *x, const int8_t *w, size_t stride, int32_t n,
-                           int64_t *acc)
-{
-    int64_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    const int8_t *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
-    for (int32_t i = 0; i < n; i += 8) {
-        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
-        const int16x8_t xv = vldrhq_z_s16(x + i, p);
-        a0 = vmlaldavaq_s16(a0, xv, vldrbq_z_s16(w + i, p));
-        a1 = vmlaldavaq_s16(a1, xv, vldrbq_z_s16(w1 + i, p));
-        a2 = vmlaldavaq_s16(a2, xv, vldrbq_z_s16(w2 + i, p));
-        a3 = vmlaldavaq_s16(a3, xv, vldrbq_z_s16(w3 + i, p));
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
-}
-
-HK_INLINE int64_t s16_dot1_64(const int16_t *x, const int8_t *w, int32_t n, int64_t acc)
-{
-    for (int32_t i = 0; i < n; i += 8) {
-        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
-        acc = vmlaldavaq_s16(acc, vldrhq_z_s16(x + i, p), vldrbq_z_s16(w + i, p));
-    }
-    return acc;
-}
-
-/* The 32-bit sums of the int32-bias kernel (the reference's int32 accumulator). */
-HK_INLINE void s16_dot4_32(const int16_t *x, const int8_t *w, size_t stride, int32_t n,
-                           int64_t *acc)
-{
-    int32_t a0 = (int32_t)acc[0], a1 = (int32_t)acc[1], a2 = (int32_t)acc[2],
-            a3 = (int32_t)acc[3];
-    const int8_t *w1 = w + stride, *w2 = w + 2 * stride, *w3 = w + 3 * stride;
-    for (int32_t i = 0; i < n; i += 8) {
-        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
-        const int16x8_t xv = vldrhq_z_s16(x + i, p);
-        a0 = vmladavaq_s16(a0, xv, vldrbq_z_s16(w + i, p));
-        a1 = vmladavaq_s16(a1, xv, vldrbq_z_s16(w1 + i, p));
-        a2 = vmladavaq_s16(a2, xv, vldrbq_z_s16(w2 + i, p));
-        a3 = vmladavaq_s16(a3, xv, vldrbq_z_s16(w3 + i, p));
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
-}
-
-HK_INLINE int64_t s16_dot1_32(const int16_t *x, const int8_t *w, int32_t n, int64_t acc)
-{
-    int32_t a = (int32_t)acc;
-    for (int32_t i = 0; i < n; i += 8) {
-        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
-        a = vmladavaq_s16(a, vldrhq_z_s16(x + i, p), vldrbq_z_s16(w + i, p));
-    }
-    return a;
-}
 
 /* One output pixel's in-image taps: rows [fy0, fy1), columns [fx0, fx1) of the window at
  * (iy0, ix0), and the length of one contiguous run (a row, or one tap's channels). */
@@ -86,6 +27,7 @@ HK_INLINE void s16_channels(const hk_conv_params_t *p, const int16_t *image, con
                             const s16_window_t *win, int32_t oc, int32_t count, bool wide64,
                             int64_t *acc)
 {
+    int32_t acc32[4] = {0, 0, 0, 0};
     const int32_t fic = p->filter_input_channels;
     const int32_t per_group = p->output_channels / (p->input_channels / fic);
     const size_t taps = (size_t)p->filter_height * (size_t)p->filter_width * (size_t)fic;
@@ -107,13 +49,20 @@ HK_INLINE void s16_channels(const hk_conv_params_t *p, const int16_t *image, con
             const int8_t *w = w0 + ((size_t)fy * (size_t)p->filter_width + (size_t)fx) * (size_t)fic;
             if (count == 4) {
                 if (wide64) {
-                    s16_dot4_64(x, w, taps, run, acc);
+                    hk_dot4_s16_64(x, w, taps, run, acc);
                 } else {
-                    s16_dot4_32(x, w, taps, run, acc);
+                    hk_dot4_s16_32(x, w, taps, run, acc32);
                 }
+            } else if (wide64) {
+                acc[0] = hk_dot1_s16_64(x, w, run, acc[0]);
             } else {
-                acc[0] = wide64 ? s16_dot1_64(x, w, run, acc[0]) : s16_dot1_32(x, w, run, acc[0]);
+                acc32[0] = hk_dot1_s16_32(x, w, run, acc32[0]);
             }
+        }
+    }
+    if (!wide64) {
+        for (int32_t k = 0; k < count; ++k) {
+            acc[k] = acc32[k];
         }
     }
 }

@@ -9,6 +9,7 @@
 #include "hk_fully_connected.h"
 
 #include "hk_fully_connected_f32.h"
+#include "hk_fully_connected_s16.h"
 
 #include "hk_fc_dot.h"
 #include "hk_fc_requant.h"
@@ -229,6 +230,12 @@ HK_INLINE int32_t fc_s16(const hk_fully_connected_params_t *params, const int16_
     if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
+#if HK_FC_S16_FAST
+    if (params->filter_offset == 0) {
+        hk_fully_connected_s16_mve(params, input, filter, bias, output, wide ? 1 : 0);
+        return HK_STATUS_OK;
+    }
+#endif
     const int32_t *bias32 = (const int32_t *)bias;
     const int64_t *bias64 = (const int64_t *)bias;
     const hk_fully_connected_params_t *p = params;
