@@ -17,8 +17,8 @@ float bound, CORE_FLOAT_ULP in tests/e2e/corpus.py, is 4 ULP; these paths use no
 from __future__ import annotations
 
 import subprocess
-from functools import cache
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -334,7 +334,8 @@ def c_array(name: str, values: np.ndarray) -> str:
         text = ", ".join(f"INT64_C({int(v)})" for v in flat)
     else:
         text = ", ".join(str(int(v)) for v in flat)
-    return f"static const {ctype} {name}[{max(flat.size, 1)}] __attribute__((aligned(16))) = {{{text or '0'}}};\n"
+    size = max(flat.size, 1)
+    return f"static const {ctype} {name}[{size}] __attribute__((aligned(16))) = {{{text or '0'}}};\n"
 
 
 def program(all_cases: list[Case]) -> str:
