@@ -37,7 +37,7 @@ MODELS = {  # corpus model -> the issue's target for fast / portable on the M55
 # core -> (label of the fast build, its flags), (label of the portable build, its flags)
 BUILDS = {
     "m55": (("helium", ()), ("portable", ("-mcpu=cortex-m55+nomve+nodsp",))),
-    "m4": (("dsp", ()), ("portable", ("-mcpu=cortex-m4+nodsp",))),
+    "m4": (("dsp", ()), ("portable", ("-U__ARM_FEATURE_DSP",))),
 }
 
 

@@ -232,7 +232,7 @@ HK_INLINE int32_t fc_s16(const hk_fully_connected_params_t *params, const int16_
     }
 #if HK_FC_S16_FAST
     if (params->filter_offset == 0) {
-        hk_fully_connected_s16_mve(params, input, filter, bias, output, wide ? 1 : 0);
+        hk_fully_connected_s16_fast(params, input, filter, bias, output, wide ? 1 : 0);
         return HK_STATUS_OK;
     }
 #endif

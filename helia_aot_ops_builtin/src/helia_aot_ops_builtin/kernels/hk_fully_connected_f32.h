@@ -1,6 +1,6 @@
 /*
- * helia-aot kernel library: float32 FULLY_CONNECTED on Helium with floating point (internal to the
- * family; see hk_f32_mve.h for how lanes keep the reference's sums).
+ * helia-aot kernel library: float32 FULLY_CONNECTED on Helium with floating point
+ * (internal to the family; see hk_f32_mve.h for how lanes keep the reference's sums).
  *
  * The portable kernel is the reference and hands a call to this path when HK_F32_MVE is 1.
  */

@@ -1,5 +1,6 @@
 /*
- * helia-aot kernel library: int16x8 CONV_2D on Helium (see hk_conv_s16.h).
+ * helia-aot kernel library: int16x8 CONV_2D on Helium and the DSP extension (see
+ * hk_conv_s16.h).
  *
  * Follows LiteRT reference_integer_ops::ConvPerChannel (int16 x int8): per output, the sum of
  * input times weight over the in-image taps, plus the bias, requantized per channel and clamped.
@@ -9,7 +10,7 @@
  */
 #include "hk_conv_s16.h"
 
-#if HK_HAVE_MVE
+#if HK_CONV_S16_FAST
 
 #include "hk_dot_s16.h"
 #include "hk_requant.h"
@@ -46,7 +47,8 @@ HK_INLINE void s16_channels(const hk_conv_params_t *p, const int16_t *image, con
                                ((size_t)iy * (size_t)p->input_width + (size_t)ix) *
                                    (size_t)p->input_channels +
                                (size_t)channel0;
-            const int8_t *w = w0 + ((size_t)fy * (size_t)p->filter_width + (size_t)fx) * (size_t)fic;
+            const int8_t *w =
+                w0 + ((size_t)fy * (size_t)p->filter_width + (size_t)fx) * (size_t)fic;
             if (count == 4) {
                 if (wide64) {
                     hk_dot4_s16_64(x, w, taps, run, acc);
@@ -86,7 +88,7 @@ HK_INLINE int16_t s16_output(const hk_conv_params_t *p, const void *bias, int32_
     return (int16_t)hk_clamp_i32(value + p->output_offset, lo, hi);
 }
 
-HK_INLINE void conv_s16_mve(const hk_conv_params_t *p, const int16_t *input, const int8_t *filter,
+HK_INLINE void conv_s16_fast(const hk_conv_params_t *p, const int16_t *input, const int8_t *filter,
                             const void *bias, int16_t *output, bool wide64)
 {
     const int32_t fic = p->filter_input_channels;
@@ -130,26 +132,26 @@ HK_INLINE void conv_s16_mve(const hk_conv_params_t *p, const int16_t *input, con
     }
 }
 
-HK_NOINLINE void conv_s16_mve_64(const hk_conv_params_t *p, const int16_t *input,
+HK_NOINLINE void conv_s16_fast_64(const hk_conv_params_t *p, const int16_t *input,
                                  const int8_t *filter, const void *bias, int16_t *output)
 {
-    conv_s16_mve(p, input, filter, bias, output, true);
+    conv_s16_fast(p, input, filter, bias, output, true);
 }
 
-HK_NOINLINE void conv_s16_mve_32(const hk_conv_params_t *p, const int16_t *input,
+HK_NOINLINE void conv_s16_fast_32(const hk_conv_params_t *p, const int16_t *input,
                                  const int8_t *filter, const void *bias, int16_t *output)
 {
-    conv_s16_mve(p, input, filter, bias, output, false);
+    conv_s16_fast(p, input, filter, bias, output, false);
 }
 
 void hk_conv_s16_fast(const hk_conv_params_t *params, const int16_t *input, const int8_t *filter,
                       const void *bias, int16_t *output, int32_t wide64)
 {
     if (wide64) {
-        conv_s16_mve_64(params, input, filter, bias, output);
+        conv_s16_fast_64(params, input, filter, bias, output);
     } else {
-        conv_s16_mve_32(params, input, filter, bias, output);
+        conv_s16_fast_32(params, input, filter, bias, output);
     }
 }
 
-#endif /* HK_HAVE_MVE */
+#endif /* HK_CONV_S16_FAST */

@@ -1,5 +1,6 @@
 /*
- * helia-aot kernel library: int16x8 FULLY_CONNECTED on Helium (see hk_fully_connected_s16.h).
+ * helia-aot kernel library: int16x8 FULLY_CONNECTED on Helium and the DSP extension (see
+ * hk_fully_connected_s16.h).
  *
  * Follows LiteRT reference_integer_ops::FullyConnected (int16 x int8): per unit, the sum of
  * input times weight (64-bit, or 32-bit for an int32 bias) plus the bias, scaled by the unit's
@@ -7,7 +8,7 @@
  */
 #include "hk_fully_connected_s16.h"
 
-#if HK_HAVE_MVE
+#if HK_FC_S16_FAST
 
 #include "hk_dot_s16.h"
 #include "hk_fc_requant.h"
@@ -28,7 +29,7 @@ HK_INLINE int16_t fc_s16_output(const hk_fully_connected_params_t *p, const void
     return (int16_t)hk_clamp_i32(value, lo, hi);
 }
 
-HK_INLINE void fc_s16_mve(const hk_fully_connected_params_t *p, const int16_t *input,
+HK_INLINE void fc_s16_fast(const hk_fully_connected_params_t *p, const int16_t *input,
                           const int8_t *filter, const void *bias, int16_t *output, bool wide64)
 {
     const int32_t depth = p->input_features;
@@ -63,15 +64,15 @@ HK_INLINE void fc_s16_mve(const hk_fully_connected_params_t *p, const int16_t *i
     }
 }
 
-void hk_fully_connected_s16_mve(const hk_fully_connected_params_t *params, const int16_t *input,
+void hk_fully_connected_s16_fast(const hk_fully_connected_params_t *params, const int16_t *input,
                                 const int8_t *filter, const void *bias, int16_t *output,
                                 int32_t wide64)
 {
     if (wide64) {
-        fc_s16_mve(params, input, filter, bias, output, true);
+        fc_s16_fast(params, input, filter, bias, output, true);
     } else {
-        fc_s16_mve(params, input, filter, bias, output, false);
+        fc_s16_fast(params, input, filter, bias, output, false);
     }
 }
 
-#endif /* HK_HAVE_MVE */
+#endif /* HK_FC_S16_FAST */
