@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helia_aot.testing import cross_build_program, run_qemu
+from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.rescale import add_sub_rescale, mul_rescale
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +40,7 @@ PATHS = {
     "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
     "m4-dsp": ("m4", (), "dsp"),
 }
-FAMILIES = ("conv", "depthwise", "fully_connected")
+FAMILIES = ("conv", "depthwise", "fully_connected", "binary")
 CTYPES = {
     np.dtype(np.int8): "int8_t",
     np.dtype(np.int16): "int16_t",
@@ -300,6 +302,61 @@ def f32_case(draw):
     )
 
 
+@st.composite
+def binary_case(draw):
+    """int16 ADD (general scales, and the power-of-two path the run declines) and MUL, float32
+    ADD, SUB and MUL; flat, broadcast along rows, from a scalar, or strided (declined)."""
+    kind = draw(st.sampled_from(["s16", "f32"]))
+    op = draw(st.sampled_from(["ADD", "MUL"] if kind == "s16" else ["ADD", "SUB", "MUL"]))
+    shape = draw(st.lists(st.integers(1, 6), min_size=1, max_size=4))
+    shapes = [tuple(d if draw(st.integers(0, 9)) < 7 else 1 for d in shape) for _ in range(2)]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    g = broadcast_geometry(*shapes)
+    geometry = (
+        f"{{.size = {g.size}, .broadcast = {'true' if g.broadcast else 'false'}, "
+        f".shape = {{{', '.join(map(str, g.shape))}}}, "
+        f".strides1 = {{{', '.join(map(str, g.strides1))}}}, "
+        f".strides2 = {{{', '.join(map(str, g.strides2))}}}}}"
+    )
+    if kind == "f32":
+        lo, hi = _float_clamp(rng)
+        arrays = dict(a=_floats(rng, shapes[0]), b=_floats(rng, shapes[1]))
+        fields = dict(geometry=geometry, float_min=f"{float(lo)!r}f", float_max=f"{float(hi)!r}f")
+        out_type = "float"
+    else:
+        pot = op == "ADD" and draw(st.booleans())
+        s1, s2 = (float(np.float32(v)) for v in rng.uniform(2.0**-12, 2.0**-6, 2))
+        if op == "MUL":
+            r = mul_rescale(s1, 0, s2, 0, float(np.float32(s1 * s2 * rng.uniform(0.5, 300))), 0)
+        elif pot:
+            r = add_sub_rescale(op, True, 2.0**-10, 0, 2.0**-12, 0, 2.0**-10, 0)
+        else:
+            so = float(np.float32(max(s1, s2) * rng.uniform(0.7, 3.0)))
+            r = add_sub_rescale(op, True, s1, 0, s2, 0, so, 0, pot_scale_int16=False)
+        lo, hi = _int_clamp(rng)
+        q = {name: getattr(r, name) for name in r.__slots__}
+        q.update(activation_min=int(lo), activation_max=int(hi))
+        q["pot_scale"] = "true" if q["pot_scale"] else "false"
+        quant = "{" + ", ".join(f".{k} = {v}" for k, v in q.items()) + "}"
+        arrays = {
+            key: rng.integers(-32768, 32767, shp, endpoint=True).astype(np.int16)
+            for key, shp in zip("ab", shapes, strict=True)
+        }
+        fields = dict(geometry=geometry, quant=quant)
+        out_type = "int16_t"
+        op_label = f"{op} pot={pot}"
+    label = f"binary {kind} {op_label if kind == 's16' else op} {shapes[0]} {shapes[1]}"
+    return Case(
+        label=label,
+        params_type="hk_binary_params_t",
+        fields=fields,
+        arrays=arrays,
+        call=f"hk_{op.lower()}_{kind}($p, $a, $b, out)",
+        out_type=out_type,
+        out_count=g.size,
+    )
+
+
 def draw_cases(strategy, count: int) -> list[Case]:
     """`count` cases drawn by hypothesis, the same ones on every run (derandomized)."""
     drawn: list[Case] = []
@@ -321,6 +378,7 @@ def cases() -> list[Case]:
         + draw_cases(s16_dw_case(), 25)
         + draw_cases(s16_fc_case(), 20)
         + draw_cases(f32_case(), 30)
+        + draw_cases(binary_case(), 30)
     )
 
 
@@ -343,7 +401,8 @@ def program(all_cases: list[Case]) -> str:
     out_bytes = max(4 * c.out_count for c in all_cases)
     parts = [
         "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n"
-        '#include "hk_conv.h"\n#include "hk_depthwise.h"\n#include "hk_fully_connected.h"\n'
+        '#include "hk_binary.h"\n#include "hk_conv.h"\n#include "hk_depthwise.h"\n'
+        '#include "hk_fully_connected.h"\n'
         '#include "hk_isa.h"\n\n',
         f"static uint8_t out_bytes[{out_bytes}] __attribute__((aligned(16)));\n",
         "static uint32_t digest(const uint8_t *p, uint32_t n)\n{\n    uint32_t h = 2166136261u;\n"
@@ -422,6 +481,8 @@ def test_cases_cover_every_fast_path_and_its_fallbacks():
         "dw s16 bias=small lanes=True dm=1", "lanes=False", "bias=large", "dm=2",
         "fc s16 b64", "fc s16 b32", "filter_offset=3",
         "conv f32", "dw f32", "fc f32",
+        "binary s16 ADD pot=False", "binary s16 ADD pot=True", "binary s16 MUL",
+        "binary f32 ADD", "binary f32 SUB", "binary f32 MUL",
     ):  # fmt: skip
         assert any(needle in label for label in labels), needle
 
