@@ -104,11 +104,16 @@ def _window_fields(g: dict, prefix_taps: bool) -> dict:
     return fields
 
 
-def _quant(rng, n, *, lanes: bool):
-    """Q31 multipliers and shifts: within [-16, 0] (the depthwise lanes) or beyond either end."""
+def _quant(rng, n, products: int, *, lanes: bool):
+    """Q31 multipliers and shifts that bring a sum of `products` random int16 x int8 products to
+    mid-range int16 outputs (so rounding shows instead of saturating), within [-16, 0] (the
+    depthwise lanes' range); with lanes False one channel's shift lies beyond either end."""
     mult = rng.integers(1 << 30, (1 << 31) - 1, n, endpoint=True).astype(np.int32)
-    low, high = (-16, 0) if lanes else (-22, 3)
-    return mult, rng.integers(low, high, n, endpoint=True).astype(np.int32)
+    centre = -round(10 + 0.5 * np.log2(max(products, 1)))
+    shift = np.clip(centre + rng.integers(-2, 2, n, endpoint=True), -16, 0).astype(np.int32)
+    if not lanes:
+        shift[int(rng.integers(0, n))] = int(rng.choice([-20, 1]))
+    return mult, shift
 
 
 def _int_clamp(rng):
@@ -135,7 +140,7 @@ def s16_conv_case(draw):
     bias_kind = draw(st.sampled_from(["b64", "b64", "b32", "none"]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     fic = g["c"] // groups
-    mult, shift = _quant(rng, oc, lanes=False)
+    mult, shift = _quant(rng, oc, g["kh"] * g["kw"] * fic, lanes=bool(rng.random() < 0.7))
     lo, hi = _int_clamp(rng)
     fields = _window_fields(g, True) | dict(
         filter_input_channels=fic,
@@ -156,7 +161,9 @@ def s16_conv_case(draw):
     if bias_kind == "b32":
         arrays["bias"] = rng.integers(-(1 << 20), 1 << 20, oc).astype(np.int32)
     elif bias_kind == "b64":
-        arrays["bias"] = rng.integers(-(1 << 34), 1 << 34, oc).astype(np.int64)
+        bias = rng.integers(-(1 << 24), 1 << 24, oc).astype(np.int64)
+        bias[0] = 1 << 34  # needs the 64-bit sum
+        arrays["bias"] = bias
     bias = "$bias" if "bias" in arrays else "NULL"
     fn = "hk_conv_s16_b32" if bias_kind == "b32" else "hk_conv_s16"
     return Case(
@@ -177,7 +184,7 @@ def s16_dw_case(draw):
     bias_kind = draw(st.sampled_from(["small", "small", "large", "none"]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     oc = g["c"] * dm
-    mult, shift = _quant(rng, oc, lanes=lanes)
+    mult, shift = _quant(rng, oc, g["kh"] * g["kw"], lanes=lanes)
     lo, hi = _int_clamp(rng)
     fields = _window_fields(g, False) | dict(
         depth_multiplier=dm,
@@ -195,7 +202,7 @@ def s16_dw_case(draw):
         shift=shift,
     )
     if bias_kind != "none":
-        limit = (1 << 29) if bias_kind == "small" else (1 << 36)
+        limit = (1 << 24) if bias_kind == "small" else (1 << 36)
         bias = rng.integers(-limit, limit, oc).astype(np.int64)
         if bias_kind == "large":
             bias[0] = (1 << 30) * (1 if rng.random() < 0.5 else -1)  # just past the lanes' range
@@ -228,7 +235,9 @@ def s16_fc_case(draw):
         scale=scales.astype(np.float64),
     )
     if bias_kind == "b64":
-        arrays["bias"] = rng.integers(-(1 << 34), 1 << 34, units).astype(np.int64)
+        bias = rng.integers(-(1 << 24), 1 << 24, units).astype(np.int64)
+        bias[0] = -(1 << 34)  # needs the 64-bit sum
+        arrays["bias"] = bias
     elif bias_kind == "b32":
         arrays["bias"] = rng.integers(-(1 << 20), 1 << 20, units).astype(np.int32)
     fields = dict(

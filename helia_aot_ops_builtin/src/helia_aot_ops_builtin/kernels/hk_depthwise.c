@@ -138,7 +138,7 @@ int32_t hk_depthwise_s16(const hk_depthwise_params_t *params, const int16_t *inp
     if (depthwise_quant_params_ok(params) && input != NULL && filter != NULL && output != NULL &&
         params->depth_multiplier == 1 && params->input_offset == 0 &&
         params->filter_height * params->filter_width <= HK_DW_S16_MAX_TAPS) {
-        hk_depthwise_s16_mve(params, input, filter, bias, output);
+        hk_depthwise_s16_fast(params, input, filter, bias, output);
         return HK_STATUS_OK;
     }
 #endif

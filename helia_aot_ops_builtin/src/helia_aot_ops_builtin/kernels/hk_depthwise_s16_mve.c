@@ -17,20 +17,6 @@
 
 #include "hk_window.h"
 
-/* Whether every channel can be requantized on the lanes (see above). */
-static bool dw_s16_lanes_ok(const hk_depthwise_params_t *p, const int64_t *bias)
-{
-    for (int32_t c = 0; c < p->input_channels; ++c) {
-        if (p->output_shift[c] < -16 || p->output_shift[c] > 0) {
-            return false;
-        }
-        if (bias != NULL && (bias[c] <= -(1 << 30) || bias[c] >= (1 << 30))) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* Four channels' multipliers for VQRDMULH: r * 2^(16 + shift). */
 HK_INLINE int32x4_t dw_s16_multipliers(const int32_t *multiplier, const int32_t *shift,
                                        mve_pred16_t lanes)
@@ -42,8 +28,8 @@ HK_INLINE int32x4_t dw_s16_multipliers(const int32_t *multiplier, const int32_t 
     return vshlq_s32(r, vaddq_n_s32(vldrwq_z_s32(shift, lanes), 16));
 }
 
-void hk_depthwise_s16_mve(const hk_depthwise_params_t *params, const int16_t *input,
-                          const int8_t *filter, const int64_t *bias, int16_t *output)
+void hk_depthwise_s16_fast(const hk_depthwise_params_t *params, const int16_t *input,
+                           const int8_t *filter, const int64_t *bias, int16_t *output)
 {
     const hk_depthwise_params_t *p = params;
     const int32_t channels = p->input_channels;
@@ -51,7 +37,7 @@ void hk_depthwise_s16_mve(const hk_depthwise_params_t *params, const int16_t *in
     const size_t filter_row = (size_t)p->filter_width * (size_t)channels;
     const int32_t lo = hk_max_i32(p->act_min, -32768);
     const int32_t hi = hk_min_i32(p->act_max, 32767);
-    const bool on_lanes = dw_s16_lanes_ok(p, bias);
+    const bool on_lanes = hk_dw_s16_lanes_ok(p, bias);
     int16_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int16_t *image = input + (size_t)b * (size_t)p->input_height * row;
