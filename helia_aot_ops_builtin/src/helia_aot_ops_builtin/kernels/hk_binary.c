@@ -14,6 +14,7 @@
 #include "hk_binary.h"
 
 #include "hk_binary_paths.h"
+#include "hk_binary_wide.h"
 #include "hk_requant.h"
 
 static int32_t validate(const hk_binary_params_t *params, const void *input1, const void *input2,
@@ -187,6 +188,57 @@ HK_INLINE int32_t binary_walk_runs_s8(const hk_binary_params_t *params, const in
     } while (!flat && binary_next_row(g, &row));
     return HK_STATUS_OK;
 }
+
+#if HK_BINARY_WIDE_FAST || HK_BINARY_F32_FAST
+/* The int16 and float32 kernels with a Helium run (hk_binary_wide.h): as binary_walk_runs_s8,
+ * each run goes to the run function for `op`, element by element to `elem` where it declines.
+ * `f32` selects float elements (then `felem`), else int16 (`ielem`). */
+HK_INLINE int32_t binary_walk_runs_wide(const hk_binary_params_t *params, const void *input1,
+                                        const void *input2, void *output, int32_t op, bool f32,
+                                        binary_int_fn ielem, binary_float_fn felem)
+{
+    (void)ielem; /* one of the two is unused where only one kind of run is compiled */
+    (void)felem;
+    const int32_t status = validate(params, input1, input2, output);
+    if (status != HK_STATUS_OK || params->geometry.size == 0) {
+        return status;
+    }
+    const hk_binary_params_t local = *params;
+    const hk_broadcast_t *g = &local.geometry;
+    const bool flat = !g->broadcast;
+    const int32_t n = flat ? g->size : g->shape[4];
+    const int32_t sa = flat ? 1 : g->strides1[4];
+    const int32_t sb = flat ? 1 : g->strides2[4];
+    binary_row_t row = {{0}, 0, 0};
+    int32_t done = 0;
+    do {
+        if (f32) {
+#if HK_BINARY_F32_FAST
+            const float *a = (const float *)input1 + row.a, *b = (const float *)input2 + row.b;
+            float *out = (float *)output + done;
+            if (!hk_binary_run_f32(op, &local, a, sa, b, sb, out, n)) {
+                for (int32_t i = 0; i < n; ++i) {
+                    out[i] = felem(&local, a[i * sa], b[i * sb]);
+                }
+            }
+#endif
+        } else {
+#if HK_BINARY_WIDE_FAST
+            const int16_t *a = (const int16_t *)input1 + row.a;
+            const int16_t *b = (const int16_t *)input2 + row.b;
+            int16_t *out = (int16_t *)output + done;
+            if (!hk_binary_run_s16(op, &local.quant, a, sa, b, sb, out, n)) {
+                for (int32_t i = 0; i < n; ++i) {
+                    out[i] = (int16_t)ielem(&local.quant, a[i * sa], b[i * sb]);
+                }
+            }
+#endif
+        }
+        done += n;
+    } while (!flat && binary_next_row(g, &row));
+    return HK_STATUS_OK;
+}
+#endif
 
 /* -- quantized element functions ---------------------------------------------------------- */
 
@@ -365,7 +417,12 @@ int32_t hk_add_s16(const hk_binary_params_t *params, const int16_t *input1,
     if (params != NULL && params->quant.pot_scale) {
         return binary_walk_int(params, input1, input2, output, true, add_pot_q);
     }
+#if HK_BINARY_WIDE_FAST
+    return binary_walk_runs_wide(params, input1, input2, output, HK_BINARY_ADD, false, add_q,
+                                 add_f32);
+#else
     return binary_walk_int(params, input1, input2, output, true, add_q);
+#endif
 }
 
 /* Follows LiteRT reference_ops::Sub / BroadcastQuantSubSlow (int16) and Sub16 (power of two). */
@@ -382,7 +439,12 @@ int32_t hk_sub_s16(const hk_binary_params_t *params, const int16_t *input1,
 int32_t hk_mul_s16(const hk_binary_params_t *params, const int16_t *input1,
                    const int16_t *input2, int16_t *output)
 {
+#if HK_BINARY_WIDE_FAST
+    return binary_walk_runs_wide(params, input1, input2, output, HK_BINARY_MUL, false, mul_q,
+                                 mul_f32);
+#else
     return binary_walk_int(params, input1, input2, output, true, mul_q);
+#endif
 }
 
 /* Follows LiteRT reference_ops::MaximumMinimumBroadcastSlow with MaximumOp (int16). */
@@ -405,21 +467,36 @@ int32_t hk_minimum_s16(const hk_binary_params_t *params, const int16_t *input1,
 int32_t hk_add_f32(const hk_binary_params_t *params, const float *input1, const float *input2,
                    float *output)
 {
+#if HK_BINARY_F32_FAST
+    return binary_walk_runs_wide(params, input1, input2, output, HK_BINARY_ADD, true, add_q,
+                                 add_f32);
+#else
     return binary_walk_f32(params, input1, input2, output, add_f32);
+#endif
 }
 
 /* Follows LiteRT reference_ops::SubWithActivation / BroadcastSubSlow (float). */
 int32_t hk_sub_f32(const hk_binary_params_t *params, const float *input1, const float *input2,
                    float *output)
 {
+#if HK_BINARY_F32_FAST
+    return binary_walk_runs_wide(params, input1, input2, output, HK_BINARY_SUB, true, sub_q,
+                                 sub_f32);
+#else
     return binary_walk_f32(params, input1, input2, output, sub_f32);
+#endif
 }
 
 /* Follows LiteRT reference_ops::Mul / BroadcastMul6DSlow (float, fused activation). */
 int32_t hk_mul_f32(const hk_binary_params_t *params, const float *input1, const float *input2,
                    float *output)
 {
+#if HK_BINARY_F32_FAST
+    return binary_walk_runs_wide(params, input1, input2, output, HK_BINARY_MUL, true, mul_q,
+                                 mul_f32);
+#else
     return binary_walk_f32(params, input1, input2, output, mul_f32);
+#endif
 }
 
 /* Follows LiteRT squared_difference.cc SquaredDifference<float>: (a - b) * (a - b). */

@@ -7,7 +7,9 @@
  */
 #include "hk_conv.h"
 
+#include "hk_conv_f32.h"
 #include "hk_conv_paths.h"
+#include "hk_conv_s16.h"
 #include "hk_requant.h"
 #include "hk_window.h"
 
@@ -144,6 +146,13 @@ HK_NOINLINE int32_t conv_s8_generic(const hk_conv_params_t *params, const int8_t
 int32_t hk_conv_s16(const hk_conv_params_t *params, const int16_t *input, const int8_t *filter,
                     const int64_t *bias, int16_t *output)
 {
+#if HK_CONV_S16_FAST
+    if (conv_quant_params_ok(params) && input != NULL && filter != NULL && output != NULL &&
+        params->input_offset == 0) {
+        hk_conv_s16_fast(params, input, filter, bias, output, 1);
+        return HK_STATUS_OK;
+    }
+#endif
     return conv_quant(params, input, filter, bias, output, CONV_S16);
 }
 
@@ -151,6 +160,13 @@ int32_t hk_conv_s16(const hk_conv_params_t *params, const int16_t *input, const 
 int32_t hk_conv_s16_b32(const hk_conv_params_t *params, const int16_t *input,
                         const int8_t *filter, const int32_t *bias, int16_t *output)
 {
+#if HK_CONV_S16_FAST
+    if (conv_quant_params_ok(params) && input != NULL && filter != NULL && output != NULL &&
+        params->input_offset == 0) {
+        hk_conv_s16_fast(params, input, filter, bias, output, 0);
+        return HK_STATUS_OK;
+    }
+#endif
     return conv_quant(params, input, filter, bias, output, CONV_S16_B32);
 }
 
@@ -208,6 +224,12 @@ int32_t hk_conv_f32(const hk_conv_params_t *params, const float *input, const fl
     if (!conv_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
+#if HK_F32_MVE
+    if (params->filter_input_channels == params->input_channels) {
+        hk_conv_f32_mve(params, input, filter, bias, output);
+        return HK_STATUS_OK;
+    }
+#endif
     const hk_conv_params_t *p = params;
     const int32_t fic = p->filter_input_channels;
     const int32_t per_group = p->output_channels / (p->input_channels / fic);

@@ -3,6 +3,9 @@
  */
 #include "hk_depthwise.h"
 
+#include "hk_depthwise_f32.h"
+#include "hk_depthwise_s16.h"
+
 #include "hk_isa.h"
 #include "hk_requant.h"
 #include "hk_simd.h"
@@ -131,6 +134,14 @@ static int32_t depthwise_s8_generic(const hk_depthwise_params_t *params, const i
 int32_t hk_depthwise_s16(const hk_depthwise_params_t *params, const int16_t *input,
                          const int8_t *filter, const int64_t *bias, int16_t *output)
 {
+#if HK_DW_S16_FAST
+    if (depthwise_quant_params_ok(params) && input != NULL && filter != NULL && output != NULL &&
+        params->depth_multiplier == 1 && params->input_offset == 0 &&
+        params->filter_height * params->filter_width <= HK_DW_S16_MAX_TAPS) {
+        hk_depthwise_s16_fast(params, input, filter, bias, output);
+        return HK_STATUS_OK;
+    }
+#endif
     return depthwise_quant(params, input, filter, bias, output, DW_S16);
 }
 
@@ -761,6 +772,12 @@ int32_t hk_depthwise_f32(const hk_depthwise_params_t *params, const float *input
     if (!depthwise_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
+#if HK_F32_MVE
+    if (params->depth_multiplier == 1) {
+        hk_depthwise_f32_mve(params, input, filter, bias, output);
+        return HK_STATUS_OK;
+    }
+#endif
     const hk_depthwise_params_t *p = params;
     const int32_t in_c = p->input_channels;
     const int32_t dm = p->depth_multiplier;

@@ -8,6 +8,9 @@
  */
 #include "hk_fully_connected.h"
 
+#include "hk_fully_connected_f32.h"
+#include "hk_fully_connected_s16.h"
+
 #include "hk_fc_dot.h"
 #include "hk_fc_requant.h"
 
@@ -302,6 +305,12 @@ HK_INLINE int32_t fc_s16(const hk_fully_connected_params_t *params, const int16_
     if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
+#if HK_FC_S16_FAST
+    if (params->filter_offset == 0) {
+        hk_fully_connected_s16_fast(params, input, filter, bias, output, wide ? 1 : 0);
+        return HK_STATUS_OK;
+    }
+#endif
     const int32_t *bias32 = (const int32_t *)bias;
     const int64_t *bias64 = (const int64_t *)bias;
     const hk_fully_connected_params_t *p = params;
@@ -359,6 +368,10 @@ int32_t hk_fully_connected_f32(const hk_fully_connected_params_t *params, const 
     if (!fc_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
+#if HK_F32_MVE
+    hk_fully_connected_f32_mve(params, input, filter, bias, output);
+    return HK_STATUS_OK;
+#endif
     const hk_fully_connected_params_t *p = params;
     const size_t depth = (size_t)p->input_features;
     for (int32_t b = 0; b < p->batches; ++b) {

@@ -1,0 +1,109 @@
+"""int16x8 and float32 fast paths: Helium / portable (and DSP / portable) instructions per inference.
+
+The int16x8 and float32 kernels have a portable C loop that is the reference and fast paths chosen
+at compile time (hk_isa.h). This bench converts each model once (golden test enabled), then builds
+the same module for the Cortex-M55 twice, with Helium and with ``+nomve+nodsp`` (the portable C
+path on the same core), and for the Cortex-M4 with and without the DSP extension, runs each under
+QEMU and prints the instructions of one inference and the ratio fast / portable. Every build must
+pass its golden test, so a ratio is only printed for a module that gave the right outputs.
+
+    python bench/fast_path_ratios.py                 # every model below, both cores
+    python bench/fast_path_ratios.py --cores m55 --models conv2d_3x3_s1_same_relu_int16x8
+
+Targets (issue 17): Helium / portable at most 0.40 on the int16x8 convolution, depthwise and fully
+connected models, at most 0.50 on the float32 KWS model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from cross_bench import DATA_DIR, bench_main, convert
+from helia_aot.registry import build_default_registry_context
+from helia_aot.testing import cross_build_module, run_qemu, toolchain_problem
+
+MODELS = {  # corpus model -> the issue's target for fast / portable on the M55
+    "conv2d_3x3_s1_same_relu_int16x8": 0.40,
+    "dwconv_3x3_dm1_s1_same_relu_int16x8": 0.40,
+    "fc_64x32_relu_int16x8": 0.40,
+    "mlperf_kws_dscnn_float32": 0.50,
+}
+
+# core -> (label of the fast build, its flags), (label of the portable build, its flags)
+BUILDS = {
+    "m55": (("helium", ()), ("portable", ("-mcpu=cortex-m55+nomve+nodsp",))),
+    "m4": (("dsp", ()), ("portable", ("-U__ARM_FEATURE_DSP",))),
+}
+
+
+def measure(module: Path, prefix: str, main: str, core: str, flags, work: Path, timeout: float) -> int | None:
+    """Instructions of one counted inference, or None when the build or its golden test failed."""
+    elf = cross_build_module(module, work, core, prefix=prefix, main_source=main, extra_cflags=flags)
+    run = run_qemu(elf, core, timeout=timeout)
+    if run.returncode != 0 or "PASS" not in run.stdout or len(run.regions) != 1:
+        print(f"  {work.name}: FAIL {run.fault or run.stdout.strip()[-200:]}", flush=True)
+        return None
+    return run.regions[0]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated corpus names")
+    parser.add_argument("--cores", default="m55,m4", help="comma-separated: m55, m4")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per QEMU run")
+    parser.add_argument("--work-dir", type=Path, help="keep modules and builds here")
+    args = parser.parse_args(argv)
+    problem = toolchain_problem()
+    if problem:
+        print(f"fast_path_ratios: cannot run: {problem}", file=sys.stderr)
+        return 2
+    entries = {e["name"]: e for e in json.loads((DATA_DIR / "manifest.json").read_text())}
+    registry = build_default_registry_context()
+    rows = []
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="helia_aot_fast_paths_") as scratch:
+        root = args.work_dir or Path(scratch)
+        for name in [m.strip() for m in args.models.split(",") if m.strip()]:
+            entry = entries[name]
+            work = root / name
+            work.mkdir(parents=True, exist_ok=True)
+            module, prefix = convert(entry, work, registry)
+            with np.load(DATA_DIR / entry["golden"]) as golden:
+                count = sum(1 for key in golden.files if key.startswith("in_"))
+                inputs = [np.ascontiguousarray(golden[f"in_{i}"][0]).tobytes() for i in range(count)]
+            main_c = bench_main(prefix, inputs)
+            for core in [c.strip() for c in args.cores.split(",") if c.strip()]:
+                if core == "m4" and name.endswith("float32"):
+                    continue  # the Cortex-M4 has no float vector unit: no fast path to compare
+                (fast_label, fast_flags), (slow_label, slow_flags) = BUILDS[core]
+                fast = measure(
+                    module, prefix, main_c, core, fast_flags, work / f"{core}-{fast_label}", args.timeout
+                )
+                slow = measure(
+                    module, prefix, main_c, core, slow_flags, work / f"{core}-{slow_label}", args.timeout
+                )
+                ok = ok and fast is not None and slow is not None
+                rows.append((name, core, fast_label, fast, slow, MODELS.get(name) if core == "m55" else None))
+                print(f"done {name} {core}", flush=True)
+    header = f"{'model':38} {'core':4} {'path':7} {'fast':>12} {'portable':>12} {'ratio':>6} {'target':>6}"
+    print()
+    print(header)
+    print("-" * len(header))
+    for name, core, label, fast, slow, target in rows:
+        ratio = f"{fast / slow:6.2f}" if fast and slow else f"{'-':>6}"
+        if target and fast and slow and fast / slow > target:
+            ok = False  # a fast path that misses the issue's target fails the bench
+        print(
+            f"{name:38} {core:4} {label:7} {fast or 0:12,} {slow or 0:12,} {ratio} "
+            f"{(f'{target:.2f}' if target else '-'):>6}"
+        )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
