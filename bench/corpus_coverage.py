@@ -62,22 +62,9 @@ def convert(entry: dict[str, Any], work: Path, check: bool) -> Any:
         "verbose": 0,
     }
     if check:
-        from e2e.corpus import FLOAT_TOLERANCE, expected_outputs, is_integer_model
-        from e2e.hostile_inputs import add_hostile_samples
-        from e2e.relabelled_reference import reference_golden
-        from helia_aot.testing import corpus_golden_to_npz
+        from e2e.corpus_golden import golden_test_settings
 
-        model = DATA / entry["file"]
-        golden = corpus_golden_to_npz(
-            DATA / entry["golden"], work / "golden.npz", outputs=expected_outputs(entry)
-        )
-        reference_golden(entry, model, golden)
-        add_hostile_samples(entry, model, golden)
-        config["test"] = {
-            "enabled": True,
-            "golden_data": str(golden),
-            "tolerance": 0.0 if is_integer_model(entry) else FLOAT_TOLERANCE,
-        }
+        config["test"] = golden_test_settings(entry, work)
     return AotConverter(ConvertArgs.model_validate(config)).convert()
 
 

@@ -18,24 +18,17 @@ from helia_aot.errors import HeliaAotError, UnsupportedModelError
 from helia_aot.pipeline.load import load_model
 from helia_aot.pipeline.transform import run_transforms
 from helia_aot.registry import build_default_registry_context
-from helia_aot.testing import corpus_golden_to_npz, run_module_test_case
+from helia_aot.testing import run_module_test_case
 
 from .corpus import (
     EXPECTED_UNSUPPORTED,
-    FLOAT_TOLERANCE,
-    HOST_FLOAT_TOLERANCE,
     PROMISED_OPS,
     UNSUPPORTED_FOR_A_TENSOR_TYPE,
-    expected_outputs,
-    golden_path,
-    is_integer_model,
     manifest,
     model_path,
     promised,
 )
-from .hostile_inputs import add_hostile_samples
-from .relabelled_reference import reference_golden
-from .stateful_reference import carries_state, streaming_golden
+from .corpus_golden import golden_test_settings
 
 ENTRIES = manifest()
 PROMISED = [e for e in ENTRIES if promised(e)]
@@ -43,23 +36,10 @@ OTHERS = [e for e in ENTRIES if not promised(e)]
 
 
 def convert(entry, tmp_path, **overrides):
-    golden = corpus_golden_to_npz(
-        golden_path(entry), tmp_path / "golden.npz", outputs=expected_outputs(entry)
-    )
-    reference_golden(entry, model_path(entry), golden)
-    add_hostile_samples(entry, model_path(entry), golden)
-    if carries_state(model_path(entry), entry["ops"]):
-        streaming_golden(entry, model_path(entry), golden)
     config = {
         "model": {"path": str(model_path(entry))},
         "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {
-            "enabled": True,
-            "golden_data": str(golden),
-            "tolerance": 0.0
-            if is_integer_model(entry)
-            else HOST_FLOAT_TOLERANCE.get(entry["name"], FLOAT_TOLERANCE),
-        },
+        "test": golden_test_settings(entry, tmp_path),
     }
     for key, value in overrides.items():
         if isinstance(value, list):
