@@ -54,6 +54,7 @@ MAIN_SCRATCH_USED = {
     "mlperf_vww_mobilenetv1_025_int8": 55_488,
     "mlperf_ad_fc_autoencoder_int8": 768,
     "mlperf_ad_toycar_trained_int8": 768,
+    "mlperf_vww_trained_int8": 55_488,
 }
 """The scratch arena's ``used`` before the memory-aware choice (every fast path's buffer kept)."""
 
@@ -92,6 +93,7 @@ TENSOR_PEAK = {
     "mlperf_vww_mobilenetv1_025_int8": 55_296,
     "mlperf_ad_fc_autoencoder_int8": 768,
     "mlperf_ad_toycar_trained_int8": 768,
+    "mlperf_vww_trained_int8": 55_296,
 }
 """The tensors' own peak (the lower bound of any plan) of each MLPerf int8 model."""
 
