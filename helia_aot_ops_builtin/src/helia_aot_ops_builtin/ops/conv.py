@@ -14,7 +14,7 @@ pixel's receptive field: together they enable the kernels' Helium, DSP and porta
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,7 @@ from helia_aot_ops_builtin.conv_support import (
     window_geometry,
 )
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
+from helia_aot_ops_builtin.im2col_packing import im2col_applies, im2col_column, im2col_packed
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.row_stream import RowGeometry, backward, ring_rows
 
@@ -482,7 +483,43 @@ class Conv2DOperator(_WindowOperator):
             ("pad_left", pad_left),
         ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
+        if self.uses_im2col():
+            # hk_conv_im2col_params_t wraps hk_conv_s8's params (designated as .conv.<field>).
+            fields = [(f"conv.{k}", v) for k, v in fields] + [
+                ("packed", self.ptr(self.get_local_tensor("im2col_filter"), const=True)),
+                ("column", str(im2col_column(kh, kw, fic))),
+            ]
         return self.params_type(), fields, self.data_args(), []
+
+    def im2col_shape(self) -> bool:
+        """Whether the int8 fast path folds the offset here and the geometry suits the im2col
+        kernel (a window over few input channels, see ``im2col_packing``)."""
+        if not self.folds_offset():
+            return False
+        _, kh, kw, fic = self.weights.shape
+        return im2col_applies(int(kh), int(kw), int(fic), int(self.source.shape[3]))
+
+    def uses_im2col(self) -> bool:
+        """Whether the call is hk_conv_s8_im2col: the shape suits it, its packed filters exist,
+        and the fast path's own scratch (which holds its two columns) was kept, not borrowed
+        from dead bytes (hk_conv_s8_reuse) nor given up, and rows are not streamed in place
+        (that template narrows hk_conv_s8's params row by row)."""
+        return (
+            self.im2col_shape()
+            and "im2col_filter" in self.op.named_tensors
+            and self.has_scratch("scratch")
+            and not self.reuses_scratch()
+            and not self.rows_in_place
+        )
+
+    def kernel_variants(self) -> list[KernelVariant]:
+        variants = super().kernel_variants()
+        if self.im2col_shape():
+            # The packed filters are constants the specialized variant adds.
+            oc, kh, kw, fic = self.weights.shape
+            packed = -(-int(oc) // 4) * 4 * im2col_column(int(kh), int(kw), int(fic))
+            variants[0] = replace(variants[0], const_bytes=variants[0].const_bytes + packed)
+        return variants
 
     def scratch_bytes(self) -> int:
         """``hk_conv_s8_scratch_size`` for this geometry (0: no fast path, no scratch)."""
@@ -496,6 +533,8 @@ class Conv2DOperator(_WindowOperator):
 
     def on_resolve(self) -> None:
         super().on_resolve()
+        if self.im2col_shape():
+            self.intern_constant_array("im2col_filter", im2col_packed(self.weights.data), alignment=16)
         size = self.scratch_bytes()
         if size:
             # 16-byte aligned: the Helium path reads it in whole vectors, the DSP path in words.
@@ -540,10 +579,17 @@ class Conv2DOperator(_WindowOperator):
         return "scratch" in self.reused_scratch
 
     def kernel_families(self) -> tuple[str, ...]:
+        if self.uses_im2col():
+            return ("conv_im2col",)
         return ("conv_reuse",) if self.reuses_scratch() else super().kernel_families()
 
     def kernel_function(self) -> str:
+        if self.uses_im2col():
+            return "conv_s8_im2col"
         return "conv_s8_reuse" if self.reuses_scratch() else super().kernel_function()
+
+    def params_type(self) -> str:
+        return "conv_im2col_params_t" if self.uses_im2col() else super().params_type()
 
     def data_args(self) -> list[str]:
         args = super().data_args()

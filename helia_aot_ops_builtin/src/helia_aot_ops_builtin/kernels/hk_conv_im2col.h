@@ -1,0 +1,34 @@
+/*
+ * helia-aot kernel library: int8 CONV_2D over few input channels (first layers), im2col on Helium.
+ *
+ * A convolution whose window row (filter_width x input_channels bytes) is short fills Helium's
+ * 16-byte vectors badly when read in place. This family gathers each output pixel's whole
+ * receptive field once into a small contiguous column (taps outside the image hold the input
+ * zero point, so the folded offset_bias stays exact) and takes its dot products with filters the
+ * converter packed for that loop: per group of four filters (output channels zero padded to a
+ * multiple of four), vector k of each of the four rows in turn, every row zero padded to
+ * `column` = round16(taps) bytes. Two pixels meet four filters at a time, their eight sums in
+ * registers, and are requantized as two vectors of four channels.
+ *
+ * The packed filters are only read on Helium. Every other core (and any call the Helium path
+ * does not cover) runs hk_conv_s8 with `conv` unchanged, so the portable reference and the DSP
+ * path are exactly those of the conv family. A separate family so that hk_conv.c and its fast
+ * paths compile as they do without this entry, and only modules that call it copy it.
+ */
+#ifndef HK_CONV_IM2COL_H
+#define HK_CONV_IM2COL_H
+
+#include "hk_conv.h"
+
+typedef struct {
+    hk_conv_params_t conv;  /* as for hk_conv_s8, with offset_bias and scratch */
+    const int8_t *packed;   /* [round4(output_channels) * column]: see above */
+    int32_t column;         /* round16(filter_height * filter_width * input_channels) */
+} hk_conv_im2col_params_t;
+
+/* int8, as hk_conv_s8 (same integers); on Helium the scratch holds two columns and two rows
+ * of round4(output_channels) int32 sums. */
+int32_t hk_conv_s8_im2col(const hk_conv_im2col_params_t *params, const int8_t *input,
+                          const int8_t *filter, const int32_t *bias, int8_t *output);
+
+#endif /* HK_CONV_IM2COL_H */

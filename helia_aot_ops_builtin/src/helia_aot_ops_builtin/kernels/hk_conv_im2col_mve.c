@@ -1,0 +1,305 @@
+/*
+ * helia-aot kernel library: the Helium path of int8 CONV_2D over few input channels (see
+ * hk_conv_im2col.h). Follows LiteRT reference_integer_ops::ConvPerChannel: the input offset is
+ * folded into offset_bias and taps outside the image are gathered as the input zero point, so
+ * each one adds filter * (zero_point + input_offset) = 0, exactly what the skipped tap adds there.
+ */
+#include "hk_conv_im2col.h"
+
+#include "hk_isa.h"
+#include "hk_requant.h"
+#include "hk_simd.h"
+#include "hk_window.h"
+
+#if HK_HAVE_MVE
+
+void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input,
+                           int8_t *output);
+
+/*
+ * The receptive field of the output pixel whose window starts at (iy0, ix0) of `image`, in the
+ * filter's (fy, fx, c) order, into col[0..taps): one predicated load and store per filter row
+ * when the row lies inside the image and fits a vector (the usual first-layer window), else 16
+ * lanes at a time with the lanes outside the image never read and given `fill`. Bytes of col
+ * past taps are left as they are (the packed filters are zero there).
+ */
+HK_NOINLINE void im2col_gather(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                               int32_t ix0, int8_t fill, int8_t *col)
+{
+    const int32_t cin = p->input_channels;
+    const int32_t row = p->filter_width * cin;
+    const int8x16_t fills = vdupq_n_s8(fill);
+    const size_t line = (size_t)p->input_width * (size_t)cin;
+    int32_t fx0, fx1;
+    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0, &fx1);
+    if (p->dilation_width != 1) {
+        /* Taps of a dilated row are not contiguous in the image: one run of cin bytes each. */
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, col += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            const bool inside = iy >= 0 && iy < p->input_height;
+            for (int32_t fx = 0; fx < p->filter_width; ++fx) {
+                const int32_t ix = ix0 + fx * p->dilation_width;
+                if (inside && fx >= fx0 && fx < fx1) {
+                    hk_copy_s8(col + fx * cin, image + (size_t)iy * line + (size_t)ix * (size_t)cin,
+                               cin);
+                } else {
+                    hk_fill_s8(col + fx * cin, fill, cin);
+                }
+            }
+        }
+        return;
+    }
+    const int32_t first = fx0 * cin, end = fx1 * cin;
+    if (first == 0 && end == row && row <= 16) {
+        const mve_pred16_t keep = vctp8q((uint32_t)row);
+        const int8_t *src = image + (size_t)ix0 * (size_t)cin;
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, col += row) {
+            const int32_t iy = iy0 + fy * p->dilation_height;
+            int8x16_t v = fills;
+            if (iy >= 0 && iy < p->input_height) {
+                v = vldrbq_z_s8(src + (size_t)iy * line, keep);
+            }
+            vstrbq_p_s8(col, v, keep);
+        }
+        return;
+    }
+    for (int32_t fy = 0; fy < p->filter_height; ++fy, col += row) {
+        const int32_t iy = iy0 + fy * p->dilation_height;
+        const bool inside = iy >= 0 && iy < p->input_height && first < end;
+        /* Where the row's tap 0 would be; only lanes of taps inside the image are read. */
+        const uintptr_t run =
+            (uintptr_t)image + (uintptr_t)(((intptr_t)iy * p->input_width + ix0) * cin);
+        for (int32_t j = 0; j < row; j += 16) {
+            const mve_pred16_t upto = vctp8q((uint32_t)hk_max_i32(end - j, 0));
+            const mve_pred16_t before = vctp8q((uint32_t)hk_max_i32(first - j, 0));
+            const mve_pred16_t in = inside ? (mve_pred16_t)(upto & ~before) : 0;
+            const int8x16_t v = vldrbq_z_s8((const int8_t *)(run + (uintptr_t)j), in);
+            vstrbq_p_s8(col + j, vpselq_s8(v, fills, in), vctp8q((uint32_t)(row - j)));
+        }
+    }
+}
+
+/*
+ * Four packed filters (*w: vector k of rows 0..3 at bytes 64 k .. 64 k + 63) against the
+ * columns xa and xb, `vectors` (>= 1) vectors each: *qa gets pixel A's four sums, *qb pixel B's,
+ * and *w moves to the next group. Each filter vector loaded serves both pixels.
+ */
+#if defined(__OPTIMIZE__)
+/* In assembly: VMLADAV accumulates only into even registers, so the eight sums take r0, r2, ...,
+ * r12 and lr and the odd ones hold the three pointers and the count, which GCC 12 does not
+ * manage without spilling inside the loop. The first vector starts the sums (VMLADAV), the
+ * others add to them (VMLADAVA); VMOV then puts them in lanes (its first register lower). */
+#define IM2COL_DOT4X2(OP)                                                                      \
+    "vldrb.8 q0, [%[pa]], #16\n\t"                                                             \
+    "vldrb.8 q1, [%[pb]], #16\n\t"                                                             \
+    "vldrb.8 q2, [%[pw]], #16\n\t" OP " %[a0], q0, q2\n\t" OP " %[b0], q1, q2\n\t"             \
+    "vldrb.8 q3, [%[pw]], #16\n\t" OP " %[a1], q0, q3\n\t" OP " %[b1], q1, q3\n\t"             \
+    "vldrb.8 q2, [%[pw]], #16\n\t" OP " %[a2], q0, q2\n\t" OP " %[b2], q1, q2\n\t"             \
+    "vldrb.8 q3, [%[pw]], #16\n\t" OP " %[a3], q0, q3\n\t" OP " %[b3], q1, q3\n\t"
+HK_INLINE void im2col_dot4x2(const int8_t *xa, const int8_t *xb, const int8_t **w,
+                             int32_t vectors, int32x4_t *qa, int32x4_t *qb)
+{
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r2");
+    register int32_t a2 __asm__("r4");
+    register int32_t a3 __asm__("r6");
+    register int32_t b0 __asm__("r8");
+    register int32_t b1 __asm__("r10");
+    register int32_t b2 __asm__("r12");
+    register int32_t b3 __asm__("lr");
+    register const int8_t *pa __asm__("r1") = xa;
+    register const int8_t *pb __asm__("r3") = xb;
+    register const int8_t *pw __asm__("r5") = *w;
+    register int32_t n __asm__("r7") = vectors;
+    int32x4_t ya, yb;
+    __asm__ volatile(IM2COL_DOT4X2("vmladav.s8") "subs %[n], %[n], #1\n\t"
+                                                 "beq 2f\n"
+                                                 "1:\n\t" IM2COL_DOT4X2("vmladava.s8")
+                                                 "subs %[n], %[n], #1\n\t"
+                                                 "bne 1b\n"
+                                                 "2:\n\t"
+                                                 "vmov %q[ya][2], %q[ya][0], %[a0], %[a2]\n\t"
+                                                 "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t"
+                                                 "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"
+                                                 "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n"
+                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+                       [b0] "=&r"(b0), [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3),
+                       [pa] "+r"(pa), [pb] "+r"(pb), [pw] "+r"(pw), [n] "+r"(n),
+                       [ya] "=&w"(ya), [yb] "=&w"(yb)
+                     :
+                     : "q0", "q1", "q2", "q3", "cc", "memory");
+    *w = pw;
+    *qa = ya;
+    *qb = yb;
+}
+#else
+/* Unoptimized builds (-O0) cannot give the assembly its twelve fixed registers: the same
+ * arithmetic with intrinsics. */
+static void im2col_dot4x2(const int8_t *xa, const int8_t *xb, const int8_t **w, int32_t vectors,
+                          int32x4_t *qa, int32x4_t *qb)
+{
+    int32_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+    const int8_t *pw = *w;
+    for (int32_t k = 0; k < vectors; ++k, xa += 16, xb += 16) {
+        const int8x16_t va = vldrbq_s8(xa), vb = vldrbq_s8(xb);
+        for (int32_t j = 0; j < 4; ++j, pw += 16) {
+            const int8x16_t wv = vldrbq_s8(pw);
+            a[j] = vmladavaq_s8(a[j], va, wv);
+            b[j] = vmladavaq_s8(b[j], vb, wv);
+        }
+    }
+    *w = pw;
+    *qa = vld1q_s32(a);
+    *qb = vld1q_s32(b);
+}
+#endif
+
+/* Every group of four packed filters against the columns xa and xb: the sums of pixel A into
+ * acc_a, of pixel B into acc_b (round4(channels) each). */
+HK_NOINLINE void im2col_dots(const int8_t *xa, const int8_t *xb, const int8_t *w,
+                             int32_t vectors, int32_t groups, int32_t *acc_a, int32_t *acc_b)
+{
+    for (int32_t g = 0; g < groups; ++g, acc_a += 4, acc_b += 4) {
+        int32x4_t ya, yb;
+        im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
+        vstrwq_s32(acc_a, ya);
+        vstrwq_s32(acc_b, yb);
+    }
+}
+
+/* What the requantization needs, copied out of the params once: the int8 output may alias
+ * anything, so GCC would otherwise reload every field per vector. */
+typedef struct {
+    const int32_t *bias, *mult, *shift;
+    int32_t channels, offset, lo, hi;
+    bool general;
+} im2col_requant_t;
+
+/* Both pixels' sums plus offset_bias, requantized four channels at a time (each channel its
+ * own multiplier and shift), clamped and stored (pixel B only when `both`); the last vector
+ * stores only real channels. */
+HK_NOINLINE void im2col_requant(const im2col_requant_t *k, const int32_t *acc_a,
+                                const int32_t *acc_b, bool both, int8_t *out_a, int8_t *out_b)
+{
+    const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
+    const int32_t channels = k->channels, offset = k->offset;
+    const int32_t *bias = k->bias, *mult = k->mult, *shift = k->shift;
+    const bool general = k->general;
+    for (int32_t oc = 0; oc < channels; oc += 4) {
+        const mve_pred16_t real = vctp32q((uint32_t)(channels - oc));
+        const int32x4_t b = vldrwq_s32(bias + oc);
+        const int32x4_t m = vldrwq_z_s32(mult + oc, real);
+        const int32x4_t s = vldrwq_z_s32(shift + oc, real);
+        int32x4_t ya = vaddq_s32(vldrwq_s32(acc_a + oc), b);
+        int32x4_t yb = vaddq_s32(vldrwq_s32(acc_b + oc), b);
+        if (general) {
+            ya = hk_requant_mve(ya, m, s);
+            yb = hk_requant_mve(yb, m, s);
+        } else {
+            ya = hk_requant_right_mve(ya, m, s);
+            yb = hk_requant_right_mve(yb, m, s);
+        }
+        ya = vminq_s32(vmaxq_s32(vaddq_n_s32(ya, offset), vlo), vhi);
+        yb = vminq_s32(vmaxq_s32(vaddq_n_s32(yb, offset), vlo), vhi);
+        vstrbq_p_s32(out_a + oc, ya, real);
+        if (both) {
+            vstrbq_p_s32(out_b + oc, yb, real);
+        }
+    }
+}
+
+/* An output pixel, walked in output order, and what its gather needs from the params. */
+typedef struct {
+    int32_t b, oy, ox;
+} im2col_pixel_t;
+
+typedef struct {
+    size_t image, row_step;       /* bytes per image; between the window's filter rows */
+    int32_t rows, y_last, x_last; /* filter rows; last window start inside the image */
+    mve_pred16_t keep;            /* the lanes of one filter row */
+    bool dense;                   /* rows contiguous and at most one vector */
+} im2col_walk_t;
+
+/* Gathers the pixel at `at` into col (a window inside the image with dense rows: one
+ * predicated load and store per filter row, here; any other: im2col_gather), then steps `at`
+ * to the next output pixel. */
+HK_INLINE void im2col_next(const hk_conv_params_t *p, const im2col_walk_t *g,
+                           const int8_t *input, im2col_pixel_t *at, int8_t *col)
+{
+    const int8_t *image = input + (size_t)at->b * g->image;
+    const int32_t iy0 = at->oy * p->stride_height - p->pad_top;
+    const int32_t ix0 = at->ox * p->stride_width - p->pad_left;
+    if (g->dense && iy0 >= 0 && iy0 <= g->y_last && ix0 >= 0 && ix0 <= g->x_last) {
+        const int32_t row = p->filter_width * p->input_channels;
+        const int8_t *src =
+            image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)p->input_channels;
+        for (int32_t fy = 0; fy < g->rows; ++fy, src += g->row_step, col += row) {
+            vstrbq_p_s8(col, vldrbq_z_s8(src, g->keep), g->keep);
+        }
+    } else {
+        im2col_gather(p, image, iy0, ix0, (int8_t)(-p->input_offset), col);
+    }
+    if (++at->ox == p->output_width) {
+        at->ox = 0;
+        if (++at->oy == p->output_height) {
+            at->oy = 0;
+            ++at->b;
+        }
+    }
+}
+
+/*
+ * Two output pixels at a time: both receptive fields gathered into the scratch's two columns
+ * (zeroed once, so the bytes past taps are defined), every group of four packed filters
+ * against them into two rows of sums, then both rows requantized in one pass. An odd last
+ * pixel is computed beside a stale column B, which is not stored.
+ */
+void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input,
+                           int8_t *output)
+{
+    const hk_conv_params_t *p = &q->conv;
+    const int32_t column = q->column;
+    int8_t *col_a = (int8_t *)p->scratch;
+    int8_t *col_b = col_a + column;
+    for (int32_t j = 0; j < 2 * column; j += 16) {
+        vstrbq_s8(col_a + j, vdupq_n_s8(0));
+    }
+    const int32_t channels = p->output_channels;
+    const int32_t groups = (channels + 3) >> 2;
+    /* The two rows of sums follow the columns (hk_conv_s8_im2col checked the room). */
+    int32_t *acc_a = (int32_t *)(void *)(col_a + 2 * column);
+    int32_t *acc_b = acc_a + 4 * groups;
+    im2col_requant_t k;
+    k.bias = p->offset_bias;
+    k.mult = p->output_multiplier;
+    k.shift = p->output_shift;
+    k.channels = channels;
+    k.offset = p->output_offset;
+    k.lo = hk_max_i32(p->act_min, -128);
+    k.hi = hk_min_i32(p->act_max, 127);
+    k.general = hk_requant_mode(p->output_multiplier, p->output_shift, p->output_channels) ==
+                HK_REQUANT_GENERAL;
+    const int32_t row = p->filter_width * p->input_channels;
+    im2col_walk_t g;
+    g.image = (size_t)p->input_height * (size_t)p->input_width * (size_t)p->input_channels;
+    g.row_step = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
+    g.rows = p->filter_height;
+    g.y_last = p->input_height - 1 - (p->filter_height - 1) * p->dilation_height;
+    g.x_last = p->input_width - p->filter_width;
+    g.keep = vctp8q((uint32_t)row);
+    g.dense = p->dilation_width == 1 && row <= 16;
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    im2col_pixel_t at = {0, 0, 0};
+    int8_t *out = output;
+    for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+        const bool both = i + 1 < pixels;
+        im2col_next(p, &g, input, &at, col_a);
+        if (both) {
+            im2col_next(p, &g, input, &at, col_b);
+        }
+        im2col_dots(col_a, col_b, q->packed, column >> 4, groups, acc_a, acc_b);
+        im2col_requant(&k, acc_a, acc_b, both, out, out + channels);
+    }
+}
+
+#endif /* HK_HAVE_MVE */
