@@ -24,11 +24,7 @@ def im2col_column(kernel_h: int, kernel_w: int, channels: int) -> int:
 
 def im2col_applies(kernel_h: int, kernel_w: int, filter_channels: int, channels: int) -> bool:
     """Whether the shape suits the im2col kernel: ungrouped, a window (not 1x1), few channels."""
-    return (
-        filter_channels == channels
-        and channels <= IM2COL_MAX_CHANNELS
-        and kernel_h * kernel_w > 1
-    )
+    return filter_channels == channels and channels <= IM2COL_MAX_CHANNELS and kernel_h * kernel_w > 1
 
 
 def im2col_packed(weights: np.ndarray) -> np.ndarray:
