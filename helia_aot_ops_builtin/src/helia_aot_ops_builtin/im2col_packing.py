@@ -37,3 +37,24 @@ def im2col_packed(weights: np.ndarray) -> np.ndarray:
     rows[:oc, :taps] = np.asarray(weights, np.int8).reshape(oc, taps)
     order = rows.reshape(groups, 4, column // 16, 16).transpose(0, 2, 1, 3)
     return np.ascontiguousarray(order).reshape(-1)
+
+
+def im2col_quant(folded_bias: np.ndarray, multipliers: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """Per group of four filters: their folded biases, Q31 multipliers and shifts (4 words each,
+    zero padded), so the requantization walks one pointer with whole-vector loads."""
+    channels = int(np.asarray(multipliers).size)
+    groups = -(-channels // 4)
+    table = np.zeros((groups, 3, 4), np.int32)
+    for row, values in enumerate((folded_bias, multipliers, shifts)):
+        flat = np.zeros(groups * 4, np.int32)
+        flat[:channels] = np.asarray(values, np.int32).reshape(-1)[:channels]
+        table[:, row, :] = flat.reshape(groups, 4)
+    return table.reshape(-1)
+
+
+def im2col_general(multipliers: np.ndarray, shifts: np.ndarray) -> int:
+    """1 when some channel needs the general requantization (a left shift, or the one multiplier
+    whose doubling product saturates), as ``hk_requant_mode`` decides at run time; else 0."""
+    return int(
+        bool(np.any(np.asarray(shifts) > 0) or np.any(np.asarray(multipliers) == np.iinfo(np.int32).min))
+    )

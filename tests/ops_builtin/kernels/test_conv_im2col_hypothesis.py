@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helia_aot.testing import cross_build_program, run_qemu
-from helia_aot_ops_builtin.im2col_packing import im2col_column, im2col_packed
+from helia_aot_ops_builtin.im2col_packing import im2col_column, im2col_general, im2col_packed, im2col_quant
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -50,6 +50,7 @@ def im2col_program(cases: list[Case]) -> str:
             ("x", c.x, "int8_t"),
             ("w", c.w, "int8_t"),
             ("k", im2col_packed(c.w), "int8_t"),
+            ("q", im2col_quant(c.folded, c.mult, c.shift), "int32_t"),
             ("b", c.bias, "int32_t"),
             ("f", c.folded, "int32_t"),
             ("m", c.mult, "int32_t"),
@@ -62,7 +63,8 @@ def im2col_program(cases: list[Case]) -> str:
         init += f", .scratch = scratch, .scratch_size = {c.scratch}"
         calls.append(f"""    {{
         const hk_conv_im2col_params_t q = {{.conv = {{{init}}}, .packed = c{i}_k,
-                                            .column = {im2col_column(kh, kw, fic)}}};
+                                            .column = {im2col_column(kh, kw, fic)}, .quant = c{i}_q,
+                                            .general = {im2col_general(c.mult, c.shift)}}};
         /* On Helium only the packed filters may be read. */
         const int8_t *filter = HK_HAVE_MVE ? zeros : c{i}_w;
         memset(out, 0x5A, sizeof out);

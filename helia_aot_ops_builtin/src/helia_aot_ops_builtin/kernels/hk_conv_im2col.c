@@ -28,7 +28,7 @@ static bool im2col_applies(const hk_conv_im2col_params_t *q, const int8_t *input
            p->stride_width > 0 && p->dilation_height > 0 && p->dilation_width > 0 &&
            p->filter_input_channels == p->input_channels && p->offset_bias != NULL &&
            p->output_multiplier != NULL && p->output_shift != NULL && p->act_min <= p->act_max &&
-           p->input_offset >= -127 && p->input_offset <= 128 && q->packed != NULL &&
+           p->input_offset >= -127 && p->input_offset <= 128 && q->packed != NULL && q->quant != NULL &&
            q->column == ((taps + 15) & ~15) && p->scratch != NULL &&
            p->scratch_size >= 2 * q->column + 8 * ((p->output_channels + 3) & ~3);
 }

@@ -8,7 +8,8 @@
  * converter packed for that loop: per group of four filters (output channels zero padded to a
  * multiple of four), vector k of each of the four rows in turn, every row zero padded to
  * `column` = round16(taps) bytes. Two pixels meet four filters at a time, their eight sums in
- * registers, and are requantized as two vectors of four channels.
+ * registers, and are requantized as two vectors of four channels, whose folded biases,
+ * multipliers and shifts the converter also packed per group.
  *
  * The packed filters are only read on Helium. Every other core (and any call the Helium path
  * does not cover) runs hk_conv_s8 with `conv` unchanged, so the portable reference and the DSP
@@ -24,6 +25,9 @@ typedef struct {
     hk_conv_params_t conv;  /* as for hk_conv_s8, with offset_bias and scratch */
     const int8_t *packed;   /* [round4(output_channels) * column]: see above */
     int32_t column;         /* round16(filter_height * filter_width * input_channels) */
+    const int32_t *quant;   /* per group of four filters: offset_bias, output_multiplier and
+                               output_shift of its four channels (zero padded), 12 words */
+    int32_t general;        /* 1: some shift is left (hk_requant_mve), 0: all right */
 } hk_conv_im2col_params_t;
 
 /* int8, as hk_conv_s8 (same integers); on Helium the scratch holds two columns and two rows

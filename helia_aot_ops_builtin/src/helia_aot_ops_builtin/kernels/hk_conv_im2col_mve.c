@@ -170,41 +170,65 @@ HK_NOINLINE void im2col_dots(const int8_t *xa, const int8_t *xb, const int8_t *w
 /* What the requantization needs, copied out of the params once: the int8 output may alias
  * anything, so GCC would otherwise reload every field per vector. */
 typedef struct {
-    const int32_t *bias, *mult, *shift;
+    const int32_t *quant;
     int32_t channels, offset, lo, hi;
     bool general;
 } im2col_requant_t;
 
-/* Both pixels' sums plus offset_bias, requantized four channels at a time (each channel its
- * own multiplier and shift), clamped and stored (pixel B only when `both`); the last vector
- * stores only real channels. */
+/* Four channels of both pixels: sums plus offset_bias, requantized with each channel's own
+ * multiplier and shift (quant: the group's bias, multipliers and shifts, 4 each), the output
+ * offset added and clamped. */
+HK_INLINE void im2col_requant4(const int32_t *quant, bool general, int32_t offset, int32x4_t vlo,
+                               int32x4_t vhi, int32x4_t *ya, int32x4_t *yb)
+{
+    const int32x4_t b = vldrwq_s32(quant), m = vldrwq_s32(quant + 4), s = vldrwq_s32(quant + 8);
+    int32x4_t a = vaddq_s32(*ya, b), c = vaddq_s32(*yb, b);
+    if (general) {
+        a = hk_requant_mve(a, m, s);
+        c = hk_requant_mve(c, m, s);
+    } else {
+        a = hk_requant_right_mve(a, m, s);
+        c = hk_requant_right_mve(c, m, s);
+    }
+    *ya = vminq_s32(vmaxq_s32(vaddq_n_s32(a, offset), vlo), vhi);
+    *yb = vminq_s32(vmaxq_s32(vaddq_n_s32(c, offset), vlo), vhi);
+}
+
+/* Both pixels' rows of sums requantized and stored, four channels at a time; the last group
+ * stores only real channels. Pixel B is stored first, so out_b == out_a (an odd last pixel)
+ * leaves pixel A's bytes. */
 HK_NOINLINE void im2col_requant(const im2col_requant_t *k, const int32_t *acc_a,
-                                const int32_t *acc_b, bool both, int8_t *out_a, int8_t *out_b)
+                                const int32_t *acc_b, int8_t *out_a, int8_t *out_b)
 {
     const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
-    const int32_t channels = k->channels, offset = k->offset;
-    const int32_t *bias = k->bias, *mult = k->mult, *shift = k->shift;
-    const bool general = k->general;
-    for (int32_t oc = 0; oc < channels; oc += 4) {
-        const mve_pred16_t real = vctp32q((uint32_t)(channels - oc));
-        const int32x4_t b = vldrwq_s32(bias + oc);
-        const int32x4_t m = vldrwq_z_s32(mult + oc, real);
-        const int32x4_t s = vldrwq_z_s32(shift + oc, real);
-        int32x4_t ya = vaddq_s32(vldrwq_s32(acc_a + oc), b);
-        int32x4_t yb = vaddq_s32(vldrwq_s32(acc_b + oc), b);
-        if (general) {
-            ya = hk_requant_mve(ya, m, s);
-            yb = hk_requant_mve(yb, m, s);
-        } else {
-            ya = hk_requant_right_mve(ya, m, s);
-            yb = hk_requant_right_mve(yb, m, s);
+    const int32_t offset = k->offset;
+    const int32_t whole = k->channels & ~3, rest = k->channels & 3;
+    const int32_t *quant = k->quant;
+    int32x4_t ya, yb;
+    if (k->general) {
+        for (int32_t oc = 0; oc < whole; oc += 4, quant += 12) {
+            ya = vldrwq_s32(acc_a + oc);
+            yb = vldrwq_s32(acc_b + oc);
+            im2col_requant4(quant, true, offset, vlo, vhi, &ya, &yb);
+            vstrbq_s32(out_b + oc, yb);
+            vstrbq_s32(out_a + oc, ya);
         }
-        ya = vminq_s32(vmaxq_s32(vaddq_n_s32(ya, offset), vlo), vhi);
-        yb = vminq_s32(vmaxq_s32(vaddq_n_s32(yb, offset), vlo), vhi);
-        vstrbq_p_s32(out_a + oc, ya, real);
-        if (both) {
-            vstrbq_p_s32(out_b + oc, yb, real);
+    } else {
+        for (int32_t oc = 0; oc < whole; oc += 4, quant += 12) {
+            ya = vldrwq_s32(acc_a + oc);
+            yb = vldrwq_s32(acc_b + oc);
+            im2col_requant4(quant, false, offset, vlo, vhi, &ya, &yb);
+            vstrbq_s32(out_b + oc, yb);
+            vstrbq_s32(out_a + oc, ya);
         }
+    }
+    if (rest != 0) {
+        const mve_pred16_t real = vctp32q((uint32_t)rest);
+        ya = vldrwq_s32(acc_a + whole);
+        yb = vldrwq_s32(acc_b + whole);
+        im2col_requant4(quant, k->general, offset, vlo, vhi, &ya, &yb);
+        vstrbq_p_s32(out_b + whole, yb, real);
+        vstrbq_p_s32(out_a + whole, ya, real);
     }
 }
 
@@ -252,7 +276,7 @@ HK_INLINE void im2col_next(const hk_conv_params_t *p, const im2col_walk_t *g,
  * Two output pixels at a time: both receptive fields gathered into the scratch's two columns
  * (zeroed once, so the bytes past taps are defined), every group of four packed filters
  * against them into two rows of sums, then both rows requantized in one pass. An odd last
- * pixel is computed beside a stale column B, which is not stored.
+ * pixel is computed beside a stale column B, whose bytes pixel A's then overwrite.
  */
 void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input,
                            int8_t *output)
@@ -270,15 +294,12 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
     int32_t *acc_a = (int32_t *)(void *)(col_a + 2 * column);
     int32_t *acc_b = acc_a + 4 * groups;
     im2col_requant_t k;
-    k.bias = p->offset_bias;
-    k.mult = p->output_multiplier;
-    k.shift = p->output_shift;
+    k.quant = q->quant;
     k.channels = channels;
     k.offset = p->output_offset;
     k.lo = hk_max_i32(p->act_min, -128);
     k.hi = hk_min_i32(p->act_max, 127);
-    k.general = hk_requant_mode(p->output_multiplier, p->output_shift, p->output_channels) ==
-                HK_REQUANT_GENERAL;
+    k.general = q->general != 0;
     const int32_t row = p->filter_width * p->input_channels;
     im2col_walk_t g;
     g.image = (size_t)p->input_height * (size_t)p->input_width * (size_t)p->input_channels;
@@ -298,7 +319,7 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
             im2col_next(p, &g, input, &at, col_b);
         }
         im2col_dots(col_a, col_b, q->packed, column >> 4, groups, acc_a, acc_b);
-        im2col_requant(&k, acc_a, acc_b, both, out, out + channels);
+        im2col_requant(&k, acc_a, acc_b, out, both ? out + channels : out);
     }
 }
 

@@ -40,7 +40,13 @@ from helia_aot_ops_builtin.conv_support import (
     window_geometry,
 )
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
-from helia_aot_ops_builtin.im2col_packing import im2col_applies, im2col_column, im2col_packed
+from helia_aot_ops_builtin.im2col_packing import (
+    im2col_applies,
+    im2col_column,
+    im2col_general,
+    im2col_packed,
+    im2col_quant,
+)
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.row_stream import RowGeometry, backward, ring_rows
 
@@ -414,6 +420,7 @@ class Conv2DOperator(_WindowOperator):
     TYPE = AirOpType.CONV_2D.value
     FAMILY = "conv"
     KNOB_FAMILY = "conv_s8"
+    im2col_general: int = 0  # hk_conv_im2col_params_t.general, set with its tables at Resolve
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
         "Input channels must be a multiple of the filter's, and output channels of the group count.",
         FLOAT16_RESTRICTION,
@@ -488,6 +495,8 @@ class Conv2DOperator(_WindowOperator):
             fields = [(f"conv.{k}", v) for k, v in fields] + [
                 ("packed", self.ptr(self.get_local_tensor("im2col_filter"), const=True)),
                 ("column", str(im2col_column(kh, kw, fic))),
+                ("quant", self.ptr(self.get_local_tensor("im2col_quant"), const=True)),
+                ("general", str(self.im2col_general)),
             ]
         return self.params_type(), fields, self.data_args(), []
 
@@ -515,9 +524,10 @@ class Conv2DOperator(_WindowOperator):
     def kernel_variants(self) -> list[KernelVariant]:
         variants = super().kernel_variants()
         if self.im2col_shape():
-            # The packed filters are constants the specialized variant adds.
+            # The packed filters and requantization table are constants it adds.
             oc, kh, kw, fic = self.weights.shape
-            packed = -(-int(oc) // 4) * 4 * im2col_column(int(kh), int(kw), int(fic))
+            groups = -(-int(oc) // 4)
+            packed = groups * 4 * im2col_column(int(kh), int(kw), int(fic)) + groups * 48
             variants[0] = replace(variants[0], const_bytes=variants[0].const_bytes + packed)
         return variants
 
@@ -535,6 +545,11 @@ class Conv2DOperator(_WindowOperator):
         super().on_resolve()
         if self.im2col_shape():
             self.intern_constant_array("im2col_filter", im2col_packed(self.weights.data), alignment=16)
+            mult = self.get_local_tensor("output_multiplier").data
+            shift = self.get_local_tensor("output_shift").data
+            folded = self.get_local_tensor("offset_bias").data
+            self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
+            self.im2col_general = im2col_general(mult, shift)
         size = self.scratch_bytes()
         if size:
             # 16-byte aligned: the Helium path reads it in whole vectors, the DSP path in words.
