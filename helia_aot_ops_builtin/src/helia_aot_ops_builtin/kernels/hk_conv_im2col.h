@@ -13,13 +13,15 @@
  *
  * The packed filters are only read on Helium. Every other core (and any call the Helium path
  * does not cover) runs hk_conv_s8 with `conv` unchanged, so the portable reference and the DSP
- * path are exactly those of the conv family. A separate family so that hk_conv.c and its fast
+ * path are exactly those of the conv family; a generated module calls this entry under
+ * HK_HAVE_MVE only, and its usual conv call otherwise. A separate family so that hk_conv.c and its fast
  * paths compile as they do without this entry, and only modules that call it copy it.
  */
 #ifndef HK_CONV_IM2COL_H
 #define HK_CONV_IM2COL_H
 
 #include "hk_conv.h"
+#include "hk_isa.h" /* HK_HAVE_MVE: a generated call site picks this entry on Helium only */
 
 typedef struct {
     hk_conv_params_t conv;  /* as for hk_conv_s8, with offset_bias and scratch */

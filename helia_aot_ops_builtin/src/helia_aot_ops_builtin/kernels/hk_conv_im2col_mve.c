@@ -154,26 +154,14 @@ static void im2col_dot4x2(const int8_t *xa, const int8_t *xb, const int8_t **w, 
 }
 #endif
 
-/* Every group of four packed filters against the columns xa and xb: the sums of pixel A into
- * acc_a, of pixel B into acc_b (round4(channels) each). */
-HK_NOINLINE void im2col_dots(const int8_t *xa, const int8_t *xb, const int8_t *w,
-                             int32_t vectors, int32_t groups, int32_t *acc_a, int32_t *acc_b)
-{
-    for (int32_t g = 0; g < groups; ++g, acc_a += 4, acc_b += 4) {
-        int32x4_t ya, yb;
-        im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
-        vstrwq_s32(acc_a, ya);
-        vstrwq_s32(acc_b, yb);
-    }
-}
-
-/* What the requantization needs, copied out of the params once: the int8 output may alias
- * anything, so GCC would otherwise reload every field per vector. */
+/* What the filter loop needs, copied out of the params once: the int8 output may alias
+ * anything, so GCC would otherwise reload every field per group. */
 typedef struct {
+    const int8_t *packed;
     const int32_t *quant;
-    int32_t channels, offset, lo, hi;
+    int32_t channels, vectors, offset, lo, hi;
     bool general;
-} im2col_requant_t;
+} im2col_filters_t;
 
 /* Four channels of both pixels: sums plus offset_bias, requantized with each channel's own
  * multiplier and shift (quant: the group's bias, multipliers and shifts, 4 each), the output
@@ -194,89 +182,113 @@ HK_INLINE void im2col_requant4(const int32_t *quant, bool general, int32_t offse
     *yb = vminq_s32(vmaxq_s32(vaddq_n_s32(c, offset), vlo), vhi);
 }
 
-/* Both pixels' rows of sums requantized and stored, four channels at a time; the last group
- * stores only real channels. Pixel B is stored first, so out_b == out_a (an odd last pixel)
- * leaves pixel A's bytes. */
-HK_NOINLINE void im2col_requant(const im2col_requant_t *k, const int32_t *acc_a,
-                                const int32_t *acc_b, int8_t *out_a, int8_t *out_b)
+/* Every group of four packed filters against the columns xa and xb, each group's eight sums
+ * requantized from registers and stored as four bytes per pixel (`general`: a constant at
+ * both calls, so each loop is compiled with one requantization). The last group stores only
+ * real channels. Pixel B is stored first, so out_b == out_a (an odd last pixel) leaves pixel
+ * A's bytes. */
+HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, const int8_t *xa,
+                             const int8_t *xb, int8_t *out_a, int8_t *out_b)
 {
     const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
-    const int32_t offset = k->offset;
+    const int32_t offset = k->offset, vectors = k->vectors;
     const int32_t whole = k->channels & ~3, rest = k->channels & 3;
+    const int8_t *w = k->packed;
     const int32_t *quant = k->quant;
     int32x4_t ya, yb;
-    if (k->general) {
-        for (int32_t oc = 0; oc < whole; oc += 4, quant += 12) {
-            ya = vldrwq_s32(acc_a + oc);
-            yb = vldrwq_s32(acc_b + oc);
-            im2col_requant4(quant, true, offset, vlo, vhi, &ya, &yb);
-            vstrbq_s32(out_b + oc, yb);
-            vstrbq_s32(out_a + oc, ya);
-        }
-    } else {
-        for (int32_t oc = 0; oc < whole; oc += 4, quant += 12) {
-            ya = vldrwq_s32(acc_a + oc);
-            yb = vldrwq_s32(acc_b + oc);
-            im2col_requant4(quant, false, offset, vlo, vhi, &ya, &yb);
-            vstrbq_s32(out_b + oc, yb);
-            vstrbq_s32(out_a + oc, ya);
-        }
+    for (int32_t oc = 0; oc < whole; oc += 4, quant += 12) {
+        im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
+        im2col_requant4(quant, general, offset, vlo, vhi, &ya, &yb);
+        vstrbq_s32(out_b + oc, yb);
+        vstrbq_s32(out_a + oc, ya);
     }
     if (rest != 0) {
         const mve_pred16_t real = vctp32q((uint32_t)rest);
-        ya = vldrwq_s32(acc_a + whole);
-        yb = vldrwq_s32(acc_b + whole);
-        im2col_requant4(quant, k->general, offset, vlo, vhi, &ya, &yb);
+        im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
+        im2col_requant4(quant, general, offset, vlo, vhi, &ya, &yb);
         vstrbq_p_s32(out_b + whole, yb, real);
         vstrbq_p_s32(out_a + whole, ya, real);
     }
 }
 
-/* An output pixel, walked in output order, and what its gather needs from the params. */
-typedef struct {
-    int32_t b, oy, ox;
-} im2col_pixel_t;
+/* im2col_groups for two pixels, with the requantization the call needs. */
+HK_NOINLINE void im2col_pair(const im2col_filters_t *k, const int8_t *xa, const int8_t *xb,
+                             int8_t *out_a, int8_t *out_b)
+{
+    if (k->general) {
+        im2col_groups(k, true, xa, xb, out_a, out_b);
+    } else {
+        im2col_groups(k, false, xa, xb, out_a, out_b);
+    }
+}
 
+/*
+ * The output pixels in order with where their windows start; `src` is the window's first byte
+ * when `inside` (the whole window lies in the image), and is stepped along the row rather than
+ * recomputed.
+ */
 typedef struct {
-    size_t image, row_step;       /* bytes per image; between the window's filter rows */
-    int32_t rows, y_last, x_last; /* filter rows; last window start inside the image */
-    mve_pred16_t keep;            /* the lanes of one filter row */
-    bool dense;                   /* rows contiguous and at most one vector */
+    const int8_t *row_src, *src;
+    int32_t ox, oy, iy0, ix0;
+    bool rows_in;
 } im2col_walk_t;
 
-/* Gathers the pixel at `at` into col (a window inside the image with dense rows: one
- * predicated load and store per filter row, here; any other: im2col_gather), then steps `at`
- * to the next output pixel. */
-HK_INLINE void im2col_next(const hk_conv_params_t *p, const im2col_walk_t *g,
-                           const int8_t *input, im2col_pixel_t *at, int8_t *col)
+/* What the gather of one pixel needs from the params, computed once. */
+typedef struct {
+    const int8_t *input;
+    size_t image, line, row_step, x_step, y_step;
+    int32_t cin, rows, row, y_last, x_last, out_w, out_h, sw, sh, top, left;
+    int8_t fill;
+    mve_pred16_t keep; /* the lanes of one filter row */
+    bool dense;        /* rows contiguous and at most one vector */
+} im2col_geometry_t;
+
+/* Points the walk at the first pixel of output row oy of image b. */
+HK_INLINE void im2col_row(const im2col_geometry_t *g, im2col_walk_t *at, int32_t b, int32_t oy)
 {
-    const int8_t *image = input + (size_t)at->b * g->image;
-    const int32_t iy0 = at->oy * p->stride_height - p->pad_top;
-    const int32_t ix0 = at->ox * p->stride_width - p->pad_left;
-    if (g->dense && iy0 >= 0 && iy0 <= g->y_last && ix0 >= 0 && ix0 <= g->x_last) {
-        const int32_t row = p->filter_width * p->input_channels;
-        const int8_t *src =
-            image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)p->input_channels;
-        for (int32_t fy = 0; fy < g->rows; ++fy, src += g->row_step, col += row) {
+    at->ox = 0;
+    at->oy = oy;
+    at->iy0 = oy * g->sh - g->top;
+    at->ix0 = -g->left;
+    at->rows_in = at->iy0 >= 0 && at->iy0 <= g->y_last;
+    at->row_src = g->input + (size_t)b * g->image;
+    /* Only dereferenced (through src) for windows inside the image. */
+    at->src = (const int8_t *)((uintptr_t)at->row_src +
+                               (uintptr_t)((intptr_t)at->iy0 * (intptr_t)g->line +
+                                           (intptr_t)at->ix0 * (intptr_t)g->cin));
+}
+
+/* Gathers the pixel at `at` into col (a window inside the image with dense rows: one
+ * predicated load and store per filter row, here; any other: im2col_gather), then steps to the
+ * next output pixel. */
+HK_INLINE void im2col_next(const hk_conv_params_t *p, const im2col_geometry_t *g,
+                           im2col_walk_t *at, int32_t *b, int8_t *col)
+{
+    if (g->dense && at->rows_in && at->ix0 >= 0 && at->ix0 <= g->x_last) {
+        const int8_t *src = at->src;
+        for (int32_t fy = 0; fy < g->rows; ++fy, src += g->row_step, col += g->row) {
             vstrbq_p_s8(col, vldrbq_z_s8(src, g->keep), g->keep);
         }
     } else {
-        im2col_gather(p, image, iy0, ix0, (int8_t)(-p->input_offset), col);
+        im2col_gather(p, at->row_src, at->iy0, at->ix0, g->fill, col);
     }
-    if (++at->ox == p->output_width) {
-        at->ox = 0;
-        if (++at->oy == p->output_height) {
-            at->oy = 0;
-            ++at->b;
+    at->src = (const int8_t *)((uintptr_t)at->src + g->x_step);
+    at->ix0 += g->sw;
+    if (++at->ox == g->out_w) {
+        if (at->oy + 1 == g->out_h) {
+            ++*b;
+            im2col_row(g, at, *b, 0);
+        } else {
+            im2col_row(g, at, *b, at->oy + 1);
         }
     }
 }
 
 /*
  * Two output pixels at a time: both receptive fields gathered into the scratch's two columns
- * (zeroed once, so the bytes past taps are defined), every group of four packed filters
- * against them into two rows of sums, then both rows requantized in one pass. An odd last
- * pixel is computed beside a stale column B, whose bytes pixel A's then overwrite.
+ * (zeroed once, so the bytes past taps are defined), then every group of four packed filters
+ * against them, requantized from registers. An odd last pixel is computed beside a stale
+ * column B, whose bytes pixel A's then overwrite.
  */
 void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input,
                            int8_t *output)
@@ -288,38 +300,49 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
     for (int32_t j = 0; j < 2 * column; j += 16) {
         vstrbq_s8(col_a + j, vdupq_n_s8(0));
     }
-    const int32_t channels = p->output_channels;
-    const int32_t groups = (channels + 3) >> 2;
-    /* The two rows of sums follow the columns (hk_conv_s8_im2col checked the room). */
-    int32_t *acc_a = (int32_t *)(void *)(col_a + 2 * column);
-    int32_t *acc_b = acc_a + 4 * groups;
-    im2col_requant_t k;
+    im2col_filters_t k;
+    k.packed = q->packed;
     k.quant = q->quant;
-    k.channels = channels;
+    k.channels = p->output_channels;
+    k.vectors = column >> 4;
     k.offset = p->output_offset;
     k.lo = hk_max_i32(p->act_min, -128);
     k.hi = hk_min_i32(p->act_max, 127);
     k.general = q->general != 0;
-    const int32_t row = p->filter_width * p->input_channels;
-    im2col_walk_t g;
-    g.image = (size_t)p->input_height * (size_t)p->input_width * (size_t)p->input_channels;
-    g.row_step = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
+    const int32_t cin = p->input_channels;
+    im2col_geometry_t g;
+    g.input = input;
+    g.line = (size_t)p->input_width * (size_t)cin;
+    g.image = (size_t)p->input_height * g.line;
+    g.row_step = (size_t)p->dilation_height * g.line;
+    g.x_step = (size_t)p->stride_width * (size_t)cin;
+    g.cin = cin;
     g.rows = p->filter_height;
+    g.row = p->filter_width * cin;
     g.y_last = p->input_height - 1 - (p->filter_height - 1) * p->dilation_height;
     g.x_last = p->input_width - p->filter_width;
-    g.keep = vctp8q((uint32_t)row);
-    g.dense = p->dilation_width == 1 && row <= 16;
+    g.out_w = p->output_width;
+    g.out_h = p->output_height;
+    g.sw = p->stride_width;
+    g.sh = p->stride_height;
+    g.top = p->pad_top;
+    g.left = p->pad_left;
+    g.fill = (int8_t)(-p->input_offset);
+    g.keep = vctp8q((uint32_t)g.row);
+    g.dense = p->dilation_width == 1 && g.row <= 16;
+    const int32_t channels = p->output_channels;
     const int32_t pixels = p->batches * p->output_height * p->output_width;
-    im2col_pixel_t at = {0, 0, 0};
+    im2col_walk_t at;
+    int32_t b = 0;
+    im2col_row(&g, &at, 0, 0);
     int8_t *out = output;
     for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
         const bool both = i + 1 < pixels;
-        im2col_next(p, &g, input, &at, col_a);
+        im2col_next(p, &g, &at, &b, col_a);
         if (both) {
-            im2col_next(p, &g, input, &at, col_b);
+            im2col_next(p, &g, &at, &b, col_b);
         }
-        im2col_dots(col_a, col_b, q->packed, column >> 4, groups, acc_a, acc_b);
-        im2col_requant(&k, acc_a, acc_b, out, both ? out + channels : out);
+        im2col_pair(&k, col_a, col_b, out, both ? out + channels : out);
     }
 }
 

@@ -508,13 +508,16 @@ class Conv2DOperator(_WindowOperator):
         _, kh, kw, fic = self.weights.shape
         return im2col_applies(int(kh), int(kw), int(fic), int(self.source.shape[3]))
 
+    im2col_off: bool = False  # set while the other cores' call is rendered
+
     def uses_im2col(self) -> bool:
-        """Whether the call is hk_conv_s8_im2col: the shape suits it, its packed filters exist,
+        """Whether Helium calls hk_conv_s8_im2col: the shape suits it, its packed filters exist,
         and the fast path's own scratch (which holds its two columns) was kept, not borrowed
         from dead bytes (hk_conv_s8_reuse) nor given up, and rows are not streamed in place
         (that template narrows hk_conv_s8's params row by row)."""
         return (
-            self.im2col_shape()
+            not self.im2col_off
+            and self.im2col_shape()
             and "im2col_filter" in self.op.named_tensors
             and self.has_scratch("scratch")
             and not self.reuses_scratch()
@@ -595,8 +598,30 @@ class Conv2DOperator(_WindowOperator):
 
     def kernel_families(self) -> tuple[str, ...]:
         if self.uses_im2col():
-            return ("conv_im2col",)
+            return ("conv_im2col", *self._without_im2col(self.kernel_families))
         return ("conv_reuse",) if self.reuses_scratch() else super().kernel_families()
+
+    def _without_im2col(self, method: Any) -> Any:
+        """``method()`` as it answers for the call the other cores make (im2col is Helium's)."""
+        self.im2col_off = True
+        try:
+            return method()
+        finally:
+            self.im2col_off = False
+
+    def on_placed(self, memory_plan: Any) -> None:
+        """Where Helium takes the im2col kernel the run function chooses by core: the template
+        renders both calls under ``HK_HAVE_MVE``, so the other cores' code is exactly as
+        without it."""
+        super().on_placed(memory_plan)
+        if self.uses_im2col():
+            self.TEMPLATE = "conv_im2col.c.mako"
+
+    def compute_values(self) -> dict[str, Any]:
+        values = super().compute_values()
+        if self.uses_im2col():
+            values["fallback"] = self._without_im2col(super().compute_values)
+        return values
 
     def kernel_function(self) -> str:
         if self.uses_im2col():
@@ -608,7 +633,7 @@ class Conv2DOperator(_WindowOperator):
 
     def data_args(self) -> list[str]:
         args = super().data_args()
-        if self.reuses_scratch():
+        if self.reuses_scratch() and not self.uses_im2col():
             args[0] = self.ptr(self.source)  # the kernel overwrites the consumed input rows
         return args
 

@@ -1,0 +1,23 @@
+<%inherit file="_operator.c.mako"/>\
+<% K = k.upper() %>\
+/* Helium: the receptive fields gathered into columns, filters packed at conversion
+ * (hk_conv_s8_im2col). Other cores: the call this convolution makes without it. */
+int32_t ${stem}_run(${prefix}_model_context_t *ctx)
+{
+#if ${K}HAVE_MVE
+    const ${k}${params_type} params = {
+% for name, value in fields:
+        .${name} = ${value},
+% endfor
+    };
+    const int32_t status = ${k}${function}(&params, ${",\n        ".join(args)});
+#else
+    const ${k}${fallback["params_type"]} params = {
+% for name, value in fallback["fields"]:
+        .${name} = ${value},
+% endfor
+    };
+    const int32_t status = ${k}${fallback["function"]}(&params, ${",\n        ".join(fallback["args"])});
+#endif
+    return status == 0 ? 0 : -(${status_base} + status);
+}
