@@ -17,24 +17,39 @@ IM2COL_MAX_CHANNELS = 8
 few channels fills Helium's vectors badly when read in place (first layers: 1 or 3 channels)."""
 
 
+def im2col_half(kernel_h: int, kernel_w: int, channels: int) -> bool:
+    """Whether a receptive field fits half a vector (at most 8 taps): two pixels then share one
+    vector's 16 lanes (A in 0..7, B in 8..15) against each filter row packed twice."""
+    return kernel_h * kernel_w * channels <= 8
+
+
 def im2col_column(kernel_h: int, kernel_w: int, channels: int) -> int:
     """Bytes of one gathered receptive field, rounded up to whole 16-byte vectors."""
     return (kernel_h * kernel_w * channels + 15) & ~15
 
 
 def im2col_applies(kernel_h: int, kernel_w: int, filter_channels: int, channels: int) -> bool:
-    """Whether the shape suits the im2col kernel: ungrouped, a window (not 1x1), few channels."""
-    return filter_channels == channels and channels <= IM2COL_MAX_CHANNELS and kernel_h * kernel_w > 1
+    """Whether the shape suits the im2col kernel: ungrouped over few channels (a window, or a
+    1x1 filter whose pixels fit half a vector)."""
+    return (
+        filter_channels == channels
+        and channels <= IM2COL_MAX_CHANNELS
+        and (kernel_h * kernel_w > 1 or im2col_half(kernel_h, kernel_w, channels))
+    )
 
 
 def im2col_packed(weights: np.ndarray) -> np.ndarray:
-    """OHWI int8 filters in the kernel's read order (see the module docstring), flattened."""
+    """OHWI int8 filters in the kernel's read order (see the module docstring), flattened; with
+    half columns each row holds its taps twice, at bytes 0 and 8."""
     oc, kh, kw, c = weights.shape
     taps = kh * kw * c
     column = im2col_column(kh, kw, c)
     groups = -(-oc // 4)
     rows = np.zeros((groups * 4, column), np.int8)
-    rows[:oc, :taps] = np.asarray(weights, np.int8).reshape(oc, taps)
+    flat = np.asarray(weights, np.int8).reshape(oc, taps)
+    rows[:oc, :taps] = flat
+    if im2col_half(kh, kw, c):
+        rows[:oc, 8 : 8 + taps] = flat
     order = rows.reshape(groups, 4, column // 16, 16).transpose(0, 2, 1, 3)
     return np.ascontiguousarray(order).reshape(-1)
 

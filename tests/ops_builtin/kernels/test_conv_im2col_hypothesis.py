@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helia_aot.testing import cross_build_program, run_qemu
-from helia_aot_ops_builtin.im2col_packing import im2col_column, im2col_general, im2col_packed, im2col_quant
+from helia_aot_ops_builtin.im2col_packing import (
+    im2col_column,
+    im2col_general,
+    im2col_half,
+    im2col_packed,
+    im2col_quant,
+)
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -60,11 +66,18 @@ def im2col_program(cases: list[Case]) -> str:
             parts.append(c_array(ctype, f"c{i}_{name}", arr))
         init = ", ".join(f".{k} = {c.fields[k]}" for k in CONV_FIELDS)
         init += f", .output_multiplier = c{i}_m, .output_shift = c{i}_s, .offset_bias = c{i}_f"
-        init += f", .scratch = scratch, .scratch_size = {c.scratch}"
+        # An unpadded 1x1 filter reads its pixels in place: no scratch at all.
+        direct = (kh, kw, c.fields["pad_top"], c.fields["pad_left"]) == (1, 1, 0, 0)
+        init += (
+            ", .scratch = NULL, .scratch_size = 0"
+            if direct
+            else f", .scratch = scratch, .scratch_size = {c.scratch}"
+        )
         calls.append(f"""    {{
         const hk_conv_im2col_params_t q = {{.conv = {{{init}}}, .packed = c{i}_k,
                                             .column = {im2col_column(kh, kw, fic)}, .quant = c{i}_q,
-                                            .general = {im2col_general(c.mult, c.shift)}}};
+                                            .general = {im2col_general(c.mult, c.shift)},
+                                            .half = {int(im2col_half(kh, kw, fic))}}};
         /* On Helium only the packed filters may be read. */
         const int8_t *filter = HK_HAVE_MVE ? zeros : c{i}_w;
         memset(out, 0x5A, sizeof out);
@@ -93,7 +106,7 @@ def im2col_program(cases: list[Case]) -> str:
 def im2col_case(draw):
     """Keyword arguments of conv_case for a convolution over few input channels."""
     kh = draw(st.integers(1, 10))
-    kw = draw(st.integers(1 if kh > 1 else 2, 4))
+    kw = draw(st.integers(1, 4))  # 1x1: pointwise, two pixels per vector
     dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
     return dict(
         c=draw(st.integers(1, 8)),
@@ -114,12 +127,13 @@ def im2col_case(draw):
 
 def first_layers() -> list[Case]:
     """The MLPerf first layers' geometries (small images): KWS 10x4 stride 2 over one channel,
-    ResNet 3x3 over three, VWW 3x3 stride 2 over three."""
+    ResNet 3x3 over three, VWW 3x3 stride 2 over three and its pointwise 8 -> 16."""
     rng = np.random.default_rng(17)
     return [
         conv_case(rng, 1, 64, 10, 4, stride=(2, 2), size=(13, 10)),
         conv_case(rng, 3, 16, 3, 3, size=(8, 8)),
         conv_case(rng, 3, 8, 3, 3, stride=(2, 2), size=(9, 10)),
+        conv_case(rng, 8, 16, 1, 1, size=(5, 7)),  # VWW's pointwise 8 -> 16
     ]
 
 

@@ -14,13 +14,17 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
                            int8_t *output);
 
 /* Whether the Helium path covers the call: ungrouped, offset folded, packed filters, scratch
- * for two columns and two rows of int32 sums (hk_conv_s8_scratch_size always has that room),
- * the input offset representable as a fill byte. */
+ * for two columns (hk_conv_s8_scratch_size always has that room; none for an unpadded 1x1
+ * filter with half columns), the input offset representable as a fill byte. */
 static bool im2col_applies(const hk_conv_im2col_params_t *q, const int8_t *input,
                            const int8_t *filter, const int8_t *output)
 {
     const hk_conv_params_t *p = &q->conv;
     const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
+    const bool direct = p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+                        p->pad_left == 0 &&
+                        (p->output_height - 1) * p->stride_height < p->input_height &&
+                        (p->output_width - 1) * p->stride_width < p->input_width;
     return input != NULL && filter != NULL && output != NULL && p->batches >= 0 &&
            p->input_height > 0 && p->input_width > 0 && p->input_channels > 0 &&
            p->filter_height > 0 && p->filter_width > 0 && p->output_height >= 0 &&
@@ -29,8 +33,8 @@ static bool im2col_applies(const hk_conv_im2col_params_t *q, const int8_t *input
            p->filter_input_channels == p->input_channels && p->offset_bias != NULL &&
            p->output_multiplier != NULL && p->output_shift != NULL && p->act_min <= p->act_max &&
            p->input_offset >= -127 && p->input_offset <= 128 && q->packed != NULL && q->quant != NULL &&
-           q->column == ((taps + 15) & ~15) && p->scratch != NULL &&
-           p->scratch_size >= 2 * q->column + 8 * ((p->output_channels + 3) & ~3);
+           q->column == (q->half ? 16 : ((taps + 15) & ~15)) && (!q->half || taps <= 8) &&
+           ((q->half && direct) || (p->scratch != NULL && p->scratch_size >= 2 * q->column));
 }
 #endif
 

@@ -30,10 +30,12 @@ typedef struct {
     const int32_t *quant;   /* per group of four filters: offset_bias, output_multiplier and
                                output_shift of its four channels (zero padded), 12 words */
     int32_t general;        /* 1: some shift is left (hk_requant_mve), 0: all right */
+    int32_t half;           /* 1: taps <= 8, each filter row packed twice (bytes 0.. and 8..),
+                               pixel B's taps in lanes 8..15: two pixels fill one vector */
 } hk_conv_im2col_params_t;
 
-/* int8, as hk_conv_s8 (same integers); on Helium the scratch holds two columns and two rows
- * of round4(output_channels) int32 sums. */
+/* int8, as hk_conv_s8 (same integers); on Helium the scratch holds two columns, except for an
+ * unpadded 1x1 filter with `half`, which reads its pixels in place and needs none. */
 int32_t hk_conv_s8_im2col(const hk_conv_im2col_params_t *params, const int8_t *input,
                           const int8_t *filter, const int32_t *bias, int8_t *output);
 

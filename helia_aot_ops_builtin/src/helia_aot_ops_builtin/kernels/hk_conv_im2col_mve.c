@@ -154,6 +154,65 @@ static void im2col_dot4x2(const int8_t *xa, const int8_t *xb, const int8_t **w, 
 }
 #endif
 
+/*
+ * im2col_dot4x2 for one vector per pixel held in registers (half columns: pixel A's taps in
+ * lanes 0..7 of xa, pixel B's in lanes 8..15 of xb, the other lanes zero), against filter
+ * rows packed twice (lanes 0..7 and 8..15), so each pixel meets its own copy.
+ */
+#if defined(__OPTIMIZE__)
+HK_INLINE void im2col_dot4x2_q(int8x16_t xa, int8x16_t xb, const int8_t **w, int32x4_t *qa,
+                               int32x4_t *qb)
+{
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r2");
+    register int32_t a2 __asm__("r4");
+    register int32_t a3 __asm__("r6");
+    register int32_t b0 __asm__("r8");
+    register int32_t b1 __asm__("r10");
+    register int32_t b2 __asm__("r12");
+    register int32_t b3 __asm__("lr");
+    register const int8_t *pw __asm__("r5") = *w;
+    int32x4_t ya, yb;
+    __asm__ volatile("vldrb.8 q2, [%[pw]], #16\n\t"
+                     "vmladav.s8 %[a0], %q[xa], q2\n\t"
+                     "vmladav.s8 %[b0], %q[xb], q2\n\t"
+                     "vldrb.8 q3, [%[pw]], #16\n\t"
+                     "vmladav.s8 %[a1], %q[xa], q3\n\t"
+                     "vmladav.s8 %[b1], %q[xb], q3\n\t"
+                     "vldrb.8 q2, [%[pw]], #16\n\t"
+                     "vmladav.s8 %[a2], %q[xa], q2\n\t"
+                     "vmladav.s8 %[b2], %q[xb], q2\n\t"
+                     "vldrb.8 q3, [%[pw]], #16\n\t"
+                     "vmladav.s8 %[a3], %q[xa], q3\n\t"
+                     "vmladav.s8 %[b3], %q[xb], q3\n\t"
+                     "vmov %q[ya][2], %q[ya][0], %[a0], %[a2]\n\t"
+                     "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t"
+                     "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"
+                     "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n"
+                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+                       [b0] "=&r"(b0), [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3),
+                       [pw] "+r"(pw), [ya] "=&w"(ya), [yb] "=&w"(yb)
+                     : [xa] "w"(xa), [xb] "w"(xb)
+                     : "q2", "q3", "memory");
+    *w = pw;
+    *qa = ya;
+    *qb = yb;
+}
+#else
+static void im2col_dot4x2_q(int8x16_t xa, int8x16_t xb, const int8_t **w, int32x4_t *qa,
+                            int32x4_t *qb)
+{
+    int32_t a[4], b[4];
+    for (int32_t j = 0; j < 4; ++j, *w += 16) {
+        const int8x16_t wv = vldrbq_s8(*w);
+        a[j] = vmladavq_s8(xa, wv);
+        b[j] = vmladavq_s8(xb, wv);
+    }
+    *qa = vld1q_s32(a);
+    *qb = vld1q_s32(b);
+}
+#endif
+
 /* What the filter loop needs, copied out of the params once: the int8 output may alias
  * anything, so GCC would otherwise reload every field per group. */
 typedef struct {
@@ -182,13 +241,15 @@ HK_INLINE void im2col_requant4(const int32_t *quant, bool general, int32_t offse
     *yb = vminq_s32(vmaxq_s32(vaddq_n_s32(c, offset), vlo), vhi);
 }
 
-/* Every group of four packed filters against the columns xa and xb, each group's eight sums
- * requantized from registers and stored as four bytes per pixel (`general`: a constant at
- * both calls, so each loop is compiled with one requantization). The last group stores only
- * real channels. Pixel B is stored first, so out_b == out_a (an odd last pixel) leaves pixel
- * A's bytes. */
-HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, const int8_t *xa,
-                             const int8_t *xb, int8_t *out_a, int8_t *out_b)
+/* Every group of four packed filters against the columns xa and xb (or, `regs`, the half
+ * columns va and vb in registers), each group's eight sums requantized from registers and
+ * stored as four bytes per pixel (`general` and `regs`: constants at every call, so each loop
+ * is compiled with one requantization and one source). The last group stores only real
+ * channels. Pixel B is stored first, so out_b == out_a (an odd last pixel) leaves pixel A's
+ * bytes. */
+HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, bool regs,
+                             const int8_t *xa, const int8_t *xb, int8x16_t va, int8x16_t vb,
+                             int8_t *out_a, int8_t *out_b)
 {
     const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
     const int32_t offset = k->offset, vectors = k->vectors;
@@ -197,28 +258,48 @@ HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, const int8
     const int32_t *quant = k->quant;
     int32x4_t ya, yb;
     for (int32_t oc = 0; oc < whole; oc += 4, quant += 12) {
-        im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
+        if (regs) {
+            im2col_dot4x2_q(va, vb, &w, &ya, &yb);
+        } else {
+            im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
+        }
         im2col_requant4(quant, general, offset, vlo, vhi, &ya, &yb);
         vstrbq_s32(out_b + oc, yb);
         vstrbq_s32(out_a + oc, ya);
     }
     if (rest != 0) {
         const mve_pred16_t real = vctp32q((uint32_t)rest);
-        im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
+        if (regs) {
+            im2col_dot4x2_q(va, vb, &w, &ya, &yb);
+        } else {
+            im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
+        }
         im2col_requant4(quant, general, offset, vlo, vhi, &ya, &yb);
         vstrbq_p_s32(out_b + whole, yb, real);
         vstrbq_p_s32(out_a + whole, ya, real);
     }
 }
 
-/* im2col_groups for two pixels, with the requantization the call needs. */
+/* im2col_groups for two gathered columns, with the requantization the call needs. */
 HK_NOINLINE void im2col_pair(const im2col_filters_t *k, const int8_t *xa, const int8_t *xb,
                              int8_t *out_a, int8_t *out_b)
 {
+    const int8x16_t none = vdupq_n_s8(0);
     if (k->general) {
-        im2col_groups(k, true, xa, xb, out_a, out_b);
+        im2col_groups(k, true, false, xa, xb, none, none, out_a, out_b);
     } else {
-        im2col_groups(k, false, xa, xb, out_a, out_b);
+        im2col_groups(k, false, false, xa, xb, none, none, out_a, out_b);
+    }
+}
+
+/* im2col_groups for two half columns in registers. */
+HK_NOINLINE void im2col_pair_q(const im2col_filters_t *k, int8x16_t va, int8x16_t vb,
+                               int8_t *out_a, int8_t *out_b)
+{
+    if (k->general) {
+        im2col_groups(k, true, true, NULL, NULL, va, vb, out_a, out_b);
+    } else {
+        im2col_groups(k, false, true, NULL, NULL, va, vb, out_a, out_b);
     }
 }
 
@@ -258,6 +339,21 @@ HK_INLINE void im2col_row(const im2col_geometry_t *g, im2col_walk_t *at, int32_t
                                            (intptr_t)at->ix0 * (intptr_t)g->cin));
 }
 
+/* Steps the walk to the next output pixel. */
+HK_INLINE void im2col_step(const im2col_geometry_t *g, im2col_walk_t *at, int32_t *b)
+{
+    at->src = (const int8_t *)((uintptr_t)at->src + g->x_step);
+    at->ix0 += g->sw;
+    if (++at->ox == g->out_w) {
+        if (at->oy + 1 == g->out_h) {
+            ++*b;
+            im2col_row(g, at, *b, 0);
+        } else {
+            im2col_row(g, at, *b, at->oy + 1);
+        }
+    }
+}
+
 /* Gathers the pixel at `at` into col (a window inside the image with dense rows: one
  * predicated load and store per filter row, here; any other: im2col_gather), then steps to the
  * next output pixel. */
@@ -272,17 +368,9 @@ HK_INLINE void im2col_next(const hk_conv_params_t *p, const im2col_geometry_t *g
     } else {
         im2col_gather(p, at->row_src, at->iy0, at->ix0, g->fill, col);
     }
-    at->src = (const int8_t *)((uintptr_t)at->src + g->x_step);
-    at->ix0 += g->sw;
-    if (++at->ox == g->out_w) {
-        if (at->oy + 1 == g->out_h) {
-            ++*b;
-            im2col_row(g, at, *b, 0);
-        } else {
-            im2col_row(g, at, *b, at->oy + 1);
-        }
-    }
+    im2col_step(g, at, b);
 }
+
 
 /*
  * Two output pixels at a time: both receptive fields gathered into the scratch's two columns
@@ -297,7 +385,7 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
     const int32_t column = q->column;
     int8_t *col_a = (int8_t *)p->scratch;
     int8_t *col_b = col_a + column;
-    for (int32_t j = 0; j < 2 * column; j += 16) {
+    for (int32_t j = 0; col_a != NULL && j < 2 * column; j += 16) {
         vstrbq_s8(col_a + j, vdupq_n_s8(0));
     }
     im2col_filters_t k;
@@ -336,11 +424,33 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
     int32_t b = 0;
     im2col_row(&g, &at, 0, 0);
     int8_t *out = output;
+    if (q->half && p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+        p->pad_left == 0 && (p->output_height - 1) * p->stride_height < p->input_height &&
+        (p->output_width - 1) * p->stride_width < p->input_width) {
+        /* Unpadded 1x1 over at most 8 channels: each pixel is read in place, A into lanes
+         * 0..7 and B into lanes 8..15 of its own vector (only the real lanes are touched). */
+        const mve_pred16_t lo = vctp8q((uint32_t)cin);
+        const mve_pred16_t hi = (mve_pred16_t)(vctp8q((uint32_t)(8 + cin)) & ~vctp8q(8u));
+        for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+            const bool both = i + 1 < pixels;
+            const int8x16_t va = vldrbq_z_s8(at.src, lo);
+            im2col_step(&g, &at, &b);
+            int8x16_t vb = vdupq_n_s8(0);
+            if (both) {
+                vb = vldrbq_z_s8((const int8_t *)((uintptr_t)at.src - 8u), hi);
+                im2col_step(&g, &at, &b);
+            }
+            im2col_pair_q(&k, va, vb, out, both ? out + channels : out);
+        }
+        return;
+    }
+    /* Half columns: pixel B's taps in lanes 8..15 of its column. */
+    int8_t *put_b = q->half ? col_b + 8 : col_b;
     for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
         const bool both = i + 1 < pixels;
         im2col_next(p, &g, &at, &b, col_a);
         if (both) {
-            im2col_next(p, &g, &at, &b, col_b);
+            im2col_next(p, &g, &at, &b, put_b);
         }
         im2col_pair(&k, col_a, col_b, out, both ? out + channels : out);
     }

@@ -44,6 +44,7 @@ from helia_aot_ops_builtin.im2col_packing import (
     im2col_applies,
     im2col_column,
     im2col_general,
+    im2col_half,
     im2col_packed,
     im2col_quant,
 )
@@ -492,11 +493,16 @@ class Conv2DOperator(_WindowOperator):
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
         if self.uses_im2col():
             # hk_conv_im2col_params_t wraps hk_conv_s8's params (designated as .conv.<field>).
-            fields = [(f"conv.{k}", v) for k, v in fields] + [
+            # Reading pixels in place it takes no scratch (a buffer in dead bytes is the other
+            # cores' alone).
+            in_place = self.im2col_in_place()
+            fields = [(f"conv.{k}", v) for k, v in fields if not (in_place and k.startswith("scratch"))]
+            fields += [
                 ("packed", self.ptr(self.get_local_tensor("im2col_filter"), const=True)),
                 ("column", str(im2col_column(kh, kw, fic))),
                 ("quant", self.ptr(self.get_local_tensor("im2col_quant"), const=True)),
                 ("general", str(self.im2col_general)),
+                ("half", str(int(im2col_half(kh, kw, fic)))),
             ]
         return self.params_type(), fields, self.data_args(), []
 
@@ -519,10 +525,16 @@ class Conv2DOperator(_WindowOperator):
             not self.im2col_off
             and self.im2col_shape()
             and "im2col_filter" in self.op.named_tensors
-            and self.has_scratch("scratch")
-            and not self.reuses_scratch()
+            and (self.im2col_in_place() or (self.has_scratch("scratch") and not self.reuses_scratch()))
             and not self.rows_in_place
         )
+
+    def im2col_in_place(self) -> bool:
+        """Whether the im2col kernel reads its pixels in place, with no scratch: an unpadded 1x1
+        filter whose pixels fit half a vector (two pixels per vector)."""
+        (_, pad_top), (_, pad_left) = self._spatial()
+        _, kh, kw, fic = self.weights.shape
+        return (kh, kw, pad_top, pad_left) == (1, 1, 0, 0) and im2col_half(1, 1, int(fic))
 
     def kernel_variants(self) -> list[KernelVariant]:
         variants = super().kernel_variants()
