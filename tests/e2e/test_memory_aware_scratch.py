@@ -111,7 +111,9 @@ def test_balanced_reaches_the_tensor_only_peak_without_giving_up_a_fast_path(ent
         for name in op.dropped_scratch:
             assert name in op.reused_scratch, f"{op.op.id} lost its fast path's buffer"
             assert "dead bytes" in op.scratch_drop_reasons[name]
-            assert op.kernel_function() == "conv_s8_reuse"
+            # The other cores' call (Helium may instead read VWW's pointwise 8->16 pixels in
+            # place with conv_s8_im2col, which needs no buffer at all).
+            assert op.without_im2col(op.kernel_function) == "conv_s8_reuse"
     assert all(op.has_scratch(name) for op in operators for name in op.optional_scratch)
     assert not any(SCRATCH_ISAS <= op.scratch_free_on[n] for op in operators for n in op.optional_scratch)
 

@@ -610,10 +610,10 @@ class Conv2DOperator(_WindowOperator):
 
     def kernel_families(self) -> tuple[str, ...]:
         if self.uses_im2col():
-            return ("conv_im2col", *self._without_im2col(self.kernel_families))
+            return ("conv_im2col", *self.without_im2col(self.kernel_families))
         return ("conv_reuse",) if self.reuses_scratch() else super().kernel_families()
 
-    def _without_im2col(self, method: Any) -> Any:
+    def without_im2col(self, method: Any) -> Any:
         """``method()`` as it answers for the call the other cores make (im2col is Helium's)."""
         self.im2col_off = True
         try:
@@ -632,7 +632,7 @@ class Conv2DOperator(_WindowOperator):
     def compute_values(self) -> dict[str, Any]:
         values = super().compute_values()
         if self.uses_im2col():
-            values["fallback"] = self._without_im2col(super().compute_values)
+            values["fallback"] = self.without_im2col(super().compute_values)
         return values
 
     def kernel_function(self) -> str:
