@@ -558,13 +558,6 @@ class Conv2DOperator(_WindowOperator):
 
     def on_resolve(self) -> None:
         super().on_resolve()
-        if self.im2col_shape():
-            self.intern_constant_array("im2col_filter", im2col_packed(self.weights.data), alignment=16)
-            mult = self.get_local_tensor("output_multiplier").data
-            shift = self.get_local_tensor("output_shift").data
-            folded = self.get_local_tensor("offset_bias").data
-            self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
-            self.im2col_general = im2col_general(mult, shift)
         size = self.scratch_bytes()
         if size:
             # 16-byte aligned: the Helium path reads it in whole vectors, the DSP path in words.
@@ -575,6 +568,14 @@ class Conv2DOperator(_WindowOperator):
             self.add_scratch("scratch", size, alignment=16, optional=lean, free_on=self._scratch_free_on())
             if lean and self._bands_fit(size):
                 self.reusable_scratch["scratch"] = self.INPUT
+        # After the scratch, so the tensors other cores' calls name keep their numbers.
+        if self.im2col_shape():
+            self.intern_constant_array("im2col_filter", im2col_packed(self.weights.data), alignment=16)
+            mult = self.get_local_tensor("output_multiplier").data
+            shift = self.get_local_tensor("output_shift").data
+            folded = self.get_local_tensor("offset_bias").data
+            self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
+            self.im2col_general = im2col_general(mult, shift)
 
     def _bands_fit(self, need: int) -> bool:
         """Whether hk_conv_s8_reuse finds ``need`` bytes for every band of output rows, with the
