@@ -446,11 +446,28 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
     }
     /* Half columns: pixel B's taps in lanes 8..15 of its column. */
     int8_t *put_b = q->half ? col_b + 8 : col_b;
+    /* The last window start from which the next pixel's window, on the same output row, is
+     * inside the image too. */
+    const int32_t x_pair = g.x_last - g.sw;
     for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
         const bool both = i + 1 < pixels;
-        im2col_next(p, &g, &at, &b, col_a);
-        if (both) {
-            im2col_next(p, &g, &at, &b, put_b);
+        if (g.dense && both && at.rows_in && at.ix0 >= 0 && at.ix0 <= x_pair &&
+            at.ox + 1 < g.out_w) {
+            /* Both windows inside the image, side by side: each filter row of both in one
+             * pass, pixel B's x_step bytes on. */
+            const int8_t *src = at.src;
+            int8_t *ca = col_a, *cb = put_b;
+            for (int32_t fy = 0; fy < g.rows; ++fy, src += g.row_step, ca += g.row, cb += g.row) {
+                vstrbq_p_s8(ca, vldrbq_z_s8(src, g.keep), g.keep);
+                vstrbq_p_s8(cb, vldrbq_z_s8(src + g.x_step, g.keep), g.keep);
+            }
+            im2col_step(&g, &at, &b);
+            im2col_step(&g, &at, &b);
+        } else {
+            im2col_next(p, &g, &at, &b, col_a);
+            if (both) {
+                im2col_next(p, &g, &at, &b, put_b);
+            }
         }
         im2col_pair(&k, col_a, col_b, out, both ? out + channels : out);
     }
