@@ -672,16 +672,17 @@ HK_INLINE void conv_quad_store(int32_t mode, int32x4_t acc, int32_t b, int32_t m
 
 /* conv_quads_s8 for one requantization mode (a constant where inlined). */
 HK_INLINE void conv_quads_mode_s8(int32_t mode, const conv_quads_t *k, const int8_t *xi,
-                                  int32_t pixels, int8_t *out)
+                                  int32_t pixels, int32_t from, int8_t *out)
 {
     const int32_t taps = k->taps, channels = k->channels, vectors = k->vectors;
     const int32_t offset = k->offset;
-    const int32_t *bias = k->bias, *mult = k->mult, *shift = k->shift;
+    const int32_t *bias = k->bias + from, *mult = k->mult + from, *shift = k->shift + from;
     const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
     const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)channels);
     const mve_pred16_t real = vctp32q((uint32_t)pixels);
-    const int8_t *w = k->filter;
+    const int8_t *w = k->filter + (size_t)from * (size_t)taps;
     const int8_t *end = out + channels;
+    out += from;
     /* Pairs of filters; a last odd one runs paired with itself and is stored once. */
     for (; out < end; out += 2, bias += 2, mult += 2, shift += 2, w += 2 * (size_t)taps) {
         const bool pair = out + 1 < end;
@@ -696,20 +697,138 @@ HK_INLINE void conv_quads_mode_s8(int32_t mode, const conv_quads_t *k, const int
     }
 }
 
+#if defined(__OPTIMIZE__)
+/* What conv_quads_asm reads from memory (its registers all hold sums or pointers): the clamp
+ * and the pixels' output offsets as vectors, then the per-call constants. */
+typedef struct {
+    int32_t lo[4], hi[4];
+    uint32_t offsets[4];
+    const int8_t *xi;   /* 48 */
+    int32_t vectors;    /* 52 */
+    int32_t taps;       /* 56 */
+    int32_t offset;     /* 60: the output zero point */
+    int32_t to_mult;    /* 64: bytes from offset_bias to output_multiplier */
+    int32_t to_shift;   /* 68: bytes from offset_bias to output_shift */
+    int8_t *out;        /* 72: the next filter's output byte of pixel 0 */
+    const int32_t *end; /* 76: offset_bias past the last pair's filters */
+} __attribute__((aligned(16))) conv_quads_asm_t;
+
+/* One vector step of the pair loop below (q0/q1: pixel vectors, q2/q3: the two filters'). */
+#define CONV_QUADS_STEP(OP)                                                                    \
+    "vldrb.8 q2, [r3], #16\n\t"                                                                \
+    "vldrb.8 q3, [r5], #16\n\t"                                                                \
+    "vldrb.8 q0, [r1], #16\n\t"                                                                \
+    OP " r0, q0, q2\n\t" OP " r8, q0, q3\n\t"                                                  \
+    "vldrb.8 q1, [r1], #16\n\t"                                                                \
+    OP " r2, q1, q2\n\t" OP " r10, q1, q3\n\t"                                                 \
+    "vldrb.8 q0, [r1], #16\n\t"                                                                \
+    OP " r4, q0, q2\n\t" OP " r12, q0, q3\n\t"                                                 \
+    "vldrb.8 q1, [r1], #16\n\t"                                                                \
+    OP " r6, q1, q2\n\t" OP " lr, q1, q3\n\t"
+/* One filter's four sums in Q (the pixels'), requantized in the narrow mode (every shift in
+ * [-23, -1]: hk_requant_right_mve, whose fixup then always applies) and scattered: r0/r2 the
+ * byte distances to its multiplier and shift, r4 the output zero point, OUT its output. */
+#define CONV_QUADS_REQUANT(Q, OUT)                                                             \
+    "ldr r8, [r11, r0]\n\t"                                                                    \
+    "ldr r10, [r11, r2]\n\t"                                                                   \
+    "ldr r12, [r11], #4\n\t"                                                                   \
+    "vadd.i32 " Q ", " Q ", r12\n\t"                                                           \
+    "vqrdmulh.s32 " Q ", " Q ", r8\n\t"                                                        \
+    "vshr.s32 q2, " Q ", #31\n\t"                                                              \
+    "vqadd.s32 " Q ", " Q ", q2\n\t"                                                           \
+    "vrshl.s32 " Q ", r10\n\t"                                                                 \
+    "vadd.i32 " Q ", " Q ", r4\n\t"                                                            \
+    "vmax.s32 " Q ", " Q ", q6\n\t"                                                            \
+    "vmin.s32 " Q ", " Q ", q7\n\t"                                                            \
+    "vstrb.32 " Q ", [" OUT ", q4]\n\t"
+
 /*
- * Every filter against four output pixels whose receptive fields `xi` holds interleaved
- * (conv_quad2_mve), two filters at a time; `pixels` (1..4) are real and stored, the others'
- * lanes are ignored. One loop per requantization mode, so none decides it per filter.
+ * conv_quads_s8 for four real pixels, an even number of filters (>= 2) and the narrow
+ * requantization: the whole pair loop in assembly, because the eight sums (even registers,
+ * as VMLADAV requires) and the three pointers and count of the dot products leave GCC two
+ * registers for everything else, which it spends on spills. Here each pair's loop state
+ * lives in `st` (r9) and the per-filter constants are read through one pointer (r11, at
+ * offset_bias; the multiplier and shift at fixed distances from it): per pair, the dot
+ * products, four lane moves and two filters' requantization, 30-odd instructions
+ * besides the 14 per vector.
+ */
+HK_NOINLINE void conv_quads_asm(conv_quads_asm_t *state, const int8_t *filter,
+                                const int32_t *bias)
+{
+    register int32_t r0 __asm__("r0");
+    register int32_t r2 __asm__("r2");
+    register int32_t r4 __asm__("r4");
+    register int32_t r6 __asm__("r6");
+    register int32_t r8 __asm__("r8");
+    register int32_t r10 __asm__("r10");
+    register int32_t r12 __asm__("r12");
+    register int32_t lr __asm__("lr");
+    register const int8_t *x __asm__("r1");
+    register const int8_t *w0 __asm__("r3") = filter;
+    register const int8_t *w1 __asm__("r5") = filter + state->taps;
+    register int32_t n __asm__("r7");
+    register conv_quads_asm_t *st __asm__("r9") = state;
+    register const int32_t *c __asm__("r11") = bias;
+    __asm__ volatile("vldrw.u32 q6, [r9]\n\t"
+                     "vldrw.u32 q7, [r9, #16]\n\t"
+                     "vldrw.u32 q4, [r9, #32]\n"
+                     "4:\n\t"
+                     "ldr r1, [r9, #48]\n\t"
+                     "ldr r7, [r9, #52]\n\t"
+                     CONV_QUADS_STEP("vmladav.s8")
+                     "subs r7, r7, #1\n\t"
+                     "beq 3f\n\t"
+                     "lsrs r7, r7, #1\n\t"
+                     "bcc 2f\n\t"
+                     CONV_QUADS_STEP("vmladava.s8")
+                     "beq 3f\n"
+                     "2:\n\t"
+                     CONV_QUADS_STEP("vmladava.s8")
+                     CONV_QUADS_STEP("vmladava.s8")
+                     "subs r7, r7, #1\n\t"
+                     "bne 2b\n"
+                     "3:\n\t"
+                     "vmov q0[2], q0[0], r0, r4\n\t"
+                     "vmov q0[3], q0[1], r2, r6\n\t"
+                     "vmov q1[2], q1[0], r8, r12\n\t"
+                     "vmov q1[3], q1[1], r10, lr\n\t"
+                     "ldr r0, [r9, #64]\n\t"
+                     "ldr r2, [r9, #68]\n\t"
+                     "ldr r4, [r9, #60]\n\t"
+                     "ldr r6, [r9, #72]\n\t"
+                     CONV_QUADS_REQUANT("q0", "r6")
+                     "adds r6, r6, #1\n\t"
+                     CONV_QUADS_REQUANT("q1", "r6")
+                     "adds r6, r6, #1\n\t"
+                     "str r6, [r9, #72]\n\t"
+                     "ldr r0, [r9, #56]\n\t"
+                     "mov r3, r5\n\t"
+                     "add r5, r3, r0\n\t"
+                     "ldr r0, [r9, #76]\n\t"
+                     "cmp r11, r0\n\t"
+                     "bne 4b\n"
+                     : "=&r"(r0), "=&r"(r2), "=&r"(r4), "=&r"(r6), "=&r"(r8), "=&r"(r10),
+                       "=&r"(r12), "=&r"(lr), "=&r"(x), "+r"(w0), "+r"(w1), "=&r"(n), "+r"(c)
+                     : "r"(st)
+                     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
+}
+#endif
+
+/*
+ * Filters [from, channels) against four output pixels whose receptive fields `xi` holds
+ * interleaved (conv_quad2_mve), two filters at a time; `pixels` (1..4) are real and stored,
+ * the others' lanes are ignored. One loop per requantization mode, so none decides it per
+ * filter. (Four real pixels in the narrow mode take conv_quads_asm for the pairs.)
  */
 HK_NOINLINE void conv_quads_s8(const conv_quads_t *k, const int8_t *xi, int32_t pixels,
-                               int8_t *out)
+                               int32_t from, int8_t *out)
 {
     if (k->mode == HK_REQUANT_NARROW) {
-        conv_quads_mode_s8(HK_REQUANT_NARROW, k, xi, pixels, out);
+        conv_quads_mode_s8(HK_REQUANT_NARROW, k, xi, pixels, from, out);
     } else if (k->mode == HK_REQUANT_RIGHT) {
-        conv_quads_mode_s8(HK_REQUANT_RIGHT, k, xi, pixels, out);
+        conv_quads_mode_s8(HK_REQUANT_RIGHT, k, xi, pixels, from, out);
     } else {
-        conv_quads_mode_s8(HK_REQUANT_GENERAL, k, xi, pixels, out);
+        conv_quads_mode_s8(HK_REQUANT_GENERAL, k, xi, pixels, from, out);
     }
 }
 
@@ -722,6 +841,132 @@ HK_INLINE void conv_quad_put(const int8_t *src, int32_t runs, int32_t len, size_
         for (int32_t j = 0; j < len; j += 16, dst += 64) {
             vstrbq_s8(dst, vldrbq_s8(src + j));
         }
+    }
+}
+
+/* The interleaved block (conv_quad_put's layout) of four windows `sx` bytes apart from src,
+ * each `runs` runs of `len` bytes (whole vectors) `step` apart: one pass for the four. */
+HK_INLINE void conv_quad_put4(const int8_t *src, size_t sx, int32_t runs, int32_t len,
+                              size_t step, int8_t *dst)
+{
+    for (int32_t r = 0; r < runs; ++r, src += step) {
+        const int8_t *a0 = src, *a1 = src + sx, *a2 = src + 2 * sx, *a3 = src + 3 * sx;
+        for (int32_t j = 0; j < len; j += 16) {
+            const int8x16_t v0 = vldrbq_s8(a0), v1 = vldrbq_s8(a1);
+            const int8x16_t v2 = vldrbq_s8(a2), v3 = vldrbq_s8(a3);
+            a0 += 16;
+            a1 += 16;
+            a2 += 16;
+            a3 += 16;
+            vstrbq_s8(dst, v0);
+            dst += 16;
+            vstrbq_s8(dst, v1);
+            dst += 16;
+            vstrbq_s8(dst, v2);
+            dst += 16;
+            vstrbq_s8(dst, v3);
+            dst += 16;
+        }
+    }
+}
+
+/*
+ * The four-pixel path of hk_conv_s8_fast (receptive fields of whole vectors): four output
+ * pixels at a time, their fields interleaved into the scratch's first region (4 taps bytes:
+ * the DSP path's widened words), then every filter two at a time. Four pixels of one output
+ * row whose windows lie inside the image are copied in one pass from the input (an unpadded
+ * 1x1 filter's pixels, or the filter rows of windows when `in_rows`); any other pixel is
+ * copied alone, from its pixel, its rows or its field gathered into patch0.
+ */
+HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
+                                const int8_t *filter, const conv_scratch_t *s, int32_t mode,
+                                int32_t lo, int32_t hi, bool direct, bool in_rows,
+                                int8_t *out)
+{
+    const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
+    const int32_t channels = p->output_channels;
+    const int32_t row = p->filter_width * p->input_channels;
+    const size_t row_step =
+        (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
+    const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
+    const int32_t x_room = p->input_width - p->filter_width + 1;
+    const size_t sx = (size_t)p->stride_width * (size_t)p->input_channels;
+    const int32_t runs = direct ? 1 : p->filter_height, len = direct ? taps : row;
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    const size_t image_size =
+        (size_t)p->input_height * (size_t)p->input_width * (size_t)p->input_channels;
+    conv_quads_t k;
+    k.bias = p->offset_bias;
+    k.mult = p->output_multiplier;
+    k.shift = p->output_shift;
+    k.filter = filter;
+    k.taps = taps;
+    k.channels = channels;
+    k.offset = p->output_offset;
+    k.lo = lo;
+    k.hi = hi;
+    k.vectors = taps >> 4;
+    k.mode = mode;
+    int8_t *xi = (int8_t *)s->words;
+#if defined(__OPTIMIZE__)
+    const bool fast = mode == HK_REQUANT_NARROW && channels >= 2;
+    const int32_t pairs = channels >> 1;
+    conv_quads_asm_t st;
+    const int32x4_t lanes = vreinterpretq_s32_u32(vidupq_n_u32(0u, 1));
+    vstrwq_s32(st.lo, vdupq_n_s32(lo));
+    vstrwq_s32(st.hi, vdupq_n_s32(hi));
+    vstrwq_u32(st.offsets, vreinterpretq_u32_s32(vmulq_n_s32(lanes, channels)));
+    st.xi = xi;
+    st.vectors = k.vectors;
+    st.taps = taps;
+    st.offset = k.offset;
+    st.to_mult = (int32_t)((const uint8_t *)k.mult - (const uint8_t *)k.bias);
+    st.to_shift = (int32_t)((const uint8_t *)k.shift - (const uint8_t *)k.bias);
+    st.end = k.bias + 2 * pairs;
+#endif
+    conv_pixel_t at = {0, 0, 0};
+    for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
+        const int32_t n = hk_min_i32(pixels - i, 4);
+        const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
+        const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
+        const int8_t *image = input + (size_t)at.b * image_size;
+        if (n == 4 && at.ox + 3 < p->output_width &&
+            (direct || (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 &&
+                        ix0 + 3 * p->stride_width < x_room))) {
+            conv_quad_put4(image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                       (size_t)p->input_channels,
+                           sx, runs, len, row_step, xi);
+            at.ox += 3;
+            conv_advance(p, &at);
+        } else {
+            for (int32_t j = 0; j < n; ++j) {
+                const int32_t y = at.oy * p->stride_height - p->pad_top;
+                const int32_t x = at.ox * p->stride_width - p->pad_left;
+                const int8_t *img = input + (size_t)at.b * image_size;
+                const int8_t *start = img + ((size_t)y * (size_t)p->input_width + (size_t)x) *
+                                                (size_t)p->input_channels;
+                if (direct) {
+                    conv_quad_put(start, 1, taps, 0, xi + 16 * j);
+                } else if (in_rows && y >= 0 && y < y_room && x >= 0 && x < x_room) {
+                    conv_quad_put(start, p->filter_height, row, row_step, xi + 16 * j);
+                } else {
+                    conv_gather_s8(p, img, y, x, (int8_t)(-p->input_offset), s->patch0);
+                    conv_quad_put(s->patch0, 1, taps, 0, xi + 16 * j);
+                }
+                conv_advance(p, &at);
+            }
+        }
+#if defined(__OPTIMIZE__)
+        if (fast && n == 4) {
+            st.out = out;
+            conv_quads_asm(&st, filter, k.bias);
+            if ((channels & 1) != 0) {
+                conv_quads_s8(&k, xi, n, 2 * pairs, out);
+            }
+            continue;
+        }
+#endif
+        conv_quads_s8(&k, xi, n, 0, out);
     }
 }
 
@@ -781,6 +1026,12 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
     const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
     const int32_t x_room = p->input_width - p->filter_width + 1;
+    if ((taps & 15) == 0) {
+        /* Receptive fields of whole vectors: four pixels against two filters at a time
+         * (conv_quads_run). */
+        conv_quads_run(p, input, filter, &s, mode, lo, hi, direct, in_rows, out);
+        return;
+    }
     if (direct && p->input_channels <= 16) {
         for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
             const int8_t *x[4];
@@ -789,51 +1040,6 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
                 x[j] = j < n ? conv_source(p, input, true, &at, NULL, conv_gather_s8) : x[0];
             }
             conv_small_s8(p, x, n, filter, mode, out);
-        }
-        return;
-    }
-    if ((taps & 15) == 0 && (!direct || taps >= 128)) {
-        /* Receptive fields of whole vectors: four pixels at a time, interleaved into the
-         * scratch's first region (4 taps bytes: the DSP path's widened words), against every
-         * filter two at a time (conv_quads_s8). A pixel's field is read from its input pixel
-         * (1x1), from the filter rows of a window inside the image, or gathered. An unpadded
-         * 1x1 filter over fewer than 128 channels keeps the per-pixel loop below, whose
-         * requantization of a whole row costs less than the four-pixel block's per filter
-         * where the dot products are this short (measured: KWS's 64 -> 64, ResNet's 32 -> 64). */
-        conv_quads_t k;
-        k.bias = p->offset_bias;
-        k.mult = p->output_multiplier;
-        k.shift = p->output_shift;
-        k.filter = filter;
-        k.taps = taps;
-        k.channels = channels;
-        k.offset = p->output_offset;
-        k.lo = lo;
-        k.hi = hi;
-        k.vectors = taps >> 4;
-        k.mode = mode;
-        int8_t *xi = (int8_t *)s.words;
-        const size_t image_size =
-            (size_t)p->input_height * (size_t)p->input_width * (size_t)p->input_channels;
-        for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
-            const int32_t n = hk_min_i32(pixels - i, 4);
-            for (int32_t j = 0; j < n; ++j) {
-                const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
-                const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
-                const int8_t *image = input + (size_t)at.b * image_size;
-                const int8_t *start = image + ((size_t)iy0 * (size_t)p->input_width +
-                                               (size_t)ix0) * (size_t)p->input_channels;
-                if (direct) {
-                    conv_quad_put(start, 1, taps, 0, xi + 16 * j);
-                } else if (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 && ix0 < x_room) {
-                    conv_quad_put(start, p->filter_height, row, row_step, xi + 16 * j);
-                } else {
-                    conv_gather_s8(p, image, iy0, ix0, (int8_t)(-p->input_offset), s.patch0);
-                    conv_quad_put(s.patch0, 1, taps, 0, xi + 16 * j);
-                }
-                conv_advance(p, &at);
-            }
-            conv_quads_s8(&k, xi, n, out);
         }
         return;
     }
