@@ -870,18 +870,47 @@ HK_INLINE void conv_quad_put4(const int8_t *src, size_t sx, int32_t runs, int32_
     }
 }
 
+/* The receptive field of the pixel whose window starts at (iy0, ix0), for channels a multiple
+ * of 16, into pixel p's slot of an interleaved block (vector k at 64 k): each tap is whole
+ * vectors, copied from the image or, outside it, `fill` (the input zero point, which adds
+ * nothing once the offset is folded into the bias). */
+HK_INLINE void conv_quad_gather(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                                int32_t ix0, int8x16_t fill, int8_t *dst)
+{
+    const int32_t channels = p->input_channels;
+    for (int32_t fy = 0; fy < p->filter_height; ++fy) {
+        const int32_t iy = iy0 + fy * p->dilation_height;
+        const bool row_in = iy >= 0 && iy < p->input_height;
+        for (int32_t fx = 0; fx < p->filter_width; ++fx) {
+            const int32_t ix = ix0 + fx * p->dilation_width;
+            if (row_in && ix >= 0 && ix < p->input_width) {
+                const int8_t *src =
+                    image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) * (size_t)channels;
+                for (int32_t c = 0; c < channels; c += 16, dst += 64) {
+                    vstrbq_s8(dst, vldrbq_s8(src + c));
+                }
+            } else {
+                for (int32_t c = 0; c < channels; c += 16, dst += 64) {
+                    vstrbq_s8(dst, fill);
+                }
+            }
+        }
+    }
+}
+
 /*
  * The four-pixel path of hk_conv_s8_fast (receptive fields of whole vectors): four output
  * pixels at a time, their fields interleaved into the scratch's first region (4 taps bytes:
  * the DSP path's widened words), then every filter two at a time. Four pixels of one output
  * row whose windows lie inside the image are copied in one pass from the input (an unpadded
  * 1x1 filter's pixels, or the filter rows of windows when `in_rows`); any other pixel is
- * copied alone, from its pixel, its rows or its field gathered into patch0.
+ * copied alone, from its pixel, its rows, its taps (channels a multiple of 16: each tap whole
+ * vectors) or its field gathered into patch0.
  */
 HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
                                 const int8_t *filter, const conv_scratch_t *s, int32_t mode,
                                 int32_t lo, int32_t hi, bool direct, bool in_rows,
-                                int8_t *out)
+                                int32_t pixels, conv_pixel_t *from, int8_t *out)
 {
     const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
     const int32_t channels = p->output_channels;
@@ -892,7 +921,6 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
     const int32_t x_room = p->input_width - p->filter_width + 1;
     const size_t sx = (size_t)p->stride_width * (size_t)p->input_channels;
     const int32_t runs = direct ? 1 : p->filter_height, len = direct ? taps : row;
-    const int32_t pixels = p->batches * p->output_height * p->output_width;
     const size_t image_size =
         (size_t)p->input_height * (size_t)p->input_width * (size_t)p->input_channels;
     conv_quads_t k;
@@ -924,7 +952,8 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
     st.to_shift = (int32_t)((const uint8_t *)k.shift - (const uint8_t *)k.bias);
     st.end = k.bias + 2 * pairs;
 #endif
-    conv_pixel_t at = {0, 0, 0};
+    const int8x16_t fill = vdupq_n_s8((int8_t)(-p->input_offset));
+    conv_pixel_t at = *from;
     for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
         const int32_t n = hk_min_i32(pixels - i, 4);
         const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
@@ -949,6 +978,8 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
                     conv_quad_put(start, 1, taps, 0, xi + 16 * j);
                 } else if (in_rows && y >= 0 && y < y_room && x >= 0 && x < x_room) {
                     conv_quad_put(start, p->filter_height, row, row_step, xi + 16 * j);
+                } else if ((p->input_channels & 15) == 0) {
+                    conv_quad_gather(p, img, y, x, fill, xi + 16 * j);
                 } else {
                     conv_gather_s8(p, img, y, x, (int8_t)(-p->input_offset), s->patch0);
                     conv_quad_put(s->patch0, 1, taps, 0, xi + 16 * j);
@@ -968,6 +999,7 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
 #endif
         conv_quads_s8(&k, xi, n, 0, out);
     }
+    *from = at;
 }
 
 /* The first input byte of the pixel's window when `in_rows` and the window lies inside the
@@ -1026,14 +1058,17 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
     const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
     const int32_t x_room = p->input_width - p->filter_width + 1;
+    int32_t first = 0;
     if ((taps & 15) == 0) {
         /* Receptive fields of whole vectors: four pixels against two filters at a time
-         * (conv_quads_run). */
-        conv_quads_run(p, input, filter, &s, mode, lo, hi, direct, in_rows, out);
-        return;
+         * (conv_quads_run); one to three pixels left over (a small image, or a band of
+         * hk_conv_reuse.c) take the loops below, which cost less than a block of four. */
+        first = pixels & ~3;
+        conv_quads_run(p, input, filter, &s, mode, lo, hi, direct, in_rows, first, &at, out);
+        out += (size_t)first * (size_t)channels;
     }
     if (direct && p->input_channels <= 16) {
-        for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
+        for (int32_t i = first; i < pixels; i += 4, out += 4 * channels) {
             const int8_t *x[4];
             const int32_t n = hk_min_i32(pixels - i, 4);
             for (int32_t j = 0; j < 4; ++j) {
@@ -1065,7 +1100,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         k.vectors = (taps + 15) >> 4;
         k.general = mode == HK_REQUANT_GENERAL;
         int8_t *xi = (int8_t *)s.words;
-        for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+        for (int32_t i = first; i < pixels; i += 2, out += 2 * channels) {
             const bool both = i + 1 < pixels;
             const int8_t *ra = conv_rows_in_place(p, input, in_rows, at);
             if (ra != NULL) {
@@ -1093,7 +1128,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         }
         return;
     }
-    for (int32_t i = 0; i < pixels; ++i, out += channels) {
+    for (int32_t i = first; i < pixels; ++i, out += channels) {
         const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
         const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
         if (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 && ix0 < x_room) {
