@@ -698,19 +698,19 @@ HK_INLINE void conv_quads_mode_s8(int32_t mode, const conv_quads_t *k, const int
 }
 
 #if defined(__OPTIMIZE__)
-/* What conv_quads_asm reads from memory (its registers all hold sums or pointers): the clamp
- * and the pixels' output offsets as vectors, then the per-call constants. */
+/* What conv_quads_asm reads from memory (its registers all hold sums or pointers): the clamp,
+ * the pixels' output offsets and the output zero point as vectors, then per-call constants. */
 typedef struct {
     int32_t lo[4], hi[4];
     uint32_t offsets[4];
-    const int8_t *xi;   /* 48 */
-    int32_t vectors;    /* 52 */
-    int32_t taps;       /* 56 */
-    int32_t offset;     /* 60: the output zero point */
-    int32_t to_mult;    /* 64: bytes from offset_bias to output_multiplier */
-    int32_t to_shift;   /* 68: bytes from offset_bias to output_shift */
-    int8_t *out;        /* 72: the next filter's output byte of pixel 0 */
-    const int32_t *end; /* 76: offset_bias past the last pair's filters */
+    int32_t zero_point[4];
+    const int8_t *xi;   /* 64 */
+    int32_t halves;     /* 68: (vectors - 1) / 2, the pair loop's iterations after the peel */
+    int32_t taps;       /* 72 */
+    int32_t to_mult;    /* 76: bytes from offset_bias to output_multiplier */
+    int32_t to_shift;   /* 80: bytes from offset_bias to output_shift */
+    int8_t *out;        /* 84: the next filter's output byte of pixel 0 */
+    const int32_t *end; /* 88: offset_bias past the last pair's filters */
 } __attribute__((aligned(16))) conv_quads_asm_t;
 
 /* One vector step of the pair loop below (q0/q1: pixel vectors, q2/q3: the two filters'). */
@@ -727,7 +727,7 @@ typedef struct {
     OP " r6, q1, q2\n\t" OP " lr, q1, q3\n\t"
 /* One filter's four sums in Q (the pixels'), requantized in the narrow mode (every shift in
  * [-23, -1]: hk_requant_right_mve, whose fixup then always applies) and scattered: r0/r2 the
- * byte distances to its multiplier and shift, r4 the output zero point, OUT its output. */
+ * byte distances to its multiplier and shift, q5 the output zero point, OUT its output. */
 #define CONV_QUADS_REQUANT(Q, OUT)                                                             \
     "ldr r8, [r11, r0]\n\t"                                                                    \
     "ldr r10, [r11, r2]\n\t"                                                                   \
@@ -737,10 +737,47 @@ typedef struct {
     "vshr.s32 q2, " Q ", #31\n\t"                                                              \
     "vqadd.s32 " Q ", " Q ", q2\n\t"                                                           \
     "vrshl.s32 " Q ", r10\n\t"                                                                 \
-    "vadd.i32 " Q ", " Q ", r4\n\t"                                                            \
+    "vadd.i32 " Q ", " Q ", q5\n\t"                                                            \
     "vmax.s32 " Q ", " Q ", q6\n\t"                                                            \
     "vmin.s32 " Q ", " Q ", q7\n\t"                                                            \
     "vstrb.32 " Q ", [" OUT ", q4]\n\t"
+/* The whole pair loop; PEEL is one more step (an even vector count) or nothing. The first
+ * step starts the sums (VMLADAV), the rest go two per iteration, skipped when none are left. */
+#define CONV_QUADS_LOOP(PEEL)                                                                  \
+    "vldrw.u32 q6, [r9]\n\t"                                                                   \
+    "vldrw.u32 q7, [r9, #16]\n\t"                                                              \
+    "vldrw.u32 q4, [r9, #32]\n\t"                                                              \
+    "vldrw.u32 q5, [r9, #48]\n"                                                                \
+    "4:\n\t"                                                                                   \
+    "ldr r1, [r9, #64]\n\t"                                                                    \
+    "ldr r7, [r9, #68]\n\t"                                                                    \
+    CONV_QUADS_STEP("vmladav.s8")                                                              \
+    PEEL                                                                                       \
+    "cbz r7, 3f\n"                                                                             \
+    "2:\n\t"                                                                                   \
+    CONV_QUADS_STEP("vmladava.s8")                                                             \
+    CONV_QUADS_STEP("vmladava.s8")                                                             \
+    "subs r7, r7, #1\n\t"                                                                      \
+    "bne 2b\n"                                                                                 \
+    "3:\n\t"                                                                                   \
+    "vmov q0[2], q0[0], r0, r4\n\t"                                                            \
+    "vmov q0[3], q0[1], r2, r6\n\t"                                                            \
+    "vmov q1[2], q1[0], r8, r12\n\t"                                                           \
+    "vmov q1[3], q1[1], r10, lr\n\t"                                                           \
+    "ldr r0, [r9, #76]\n\t"                                                                    \
+    "ldr r2, [r9, #80]\n\t"                                                                    \
+    "ldr r6, [r9, #84]\n\t"                                                                    \
+    CONV_QUADS_REQUANT("q0", "r6")                                                             \
+    "adds r6, r6, #1\n\t"                                                                      \
+    CONV_QUADS_REQUANT("q1", "r6")                                                             \
+    "adds r6, r6, #1\n\t"                                                                      \
+    "str r6, [r9, #84]\n\t"                                                                    \
+    "ldr r0, [r9, #72]\n\t"                                                                    \
+    "mov r3, r5\n\t"                                                                           \
+    "add r5, r3, r0\n\t"                                                                       \
+    "ldr r0, [r9, #88]\n\t"                                                                    \
+    "cmp r11, r0\n\t"                                                                          \
+    "bne 4b\n"
 
 /*
  * conv_quads_s8 for four real pixels, an even number of filters (>= 2) and the narrow
@@ -749,11 +786,12 @@ typedef struct {
  * registers for everything else, which it spends on spills. Here each pair's loop state
  * lives in `st` (r9) and the per-filter constants are read through one pointer (r11, at
  * offset_bias; the multiplier and shift at fixed distances from it): per pair, the dot
- * products, four lane moves and two filters' requantization, 30-odd instructions
- * besides the 14 per vector.
+ * products (14 instructions per vector), four lane moves, two filters' requantization and
+ * about a dozen instructions of loop. `even` (the vector count's parity, a constant in each
+ * caller) picks the loop with the peeled step.
  */
-HK_NOINLINE void conv_quads_asm(conv_quads_asm_t *state, const int8_t *filter,
-                                const int32_t *bias)
+HK_INLINE void conv_quads_asm(bool even, conv_quads_asm_t *state, const int8_t *filter,
+                              const int32_t *bias)
 {
     register int32_t r0 __asm__("r0");
     register int32_t r2 __asm__("r2");
@@ -769,48 +807,29 @@ HK_NOINLINE void conv_quads_asm(conv_quads_asm_t *state, const int8_t *filter,
     register int32_t n __asm__("r7");
     register conv_quads_asm_t *st __asm__("r9") = state;
     register const int32_t *c __asm__("r11") = bias;
-    __asm__ volatile("vldrw.u32 q6, [r9]\n\t"
-                     "vldrw.u32 q7, [r9, #16]\n\t"
-                     "vldrw.u32 q4, [r9, #32]\n"
-                     "4:\n\t"
-                     "ldr r1, [r9, #48]\n\t"
-                     "ldr r7, [r9, #52]\n\t"
-                     CONV_QUADS_STEP("vmladav.s8")
-                     "subs r7, r7, #1\n\t"
-                     "beq 3f\n\t"
-                     "lsrs r7, r7, #1\n\t"
-                     "bcc 2f\n\t"
-                     CONV_QUADS_STEP("vmladava.s8")
-                     "beq 3f\n"
-                     "2:\n\t"
-                     CONV_QUADS_STEP("vmladava.s8")
-                     CONV_QUADS_STEP("vmladava.s8")
-                     "subs r7, r7, #1\n\t"
-                     "bne 2b\n"
-                     "3:\n\t"
-                     "vmov q0[2], q0[0], r0, r4\n\t"
-                     "vmov q0[3], q0[1], r2, r6\n\t"
-                     "vmov q1[2], q1[0], r8, r12\n\t"
-                     "vmov q1[3], q1[1], r10, lr\n\t"
-                     "ldr r0, [r9, #64]\n\t"
-                     "ldr r2, [r9, #68]\n\t"
-                     "ldr r4, [r9, #60]\n\t"
-                     "ldr r6, [r9, #72]\n\t"
-                     CONV_QUADS_REQUANT("q0", "r6")
-                     "adds r6, r6, #1\n\t"
-                     CONV_QUADS_REQUANT("q1", "r6")
-                     "adds r6, r6, #1\n\t"
-                     "str r6, [r9, #72]\n\t"
-                     "ldr r0, [r9, #56]\n\t"
-                     "mov r3, r5\n\t"
-                     "add r5, r3, r0\n\t"
-                     "ldr r0, [r9, #76]\n\t"
-                     "cmp r11, r0\n\t"
-                     "bne 4b\n"
-                     : "=&r"(r0), "=&r"(r2), "=&r"(r4), "=&r"(r6), "=&r"(r8), "=&r"(r10),
-                       "=&r"(r12), "=&r"(lr), "=&r"(x), "+r"(w0), "+r"(w1), "=&r"(n), "+r"(c)
-                     : "r"(st)
-                     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
+#define CONV_QUADS_OPERANDS                                                                    \
+    : "=&r"(r0), "=&r"(r2), "=&r"(r4), "=&r"(r6), "=&r"(r8), "=&r"(r10), "=&r"(r12),          \
+      "=&r"(lr), "=&r"(x), "+r"(w0), "+r"(w1), "=&r"(n), "+r"(c)                               \
+    : "r"(st)                                                                                  \
+    : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory"
+    if (even) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_STEP("vmladava.s8")) CONV_QUADS_OPERANDS);
+    } else {
+        __asm__ volatile(CONV_QUADS_LOOP("") CONV_QUADS_OPERANDS);
+    }
+#undef CONV_QUADS_OPERANDS
+}
+
+HK_NOINLINE void conv_quads_even_asm(conv_quads_asm_t *state, const int8_t *filter,
+                                     const int32_t *bias)
+{
+    conv_quads_asm(true, state, filter, bias);
+}
+
+HK_NOINLINE void conv_quads_odd_asm(conv_quads_asm_t *state, const int8_t *filter,
+                                    const int32_t *bias)
+{
+    conv_quads_asm(false, state, filter, bias);
 }
 #endif
 
@@ -944,10 +963,10 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
     vstrwq_s32(st.lo, vdupq_n_s32(lo));
     vstrwq_s32(st.hi, vdupq_n_s32(hi));
     vstrwq_u32(st.offsets, vreinterpretq_u32_s32(vmulq_n_s32(lanes, channels)));
+    vstrwq_s32(st.zero_point, vdupq_n_s32(k.offset));
     st.xi = xi;
-    st.vectors = k.vectors;
+    st.halves = (k.vectors - 1) >> 1;
     st.taps = taps;
-    st.offset = k.offset;
     st.to_mult = (int32_t)((const uint8_t *)k.mult - (const uint8_t *)k.bias);
     st.to_shift = (int32_t)((const uint8_t *)k.shift - (const uint8_t *)k.bias);
     st.end = k.bias + 2 * pairs;
@@ -990,7 +1009,11 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
 #if defined(__OPTIMIZE__)
         if (fast && n == 4) {
             st.out = out;
-            conv_quads_asm(&st, filter, k.bias);
+            if ((k.vectors & 1) == 0) {
+                conv_quads_even_asm(&st, filter, k.bias);
+            } else {
+                conv_quads_odd_asm(&st, filter, k.bias);
+            }
             if ((channels & 1) != 0) {
                 conv_quads_s8(&k, xi, n, 2 * pairs, out);
             }
