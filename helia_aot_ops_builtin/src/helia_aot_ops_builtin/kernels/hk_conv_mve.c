@@ -929,7 +929,7 @@ HK_INLINE void conv_quad_gather(const hk_conv_params_t *p, const int8_t *image, 
 HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
                                 const int8_t *filter, const conv_scratch_t *s, int32_t mode,
                                 int32_t lo, int32_t hi, bool direct, bool in_rows,
-                                int32_t pixels, conv_pixel_t *from, int8_t *out)
+                                int32_t pixels, int8_t *out)
 {
     const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
     const int32_t channels = p->output_channels;
@@ -972,9 +972,10 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
     st.end = k.bias + 2 * pairs;
 #endif
     const int8x16_t fill = vdupq_n_s8((int8_t)(-p->input_offset));
-    conv_pixel_t at = *from;
-    for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
-        const int32_t n = hk_min_i32(pixels - i, 4);
+    conv_pixel_t at = {0, 0, 0};
+    const int32_t whole = pixels & ~3;
+    for (int32_t i = 0; i < whole; i += 4, out += 4 * channels) {
+        const int32_t n = 4;
         const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
         const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
         const int8_t *image = input + (size_t)at.b * image_size;
@@ -1007,7 +1008,7 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
             }
         }
 #if defined(__OPTIMIZE__)
-        if (fast && n == 4) {
+        if (fast) {
             st.out = out;
             if ((k.vectors & 1) == 0) {
                 conv_quads_even_asm(&st, filter, k.bias);
@@ -1022,7 +1023,27 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
 #endif
         conv_quads_s8(&k, xi, n, 0, out);
     }
-    *from = at;
+    /* One to three pixels left over (a small image, or a band of hk_conv_reuse.c): one at a
+     * time against four filters per pass (conv_dots_s8), which costs less than a block of
+     * four with lanes wasted, and a row requantization. */
+    for (int32_t i = whole; i < pixels; ++i, out += channels) {
+        const int32_t y = at.oy * p->stride_height - p->pad_top;
+        const int32_t x = at.ox * p->stride_width - p->pad_left;
+        const int8_t *img = input + (size_t)at.b * image_size;
+        const int8_t *start =
+            img + ((size_t)y * (size_t)p->input_width + (size_t)x) * (size_t)p->input_channels;
+        if (direct) {
+            conv_dots_s8(start, 0, 1, taps, filter, channels, k.bias, s->acc0);
+        } else if (in_rows && y >= 0 && y < y_room && x >= 0 && x < x_room) {
+            conv_dots_s8(start, row_step, p->filter_height, row, filter, channels, k.bias,
+                         s->acc0);
+        } else {
+            conv_gather_s8(p, img, y, x, (int8_t)(-p->input_offset), s->patch0);
+            conv_dots_s8(s->patch0, 0, 1, taps, filter, channels, k.bias, s->acc0);
+        }
+        hk_requant_row_s8(s->acc0, k.mult, k.shift, channels, k.offset, lo, hi, mode, out);
+        conv_advance(p, &at);
+    }
 }
 
 /* The first input byte of the pixel's window when `in_rows` and the window lies inside the
@@ -1081,17 +1102,13 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
     const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
     const int32_t x_room = p->input_width - p->filter_width + 1;
-    int32_t first = 0;
     if ((taps & 15) == 0) {
-        /* Receptive fields of whole vectors: four pixels against two filters at a time
-         * (conv_quads_run); one to three pixels left over (a small image, or a band of
-         * hk_conv_reuse.c) take the loops below, which cost less than a block of four. */
-        first = pixels & ~3;
-        conv_quads_run(p, input, filter, &s, mode, lo, hi, direct, in_rows, first, &at, out);
-        out += (size_t)first * (size_t)channels;
+        /* Receptive fields of whole vectors: four pixels against two filters at a time. */
+        conv_quads_run(p, input, filter, &s, mode, lo, hi, direct, in_rows, pixels, out);
+        return;
     }
     if (direct && p->input_channels <= 16) {
-        for (int32_t i = first; i < pixels; i += 4, out += 4 * channels) {
+        for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
             const int8_t *x[4];
             const int32_t n = hk_min_i32(pixels - i, 4);
             for (int32_t j = 0; j < 4; ++j) {
@@ -1123,7 +1140,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         k.vectors = (taps + 15) >> 4;
         k.general = mode == HK_REQUANT_GENERAL;
         int8_t *xi = (int8_t *)s.words;
-        for (int32_t i = first; i < pixels; i += 2, out += 2 * channels) {
+        for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             const bool both = i + 1 < pixels;
             const int8_t *ra = conv_rows_in_place(p, input, in_rows, at);
             if (ra != NULL) {
@@ -1151,7 +1168,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         }
         return;
     }
-    for (int32_t i = first; i < pixels; ++i, out += channels) {
+    for (int32_t i = 0; i < pixels; ++i, out += channels) {
         const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
         const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
         if (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 && ix0 < x_room) {
