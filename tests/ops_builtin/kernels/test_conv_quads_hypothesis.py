@@ -10,8 +10,8 @@ other modes, an odd last filter and a last block of fewer than four pixels. Hypo
 convolutions across all of that (1x1 and windows, strides, dilations, padding on every edge,
 several images, 1 to 13 filters, narrow, right-only and left-shifting multipliers, clamps),
 and one program holding a draw's cases is cross-built for Helium at -O2 (the assembly) and
--O0 (its intrinsics stand-in) and for the M55 without MVE or DSP (the portable reference
-path), each checked byte for byte against the numpy reference.
+-O0 (its intrinsics stand-in) and for the M55 without MVE (its DSP path) and without MVE or
+DSP (the portable reference path), each checked byte for byte against the numpy reference.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ pytestmark = [pytest.mark.cross]
 PATHS = {
     "m55-mve": ("m55", (), "mve"),
     "m55-mve-O0": ("m55", ("-O0",), "mve"),
+    "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
     "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
 }
 
