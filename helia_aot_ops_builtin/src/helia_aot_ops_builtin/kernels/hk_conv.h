@@ -13,7 +13,9 @@
  * int8 inputs; each output pixel's receptive field is read in place (a 1x1 pixel, or the
  * filter rows of a window inside the image on Helium) or gathered into scratch, where taps
  * outside the image hold the input zero point and so add exactly nothing. Its dot products
- * with every filter (Helium: VMLADAV over whole vectors, four filters at a time; DSP: SMLAD,
+ * with every filter (Helium, receptive fields of whole vectors: four pixels against two
+ * filters, their eight VMLADAV sums in registers, the filter loop and requantization in
+ * assembly; otherwise VMLADAV over whole vectors, four filters at a time; DSP: SMLAD,
  * two pixels and two filters at a time; pointwise with at most 16 input channels on Helium:
  * four pixels at a time) fill a row of int32 accumulators, which is then requantized in one
  * pass (hk_requant.h). Helium takes two pixels against four filters, their eight sums in

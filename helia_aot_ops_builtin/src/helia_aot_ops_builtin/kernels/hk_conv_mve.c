@@ -554,6 +554,498 @@ HK_INLINE void conv_interleave_rows(const int8_t *a, const int8_t *b, int32_t ro
     }
 }
 
+/*
+ * Four output pixels against two filters (the general path for receptive fields of whole
+ * vectors): `xi` holds the four pixels' receptive fields interleaved by vector (pixel p's
+ * vector k at byte 64 k + 16 p), w0 and w1 are two filter rows of `vectors` whole vectors.
+ * *q0 gets filter 0's dot products with the four pixels, *q1 filter 1's. Each vector of a
+ * filter loaded serves four pixels and each pixel vector two filters: six loads per eight
+ * VMLADAVs, the eight sums in registers for the whole receptive field.
+ */
+#if defined(__OPTIMIZE__)
+/* One vector step: VMLADAV (first) or VMLADAVA (the rest) of every pixel with both filters. */
+#define CONV_QUAD_STEP(OP)                                                                     \
+    "vldrb.8 q2, [%[w0]], #16\n\t"                                                             \
+    "vldrb.8 q3, [%[w1]], #16\n\t"                                                             \
+    "vldrb.8 q0, [%[x]], #16\n\t"                                                              \
+    OP " %[a0], q0, q2\n\t" OP " %[b0], q0, q3\n\t"                                            \
+    "vldrb.8 q1, [%[x]], #16\n\t"                                                              \
+    OP " %[a1], q1, q2\n\t" OP " %[b1], q1, q3\n\t"                                            \
+    "vldrb.8 q0, [%[x]], #16\n\t"                                                              \
+    OP " %[a2], q0, q2\n\t" OP " %[b2], q0, q3\n\t"                                            \
+    "vldrb.8 q1, [%[x]], #16\n\t"                                                              \
+    OP " %[a3], q1, q2\n\t" OP " %[b3], q1, q3\n\t"
+/* Written in assembly because VMLADAV accumulates only into even registers: the eight sums
+ * take r0, r2, ..., r12 and lr, the three pointers and the count odd ones. The first vector
+ * starts the sums (VMLADAV), the rest are taken two per iteration after an odd one is peeled,
+ * so the loop's own cost is one instruction per two vectors. */
+HK_INLINE void conv_quad2_mve(const int8_t *xi, const int8_t *w_0, const int8_t *w_1,
+                              int32_t vectors, int32x4_t *q0, int32x4_t *q1)
+{
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r2");
+    register int32_t a2 __asm__("r4");
+    register int32_t a3 __asm__("r6");
+    register int32_t b0 __asm__("r8");
+    register int32_t b1 __asm__("r10");
+    register int32_t b2 __asm__("r12");
+    register int32_t b3 __asm__("lr");
+    const int8_t *x = xi, *w0 = w_0, *w1 = w_1;
+    int32_t n = vectors;
+    int32x4_t y0, y1;
+    __asm__ volatile(CONV_QUAD_STEP("vmladav.s8")
+                     "subs %[n], %[n], #1\n\t"
+                     "beq 3f\n\t"
+                     "lsrs %[n], %[n], #1\n\t"
+                     "bcc 2f\n\t"
+                     CONV_QUAD_STEP("vmladava.s8")
+                     "beq 3f\n"
+                     "2:\n\t"
+                     CONV_QUAD_STEP("vmladava.s8")
+                     CONV_QUAD_STEP("vmladava.s8")
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 2b\n"
+                     "3:\n\t"
+                     "vmov %q[y0][2], %q[y0][0], %[a0], %[a2]\n\t"
+                     "vmov %q[y0][3], %q[y0][1], %[a1], %[a3]\n\t"
+                     "vmov %q[y1][2], %q[y1][0], %[b0], %[b2]\n\t"
+                     "vmov %q[y1][3], %q[y1][1], %[b1], %[b3]\n"
+                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+                       [b0] "=&r"(b0), [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3),
+                       [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), [n] "+r"(n),
+                       [y0] "=&w"(y0), [y1] "=&w"(y1)
+                     :
+                     : "q0", "q1", "q2", "q3", "cc", "memory");
+    *q0 = y0;
+    *q1 = y1;
+}
+#else
+/* Unoptimized builds (-O0) cannot give the assembly its twelve registers: the same
+ * arithmetic with intrinsics. */
+static void conv_quad2_mve(const int8_t *xi, const int8_t *w0, const int8_t *w1,
+                           int32_t vectors, int32x4_t *q0, int32x4_t *q1)
+{
+    int32_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+    for (int32_t k = 0; k < vectors; ++k) {
+        const int8x16_t v0 = vldrbq_s8(w0 + 16 * k), v1 = vldrbq_s8(w1 + 16 * k);
+        for (int32_t p = 0; p < 4; ++p) {
+            const int8x16_t xv = vldrbq_s8(xi + 64 * k + 16 * p);
+            a[p] = vmladavaq_s8(a[p], xv, v0);
+            b[p] = vmladavaq_s8(b[p], xv, v1);
+        }
+    }
+    *q0 = vsetq_lane_s32(a[3], vsetq_lane_s32(a[2], vsetq_lane_s32(a[1], vdupq_n_s32(a[0]), 1), 2), 3);
+    *q1 = vsetq_lane_s32(b[3], vsetq_lane_s32(b[2], vsetq_lane_s32(b[1], vdupq_n_s32(b[0]), 1), 2), 3);
+}
+#endif
+
+/* What conv_quads_s8 needs, copied out of the params once (the int8 output may alias
+ * anything, so GCC would otherwise reload every field per filter). */
+typedef struct {
+    const int32_t *bias, *mult, *shift;
+    const int8_t *filter;
+    int32_t taps, channels, offset, lo, hi, vectors, mode;
+} conv_quads_t;
+
+/* One filter's four sums (one per pixel) with its offset_bias b added, requantized with its
+ * multiplier m and shift s in `mode` (a constant where inlined), clamped to [lo, hi] and
+ * scattered to the pixels' outputs. */
+HK_INLINE void conv_quad_store(int32_t mode, int32x4_t acc, int32_t b, int32_t m, int32_t s,
+                               int32_t offset, int32x4_t vlo, int32x4_t vhi,
+                               uint32x4_t offsets, mve_pred16_t real, int8_t *out)
+{
+    acc = vaddq_n_s32(acc, b);
+    if (mode == HK_REQUANT_GENERAL) {
+        acc = hk_requant_mve(acc, vdupq_n_s32(m), vdupq_n_s32(s));
+    } else {
+        /* hk_requant_right_mve with scalar operands: the fixup only when shifting at all,
+         * which the narrow mode (every shift in [-23, -1]) always does. */
+        acc = vqrdmulhq_n_s32(acc, m);
+        if (mode == HK_REQUANT_NARROW || s < 0) {
+            acc = vqaddq_s32(acc, vshrq_n_s32(acc, 31));
+        }
+        acc = vrshlq_n_s32(acc, s);
+    }
+    acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, offset), vlo), vhi);
+    vstrbq_scatter_offset_p_s32(out, offsets, acc, real);
+}
+
+/* conv_quads_s8 for one requantization mode (a constant where inlined). */
+HK_INLINE void conv_quads_mode_s8(int32_t mode, const conv_quads_t *k, const int8_t *xi,
+                                  int32_t pixels, int32_t from, int8_t *out)
+{
+    const int32_t taps = k->taps, channels = k->channels, vectors = k->vectors;
+    const int32_t offset = k->offset;
+    const int32_t *bias = k->bias + from, *mult = k->mult + from, *shift = k->shift + from;
+    const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
+    const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)channels);
+    const mve_pred16_t real = vctp32q((uint32_t)pixels);
+    const int8_t *w = k->filter + (size_t)from * (size_t)taps;
+    const int8_t *end = out + channels;
+    out += from;
+    /* Pairs of filters; a last odd one runs paired with itself and is stored once. */
+    for (; out < end; out += 2, bias += 2, mult += 2, shift += 2, w += 2 * (size_t)taps) {
+        const bool pair = out + 1 < end;
+        int32x4_t q0, q1;
+        conv_quad2_mve(xi, w, pair ? w + taps : w, vectors, &q0, &q1);
+        conv_quad_store(mode, q0, bias[0], mult[0], shift[0], offset, vlo, vhi, offsets, real,
+                        out);
+        if (pair) {
+            conv_quad_store(mode, q1, bias[1], mult[1], shift[1], offset, vlo, vhi, offsets,
+                            real, out + 1);
+        }
+    }
+}
+
+#if defined(__OPTIMIZE__)
+/* What conv_quads_asm reads from memory (its registers all hold sums or pointers): the clamp,
+ * the pixels' output offsets and the output zero point as vectors, then per-call constants. */
+typedef struct {
+    int32_t lo[4], hi[4];
+    uint32_t offsets[4];
+    int32_t zero_point[4];
+    const int8_t *xi;   /* 64 */
+    int32_t halves;     /* 68: (vectors - 1) / 2, the pair loop's iterations after the peel */
+    int32_t taps;       /* 72 */
+    int32_t to_mult;    /* 76: bytes from offset_bias to output_multiplier */
+    int32_t to_shift;   /* 80: bytes from offset_bias to output_shift */
+    int8_t *out;        /* 84: the next filter's output byte of pixel 0 */
+    const int32_t *end; /* 88: offset_bias past the last pair's filters */
+} __attribute__((aligned(16))) conv_quads_asm_t;
+
+/* One vector step of the pair loop below (q0/q1: pixel vectors, q2/q3: the two filters'). */
+#define CONV_QUADS_STEP(OP)                                                                    \
+    "vldrb.8 q2, [r3], #16\n\t"                                                                \
+    "vldrb.8 q3, [r5], #16\n\t"                                                                \
+    "vldrb.8 q0, [r1], #16\n\t"                                                                \
+    OP " r0, q0, q2\n\t" OP " r8, q0, q3\n\t"                                                  \
+    "vldrb.8 q1, [r1], #16\n\t"                                                                \
+    OP " r2, q1, q2\n\t" OP " r10, q1, q3\n\t"                                                 \
+    "vldrb.8 q0, [r1], #16\n\t"                                                                \
+    OP " r4, q0, q2\n\t" OP " r12, q0, q3\n\t"                                                 \
+    "vldrb.8 q1, [r1], #16\n\t"                                                                \
+    OP " r6, q1, q2\n\t" OP " lr, q1, q3\n\t"
+/* One filter's four sums in Q (the pixels'), requantized in the narrow mode (every shift in
+ * [-23, -1]: hk_requant_right_mve, whose fixup then always applies) and scattered: r0/r2 the
+ * byte distances to its multiplier and shift, q5 the output zero point, OUT its output. */
+#define CONV_QUADS_REQUANT(Q, OUT)                                                             \
+    "ldr r8, [r11, r0]\n\t"                                                                    \
+    "ldr r10, [r11, r2]\n\t"                                                                   \
+    "ldr r12, [r11], #4\n\t"                                                                   \
+    "vadd.i32 " Q ", " Q ", r12\n\t"                                                           \
+    "vqrdmulh.s32 " Q ", " Q ", r8\n\t"                                                        \
+    "vshr.s32 q2, " Q ", #31\n\t"                                                              \
+    "vqadd.s32 " Q ", " Q ", q2\n\t"                                                           \
+    "vrshl.s32 " Q ", r10\n\t"                                                                 \
+    "vadd.i32 " Q ", " Q ", q5\n\t"                                                            \
+    "vmax.s32 " Q ", " Q ", q6\n\t"                                                            \
+    "vmin.s32 " Q ", " Q ", q7\n\t"                                                            \
+    "vstrb.32 " Q ", [" OUT ", q4]\n\t"
+/* The whole pair loop; PEEL is one more step (an even vector count) or nothing. The first
+ * step starts the sums (VMLADAV), the rest go two per iteration, skipped when none are left. */
+#define CONV_QUADS_LOOP(PEEL)                                                                  \
+    "vldrw.u32 q6, [r9]\n\t"                                                                   \
+    "vldrw.u32 q7, [r9, #16]\n\t"                                                              \
+    "vldrw.u32 q4, [r9, #32]\n\t"                                                              \
+    "vldrw.u32 q5, [r9, #48]\n"                                                                \
+    "4:\n\t"                                                                                   \
+    "ldr r1, [r9, #64]\n\t"                                                                    \
+    "ldr r7, [r9, #68]\n\t"                                                                    \
+    CONV_QUADS_STEP("vmladav.s8")                                                              \
+    PEEL                                                                                       \
+    "cbz r7, 3f\n"                                                                             \
+    "2:\n\t"                                                                                   \
+    CONV_QUADS_STEP("vmladava.s8")                                                             \
+    CONV_QUADS_STEP("vmladava.s8")                                                             \
+    "subs r7, r7, #1\n\t"                                                                      \
+    "bne 2b\n"                                                                                 \
+    "3:\n\t"                                                                                   \
+    "vmov q0[2], q0[0], r0, r4\n\t"                                                            \
+    "vmov q0[3], q0[1], r2, r6\n\t"                                                            \
+    "vmov q1[2], q1[0], r8, r12\n\t"                                                           \
+    "vmov q1[3], q1[1], r10, lr\n\t"                                                           \
+    "ldr r0, [r9, #76]\n\t"                                                                    \
+    "ldr r2, [r9, #80]\n\t"                                                                    \
+    "ldr r6, [r9, #84]\n\t"                                                                    \
+    CONV_QUADS_REQUANT("q0", "r6")                                                             \
+    "adds r6, r6, #1\n\t"                                                                      \
+    CONV_QUADS_REQUANT("q1", "r6")                                                             \
+    "adds r6, r6, #1\n\t"                                                                      \
+    "str r6, [r9, #84]\n\t"                                                                    \
+    "ldr r0, [r9, #72]\n\t"                                                                    \
+    "mov r3, r5\n\t"                                                                           \
+    "add r5, r3, r0\n\t"                                                                       \
+    "ldr r0, [r9, #88]\n\t"                                                                    \
+    "cmp r11, r0\n\t"                                                                          \
+    "bne 4b\n"
+
+/*
+ * conv_quads_s8 for four real pixels, an even number of filters (>= 2) and the narrow
+ * requantization: the whole pair loop in assembly, because the eight sums (even registers,
+ * as VMLADAV requires) and the three pointers and count of the dot products leave GCC two
+ * registers for everything else, which it spends on spills. Here each pair's loop state
+ * lives in `st` (r9) and the per-filter constants are read through one pointer (r11, at
+ * offset_bias; the multiplier and shift at fixed distances from it): per pair, the dot
+ * products (14 instructions per vector), four lane moves, two filters' requantization and
+ * about a dozen instructions of loop. `even` (the vector count's parity, a constant in each
+ * caller) picks the loop with the peeled step.
+ */
+HK_INLINE void conv_quads_asm(bool even, conv_quads_asm_t *state, const int8_t *filter,
+                              const int32_t *bias)
+{
+    register int32_t r0 __asm__("r0");
+    register int32_t r2 __asm__("r2");
+    register int32_t r4 __asm__("r4");
+    register int32_t r6 __asm__("r6");
+    register int32_t r8 __asm__("r8");
+    register int32_t r10 __asm__("r10");
+    register int32_t r12 __asm__("r12");
+    register int32_t lr __asm__("lr");
+    register const int8_t *x __asm__("r1");
+    register const int8_t *w0 __asm__("r3") = filter;
+    register const int8_t *w1 __asm__("r5") = filter + state->taps;
+    register int32_t n __asm__("r7");
+    register conv_quads_asm_t *st __asm__("r9") = state;
+    register const int32_t *c __asm__("r11") = bias;
+#define CONV_QUADS_OPERANDS                                                                    \
+    : "=&r"(r0), "=&r"(r2), "=&r"(r4), "=&r"(r6), "=&r"(r8), "=&r"(r10), "=&r"(r12),          \
+      "=&r"(lr), "=&r"(x), "+r"(w0), "+r"(w1), "=&r"(n), "+r"(c)                               \
+    : "r"(st)                                                                                  \
+    : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory"
+    if (even) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_STEP("vmladava.s8")) CONV_QUADS_OPERANDS);
+    } else {
+        __asm__ volatile(CONV_QUADS_LOOP("") CONV_QUADS_OPERANDS);
+    }
+#undef CONV_QUADS_OPERANDS
+}
+
+HK_NOINLINE void conv_quads_even_asm(conv_quads_asm_t *state, const int8_t *filter,
+                                     const int32_t *bias)
+{
+    conv_quads_asm(true, state, filter, bias);
+}
+
+HK_NOINLINE void conv_quads_odd_asm(conv_quads_asm_t *state, const int8_t *filter,
+                                    const int32_t *bias)
+{
+    conv_quads_asm(false, state, filter, bias);
+}
+#endif
+
+/*
+ * Filters [from, channels) against four output pixels whose receptive fields `xi` holds
+ * interleaved (conv_quad2_mve), two filters at a time; `pixels` (1..4) are real and stored,
+ * the others' lanes are ignored. One loop per requantization mode, so none decides it per
+ * filter. (Four real pixels in the narrow mode take conv_quads_asm for the pairs.)
+ */
+HK_NOINLINE void conv_quads_s8(const conv_quads_t *k, const int8_t *xi, int32_t pixels,
+                               int32_t from, int8_t *out)
+{
+    if (k->mode == HK_REQUANT_NARROW) {
+        conv_quads_mode_s8(HK_REQUANT_NARROW, k, xi, pixels, from, out);
+    } else if (k->mode == HK_REQUANT_RIGHT) {
+        conv_quads_mode_s8(HK_REQUANT_RIGHT, k, xi, pixels, from, out);
+    } else {
+        conv_quads_mode_s8(HK_REQUANT_GENERAL, k, xi, pixels, from, out);
+    }
+}
+
+/* dst (pixel p's slot of an interleaved block: vector k at 64 k) gets `runs` runs of `len`
+ * bytes (whole vectors), `step` apart from src. */
+HK_INLINE void conv_quad_put(const int8_t *src, int32_t runs, int32_t len, size_t step,
+                             int8_t *dst)
+{
+    for (int32_t r = 0; r < runs; ++r, src += step) {
+        for (int32_t j = 0; j < len; j += 16, dst += 64) {
+            vstrbq_s8(dst, vldrbq_s8(src + j));
+        }
+    }
+}
+
+/* The interleaved block (conv_quad_put's layout) of four windows `sx` bytes apart from src,
+ * each `runs` runs of `len` bytes (whole vectors) `step` apart: one pass for the four. */
+HK_INLINE void conv_quad_put4(const int8_t *src, size_t sx, int32_t runs, int32_t len,
+                              size_t step, int8_t *dst)
+{
+    for (int32_t r = 0; r < runs; ++r, src += step) {
+        const int8_t *a0 = src, *a1 = src + sx, *a2 = src + 2 * sx, *a3 = src + 3 * sx;
+        for (int32_t j = 0; j < len; j += 16) {
+            const int8x16_t v0 = vldrbq_s8(a0), v1 = vldrbq_s8(a1);
+            const int8x16_t v2 = vldrbq_s8(a2), v3 = vldrbq_s8(a3);
+            a0 += 16;
+            a1 += 16;
+            a2 += 16;
+            a3 += 16;
+            vstrbq_s8(dst, v0);
+            dst += 16;
+            vstrbq_s8(dst, v1);
+            dst += 16;
+            vstrbq_s8(dst, v2);
+            dst += 16;
+            vstrbq_s8(dst, v3);
+            dst += 16;
+        }
+    }
+}
+
+/* The receptive field of the pixel whose window starts at (iy0, ix0), for channels a multiple
+ * of 16, into pixel p's slot of an interleaved block (vector k at 64 k): each tap is whole
+ * vectors, copied from the image or, outside it, `fill` (the input zero point, which adds
+ * nothing once the offset is folded into the bias). */
+HK_INLINE void conv_quad_gather(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                                int32_t ix0, int8x16_t fill, int8_t *dst)
+{
+    const int32_t channels = p->input_channels;
+    for (int32_t fy = 0; fy < p->filter_height; ++fy) {
+        const int32_t iy = iy0 + fy * p->dilation_height;
+        const bool row_in = iy >= 0 && iy < p->input_height;
+        for (int32_t fx = 0; fx < p->filter_width; ++fx) {
+            const int32_t ix = ix0 + fx * p->dilation_width;
+            if (row_in && ix >= 0 && ix < p->input_width) {
+                const int8_t *src =
+                    image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) * (size_t)channels;
+                for (int32_t c = 0; c < channels; c += 16, dst += 64) {
+                    vstrbq_s8(dst, vldrbq_s8(src + c));
+                }
+            } else {
+                for (int32_t c = 0; c < channels; c += 16, dst += 64) {
+                    vstrbq_s8(dst, fill);
+                }
+            }
+        }
+    }
+}
+
+/*
+ * The four-pixel path of hk_conv_s8_fast (receptive fields of whole vectors): four output
+ * pixels at a time, their fields interleaved into the scratch's first region (4 taps bytes:
+ * the DSP path's widened words), then every filter two at a time. Four pixels of one output
+ * row whose windows lie inside the image are copied in one pass from the input (an unpadded
+ * 1x1 filter's pixels, or the filter rows of windows when `in_rows`); any other pixel is
+ * copied alone, from its pixel, its rows, its taps (channels a multiple of 16: each tap whole
+ * vectors) or its field gathered into patch0.
+ */
+HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
+                                const int8_t *filter, const conv_scratch_t *s, int32_t mode,
+                                int32_t lo, int32_t hi, bool direct, bool in_rows,
+                                int32_t pixels, int8_t *out)
+{
+    const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
+    const int32_t channels = p->output_channels;
+    const int32_t row = p->filter_width * p->input_channels;
+    const size_t row_step =
+        (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
+    const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
+    const int32_t x_room = p->input_width - p->filter_width + 1;
+    const size_t sx = (size_t)p->stride_width * (size_t)p->input_channels;
+    const int32_t runs = direct ? 1 : p->filter_height, len = direct ? taps : row;
+    const size_t image_size =
+        (size_t)p->input_height * (size_t)p->input_width * (size_t)p->input_channels;
+    conv_quads_t k;
+    k.bias = p->offset_bias;
+    k.mult = p->output_multiplier;
+    k.shift = p->output_shift;
+    k.filter = filter;
+    k.taps = taps;
+    k.channels = channels;
+    k.offset = p->output_offset;
+    k.lo = lo;
+    k.hi = hi;
+    k.vectors = taps >> 4;
+    k.mode = mode;
+    int8_t *xi = (int8_t *)s->words;
+#if defined(__OPTIMIZE__)
+    const bool fast = mode == HK_REQUANT_NARROW && channels >= 2;
+    const int32_t pairs = channels >> 1;
+    conv_quads_asm_t st;
+    const int32x4_t lanes = vreinterpretq_s32_u32(vidupq_n_u32(0u, 1));
+    vstrwq_s32(st.lo, vdupq_n_s32(lo));
+    vstrwq_s32(st.hi, vdupq_n_s32(hi));
+    vstrwq_u32(st.offsets, vreinterpretq_u32_s32(vmulq_n_s32(lanes, channels)));
+    vstrwq_s32(st.zero_point, vdupq_n_s32(k.offset));
+    st.xi = xi;
+    st.halves = (k.vectors - 1) >> 1;
+    st.taps = taps;
+    st.to_mult = (int32_t)((const uint8_t *)k.mult - (const uint8_t *)k.bias);
+    st.to_shift = (int32_t)((const uint8_t *)k.shift - (const uint8_t *)k.bias);
+    st.end = k.bias + 2 * pairs;
+#endif
+    const int8x16_t fill = vdupq_n_s8((int8_t)(-p->input_offset));
+    conv_pixel_t at = {0, 0, 0};
+    const int32_t whole = pixels & ~3;
+    for (int32_t i = 0; i < whole; i += 4, out += 4 * channels) {
+        const int32_t n = 4;
+        const int32_t iy0 = at.oy * p->stride_height - p->pad_top;
+        const int32_t ix0 = at.ox * p->stride_width - p->pad_left;
+        const int8_t *image = input + (size_t)at.b * image_size;
+        if (n == 4 && at.ox + 3 < p->output_width &&
+            (direct || (in_rows && iy0 >= 0 && iy0 < y_room && ix0 >= 0 &&
+                        ix0 + 3 * p->stride_width < x_room))) {
+            conv_quad_put4(image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                       (size_t)p->input_channels,
+                           sx, runs, len, row_step, xi);
+            at.ox += 3;
+            conv_advance(p, &at);
+        } else {
+            for (int32_t j = 0; j < n; ++j) {
+                const int32_t y = at.oy * p->stride_height - p->pad_top;
+                const int32_t x = at.ox * p->stride_width - p->pad_left;
+                const int8_t *img = input + (size_t)at.b * image_size;
+                const int8_t *start = img + ((size_t)y * (size_t)p->input_width + (size_t)x) *
+                                                (size_t)p->input_channels;
+                if (direct) {
+                    conv_quad_put(start, 1, taps, 0, xi + 16 * j);
+                } else if (in_rows && y >= 0 && y < y_room && x >= 0 && x < x_room) {
+                    conv_quad_put(start, p->filter_height, row, row_step, xi + 16 * j);
+                } else if ((p->input_channels & 15) == 0) {
+                    conv_quad_gather(p, img, y, x, fill, xi + 16 * j);
+                } else {
+                    conv_gather_s8(p, img, y, x, (int8_t)(-p->input_offset), s->patch0);
+                    conv_quad_put(s->patch0, 1, taps, 0, xi + 16 * j);
+                }
+                conv_advance(p, &at);
+            }
+        }
+#if defined(__OPTIMIZE__)
+        if (fast) {
+            st.out = out;
+            if ((k.vectors & 1) == 0) {
+                conv_quads_even_asm(&st, filter, k.bias);
+            } else {
+                conv_quads_odd_asm(&st, filter, k.bias);
+            }
+            if ((channels & 1) != 0) {
+                conv_quads_s8(&k, xi, n, 2 * pairs, out);
+            }
+            continue;
+        }
+#endif
+        conv_quads_s8(&k, xi, n, 0, out);
+    }
+    /* One to three pixels left over (a small image, or a band of hk_conv_reuse.c): one at a
+     * time against four filters per pass (conv_dots_s8), which costs less than a block of
+     * four with lanes wasted, and a row requantization. */
+    for (int32_t i = whole; i < pixels; ++i, out += channels) {
+        const int32_t y = at.oy * p->stride_height - p->pad_top;
+        const int32_t x = at.ox * p->stride_width - p->pad_left;
+        const int8_t *img = input + (size_t)at.b * image_size;
+        const int8_t *start =
+            img + ((size_t)y * (size_t)p->input_width + (size_t)x) * (size_t)p->input_channels;
+        if (direct) {
+            conv_dots_s8(start, 0, 1, taps, filter, channels, k.bias, s->acc0);
+        } else if (in_rows && y >= 0 && y < y_room && x >= 0 && x < x_room) {
+            conv_dots_s8(start, row_step, p->filter_height, row, filter, channels, k.bias,
+                         s->acc0);
+        } else {
+            conv_gather_s8(p, img, y, x, (int8_t)(-p->input_offset), s->patch0);
+            conv_dots_s8(s->patch0, 0, 1, taps, filter, channels, k.bias, s->acc0);
+        }
+        hk_requant_row_s8(s->acc0, k.mult, k.shift, channels, k.offset, lo, hi, mode, out);
+        conv_advance(p, &at);
+    }
+}
+
 /* The first input byte of the pixel's window when `in_rows` and the window lies inside the
  * image (its filter rows can then be read in place), else NULL. */
 HK_INLINE const int8_t *conv_rows_in_place(const hk_conv_params_t *p, const int8_t *input,
@@ -610,6 +1102,11 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         (size_t)p->dilation_height * (size_t)p->input_width * (size_t)p->input_channels;
     const int32_t y_room = p->input_height - (p->filter_height - 1) * p->dilation_height;
     const int32_t x_room = p->input_width - p->filter_width + 1;
+    if ((taps & 15) == 0) {
+        /* Receptive fields of whole vectors: four pixels against two filters at a time. */
+        conv_quads_run(p, input, filter, &s, mode, lo, hi, direct, in_rows, pixels, out);
+        return;
+    }
     if (direct && p->input_channels <= 16) {
         for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
             const int8_t *x[4];

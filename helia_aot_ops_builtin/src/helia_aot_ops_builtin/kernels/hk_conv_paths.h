@@ -18,7 +18,8 @@
 
 /*
  * Scratch layout (every path sizes it the same; each uses what it needs):
- *   words   round16(4 * round4(taps))  two pixels' receptive fields widened to int16 (DSP)
+ *   words   round16(4 * round4(taps))  two pixels' receptive fields widened to int16 (DSP);
+ *                                       Helium: four (or two) pixels' fields interleaved
  *   patch0  round16(taps)               a gathered receptive field
  *   patch1  round16(taps)               the second pixel's (DSP)
  *   acc0    4 * round4(channels)        a pixel's int32 accumulators, requantized as a row

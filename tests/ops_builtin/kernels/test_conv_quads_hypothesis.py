@@ -1,0 +1,150 @@
+"""Helium's four-pixel int8 CONV_2D block against the reference on cases hypothesis draws.
+
+hk_conv_mve.c runs every ungrouped convolution whose receptive field is whole 16-byte vectors
+(filter_height * filter_width * channels a multiple of 16) four output pixels at a time against
+two filters (conv_quads_run): four pixels of one output row with windows inside the image are
+copied in one pass, any other pixel alone (its pixel, its filter rows, or its window gathered
+with the zero point in the padding), and in the narrow requantization (every shift in
+[-23, -1], what real layers have) the whole pair loop is assembly, with a C loop for the
+other modes, an odd last filter and a last block of fewer than four pixels. Hypothesis draws
+convolutions across all of that (1x1 and windows, strides, dilations, padding on every edge,
+several images, 1 to 13 filters, narrow, right-only and left-shifting multipliers, clamps),
+and one program holding a draw's cases is cross-built for Helium at -O2 (the assembly) and
+-O0 (its intrinsics stand-in) and for the M55 without MVE (its DSP path) and without MVE or
+DSP (the portable reference path), each checked byte for byte against the numpy reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helia_aot.testing import cross_build_program, run_qemu
+from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
+from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from . import conv_family_refmodels as ref
+from .test_conv_paths import Case, program
+
+pytestmark = [pytest.mark.cross]
+
+PATHS = {
+    "m55-mve": ("m55", (), "mve"),
+    "m55-mve-O0": ("m55", ("-O0",), "mve"),
+    "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
+    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
+}
+
+
+def quad_case(rng, *, c, oc, kh, kw, stride, dilation, pads, size, batches, quant) -> Case:
+    """One convolution with explicit padding (top, left; the output fills what is left)."""
+    h, w_ = size
+    pt, pl = pads
+    oh = max((h + 2 * pt - (kh - 1) * dilation[0] - 1) // stride[0] + 1, 1)
+    ow = max((w_ + 2 * pl - (kw - 1) * dilation[1] - 1) // stride[1] + 1, 1)
+    zp_in = int(rng.integers(-128, 127, endpoint=True))
+    zp_out = int(rng.integers(-128, 127, endpoint=True))
+    x = rng.integers(-128, 127, (batches, h, w_, c), endpoint=True).astype(np.int8)
+    w = rng.integers(-127, 127, (oc, kh, kw, c), endpoint=True).astype(np.int8)
+    bias = rng.integers(-(1 << 16), 1 << 16, oc).astype(np.int32)
+    mult = rng.integers(1 << 30, (1 << 31) - 1, oc, endpoint=True).astype(np.int32)
+    low, high = {"narrow": (-23, -1), "right": (-12, 0), "left": (-12, 3)}[quant]
+    shift = rng.integers(low, high, oc, endpoint=True).astype(np.int32)
+    act = ((-128, 127), (zp_out, 127), (-300, 300), (-20, 40))[int(rng.integers(0, 4))]
+    fields = dict(
+        batches=batches,
+        input_height=h,
+        input_width=w_,
+        input_channels=c,
+        filter_height=kh,
+        filter_width=kw,
+        filter_input_channels=c,
+        output_height=oh,
+        output_width=ow,
+        output_channels=oc,
+        stride_height=stride[0],
+        stride_width=stride[1],
+        dilation_height=dilation[0],
+        dilation_width=dilation[1],
+        pad_top=pt,
+        pad_left=pl,
+        input_offset=-zp_in,
+        output_offset=zp_out,
+        act_min=act[0],
+        act_max=act[1],
+    )
+    acc = ref.conv_accumulate(x, w, (oh, ow), stride, (pt, pl), dilation, input_offset=-zp_in)
+    expected = ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8)
+    folded = offset_bias(w, bias, -zp_in, 0, pad_to=4)
+    scratch = conv_s8_scratch_bytes(kh, kw, c, c, oc)
+    return Case("conv", fields, x, w, bias, mult, shift, folded, scratch, expected)
+
+
+@st.composite
+def quad_kwargs(draw):
+    """quad_case's arguments for a receptive field of whole vectors. Each draw shrinks toward
+    a case the assembly takes (two filters, four pixels in a row, the narrow mode)."""
+    kh, kw = draw(st.sampled_from([(3, 3), (1, 1), (3, 3), (1, 1), (2, 2), (1, 3), (3, 1)]))
+    # channels such that kh * kw * c is a multiple of 16
+    step = 16 // np.gcd(16, kh * kw)
+    c = draw(st.sampled_from([m for m in range(step, 49, step)]))
+    stride = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    pads = (draw(st.integers(0, kh - 1 + (dilation[0] - 1) * (kh - 1))), draw(st.integers(0, kw)))
+    reach_h, reach_w = (kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1
+    size = (
+        draw(st.integers(max(reach_h - pads[0], 1), 7)),
+        draw(st.integers(max(reach_w - pads[1], 1), 11).map(lambda w: max(w, 8)) | st.integers(1, 4)),
+    )
+    return dict(
+        c=c,
+        oc=draw(st.integers(2, 13) | st.just(1)),
+        kh=kh,
+        kw=kw,
+        stride=stride,
+        dilation=dilation,
+        pads=pads,
+        size=size,
+        batches=draw(st.integers(1, 2)),
+        quant=draw(st.sampled_from(["narrow", "narrow", "right", "left"])),
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+def fixed_cases() -> list[Case]:
+    """Shapes every draw includes: the MLPerf layers' kinds, scaled down (KWS's 64 -> 64
+    pointwise, ResNet's 3x3 16 -> 16 with SAME padding and its stride-2 3x3 and 1x1)."""
+    rng = np.random.default_rng(17)
+    shapes = (
+        dict(c=64, oc=64, kh=1, kw=1, stride=(1, 1), pads=(0, 0), size=(5, 5)),
+        dict(c=16, oc=16, kh=3, kw=3, stride=(1, 1), pads=(1, 1), size=(6, 9)),
+        dict(c=16, oc=32, kh=3, kw=3, stride=(2, 2), pads=(0, 0), size=(7, 9)),
+        dict(c=16, oc=7, kh=1, kw=1, stride=(2, 2), pads=(0, 0), size=(8, 8)),
+    )
+    return [quad_case(rng, dilation=(1, 1), batches=1, quant="narrow", **s) for s in shapes]
+
+
+@pytest.mark.parametrize("path_name", sorted(PATHS))
+@settings(
+    max_examples=2,  # one build per example and path: each example is a dozen cases
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(drawn=st.lists(quad_kwargs(), min_size=10, max_size=14))
+def test_four_pixel_block_matches_the_reference(path_name, drawn, tmp_path_factory):
+    cases = fixed_cases()
+    for kwargs in drawn:
+        rng = np.random.default_rng(kwargs.pop("seed"))
+        cases.append(quad_case(rng, **kwargs))
+    work = tmp_path_factory.mktemp("conv_quads")
+    source = work / "main.c"
+    source.write_text(program(cases, rows=[]))
+    core, flags, expected_path = PATHS[path_name]
+    kernels = [p for p in kernel_sources("conv", "depthwise") if p.suffix == ".c"]
+    elf = cross_build_program([source, *kernels], work, core, include_dirs=[KERNEL_DIR], extra_cflags=flags)
+    run = run_qemu(elf, core, timeout=120, count=False)
+    assert f"path {expected_path}\n" in run.stdout, run.stdout
+    assert run.returncode == 0, run.stdout
+    assert f"0 of {len(cases)} cases differ" in run.stdout
