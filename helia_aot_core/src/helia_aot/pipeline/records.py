@@ -449,6 +449,9 @@ def report_record(
 
 def _memory_technique(aot_op: Any) -> dict[str, Any]:
     """How the operator goes under the layer-by-layer bound (goal size), when it does."""
+    stage = getattr(aot_op, "patch_stage", None)
+    if stage is not None:
+        return {"memory_technique": "patch", "ring_bytes": 0, "patch_stage": stage.operators[0]}
     if getattr(aot_op, "rows_in_place", False):
         ring = aot_op.get_local_tensor("rows").nbytes
         return {"memory_technique": "in_place", "ring_bytes": int(ring)}
