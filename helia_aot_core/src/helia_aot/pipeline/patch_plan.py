@@ -41,6 +41,10 @@ MAX_STAGE_LAYERS = 8
 
 PATCH_ALIGNMENT = 16
 
+FORCE_ROWS_PER_BAND: int | None = None
+"""Tests only: run the first chain (its first ``MAX_STAGE_LAYERS`` operators) in bands of this many
+rows whether or not that lowers the bound, so random chains exercise every band geometry."""
+
 
 @dataclass(slots=True)
 class PatchStage:
@@ -245,6 +249,41 @@ def _inplace_saving(
     return saving
 
 
+def _dies_at(
+    model: AirModel,
+    alias_of: dict[TensorId, TensorId],
+    lifetimes: dict[TensorId, tuple[int, int]],
+    source: TensorId,
+    first: int,
+) -> bool:
+    """Whether the stage input's last reader is the stage's first operator (its bytes are free
+    once the last band has read them)."""
+    return (
+        _readers(model).get(source) == 1
+        and source not in alias_of.values()
+        and source not in alias_of
+        and source not in set(model.outputs)
+        and source in lifetimes
+        and lifetimes[source][1] == first
+    )
+
+
+def _forced(
+    model: AirModel, operators: list[Any], positions: list[int], alias_of: dict[TensorId, TensorId]
+) -> list[PatchStage]:
+    assert FORCE_ROWS_PER_BAND is not None
+    source = operators[positions[0]].op.input_ids[0]
+    height = operators[positions[-1]].patch_geometry().output_height
+    stage = _stage(
+        model,
+        operators,
+        positions,
+        min(FORCE_ROWS_PER_BAND, height),
+        _dies_at(model, alias_of, compute_lifetimes(model, alias_of=alias_of), source, positions[0]),
+    )
+    return [] if stage is None else [stage]
+
+
 def choose_patches(
     model: AirModel,
     operators: list[Any],
@@ -257,13 +296,14 @@ def choose_patches(
     chains = _chains(model, operators, alias_of)
     if not chains:
         return []
+    if FORCE_ROWS_PER_BAND is not None:
+        return _forced(model, operators, chains[0][:MAX_STAGE_LAYERS], alias_of)
     base = requests()
     steps = len(operators)
     live = [_live_at(base, step) for step in range(steps + 1)]
     lifetimes = compute_lifetimes(model, alias_of=alias_of)
     saving = _inplace_saving(model, operators, lifetimes)
     floor = [live[s] - saving.get(s, 0) for s in range(steps + 1)]
-    readers = _readers(model)
     sizes = {r.id: r.size for r in base}
     best: tuple[tuple[int, int, int], PatchStage] | None = None
     for chain in chains:
@@ -273,14 +313,7 @@ def choose_patches(
                 first, last = positions[0], positions[-1]
                 source = operators[first].op.input_ids[0]
                 target = operators[last].op.output_ids[0]
-                dies = (
-                    readers.get(source) == 1
-                    and source not in alias_of.values()
-                    and source not in alias_of
-                    and source not in set(model.outputs)
-                    and source in lifetimes
-                    and lifetimes[source][1] == first
-                )
+                dies = _dies_at(model, alias_of, lifetimes, source, first)
                 stage_ids = {str(t) for p in positions for t in operators[p].op.output_ids}
                 stage_ids.add(str(source))
                 stage_ids.update(str(t) for p in positions for t in operators[p].op.named_tensors.values())

@@ -20,6 +20,7 @@ from helia_aot.aot.operators.base import SCRATCH_ISAS
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
 from helia_aot.memory import ArenaPlan, BufferRequest, alias_roots, compute_lifetimes, peak_live
 from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
+from helia_aot.pipeline import patch_plan
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
@@ -614,7 +615,7 @@ def choose_patch_stages(
         members = operators[stage.first : stage.last + 1]
         for member in members:
             member.join_patch_stage(stage, members)
-    if tensor_bound(operators, make_planner) < before:
+    if tensor_bound(operators, make_planner) < before or patch_plan.FORCE_ROWS_PER_BAND is not None:
         return stages
     for stage in stages:
         for index in range(stage.first, stage.last + 1):

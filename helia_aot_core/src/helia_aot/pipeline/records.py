@@ -424,6 +424,10 @@ def report_record(
                 **_memory_technique(op),
             }
         )
+    by_air = {str(op.op.id): pid for op, (pid, _) in zip(operators, ids, strict=True)}
+    for row in rows:
+        if row.get("patch_stage") is not None:
+            row["patch_stage"] = by_air.get(row["patch_stage"], row["patch_stage"])
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "plan_file": f"{config.module.prefix}_plan.json",
@@ -470,6 +474,20 @@ def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] 
         "layer_bound": schedule.layer_bound,
         "schedule_bound": schedule.schedule_bound,
         "order": [plan_ids.get(op_id, op_id) for op_id in schedule.order],
+        "patches": [
+            {
+                "operators": [plan_ids.get(op_id, op_id) for op_id in stage.operators],
+                "rows_per_band": stage.rows_per_band,
+                "bands": stage.bands,
+                "halo_rows": list(stage.halo_rows),
+                "extra_macs": stage.extra_macs,
+                "buffer_bytes": stage.buffer_bytes,
+                "in_place": stage.in_place,
+                "bound": stage.bound,
+            }
+            for stage in plan.patches
+        ],
+        "extra_macs": sum(stage.extra_macs for stage in plan.patches),
     }
 
 
