@@ -87,7 +87,8 @@ def buffer_rows(bands: Sequence[Sequence[LayerRows]]) -> list[int]:
 
 
 def extra_rows(layers: Sequence[RowLayer], bands: Sequence[Sequence[LayerRows]]) -> list[int]:
-    """Output rows each layer computes beyond its height (the halos computed twice)."""
+    """Output rows each layer computes beyond its height: the halos computed twice, less the
+    rows no band reads (a stride above the window skips some), which are never computed."""
     return [sum(band[j].out_rows for band in bands) - layer.output_height for j, layer in enumerate(layers)]
 
 
