@@ -458,8 +458,8 @@ def _memory_technique(aot_op: Any) -> dict[str, Any]:
         return {"memory_technique": "patch", "ring_bytes": 0, "patch_stage": stage.operators[0]}
     if getattr(aot_op, "rows_in_place", False):
         ring = aot_op.get_local_tensor("rows").nbytes
-        return {"memory_technique": "in_place", "ring_bytes": int(ring)}
-    return {"memory_technique": None, "ring_bytes": 0}
+        return {"memory_technique": "in_place", "ring_bytes": int(ring), "patch_stage": None}
+    return {"memory_technique": None, "ring_bytes": 0, "patch_stage": None}
 
 
 def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] | None:
