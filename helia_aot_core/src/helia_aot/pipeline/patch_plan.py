@@ -305,30 +305,42 @@ def choose_patches(
     saving = _inplace_saving(model, operators, lifetimes)
     floor = [live[s] - saving.get(s, 0) for s in range(steps + 1)]
     sizes = {r.id: r.size for r in base}
+    before = [0] * (steps + 2)  # before[s]: the largest floor at steps < s
+    after = [0] * (steps + 2)  # after[s]: the largest floor at steps >= s
+    for s in range(steps + 1):
+        before[s + 1] = max(before[s], floor[s])
+    for s in range(steps, -1, -1):
+        after[s] = max(after[s + 1], floor[s])
     best: tuple[tuple[int, int, int], PatchStage] | None = None
     for chain in chains:
         for a in range(len(chain) - 1):
+            first = chain[a]
+            head = operators[first].op
+            source = head.input_ids[0]
+            dies = _dies_at(model, alias_of, lifetimes, source, first)
+            # Live at the stage's step besides its own buffers (the first operator's input,
+            # output and scratch are the only stage buffers live there before patching).
+            own = {
+                str(source),
+                *(str(t) for t in head.output_ids),
+                *(str(t) for t in head.named_tensors.values()),
+            }
+            around = sum(r.size for r in base if r.first <= first <= r.last and r.id not in own)
+            scratch = sum(sizes.get(str(t), 0) for t in head.named_tensors.values())
+            io = sizes.get(str(source), 0)
             for b in range(a + 1, min(len(chain), a + MAX_STAGE_LAYERS)):
                 positions = chain[a : b + 1]
-                first, last = positions[0], positions[-1]
-                source = operators[first].op.input_ids[0]
-                target = operators[last].op.output_ids[0]
-                dies = _dies_at(model, alias_of, lifetimes, source, first)
-                stage_ids = {str(t) for p in positions for t in operators[p].op.output_ids}
-                stage_ids.add(str(source))
-                stage_ids.update(str(t) for p in positions for t in operators[p].op.named_tensors.values())
-                around = sum(r.size for r in base if r.first <= first <= r.last and r.id not in stage_ids)
-                scratch = sum(
-                    sizes.get(str(t), 0) for p in positions for t in operators[p].op.named_tensors.values()
-                )
-                outside = max([floor[s] for s in range(steps + 1) if not first <= s <= last] or [0])
+                last = positions[-1]
+                scratch += sum(sizes.get(str(t), 0) for t in operators[last].op.named_tensors.values())
+                out = sizes.get(str(operators[last].op.output_ids[0]), 0)
+                outside = max(before[first], after[last + 1])
+                if best is not None and max(around + scratch + max(io, out), outside) > best[0][0]:
+                    continue  # no band height can beat the best choice so far
                 height = operators[last].patch_geometry().output_height
                 for rows_per_band in range(1, height):
                     stage = _stage(model, operators, positions, rows_per_band, dies)
                     if stage is None:
                         continue
-                    io = sizes.get(str(source), 0)
-                    out = sizes.get(str(target), 0)
                     here = (
                         around + scratch + stage.buffer_bytes + (max(io, out) if stage.in_place else io + out)
                     )
