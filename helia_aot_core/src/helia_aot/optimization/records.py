@@ -392,7 +392,9 @@ MEASUREMENT_SETTINGS = ("goal", "allow_approximate", "accumulation", "kernel", "
 
 class PatchStageRecord(_Record):
     """A stage run in patches (``goal: size``): its operators (plan ids, in order) compute the
-    last one's output ``rows_per_band`` rows at a time in ``bands`` bands; ``halo_rows`` are the
+    last one's output ``rows_per_band`` rows at a time in ``bands`` bands, in ``mode``
+    ``recompute`` (each band computes its halo again) or ``stream`` (each band keeps the rows
+    the next one reads again, nothing computed twice); ``halo_rows`` are the
     output rows each operator computes more than once and ``extra_macs`` their cost; the
     intermediates live in a patch buffer of ``buffer_bytes``; ``in_place`` says the stage output
     is written over the stage input; ``bound`` is the bytes live while the stage runs."""
@@ -400,6 +402,7 @@ class PatchStageRecord(_Record):
     operators: list[str]
     rows_per_band: int
     bands: int
+    mode: str = "recompute"
     halo_rows: list[int] = []
     extra_macs: int = 0
     buffer_bytes: int = 0

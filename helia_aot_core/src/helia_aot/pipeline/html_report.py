@@ -322,7 +322,8 @@ def render_module_report(
             stage.bands,
             f"patches: operators {index_of.get(stage.operators[0], 0)}-"
             f"{index_of.get(stage.operators[-1], 0)} run in {stage.bands} bands of "
-            f"{stage.rows_per_band} row(s); halo rows {stage.halo_rows}, {stage.extra_macs:,} extra MACs, "
+            f"{stage.rows_per_band} row(s) ({stage.mode}); halo rows {stage.halo_rows}, "
+            f"{stage.extra_macs:,} extra MACs, "
             f"patch buffer {stage.buffer_bytes:,} B",
         )
         for stage in stages

@@ -28,12 +28,13 @@ from typing import Any
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.memory import BufferRequest, compute_lifetimes, peak_live, plan_greedy_by_size
 from helia_aot.memory.patches import (
-    LayerRows,
+    BandCall,
     RowLayer,
-    band_rows,
-    buffer_rows,
     extra_rows,
+    held_rows,
     lands_in_place,
+    recompute_calls,
+    stream_calls,
 )
 
 MAX_STAGE_LAYERS = 8
@@ -41,9 +42,18 @@ MAX_STAGE_LAYERS = 8
 
 PATCH_ALIGNMENT = 16
 
+MODES = ("recompute", "stream")
+
+COST_TOLERANCE = 16
+"""Among the choices whose bound is within 1/16 of the smallest, the one with the fewest extra
+MACs wins: a few hundred bytes more for a stage that recomputes nothing (streaming) rather
+than the last bytes bought with halos computed again and again."""
+
 FORCE_ROWS_PER_BAND: int | None = None
 """Tests only: run the first chain (its first ``MAX_STAGE_LAYERS`` operators) in bands of this many
 rows whether or not that lowers the bound, so random chains exercise every band geometry."""
+FORCE_MODE = "recompute"
+"""Tests only: the mode of the forced stage (``recompute`` or ``stream``)."""
 
 
 @dataclass(slots=True)
@@ -72,7 +82,10 @@ class PatchStage:
     input_id: TensorId
     output_id: TensorId
     intermediates: list[TensorId]
-    band_table: list[list[LayerRows]] = field(default_factory=list)
+    band_table: list[list[BandCall]] = field(default_factory=list)
+    mode: str = "recompute"
+    """``recompute`` (each band computes its halos again: least memory) or ``stream`` (each band
+    keeps the rows the next one reads again: no extra MACs, buffers not shared)."""
     bound: int = 0
     buffer_id: TensorId | None = None
     """The patch buffer: a scratch tensor of the first operator (set when it joins the stage)."""
@@ -82,12 +95,19 @@ def _align(value: int) -> int:
     return (value + PATCH_ALIGNMENT - 1) // PATCH_ALIGNMENT * PATCH_ALIGNMENT
 
 
-def patch_slots(layers: Sequence[RowLayer], rows: Sequence[int]) -> tuple[int, list[tuple[int, int]]]:
-    """Lay the intermediates out in one buffer: output ``j`` is written by operator ``j`` and
-    read by operator ``j + 1`` of a band, so it may share bytes with outputs two or more apart."""
+def patch_slots(
+    layers: Sequence[RowLayer], rows: Sequence[int], *, streaming: bool = False
+) -> tuple[int, list[tuple[int, int]]]:
+    """Lay the intermediates out in one buffer. Recomputing bands start afresh: output ``j`` is
+    written by operator ``j`` and read by operator ``j + 1`` of a band, so it may share bytes with
+    outputs two or more apart. Streaming bands keep rows for the next band: no sharing."""
+    last = len(rows)
     requests = [
         BufferRequest(
-            id=str(j), size=max(_align(n * layers[j].output_row_bytes), PATCH_ALIGNMENT), first=j, last=j + 1
+            id=str(j),
+            size=max(_align(n * layers[j].output_row_bytes), PATCH_ALIGNMENT),
+            first=0 if streaming else j,
+            last=last if streaming else j + 1,
         )
         for j, n in enumerate(rows)
     ]
@@ -147,14 +167,17 @@ def _stage(
     positions: list[int],
     rows_per_band: int,
     input_dies: bool,
+    mode: str = "recompute",
 ) -> PatchStage | None:
     members = [operators[i] for i in positions]
     layers = [m.patch_geometry() for m in members]
-    bands = band_rows(layers, rows_per_band)
-    if any(call.in_rows < 1 or call.out_rows < 1 for band in bands for call in band):
+    streaming = mode == "stream"
+    bands = stream_calls(layers, rows_per_band) if streaming else recompute_calls(layers, rows_per_band)
+    if any(call.out_rows > 0 and call.in_rows < 1 for band in bands for call in band):
         return None
-    rows = buffer_rows(bands)
-    buffer, slots = patch_slots(layers, rows)
+    if any(band[-1].out_rows < 1 for band in bands):
+        return None
+    buffer, slots = patch_slots(layers, held_rows(bands), streaming=streaming)
     halos = extra_rows(layers, bands)
     extra = sum(
         halo * (int(m.macs() or 0) // max(layer.output_height, 1))
@@ -183,6 +206,7 @@ def _stage(
         output_id=target,
         intermediates=[m.op.output_ids[0] for m in members[:-1]],
         band_table=bands,
+        mode=mode,
     )
 
 
@@ -280,6 +304,7 @@ def _forced(
         positions,
         min(FORCE_ROWS_PER_BAND, height),
         _dies_at(model, alias_of, compute_lifetimes(model, alias_of=alias_of), source, positions[0]),
+        FORCE_MODE,
     )
     return [] if stage is None else [stage]
 
@@ -311,7 +336,8 @@ def choose_patches(
         before[s + 1] = max(before[s], floor[s])
     for s in range(steps, -1, -1):
         after[s] = max(after[s + 1], floor[s])
-    best: tuple[tuple[int, int, int], PatchStage] | None = None
+    found: list[tuple[int, int, int, int, PatchStage]] = []  # bound, extra MACs, layers, order
+    smallest: int | None = None
     for chain in chains:
         for a in range(len(chain) - 1):
             first = chain[a]
@@ -334,23 +360,28 @@ def choose_patches(
                 scratch += sum(sizes.get(str(t), 0) for t in operators[last].op.named_tensors.values())
                 out = sizes.get(str(operators[last].op.output_ids[0]), 0)
                 outside = max(before[first], after[last + 1])
-                if best is not None and max(around + scratch + max(io, out), outside) > best[0][0]:
-                    continue  # no band height can beat the best choice so far
+                low = max(around + scratch + max(io, out), outside)
+                if smallest is not None and low > smallest + smallest // COST_TOLERANCE:
+                    continue  # no band height can come near the best bound so far
                 height = operators[last].patch_geometry().output_height
                 for rows_per_band in range(1, height):
-                    stage = _stage(model, operators, positions, rows_per_band, dies)
-                    if stage is None:
-                        continue
-                    here = (
-                        around + scratch + stage.buffer_bytes + (max(io, out) if stage.in_place else io + out)
-                    )
-                    stage.bound = here
-                    key = (max(here, outside), stage.extra_macs, len(positions))
-                    if best is None or key < best[0]:
-                        best = (key, stage)
-    if best is None or best[0][0] >= max(floor):
+                    for mode in MODES:
+                        stage = _stage(model, operators, positions, rows_per_band, dies, mode)
+                        if stage is None:
+                            continue
+                        stage.bound = (
+                            around
+                            + scratch
+                            + stage.buffer_bytes
+                            + (max(io, out) if stage.in_place else io + out)
+                        )
+                        bound = max(stage.bound, outside)
+                        smallest = bound if smallest is None else min(smallest, bound)
+                        found.append((bound, stage.extra_macs, len(positions), len(found), stage))
+    if smallest is None or smallest >= max(floor):
         return []
-    return [best[1]]
+    near = [f for f in found if f[0] <= smallest + smallest // COST_TOLERANCE]
+    return [min(near, key=lambda f: (f[1], f[0], f[2], f[3]))[4]]
 
 
-__all__ = ["MAX_STAGE_LAYERS", "PatchStage", "adjust_planner", "band_rows", "choose_patches", "patch_slots"]
+__all__ = ["MAX_STAGE_LAYERS", "PatchStage", "adjust_planner", "choose_patches", "patch_slots"]

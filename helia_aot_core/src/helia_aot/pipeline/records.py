@@ -479,6 +479,7 @@ def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] 
                 "operators": [plan_ids.get(op_id, op_id) for op_id in stage.operators],
                 "rows_per_band": stage.rows_per_band,
                 "bands": stage.bands,
+                "mode": stage.mode,
                 "halo_rows": list(stage.halo_rows),
                 "extra_macs": stage.extra_macs,
                 "buffer_bytes": stage.buffer_bytes,

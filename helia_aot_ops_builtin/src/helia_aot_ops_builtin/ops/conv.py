@@ -310,7 +310,16 @@ class _WindowOperator(KernelCallOperator):
                     "last": j == len(members) - 1,
                 }
             )
-        table = [[[c.in_start, c.in_rows, c.pad_top, c.out_rows] for c in band] for band in stage.band_table]
+        table = []
+        for band in stage.band_table:
+            row = []
+            for j, call in enumerate(band):
+                in_offset = call.in_start - (band[j - 1].buffer_start if j else 0)
+                out_offset = call.out_start - (0 if j == len(band) - 1 else call.buffer_start)
+                if not call.out_rows:
+                    in_offset = out_offset = 0
+                row.append([in_offset, call.in_rows, call.pad_top, call.out_rows, out_offset, call.keep, call.drop])
+            table.append(row)
         families = dict.fromkeys(f for member in members for f in member.kernel_families())
         return {
             "stage": stage,
