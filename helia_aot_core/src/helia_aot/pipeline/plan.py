@@ -598,7 +598,8 @@ def choose_patch_stages(
 ) -> list[PatchStage]:
     """Under ``goal: size``, run the early convolutions in patches where that lowers the bound
     (:func:`helia_aot.pipeline.patch_plan.choose_patches`); kept only when the planner's own
-    measure agrees. The chosen operators learn their part (``join_patch_stage``)."""
+    measure of the tensors' peak does not rise. The chosen operators learn their part
+    (``join_patch_stage``)."""
     if _goal(config) != "size" or model.regions:
         return []
     optional = _optional_scratch_ids(operators)
@@ -615,7 +616,9 @@ def choose_patch_stages(
         members = operators[stage.first : stage.last + 1]
         for member in members:
             member.join_patch_stage(stage, members)
-    if tensor_bound(operators, make_planner) < before or patch_plan.FORCE_ROWS_PER_BAND is not None:
+    # The estimate counted what the in-place row loops (decided next) will save elsewhere; the
+    # planner's measure here cannot yet, so it only has to show the stage raises nothing.
+    if tensor_bound(operators, make_planner) <= before or patch_plan.FORCE_ROWS_PER_BAND is not None:
         return stages
     for stage in stages:
         for index in range(stage.first, stage.last + 1):
