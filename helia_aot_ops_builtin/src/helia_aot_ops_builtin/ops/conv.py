@@ -318,7 +318,9 @@ class _WindowOperator(KernelCallOperator):
                 out_offset = call.out_start - (0 if j == len(band) - 1 else call.buffer_start)
                 if not call.out_rows:
                     in_offset = out_offset = 0
-                row.append([in_offset, call.in_rows, call.pad_top, call.out_rows, out_offset, call.keep, call.drop])
+                row.append(
+                    [in_offset, call.in_rows, call.pad_top, call.out_rows, out_offset, call.keep, call.drop]
+                )
             table.append(row)
         families = dict.fromkeys(f for member in members for f in member.kernel_families())
         return {
