@@ -338,9 +338,17 @@ def choose_patches(
         after[s] = max(after[s + 1], floor[s])
     found: list[tuple[int, int, int, int, PatchStage]] = []  # bound, extra MACs, layers, order
     smallest: int | None = None
+    # A stage lowers the bound only if it covers every step at the bound: one left outside
+    # keeps the bound where it is. So only stages over the hottest steps are tried.
+    top = max(floor)
+    hot = [s for s in range(steps + 1) if floor[s] >= top]
     for chain in chains:
+        if chain[0] > hot[0] or chain[-1] < hot[-1]:
+            continue
         for a in range(len(chain) - 1):
             first = chain[a]
+            if first > hot[0] or first + MAX_STAGE_LAYERS <= hot[-1]:
+                continue
             head = operators[first].op
             source = head.input_ids[0]
             dies = _dies_at(model, alias_of, lifetimes, source, first)
@@ -358,6 +366,8 @@ def choose_patches(
                 positions = chain[a : b + 1]
                 last = positions[-1]
                 scratch += sum(sizes.get(str(t), 0) for t in operators[last].op.named_tensors.values())
+                if last < hot[-1]:
+                    continue
                 out = sizes.get(str(operators[last].op.output_ids[0]), 0)
                 outside = max(before[first], after[last + 1])
                 low = max(around + scratch + max(io, out), outside)
