@@ -246,10 +246,16 @@ def test_int8_models_stay_bit_exact_on_the_host_at_size(entry, tmp_path):
     assert run.passed, f"{entry['name']}:\n{run.stdout}\n{run.stderr[-4000:]}"
 
 
-CROSS_MODELS = {"mlperf_kws_dscnn_int8": 8_640, "mlperf_ic_resnet8_int8": 33_792}
+CROSS_MODELS = {
+    "mlperf_kws_dscnn_int8": 8_640,
+    "mlperf_ic_resnet8_int8": 33_792,
+    "mlperf_vww_mobilenetv1_025_int8": 32_640,
+    "mlperf_vww_trained_int8": 32_640,
+}
 """KWS: pointwise convolutions read in place; ResNet-8: padded 3x3 windows clipped at the edges.
 Both write their depthwise / 3x3 layers over their inputs row by row at size (the figures are the
-in-place arenas), so the cross runs also check the row loop against the reference on each core."""
+in-place arenas), so the cross runs also check the row loop against the reference on each core.
+The VWW models stream their first four layers in patches (one-row bands laid over the input)."""
 
 
 @pytest.mark.cross

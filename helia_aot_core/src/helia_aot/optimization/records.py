@@ -297,7 +297,8 @@ class ReportedOperator(_Record):
     ``id``, ``macs``, ``entry`` and ``knobs`` are the shared fields; ``index``, ``op_type``,
     ``parameters``, ``kernel_calls`` (kernel entry by role), ``hints`` and ``memory_technique``
     (how ``goal: size`` brought the operator's memory under the layer-by-layer bound: ``in_place``,
-    the output written over the input through a ring of ``ring_bytes``) are this compiler's.
+    the output written over the input through a ring of ``ring_bytes``; ``patch``, run band by
+    band in the patch stage whose first operator is ``patch_stage``) are this compiler's.
     """
 
     id: str
@@ -311,6 +312,7 @@ class ReportedOperator(_Record):
     hints: list[OperatorHint] = []
     memory_technique: str | None = None
     ring_bytes: int = 0
+    patch_stage: str | None = None
 
 
 # The product's name for the report's operator record.
@@ -388,11 +390,32 @@ class ReportedArena(_Record):
 MEASUREMENT_SETTINGS = ("goal", "allow_approximate", "accumulation", "kernel", "constant_placement")
 
 
+class PatchStageRecord(_Record):
+    """A stage run in patches (``goal: size``): its operators (plan ids, in order) compute the
+    last one's output ``rows_per_band`` rows at a time in ``bands`` bands, in ``mode``
+    ``recompute`` (each band computes its halo again) or ``stream`` (each band keeps the rows
+    the next one reads again, nothing computed twice); ``halo_rows`` are the
+    output rows each operator computes more than once and ``extra_macs`` their cost; the
+    intermediates live in a patch buffer of ``buffer_bytes``; ``in_place`` says the stage output
+    is written over the stage input; ``bound`` is the bytes live while the stage runs."""
+
+    operators: list[str]
+    rows_per_band: int
+    bands: int
+    mode: str = "recompute"
+    halo_rows: list[int] = []
+    extra_macs: int = 0
+    buffer_bytes: int = 0
+    in_place: bool = False
+    bound: int = 0
+
+
 class OperatorOrder(_Record):
     """The order the module runs its operators in (``goal: size`` may choose a lower-peak one).
 
     ``layer_bound`` is the tensors' peak in the model's layer-by-layer order, ``schedule_bound``
-    in ``order`` (plan ids); ``method`` is ``stored``, ``exact`` or ``greedy``.
+    in ``order`` (plan ids); ``method`` is ``stored``, ``exact`` or ``greedy``. ``patches``
+    lists the stages run in patches, ``extra_macs`` what their recomputed halos cost in all.
     """
 
     method: str
@@ -400,6 +423,8 @@ class OperatorOrder(_Record):
     layer_bound: int
     schedule_bound: int
     order: list[str] = []
+    patches: list[PatchStageRecord] = []
+    extra_macs: int = 0
 
 
 class OptimizationReport(_Versioned):
@@ -441,6 +466,7 @@ __all__ = [
     "FixedChoice",
     "FoldedVariable",
     "OperatorOrder",
+    "PatchStageRecord",
     "Fp16Overflow",
     "Generator",
     "Hint",

@@ -148,6 +148,9 @@ def operator_table(
         if r is not None and r.memory_technique == "in_place":
             note = f"goal size: output written over the input row by row (ring {r.ring_bytes:,} B)"
             hints = f'<span class="technique">{_e(note)}</span>' + ("<br>" + hints if hints else "")
+        elif r is not None and r.memory_technique == "patch":
+            note = f"goal size: runs in patches, in the band loop of operator {r.patch_stage}"
+            hints = f'<span class="technique">{_e(note)}</span>' + ("<br>" + hints if hints else "")
         row.append((hints or "-", False))
         rows.append(row)
     return _table(headers, rows, "operators")
@@ -159,12 +162,17 @@ def _color(k: int) -> str:
 
 
 def memory_svg(
-    occupancy: RegionOccupancy, op_types: Sequence[str], techniques: Mapping[int, str] | None = None
+    occupancy: RegionOccupancy,
+    op_types: Sequence[str],
+    techniques: Mapping[int, str] | None = None,
+    patches: Sequence[tuple[int, int, int, str]] = (),
 ) -> str:
     """The scratch picture of one region: one ``<rect>`` per tensor and nothing else as a rect.
 
     ``techniques`` (operator index -> what goal size did there) marks those columns with a
     ``<text class="technique">`` above the plot: "ip" where the output overwrites the input.
+    ``patches`` (first index, last index, bands, description) brackets each stage run in
+    patches with a ``<path class="patch">`` cut by one tick per band, labelled with its bands.
     """
     n = max(len(op_types), 1)
     plot_w, plot_h = _WIDTH - _LEFT - _RIGHT, _HEIGHT - _TOP - _BOTTOM
@@ -191,6 +199,17 @@ def memory_svg(
             f'<rect data-tensor="{_e(t.id)}" x="{x:.2f}" y="{y(t.offset + t.size):.2f}" '
             f'width="{w:.2f}" height="{h:.2f}" fill="{_color(k)}" fill-opacity="0.85" '
             f'stroke="#333" stroke-width="0.5"><title>{_e(label)}</title></rect>'
+        )
+    for first, last, bands, what in patches:
+        x0, x1 = _LEFT + first * col, _LEFT + (last + 1) * col
+        ticks = "".join(f" M{x0 + (x1 - x0) * b / bands:.2f} {_TOP + 2} v6" for b in range(1, bands))
+        out.append(
+            f'<path class="patch" d="M{x0:.2f} {_TOP + 10} v-8 H{x1:.2f} v8{ticks}" fill="none" '
+            f'stroke="#2a6" stroke-width="1.5"><title>{_e(what)}</title></path>'
+        )
+        out.append(
+            f'<text class="patch" x="{(x0 + x1) / 2:.2f}" y="{_TOP + 20}" text-anchor="middle">'
+            f"{bands} patches<title>{_e(what)}</title></text>"
         )
     for index, technique in sorted((techniques or {}).items()):
         out.append(
@@ -294,14 +313,31 @@ def render_module_report(
         for r in report.operators
         if r.index is not None and r.memory_technique == "in_place"
     }
-    if report.schedule is not None and (report.schedule.method != "stored" or techniques):
+    index_of = {r.id: r.index for r in report.operators if r.index is not None}
+    stages = report.schedule.patches if report.schedule is not None else []
+    patches = [
+        (
+            index_of.get(stage.operators[0], 0),
+            index_of.get(stage.operators[-1], 0),
+            stage.bands,
+            f"patches: operators {index_of.get(stage.operators[0], 0)}-"
+            f"{index_of.get(stage.operators[-1], 0)} run in {stage.bands} bands of "
+            f"{stage.rows_per_band} row(s) ({stage.mode}); halo rows {stage.halo_rows}, "
+            f"{stage.extra_macs:,} extra MACs, "
+            f"patch buffer {stage.buffer_bytes:,} B",
+        )
+        for stage in stages
+    ]
+    if report.schedule is not None and (report.schedule.method != "stored" or techniques or stages):
         order = report.schedule
         parts.append(
             f"<p>Goal size: the tensors' layer-by-layer bound is <b>{order.layer_bound:,}</b> B; "
             f"the operator order ({_e(order.method)} search"
             f"{', reordered' if order.reordered else ', stored order kept'}) needs "
             f"<b>{order.schedule_bound:,}</b> B; {len(techniques)} operator(s) write their output "
-            "over their input (marked ip above their column).</p>\n"
+            "over their input (marked ip above their column)"
+            + "".join(f"; {_e(what)} (bracketed above the picture)" for *_, what in patches)
+            + ".</p>\n"
         )
     for region in occupancy:
         parts.append(f"<h2>Scratch memory: region {region.region} ({_e(region.memory)})</h2>\n")
@@ -309,7 +345,7 @@ def render_module_report(
             "<p>Each rectangle is one tensor: it spans the operators that need it (x) at "
             "the bytes it occupies (y). The outlined column is the peak.</p>\n"
         )
-        parts.append(memory_svg(region, op_types, techniques))
+        parts.append(memory_svg(region, op_types, techniques, patches))
         parts.append(_peak_section(region, op_types))
     parts += [
         "<h2>Operators</h2>\n",

@@ -20,6 +20,7 @@ from helia_aot.aot.operators.base import SCRATCH_ISAS
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
 from helia_aot.memory import ArenaPlan, BufferRequest, alias_roots, compute_lifetimes, peak_live
 from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
+from helia_aot.pipeline import patch_plan
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
@@ -30,6 +31,7 @@ from helia_aot.pipeline.memory_rules import (
     memory_budget,
     tensor_placements,
 )
+from helia_aot.pipeline.patch_plan import PatchStage, adjust_planner, choose_patches
 from helia_aot.registry.context import RegistryContext
 
 ROLES = ("scratch", "persistent", "constant")
@@ -139,6 +141,8 @@ class MemoryPlan:
     schedule: OperatorSchedule | None = None
     inplace_rows: list[str] = field(default_factory=list)
     """Operators (AIR ids) that write their output over their input row by row (goal size)."""
+    patches: list[PatchStage] = field(default_factory=list)
+    """Stages run band by band in patches (goal size; :mod:`helia_aot.pipeline.patch_plan`)."""
     """The operator order the plan is for and the tensor peaks of the stored and chosen orders."""
 
     def region(self, role: str) -> ArenaRegion | None:
@@ -235,7 +239,9 @@ class _Planner:
             self.align_of[root] = max(wanted)
         self.pinned = self._pinned_memory(rules)
         self.grows: set[TensorId] = set()
+        self.operators = operators
         self.inplace = self._inplace(operators)
+        adjust_planner(self, plan.patches)
 
     def _pinned_memory(self, rules: dict[TensorId, TensorPlacement]) -> dict[TensorId, str]:
         pinned: dict[TensorId, str] = {}
@@ -583,6 +589,44 @@ def choose_schedule(
     )
 
 
+def choose_patch_stages(
+    model: AirModel,
+    operators: list[Any],
+    config: Any,
+    make_planner: Callable[[], _Planner],
+    plan: MemoryPlan,
+) -> list[PatchStage]:
+    """Under ``goal: size``, run the early convolutions in patches where that lowers the bound
+    (:func:`helia_aot.pipeline.patch_plan.choose_patches`); kept only when the planner's own
+    measure of the tensors' peak does not rise. The chosen operators learn their part
+    (``join_patch_stage``)."""
+    if _goal(config) != "size" or model.regions:
+        return []
+    optional = _optional_scratch_ids(operators)
+
+    def requests() -> list[BufferRequest]:
+        return [r for r in _scratch_requests(make_planner()) if TensorId(r.id) not in optional]
+
+    before = tensor_bound(operators, make_planner)
+    stages = choose_patches(model, operators, plan.alias_of, requests)
+    if not stages:
+        return []
+    plan.patches = stages
+    for stage in stages:
+        members = operators[stage.first : stage.last + 1]
+        for member in members:
+            member.join_patch_stage(stage, members)
+    # The estimate counted what the in-place row loops (decided next) will save elsewhere; the
+    # planner's measure here cannot yet, so it only has to show the stage raises nothing.
+    if tensor_bound(operators, make_planner) <= before or patch_plan.FORCE_ROWS_PER_BAND is not None:
+        return stages
+    for stage in stages:
+        for index in range(stage.first, stage.last + 1):
+            operators[index].leave_patch_stage()
+    plan.patches = []
+    return []
+
+
 INPLACE_ONLY_ABOVE_BOUND = True
 """Switch in-place row loops on only where the bound needs them (False: wherever they qualify,
 which the cross tests use to run every loop variant on the cores; the bound is the same)."""
@@ -750,6 +794,7 @@ def plan_memory(
         return _Planner(model, operators, config, fresh, rules, alignment, plan, run_planner)
 
     plan.schedule = choose_schedule(model, operators, config, make_planner, plan.alias_of)
+    plan.patches = choose_patch_stages(model, operators, config, make_planner, plan)
     plan.inplace_rows = choose_inplace_rows(model, operators, config, plan.alias_of, make_planner)
     tensor_peak, plan.dropped_scratch = choose_scratch(model, operators, config, make_planner)
 
@@ -785,6 +830,13 @@ def plan_memory(
             for root, offset in arena.offsets.items():
                 for tid in planner.members[root]:
                     plan.placements[tid] = Placement(region.id, offset, model.tensors[tid].nbytes)
+            # A patch stage's intermediates live in its patch buffer, a band's rows at a time.
+            for stage in plan.patches:
+                buffer = plan.placements.get(stage.buffer_id) if stage.buffer_id else None
+                if buffer is None or buffer.region != region.id:
+                    continue
+                for tid, (offset, nbytes) in zip(stage.intermediates, stage.slots, strict=True):
+                    plan.placements[tid] = Placement(region.id, buffer.offset + offset, nbytes)
     cold_ids: dict[str, int] = {}
     for constant_arena in pool.arenas(rank):
         region = ArenaRegion(

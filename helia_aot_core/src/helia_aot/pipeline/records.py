@@ -424,6 +424,10 @@ def report_record(
                 **_memory_technique(op),
             }
         )
+    by_air = {str(op.op.id): pid for op, (pid, _) in zip(operators, ids, strict=True)}
+    for row in rows:
+        if row.get("patch_stage") is not None:
+            row["patch_stage"] = by_air.get(row["patch_stage"], row["patch_stage"])
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "plan_file": f"{config.module.prefix}_plan.json",
@@ -449,10 +453,13 @@ def report_record(
 
 def _memory_technique(aot_op: Any) -> dict[str, Any]:
     """How the operator goes under the layer-by-layer bound (goal size), when it does."""
+    stage = getattr(aot_op, "patch_stage", None)
+    if stage is not None:
+        return {"memory_technique": "patch", "ring_bytes": 0, "patch_stage": stage.operators[0]}
     if getattr(aot_op, "rows_in_place", False):
         ring = aot_op.get_local_tensor("rows").nbytes
-        return {"memory_technique": "in_place", "ring_bytes": int(ring)}
-    return {"memory_technique": None, "ring_bytes": 0}
+        return {"memory_technique": "in_place", "ring_bytes": int(ring), "patch_stage": None}
+    return {"memory_technique": None, "ring_bytes": 0, "patch_stage": None}
 
 
 def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] | None:
@@ -467,6 +474,21 @@ def _schedule_row(plan: MemoryPlan, plan_ids: dict[str, str]) -> dict[str, Any] 
         "layer_bound": schedule.layer_bound,
         "schedule_bound": schedule.schedule_bound,
         "order": [plan_ids.get(op_id, op_id) for op_id in schedule.order],
+        "patches": [
+            {
+                "operators": [plan_ids.get(op_id, op_id) for op_id in stage.operators],
+                "rows_per_band": stage.rows_per_band,
+                "bands": stage.bands,
+                "mode": stage.mode,
+                "halo_rows": list(stage.halo_rows),
+                "extra_macs": stage.extra_macs,
+                "buffer_bytes": stage.buffer_bytes,
+                "in_place": stage.in_place,
+                "bound": stage.bound,
+            }
+            for stage in plan.patches
+        ],
+        "extra_macs": sum(stage.extra_macs for stage in plan.patches),
     }
 
 

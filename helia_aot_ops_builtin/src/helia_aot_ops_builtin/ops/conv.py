@@ -246,6 +246,8 @@ class _WindowOperator(KernelCallOperator):
         The planner's hook (goal ``size``): it asks before it decides, and calls
         :meth:`enable_inplace_rows` where the input dies at this operator and the ring is
         smaller than what sharing saves."""
+        if self.patch_stage is not None:
+            return None  # the stage's band loop already keeps only a band of each output
         geometry = self.row_geometry()
         rows = None if geometry is None else ring_rows(geometry)
         return None if geometry is None or rows is None else rows * geometry.output_row_bytes
@@ -261,9 +263,87 @@ class _WindowOperator(KernelCallOperator):
         self.INPLACE_INPUTS = (self.INPUT,)
         self.INPLACE_GROWS = backward(geometry)
 
+    # -- patch-based execution (goal size; see helia_aot.pipeline.patch_plan) -----------------
+    patch_stage: Any = None
+    patch_position: int = 0
+    patch_members: list[Any] = []  # noqa: RUF012 (replaced per instance, never mutated)
+
+    def patch_geometry(self) -> RowGeometry | None:
+        """The rows a band of this operator reads and writes, or None when it cannot run in a
+        patch stage (the same operators and types as the in-place row loop)."""
+        return None if self.rows_in_place or self.ring else self.row_geometry()
+
+    def join_patch_stage(self, stage: Any, members: list[Any]) -> None:
+        """Run as one of ``members``, the operators of ``stage`` in order: the first operator
+        runs the whole band loop and owns the patch buffer (a scratch buffer the plan counts);
+        the others run nothing.
+        The kernel's placement of its buffer in dead bytes is given up: in a stage, the input's
+        consumed rows and the output's unwritten rows are other bands' data."""
+        position = next(i for i, m in enumerate(members) if m is self)
+        self.patch_stage, self.patch_position, self.patch_members = stage, position, list(members)
+        self.reusable_scratch.clear()
+        if position == 0:
+            stage.buffer_id = self.add_scratch("patches", stage.buffer_bytes, alignment=16)
+
+    def leave_patch_stage(self) -> None:
+        """Undo :meth:`join_patch_stage` (the planner's measure did not confirm the stage)."""
+        if self.patch_position == 0 and "patches" in self.op.named_tensors:
+            tid = self.op.named_tensors.pop("patches")
+            self.model.tensors.pop(tid, None)
+            self.patch_stage.buffer_id = None
+        self.patch_stage, self.patch_position, self.patch_members = None, 0, []
+
+    def _patch_values(self) -> dict[str, Any]:
+        """The band loop's template values: each member's params, kernel and pointers."""
+        stage = self.patch_stage
+        members = self.patch_members
+        layers = []
+        for j, member in enumerate(members):
+            values = KernelCallOperator.compute_values(member)  # the whole-tensor call
+            geometry = member.patch_geometry()
+            item = member.source.dtype.itemsize
+            layers.append(
+                {
+                    "op": member,
+                    "function": values["function"],
+                    "params_type": values["params_type"],
+                    "fields": values["fields"],
+                    "weights": values["args"][1],
+                    "bias": values["args"][2],
+                    "input": member.ptr(member.source, const=True),
+                    "output": member.ptr(member.target),
+                    "in_elems": geometry.input_row_bytes // item,
+                    "out_elems": geometry.output_row_bytes // item,
+                    "first": j == 0,
+                    "last": j == len(members) - 1,
+                }
+            )
+        table = []
+        for band in stage.band_table:
+            row = []
+            for j, call in enumerate(band):
+                in_offset = call.in_start - (band[j - 1].buffer_start if j else 0)
+                out_offset = call.out_start - (0 if j == len(band) - 1 else call.buffer_start)
+                if not call.out_rows:
+                    in_offset = out_offset = 0
+                row.append(
+                    [in_offset, call.in_rows, call.pad_top, call.out_rows, out_offset, call.keep, call.drop]
+                )
+            table.append(row)
+        families = dict.fromkeys(f for member in members for f in member.kernel_families())
+        return {
+            "stage": stage,
+            "layers": layers,
+            "band_table": table,
+            "kernel_headers": [f"{self.prefix}_hk_{f}.h" for f in families],
+        }
+
     def on_placed(self, memory_plan: Any) -> None:
         """Stream rows only where the plan did give the output the input's bytes."""
         super().on_placed(memory_plan)
+        if self.patch_stage is not None:
+            self.TEMPLATE = "patch_stage.c.mako" if self.patch_position == 0 else "patch_member.c.mako"
+            return
         if not self.ring:
             return
         here = memory_plan.placements.get(self.source.id)
@@ -277,6 +357,11 @@ class _WindowOperator(KernelCallOperator):
 
     def compute_values(self) -> dict[str, Any]:
         values = super().compute_values()
+        if self.patch_stage is not None:
+            if self.patch_position == 0:
+                values.update(self._patch_values())
+            values["stage_host"] = self.patch_stage.operators[0]
+            return values
         geometry = self.row_geometry()
         if self.rows_in_place and geometry is not None:
             item = self.source.dtype.itemsize
