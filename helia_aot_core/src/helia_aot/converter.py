@@ -215,7 +215,7 @@ class AotConverter:
                 )
             details = {}
             with self._stage("export", details):
-                output = export_module(module_dir, config)
+                output = export_module(module_dir, config, move=not keep)
                 details["output"] = str(output)
             return self._result(
                 output,

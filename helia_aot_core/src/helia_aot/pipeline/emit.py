@@ -11,7 +11,6 @@ module and how to integrate it with that build system.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import warnings
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from helia_aot.air import (
     region_layout,
 )
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
+from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pack.kernel_library import scan_once
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
@@ -494,7 +494,7 @@ def emit_module(
             render_template("test_case.c.mako", **values, **test_case, test_blobs=blobs),
         )
     for name, record in records.items():
-        write(out_dir / f"{prefix}_{name}.json", json.dumps(record, indent=2, sort_keys=False) + "\n")
+        write(out_dir / f"{prefix}_{name}.json", dumps_indented(record) + "\n")
 
     module_name = config.module.name
     layout = ModuleLayout.scan(
