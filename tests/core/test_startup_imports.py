@@ -22,17 +22,32 @@ UNUSED = ("yaml", "pygments", "helia_aot.golden", "helia_aot.interpreters", "hel
 
 
 def test_cli_conversion_imports_only_what_it_uses(tmp_path):
+    """Also pinned: no child process (``find_library`` ran ``ldconfig`` at import), one BLAS thread
+    unless the environment asks for more, and Export renaming the staged tree instead of copying
+    every file."""
     script = (
-        "import sys, json\n"
-        "from helia_aot.cli.app import app\n"
+        "import os, shutil, sys, json\n"
+        "events = []\n"
+        "sys.addaudithook(lambda event, args: event in ('subprocess.Popen', 'os.posix_spawn', 'os.fork',"
+        " 'os.exec', 'os.system') and events.append(event))\n"
+        "copies = []\n"
+        "real_copyfile = shutil.copyfile\n"
+        "shutil.copyfile = lambda *a, **k: copies.append(a) or real_copyfile(*a, **k)\n"
+        "from helia_aot.cli import app\n"
         f"sys.argv = ['helia-aot', 'convert', '--model.path', {str(KWS)!r}, '--module.path', "
         f"{str(tmp_path / 'out')!r}]\n"
         "try:\n    app()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-        f"print(json.dumps(sorted(m for m in {UNUSED!r} if m in sys.modules)))\n"
+        f"unused = sorted(m for m in {UNUSED!r} if m in sys.modules)\n"
+        "print(json.dumps([unused, events, os.environ.get('OPENBLAS_NUM_THREADS'), len(copies)]))\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    unused, spawned, blas_threads, copies = json.loads(run.stdout.strip().splitlines()[-1])
+    assert unused == []
+    assert spawned == []
+    assert blas_threads == "1"
+    assert copies == 0, "the module staged in /tmp is renamed into the (same-device) destination"
     assert (tmp_path / "out").is_dir()
 
 
