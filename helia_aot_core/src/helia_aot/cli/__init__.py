@@ -12,6 +12,9 @@ imports reach numpy; a process that imported numpy already keeps what it has."""
 if "numpy" not in sys.modules:
     os.environ.setdefault(*BLAS_THREADS)
 
-from helia_aot.cli.app import app, core_version, main  # noqa: E402 - after the environment is set
+from helia_aot.pipeline.collector import collector_paused  # noqa: E402 - after the environment is set
+
+with collector_paused():  # the command's imports make few cycles (see helia_aot.pipeline.collector)
+    from helia_aot.cli.app import app, core_version, main
 
 __all__ = ["BLAS_THREADS", "app", "core_version", "main"]
