@@ -9,15 +9,19 @@ cached between runs by path and contents, so an edit made within the same second
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.codegen import templates
+from helia_aot.pipeline.collector import collector_paused
 
 KWS = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscnn_int8.tflite"
+RELU = KWS.with_name("relu_int8.tflite")
 UNUSED = ("yaml", "pygments", "helia_aot.golden", "helia_aot.interpreters", "helia_aot.pipeline.html_report")
 
 
@@ -72,3 +76,30 @@ def test_compiled_templates_follow_edits_and_can_be_off(tmp_path, monkeypatch):
         assert templates.TemplateRenderer([page.parent]).render("page.mako", x=3) == "second 3\n"
     finally:
         templates.compiled_template_dir.cache_clear()
+
+
+def test_the_collector_is_paused_during_a_conversion_and_restored(tmp_path):
+    """The cyclic collector is off while the stages run (see helia_aot.pipeline.collector) and is
+    back on afterwards; a caller that turned it off keeps it off."""
+    seen: list[bool] = []
+
+    class Observer:
+        def stage_started(self, stage: str) -> None:
+            seen.append(gc.isenabled())
+
+        def stage_finished(self, stage: str, seconds: float) -> None:
+            seen.append(gc.isenabled())
+
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(RELU)}, "module": {"path": str(tmp_path / "m")}}
+    )
+    assert gc.isenabled()
+    AotConverter(config, observers=[Observer()]).convert()
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
