@@ -97,7 +97,8 @@ def _fallback_verbosity(overrides: dict[str, Any]) -> int:
 def convert(**flags: Any) -> None:
     """Run one conversion (the body of ``helia-aot convert``; flags arrive by parameter name)."""
     state: dict[str, int] = {"verbose": 1}
-    with reported_errors(lambda: state["verbose"]):
+    # Collector paused for the whole command, configuration and summary included (one conversion).
+    with reported_errors(lambda: state["verbose"]), collector_paused():
         config_path, overrides = overrides_from_flags(flags)
         state["verbose"] = _fallback_verbosity(overrides)
         config = load_config(config_path, overrides)
