@@ -46,7 +46,8 @@ def c_comment(text: str, *, max_length: int = 120) -> str:
     ``??`` trigraph starts are broken up so the comment cannot end early, splice lines or change
     meaning under trigraph translation.
     """
-    text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
+    if not (text.isascii() and text.isprintable()):  # printable ASCII is exactly 32..126
+        text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
     text = text.replace("\\", "/").replace("*/", "* /").replace("/*", "/ *").replace("//", "/ /")
     while "??" in text:
         text = text.replace("??", "? ?")
