@@ -143,7 +143,7 @@ class AotConverter:
         conversion stops after Plan: the result holds the plan, the report and the arenas, and
         nothing is written to ``module.path`` (which is then not checked either).
         """
-        with collector_paused():  # see helia_aot.pipeline.collector: a third of the time, saved
+        with collector_paused():  # see helia_aot.pipeline.collector (a tenth of a large model's time)
             return self._convert()
 
     def _convert(self) -> ConversionResult:

@@ -3,10 +3,11 @@
 A conversion allocates hundreds of thousands of small objects (the model's tables, AIR tensors,
 records, template contexts) and keeps most of them until it ends. Each allocation burst makes the
 collector walk every live object again looking for unreachable cycles, of which a conversion makes
-few: on a 1,000-layer model that search was a third of the conversion's processor time, and on
-VWW a third of the stages'. Reference counting still frees everything that is not part of a
-cycle while the collector is paused; the cycles left (about 12 MB on the 1,000-layer model) are
-collected by the next automatic collection once it is resumed.
+few: measured with ``gc.callbacks``, the collections took a tenth of a 1,000-layer model's
+conversion (324 of them) and a few percent of KWS's and VWW's. Reference counting still frees
+everything that is not part of a cycle while the collector is paused; the cycles left (about
+12 MB on the 1,000-layer model) are collected by the next automatic collection once it is
+resumed.
 """
 
 from __future__ import annotations
