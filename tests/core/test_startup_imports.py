@@ -9,30 +9,49 @@ cached between runs by path and contents, so an edit made within the same second
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.codegen import templates
+from helia_aot.pipeline.collector import collector_paused
 
 KWS = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscnn_int8.tflite"
+RELU = KWS.with_name("relu_int8.tflite")
 UNUSED = ("yaml", "pygments", "helia_aot.golden", "helia_aot.interpreters", "helia_aot.pipeline.html_report")
 
 
 def test_cli_conversion_imports_only_what_it_uses(tmp_path):
+    """Also pinned: no child process (``find_library`` ran ``ldconfig`` at import), one BLAS thread
+    unless the environment asks for more, and Export renaming the staged tree instead of copying
+    every file."""
     script = (
-        "import sys, json\n"
-        "from helia_aot.cli.app import app\n"
+        "import os, shutil, sys, json\n"
+        "events = []\n"
+        "sys.addaudithook(lambda event, args: event in ('subprocess.Popen', 'os.posix_spawn', 'os.fork',"
+        " 'os.exec', 'os.system') and events.append(event))\n"
+        "copies = []\n"
+        "real_copyfile = shutil.copyfile\n"
+        "shutil.copyfile = lambda *a, **k: copies.append(a) or real_copyfile(*a, **k)\n"
+        "from helia_aot.cli import app\n"
         f"sys.argv = ['helia-aot', 'convert', '--model.path', {str(KWS)!r}, '--module.path', "
         f"{str(tmp_path / 'out')!r}]\n"
         "try:\n    app()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-        f"print(json.dumps(sorted(m for m in {UNUSED!r} if m in sys.modules)))\n"
+        f"unused = sorted(m for m in {UNUSED!r} if m in sys.modules)\n"
+        "print(json.dumps([unused, events, os.environ.get('OPENBLAS_NUM_THREADS'), len(copies)]))\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    unused, spawned, blas_threads, copies = json.loads(run.stdout.strip().splitlines()[-1])
+    assert unused == []
+    assert spawned == []
+    assert blas_threads == "1"
+    assert copies == 0, "the module staged in /tmp is renamed into the (same-device) destination"
     assert (tmp_path / "out").is_dir()
 
 
@@ -57,3 +76,30 @@ def test_compiled_templates_follow_edits_and_can_be_off(tmp_path, monkeypatch):
         assert templates.TemplateRenderer([page.parent]).render("page.mako", x=3) == "second 3\n"
     finally:
         templates.compiled_template_dir.cache_clear()
+
+
+def test_the_collector_is_paused_during_a_conversion_and_restored(tmp_path):
+    """The cyclic collector is off while the stages run (see helia_aot.pipeline.collector) and is
+    back on afterwards; a caller that turned it off keeps it off."""
+    seen: list[bool] = []
+
+    class Observer:
+        def stage_started(self, stage: str) -> None:
+            seen.append(gc.isenabled())
+
+        def stage_finished(self, stage: str, seconds: float) -> None:
+            seen.append(gc.isenabled())
+
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(RELU)}, "module": {"path": str(tmp_path / "m")}}
+    )
+    assert gc.isenabled()
+    AotConverter(config, observers=[Observer()]).convert()
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

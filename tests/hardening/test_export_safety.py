@@ -110,6 +110,32 @@ def test_export_writes_the_complete_module_and_leaves_no_staging(tmp_path, built
     assert leftovers(dest.parent) == []
 
 
+@pytest.mark.parametrize("same_device", [True, False], ids=["renamed", "copied"])
+def test_a_moved_export_writes_what_a_copy_writes(tmp_path, built, same_device, monkeypatch):
+    """``move``: a throwaway tree is renamed into place, or copied when it is on another device."""
+    dest, cfg = destination(tmp_path, "dir")
+    expected = snapshot(make_tree(tmp_path / "twin" / "module", "new"))
+    renames = []
+    real_rename = os.rename
+
+    def rename(src, dst):
+        renames.append(Path(src))
+        if not same_device:
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(export.os, "rename", rename)
+    install_previous(dest, built, cfg)
+    renames.clear()
+    assert export.export_module(built, cfg, move=True) == dest
+    copied = snapshot(dest)
+    marker = copied.pop(export.MARKER_NAME).decode().splitlines()
+    assert copied == expected
+    assert marker == [export.MARKER_HEADER, *sorted(expected, key=lambda rel: rel.split("/"))]
+    assert renames == [built] and built.exists() is not same_device
+    assert leftovers(dest.parent) == []
+
+
 @pytest.mark.parametrize("previous", [False, True], ids=["absent", "force"])
 def test_full_disk_leaves_the_destination_as_it_was(tmp_path, built, kind, previous, monkeypatch):
     dest, cfg = destination(tmp_path, kind)
@@ -311,7 +337,10 @@ def test_ctrl_c_during_a_conversion_leaves_nothing_behind(tmp_path, monkeypatch)
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
+    # The conversion renames its throwaway tree into the staging folder (or copies it across
+    # devices): Ctrl-C at either way of writing the new module.
     monkeypatch.setattr(export.shutil, "copyfile", interrupted)
+    monkeypatch.setattr(export.os, "rename", interrupted)
     with pytest.raises(KeyboardInterrupt):
         AotConverter(cfg).convert()
     assert snapshot(out / "relu") == before

@@ -17,6 +17,7 @@ from helia_aot.errors import OperatorOrderError
 from helia_aot.optimization import OptimizationPlan, OptimizationReport
 from helia_aot.pipeline import records as recs
 from helia_aot.pipeline.attribute_rules import check_operator_rules
+from helia_aot.pipeline.collector import collector_paused
 from helia_aot.pipeline.emit import emit_module
 from helia_aot.pipeline.export import check_destination, destination_of, export_module
 from helia_aot.pipeline.load import load_model
@@ -142,6 +143,10 @@ class AotConverter:
         conversion stops after Plan: the result holds the plan, the report and the arenas, and
         nothing is written to ``module.path`` (which is then not checked either).
         """
+        with collector_paused():  # see helia_aot.pipeline.collector (a tenth of a large model's time)
+            return self._convert()
+
+    def _convert(self) -> ConversionResult:
         user_config = config = self.config
         context = self.registry_context
         self.stage_seconds = {}
@@ -215,7 +220,7 @@ class AotConverter:
                 )
             details = {}
             with self._stage("export", details):
-                output = export_module(module_dir, config)
+                output = export_module(module_dir, config, move=not keep)
                 details["output"] = str(output)
             return self._result(
                 output,

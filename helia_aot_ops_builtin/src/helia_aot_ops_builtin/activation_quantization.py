@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +28,10 @@ F32 = np.float32
 INT16_RANGE = 65535  # int16 max - int16 min, as LiteRT's int16 tables use it
 
 
+@functools.cache
 def _load_libm() -> ctypes.CDLL | None:
+    # On first use, not at import: find_library runs ``ldconfig -p`` in a child process, which
+    # every conversion paid at start-up although few models have a table built from these.
     name = ctypes.util.find_library("m")
     try:
         lib = ctypes.CDLL(name) if name else ctypes.CDLL(None)
@@ -39,32 +43,29 @@ def _load_libm() -> ctypes.CDLL | None:
         return None
 
 
-_LIBM = _load_libm()
-
-
 def expf(x: float) -> np.float32:
     """C ``expf`` (falls back to numpy's float32 exp where no C library is reachable)."""
-    return F32(_LIBM.expf(float(x))) if _LIBM else np.exp(F32(x))
+    return F32(lib.expf(float(x))) if (lib := _load_libm()) else np.exp(F32(x))
 
 
 def tanhf(x: float) -> np.float32:
     """C ``tanhf``."""
-    return F32(_LIBM.tanhf(float(x))) if _LIBM else np.tanh(F32(x))
+    return F32(lib.tanhf(float(x))) if (lib := _load_libm()) else np.tanh(F32(x))
 
 
 def logf(x: float) -> np.float32:
     """C ``logf``."""
-    return F32(_LIBM.logf(float(x))) if _LIBM else np.log(F32(x))
+    return F32(lib.logf(float(x))) if (lib := _load_libm()) else np.log(F32(x))
 
 
 def erfcf(x: float) -> np.float32:
     """C ``erfcf`` (the float ``std::erfc`` LiteRT's GELU table calls)."""
-    return F32(_LIBM.erfcf(float(x))) if _LIBM else F32(math.erfc(float(F32(x))))
+    return F32(lib.erfcf(float(x))) if (lib := _load_libm()) else F32(math.erfc(float(F32(x))))
 
 
 def expm1f(x: float) -> np.float32:
     """C ``expm1f`` (the float ``std::expm1`` LiteRT's ELU table calls)."""
-    return F32(_LIBM.expm1f(float(x))) if _LIBM else F32(math.expm1(float(F32(x))))
+    return F32(lib.expm1f(float(x))) if (lib := _load_libm()) else F32(math.expm1(float(F32(x))))
 
 
 def logistic_f32(x: np.float32) -> np.float32:

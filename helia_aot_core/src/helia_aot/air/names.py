@@ -7,6 +7,7 @@ Everything from a model goes through one of these functions before emission.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # C99 keywords plus names the generated code and common toolchains reserve.
 _RESERVED = frozenset(
@@ -18,6 +19,8 @@ _RESERVED = frozenset(
 _NOT_IDENT = re.compile(r"[^A-Za-z0-9_]+")
 
 
+# Pure, and asked for the same names many times per operator: each text is worked out once.
+@lru_cache(maxsize=4096)
 def c_identifier(text: str, *, max_length: int = 48, fallback: str = "t") -> str:
     """Turn arbitrary text into a lower-case C identifier fragment.
 
@@ -34,6 +37,8 @@ def c_identifier(text: str, *, max_length: int = 48, fallback: str = "t") -> str
     return name
 
 
+# Pure, and asked for the same comments many times per operator: each text is worked out once.
+@lru_cache(maxsize=4096)
 def c_comment(text: str, *, max_length: int = 120) -> str:
     """Make text safe inside a ``/* ... */`` comment on one line.
 
@@ -41,7 +46,8 @@ def c_comment(text: str, *, max_length: int = 120) -> str:
     ``??`` trigraph starts are broken up so the comment cannot end early, splice lines or change
     meaning under trigraph translation.
     """
-    text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
+    if not (text.isascii() and text.isprintable()):  # printable ASCII is exactly 32..126
+        text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
     text = text.replace("\\", "/").replace("*/", "* /").replace("/*", "/ *").replace("//", "/ /")
     while "??" in text:
         text = text.replace("??", "? ?")

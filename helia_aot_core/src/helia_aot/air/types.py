@@ -103,12 +103,12 @@ class AirTensorType(str, enum.Enum):
     @property
     def numpy(self) -> np.dtype:
         """The numpy dtype of one element."""
-        return np.dtype(self.value)
+        return _NUMPY[self]
 
     @property
     def itemsize(self) -> int:
         """Bytes per element."""
-        return self.numpy.itemsize
+        return _NUMPY[self].itemsize
 
     @property
     def ctype(self) -> str:
@@ -134,6 +134,9 @@ class AirTensorType(str, enum.Enum):
         """The member for a numpy dtype, or ValueError."""
         return cls(np.dtype(dtype).name)
 
+
+_NUMPY = {member: np.dtype(member.value) for member in AirTensorType}
+"""Each member's numpy dtype, made once: stages ask for it per tensor, many times per model."""
 
 _CTYPES = {
     AirTensorType.BOOL: "bool",

@@ -16,6 +16,7 @@ from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
 from helia_aot.cli.progress import PROGRESS_LOGGER, ProgressObserver, results_panel
 from helia_aot.config import load_config
+from helia_aot.pipeline.collector import collector_paused
 
 LOGGER_NAME = "helia_aot"
 _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEBUG}
@@ -79,7 +80,8 @@ def run_conversion(config: Any, stderr: Any, *, progress: bool = True) -> Any:
     converts (convert, test, profile) runs."""
     observer = ProgressObserver(stderr, enabled=progress and config.verbose >= 1)
     try:
-        with conversion_logging(config.verbose, config.log_file, stderr):
+        # The collector stays paused from the pipeline's imports to the end of the conversion.
+        with conversion_logging(config.verbose, config.log_file, stderr), collector_paused():
             return _converter_class()(config, observers=[observer]).convert()
     finally:
         observer.close()
@@ -95,7 +97,8 @@ def _fallback_verbosity(overrides: dict[str, Any]) -> int:
 def convert(**flags: Any) -> None:
     """Run one conversion (the body of ``helia-aot convert``; flags arrive by parameter name)."""
     state: dict[str, int] = {"verbose": 1}
-    with reported_errors(lambda: state["verbose"]):
+    # Collector paused for the whole command, configuration and summary included (one conversion).
+    with reported_errors(lambda: state["verbose"]), collector_paused():
         config_path, overrides = overrides_from_flags(flags)
         state["verbose"] = _fallback_verbosity(overrides)
         config = load_config(config_path, overrides)

@@ -7,13 +7,15 @@ captures the summary without the spinner noise.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.status import Status
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:  # the spinner (rich.status, rich.live) is imported only on a terminal
+    from rich.status import Status
 
 PROGRESS_LOGGER = "helia_aot.cli.progress"
 """Logger the stage lines go to, so ``--log-file`` holds them; the console shows them its own way."""

