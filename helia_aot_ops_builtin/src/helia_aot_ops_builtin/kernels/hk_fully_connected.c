@@ -95,6 +95,77 @@ HK_INLINE int32x4_t fc_requant4(const uint32_t *acc, double s0, double s1, doubl
 #endif
 }
 
+/* The offset, the clamp and the store of eight requantized outputs. */
+HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_t *out,
+                             int32x4_t lo, int32x4_t hi)
+{
+    vstrbq_s32(out, vminq_s32(vmaxq_s32(vaddq_n_s32(r0, k->offset), lo), hi));
+    vstrbq_s32(out + 4, vminq_s32(vmaxq_s32(vaddq_n_s32(r1, k->offset), lo), hi));
+}
+
+#if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
+/* hk_fc_requant of the accumulators A and B (core registers) into lanes LA and LB of q0/q1,
+ * by the doubles SA and SB: one VMOV brings both into d4, then convert, scale and round. */
+#define HK_FC_REQUANT_PAIR(A, B, LA, LB, SA, SB)                                               \
+    "vmov s8, s9, %[" #A "], %[" #B "]\n\t"                                                   \
+    "vcvt.f64.s32 d5, s9\n\t"                                                                 \
+    "vcvt.f64.s32 d4, s8\n\t"                                                                 \
+    "vmul.f64 d4, d4, " SA "\n\t"                                                             \
+    "vmul.f64 d5, d5, " SB "\n\t"                                                             \
+    "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
+    "vcvta.s32.f64 " LB ", d5\n\t"
+#define HK_FC_REQUANT8_INPUTS                                                                  \
+    [a0] "r"(acc[0]), [a1] "r"(acc[1]), [a2] "r"(acc[2]), [a3] "r"(acc[3]), [a4] "r"(acc[4]), \
+        [a5] "r"(acc[5]), [a6] "r"(acc[6]), [a7] "r"(acc[7])
+#endif
+
+/* hk_fc_requant of eight accumulators, then fc_store8_mve. With GCC's assembler the eight
+ * results land straight in the lanes of q0 and q1, two conversions per core-to-FPU move; one
+ * scale for all (STEP 0) stays in a register, per-unit scales load two per VLDM. */
+HK_INLINE void fc_output8_mve(const fc_s8_t *k, const uint32_t *acc, const double *s,
+                              int8_t *out, int32x4_t lo, int32x4_t hi, const int32_t step)
+{
+#if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
+    int32x4_t r0, r1;
+    if (step == 0) {
+        __asm__(HK_FC_REQUANT_PAIR(a0, a1, "s0", "s1", "%P[s]", "%P[s]")
+                HK_FC_REQUANT_PAIR(a2, a3, "s2", "s3", "%P[s]", "%P[s]")
+                HK_FC_REQUANT_PAIR(a4, a5, "s4", "s5", "%P[s]", "%P[s]")
+                HK_FC_REQUANT_PAIR(a6, a7, "s6", "s7", "%P[s]", "%P[s]")
+                "vmov %q[r0], q0\n\t"
+                "vmov %q[r1], q1"
+                : [r0] "=w"(r0), [r1] "=w"(r1)
+                : HK_FC_REQUANT8_INPUTS, [s] "w"(s[0])
+                : "d0", "d1", "d2", "d3", "d4", "d5");
+    } else {
+        const double *sp = s;
+        __asm__("vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a0, a1, "s0", "s1", "d6", "d7")
+                "vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a2, a3, "s2", "s3", "d6", "d7")
+                "vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a4, a5, "s4", "s5", "d6", "d7")
+                "vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a6, a7, "s6", "s7", "d6", "d7")
+                "vmov %q[r0], q0\n\t"
+                "vmov %q[r1], q1"
+                : [r0] "=w"(r0), [r1] "=w"(r1), [sp] "+r"(sp)
+                : HK_FC_REQUANT8_INPUTS, "m"(*(const double(*)[8])s)
+                : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+    }
+    fc_store8_mve(k, r0, r1, out, lo, hi);
+#else
+    const int32x4_t r0 = fc_requant4(acc, s[0], s[step], s[2 * step], s[3 * step]);
+    const int32x4_t r1 = fc_requant4(acc + 4, s[4 * step], s[5 * step], s[6 * step], s[7 * step]);
+    fc_store8_mve(k, r0, r1, out, lo, hi);
+#endif
+}
+
+#if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
+#undef HK_FC_REQUANT_PAIR
+#undef HK_FC_REQUANT8_INPUTS
+#endif
+
 /* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
  * load with immediate offsets; the offset, clamp and narrowing store are vector operations. */
 HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out,
@@ -106,7 +177,20 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
     const double *s = k->scale;
     const int32x4_t lo = vdupq_n_s32(k->act_min);
     const int32x4_t hi = vdupq_n_s32(k->act_max);
-    for (int32_t g = k->units / HK_FC_PACK_ROWS; g > 0; --g) {
+    int32_t g = k->units / HK_FC_PACK_ROWS;
+    /* Pairs of groups first: eight units per pass of x (hk_fc_dot8_packed_s8). */
+    for (; g >= 2; g -= 2) {
+        uint32_t acc[8] = {(uint32_t)c[0] + row, (uint32_t)c[1] + row, (uint32_t)c[2] + row,
+                           (uint32_t)c[3] + row, (uint32_t)c[4] + row, (uint32_t)c[5] + row,
+                           (uint32_t)c[6] + row, (uint32_t)c[7] + row};
+        hk_fc_dot8_packed_s8(x, w, k->depth, acc);
+        fc_output8_mve(k, acc, s, out, lo, hi, step);
+        w += 2 * group_size;
+        c += 8;
+        s += 8 * step;
+        out += 8;
+    }
+    for (; g > 0; --g) {
         FC_GROUP_ACC(acc, c, row);
         hk_fc_dot4_packed_s8(x, w, k->depth, acc);
         const int32x4_t r = fc_requant4(acc, s[0], s[step], s[2 * step], s[3 * step]);
