@@ -1,12 +1,14 @@
 """Helium's eight-unit int8 FULLY_CONNECTED blocks against the reference on cases hypothesis draws.
 
 On the M55 hk_fully_connected_s8 runs pairs of packed groups (eight units) per pass over the
-input, one load of x per 16-byte chunk for all eight (hk_fc_dot8_packed_s8), then requantizes the
-eight accumulators together (fc_output8_mve); the last group of four and the row-major units
-after the groups take the older loops. At -O2 both steps are assembly, at -O0 intrinsics.
-Hypothesis draws calls in and around that space (depths that are and are not whole chunks,
-unit counts around multiples of eight and four, several rows, input and output zero points at
-the int8 limits, filter zero points, per-tensor and per-unit scales, activation clamps), and one
+input, one load of x per 16-byte chunk for all eight (hk_fc_dot8_packed_s8), then requantizes
+the eight accumulators together: in double precision (fc_output8_mve), or with the integer form
+the converter proved equal (fc_output8_int_mve, helia_aot_ops_builtin.fc_integer_requant). The
+last group of four and the row-major units after the groups take the older loops. At -O2 the
+blocks are assembly, at -O0 intrinsics. Hypothesis draws calls in and around that space (depths
+that are and are not whole chunks, unit counts around multiples of eight and four, several
+rows, input and output zero points at the int8 limits, filter zero points, per-tensor and
+per-unit scales, activation clamps, with and without the integer requantization), and one
 program holding all of a draw's cases is cross-built for Helium at -O2 and -O0 and for the M55
 without MVE or DSP (the portable reference path), each checked byte for byte against the numpy
 reference. Few draws, each many cases, so only a handful of builds run.
@@ -43,6 +45,7 @@ def fc_call(draw):
         layout=draw(st.sampled_from(["packed", "packed", "packed", "folded"])),
         per_channel=per_channel,
         zp_w=0 if per_channel else draw(st.sampled_from([0, 0, -7, 12])),
+        integer=draw(st.booleans()),
         seed=draw(st.integers(0, 2**32 - 1)),
     )
 
@@ -62,7 +65,7 @@ def test_fc_blocks_match_the_reference(path_name, drawn, tmp_path_factory):
         cases.append(fc_case(rng, kwargs.pop("batches"), kwargs.pop("depth"), kwargs.pop("units"), **kwargs))
     # Always the AD autoencoder's shapes: 640 -> 128, 128 -> 8 and 8 -> 128, per-unit scales.
     for depth, units in ((640, 128), (128, 8), (8, 128)):
-        cases.append(fc_case(np.random.default_rng(depth), 1, depth, units))
+        cases.append(fc_case(np.random.default_rng(depth), 1, depth, units, integer=True))
     work = tmp_path_factory.mktemp("fc_blocks")
     source = work / "main.c"
     source.write_text(program(cases))

@@ -41,6 +41,9 @@ typedef struct {
     int32_t offset;
     int32_t act_min;
     int32_t act_max;
+    const int32_t *mult; /* requant_multiplier, or NULL */
+    int32_t left;
+    int32_t right;
 } fc_s8_t;
 
 /* Not forced inline: with the integer requantization of cores without a double FPU it is
@@ -166,6 +169,41 @@ HK_INLINE void fc_output8_mve(const fc_s8_t *k, const uint32_t *acc, const doubl
 #undef HK_FC_REQUANT8_INPUTS
 #endif
 
+/* The integer requantization of eight accumulators (requant_multiplier, whose first entry
+ * for the block is nonzero), then fc_store8_mve: two core registers per VMOV into the lanes,
+ * then VQSHL, VQRDMULH and VRSHL on four lanes at once. MULT steps by STEP (0: one multiplier
+ * for every unit). */
+HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const int32_t *mult,
+                                  int8_t *out, int32x4_t lo, int32x4_t hi, const int32_t step)
+{
+    int32x4_t v0, v1;
+#if defined(__GNUC__)
+    __asm__("vmov %q[v][2], %q[v][0], %[a0], %[a2]\n\t"
+            "vmov %q[v][3], %q[v][1], %[a1], %[a3]"
+            : [v] "=w"(v0)
+            : [a0] "r"(acc[0]), [a1] "r"(acc[1]), [a2] "r"(acc[2]), [a3] "r"(acc[3]));
+    __asm__("vmov %q[v][2], %q[v][0], %[a0], %[a2]\n\t"
+            "vmov %q[v][3], %q[v][1], %[a1], %[a3]"
+            : [v] "=w"(v1)
+            : [a0] "r"(acc[4]), [a1] "r"(acc[5]), [a2] "r"(acc[6]), [a3] "r"(acc[7]));
+#else
+    v0 = vld1q_s32((const int32_t *)acc);
+    v1 = vld1q_s32((const int32_t *)acc + 4);
+#endif
+    v0 = vqshlq_r_s32(v0, k->left);
+    v1 = vqshlq_r_s32(v1, k->left);
+    if (step != 0) {
+        v0 = vqrdmulhq_s32(v0, vld1q_s32(mult));
+        v1 = vqrdmulhq_s32(v1, vld1q_s32(mult + 4));
+    } else {
+        v0 = vqrdmulhq_n_s32(v0, mult[0]);
+        v1 = vqrdmulhq_n_s32(v1, mult[0]);
+    }
+    v0 = vrshlq_n_s32(v0, -k->right);
+    v1 = vrshlq_n_s32(v1, -k->right);
+    fc_store8_mve(k, v0, v1, out, lo, hi);
+}
+
 /* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
  * load with immediate offsets; the offset, clamp and narrowing store are vector operations. */
 HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out,
@@ -175,19 +213,48 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
     const int8_t *w = k->filter;
     const int32_t *c = k->folded;
     const double *s = k->scale;
+    const int32_t *m = k->mult;
     const int32x4_t lo = vdupq_n_s32(k->act_min);
     const int32x4_t hi = vdupq_n_s32(k->act_max);
     int32_t g = k->units / HK_FC_PACK_ROWS;
+#if defined(HK_FC_ASM8)
+    /* Whole 64-step runs and no filter offset: one assembly block per pair of groups. */
+    if (row == 0u && k->depth > 0 && (k->depth & 63) == 0) {
+        const int32_t quads = k->depth >> 6;
+        for (; g >= 2; g -= 2) {
+            uint32_t acc[8];
+            w = hk_fc_dot8_quads_s8(x, w, c, quads, group_size, acc);
+            if (m != NULL && m[0] != 0) {
+                fc_output8_int_mve(k, acc, m, out, lo, hi, step);
+            } else {
+                fc_output8_mve(k, acc, s, out, lo, hi, step);
+            }
+            c += 8;
+            s += 8 * step;
+            if (m != NULL) {
+                m += 8 * step;
+            }
+            out += 8;
+        }
+    }
+#endif
     /* Pairs of groups first: eight units per pass of x (hk_fc_dot8_packed_s8). */
     for (; g >= 2; g -= 2) {
         uint32_t acc[8] = {(uint32_t)c[0] + row, (uint32_t)c[1] + row, (uint32_t)c[2] + row,
                            (uint32_t)c[3] + row, (uint32_t)c[4] + row, (uint32_t)c[5] + row,
                            (uint32_t)c[6] + row, (uint32_t)c[7] + row};
         hk_fc_dot8_packed_s8(x, w, k->depth, acc);
-        fc_output8_mve(k, acc, s, out, lo, hi, step);
+        if (m != NULL && m[0] != 0) {
+            fc_output8_int_mve(k, acc, m, out, lo, hi, step);
+        } else {
+            fc_output8_mve(k, acc, s, out, lo, hi, step);
+        }
         w += 2 * group_size;
         c += 8;
         s += 8 * step;
+        if (m != NULL) {
+            m += 8 * step;
+        }
         out += 8;
     }
     for (; g > 0; --g) {
@@ -343,7 +410,8 @@ int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const i
     const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
                        p->output_features, p->per_channel ? 1 : 0, p->input_offset,
                        p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),
-                       hk_min_i32(p->act_max, 127)};
+                       hk_min_i32(p->act_max, 127), p->requant_multiplier, p->requant_left,
+                       p->requant_right};
     /* Packed weights: the full groups first, then the other units row-major. */
     const int32_t grouped = p->packed_filter ? k.units / HK_FC_PACK_ROWS * HK_FC_PACK_ROWS : 0;
     const int8_t *rest =
