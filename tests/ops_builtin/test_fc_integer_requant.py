@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 from helia_aot_ops_builtin.fc_integer_requant import (
-    BLOCK,
     INT32_MAX,
     INT32_MIN,
     double_requant,
@@ -28,9 +27,7 @@ def assert_equal_everywhere(scales, offset, lo, hi) -> bool:
         return False
     scales = np.asarray(scales, np.float64).reshape(-1)
     for unit, scale in enumerate(scales):
-        multiplier = int(found.multipliers[unit % found.multipliers.size])
-        if multiplier == 0:  # this unit's block keeps the double form
-            continue
+        multiplier = int(found.multipliers[unit])
         reach = int((max(abs(lo - offset), abs(hi - offset)) + 4) / scale)
         acc = np.concatenate(
             [np.arange(-reach, reach + 1), [INT32_MIN, INT32_MIN + 1, INT32_MAX - 1, INT32_MAX]]
@@ -76,13 +73,3 @@ def test_out_of_range_scales_keep_the_double_form():
     assert integer_requant([0.5], 0, -128, 127) is None
     assert integer_requant([0.7, 0.01], 0, -128, 127) is None
     assert integer_requant([0.0], 0, -128, 127) is None
-
-
-def test_failing_units_fall_back_by_block():
-    """A unit without a good multiplier zeroes its whole block of eight, and no other."""
-    rng = np.random.default_rng(3)
-    scales = rng.uniform(6.9e-4, 2.2e-3, 8 * BLOCK)
-    found = integer_requant(scales, -128, -128, 127)
-    assert found is not None
-    zero = found.multipliers == 0
-    assert np.array_equal(zero.reshape(-1, BLOCK).all(axis=1), zero.reshape(-1, BLOCK).any(axis=1))

@@ -25,16 +25,13 @@ import numpy as np
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
-NUDGES = tuple(sorted(range(-16, 17), key=lambda v: (abs(v), -v)))
+NUDGES = tuple(sorted(range(-32, 33), key=lambda v: (abs(v), -v)))
 """Multiplier offsets tried, nearest first."""
-
-BLOCK = 8
-"""Units the Helium kernel requantizes together (two packed groups of four)."""
 
 
 @dataclass(frozen=True, slots=True)
 class IntegerRequant:
-    """``requant_multiplier`` (one per unit, or one), ``requant_left`` and ``requant_right``."""
+    """``requant_multiplier`` (one per scale given), ``requant_left`` and ``requant_right``."""
 
     multipliers: np.ndarray
     left: int
@@ -99,7 +96,9 @@ def integer_requant(
     steps = np.arange(lo - output_offset - 1, hi - output_offset + 1, dtype=np.float64) + 0.5
     s = scales[:, None]
     centres = np.floor(steps[None, :] / s).astype(np.int64)
-    points = (centres[:, :, None] + np.arange(-2, 3)[None, None, :]).reshape(scales.size, -1)
+    # The first accumulator at k + 1 is centre + 1, or centre or centre + 2 when the division
+    # rounded across an integer; checking it and the one before it is what the proof needs.
+    points = (centres[:, :, None] + np.arange(-1, 3)[None, None, :]).reshape(scales.size, -1)
     below = np.floor((lo - output_offset - 1.5) / scales).astype(np.int64) - 3
     above = np.ceil((hi - output_offset + 1.5) / scales).astype(np.int64) + 3
     points = np.clip(np.concatenate([below[:, None], points, above[:, None]], axis=1), INT32_MIN, INT32_MAX)
@@ -121,10 +120,5 @@ def integer_requant(
         if not pending.any():
             break
     if pending.any():
-        if scales.size == 1:
-            return None
-        # The kernel requantizes blocks of BLOCK units one way: a unit without a multiplier
-        # sends its block back to the double form (multiplier 0 on the block's first unit).
-        for block in np.unique(np.nonzero(pending)[0] // BLOCK):
-            multipliers[block * BLOCK : (block + 1) * BLOCK] = 0
+        return None
     return IntegerRequant(multipliers, found.left, found.right)

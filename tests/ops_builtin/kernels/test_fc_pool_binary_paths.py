@@ -120,7 +120,7 @@ def fc_case(
             # The Helium kernel's integer requantization, where the converter's check accepts it.
             requant = integer_requant(scales, zp_out, lo, hi) if integer else None
             if requant is not None:
-                arrays["m"] = requant.multipliers.astype(np.int32)
+                arrays["m"] = np.broadcast_to(requant.multipliers, (units,)).astype(np.int32)
                 init += (
                     f", .requant_multiplier = $m, .requant_left = {requant.left}, "
                     f".requant_right = {requant.right}"

@@ -198,38 +198,6 @@ HK_INLINE void hk_fc_dot8_packed_s8(const int8_t *x, const int8_t *w, int32_t de
 }
 
 #if defined(HK_FC_ASM8)
-/* hk_fc_dot8_packed_s8 for a depth of QUADS whole 64-step runs, the accumulators starting from
- * c[0..7]: nothing runs outside the assembly but the set-up of its registers. Returns the end
- * of the second group's weights, where the next pair starts. */
-HK_INLINE const int8_t *hk_fc_dot8_quads_s8(const int8_t *x, const int8_t *w, const int32_t *c,
-                                            int32_t quads, size_t group_size, uint32_t *acc)
-{
-    int32_t a0 = c[0], a1 = c[1], a2 = c[2], a3 = c[3], a4 = c[4], a5 = c[5], a6 = c[6],
-            a7 = c[7];
-    const int8_t *w0 = w;
-    const int8_t *w1 = w + group_size;
-    int8x16_t xv, wa, wb;
-    __asm__("1:\n\t"
-            HK_FC_MVE8_CHUNK
-            HK_FC_MVE8_CHUNK
-            HK_FC_MVE8_CHUNK
-            HK_FC_MVE8_CHUNK
-            "subs %[n], %[n], #1\n\t"
-            "bne 1b"
-            : HK_FC_MVE8_OPERANDS, [n] "+r"(quads)
-            :
-            : "cc", "memory");
-    acc[0] = (uint32_t)a0;
-    acc[1] = (uint32_t)a1;
-    acc[2] = (uint32_t)a2;
-    acc[3] = (uint32_t)a3;
-    acc[4] = (uint32_t)a4;
-    acc[5] = (uint32_t)a5;
-    acc[6] = (uint32_t)a6;
-    acc[7] = (uint32_t)a7;
-    return w1;
-}
-
 #undef HK_FC_MVE8_CHUNK
 #undef HK_FC_MVE8_OPERANDS
 #endif

@@ -169,15 +169,15 @@ HK_INLINE void fc_output8_mve(const fc_s8_t *k, const uint32_t *acc, const doubl
 #undef HK_FC_REQUANT8_INPUTS
 #endif
 
-/* The integer requantization of eight accumulators (requant_multiplier, whose first entry
- * for the block is nonzero), then fc_store8_mve: two core registers per VMOV into the lanes,
- * then VQSHL, VQRDMULH and VRSHL on four lanes at once. MULT steps by STEP (0: one multiplier
- * for every unit). */
+/* The integer requantization of eight accumulators (requant_multiplier, one per unit), then
+ * fc_store8_mve: two core registers per VMOV into the lanes, then VQSHL, VQRDMULH and VRSHL on
+ * four lanes at once. */
 HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const int32_t *mult,
-                                  int8_t *out, int32x4_t lo, int32x4_t hi, const int32_t step)
+                                  int8_t *out, int32x4_t lo, int32x4_t hi)
 {
     int32x4_t v0, v1;
 #if defined(__GNUC__)
+    /* VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0 and Rt2 in lane 2. */
     __asm__("vmov %q[v][2], %q[v][0], %[a0], %[a2]\n\t"
             "vmov %q[v][3], %q[v][1], %[a1], %[a3]"
             : [v] "=w"(v0)
@@ -192,17 +192,173 @@ HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const i
 #endif
     v0 = vqshlq_r_s32(v0, k->left);
     v1 = vqshlq_r_s32(v1, k->left);
-    if (step != 0) {
-        v0 = vqrdmulhq_s32(v0, vld1q_s32(mult));
-        v1 = vqrdmulhq_s32(v1, vld1q_s32(mult + 4));
-    } else {
-        v0 = vqrdmulhq_n_s32(v0, mult[0]);
-        v1 = vqrdmulhq_n_s32(v1, mult[0]);
-    }
+    v0 = vqrdmulhq_s32(v0, vld1q_s32(mult));
+    v1 = vqrdmulhq_s32(v1, vld1q_s32(mult + 4));
     v0 = vrshlq_n_s32(v0, -k->right);
     v1 = vrshlq_n_s32(v1, -k->right);
     fc_store8_mve(k, v0, v1, out, lo, hi);
 }
+
+#if defined(HK_FC_ASM)
+/* What hk_fc_blocks8_s8's assembly reads and updates, at fixed offsets (one register points
+ * here while every other register holds accumulators, pointers or counters). */
+typedef struct {
+    int32x4_t lo;         /* 0: act_min in every lane */
+    int32x4_t hi;         /* 16: act_max */
+    const int8_t *x;      /* 32 */
+    const int8_t *w;      /* 36: the next pair of groups */
+    const int32_t *c;     /* 40: folded_bias of the next pair */
+    const void *m;        /* 44: requant_multiplier (or per-unit scales) of the next pair */
+    int8_t *out;          /* 48 */
+    int32_t blocks;       /* 52: pairs of groups */
+    int32_t quads;        /* 56: 64-step runs of the depth */
+    int32_t group_size;   /* 60 */
+    int32_t left;         /* 64 */
+    int32_t neg_right;    /* 68 */
+    int32_t offset;       /* 72 */
+} fc_blocks8_t;
+
+/* One 16-step chunk of x (r1) against eight packed units (w0 = r3, w1 = r5), accumulating into
+ * the even registers r0..lr. */
+#define HK_FC_BLOCKS8_CHUNK                                                                    \
+    "vldrb.8 q0, [r1], #16\n\t"                                                               \
+    "vldrb.8 q1, [r3], #16\n\t"                                                               \
+    "vldrb.8 q2, [r3], #16\n\t"                                                               \
+    "vmladava.s8 r0, q0, q1\n\t"                                                              \
+    "vldrb.8 q1, [r3], #16\n\t"                                                               \
+    "vmladava.s8 r2, q0, q2\n\t"                                                              \
+    "vldrb.8 q2, [r3], #16\n\t"                                                               \
+    "vmladava.s8 r4, q0, q1\n\t"                                                              \
+    "vldrb.8 q1, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r6, q0, q2\n\t"                                                              \
+    "vldrb.8 q2, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r8, q0, q1\n\t"                                                              \
+    "vldrb.8 q1, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r10, q0, q2\n\t"                                                             \
+    "vldrb.8 q2, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r12, q0, q1\n\t"                                                             \
+    "vmladava.s8 lr, q0, q2\n\t"
+
+/*
+ * Every pair of packed groups of a layer whose depth is whole 64-step runs, with the integer
+ * requantization and no filter offset, in one assembly loop: the bias pairs load by LDRD, the
+ * eight dot products run as in hk_fc_dot8_packed_s8, the eight results requantize four lanes at
+ * a time, and the loop state lives in fc_blocks8_t between the phases, so no register is
+ * spilled by the compiler. The block saves and restores r4-r11 itself (r7 included, the frame
+ * pointer at -O0), so it builds at every optimization level.
+ */
+/* The loop around each pair of groups: the bias pairs by LDRD, then the eight dot products. */
+#define HK_FC_BLOCKS8_HEAD                                                                     \
+    "push {r4-r11}\n\t"                                                                       \
+    "mov r11, %[st]\n\t"                                                                      \
+    "ldr r3, [r11, #36]\n\t"                                                                  \
+    "ldr r7, [r11, #52]\n"                                                                    \
+    "2:\n\t"                                                                                  \
+    "ldr r1, [r11, #40]\n\t"                                                                  \
+    "ldrd r0, r2, [r1], #8\n\t"                                                               \
+    "ldrd r4, r6, [r1], #8\n\t"                                                               \
+    "ldrd r8, r10, [r1], #8\n\t"                                                              \
+    "ldrd r12, lr, [r1], #8\n\t"                                                              \
+    "str r1, [r11, #40]\n\t"                                                                  \
+    "ldr r9, [r11, #60]\n\t"                                                                  \
+    "add r5, r3, r9\n\t"                                                                      \
+    "ldr r1, [r11, #32]\n\t"                                                                  \
+    "ldr r9, [r11, #56]\n"                                                                    \
+    "1:\n\t"                                                                                  \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    "subs r9, r9, #1\n\t"                                                                     \
+    "bne 1b\n\t"                                                                              \
+    "mov r3, r5\n\t"
+
+/* The output offset, the clamp and the stores of q0 and q1, then the next pair. */
+#define HK_FC_BLOCKS8_TAIL                                                                     \
+    "ldr r1, [r11, #72]\n\t"                                                                  \
+    "vadd.i32 q0, q0, r1\n\t"                                                                 \
+    "vadd.i32 q1, q1, r1\n\t"                                                                 \
+    "vldrw.u32 q2, [r11]\n\t"                                                                 \
+    "vldrw.u32 q3, [r11, #16]\n\t"                                                            \
+    "vmax.s32 q0, q0, q2\n\t"                                                                 \
+    "vmax.s32 q1, q1, q2\n\t"                                                                 \
+    "vmin.s32 q0, q0, q3\n\t"                                                                 \
+    "vmin.s32 q1, q1, q3\n\t"                                                                 \
+    "ldr r1, [r11, #48]\n\t"                                                                  \
+    "vstrb.32 q0, [r1], #4\n\t"                                                               \
+    "vstrb.32 q1, [r1], #4\n\t"                                                               \
+    "str r1, [r11, #48]\n\t"                                                                  \
+    "subs r7, r7, #1\n\t"                                                                     \
+    "bne 2b\n\t"                                                                              \
+    "str r3, [r11, #36]\n\t"                                                                  \
+    "pop {r4-r11}"
+
+#define HK_FC_BLOCKS8_CLOBBERS                                                                 \
+    "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "cc",   \
+        "memory"
+
+static void hk_fc_blocks8_s8(fc_blocks8_t *st)
+{
+    __asm__ volatile(HK_FC_BLOCKS8_HEAD
+                     /* Lanes 0-3 of q0 from r0, r2, r4, r6; of q1 from r8, r10, r12, lr. */
+                     "vmov q0[2], q0[0], r0, r4\n\t"
+                     "vmov q0[3], q0[1], r2, r6\n\t"
+                     "vmov q1[2], q1[0], r8, r12\n\t"
+                     "vmov q1[3], q1[1], r10, lr\n\t"
+                     "ldr r1, [r11, #64]\n\t"
+                     "vqshl.s32 q0, r1\n\t"
+                     "vqshl.s32 q1, r1\n\t"
+                     "ldr r9, [r11, #44]\n\t"
+                     "vldrw.u32 q2, [r9], #16\n\t"
+                     "vldrw.u32 q3, [r9], #16\n\t"
+                     "str r9, [r11, #44]\n\t"
+                     "vqrdmulh.s32 q0, q0, q2\n\t"
+                     "vqrdmulh.s32 q1, q1, q3\n\t"
+                     "ldr r1, [r11, #68]\n\t"
+                     "vrshl.s32 q0, r1\n\t"
+                     "vrshl.s32 q1, r1\n\t"
+                     HK_FC_BLOCKS8_TAIL
+                     :
+                     : [st] "r"(st)
+                     : HK_FC_BLOCKS8_CLOBBERS);
+}
+
+#if defined(HK_FC_REQUANT_PATH_VCVTA)
+/* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
+ * next two per-unit scales (VLDM from r9). */
+#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                                \
+    "vldmia r9!, {d6-d7}\n\t"                                                                 \
+    "vmov s8, s9, " A ", " B "\n\t"                                                           \
+    "vcvt.f64.s32 d5, s9\n\t"                                                                 \
+    "vcvt.f64.s32 d4, s8\n\t"                                                                 \
+    "vmul.f64 d4, d4, d6\n\t"                                                                 \
+    "vmul.f64 d5, d5, d7\n\t"                                                                 \
+    "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
+    "vcvta.s32.f64 " LB ", d5\n\t"
+
+/* hk_fc_blocks8_s8 with the double requantization (per-unit scales at fc_blocks8_t.m): for
+ * layers where the converter found no integer form. */
+static void hk_fc_blocks8_double_s8(fc_blocks8_t *st)
+{
+    __asm__ volatile(HK_FC_BLOCKS8_HEAD
+                     "ldr r9, [r11, #44]\n\t"
+                     HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s1")
+                     HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s2", "s3")
+                     HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s4", "s5")
+                     HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s6", "s7")
+                     "str r9, [r11, #44]\n\t"
+                     HK_FC_BLOCKS8_TAIL
+                     :
+                     : [st] "r"(st)
+                     : HK_FC_BLOCKS8_CLOBBERS);
+}
+#undef HK_FC_BLOCKS8_DOUBLE_PAIR
+#endif
+#undef HK_FC_BLOCKS8_HEAD
+#undef HK_FC_BLOCKS8_TAIL
+#undef HK_FC_BLOCKS8_CLOBBERS
+#undef HK_FC_BLOCKS8_CHUNK
+#endif
 
 /* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
  * load with immediate offsets; the offset, clamp and narrowing store are vector operations. */
@@ -217,25 +373,20 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
     const int32x4_t lo = vdupq_n_s32(k->act_min);
     const int32x4_t hi = vdupq_n_s32(k->act_max);
     int32_t g = k->units / HK_FC_PACK_ROWS;
-#if defined(HK_FC_ASM8)
-    /* Whole 64-step runs and no filter offset: one assembly block per pair of groups. */
-    if (row == 0u && k->depth > 0 && (k->depth & 63) == 0) {
-        const int32_t quads = k->depth >> 6;
-        for (; g >= 2; g -= 2) {
-            uint32_t acc[8];
-            w = hk_fc_dot8_quads_s8(x, w, c, quads, group_size, acc);
-            if (m != NULL && m[0] != 0) {
-                fc_output8_int_mve(k, acc, m, out, lo, hi, step);
-            } else {
-                fc_output8_mve(k, acc, s, out, lo, hi, step);
-            }
-            c += 8;
-            s += 8 * step;
-            if (m != NULL) {
-                m += 8 * step;
-            }
-            out += 8;
-        }
+#if defined(HK_FC_ASM)
+    /* Whole 64-step runs, no filter offset and the integer requantization: every pair of
+     * groups in one assembly loop (hk_fc_blocks8_s8). */
+    if (m != NULL && row == 0u && k->depth > 0 && (k->depth & 63) == 0 && g >= 2) {
+        fc_blocks8_t st = {lo, hi, x, w, c, m, out, g / 2, k->depth >> 6,
+                           (int32_t)group_size, k->left, -k->right, k->offset};
+        hk_fc_blocks8_s8(&st);
+        const int32_t done = g / 2 * 8;
+        w = st.w;
+        c = st.c;
+        m += done;
+        s += done * step;
+        out = st.out;
+        g -= g / 2 * 2;
     }
 #endif
     /* Pairs of groups first: eight units per pass of x (hk_fc_dot8_packed_s8). */
@@ -244,17 +395,15 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
                            (uint32_t)c[3] + row, (uint32_t)c[4] + row, (uint32_t)c[5] + row,
                            (uint32_t)c[6] + row, (uint32_t)c[7] + row};
         hk_fc_dot8_packed_s8(x, w, k->depth, acc);
-        if (m != NULL && m[0] != 0) {
-            fc_output8_int_mve(k, acc, m, out, lo, hi, step);
+        if (m != NULL) {
+            fc_output8_int_mve(k, acc, m, out, lo, hi);
+            m += 8;
         } else {
             fc_output8_mve(k, acc, s, out, lo, hi, step);
         }
         w += 2 * group_size;
         c += 8;
         s += 8 * step;
-        if (m != NULL) {
-            m += 8 * step;
-        }
         out += 8;
     }
     for (; g > 0; --g) {
@@ -374,6 +523,61 @@ static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t
 }
 #endif
 
+#if HK_HAVE_MVE && defined(HK_FC_ASM)
+/* The layers hk_fc_blocks8_s8 covers whole (packed weights with the integer requantization, no
+ * filter offset, a depth of whole 64-step runs and units in pairs of groups), straight from the
+ * params: none of the set-up of the general loops, which would cost as much as a block. */
+static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t *input,
+                              const int8_t *filter, int8_t *output)
+{
+    const int32_t depth = p->input_features;
+    const int32_t units = p->output_features;
+    if (!p->packed_filter || p->filter_offset != 0 || depth <= 0 || (depth & 63) != 0 ||
+        units <= 0 || (units & 7) != 0) {
+        return false;
+    }
+    const bool integer = p->requant_multiplier != NULL;
+#if defined(HK_FC_REQUANT_PATH_VCVTA)
+    if (!integer && !p->per_channel) {
+        return false;
+    }
+#else
+    if (!integer) {
+        return false;
+    }
+#endif
+    fc_blocks8_t st = {vdupq_n_s32(hk_max_i32(p->act_min, -128)),
+                       vdupq_n_s32(hk_min_i32(p->act_max, 127)),
+                       input,
+                       filter,
+                       p->folded_bias,
+                       integer ? (const void *)p->requant_multiplier
+                               : (const void *)p->output_scale,
+                       output,
+                       units / 8,
+                       depth >> 6,
+                       (int32_t)hk_fc_packed_group_size(depth),
+                       p->requant_left,
+                       -p->requant_right,
+                       p->output_offset};
+    for (int32_t b = 0; b < p->batches; ++b) {
+        st.x = input + (size_t)b * (size_t)depth;
+        st.w = filter;
+        st.c = p->folded_bias;
+        st.m = integer ? (const void *)p->requant_multiplier : (const void *)p->output_scale;
+        st.out = output + (size_t)b * (size_t)units;
+#if defined(HK_FC_REQUANT_PATH_VCVTA)
+        if (!integer) {
+            hk_fc_blocks8_double_s8(&st);
+            continue;
+        }
+#endif
+        hk_fc_blocks8_s8(&st);
+    }
+    return true;
+}
+#endif
+
 /* folded_bias[o], computed when the converter did not: bias + input_offset * (sum of the
  * unit's weights + depth * filter_offset), modulo 2^32. */
 static uint32_t fc_fold_bias(const fc_s8_t *k, const int8_t *w, int32_t o)
@@ -407,6 +611,11 @@ int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const i
         return HK_STATUS_BAD_PARAM;
     }
     const hk_fully_connected_params_t *p = params;
+#if HK_HAVE_MVE && defined(HK_FC_ASM)
+    if (fc_blocks_only_s8(p, input, filter, output)) {
+        return HK_STATUS_OK;
+    }
+#endif
     const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
                        p->output_features, p->per_channel ? 1 : 0, p->input_offset,
                        p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),

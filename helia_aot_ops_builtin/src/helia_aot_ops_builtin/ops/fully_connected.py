@@ -273,7 +273,7 @@ class FullyConnectedOperator(KernelCallOperator):
             packed = int(pack_fc_filter(np.zeros((units, depth), np.int8)).nbytes)
             extra = packed - units * depth + 4 * units - (0 if self.bias is None else 4 * units)
             requant = self.integer_requant_form()
-            extra += 0 if requant is None else 4 * requant.multipliers.size
+            extra += 0 if requant is None else 4 * units
         return [KernelVariant("kernel", "specialized", 0, extra), KernelVariant("kernel", "generic")]
 
     def filter_offset(self) -> int:
@@ -369,7 +369,7 @@ class FullyConnectedOperator(KernelCallOperator):
                 table = CTable(
                     "requant_multiplier",
                     "int32_t",
-                    [str(int(v)) for v in requant.multipliers],
+                    [str(int(v)) for v in np.broadcast_to(requant.multipliers, (units,))],
                     "Integer requantization multipliers, checked against the double scales at conversion",
                 )
                 tables.append(table)
