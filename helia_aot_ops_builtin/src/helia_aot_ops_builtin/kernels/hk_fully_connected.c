@@ -200,8 +200,15 @@ HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const i
 }
 
 #if defined(HK_FC_ASM)
-/* What hk_fc_blocks8_s8's assembly reads and updates, at fixed offsets (one register points
- * here while every other register holds accumulators, pointers or counters). */
+/*
+ * Every pair of packed groups of a layer without a filter offset in one assembly loop: the bias
+ * pairs load by LDRD, the eight dot products run as in hk_fc_dot8_packed_s8, the eight results
+ * requantize together (four lanes at a time with the integer form, or through the double FPU),
+ * then the offset, clamp and stores. The loop state lives in fc_blocks8_t (one register points
+ * at it, every other one holds accumulators, pointers or counters), so nothing is spilled by
+ * the compiler; the block saves and restores r4-r11 itself (r7 included, the frame pointer at
+ * -O0), so it builds at every optimization level.
+ */
 typedef struct {
     int32x4_t lo;         /* 0: act_min in every lane */
     int32x4_t hi;         /* 16: act_max */
@@ -211,17 +218,17 @@ typedef struct {
     const void *m;        /* 44: requant_multiplier (or per-unit scales) of the next pair */
     int8_t *out;          /* 48 */
     int32_t blocks;       /* 52: pairs of groups */
-    int32_t quads;        /* 56: 64-step runs of the depth */
+    int32_t runs;         /* 56: 64-step runs (whole-run loops) or 16-step chunks of the depth */
     int32_t group_size;   /* 60 */
     int32_t left;         /* 64 */
     int32_t neg_right;    /* 68 */
     int32_t offset;       /* 72 */
+    int32_t tail;         /* 76: depth % 16 */
 } fc_blocks8_t;
 
-/* One 16-step chunk of x (r1) against eight packed units (w0 = r3, w1 = r5), accumulating into
- * the even registers r0..lr. */
-#define HK_FC_BLOCKS8_CHUNK                                                                    \
-    "vldrb.8 q0, [r1], #16\n\t"                                                               \
+/* The weights of one 16-step chunk (w0 = r3, w1 = r5) against x in q0, accumulating eight
+ * units into the even registers r0..lr. */
+#define HK_FC_BLOCKS8_WEIGHTS                                                                  \
     "vldrb.8 q1, [r3], #16\n\t"                                                               \
     "vldrb.8 q2, [r3], #16\n\t"                                                               \
     "vmladava.s8 r0, q0, q1\n\t"                                                              \
@@ -238,16 +245,9 @@ typedef struct {
     "vldrb.8 q2, [r5], #16\n\t"                                                               \
     "vmladava.s8 r12, q0, q1\n\t"                                                             \
     "vmladava.s8 lr, q0, q2\n\t"
+#define HK_FC_BLOCKS8_CHUNK "vldrb.8 q0, [r1], #16\n\t" HK_FC_BLOCKS8_WEIGHTS
 
-/*
- * Every pair of packed groups of a layer whose depth is whole 64-step runs, with the integer
- * requantization and no filter offset, in one assembly loop: the bias pairs load by LDRD, the
- * eight dot products run as in hk_fc_dot8_packed_s8, the eight results requantize four lanes at
- * a time, and the loop state lives in fc_blocks8_t between the phases, so no register is
- * spilled by the compiler. The block saves and restores r4-r11 itself (r7 included, the frame
- * pointer at -O0), so it builds at every optimization level.
- */
-/* The loop around each pair of groups: the bias pairs by LDRD, then the eight dot products. */
+/* Per pair of groups: the bias pairs, w1 = w0 + group size, x from the start. */
 #define HK_FC_BLOCKS8_HEAD                                                                     \
     "push {r4-r11}\n\t"                                                                       \
     "mov r11, %[st]\n\t"                                                                      \
@@ -262,7 +262,10 @@ typedef struct {
     "str r1, [r11, #40]\n\t"                                                                  \
     "ldr r9, [r11, #60]\n\t"                                                                  \
     "add r5, r3, r9\n\t"                                                                      \
-    "ldr r1, [r11, #32]\n\t"                                                                  \
+    "ldr r1, [r11, #32]\n\t"
+
+/* The dot products of a depth of whole 64-step runs: four chunks per pass. */
+#define HK_FC_BLOCKS8_DOT_RUNS                                                                 \
     "ldr r9, [r11, #56]\n"                                                                    \
     "1:\n\t"                                                                                  \
     HK_FC_BLOCKS8_CHUNK                                                                        \
@@ -272,6 +275,70 @@ typedef struct {
     "subs r9, r9, #1\n\t"                                                                     \
     "bne 1b\n\t"                                                                              \
     "mov r3, r5\n\t"
+
+/* Any depth: whole chunks one per pass, then the last partial chunk with x predicated (its
+ * lanes past the depth read as 0; the weights are zero-padded). */
+#define HK_FC_BLOCKS8_DOT_ANY                                                                  \
+    "ldr r9, [r11, #56]\n\t"                                                                  \
+    "cmp r9, #0\n\t"                                                                          \
+    "beq 3f\n"                                                                                \
+    "1:\n\t"                                                                                  \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    "subs r9, r9, #1\n\t"                                                                     \
+    "bne 1b\n"                                                                                \
+    "3:\n\t"                                                                                  \
+    "ldr r9, [r11, #76]\n\t"                                                                  \
+    "cmp r9, #0\n\t"                                                                          \
+    "beq 4f\n\t"                                                                              \
+    "vctp.8 r9\n\t"                                                                           \
+    "vpst\n\t"                                                                                \
+    "vldrbt.8 q0, [r1]\n\t"                                                                   \
+    HK_FC_BLOCKS8_WEIGHTS                                                                      \
+    "4:\n\t"                                                                                  \
+    "mov r3, r5\n\t"
+
+/* The integer requantization (requant_multiplier at fc_blocks8_t.m): lanes 0-3 of q0 from r0,
+ * r2, r4, r6 and of q1 from r8, r10, r12, lr (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0),
+ * then VQSHL, VQRDMULH and VRSHL. */
+#define HK_FC_BLOCKS8_INTEGER                                                                  \
+    "vmov q0[2], q0[0], r0, r4\n\t"                                                           \
+    "vmov q0[3], q0[1], r2, r6\n\t"                                                           \
+    "vmov q1[2], q1[0], r8, r12\n\t"                                                          \
+    "vmov q1[3], q1[1], r10, lr\n\t"                                                          \
+    "ldr r1, [r11, #64]\n\t"                                                                  \
+    "vqshl.s32 q0, r1\n\t"                                                                    \
+    "vqshl.s32 q1, r1\n\t"                                                                    \
+    "ldr r9, [r11, #44]\n\t"                                                                  \
+    "vldrw.u32 q2, [r9], #16\n\t"                                                             \
+    "vldrw.u32 q3, [r9], #16\n\t"                                                             \
+    "str r9, [r11, #44]\n\t"                                                                  \
+    "vqrdmulh.s32 q0, q0, q2\n\t"                                                             \
+    "vqrdmulh.s32 q1, q1, q3\n\t"                                                             \
+    "ldr r1, [r11, #68]\n\t"                                                                  \
+    "vrshl.s32 q0, r1\n\t"                                                                    \
+    "vrshl.s32 q1, r1\n\t"
+
+/* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
+ * next two per-unit scales (VLDM from r9). */
+#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                                \
+    "vldmia r9!, {d6-d7}\n\t"                                                                 \
+    "vmov s8, s9, " A ", " B "\n\t"                                                           \
+    "vcvt.f64.s32 d5, s9\n\t"                                                                 \
+    "vcvt.f64.s32 d4, s8\n\t"                                                                 \
+    "vmul.f64 d4, d4, d6\n\t"                                                                 \
+    "vmul.f64 d5, d5, d7\n\t"                                                                 \
+    "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
+    "vcvta.s32.f64 " LB ", d5\n\t"
+
+/* The double requantization (per-unit scales at fc_blocks8_t.m), for layers where the converter
+ * found no integer form. */
+#define HK_FC_BLOCKS8_DOUBLE                                                                   \
+    "ldr r9, [r11, #44]\n\t"                                                                  \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s1")                                          \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s2", "s3")                                          \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s4", "s5")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s6", "s7")                                         \
+    "str r9, [r11, #44]\n\t"
 
 /* The output offset, the clamp and the stores of q0 and q1, then the next pair. */
 #define HK_FC_BLOCKS8_TAIL                                                                     \
@@ -293,71 +360,33 @@ typedef struct {
     "str r3, [r11, #36]\n\t"                                                                  \
     "pop {r4-r11}"
 
-#define HK_FC_BLOCKS8_CLOBBERS                                                                 \
-    "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "cc",   \
-        "memory"
+#define HK_FC_BLOCKS8_FUNCTION(NAME, DOT, REQUANT)                                             \
+    static void NAME(fc_blocks8_t *st)                                                         \
+    {                                                                                          \
+        __asm__ volatile(HK_FC_BLOCKS8_HEAD DOT REQUANT HK_FC_BLOCKS8_TAIL                     \
+                         :                                                                     \
+                         : [st] "r"(st)                                                        \
+                         : "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4",  \
+                           "d5", "d6", "d7", "cc", "memory");                                  \
+    }
 
-static void hk_fc_blocks8_s8(fc_blocks8_t *st)
-{
-    __asm__ volatile(HK_FC_BLOCKS8_HEAD
-                     /* Lanes 0-3 of q0 from r0, r2, r4, r6; of q1 from r8, r10, r12, lr. */
-                     "vmov q0[2], q0[0], r0, r4\n\t"
-                     "vmov q0[3], q0[1], r2, r6\n\t"
-                     "vmov q1[2], q1[0], r8, r12\n\t"
-                     "vmov q1[3], q1[1], r10, lr\n\t"
-                     "ldr r1, [r11, #64]\n\t"
-                     "vqshl.s32 q0, r1\n\t"
-                     "vqshl.s32 q1, r1\n\t"
-                     "ldr r9, [r11, #44]\n\t"
-                     "vldrw.u32 q2, [r9], #16\n\t"
-                     "vldrw.u32 q3, [r9], #16\n\t"
-                     "str r9, [r11, #44]\n\t"
-                     "vqrdmulh.s32 q0, q0, q2\n\t"
-                     "vqrdmulh.s32 q1, q1, q3\n\t"
-                     "ldr r1, [r11, #68]\n\t"
-                     "vrshl.s32 q0, r1\n\t"
-                     "vrshl.s32 q1, r1\n\t"
-                     HK_FC_BLOCKS8_TAIL
-                     :
-                     : [st] "r"(st)
-                     : HK_FC_BLOCKS8_CLOBBERS);
-}
-
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_INTEGER)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_INTEGER)
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
-/* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
- * next two per-unit scales (VLDM from r9). */
-#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                                \
-    "vldmia r9!, {d6-d7}\n\t"                                                                 \
-    "vmov s8, s9, " A ", " B "\n\t"                                                           \
-    "vcvt.f64.s32 d5, s9\n\t"                                                                 \
-    "vcvt.f64.s32 d4, s8\n\t"                                                                 \
-    "vmul.f64 d4, d4, d6\n\t"                                                                 \
-    "vmul.f64 d5, d5, d7\n\t"                                                                 \
-    "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
-    "vcvta.s32.f64 " LB ", d5\n\t"
-
-/* hk_fc_blocks8_s8 with the double requantization (per-unit scales at fc_blocks8_t.m): for
- * layers where the converter found no integer form. */
-static void hk_fc_blocks8_double_s8(fc_blocks8_t *st)
-{
-    __asm__ volatile(HK_FC_BLOCKS8_HEAD
-                     "ldr r9, [r11, #44]\n\t"
-                     HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s1")
-                     HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s2", "s3")
-                     HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s4", "s5")
-                     HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s6", "s7")
-                     "str r9, [r11, #44]\n\t"
-                     HK_FC_BLOCKS8_TAIL
-                     :
-                     : [st] "r"(st)
-                     : HK_FC_BLOCKS8_CLOBBERS);
-}
-#undef HK_FC_BLOCKS8_DOUBLE_PAIR
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_double_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_DOUBLE)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_DOUBLE)
 #endif
-#undef HK_FC_BLOCKS8_HEAD
-#undef HK_FC_BLOCKS8_TAIL
-#undef HK_FC_BLOCKS8_CLOBBERS
+
+#undef HK_FC_BLOCKS8_FUNCTION
+#undef HK_FC_BLOCKS8_WEIGHTS
 #undef HK_FC_BLOCKS8_CHUNK
+#undef HK_FC_BLOCKS8_HEAD
+#undef HK_FC_BLOCKS8_DOT_RUNS
+#undef HK_FC_BLOCKS8_DOT_ANY
+#undef HK_FC_BLOCKS8_INTEGER
+#undef HK_FC_BLOCKS8_DOUBLE_PAIR
+#undef HK_FC_BLOCKS8_DOUBLE
+#undef HK_FC_BLOCKS8_TAIL
 #endif
 
 /* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
@@ -378,7 +407,7 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
      * groups in one assembly loop (hk_fc_blocks8_s8). */
     if (m != NULL && row == 0u && k->depth > 0 && (k->depth & 63) == 0 && g >= 2) {
         fc_blocks8_t st = {lo, hi, x, w, c, m, out, g / 2, k->depth >> 6,
-                           (int32_t)group_size, k->left, -k->right, k->offset};
+                           (int32_t)group_size, k->left, -k->right, k->offset, 0};
         hk_fc_blocks8_s8(&st);
         const int32_t done = g / 2 * 8;
         w = st.w;
@@ -524,18 +553,19 @@ static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t
 #endif
 
 #if HK_HAVE_MVE && defined(HK_FC_ASM)
-/* The layers hk_fc_blocks8_s8 covers whole (packed weights with the integer requantization, no
- * filter offset, a depth of whole 64-step runs and units in pairs of groups), straight from the
- * params: none of the set-up of the general loops, which would cost as much as a block. */
+/* The layers the hk_fc_blocks8 loops cover whole (packed weights, no filter offset, units in
+ * pairs of groups; the double form needs per-unit scales), straight from the params: none of
+ * the set-up of the general loops, which would cost as much as a block. */
 static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t *input,
                               const int8_t *filter, int8_t *output)
 {
     const int32_t depth = p->input_features;
     const int32_t units = p->output_features;
-    if (!p->packed_filter || p->filter_offset != 0 || depth <= 0 || (depth & 63) != 0 ||
-        units <= 0 || (units & 7) != 0) {
+    if (!p->packed_filter || p->filter_offset != 0 || depth <= 0 || units <= 0 ||
+        (units & 7) != 0) {
         return false;
     }
+    const bool runs = (depth & 63) == 0;
     const bool integer = p->requant_multiplier != NULL;
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
     if (!integer && !p->per_channel) {
@@ -555,11 +585,12 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
                                : (const void *)p->output_scale,
                        output,
                        units / 8,
-                       depth >> 6,
+                       runs ? depth >> 6 : depth >> 4,
                        (int32_t)hk_fc_packed_group_size(depth),
                        p->requant_left,
                        -p->requant_right,
-                       p->output_offset};
+                       p->output_offset,
+                       depth & 15};
     for (int32_t b = 0; b < p->batches; ++b) {
         st.x = input + (size_t)b * (size_t)depth;
         st.w = filter;
@@ -568,11 +599,19 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
         st.out = output + (size_t)b * (size_t)units;
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
         if (!integer) {
-            hk_fc_blocks8_double_s8(&st);
+            if (runs) {
+                hk_fc_blocks8_double_s8(&st);
+            } else {
+                hk_fc_blocks8_any_double_s8(&st);
+            }
             continue;
         }
 #endif
-        hk_fc_blocks8_s8(&st);
+        if (runs) {
+            hk_fc_blocks8_s8(&st);
+        } else {
+            hk_fc_blocks8_any_s8(&st);
+        }
     }
     return true;
 }
