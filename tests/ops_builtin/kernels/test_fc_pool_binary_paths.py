@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry
+from helia_aot_ops_builtin.fc_integer_requant import integer_requant
 from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from helia_aot_ops_builtin.ops.fully_connected import fold_fc_bias, pack_fc_filter
 from helia_aot_ops_builtin.rescale import add_sub_rescale, mul_rescale
@@ -79,6 +80,7 @@ def fc_case(
     bias_acc=None,
     scales=None,
     kind="s8",
+    integer=False,
 ) -> Case:
     """An FC call; ``bias_acc`` replaces the data by zeros and sets each accumulator directly."""
     if kind == "s8":
@@ -115,6 +117,14 @@ def fc_case(
         if layout == "packed":
             w = pack_fc_filter(w)
             init += ", .packed_filter = 1"
+            # The Helium kernel's integer requantization, where the converter's check accepts it.
+            requant = integer_requant(scales, zp_out, lo, hi) if integer else None
+            if requant is not None:
+                arrays["m"] = np.broadcast_to(requant.multipliers, (units,)).astype(np.int32)
+                init += (
+                    f", .requant_multiplier = $m, .requant_left = {requant.left}, "
+                    f".requant_right = {requant.right}"
+                )
     else:
         arrays["b"] = bias
         bias_arg = "$b"
@@ -138,7 +148,7 @@ def tie_accumulators(scales: list[float]) -> tuple[list[int], list[float]]:
 
 def fc_cases(rng) -> list[Case]:
     out = [
-        fc_case(rng, 1, d, u)
+        fc_case(rng, 1, d, u, integer=u >= 8)
         for d, u in ((640, 8), (128, 12), (8, 16), (17, 5), (33, 7), (70, 4), (1, 3), (15, 9))
     ]
     out += [

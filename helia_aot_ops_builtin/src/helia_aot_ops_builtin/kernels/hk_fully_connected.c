@@ -41,6 +41,9 @@ typedef struct {
     int32_t offset;
     int32_t act_min;
     int32_t act_max;
+    const int32_t *mult; /* requant_multiplier, or NULL */
+    int32_t left;
+    int32_t right;
 } fc_s8_t;
 
 /* Not forced inline: with the integer requantization of cores without a double FPU it is
@@ -95,6 +98,297 @@ HK_INLINE int32x4_t fc_requant4(const uint32_t *acc, double s0, double s1, doubl
 #endif
 }
 
+/* The offset, the clamp and the store of eight requantized outputs. */
+HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_t *out,
+                             int32x4_t lo, int32x4_t hi)
+{
+    vstrbq_s32(out, vminq_s32(vmaxq_s32(vaddq_n_s32(r0, k->offset), lo), hi));
+    vstrbq_s32(out + 4, vminq_s32(vmaxq_s32(vaddq_n_s32(r1, k->offset), lo), hi));
+}
+
+#if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
+/* hk_fc_requant of the accumulators A and B (core registers) into lanes LA and LB of q0/q1,
+ * by the doubles SA and SB: one VMOV brings both into d4, then convert, scale and round. */
+#define HK_FC_REQUANT_PAIR(A, B, LA, LB, SA, SB)                                               \
+    "vmov s8, s9, %[" #A "], %[" #B "]\n\t"                                                   \
+    "vcvt.f64.s32 d5, s9\n\t"                                                                 \
+    "vcvt.f64.s32 d4, s8\n\t"                                                                 \
+    "vmul.f64 d4, d4, " SA "\n\t"                                                             \
+    "vmul.f64 d5, d5, " SB "\n\t"                                                             \
+    "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
+    "vcvta.s32.f64 " LB ", d5\n\t"
+#define HK_FC_REQUANT8_INPUTS                                                                  \
+    [a0] "r"(acc[0]), [a1] "r"(acc[1]), [a2] "r"(acc[2]), [a3] "r"(acc[3]), [a4] "r"(acc[4]), \
+        [a5] "r"(acc[5]), [a6] "r"(acc[6]), [a7] "r"(acc[7])
+#endif
+
+/* hk_fc_requant of eight accumulators, then fc_store8_mve. With GCC's assembler the eight
+ * results land straight in the lanes of q0 and q1, two conversions per core-to-FPU move; one
+ * scale for all (STEP 0) stays in a register, per-unit scales load two per VLDM. */
+HK_INLINE void fc_output8_mve(const fc_s8_t *k, const uint32_t *acc, const double *s,
+                              int8_t *out, int32x4_t lo, int32x4_t hi, const int32_t step)
+{
+#if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
+    int32x4_t r0, r1;
+    if (step == 0) {
+        __asm__(HK_FC_REQUANT_PAIR(a0, a1, "s0", "s1", "%P[s]", "%P[s]")
+                HK_FC_REQUANT_PAIR(a2, a3, "s2", "s3", "%P[s]", "%P[s]")
+                HK_FC_REQUANT_PAIR(a4, a5, "s4", "s5", "%P[s]", "%P[s]")
+                HK_FC_REQUANT_PAIR(a6, a7, "s6", "s7", "%P[s]", "%P[s]")
+                "vmov %q[r0], q0\n\t"
+                "vmov %q[r1], q1"
+                : [r0] "=w"(r0), [r1] "=w"(r1)
+                : HK_FC_REQUANT8_INPUTS, [s] "w"(s[0])
+                : "d0", "d1", "d2", "d3", "d4", "d5");
+    } else {
+        const double *sp = s;
+        __asm__("vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a0, a1, "s0", "s1", "d6", "d7")
+                "vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a2, a3, "s2", "s3", "d6", "d7")
+                "vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a4, a5, "s4", "s5", "d6", "d7")
+                "vldmia %[sp]!, {d6-d7}\n\t"
+                HK_FC_REQUANT_PAIR(a6, a7, "s6", "s7", "d6", "d7")
+                "vmov %q[r0], q0\n\t"
+                "vmov %q[r1], q1"
+                : [r0] "=w"(r0), [r1] "=w"(r1), [sp] "+r"(sp)
+                : HK_FC_REQUANT8_INPUTS, "m"(*(const double(*)[8])s)
+                : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+    }
+    fc_store8_mve(k, r0, r1, out, lo, hi);
+#else
+    const int32x4_t r0 = fc_requant4(acc, s[0], s[step], s[2 * step], s[3 * step]);
+    const int32x4_t r1 = fc_requant4(acc + 4, s[4 * step], s[5 * step], s[6 * step], s[7 * step]);
+    fc_store8_mve(k, r0, r1, out, lo, hi);
+#endif
+}
+
+#if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
+#undef HK_FC_REQUANT_PAIR
+#undef HK_FC_REQUANT8_INPUTS
+#endif
+
+/* The integer requantization of eight accumulators (requant_multiplier, one per unit), then
+ * fc_store8_mve: two core registers per VMOV into the lanes, then VQSHL, VQRDMULH and VRSHL on
+ * four lanes at once. */
+HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const int32_t *mult,
+                                  int8_t *out, int32x4_t lo, int32x4_t hi)
+{
+    int32x4_t v0, v1;
+#if defined(__GNUC__)
+    /* VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0 and Rt2 in lane 2. */
+    __asm__("vmov %q[v][2], %q[v][0], %[a0], %[a2]\n\t"
+            "vmov %q[v][3], %q[v][1], %[a1], %[a3]"
+            : [v] "=w"(v0)
+            : [a0] "r"(acc[0]), [a1] "r"(acc[1]), [a2] "r"(acc[2]), [a3] "r"(acc[3]));
+    __asm__("vmov %q[v][2], %q[v][0], %[a0], %[a2]\n\t"
+            "vmov %q[v][3], %q[v][1], %[a1], %[a3]"
+            : [v] "=w"(v1)
+            : [a0] "r"(acc[4]), [a1] "r"(acc[5]), [a2] "r"(acc[6]), [a3] "r"(acc[7]));
+#else
+    v0 = vld1q_s32((const int32_t *)acc);
+    v1 = vld1q_s32((const int32_t *)acc + 4);
+#endif
+    v0 = vqshlq_r_s32(v0, k->left);
+    v1 = vqshlq_r_s32(v1, k->left);
+    v0 = vqrdmulhq_s32(v0, vld1q_s32(mult));
+    v1 = vqrdmulhq_s32(v1, vld1q_s32(mult + 4));
+    v0 = vrshlq_n_s32(v0, -k->right);
+    v1 = vrshlq_n_s32(v1, -k->right);
+    fc_store8_mve(k, v0, v1, out, lo, hi);
+}
+
+#if defined(HK_FC_ASM)
+/*
+ * Every pair of packed groups of a layer without a filter offset in one assembly loop: the bias
+ * pairs load by LDRD, the eight dot products run as in hk_fc_dot8_packed_s8, the eight results
+ * requantize together (four lanes at a time with the integer form, or through the double FPU),
+ * then the offset, clamp and stores. The loop state lives in fc_blocks8_t (one register points
+ * at it, every other one holds accumulators, pointers or counters), so nothing is spilled by
+ * the compiler; the block saves and restores r4-r11 itself (r7 included, the frame pointer at
+ * -O0), so it builds at every optimization level.
+ */
+typedef struct {
+    int32x4_t lo;         /* 0: act_min in every lane */
+    int32x4_t hi;         /* 16: act_max */
+    const int8_t *x;      /* 32 */
+    const int8_t *w;      /* 36: the next pair of groups */
+    const int32_t *c;     /* 40: folded_bias of the next pair */
+    const void *m;        /* 44: requant_multiplier (or per-unit scales) of the next pair */
+    int8_t *out;          /* 48 */
+    int32_t blocks;       /* 52: pairs of groups */
+    int32_t runs;         /* 56: 64-step runs (whole-run loops) or 16-step chunks of the depth */
+    int32_t group_size;   /* 60 */
+    int32_t left;         /* 64 */
+    int32_t neg_right;    /* 68 */
+    int32_t offset;       /* 72 */
+    int32_t tail;         /* 76: depth % 16 */
+} fc_blocks8_t;
+
+/* The weights of one 16-step chunk (w0 = r3, w1 = r5) against x in q0, accumulating eight
+ * units into the even registers r0..lr. */
+#define HK_FC_BLOCKS8_WEIGHTS                                                                  \
+    "vldrb.8 q1, [r3], #16\n\t"                                                               \
+    "vldrb.8 q2, [r3], #16\n\t"                                                               \
+    "vmladava.s8 r0, q0, q1\n\t"                                                              \
+    "vldrb.8 q1, [r3], #16\n\t"                                                               \
+    "vmladava.s8 r2, q0, q2\n\t"                                                              \
+    "vldrb.8 q2, [r3], #16\n\t"                                                               \
+    "vmladava.s8 r4, q0, q1\n\t"                                                              \
+    "vldrb.8 q1, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r6, q0, q2\n\t"                                                              \
+    "vldrb.8 q2, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r8, q0, q1\n\t"                                                              \
+    "vldrb.8 q1, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r10, q0, q2\n\t"                                                             \
+    "vldrb.8 q2, [r5], #16\n\t"                                                               \
+    "vmladava.s8 r12, q0, q1\n\t"                                                             \
+    "vmladava.s8 lr, q0, q2\n\t"
+#define HK_FC_BLOCKS8_CHUNK "vldrb.8 q0, [r1], #16\n\t" HK_FC_BLOCKS8_WEIGHTS
+
+/* Per pair of groups: the bias pairs, w1 = w0 + group size, x from the start. */
+#define HK_FC_BLOCKS8_HEAD                                                                     \
+    "push {r4-r11}\n\t"                                                                       \
+    "mov r11, %[st]\n\t"                                                                      \
+    "ldr r3, [r11, #36]\n\t"                                                                  \
+    "ldr r7, [r11, #52]\n"                                                                    \
+    "2:\n\t"                                                                                  \
+    "ldr r1, [r11, #40]\n\t"                                                                  \
+    "ldrd r0, r2, [r1], #8\n\t"                                                               \
+    "ldrd r4, r6, [r1], #8\n\t"                                                               \
+    "ldrd r8, r10, [r1], #8\n\t"                                                              \
+    "ldrd r12, lr, [r1], #8\n\t"                                                              \
+    "str r1, [r11, #40]\n\t"                                                                  \
+    "ldr r9, [r11, #60]\n\t"                                                                  \
+    "add r5, r3, r9\n\t"                                                                      \
+    "ldr r1, [r11, #32]\n\t"
+
+/* The dot products of a depth of whole 64-step runs: four chunks per pass. */
+#define HK_FC_BLOCKS8_DOT_RUNS                                                                 \
+    "ldr r9, [r11, #56]\n"                                                                    \
+    "1:\n\t"                                                                                  \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    "subs r9, r9, #1\n\t"                                                                     \
+    "bne 1b\n\t"                                                                              \
+    "mov r3, r5\n\t"
+
+/* Any depth: whole chunks one per pass, then the last partial chunk with x predicated (its
+ * lanes past the depth read as 0; the weights are zero-padded). */
+#define HK_FC_BLOCKS8_DOT_ANY                                                                  \
+    "ldr r9, [r11, #56]\n\t"                                                                  \
+    "cmp r9, #0\n\t"                                                                          \
+    "beq 3f\n"                                                                                \
+    "1:\n\t"                                                                                  \
+    HK_FC_BLOCKS8_CHUNK                                                                        \
+    "subs r9, r9, #1\n\t"                                                                     \
+    "bne 1b\n"                                                                                \
+    "3:\n\t"                                                                                  \
+    "ldr r9, [r11, #76]\n\t"                                                                  \
+    "cmp r9, #0\n\t"                                                                          \
+    "beq 4f\n\t"                                                                              \
+    "vctp.8 r9\n\t"                                                                           \
+    "vpst\n\t"                                                                                \
+    "vldrbt.8 q0, [r1]\n\t"                                                                   \
+    HK_FC_BLOCKS8_WEIGHTS                                                                      \
+    "4:\n\t"                                                                                  \
+    "mov r3, r5\n\t"
+
+/* The integer requantization (requant_multiplier at fc_blocks8_t.m): lanes 0-3 of q0 from r0,
+ * r2, r4, r6 and of q1 from r8, r10, r12, lr (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0),
+ * then VQSHL, VQRDMULH and VRSHL. */
+#define HK_FC_BLOCKS8_INTEGER                                                                  \
+    "vmov q0[2], q0[0], r0, r4\n\t"                                                           \
+    "vmov q0[3], q0[1], r2, r6\n\t"                                                           \
+    "vmov q1[2], q1[0], r8, r12\n\t"                                                          \
+    "vmov q1[3], q1[1], r10, lr\n\t"                                                          \
+    "ldr r1, [r11, #64]\n\t"                                                                  \
+    "vqshl.s32 q0, r1\n\t"                                                                    \
+    "vqshl.s32 q1, r1\n\t"                                                                    \
+    "ldr r9, [r11, #44]\n\t"                                                                  \
+    "vldrw.u32 q2, [r9], #16\n\t"                                                             \
+    "vldrw.u32 q3, [r9], #16\n\t"                                                             \
+    "str r9, [r11, #44]\n\t"                                                                  \
+    "vqrdmulh.s32 q0, q0, q2\n\t"                                                             \
+    "vqrdmulh.s32 q1, q1, q3\n\t"                                                             \
+    "ldr r1, [r11, #68]\n\t"                                                                  \
+    "vrshl.s32 q0, r1\n\t"                                                                    \
+    "vrshl.s32 q1, r1\n\t"
+
+/* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
+ * next two per-unit scales (VLDM from r9). */
+#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                                \
+    "vldmia r9!, {d6-d7}\n\t"                                                                 \
+    "vmov s8, s9, " A ", " B "\n\t"                                                           \
+    "vcvt.f64.s32 d5, s9\n\t"                                                                 \
+    "vcvt.f64.s32 d4, s8\n\t"                                                                 \
+    "vmul.f64 d4, d4, d6\n\t"                                                                 \
+    "vmul.f64 d5, d5, d7\n\t"                                                                 \
+    "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
+    "vcvta.s32.f64 " LB ", d5\n\t"
+
+/* The double requantization (per-unit scales at fc_blocks8_t.m), for layers where the converter
+ * found no integer form. */
+#define HK_FC_BLOCKS8_DOUBLE                                                                   \
+    "ldr r9, [r11, #44]\n\t"                                                                  \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s1")                                          \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s2", "s3")                                          \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s4", "s5")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s6", "s7")                                         \
+    "str r9, [r11, #44]\n\t"
+
+/* The output offset, the clamp and the stores of q0 and q1, then the next pair. */
+#define HK_FC_BLOCKS8_TAIL                                                                     \
+    "ldr r1, [r11, #72]\n\t"                                                                  \
+    "vadd.i32 q0, q0, r1\n\t"                                                                 \
+    "vadd.i32 q1, q1, r1\n\t"                                                                 \
+    "vldrw.u32 q2, [r11]\n\t"                                                                 \
+    "vldrw.u32 q3, [r11, #16]\n\t"                                                            \
+    "vmax.s32 q0, q0, q2\n\t"                                                                 \
+    "vmax.s32 q1, q1, q2\n\t"                                                                 \
+    "vmin.s32 q0, q0, q3\n\t"                                                                 \
+    "vmin.s32 q1, q1, q3\n\t"                                                                 \
+    "ldr r1, [r11, #48]\n\t"                                                                  \
+    "vstrb.32 q0, [r1], #4\n\t"                                                               \
+    "vstrb.32 q1, [r1], #4\n\t"                                                               \
+    "str r1, [r11, #48]\n\t"                                                                  \
+    "subs r7, r7, #1\n\t"                                                                     \
+    "bne 2b\n\t"                                                                              \
+    "str r3, [r11, #36]\n\t"                                                                  \
+    "pop {r4-r11}"
+
+#define HK_FC_BLOCKS8_FUNCTION(NAME, DOT, REQUANT)                                             \
+    static void NAME(fc_blocks8_t *st)                                                         \
+    {                                                                                          \
+        __asm__ volatile(HK_FC_BLOCKS8_HEAD DOT REQUANT HK_FC_BLOCKS8_TAIL                     \
+                         :                                                                     \
+                         : [st] "r"(st)                                                        \
+                         : "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4",  \
+                           "d5", "d6", "d7", "cc", "memory");                                  \
+    }
+
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_INTEGER)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_INTEGER)
+#if defined(HK_FC_REQUANT_PATH_VCVTA)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_double_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_DOUBLE)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_DOUBLE)
+#endif
+
+#undef HK_FC_BLOCKS8_FUNCTION
+#undef HK_FC_BLOCKS8_WEIGHTS
+#undef HK_FC_BLOCKS8_CHUNK
+#undef HK_FC_BLOCKS8_HEAD
+#undef HK_FC_BLOCKS8_DOT_RUNS
+#undef HK_FC_BLOCKS8_DOT_ANY
+#undef HK_FC_BLOCKS8_INTEGER
+#undef HK_FC_BLOCKS8_DOUBLE_PAIR
+#undef HK_FC_BLOCKS8_DOUBLE
+#undef HK_FC_BLOCKS8_TAIL
+#endif
+
 /* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
  * load with immediate offsets; the offset, clamp and narrowing store are vector operations. */
 HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out,
@@ -104,9 +398,44 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
     const int8_t *w = k->filter;
     const int32_t *c = k->folded;
     const double *s = k->scale;
+    const int32_t *m = k->mult;
     const int32x4_t lo = vdupq_n_s32(k->act_min);
     const int32x4_t hi = vdupq_n_s32(k->act_max);
-    for (int32_t g = k->units / HK_FC_PACK_ROWS; g > 0; --g) {
+    int32_t g = k->units / HK_FC_PACK_ROWS;
+#if defined(HK_FC_ASM)
+    /* Whole 64-step runs, no filter offset and the integer requantization: every pair of
+     * groups in one assembly loop (hk_fc_blocks8_s8). */
+    if (m != NULL && row == 0u && k->depth > 0 && (k->depth & 63) == 0 && g >= 2) {
+        fc_blocks8_t st = {lo, hi, x, w, c, m, out, g / 2, k->depth >> 6,
+                           (int32_t)group_size, k->left, -k->right, k->offset, 0};
+        hk_fc_blocks8_s8(&st);
+        const int32_t done = g / 2 * 8;
+        w = st.w;
+        c = st.c;
+        m += done;
+        s += done * step;
+        out = st.out;
+        g -= g / 2 * 2;
+    }
+#endif
+    /* Pairs of groups first: eight units per pass of x (hk_fc_dot8_packed_s8). */
+    for (; g >= 2; g -= 2) {
+        uint32_t acc[8] = {(uint32_t)c[0] + row, (uint32_t)c[1] + row, (uint32_t)c[2] + row,
+                           (uint32_t)c[3] + row, (uint32_t)c[4] + row, (uint32_t)c[5] + row,
+                           (uint32_t)c[6] + row, (uint32_t)c[7] + row};
+        hk_fc_dot8_packed_s8(x, w, k->depth, acc);
+        if (m != NULL) {
+            fc_output8_int_mve(k, acc, m, out, lo, hi);
+            m += 8;
+        } else {
+            fc_output8_mve(k, acc, s, out, lo, hi, step);
+        }
+        w += 2 * group_size;
+        c += 8;
+        s += 8 * step;
+        out += 8;
+    }
+    for (; g > 0; --g) {
         FC_GROUP_ACC(acc, c, row);
         hk_fc_dot4_packed_s8(x, w, k->depth, acc);
         const int32x4_t r = fc_requant4(acc, s[0], s[step], s[2 * step], s[3 * step]);
@@ -223,6 +552,71 @@ static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t
 }
 #endif
 
+#if HK_HAVE_MVE && defined(HK_FC_ASM)
+/* The layers the hk_fc_blocks8 loops cover whole (packed weights, no filter offset, units in
+ * pairs of groups; the double form needs per-unit scales), straight from the params: none of
+ * the set-up of the general loops, which would cost as much as a block. */
+static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t *input,
+                              const int8_t *filter, int8_t *output)
+{
+    const int32_t depth = p->input_features;
+    const int32_t units = p->output_features;
+    if (!p->packed_filter || p->filter_offset != 0 || depth <= 0 || units <= 0 ||
+        (units & 7) != 0) {
+        return false;
+    }
+    const bool runs = (depth & 63) == 0;
+    const bool integer = p->requant_multiplier != NULL;
+#if defined(HK_FC_REQUANT_PATH_VCVTA)
+    if (!integer && !p->per_channel) {
+        return false;
+    }
+#else
+    if (!integer) {
+        return false;
+    }
+#endif
+    fc_blocks8_t st = {vdupq_n_s32(hk_max_i32(p->act_min, -128)),
+                       vdupq_n_s32(hk_min_i32(p->act_max, 127)),
+                       input,
+                       filter,
+                       p->folded_bias,
+                       integer ? (const void *)p->requant_multiplier
+                               : (const void *)p->output_scale,
+                       output,
+                       units / 8,
+                       runs ? depth >> 6 : depth >> 4,
+                       (int32_t)hk_fc_packed_group_size(depth),
+                       p->requant_left,
+                       -p->requant_right,
+                       p->output_offset,
+                       depth & 15};
+    for (int32_t b = 0; b < p->batches; ++b) {
+        st.x = input + (size_t)b * (size_t)depth;
+        st.w = filter;
+        st.c = p->folded_bias;
+        st.m = integer ? (const void *)p->requant_multiplier : (const void *)p->output_scale;
+        st.out = output + (size_t)b * (size_t)units;
+#if defined(HK_FC_REQUANT_PATH_VCVTA)
+        if (!integer) {
+            if (runs) {
+                hk_fc_blocks8_double_s8(&st);
+            } else {
+                hk_fc_blocks8_any_double_s8(&st);
+            }
+            continue;
+        }
+#endif
+        if (runs) {
+            hk_fc_blocks8_s8(&st);
+        } else {
+            hk_fc_blocks8_any_s8(&st);
+        }
+    }
+    return true;
+}
+#endif
+
 /* folded_bias[o], computed when the converter did not: bias + input_offset * (sum of the
  * unit's weights + depth * filter_offset), modulo 2^32. */
 static uint32_t fc_fold_bias(const fc_s8_t *k, const int8_t *w, int32_t o)
@@ -256,10 +650,16 @@ int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const i
         return HK_STATUS_BAD_PARAM;
     }
     const hk_fully_connected_params_t *p = params;
+#if HK_HAVE_MVE && defined(HK_FC_ASM)
+    if (fc_blocks_only_s8(p, input, filter, output)) {
+        return HK_STATUS_OK;
+    }
+#endif
     const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
                        p->output_features, p->per_channel ? 1 : 0, p->input_offset,
                        p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),
-                       hk_min_i32(p->act_max, 127)};
+                       hk_min_i32(p->act_max, 127), p->requant_multiplier, p->requant_left,
+                       p->requant_right};
     /* Packed weights: the full groups first, then the other units row-major. */
     const int32_t grouped = p->packed_filter ? k.units / HK_FC_PACK_ROWS * HK_FC_PACK_ROWS : 0;
     const int8_t *rest =

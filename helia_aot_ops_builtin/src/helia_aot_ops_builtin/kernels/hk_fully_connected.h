@@ -45,6 +45,14 @@ typedef struct {
     /* hk_fully_connected_s8 only: nonzero when the filter is in the packed layout of
      * hk_fc_dot.h rather than row-major; needs folded_bias. */
     int32_t packed_filter;
+    /* hk_fully_connected_s8 only, optional (read on Helium, with packed_filter): per output
+     * feature, the multiplier of an integer requantization of eight units at once,
+     * sat((sat(acc << requant_left) * multiplier * 2 + 2^31) >> 32) shifted right by
+     * requant_right with rounding, which the converter checked gives the double form's outputs
+     * for every accumulator (helia_aot_ops_builtin.fc_integer_requant). */
+    const int32_t *requant_multiplier;
+    int32_t requant_left;
+    int32_t requant_right;
 } hk_fully_connected_params_t;
 
 /* int8 activations and weights, int32 bias (may be NULL). */

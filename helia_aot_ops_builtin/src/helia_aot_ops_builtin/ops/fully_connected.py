@@ -37,6 +37,7 @@ from helia_aot_ops_builtin.conv_support import (
     quantized_clamp,
     tensor_type_name,
 )
+from helia_aot_ops_builtin.fc_integer_requant import IntegerRequant, integer_requant
 from helia_aot_ops_builtin.float16 import (
     F16_ACCUMULATION,
     FLOAT16_RESTRICTION,
@@ -271,6 +272,8 @@ class FullyConnectedOperator(KernelCallOperator):
         if packs:
             packed = int(pack_fc_filter(np.zeros((units, depth), np.int8)).nbytes)
             extra = packed - units * depth + 4 * units - (0 if self.bias is None else 4 * units)
+            requant = self.integer_requant_form()
+            extra += 0 if requant is None else 4 * units
         return [KernelVariant("kernel", "specialized", 0, extra), KernelVariant("kernel", "generic")]
 
     def filter_offset(self) -> int:
@@ -289,6 +292,22 @@ class FullyConnectedOperator(KernelCallOperator):
     def reads_input(self, position: int) -> bool:
         # The packed copies replace the weights and bias the kernel would otherwise read.
         return not (position in (1, 2) and self.packs_filter())
+
+    def integer_requant(self) -> IntegerRequant | None:
+        """The packed int8 kernel's integer requantization (Helium, eight units at a time), when
+        the converter proves it gives the double form's outputs (``fc_integer_requant``)."""
+        return self.integer_requant_form() if self.packs_filter() else None
+
+    def integer_requant_form(self) -> IntegerRequant | None:
+        """``integer_requant`` whatever the knobs, computed once (variants and emission ask)."""
+        cached = self.__dict__.get("_integer_requant", False)
+        if cached is False:
+            lo, hi = quantized_clamp(self.options.activation, self.target)
+            cached = integer_requant(
+                self.effective_scales(), self.target.zero_point(), max(lo, -128), min(hi, 127)
+            )
+            self.__dict__["_integer_requant"] = cached
+        return cached
 
     def effective_scales(self) -> np.ndarray:
         """double(input scale) * double(weight scale) / double(output scale), per unit or one."""
@@ -345,6 +364,20 @@ class FullyConnectedOperator(KernelCallOperator):
                 ("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)),
                 ("packed_filter", "1"),
             ]
+            requant = self.integer_requant()
+            if requant is not None:
+                table = CTable(
+                    "requant_multiplier",
+                    "int32_t",
+                    [str(int(v)) for v in np.broadcast_to(requant.multipliers, (units,))],
+                    "Integer requantization multipliers, checked against the double scales at conversion",
+                )
+                tables.append(table)
+                fields += [
+                    ("requant_multiplier", self.table_ref(table)),
+                    ("requant_left", str(requant.left)),
+                    ("requant_right", str(requant.right)),
+                ]
             weights, bias = self.ptr(self.get_local_tensor("packed_filter"), const=True), "NULL"
         args = [self.data_ptr(self.source), weights, bias, self.ptr(self.target)]
         return "fully_connected_params_t", fields, args, tables

@@ -1,0 +1,78 @@
+"""Helium's eight-unit int8 FULLY_CONNECTED blocks against the reference on cases hypothesis draws.
+
+On the M55 hk_fully_connected_s8 runs pairs of packed groups (eight units) per pass over the
+input, one load of x per 16-byte chunk for all eight (hk_fc_dot8_packed_s8), then requantizes
+the eight accumulators together: in double precision (fc_output8_mve), or with the integer form
+the converter proved equal (fc_output8_int_mve, helia_aot_ops_builtin.fc_integer_requant). The
+last group of four and the row-major units after the groups take the older loops. At -O2 the
+blocks are assembly, at -O0 intrinsics. Hypothesis draws calls in and around that space (depths
+that are and are not whole chunks, unit counts around multiples of eight and four, several
+rows, input and output zero points at the int8 limits, filter zero points, per-tensor and
+per-unit scales, activation clamps, with and without the integer requantization), and one
+program holding all of a draw's cases is cross-built for Helium at -O2 and -O0 and for the M55
+without MVE or DSP (the portable reference path), each checked byte for byte against the numpy
+reference. Few draws, each many cases, so only a handful of builds run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helia_aot.testing import cross_build_program, run_qemu
+from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .test_fc_pool_binary_paths import fc_case, program
+
+pytestmark = [pytest.mark.cross]
+
+PATHS = {
+    "m55-mve": ("m55", (), "mve"),
+    "m55-mve-O0": ("m55", ("-O0",), "mve"),
+    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
+}
+
+
+@st.composite
+def fc_call(draw):
+    """Keyword arguments of fc_case for an int8 call the eight-unit blocks may take."""
+    per_channel = draw(st.booleans())
+    return dict(
+        batches=draw(st.integers(1, 3)),
+        depth=draw(st.one_of(st.integers(1, 150), st.sampled_from([16, 64, 128, 640]))),
+        units=draw(st.one_of(st.integers(1, 40), st.sampled_from([8, 16, 128]))),
+        layout=draw(st.sampled_from(["packed", "packed", "packed", "folded"])),
+        per_channel=per_channel,
+        zp_w=0 if per_channel else draw(st.sampled_from([0, 0, -7, 12])),
+        integer=draw(st.booleans()),
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+@pytest.mark.parametrize("path_name", sorted(PATHS))
+@settings(
+    max_examples=2,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(drawn=st.lists(fc_call(), min_size=10, max_size=14))
+def test_fc_blocks_match_the_reference(path_name, drawn, tmp_path_factory):
+    cases = []
+    for kwargs in drawn:
+        rng = np.random.default_rng(kwargs.pop("seed"))
+        cases.append(fc_case(rng, kwargs.pop("batches"), kwargs.pop("depth"), kwargs.pop("units"), **kwargs))
+    # Always the AD autoencoder's shapes: 640 -> 128, 128 -> 8 and 8 -> 128, per-unit scales.
+    for depth, units in ((640, 128), (128, 8), (8, 128)):
+        cases.append(fc_case(np.random.default_rng(depth), 1, depth, units, integer=True))
+    work = tmp_path_factory.mktemp("fc_blocks")
+    source = work / "main.c"
+    source.write_text(program(cases))
+    core, flags, expected_path = PATHS[path_name]
+    kernels = [p for p in kernel_sources("fully_connected", "pool", "binary") if p.suffix == ".c"]
+    elf = cross_build_program([source, *kernels], work, core, include_dirs=[KERNEL_DIR], extra_cflags=flags)
+    run = run_qemu(elf, core, timeout=120, count=False)
+    assert f"path {expected_path}\n" in run.stdout, run.stdout
+    assert run.returncode == 0, run.stdout
+    assert f"0 of {len(cases)} cases differ" in run.stdout, run.stdout
