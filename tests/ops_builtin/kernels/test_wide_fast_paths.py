@@ -313,13 +313,38 @@ def f32_case(draw):
 
 @st.composite
 def binary_case(draw):
-    """int16 ADD (general scales, and the power-of-two path the run declines) and MUL, float32
+    """int16 ADD (general scales, and the power-of-two path the runs decline) and MUL, float32
     ADD, SUB and MUL; flat, broadcast along rows, from a scalar, or strided (declined)."""
     kind = draw(st.sampled_from(["s16", "f32"]))
     op = draw(st.sampled_from(["ADD", "MUL"] if kind == "s16" else ["ADD", "SUB", "MUL"]))
     shape = draw(st.lists(st.integers(1, 6), min_size=1, max_size=4))
     shapes = [tuple(d if draw(st.integers(0, 9)) < 7 else 1 for d in shape) for _ in range(2)]
+    pot = kind == "s16" and op == "ADD" and draw(st.booleans())
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return _binary(kind, op, shapes, rng, pot=pot)
+
+
+@st.composite
+def s16_run_case(draw, op: str, layout: str):
+    """int16 ADD and MUL runs as the Helium and DSP paths take them: flat tensors and broadcast
+    rows of odd and even lengths (the DSP runs take two outputs per word), a scalar as either
+    input, inputs sometimes at the extremes (-32768 * -32768 is the one product of 2^30), MUL
+    multipliers from right shifts through 0 to left shifts."""
+    n = draw(st.integers(1, 67))
+    rows = draw(st.integers(2, 3))
+    shapes = {
+        "flat": [(n,), (n,)],
+        "scalar0": [(1,), (n,)],
+        "scalar1": [(n,), (1,)],
+        "rows": [(rows, n), (1, n)],
+    }[layout]
+    salt = [("ADD", "MUL").index(op), ("flat", "scalar0", "scalar1", "rows").index(layout)]
+    rng = np.random.default_rng([draw(st.integers(0, 2**32 - 1)), *salt])
+    return _binary("s16", op, shapes, rng, pot=False, extremes=draw(st.booleans()), layout=layout)
+
+
+def _binary(kind, op, shapes, rng, *, pot, extremes=False, layout="") -> Case:
+    """One hk_binary call over inputs of `shapes` (int16 with LiteRT's rescaling, or float32)."""
     g = broadcast_geometry(*shapes)
     geometry = (
         f"{{.size = {g.size}, .broadcast = {'true' if g.broadcast else 'false'}, "
@@ -331,12 +356,16 @@ def binary_case(draw):
         lo, hi = _float_clamp(rng)
         arrays = dict(a=_floats(rng, shapes[0]), b=_floats(rng, shapes[1]))
         fields = dict(geometry=geometry, float_min=f"{float(lo)!r}f", float_max=f"{float(hi)!r}f")
-        out_type = "float"
+        out_type, op_label = "float", op
     else:
-        pot = op == "ADD" and draw(st.booleans())
         s1, s2 = (float(np.float32(v)) for v in rng.uniform(2.0**-12, 2.0**-6, 2))
+        factor = 1.0
+        same_scale = bool(layout) and op == "ADD" and rng.random() < 0.3
+        if same_scale:  # both real input multipliers 1/2 (the DSP run's shift-only form)
+            s2 = s1
         if op == "MUL":
-            r = mul_rescale(s1, 0, s2, 0, float(np.float32(s1 * s2 * rng.uniform(0.5, 300))), 0)
+            factor = 2.0 ** rng.uniform(-2.5, 8.0)  # real multipliers from 2^-8 to 2^2.5
+            r = mul_rescale(s1, 0, s2, 0, float(np.float32(s1 * s2 * factor)), 0)
         elif pot:
             r = add_sub_rescale(op, True, 2.0**-10, 0, 2.0**-12, 0, 2.0**-10, 0)
         else:
@@ -347,16 +376,32 @@ def binary_case(draw):
         q.update(activation_min=int(lo), activation_max=int(hi))
         q["pot_scale"] = "true" if q["pot_scale"] else "false"
         quant = "{" + ", ".join(f".{k} = {v}" for k, v in q.items()) + "}"
+        top = 32768
+        if layout:
+            # Inputs and clamps that leave most outputs unclamped (a wrong rounding shows).
+            real = 1.0 / factor if op == "MUL" else 1.0
+            top = int(np.clip(np.sqrt(2.0**14 / real) if op == "MUL" else 2.0**13, 4, 32768))
+            if rng.random() < 0.5:
+                lo, hi = int(rng.integers(-32768, -64)), int(rng.integers(64, 32767))
+                q.update(activation_min=lo, activation_max=hi)
+                quant = "{" + ", ".join(f".{k} = {v}" for k, v in q.items()) + "}"
         arrays = {
-            key: rng.integers(-32768, 32767, shp, endpoint=True).astype(np.int16)
+            key: rng.integers(-top, top - 1, shp, endpoint=True).astype(np.int16)
             for key, shp in zip("ab", shapes, strict=True)
         }
+        if extremes:
+            for values in arrays.values():
+                flat = values.reshape(-1)
+                picks = rng.random(flat.size) < 0.5
+                flat[picks] = rng.choice(np.array([-32768, 32767], dtype=np.int16), int(picks.sum()))
         fields = dict(geometry=geometry, quant=quant)
         out_type = "int16_t"
         op_label = f"{op} pot={pot}"
-    label = f"binary {kind} {op_label if kind == 's16' else op} {shapes[0]} {shapes[1]}"
+        if layout:
+            op_label += f" run {layout} n={max(shapes[0][-1], shapes[1][-1])} shift={r.output_shift}"
+            op_label += f" extremes={extremes}" + (" same_scale" if same_scale else "")
     return Case(
-        label=label,
+        label=f"binary {kind} {op_label} {shapes[0]} {shapes[1]}",
         params_type="hk_binary_params_t",
         fields=fields,
         arrays=arrays,
@@ -388,6 +433,12 @@ def cases() -> list[Case]:
         + draw_cases(s16_fc_case(), 20)
         + draw_cases(f32_case(), 30)
         + draw_cases(binary_case(), 30)
+        + [
+            case
+            for op in ("ADD", "MUL")
+            for layout in ("flat", "scalar0", "scalar1", "rows")
+            for case in draw_cases(s16_run_case(op, layout), 4)
+        ]
     )
 
 
@@ -491,6 +542,9 @@ def test_cases_cover_every_fast_path_and_its_fallbacks():
         "fc s16 b64", "fc s16 b32", "filter_offset=3",
         "conv f32", "dw f32", "fc f32",
         "binary s16 ADD pot=False", "binary s16 ADD pot=True", "binary s16 MUL",
+        "ADD pot=False run scalar0", "ADD pot=False run scalar1", "ADD pot=False run flat",
+        "MUL pot=False run flat", "MUL pot=False run scalar0", "run rows", "extremes=True", "same_scale",
+        "MUL pot=False run flat n=", "shift=-",
         "binary f32 ADD", "binary f32 SUB", "binary f32 MUL",
     ):  # fmt: skip
         assert any(needle in label for label in labels), needle

@@ -11,16 +11,10 @@
 #define HK_BATCH_MATMUL_F16_H
 
 #include "hk_f16.h"
+#include "hk_shapes.h"
 
 typedef struct {
-    int32_t batch[3];      /* output batch dimensions */
-    int32_t lhs_batch[3];  /* lhs batch dimensions: batch[d] or 1 */
-    int32_t rhs_batch[3];  /* rhs batch dimensions: batch[d] or 1 */
-    int32_t rows;          /* output rows */
-    int32_t depth;         /* summed dimension */
-    int32_t cols;          /* output columns */
-    int32_t adj_x;         /* nonzero: lhs matrices are stored transposed */
-    int32_t adj_y;         /* nonzero: rhs matrices are stored transposed */
+    HK_BATCH_MATMUL_SHAPE_FIELDS
 } hk_batch_matmul_f16_params_t;
 
 int32_t hk_batch_matmul_f16(const hk_batch_matmul_f16_params_t *params, const uint16_t *lhs,

@@ -46,4 +46,32 @@ static inline bool hk_dw_s16_lanes_ok(const hk_depthwise_params_t *p, const int6
     return true;
 }
 
+#if HK_DW_S16_FAST
+/* One call's arguments and the choices made once for it, which both paths' group functions
+ * read: the activation clamp within int16 and whether the 32-bit requantization applies. */
+typedef struct {
+    const hk_depthwise_params_t *p;
+    const int8_t *filter;
+    const int64_t *bias;
+    int16_t *output;
+    int32_t lo;
+    int32_t hi;
+    bool lanes_ok;
+} hk_dw_s16_call_t;
+
+static inline hk_dw_s16_call_t hk_dw_s16_call(const hk_depthwise_params_t *p,
+                                              const int8_t *filter, const int64_t *bias,
+                                              int16_t *output)
+{
+    const hk_dw_s16_call_t k = {p,
+                                filter,
+                                bias,
+                                output,
+                                hk_max_i32(p->act_min, -32768),
+                                hk_min_i32(p->act_max, 32767),
+                                hk_dw_s16_lanes_ok(p, bias)};
+    return k;
+}
+#endif
+
 #endif /* HK_DEPTHWISE_S16_H */

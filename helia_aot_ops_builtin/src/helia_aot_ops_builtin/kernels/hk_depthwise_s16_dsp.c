@@ -12,16 +12,16 @@
 
 #if HK_HAVE_DSP
 
+#include "hk_depthwise_walk.h"
 #include "hk_simd.h"
-#include "hk_window.h"
 
-HK_INLINE int16_t dw_s16_dsp_output(const hk_depthwise_params_t *p, const int64_t *bias,
-                                    int32_t c, int32_t acc, bool short_form, int32_t lo,
-                                    int32_t hi)
+HK_INLINE int16_t dw_s16_dsp_output(const hk_dw_s16_call_t *k, int32_t c, int32_t acc)
 {
+    const hk_depthwise_params_t *p = k->p;
+    const int64_t *bias = k->bias;
     const int32_t multiplier = p->output_multiplier[c];
     int32_t value;
-    if (short_form) {
+    if (k->lanes_ok) {
         const int32_t reduced =
             multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
         const int32_t m = (int32_t)((uint32_t)reduced << (16 + p->output_shift[c]));
@@ -31,61 +31,46 @@ HK_INLINE int16_t dw_s16_dsp_output(const hk_depthwise_params_t *p, const int64_
         const int64_t x = (int64_t)acc + (bias != NULL ? bias[c] : 0);
         value = hk_mbqm_64(x, multiplier, p->output_shift[c]);
     }
-    return (int16_t)hk_clamp_i32(value + p->output_offset, lo, hi);
+    return (int16_t)hk_clamp_i32(value + p->output_offset, k->lo, k->hi);
+}
+
+/* Two channels' sums: the low and high int16 of one input word times each channel's weight. */
+HK_INLINE void dw_s16_dsp_pair(void *acc, const void *x, const void *w)
+{
+    int32_t *a = (int32_t *)acc;
+    const int8_t *wp = (const int8_t *)w;
+    const int32_t xv = (int32_t)hk_load_u32(x);
+    a[0] = __smlabb(xv, wp[0], a[0]);
+    a[1] = __smlatb(xv, wp[1], a[1]);
+}
+
+/* The last channel of an odd count, alone. */
+HK_INLINE void dw_s16_dsp_single(void *acc, const void *x, const void *w)
+{
+    int32_t *a = (int32_t *)acc;
+    a[0] += (int32_t)*(const int16_t *)x * *(const int8_t *)w;
+}
+
+HK_INLINE void dw_s16_dsp_group(void *ctx, const hk_dw_pixel_t *px, int32_t c, size_t pixel)
+{
+    const hk_dw_s16_call_t *k = (const hk_dw_s16_call_t *)ctx;
+    int16_t *out = k->output + pixel;
+    int32_t a[2] = {0, 0};
+    if (c + 1 < px->channels) {
+        hk_dw_taps(px, c, k->filter, sizeof(int16_t), sizeof(int8_t), dw_s16_dsp_pair, a);
+        out[c] = dw_s16_dsp_output(k, c, a[0]);
+        out[c + 1] = dw_s16_dsp_output(k, c + 1, a[1]);
+    } else {
+        hk_dw_taps(px, c, k->filter, sizeof(int16_t), sizeof(int8_t), dw_s16_dsp_single, a);
+        out[c] = dw_s16_dsp_output(k, c, a[0]);
+    }
 }
 
 void hk_depthwise_s16_fast(const hk_depthwise_params_t *params, const int16_t *input,
                            const int8_t *filter, const int64_t *bias, int16_t *output)
 {
-    const hk_depthwise_params_t *p = params;
-    const int32_t channels = p->input_channels;
-    const size_t row = (size_t)p->input_width * (size_t)channels;
-    const size_t filter_row = (size_t)p->filter_width * (size_t)channels;
-    const int32_t lo = hk_max_i32(p->act_min, -32768);
-    const int32_t hi = hk_min_i32(p->act_max, 32767);
-    const bool short_form = hk_dw_s16_lanes_ok(p, bias);
-    int16_t *out = output;
-    for (int32_t b = 0; b < p->batches; ++b) {
-        const int16_t *image = input + (size_t)b * (size_t)p->input_height * row;
-        for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            const int32_t iy0 = oy * p->stride_height - p->pad_top;
-            int32_t fy0, fy1;
-            hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0,
-                           &fy1);
-            for (int32_t ox = 0; ox < p->output_width; ++ox) {
-                const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                int32_t fx0, fx1;
-                hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0,
-                               &fx1);
-                for (int32_t c = 0; c < channels; c += 2) {
-                    const bool pair = c + 1 < channels;
-                    int32_t a0 = 0, a1 = 0;
-                    for (int32_t fy = fy0; fy < fy1; ++fy) {
-                        const int32_t iy = iy0 + fy * p->dilation_height;
-                        const int16_t *x = image + (size_t)iy * row + (size_t)c;
-                        const int8_t *w = filter + (size_t)fy * filter_row + (size_t)c;
-                        for (int32_t fx = fx0; fx < fx1; ++fx) {
-                            const int32_t ix = ix0 + fx * p->dilation_width;
-                            const int16_t *xp = x + (size_t)ix * (size_t)channels;
-                            const int8_t *wp = w + (size_t)fx * (size_t)channels;
-                            if (pair) {
-                                const int32_t xv = (int32_t)hk_load_u32(xp);
-                                a0 = __smlabb(xv, wp[0], a0);
-                                a1 = __smlatb(xv, wp[1], a1);
-                            } else {
-                                a0 += (int32_t)xp[0] * wp[0];
-                            }
-                        }
-                    }
-                    out[c] = dw_s16_dsp_output(p, bias, c, a0, short_form, lo, hi);
-                    if (pair) {
-                        out[c + 1] = dw_s16_dsp_output(p, bias, c + 1, a1, short_form, lo, hi);
-                    }
-                }
-                out += channels;
-            }
-        }
-    }
+    const hk_dw_s16_call_t k = hk_dw_s16_call(params, filter, bias, output);
+    hk_dw_walk(params, input, sizeof(int16_t), sizeof(int8_t), 2, dw_s16_dsp_group, (void *)&k);
 }
 
 #endif /* HK_HAVE_DSP */

@@ -289,32 +289,47 @@ HK_INLINE int16x2_t hk_fc_odd(uint32_t v)
     } while (0)
 
 #if defined(HK_FC_ASM)
-/* One word of x (post-incremented) against the four rows of a chunk whose row 0 word starts
- * at w + OFF (a negative offset: w already points past the chunk). */
-#define HK_FC_DSP_ASM_WORD(OFF)                                                                \
+/* The four rows of a chunk, whose row 0 word starts at w + OFF (a negative offset: w already
+ * points past the chunk), against the even and odd halves xe, xo of one word of x. */
+#define HK_FC_DSP_ASM_ROWS(OFF)                                                              \
+    "ldr %[v], [%[w], #" #OFF "]\n\t"                                                        \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a0], %[t], %[xe], %[a0]\n\t"                                                    \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a0], %[v], %[xo], %[a0]\n\t"                                                    \
+    "ldr %[v], [%[w], #" #OFF "+16]\n\t"                                                     \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a1], %[t], %[xe], %[a1]\n\t"                                                    \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a1], %[v], %[xo], %[a1]\n\t"                                                    \
+    "ldr %[v], [%[w], #" #OFF "+32]\n\t"                                                     \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a2], %[t], %[xe], %[a2]\n\t"                                                    \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a2], %[v], %[xo], %[a2]\n\t"                                                    \
+    "ldr %[v], [%[w], #" #OFF "+48]\n\t"                                                     \
+    "sxtb16 %[t], %[v]\n\t"                                                                  \
+    "smlad %[a3], %[t], %[xe], %[a3]\n\t"                                                    \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
+    "smlad %[a3], %[v], %[xo], %[a3]\n\t"
+
+/* One word of x (post-incremented) against the four rows: a load and two SXTB16s. */
+#define HK_FC_DSP_ASM_WORD(OFF)                                                              \
     "ldr %[xe], [%[x]], #4\n\t"                                                              \
     "sxtb16 %[xo], %[xe], ror #8\n\t"                                                        \
     "sxtb16 %[xe], %[xe]\n\t"                                                                \
-    "ldr %[v], [%[w], #" #OFF "]\n\t"                                                        \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a0], %[t], %[xe], %[a0]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a0], %[v], %[xo], %[a0]\n\t"                                                   \
-    "ldr %[v], [%[w], #" #OFF "+16]\n\t"                                                     \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a1], %[t], %[xe], %[a1]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a1], %[v], %[xo], %[a1]\n\t"                                                   \
-    "ldr %[v], [%[w], #" #OFF "+32]\n\t"                                                     \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a2], %[t], %[xe], %[a2]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a2], %[v], %[xo], %[a2]\n\t"                                                   \
-    "ldr %[v], [%[w], #" #OFF "+48]\n\t"                                                     \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a3], %[t], %[xe], %[a3]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a3], %[v], %[xo], %[a3]\n\t"
+    HK_FC_DSP_ASM_ROWS(OFF)
+
+/* The loop over whole 16-step chunks (64 weight bytes each), WORD reading x's word. */
+#define HK_FC_DSP_ASM_CHUNKS(WORD)                                                           \
+    "1:\n\t"                                                                                 \
+    "add %[w], %[w], #64\n\t"                                                                \
+    WORD(-64)                                                                                \
+    WORD(-60)                                                                                \
+    WORD(-56)                                                                                \
+    WORD(-52)                                                                                \
+    "subs %[n], %[n], #1\n\t"                                                                \
+    "bne 1b"
 #endif
 
 HK_INLINE void hk_fc_dot4_packed_s8(const int8_t *x, const int8_t *w, int32_t depth,
@@ -326,14 +341,7 @@ HK_INLINE void hk_fc_dot4_packed_s8(const int8_t *x, const int8_t *w, int32_t de
     /* GCC's allocation of the C loop below spills; this one fits the registers. */
     if (chunks > 0) {
         uint32_t xe, xo, v, t;
-        __asm__("1:\n\t"
-                "add %[w], %[w], #64\n\t"
-                HK_FC_DSP_ASM_WORD(-64)
-                HK_FC_DSP_ASM_WORD(-60)
-                HK_FC_DSP_ASM_WORD(-56)
-                HK_FC_DSP_ASM_WORD(-52)
-                "subs %[n], %[n], #1\n\t"
-                "bne 1b"
+        __asm__(HK_FC_DSP_ASM_CHUNKS(HK_FC_DSP_ASM_WORD)
                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
                   [w] "+r"(w), [n] "+r"(chunks), [xe] "=&r"(xe), [xo] "=&r"(xo), [v] "=&r"(v),
                   [t] "=&r"(t)
@@ -374,28 +382,9 @@ HK_INLINE void hk_fc_dot4_packed_s8(const int8_t *x, const int8_t *w, int32_t de
 #if defined(HK_FC_ASM)
 /* HK_FC_DSP_ASM_WORD with the word of x already widened (two words at xw, post-incremented):
  * one LDRD instead of a load and two SXTB16s. */
-#define HK_FC_DSP_ASM_WIDE_WORD(OFF)                                                           \
-    "ldrd %[xe], %[xo], [%[xw]], #8\n\t"                                                    \
-    "ldr %[v], [%[w], #" #OFF "]\n\t"                                                        \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a0], %[t], %[xe], %[a0]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a0], %[v], %[xo], %[a0]\n\t"                                                   \
-    "ldr %[v], [%[w], #" #OFF "+16]\n\t"                                                     \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a1], %[t], %[xe], %[a1]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a1], %[v], %[xo], %[a1]\n\t"                                                   \
-    "ldr %[v], [%[w], #" #OFF "+32]\n\t"                                                     \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a2], %[t], %[xe], %[a2]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a2], %[v], %[xo], %[a2]\n\t"                                                   \
-    "ldr %[v], [%[w], #" #OFF "+48]\n\t"                                                     \
-    "sxtb16 %[t], %[v]\n\t"                                                                  \
-    "smlad %[a3], %[t], %[xe], %[a3]\n\t"                                                   \
-    "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
-    "smlad %[a3], %[v], %[xo], %[a3]\n\t"
+#define HK_FC_DSP_ASM_WIDE_WORD(OFF)                                                         \
+    "ldrd %[xe], %[xo], [%[xw]], #8\n\t"                                                     \
+    HK_FC_DSP_ASM_ROWS(OFF)
 
 /* The depth's whole words of x widened for SMLAD, two words each (even bytes, odd bytes),
  * into xw: once per input row, for every group of units to read (hk_fc_dot4_widened_s8). */
@@ -418,14 +407,7 @@ HK_INLINE void hk_fc_dot4_widened_s8(const int8_t *x, const int32_t *xw, const i
         int32_t a0 = (int32_t)acc[0], a1 = (int32_t)acc[1], a2 = (int32_t)acc[2],
                 a3 = (int32_t)acc[3];
         uint32_t xe, xo, v, t;
-        __asm__("1:\n\t"
-                "add %[w], %[w], #64\n\t"
-                HK_FC_DSP_ASM_WIDE_WORD(-64)
-                HK_FC_DSP_ASM_WIDE_WORD(-60)
-                HK_FC_DSP_ASM_WIDE_WORD(-56)
-                HK_FC_DSP_ASM_WIDE_WORD(-52)
-                "subs %[n], %[n], #1\n\t"
-                "bne 1b"
+        __asm__(HK_FC_DSP_ASM_CHUNKS(HK_FC_DSP_ASM_WIDE_WORD)
                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xw] "+r"(xw),
                   [w] "+r"(w), [n] "+r"(chunks), [xe] "=&r"(xe), [xo] "=&r"(xo), [v] "=&r"(v),
                   [t] "=&r"(t)
@@ -444,8 +426,10 @@ HK_INLINE void hk_fc_dot4_widened_s8(const int8_t *x, const int32_t *xw, const i
 #endif
 
 #undef HK_FC_DSP_WORD
+#undef HK_FC_DSP_ASM_ROWS
 #undef HK_FC_DSP_ASM_WORD
 #undef HK_FC_DSP_ASM_WIDE_WORD
+#undef HK_FC_DSP_ASM_CHUNKS
 
 HK_INLINE uint32_t hk_fc_dot1_s8(const int8_t *x, const int8_t *w, int32_t depth, uint32_t acc)
 {

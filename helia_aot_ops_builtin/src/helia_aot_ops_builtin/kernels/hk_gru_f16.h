@@ -12,12 +12,10 @@
 
 #include "hk_act_f32.h"
 #include "hk_f16.h"
+#include "hk_shapes.h"
 
 typedef struct {
-    int32_t steps;
-    int32_t input_size;
-    int32_t units;
-    int32_t sequence_output; /* nonzero: output [steps, units]; zero: the last h [units] */
+    HK_GRU_SHAPE_FIELDS
 } hk_gru_f16_params_t;
 
 int32_t hk_gru_f16(const hk_gru_f16_params_t *params, const uint16_t *input, const uint16_t *kernel,

@@ -11,23 +11,13 @@
 #define HK_POOL_H
 
 #include "hk_common.h"
+#include "hk_shapes.h"
 
 /* Returned by the average kernels when a window has no in-image tap (LiteRT fails too). */
 #define HK_STATUS_POOL_EMPTY_WINDOW 7
 
 typedef struct {
-    int32_t batches;
-    int32_t input_height;
-    int32_t input_width;
-    int32_t channels;
-    int32_t output_height;
-    int32_t output_width;
-    int32_t filter_height;
-    int32_t filter_width;
-    int32_t stride_height;
-    int32_t stride_width;
-    int32_t pad_top;
-    int32_t pad_left;
+    HK_POOL_SHAPE_FIELDS
     int32_t act_min;    /* quantized kernels: fused activation clamp */
     int32_t act_max;
     float act_min_f32;  /* float kernels */

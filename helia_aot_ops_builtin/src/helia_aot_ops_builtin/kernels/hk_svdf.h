@@ -19,13 +19,10 @@
 
 #include "hk_act_f32.h"
 #include "hk_common.h"
+#include "hk_shapes.h"
 
 typedef struct {
-    int32_t batches;    /* input rows */
-    int32_t input_size; /* features per row */
-    int32_t filters;    /* units * rank */
-    int32_t rank;       /* filters summed into one unit */
-    int32_t memory;     /* time steps each filter remembers */
+    HK_SVDF_SHAPE_FIELDS
     /* float32 kernel only. */
     int32_t activation; /* HK_ACT_F32_* */
     /* Integer kernels only. */

@@ -12,21 +12,10 @@
 #define HK_TRANSPOSE_CONV_H
 
 #include "hk_common.h"
+#include "hk_shapes.h"
 
 typedef struct {
-    int32_t batches;
-    int32_t input_height;
-    int32_t input_width;
-    int32_t input_channels;
-    int32_t filter_height;
-    int32_t filter_width;
-    int32_t output_height;
-    int32_t output_width;
-    int32_t output_channels;
-    int32_t stride_height;
-    int32_t stride_width;
-    int32_t pad_top;
-    int32_t pad_left;
+    HK_TRANSPOSE_CONV_SHAPE_FIELDS
     /* Quantized kernels only. */
     int32_t input_offset;              /* -input zero point (0 for int16) */
     int32_t output_offset;             /* output zero point (0 for int16) */

@@ -11,21 +11,10 @@
 #define HK_TRANSPOSE_CONV_F16_H
 
 #include "hk_f16.h"
+#include "hk_shapes.h"
 
 typedef struct {
-    int32_t batches;
-    int32_t input_height;
-    int32_t input_width;
-    int32_t input_channels;
-    int32_t filter_height;
-    int32_t filter_width;
-    int32_t output_height;
-    int32_t output_width;
-    int32_t output_channels;
-    int32_t stride_height;
-    int32_t stride_width;
-    int32_t pad_top;
-    int32_t pad_left;
+    HK_TRANSPOSE_CONV_SHAPE_FIELDS
     float act_min_f32; /* fused activation clamp */
     float act_max_f32;
 } hk_transpose_conv_f16_params_t;
