@@ -90,7 +90,11 @@ def test_plan_records_each_operator_decision(kws):
         "tensor_name"
     }
     conv = plan.operators[0]
-    assert conv.op_type == "CONV_2D" and conv.kernel.family == "conv" and conv.kernel.entry == "hk_conv_s8"
+    assert (
+        conv.op_type == "CONV_2D"
+        and conv.kernel.family == "conv"
+        and conv.kernel.entry == "hk_conv_s8_scratch"
+    )
     # balanced keeps the shape-specialized fast paths (kernel: auto -> specialized).
     assert {name: k.value for name, k in conv.knobs.items()} == {
         "kernel": KernelChoice.SPECIALIZED.value,
@@ -114,7 +118,7 @@ def test_report_figures_follow_the_definitions(kws):
     assert ops[10].macs == 12 * 64 and ops[10].parameters == 12 * 64
     assert ops[11].op_type == "SOFTMAX" and ops[11].macs == 0 and ops[11].parameters is None
     assert kws.report.total_macs == sum(op.macs or 0 for op in ops.values())
-    assert ops[0].kernel_calls == {"conv_2d": "hk_conv_s8"}
+    assert ops[0].kernel_calls == {"conv_2d": "hk_conv_s8_scratch"}
 
 
 def test_readers_round_trip_the_files(kws):
