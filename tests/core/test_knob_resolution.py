@@ -141,9 +141,9 @@ def test_goals_pick_the_kernel_entries(tmp_path):
     assert generic[0] == ("generic", "hk_conv_s8_generic")
     assert generic[1] == ("generic", "hk_depthwise_s8_generic")
     assert generic[max(generic)] == ("generic", "hk_fully_connected_s8_generic")
-    # goal size: the fast loops without folded constants or buffers (Helium's scratch-free
-    # convolution entry), the fully connected fast path.
-    assert size[0] == ("specialized", "hk_conv_s8_scratch_free")
+    # goal size: the fast loops without folded constants or buffers (the convolution's
+    # hk_conv_unfolded family), the fully connected fast path.
+    assert size[0] == ("specialized", "hk_conv_s8_unfolded")
     assert size[1] == ("specialized", "hk_depthwise_s8")
     assert size[max(size)] == ("specialized", "hk_fully_connected_s8")
 

@@ -9,7 +9,7 @@ variant is free on every instruction set, or its kernel places it in the operato
 (hk_conv_s8_reuse, where the input dies): ``used`` is the tensor-only peak on the MLPerf int8
 models with every fast path kept; at ``latency`` every buffer stays. The int8 models stay
 bit-exact against the reference at size (convolutions from the model's bias, no folded
-constants): on the host and on the Cortex-M55 (Helium's scratch-free path, hk_conv_s8_lean) and
+constants, hk_conv_unfolded.h): on the host and on the Cortex-M55 (Helium's four-filter loop) and
 the Cortex-M4 (the general loop, the DSP depthwise loop) under QEMU.
 """
 
@@ -136,7 +136,7 @@ def test_balanced_places_the_buffer_only_where_the_input_dies():
 def test_size_runs_the_convolutions_without_folded_constants_or_buffers_on_kws():
     # goal size keeps the model's own constants: the int8 convolutions run their fast loops from
     # the model's bias (no offset_bias), so the fast path's buffer is never asked for and every
-    # CONV_2D calls the scratch-free entry (Helium's lean loop, the general loop elsewhere).
+    # CONV_2D calls hk_conv_s8_unfolded (Helium's four-filter loop, the general loop elsewhere).
     entry = next(e for e in MLPERF if e["name"] == "mlperf_kws_dscnn_int8")
     for kernel in ("auto", "specialized"):
         _, operators, memory_plan = plan(entry, "size", kernel=kernel)
@@ -149,7 +149,7 @@ def test_size_runs_the_convolutions_without_folded_constants_or_buffers_on_kws()
         assert all(op.knob("kernel") == "specialized" for op in convs)
         assert not any("offset_bias" in op.op.named_tensors or op.has_scratch("scratch") for op in convs)
         entries = {op.kernel_function() for op in convs if op.op.op_type == "CONV_2D"}
-        assert entries == {"conv_s8_scratch_free"}
+        assert entries == {"conv_s8_unfolded"}
 
 
 def test_the_written_plan_lists_each_dropped_buffer_with_the_goals_reason(tmp_path):
@@ -164,7 +164,7 @@ def test_the_written_plan_lists_each_dropped_buffer_with_the_goals_reason(tmp_pa
         result = AotConverter(ConvertArgs.model_validate(config)).convert()
         records[goal] = [d for op in result.plan.operators for d in op.dropped_scratch]
     # Balanced places the buffers in the peak operators' dead bytes; size never asks for them
-    # (its convolutions run without folded constants, on the scratch-free loop).
+    # (its convolutions run without folded constants, hk_conv_s8_unfolded).
     assert [(d.buffer, d.bytes) for d in records["balanced"]] == [("scratch", 896)] * 4
     assert all(d.reason.startswith("goal balanced:") for d in records["balanced"])
     assert records["size"] == []

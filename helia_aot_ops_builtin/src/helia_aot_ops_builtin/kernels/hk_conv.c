@@ -180,9 +180,8 @@ int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params)
 }
 
 /*
- * Without the fast path's scratch (the converter's memory-aware choice, or goal size, which
- * also leaves offset_bias out) Helium still reads in place (hk_conv_s8_lean); otherwise the
- * generic loop. Kept out of line so that hk_conv_s8's
+ * Without the fast path's scratch (the converter's memory-aware choice) Helium still reads in
+ * place (hk_conv_s8_lean); otherwise the generic loop. Kept out of line so that hk_conv_s8's
  * fast-path dispatch compiles to the same instructions as without this variant.
  */
 HK_NOINLINE int32_t conv_s8_scratch_free(const hk_conv_params_t *params, const int8_t *input,
@@ -190,7 +189,7 @@ HK_NOINLINE int32_t conv_s8_scratch_free(const hk_conv_params_t *params, const i
                                          int8_t *output)
 {
 #if HK_HAVE_MVE
-    if (params->scratch == NULL && params->dilation_width == 1 &&
+    if (params->offset_bias != NULL && params->scratch == NULL && params->dilation_width == 1 &&
         hk_conv_s8_scratch_size(params) > 0 && params->input_offset >= -127 &&
         params->input_offset <= 128) {
         hk_conv_s8_lean(params, input, filter, bias, output);

@@ -756,7 +756,7 @@ void hk_conv_s8_lean(const hk_conv_params_t *p, const int8_t *input, const int8_
                         (p->output_width - 1) * p->stride_width < p->input_width;
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
-    if (direct && cin <= 16 && p->offset_bias != NULL) {
+    if (direct && cin <= 16) {
         for (int32_t i = 0; i < pixels; i += 4, out += 4 * channels) {
             const int8_t *x[4];
             const int32_t n = hk_min_i32(pixels - i, 4);
@@ -778,10 +778,7 @@ void hk_conv_s8_lean(const hk_conv_params_t *p, const int8_t *input, const int8_
         hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0, &fy1);
         hk_window_taps(ix0, 1, p->filter_width, p->input_width, &fx0, &fx1);
         const int32_t runs = fx1 > fx0 ? fy1 - fy0 : 0;
-        /* Without offset_bias (goal size keeps the model's bias only) every window is summed
-         * as a clipped one: bias + dot + input_offset * (sum of its filter taps). */
-        const bool clipped = fy1 - fy0 != p->filter_height || fx1 - fx0 != p->filter_width ||
-                             p->offset_bias == NULL;
+        const bool clipped = fy1 - fy0 != p->filter_height || fx1 - fx0 != p->filter_width;
         const int32_t len = (fx1 - fx0) * cin;
         const int8_t *x =
             input + (((size_t)at.b * (size_t)p->input_height +

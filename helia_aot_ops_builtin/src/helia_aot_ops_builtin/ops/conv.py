@@ -382,8 +382,8 @@ class _WindowOperator(KernelCallOperator):
         """Goal ``size``: the int8 fast loops run from the model's bias, adding the input offset
         to each input as the reference does, instead of from a folded ``offset_bias`` constant
         (4 B per output channel; KWS has 9 such layers of 64 channels). Constants stay the
-        generic kernels' and no fast-path buffer is asked for (the convolution takes Helium's
-        scratch-free loop); instructions stay near the fast paths'."""
+        generic kernels' and no fast-path buffer is asked for (the convolution runs
+        hk_conv_s8_unfolded: Helium's four-filter loop, the general loop elsewhere)."""
         return self.optimization_goal == "size"
 
     def goal_size_savings(self) -> tuple[int, int]:
@@ -559,7 +559,15 @@ class Conv2DOperator(_WindowOperator):
         return "scratch" in self.reused_scratch
 
     def kernel_families(self) -> tuple[str, ...]:
-        return ("conv_reuse",) if self.reuses_scratch() else super().kernel_families()
+        if self.reuses_scratch():
+            return ("conv_reuse",)
+        if self.unfolded():
+            return ("conv_unfolded",)
+        return super().kernel_families()
+
+    def unfolded(self) -> bool:
+        """Goal size's int8 fast loop: from the model's bias, no buffer (hk_conv_unfolded.h)."""
+        return self.kind() == "s8" and not self.generic_kernel() and self.adds_offset_per_input()
 
     def kernel_function(self) -> str:
         """The int8 entry is chosen here, where the plan says whether the fast path's buffer was
@@ -568,6 +576,8 @@ class Conv2DOperator(_WindowOperator):
         module links only the code it calls (``hk_conv_s8`` reaches both at run time)."""
         if self.reuses_scratch():
             return "conv_s8_reuse"
+        if self.unfolded():
+            return "conv_s8_unfolded"
         entry = super().kernel_function()
         if entry != "conv_s8":
             return entry

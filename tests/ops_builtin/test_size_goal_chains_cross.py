@@ -1,12 +1,12 @@
-"""Goal ``size`` on the Cortex-M4 (DSP extension) under QEMU: random chains in place and out of place.
+"""Goal ``size`` on both cores under QEMU: random chains in place and out of place.
 
-Why: at ``size`` the int8 convolutions run without folded constants or fast-path buffers (the M4
-takes the general convolution loop and the DSP depthwise loop from the model's bias) and write
-their outputs over their inputs row by row; at ``balanced`` the same chains run the folded fast
-paths out of place. Each drawn example puts three random int8 chains (convolution, depthwise,
-pooling and elementwise layers with strides, dilations and paddings) side by side in one model,
-so one module per goal is built and run for all three: the golden test must pass bit for bit.
-The M55 runs of the same loops are in test_memory_size_goal.py and tests/e2e.
+Why: at ``size`` the int8 convolutions run without folded constants or fast-path buffers
+(hk_conv_s8_unfolded: Helium's four-filter loop on the M55, the general loop on the M4; the
+depthwise loops from the model's bias) and write their outputs over their inputs row by row; at
+``balanced`` the same chains run the folded fast paths out of place. Each drawn example puts
+three random int8 chains (convolution, depthwise, pooling and elementwise layers with strides,
+dilations and paddings) side by side in one model, so one module per goal is converted and
+built once per core for all three: the golden test must pass bit for bit.
 """
 
 from __future__ import annotations
@@ -47,13 +47,14 @@ def _convert(specs: list[dict], tmp, goal: str):
 
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(specs=INT8_CHAINS)
-def test_random_chains_match_the_reference_on_the_m4_in_place_and_out_of_place(specs, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("m4_chains")
+def test_random_chains_match_the_reference_on_both_cores_in_place_and_out_of_place(specs, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("chains")
     for goal in ("size", "balanced"):
         result = _convert(specs, tmp, goal)
         techniques = [op["memory_technique"] for op in _report(result)["operators"]]
         # Balanced writes nothing in place; size streams at least one layer of the three chains.
         assert any(techniques) == (goal == "size"), techniques
-        elf = cross_build_module(result.output, tmp / f"{goal}_m4", "m4", prefix="m")
-        run = run_qemu(elf, "m4", timeout=300, count=False)
-        assert run.returncode == 0 and "PASS" in run.stdout, f"{goal} {specs}\n{run.stdout}"
+        for core in ("m55", "m4"):
+            elf = cross_build_module(result.output, tmp / f"{goal}_{core}", core, prefix="m")
+            run = run_qemu(elf, core, timeout=300, count=False)
+            assert run.returncode == 0 and "PASS" in run.stdout, f"{goal} {core} {specs}\n{run.stdout}"
