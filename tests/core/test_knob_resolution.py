@@ -30,19 +30,23 @@ KERNEL_BY_GOAL = {
     "size": "generic",
     "accuracy": "specialized",
 }
+SIZE_FAST = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+"""The types whose fast loops goal size keeps (in their form without folded constants)."""
 
 
 @pytest.mark.parametrize("goal", sorted(KERNEL_BY_GOAL))
 def test_kernel_auto_follows_the_goal_table(goal):
-    choice = resolve_knob(knob("kernel"), AUTO, KnobSettings(OptimizationGoal(goal)), "CONV_2D", BOTH)
+    settings = KnobSettings(OptimizationGoal(goal))
+    choice = resolve_knob(knob("kernel"), AUTO, settings, "RESIZE_BILINEAR", BOTH)
     assert (choice.value, choice.honoured, choice.plan_record()["resolved_by"]) == (
         KERNEL_BY_GOAL[goal],
         True,
         "auto_table",
     )
-    # DEPTHWISE_CONV_2D keeps its fast path at size (the knob's per-operator auto table).
-    dw = resolve_knob(knob("kernel"), AUTO, KnobSettings(OptimizationGoal(goal)), "DEPTHWISE_CONV_2D", BOTH)
-    assert dw.value == "specialized"
+    # The convolutions and fully connected keep their fast loops at every goal (the knob's
+    # per-operator auto table; at size they run without folded constants).
+    for op_type in SIZE_FAST:
+        assert resolve_knob(knob("kernel"), AUTO, settings, op_type, BOTH).value == "specialized"
 
 
 @pytest.mark.parametrize("goal", [g.value for g in OptimizationGoal])
@@ -85,16 +89,18 @@ def _row(value: str, instructions: int, code: int) -> MeasuredKnob:
     )
 
 
-def test_measured_table_decides_size_and_latency(monkeypatch):
-    rows = (_row("specialized", 1_000, 9_000), _row("generic", 5_000, 2_000))
+def test_measured_table_decides_latency_only(monkeypatch):
+    rows = (_row("generic", 1_000, 2_000), _row("specialized", 5_000, 9_000))
     monkeypatch.setattr(measured_module, "measured_table", lambda: rows)
-    assert measured_choice("conv_s8", "kernel", OptimizationGoal.SIZE, BOTH) == "generic"
-    assert measured_choice("conv_s8", "kernel", OptimizationGoal.LATENCY, BOTH) == "specialized"
+    assert measured_choice("conv_s8", "kernel", OptimizationGoal.LATENCY, BOTH) == "generic"
+    assert measured_choice("conv_s8", "kernel", OptimizationGoal.LATENCY, BOTH, "cortex-m4") is None
+    # Size runs its kernels without the measured form's folded constants and buffers: the
+    # measured bytes are not its bytes, so it keeps the auto table, as balanced does.
+    assert measured_choice("conv_s8", "kernel", OptimizationGoal.SIZE, BOTH) is None
     assert measured_choice("conv_s8", "kernel", OptimizationGoal.BALANCED, BOTH) is None
-    assert measured_choice("conv_s8", "kernel", OptimizationGoal.SIZE, BOTH, "cortex-m4") is None
     # A measured preference overrides the per-operator auto table: resolution records the basis.
     choice = resolve_knob(
-        knob("kernel"), AUTO, KnobSettings(OptimizationGoal.SIZE), "DEPTHWISE_CONV_2D", BOTH, "conv_s8"
+        knob("kernel"), AUTO, KnobSettings(OptimizationGoal.LATENCY), "DEPTHWISE_CONV_2D", BOTH, "conv_s8"
     )
     assert (choice.value, choice.auto_basis) == ("generic", "measured")
 
@@ -137,7 +143,11 @@ def test_goals_pick_the_kernel_entries(tmp_path):
     )
     assert generic[1] == ("generic", "hk_depthwise_s8_generic")
     assert generic[max(generic)] == ("generic", "hk_fully_connected_s8_generic")
-    assert size[0][0] == "generic" and size[1][0] in ("specialized", "generic")
+    # goal size: the fast loops without folded constants or buffers (the convolution's
+    # hk_conv_unfolded family), the fully connected fast path.
+    assert size[0] == ("specialized", "hk_conv_s8_unfolded")
+    assert size[1] == ("specialized", "hk_depthwise_s8")
+    assert size[max(size)] == ("specialized", "hk_fully_connected_s8")
 
 
 def test_overrides_by_type_index_plan_id_and_list(tmp_path):

@@ -263,7 +263,10 @@ def test_knobs_and_settings_start_with_the_products_entries():
     assert kernel.auto[OptimizationGoal.SIZE] == "generic"
     assert kernel.operator_auto["DEPTHWISE_CONV_2D"][OptimizationGoal.SIZE] == "specialized"
     assert kernel.resolve("size", op_type="DEPTHWISE_CONV_2D") == "specialized"
-    assert kernel.resolve("size", op_type="CONV_2D") == "generic"
+    # goal size keeps the convolutions' and fully connected's fast loops (in their size form).
+    assert kernel.resolve("size", op_type="CONV_2D") == "specialized"
+    assert kernel.resolve("size", op_type="FULLY_CONNECTED") == "specialized"
+    assert kernel.resolve("size", op_type="RESIZE_BILINEAR") == "generic"
     assert accumulation.resolve("latency") == "precise"  # fast is approximate: only when allowed
     assert accumulation.resolve("latency", allow_approximate=True) == "fast"
     with pytest.raises(KeyError, match="nope"):

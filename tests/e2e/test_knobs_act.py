@@ -28,8 +28,12 @@ ENTRIES = {e["name"]: e for e in manifest()}
 @pytest.mark.parametrize("name", MLPERF_INT8)
 def test_knob_value_is_bit_exact_on_host(name, setting, tmp_path):
     result = convert(ENTRIES[name], tmp_path, optimization=SETTINGS[setting])
-    kernels = {op.knobs["kernel"].value for op in result.plan.operators if "kernel" in op.knobs}
-    assert "generic" in kernels
+    kernels = {(op.op_type, op.knobs["kernel"].value) for op in result.plan.operators if "kernel" in op.knobs}
+    # kernel generic: the general loops; goal size: the fast loops without folded constants.
+    assert {value for _, value in kernels} == {"generic" if setting == "kernel_generic" else "specialized"}
+    if setting == "goal_size":
+        convs = [op.kernel.entry for op in result.plan.operators if op.op_type == "CONV_2D"]
+        assert set(convs) <= {"hk_conv_s8_unfolded"}
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.passed, f"{name} ({setting}):\n{run.stdout}\n{run.stderr[-4000:]}"
 

@@ -70,13 +70,21 @@ def layer_chains(draw: st.DrawFn) -> dict:
 
 
 def build_chain(spec: dict, h: int, w: int, c: int, path: Path) -> Path:
+    m = _Model(spec["dtype"], seed=spec["seed"])
+    x, current = add_chain(m, spec, h, w, c)
+    m.b.set_inputs([x])
+    m.b.set_outputs([current])
+    return m.b.save(path)
+
+
+def add_chain(m: _Model, spec: dict, h: int, w: int, c: int, tag: str = "") -> tuple[int, int]:
+    """Adds the chain ``spec`` to ``m`` (tensor names prefixed by ``tag``): (input, output)."""
     dtype = spec["dtype"]
-    m = _Model(dtype, seed=spec["seed"])
     scale = {"float32": None, "int8": 0.05, "int16": 0.002}[dtype]
     zp = 3 if dtype == "int8" else 0
 
     def act(name: str, shape: tuple[int, ...]) -> int:
-        return m.act(name, shape, scale, zp)
+        return m.act(tag + name, shape, scale, zp)
 
     x = act("x", (1, h, w, c))
     current, shape = x, (1, h, w, c)
@@ -111,8 +119,10 @@ def build_chain(spec: dict, h: int, w: int, c: int, path: Path) -> Path:
                 dilationHFactor=d,
                 dilationWFactor=d,
             )
-            weights = m.weights(f"w{i}", (1, k, k, c), axis=3)
-            m.b.add_operator("DEPTHWISE_CONV_2D", [current, weights, m.bias(f"b{i}", c, scale)], [out], opts)
+            weights = m.weights(f"{tag}w{i}", (1, k, k, c), axis=3)
+            m.b.add_operator(
+                "DEPTHWISE_CONV_2D", [current, weights, m.bias(f"{tag}b{i}", c, scale)], [out], opts
+            )
         else:
             oc = layer["out_c"]
             out = act(f"l{i}", (1, oh, ow, oc))
@@ -125,14 +135,12 @@ def build_chain(spec: dict, h: int, w: int, c: int, path: Path) -> Path:
                 dilationWFactor=d,
                 quantizedBiasType=litert.TensorType.INT32 if dtype == "int16" else 0,
             )
-            weights = m.weights(f"w{i}", (oc, k, k, c))
-            bias = m.bias(f"b{i}", oc, scale, "int32" if dtype == "int16" else None)
+            weights = m.weights(f"{tag}w{i}", (oc, k, k, c))
+            bias = m.bias(f"{tag}b{i}", oc, scale, "int32" if dtype == "int16" else None)
             m.b.add_operator("CONV_2D", [current, weights, bias], [out], opts)
             c = oc
         current, shape = out, (1, oh, ow, c)
-    m.b.set_inputs([x])
-    m.b.set_outputs([current])
-    return m.b.save(path)
+    return x, current
 
 
 def convert(model: Path, out: Path, dtype: str, goal: str = "size", html: bool = False):

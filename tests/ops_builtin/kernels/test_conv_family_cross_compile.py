@@ -15,6 +15,7 @@ FAMILIES = (
     "conv",
     "conv_generic",
     "conv_reuse",
+    "conv_unfolded",
     "depthwise",
     "depthwise_generic",
     "fully_connected",

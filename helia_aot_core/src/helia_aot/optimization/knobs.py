@@ -93,8 +93,14 @@ KNOBS: tuple[KnobSpec, ...] = (
         auto=_goals(latency="specialized", balanced="specialized", size="generic", accuracy="specialized"),
         applies_to=frozenset({"DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "CONV_2D", "RESIZE_BILINEAR"}),
         summary="Shape-specialized kernels (faster, more code) or one generic kernel per type (smaller).",
+        # goal size: the int8 convolutions run their fast loops from the model's own bias (no
+        # folded constants, no fast-path buffer; see the operator pack), and fully connected
+        # keeps its fast path (4 B per output channel of constants for ~10x fewer instructions).
         operator_auto=MappingProxyType(
-            {"DEPTHWISE_CONV_2D": MappingProxyType({OptimizationGoal.SIZE: "specialized"})}
+            {
+                op_type: MappingProxyType({OptimizationGoal.SIZE: "specialized"})
+                for op_type in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+            }
         ),
     ),
 )

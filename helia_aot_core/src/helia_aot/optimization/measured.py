@@ -3,10 +3,11 @@
 ``measured.json`` (beside this module) is written by ``bench/knob_measurements.py``, which
 converts one small model per kernel family with each knob value, runs it on the Cortex-M55 and
 Cortex-M4 under QEMU and links it for the target. The ``auto`` choices read it: ``goal: latency``
-takes the offered value with the fewest instructions on the target's CPU, ``goal: size`` the one
-with the fewest code plus constant bytes; ``balanced`` and ``accuracy`` keep the knob's ``auto``
-table (``balanced`` is the module the benchmark floors pin). A family or CPU the table does not
-cover falls back to the ``auto`` table: nothing is extrapolated.
+takes the offered value with the fewest instructions on the target's CPU; the other goals keep
+the knob's ``auto`` table (``balanced`` is the module the benchmark floors pin; ``size`` runs its
+kernels in another form than the one measured here, without folded constants or fast-path
+buffers, so these bytes are not its bytes). A family or CPU the table does not cover falls back
+to the ``auto`` table: nothing is extrapolated.
 """
 
 from __future__ import annotations
@@ -66,21 +67,12 @@ def measured_choice(
     family: str, knob: str, goal: OptimizationGoal, offered: tuple[str, ...], cpu: str = "cortex-m55"
 ) -> str | None:
     """The offered value the goal prefers by the measurements, or None (no goal rule, no data)."""
-    if goal not in (OptimizationGoal.LATENCY, OptimizationGoal.SIZE):
+    if goal is not OptimizationGoal.LATENCY:
         return None
     rows = {v: e for v, e in measured_for(family, knob, cpu).items() if v in offered}
     if len(rows) < 2:
         return None
-    if goal is OptimizationGoal.LATENCY:
-        return min(
-            offered, key=lambda v: (rows[v].instructions, offered.index(v)) if v in rows else (1 << 62, 0)
-        )
-    return min(
-        offered,
-        key=lambda v: (
-            (rows[v].code_bytes + rows[v].const_bytes, offered.index(v)) if v in rows else (1 << 62, 0)
-        ),
-    )
+    return min(offered, key=lambda v: (rows[v].instructions, offered.index(v)) if v in rows else (1 << 62, 0))
 
 
 __all__ = ["MEASURED_FORMAT_VERSION", "MeasuredKnob", "measured_choice", "measured_for", "measured_table"]

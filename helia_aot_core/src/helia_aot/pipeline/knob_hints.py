@@ -166,6 +166,18 @@ def _measured_deltas(changes: list[tuple[Any, str]], knob: str, cpu: str) -> tup
     return code, instructions
 
 
+def _size_form(operators: list[Any]) -> list[tuple[Any, int, int]]:
+    """The operators goal size runs in another form (``goal_size_savings``), with the constant
+    and scratch bytes that form gives up."""
+    found = []
+    for op in operators:
+        savings = getattr(op, "goal_size_savings", None)
+        const, scratch = savings() if callable(savings) else (0, 0)
+        if const or scratch:
+            found.append((op, int(const), int(scratch)))
+    return found
+
+
 def goal_hints(
     operators: list[Any], ids: list[tuple[str, str]], platform: Any, config: Any
 ) -> list[dict[str, Any]]:
@@ -198,11 +210,16 @@ def goal_hints(
         kept = 0
         if goal == "latency":
             kept = sum(sum(getattr(op, "dropped_scratch", {}).values()) for op in operators)
-        if not changes and not kept:
+        reshaped = _size_form(operators) if goal == "size" else []
+        if not changes and not kept and not reshaped:
             continue
         const = scratch = code = 0
         instructions: dict[str, int] = {}
         parts = []
+        if reshaped:
+            const = sum(c for _, c, _ in reshaped)
+            scratch = sum(b for _, _, b in reshaped)
+            parts.append(f"{len(reshaped)} operator(s) run from the model's own constants")
         for name, pairs in sorted(changes.items()):
             c, sc = _sum_variants(pairs, name)
             cd, ins = _measured_deltas(pairs, name, cpu)
@@ -220,7 +237,10 @@ def goal_hints(
             measured = f"; measured on the bench models ({cpu}): " + ", ".join(
                 f"{k} {v:+,} instructions" for k, v in sorted(instructions.items())
             )
-        members = sorted({index_of[id(op)] for pairs in changes.values() for op, _ in pairs})
+        members = sorted(
+            {index_of[id(op)] for pairs in changes.values() for op, _ in pairs}
+            | {index_of[id(op)] for op, _, _ in reshaped}
+        )
         total_macs = sum(operator_macs(op) or 0 for op in operators)
         macs = sum(operator_macs(operators[i]) or 0 for i in members)
         hints.append(

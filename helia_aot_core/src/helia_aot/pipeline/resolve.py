@@ -121,6 +121,7 @@ def knob_resolver(config: Any, context: Any, rules: list[Any], aliases: dict[str
 
     def resolve(aot_op: Any) -> None:
         op = aot_op.op
+        aot_op.optimization_goal = settings.goal.value
         mine = [s for s in specs if op.op_type in s.applies_to]
         if not mine:
             return

@@ -199,6 +199,16 @@ HK_NOINLINE int32_t conv_s8_scratch_free(const hk_conv_params_t *params, const i
     return conv_s8_generic(params, input, filter, bias, output);
 }
 
+/* Whether hk_conv_s8_fast may run: offset_bias, a large enough scratch, an ungrouped filter,
+ * and an input offset that makes the zero point representable (-input_offset in [-128, 127]). */
+static bool conv_s8_fast_ok(const hk_conv_params_t *params)
+{
+    const int32_t need = hk_conv_s8_scratch_size(params);
+    return params->offset_bias != NULL && need > 0 && params->scratch != NULL &&
+           params->scratch_size >= need && params->input_offset >= -127 &&
+           params->input_offset <= 128;
+}
+
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8). */
 int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const int8_t *filter,
                    const int32_t *bias, int8_t *output)
@@ -206,13 +216,32 @@ int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const in
     if (!conv_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
     }
-    const int32_t need = hk_conv_s8_scratch_size(params);
-    /* The input offset must make the zero point representable: -input_offset in [-128, 127]. */
-    if (params->offset_bias != NULL && need > 0 && params->scratch != NULL &&
-        params->scratch_size >= need && params->input_offset >= -127 &&
-        params->input_offset <= 128) {
+    if (conv_s8_fast_ok(params)) {
         hk_conv_s8_fast(params, input, filter, output);
         return HK_STATUS_OK;
+    }
+    return conv_s8_scratch_free(params, input, filter, bias, output);
+}
+
+/* Follows LiteRT reference_integer_ops::ConvPerChannel (int8), through the fast path alone. */
+int32_t hk_conv_s8_scratch(const hk_conv_params_t *params, const int8_t *input,
+                           const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    (void)bias; /* folded into offset_bias */
+    if (!conv_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL ||
+        !conv_s8_fast_ok(params)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    hk_conv_s8_fast(params, input, filter, output);
+    return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_integer_ops::ConvPerChannel (int8), without the fast path's buffer. */
+int32_t hk_conv_s8_scratch_free(const hk_conv_params_t *params, const int8_t *input,
+                                const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    if (!conv_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
+        return HK_STATUS_BAD_PARAM;
     }
     return conv_s8_scratch_free(params, input, filter, bias, output);
 }

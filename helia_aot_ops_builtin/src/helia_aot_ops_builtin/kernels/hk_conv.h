@@ -71,6 +71,19 @@ int32_t hk_conv_s8_scratch_size(const hk_conv_params_t *params);
 int32_t hk_conv_s8(const hk_conv_params_t *params, const int8_t *input, const int8_t *filter,
                    const int32_t *bias, int8_t *output);
 
+/*
+ * hk_conv_s8's two halves, for a converter that knows at conversion time which one runs, so a
+ * module links only the code it calls (hk_conv_s8 links both). hk_conv_s8_scratch is the fast
+ * path with its buffer (offset_bias, scratch of hk_conv_s8_scratch_size bytes, an ungrouped
+ * filter): it returns HK_STATUS_BAD_PARAM for anything else and never reads bias.
+ * hk_conv_s8_scratch_free is what hk_conv_s8 runs without the buffer (Helium's lean path, else
+ * the general loop).
+ */
+int32_t hk_conv_s8_scratch(const hk_conv_params_t *params, const int8_t *input,
+                           const int8_t *filter, const int32_t *bias, int8_t *output);
+int32_t hk_conv_s8_scratch_free(const hk_conv_params_t *params, const int8_t *input,
+                                const int8_t *filter, const int32_t *bias, int8_t *output);
+
 /* int16 activations, int8 weights, int64 bias (may be NULL), 64-bit accumulation. */
 int32_t hk_conv_s16(const hk_conv_params_t *params, const int16_t *input, const int8_t *filter,
                     const int64_t *bias, int16_t *output);

@@ -381,6 +381,7 @@ class _WindowOperator(KernelCallOperator):
         if self.FAMILY not in ("conv", "depthwise") or self.kind() != "s8":
             return super().kernel_variants()
         folds = self.weights.is_constant and (self.bias is None or self.bias.is_constant)
+        folds = folds and not self.adds_offset_per_input()
         pad = 4 if self.FAMILY == "conv" else 1
         const = 4 * (-(-self.channels // pad) * pad) if folds else 0
         return [
@@ -459,14 +460,32 @@ class _WindowOperator(KernelCallOperator):
             self.intern_constant_array("offset_bias", folded)
 
     def folds_offset(self) -> bool:
-        """Whether the int8 fast paths get ``offset_bias``: it needs the filter and bias as data."""
+        """Whether the int8 fast paths get ``offset_bias``: it needs the filter and bias as data,
+        and goal ``size`` keeps the model's own constants (:meth:`adds_offset_per_input`)."""
         return (
             self.FAMILY in ("conv", "depthwise")
             and self.kind() == "s8"
             and not self.generic_kernel()
             and self.weights.is_constant
             and (self.bias is None or self.bias.is_constant)
+            and not self.adds_offset_per_input()
         )
+
+    def adds_offset_per_input(self) -> bool:
+        """Goal ``size``: the int8 fast loops run from the model's bias, adding the input offset
+        to each input as the reference does, instead of from a folded ``offset_bias`` constant
+        (4 B per output channel; KWS has 9 such layers of 64 channels). Constants stay the
+        generic kernels' and no fast-path buffer is asked for (the convolution runs
+        hk_conv_s8_unfolded: Helium's four-filter loop, the general loop elsewhere)."""
+        return self.optimization_goal == "size"
+
+    def goal_size_savings(self) -> tuple[int, int]:
+        """What running from the model's bias at goal size gives up here: the folded
+        ``offset_bias`` and the fast path's buffer, when this module has them."""
+        if not self.folds_offset() or "offset_bias" not in self.op.named_tensors:
+            return (0, 0)
+        scratch = self.get_local_tensor("scratch").nbytes if self.has_scratch("scratch") else 0
+        return (self.get_local_tensor("offset_bias").nbytes, scratch)
 
     def fast_path_fields(self) -> list[tuple[str, str]]:
         """The params fields of the int8 fast paths (all absent: the kernel's generic loop)."""
@@ -697,7 +716,15 @@ class Conv2DOperator(_WindowOperator):
     def kernel_families(self) -> tuple[str, ...]:
         if self.uses_im2col():
             return ("conv_im2col", *self.without_im2col(self.kernel_families))
-        return ("conv_reuse",) if self.reuses_scratch() else super().kernel_families()
+        if self.reuses_scratch():
+            return ("conv_reuse",)
+        if self.unfolded():
+            return ("conv_unfolded",)
+        return super().kernel_families()
+
+    def unfolded(self) -> bool:
+        """Goal size's int8 fast loop: from the model's bias, no buffer (hk_conv_unfolded.h)."""
+        return self.kind() == "s8" and not self.generic_kernel() and self.adds_offset_per_input()
 
     def without_im2col(self, method: Any) -> Any:
         """``method()`` as it answers for the call the other cores make (im2col is Helium's)."""
@@ -722,9 +749,25 @@ class Conv2DOperator(_WindowOperator):
         return values
 
     def kernel_function(self) -> str:
+        """The int8 entry is chosen here, where the plan says whether the fast path's buffer was
+        kept: ``hk_conv_s8_scratch`` (the fast path alone) where it was, ``hk_conv_s8_scratch_free``
+        (Helium's lean path, else the general loop) where it was dropped or never asked for, so a
+        module links only the code it calls (``hk_conv_s8`` reaches both at run time)."""
         if self.uses_im2col():
             return "conv_s8_im2col"
-        return "conv_s8_reuse" if self.reuses_scratch() else super().kernel_function()
+        if self.reuses_scratch():
+            return "conv_s8_reuse"
+        if self.unfolded():
+            return "conv_s8_unfolded"
+        entry = super().kernel_function()
+        if entry != "conv_s8":
+            return entry
+        return "conv_s8_scratch" if self.scratch_kept() else "conv_s8_scratch_free"
+
+    def scratch_kept(self) -> bool:
+        """Whether the fast path runs: its buffer was asked for (the offset folds, the filter is
+        ungrouped) and the planner kept it; int8 input offsets always fit the path's range."""
+        return self.scratch_bytes() > 0 and self.has_scratch("scratch")
 
     def params_type(self) -> str:
         return "conv_im2col_params_t" if self.uses_im2col() else super().params_type()

@@ -132,6 +132,9 @@ class AotOperator:
             ) from exc
         self.resolved_knobs: dict[str, str] = {}
         self.knob_choices: dict[str, Any] = {}
+        self.optimization_goal = "balanced"
+        """The conversion's ``optimization.goal`` (set with the knobs at Resolve): a kernel may
+        shape its constants by it (goal ``size`` keeps the model's own)."""
         self.knob_resolver: Callable[[AotOperator], None] | None = None
         self.optional_scratch: dict[str, int] = {}
         """Scratch buffers (name -> bytes) a scratch-free variant of the kernel can do without;
@@ -383,6 +386,11 @@ class AotOperator:
         fast path that needs constant weights).
         """
         return tuple(self.KNOB_VALUES.get(knob, ()))
+
+    def goal_size_savings(self) -> tuple[int, int]:
+        """Constant and scratch bytes this operator gives up under goal ``size`` beyond what its
+        knob values change (a kernel that runs another form there), for the goal hint: (0, 0)."""
+        return (0, 0)
 
     def knob(self, name: str, default: str = "") -> str:
         """The resolved value of knob ``name`` (``default`` before resolution or for no such knob)."""
