@@ -224,7 +224,17 @@ typedef struct {
     int32_t neg_right;    /* 68 */
     int32_t offset;       /* 72 */
     int32_t tail;         /* 76: depth % 16 */
+    int16x8_t lo16;       /* 80: act_min in every int16 lane (q4 in the loop) */
+    int16x8_t hi16;       /* 96: act_max (q5) */
+    int16x8_t offset16;   /* 112: output offset (q6) */
+    int32x4_t right;      /* 128: -requant_right in every lane (q7) */
 } fc_blocks8_t;
+
+/* The per-layer constants the block loops keep in q4-q7 (fc_blocks8_t from lo16 on). */
+#define FC_BLOCKS8_CONSTANTS(ACT_MIN, ACT_MAX, OFFSET, NEG_RIGHT)                                \
+    vdupq_n_s16((int16_t)hk_max_i32((ACT_MIN), -128)),                                         \
+        vdupq_n_s16((int16_t)hk_min_i32((ACT_MAX), 127)), vdupq_n_s16((int16_t)(OFFSET)),      \
+        vdupq_n_s32(NEG_RIGHT)
 
 /* The weights of one 16-step chunk (w0 = r3, w1 = r5) against x in q0, accumulating eight
  * units into the even registers r0..lr. */
@@ -250,7 +260,13 @@ typedef struct {
 /* Per pair of groups: the bias pairs, w1 = w0 + group size, x from the start. */
 #define HK_FC_BLOCKS8_HEAD                                                                     \
     "push {r4-r11}\n\t"                                                                       \
+    "vpush {d8-d15}\n\t"                                                                      \
     "mov r11, %[st]\n\t"                                                                      \
+    "add r1, r11, #80\n\t"                                                                    \
+    "vldrw.u32 q4, [r1]\n\t"                                                                  \
+    "vldrw.u32 q5, [r1, #16]\n\t"                                                             \
+    "vldrw.u32 q6, [r1, #32]\n\t"                                                             \
+    "vldrw.u32 q7, [r1, #48]\n\t"                                                             \
     "ldr r3, [r11, #36]\n\t"                                                                  \
     "ldr r7, [r11, #52]\n"                                                                    \
     "2:\n\t"                                                                                  \
@@ -297,26 +313,26 @@ typedef struct {
     "4:\n\t"                                                                                  \
     "mov r3, r5\n\t"
 
-/* The integer requantization (requant_multiplier at fc_blocks8_t.m): lanes 0-3 of q0 from r0,
- * r2, r4, r6 and of q1 from r8, r10, r12, lr (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0),
- * then VQSHL, VQRDMULH and VRSHL. */
-#define HK_FC_BLOCKS8_INTEGER                                                                  \
-    "vmov q0[2], q0[0], r0, r4\n\t"                                                           \
-    "vmov q0[3], q0[1], r2, r6\n\t"                                                           \
-    "vmov q1[2], q1[0], r8, r12\n\t"                                                          \
-    "vmov q1[3], q1[1], r10, lr\n\t"                                                          \
-    "ldr r1, [r11, #64]\n\t"                                                                  \
-    "vqshl.s32 q0, r1\n\t"                                                                    \
-    "vqshl.s32 q1, r1\n\t"                                                                    \
-    "ldr r9, [r11, #44]\n\t"                                                                  \
-    "vldrw.u32 q2, [r9], #16\n\t"                                                             \
-    "vldrw.u32 q3, [r9], #16\n\t"                                                             \
-    "str r9, [r11, #44]\n\t"                                                                  \
-    "vqrdmulh.s32 q0, q0, q2\n\t"                                                             \
-    "vqrdmulh.s32 q1, q1, q3\n\t"                                                             \
-    "ldr r1, [r11, #68]\n\t"                                                                  \
-    "vrshl.s32 q0, r1\n\t"                                                                    \
-    "vrshl.s32 q1, r1\n\t"
+/* The integer requantization (requant_multiplier at fc_blocks8_t.m): the even units 0, 2, 4, 6
+ * into lanes 0-3 of q0 and the odd ones into q1 (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0),
+ * so that the narrowing of HK_FC_BLOCKS8_TAIL interleaves them back in order; VLD20/VLD21
+ * deinterleave the multipliers the same way. Then VQSHL, VQRDMULH and VRSHL (by q7). */
+#define HK_FC_BLOCKS8_INTEGER                                                          \
+    "vmov q0[2], q0[0], r0, r8\n\t"                                                       \
+    "vmov q0[3], q0[1], r4, r12\n\t"                                                      \
+    "vmov q1[2], q1[0], r2, r10\n\t"                                                      \
+    "vmov q1[3], q1[1], r6, lr\n\t"                                                       \
+    "ldr r1, [r11, #64]\n\t"                                                              \
+    "vqshl.s32 q0, r1\n\t"                                                                \
+    "vqshl.s32 q1, r1\n\t"                                                                \
+    "ldr r9, [r11, #44]\n\t"                                                              \
+    "vld20.32 {q2, q3}, [r9]\n\t"                                                         \
+    "vld21.32 {q2, q3}, [r9]!\n\t"                                                        \
+    "str r9, [r11, #44]\n\t"                                                              \
+    "vqrdmulh.s32 q0, q0, q2\n\t"                                                         \
+    "vqrdmulh.s32 q1, q1, q3\n\t"                                                         \
+    "vrshl.s32 q0, q0, q7\n\t"                                                            \
+    "vrshl.s32 q1, q1, q7\n\t"
 
 /* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
  * next two per-unit scales (VLDM from r9). */
@@ -331,33 +347,32 @@ typedef struct {
     "vcvta.s32.f64 " LB ", d5\n\t"
 
 /* The double requantization (per-unit scales at fc_blocks8_t.m), for layers where the converter
- * found no integer form. */
+ * found no integer form: even units into q0 (s0-s3), odd ones into q1 (s4-s7). */
 #define HK_FC_BLOCKS8_DOUBLE                                                                   \
     "ldr r9, [r11, #44]\n\t"                                                                  \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s1")                                          \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s2", "s3")                                          \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s4", "s5")                                         \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s6", "s7")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s4")                                          \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s1", "s5")                                          \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s2", "s6")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s3", "s7")                                         \
     "str r9, [r11, #44]\n\t"
 
-/* The output offset, the clamp and the stores of q0 and q1, then the next pair. */
-#define HK_FC_BLOCKS8_TAIL                                                                     \
-    "ldr r1, [r11, #72]\n\t"                                                                  \
-    "vadd.i32 q0, q0, r1\n\t"                                                                 \
-    "vadd.i32 q1, q1, r1\n\t"                                                                 \
-    "vldrw.u32 q2, [r11]\n\t"                                                                 \
-    "vldrw.u32 q3, [r11, #16]\n\t"                                                            \
-    "vmax.s32 q0, q0, q2\n\t"                                                                 \
-    "vmax.s32 q1, q1, q2\n\t"                                                                 \
-    "vmin.s32 q0, q0, q3\n\t"                                                                 \
-    "vmin.s32 q1, q1, q3\n\t"                                                                 \
-    "ldr r1, [r11, #48]\n\t"                                                                  \
-    "vstrb.32 q0, [r1], #4\n\t"                                                               \
-    "vstrb.32 q1, [r1], #4\n\t"                                                               \
-    "str r1, [r11, #48]\n\t"                                                                  \
-    "subs r7, r7, #1\n\t"                                                                     \
-    "bne 2b\n\t"                                                                              \
-    "str r3, [r11, #36]\n\t"                                                                  \
+/* The eight results (even units in q0, odd in q1) narrowed with saturation into the int16
+ * lanes of q0 in unit order, then the output offset (saturating), the clamp (q4, q5: within
+ * int8, so the saturation to int16 before it changes no result) and one narrowing store; then
+ * the next pair of groups. */
+#define HK_FC_BLOCKS8_TAIL                                                             \
+    "vqmovnb.s32 q0, q0\n\t"                                                              \
+    "vqmovnt.s32 q0, q1\n\t"                                                              \
+    "vqadd.s16 q0, q0, q6\n\t"                                                            \
+    "vmax.s16 q0, q0, q4\n\t"                                                             \
+    "vmin.s16 q0, q0, q5\n\t"                                                             \
+    "ldr r1, [r11, #48]\n\t"                                                              \
+    "vstrb.16 q0, [r1], #8\n\t"                                                           \
+    "str r1, [r11, #48]\n\t"                                                              \
+    "subs r7, r7, #1\n\t"                                                                 \
+    "bne 2b\n\t"                                                                          \
+    "str r3, [r11, #36]\n\t"                                                              \
+    "vpop {d8-d15}\n\t"                                                                   \
     "pop {r4-r11}"
 
 #define HK_FC_BLOCKS8_FUNCTION(NAME, DOT, REQUANT)                                             \
@@ -407,7 +422,8 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
      * groups in one assembly loop (hk_fc_blocks8_s8). */
     if (m != NULL && row == 0u && k->depth > 0 && (k->depth & 63) == 0 && g >= 2) {
         fc_blocks8_t st = {lo, hi, x, w, c, m, out, g / 2, k->depth >> 6,
-                           (int32_t)group_size, k->left, -k->right, k->offset, 0};
+                           (int32_t)group_size, k->left, -k->right, k->offset, 0,
+                           FC_BLOCKS8_CONSTANTS(k->act_min, k->act_max, k->offset, -k->right)};
         hk_fc_blocks8_s8(&st);
         const int32_t done = g / 2 * 8;
         w = st.w;
@@ -590,7 +606,9 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
                        p->requant_left,
                        -p->requant_right,
                        p->output_offset,
-                       depth & 15};
+                       depth & 15,
+                       FC_BLOCKS8_CONSTANTS(p->act_min, p->act_max, p->output_offset,
+                                            -p->requant_right)};
     for (int32_t b = 0; b < p->batches; ++b) {
         st.x = input + (size_t)b * (size_t)depth;
         st.w = filter;
