@@ -24,6 +24,14 @@ static bool fc_quant_params_ok(const hk_fully_connected_params_t *p)
     return fc_params_ok(p) && p->output_scale != NULL && p->act_min <= p->act_max;
 }
 
+/* Kept out of line so that a call the short paths take does not pay the prologue (registers,
+ * stack frame) of the general loops it never runs. */
+#if defined(__GNUC__)
+#define FC_NOINLINE __attribute__((noinline))
+#else
+#define FC_NOINLINE
+#endif
+
 /* -- int8 ------------------------------------------------------------------------------------ */
 
 /* One input row against every unit. The fields are copied out of the params because the int8
@@ -210,31 +218,22 @@ HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const i
  * -O0), so it builds at every optimization level.
  */
 typedef struct {
-    int32x4_t lo;         /* 0: act_min in every lane */
-    int32x4_t hi;         /* 16: act_max */
-    const int8_t *x;      /* 32 */
-    const int8_t *w;      /* 36: the next pair of groups */
-    const int32_t *c;     /* 40: folded_bias of the next pair */
-    const void *m;        /* 44: requant_multiplier (or per-unit scales) of the next pair */
-    int8_t *out;          /* 48 */
-    int32_t blocks;       /* 52: pairs of groups */
-    int32_t runs;         /* 56: 64-step runs (whole-run loops) or 16-step chunks of the depth */
-    int32_t group_size;   /* 60 */
-    int32_t left;         /* 64 */
-    int32_t neg_right;    /* 68 */
-    int32_t offset;       /* 72 */
-    int32_t tail;         /* 76: depth % 16 */
-    int16x8_t lo16;       /* 80: act_min in every int16 lane (q4 in the loop) */
-    int16x8_t hi16;       /* 96: act_max (q5) */
-    int16x8_t offset16;   /* 112: output offset (q6) */
-    int32x4_t right;      /* 128: -requant_right in every lane (q7) */
+    const int8_t *x;      /* 0 */
+    const int8_t *w;      /* 4: the next pair of groups */
+    const int32_t *c;     /* 8: folded_bias of the next pair */
+    const void *m;        /* 12: requant_multiplier (or per-unit scales) of the next pair */
+    int8_t *out;          /* 16 */
+    int32_t blocks;       /* 20: pairs of groups */
+    int32_t runs;         /* 24: 64-step runs (whole-run loops) or 16-step chunks of the depth */
+    int32_t group_size;   /* 28 */
+    int32_t left;         /* 32 */
+    int32_t neg_right;    /* 36: q7 in the loop, in every lane */
+    int32_t offset;       /* 40: q6, in every int16 lane */
+    int32_t tail;         /* 44: depth % 16 */
+    int32_t lo;           /* 48: q4, act_min within int8, in every int16 lane */
+    int32_t hi;           /* 52: q5, act_max */
 } fc_blocks8_t;
 
-/* The per-layer constants the block loops keep in q4-q7 (fc_blocks8_t from lo16 on). */
-#define FC_BLOCKS8_CONSTANTS(ACT_MIN, ACT_MAX, OFFSET, NEG_RIGHT)                                \
-    vdupq_n_s16((int16_t)hk_max_i32((ACT_MIN), -128)),                                         \
-        vdupq_n_s16((int16_t)hk_min_i32((ACT_MAX), 127)), vdupq_n_s16((int16_t)(OFFSET)),      \
-        vdupq_n_s32(NEG_RIGHT)
 
 /* The weights of one 16-step chunk (w0 = r3, w1 = r5) against x in q0, accumulating eight
  * units into the even registers r0..lr. */
@@ -262,27 +261,30 @@ typedef struct {
     "push {r4-r11}\n\t"                                                                       \
     "vpush {d8-d15}\n\t"                                                                      \
     "mov r11, %[st]\n\t"                                                                      \
-    "add r1, r11, #80\n\t"                                                                    \
-    "vldrw.u32 q4, [r1]\n\t"                                                                  \
-    "vldrw.u32 q5, [r1, #16]\n\t"                                                             \
-    "vldrw.u32 q6, [r1, #32]\n\t"                                                             \
-    "vldrw.u32 q7, [r1, #48]\n\t"                                                             \
-    "ldr r3, [r11, #36]\n\t"                                                                  \
-    "ldr r7, [r11, #52]\n"                                                                    \
-    "2:\n\t"                                                                                  \
+    "ldr r1, [r11, #48]\n\t"                                                                  \
+    "vdup.16 q4, r1\n\t"                                                                      \
+    "ldr r1, [r11, #52]\n\t"                                                                  \
+    "vdup.16 q5, r1\n\t"                                                                      \
     "ldr r1, [r11, #40]\n\t"                                                                  \
+    "vdup.16 q6, r1\n\t"                                                                      \
+    "ldr r1, [r11, #36]\n\t"                                                                  \
+    "vdup.32 q7, r1\n\t"                                                                      \
+    "ldr r3, [r11, #4]\n\t"                                                                  \
+    "ldr r7, [r11, #20]\n"                                                                    \
+    "2:\n\t"                                                                                  \
+    "ldr r1, [r11, #8]\n\t"                                                                  \
     "ldrd r0, r2, [r1], #8\n\t"                                                               \
     "ldrd r4, r6, [r1], #8\n\t"                                                               \
     "ldrd r8, r10, [r1], #8\n\t"                                                              \
     "ldrd r12, lr, [r1], #8\n\t"                                                              \
-    "str r1, [r11, #40]\n\t"                                                                  \
-    "ldr r9, [r11, #60]\n\t"                                                                  \
+    "str r1, [r11, #8]\n\t"                                                                  \
+    "ldr r9, [r11, #28]\n\t"                                                                  \
     "add r5, r3, r9\n\t"                                                                      \
-    "ldr r1, [r11, #32]\n\t"
+    "ldr r1, [r11, #0]\n\t"
 
 /* The dot products of a depth of whole 64-step runs: four chunks per pass. */
 #define HK_FC_BLOCKS8_DOT_RUNS                                                                 \
-    "ldr r9, [r11, #56]\n"                                                                    \
+    "ldr r9, [r11, #24]\n"                                                                    \
     "1:\n\t"                                                                                  \
     HK_FC_BLOCKS8_CHUNK                                                                        \
     HK_FC_BLOCKS8_CHUNK                                                                        \
@@ -295,7 +297,7 @@ typedef struct {
 /* Any depth: whole chunks one per pass, then the last partial chunk with x predicated (its
  * lanes past the depth read as 0; the weights are zero-padded). */
 #define HK_FC_BLOCKS8_DOT_ANY                                                                  \
-    "ldr r9, [r11, #56]\n\t"                                                                  \
+    "ldr r9, [r11, #24]\n\t"                                                                  \
     "cmp r9, #0\n\t"                                                                          \
     "beq 3f\n"                                                                                \
     "1:\n\t"                                                                                  \
@@ -303,7 +305,7 @@ typedef struct {
     "subs r9, r9, #1\n\t"                                                                     \
     "bne 1b\n"                                                                                \
     "3:\n\t"                                                                                  \
-    "ldr r9, [r11, #76]\n\t"                                                                  \
+    "ldr r9, [r11, #44]\n\t"                                                                  \
     "cmp r9, #0\n\t"                                                                          \
     "beq 4f\n\t"                                                                              \
     "vctp.8 r9\n\t"                                                                           \
@@ -322,13 +324,13 @@ typedef struct {
     "vmov q0[3], q0[1], r4, r12\n\t"                                                      \
     "vmov q1[2], q1[0], r2, r10\n\t"                                                      \
     "vmov q1[3], q1[1], r6, lr\n\t"                                                       \
-    "ldr r1, [r11, #64]\n\t"                                                              \
+    "ldr r1, [r11, #32]\n\t"                                                              \
     "vqshl.s32 q0, r1\n\t"                                                                \
     "vqshl.s32 q1, r1\n\t"                                                                \
-    "ldr r9, [r11, #44]\n\t"                                                              \
+    "ldr r9, [r11, #12]\n\t"                                                              \
     "vld20.32 {q2, q3}, [r9]\n\t"                                                         \
     "vld21.32 {q2, q3}, [r9]!\n\t"                                                        \
-    "str r9, [r11, #44]\n\t"                                                              \
+    "str r9, [r11, #12]\n\t"                                                              \
     "vqrdmulh.s32 q0, q0, q2\n\t"                                                         \
     "vqrdmulh.s32 q1, q1, q3\n\t"                                                         \
     "vrshl.s32 q0, q0, q7\n\t"                                                            \
@@ -349,12 +351,12 @@ typedef struct {
 /* The double requantization (per-unit scales at fc_blocks8_t.m), for layers where the converter
  * found no integer form: even units into q0 (s0-s3), odd ones into q1 (s4-s7). */
 #define HK_FC_BLOCKS8_DOUBLE                                                                   \
-    "ldr r9, [r11, #44]\n\t"                                                                  \
+    "ldr r9, [r11, #12]\n\t"                                                                  \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s4")                                          \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s1", "s5")                                          \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s2", "s6")                                         \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s3", "s7")                                         \
-    "str r9, [r11, #44]\n\t"
+    "str r9, [r11, #12]\n\t"
 
 /* The eight results (even units in q0, odd in q1) narrowed with saturation into the int16
  * lanes of q0 in unit order, then the output offset (saturating), the clamp (q4, q5: within
@@ -366,12 +368,12 @@ typedef struct {
     "vqadd.s16 q0, q0, q6\n\t"                                                            \
     "vmax.s16 q0, q0, q4\n\t"                                                             \
     "vmin.s16 q0, q0, q5\n\t"                                                             \
-    "ldr r1, [r11, #48]\n\t"                                                              \
+    "ldr r1, [r11, #16]\n\t"                                                              \
     "vstrb.16 q0, [r1], #8\n\t"                                                           \
-    "str r1, [r11, #48]\n\t"                                                              \
+    "str r1, [r11, #16]\n\t"                                                              \
     "subs r7, r7, #1\n\t"                                                                 \
     "bne 2b\n\t"                                                                          \
-    "str r3, [r11, #36]\n\t"                                                              \
+    "str r3, [r11, #4]\n\t"                                                              \
     "vpop {d8-d15}\n\t"                                                                   \
     "pop {r4-r11}"
 
@@ -421,9 +423,9 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
     /* Whole 64-step runs, no filter offset and the integer requantization: every pair of
      * groups in one assembly loop (hk_fc_blocks8_s8). */
     if (m != NULL && row == 0u && k->depth > 0 && (k->depth & 63) == 0 && g >= 2) {
-        fc_blocks8_t st = {lo, hi, x, w, c, m, out, g / 2, k->depth >> 6,
-                           (int32_t)group_size, k->left, -k->right, k->offset, 0,
-                           FC_BLOCKS8_CONSTANTS(k->act_min, k->act_max, k->offset, -k->right)};
+        fc_blocks8_t st = {x,        w,       c,         m,         out,       g / 2,
+                           k->depth >> 6, (int32_t)group_size, k->left, -k->right,
+                           k->offset, 0,  k->act_min,         k->act_max};
         hk_fc_blocks8_s8(&st);
         const int32_t done = g / 2 * 8;
         w = st.w;
@@ -572,7 +574,7 @@ static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t
 /* The layers the hk_fc_blocks8 loops cover whole (packed weights, no filter offset, units in
  * pairs of groups; the double form needs per-unit scales), straight from the params: none of
  * the set-up of the general loops, which would cost as much as a block. */
-static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t *input,
+FC_NOINLINE static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t *input,
                               const int8_t *filter, int8_t *output)
 {
     const int32_t depth = p->input_features;
@@ -592,9 +594,7 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
         return false;
     }
 #endif
-    fc_blocks8_t st = {vdupq_n_s32(hk_max_i32(p->act_min, -128)),
-                       vdupq_n_s32(hk_min_i32(p->act_max, 127)),
-                       input,
+    fc_blocks8_t st = {input,
                        filter,
                        p->folded_bias,
                        integer ? (const void *)p->requant_multiplier
@@ -607,8 +607,8 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
                        -p->requant_right,
                        p->output_offset,
                        depth & 15,
-                       FC_BLOCKS8_CONSTANTS(p->act_min, p->act_max, p->output_offset,
-                                            -p->requant_right)};
+                       hk_max_i32(p->act_min, -128),
+                       hk_min_i32(p->act_max, 127)};
     for (int32_t b = 0; b < p->batches; ++b) {
         st.x = input + (size_t)b * (size_t)depth;
         st.w = filter;
@@ -660,19 +660,10 @@ static int32_t fc_sum_s8(const int8_t *x, int32_t depth)
 
 /* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
  * scales (int8, double-precision requantization). */
-int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
-                              const int8_t *filter, const int32_t *bias, int8_t *output)
+/* Every int8 call the block loops do not take whole: packed groups, then row-major units. */
+FC_NOINLINE static void fc_general_s8(const hk_fully_connected_params_t *p, const int8_t *input,
+                                      const int8_t *filter, const int32_t *bias, int8_t *output)
 {
-    if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL ||
-        (params->packed_filter && params->folded_bias == NULL)) {
-        return HK_STATUS_BAD_PARAM;
-    }
-    const hk_fully_connected_params_t *p = params;
-#if HK_HAVE_MVE && defined(HK_FC_ASM)
-    if (fc_blocks_only_s8(p, input, filter, output)) {
-        return HK_STATUS_OK;
-    }
-#endif
     const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
                        p->output_features, p->per_channel ? 1 : 0, p->input_offset,
                        p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),
@@ -697,6 +688,21 @@ int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const i
             out[o] = fc_output_s8(&k, acc, k.scale[k.per_channel ? o : 0]);
         }
     }
+}
+
+int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
+                              const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL ||
+        (params->packed_filter && params->folded_bias == NULL)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+#if HK_HAVE_MVE && defined(HK_FC_ASM)
+    if (fc_blocks_only_s8(params, input, filter, output)) {
+        return HK_STATUS_OK;
+    }
+#endif
+    fc_general_s8(params, input, filter, bias, output);
     return HK_STATUS_OK;
 }
 
