@@ -64,8 +64,8 @@ static int8_t fc_output_s8(const fc_s8_t *k, uint32_t acc, double scale)
 }
 
 /* The packed groups of four units (fc_groups_s8) and their accumulators' starting values. */
-#define FC_GROUP_ACC(acc, c, row)                                                              \
-    uint32_t acc[4] = {(uint32_t)(c)[0] + (row), (uint32_t)(c)[1] + (row),                     \
+#define FC_GROUP_ACC(acc, c, row)                                                             \
+    uint32_t acc[4] = {(uint32_t)(c)[0] + (row), (uint32_t)(c)[1] + (row),                    \
                        (uint32_t)(c)[2] + (row), (uint32_t)(c)[3] + (row)}
 
 #if HK_HAVE_MVE
@@ -117,7 +117,7 @@ HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_
 #if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
 /* hk_fc_requant of the accumulators A and B (core registers) into lanes LA and LB of q0/q1,
  * by the doubles SA and SB: one VMOV brings both into d4, then convert, scale and round. */
-#define HK_FC_REQUANT_PAIR(A, B, LA, LB, SA, SB)                                               \
+#define HK_FC_REQUANT_PAIR(A, B, LA, LB, SA, SB)                                              \
     "vmov s8, s9, %[" #A "], %[" #B "]\n\t"                                                   \
     "vcvt.f64.s32 d5, s9\n\t"                                                                 \
     "vcvt.f64.s32 d4, s8\n\t"                                                                 \
@@ -125,7 +125,7 @@ HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_
     "vmul.f64 d5, d5, " SB "\n\t"                                                             \
     "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
     "vcvta.s32.f64 " LB ", d5\n\t"
-#define HK_FC_REQUANT8_INPUTS                                                                  \
+#define HK_FC_REQUANT8_INPUTS                                                                 \
     [a0] "r"(acc[0]), [a1] "r"(acc[1]), [a2] "r"(acc[2]), [a3] "r"(acc[3]), [a4] "r"(acc[4]), \
         [a5] "r"(acc[5]), [a6] "r"(acc[6]), [a7] "r"(acc[7])
 #endif
@@ -237,7 +237,7 @@ typedef struct {
 
 /* The weights of one 16-step chunk (w0 = r3, w1 = r5) against x in q0, accumulating eight
  * units into the even registers r0..lr. */
-#define HK_FC_BLOCKS8_WEIGHTS                                                                  \
+#define HK_FC_BLOCKS8_WEIGHTS                                                                 \
     "vldrb.8 q1, [r3], #16\n\t"                                                               \
     "vldrb.8 q2, [r3], #16\n\t"                                                               \
     "vmladava.s8 r0, q0, q1\n\t"                                                              \
@@ -257,7 +257,7 @@ typedef struct {
 #define HK_FC_BLOCKS8_CHUNK "vldrb.8 q0, [r1], #16\n\t" HK_FC_BLOCKS8_WEIGHTS
 
 /* Per pair of groups: the bias pairs, w1 = w0 + group size, x from the start. */
-#define HK_FC_BLOCKS8_HEAD                                                                     \
+#define HK_FC_BLOCKS8_HEAD                                                                    \
     "push {r4-r11}\n\t"                                                                       \
     "vpush {d8-d15}\n\t"                                                                      \
     "mov r11, %[st]\n\t"                                                                      \
@@ -269,39 +269,39 @@ typedef struct {
     "vdup.16 q6, r1\n\t"                                                                      \
     "ldr r1, [r11, #36]\n\t"                                                                  \
     "vdup.32 q7, r1\n\t"                                                                      \
-    "ldr r3, [r11, #4]\n\t"                                                                  \
+    "ldr r3, [r11, #4]\n\t"                                                                   \
     "ldr r7, [r11, #20]\n"                                                                    \
     "2:\n\t"                                                                                  \
-    "ldr r1, [r11, #8]\n\t"                                                                  \
+    "ldr r1, [r11, #8]\n\t"                                                                   \
     "ldrd r0, r2, [r1], #8\n\t"                                                               \
     "ldrd r4, r6, [r1], #8\n\t"                                                               \
     "ldrd r8, r10, [r1], #8\n\t"                                                              \
     "ldrd r12, lr, [r1], #8\n\t"                                                              \
-    "str r1, [r11, #8]\n\t"                                                                  \
+    "str r1, [r11, #8]\n\t"                                                                   \
     "ldr r9, [r11, #28]\n\t"                                                                  \
     "add r5, r3, r9\n\t"                                                                      \
     "ldr r1, [r11, #0]\n\t"
 
 /* The dot products of a depth of whole 64-step runs: four chunks per pass. */
-#define HK_FC_BLOCKS8_DOT_RUNS                                                                 \
+#define HK_FC_BLOCKS8_DOT_RUNS                                                                \
     "ldr r9, [r11, #24]\n"                                                                    \
     "1:\n\t"                                                                                  \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
     "subs r9, r9, #1\n\t"                                                                     \
     "bne 1b\n\t"                                                                              \
     "mov r3, r5\n\t"
 
 /* Any depth: whole chunks one per pass, then the last partial chunk with x predicated (its
  * lanes past the depth read as 0; the weights are zero-padded). */
-#define HK_FC_BLOCKS8_DOT_ANY                                                                  \
+#define HK_FC_BLOCKS8_DOT_ANY                                                                 \
     "ldr r9, [r11, #24]\n\t"                                                                  \
     "cmp r9, #0\n\t"                                                                          \
     "beq 3f\n"                                                                                \
     "1:\n\t"                                                                                  \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
     "subs r9, r9, #1\n\t"                                                                     \
     "bne 1b\n"                                                                                \
     "3:\n\t"                                                                                  \
@@ -311,7 +311,7 @@ typedef struct {
     "vctp.8 r9\n\t"                                                                           \
     "vpst\n\t"                                                                                \
     "vldrbt.8 q0, [r1]\n\t"                                                                   \
-    HK_FC_BLOCKS8_WEIGHTS                                                                      \
+    HK_FC_BLOCKS8_WEIGHTS                                                                     \
     "4:\n\t"                                                                                  \
     "mov r3, r5\n\t"
 
@@ -319,26 +319,26 @@ typedef struct {
  * into lanes 0-3 of q0 and the odd ones into q1 (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0),
  * so that the narrowing of HK_FC_BLOCKS8_TAIL interleaves them back in order; VLD20/VLD21
  * deinterleave the multipliers the same way. Then VQSHL, VQRDMULH and VRSHL (by q7). */
-#define HK_FC_BLOCKS8_INTEGER                                                          \
-    "vmov q0[2], q0[0], r0, r8\n\t"                                                       \
-    "vmov q0[3], q0[1], r4, r12\n\t"                                                      \
-    "vmov q1[2], q1[0], r2, r10\n\t"                                                      \
-    "vmov q1[3], q1[1], r6, lr\n\t"                                                       \
-    "ldr r1, [r11, #32]\n\t"                                                              \
-    "vqshl.s32 q0, r1\n\t"                                                                \
-    "vqshl.s32 q1, r1\n\t"                                                                \
-    "ldr r9, [r11, #12]\n\t"                                                              \
-    "vld20.32 {q2, q3}, [r9]\n\t"                                                         \
-    "vld21.32 {q2, q3}, [r9]!\n\t"                                                        \
-    "str r9, [r11, #12]\n\t"                                                              \
-    "vqrdmulh.s32 q0, q0, q2\n\t"                                                         \
-    "vqrdmulh.s32 q1, q1, q3\n\t"                                                         \
-    "vrshl.s32 q0, q0, q7\n\t"                                                            \
+#define HK_FC_BLOCKS8_INTEGER                                                                 \
+    "vmov q0[2], q0[0], r0, r8\n\t"                                                           \
+    "vmov q0[3], q0[1], r4, r12\n\t"                                                          \
+    "vmov q1[2], q1[0], r2, r10\n\t"                                                          \
+    "vmov q1[3], q1[1], r6, lr\n\t"                                                           \
+    "ldr r1, [r11, #32]\n\t"                                                                  \
+    "vqshl.s32 q0, r1\n\t"                                                                    \
+    "vqshl.s32 q1, r1\n\t"                                                                    \
+    "ldr r9, [r11, #12]\n\t"                                                                  \
+    "vld20.32 {q2, q3}, [r9]\n\t"                                                             \
+    "vld21.32 {q2, q3}, [r9]!\n\t"                                                            \
+    "str r9, [r11, #12]\n\t"                                                                  \
+    "vqrdmulh.s32 q0, q0, q2\n\t"                                                             \
+    "vqrdmulh.s32 q1, q1, q3\n\t"                                                             \
+    "vrshl.s32 q0, q0, q7\n\t"                                                                \
     "vrshl.s32 q1, q1, q7\n\t"
 
 /* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
  * next two per-unit scales (VLDM from r9). */
-#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                                \
+#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                               \
     "vldmia r9!, {d6-d7}\n\t"                                                                 \
     "vmov s8, s9, " A ", " B "\n\t"                                                           \
     "vcvt.f64.s32 d5, s9\n\t"                                                                 \
@@ -349,49 +349,61 @@ typedef struct {
     "vcvta.s32.f64 " LB ", d5\n\t"
 
 /* The double requantization (per-unit scales at fc_blocks8_t.m), for layers where the converter
- * found no integer form: even units into q0 (s0-s3), odd ones into q1 (s4-s7). */
-#define HK_FC_BLOCKS8_DOUBLE                                                                   \
+ * found no integer form: even units into q0 (s0-s3), odd ones into q1 (s4-s7). Its results may
+ * saturate at int32, so the output offset is added here, modulo 2^32 as in hk_fc_requant's
+ * callers, not with the int16 saturation of HK_FC_BLOCKS8_OFFSET16. */
+#define HK_FC_BLOCKS8_DOUBLE                                                                  \
     "ldr r9, [r11, #12]\n\t"                                                                  \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s4")                                          \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s1", "s5")                                          \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s2", "s6")                                         \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s3", "s7")                                         \
-    "str r9, [r11, #12]\n\t"
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s4")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s1", "s5")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s2", "s6")                                        \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s3", "s7")                                        \
+    "str r9, [r11, #12]\n\t"                                                                  \
+    "ldr r1, [r11, #40]\n\t"                                                                  \
+    "vadd.i32 q0, q0, r1\n\t"                                                                 \
+    "vadd.i32 q1, q1, r1\n\t"
+
+/* The integer form's output offset (q6), added after the narrowing to int16 with saturation:
+ * its results lie within 2^30, so neither this nor the narrowing changes a clamped byte. */
+#define HK_FC_BLOCKS8_OFFSET16 "vqadd.s16 q0, q0, q6\n\t"
 
 /* The eight results (even units in q0, odd in q1) narrowed with saturation into the int16
- * lanes of q0 in unit order, then the output offset (saturating), the clamp (q4, q5: within
+ * lanes of q0 in unit order, then the output OFFSET (integer form), the clamp (q4, q5: within
  * int8, so the saturation to int16 before it changes no result) and one narrowing store; then
  * the next pair of groups. */
-#define HK_FC_BLOCKS8_TAIL                                                             \
-    "vqmovnb.s32 q0, q0\n\t"                                                              \
-    "vqmovnt.s32 q0, q1\n\t"                                                              \
-    "vqadd.s16 q0, q0, q6\n\t"                                                            \
-    "vmax.s16 q0, q0, q4\n\t"                                                             \
-    "vmin.s16 q0, q0, q5\n\t"                                                             \
-    "ldr r1, [r11, #16]\n\t"                                                              \
-    "vstrb.16 q0, [r1], #8\n\t"                                                           \
-    "str r1, [r11, #16]\n\t"                                                              \
-    "subs r7, r7, #1\n\t"                                                                 \
-    "bne 2b\n\t"                                                                          \
-    "str r3, [r11, #4]\n\t"                                                              \
-    "vpop {d8-d15}\n\t"                                                                   \
+#define HK_FC_BLOCKS8_TAIL(OFFSET)                                                            \
+    "vqmovnb.s32 q0, q0\n\t"                                                                  \
+    "vqmovnt.s32 q0, q1\n\t"                                                                  \
+    OFFSET                                                                                    \
+    "vmax.s16 q0, q0, q4\n\t"                                                                 \
+    "vmin.s16 q0, q0, q5\n\t"                                                                 \
+    "ldr r1, [r11, #16]\n\t"                                                                  \
+    "vstrb.16 q0, [r1], #8\n\t"                                                               \
+    "str r1, [r11, #16]\n\t"                                                                  \
+    "subs r7, r7, #1\n\t"                                                                     \
+    "bne 2b\n\t"                                                                              \
+    "str r3, [r11, #4]\n\t"                                                                   \
+    "vpop {d8-d15}\n\t"                                                                       \
     "pop {r4-r11}"
 
-#define HK_FC_BLOCKS8_FUNCTION(NAME, DOT, REQUANT)                                             \
-    static void NAME(fc_blocks8_t *st)                                                         \
-    {                                                                                          \
-        __asm__ volatile(HK_FC_BLOCKS8_HEAD DOT REQUANT HK_FC_BLOCKS8_TAIL                     \
-                         :                                                                     \
-                         : [st] "r"(st)                                                        \
-                         : "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4",  \
-                           "d5", "d6", "d7", "cc", "memory");                                  \
+#define HK_FC_BLOCKS8_FUNCTION(NAME, DOT, REQUANT, OFF)                                       \
+    static void NAME(fc_blocks8_t *st)                                                        \
+    {                                                                                         \
+        __asm__ volatile(HK_FC_BLOCKS8_HEAD DOT REQUANT HK_FC_BLOCKS8_TAIL(OFF)               \
+                         :                                                                    \
+                         : [st] "r"(st)                                                       \
+                         : "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4", \
+                           "d5", "d6", "d7", "cc", "memory");                                 \
     }
 
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_INTEGER)
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_INTEGER)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_INTEGER,
+                       HK_FC_BLOCKS8_OFFSET16)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_INTEGER,
+                       HK_FC_BLOCKS8_OFFSET16)
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_double_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_DOUBLE)
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_DOUBLE)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_double_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_DOUBLE, "")
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_DOUBLE,
+                       "")
 #endif
 
 #undef HK_FC_BLOCKS8_FUNCTION
@@ -404,6 +416,7 @@ HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC
 #undef HK_FC_BLOCKS8_DOUBLE_PAIR
 #undef HK_FC_BLOCKS8_DOUBLE
 #undef HK_FC_BLOCKS8_TAIL
+#undef HK_FC_BLOCKS8_OFFSET16
 #endif
 
 /* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
