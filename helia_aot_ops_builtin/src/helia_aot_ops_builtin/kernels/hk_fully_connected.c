@@ -222,7 +222,7 @@ typedef struct {
     const int8_t *w;      /* 4: the next pair of groups */
     const int32_t *c;     /* 8: folded_bias of the next pair */
     const void *m;        /* 12: requant_multiplier (or per-unit scales) of the next pair */
-    int8_t *out;          /* 16 */
+    int8_t *out;          /* 16: r7 in the loop */
     int32_t blocks;       /* 20: pairs of groups */
     int32_t runs;         /* 24: 64-step runs (whole-run loops) or 16-step chunks of the depth */
     int32_t group_size;   /* 28 */
@@ -232,6 +232,7 @@ typedef struct {
     int32_t tail;         /* 44: depth % 16 */
     int32_t lo;           /* 48: q4, act_min within int8, in every int16 lane */
     int32_t hi;           /* 52: q5, act_max */
+    int8_t *end;          /* 56: set by the loop: out + 8 * blocks, where r7 stops */
 } fc_blocks8_t;
 
 
@@ -270,7 +271,10 @@ typedef struct {
     "ldr r1, [r11, #36]\n\t"                                                                  \
     "vdup.32 q7, r1\n\t"                                                                      \
     "ldr r3, [r11, #4]\n\t"                                                                   \
-    "ldr r7, [r11, #20]\n"                                                                    \
+    "ldr r7, [r11, #16]\n\t"                                                                  \
+    "ldr r1, [r11, #20]\n\t"                                                                  \
+    "add r1, r7, r1, lsl #3\n\t"                                                              \
+    "str r1, [r11, #56]\n"                                                                    \
     "2:\n\t"                                                                                  \
     "ldr r1, [r11, #8]\n\t"                                                                   \
     "ldrd r0, r2, [r1], #8\n\t"                                                               \
@@ -377,11 +381,11 @@ typedef struct {
     OFFSET                                                                                    \
     "vmax.s16 q0, q0, q4\n\t"                                                                 \
     "vmin.s16 q0, q0, q5\n\t"                                                                 \
-    "ldr r1, [r11, #16]\n\t"                                                                  \
-    "vstrb.16 q0, [r1], #8\n\t"                                                               \
-    "str r1, [r11, #16]\n\t"                                                                  \
-    "subs r7, r7, #1\n\t"                                                                     \
+    "vstrb.16 q0, [r7], #8\n\t"                                                               \
+    "ldr r1, [r11, #56]\n\t"                                                                  \
+    "cmp r7, r1\n\t"                                                                          \
     "bne 2b\n\t"                                                                              \
+    "str r7, [r11, #16]\n\t"                                                                  \
     "str r3, [r11, #4]\n\t"                                                                   \
     "vpop {d8-d15}\n\t"                                                                       \
     "pop {r4-r11}"
@@ -438,7 +442,8 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
     if (m != NULL && row == 0u && k->depth > 0 && (k->depth & 63) == 0 && g >= 2) {
         fc_blocks8_t st = {x,        w,       c,         m,         out,       g / 2,
                            k->depth >> 6, (int32_t)group_size, k->left, -k->right,
-                           k->offset, 0,  k->act_min,         k->act_max};
+                           k->offset, 0,  k->act_min,         k->act_max,
+                           NULL};
         hk_fc_blocks8_s8(&st);
         const int32_t done = g / 2 * 8;
         w = st.w;
@@ -621,7 +626,8 @@ FC_NOINLINE static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, 
                        p->output_offset,
                        depth & 15,
                        hk_max_i32(p->act_min, -128),
-                       hk_min_i32(p->act_max, 127)};
+                       hk_min_i32(p->act_max, 127),
+                       NULL};
     for (int32_t b = 0; b < p->batches; ++b) {
         st.x = input + (size_t)b * (size_t)depth;
         st.w = filter;
