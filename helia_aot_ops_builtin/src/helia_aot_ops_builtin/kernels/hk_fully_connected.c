@@ -298,6 +298,22 @@ typedef struct {
     "bne 1b\n\t"                                                                              \
     "mov r3, r5\n\t"
 
+/* A depth of whole 128-step runs: eight chunks per pass, half the loop's overhead. */
+#define HK_FC_BLOCKS8_DOT_RUNS2                                                               \
+    "ldr r9, [r11, #24]\n"                                                                    \
+    "1:\n\t"                                                                                  \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    "subs r9, r9, #1\n\t"                                                                     \
+    "bne 1b\n\t"                                                                              \
+    "mov r3, r5\n\t"
+
 /* Any depth: whole chunks one per pass, then the last partial chunk with x predicated (its
  * lanes past the depth read as 0; the weights are zero-padded). */
 #define HK_FC_BLOCKS8_DOT_ANY                                                                 \
@@ -404,10 +420,14 @@ HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_I
                        HK_FC_BLOCKS8_OFFSET16)
 HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_INTEGER,
                        HK_FC_BLOCKS8_OFFSET16)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_runs2_s8, HK_FC_BLOCKS8_DOT_RUNS2, HK_FC_BLOCKS8_INTEGER,
+                       HK_FC_BLOCKS8_OFFSET16)
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
 HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_double_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_DOUBLE, "")
 HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_DOUBLE,
                        "")
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_runs2_double_s8, HK_FC_BLOCKS8_DOT_RUNS2,
+                       HK_FC_BLOCKS8_DOUBLE, "")
 #endif
 
 #undef HK_FC_BLOCKS8_FUNCTION
@@ -416,6 +436,7 @@ HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC
 #undef HK_FC_BLOCKS8_HEAD
 #undef HK_FC_BLOCKS8_DOT_RUNS
 #undef HK_FC_BLOCKS8_DOT_ANY
+#undef HK_FC_BLOCKS8_DOT_RUNS2
 #undef HK_FC_BLOCKS8_INTEGER
 #undef HK_FC_BLOCKS8_DOUBLE_PAIR
 #undef HK_FC_BLOCKS8_DOUBLE
@@ -602,6 +623,7 @@ FC_NOINLINE static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, 
         return false;
     }
     const bool runs = (depth & 63) == 0;
+    const bool runs2 = (depth & 127) == 0;
     const bool integer = p->requant_multiplier != NULL;
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
     if (!integer && !p->per_channel) {
@@ -619,7 +641,7 @@ FC_NOINLINE static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, 
                                : (const void *)p->output_scale,
                        output,
                        units / 8,
-                       runs ? depth >> 6 : depth >> 4,
+                       runs2 ? depth >> 7 : (runs ? depth >> 6 : depth >> 4),
                        (int32_t)hk_fc_packed_group_size(depth),
                        p->requant_left,
                        -p->requant_right,
@@ -636,7 +658,9 @@ FC_NOINLINE static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, 
         st.out = output + (size_t)b * (size_t)units;
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
         if (!integer) {
-            if (runs) {
+            if (runs2) {
+                hk_fc_blocks8_runs2_double_s8(&st);
+            } else if (runs) {
                 hk_fc_blocks8_double_s8(&st);
             } else {
                 hk_fc_blocks8_any_double_s8(&st);
@@ -644,7 +668,9 @@ FC_NOINLINE static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, 
             continue;
         }
 #endif
-        if (runs) {
+        if (runs2) {
+            hk_fc_blocks8_runs2_s8(&st);
+        } else if (runs) {
             hk_fc_blocks8_s8(&st);
         } else {
             hk_fc_blocks8_any_s8(&st);
