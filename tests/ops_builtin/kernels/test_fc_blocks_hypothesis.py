@@ -34,6 +34,11 @@ PATHS = {
 }
 
 
+SATURATING_ACCS = [2**31 - 1, -(2**31), 72816, -72816, 72817, -72818, 40000, -40000]
+SATURATING_ACCS += [300, -300, 0, 1, 2**20, -(2**20), 2**30, -(2**30)]
+SATURATING_SCALES = np.array([0.45, 0.25, 0.45, 0.4999, 0.45, 0.45, 0.3, 0.3] * 2)
+
+
 @st.composite
 def fc_call(draw):
     """Keyword arguments of fc_case for an int8 call the eight-unit blocks may take."""
@@ -66,6 +71,14 @@ def test_fc_blocks_match_the_reference(path_name, drawn, tmp_path_factory):
     # Always the AD autoencoder's shapes: 640 -> 128, 128 -> 8 and 8 -> 128, per-unit scales.
     for depth, units in ((640, 128), (128, 8), (8, 128)):
         cases.append(fc_case(np.random.default_rng(depth), 1, depth, units, integer=True))
+    # Outputs far outside int16 before the offset and the clamp: the blocks narrow the eight
+    # results to int16 with saturation first, which must not change any clamped byte.
+    for scales, integer in ((SATURATING_SCALES, True), (SATURATING_SCALES[::-1] * 8.0, False)):
+        cases.append(
+            fc_case(
+                np.random.default_rng(1), 1, 1, 16, bias_acc=SATURATING_ACCS, scales=scales, integer=integer
+            )
+        )
     work = tmp_path_factory.mktemp("fc_blocks")
     source = work / "main.c"
     source.write_text(program(cases))

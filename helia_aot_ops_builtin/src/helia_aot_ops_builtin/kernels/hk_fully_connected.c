@@ -24,6 +24,14 @@ static bool fc_quant_params_ok(const hk_fully_connected_params_t *p)
     return fc_params_ok(p) && p->output_scale != NULL && p->act_min <= p->act_max;
 }
 
+/* Kept out of line so that a call the short paths take does not pay the prologue (registers,
+ * stack frame) of the general loops it never runs. */
+#if defined(__GNUC__)
+#define FC_NOINLINE __attribute__((noinline))
+#else
+#define FC_NOINLINE
+#endif
+
 /* -- int8 ------------------------------------------------------------------------------------ */
 
 /* One input row against every unit. The fields are copied out of the params because the int8
@@ -59,8 +67,8 @@ static int8_t fc_output_s8(const fc_s8_t *k, uint32_t acc, double scale)
 }
 
 /* The packed groups of four units (fc_groups_s8) and their accumulators' starting values. */
-#define FC_GROUP_ACC(acc, c, row)                                                              \
-    uint32_t acc[4] = {(uint32_t)(c)[0] + (row), (uint32_t)(c)[1] + (row),                     \
+#define FC_GROUP_ACC(acc, c, row)                                                             \
+    uint32_t acc[4] = {(uint32_t)(c)[0] + (row), (uint32_t)(c)[1] + (row),                    \
                        (uint32_t)(c)[2] + (row), (uint32_t)(c)[3] + (row)}
 
 #if HK_HAVE_MVE
@@ -112,7 +120,7 @@ HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_
 #if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
 /* hk_fc_requant of the accumulators A and B (core registers) into lanes LA and LB of q0/q1,
  * by the doubles SA and SB: one VMOV brings both into d4, then convert, scale and round. */
-#define HK_FC_REQUANT_PAIR(A, B, LA, LB, SA, SB)                                               \
+#define HK_FC_REQUANT_PAIR(A, B, LA, LB, SA, SB)                                              \
     "vmov s8, s9, %[" #A "], %[" #B "]\n\t"                                                   \
     "vcvt.f64.s32 d5, s9\n\t"                                                                 \
     "vcvt.f64.s32 d4, s8\n\t"                                                                 \
@@ -120,7 +128,7 @@ HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_
     "vmul.f64 d5, d5, " SB "\n\t"                                                             \
     "vcvta.s32.f64 " LA ", d4\n\t"                                                            \
     "vcvta.s32.f64 " LB ", d5\n\t"
-#define HK_FC_REQUANT8_INPUTS                                                                  \
+#define HK_FC_REQUANT8_INPUTS                                                                 \
     [a0] "r"(acc[0]), [a1] "r"(acc[1]), [a2] "r"(acc[2]), [a3] "r"(acc[3]), [a4] "r"(acc[4]), \
         [a5] "r"(acc[5]), [a6] "r"(acc[6]), [a7] "r"(acc[7])
 #endif
@@ -213,25 +221,27 @@ HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const i
  * -O0), so it builds at every optimization level.
  */
 typedef struct {
-    int32x4_t lo;         /* 0: act_min in every lane */
-    int32x4_t hi;         /* 16: act_max */
-    const int8_t *x;      /* 32 */
-    const int8_t *w;      /* 36: the next pair of groups */
-    const int32_t *c;     /* 40: folded_bias of the next pair */
-    const void *m;        /* 44: requant_multiplier (or per-unit scales) of the next pair */
-    int8_t *out;          /* 48 */
-    int32_t blocks;       /* 52: pairs of groups */
-    int32_t runs;         /* 56: 64-step runs (whole-run loops) or 16-step chunks of the depth */
-    int32_t group_size;   /* 60 */
-    int32_t left;         /* 64 */
-    int32_t neg_right;    /* 68 */
-    int32_t offset;       /* 72 */
-    int32_t tail;         /* 76: depth % 16 */
+    const int8_t *x;      /* 0 */
+    const int8_t *w;      /* 4: the next pair of groups */
+    const int32_t *c;     /* 8: folded_bias of the next pair */
+    const void *m;        /* 12: requant_multiplier (or per-unit scales) of the next pair */
+    int8_t *out;          /* 16: r7 in the loop */
+    int32_t blocks;       /* 20: pairs of groups */
+    int32_t runs;         /* 24: 64-step runs (whole-run loops) or 16-step chunks of the depth */
+    int32_t group_size;   /* 28 */
+    int32_t left;         /* 32 */
+    int32_t neg_right;    /* 36: q7 in the loop, in every lane */
+    int32_t offset;       /* 40: q6, in every int16 lane */
+    int32_t tail;         /* 44: depth % 16 */
+    int32_t lo;           /* 48: q4, act_min within int8, in every int16 lane */
+    int32_t hi;           /* 52: q5, act_max */
+    int8_t *end;          /* 56: set by the loop: out + 8 * blocks, where r7 stops */
 } fc_blocks8_t;
+
 
 /* The weights of one 16-step chunk (w0 = r3, w1 = r5) against x in q0, accumulating eight
  * units into the even registers r0..lr. */
-#define HK_FC_BLOCKS8_WEIGHTS                                                                  \
+#define HK_FC_BLOCKS8_WEIGHTS                                                                 \
     "vldrb.8 q1, [r3], #16\n\t"                                                               \
     "vldrb.8 q2, [r3], #16\n\t"                                                               \
     "vmladava.s8 r0, q0, q1\n\t"                                                              \
@@ -251,79 +261,107 @@ typedef struct {
 #define HK_FC_BLOCKS8_CHUNK "vldrb.8 q0, [r1], #16\n\t" HK_FC_BLOCKS8_WEIGHTS
 
 /* Per pair of groups: the bias pairs, w1 = w0 + group size, x from the start. */
-#define HK_FC_BLOCKS8_HEAD                                                                     \
+#define HK_FC_BLOCKS8_HEAD                                                                    \
     "push {r4-r11}\n\t"                                                                       \
+    "vpush {d8-d15}\n\t"                                                                      \
     "mov r11, %[st]\n\t"                                                                      \
-    "ldr r3, [r11, #36]\n\t"                                                                  \
-    "ldr r7, [r11, #52]\n"                                                                    \
-    "2:\n\t"                                                                                  \
+    "ldr r1, [r11, #48]\n\t"                                                                  \
+    "vdup.16 q4, r1\n\t"                                                                      \
+    "ldr r1, [r11, #52]\n\t"                                                                  \
+    "vdup.16 q5, r1\n\t"                                                                      \
     "ldr r1, [r11, #40]\n\t"                                                                  \
+    "vdup.16 q6, r1\n\t"                                                                      \
+    "ldr r1, [r11, #36]\n\t"                                                                  \
+    "vdup.32 q7, r1\n\t"                                                                      \
+    "ldr r3, [r11, #4]\n\t"                                                                   \
+    "ldr r7, [r11, #16]\n\t"                                                                  \
+    "ldr r1, [r11, #20]\n\t"                                                                  \
+    "add r1, r7, r1, lsl #3\n\t"                                                              \
+    "str r1, [r11, #56]\n"                                                                    \
+    "2:\n\t"                                                                                  \
+    "ldr r1, [r11, #8]\n\t"                                                                   \
     "ldrd r0, r2, [r1], #8\n\t"                                                               \
     "ldrd r4, r6, [r1], #8\n\t"                                                               \
     "ldrd r8, r10, [r1], #8\n\t"                                                              \
     "ldrd r12, lr, [r1], #8\n\t"                                                              \
-    "str r1, [r11, #40]\n\t"                                                                  \
-    "ldr r9, [r11, #60]\n\t"                                                                  \
+    "str r1, [r11, #8]\n\t"                                                                   \
+    "ldr r9, [r11, #28]\n\t"                                                                  \
     "add r5, r3, r9\n\t"                                                                      \
-    "ldr r1, [r11, #32]\n\t"
+    "ldr r1, [r11, #0]\n\t"
 
 /* The dot products of a depth of whole 64-step runs: four chunks per pass. */
-#define HK_FC_BLOCKS8_DOT_RUNS                                                                 \
-    "ldr r9, [r11, #56]\n"                                                                    \
+#define HK_FC_BLOCKS8_DOT_RUNS                                                                \
+    "ldr r9, [r11, #24]\n"                                                                    \
     "1:\n\t"                                                                                  \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    "subs r9, r9, #1\n\t"                                                                     \
+    "bne 1b\n\t"                                                                              \
+    "mov r3, r5\n\t"
+
+/* A depth of whole 128-step runs: eight chunks per pass, half the loop's overhead. */
+#define HK_FC_BLOCKS8_DOT_RUNS2                                                               \
+    "ldr r9, [r11, #24]\n"                                                                    \
+    "1:\n\t"                                                                                  \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
     "subs r9, r9, #1\n\t"                                                                     \
     "bne 1b\n\t"                                                                              \
     "mov r3, r5\n\t"
 
 /* Any depth: whole chunks one per pass, then the last partial chunk with x predicated (its
  * lanes past the depth read as 0; the weights are zero-padded). */
-#define HK_FC_BLOCKS8_DOT_ANY                                                                  \
-    "ldr r9, [r11, #56]\n\t"                                                                  \
+#define HK_FC_BLOCKS8_DOT_ANY                                                                 \
+    "ldr r9, [r11, #24]\n\t"                                                                  \
     "cmp r9, #0\n\t"                                                                          \
     "beq 3f\n"                                                                                \
     "1:\n\t"                                                                                  \
-    HK_FC_BLOCKS8_CHUNK                                                                        \
+    HK_FC_BLOCKS8_CHUNK                                                                       \
     "subs r9, r9, #1\n\t"                                                                     \
     "bne 1b\n"                                                                                \
     "3:\n\t"                                                                                  \
-    "ldr r9, [r11, #76]\n\t"                                                                  \
+    "ldr r9, [r11, #44]\n\t"                                                                  \
     "cmp r9, #0\n\t"                                                                          \
     "beq 4f\n\t"                                                                              \
     "vctp.8 r9\n\t"                                                                           \
     "vpst\n\t"                                                                                \
     "vldrbt.8 q0, [r1]\n\t"                                                                   \
-    HK_FC_BLOCKS8_WEIGHTS                                                                      \
+    HK_FC_BLOCKS8_WEIGHTS                                                                     \
     "4:\n\t"                                                                                  \
     "mov r3, r5\n\t"
 
-/* The integer requantization (requant_multiplier at fc_blocks8_t.m): lanes 0-3 of q0 from r0,
- * r2, r4, r6 and of q1 from r8, r10, r12, lr (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0),
- * then VQSHL, VQRDMULH and VRSHL. */
-#define HK_FC_BLOCKS8_INTEGER                                                                  \
-    "vmov q0[2], q0[0], r0, r4\n\t"                                                           \
-    "vmov q0[3], q0[1], r2, r6\n\t"                                                           \
-    "vmov q1[2], q1[0], r8, r12\n\t"                                                          \
-    "vmov q1[3], q1[1], r10, lr\n\t"                                                          \
-    "ldr r1, [r11, #64]\n\t"                                                                  \
+/* The integer requantization (requant_multiplier at fc_blocks8_t.m): the even units 0, 2, 4, 6
+ * into lanes 0-3 of q0 and the odd ones into q1 (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0),
+ * so that the narrowing of HK_FC_BLOCKS8_TAIL interleaves them back in order; VLD20/VLD21
+ * deinterleave the multipliers the same way. Then VQSHL, VQRDMULH and VRSHL (by q7). */
+#define HK_FC_BLOCKS8_INTEGER                                                                 \
+    "vmov q0[2], q0[0], r0, r8\n\t"                                                           \
+    "vmov q0[3], q0[1], r4, r12\n\t"                                                          \
+    "vmov q1[2], q1[0], r2, r10\n\t"                                                          \
+    "vmov q1[3], q1[1], r6, lr\n\t"                                                           \
+    "ldr r1, [r11, #32]\n\t"                                                                  \
     "vqshl.s32 q0, r1\n\t"                                                                    \
     "vqshl.s32 q1, r1\n\t"                                                                    \
-    "ldr r9, [r11, #44]\n\t"                                                                  \
-    "vldrw.u32 q2, [r9], #16\n\t"                                                             \
-    "vldrw.u32 q3, [r9], #16\n\t"                                                             \
-    "str r9, [r11, #44]\n\t"                                                                  \
+    "ldr r9, [r11, #12]\n\t"                                                                  \
+    "vld20.32 {q2, q3}, [r9]\n\t"                                                             \
+    "vld21.32 {q2, q3}, [r9]!\n\t"                                                            \
+    "str r9, [r11, #12]\n\t"                                                                  \
     "vqrdmulh.s32 q0, q0, q2\n\t"                                                             \
     "vqrdmulh.s32 q1, q1, q3\n\t"                                                             \
-    "ldr r1, [r11, #68]\n\t"                                                                  \
-    "vrshl.s32 q0, r1\n\t"                                                                    \
-    "vrshl.s32 q1, r1\n\t"
+    "vrshl.s32 q0, q0, q7\n\t"                                                                \
+    "vrshl.s32 q1, q1, q7\n\t"
 
 /* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
  * next two per-unit scales (VLDM from r9). */
-#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                                \
+#define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                               \
     "vldmia r9!, {d6-d7}\n\t"                                                                 \
     "vmov s8, s9, " A ", " B "\n\t"                                                           \
     "vcvt.f64.s32 d5, s9\n\t"                                                                 \
@@ -334,50 +372,65 @@ typedef struct {
     "vcvta.s32.f64 " LB ", d5\n\t"
 
 /* The double requantization (per-unit scales at fc_blocks8_t.m), for layers where the converter
- * found no integer form. */
-#define HK_FC_BLOCKS8_DOUBLE                                                                   \
-    "ldr r9, [r11, #44]\n\t"                                                                  \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s1")                                          \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s2", "s3")                                          \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s4", "s5")                                         \
-    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s6", "s7")                                         \
-    "str r9, [r11, #44]\n\t"
-
-/* The output offset, the clamp and the stores of q0 and q1, then the next pair. */
-#define HK_FC_BLOCKS8_TAIL                                                                     \
-    "ldr r1, [r11, #72]\n\t"                                                                  \
+ * found no integer form: even units into q0 (s0-s3), odd ones into q1 (s4-s7). Its results may
+ * saturate at int32, so the output offset is added here, modulo 2^32 as in hk_fc_requant's
+ * callers, not with the int16 saturation of HK_FC_BLOCKS8_OFFSET16. */
+#define HK_FC_BLOCKS8_DOUBLE                                                                  \
+    "ldr r9, [r11, #12]\n\t"                                                                  \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s4")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s1", "s5")                                         \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s2", "s6")                                        \
+    HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s3", "s7")                                        \
+    "str r9, [r11, #12]\n\t"                                                                  \
+    "ldr r1, [r11, #40]\n\t"                                                                  \
     "vadd.i32 q0, q0, r1\n\t"                                                                 \
-    "vadd.i32 q1, q1, r1\n\t"                                                                 \
-    "vldrw.u32 q2, [r11]\n\t"                                                                 \
-    "vldrw.u32 q3, [r11, #16]\n\t"                                                            \
-    "vmax.s32 q0, q0, q2\n\t"                                                                 \
-    "vmax.s32 q1, q1, q2\n\t"                                                                 \
-    "vmin.s32 q0, q0, q3\n\t"                                                                 \
-    "vmin.s32 q1, q1, q3\n\t"                                                                 \
-    "ldr r1, [r11, #48]\n\t"                                                                  \
-    "vstrb.32 q0, [r1], #4\n\t"                                                               \
-    "vstrb.32 q1, [r1], #4\n\t"                                                               \
-    "str r1, [r11, #48]\n\t"                                                                  \
-    "subs r7, r7, #1\n\t"                                                                     \
+    "vadd.i32 q1, q1, r1\n\t"
+
+/* The integer form's output offset (q6), added after the narrowing to int16 with saturation:
+ * its results lie within 2^30, so neither this nor the narrowing changes a clamped byte. */
+#define HK_FC_BLOCKS8_OFFSET16 "vqadd.s16 q0, q0, q6\n\t"
+
+/* The eight results (even units in q0, odd in q1) narrowed with saturation into the int16
+ * lanes of q0 in unit order, then the output OFFSET (integer form), the clamp (q4, q5: within
+ * int8, so the saturation to int16 before it changes no result) and one narrowing store; then
+ * the next pair of groups. */
+#define HK_FC_BLOCKS8_TAIL(OFFSET)                                                            \
+    "vqmovnb.s32 q0, q0\n\t"                                                                  \
+    "vqmovnt.s32 q0, q1\n\t"                                                                  \
+    OFFSET                                                                                    \
+    "vmax.s16 q0, q0, q4\n\t"                                                                 \
+    "vmin.s16 q0, q0, q5\n\t"                                                                 \
+    "vstrb.16 q0, [r7], #8\n\t"                                                               \
+    "ldr r1, [r11, #56]\n\t"                                                                  \
+    "cmp r7, r1\n\t"                                                                          \
     "bne 2b\n\t"                                                                              \
-    "str r3, [r11, #36]\n\t"                                                                  \
+    "str r7, [r11, #16]\n\t"                                                                  \
+    "str r3, [r11, #4]\n\t"                                                                   \
+    "vpop {d8-d15}\n\t"                                                                       \
     "pop {r4-r11}"
 
-#define HK_FC_BLOCKS8_FUNCTION(NAME, DOT, REQUANT)                                             \
-    static void NAME(fc_blocks8_t *st)                                                         \
-    {                                                                                          \
-        __asm__ volatile(HK_FC_BLOCKS8_HEAD DOT REQUANT HK_FC_BLOCKS8_TAIL                     \
-                         :                                                                     \
-                         : [st] "r"(st)                                                        \
-                         : "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4",  \
-                           "d5", "d6", "d7", "cc", "memory");                                  \
+#define HK_FC_BLOCKS8_FUNCTION(NAME, DOT, REQUANT, OFF)                                       \
+    static void NAME(fc_blocks8_t *st)                                                        \
+    {                                                                                         \
+        __asm__ volatile(HK_FC_BLOCKS8_HEAD DOT REQUANT HK_FC_BLOCKS8_TAIL(OFF)               \
+                         :                                                                    \
+                         : [st] "r"(st)                                                       \
+                         : "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4", \
+                           "d5", "d6", "d7", "cc", "memory");                                 \
     }
 
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_INTEGER)
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_INTEGER)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_INTEGER,
+                       HK_FC_BLOCKS8_OFFSET16)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_INTEGER,
+                       HK_FC_BLOCKS8_OFFSET16)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_runs2_s8, HK_FC_BLOCKS8_DOT_RUNS2, HK_FC_BLOCKS8_INTEGER,
+                       HK_FC_BLOCKS8_OFFSET16)
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_double_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_DOUBLE)
-HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_DOUBLE)
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_double_s8, HK_FC_BLOCKS8_DOT_RUNS, HK_FC_BLOCKS8_DOUBLE, "")
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC_BLOCKS8_DOUBLE,
+                       "")
+HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_runs2_double_s8, HK_FC_BLOCKS8_DOT_RUNS2,
+                       HK_FC_BLOCKS8_DOUBLE, "")
 #endif
 
 #undef HK_FC_BLOCKS8_FUNCTION
@@ -386,10 +439,12 @@ HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_any_double_s8, HK_FC_BLOCKS8_DOT_ANY, HK_FC
 #undef HK_FC_BLOCKS8_HEAD
 #undef HK_FC_BLOCKS8_DOT_RUNS
 #undef HK_FC_BLOCKS8_DOT_ANY
+#undef HK_FC_BLOCKS8_DOT_RUNS2
 #undef HK_FC_BLOCKS8_INTEGER
 #undef HK_FC_BLOCKS8_DOUBLE_PAIR
 #undef HK_FC_BLOCKS8_DOUBLE
 #undef HK_FC_BLOCKS8_TAIL
+#undef HK_FC_BLOCKS8_OFFSET16
 #endif
 
 /* STEP is the scale index step (0 or 1), a constant in each expansion so that the four scales
@@ -409,8 +464,10 @@ HK_INLINE void fc_groups_mve(const fc_s8_t *k, const int8_t *x, uint32_t row, in
     /* Whole 64-step runs, no filter offset and the integer requantization: every pair of
      * groups in one assembly loop (hk_fc_blocks8_s8). */
     if (m != NULL && row == 0u && k->depth > 0 && (k->depth & 63) == 0 && g >= 2) {
-        fc_blocks8_t st = {lo, hi, x, w, c, m, out, g / 2, k->depth >> 6,
-                           (int32_t)group_size, k->left, -k->right, k->offset, 0};
+        fc_blocks8_t st = {x,        w,       c,         m,         out,       g / 2,
+                           k->depth >> 6, (int32_t)group_size, k->left, -k->right,
+                           k->offset, 0,  k->act_min,         k->act_max,
+                           NULL};
         hk_fc_blocks8_s8(&st);
         const int32_t done = g / 2 * 8;
         w = st.w;
@@ -559,7 +616,7 @@ static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t
 /* The layers the hk_fc_blocks8 loops cover whole (packed weights, no filter offset, units in
  * pairs of groups; the double form needs per-unit scales), straight from the params: none of
  * the set-up of the general loops, which would cost as much as a block. */
-static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t *input,
+FC_NOINLINE static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t *input,
                               const int8_t *filter, int8_t *output)
 {
     const int32_t depth = p->input_features;
@@ -569,6 +626,7 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
         return false;
     }
     const bool runs = (depth & 63) == 0;
+    const bool runs2 = (depth & 127) == 0;
     const bool integer = p->requant_multiplier != NULL;
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
     if (!integer && !p->per_channel) {
@@ -579,21 +637,22 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
         return false;
     }
 #endif
-    fc_blocks8_t st = {vdupq_n_s32(hk_max_i32(p->act_min, -128)),
-                       vdupq_n_s32(hk_min_i32(p->act_max, 127)),
-                       input,
+    fc_blocks8_t st = {input,
                        filter,
                        p->folded_bias,
                        integer ? (const void *)p->requant_multiplier
                                : (const void *)p->output_scale,
                        output,
                        units / 8,
-                       runs ? depth >> 6 : depth >> 4,
+                       runs2 ? depth >> 7 : (runs ? depth >> 6 : depth >> 4),
                        (int32_t)hk_fc_packed_group_size(depth),
                        p->requant_left,
                        -p->requant_right,
                        p->output_offset,
-                       depth & 15};
+                       depth & 15,
+                       hk_max_i32(p->act_min, -128),
+                       hk_min_i32(p->act_max, 127),
+                       NULL};
     for (int32_t b = 0; b < p->batches; ++b) {
         st.x = input + (size_t)b * (size_t)depth;
         st.w = filter;
@@ -602,7 +661,9 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
         st.out = output + (size_t)b * (size_t)units;
 #if defined(HK_FC_REQUANT_PATH_VCVTA)
         if (!integer) {
-            if (runs) {
+            if (runs2) {
+                hk_fc_blocks8_runs2_double_s8(&st);
+            } else if (runs) {
                 hk_fc_blocks8_double_s8(&st);
             } else {
                 hk_fc_blocks8_any_double_s8(&st);
@@ -610,7 +671,9 @@ static bool fc_blocks_only_s8(const hk_fully_connected_params_t *p, const int8_t
             continue;
         }
 #endif
-        if (runs) {
+        if (runs2) {
+            hk_fc_blocks8_runs2_s8(&st);
+        } else if (runs) {
             hk_fc_blocks8_s8(&st);
         } else {
             hk_fc_blocks8_any_s8(&st);
@@ -645,19 +708,10 @@ static int32_t fc_sum_s8(const int8_t *x, int32_t depth)
 
 /* Follows LiteRT reference_integer_ops::FullyConnected / FullyConnectedPerChannel with float
  * scales (int8, double-precision requantization). */
-int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
-                              const int8_t *filter, const int32_t *bias, int8_t *output)
+/* Every int8 call the block loops do not take whole: packed groups, then row-major units. */
+FC_NOINLINE static void fc_general_s8(const hk_fully_connected_params_t *p, const int8_t *input,
+                                      const int8_t *filter, const int32_t *bias, int8_t *output)
 {
-    if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL ||
-        (params->packed_filter && params->folded_bias == NULL)) {
-        return HK_STATUS_BAD_PARAM;
-    }
-    const hk_fully_connected_params_t *p = params;
-#if HK_HAVE_MVE && defined(HK_FC_ASM)
-    if (fc_blocks_only_s8(p, input, filter, output)) {
-        return HK_STATUS_OK;
-    }
-#endif
     const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
                        p->output_features, p->per_channel ? 1 : 0, p->input_offset,
                        p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),
@@ -686,6 +740,21 @@ int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const i
             out[o] = fc_output_s8(&k, acc, k.scale[k.per_channel ? o : 0]);
         }
     }
+}
+
+int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
+                              const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    if (!fc_quant_params_ok(params) || input == NULL || filter == NULL || output == NULL ||
+        (params->packed_filter && params->folded_bias == NULL)) {
+        return HK_STATUS_BAD_PARAM;
+    }
+#if HK_HAVE_MVE && defined(HK_FC_ASM)
+    if (fc_blocks_only_s8(params, input, filter, output)) {
+        return HK_STATUS_OK;
+    }
+#endif
+    fc_general_s8(params, input, filter, bias, output);
     return HK_STATUS_OK;
 }
 
