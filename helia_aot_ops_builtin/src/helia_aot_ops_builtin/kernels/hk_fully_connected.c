@@ -49,12 +49,9 @@ typedef struct {
     int32_t offset;
     int32_t act_min;
     int32_t act_max;
-#if HK_HAVE_MVE
-    /* Only Helium's loops read the integer requantization; other cores keep the smaller frame. */
     const int32_t *mult; /* requant_multiplier, or NULL */
     int32_t left;
     int32_t right;
-#endif
 } fc_s8_t;
 
 /* Not forced inline: with the integer requantization of cores without a double FPU it is
@@ -715,12 +712,8 @@ FC_NOINLINE static void fc_general_s8(const hk_fully_connected_params_t *p, cons
     const fc_s8_t k = {filter, bias, p->folded_bias, p->output_scale, p->input_features,
                        p->output_features, p->per_channel ? 1 : 0, p->input_offset,
                        p->filter_offset, p->output_offset, hk_max_i32(p->act_min, -128),
-                       hk_min_i32(p->act_max, 127)
-#if HK_HAVE_MVE
-                           ,
-                       p->requant_multiplier, p->requant_left, p->requant_right
-#endif
-    };
+                       hk_min_i32(p->act_max, 127), p->requant_multiplier, p->requant_left,
+                       p->requant_right};
     /* Packed weights: the full groups first, then the other units row-major. */
     const int32_t grouped = p->packed_filter ? k.units / HK_FC_PACK_ROWS * HK_FC_PACK_ROWS : 0;
     const int8_t *rest =
