@@ -24,26 +24,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 
 from . import conv_family_refmodels as ref
+from .cross_check import PATHS, run_program
 
 pytestmark = [
     pytest.mark.cross,
 ]
 
-# (core, extra compiler flags, the path hk_isa.h must pick)
-PATHS = {
-    "m55-mve": ("m55", (), "mve"),
-    "m55-mve-O0": ("m55", ("-O0",), "mve"),  # unoptimized: the intrinsics stand-in for asm
-    "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
-    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
-    "m4-dsp": ("m4", (), "dsp"),
-    # unoptimized, with a frame pointer: the C stand-in for the convolution's assembly loop
-    "m4-dsp-O0": ("m4", ("-O0", "-fno-omit-frame-pointer"), "dsp"),
-}
 
 CONV_FIELDS = (
     "batches",
@@ -410,12 +399,5 @@ def source(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
 def test_every_path_matches_the_reference(path_name, source, tmp_path):
-    core, flags, expected_path = PATHS[path_name]
-    kernels = [p for p in kernel_sources("conv", "depthwise") if p.suffix == ".c"]
-    elf = cross_build_program(
-        [source, *kernels], tmp_path, core, include_dirs=[KERNEL_DIR], extra_cflags=flags
-    )
-    run = run_qemu(elf, core, timeout=60, count=False)
-    assert f"path {expected_path}\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
+    run = run_program(source, tmp_path, PATHS[path_name], ("conv", "depthwise"))
     assert f"0 of {len(cases()) + len(requant_rows())} cases differ" in run.stdout
