@@ -514,17 +514,7 @@ HK_NOINLINE void conv_pairs_s8(const conv_pairs_t *k, const int8_t *xa, const in
         const int32x4_t b = vldrwq_s32(bias + oc);
         const int32x4_t m = vldrwq_z_s32(mult + oc, real);
         const int32x4_t s = vldrwq_z_s32(shift + oc, real);
-        ya = vaddq_s32(ya, b);
-        yb = vaddq_s32(yb, b);
-        if (general) {
-            ya = hk_requant_mve(ya, m, s);
-            yb = hk_requant_mve(yb, m, s);
-        } else {
-            ya = hk_requant_right_mve(ya, m, s);
-            yb = hk_requant_right_mve(yb, m, s);
-        }
-        ya = vminq_s32(vmaxq_s32(vaddq_n_s32(ya, offset), vlo), vhi);
-        yb = vminq_s32(vmaxq_s32(vaddq_n_s32(yb, offset), vlo), vhi);
+        hk_requant_pair_mve(&ya, &yb, b, m, s, general, offset, vlo, vhi);
         vstrbq_p_s32(out_a + oc, ya, real);
         if (both) {
             vstrbq_p_s32(out_b + oc, yb, real);
