@@ -139,8 +139,21 @@ def conv_case(
     act = (-128, 127) if rng.random() < 0.5 else (-300, 300)
     if rng.random() < 0.3:
         act = (int(zp_out), 127)  # a RELU-like clamp
+    return conv_call_case(
+        x, w, bias, mult, shift, (oh, ow), stride, (pt, pl), dilation, zp_in, zp_out, act, fast=fast
+    )
+
+
+def conv_call_case(
+    x, w, bias, mult, shift, out_hw, stride, pads, dilation, zp_in, zp_out, act, *, fast=True
+) -> Case:
+    """The Case of one int8 CONV_2D call on x (NHWC) with filters w (OHWI): its params fields,
+    the numpy reference's bytes and, for the fast paths (fast), the folded bias and the scratch."""
+    batches, h, w_, c = x.shape
+    oc, kh, kw, fic = w.shape
+    (oh, ow), (pt, pl) = out_hw, pads
     fields = dict(
-        batches=1,
+        batches=batches,
         input_height=h,
         input_width=w_,
         input_channels=c,

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
 from hypothesis import given
 from hypothesis import strategies as st
 
-from . import conv_family_refmodels as ref
 from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
-from .test_conv_paths import Case, program
+from .test_conv_paths import Case, conv_call_case, program
 
 pytestmark = [pytest.mark.cross]
 
@@ -46,33 +44,7 @@ def quad_case(rng, *, c, oc, kh, kw, stride, dilation, pads, size, batches, quan
     low, high = {"narrow": (-23, -1), "right": (-12, 0), "left": (-12, 3)}[quant]
     shift = rng.integers(low, high, oc, endpoint=True).astype(np.int32)
     act = ((-128, 127), (zp_out, 127), (-300, 300), (-20, 40))[int(rng.integers(0, 4))]
-    fields = dict(
-        batches=batches,
-        input_height=h,
-        input_width=w_,
-        input_channels=c,
-        filter_height=kh,
-        filter_width=kw,
-        filter_input_channels=c,
-        output_height=oh,
-        output_width=ow,
-        output_channels=oc,
-        stride_height=stride[0],
-        stride_width=stride[1],
-        dilation_height=dilation[0],
-        dilation_width=dilation[1],
-        pad_top=pt,
-        pad_left=pl,
-        input_offset=-zp_in,
-        output_offset=zp_out,
-        act_min=act[0],
-        act_max=act[1],
-    )
-    acc = ref.conv_accumulate(x, w, (oh, ow), stride, (pt, pl), dilation, input_offset=-zp_in)
-    expected = ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8)
-    folded = offset_bias(w, bias, -zp_in, 0, pad_to=4)
-    scratch = conv_s8_scratch_bytes(kh, kw, c, c, oc)
-    return Case("conv", fields, x, w, bias, mult, shift, folded, scratch, expected)
+    return conv_call_case(x, w, bias, mult, shift, (oh, ow), stride, (pt, pl), dilation, zp_in, zp_out, act)
 
 
 @st.composite
