@@ -33,6 +33,25 @@ def _out(size: int, k: int, stride: int, dilation: int, padding: str) -> int:
     return (size - (k - 1) * dilation - 1) // stride + 1
 
 
+def draw_window_layer(
+    draw: st.DrawFn, kind: str, h: int, w: int, c: int, *, max_out_c: int
+) -> tuple[dict, int, int]:
+    """A conv / depthwise / pool layer spec over an h x w x c input (a conv widening to at most
+    max_out_c channels) and its output height and width, which the caller checks: below one
+    (or too small for its purpose) it drops or re-pads the layer."""
+    k = draw(st.sampled_from([1, 2, 3]))
+    stride = draw(st.sampled_from([1, 1, 2]))
+    dilation = draw(st.sampled_from([1, 1, 2])) if kind != "pool" else 1
+    padding = draw(st.sampled_from(["SAME", "VALID"]))
+    oh, ow = _out(h, k, stride, dilation, padding), _out(w, k, stride, dilation, padding)
+    spec = {"kind": kind, "k": k, "stride": stride, "dilation": dilation, "padding": padding}
+    if kind == "conv":
+        spec["out_c"] = draw(st.integers(1, max_out_c))
+    elif kind == "pool":
+        spec["max"] = draw(st.booleans())
+    return spec, oh, ow
+
+
 @st.composite
 def layer_chains(draw: st.DrawFn) -> dict:
     """A chain spec: input shape, dtype, and two to four layers whose shapes stay valid."""
@@ -45,19 +64,10 @@ def layer_chains(draw: st.DrawFn) -> dict:
         if kind == "add":
             layers.append({"kind": "add"})
             continue
-        k = draw(st.sampled_from([1, 2, 3]))
-        stride = draw(st.sampled_from([1, 1, 2]))
-        dilation = draw(st.sampled_from([1, 1, 2])) if kind != "pool" else 1
-        padding = draw(st.sampled_from(["SAME", "VALID"]))
-        oh, ow = _out(h, k, stride, dilation, padding), _out(w, k, stride, dilation, padding)
+        spec, oh, ow = draw_window_layer(draw, kind, h, w, c, max_out_c=2 * c)
         if min(oh, ow) < 1:
             continue
-        spec = {"kind": kind, "k": k, "stride": stride, "dilation": dilation, "padding": padding}
-        if kind == "conv":
-            spec["out_c"] = draw(st.integers(1, 2 * c))
-            c = spec["out_c"]
-        elif kind == "pool":
-            spec["max"] = draw(st.booleans())
+        c = spec.get("out_c", c)
         layers.append(spec)
         h, w = oh, ow
     input_shape = (h0, w0, c0)
@@ -143,12 +153,22 @@ def add_chain(m: _Model, spec: dict, h: int, w: int, c: int, tag: str = "") -> t
     return x, current
 
 
-def convert(model: Path, out: Path, dtype: str, goal: str = "size", html: bool = False):
+def convert(
+    model: Path,
+    out: Path,
+    dtype: str,
+    goal: str = "size",
+    html: bool = False,
+    *,
+    kernel: str | None = None,
+    prefix: str | None = None,
+):
+    """Convert with the module test on (exact for integers, the usual bound for float32)."""
     config = {
         "model": {"path": str(model)},
-        "module": {"path": str(out), "name": "module"},
+        "module": {"path": str(out), "name": "module", **({"prefix": prefix} if prefix else {})},
         "test": {"enabled": True, "samples": 2, "tolerance": 1e-5 if dtype == "float32" else 0.0},
-        "optimization": {"goal": goal},
+        "optimization": {"goal": goal, **({"kernel": kernel} if kernel else {})},
         "documentation": {"html": html},
     }
     return AotConverter(ConvertArgs.model_validate(config)).convert()
@@ -245,13 +265,7 @@ def test_an_in_place_chain_matches_the_reference_on_the_m55(tmp_path, monkeypatc
     qualifying layer streams (not only those above the bound), so each loop variant runs."""
     monkeypatch.setattr("helia_aot.pipeline.plan.INPLACE_ONLY_ABOVE_BOUND", False)
     model = build_chain(CROSS_CHAIN, 12, 10, 4, tmp_path / "model.tflite")
-    config = {
-        "model": {"path": str(model)},
-        "module": {"path": str(tmp_path / "out"), "name": "module", "prefix": "m"},
-        "test": {"enabled": True, "samples": 2, "tolerance": 0.0},
-        "optimization": {"goal": "size", "kernel": "specialized"},
-    }
-    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    result = convert(model, tmp_path / "out", "int8", kernel="specialized", prefix="m")
     techniques = [op["memory_technique"] for op in _report(result)["operators"]]
     assert techniques.count("in_place") == 5, techniques
     elf = cross_build_module(result.output, tmp_path / "m55", "m55", prefix="m")

@@ -14,11 +14,9 @@ stage output is laid over the consumed input, and no two buffers live at once sh
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from helia_aot import AotConverter, ConvertArgs
 from helia_aot.memory.patches import (
     band_rows,
     buffer_rows,
@@ -34,7 +32,7 @@ from helia_aot_ops_builtin.row_stream import RowGeometry
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .test_memory_size_goal import _out, build_chain
+from .test_memory_size_goal import _out, _report, build_chain, convert, draw_window_layer
 
 # -- the band arithmetic ------------------------------------------------------------------------
 
@@ -185,18 +183,10 @@ def patch_chains(draw: st.DrawFn) -> dict:
         if kind == "add":
             layers.append({"kind": "add"})
             continue
-        k = draw(st.sampled_from([1, 2, 3]))
-        stride = draw(st.sampled_from([1, 1, 2]))
-        dilation = draw(st.sampled_from([1, 1, 2])) if kind != "pool" else 1
-        padding = draw(st.sampled_from(["SAME", "VALID"]))
-        oh, ow = _out(h, k, stride, dilation, padding), _out(w, k, stride, dilation, padding)
+        spec, oh, ow = draw_window_layer(draw, kind, h, w, c, max_out_c=2 * c + 2)
         if min(oh, ow) < 2:
-            padding, oh, ow = "SAME", -(-h // stride), -(-w // stride)
-        spec = {"kind": kind, "k": k, "stride": stride, "dilation": dilation, "padding": padding}
-        if kind == "conv":
-            spec["out_c"] = c = draw(st.integers(1, 2 * c + 2))
-        elif kind == "pool":
-            spec["max"] = draw(st.booleans())
+            spec["padding"], oh, ow = "SAME", -(-h // spec["stride"]), -(-w // spec["stride"])
+        c = spec.get("out_c", c)
         layers.append(spec)
         h, w = oh, ow
     return {
@@ -220,22 +210,13 @@ def _stage_length(spec: dict) -> int:
 
 def convert_in_patches(model: Path, out: Path, spec: dict, core: str | None = None):
     """Convert at size with the first chain forced into patches of the spec's band height."""
-    config = {
-        "model": {"path": str(model)},
-        "module": {"path": str(out), "name": "module", "prefix": "m"},
-        "test": {"enabled": True, "samples": 2, "tolerance": 1e-5 if spec["dtype"] == "float32" else 0.0},
-        "optimization": {"goal": "size", **({"kernel": "specialized"} if core else {})},
-    }
     saved = patch_plan.FORCE_ROWS_PER_BAND, patch_plan.FORCE_MODE
     patch_plan.FORCE_ROWS_PER_BAND, patch_plan.FORCE_MODE = spec["rows_per_band"], spec["mode"]
     try:
-        return AotConverter(ConvertArgs.model_validate(config)).convert()
+        kernel = "specialized" if core else None
+        return convert(model, out, spec["dtype"], kernel=kernel, prefix="m")
     finally:
         patch_plan.FORCE_ROWS_PER_BAND, patch_plan.FORCE_MODE = saved
-
-
-def _report(result) -> dict:
-    return json.loads((result.output / f"{result.prefix}_report.json").read_text())
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -327,14 +308,7 @@ def test_the_planner_runs_a_vww_like_front_in_patches_by_itself(tmp_path):
     model = build_chain(spec, 32, 32, 3, tmp_path / "model.tflite")
     arenas = {}
     for goal in ("balanced", "size"):
-        config = {
-            "model": {"path": str(model)},
-            "module": {"path": str(tmp_path / goal), "name": "module", "prefix": "m"},
-            "test": {"enabled": True, "samples": 2, "tolerance": 0.0},
-            "optimization": {"goal": goal},
-            "documentation": {"html": True},
-        }
-        result = AotConverter(ConvertArgs.model_validate(config)).convert()
+        result = convert(model, tmp_path / goal, "int8", goal, html=True, prefix="m")
         run = run_module_test_case(result.output, tmp_path / f"build_{goal}", prefix=result.prefix)
         assert run.passed, run.stdout + run.stderr[-3000:]
         (scratch,) = [a for a in result.arenas if a["role"] == "scratch"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.im2col_packing import (
     im2col_column,
     im2col_general,
@@ -24,19 +23,16 @@ from helia_aot_ops_builtin.im2col_packing import (
     im2col_packed,
     im2col_quant,
 )
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
 from .test_conv_paths import CONV_FIELDS, Case, c_array, conv_case
 
 pytestmark = [pytest.mark.cross]
 
-PATHS = {
-    "m55-mve": ("m55", (), "mve"),
-    "m55-mve-O0": ("m55", ("-O0",), "mve"),
-    "m55-nomve": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
-}
+# m55-dsp: without MVE the entry hands the call to hk_conv_s8
+PATHS = paths("m55-mve", "m55-mve-O0", "m55-dsp")
 
 
 def im2col_program(cases: list[Case]) -> str:
@@ -138,27 +134,15 @@ def first_layers() -> list[Case]:
 
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
-@settings(
-    max_examples=2,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@FEW_BUILDS
 @given(drawn=st.lists(im2col_case(), min_size=10, max_size=14))
 def test_im2col_matches_the_reference(path_name, drawn, tmp_path_factory):
-    cases = first_layers()
-    for kwargs in drawn:
-        rng = np.random.default_rng(kwargs.pop("seed"))
-        cases.append(
-            conv_case(rng, kwargs.pop("c"), kwargs.pop("oc"), kwargs.pop("kh"), kwargs.pop("kw"), **kwargs)
-        )
-    work = tmp_path_factory.mktemp("conv_im2col")
-    source = work / "main.c"
-    source.write_text(im2col_program(cases))
-    core, flags, expected_path = PATHS[path_name]
-    kernels = [p for p in kernel_sources("conv_im2col") if p.suffix == ".c"]
-    elf = cross_build_program([source, *kernels], work, core, include_dirs=[KERNEL_DIR], extra_cflags=flags)
-    run = run_qemu(elf, core, timeout=60, count=False)
-    assert f"path {expected_path}\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
-    assert f"0 of {2 * len(cases)} calls differ" in run.stdout
+    cases = first_layers() + drawn_cases(drawn, conv_case)
+    check_program(
+        im2col_program(cases),
+        tmp_path_factory.mktemp("conv_im2col"),
+        PATHS[path_name],
+        ("conv_im2col",),
+        2 * len(cases),
+        unit="calls",
+    )

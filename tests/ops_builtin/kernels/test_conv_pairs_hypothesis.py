@@ -15,20 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
 from .test_conv_paths import conv_case, program, requant_rows
 
 pytestmark = [pytest.mark.cross]
 
-PATHS = {
-    "m55-mve": ("m55", (), "mve"),
-    "m55-mve-O0": ("m55", ("-O0",), "mve"),
-    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
-}
+PATHS = paths("m55-mve", "m55-mve-O0", "m55-portable")
 
 
 @st.composite
@@ -63,32 +58,17 @@ def pair_case(draw):
 
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
-@settings(
-    max_examples=2,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@FEW_BUILDS
 @given(drawn=st.lists(pair_case(), min_size=8, max_size=12))
 def test_two_pixel_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
-    cases = []
-    for kwargs in drawn:
-        seed = kwargs.pop("seed")
-        rng = np.random.default_rng(seed)
-        cases.append(
-            conv_case(rng, kwargs.pop("c"), kwargs.pop("oc"), kwargs.pop("kh"), kwargs.pop("kw"), **kwargs)
-        )
+    cases = drawn_cases(drawn, conv_case)
     # Always one case with rows in place and an output past the requantization rows' 41
     # bytes (program() sizes its output buffer by the largest case).
     cases.append(conv_case(np.random.default_rng(0), 16, 13, 3, 3, size=(6, 7)))
-    work = tmp_path_factory.mktemp("conv_pairs")
-    source = work / "main.c"
-    source.write_text(program(cases))
-    core, flags, expected_path = PATHS[path_name]
-    kernels = [p for p in kernel_sources("conv") if p.suffix == ".c"]
-    kernels += [p for p in kernel_sources("depthwise") if p.suffix == ".c" and p not in kernels]
-    elf = cross_build_program([source, *kernels], work, core, include_dirs=[KERNEL_DIR], extra_cflags=flags)
-    run = run_qemu(elf, core, timeout=60, count=False)
-    assert f"path {expected_path}\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
-    assert f"0 of {len(cases) + len(requant_rows())} cases differ" in run.stdout
+    check_program(
+        program(cases),
+        tmp_path_factory.mktemp("conv_pairs"),
+        PATHS[path_name],
+        ("conv", "depthwise"),
+        len(cases) + len(requant_rows()),
+    )

@@ -24,26 +24,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 
 from . import conv_family_refmodels as ref
+from .cross_check import PATHS, run_program
 
 pytestmark = [
     pytest.mark.cross,
 ]
 
-# (core, extra compiler flags, the path hk_isa.h must pick)
-PATHS = {
-    "m55-mve": ("m55", (), "mve"),
-    "m55-mve-O0": ("m55", ("-O0",), "mve"),  # unoptimized: the intrinsics stand-in for asm
-    "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
-    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
-    "m4-dsp": ("m4", (), "dsp"),
-    # unoptimized, with a frame pointer: the C stand-in for the convolution's assembly loop
-    "m4-dsp-O0": ("m4", ("-O0", "-fno-omit-frame-pointer"), "dsp"),
-}
 
 CONV_FIELDS = (
     "batches",
@@ -150,8 +139,21 @@ def conv_case(
     act = (-128, 127) if rng.random() < 0.5 else (-300, 300)
     if rng.random() < 0.3:
         act = (int(zp_out), 127)  # a RELU-like clamp
+    return conv_call_case(
+        x, w, bias, mult, shift, (oh, ow), stride, (pt, pl), dilation, zp_in, zp_out, act, fast=fast
+    )
+
+
+def conv_call_case(
+    x, w, bias, mult, shift, out_hw, stride, pads, dilation, zp_in, zp_out, act, *, fast=True
+) -> Case:
+    """The Case of one int8 CONV_2D call on x (NHWC) with filters w (OHWI): its params fields,
+    the numpy reference's bytes and, for the fast paths (fast), the folded bias and the scratch."""
+    batches, h, w_, c = x.shape
+    oc, kh, kw, fic = w.shape
+    (oh, ow), (pt, pl) = out_hw, pads
     fields = dict(
-        batches=1,
+        batches=batches,
         input_height=h,
         input_width=w_,
         input_channels=c,
@@ -410,12 +412,5 @@ def source(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
 def test_every_path_matches_the_reference(path_name, source, tmp_path):
-    core, flags, expected_path = PATHS[path_name]
-    kernels = [p for p in kernel_sources("conv", "depthwise") if p.suffix == ".c"]
-    elf = cross_build_program(
-        [source, *kernels], tmp_path, core, include_dirs=[KERNEL_DIR], extra_cflags=flags
-    )
-    run = run_qemu(elf, core, timeout=60, count=False)
-    assert f"path {expected_path}\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
+    run = run_program(source, tmp_path, PATHS[path_name], ("conv", "depthwise"))
     assert f"0 of {len(cases()) + len(requant_rows())} cases differ" in run.stdout

@@ -18,23 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
-from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from . import conv_family_refmodels as ref
-from .test_conv_paths import Case, program
+from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
+from .test_conv_paths import Case, conv_call_case, program
 
 pytestmark = [pytest.mark.cross]
 
-PATHS = {
-    "m55-mve": ("m55", (), "mve"),
-    "m55-mve-O0": ("m55", ("-O0",), "mve"),
-    "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
-    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
-}
+PATHS = paths("m55-mve", "m55-mve-O0", "m55-dsp", "m55-portable")
 
 
 def quad_case(rng, *, c, oc, kh, kw, stride, dilation, pads, size, batches, quant) -> Case:
@@ -52,33 +44,7 @@ def quad_case(rng, *, c, oc, kh, kw, stride, dilation, pads, size, batches, quan
     low, high = {"narrow": (-23, -1), "right": (-12, 0), "left": (-12, 3)}[quant]
     shift = rng.integers(low, high, oc, endpoint=True).astype(np.int32)
     act = ((-128, 127), (zp_out, 127), (-300, 300), (-20, 40))[int(rng.integers(0, 4))]
-    fields = dict(
-        batches=batches,
-        input_height=h,
-        input_width=w_,
-        input_channels=c,
-        filter_height=kh,
-        filter_width=kw,
-        filter_input_channels=c,
-        output_height=oh,
-        output_width=ow,
-        output_channels=oc,
-        stride_height=stride[0],
-        stride_width=stride[1],
-        dilation_height=dilation[0],
-        dilation_width=dilation[1],
-        pad_top=pt,
-        pad_left=pl,
-        input_offset=-zp_in,
-        output_offset=zp_out,
-        act_min=act[0],
-        act_max=act[1],
-    )
-    acc = ref.conv_accumulate(x, w, (oh, ow), stride, (pt, pl), dilation, input_offset=-zp_in)
-    expected = ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8)
-    folded = offset_bias(w, bias, -zp_in, 0, pad_to=4)
-    scratch = conv_s8_scratch_bytes(kh, kw, c, c, oc)
-    return Case("conv", fields, x, w, bias, mult, shift, folded, scratch, expected)
+    return conv_call_case(x, w, bias, mult, shift, (oh, ow), stride, (pt, pl), dilation, zp_in, zp_out, act)
 
 
 @st.composite
@@ -126,25 +92,15 @@ def fixed_cases() -> list[Case]:
 
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
-@settings(
-    max_examples=2,  # one build per example and path: each example is a dozen cases
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@FEW_BUILDS  # one build per example and path: each example is a dozen cases
 @given(drawn=st.lists(quad_kwargs(), min_size=10, max_size=14))
 def test_four_pixel_block_matches_the_reference(path_name, drawn, tmp_path_factory):
-    cases = fixed_cases()
-    for kwargs in drawn:
-        rng = np.random.default_rng(kwargs.pop("seed"))
-        cases.append(quad_case(rng, **kwargs))
-    work = tmp_path_factory.mktemp("conv_quads")
-    source = work / "main.c"
-    source.write_text(program(cases, rows=[]))
-    core, flags, expected_path = PATHS[path_name]
-    kernels = [p for p in kernel_sources("conv", "depthwise") if p.suffix == ".c"]
-    elf = cross_build_program([source, *kernels], work, core, include_dirs=[KERNEL_DIR], extra_cflags=flags)
-    run = run_qemu(elf, core, timeout=120, count=False)
-    assert f"path {expected_path}\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
-    assert f"0 of {len(cases)} cases differ" in run.stdout
+    cases = fixed_cases() + drawn_cases(drawn, quad_case)
+    check_program(
+        program(cases, rows=[]),
+        tmp_path_factory.mktemp("conv_quads"),
+        PATHS[path_name],
+        ("conv", "depthwise"),
+        len(cases),
+        timeout=120,
+    )

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from . import conv_family_refmodels as ref
 from . import test_fc_pool_binary_paths as fc_paths
+from .cross_check import PATHS, check_program, drawn_cases
 from .test_conv_paths import RequantRow, conv_case, dw_case, program
 
 pytestmark = [
@@ -94,15 +93,13 @@ def build_row(params: dict) -> RequantRow:
 def test_m4_fast_paths_match_the_reference(cases, rows, tmp_path_factory):
     built = [build_case(c) for c in cases]
     requant = [build_row(r) for r in rows]
-    work = tmp_path_factory.mktemp("dsp_paths")
-    source = work / "main.c"
-    source.write_text(program(built, requant))
-    kernels = [p for p in kernel_sources("conv", "depthwise") if p.suffix == ".c"]
-    elf = cross_build_program([source, *kernels], work / "build", "m4", include_dirs=[KERNEL_DIR])
-    run = run_qemu(elf, "m4", timeout=60, count=False)
-    assert "path dsp\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
-    assert f"0 of {len(built) + len(requant)} cases differ" in run.stdout
+    check_program(
+        program(built, requant),
+        tmp_path_factory.mktemp("dsp_paths"),
+        PATHS["m4-dsp"],
+        ("conv", "depthwise"),
+        len(built) + len(requant),
+    )
 
 
 FC = st.fixed_dictionaries(
@@ -121,17 +118,11 @@ FC = st.fixed_dictionaries(
 @settings(max_examples=2, deadline=None)
 @given(cases=st.lists(FC, min_size=6, max_size=10))
 def test_m4_fully_connected_matches_the_reference(cases, tmp_path_factory):
-    built = []
-    for c in cases:
-        p = dict(c)
-        rng = np.random.default_rng(p.pop("seed"))
-        built.append(fc_paths.fc_case(rng, p.pop("batches"), p.pop("depth"), p.pop("units"), **p))
-    work = tmp_path_factory.mktemp("dsp_fc")
-    source = work / "main.c"
-    source.write_text(fc_paths.program(built))
-    kernels = [p for p in kernel_sources("fully_connected") if p.suffix == ".c"]
-    elf = cross_build_program([source, *kernels], work / "build", "m4", include_dirs=[KERNEL_DIR])
-    run = run_qemu(elf, "m4", timeout=60, count=False)
-    assert "path dsp\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
-    assert f"0 of {len(built)} cases differ" in run.stdout, run.stdout
+    built = drawn_cases(cases, fc_paths.fc_case)
+    check_program(
+        fc_paths.program(built),
+        tmp_path_factory.mktemp("dsp_fc"),
+        PATHS["m4-dsp"],
+        ("fully_connected",),
+        len(built),
+    )

@@ -18,20 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
 from .test_fc_pool_binary_paths import fc_case, program
 
 pytestmark = [pytest.mark.cross]
 
-PATHS = {
-    "m55-mve": ("m55", (), "mve"),
-    "m55-mve-O0": ("m55", ("-O0",), "mve"),
-    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
-}
+PATHS = paths("m55-mve", "m55-mve-O0", "m55-portable")
 
 
 SATURATING_ACCS = [2**31 - 1, -(2**31), 72816, -72816, 72817, -72818, 40000, -40000]
@@ -56,18 +51,10 @@ def fc_call(draw):
 
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
-@settings(
-    max_examples=2,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@FEW_BUILDS
 @given(drawn=st.lists(fc_call(), min_size=10, max_size=14))
 def test_fc_blocks_match_the_reference(path_name, drawn, tmp_path_factory):
-    cases = []
-    for kwargs in drawn:
-        rng = np.random.default_rng(kwargs.pop("seed"))
-        cases.append(fc_case(rng, kwargs.pop("batches"), kwargs.pop("depth"), kwargs.pop("units"), **kwargs))
+    cases = drawn_cases(drawn, fc_case)
     # Always the AD autoencoder's shapes: 640 -> 128, 128 -> 8 and 8 -> 128, per-unit scales.
     for depth, units in ((640, 128), (128, 8), (8, 128)):
         cases.append(fc_case(np.random.default_rng(depth), 1, depth, units, integer=True))
@@ -79,13 +66,11 @@ def test_fc_blocks_match_the_reference(path_name, drawn, tmp_path_factory):
                 np.random.default_rng(1), 1, 1, 16, bias_acc=SATURATING_ACCS, scales=scales, integer=integer
             )
         )
-    work = tmp_path_factory.mktemp("fc_blocks")
-    source = work / "main.c"
-    source.write_text(program(cases))
-    core, flags, expected_path = PATHS[path_name]
-    kernels = [p for p in kernel_sources("fully_connected", "pool", "binary") if p.suffix == ".c"]
-    elf = cross_build_program([source, *kernels], work, core, include_dirs=[KERNEL_DIR], extra_cflags=flags)
-    run = run_qemu(elf, core, timeout=120, count=False)
-    assert f"path {expected_path}\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
-    assert f"0 of {len(cases)} cases differ" in run.stdout, run.stdout
+    check_program(
+        program(cases),
+        tmp_path_factory.mktemp("fc_blocks"),
+        PATHS[path_name],
+        ("fully_connected", "pool", "binary"),
+        len(cases),
+        timeout=120,
+    )

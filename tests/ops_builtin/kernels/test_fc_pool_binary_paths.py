@@ -23,14 +23,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry
 from helia_aot_ops_builtin.fc_integer_requant import integer_requant
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
 from helia_aot_ops_builtin.ops.fully_connected import fold_fc_bias, pack_fc_filter
 from helia_aot_ops_builtin.rescale import add_sub_rescale, mul_rescale
 
 from . import conv_family_refmodels as ref
+from .cross_check import paths, run_program
 from .elementwise_refmodels import binary_quantized
 
 pytestmark = [
@@ -38,12 +37,7 @@ pytestmark = [
 ]
 
 # (core, extra compiler flags, the path hk_isa.h must report)
-PATHS = {
-    "m55-mve": ("m55", (), "mve"),
-    "m55-dsp": ("m55", ("-mcpu=cortex-m55+nomve",), "dsp"),
-    "m55-portable": ("m55", ("-mcpu=cortex-m55+nomve+nodsp",), "portable"),
-    "m4-dsp": ("m4", (), "dsp"),
-}
+PATHS = paths("m55-mve", "m55-dsp", "m55-portable", "m4-dsp")
 CTYPES = {
     np.dtype(np.int8): "int8_t",
     np.dtype(np.int16): "int16_t",
@@ -405,12 +399,5 @@ def test_cases_hold_their_reference_outputs():
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
 def test_every_path_matches_the_reference(path_name, source, tmp_path):
-    core, flags, expected_path = PATHS[path_name]
-    kernels = [p for p in kernel_sources("fully_connected", "pool", "binary") if p.suffix == ".c"]
-    elf = cross_build_program(
-        [source, *kernels], tmp_path, core, include_dirs=[KERNEL_DIR], extra_cflags=flags
-    )
-    run = run_qemu(elf, core, timeout=60, count=False)
-    assert f"path {expected_path}\n" in run.stdout, run.stdout
-    assert run.returncode == 0, run.stdout
+    run = run_program(source, tmp_path, PATHS[path_name], ("fully_connected", "pool", "binary"))
     assert f"0 of {len(cases())} cases differ" in run.stdout, run.stdout

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
-from helia_aot.memory import BufferRequest, compute_lifetimes, peak_live, plan_greedy_by_size
+from helia_aot.memory import BufferRequest, alias_roots, compute_lifetimes, peak_live, plan_greedy_by_size
 from helia_aot.memory.patches import (
     BandCall,
     RowLayer,
@@ -36,6 +36,7 @@ from helia_aot.memory.patches import (
     recompute_calls,
     stream_calls,
 )
+from helia_aot.pipeline.inplace_rows import inplace_candidates
 
 MAX_STAGE_LAYERS = 8
 """The longest stage tried: halos grow with depth, so deeper stages recompute more and save less."""
@@ -248,31 +249,6 @@ def _live_at(requests: list[BufferRequest], step: int) -> int:
     )
 
 
-def _inplace_saving(
-    model: AirModel, operators: list[Any], lifetimes: dict[TensorId, tuple[int, int]]
-) -> dict[int, int]:
-    """Per step, what writing the operator's output over its input row by row would save (the
-    rule of ``choose_inplace_rows``, which decides it after this choice)."""
-    saving: dict[int, int] = {}
-    for index, aot_op in enumerate(operators):
-        ask = getattr(aot_op, "inplace_rows_bytes", None)
-        op = aot_op.op
-        if ask is None or not op.input_ids or not op.output_ids:
-            continue
-        src, dst = op.input_ids[0], op.output_ids[0]
-        if src not in lifetimes or dst not in lifetimes or src in model.inputs:
-            continue
-        if model.tensors[src].kind is not AirTensorKind.SCRATCH:
-            continue
-        if lifetimes[src][1] != index or lifetimes[dst][0] != index:
-            continue
-        ring = ask()
-        saved = min(model.tensors[dst].nbytes, model.tensors[src].nbytes)
-        if ring is not None and ring < saved:
-            saving[index] = saved - ring
-    return saving
-
-
 def _dies_at(
     model: AirModel,
     alias_of: dict[TensorId, TensorId],
@@ -327,7 +303,12 @@ def choose_patches(
     steps = len(operators)
     live = [_live_at(base, step) for step in range(steps + 1)]
     lifetimes = compute_lifetimes(model, alias_of=alias_of)
-    saving = _inplace_saving(model, operators, lifetimes)
+    saving = {
+        step: saved
+        for step, (_, saved) in inplace_candidates(
+            model, operators, lifetimes, alias_roots(model, alias_of)
+        ).items()
+    }
     floor = [live[s] - saving.get(s, 0) for s in range(steps + 1)]
     sizes = {r.id: r.size for r in base}
     before = [0] * (steps + 2)  # before[s]: the largest floor at steps < s

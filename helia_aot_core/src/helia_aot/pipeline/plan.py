@@ -22,6 +22,7 @@ from helia_aot.memory import ArenaPlan, BufferRequest, alias_roots, compute_life
 from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
 from helia_aot.pipeline import patch_plan
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
+from helia_aot.pipeline.inplace_rows import inplace_candidates
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
     MemoryBudget,
@@ -653,26 +654,8 @@ def choose_inplace_rows(
     if _goal(config) != "size" or model.regions:
         return []
     lifetimes = compute_lifetimes(model, alias_of=alias_of)
-    roots = alias_roots(model, alias_of)
-    candidates: dict[int, tuple[Any, int]] = {}  # step -> (operator, bytes sharing saves net of the ring)
-    for index, aot_op in enumerate(operators):
-        ask = getattr(aot_op, "inplace_rows_bytes", None)
-        op = aot_op.op
-        if ask is None or not op.input_ids or not op.output_ids:
-            continue
-        src, dst = op.input_ids[0], op.output_ids[0]
-        root = roots.get(src, src)
-        if not src or root not in lifetimes or dst not in lifetimes or root in model.inputs:
-            continue
-        if model.tensors[root].kind is not AirTensorKind.SCRATCH:
-            continue
-        if lifetimes[root][1] != index or lifetimes[dst][0] != index:
-            continue
-        saved = min(model.tensors[dst].nbytes, model.tensors[src].nbytes)
-        ring = ask()
-        if ring is None or ring >= saved:
-            continue
-        candidates[index] = (aot_op, saved - ring)
+    # step -> (operator, bytes sharing saves net of the ring)
+    candidates = inplace_candidates(model, operators, lifetimes, alias_roots(model, alias_of))
     if not candidates:
         return []
     optional = _optional_scratch_ids(operators)

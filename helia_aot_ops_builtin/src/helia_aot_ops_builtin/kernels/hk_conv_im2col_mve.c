@@ -229,16 +229,7 @@ HK_INLINE void im2col_requant4(const int32_t *quant, bool general, int32_t offse
                                int32x4_t vhi, int32x4_t *ya, int32x4_t *yb)
 {
     const int32x4_t b = vldrwq_s32(quant), m = vldrwq_s32(quant + 4), s = vldrwq_s32(quant + 8);
-    int32x4_t a = vaddq_s32(*ya, b), c = vaddq_s32(*yb, b);
-    if (general) {
-        a = hk_requant_mve(a, m, s);
-        c = hk_requant_mve(c, m, s);
-    } else {
-        a = hk_requant_right_mve(a, m, s);
-        c = hk_requant_right_mve(c, m, s);
-    }
-    *ya = vminq_s32(vmaxq_s32(vaddq_n_s32(a, offset), vlo), vhi);
-    *yb = vminq_s32(vmaxq_s32(vaddq_n_s32(c, offset), vlo), vhi);
+    hk_requant_pair_mve(ya, yb, b, m, s, general, offset, vlo, vhi);
 }
 
 /* Every group of four packed filters against the columns xa and xb (or, `regs`, the half

@@ -3,6 +3,8 @@
  */
 #include "hk_conv_paths.h"
 
+#include "hk_conv_dots4.h"
+
 #if HK_HAVE_MVE
 
 /*
@@ -512,17 +514,7 @@ HK_NOINLINE void conv_pairs_s8(const conv_pairs_t *k, const int8_t *xa, const in
         const int32x4_t b = vldrwq_s32(bias + oc);
         const int32x4_t m = vldrwq_z_s32(mult + oc, real);
         const int32x4_t s = vldrwq_z_s32(shift + oc, real);
-        ya = vaddq_s32(ya, b);
-        yb = vaddq_s32(yb, b);
-        if (general) {
-            ya = hk_requant_mve(ya, m, s);
-            yb = hk_requant_mve(yb, m, s);
-        } else {
-            ya = hk_requant_right_mve(ya, m, s);
-            yb = hk_requant_right_mve(yb, m, s);
-        }
-        ya = vminq_s32(vmaxq_s32(vaddq_n_s32(ya, offset), vlo), vhi);
-        yb = vminq_s32(vmaxq_s32(vaddq_n_s32(yb, offset), vlo), vhi);
+        hk_requant_pair_mve(&ya, &yb, b, m, s, general, offset, vlo, vhi);
         vstrbq_p_s32(out_a + oc, ya, real);
         if (both) {
             vstrbq_p_s32(out_b + oc, yb, real);
@@ -1192,43 +1184,6 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
 }
 
 /*
- * Four filters' dot products with a receptive field of `runs` runs of `len` bytes (x_step
- * apart in the image, `row` apart in each filter), read in place with the tail of every run
- * under a predicate, so nothing outside the window is touched and no patch is needed.
- */
-HK_INLINE int32x4_t conv_lean_dots4(const int8_t *x, size_t x_step, int32_t runs, int32_t len,
-                                    const int8_t *w0, const int8_t *w1, const int8_t *w2,
-                                    const int8_t *w3, int32_t row, bool clipped,
-                                    int32x4_t *sums)
-{
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (int32_t r = 0; r < runs; ++r, x += x_step, w0 += row, w1 += row, w2 += row, w3 += row) {
-        for (int32_t k = 0; k < len; k += 16) {
-            const mve_pred16_t keep = vctp8q((uint32_t)(len - k));
-            const int8x16_t xv = vldrbq_z_s8(x + k, keep);
-            const int8x16_t v0 = vldrbq_z_s8(w0 + k, keep), v1 = vldrbq_z_s8(w1 + k, keep);
-            const int8x16_t v2 = vldrbq_z_s8(w2 + k, keep), v3 = vldrbq_z_s8(w3 + k, keep);
-            a0 = vmladavaq_s8(a0, xv, v0);
-            a1 = vmladavaq_s8(a1, xv, v1);
-            a2 = vmladavaq_s8(a2, xv, v2);
-            a3 = vmladavaq_s8(a3, xv, v3);
-            if (clipped) {
-                s0 = vaddvaq_s8(s0, v0);
-                s1 = vaddvaq_s8(s1, v1);
-                s2 = vaddvaq_s8(s2, v2);
-                s3 = vaddvaq_s8(s3, v3);
-            }
-        }
-    }
-    if (clipped) {
-        const int32x4_t lo = vsetq_lane_s32(s1, vdupq_n_s32(s0), 1);
-        *sums = vsetq_lane_s32(s3, vsetq_lane_s32(s2, lo, 2), 3);
-    }
-    int32x4_t dots = vsetq_lane_s32(a1, vdupq_n_s32(a0), 1);
-    return vsetq_lane_s32(a3, vsetq_lane_s32(a2, dots, 2), 3);
-}
-
-/*
  * The scratch-free variant of hk_conv_s8_fast (params->scratch NULL; dilation_width 1): the
  * converter takes it where a scratch buffer would raise the arena above what the tensors need.
  * Same integers as the reference (LiteRT reference_integer_ops::ConvPerChannel, input offset
@@ -1296,13 +1251,13 @@ void hk_conv_s8_lean(const hk_conv_params_t *p, const int8_t *input, const int8_
                 /* offset_bias counts the offset of every tap; a clipped window adds its own:
                  * bias + dot + input_offset * (sum of the filter over the taps inside). */
                 int32x4_t sums;
-                acc = conv_lean_dots4(x, x_step, runs, len, w, w1, w2, w3, row, true, &sums);
+                acc = hk_conv_dots4_mve(x, x_step, runs, len, w, w1, w2, w3, row, &sums);
                 acc = vmlaq_n_s32(acc, sums, p->input_offset);
                 if (bias != NULL) {
                     acc = vaddq_s32(acc, vldrwq_z_s32(bias + oc, real));
                 }
             } else {
-                acc = conv_lean_dots4(x, x_step, runs, len, w, w1, w2, w3, row, false, NULL);
+                acc = hk_conv_dots4_mve(x, x_step, runs, len, w, w1, w2, w3, row, NULL);
                 acc = vaddq_s32(acc, vldrwq_s32(p->offset_bias + oc));
             }
             const int32x4_t mult = vldrwq_z_s32(p->output_multiplier + oc, real);

@@ -4,71 +4,27 @@
  */
 #include "hk_conv_unfolded.h"
 
+#include "hk_conv_dots4.h"
 #include "hk_requant.h"
 #include "hk_window.h"
 
 #if HK_HAVE_MVE
 
-/* Four lanes from four scalars (VMOV puts its first register in the lower lane). */
-HK_INLINE int32x4_t unfolded_lanes(int32_t a, int32_t b, int32_t c, int32_t d)
-{
-    const int32x4_t lo = vsetq_lane_s32(b, vdupq_n_s32(a), 1);
-    return vsetq_lane_s32(d, vsetq_lane_s32(c, lo, 2), 3);
-}
-
-/* The dot products of four filters (w0..w3) with a window of `runs` runs of `len` bytes,
- * x_step apart in the image and w_step apart in each filter; the last vector of a run is
- * loaded under a predicate, so nothing outside the window or past a filter is read. With
- * `sums`, the sums of the filter taps read are returned through it too (a window cut by the
- * image edge adds the input offset over its own taps only). */
-HK_INLINE int32x4_t unfolded_dots4(const int8_t *x, size_t x_step, int32_t runs, int32_t len,
-                                   const int8_t *w0, const int8_t *w1, const int8_t *w2,
-                                   const int8_t *w3, size_t w_step, int32x4_t *sums)
-{
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (int32_t r = 0; r < runs; ++r) {
-        for (int32_t k = 0; k < len; k += 16) {
-            const mve_pred16_t keep = vctp8q((uint32_t)(len - k));
-            const int8x16_t xv = vldrbq_z_s8(x + k, keep);
-            const int8x16_t v0 = vldrbq_z_s8(w0 + k, keep), v1 = vldrbq_z_s8(w1 + k, keep);
-            const int8x16_t v2 = vldrbq_z_s8(w2 + k, keep), v3 = vldrbq_z_s8(w3 + k, keep);
-            a0 = vmladavaq_s8(a0, xv, v0);
-            a1 = vmladavaq_s8(a1, xv, v1);
-            a2 = vmladavaq_s8(a2, xv, v2);
-            a3 = vmladavaq_s8(a3, xv, v3);
-            if (sums != NULL) {
-                s0 = vaddvaq_s8(s0, v0);
-                s1 = vaddvaq_s8(s1, v1);
-                s2 = vaddvaq_s8(s2, v2);
-                s3 = vaddvaq_s8(s3, v3);
-            }
-        }
-        x += x_step;
-        w0 += w_step;
-        w1 += w_step;
-        w2 += w_step;
-        w3 += w_step;
-    }
-    if (sums != NULL) {
-        *sums = unfolded_lanes(s0, s1, s2, s3);
-    }
-    return unfolded_lanes(a0, a1, a2, a3);
-}
-
-/* unfolded_dots4 without sums (a window inside the image: inlined into the pixel loop) and with
+/* hk_conv_dots4_mve without sums (a window inside the image: inlined into the pixel loop) and with
  * them (one cut by the edge: out of line, so its eight accumulators do not crowd that loop). */
 HK_INLINE int32x4_t unfolded_whole4(const int8_t *x, size_t x_step, int32_t runs, int32_t len,
                                       const int8_t *const *w, size_t w_step)
 {
-    return unfolded_dots4(x, x_step, runs, len, w[0], w[1], w[2], w[3], w_step, NULL);
+    return hk_conv_dots4_mve(x, x_step, runs, len, w[0], w[1], w[2], w[3], (int32_t)w_step,
+                             NULL);
 }
 
 HK_NOINLINE int32x4_t unfolded_clipped4(const int8_t *x, size_t x_step, int32_t runs,
                                         int32_t len, const int8_t *const *w, size_t skip,
                                         size_t w_step, int32x4_t *sums)
 {
-    return unfolded_dots4(x, x_step, runs, len, w[0] + skip, w[1] + skip, w[2] + skip,
-                          w[3] + skip, w_step, sums);
+    return hk_conv_dots4_mve(x, x_step, runs, len, w[0] + skip, w[1] + skip, w[2] + skip,
+                             w[3] + skip, (int32_t)w_step, sums);
 }
 
 /* What one group of four filters needs over every pixel, read once per group. */

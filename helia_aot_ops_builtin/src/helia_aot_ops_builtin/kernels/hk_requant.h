@@ -83,6 +83,26 @@ HK_INLINE int32x4_t hk_requant_clamp_mve(int32x4_t x, int32x4_t multiplier, int3
     return vminq_s32(vmaxq_s32(v, vdupq_n_s32(lo)), vdupq_n_s32(hi));
 }
 
+/* Four channels of two output pixels at once (the convolutions' two-pixel loops): bias b added
+ * to both, requantized with each channel's multiplier m and shift s (`general`: hk_requant_mve,
+ * else every shift is <= 0 and hk_requant_right_mve does), the output offset added and clamped
+ * to [vlo, vhi]. */
+HK_INLINE void hk_requant_pair_mve(int32x4_t *ya, int32x4_t *yb, int32x4_t b, int32x4_t m,
+                                   int32x4_t s, bool general, int32_t offset, int32x4_t vlo,
+                                   int32x4_t vhi)
+{
+    int32x4_t a = vaddq_s32(*ya, b), c = vaddq_s32(*yb, b);
+    if (general) {
+        a = hk_requant_mve(a, m, s);
+        c = hk_requant_mve(c, m, s);
+    } else {
+        a = hk_requant_right_mve(a, m, s);
+        c = hk_requant_right_mve(c, m, s);
+    }
+    *ya = vminq_s32(vmaxq_s32(vaddq_n_s32(a, offset), vlo), vhi);
+    *yb = vminq_s32(vmaxq_s32(vaddq_n_s32(c, offset), vlo), vhi);
+}
+
 #endif /* HK_HAVE_MVE */
 
 /* How a kernel call's channels may be requantized, from the cheapest form that is exact for
