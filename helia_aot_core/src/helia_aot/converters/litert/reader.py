@@ -19,6 +19,7 @@ import numpy as np
 from helia_aot.air.types import AirQuantization, AirTensorType
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.file_bytes import attach_file_bytes, file_slice
+from helia_aot.converters.litert.unpack import unpack_model
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
 from helia_aot.litert import schema_py_generated as litert
@@ -90,7 +91,23 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
             hint=_MALFORMED_HINT,
         )
     try:
+        model: litert.ModelT = unpack_model(data)
+    except Exception:  # malformed somewhere: the generated unpacker says where (or reads it after all)
+        model = _generated_unpack(data, source)
+    if model.version != SCHEMA_VERSION:
+        raise ModelLoadError(
+            f"{source} has schema version {model.version}; LiteRT reads version {SCHEMA_VERSION}",
+            hint=_MALFORMED_HINT,
+        )
+    attach_file_bytes(model, data)
+    return model
+
+
+def _generated_unpack(data: bytes, source: str) -> litert.ModelT:
+    """Unpack with the generated object API, whose traceback locates a malformed field."""
+    try:
         model: litert.ModelT = litert.ModelT.InitFromPackedBuf(data, 0)
+        return model
     except Exception as exc:  # any failure inside the generated unpacker means a corrupt file
         where = unpack_location(exc)
         raise ModelLoadError(
@@ -99,13 +116,6 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
             hint=_MALFORMED_HINT,
             details={"table": where},
         ) from exc
-    if model.version != SCHEMA_VERSION:
-        raise ModelLoadError(
-            f"{source} has schema version {model.version}; LiteRT reads version {SCHEMA_VERSION}",
-            hint=_MALFORMED_HINT,
-        )
-    attach_file_bytes(model, data)
-    return model
 
 
 _ACCESSOR = re.compile(r"\.(\w+?)(?:AsNumpy|Length|IsNone)?\((i?)\)")
