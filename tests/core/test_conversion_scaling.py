@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import cProfile
 import pstats
+import sys
 from pathlib import Path
 
+import helia_aot.converter as converter_module
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.air import AirModel, AirTensor, AirTensorType, TensorId
+from helia_aot.memory import BufferRequest, live_by_step
 from helia_aot.pack.kernel_library import KernelLibrary, scan_once
+from helia_aot.pipeline.plan import plan_memory
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing.conv_chain import conv_chain_model
 from hypothesis import given, settings
@@ -86,3 +90,59 @@ def test_kernel_scans_are_remembered_only_inside_scan_once(tmp_path):
         (tmp_path / "hk_a.c").write_text("/* added during the scan */\n")
         assert library.sources("a") == first
     assert library.sources("a") == [tmp_path / "hk_a.h", tmp_path / "hk_a.c"]
+
+
+def _plan_bytecodes(layers: int, work: Path, registry, monkeypatch) -> int:
+    """Bytecode instructions Plan runs on a chain of ``layers`` (a dry run: no files written).
+
+    Opcodes, not calls: a scan inside a comprehension is one call however long it runs."""
+    model = conv_chain_model(layers, work / f"plan{layers}.tflite")
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(model)}, "module": {"path": str(work / "out")}, "dry_run": True}
+    )
+    steps = [0]
+
+    def count(frame, event, arg):
+        if event == "opcode":
+            steps[0] += 1
+        return count
+
+    def enter(frame, event, arg):
+        frame.f_trace_opcodes = True
+        return count
+
+    def traced(*args, **kwargs):
+        sys.settrace(enter)
+        try:
+            return plan_memory(*args, **kwargs)
+        finally:
+            sys.settrace(None)
+
+    monkeypatch.setattr(converter_module, "plan_memory", traced)
+    AotConverter(config, registry).convert()
+    return steps[0]
+
+
+def test_plan_work_grows_linearly_with_layers(tmp_path, monkeypatch):
+    """Four times the layers, four times Plan's bytecodes: the memory-aware scratch choice asked
+    every buffer's step for the buffers live there with a scan of all of them (4.64x on 50 to
+    200 layers), and the in-place partners were scanned once per operator."""
+    registry = build_default_registry_context()
+    small, large = (_plan_bytecodes(n, tmp_path, registry, monkeypatch) for n in (50, 200))
+    assert large <= 4.2 * small, f"4x the layers cost {large / small:.2f}x the bytecodes (linear: 4)"
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6), st.integers(1, 64)), max_size=30),
+    st.lists(st.integers(-1, 20), max_size=12),
+)
+def test_live_by_step_matches_a_scan_per_step(spans, steps):
+    requests = [
+        BufferRequest(id=f"b{i}", size=size, first=first, last=first + length)
+        for i, (first, length, size) in enumerate(spans)
+    ]
+    found = live_by_step(requests, steps)
+    assert sorted(found) == sorted(set(steps))
+    for step in steps:
+        assert found[step] == [r for r in requests if r.first <= step <= r.last]

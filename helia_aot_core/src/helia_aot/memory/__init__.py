@@ -13,7 +13,7 @@ from helia_aot.memory.defines import (
     TensorLifetime,
 )
 from helia_aot.memory.liveness import alias_roots, compute_lifetimes
-from helia_aot.memory.placement import Placer, inplace_pairs, peak_live
+from helia_aot.memory.placement import Placer, inplace_pairs, live_by_step, peak_live
 from helia_aot.memory.planners import (
     DEFAULT_ITERATIONS,
     plan_greedy,
@@ -39,6 +39,7 @@ __all__ = [
     "alias_roots",
     "compute_lifetimes",
     "inplace_pairs",
+    "live_by_step",
     "peak_live",
     "plan_greedy",
     "plan_greedy_by_size",

@@ -8,7 +8,8 @@ re-place thousands of orders cheaply.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+from collections.abc import Iterable, Sequence
 
 from helia_aot.memory.types import BufferRequest
 
@@ -80,6 +81,30 @@ def peak_live(buffers: Sequence[BufferRequest]) -> int:
         live += delta[t]
         best = max(best, live - shared.get(t, 0))
     return best
+
+
+def live_by_step(buffers: Sequence[BufferRequest], steps: Iterable[int]) -> dict[int, list[BufferRequest]]:
+    """For each of ``steps``, the buffers live there (``first <= step <= last``), in request order.
+
+    One sweep over the buffers sorted by ``first``, the steps in increasing order, keeping the live
+    set in a heap by ``last``: the work is the buffers plus the live sets returned, where asking
+    each step of every buffer separately scanned all of them per step (quadratic in the model).
+    """
+    order = sorted(range(len(buffers)), key=lambda i: buffers[i].first)
+    live: dict[int, BufferRequest] = {}
+    ends: list[tuple[int, int]] = []
+    found: dict[int, list[BufferRequest]] = {}
+    cursor = 0
+    for step in sorted(set(steps)):
+        while cursor < len(order) and buffers[order[cursor]].first <= step:
+            index = order[cursor]
+            live[index] = buffers[index]
+            heapq.heappush(ends, (buffers[index].last, index))
+            cursor += 1
+        while ends and ends[0][0] < step:
+            live.pop(heapq.heappop(ends)[1])
+        found[step] = [live[i] for i in sorted(live)]
+    return found
 
 
 def _align_up(value: int, alignment: int) -> int:

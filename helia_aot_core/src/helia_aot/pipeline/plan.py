@@ -18,7 +18,14 @@ from typing import Any
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import SCRATCH_ISAS
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.memory import ArenaPlan, BufferRequest, alias_roots, compute_lifetimes, peak_live
+from helia_aot.memory import (
+    ArenaPlan,
+    BufferRequest,
+    alias_roots,
+    compute_lifetimes,
+    live_by_step,
+    peak_live,
+)
 from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
 from helia_aot.pipeline import patch_plan
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
@@ -461,9 +468,13 @@ def _drop_reason(goal: str, nbytes: int, reused: bool) -> str:
     )
 
 
-def _input_dies(planner: _Planner, model: AirModel, index: int, aot_op: Any, position: int) -> bool:
+def _input_dies(
+    planner: _Planner, model: AirModel, index: int, aot_op: Any, position: int, partners: set[TensorId]
+) -> bool:
     """Whether input ``position`` of operator ``index`` (with every tensor sharing its bytes)
-    is a scratch tensor whose last reader is that operator: its bytes are dead once read."""
+    is a scratch tensor whose last reader is that operator: its bytes are dead once read.
+    ``partners`` is the set of the planner's in-place partners (made once by the caller: a scan of
+    them per operator made this quadratic)."""
     ids = aot_op.op.input_ids
     if position >= len(ids):
         return False
@@ -474,7 +485,7 @@ def _input_dies(planner: _Planner, model: AirModel, index: int, aot_op: Any, pos
         and planner.role_of(root) == "scratch"
         and root not in model.inputs
         and root not in set(model.outputs)
-        and root not in planner.inplace.values()
+        and root not in partners
         and ids.count(ids[position]) == 1
     )
 
@@ -704,13 +715,14 @@ def choose_scratch(
     """
     owners: dict[TensorId, tuple[Any, str]] = {}
     first = make_planner()
+    partners = set(first.inplace.values())
     reusable: set[TensorId] = set()
     for index, aot_op in enumerate(operators):
         for name in getattr(aot_op, "optional_scratch", {}):
             tid = aot_op.op.named_tensors[name]
             owners[tid] = (aot_op, name)
             position = getattr(aot_op, "reusable_scratch", {}).get(name)
-            if position is not None and _input_dies(first, model, index, aot_op, position):
+            if position is not None and _input_dies(first, model, index, aot_op, position, partners):
                 reusable.add(tid)
     requests = _scratch_requests(first)
     tensors_only = [r for r in requests if TensorId(r.id) not in owners]
@@ -720,12 +732,15 @@ def choose_scratch(
     if not candidates:
         return bound, {}
 
+    asked = [r for r in requests if TensorId(r.id) in candidates]
+    live_sets = live_by_step(tensors_only, (r.first for r in asked))  # one sweep, not one scan per buffer
+
     def live_at(step: int) -> int:
-        live = [r for r in tensors_only if r.first <= step <= r.last]
+        live = live_sets[step]
         ids = {r.id for r in live}
         return peak_live([r if r.inplace_of in ids else replace(r, inplace_of=None) for r in live])
 
-    pressure = {TensorId(r.id): live_at(r.first) + r.size for r in requests if TensorId(r.id) in candidates}
+    pressure = {TensorId(r.id): live_at(r.first) + r.size for r in asked}
     dropped: dict[str, int] = {}
     gone: set[TensorId] = set()
 
