@@ -15,7 +15,7 @@ from helia_aot.air import (
     c_identifier,
     verify_model,
 )
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
@@ -88,3 +88,32 @@ def test_c_identifier_avoids_keywords_and_digits():
     assert c_identifier("int") == "t_int"
     assert c_identifier("3d conv") == "t_3d_conv"
     assert c_identifier("*/ #include <x>") == "include_x"
+
+
+def _identifier_by_the_rules(text: str, max_length: int = 48, fallback: str = "t") -> str:
+    """c_identifier's documented rules spelled out step by step (it skips them for plain names)."""
+    import re
+
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", text.encode("ascii", "ignore").decode("ascii")).strip("_").lower()
+    name = re.sub(r"_+", "_", name)[:max_length].rstrip("_") or fallback
+    if name[0].isdigit() or name in ("int", "for", "main", "bool", "null", "true"):
+        name = f"{fallback}_{name}"
+    return name
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.text(alphabet="ab_z09Z -", max_size=60), st.integers(1, 60))
+def test_c_identifier_shortcut_for_plain_names_changes_nothing(text, max_length):
+    assert c_identifier(text, max_length=max_length) == _identifier_by_the_rules(text, max_length)
+    for plain in ("conv_2d_415_output_multiplier", "for", "int", "a" * 60, "x_1"):
+        assert c_identifier(plain, max_length=max_length) == _identifier_by_the_rules(plain, max_length)
+
+
+def test_from_numpy_maps_every_spelling_of_a_dtype():
+    for member in AirTensorType:
+        dtype = np.dtype(member.value)
+        assert AirTensorType.from_numpy(dtype) is member
+        assert AirTensorType.from_numpy(dtype.type) is member
+        assert AirTensorType.from_numpy(dtype.newbyteorder(">")) is member
+    with pytest.raises(ValueError):
+        AirTensorType.from_numpy(np.complex64)

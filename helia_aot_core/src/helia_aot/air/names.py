@@ -19,8 +19,14 @@ _RESERVED = frozenset(
 _NOT_IDENT = re.compile(r"[^A-Za-z0-9_]+")
 
 
-# Pure, and asked for the same names many times per operator: each text is worked out once.
-@lru_cache(maxsize=4096)
+_PLAIN_IDENT = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+"""Text ``c_identifier`` returns unchanged (when short enough and not reserved): lower case, single
+underscores between letters and digits, a letter first. Most names asked for are already so."""
+
+
+# Pure, and asked for the same names many times per operator: each text is worked out once (a
+# model of a thousand operators asks for some ten thousand names).
+@lru_cache(maxsize=1 << 15)
 def c_identifier(text: str, *, max_length: int = 48, fallback: str = "t") -> str:
     """Turn arbitrary text into a lower-case C identifier fragment.
 
@@ -28,6 +34,8 @@ def c_identifier(text: str, *, max_length: int = 48, fallback: str = "t") -> str
     cut to ``max_length``; a leading digit, an empty result or a reserved word gets a prefix. The
     result is safe both as part of a C identifier and as a file name.
     """
+    if len(text) <= max_length and _PLAIN_IDENT.fullmatch(text) and text not in _RESERVED:
+        return text
     name = _NOT_IDENT.sub("_", text.encode("ascii", "ignore").decode("ascii")).strip("_").lower()
     name = re.sub(r"_+", "_", name)[:max_length].rstrip("_")
     if not name:

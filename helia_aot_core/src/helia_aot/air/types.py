@@ -132,11 +132,15 @@ class AirTensorType(str, enum.Enum):
     @classmethod
     def from_numpy(cls, dtype: np.dtype | type) -> AirTensorType:
         """The member for a numpy dtype, or ValueError."""
-        return cls(np.dtype(dtype).name)
+        member = _FROM_NUMPY.get(dtype) if isinstance(dtype, np.dtype) else None
+        return member if member is not None else cls(np.dtype(dtype).name)
 
 
 _NUMPY = {member: np.dtype(member.value) for member in AirTensorType}
 """Each member's numpy dtype, made once: stages ask for it per tensor, many times per model."""
+
+_FROM_NUMPY = {dtype: member for member, dtype in _NUMPY.items()}
+"""The member of each native numpy dtype (``from_numpy`` is asked for every array an operator adds)."""
 
 _CTYPES = {
     AirTensorType.BOOL: "bool",

@@ -12,6 +12,7 @@ derive from this one class, so neither re-implements emission.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from helia_aot.air import AirTensor, c_comment
 from helia_aot.aot.operators import AotOperator
 from helia_aot.codegen import c_bool, c_float, c_float_list, c_int_list, render_template
+from helia_aot.codegen.files import write_text_file
 from helia_aot.pack.kernel_library import KernelLibrary
 
 HEADER_TEMPLATE = "_operator.h.mako"
@@ -105,5 +107,6 @@ class TemplateOperator(AotOperator):
         values = self.template_values()
         header = render_template(HEADER_TEMPLATE, self.TEMPLATE_DIRS, **values)
         source = render_template(self.TEMPLATE, self.TEMPLATE_DIRS, **values)
-        (save_path / "includes-api" / f"{self.stem}.h").write_text(header, encoding="utf-8", newline="\n")
-        (save_path / "src" / f"{self.stem}.c").write_text(source, encoding="utf-8", newline="\n")
+        stem = self.stem
+        write_text_file(os.path.join(save_path, "includes-api", f"{stem}.h"), header)
+        write_text_file(os.path.join(save_path, "src", f"{stem}.c"), source)

@@ -29,6 +29,7 @@ from helia_aot.air import (
     region_layout,
 )
 from helia_aot.codegen import c_float, c_hex_bytes, render_template
+from helia_aot.codegen.files import write_text_file
 from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pack.kernel_library import scan_once
@@ -227,7 +228,7 @@ def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
         text = files[name].read_text(encoding="utf-8")
         text = upper.sub(f"{prefix.upper()}_HK_", lower.sub(f"{prefix}_hk_", text))
         target = dest / f"{prefix}_{name}"
-        target.write_text(text, encoding="utf-8", newline="\n")
+        write_text_file(target, text)
         names.append(target.name)
     return names
 
@@ -482,7 +483,7 @@ def emit_module(
     )
 
     def write(path: Path, text: str) -> None:
-        path.write_text(text, encoding="utf-8", newline="\n")
+        write_text_file(path, text)
 
     for header in ("platform", "tensors", "context", "common", "model"):
         write(inc / f"{prefix}_{header}.h", render_template(f"{header}.h.mako", **values))

@@ -25,7 +25,7 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
 from helia_aot.errors import (
@@ -215,6 +215,13 @@ def _foreign(dest: Path, why: str) -> ForeignOutputError:
     )
 
 
+def _relative_prefix(folder: str, root: str | Path) -> str:
+    """``folder`` (one of ``os.walk(root)``'s) relative to ``root``, ``/``-separated, ending in
+    ``/`` ("" for ``root`` itself): made once per folder, not once per file in it."""
+    rel = PurePath(os.path.relpath(folder, root)).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
 def check_replaceable(dest: Path) -> None:
     """Raise ForeignOutputError unless ``dest`` is a module helia-aot wrote and nothing else.
 
@@ -237,8 +244,8 @@ def check_replaceable(dest: Path) -> None:
         raise _foreign(dest, f"holds {error.filename}, which cannot be read") from None
 
     for folder, dirs, files in os.walk(dest, onerror=unreadable):  # never follows links
-        for name in dirs + files:
-            present.append(Path(folder, name).relative_to(dest).as_posix())
+        prefix = _relative_prefix(folder, dest)
+        present.extend(prefix + name for name in dirs + files)
     if not present:
         return
     marker = dest / MARKER_NAME
@@ -271,16 +278,17 @@ def module_entries(source: Path) -> list[tuple[Path, PurePosixPath]]:
     """
     entries = []
     for folder, dirs, files in os.walk(source):  # never follows links
+        prefix = _relative_prefix(folder, source)
         for name in dirs + files:
-            path = Path(folder, name)
-            mode = path.lstat().st_mode
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 raise PluginError(
-                    f"the generated module holds {path.relative_to(source)}, which is "
+                    f"the generated module holds {Path(path).relative_to(source)}, which is "
                     "not a regular file or folder",
                     hint="a module may hold only files and folders",
                 )
-            entries.append((path, PurePosixPath(path.relative_to(source).as_posix())))
+            entries.append((Path(path), PurePosixPath(prefix + name)))
     entries.sort(key=lambda entry: entry[1].parts)
     return entries
 
