@@ -37,11 +37,20 @@ def quoted_measurements(platform: Any) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _variant_bytes(aot_op: Any, knob: str, value: str) -> tuple[int, int]:
-    for variant in aot_op.kernel_variants():
+def _variant_bytes(variants: list[Any], knob: str, value: str) -> tuple[int, int]:
+    for variant in variants:
         if variant.knob == knob and variant.value == value:
             return int(variant.const_bytes), int(variant.scratch_bytes)
     return 0, 0
+
+
+def _variant_saving(aot_op: Any, knob: str, value: str) -> tuple[int, int]:
+    """Constant and scratch bytes the operator's current ``knob`` variant has over ``value``'s
+    (its variants asked for once: each asks the operator's geometry and constants again)."""
+    variants = aot_op.kernel_variants()
+    now_const, now_scratch = _variant_bytes(variants, knob, aot_op.knob(knob))
+    alt_const, alt_scratch = _variant_bytes(variants, knob, value)
+    return now_const - alt_const, now_scratch - alt_scratch
 
 
 def setting_hints(
@@ -86,10 +95,9 @@ def _kernel_hint(
 ) -> dict[str, Any]:
     const_delta = scratch_delta = 0
     for op in ops:
-        now_const, now_scratch = _variant_bytes(op, knob, op.knob(knob))
-        alt_const, alt_scratch = _variant_bytes(op, knob, value)
-        const_delta += now_const - alt_const
-        scratch_delta += now_scratch - alt_scratch
+        const, scratch = _variant_saving(op, knob, value)
+        const_delta += const
+        scratch_delta += scratch
     families = sorted({op.KNOB_FAMILY for op in ops if op.KNOB_FAMILY})
     code_delta = 0
     instructions: dict[str, int] = {}
@@ -143,10 +151,9 @@ def _sum_variants(changes: list[tuple[Any, str]], knob: str) -> tuple[int, int]:
     """Constant and scratch bytes the changes save (current variant less the alternative)."""
     const = scratch = 0
     for op, value in changes:
-        now_const, now_scratch = _variant_bytes(op, knob, op.knob(knob))
-        alt_const, alt_scratch = _variant_bytes(op, knob, value)
-        const += now_const - alt_const
-        scratch += now_scratch - alt_scratch
+        saved_const, saved_scratch = _variant_saving(op, knob, value)
+        const += saved_const
+        scratch += saved_scratch
     return const, scratch
 
 
