@@ -3,10 +3,11 @@
 Each model is converted by ``helia-aot convert --model.path M --module.path OUT --force`` (the
 same flags for both), alternating ours and the product's so that both see the same machine load,
 ``--repeat`` times each after one uncounted warm-up (which lets both write their bytecode and
-template caches, as any second run on a user's machine would find them). Medians are printed with
-their ratio; the goal is at most 0.40 (issue 17). Then a chain of int8 1x1 convolutions
-(``helia_aot.testing.conv_chain``) shows how conversion time grows with the model: 100 and 1,000
-layers (goal: 1,000 layers in at most 2.0 s and at most 12x the 100-layer time).
+template caches, and ours its operator index, as any second run on a user's machine would find
+them). Medians are printed with their ratio; the goal is at most 0.40 (issue 17). Then a chain of
+int8 1x1 convolutions (``helia_aot.testing.conv_chain``) shows how conversion time grows with the
+model: 100 and 1,000 layers (goal: 1,000 layers in at most 2.0 s and at most 12x the 100-layer
+time).
 
     python bench/conversion_time.py                       # KWS and VWW, 5 runs each, chains
     python bench/conversion_time.py --repeat 3 --no-chain

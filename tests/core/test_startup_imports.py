@@ -103,3 +103,49 @@ def test_the_collector_is_paused_during_a_conversion_and_restored(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_cli_conversion_imports_only_the_operator_modules_its_model_uses(tmp_path):
+    """With the operator index written (any earlier run writes it), a KWS conversion imports the
+    eight operator modules its operators and the built-in transforms use, not the pack's 41; and
+    pydantic's plugin scan is off for the command (helia_aot.cli.PYDANTIC_PLUGINS)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["HELIA_AOT_OPERATOR_INDEX"] = str(tmp_path / "index")
+    warm = "from helia_aot.registry import build_default_registry_context; build_default_registry_context()"
+    subprocess.run([sys.executable, "-c", warm], check=True, env=env, timeout=120)
+    script = (
+        "import os, sys, json\n"
+        "from helia_aot.cli import app\n"
+        f"sys.argv = ['helia-aot', 'convert', '--model.path', {str(KWS)!r}, '--module.path', "
+        f"{str(tmp_path / 'out')!r}, '--verbose', '0']\n"
+        "try:\n    app()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "prefix = 'helia_aot_ops_builtin.ops.'\n"
+        "ops = sorted(m[len(prefix) :] for m in sys.modules if m.startswith(prefix))\n"
+        "print(json.dumps([ops, os.environ.get('PYDANTIC_DISABLE_PLUGINS')]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    ops, plugins = json.loads(run.stdout.strip().splitlines()[-1])
+    assert plugins == "__all__"
+    assert {"conv", "fully_connected", "pool", "softmax"} <= set(ops)
+    assert not {"lstm", "gru", "svdf", "control_flow", "resize", "gather_nd"} & set(ops)
+    assert len(ops) <= 10, ops
+
+
+def test_the_command_runs_with_the_collector_off_and_leaves_it_as_it_found_it():
+    """The command's imports are frozen out of the collector (so its first collection does not
+    walk them), the command runs with it off, and an in-process caller gets it back on."""
+    script = (
+        "import gc, json, sys\n"
+        "from helia_aot.cli import main\n"
+        "app_module = sys.modules['helia_aot.cli.app']  # helia_aot.cli.app is also the Typer app's name\n"
+        "seen = [gc.get_freeze_count() > 0, gc.isenabled()]\n"
+        "real = app_module.version_text\n"
+        "app_module.version_text = lambda: seen.append(gc.isenabled()) or real()\n"
+        "sys.argv = ['helia-aot', 'version']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print(json.dumps(seen + [gc.isenabled()]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == [True, True, False, True]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from helia_aot.pack import OperatorRecord, hookimpl, register_operators
+from helia_aot.pack import OperatorRecord, hookimpl, register_operator_modules
 from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
@@ -32,8 +32,9 @@ def aot_operator_classes() -> list[tuple[str, type]]:
 def helia_aot_register(context: RegistryContext) -> None:
     """Register parsers, options classes and operator classes of the built-in operators, and the
     built-in graph transforms and the ``fuse_rolled_gru`` model hook (a WHILE-loop Keras GRU
-    becomes one GRU operator)."""
-    register_operators(context, registrations())
+    becomes one GRU operator). The operator modules are imported when a conversion first looks up
+    one of their keys (``register_operator_modules``): most models use a few of them."""
+    register_operator_modules(context, ops)
     register_transforms(context)
     context.litert_model_hooks.register("fuse_rolled_gru", fuse_rolled_gru)
     # Resource variables become persistent variable tensors before the model is read into AIR.

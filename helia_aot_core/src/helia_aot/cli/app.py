@@ -20,6 +20,7 @@ from helia_aot.cli.selftest import HELP as TEST_HELP
 from helia_aot.cli.selftest import test_command
 from helia_aot.cli.support import check_command, ops_command
 from helia_aot.cli.sweep import sweep_command
+from helia_aot.pipeline.collector import collector_off_for_command, collector_restored
 from helia_aot.plugins.manager import distribution_version
 from helia_aot.version import __version__
 
@@ -109,8 +110,13 @@ app.command("check")(check_command)
 
 
 def main() -> None:
-    """Console-script entry point (``helia-aot``)."""
-    app()
+    """Console-script entry point (``helia-aot``): the command with the cyclic collector off (see
+    :func:`helia_aot.pipeline.collector.collector_off_for_command`)."""
+    was_enabled = collector_off_for_command()
+    try:
+        app()
+    finally:
+        collector_restored(was_enabled)
 
 
 __all__ = ["app", "core_version", "main", "version_text"]

@@ -8,6 +8,8 @@ and ``custom_code_to_op_key`` from ``helia_aot.air``, ``RegistryContext`` from
 - :class:`OperatorRecord` and :func:`register_operators`: what a pack registers for one operator
   (key, LiteRT keys, parser, options class, operator class, kernel files) and the function that
   registers a list of them from the ``helia_aot_register`` hook or a customizer;
+  :func:`register_operator_modules` registers the records of every module of a package, each
+  module imported only when a conversion first looks up one of its keys;
 - :class:`TemplateOperator`, the operator base class that renders Mako templates inside the core's
   header/source frame and copies kernel files, and :class:`KernelLibrary`, a folder of ``hk_*``
   kernel families;
@@ -38,6 +40,7 @@ from helia_aot.converters.litert.schema_access import (
 )
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.pack.deferred import register_operator_modules
 from helia_aot.pack.kernel_library import KernelLibrary
 from helia_aot.pack.knob_support import register_knob_values
 from helia_aot.pack.record import OperatorRecord, recorded_operators, register_operators
@@ -69,6 +72,7 @@ __all__ = [
     "outputs_of",
     "recorded_operators",
     "register_knob_values",
+    "register_operator_modules",
     "register_operators",
     "render_template",
     "tensor_at",

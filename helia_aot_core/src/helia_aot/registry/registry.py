@@ -10,12 +10,27 @@ from typing import Any, Generic, TypeVar
 from helia_aot.errors import (
     DuplicateRegistrationError,
     InvalidConfigError,
+    PluginError,
     RegistryFrozenError,
     RegistryLookupError,
 )
 
 V = TypeVar("V")
 _T = TypeVar("_T")
+
+
+class DeferredEntry:
+    """A value not loaded yet, registered with :meth:`Registry.defer` under a known key.
+
+    ``load()`` imports what the entry stands for and hands the real values to
+    :meth:`Registry.fill` (of this registry and any other it covers), once. A pack registers its
+    operators this way so a conversion imports only the operator modules its model uses (see
+    :mod:`helia_aot.pack.deferred`); every lookup that returns a value loads it first, so a caller
+    never sees a DeferredEntry.
+    """
+
+    def load(self) -> None:
+        raise NotImplementedError
 
 
 class Registry(Generic[V]):
@@ -44,7 +59,7 @@ class Registry(Generic[V]):
         self.name = name
         self._check = check
         self._encode = key_encoder
-        self._entries: dict[str, V] = {}
+        self._entries: dict[str, Any] = {}  # V, or a DeferredEntry until it is loaded
         self._providers: dict[str, str | None] = {}
         self._frozen = False
         self._protected: frozenset[str] = frozenset()
@@ -58,6 +73,51 @@ class Registry(Generic[V]):
 
     def register(self, key: str, value: V, overwrite: bool = False) -> V:
         """Add ``value`` under ``key``; an existing key needs ``overwrite=True``. Returns ``value``."""
+        key = self._admit(key, overwrite)
+        if self._check is not None:
+            self._check(key, value)
+        self._entries[key] = value
+        self._providers[key] = self.active_provider
+        return value
+
+    def defer(self, key: str, entry: DeferredEntry) -> None:
+        """Add ``key`` now and its value when it is first looked up (``entry.load()`` supplies it
+        through :meth:`fill`). The key is checked, ordered and attributed to its provider exactly as
+        :meth:`register` does; only the value waits."""
+        if not isinstance(entry, DeferredEntry):
+            raise TypeError(f"{self.name}: defer takes a DeferredEntry, not {type(entry).__name__}")
+        key = self._admit(key, False)
+        self._entries[key] = entry
+        self._providers[key] = self.active_provider
+
+    def fill(self, key: str, entry: DeferredEntry, value: V) -> None:
+        """Replace the deferred ``entry`` under ``key`` with its loaded ``value``.
+
+        Allowed once the registry is frozen: the key was registered before, only its value was
+        waiting. A key whose entry is no longer ``entry`` (a customizer replaced it) keeps what it has.
+        """
+        key = self._key(key)
+        if self._entries.get(key) is not entry:
+            return
+        if self._check is not None:
+            self._check(key, value)
+        self._entries[key] = value
+
+    def _value(self, key: str) -> V:
+        value = self._entries[key]
+        if isinstance(value, DeferredEntry):
+            value.load()
+            value = self._entries[key]
+            if isinstance(value, DeferredEntry):
+                raise PluginError(
+                    f"{self.name}: loading {key!r} did not provide it",
+                    hint="the pack's operator index does not match its modules; set "
+                    "HELIA_AOT_OPERATOR_INDEX=off to read them all",
+                )
+        return value  # type: ignore[no-any-return]
+
+    def _admit(self, key: str, overwrite: bool) -> str:
+        """The encoded key, once it may be stored (mutable, new or overwritten, not protected)."""
         key = self._key(key)
         self._check_mutable(key)
         if not isinstance(key, str) or not key:
@@ -74,11 +134,7 @@ class Registry(Generic[V]):
             )
         if key in self._protected:
             self._reject_override(key, "replace")
-        if self._check is not None:
-            self._check(key, value)
-        self._entries[key] = value
-        self._providers[key] = self.active_provider
-        return value
+        return key
 
     def unregister(self, key: str) -> V:
         """Remove and return the entry under ``key``."""
@@ -144,16 +200,15 @@ class Registry(Generic[V]):
         RegistryLookupError is a KeyError, which is what the product raises here.
         """
         key = self._key(key)
-        try:
-            return self._entries[key]
-        except KeyError:
-            close = difflib.get_close_matches(str(key), list(self._entries), n=3, cutoff=0.6)
-            hint = (
-                f"did you mean {', '.join(repr(c) for c in close)}?"
-                if close
-                else (f"registered keys: {', '.join(sorted(self._entries)) or '(none)'}")
-            )
-            raise RegistryLookupError(f"{self.name} has no entry {key!r}", hint=hint) from None
+        if key in self._entries:
+            return self._value(key)
+        close = difflib.get_close_matches(str(key), list(self._entries), n=3, cutoff=0.6)
+        hint = (
+            f"did you mean {', '.join(repr(c) for c in close)}?"
+            if close
+            else (f"registered keys: {', '.join(sorted(self._entries)) or '(none)'}")
+        )
+        raise RegistryLookupError(f"{self.name} has no entry {key!r}", hint=hint)
 
     def select(self, key: str, *, setting: str) -> tuple[str, V]:
         """The entry a configuration value names: ``(registered key, entry)``.
@@ -164,10 +219,10 @@ class Registry(Generic[V]):
         plugin's extension is offered exactly like a built-in one.
         """
         if key in self._entries:
-            return key, self._entries[key]
+            return key, self._value(key)
         folded = [k for k in self._entries if k.casefold() == str(key).strip().casefold()]
         if len(folded) == 1:
-            return folded[0], self._entries[folded[0]]
+            return folded[0], self._value(folded[0])
         close = difflib.get_close_matches(str(key), list(self._entries), n=3, cutoff=0.6)
         message = f"{setting} {key!r} is not registered in {self.name}"
         if close:
@@ -196,7 +251,7 @@ class Registry(Generic[V]):
         return builtins.list(self._entries)
 
     def items(self) -> builtins.list[tuple[str, V]]:
-        return builtins.list(self._entries.items())
+        return [(key, self._value(key)) for key in builtins.list(self._entries)]
 
     def __contains__(self, key: object) -> bool:
         return self._key(key) in self._entries
