@@ -25,8 +25,11 @@ import numpy as np
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
-NUDGES = tuple(sorted(range(-32, 33), key=lambda v: (abs(v), -v)))
-"""Multiplier offsets tried, nearest first."""
+NUDGES = tuple(sorted(range(-256, 257), key=lambda v: (abs(v), -v)))
+"""Multiplier offsets tried, nearest first. A layer takes one left and right shift for all its
+units, fitted to its extreme scales, so a unit whose scale sits far from those extremes may need
+a multiplier a few hundred steps from the nearest (two of AD's ten layers do); the search stops
+as soon as every unit has one."""
 
 
 @dataclass(frozen=True, slots=True)
