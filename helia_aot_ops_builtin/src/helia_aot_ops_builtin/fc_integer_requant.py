@@ -112,6 +112,11 @@ def integer_requant(
         return None
     span = max(abs(lo - output_offset), abs(hi - output_offset)) + 2
     found = _parameters(scales, span)
+    if found is not None and fused:
+        # The addend offset << right must fit int32: a large offset takes smaller shifts (less
+        # precision, which the check below judges).
+        while found.left > 0 and fused_addend(output_offset, found.right) is None:
+            found = IntegerRequant(found.multipliers, found.left - 1, found.right - 1)
     if found is None or (fused and fused_addend(output_offset, found.right) is None):
         return None
     fused_offset = int(output_offset) if fused else None
