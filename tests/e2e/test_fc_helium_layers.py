@@ -1,13 +1,14 @@
 """The per-layer Helium FULLY_CONNECTED loops (fc_helium) pass their golden tests on every path.
 
 On the M55 an int8 layer with constant weights, no weight zero point, units in eights and a depth
-of at most 128 runs an assembly loop the converter writes for it (immediates for its shape,
+of at most 1,008 runs an assembly loop the converter writes for it (immediates for its shape,
 shifts and offset; its last input chunks held in registers; the clamp by saturation or by
-VMAX/VMIN); every other core keeps the kernel call. Here one-layer models built with
-LiteRTModelBuilder cover that space (depths 1 to 128 with and without a partial chunk, one and
+VMAX/VMIN; one weight pointer up to depth 128, two and an unrolled depth beyond); every other
+core keeps the kernel call. Here one-layer models built with
+LiteRTModelBuilder cover that space (depths 1 to 250 with and without a partial chunk, one and
 several blocks and rows, per-unit and per-tensor scales, input and output zero points at the
 int8 limits, no activation, RELU, RELU6 and RELU_N1_TO_1), plus layers the loop does not take
-(a weight zero point, units not in eights, depth over 128) beside them. Each model's golden
+(a weight zero point, units not in eights, depth over 1,008) beside them. Each model's golden
 outputs come from LiteRT's reference interpreter; all are converted once, linked into one
 program, and run under QEMU on the M55 with Helium at -O2 and -O0, the M55 without MVE, and the
 M4: every output must match bit for bit.
@@ -40,7 +41,9 @@ SPECS = (
     (1, 48, 8, False, ACT.RELU, -7, -100, 0, True),  # fewer chunks than held registers
     (1, 64, 16, False, ACT.NONE, 3, 0, 4, False),  # weight zero point: the kernel call
     (1, 64, 12, True, ACT.NONE, 3, 0, 0, False),  # units not in eights
-    (1, 144, 8, True, ACT.NONE, 3, 0, 0, False),  # deeper than one pointer reaches
+    (1, 144, 8, True, ACT.NONE, 3, 0, 0, True),  # deeper: two pointers, unrolled
+    (2, 250, 16, False, ACT.RELU6, -128, 10, 0, True),  # deeper, partial chunk, clamp, rows
+    (1, 1024, 8, True, ACT.NONE, 3, 0, 0, False),  # deeper than the loops are written out
 )
 
 

@@ -31,8 +31,13 @@ import numpy as np
 
 from helia_aot_ops_builtin.fc_integer_requant import IntegerRequant, fused_addend
 
-MAX_DEPTH = 128
+ONE_POINTER_DEPTH = 128
 """Deepest layer one weight pointer serves: a pair of groups is 128 * depth bytes, at most 1,024."""
+
+MAX_DEPTH = 1008
+"""Deepest layer written out (63 chunks: the second group's pointer is one ADDW of 64 * chunks
+from the first); deeper ones, and those past ONE_POINTER_DEPTH under goal ``size`` (their loop
+is unrolled), keep the kernel call."""
 
 WEIGHT_BIAS = 508
 """Bytes the weight register points past the start of its pair (VLDRW's largest offset)."""
@@ -72,11 +77,20 @@ class HeliumLayer:
 
 
 def helium_layer(
-    depth: int, units: int, requant: IntegerRequant | None, offset: int, act_min: int, act_max: int
+    depth: int,
+    units: int,
+    requant: IntegerRequant | None,
+    offset: int,
+    act_min: int,
+    act_max: int,
+    *,
+    unroll: bool = True,
 ) -> HeliumLayer | None:
-    """The layer's loop parameters, or None when it does not fit (units not a multiple of eight,
-    deeper than MAX_DEPTH, no fused integer requantization, or its addend beyond int32)."""
-    if requant is None or units <= 0 or units % 8 != 0 or not 0 < depth <= MAX_DEPTH:
+    """The layer's loop parameters, or None when it does not fit (units not a multiple of eight
+    or over 4,095, deeper than MAX_DEPTH, or than ONE_POINTER_DEPTH without ``unroll``, no fused
+    integer requantization, or its addend beyond int32)."""
+    deepest = MAX_DEPTH if unroll else ONE_POINTER_DEPTH
+    if requant is None or not 0 < units < 4096 or units % 8 != 0 or not 0 < depth <= deepest:
         return None
     addend = fused_addend(offset, requant.right)
     if addend is None or not (0 <= requant.left <= 31 and 1 <= requant.right <= 32):
@@ -92,19 +106,14 @@ def block_table(folded_bias: np.ndarray, multipliers: np.ndarray) -> np.ndarray:
     return np.concatenate([bias, mult[:, 0::2], mult[:, 1::2]], axis=1).reshape(-1).astype(np.int32)
 
 
-def _weight_offset(layer: HeliumLayer, chunk: int, unit: int) -> int:
-    """Offset from the weight register of unit ``unit``'s 16 bytes of ``chunk`` in the pair."""
-    group_size = 64 * layer.chunks
-    return (unit // 4) * group_size + 64 * chunk + 16 * (unit % 4) - WEIGHT_BIAS
-
-
-def _chunk(layer: HeliumLayer, chunk: int, x: str) -> list[str]:
-    """Eight units against the 16 input bytes in ``x``: two weight registers in turn, so each
-    VMLADAVA reads a load issued one instruction earlier."""
+def _chunk(x: str, weights: list[str]) -> list[str]:
+    """Eight units against the 16 input bytes in ``x``, unit j's weights loaded by
+    ``weights[j]``: two weight registers in turn, so each VMLADAVA reads a load issued one
+    instruction earlier."""
     lines = []
     temps = ("q1", "q2")
     for unit in range(8):
-        lines.append(f"vldrw.u32 {temps[unit % 2]}, [r3, #{_weight_offset(layer, chunk, unit)}]")
+        lines.append(weights[unit].format(q=temps[unit % 2]))
         if unit > 0:
             lines.append(f"vmladava.s8 {ACCUMULATORS[unit - 1]}, {x}, {temps[(unit - 1) % 2]}")
     lines.append(f"vmladava.s8 {ACCUMULATORS[7]}, {x}, {temps[1]}")
@@ -120,36 +129,27 @@ def _mov_immediate(register: str, value: int) -> list[str]:
     return lines
 
 
-def layer_assembly(layer: HeliumLayer) -> list[str]:
-    """The instructions of the layer's loop, one per string, entered with ``%[a]`` pointing at
-    {input row, weights + WEIGHT_BIAS, output row, block table}. r4-r11 and d8-d15 are saved here
-    (r7 is the frame pointer at -O0), so the block builds at every optimization level."""
-    chunks, held = layer.chunks, layer.held
-    first_held = chunks - held
-    lines = ["push {r4-r11}", "vpush {d8-d15}", "mov r11, %[a]", "ldm r11, {r1, r3, r7, r9}"]
-    lines.append(f"add r11, r7, #{layer.units}")  # where the output pointer stops
-    lines += _mov_immediate("r5", layer.addend)
-    if not layer.full_range:
-        lines += _mov_immediate("r0", layer.act_min & 0xFFFF) + ["vdup.16 q6, r0"]
-        lines += _mov_immediate("r0", layer.act_max & 0xFFFF) + ["vdup.16 q7, r0"]
-    for chunk in range(first_held, chunks):
+def _held_loads(layer: HeliumLayer, base: str, base_chunk: int) -> list[str]:
+    """The input's last chunks into q3 onwards, from ``base`` (which points at chunk
+    ``base_chunk``); the last, partial chunk's lanes past the depth load as zero."""
+    lines = []
+    first_held = layer.chunks - layer.held
+    for chunk in range(first_held, layer.chunks):
         register = HELD_REGISTERS[chunk - first_held]
+        offset = 16 * (chunk - base_chunk)
         rest = layer.depth - 16 * chunk
-        if rest < 16:  # the last, partial chunk: its lanes past the depth load as zero
-            lines += [f"movs r0, #{rest}", "vctp.8 r0", "vpst", f"vldrbt.8 {register}, [r1, #{16 * chunk}]"]
+        if rest < 16:
+            lines += [f"movs r2, #{rest}", "vctp.8 r2", "vpst", f"vldrbt.8 {register}, [{base}, #{offset}]"]
         else:
-            lines.append(f"vldrb.8 {register}, [r1, #{16 * chunk}]")
-    lines.append("2:")
-    lines += [f"ldrd {a}, {b}, [r9], #8" for a, b in zip(ACCUMULATORS[0::2], ACCUMULATORS[1::2])]
-    for chunk in range(chunks):
-        if chunk < first_held:
-            lines.append(f"vldrb.8 q0, [r1, #{16 * chunk}]")
-            lines += _chunk(layer, chunk, "q0")
-        else:
-            lines += _chunk(layer, chunk, HELD_REGISTERS[chunk - first_held])
-    lines.append(f"add r3, r3, #{128 * chunks}")
+            lines.append(f"vldrb.8 {register}, [{base}, #{offset}]")
+    return lines
+
+
+def _requantize_and_store(layer: HeliumLayer, addend: str) -> list[str]:
+    """The eight accumulators to eight int8 outputs at r7 (post-incremented), ``addend``
+    holding the output offset << right."""
     # Even units into q0, odd ones into q1 (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0).
-    lines += [
+    lines = [
         "vmov q0[2], q0[0], r0, r8",
         "vmov q0[3], q0[1], r4, r12",
         "vmov q1[2], q1[0], r2, r10",
@@ -159,9 +159,9 @@ def layer_assembly(layer: HeliumLayer) -> list[str]:
         lines += [f"vqshl.s32 q0, q0, #{layer.left}", f"vqshl.s32 q1, q1, #{layer.left}"]
     lines += [
         "vldrw.32 q2, [r9], #16",
-        "vqrdmlash.s32 q0, q2, r5",
+        f"vqrdmlash.s32 q0, q2, {addend}",
         "vldrw.32 q2, [r9], #16",
-        "vqrdmlash.s32 q1, q2, r5",
+        f"vqrdmlash.s32 q1, q2, {addend}",
         f"vrshr.s32 q0, q0, #{layer.right}",
         f"vrshr.s32 q1, q1, #{layer.right}",
         "vqmovnb.s32 q0, q0",
@@ -171,8 +171,80 @@ def layer_assembly(layer: HeliumLayer) -> list[str]:
         lines.append("vqmovnb.s16 q0, q0")
     else:
         lines += ["vmax.s16 q0, q0, q6", "vmin.s16 q0, q0, q7"]
-    lines += ["vstrb.16 q0, [r7], #8", "cmp r7, r11", "bne 2b", "vpop {d8-d15}", "pop {r4-r11}"]
-    return lines
+    return lines + ["vstrb.16 q0, [r7], #8"]
+
+
+def _clamp_setup(layer: HeliumLayer) -> list[str]:
+    if layer.full_range:
+        return []
+    lines = _mov_immediate("r0", layer.act_min & 0xFFFF) + ["vdup.16 q6, r0"]
+    return lines + _mov_immediate("r0", layer.act_max & 0xFFFF) + ["vdup.16 q7, r0"]
+
+
+def layer_assembly(layer: HeliumLayer) -> list[str]:
+    """The instructions of the layer's loop, one per string, entered with ``%[a]`` pointing at
+    {input row, weights + weight_bias(layer), output row, block table}. r4-r11 and d8-d15 are
+    saved here (r7 is the frame pointer at -O0), so the block builds at every optimization
+    level."""
+    lines = ["push {r4-r11}", "vpush {d8-d15}", "mov r11, %[a]", "ldm r11, {r1, r3, r7, r9}"]
+    lines.append(f"add r11, r7, #{layer.units}")  # where the output pointer stops
+    lines += _clamp_setup(layer)
+    body = _one_pointer_blocks(layer) if layer.depth <= ONE_POINTER_DEPTH else _deep_blocks(layer)
+    return lines + body + ["vpop {d8-d15}", "pop {r4-r11}"]
+
+
+def _one_pointer_blocks(layer: HeliumLayer) -> list[str]:
+    """Depths of at most ONE_POINTER_DEPTH: the weights at immediate offsets from r3, the input
+    at immediate offsets from r1, the addend in r5."""
+    chunks = layer.chunks
+    first_held = chunks - layer.held
+    group_size = 64 * chunks
+
+    def weights(chunk: int) -> list[str]:
+        offsets = [(j // 4) * group_size + 64 * chunk + 16 * (j % 4) - WEIGHT_BIAS for j in range(8)]
+        return ["vldrw.u32 {q}, [r3, #" + str(o) + "]" for o in offsets]
+
+    lines = _mov_immediate("r5", layer.addend) + _held_loads(layer, "r1", 0)
+    lines += ["2:"] + _bias_loads()
+    for chunk in range(chunks):
+        if chunk < first_held:
+            lines.append(f"vldrb.8 q0, [r1, #{16 * chunk}]")
+            lines += _chunk("q0", weights(chunk))
+        else:
+            lines += _chunk(HELD_REGISTERS[chunk - first_held], weights(chunk))
+    lines.append(f"add r3, r3, #{2 * group_size}")
+    return lines + _requantize_and_store(layer, "r5") + ["cmp r7, r11", "bne 2b"]
+
+
+def _deep_blocks(layer: HeliumLayer) -> list[str]:
+    """Deeper layers: the pair's two groups by two post-incremented pointers (r3, r5), the input
+    streamed from r1 (reset per block) and fully unrolled; the input's start and the addend wait
+    on the stack, the addend loaded into r1 once the block's dot products are done."""
+    chunks = layer.chunks
+    first_held = chunks - layer.held
+    group_size = 64 * chunks
+    weights = ["vldrb.8 {q}, [r3], #16"] * 4 + ["vldrb.8 {q}, [r5], #16"] * 4
+    lines = _mov_immediate("r5", layer.addend) + ["push {r1, r5}"]
+    lines += [f"add r0, r1, #{16 * first_held}"] + _held_loads(layer, "r0", first_held)
+    lines += ["2:"] + _bias_loads() + ["ldr r1, [sp]", f"add r5, r3, #{group_size}"]
+    for chunk in range(chunks):
+        if chunk < first_held:
+            lines.append("vldrb.8 q0, [r1], #16")
+            lines += _chunk("q0", weights)
+        else:
+            lines += _chunk(HELD_REGISTERS[chunk - first_held], weights)
+    lines += ["mov r3, r5", "ldr r1, [sp, #4]"]
+    return lines + _requantize_and_store(layer, "r1") + ["cmp r7, r11", "bne 2b", "add sp, sp, #8"]
+
+
+def _bias_loads() -> list[str]:
+    """The block's eight folded biases into the accumulators, from the table at r9."""
+    return [f"ldrd {a}, {b}, [r9], #8" for a, b in zip(ACCUMULATORS[0::2], ACCUMULATORS[1::2])]
+
+
+def weight_bias(layer: HeliumLayer) -> int:
+    """Bytes past the weights' start the loop's weight register begins at."""
+    return WEIGHT_BIAS if layer.depth <= ONE_POINTER_DEPTH else 0
 
 
 def asm_string(lines: list[str]) -> list[str]:

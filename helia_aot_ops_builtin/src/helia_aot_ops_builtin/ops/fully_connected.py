@@ -38,12 +38,12 @@ from helia_aot_ops_builtin.conv_support import (
     tensor_type_name,
 )
 from helia_aot_ops_builtin.fc_helium import (
-    WEIGHT_BIAS,
     HeliumLayer,
     asm_string,
     block_table,
     helium_layer,
     layer_assembly,
+    weight_bias,
 )
 from helia_aot_ops_builtin.fc_integer_requant import IntegerRequant, integer_requant
 from helia_aot_ops_builtin.float16 import (
@@ -329,7 +329,9 @@ class FullyConnectedOperator(KernelCallOperator):
             lo, hi = max(lo, -128), min(hi, 127)
             offset = self.target.zero_point()
             fused = integer_requant(self.effective_scales(), offset, lo, hi, fused=True)
-            cached = helium_layer(int(depth), int(units), fused, offset, lo, hi)
+            # Deep layers are unrolled: not under goal size.
+            unroll = self.optimization_goal != "size"
+            cached = helium_layer(int(depth), int(units), fused, offset, lo, hi, unroll=unroll)
             if cached is not None:
                 self.__dict__["_helium_multipliers"] = fused.multipliers  # type: ignore[union-attr]
             self.__dict__["_helium_layer"] = cached
@@ -347,7 +349,7 @@ class FullyConnectedOperator(KernelCallOperator):
             values["helium"] = {
                 "table": [str(int(v)) for v in table],
                 "asm": asm_string(layer_assembly(layer)),
-                "weight_bias": WEIGHT_BIAS,
+                "weight_bias": weight_bias(layer),
                 "input": self.data_ptr(self.source),
                 "weights": self.ptr(self.get_local_tensor("packed_filter"), const=True),
                 "output": self.ptr(self.target),
