@@ -36,8 +36,7 @@ ONE_POINTER_DEPTH = 128
 
 MAX_DEPTH = 1008
 """Deepest layer written out (63 chunks: the second group's pointer is one ADDW of 64 * chunks
-from the first); deeper ones, and those past ONE_POINTER_DEPTH under goal ``size`` (their loop
-is unrolled), keep the kernel call."""
+from the first, and the unrolled loop stays under 4.3 KB); deeper ones keep the kernel call."""
 
 WEIGHT_BIAS = 508
 """Bytes the weight register points past the start of its pair (VLDRW's largest offset)."""
@@ -77,20 +76,12 @@ class HeliumLayer:
 
 
 def helium_layer(
-    depth: int,
-    units: int,
-    requant: IntegerRequant | None,
-    offset: int,
-    act_min: int,
-    act_max: int,
-    *,
-    unroll: bool = True,
+    depth: int, units: int, requant: IntegerRequant | None, offset: int, act_min: int, act_max: int
 ) -> HeliumLayer | None:
     """The layer's loop parameters, or None when it does not fit (units not a multiple of eight
-    or over 4,095, deeper than MAX_DEPTH, or than ONE_POINTER_DEPTH without ``unroll``, no fused
-    integer requantization, or its addend beyond int32)."""
-    deepest = MAX_DEPTH if unroll else ONE_POINTER_DEPTH
-    if requant is None or not 0 < units < 4096 or units % 8 != 0 or not 0 < depth <= deepest:
+    or over 4,095, deeper than MAX_DEPTH, no fused integer requantization, or its addend beyond
+    int32)."""
+    if requant is None or not 0 < units < 4096 or units % 8 != 0 or not 0 < depth <= MAX_DEPTH:
         return None
     addend = fused_addend(offset, requant.right)
     if addend is None or not (0 <= requant.left <= 31 and 1 <= requant.right <= 32):

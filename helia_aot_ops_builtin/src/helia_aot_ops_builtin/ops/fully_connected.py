@@ -329,9 +329,9 @@ class FullyConnectedOperator(KernelCallOperator):
             lo, hi = max(lo, -128), min(hi, 127)
             offset = self.target.zero_point()
             fused = integer_requant(self.effective_scales(), offset, lo, hi, fused=True)
-            # Deep layers are unrolled: not under goal size.
-            unroll = self.optimization_goal != "size"
-            cached = helium_layer(int(depth), int(units), fused, offset, lo, hi, unroll=unroll)
+            # Every goal, size too: on AD the unrolled 640-deep loop (2.4 KB) is smaller than
+            # the library's loops it leaves unlinked on Helium.
+            cached = helium_layer(int(depth), int(units), fused, offset, lo, hi)
             if cached is not None:
                 self.__dict__["_helium_multipliers"] = fused.multipliers  # type: ignore[union-attr]
             self.__dict__["_helium_layer"] = cached
