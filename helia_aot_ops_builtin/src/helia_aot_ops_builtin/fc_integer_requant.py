@@ -15,6 +15,10 @@ every point where the double form's clamped output steps up, and at both ends of
 they agree on every int32 accumulator. That takes a few hundred evaluations per unit, so the
 converter checks it for each layer (``integer_requant``) and hands the kernel the multipliers
 only when it holds; otherwise the kernel keeps the double form.
+
+The per-layer Helium loops (``fc_helium``) add the output offset inside the multiply instead,
+``t = sat32((2 * u * multiplier + (offset << (right + 32)) + 2^31) >> 32)`` (VQRDMLASH), so
+that ``r`` already includes it; that form (``fused=True``) is proved the same way.
 """
 
 from __future__ import annotations
@@ -25,8 +29,11 @@ import numpy as np
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
-NUDGES = tuple(sorted(range(-32, 33), key=lambda v: (abs(v), -v)))
-"""Multiplier offsets tried, nearest first."""
+NUDGES = tuple(sorted(range(-256, 257), key=lambda v: (abs(v), -v)))
+"""Multiplier offsets tried, nearest first. A layer takes one left and right shift for all its
+units, fitted to its extreme scales, so a unit whose scale sits far from those extremes may need
+a multiplier a few hundred steps from the nearest (two of AD's ten layers do); the search stops
+as soon as every unit has one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +54,26 @@ def double_requant(acc: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.clip(rounded, INT32_MIN, INT32_MAX).astype(np.int64)
 
 
-def integer_requant_values(acc: np.ndarray, multiplier: np.ndarray, left: int, right: int) -> np.ndarray:
-    """The three vector steps of the module docstring, lane by lane, in int64."""
+def integer_requant_values(
+    acc: np.ndarray, multiplier: np.ndarray, left: int, right: int, fused_offset: int | None = None
+) -> np.ndarray:
+    """The three vector steps of the module docstring, lane by lane, in int64. With
+    ``fused_offset`` the offset enters the multiply (VQRDMLASH) and the result includes it."""
     u = np.clip(acc.astype(np.int64) << left, INT32_MIN, INT32_MAX)
-    t = np.clip((2 * u * multiplier + (1 << 31)) >> 32, INT32_MIN, INT32_MAX)
+    if fused_offset is None:
+        t = np.clip((2 * u * multiplier + (1 << 31)) >> 32, INT32_MIN, INT32_MAX)
+    else:
+        # floor((p + a * 2^32 + 2^31) / 2^32) = floor((p + 2^31) / 2^32) + a: the addend stays
+        # out of the 64-bit product.
+        addend = int(fused_offset) << right
+        t = np.clip(((2 * u * multiplier + (1 << 31)) >> 32) + addend, INT32_MIN, INT32_MAX)
     return (t + (1 << (right - 1))) >> right
+
+
+def fused_addend(offset: int, right: int) -> int | None:
+    """``offset << right`` as the int32 scalar VQRDMLASH adds, or None when it does not fit."""
+    addend = int(offset) << int(right)
+    return addend if INT32_MIN <= addend <= INT32_MAX else None
 
 
 def _parameters(scales: np.ndarray, span: int) -> IntegerRequant | None:
@@ -76,12 +98,13 @@ def _parameters(scales: np.ndarray, span: int) -> IntegerRequant | None:
 
 
 def integer_requant(
-    scales: np.ndarray, output_offset: int, act_min: int, act_max: int
+    scales: np.ndarray, output_offset: int, act_min: int, act_max: int, *, fused: bool = False
 ) -> IntegerRequant | None:
     """The integer form for these double ``scales`` (per unit, or one) when it gives the same
     int8 outputs as the double form on every int32 accumulator, else None.
 
-    ``act_min`` / ``act_max`` are the kernel's clamp (already within int8).
+    ``act_min`` / ``act_max`` are the kernel's clamp (already within int8). ``fused`` proves the
+    form that adds the output offset in the multiply (and needs ``offset << right`` in int32).
     """
     scales = np.asarray(scales, np.float64).reshape(-1)
     lo, hi = int(act_min), int(act_max)
@@ -89,8 +112,15 @@ def integer_requant(
         return None
     span = max(abs(lo - output_offset), abs(hi - output_offset)) + 2
     found = _parameters(scales, span)
-    if found is None:
+    if found is not None and fused:
+        # The addend offset << right must fit int32: a large offset takes smaller shifts (less
+        # precision, which the check below judges).
+        while found.left > 0 and fused_addend(output_offset, found.right) is None:
+            found = IntegerRequant(found.multipliers, found.left - 1, found.right - 1)
+    if found is None or (fused and fused_addend(output_offset, found.right) is None):
         return None
+    fused_offset = int(output_offset) if fused else None
+    after = 0 if fused else int(output_offset)  # what is added to the form's result
     # Where the clamped double form steps from k to k + 1 (k + offset in [lo - 1, hi]): the
     # accumulators around (k + 0.5) / scale, and the range's two ends, for every unit at once.
     steps = np.arange(lo - output_offset - 1, hi - output_offset + 1, dtype=np.float64) + 0.5
@@ -112,8 +142,10 @@ def integer_requant(
     pending = np.ones(scales.size, bool)
     for nudge in NUDGES:
         trial = np.clip(found.multipliers + nudge, 1, INT32_MAX)
-        values = integer_requant_values(points[pending], trial[pending, None], found.left, found.right)
-        agrees = np.all(np.clip(values + output_offset, lo, hi) == exact[pending], axis=1)
+        values = integer_requant_values(
+            points[pending], trial[pending, None], found.left, found.right, fused_offset
+        )
+        agrees = np.all(np.clip(values + after, lo, hi) == exact[pending], axis=1)
         index = np.nonzero(pending)[0][agrees]
         multipliers[index] = trial[index]
         pending[index] = False

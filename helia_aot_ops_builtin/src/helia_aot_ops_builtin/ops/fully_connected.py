@@ -37,6 +37,14 @@ from helia_aot_ops_builtin.conv_support import (
     quantized_clamp,
     tensor_type_name,
 )
+from helia_aot_ops_builtin.fc_helium import (
+    HeliumLayer,
+    asm_string,
+    block_table,
+    helium_layer,
+    layer_assembly,
+    weight_bias,
+)
 from helia_aot_ops_builtin.fc_integer_requant import IntegerRequant, integer_requant
 from helia_aot_ops_builtin.float16 import (
     F16_ACCUMULATION,
@@ -308,6 +316,48 @@ class FullyConnectedOperator(KernelCallOperator):
             )
             self.__dict__["_integer_requant"] = cached
         return cached
+
+    def helium_layer(self) -> HeliumLayer | None:
+        """The per-layer Helium loop (``fc_helium``), when the packed int8 kernel runs, the filter
+        has no offset and the offset-in-the-multiply requantization is proved for the layer."""
+        if not self.packs_filter() or self.filter_offset() != 0:
+            return None
+        cached = self.__dict__.get("_helium_layer", False)
+        if cached is False:
+            units, depth = self.weights.shape
+            lo, hi = quantized_clamp(self.options.activation, self.target)
+            lo, hi = max(lo, -128), min(hi, 127)
+            offset = self.target.zero_point()
+            fused = integer_requant(self.effective_scales(), offset, lo, hi, fused=True)
+            # Every goal, size too: on AD the unrolled 640-deep loop (2.4 KB) is smaller than
+            # the library's loops it leaves unlinked on Helium.
+            cached = helium_layer(int(depth), int(units), fused, offset, lo, hi)
+            if cached is not None:
+                self.__dict__["_helium_multipliers"] = fused.multipliers  # type: ignore[union-attr]
+            self.__dict__["_helium_layer"] = cached
+        return cached
+
+    def compute_values(self) -> dict[str, Any]:
+        """With a Helium loop for the layer, the template renders it and the kernel call the other
+        cores make under ``HK_HAVE_MVE`` (fc_helium.c.mako)."""
+        values = super().compute_values()
+        layer = self.helium_layer()
+        if layer is not None:
+            self.TEMPLATE = "fc_helium.c.mako"
+            folded = self.get_local_tensor("folded_bias").data
+            table = block_table(folded, self.__dict__["_helium_multipliers"])
+            values["helium"] = {
+                "table": [str(int(v)) for v in table],
+                "asm": asm_string(layer_assembly(layer)),
+                "weight_bias": weight_bias(layer),
+                "input": self.data_ptr(self.source),
+                "weights": self.ptr(self.get_local_tensor("packed_filter"), const=True),
+                "output": self.ptr(self.target),
+                "batches": self.source.size // layer.depth,
+                "depth": layer.depth,
+                "units": layer.units,
+            }
+        return values
 
     def effective_scales(self) -> np.ndarray:
         """double(input scale) * double(weight scale) / double(output scale), per unit or one."""
