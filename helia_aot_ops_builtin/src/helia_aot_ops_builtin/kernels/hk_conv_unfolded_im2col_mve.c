@@ -10,8 +10,9 @@
  * once per call per filter, not per pixel.
  *
  * Kernel stack, not in the arena: 256 bytes, two 64-byte columns (the taps right-aligned to a
- * whole number of vectors, the lanes before them zero) and the offset terms of up to 32 output
- * channels. More channels run in passes of 32, each gathering the windows again.
+ * whole number of vectors, the lanes before them zero) and the filter sums (int16: at most 64
+ * taps of at most 128) of up to 64 output channels. More channels run in passes of 64, each
+ * gathering the windows again.
  */
 #include "hk_conv_unfolded_im2col.h"
 
@@ -22,78 +23,97 @@
 #if HK_HAVE_MVE
 
 #define UI_COLUMN 64 /* bytes of one column: windows of up to 64 taps */
-#define UI_CHUNK 32  /* output channels whose offset terms the stack holds at once */
+#define UI_CHUNK 64  /* output channels whose filter sums the stack holds at once */
 
 /*
- * The dot products of four filters with the two columns at col and col + UI_COLUMN, `count`
- * vectors each: *qa gets column A's four sums, *qb column B's. Filter j is read from f_j on,
- * as many bytes as the columns (so from its lead bytes before its first tap: the previous
- * filter's, which meet the columns' zero lanes). ui_dot4x2_lead is for the filter array's first
- * filter, which has no bytes before it: its count carries the lead predicate in bits 0..15 (the
- * lanes from the first tap on) and the vectors above, and its first vector of filters is loaded
- * under that predicate (lanes off are neither read nor counted).
+ * The dot products of four filters with the two columns at col and col + UI_COLUMN, `vectors`
+ * vectors each: *qa gets column A's four sums, *qb column B's. Each filter is read from its
+ * lead bytes before its first tap on (the previous filter's bytes, which meet the columns' zero
+ * lanes), as many bytes as the columns. ui_dot4x2_run reads the four filters f, f + taps,
+ * f + 2 taps and f + 3 taps. ui_dot4x2_edge reads f0..f3 as given (a last group of fewer
+ * filters repeats one) and its count carries, in bits 0..15, the predicate of the filters' first
+ * vector and the vectors above: the filter array's first filter has no bytes before it, so its
+ * lanes before the first tap are neither read nor counted (all lanes on for any other group).
  */
 #if defined(__OPTIMIZE__)
 /* In assembly, as hk_conv_im2col_mve.c's loop: VMLADAV accumulates only into even registers, so
  * the eight sums take r0, r2, ..., r12 and lr; the odd registers hold the column and the four
  * filter pointers (column B is read at a fixed 64 bytes past A) and the count. */
-#define UI_BLOCK(OP, LD)                                                                        \
-    "vldrb.8 q1, [%[pa], #64]\n\t"                                                             \
-    "vldrb.8 q0, [%[pa]], #16\n\t" LD " q2, [%[w0]], #16\n\t" OP " %[a0], q0, q2\n\t" OP     \
-    " %[b0], q1, q2\n\t" LD " q3, [%[w1]], #16\n\t" OP " %[a1], q0, q3\n\t" OP                 \
-    " %[b1], q1, q3\n\t" LD " q2, [%[w2]], #16\n\t" OP " %[a2], q0, q2\n\t" OP                 \
-    " %[b2], q1, q2\n\t" LD " q3, [%[w3]], #16\n\t" OP " %[a3], q0, q3\n\t" OP                 \
+#define UI_BLOCK(OP, LD)                                                                       \
+    "vldrb.8 q1, [%[pa], #64]\n\t"                                                            \
+    "vldrb.8 q0, [%[pa]], #16\n\t" LD " q2, [%[w0]], #16\n\t" OP " %[a0], q0, q2\n\t" OP    \
+    " %[b0], q1, q2\n\t" LD " q3, [%[w1]], #16\n\t" OP " %[a1], q0, q3\n\t" OP                \
+    " %[b1], q1, q3\n\t" LD " q2, [%[w2]], #16\n\t" OP " %[a2], q0, q2\n\t" OP                \
+    " %[b2], q1, q2\n\t" LD " q3, [%[w3]], #16\n\t" OP " %[a3], q0, q3\n\t" OP                \
     " %[b3], q1, q3\n\t"
-#define UI_DOT4X2(NAME, PRE, LD)                                                               \
-    HK_INLINE void NAME(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2,           \
-                        uintptr_t f3, uint32_t count, int32x4_t *qa, int32x4_t *qb)            \
-    {                                                                                          \
-        register int32_t a0 __asm__("r0");                                                    \
-        register int32_t a1 __asm__("r2");                                                    \
-        register int32_t a2 __asm__("r4");                                                    \
-        register int32_t a3 __asm__("r6");                                                    \
-        register int32_t b0 __asm__("r8");                                                    \
-        register int32_t b1 __asm__("r10");                                                   \
-        register int32_t b2 __asm__("r12");                                                   \
-        register int32_t b3 __asm__("lr");                                                    \
-        register const int8_t *pa __asm__("r1") = col;                                         \
-        register uint32_t n __asm__("r3") = count;                                             \
-        register uintptr_t w0 __asm__("r5") = f0;                                              \
-        register uintptr_t w1 __asm__("r7") = f1;                                              \
-        register uintptr_t w2 __asm__("r9") = f2;                                              \
-        register uintptr_t w3 __asm__("r11") = f3;                                             \
-        int32x4_t ya, yb;                                                                      \
-        __asm__ volatile(PRE UI_BLOCK("vmladav.s8", LD) "subs %[n], %[n], #1\n\t"              \
-                                                        "beq 2f\n"                             \
-                                                        "1:\n\t" UI_BLOCK("vmladava.s8",       \
-                                                                          "vldrb.8")           \
-                                                        "subs %[n], %[n], #1\n\t"              \
-                                                        "bne 1b\n"                             \
-                                                        "2:\n\t"                               \
-                                                        "vmov %q[ya][2], %q[ya][0], %[a0], %[a2]\n\t" \
-                                                        "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t" \
-                                                        "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t" \
-                                                        "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n" \
-                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),     \
-                           [b0] "=&r"(b0), [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3),     \
-                           [pa] "+r"(pa), [n] "+r"(n), [w0] "+r"(w0), [w1] "+r"(w1),           \
-                           [w2] "+r"(w2), [w3] "+r"(w3), [ya] "=&w"(ya), [yb] "=&w"(yb)        \
-                         :                                                                     \
-                         : "q0", "q1", "q2", "q3", "cc", "memory", "p0");                     \
-        *qa = ya;                                                                              \
-        *qb = yb;                                                                              \
-    }
-UI_DOT4X2(ui_dot4x2, "", "vldrb.8")
-/* P0 from the count's low half, then the count of vectors. */
-UI_DOT4X2(ui_dot4x2_lead, "vmsr p0, %[n]\n\tlsrs %[n], %[n], #16\n\t", "vpst\n\tvldrbt.8")
+#define UI_LOOP(PRE, LD)                                                                       \
+    PRE UI_BLOCK("vmladav.s8", LD) "subs %[n], %[n], #1\n\t"                                   \
+                                   "beq 2f\n"                                                  \
+                                   "1:\n\t" UI_BLOCK("vmladava.s8", "vldrb.8")                 \
+                                   "subs %[n], %[n], #1\n\t"                                   \
+                                   "bne 1b\n"                                                  \
+                                   "2:\n\t"                                                    \
+                                   "vmov %q[ya][2], %q[ya][0], %[a0], %[a2]\n\t"               \
+                                   "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t"               \
+                                   "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"               \
+                                   "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n"
+#define UI_SUMS                                                                                \
+    register int32_t a0 __asm__("r0");                                                        \
+    register int32_t a1 __asm__("r2");                                                        \
+    register int32_t a2 __asm__("r4");                                                        \
+    register int32_t a3 __asm__("r6");                                                        \
+    register int32_t b0 __asm__("r8");                                                        \
+    register int32_t b1 __asm__("r10");                                                       \
+    register int32_t b2 __asm__("r12");                                                       \
+    register int32_t b3 __asm__("lr");                                                        \
+    register const int8_t *pa __asm__("r1") = col;                                             \
+    int32x4_t ya, yb
+#define UI_OUTPUTS                                                                             \
+    [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),           \
+        [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(pa), [n] "+r"(n),            \
+        [ya] "=&w"(ya), [yb] "=&w"(yb)
+HK_INLINE void ui_dot4x2_run(const int8_t *col, uintptr_t f, size_t taps, uint32_t vectors,
+                             int32x4_t *qa, int32x4_t *qb)
+{
+    UI_SUMS;
+    register uint32_t n __asm__("r3") = vectors;
+    register uintptr_t w0 __asm__("r5") = f;
+    register uintptr_t w1 __asm__("r7") = taps; /* then filter 1 */
+    register uintptr_t w2 __asm__("r9");
+    register uintptr_t w3 __asm__("r11");
+    __asm__ volatile(UI_LOOP("add %[w2], %[w0], %[w1], lsl #1\n\t"
+                             "add %[w3], %[w2], %[w1]\n\t"
+                             "add %[w1], %[w0], %[w1]\n\t",
+                             "vldrb.8")
+                     : UI_OUTPUTS, [w0] "+r"(w0), [w1] "+r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
+                     :
+                     : "q0", "q1", "q2", "q3", "cc", "memory");
+    *qa = ya;
+    *qb = yb;
+}
+HK_INLINE void ui_dot4x2_edge(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2,
+                              uintptr_t f3, uint32_t count, int32x4_t *qa, int32x4_t *qb)
+{
+    UI_SUMS;
+    register uint32_t n __asm__("r3") = count;
+    register uintptr_t w0 __asm__("r5") = f0;
+    register uintptr_t w1 __asm__("r7") = f1;
+    register uintptr_t w2 __asm__("r9") = f2;
+    register uintptr_t w3 __asm__("r11") = f3;
+    /* P0 from the count's low half, then the count of vectors. */
+    __asm__ volatile(UI_LOOP("vmsr p0, %[n]\n\tlsrs %[n], %[n], #16\n\t", "vpst\n\tvldrbt.8")
+                     : UI_OUTPUTS, [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
+                     :
+                     : "q0", "q1", "q2", "q3", "cc", "memory", "p0");
+    *qa = ya;
+    *qb = yb;
+}
 #else
 /* Unoptimized builds (-O0) cannot give the assembly its fourteen fixed registers: the same
  * arithmetic with intrinsics. */
-static void ui_dot4x2_c(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2,
-                        uintptr_t f3, uint32_t vectors, mve_pred16_t lead, int32x4_t *qa,
-                        int32x4_t *qb)
+static void ui_dot4x2_c(const int8_t *col, const uintptr_t *f, uint32_t vectors,
+                        mve_pred16_t lead, int32x4_t *qa, int32x4_t *qb)
 {
-    const uintptr_t f[4] = {f0, f1, f2, f3};
     int32_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
     for (uint32_t k = 0; k < vectors; ++k) {
         const int8x16_t va = vldrbq_s8(col + 16 * k), vb = vldrbq_s8(col + UI_COLUMN + 16 * k);
@@ -107,67 +127,95 @@ static void ui_dot4x2_c(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t
     *qa = vld1q_s32(a);
     *qb = vld1q_s32(b);
 }
-static void ui_dot4x2(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2, uintptr_t f3,
-                      uint32_t count, int32x4_t *qa, int32x4_t *qb)
+static void ui_dot4x2_run(const int8_t *col, uintptr_t f, size_t taps, uint32_t vectors,
+                          int32x4_t *qa, int32x4_t *qb)
 {
-    ui_dot4x2_c(col, f0, f1, f2, f3, count, (mve_pred16_t)0xFFFF, qa, qb);
+    const uintptr_t w[4] = {f, f + taps, f + 2 * taps, f + 3 * taps};
+    ui_dot4x2_c(col, w, vectors, (mve_pred16_t)0xFFFF, qa, qb);
 }
-static void ui_dot4x2_lead(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2,
+static void ui_dot4x2_edge(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2,
                            uintptr_t f3, uint32_t count, int32x4_t *qa, int32x4_t *qb)
 {
-    ui_dot4x2_c(col, f0, f1, f2, f3, count >> 16, (mve_pred16_t)(count & 0xFFFFu), qa, qb);
+    const uintptr_t w[4] = {f0, f1, f2, f3};
+    ui_dot4x2_c(col, w, count >> 16, (mve_pred16_t)(count & 0xFFFFu), qa, qb);
 }
 #endif
 
 /* The filters of one pass, read once per pass: the int8 output may alias anything, so GCC
  * would otherwise reload every field per group. */
 typedef struct {
-    uintptr_t filter;         /* the pass's first filter, less the columns' lead bytes */
-    const int32_t *whole;     /* per channel: bias + input_offset * sum(filter), on the stack */
-    const int32_t *mult;      /* the pass's multipliers and shifts, in the model's arrays */
+    uintptr_t filter;     /* the pass's first filter, less the columns' lead bytes */
+    const int32_t *mult;  /* the pass's multipliers, shifts and biases, in the model's arrays */
     const int32_t *shift;
+    const int32_t *bias;  /* any valid pointer without a bias (then never read) */
+    mve_pred16_t bias_on; /* all lanes with a bias, none without */
+    int32_t input_offset;
     size_t taps;
-    uint32_t count, lead;     /* ui_dot4x2's count; ui_dot4x2_lead's (0: not needed) */
-    int32_t channels;         /* in this pass */
+    uint32_t vectors;
+    mve_pred16_t lead;    /* the first group's first vector of filters: the lanes to read */
+    int32_t channels;     /* in this pass */
     int32_t offset, lo, hi;
 } ui_filters_t;
 
-/* Every group of four filters of the pass against both columns, requantized from registers
- * (`general`: a constant at each call, so each loop has one requantization) and stored as
- * four bytes per pixel; a last group of fewer filters repeats its first and stores only its
- * real channels. Pixel B is stored first, so out_b == out_a (an odd last pixel) leaves A's. */
-HK_INLINE void ui_groups(const ui_filters_t *k, bool general, const int8_t *cols, int8_t *out_a,
-                         int8_t *out_b)
+/* One group's sums plus bias + input_offset * the filters' sums, requantized (`general`: a
+ * constant at each call) and stored as n (<= 4: its real channels) bytes per pixel; pixel B
+ * first, so out_b == out_a (an odd last pixel) leaves A's. */
+HK_INLINE void ui_store(const ui_filters_t *k, bool general, const int16_t *sums, int32_t oc,
+                        int32_t n, int32x4_t ya, int32x4_t yb, int8_t *out_a, int8_t *out_b)
 {
     const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
+    const mve_pred16_t on = n >= 4 ? k->bias_on : (mve_pred16_t)(k->bias_on & vctp32q((uint32_t)n));
+    const int32x4_t b =
+        vmlaq_n_s32(vldrwq_z_s32(k->bias + oc, on), vldrhq_s32(sums + oc), k->input_offset);
+    if (n >= 4) {
+        const int32x4_t m = vldrwq_s32(k->mult + oc), s = vldrwq_s32(k->shift + oc);
+        hk_requant_pair_mve(&ya, &yb, b, m, s, general, k->offset, vlo, vhi);
+        vstrbq_s32(out_b + oc, yb);
+        vstrbq_s32(out_a + oc, ya);
+    } else {
+        const mve_pred16_t real = vctp32q((uint32_t)n);
+        const int32x4_t m = vldrwq_z_s32(k->mult + oc, real);
+        const int32x4_t s = vldrwq_z_s32(k->shift + oc, real);
+        hk_requant_pair_mve(&ya, &yb, b, m, s, general, k->offset, vlo, vhi);
+        vstrbq_p_s32(out_b + oc, yb, real);
+        vstrbq_p_s32(out_a + oc, ya, real);
+    }
+}
+
+/* A group read by ui_dot4x2_edge: the first (under the lead predicate) or a last one of fewer
+ * than four filters (repeating its last real one, all lanes read). */
+HK_INLINE void ui_edge_group(const ui_filters_t *k, bool general, const int16_t *sums,
+                             const int8_t *cols, int32_t oc, mve_pred16_t pred, int8_t *out_a,
+                             int8_t *out_b)
+{
+    const int32_t n = hk_min_i32(k->channels - oc, 4);
+    const uintptr_t f = k->filter + (uintptr_t)oc * k->taps;
+    const uintptr_t f1 = f + (uintptr_t)(n > 1) * k->taps;
+    const uintptr_t f2 = f1 + (uintptr_t)(n > 2) * k->taps;
+    const uintptr_t f3 = f2 + (uintptr_t)(n > 3) * k->taps;
+    int32x4_t ya, yb;
+    ui_dot4x2_edge(cols, f, f1, f2, f3, (k->vectors << 16) | pred, &ya, &yb);
+    ui_store(k, general, sums, oc, n, ya, yb, out_a, out_b);
+}
+
+/* Every group of four filters of the pass against both columns. */
+HK_INLINE void ui_groups(const ui_filters_t *k, bool general, const int16_t *sums,
+                         const int8_t *cols, int8_t *out_a, int8_t *out_b)
+{
+    int32_t oc = 0;
+    if (k->lead != 0xFFFF || k->channels < 4) {
+        ui_edge_group(k, general, sums, cols, 0, k->lead, out_a, out_b);
+        oc = 4;
+    }
+    const int32_t whole_groups = k->channels & ~3;
     const size_t taps = k->taps;
-    const int32_t channels = k->channels;
-    uintptr_t w = k->filter;
-    for (int32_t oc = 0; oc < channels; oc += 4, w += 4 * taps) {
-        const int32_t n = channels - oc;
-        const uintptr_t w1 = n > 1 ? w + taps : w;
-        const uintptr_t w2 = n > 2 ? w + 2 * taps : w;
-        const uintptr_t w3 = n > 3 ? w + 3 * taps : w;
+    for (; oc < whole_groups; oc += 4) {
         int32x4_t ya, yb;
-        if (oc == 0 && k->lead != 0) {
-            ui_dot4x2_lead(cols, w, w1, w2, w3, k->lead, &ya, &yb);
-        } else {
-            ui_dot4x2(cols, w, w1, w2, w3, k->count, &ya, &yb);
-        }
-        const int32x4_t b = vldrwq_s32(k->whole + oc);
-        if (n >= 4) {
-            const int32x4_t m = vldrwq_s32(k->mult + oc), s = vldrwq_s32(k->shift + oc);
-            hk_requant_pair_mve(&ya, &yb, b, m, s, general, k->offset, vlo, vhi);
-            vstrbq_s32(out_b + oc, yb);
-            vstrbq_s32(out_a + oc, ya);
-        } else {
-            const mve_pred16_t real = vctp32q((uint32_t)n);
-            const int32x4_t m = vldrwq_z_s32(k->mult + oc, real);
-            const int32x4_t s = vldrwq_z_s32(k->shift + oc, real);
-            hk_requant_pair_mve(&ya, &yb, b, m, s, general, k->offset, vlo, vhi);
-            vstrbq_p_s32(out_b + oc, yb, real);
-            vstrbq_p_s32(out_a + oc, ya, real);
-        }
+        ui_dot4x2_run(cols, k->filter + (uintptr_t)oc * taps, taps, k->vectors, &ya, &yb);
+        ui_store(k, general, sums, oc, 4, ya, yb, out_a, out_b);
+    }
+    if (oc < k->channels) {
+        ui_edge_group(k, general, sums, cols, oc, (mve_pred16_t)0xFFFF, out_a, out_b);
     }
 }
 
@@ -182,27 +230,51 @@ typedef struct {
     bool dense;        /* one filter row fits a vector */
 } ui_geometry_t;
 
-/* The window at (iy0, ix0) of image b into col, in the filter's (fy, fx, c) order: 16 lanes at a
- * time, the lanes of taps outside the image never read and given the input zero point. */
+/* The window at (iy0, ix0) of image b into col, in the filter's (fy, fx, c) order, the lanes of
+ * taps outside the image never read and given the input zero point: one vector per filter row
+ * where a row fits one (the lanes inside the image are the same for every row), else 16 lanes
+ * at a time. */
 HK_NOINLINE void ui_gather(const ui_geometry_t *g, int32_t b, int32_t iy0, int32_t ix0,
                            int8_t *col)
 {
     const int8x16_t fills = vdupq_n_s8(g->fill);
-    int32_t fx0, fx1;
+    int32_t fx0, fx1, fy0, fy1;
     hk_window_taps(ix0, 1, g->cols, g->in_w, &fx0, &fx1);
+    hk_window_taps(iy0, g->dil_h, g->rows, g->in_h, &fy0, &fy1);
+    if (fx0 >= fx1) {
+        fy1 = fy0; /* no tap inside the image */
+    }
     const int32_t first = fx0 * g->cin, end = fx1 * g->cin;
     const uintptr_t image = (uintptr_t)(g->input + (size_t)b * g->image);
-    for (int32_t fy = 0; fy < g->rows; ++fy, col += g->row) {
-        const int32_t iy = iy0 + fy * g->dil_h;
-        const bool inside = iy >= 0 && iy < g->in_h && first < end;
-        /* Where the row's tap 0 would be; only lanes of taps inside the image are read. */
-        const uintptr_t run = image + (uintptr_t)(((intptr_t)iy * g->in_w + ix0) * g->cin);
+    /* Where row fy's tap 0 would be; only lanes of taps inside the image are read. */
+    uintptr_t run = image + (uintptr_t)(((intptr_t)(iy0 + fy0 * g->dil_h) * g->in_w + ix0) * g->cin);
+    int8_t *const stop = col + g->rows * g->row;
+    if (g->dense) {
+        const mve_pred16_t in = (mve_pred16_t)(vctp8q((uint32_t)end) & ~vctp8q((uint32_t)first));
+        int8_t *const from = col + fy0 * g->row, *const upto = col + fy1 * g->row;
+        for (; col < from; col += g->row) {
+            vstrbq_p_s8(col, fills, g->keep);
+        }
+        for (; col < upto; col += g->row, run += g->row_step) {
+            const int8x16_t v = vldrbq_z_s8((const int8_t *)run, in);
+            vstrbq_p_s8(col, vpselq_s8(v, fills, in), g->keep);
+        }
+        for (; col < stop; col += g->row) {
+            vstrbq_p_s8(col, fills, g->keep);
+        }
+        return;
+    }
+    for (int32_t fy = 0; col < stop; ++fy, col += g->row) {
+        const bool inside = fy >= fy0 && fy < fy1;
         for (int32_t j = 0; j < g->row; j += 16) {
             const mve_pred16_t upto = vctp8q((uint32_t)hk_max_i32(end - j, 0));
             const mve_pred16_t before = vctp8q((uint32_t)hk_max_i32(first - j, 0));
             const mve_pred16_t in = inside ? (mve_pred16_t)(upto & ~before) : 0;
             const int8x16_t v = vldrbq_z_s8((const int8_t *)(run + (uintptr_t)j), in);
             vstrbq_p_s8(col + j, vpselq_s8(v, fills, in), vctp8q((uint32_t)(g->row - j)));
+        }
+        if (inside) {
+            run += g->row_step;
         }
     }
 }
@@ -219,79 +291,102 @@ HK_INLINE void ui_step(const ui_geometry_t *g, int32_t *b, int32_t *oy, int32_t 
     }
 }
 
-/*
- * Every output pixel of the call, two at a time, against the pass's filters: both windows
- * gathered into the columns (side by side inside the image: one pass over their filter rows),
- * then ui_groups. An odd last pixel is computed beside a stale column B.
- */
-HK_INLINE void ui_pixels(const hk_conv_params_t *p, const ui_geometry_t *g,
-                         const ui_filters_t *k, bool general, int8_t *cols, int8_t *output)
-{
-    const size_t channels = (size_t)p->output_channels;
-    const int32_t pixels = p->batches * g->oh * g->ow;
-    /* The last window start from which the next pixel's window is inside the image too. */
-    const int32_t x_pair = g->x_last - g->sw;
-    int8_t *col_a = cols + g->pad, *col_b = cols + UI_COLUMN + g->pad;
-    int32_t b = 0, oy = 0, ox = 0;
-    int8_t *out = output;
-    for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
-        const bool both = i + 1 < pixels;
-        const int32_t iy0 = oy * g->sh - g->top, ix0 = ox * g->sw - g->left;
-        if (g->dense && both && ox + 1 < g->ow && iy0 >= 0 && iy0 <= g->y_last && ix0 >= 0 &&
-            ix0 <= x_pair) {
-            const int8_t *src = g->input + (size_t)b * g->image + (size_t)iy0 * g->line +
-                                (size_t)ix0 * (size_t)g->cin;
-            int8_t *ca = col_a, *cb = col_b;
-            for (int32_t fy = 0; fy < g->rows;
-                 ++fy, src += g->row_step, ca += g->row, cb += g->row) {
-                vstrbq_p_s8(ca, vldrbq_z_s8(src, g->keep), g->keep);
-                vstrbq_p_s8(cb, vldrbq_z_s8(src + g->x_step, g->keep), g->keep);
-            }
-            ox += 2;
-            if (ox == g->ow) {
-                ox = 0;
-                if (++oy == g->oh) {
-                    oy = 0;
-                    ++b;
-                }
-            }
-        } else {
-            ui_gather(g, b, iy0, ix0, col_a);
-            ui_step(g, &b, &oy, &ox);
-            if (both) {
-                ui_gather(g, b, oy * g->sh - g->top, ox * g->sw - g->left, col_b);
-                ui_step(g, &b, &oy, &ox);
-            }
-        }
-        ui_groups(k, general, cols, out, both ? out + channels : out);
-    }
-}
-
-/* ui_pixels with the requantization the call needs. */
-HK_NOINLINE void ui_pass(const hk_conv_params_t *p, const ui_geometry_t *g,
-                         const ui_filters_t *k, bool general, int8_t *cols, int8_t *output)
-{
-    if (general) {
-        ui_pixels(p, g, k, true, cols, output);
-    } else {
-        ui_pixels(p, g, k, false, cols, output);
-    }
-}
-
-/* whole[j] = bias[j] + input_offset * sum(filter j) for the n filters at `filter`, zero up to
- * the next multiple of four. */
-HK_NOINLINE void ui_offsets(const int8_t *filter, const int32_t *bias, size_t taps, int32_t n,
-                            int32_t input_offset, int32_t *whole)
+/* sums[j] = the sum of filter j's taps for the n filters at `filter`, zero up to the next
+ * multiple of four. */
+HK_NOINLINE void ui_sums(const int8_t *filter, size_t taps, int32_t n, int16_t *sums)
 {
     for (int32_t j = 0; j < n; ++j, filter += taps) {
         int32_t sum = 0;
         for (size_t t = 0; t < taps; t += 16) {
             sum = vaddvaq_s8(sum, vldrbq_z_s8(filter + t, vctp8q((uint32_t)(taps - t))));
         }
-        whole[j] = (bias != NULL ? bias[j] : 0) + input_offset * sum;
+        sums[j] = (int16_t)sum;
     }
     for (int32_t j = n; (j & 3) != 0; ++j) {
-        whole[j] = 0;
+        sums[j] = 0;
+    }
+}
+
+/*
+ * Every output pixel of the call, two at a time, against the filters in passes of UI_CHUNK:
+ * both windows gathered into the columns (side by side inside the image: one pass over their
+ * filter rows), then ui_groups. An odd last pixel is computed beside a stale column B.
+ */
+HK_INLINE void ui_pixels(const hk_conv_params_t *p, const ui_geometry_t *g, const int8_t *filter,
+                         const int32_t *bias, bool general, int8_t *output)
+{
+    int8_t cols[2 * UI_COLUMN] __attribute__((aligned(16)));
+    int16_t sums[UI_CHUNK] __attribute__((aligned(16)));
+    for (int32_t j = 0; j < 2 * UI_COLUMN; j += 16) {
+        vstrbq_s8(cols + j, vdupq_n_s8(0));
+    }
+    const size_t channels = (size_t)p->output_channels;
+    const int32_t pixels = p->batches * g->oh * g->ow;
+    /* The last window start from which the next pixel's window is inside the image too. */
+    const int32_t x_pair = g->x_last - g->sw;
+    int8_t *col_a = cols + g->pad, *col_b = cols + UI_COLUMN + g->pad;
+    ui_filters_t k;
+    k.taps = (size_t)g->rows * (size_t)g->row;
+    k.vectors = (uint32_t)((k.taps + 15) / 16);
+    k.offset = p->output_offset;
+    k.lo = hk_max_i32(p->act_min, -128);
+    k.hi = hk_min_i32(p->act_max, 127);
+    k.bias_on = bias != NULL ? (mve_pred16_t)0xFFFF : (mve_pred16_t)0;
+    k.input_offset = p->input_offset;
+    for (int32_t c0 = 0; c0 < p->output_channels; c0 += UI_CHUNK) {
+        k.channels = hk_min_i32(p->output_channels - c0, UI_CHUNK);
+        const int8_t *first = filter + (size_t)c0 * k.taps;
+        ui_sums(first, k.taps, k.channels, sums);
+        k.filter = (uintptr_t)first - (uintptr_t)g->pad;
+        /* Only the array's first filter has no bytes before it to read as its lead. */
+        k.lead = c0 == 0 ? (mve_pred16_t)~vctp8q((uint32_t)g->pad) : (mve_pred16_t)0xFFFF;
+        k.mult = p->output_multiplier + c0;
+        k.shift = p->output_shift + c0;
+        k.bias = (bias != NULL ? bias : p->output_multiplier) + c0;
+        int32_t b = 0, oy = 0, ox = 0;
+        int8_t *out = output + c0;
+        for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+            const bool both = i + 1 < pixels;
+            const int32_t iy0 = oy * g->sh - g->top, ix0 = ox * g->sw - g->left;
+            if (g->dense && both && ox + 1 < g->ow && iy0 >= 0 && iy0 <= g->y_last &&
+                ix0 >= 0 && ix0 <= x_pair) {
+                const int8_t *src = g->input + (size_t)b * g->image + (size_t)iy0 * g->line +
+                                    (size_t)ix0 * (size_t)g->cin;
+                int8_t *ca = col_a, *cb = col_b;
+                for (int32_t fy = 0; fy < g->rows;
+                     ++fy, src += g->row_step, ca += g->row, cb += g->row) {
+                    vstrbq_p_s8(ca, vldrbq_z_s8(src, g->keep), g->keep);
+                    vstrbq_p_s8(cb, vldrbq_z_s8(src + g->x_step, g->keep), g->keep);
+                }
+                ox += 2;
+                if (ox == g->ow) {
+                    ox = 0;
+                    if (++oy == g->oh) {
+                        oy = 0;
+                        ++b;
+                    }
+                }
+            } else {
+                ui_gather(g, b, iy0, ix0, col_a);
+                ui_step(g, &b, &oy, &ox);
+                if (both) {
+                    ui_gather(g, b, oy * g->sh - g->top, ox * g->sw - g->left, col_b);
+                    ui_step(g, &b, &oy, &ox);
+                }
+            }
+            ui_groups(&k, general, sums, cols, out, both ? out + channels : out);
+        }
+    }
+}
+
+/* ui_pixels with the requantization the call needs. */
+HK_NOINLINE void ui_pass(const hk_conv_params_t *p, const ui_geometry_t *g, const int8_t *filter,
+                         const int32_t *bias, bool general, int8_t *output)
+{
+    if (general) {
+        ui_pixels(p, g, filter, bias, true, output);
+    } else {
+        ui_pixels(p, g, filter, bias, false, output);
     }
 }
 
@@ -421,12 +516,6 @@ int32_t hk_conv_s8_unfolded_im2col(const hk_conv_params_t *params, const int8_t 
     }
     const int32_t cin = p->input_channels;
     const size_t taps = (size_t)p->filter_height * (size_t)p->filter_width * (size_t)cin;
-    const uint32_t vectors = (uint32_t)((taps + 15) / 16);
-    int8_t cols[2 * UI_COLUMN] __attribute__((aligned(16)));
-    int32_t whole[UI_CHUNK] __attribute__((aligned(16)));
-    for (int32_t j = 0; j < 2 * UI_COLUMN; j += 16) {
-        vstrbq_s8(cols + j, vdupq_n_s8(0));
-    }
     ui_geometry_t g;
     g.input = input;
     g.line = (size_t)p->input_width * (size_t)cin;
@@ -448,31 +537,11 @@ int32_t hk_conv_s8_unfolded_im2col(const hk_conv_params_t *params, const int8_t 
     g.left = p->pad_left;
     g.oh = p->output_height;
     g.ow = p->output_width;
-    g.pad = (int32_t)(16 * vectors - taps);
+    g.pad = (int32_t)((16 - taps % 16) % 16);
     g.fill = (int8_t)(-p->input_offset);
     g.keep = vctp8q((uint32_t)g.row);
     g.dense = g.row <= 16;
-    ui_filters_t k;
-    k.taps = taps;
-    k.count = vectors;
-    k.offset = p->output_offset;
-    k.lo = hk_max_i32(p->act_min, -128);
-    k.hi = hk_min_i32(p->act_max, 127);
-    k.whole = whole;
-    for (int32_t c0 = 0; c0 < channels; c0 += UI_CHUNK) {
-        const int32_t n = hk_min_i32(channels - c0, UI_CHUNK);
-        const int8_t *first = filter + (size_t)c0 * taps;
-        ui_offsets(first, bias != NULL ? bias + c0 : NULL, taps, n, p->input_offset, whole);
-        k.filter = (uintptr_t)first - (uintptr_t)g.pad;
-        /* Only the array's first filter has no bytes before it to read as its lead. */
-        k.lead = c0 == 0 && g.pad != 0
-                     ? (vectors << 16) | (uint32_t)(uint16_t)~vctp8q((uint32_t)g.pad)
-                     : 0;
-        k.mult = p->output_multiplier + c0;
-        k.shift = p->output_shift + c0;
-        k.channels = n;
-        ui_pass(p, &g, &k, general, cols, output + c0);
-    }
+    ui_pass(p, &g, filter, bias, general, output);
     return HK_STATUS_OK;
 }
 
