@@ -10,9 +10,10 @@
  * once per call per filter, not per pixel.
  *
  * Kernel stack, not in the arena: 256 bytes, two 64-byte columns (the taps right-aligned to a
- * whole number of vectors, the lanes before them zero) and the filter sums (int16: at most 64
- * taps of at most 128) of up to 64 output channels. More channels run in passes of 64, each
- * gathering the windows again.
+ * whole number of vectors, the lanes before them zero) and 128 bytes of offset terms: for at
+ * most 32 output channels each one's bias + input_offset * sum(filter) (int32), else the
+ * filters' sums alone (int16: at most 64 taps of at most 128) of up to 64 channels, the bias
+ * read per group. More channels run in passes of 64, each gathering the windows again.
  */
 #include "hk_conv_unfolded_im2col.h"
 
@@ -23,7 +24,7 @@
 #if HK_HAVE_MVE
 
 #define UI_COLUMN 64 /* bytes of one column: windows of up to 64 taps */
-#define UI_CHUNK 64  /* output channels whose filter sums the stack holds at once */
+#define UI_CHUNK 64  /* output channels whose offset terms the stack holds at once */
 
 /*
  * The dot products of four filters with the two columns at col and col + UI_COLUMN, `vectors`
@@ -147,9 +148,12 @@ typedef struct {
     uintptr_t filter;     /* the pass's first filter, less the columns' lead bytes */
     const int32_t *mult;  /* the pass's multipliers, shifts and biases, in the model's arrays */
     const int32_t *shift;
-    const int32_t *bias;  /* any valid pointer without a bias (then never read) */
-    mve_pred16_t bias_on; /* all lanes with a bias, none without */
-    int32_t input_offset;
+    /* Each channel's offset term is terms[c] + scale * sums[c]: the bias (int32) and the
+     * filter's sum (int16) times input_offset, or (at most 32 channels) the whole term with a
+     * scale of 0 (sums then reads any stack bytes). */
+    const int32_t *terms;
+    const int16_t *sums;
+    int32_t scale;
     size_t taps;
     uint32_t vectors;
     mve_pred16_t lead;    /* the first group's first vector of filters: the lanes to read */
@@ -160,20 +164,20 @@ typedef struct {
 /* One group's sums plus bias + input_offset * the filters' sums, requantized (`general`: a
  * constant at each call) and stored as n (<= 4: its real channels) bytes per pixel; pixel B
  * first, so out_b == out_a (an odd last pixel) leaves A's. */
-HK_INLINE void ui_store(const ui_filters_t *k, bool general, const int16_t *sums, int32_t oc,
+HK_INLINE void ui_store(const ui_filters_t *k, bool general, int32_t oc,
                         int32_t n, int32x4_t ya, int32x4_t yb, int8_t *out_a, int8_t *out_b)
 {
     const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
-    const mve_pred16_t on = n >= 4 ? k->bias_on : (mve_pred16_t)(k->bias_on & vctp32q((uint32_t)n));
-    const int32x4_t b =
-        vmlaq_n_s32(vldrwq_z_s32(k->bias + oc, on), vldrhq_s32(sums + oc), k->input_offset);
+    const int32x4_t sum = vldrhq_s32(k->sums + oc);
     if (n >= 4) {
+        const int32x4_t b = vmlaq_n_s32(vldrwq_s32(k->terms + oc), sum, k->scale);
         const int32x4_t m = vldrwq_s32(k->mult + oc), s = vldrwq_s32(k->shift + oc);
         hk_requant_pair_mve(&ya, &yb, b, m, s, general, k->offset, vlo, vhi);
         vstrbq_s32(out_b + oc, yb);
         vstrbq_s32(out_a + oc, ya);
     } else {
         const mve_pred16_t real = vctp32q((uint32_t)n);
+        const int32x4_t b = vmlaq_n_s32(vldrwq_z_s32(k->terms + oc, real), sum, k->scale);
         const int32x4_t m = vldrwq_z_s32(k->mult + oc, real);
         const int32x4_t s = vldrwq_z_s32(k->shift + oc, real);
         hk_requant_pair_mve(&ya, &yb, b, m, s, general, k->offset, vlo, vhi);
@@ -184,7 +188,7 @@ HK_INLINE void ui_store(const ui_filters_t *k, bool general, const int16_t *sums
 
 /* A group read by ui_dot4x2_edge: the first (under the lead predicate) or a last one of fewer
  * than four filters (repeating its last real one, all lanes read). */
-HK_INLINE void ui_edge_group(const ui_filters_t *k, bool general, const int16_t *sums,
+HK_INLINE void ui_edge_group(const ui_filters_t *k, bool general,
                              const int8_t *cols, int32_t oc, mve_pred16_t pred, int8_t *out_a,
                              int8_t *out_b)
 {
@@ -195,16 +199,16 @@ HK_INLINE void ui_edge_group(const ui_filters_t *k, bool general, const int16_t 
     const uintptr_t f3 = f2 + (uintptr_t)(n > 3) * k->taps;
     int32x4_t ya, yb;
     ui_dot4x2_edge(cols, f, f1, f2, f3, (k->vectors << 16) | pred, &ya, &yb);
-    ui_store(k, general, sums, oc, n, ya, yb, out_a, out_b);
+    ui_store(k, general, oc, n, ya, yb, out_a, out_b);
 }
 
 /* Every group of four filters of the pass against both columns. */
-HK_INLINE void ui_groups(const ui_filters_t *k, bool general, const int16_t *sums,
+HK_INLINE void ui_groups(const ui_filters_t *k, bool general,
                          const int8_t *cols, int8_t *out_a, int8_t *out_b)
 {
     int32_t oc = 0;
     if (k->lead != 0xFFFF || k->channels < 4) {
-        ui_edge_group(k, general, sums, cols, 0, k->lead, out_a, out_b);
+        ui_edge_group(k, general, cols, 0, k->lead, out_a, out_b);
         oc = 4;
     }
     const int32_t whole_groups = k->channels & ~3;
@@ -212,10 +216,10 @@ HK_INLINE void ui_groups(const ui_filters_t *k, bool general, const int16_t *sum
     for (; oc < whole_groups; oc += 4) {
         int32x4_t ya, yb;
         ui_dot4x2_run(cols, k->filter + (uintptr_t)oc * taps, taps, k->vectors, &ya, &yb);
-        ui_store(k, general, sums, oc, 4, ya, yb, out_a, out_b);
+        ui_store(k, general, oc, 4, ya, yb, out_a, out_b);
     }
     if (oc < k->channels) {
-        ui_edge_group(k, general, sums, cols, oc, (mve_pred16_t)0xFFFF, out_a, out_b);
+        ui_edge_group(k, general, cols, oc, (mve_pred16_t)0xFFFF, out_a, out_b);
     }
 }
 
@@ -291,19 +295,28 @@ HK_INLINE void ui_step(const ui_geometry_t *g, int32_t *b, int32_t *oy, int32_t 
     }
 }
 
-/* sums[j] = the sum of filter j's taps for the n filters at `filter`, zero up to the next
- * multiple of four. */
-HK_NOINLINE void ui_sums(const int8_t *filter, size_t taps, int32_t n, int16_t *sums)
+/* For the n filters at `filter`: sums[j] = the sum of filter j's taps or, without sums,
+ * whole[j] = bias[j] + input_offset * that sum; zero up to the next multiple of four. */
+HK_NOINLINE void ui_sums(const int8_t *filter, const int32_t *bias, int32_t input_offset,
+                         size_t taps, int32_t n, int32_t *whole, int16_t *sums)
 {
     for (int32_t j = 0; j < n; ++j, filter += taps) {
         int32_t sum = 0;
         for (size_t t = 0; t < taps; t += 16) {
             sum = vaddvaq_s8(sum, vldrbq_z_s8(filter + t, vctp8q((uint32_t)(taps - t))));
         }
-        sums[j] = (int16_t)sum;
+        if (sums != NULL) {
+            sums[j] = (int16_t)sum;
+        } else {
+            whole[j] = (bias != NULL ? bias[j] : 0) + input_offset * sum;
+        }
     }
     for (int32_t j = n; (j & 3) != 0; ++j) {
-        sums[j] = 0;
+        if (sums != NULL) {
+            sums[j] = 0;
+        } else {
+            whole[j] = 0;
+        }
     }
 }
 
@@ -316,7 +329,10 @@ HK_INLINE void ui_pixels(const hk_conv_params_t *p, const ui_geometry_t *g, cons
                          const int32_t *bias, bool general, int8_t *output)
 {
     int8_t cols[2 * UI_COLUMN] __attribute__((aligned(16)));
-    int16_t sums[UI_CHUNK] __attribute__((aligned(16)));
+    union {
+        int32_t whole[UI_CHUNK / 2];
+        int16_t sums[UI_CHUNK];
+    } terms __attribute__((aligned(16)));
     for (int32_t j = 0; j < 2 * UI_COLUMN; j += 16) {
         vstrbq_s8(cols + j, vdupq_n_s8(0));
     }
@@ -331,18 +347,20 @@ HK_INLINE void ui_pixels(const hk_conv_params_t *p, const ui_geometry_t *g, cons
     k.offset = p->output_offset;
     k.lo = hk_max_i32(p->act_min, -128);
     k.hi = hk_min_i32(p->act_max, 127);
-    k.bias_on = bias != NULL ? (mve_pred16_t)0xFFFF : (mve_pred16_t)0;
-    k.input_offset = p->input_offset;
+    const bool wide = p->output_channels <= UI_CHUNK / 2;
+    k.scale = wide ? 0 : p->input_offset;
     for (int32_t c0 = 0; c0 < p->output_channels; c0 += UI_CHUNK) {
         k.channels = hk_min_i32(p->output_channels - c0, UI_CHUNK);
         const int8_t *first = filter + (size_t)c0 * k.taps;
-        ui_sums(first, k.taps, k.channels, sums);
+        ui_sums(first, bias != NULL ? bias + c0 : NULL, p->input_offset, k.taps, k.channels,
+                terms.whole, wide ? NULL : terms.sums);
         k.filter = (uintptr_t)first - (uintptr_t)g->pad;
         /* Only the array's first filter has no bytes before it to read as its lead. */
         k.lead = c0 == 0 ? (mve_pred16_t)~vctp8q((uint32_t)g->pad) : (mve_pred16_t)0xFFFF;
         k.mult = p->output_multiplier + c0;
         k.shift = p->output_shift + c0;
-        k.bias = (bias != NULL ? bias : p->output_multiplier) + c0;
+        k.terms = wide ? terms.whole : bias + c0;
+        k.sums = terms.sums;
         int32_t b = 0, oy = 0, ox = 0;
         int8_t *out = output + c0;
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
@@ -374,7 +392,7 @@ HK_INLINE void ui_pixels(const hk_conv_params_t *p, const ui_geometry_t *g, cons
                     ui_step(g, &b, &oy, &ox);
                 }
             }
-            ui_groups(&k, general, sums, cols, out, both ? out + channels : out);
+            ui_groups(&k, general, cols, out, both ? out + channels : out);
         }
     }
 }
@@ -482,7 +500,7 @@ HK_NOINLINE void ui_pointwise(const hk_conv_params_t *p, const int8_t *input,
 
 /* Whether the call is one this entry covers (see hk_conv_unfolded_im2col.h). */
 static bool ui_applies(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
-                       const int8_t *output, bool pointwise)
+                       const int32_t *bias, const int8_t *output, bool pointwise)
 {
     return p != NULL && input != NULL && filter != NULL && output != NULL && p->batches >= 0 &&
            p->input_height >= 1 && p->input_width >= 1 && p->input_channels >= 1 &&
@@ -492,7 +510,8 @@ static bool ui_applies(const hk_conv_params_t *p, const int8_t *input, const int
            p->stride_width >= 1 && p->dilation_height >= 1 && p->dilation_width == 1 &&
            p->output_multiplier != NULL && p->output_shift != NULL &&
            p->act_min <= p->act_max && p->input_offset >= -127 && p->input_offset <= 128 &&
-           (pointwise || p->filter_height * p->filter_width * p->input_channels <= UI_COLUMN);
+           (pointwise || (p->filter_height * p->filter_width * p->input_channels <= UI_COLUMN &&
+                          (bias != NULL || p->output_channels <= UI_CHUNK / 2)));
 }
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8); see the top of this file. */
@@ -504,7 +523,7 @@ int32_t hk_conv_s8_unfolded_im2col(const hk_conv_params_t *params, const int8_t 
         p != NULL && p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
         p->pad_left == 0 && (p->output_height - 1) * p->stride_height < p->input_height &&
         (p->output_width - 1) * p->stride_width < p->input_width;
-    if (!ui_applies(p, input, filter, output, pointwise)) {
+    if (!ui_applies(p, input, filter, bias, output, pointwise)) {
         return HK_STATUS_BAD_PARAM;
     }
     const int32_t channels = p->output_channels;
