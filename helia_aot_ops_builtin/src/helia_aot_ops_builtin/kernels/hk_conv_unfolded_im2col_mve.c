@@ -73,25 +73,32 @@
     [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),           \
         [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(pa), [n] "+r"(n),            \
         [ya] "=&w"(ya), [yb] "=&w"(yb)
-HK_INLINE void ui_dot4x2_run(const int8_t *col, uintptr_t f, size_t taps, uint32_t vectors,
-                             int32x4_t *qa, int32x4_t *qb)
-{
-    UI_SUMS;
-    register uint32_t n __asm__("r3") = vectors;
-    register uintptr_t w0 __asm__("r5") = f;
-    register uintptr_t w1 __asm__("r7") = taps; /* then filter 1 */
-    register uintptr_t w2 __asm__("r9");
-    register uintptr_t w3 __asm__("r11");
-    __asm__ volatile(UI_LOOP("add %[w2], %[w0], %[w1], lsl #1\n\t"
-                             "add %[w3], %[w2], %[w1]\n\t"
-                             "add %[w1], %[w0], %[w1]\n\t",
-                             "vldrb.8")
-                     : UI_OUTPUTS, [w0] "+r"(w0), [w1] "+r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
-                     :
-                     : "q0", "q1", "q2", "q3", "cc", "memory");
-    *qa = ya;
-    *qb = yb;
-}
+#define UI_FOUR                                                                                \
+    "add %[w2], %[w0], %[w1], lsl #1\n\t"                                                      \
+    "add %[w3], %[w2], %[w1]\n\t"                                                              \
+    "add %[w1], %[w0], %[w1]\n\t"
+#define UI_DOT4X2_RUN(NAME, PRE, LD, ...)                                                        \
+    HK_INLINE void NAME(const int8_t *col, uintptr_t f, size_t taps, uint32_t count,           \
+                        int32x4_t *qa, int32x4_t *qb)                                          \
+    {                                                                                          \
+        UI_SUMS;                                                                               \
+        register uint32_t n __asm__("r3") = count;                                             \
+        register uintptr_t w0 __asm__("r5") = f;                                               \
+        register uintptr_t w1 __asm__("r7") = taps; /* then filter 1 */                        \
+        register uintptr_t w2 __asm__("r9");                                                   \
+        register uintptr_t w3 __asm__("r11");                                                  \
+        __asm__ volatile(UI_LOOP(PRE UI_FOUR, LD)                                              \
+                         : UI_OUTPUTS, [w0] "+r"(w0), [w1] "+r"(w1), [w2] "=&r"(w2),           \
+                           [w3] "=&r"(w3)                                                      \
+                         :                                                                     \
+                         : "q0", "q1", "q2", "q3", "cc", "memory" __VA_ARGS__);                \
+        *qa = ya;                                                                              \
+        *qb = yb;                                                                              \
+    }
+/* P0 from the count's low half, then the count of vectors. */
+#define UI_LEAD "vmsr p0, %[n]\n\tlsrs %[n], %[n], #16\n\t"
+UI_DOT4X2_RUN(ui_dot4x2_run, "", "vldrb.8", )
+UI_DOT4X2_RUN(ui_dot4x2_run_lead, UI_LEAD, "vpst\n\tvldrbt.8", , "p0")
 HK_INLINE void ui_dot4x2_edge(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2,
                               uintptr_t f3, uint32_t count, int32x4_t *qa, int32x4_t *qb)
 {
@@ -101,8 +108,7 @@ HK_INLINE void ui_dot4x2_edge(const int8_t *col, uintptr_t f0, uintptr_t f1, uin
     register uintptr_t w1 __asm__("r7") = f1;
     register uintptr_t w2 __asm__("r9") = f2;
     register uintptr_t w3 __asm__("r11") = f3;
-    /* P0 from the count's low half, then the count of vectors. */
-    __asm__ volatile(UI_LOOP("vmsr p0, %[n]\n\tlsrs %[n], %[n], #16\n\t", "vpst\n\tvldrbt.8")
+    __asm__ volatile(UI_LOOP(UI_LEAD, "vpst\n\tvldrbt.8")
                      : UI_OUTPUTS, [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
                      :
                      : "q0", "q1", "q2", "q3", "cc", "memory", "p0");
@@ -133,6 +139,12 @@ static void ui_dot4x2_run(const int8_t *col, uintptr_t f, size_t taps, uint32_t 
 {
     const uintptr_t w[4] = {f, f + taps, f + 2 * taps, f + 3 * taps};
     ui_dot4x2_c(col, w, vectors, (mve_pred16_t)0xFFFF, qa, qb);
+}
+static void ui_dot4x2_run_lead(const int8_t *col, uintptr_t f, size_t taps, uint32_t count,
+                               int32x4_t *qa, int32x4_t *qb)
+{
+    const uintptr_t w[4] = {f, f + taps, f + 2 * taps, f + 3 * taps};
+    ui_dot4x2_c(col, w, count >> 16, (mve_pred16_t)(count & 0xFFFFu), qa, qb);
 }
 static void ui_dot4x2_edge(const int8_t *col, uintptr_t f0, uintptr_t f1, uintptr_t f2,
                            uintptr_t f3, uint32_t count, int32x4_t *qa, int32x4_t *qb)
@@ -206,13 +218,19 @@ HK_INLINE void ui_edge_group(const ui_filters_t *k, bool general,
 HK_INLINE void ui_groups(const ui_filters_t *k, bool general,
                          const int8_t *cols, int8_t *out_a, int8_t *out_b)
 {
-    int32_t oc = 0;
-    if (k->lead != 0xFFFF || k->channels < 4) {
-        ui_edge_group(k, general, cols, 0, k->lead, out_a, out_b);
-        oc = 4;
-    }
     const int32_t whole_groups = k->channels & ~3;
     const size_t taps = k->taps;
+    int32_t oc = 0;
+    if (k->channels < 4) {
+        ui_edge_group(k, general, cols, 0, k->lead, out_a, out_b);
+        return;
+    }
+    if (k->lead != 0xFFFF) {
+        int32x4_t ya, yb;
+        ui_dot4x2_run_lead(cols, k->filter, taps, (k->vectors << 16) | k->lead, &ya, &yb);
+        ui_store(k, general, 0, 4, ya, yb, out_a, out_b);
+        oc = 4;
+    }
     for (; oc < whole_groups; oc += 4) {
         int32x4_t ya, yb;
         ui_dot4x2_run(cols, k->filter + (uintptr_t)oc * taps, taps, k->vectors, &ya, &yb);
@@ -234,11 +252,11 @@ typedef struct {
     bool dense;        /* one filter row fits a vector */
 } ui_geometry_t;
 
-/* The window at (iy0, ix0) of image b into col, in the filter's (fy, fx, c) order, the lanes of
+/* The window at (iy0, ix0) of `image` into col, in the filter's (fy, fx, c) order, the lanes of
  * taps outside the image never read and given the input zero point: one vector per filter row
  * where a row fits one (the lanes inside the image are the same for every row), else 16 lanes
  * at a time. */
-HK_NOINLINE void ui_gather(const ui_geometry_t *g, int32_t b, int32_t iy0, int32_t ix0,
+HK_NOINLINE void ui_gather(const ui_geometry_t *g, uintptr_t image, int32_t iy0, int32_t ix0,
                            int8_t *col)
 {
     const int8x16_t fills = vdupq_n_s8(g->fill);
@@ -249,7 +267,6 @@ HK_NOINLINE void ui_gather(const ui_geometry_t *g, int32_t b, int32_t iy0, int32
         fy1 = fy0; /* no tap inside the image */
     }
     const int32_t first = fx0 * g->cin, end = fx1 * g->cin;
-    const uintptr_t image = (uintptr_t)(g->input + (size_t)b * g->image);
     /* Where row fy's tap 0 would be; only lanes of taps inside the image are read. */
     uintptr_t run = image + (uintptr_t)(((intptr_t)(iy0 + fy0 * g->dil_h) * g->in_w + ix0) * g->cin);
     int8_t *const stop = col + g->rows * g->row;
@@ -283,15 +300,39 @@ HK_NOINLINE void ui_gather(const ui_geometry_t *g, int32_t b, int32_t iy0, int32
     }
 }
 
-/* Steps (b, oy, ox) to the next output pixel. */
-HK_INLINE void ui_step(const ui_geometry_t *g, int32_t *b, int32_t *oy, int32_t *ox)
+/* Where the walk over the output pixels is: pixel (b, oy, ox) of `image`, its window's origin
+ * (iy0, ix0) and, for a window inside the image, its first byte `src`. */
+typedef struct {
+    uintptr_t image, src;
+    int32_t b, oy, ox, iy0, ix0;
+    bool rows_in; /* rows of one vector, and the output row's windows inside vertically */
+} ui_walk_t;
+
+/* Points the walk at the first pixel of output row w->oy. */
+HK_INLINE void ui_row(const ui_geometry_t *g, ui_walk_t *w)
 {
-    if (++*ox == g->ow) {
-        *ox = 0;
-        if (++*oy == g->oh) {
-            *oy = 0;
-            ++*b;
+    w->ox = 0;
+    w->ix0 = -g->left;
+    w->iy0 = w->oy * g->sh - g->top;
+    w->rows_in = g->dense && w->iy0 >= 0 && w->iy0 <= g->y_last;
+    /* Only dereferenced for windows inside the image. */
+    w->src = w->image + (uintptr_t)((intptr_t)w->iy0 * (intptr_t)g->line -
+                                    (intptr_t)g->left * (intptr_t)g->cin);
+}
+
+/* Steps the walk n pixels on (2 only within an output row). */
+HK_INLINE void ui_step(const ui_geometry_t *g, ui_walk_t *w, int32_t n)
+{
+    w->ox += n;
+    w->ix0 += n * g->sw;
+    w->src += (uintptr_t)n * g->x_step;
+    if (w->ox == g->ow) {
+        if (++w->oy == g->oh) {
+            w->oy = 0;
+            ++w->b;
+            w->image += g->image;
         }
+        ui_row(g, w);
     }
 }
 
@@ -361,35 +402,30 @@ HK_INLINE void ui_pixels(const hk_conv_params_t *p, const ui_geometry_t *g, cons
         k.shift = p->output_shift + c0;
         k.terms = wide ? terms.whole : bias + c0;
         k.sums = terms.sums;
-        int32_t b = 0, oy = 0, ox = 0;
+        ui_walk_t w;
+        w.image = (uintptr_t)g->input;
+        w.b = 0;
+        w.oy = 0;
+        ui_row(g, &w);
         int8_t *out = output + c0;
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             const bool both = i + 1 < pixels;
-            const int32_t iy0 = oy * g->sh - g->top, ix0 = ox * g->sw - g->left;
-            if (g->dense && both && ox + 1 < g->ow && iy0 >= 0 && iy0 <= g->y_last &&
-                ix0 >= 0 && ix0 <= x_pair) {
-                const int8_t *src = g->input + (size_t)b * g->image + (size_t)iy0 * g->line +
-                                    (size_t)ix0 * (size_t)g->cin;
+            if (w.rows_in && both && w.ix0 >= 0 && w.ix0 <= x_pair && w.ox + 1 < g->ow) {
+                /* Both windows inside the image, side by side: their rows in one pass. */
+                const int8_t *src = (const int8_t *)w.src;
                 int8_t *ca = col_a, *cb = col_b;
                 for (int32_t fy = 0; fy < g->rows;
                      ++fy, src += g->row_step, ca += g->row, cb += g->row) {
                     vstrbq_p_s8(ca, vldrbq_z_s8(src, g->keep), g->keep);
                     vstrbq_p_s8(cb, vldrbq_z_s8(src + g->x_step, g->keep), g->keep);
                 }
-                ox += 2;
-                if (ox == g->ow) {
-                    ox = 0;
-                    if (++oy == g->oh) {
-                        oy = 0;
-                        ++b;
-                    }
-                }
+                ui_step(g, &w, 2);
             } else {
-                ui_gather(g, b, iy0, ix0, col_a);
-                ui_step(g, &b, &oy, &ox);
+                ui_gather(g, w.image, w.iy0, w.ix0, col_a);
+                ui_step(g, &w, 1);
                 if (both) {
-                    ui_gather(g, b, oy * g->sh - g->top, ox * g->sw - g->left, col_b);
-                    ui_step(g, &b, &oy, &ox);
+                    ui_gather(g, w.image, w.iy0, w.ix0, col_b);
+                    ui_step(g, &w, 1);
                 }
             }
             ui_groups(&k, general, cols, out, both ? out + channels : out);
