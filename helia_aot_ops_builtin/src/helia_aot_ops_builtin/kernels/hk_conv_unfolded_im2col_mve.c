@@ -445,11 +445,28 @@ HK_NOINLINE void ui_pass(const hk_conv_params_t *p, const ui_geometry_t *g, cons
 }
 
 /*
- * An unpadded 1x1 filter whose windows lie in the image: each pixel's cin bytes are read in
- * place, pixel A into lanes 0..7 of one vector and pixel B into lanes 8..15 of another, against
- * each filter's bytes loaded twice into one register (lanes 0..7 and 8..15), so each pixel
- * meets its own copy. Groups of four filters outside (their copies and sums in registers, once
- * per call), pixels inside.
+ * Two pixels' dot products with four filters: v holds pixel A's cin bytes in lanes 0..cin-1 and
+ * pixel B's in lanes cin..2 cin-1, each w_j filter j's bytes in both halves; *qa gets A's four
+ * sums (the lanes of `low`), *qb B's (the others: the VPT block's else lanes).
+ */
+HK_INLINE void ui_halves4(int8x16_t v, int8x16_t w0, int8x16_t w1, int8x16_t w2, int8x16_t w3,
+                          mve_pred16_t low, int32x4_t *qa, int32x4_t *qb)
+{
+    const mve_pred16_t high = (mve_pred16_t)~low;
+    const int32_t a[4] = {vmladavq_p_s8(v, w0, low), vmladavq_p_s8(v, w1, low),
+                          vmladavq_p_s8(v, w2, low), vmladavq_p_s8(v, w3, low)};
+    const int32_t b[4] = {vmladavq_p_s8(v, w0, high), vmladavq_p_s8(v, w1, high),
+                          vmladavq_p_s8(v, w2, high), vmladavq_p_s8(v, w3, high)};
+    *qa = vld1q_s32(a);
+    *qb = vld1q_s32(b);
+}
+
+/*
+ * An unpadded 1x1 filter whose windows lie in the image: each pair of pixels is read in place
+ * into one vector (A in lanes 0..cin-1, B in lanes cin..2 cin-1: one load where B follows A),
+ * against each filter's bytes loaded twice into one register, so each pixel meets its own copy.
+ * Groups of four filters outside (their copies, sums and requantization in registers, once per
+ * call), pixels inside.
  */
 HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, bool general,
@@ -458,12 +475,15 @@ HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
     const int32_t cin = p->input_channels;
     const size_t channels = (size_t)p->output_channels;
     const mve_pred16_t low = vctp8q((uint32_t)cin);
-    const mve_pred16_t high = (mve_pred16_t)(vctp8q((uint32_t)(8 + cin)) & ~vctp8q(8u));
+    const mve_pred16_t high = (mve_pred16_t)(vctp8q((uint32_t)(2 * cin)) & ~low);
     const size_t x_col = (size_t)p->stride_width * (size_t)cin;
     const size_t x_line = (size_t)p->stride_height * (size_t)p->input_width * (size_t)cin;
     const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)cin;
     const int32_t ow = p->output_width, oh = p->output_height;
     const int32_t pixels = p->batches * oh * ow;
+    /* Every pixel right after the one before: the pixels are the input's, in order. */
+    const bool flat = p->stride_width == 1 && ow == p->input_width &&
+                      (oh == 1 || (p->stride_height == 1 && oh == p->input_height));
     const int32x4_t vlo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
     const int32x4_t vhi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
     for (int32_t oc = 0; oc < p->output_channels; oc += 4) {
@@ -475,7 +495,7 @@ HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
             /* Missing filters repeat the first and are not stored. */
             const uintptr_t f = (uintptr_t)(filter + (size_t)(oc + (j < n ? j : 0)) * (size_t)cin);
             wd[j] = vorrq_s8(vldrbq_z_s8((const int8_t *)f, low),
-                             vldrbq_z_s8((const int8_t *)(f - 8u), high));
+                             vldrbq_z_s8((const int8_t *)(f - (uintptr_t)cin), high));
             sums[j] = vaddvq_p_s8(wd[j], low);
         }
         int32x4_t whole = bias != NULL ? vldrwq_z_s32(bias + oc, real) : vdupq_n_s32(0);
@@ -487,32 +507,31 @@ HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
         int8_t *out = output + oc;
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             const bool both = i + 1 < pixels;
-            const int8x16_t va = vldrbq_z_s8(x, low);
-            int8x16_t vb = vdupq_n_s8(0);
-            for (int32_t step = both ? 2 : 1; step > 0; --step) {
-                if (step == 1 && both) {
-                    vb = vldrbq_z_s8((const int8_t *)((uintptr_t)x - 8u), high);
-                }
-                x += x_col;
-                if (++ox == ow) {
-                    ox = 0;
-                    row += x_line;
-                    if (++oy == oh) {
-                        oy = 0;
-                        row = row - (size_t)oh * x_line + image;
+            int8x16_t v;
+            if (flat) {
+                v = vldrbq_z_s8(x, both ? (mve_pred16_t)(low | high) : low);
+                x += 2 * (size_t)cin;
+            } else {
+                v = vldrbq_z_s8(x, low);
+                for (int32_t step = both ? 2 : 1; step > 0; --step) {
+                    if (step == 1 && both) {
+                        v = vorrq_s8(v, vldrbq_z_s8((const int8_t *)((uintptr_t)x - (uintptr_t)cin),
+                                                    high));
                     }
-                    x = row;
+                    x += x_col;
+                    if (++ox == ow) {
+                        ox = 0;
+                        row += x_line;
+                        if (++oy == oh) {
+                            oy = 0;
+                            row = row - (size_t)oh * x_line + image;
+                        }
+                        x = row;
+                    }
                 }
             }
-            int32x4_t ya = vdupq_n_s32(0), yb = vdupq_n_s32(0);
-            ya = vsetq_lane_s32(vmladavq_s8(va, wd[0]), ya, 0);
-            ya = vsetq_lane_s32(vmladavq_s8(va, wd[1]), ya, 1);
-            ya = vsetq_lane_s32(vmladavq_s8(va, wd[2]), ya, 2);
-            ya = vsetq_lane_s32(vmladavq_s8(va, wd[3]), ya, 3);
-            yb = vsetq_lane_s32(vmladavq_s8(vb, wd[0]), yb, 0);
-            yb = vsetq_lane_s32(vmladavq_s8(vb, wd[1]), yb, 1);
-            yb = vsetq_lane_s32(vmladavq_s8(vb, wd[2]), yb, 2);
-            yb = vsetq_lane_s32(vmladavq_s8(vb, wd[3]), yb, 3);
+            int32x4_t ya, yb;
+            ui_halves4(v, wd[0], wd[1], wd[2], wd[3], low, &ya, &yb);
             hk_requant_pair_mve(&ya, &yb, whole, m, s, general, p->output_offset, vlo, vhi);
             if (both) {
                 vstrbq_p_s32(out + channels, yb, real);
