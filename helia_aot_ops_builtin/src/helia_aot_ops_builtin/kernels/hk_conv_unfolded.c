@@ -11,7 +11,8 @@ int32_t hk_conv_s8_unfolded(const hk_conv_params_t *params, const int8_t *input,
 {
 #if HK_HAVE_MVE
     /* At most 8 input channels (first layers): windows gathered into columns. */
-    if (hk_conv_s8_unfolded_im2col(params, input, filter, bias, output) == HK_STATUS_OK) {
+    if (params != NULL && params->input_channels <= 8 &&
+        hk_conv_s8_unfolded_im2col(params, input, filter, bias, output) == HK_STATUS_OK) {
         return HK_STATUS_OK;
     }
     const hk_conv_params_t *p = params;
