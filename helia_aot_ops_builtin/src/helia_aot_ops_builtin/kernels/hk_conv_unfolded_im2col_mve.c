@@ -300,6 +300,41 @@ HK_NOINLINE void ui_gather(const ui_geometry_t *g, uintptr_t image, int32_t iy0,
     }
 }
 
+/* Two windows inside the image side by side (pixel B x_step bytes after A): each of their
+ * `rows` filter rows (row bytes, row_step apart) into the columns at col and col + UI_COLUMN. */
+#if defined(__OPTIMIZE__)
+/* In assembly: one predicate for the four loads and stores of a row, column B at an offset. */
+HK_INLINE void ui_rows2(const int8_t *src, size_t x_step, size_t row_step, int8_t *col,
+                        int32_t row, int32_t rows, mve_pred16_t keep)
+{
+    const int8_t *src_b = src + x_step;
+    __asm__ volatile("vmsr p0, %[keep]\n"
+                     "1:\n\t"
+                     "vpstttt\n\t"
+                     "vldrbt.8 q0, [%[a]]\n\t"
+                     "vldrbt.8 q1, [%[b]]\n\t"
+                     "vstrbt.8 q0, [%[c]]\n\t"
+                     "vstrbt.8 q1, [%[c], #64]\n\t"
+                     "add %[a], %[a], %[step]\n\t"
+                     "add %[b], %[b], %[step]\n\t"
+                     "add %[c], %[c], %[row]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n"
+                     : [a] "+r"(src), [b] "+r"(src_b), [c] "+r"(col), [n] "+r"(rows)
+                     : [keep] "r"((uint32_t)keep), [step] "r"(row_step), [row] "r"(row)
+                     : "q0", "q1", "cc", "memory", "p0");
+}
+#else
+static void ui_rows2(const int8_t *src, size_t x_step, size_t row_step, int8_t *col,
+                     int32_t row, int32_t rows, mve_pred16_t keep)
+{
+    for (int32_t fy = 0; fy < rows; ++fy, src += row_step, col += row) {
+        vstrbq_p_s8(col, vldrbq_z_s8(src, keep), keep);
+        vstrbq_p_s8(col + UI_COLUMN, vldrbq_z_s8(src + x_step, keep), keep);
+    }
+}
+#endif
+
 /* Where the walk over the output pixels is: pixel (b, oy, ox) of `image`, its window's origin
  * (iy0, ix0) and, for a window inside the image, its first byte `src`. */
 typedef struct {
@@ -412,13 +447,8 @@ HK_INLINE void ui_pixels(const hk_conv_params_t *p, const ui_geometry_t *g, cons
             const bool both = i + 1 < pixels;
             if (w.rows_in && both && w.ix0 >= 0 && w.ix0 <= x_pair && w.ox + 1 < g->ow) {
                 /* Both windows inside the image, side by side: their rows in one pass. */
-                const int8_t *src = (const int8_t *)w.src;
-                int8_t *ca = col_a, *cb = col_b;
-                for (int32_t fy = 0; fy < g->rows;
-                     ++fy, src += g->row_step, ca += g->row, cb += g->row) {
-                    vstrbq_p_s8(ca, vldrbq_z_s8(src, g->keep), g->keep);
-                    vstrbq_p_s8(cb, vldrbq_z_s8(src + g->x_step, g->keep), g->keep);
-                }
+                ui_rows2((const int8_t *)w.src, g->x_step, g->row_step, col_a, g->row, g->rows,
+                         g->keep);
                 ui_step(g, &w, 2);
             } else {
                 ui_gather(g, w.image, w.iy0, w.ix0, col_a);
