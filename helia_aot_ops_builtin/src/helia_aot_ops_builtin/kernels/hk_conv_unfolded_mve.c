@@ -395,7 +395,27 @@ HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geomet
     const size_t skip = s->skip;
     const int8_t *w[4] = {g->w[0] + skip, g->w[1] + skip, g->w[2] + skip, g->w[3] + skip};
     int32x4_t ya, yb;
-    unfolded_pair_dots(s->x, x, k->x_step, s->runs, s->len, w, k->row, &ya, &yb);
+#if defined(UNF_PAIR_ASM)
+    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
+        unfolded_pair_t st;
+        st.x0 = s->x;
+        st.x1 = x;
+        for (int32_t j = 0; j < 4; ++j) {
+            st.w[j] = w[j];
+        }
+        st.x_adv = (int32_t)k->x_step - s->len;
+        st.w_adv = (int32_t)k->row - s->len;
+        st.runs = s->runs;
+        st.blocks = ((s->len >> 4) + 7) >> 3;
+        st.entry = ((8 - ((s->len >> 4) & 7)) & 7) * 56;
+        unfolded_pair_asm(&st);
+        ya = st.ya;
+        yb = st.yb;
+    } else
+#endif
+    {
+        unfolded_pair_dots(s->x, x, k->x_step, s->runs, s->len, w, k->row, &ya, &yb);
+    }
     unfolded_store2(g, ya, yb, unfolded_slot_add(g, k, s), s->out, out);
     s->x = NULL;
 }
