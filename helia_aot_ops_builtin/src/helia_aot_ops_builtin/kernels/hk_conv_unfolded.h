@@ -4,9 +4,10 @@
  * The fast paths of hk_conv.c start each window from offset_bias (a constant the converter
  * folds: the bias plus the input offset times the filter's sum) and gather into a scratch
  * buffer. Goal size keeps neither, so this family runs from the bias alone with no buffer: on
- * Helium four filters at a time over every output pixel, the filters' sums taken once per group
- * of four (in registers), each window's dot products read in place; elsewhere the general loop
- * (hk_conv_generic.h). A family of its own, so the fast paths' translation unit is untouched.
+ * Helium two output pixels against four filters at a time, both windows read in place, pixels
+ * paired by the way the image edges cut their windows, the filters' sums taken at run time once
+ * per group of four and window shape; elsewhere the general loop (hk_conv_generic.h). A family
+ * of its own, so the fast paths' translation unit is untouched.
  */
 #ifndef HK_CONV_UNFOLDED_H
 #define HK_CONV_UNFOLDED_H

@@ -10,10 +10,11 @@
 
 #if HK_HAVE_MVE
 
-/* hk_conv_dots4_mve without sums (a window inside the image: inlined into the pixel loop) and with
- * them (one cut by the edge: out of line, so its eight accumulators do not crowd that loop). */
+/* hk_conv_dots4_mve without sums (one pixel whose window lies in the image, inlined) and with
+ * them (one pixel cut by the edge: out of line, so its eight accumulators do not crowd the
+ * pixel loop). */
 HK_INLINE int32x4_t unfolded_whole4(const int8_t *x, size_t x_step, int32_t runs, int32_t len,
-                                      const int8_t *const *w, size_t w_step)
+                                    const int8_t *const *w, size_t w_step)
 {
     return hk_conv_dots4_mve(x, x_step, runs, len, w[0], w[1], w[2], w[3], (int32_t)w_step,
                              NULL);
@@ -27,102 +28,692 @@ HK_NOINLINE int32x4_t unfolded_clipped4(const int8_t *x, size_t x_step, int32_t 
                              w[3] + skip, (int32_t)w_step, sums);
 }
 
+/* The sums of four filters' taps over `runs` runs of `len` bytes, w_step apart in each filter
+ * (no input read): the part of Sum((x - zero_point) * w) = Sum(x * w) - zero_point * Sum(w)
+ * that does not depend on the pixel, taken once per group of filters and window shape. */
+HK_NOINLINE int32x4_t unfolded_sums4(const int8_t *const *w, size_t skip, int32_t runs,
+                                     int32_t len, size_t w_step)
+{
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    const int8_t *w0 = w[0] + skip, *w1 = w[1] + skip, *w2 = w[2] + skip, *w3 = w[3] + skip;
+    for (int32_t r = 0; r < runs; ++r, w0 += w_step, w1 += w_step, w2 += w_step, w3 += w_step) {
+        for (int32_t k = 0; k < len; k += 16) {
+            const mve_pred16_t keep = vctp8q((uint32_t)(len - k));
+            s0 = vaddvaq_s8(s0, vldrbq_z_s8(w0 + k, keep));
+            s1 = vaddvaq_s8(s1, vldrbq_z_s8(w1 + k, keep));
+            s2 = vaddvaq_s8(s2, vldrbq_z_s8(w2 + k, keep));
+            s3 = vaddvaq_s8(s3, vldrbq_z_s8(w3 + k, keep));
+        }
+    }
+    const int32x4_t lo = vsetq_lane_s32(s1, vdupq_n_s32(s0), 1);
+    return vsetq_lane_s32(s3, vsetq_lane_s32(s2, lo, 2), 3);
+}
+
+/*
+ * Two pixels against four filters over `vectors` (1..4) whole vectors: *ya += pixel A's four
+ * dot products, *yb += pixel B's; x0, x1 (the pixels' bytes, read in place) and w0..w3 (the
+ * filters' bytes) step past what was read. Written in assembly because VMLADAV accumulates
+ * only into even registers: the eight sums take r0, r2, ..., r12 and lr, which leaves the six
+ * odd registers for the six pointers (the count is the unrolled length, so none is needed); a
+ * step is six loads and eight multiply-accumulates (balanced's two-pixel loop, hk_conv_mve.c,
+ * with each pixel read where it lies instead of from an interleaved copy), and the sums join
+ * the two vectors in six instructions (VMOV puts its first register in the lower lane).
+ */
+#if defined(__OPTIMIZE__)
+#define UNF_STEP(OP)                                                                           \
+    "vldrb.8 q0, [%[x0]], #16\n\t"                                                             \
+    "vldrb.8 q1, [%[x1]], #16\n\t"                                                             \
+    "vldrb.8 q2, [%[w0]], #16\n\t"                                                             \
+    OP " r0, q0, q2\n\t" OP " r8, q1, q2\n\t"                                                  \
+    "vldrb.8 q3, [%[w1]], #16\n\t"                                                             \
+    OP " r2, q0, q3\n\t" OP " r10, q1, q3\n\t"                                                 \
+    "vldrb.8 q2, [%[w2]], #16\n\t"                                                             \
+    OP " r4, q0, q2\n\t" OP " r12, q1, q2\n\t"                                                 \
+    "vldrb.8 q3, [%[w3]], #16\n\t"                                                             \
+    OP " r6, q0, q3\n\t" OP " lr, q1, q3\n\t"
+#define UNF_FIRST UNF_STEP("vmladav.s8")
+#define UNF_NEXT UNF_STEP("vmladava.s8")
+#define UNF_JOIN                                                                               \
+    "vmov q2[2], q2[0], r0, r4\n\t"                                                            \
+    "vmov q2[3], q2[1], r2, r6\n\t"                                                            \
+    "vadd.i32 %q[ya], %q[ya], q2\n\t"                                                          \
+    "vmov q3[2], q3[0], r8, r12\n\t"                                                           \
+    "vmov q3[3], q3[1], r10, lr\n\t"                                                           \
+    "vadd.i32 %q[yb], %q[yb], q3\n"
+/* The join that starts *ya, *yb from the sums (no add). */
+#define UNF_SET                                                                                \
+    "vmov %q[ya][2], %q[ya][0], r0, r4\n\t"                                                    \
+    "vmov %q[ya][3], %q[ya][1], r2, r6\n\t"                                                    \
+    "vmov %q[yb][2], %q[yb][0], r8, r12\n\t"                                                   \
+    "vmov %q[yb][3], %q[yb][1], r10, lr\n"
+#define UNF_SET_OPERANDS                                                                       \
+    : [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2),             \
+      [w3] "+r"(w3), [ya] "=&w"(*ya), [yb] "=&w"(*yb)                                          \
+    :                                                                                          \
+    : "r0", "r2", "r4", "r6", "r8", "r10", "r12", "lr", "q0", "q1", "q2", "q3", "memory"
+
+/* Two pixels' runs of 1..4 whole vectors against four filters, from nothing: the pointwise
+ * pair (one run per window) with no pass over a count, no frame and no add. */
+HK_INLINE void unfolded_pair_short(int32_t vectors, const int8_t *xa, const int8_t *xb,
+                                   const int8_t *const *w, int32x4_t *ya, int32x4_t *yb)
+{
+    register const int8_t *x0 __asm__("r1") = xa;
+    register const int8_t *x1 __asm__("r3") = xb;
+    register const int8_t *w0 __asm__("r5") = w[0];
+    register const int8_t *w1 __asm__("r7") = w[1];
+    register const int8_t *w2 __asm__("r9") = w[2];
+    register const int8_t *w3 __asm__("r11") = w[3];
+    switch (vectors) {
+    case 1:
+        __asm__ volatile(UNF_FIRST UNF_SET UNF_SET_OPERANDS);
+        break;
+    case 2:
+        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_SET UNF_SET_OPERANDS);
+        break;
+    case 3:
+        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_NEXT UNF_SET UNF_SET_OPERANDS);
+        break;
+    default:
+        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_NEXT UNF_NEXT UNF_SET UNF_SET_OPERANDS);
+        break;
+    }
+}
+
+#define UNF_OPERANDS                                                                           \
+    : [x0] "+r"(*x0), [x1] "+r"(*x1), [w0] "+r"(w[0]), [w1] "+r"(w[1]), [w2] "+r"(w[2]),      \
+      [w3] "+r"(w[3]), [ya] "+w"(*ya), [yb] "+w"(*yb)                                          \
+    :                                                                                          \
+    : "r0", "r2", "r4", "r6", "r8", "r10", "r12", "lr", "q0", "q1", "q2", "q3", "memory"
+
+HK_INLINE void unfolded_chunk(int32_t vectors, const int8_t **x0, const int8_t **x1,
+                              const int8_t **w, int32x4_t *ya, int32x4_t *yb)
+{
+    switch (vectors) {
+    case 1:
+        __asm__ volatile(UNF_FIRST UNF_JOIN UNF_OPERANDS);
+        break;
+    case 2:
+        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_JOIN UNF_OPERANDS);
+        break;
+    case 3:
+        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_NEXT UNF_JOIN UNF_OPERANDS);
+        break;
+    default:
+        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_NEXT UNF_NEXT UNF_JOIN UNF_OPERANDS);
+        break;
+    }
+}
+#else
+/* Unoptimized builds (-O0) cannot give the assembly its fourteen registers: the same
+ * arithmetic with intrinsics. */
+static void unfolded_chunk(int32_t vectors, const int8_t **x0, const int8_t **x1,
+                           const int8_t **w, int32x4_t *ya, int32x4_t *yb)
+{
+    int32_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+    for (int32_t k = 0; k < vectors; ++k) {
+        const int8x16_t xa = vldrbq_s8(*x0 + 16 * k), xb = vldrbq_s8(*x1 + 16 * k);
+        for (int32_t j = 0; j < 4; ++j) {
+            const int8x16_t wv = vldrbq_s8(w[j] + 16 * k);
+            a[j] = vmladavaq_s8(a[j], xa, wv);
+            b[j] = vmladavaq_s8(b[j], xb, wv);
+        }
+    }
+    *ya = vaddq_s32(*ya, vld1q_s32(a));
+    *yb = vaddq_s32(*yb, vld1q_s32(b));
+    *x0 += 16 * vectors;
+    *x1 += 16 * vectors;
+    for (int32_t j = 0; j < 4; ++j) {
+        w[j] += 16 * vectors;
+    }
+}
+#endif
+
+/*
+ * The dot products of two pixels (xa, xb: the first in-image byte of each window, read in
+ * place) with four filters over `runs` runs of `len` bytes, x_step apart in the image and
+ * w_step apart in the filters (w: the filters' first taps read). Whole vectors go through
+ * unfolded_chunk, up to four at a time; a run's last partial vector is read under a predicate,
+ * so nothing past a run is touched.
+ */
+HK_INLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x_step,
+                                    int32_t runs, int32_t len, const int8_t *const *w,
+                                    size_t w_step, int32x4_t *ya, int32x4_t *yb)
+{
+    int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0);
+    const int32_t whole = len >> 4, rest = len & 15;
+    for (int32_t r = 0; r < runs; ++r, xa += x_step, xb += x_step) {
+        const size_t at = (size_t)r * w_step;
+        const int8_t *wr[4] = {w[0] + at, w[1] + at, w[2] + at, w[3] + at};
+        const int8_t *x0 = xa, *x1 = xb;
+        for (int32_t k = whole; k > 0; k -= 4) {
+            unfolded_chunk(hk_min_i32(k, 4), &x0, &x1, wr, &a, &b);
+        }
+        if (rest != 0) {
+            const mve_pred16_t keep = vctp8q((uint32_t)rest);
+            const int8x16_t p = vldrbq_z_s8(x0, keep), q = vldrbq_z_s8(x1, keep);
+            int8x16_t wv = vldrbq_z_s8(wr[0], keep);
+            int32x4_t da = vdupq_n_s32(vmladavq_s8(p, wv));
+            int32x4_t db = vdupq_n_s32(vmladavq_s8(q, wv));
+            wv = vldrbq_z_s8(wr[1], keep);
+            da = vsetq_lane_s32(vmladavq_s8(p, wv), da, 1);
+            db = vsetq_lane_s32(vmladavq_s8(q, wv), db, 1);
+            wv = vldrbq_z_s8(wr[2], keep);
+            da = vsetq_lane_s32(vmladavq_s8(p, wv), da, 2);
+            db = vsetq_lane_s32(vmladavq_s8(q, wv), db, 2);
+            wv = vldrbq_z_s8(wr[3], keep);
+            da = vsetq_lane_s32(vmladavq_s8(p, wv), da, 3);
+            db = vsetq_lane_s32(vmladavq_s8(q, wv), db, 3);
+            a = vaddq_s32(a, da);
+            b = vaddq_s32(b, db);
+        }
+    }
+    *ya = a;
+    *yb = b;
+}
+
+/*
+ * The whole-vector case of unfolded_pair_dots (len a multiple of 16, runs >= 1) in one block
+ * of assembly, so the pair costs its loads and multiply-accumulates plus a few instructions per
+ * window row, where GCC spills around each chunk: the eight sums stay in r0, r2, ..., lr (the
+ * even registers VMLADAV needs) for a whole run and in q6, q7 between runs; the six pointers
+ * take the odd registers, and what has no register left (the counts, where the loop enters)
+ * sits in a 24-byte frame on the stack. A run's vectors are taken eight steps per pass, the
+ * first pass entered part-way (Duff's device: LDR PC into the unrolled steps), so no step
+ * pays for a count.
+ */
+typedef struct {
+    const int8_t *x0, *x1;       /* 0, 4: the pixels' first bytes (run 0) */
+    const int8_t *w[4];          /* 8..20: the filters' first taps read */
+    int32_t x_adv, w_adv;        /* 24, 28: from one run's end to the next run's start */
+    int32_t runs, blocks, entry; /* 32, 36, 40: runs; passes per run; first pass's offset */
+    int32_t spare;               /* 44 */
+    int32x4_t ya, yb;            /* 48, 64: the dot products of pixel A and of pixel B */
+} unfolded_pair_t;
+
+#if defined(__OPTIMIZE__)
+#define UNF_PAIR_ASM 1
+/* One step of unfolded_pair_asm: UNF_STEP's with its pointers in r1, r3 (pixels) and r5, r7,
+ * r9, r11 (filters). */
+#define UNF_PAIR_STEP                                                                          \
+    "vldrb.8 q0, [r1], #16\n\t"                                                                \
+    "vldrb.8 q1, [r3], #16\n\t"                                                                \
+    "vldrb.8 q2, [r5], #16\n\t"                                                                \
+    "vmladava.s8 r0, q0, q2\n\t"                                                               \
+    "vmladava.s8 r8, q1, q2\n\t"                                                               \
+    "vldrb.8 q3, [r7], #16\n\t"                                                                \
+    "vmladava.s8 r2, q0, q3\n\t"                                                               \
+    "vmladava.s8 r10, q1, q3\n\t"                                                              \
+    "vldrb.8 q2, [r9], #16\n\t"                                                                \
+    "vmladava.s8 r4, q0, q2\n\t"                                                               \
+    "vmladava.s8 r12, q1, q2\n\t"                                                              \
+    "vldrb.8 q3, [r11], #16\n\t"                                                               \
+    "vmladava.s8 r6, q0, q3\n\t"                                                               \
+    "vmladava.s8 lr, q1, q3\n\t"
+HK_NOINLINE void unfolded_pair_asm(unfolded_pair_t *state)
+{
+    register unfolded_pair_t *st __asm__("r0") = state;
+    __asm__ volatile(
+        "sub sp, sp, #24\n\t"
+        "str r0, [sp]\n\t"
+        "adr r2, 2f\n\t"
+        "ldr r4, [r0, #40]\n\t"
+        "add r2, r2, r4\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #16]\n\t"
+        "ldr r2, [r0, #32]\n\t"
+        "str r2, [sp, #8]\n\t"
+        "vmov.i32 q6, #0\n\t"
+        "vmov.i32 q7, #0\n\t"
+        "ldr r1, [r0]\n\t"
+        "ldr r3, [r0, #4]\n\t"
+        "ldr r5, [r0, #8]\n\t"
+        "ldr r7, [r0, #12]\n\t"
+        "ldr r9, [r0, #16]\n\t"
+        "ldr r11, [r0, #20]\n"
+        "1:\n\t"
+        "ldr r0, [sp]\n\t"
+        "ldr r2, [r0, #36]\n\t"
+        "str r2, [sp, #4]\n\t"
+        "vmov r0, r4, q6[2], q6[0]\n\t"
+        "vmov r2, r6, q6[3], q6[1]\n\t"
+        "vmov r8, r12, q7[2], q7[0]\n\t"
+        "vmov r10, lr, q7[3], q7[1]\n\t"
+        "ldr pc, [sp, #16]\n\t"
+        ".p2align 2\n"
+        "2:\n\t"
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        "str r0, [sp, #12]\n\t"
+        "ldr r0, [sp, #4]\n\t"
+        "subs r0, r0, #1\n\t"
+        "str r0, [sp, #4]\n\t"
+        "ldr r0, [sp, #12]\n\t"
+        "bne 2b\n\t"
+        "vmov q6[2], q6[0], r0, r4\n\t"
+        "vmov q6[3], q6[1], r2, r6\n\t"
+        "vmov q7[2], q7[0], r8, r12\n\t"
+        "vmov q7[3], q7[1], r10, lr\n\t"
+        "ldr r2, [sp, #8]\n\t"
+        "subs r2, r2, #1\n\t"
+        "beq 3f\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r0, [sp]\n\t"
+        "ldr r2, [r0, #24]\n\t"
+        "add r1, r1, r2\n\t"
+        "add r3, r3, r2\n\t"
+        "ldr r2, [r0, #28]\n\t"
+        "add r5, r5, r2\n\t"
+        "add r7, r7, r2\n\t"
+        "add r9, r9, r2\n\t"
+        "add r11, r11, r2\n\t"
+        "b 1b\n"
+        "3:\n\t"
+        "ldr r0, [sp]\n\t"
+        "vstrw.32 q6, [r0, #48]\n\t"
+        "vstrw.32 q7, [r0, #64]\n\t"
+        "add sp, sp, #24\n"
+        : "+r"(st)
+        :
+        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "q0", "q1", "q2", "q3", "q6", "q7", "cc", "memory");
+}
+#endif
+
 /* What one group of four filters needs over every pixel, read once per group. */
 typedef struct {
     const int8_t *w[4];
     int32x4_t bias;  /* the model's bias (0 without one) */
     int32x4_t whole; /* bias + input_offset * each filter's sum: a window inside the image */
-    int32x4_t mult, shift;
+    int32x4_t mult, shift, lo, hi;
+    int32_t offset;
     mve_pred16_t real; /* the group's real filters (the others repeat the first) */
+    bool general;
 } unfolded_group_t;
 
-/*
- * Every output pixel against four filters, in output order: a window inside the image is its
- * dot products plus `whole` (the offset over all taps, once per group: no per-pixel sums); a
- * window cut by the image edge adds the offset over its own taps, as the reference skips the
- * others. Requantized, clamped and stored four bytes per pixel.
- */
-HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
-                                const unfolded_group_t *g, bool general, int8_t *out)
+/* Requantizes, clamps and stores one pixel's four filters (acc: dot products plus `add`). */
+HK_INLINE void unfolded_store(const unfolded_group_t *g, int32x4_t acc, int8_t *out)
 {
-    const int32_t cin = p->input_channels;
-    const size_t row = (size_t)p->filter_width * (size_t)cin;
-    const size_t x_step = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)cin;
-    const size_t channels = (size_t)p->output_channels;
-    const int32x4_t lo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
-    const int32x4_t hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
-    if (p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 && p->pad_left == 0 &&
-        (p->output_height - 1) * p->stride_height < p->input_height &&
-        (p->output_width - 1) * p->stride_width < p->input_width) {
-        /* A pointwise filter whose every window lies in the image: one run of cin bytes per
-         * pixel, stepped without the window arithmetic. */
-        const size_t x_col = (size_t)p->stride_width * (size_t)cin;
-        const size_t x_line = (size_t)p->stride_height * (size_t)p->input_width * (size_t)cin;
-        const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)cin;
-        for (int32_t b = 0; b < p->batches; ++b) {
-            for (int32_t oy = 0; oy < p->output_height; ++oy) {
-                const int8_t *x = input + (size_t)b * image + (size_t)oy * x_line;
-                for (int32_t ox = 0; ox < p->output_width; ++ox, x += x_col, out += channels) {
-                    int32x4_t acc = vaddq_s32(unfolded_whole4(x, 0, 1, cin, g->w, 0), g->whole);
-                    acc = general ? hk_requant_mve(acc, g->mult, g->shift)
-                                  : hk_requant_right_mve(acc, g->mult, g->shift);
-                    acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, p->output_offset), lo), hi);
-                    vstrbq_p_s32(out, acc, g->real);
-                }
-            }
+    acc = g->general ? hk_requant_mve(acc, g->mult, g->shift)
+                     : hk_requant_right_mve(acc, g->mult, g->shift);
+    acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, g->offset), g->lo), g->hi);
+    vstrbq_p_s32(out, acc, g->real);
+}
+
+/* Two pixels' four filters (ya, yb: dot products; add: bias plus the offset term). */
+HK_INLINE void unfolded_store2(const unfolded_group_t *g, int32x4_t ya, int32x4_t yb,
+                               int32x4_t add, int8_t *out_a, int8_t *out_b)
+{
+    hk_requant_pair_mve(&ya, &yb, add, g->mult, g->shift, g->general, g->offset, g->lo, g->hi);
+    vstrbq_p_s32(out_a, ya, g->real);
+    vstrbq_p_s32(out_b, yb, g->real);
+}
+
+/* The window shapes a group keeps apart: pixels pair only with a pixel of the same shape (the
+ * same taps in the image, so the same runs and the same offset term). Slot 0 is the whole
+ * window; the others hold shapes cut by an edge, reused while they recur (a row of pixels cut
+ * at the top, the left or right column of each row). */
+#define UNF_SLOTS 4
+
+typedef struct {
+    int32_t fy0, fy1, fx0, fx1; /* the taps in the image: rows [fy0, fy1), columns [fx0, fx1) */
+    int32_t runs, len;          /* the window's runs of len bytes */
+    size_t skip;                /* where its first tap is in a filter */
+    bool used, summed;
+    int32x4_t add;    /* bias + input_offset * the filters' sums over these taps */
+    const int8_t *x;  /* a pixel waiting for a partner: its first in-image byte, or NULL */
+    int8_t *out;
+} unfolded_slot_t;
+
+/* What every window of one call shares. */
+typedef struct {
+    size_t row, x_step;
+    int32_t cin, input_offset;
+} unfolded_geometry_t;
+
+/* The slot's bias plus offset term, the filters' sums over its taps taken on first use. */
+HK_INLINE int32x4_t unfolded_slot_add(const unfolded_group_t *g, const unfolded_geometry_t *k,
+                                      unfolded_slot_t *s)
+{
+    if (!s->summed) {
+        const int32x4_t sums = unfolded_sums4(g->w, s->skip, s->runs, s->len, k->row);
+        s->add = vmlaq_n_s32(g->bias, sums, k->input_offset);
+        s->summed = true;
+    }
+    return s->add;
+}
+
+/* One pixel of slot s's shape whose first in-image byte is x: with the slot's waiting pixel
+ * as a pair, or else left waiting in the slot for the next of its shape. */
+HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geometry_t *k,
+                                unfolded_slot_t *s, const int8_t *x, int8_t *out)
+{
+    if (s->x == NULL) {
+        s->x = x;
+        s->out = out;
+        return;
+    }
+    const size_t skip = s->skip;
+    const int8_t *w[4] = {g->w[0] + skip, g->w[1] + skip, g->w[2] + skip, g->w[3] + skip};
+    int32x4_t ya, yb;
+#if defined(UNF_PAIR_ASM)
+    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
+        unfolded_pair_t st;
+        st.x0 = s->x;
+        st.x1 = x;
+        for (int32_t j = 0; j < 4; ++j) {
+            st.w[j] = w[j];
+        }
+        st.x_adv = (int32_t)k->x_step - s->len;
+        st.w_adv = (int32_t)k->row - s->len;
+        st.runs = s->runs;
+        st.blocks = ((s->len >> 4) + 7) >> 3;
+        st.entry = ((8 - ((s->len >> 4) & 7)) & 7) * 56;
+        unfolded_pair_asm(&st);
+        ya = st.ya;
+        yb = st.yb;
+    } else
+#endif
+    {
+        unfolded_pair_dots(s->x, x, k->x_step, s->runs, s->len, w, k->row, &ya, &yb);
+    }
+    unfolded_store2(g, ya, yb, unfolded_slot_add(g, k, s), s->out, out);
+    s->x = NULL;
+}
+
+#if defined(UNF_PAIR_ASM)
+/* `pairs` pairs of pixels x_col apart from x, windows of one run of `vectors` (1..4, a
+ * constant in each copy) whole vectors: the pair's dot products, `add`, requantized and
+ * stored, with nothing decided per pair. */
+HK_INLINE void unfolded_short_pairs(int32_t vectors, const unfolded_group_t *g,
+                                    const int8_t *const *w, const int8_t *x, size_t x_col,
+                                    int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
+{
+    for (int32_t i = 0; i < pairs; ++i, x += 2 * x_col, out += 2 * channels) {
+        int32x4_t ya, yb;
+        unfolded_pair_short(vectors, x, x + x_col, w, &ya, &yb);
+        unfolded_store2(g, ya, yb, add, out, out + channels);
+    }
+}
+
+HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
+                                     const int8_t *const *w, const int8_t *x, size_t x_col,
+                                     int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
+{
+    switch (vectors) {
+    case 1:
+        unfolded_short_pairs(1, g, w, x, x_col, pairs, add, out, channels);
+        break;
+    case 2:
+        unfolded_short_pairs(2, g, w, x, x_col, pairs, add, out, channels);
+        break;
+    case 3:
+        unfolded_short_pairs(3, g, w, x, x_col, pairs, add, out, channels);
+        break;
+    default:
+        unfolded_short_pairs(4, g, w, x, x_col, pairs, add, out, channels);
+        break;
+    }
+}
+#endif
+
+/* `pairs` pairs of consecutive pixels of one output row whose windows have slot s's shape
+ * (and whose sums it holds): x the first one's first in-image byte, x_col between pixels. */
+HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
+                               const unfolded_slot_t *s, const int8_t *x, size_t x_col,
+                               int32_t pairs, int8_t *out, size_t channels)
+{
+    const size_t skip = s->skip;
+    const int8_t *w[4] = {g->w[0] + skip, g->w[1] + skip, g->w[2] + skip, g->w[3] + skip};
+    const int32_t runs = s->runs, len = s->len;
+    const size_t x_step = k->x_step, row = k->row;
+#if defined(UNF_PAIR_ASM)
+    if (runs == 1 && (len & 15) == 0 && len > 0 && len <= 64) {
+        unfolded_short_span(len >> 4, g, w, x, x_col, pairs, s->add, out, channels);
+        return;
+    }
+    if ((len & 15) == 0 && len > 0 && runs > 0) {
+        unfolded_pair_t st;
+        for (int32_t j = 0; j < 4; ++j) {
+            st.w[j] = w[j];
+        }
+        st.x_adv = (int32_t)x_step - len;
+        st.w_adv = (int32_t)row - len;
+        st.runs = runs;
+        st.blocks = ((len >> 4) + 7) >> 3;
+        st.entry = ((8 - ((len >> 4) & 7)) & 7) * 56;
+        const int32x4_t add = s->add;
+        for (int32_t i = 0; i < pairs; ++i, x += 2 * x_col, out += 2 * channels) {
+            st.x0 = x;
+            st.x1 = x + x_col;
+            unfolded_pair_asm(&st);
+            unfolded_store2(g, st.ya, st.yb, add, out, out + channels);
         }
         return;
     }
+#endif
+    for (int32_t i = 0; i < pairs; ++i, x += 2 * x_col, out += 2 * channels) {
+        int32x4_t ya, yb;
+        unfolded_pair_dots(x, x + x_col, x_step, runs, len, w, row, &ya, &yb);
+        unfolded_store2(g, ya, yb, s->add, out, out + channels);
+    }
+}
+
+/* The slot's waiting pixel, if any, alone: its dot products (and, for a shape not yet
+ * summed, the filters' sums in the same pass). */
+HK_NOINLINE void unfolded_flush(const unfolded_group_t *g, const unfolded_geometry_t *k,
+                                unfolded_slot_t *s)
+{
+    if (s->x == NULL) {
+        return;
+    }
+    int32x4_t acc;
+    if (s->summed) {
+        const size_t skip = s->skip;
+        const int8_t *w[4] = {g->w[0] + skip, g->w[1] + skip, g->w[2] + skip, g->w[3] + skip};
+        acc = vaddq_s32(unfolded_whole4(s->x, k->x_step, s->runs, s->len, w, k->row), s->add);
+    } else {
+        int32x4_t sums;
+        acc = unfolded_clipped4(s->x, k->x_step, s->runs, s->len, g->w, s->skip, k->row, &sums);
+        acc = vaddq_s32(vmlaq_n_s32(acc, sums, k->input_offset), g->bias);
+    }
+    unfolded_store(g, acc, s->out);
+    s->x = NULL;
+}
+
+/* The slot of the shape [fy0, fy1) x [fx0, fx1): one that holds it, or the next in turn
+ * (slots 1..), whose waiting pixel then goes alone. */
+HK_NOINLINE unfolded_slot_t *unfolded_slot(const unfolded_group_t *g,
+                                           const unfolded_geometry_t *k, unfolded_slot_t *slots,
+                                           int32_t *evict, int32_t fy0, int32_t fy1,
+                                           int32_t fx0, int32_t fx1)
+{
+    for (int32_t i = 0; i < UNF_SLOTS; ++i) {
+        unfolded_slot_t *s = &slots[i];
+        if (s->used && s->fy0 == fy0 && s->fy1 == fy1 && s->fx0 == fx0 && s->fx1 == fx1) {
+            return s;
+        }
+    }
+    unfolded_slot_t *s = &slots[*evict];
+    *evict = *evict + 1 < UNF_SLOTS ? *evict + 1 : 1;
+    unfolded_flush(g, k, s);
+    s->fy0 = fy0;
+    s->fy1 = fy1;
+    s->fx0 = fx0;
+    s->fx1 = fx1;
+    s->runs = fx1 > fx0 ? fy1 - fy0 : 0;
+    s->len = (fx1 - fx0) * k->cin;
+    s->skip = (size_t)fy0 * k->row + (size_t)fx0 * (size_t)k->cin;
+    s->used = true;
+    s->summed = false;
+    return s;
+}
+
+/* Output pixels [from, to) of one row, each alone through its shape's slot (the columns
+ * whose windows the left or right edge cuts). */
+HK_NOINLINE void unfolded_edge(const hk_conv_params_t *p, const unfolded_group_t *g,
+                               const unfolded_geometry_t *k, unfolded_slot_t *slots,
+                               int32_t *evict, int32_t fy0, int32_t fy1, const int8_t *line,
+                               int32_t from, int32_t to, int8_t *out)
+{
+    const size_t channels = (size_t)p->output_channels;
+    for (int32_t ox = from; ox < to; ++ox) {
+        const int32_t ix0 = ox * p->stride_width - p->pad_left;
+        int32_t fx0, fx1;
+        hk_window_taps(ix0, 1, p->filter_width, p->input_width, &fx0, &fx1);
+        unfolded_slot_t *s = unfolded_slot(g, k, slots, evict, fy0, fy1, fx0, fx1);
+        unfolded_pixel(g, k, s, line + (ix0 + fx0) * k->cin, out + (size_t)ox * channels);
+    }
+}
+
+#if defined(UNF_PAIR_ASM)
+/* Whether the call is a pointwise filter of 16..64 channels (a multiple of 16) whose windows
+ * all lie in the image and whose pixels are all x_col apart, in output order: one output row
+ * (a row loop's call), or rows that follow each other in the input (stride 1 down, input rows
+ * exactly output_width * stride_width pixels). */
+HK_INLINE bool unfolded_one_span(const hk_conv_params_t *p)
+{
+    const int32_t ow = p->output_width, sw = p->stride_width;
+    const bool chained = (p->batches == 1 && p->output_height == 1) ||
+                         (p->stride_height == 1 && p->input_height == p->output_height &&
+                          p->input_width == ow * sw);
+    return p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+           p->pad_left == 0 && (p->input_channels & 15) == 0 && p->input_channels <= 64 &&
+           ow >= 1 && (ow - 1) * sw < p->input_width && p->input_height >= 1 && chained;
+}
+#endif
+
+/*
+ * Every output pixel against four filters. Each window is cut to its taps in the image (the
+ * reference skips the others) and pixels pair with a pixel of the same cut: along each output
+ * row, the columns whose windows the left and right edges leave whole are one span of pairs
+ * (their first taps x_col apart), the columns cut at an edge go one by one, and a pixel left
+ * without a partner waits in its shape's slot for the next (the next row's span, the next
+ * row's edge column). A pair's dot products read both windows in place; the offset term is
+ * the input offset times the filters' sums over the shape's taps, taken once per shape.
+ * Requantized, clamped and stored four bytes per pixel.
+ */
+HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
+                                const unfolded_group_t *g, int8_t *out)
+{
+    const int32_t cin = p->input_channels;
+    const size_t channels = (size_t)p->output_channels;
+    const int32_t ow = p->output_width, sw = p->stride_width;
+    unfolded_geometry_t k;
+    k.cin = cin;
+    k.input_offset = p->input_offset;
+    k.row = (size_t)p->filter_width * (size_t)cin;
+    k.x_step = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)cin;
+    const size_t x_col = (size_t)sw * (size_t)cin;
+    /* The columns whose windows lie inside the image left to right: [lo, hi). */
+    const int32_t lo = hk_min_i32(ow, (p->pad_left + sw - 1) / sw);
+    const int32_t room = p->input_width - p->filter_width + p->pad_left;
+    const int32_t hi = hk_max_i32(lo, room < 0 ? 0 : hk_min_i32(ow, room / sw + 1));
+#if defined(UNF_PAIR_ASM)
+    if (unfolded_one_span(p)) {
+        /* A pointwise filter whose pixels are all x_col apart (a row loop's rows, a whole
+         * image at stride 1): the call's pixels are one span. An odd one out goes first,
+         * alone, and its pass also gives the filters' sums. */
+        int32_t pixels = p->batches * p->output_height * ow;
+        const int8_t *x = input;
+        int32x4_t add = g->whole;
+        if ((pixels & 1) != 0) {
+            int32x4_t sums;
+            const int32x4_t acc = unfolded_clipped4(x, 0, 1, cin, g->w, 0, 0, &sums);
+            add = vmlaq_n_s32(g->bias, sums, p->input_offset);
+            unfolded_store(g, vaddq_s32(acc, add), out);
+            x += x_col;
+            out += channels;
+            --pixels;
+        } else if (pixels > 0) {
+            add = vmlaq_n_s32(g->bias, unfolded_sums4(g->w, 0, 1, cin, 0), p->input_offset);
+        }
+        unfolded_short_span(cin >> 4, g, g->w, x, x_col, pixels >> 1, add, out, channels);
+        return;
+    }
+#endif
+    unfolded_slot_t slots[UNF_SLOTS];
+    for (int32_t i = 0; i < UNF_SLOTS; ++i) {
+        slots[i].used = false;
+        slots[i].x = NULL;
+    }
+    slots[0].fy0 = 0;
+    slots[0].fy1 = p->filter_height;
+    slots[0].fx0 = 0;
+    slots[0].fx1 = p->filter_width;
+    slots[0].runs = p->filter_height;
+    slots[0].len = (int32_t)k.row;
+    slots[0].skip = 0;
+    slots[0].used = true;
+    slots[0].summed = true;
+    slots[0].add = g->whole;
+    int32_t evict = 1;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * (size_t)p->input_height *
                                           (size_t)p->input_width * (size_t)cin;
-        for (int32_t oy = 0; oy < p->output_height; ++oy) {
+        for (int32_t oy = 0; oy < p->output_height; ++oy, out += (size_t)ow * channels) {
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
             int32_t fy0, fy1;
             hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0,
                            &fy1);
             const int8_t *line =
-                image + (size_t)(iy0 + fy0 * p->dilation_height) * (size_t)p->input_width *
-                            (size_t)cin;
-            for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
-                const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                int32_t fx0, fx1;
-                hk_window_taps(ix0, 1, p->filter_width, p->input_width, &fx0, &fx1);
-                const int32_t runs = fx1 > fx0 ? fy1 - fy0 : 0;
-                const int8_t *x = line + (size_t)(ix0 + fx0) * (size_t)cin;
-                const size_t skip = (size_t)fy0 * row + (size_t)fx0 * (size_t)cin;
-                const int32_t len = (fx1 - fx0) * cin;
-                int32x4_t acc;
-                if (fy1 - fy0 == p->filter_height && fx1 - fx0 == p->filter_width) {
-                    acc = vaddq_s32(unfolded_whole4(x, x_step, runs, len, g->w, row), g->whole);
-                } else {
-                    int32x4_t sums;
-                    acc = unfolded_clipped4(x, x_step, runs, len, g->w, skip, row, &sums);
-                    acc = vaddq_s32(vmlaq_n_s32(acc, sums, p->input_offset), g->bias);
+                image + (iy0 + fy0 * p->dilation_height) * p->input_width * cin;
+            unfolded_edge(p, g, &k, slots, &evict, fy0, fy1, line, 0, lo, out);
+            if (hi > lo) {
+                unfolded_slot_t *s = fy0 == 0 && fy1 == p->filter_height
+                                         ? &slots[0]
+                                         : unfolded_slot(g, &k, slots, &evict, fy0, fy1, 0,
+                                                         p->filter_width);
+                const int8_t *x = line + (lo * sw - p->pad_left) * cin;
+                int8_t *o = out + (size_t)lo * channels;
+                int32_t n = hi - lo;
+                if (s->x != NULL) {
+                    unfolded_pixel(g, &k, s, x, o);
+                    x += x_col;
+                    o += channels;
+                    --n;
                 }
-                acc = general ? hk_requant_mve(acc, g->mult, g->shift)
-                              : hk_requant_right_mve(acc, g->mult, g->shift);
-                acc = vminq_s32(vmaxq_s32(vaddq_n_s32(acc, p->output_offset), lo), hi);
-                vstrbq_p_s32(out, acc, g->real);
+                if (n > 1) {
+                    (void)unfolded_slot_add(g, &k, s);
+                    unfolded_span(g, &k, s, x, x_col, n >> 1, o, channels);
+                }
+                if ((n & 1) != 0) {
+                    s->x = x + (size_t)(n - 1) * x_col;
+                    s->out = o + (size_t)(n - 1) * channels;
+                }
             }
+            unfolded_edge(p, g, &k, slots, &evict, fy0, fy1, line, hi, ow, out);
         }
+    }
+    for (int32_t i = 0; i < UNF_SLOTS; ++i) {
+        unfolded_flush(g, &k, &slots[i]);
     }
 }
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8): sum of filter * (input +
  * input_offset) over the taps inside the image, plus the bias, computed as the dot product
- * with the raw input plus the offset times the filter taps' sum (the same int32 integers). */
+ * with the raw input plus the offset times the filter taps' sum (the same int32 integers). The
+ * filters' sums are taken at run time, once per group of four filters and window shape; no
+ * buffer and no constant beyond the model's (the OHWI weights are read as they are). */
 void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
                              const int8_t *filter, const int32_t *bias, int8_t *output)
 {
     const int32_t channels = p->output_channels;
     const size_t taps = (size_t)p->filter_height * (size_t)p->filter_width *
                         (size_t)p->input_channels;
-    const bool general =
+    unfolded_group_t g;
+    g.general =
         hk_requant_mode(p->output_multiplier, p->output_shift, channels) == HK_REQUANT_GENERAL;
+    g.lo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
+    g.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
+    g.offset = p->output_offset;
+#if defined(UNF_PAIR_ASM)
+    /* unfolded_group's pointwise span takes the filters' sums itself. */
+    const bool pointwise = unfolded_one_span(p);
+#else
+    const bool pointwise = false;
+#endif
     for (int32_t oc = 0; oc < channels; oc += 4) {
         const int32_t n = hk_min_i32(channels - oc, 4);
-        unfolded_group_t g;
         /* Missing filters repeat the first and are not stored. */
         g.w[0] = filter + (size_t)oc * taps;
         for (int32_t j = 1; j < 4; ++j) {
@@ -130,12 +721,12 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
         }
         g.real = vctp32q((uint32_t)n);
         g.bias = bias != NULL ? vldrwq_z_s32(bias + oc, g.real) : vdupq_n_s32(0);
-        int32x4_t sums;
-        (void)unfolded_clipped4(g.w[0], 0, 1, (int32_t)taps, g.w, 0, 0, &sums);
-        g.whole = vmlaq_n_s32(g.bias, sums, p->input_offset);
+        g.whole = pointwise ? g.bias
+                            : vmlaq_n_s32(g.bias, unfolded_sums4(g.w, 0, 1, (int32_t)taps, 0),
+                                          p->input_offset);
         g.mult = vldrwq_z_s32(p->output_multiplier + oc, g.real);
         g.shift = vldrwq_z_s32(p->output_shift + oc, g.real);
-        unfolded_group(p, input, &g, general, output + oc);
+        unfolded_group(p, input, &g, output + oc);
     }
 }
 

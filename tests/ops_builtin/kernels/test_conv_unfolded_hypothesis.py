@@ -1,0 +1,211 @@
+"""Goal size's int8 CONV_2D (hk_conv_s8_unfolded) against the reference on cases hypothesis draws.
+
+At ``optimization.goal: size`` convolutions run from the model's own bias with no folded
+constant and no buffer: on Helium two pixels against four filters at a time, each window read
+where it lies in the image, pixels paired only with a pixel whose window the image cuts the same
+way, and the filters' sums taken at run time once per group of filters and window shape
+(hk_conv_unfolded_mve.c). Row loops and patch stages call the kernel on a slice of output rows
+(an input pointer moved down, fewer input rows, a smaller or zero pad_top), so every case here
+is also run as such slices. Hypothesis draws geometry in and around that space (1x1 and k x k
+filters, strides, padding on every edge, dilated rows, which Helium's loop handles, and dilated
+columns, which fall back to the general loop; channel counts that are not multiples of 4 or 16;
+short rows; odd pixel counts); one program holding a draw's cases is cross-built for the M55 at
+-O2 (the assembly), at -O0 (its intrinsics stand-in) and without MVE (the portable loop), and
+each output is checked byte for byte against the numpy reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from . import conv_family_refmodels as ref
+from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
+from .test_conv_paths import CONV_FIELDS, Case, c_array, conv_case
+
+pytestmark = [pytest.mark.cross]
+
+PATHS = paths("m55-mve", "m55-mve-O0", "m55-portable")
+
+
+def row_slices(rng: np.random.Generator, case: Case) -> list[tuple[int, int]]:
+    """The whole output, then one random cut of its rows into consecutive slices."""
+    oh = case.fields["output_height"]
+    cuts = sorted({int(c) for c in rng.integers(1, oh, size=int(rng.integers(0, 3)))} if oh > 1 else set())
+    bounds = [0, *cuts, oh]
+    return [(0, oh)] + [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def slice_fields(case: Case, r0: int, r1: int) -> tuple[dict, int] | None:
+    """The params of the call for output rows [r0, r1) as a row loop makes it (input from its
+    first row in use, pad_top what is left of the padding), and the input byte it starts at;
+    None when those rows' windows read no input row (all padding: no row loop calls that)."""
+    f = dict(case.fields)
+    if r0 == 0 and r1 == f["output_height"]:
+        return f, 0
+    sh, dh, kh = f["stride_height"], f["dilation_height"], f["filter_height"]
+    top = r0 * sh - f["pad_top"]
+    first = max(top, 0)
+    last = min(f["input_height"], (r1 - 1) * sh - f["pad_top"] + (kh - 1) * dh + 1)
+    if last <= first:
+        return None
+    f["input_height"] = last - first
+    f["pad_top"] = first - top
+    f["output_height"] = r1 - r0
+    return f, first * f["input_width"] * f["input_channels"]
+
+
+def program(cases: list[Case], seed: int) -> tuple[str, int]:
+    """A C program calling hk_conv_s8_unfolded on every case and slice, counting the calls
+    whose bytes differ from the reference's; returns the text and the number of calls."""
+    rng = np.random.default_rng(seed)
+    out_size = max(c.expected.size for c in cases)
+    parts = [
+        '#include <stdio.h>\n#include <string.h>\n#include "hk_conv_unfolded.h"\n#include "hk_isa.h"\n\n',
+        f"static int8_t out[{out_size + 16}];\n\n",
+    ]
+    calls = []
+    for i, c in enumerate(cases):
+        for name, arr, ctype in (
+            ("x", c.x, "int8_t"),
+            ("w", c.w, "int8_t"),
+            ("m", c.mult, "int32_t"),
+            ("s", c.shift, "int32_t"),
+            ("y", c.expected, "int8_t"),
+        ):
+            parts.append(c_array(ctype, f"c{i}_{name}", arr))
+        bias = "NULL"
+        if c.bias is not None:
+            parts.append(c_array("int32_t", f"c{i}_b", c.bias))
+            bias = f"c{i}_b"
+        row_bytes = c.fields["output_width"] * c.fields["output_channels"]
+        for r0, r1 in row_slices(rng, c):
+            sliced = slice_fields(c, r0, r1)
+            if sliced is None:
+                continue
+            f, start = sliced
+            init = ", ".join(f".{k} = {f[k]}" for k in CONV_FIELDS)
+            init += f", .output_multiplier = c{i}_m, .output_shift = c{i}_s"
+            init += ", .offset_bias = NULL, .scratch = NULL, .scratch_size = 0"
+            n = (r1 - r0) * row_bytes
+            calls.append(f"""    {{
+        const hk_conv_params_t p = {{{init}}};
+        memset(out, 0x5A, sizeof out);
+        const int32_t status = hk_conv_s8_unfolded(&p, c{i}_x + {start}, c{i}_w, {bias}, out);
+        if (status != 0 || memcmp(out, c{i}_y + {r0 * row_bytes}, {n}u) != 0 ||
+            out[{n}] != 0x5A) {{
+            printf("case {i} rows {r0}..{r1} differ (status %ld)\\n", (long)status);
+            ++failures;
+        }}
+        ++calls;
+    }}
+""")
+    parts.append(
+        '\nint main(void)\n{\n    int failures = 0, calls = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n'
+    )
+    parts.extend(calls)
+    parts.append('    printf("%d of %d calls differ\\n", failures, calls);\n    return failures;\n}\n')
+    return "".join(parts), len(calls)
+
+
+@st.composite
+def unfolded_case(draw):
+    """Keyword arguments of conv_case for a convolution goal size runs (no grouped filters)."""
+    pointwise = draw(st.booleans())
+    kh, kw = (1, 1) if pointwise else (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    channels = draw(st.sampled_from([3, 8, 12, 16, 17, 24, 32, 40, 64, 72]))
+    oc = draw(st.integers(1, 11))
+    stride = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    dilation = (draw(st.integers(1, 2)), draw(st.sampled_from([1, 1, 1, 2])))
+    mode = draw(st.sampled_from(["SAME", "VALID", "FREE"]))
+    size = (draw(st.integers(kh * dilation[0], 7)), draw(st.integers(kw * dilation[1], 7)))
+    return dict(
+        c=channels,
+        oc=oc,
+        kh=kh,
+        kw=kw,
+        stride=stride,
+        dilation=dilation,
+        mode=mode,
+        size=size,
+        left=draw(st.booleans()),
+        zp_in=draw(st.sampled_from([None, -128, 127])),
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+def fixed_cases() -> list[Case]:
+    """The MLPerf shapes goal size runs through this kernel, smaller: KWS's pointwise 64->64 on
+    rows of 5, ResNet's 3x3 blocks and 1x1 stride-2 shortcuts, VWW's pointwise layers."""
+    rng = np.random.default_rng(18)
+    return [
+        conv_case(rng, 64, 64, 1, 1, mode="VALID", size=(3, 5), fast=False),
+        conv_case(rng, 16, 16, 3, 3, size=(6, 6), fast=False),
+        conv_case(rng, 16, 32, 3, 3, stride=(2, 2), size=(8, 8), fast=False),
+        conv_case(rng, 32, 12, 3, 3, size=(5, 5), fast=False),
+        conv_case(rng, 64, 8, 3, 3, size=(4, 4), fast=False),
+        conv_case(rng, 32, 20, 1, 1, stride=(2, 2), mode="VALID", size=(6, 6), fast=False),
+        conv_case(rng, 128, 9, 1, 1, mode="VALID", size=(3, 3), fast=False),
+        conv_case(rng, 8, 16, 1, 1, mode="VALID", size=(4, 7), fast=False),
+    ]
+
+
+def _no_folding(case: Case) -> Case:
+    case.folded = None
+    case.scratch = 0
+    return case
+
+
+@pytest.mark.parametrize("path_name", sorted(PATHS))
+@FEW_BUILDS
+@given(drawn=st.lists(unfolded_case(), min_size=8, max_size=12), seed=st.integers(0, 2**16))
+def test_unfolded_conv_matches_the_reference(path_name, drawn, seed, tmp_path_factory):
+    cases = [_no_folding(c) for c in drawn_cases(drawn, lambda rng, **kw: conv_case(rng, **kw))]
+    cases += fixed_cases()
+    text, calls = program(cases, seed)
+    check_program(
+        text,
+        tmp_path_factory.mktemp("conv_unfolded"),
+        PATHS[path_name],
+        ("conv_unfolded",),
+        calls,
+        unit="calls",
+    )
+
+
+def test_slices_cover_the_output_rows():
+    """The slices row loops would make: each call's input rows hold every row its windows read,
+    and together the slices give the reference's output."""
+    rng = np.random.default_rng(3)
+    for kh, stride, mode in ((3, 1, "SAME"), (3, 2, "SAME"), (1, 2, "VALID"), (2, 1, "FREE")):
+        case = conv_case(rng, 5, 3, kh, 2, stride=(stride, 1), mode=mode, size=(7, 5), fast=False)
+        rows = []
+        for r0, r1 in row_slices(rng, case)[1:]:
+            sliced = slice_fields(case, r0, r1)
+            assert sliced is not None
+            f, start = sliced
+            h, w, c = f["input_height"], f["input_width"], f["input_channels"]
+            x = case.x.reshape(-1)[start : start + h * w * c].reshape(1, h, w, c)
+            acc = ref.conv_accumulate(
+                x,
+                case.w,
+                (f["output_height"], f["output_width"]),
+                (f["stride_height"], f["stride_width"]),
+                (f["pad_top"], f["pad_left"]),
+                (f["dilation_height"], f["dilation_width"]),
+                input_offset=f["input_offset"],
+            )
+            rows.append(
+                ref.requantize(
+                    acc,
+                    case.bias,
+                    case.mult,
+                    case.shift,
+                    f["output_offset"],
+                    (f["act_min"], f["act_max"]),
+                    np.int8,
+                )
+            )
+        np.testing.assert_array_equal(np.concatenate(rows, axis=1), case.expected)
