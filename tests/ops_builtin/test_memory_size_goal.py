@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from helia_aot import AotConverter, ConvertArgs
@@ -179,11 +180,14 @@ def _report(result) -> dict:
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(spec=layer_chains())
-def test_random_chains_match_the_reference_in_place_at_size(spec, tmp_path_factory):
+@given(spec=layer_chains(), block=st.sampled_from([None, 2, 3]))
+def test_random_chains_match_the_reference_in_place_at_size(spec, block, tmp_path_factory):
+    """Row loops one row per call, or (``block``) several rows per call through a ring of whole
+    blocks, give the reference's outputs."""
     tmp = tmp_path_factory.mktemp("chain")
     model = build_chain(spec, *spec["input"], tmp / "model.tflite")
-    result = convert(model, tmp / "out", spec["dtype"])
+    with mock.patch("helia_aot.pipeline.plan.FORCE_ROW_BLOCK", block):
+        result = convert(model, tmp / "out", spec["dtype"])
     run = run_module_test_case(result.output, tmp / "build", prefix=result.prefix)
     assert run.passed, f"{spec}\n{run.stdout}\n{run.stderr[-3000:]}"
 
@@ -191,10 +195,12 @@ def test_random_chains_match_the_reference_in_place_at_size(spec, tmp_path_facto
 def test_a_depthwise_chain_writes_in_place_and_lowers_the_arena(tmp_path):
     """8x8x2 -> pointwise conv to 8 channels (512 B) -> depthwise 3x3 -> pointwise -> depthwise
     stride 2, int8. Layer by layer two 512 B activations are live at once (1,024 B); at size the
-    depthwise and pointwise layers write over their inputs through rings of two rows (128 B) and
-    one row (64 B), so the peak is the first layer's 128 B input and 512 B output (640 B). The
-    stride-2 depthwise (512 B in, 128 B out) is already at that bound and stays out of place: it
-    would pay the row loop for nothing. Both modules match the reference."""
+    depthwise and pointwise layers write over their inputs through rings of two rows (128 B),
+    so the peak is the first layer's 128 B input and 512 B output (640 B). The pointwise layer's
+    ring of one row would do, but two rows fit the same bound and halve its kernel calls (two
+    rows per call). The stride-2 depthwise (512 B in, 128 B out) is already at that bound and
+    stays out of place: it would pay the row loop for nothing. Both modules match the
+    reference."""
     spec = {
         "dtype": "int8",
         "seed": 3,
@@ -233,7 +239,7 @@ def test_a_depthwise_chain_writes_in_place_and_lowers_the_arena(tmp_path):
         [
             ("CONV_2D", None, 0),
             ("DEPTHWISE_CONV_2D", "in_place", 128),
-            ("CONV_2D", "in_place", 64),
+            ("CONV_2D", "in_place", 128),
             ("DEPTHWISE_CONV_2D", None, 0),
         ],
     )
@@ -261,9 +267,12 @@ elementwise ADD and a pool between."""
 
 @pytest.mark.cross
 def test_an_in_place_chain_matches_the_reference_on_the_m55(tmp_path, monkeypatch):
-    """The Helium fast paths (specialized kernels) called once per row, under QEMU. Every
+    """The Helium fast paths (specialized kernels) called on blocks of rows, under QEMU. Every
     qualifying layer streams (not only those above the bound), so each loop variant runs."""
     monkeypatch.setattr("helia_aot.pipeline.plan.INPLACE_ONLY_ABOVE_BOUND", False)
+    # Three rows per call where the rows run first row first (the MLPerf models at size run the
+    # blocks the bound allows: one and two rows).
+    monkeypatch.setattr("helia_aot.pipeline.plan.FORCE_ROW_BLOCK", 3)
     model = build_chain(CROSS_CHAIN, 12, 10, 4, tmp_path / "model.tflite")
     result = convert(model, tmp_path / "out", "int8", kernel="specialized", prefix="m")
     techniques = [op["memory_technique"] for op in _report(result)["operators"]]

@@ -94,8 +94,55 @@ def test_in_place_rows_equal_out_of_place_rows(g: RowGeometry, seed: int) -> Non
     assert np.array_equal(_in_place(g, source, ring), expected)
 
 
+def _in_place_blocks(g: RowGeometry, source: np.ndarray, ring: int, block: int) -> np.ndarray:
+    """The block loop of conv_rows.c.mako (``block`` rows per call, first row first)."""
+    memory = np.zeros(source.size, np.uint8)
+    memory[: source.size] = source
+    slots = np.zeros((ring, g.output_row_bytes), np.uint8)
+    pending: set[int] = set()
+    ob, ib = g.output_row_bytes, g.input_row_bytes
+    landed = 0
+    for r in range(0, g.output_height, block):
+        n = min(block, g.output_height - r)
+        # One call: every row of the block is computed from the input as it is before any lands,
+        # into contiguous ring slots.
+        assert r % ring + n <= ring
+        rows = [_row(g, memory, r + i) for i in range(n)]
+        for i, values in enumerate(rows):
+            slots[(r + i) % ring] = values
+            pending.add(r + i)
+        assert len(pending) <= ring
+        free_to = g.first_needed(r + n) * ib
+        while landed < r + n and (landed + 1) * ob <= free_to:
+            memory[landed * ob : (landed + 1) * ob] = slots[landed % ring]
+            pending.discard(landed)
+            landed += 1
+    assert not pending
+    return memory[: g.output_height * ob]
+
+
+@settings(max_examples=150, deadline=None)
+@given(geometries(), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_blocks_of_rows_per_call_equal_out_of_place_rows(g: RowGeometry, block: int, seed: int) -> None:
+    """Why: the planner may let one kernel call compute several rows (goal size, a ring of whole
+    blocks); every block must land the same bytes as the whole-tensor run."""
+    ring = ring_rows(g, block)
+    if backward(g) or block > g.output_height:
+        assert ring is None or block == 1
+        return
+    assert ring is not None and ring % block == 0 and ring >= (ring_rows(g) or 0)
+    source = np.random.default_rng(seed).integers(0, 256, g.input_height * g.input_row_bytes).astype(np.uint8)
+    expected = np.concatenate([_row(g, source, r) for r in range(g.output_height)])
+    assert np.array_equal(_in_place_blocks(g, source, ring, block), expected)
+
+
 def test_ring_sizes_of_the_common_layers() -> None:
     assert ring_rows(RowGeometry(25, 25, 320, 320, 1, 1, 3)) == 2  # KWS depthwise 3x3
     assert ring_rows(RowGeometry(25, 25, 320, 320, 1, 0, 1)) == 1  # KWS pointwise
     assert ring_rows(RowGeometry(48, 48, 384, 768, 1, 0, 1)) == 1  # VWW pointwise 8 -> 16 channels
     assert ring_rows(RowGeometry(48, 24, 768, 384, 2, 0, 3)) == 1  # VWW depthwise stride 2
+    # Two rows per call: KWS pointwise rings two rows (as its depthwise does), the depthwise four
+    # (three rows wait, rounded up to whole blocks).
+    assert ring_rows(RowGeometry(25, 25, 320, 320, 1, 0, 1), 2) == 2
+    assert ring_rows(RowGeometry(25, 25, 320, 320, 1, 1, 3), 2) == 4
+    assert ring_rows(RowGeometry(48, 48, 384, 768, 1, 0, 1), 2) is None  # growing: one row a call

@@ -17,6 +17,10 @@ other way, last row first, over bytes that start where the input starts and run 
 output row ``p`` may land once every output row still to compute reads only input rows that end
 at or before ``p * out_row`` (:func:`ring_rows` with ``backward=True``). Only one image (batch 1)
 qualifies.
+
+Calls may compute several rows at once (``block``, first row first only): the planner picks the
+largest block whose ring keeps the operator's step within the plan's bound (see
+``plan.choose_inplace_rows``), since each call pays the kernel's per-call work once.
 """
 
 from __future__ import annotations
@@ -55,21 +59,31 @@ def backward(geometry: RowGeometry) -> bool:
     return g.output_height * g.output_row_bytes > g.input_height * g.input_row_bytes
 
 
-def ring_rows(geometry: RowGeometry) -> int | None:
-    """Output rows the ring must hold, or None when the rows cannot all land in place."""
+def ring_rows(geometry: RowGeometry, block: int = 1) -> int | None:
+    """Output rows the ring must hold, or None when the rows cannot all land in place.
+
+    ``block`` output rows are computed per kernel call (the last call the rows left): a kernel
+    that takes its filter sums or its setup once per call pays them once per block, and a short
+    row's pixel blocks run over the block's rows. The block's rows go to the ring together, so
+    the ring holds whole blocks (a multiple of ``block`` rows) and each block stays contiguous in
+    it. Blocks of more than one row run first row first only (None for a growing output).
+    """
     g = geometry
-    if g.output_height < 1:
+    if g.output_height < 1 or block < 1 or block > g.output_height:
         return None
     if backward(g):
-        return _ring_rows_backward(g)
+        return _ring_rows_backward(g) if block == 1 else None
     landed = 0
     most = 0
-    for row in range(g.output_height):
-        most = max(most, row + 1 - landed)
-        free_to = g.first_needed(row + 1) * g.input_row_bytes
-        while landed <= row and (landed + 1) * g.output_row_bytes <= free_to:
+    for start in range(0, g.output_height, block):
+        end = min(start + block, g.output_height)
+        most = max(most, end - landed)
+        free_to = g.first_needed(end) * g.input_row_bytes
+        while landed < end and (landed + 1) * g.output_row_bytes <= free_to:
             landed += 1
-    return most if landed == g.output_height else None
+    if landed != g.output_height:
+        return None
+    return -(-most // block) * block
 
 
 def _ring_rows_backward(g: RowGeometry) -> int | None:

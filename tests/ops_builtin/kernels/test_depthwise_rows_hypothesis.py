@@ -1,9 +1,10 @@
 """Helium's 3x3 int8 DEPTHWISE_CONV_2D blocks against the reference on cases hypothesis draws.
 
-hk_depthwise.c runs whole 3x3 windows (dilation 1, channels a multiple of 8, offset_bias,
-right-shift requantization) along a row in one assembly block per eight channels, and windows cut
-to 2 or 3 rows and columns by the image edge in another (the offset added per input, from the
-plain bias); other windows take the sixteen-channel loop. Hypothesis draws
+hk_depthwise.c runs whole 3x3 windows (dilation 1, channels a multiple of 8, right-shift
+requantization) along a row in one assembly block per eight channels, from offset_bias or, without
+it (goal size), from the bias plus the input offset times the taps' sum taken at run time; windows
+cut to 2 or 3 rows and columns by the image edge take another block (the offset added per input,
+from the plain bias); other windows take the sixteen-channel loop. Hypothesis draws
 depthwise convolutions in and around that space (8 to 264 channels, strides, padding on every
 edge, images narrower than the filter, input zero points at the int8 limits, left shifts and
 dilations that take the other paths), and one program holding all of a draw's cases is
@@ -47,6 +48,7 @@ def depthwise_case(draw):
         left=draw(st.integers(0, 7)) == 0,
         zp_in=draw(st.sampled_from([None, -128, 127])),
         with_bias=draw(st.booleans()),
+        fast=draw(st.booleans()),
         seed=draw(st.integers(0, 2**32 - 1)),
     )
 
@@ -58,6 +60,8 @@ def test_depthwise_blocks_match_the_reference(path_name, drawn, tmp_path_factory
     cases = drawn_cases(drawn, dw_case)
     # Always one case with the KWS layers' shape: 64 channels, five columns, SAME padding.
     cases.append(dw_case(np.random.default_rng(0), 64, 3, 3, size=(6, 5)))
+    # The same without offset_bias (goal size: the filter sums taken at run time).
+    cases.append(dw_case(np.random.default_rng(1), 64, 3, 3, size=(6, 5), fast=False))
     # And one convolution, which program() needs to use its scratch buffer.
     cases.append(conv_case(np.random.default_rng(0), 16, 4, 3, 3, size=(4, 4)))
     check_program(

@@ -684,11 +684,35 @@ def choose_inplace_rows(
     live = {step: live_at(step) for step in range(len(operators) + 1)}
     bound = max(live[step] - (candidates[step][1] if step in candidates else 0) for step in live)
     chosen: list[str] = []
-    for index, (aot_op, _) in sorted(candidates.items()):
+    for index, (aot_op, net) in sorted(candidates.items()):
         if live[index] > bound or not INPLACE_ONLY_ABOVE_BOUND:
-            aot_op.enable_inplace_rows()
+            # The step's bytes without its ring: what sharing leaves, the one-row ring given back.
+            shared = live[index] - net - (aot_op.inplace_rows_bytes() or 0)
+            aot_op.enable_inplace_rows(_row_block(aot_op, shared, bound))
             chosen.append(str(aot_op.op.id))
     return chosen
+
+
+MAX_ROW_BLOCK = 64
+"""The most output rows one in-place kernel call computes (the ring asks no more beyond)."""
+
+FORCE_ROW_BLOCK: int | None = None
+"""Tests only: every in-place row loop computes this many rows per call (or the most its
+geometry allows below that) whether or not the bound has room, so each block variant runs."""
+
+
+def _row_block(aot_op: Any, shared: int, bound: int) -> int:
+    """Rows per kernel call of an in-place row loop: the largest block whose ring keeps the
+    operator's step (``shared`` bytes besides the ring) within the bound the in-place choice
+    reaches, so the arena does not grow for it. Each call pays the kernel's per-call work (its
+    setup, the filter sums at goal size, a short row's pixel tails) once per block."""
+    best = 1
+    for block in range(2, (FORCE_ROW_BLOCK or MAX_ROW_BLOCK) + 1):
+        ring = aot_op.inplace_rows_bytes(block)
+        if ring is None or (FORCE_ROW_BLOCK is None and shared + ring > bound):
+            break
+        best = block
+    return best
 
 
 def choose_scratch(

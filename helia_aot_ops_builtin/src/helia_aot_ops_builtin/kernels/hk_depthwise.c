@@ -310,8 +310,9 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
  * Whole 3x3 windows (dilation 1) along one output row: `count` pixels from the window whose
  * top-left input is x, eight channels at a time with the nine taps unrolled, each group
  * starting from offset_bias so the raw inputs multiply the filter directly (two widening loads,
- * VMULLB / VMULLT and two adds per tap). Needs channels a multiple of 8, offset_bias and the
- * right-shift requantization (checked by dw_row3x3_ok).
+ * VMULLB / VMULLT and two adds per tap). Needs channels a multiple of 8 and the right-shift
+ * requantization (checked by dw_row3x3_ok), and offset_bias (without it the row goes to
+ * dw_row3x3_unfolded_s8).
  */
 /* One tap of eight channels in dw_taps3x3_mve: q6 = x, q7 = w widened to int16, their products
  * added to the even and odd channels' int32 lanes. */
@@ -479,12 +480,75 @@ HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *o
     }
 }
 
-/* Whether dw_row3x3_s8 serves this call's whole windows. */
+/* The start of eight channels' whole 3x3 windows without offset_bias (goal size keeps the
+ * model's constants): the bias plus input_offset times the sum of the channels' nine taps, as
+ * even and odd lanes. Sum((x + off) * w) + b is Sum(x * w) + (b + off * Sum(w)) in wrapping
+ * int32, so the windows then multiply raw inputs as dw_row3x3_s8 does. The nine int8 taps sum
+ * within int16 (|sum| <= 1152) and the offset is an int8 zero point's negation. */
+HK_INLINE int32x4x2_t dw_fold3x3_mve(const dw_call_t *k, const int8_t *w, int32_t c)
+{
+    const size_t channels = (size_t)k->p->input_channels;
+    /* Unrolled: the taps' loads and adds in one straight run (a loop costs as much again). */
+    int16x8_t sum = vaddq_s16(vldrbq_s16(w), vldrbq_s16(w + channels));
+    sum = vaddq_s16(sum, vaddq_s16(vldrbq_s16(w + 2 * channels), vldrbq_s16(w + 3 * channels)));
+    sum = vaddq_s16(sum, vaddq_s16(vldrbq_s16(w + 4 * channels), vldrbq_s16(w + 5 * channels)));
+    sum = vaddq_s16(sum, vaddq_s16(vldrbq_s16(w + 6 * channels), vldrbq_s16(w + 7 * channels)));
+    sum = vaddq_s16(sum, vldrbq_s16(w + 8 * channels));
+    const int16x8_t offset = vdupq_n_s16((int16_t)k->p->input_offset);
+    int32x4x2_t start;
+    start.val[0] = vmullbq_int_s16(sum, offset);
+    start.val[1] = vmulltq_int_s16(sum, offset);
+    if (k->bias != NULL) {
+        const int32x4x2_t b = vld2q_s32(k->bias + c);
+        start.val[0] = vaddq_s32(start.val[0], b.val[0]);
+        start.val[1] = vaddq_s32(start.val[1], b.val[1]);
+    }
+    return start;
+}
+
+/*
+ * dw_row3x3_s8 without offset_bias (goal size): the same blocks over eight channels, taken
+ * channel group by group so each group's start (dw_fold3x3_mve) is computed once per call and
+ * serves every pixel of the row, instead of adding the input offset to each input. No buffer:
+ * the start stays in registers (or the kernel stack, 32 bytes, not in the arena).
+ */
+HK_NOINLINE void dw_row3x3_unfolded_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
+                                       int32_t count, int8_t *out)
+{
+    const hk_depthwise_params_t *p = k->p;
+    const int32_t channels = p->input_channels;
+    const size_t step = (size_t)p->stride_width * (size_t)channels;
+    const int32_t next_row = (int32_t)k->x_row - 2 * channels;
+    const int16x8_t lo16 = vdupq_n_s16((int16_t)k->lo), hi16 = vdupq_n_s16((int16_t)k->hi);
+    for (int32_t c = 0; c < channels; c += 8) {
+        const int32x4x2_t b = dw_fold3x3_mve(k, filter + c, c);
+        const int8_t *xc = x + c;
+        int8_t *o = out;
+        int32_t n = count;
+        for (; n >= 2; n -= 2, xc += 2 * step, o += 2 * (size_t)channels) {
+            int32x4_t even0 = b.val[0], odd0 = b.val[1], even1 = b.val[0], odd1 = b.val[1];
+            dw_taps3x3_pair_mve(xc, xc + step, filter + c, channels, next_row, &even0, &odd0,
+                                &even1, &odd1);
+            const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
+            const int32x4x2_t sh = vld2q_s32(p->output_shift + c);
+            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, o);
+            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, o + channels);
+        }
+        if (n > 0) {
+            int32x4_t even = b.val[0], odd = b.val[1];
+            dw_taps3x3_mve(xc, filter + c, channels, next_row, &even, &odd);
+            dw_store8_mve(k, c, even, odd, lo16, hi16, o);
+        }
+    }
+}
+
+/* Whether dw_row3x3_s8 (with offset_bias) or dw_row3x3_unfolded_s8 serves this call's whole
+ * windows. */
 static bool dw_row3x3_ok(const dw_call_t *k)
 {
     const hk_depthwise_params_t *p = k->p;
     return p->filter_height == 3 && p->filter_width == 3 && p->dilation_height == 1 &&
-           p->dilation_width == 1 && p->input_channels % 8 == 0 && p->offset_bias != NULL &&
+           p->dilation_width == 1 && p->input_channels % 8 == 0 &&
            k->mode != HK_REQUANT_GENERAL;
 }
 
@@ -762,9 +826,13 @@ static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
 #if DW_HAVE_ROW3X3
                 if (ox == ox_lo) {
-                    dw_row3x3_s8(&k, image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
-                                                 (size_t)channels,
-                                 filter, ox_hi - ox_lo, out);
+                    const int8_t *x = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                                  (size_t)channels;
+                    if (p->offset_bias != NULL) {
+                        dw_row3x3_s8(&k, x, filter, ox_hi - ox_lo, out);
+                    } else {
+                        dw_row3x3_unfolded_s8(&k, x, filter, ox_hi - ox_lo, out);
+                    }
                     out += (size_t)(ox_hi - ox_lo - 1) * (size_t)channels;
                     ox = ox_hi - 1;
                     continue;

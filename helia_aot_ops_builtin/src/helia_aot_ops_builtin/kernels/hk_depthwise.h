@@ -16,7 +16,9 @@
  * input zero point, whose products cancel exactly those taps' share of the folded offset. On
  * Helium, whole 3x3 windows (dilation 1, channels a multiple of 8) along a row run in one
  * assembly block per eight channels with the nine taps unrolled, and windows the image edge
- * cuts to 2 or 3 rows and columns in another block of their own. Every path gives the
+ * cuts to 2 or 3 rows and columns in another block of their own. Without offset_bias (goal
+ * size) those whole windows take the same blocks, each group of eight channels starting from
+ * the bias plus the input offset times its taps' sum, computed once per group and call. Every path gives the
  * reference's integers; other depth multipliers take the generic loop.
  */
 #ifndef HK_DEPTHWISE_H

@@ -213,6 +213,7 @@ class _WindowOperator(KernelCallOperator):
 
     # -- in place, row by row (goal size; see helia_aot_ops_builtin.row_stream) ---------------
     ring: int = 0
+    row_block: int = 1
     rows_in_place: bool = False
 
     def row_geometry(self) -> RowGeometry | None:
@@ -240,25 +241,28 @@ class _WindowOperator(KernelCallOperator):
             (int(kh) - 1) * self.options.dilation_h + 1,
         )
 
-    def inplace_rows_bytes(self) -> int | None:
-        """Bytes of the ring of output rows writing in place needs, or None when it cannot.
+    def inplace_rows_bytes(self, block: int = 1) -> int | None:
+        """Bytes of the ring of output rows writing in place needs, computing ``block`` rows
+        per kernel call, or None when it cannot.
 
         The planner's hook (goal ``size``): it asks before it decides, and calls
         :meth:`enable_inplace_rows` where the input dies at this operator and the ring is
-        smaller than what sharing saves."""
+        smaller than what sharing saves (then asks again for larger blocks)."""
         if self.patch_stage is not None:
             return None  # the stage's band loop already keeps only a band of each output
         geometry = self.row_geometry()
-        rows = None if geometry is None else ring_rows(geometry)
+        rows = None if geometry is None else ring_rows(geometry, block)
         return None if geometry is None or rows is None else rows * geometry.output_row_bytes
 
-    def enable_inplace_rows(self) -> None:
-        """Reserve the ring (a scratch buffer the plan counts) and let output 0 share input 0."""
+    def enable_inplace_rows(self, block: int = 1) -> None:
+        """Reserve the ring (a scratch buffer the plan counts) and let output 0 share input 0;
+        each kernel call computes ``block`` output rows."""
         geometry = self.row_geometry()
-        rows = None if geometry is None else ring_rows(geometry)
+        rows = None if geometry is None else ring_rows(geometry, block)
         if geometry is None or rows is None:
             raise ValueError(f"operator {self.op.id} cannot write its output in place")
         self.ring = rows
+        self.row_block = block
         self.add_scratch("rows", rows * geometry.output_row_bytes, alignment=16)
         self.INPLACE_INPUTS = (self.INPUT,)
         self.INPLACE_GROWS = backward(geometry)
@@ -368,6 +372,7 @@ class _WindowOperator(KernelCallOperator):
             values["rows"] = {
                 "geometry": geometry,
                 "ring": self.ring,
+                "block": self.row_block,
                 "ring_ptr": self.ptr(self.get_local_tensor("rows"), ctype=self.target.ctype),
                 "in_elems": geometry.input_row_bytes // item,
                 "out_elems": geometry.output_row_bytes // item,

@@ -40,6 +40,33 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
                 ring + (size_t)(lowest % ${rows["ring"]}) * ${rows["out_elems"]}u, ${g.output_row_bytes}u);
         }
     }
+% elif rows["block"] > 1:
+    /* ${rows["block"]} output rows per call (the kernel's per-call work paid once per block). */
+    int32_t landed = 0;
+    for (int32_t r = 0; r < ${g.output_height}; r += ${rows["block"]}) {
+        const int32_t n = r + ${rows["block"]} < ${g.output_height} ? ${rows["block"]} : ${g.output_height} - r;
+        const int32_t top = r * ${g.stride} - ${g.pad_top};
+        const int32_t y0 = top > 0 ? top : 0;
+        const int32_t reach = top + (n - 1) * ${g.stride} + ${g.window_rows};
+        const int32_t y1 = reach < ${g.input_height} ? reach : ${g.input_height};
+        const int32_t next = (r + n) * ${g.stride} - ${g.pad_top};
+        const int32_t free_rows = r + n < ${g.output_height} ? (next > 0 ? next : 0) : ${g.input_height};
+        row.input_height = y1 - y0;
+        row.pad_top = y0 - top;
+        row.output_height = n;
+        const int32_t status = ${k}${function}(&row, input + (size_t)y0 * ${rows["in_elems"]}u,
+            ${args[1]},
+            ${args[2]},
+            ring + (size_t)(r % ${rows["ring"]}) * ${rows["out_elems"]}u);
+        if (status != 0) {
+            return -(${status_base} + status);
+        }
+        while (landed < r + n && (landed + 1) * ${g.output_row_bytes} <= free_rows * ${g.input_row_bytes}) {
+            memcpy(output + (size_t)landed * ${rows["out_elems"]}u,
+                ring + (size_t)(landed % ${rows["ring"]}) * ${rows["out_elems"]}u, ${g.output_row_bytes}u);
+            ++landed;
+        }
+    }
 % else:
     int32_t landed = 0;
     for (int32_t r = 0; r < ${g.output_height}; ++r) {
