@@ -372,3 +372,21 @@ def test_a_link_in_the_module_is_refused_and_never_followed(tmp_path, built, kin
     with pytest.raises(PluginError, match="leak.txt"):
         export.export_module(built, cfg)
     assert not os.path.lexists(dest) and leftovers(dest.parent) == []
+
+
+def test_a_parent_another_conversion_creates_first_is_used_and_not_claimed(tmp_path, monkeypatch):
+    # A sweep's conversions may find the same missing parent and create it at the same moment:
+    # the one that loses the race uses the folder and does not count it as its own (a failure
+    # afterwards would otherwise remove a folder the other module lives in).
+    shared = tmp_path / "sweep_out"
+    real_mkdir = Path.mkdir
+
+    def racing_mkdir(self, *args, **kwargs):
+        if self == shared:
+            real_mkdir(self)  # the other conversion got there first
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", racing_mkdir)
+    created = export._make_parents(shared / "point-1")
+    assert created == [shared / "point-1"]
+    assert shared.is_dir()

@@ -357,15 +357,26 @@ def _interrupts_deferred() -> Iterator[None]:
 
 
 def _make_parents(path: Path) -> list[Path]:
-    """Create ``path`` and missing parents; return the folders created, deepest first."""
-    created = []
+    """Create ``path`` and missing parents; return the folders this call created, deepest first.
+
+    Conversions running side by side (a sweep in threads or processes) may create the same
+    parent at the same moment: a folder another one made first is used, and not counted as
+    ours, so a failure here never removes a folder someone else's module lives in."""
+    missing = []
     probe = path
     while not probe.exists():
-        created.append(probe)
+        missing.append(probe)
         probe = probe.parent
-    for folder in reversed(created):
-        folder.mkdir()
-    return created
+    created = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+            continue
+        created.append(folder)
+    return created[::-1]
 
 
 def export_module(built: Path, config: Any, *, move: bool = False) -> Path:
