@@ -689,6 +689,211 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
     }
 }
 
+#if defined(UNF_PAIR_ASM)
+/*
+ * The pointwise span's whole loop in one block of assembly (balanced's conv_quads_asm in
+ * hk_conv_mve.c does the same for its layout): for each pair of pixels, the dot products with
+ * four filters (UNF_PAIR_STEP, one vector of the pair per step), then `add` (bias plus the
+ * offset term), the requantization (every shift <= 0: hk_requant_right_mve's steps), the
+ * output offset, the clamp and the two stores, all without leaving the block, so no pair pays
+ * for a call, a spill of the eight sums or a reload of the requantization vectors: those stay
+ * in q4..q7 for the whole span (and the upper clamp is read from the state, one load per
+ * pair). Per pair the first step starts the sums (VMLADAV), and LDR PC enters the unrolled
+ * accumulating steps so that exactly `vectors - 1` of them run (1..4 vectors of 16 channels);
+ * the stores go under the group's predicate (filters past the last one are not stored).
+ */
+typedef struct {
+    const int8_t *x;         /* 0: the first pair's first pixel */
+    const int8_t *w[4];      /* 4..16: the group's filters */
+    int8_t *out;             /* 20: the first pair's first output pixel (moves on) */
+    int32_t pairs;           /* 24 */
+    int32_t x_adv;           /* 28: from a pair's end in pixel A to the next pair's pixel A */
+    int32_t channels;        /* 32: output channels (bytes between output pixels) */
+    int32_t offset;          /* 36: the output offset */
+    int32_t w_back;          /* 40: the bytes a filter pointer moves per pair (the channels) */
+    uint32_t real;           /* 44: the predicate of the group's real filters */
+    int32_t x_col;           /* 48: bytes between pixel A and pixel B */
+    int32_t entry;           /* 52: where in the steps a pair's accumulating steps begin */
+    int32_t spare[2];        /* 56, 60 */
+    int32x4_t add;           /* 64: bias + input_offset * the filters' sums */
+    int32x4_t mult, shift;   /* 80, 96 */
+    int32x4_t lo, hi;        /* 112, 128: the clamp */
+} unfolded_pw_t;
+
+HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
+{
+    register unfolded_pw_t *st __asm__("r0") = state;
+    __asm__ volatile(
+        "sub sp, sp, #16\n\t"
+        "str r0, [sp]\n\t"
+        "adr r2, 2f\n\t"
+        "ldr r4, [r0, #52]\n\t"
+        "add r2, r2, r4\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r2, [r0, #24]\n\t"
+        "str r2, [sp, #4]\n\t"
+        "vldrw.u32 q4, [r0, #64]\n\t"
+        "vldrw.u32 q5, [r0, #80]\n\t"
+        "vldrw.u32 q6, [r0, #96]\n\t"
+        "vldrw.u32 q7, [r0, #112]\n\t"
+        "ldr r2, [r0, #44]\n\t"
+        "vmsr p0, r2\n\t"
+        "ldr r1, [r0]\n\t"
+        "ldr r2, [r0, #48]\n\t"
+        "add r3, r1, r2\n\t"
+        "ldr r5, [r0, #4]\n\t"
+        "ldr r7, [r0, #8]\n\t"
+        "ldr r9, [r0, #12]\n\t"
+        "ldr r11, [r0, #16]\n"
+        "1:\n\t"
+        "vldrb.8 q0, [r1], #16\n\t"
+        "vldrb.8 q1, [r3], #16\n\t"
+        "vldrb.8 q2, [r5], #16\n\t"
+        "vmladav.s8 r0, q0, q2\n\t"
+        "vmladav.s8 r8, q1, q2\n\t"
+        "vldrb.8 q3, [r7], #16\n\t"
+        "vmladav.s8 r2, q0, q3\n\t"
+        "vmladav.s8 r10, q1, q3\n\t"
+        "vldrb.8 q2, [r9], #16\n\t"
+        "vmladav.s8 r4, q0, q2\n\t"
+        "vmladav.s8 r12, q1, q2\n\t"
+        "vldrb.8 q3, [r11], #16\n\t"
+        "vmladav.s8 r6, q0, q3\n\t"
+        "vmladav.s8 lr, q1, q3\n\t"
+        "ldr pc, [sp, #8]\n\t"
+        ".p2align 2\n"
+        "2:\n\t"
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        "vmov q2[2], q2[0], r0, r4\n\t"
+        "vmov q2[3], q2[1], r2, r6\n\t"
+        "vmov q3[2], q3[0], r8, r12\n\t"
+        "vmov q3[3], q3[1], r10, lr\n\t"
+        "ldr r0, [sp]\n\t"
+        "ldr r2, [r0, #40]\n\t"
+        "sub r5, r5, r2\n\t"
+        "sub r7, r7, r2\n\t"
+        "sub r9, r9, r2\n\t"
+        "sub r11, r11, r2\n\t"
+        "ldr r2, [r0, #28]\n\t"
+        "add r1, r1, r2\n\t"
+        "add r3, r3, r2\n\t"
+        "vadd.i32 q2, q2, q4\n\t"
+        "vadd.i32 q3, q3, q4\n\t"
+        "vqrdmulh.s32 q2, q2, q5\n\t"
+        "vqrdmulh.s32 q3, q3, q5\n\t"
+        "vand q0, q2, q6\n\t"
+        "vand q1, q3, q6\n\t"
+        "vshr.s32 q0, q0, #31\n\t"
+        "vshr.s32 q1, q1, #31\n\t"
+        "vqadd.s32 q2, q2, q0\n\t"
+        "vqadd.s32 q3, q3, q1\n\t"
+        "vrshl.s32 q2, q2, q6\n\t"
+        "vrshl.s32 q3, q3, q6\n\t"
+        "ldr r2, [r0, #36]\n\t"
+        "vadd.i32 q2, q2, r2\n\t"
+        "vadd.i32 q3, q3, r2\n\t"
+        "vldrw.u32 q0, [r0, #128]\n\t"
+        "vmax.s32 q2, q2, q7\n\t"
+        "vmax.s32 q3, q3, q7\n\t"
+        "vmin.s32 q2, q2, q0\n\t"
+        "vmin.s32 q3, q3, q0\n\t"
+        "ldr r4, [r0, #20]\n\t"
+        "ldr r2, [r0, #32]\n\t"
+        "vpst\n\t"
+        "vstrbt.32 q2, [r4]\n\t"
+        "add r4, r4, r2\n\t"
+        "vpst\n\t"
+        "vstrbt.32 q3, [r4]\n\t"
+        "add r4, r4, r2\n\t"
+        "str r4, [r0, #20]\n\t"
+        "ldr r2, [sp, #4]\n\t"
+        "subs r2, r2, #1\n\t"
+        "str r2, [sp, #4]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #16\n"
+        : "+r"(st)
+        :
+        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
+}
+
+/* The sums of four filters' first len bytes (len a multiple of 16), whole vectors. */
+HK_INLINE int32x4_t unfolded_sums_pw(const int8_t *const *w, int32_t len)
+{
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int32_t k = 0; k < len; k += 16) {
+        s0 = vaddvaq_s8(s0, vldrbq_s8(w[0] + k));
+        s1 = vaddvaq_s8(s1, vldrbq_s8(w[1] + k));
+        s2 = vaddvaq_s8(s2, vldrbq_s8(w[2] + k));
+        s3 = vaddvaq_s8(s3, vldrbq_s8(w[3] + k));
+    }
+    const int32x4_t lo = vsetq_lane_s32(s1, vdupq_n_s32(s0), 1);
+    return vsetq_lane_s32(s3, vsetq_lane_s32(s2, lo, 2), 3);
+}
+
+/* A pointwise call whose pixels are one span (unfolded_one_span) and whose shifts are all
+ * <= 0 (`g` holds the call's clamp and output offset): each group of four filters takes an
+ * odd pixel first, alone (its pass also gives the filters' sums), then every pair in
+ * unfolded_pw_asm. A loop of its own, so a group costs its loads, its sums and one call
+ * (a row loop calls the kernel with a few rows: its sixteen groups pay this each time). */
+HK_NOINLINE void unfolded_pointwise(const hk_conv_params_t *p, const int8_t *input,
+                                    const int8_t *filter, const int32_t *bias,
+                                    unfolded_group_t *g, int8_t *output)
+{
+    const int32_t cin = p->input_channels, channels = p->output_channels;
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    const int32_t odd = pixels & 1;
+    unfolded_pw_t st;
+    st.channels = channels;
+    st.offset = p->output_offset;
+    st.w_back = cin;
+    st.x_col = p->stride_width * cin;
+    st.x_adv = 2 * st.x_col - cin;
+    st.entry = (4 - (cin >> 4)) * 56;
+    st.lo = g->lo;
+    st.hi = g->hi;
+    st.pairs = pixels >> 1;
+    const int8_t *x = input + (size_t)odd * (size_t)st.x_col;
+    for (int32_t oc = 0; oc < channels; oc += 4) {
+        const int32_t n = hk_min_i32(channels - oc, 4);
+        /* Missing filters repeat the first and are not stored. */
+        const int8_t *w0 = filter + (size_t)oc * (size_t)cin;
+        g->w[0] = w0;
+        g->w[1] = n > 1 ? w0 + cin : w0;
+        g->w[2] = n > 2 ? w0 + 2 * cin : w0;
+        g->w[3] = n > 3 ? w0 + 3 * cin : w0;
+        g->real = vctp32q((uint32_t)n);
+        const int32x4_t b = bias != NULL ? vldrwq_z_s32(bias + oc, g->real) : vdupq_n_s32(0);
+        g->mult = vldrwq_z_s32(p->output_multiplier + oc, g->real);
+        g->shift = vldrwq_z_s32(p->output_shift + oc, g->real);
+        int8_t *out = output + oc;
+        int32x4_t add;
+        if (odd != 0) {
+            int32x4_t sums;
+            const int32x4_t acc = unfolded_clipped4(input, 0, 1, cin, g->w, 0, 0, &sums);
+            add = vmlaq_n_s32(b, sums, p->input_offset);
+            unfolded_store(g, vaddq_s32(acc, add), out);
+            out += channels;
+        } else {
+            add = vmlaq_n_s32(b, unfolded_sums_pw(g->w, cin), p->input_offset);
+        }
+        if (st.pairs > 0) {
+            st.x = x;
+            for (int32_t j = 0; j < 4; ++j) {
+                st.w[j] = g->w[j];
+            }
+            st.out = out;
+            st.real = g->real;
+            st.add = add;
+            st.mult = g->mult;
+            st.shift = g->shift;
+            unfolded_pw_asm(&st);
+        }
+    }
+}
+#endif
+
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8): sum of filter * (input +
  * input_offset) over the taps inside the image, plus the bias, computed as the dot product
  * with the raw input plus the offset times the filter taps' sum (the same int32 integers). The
@@ -709,6 +914,10 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
 #if defined(UNF_PAIR_ASM)
     /* unfolded_group's pointwise span takes the filters' sums itself. */
     const bool pointwise = unfolded_one_span(p);
+    if (pointwise && !g.general) {
+        unfolded_pointwise(p, input, filter, bias, &g, output);
+        return;
+    }
 #else
     const bool pointwise = false;
 #endif
