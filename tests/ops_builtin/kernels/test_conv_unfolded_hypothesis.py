@@ -156,22 +156,26 @@ def fixed_cases() -> list[Case]:
 def pointwise_span_cases(rng: np.random.Generator) -> list[Case]:
     """Pointwise calls whose pixels are one span (unfolded_pw_asm's loop): 1..4 vectors of
     channels, even and odd pixel counts, a last group of fewer than four filters, a stride
-    along the width (pixels two columns apart) and clamps inside the int8 range."""
+    along the width (pixels two columns apart), clamps inside the int8 range and left shifts
+    (the requantization's general form, on values small enough that the shift shows in the
+    output instead of saturating it)."""
     cases = []
-    for c, oc, size, stride, act in (
-        (16, 7, (4, 4), (1, 1), (-50, 60)),
-        (32, 4, (3, 6), (1, 2), (-128, 127)),
-        (48, 6, (2, 5), (1, 1), (-20, 127)),
-        (64, 9, (1, 2), (1, 1), (-128, 90)),
+    for c, oc, size, stride, act, shifts, reach in (
+        (16, 7, (4, 4), (1, 1), (-50, 60), (-10, -5), 127),
+        (32, 4, (3, 6), (1, 2), (-128, 127), (-10, -5), 127),
+        (48, 6, (2, 5), (1, 1), (-20, 127), (-10, -5), 127),
+        (64, 9, (1, 2), (1, 1), (-128, 90), (-10, -5), 127),
+        (64, 5, (2, 3), (1, 1), (-128, 127), (-1, 2), 2),
     ):
         h, w_ = size
-        x = rng.integers(-128, 127, (1, h, w_, c), endpoint=True).astype(np.int8)
-        w = rng.integers(-127, 127, (oc, 1, 1, c), endpoint=True).astype(np.int8)
-        bias = rng.integers(-(1 << 16), 1 << 16, oc).astype(np.int32)
+        x = rng.integers(-reach, reach, (1, h, w_, c), endpoint=True).astype(np.int8)
+        w = rng.integers(-reach, reach, (oc, 1, 1, c), endpoint=True).astype(np.int8)
+        bias = rng.integers(-4 * reach, 4 * reach, oc).astype(np.int32)
         mult = rng.integers(1 << 30, (1 << 31) - 1, oc).astype(np.int32)
-        shift = rng.integers(-10, -5, oc, endpoint=True).astype(np.int32)
+        shift = rng.integers(*shifts, oc, endpoint=True).astype(np.int32)
         out_hw = (h, (w_ - 1) // stride[1] + 1)
-        zp_in, zp_out = int(rng.integers(-128, 127)), int(rng.integers(-20, 20))
+        zp_in = int(rng.integers(-reach, reach))
+        zp_out = int(rng.integers(-20, 20))
         cases.append(
             conv_call_case(
                 x, w, bias, mult, shift, out_hw, stride, (0, 0), (1, 1), zp_in, zp_out, act, fast=False
