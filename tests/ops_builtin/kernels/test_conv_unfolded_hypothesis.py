@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from . import conv_family_refmodels as ref
 from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
-from .test_conv_paths import CONV_FIELDS, Case, c_array, conv_case
+from .test_conv_paths import CONV_FIELDS, Case, c_array, conv_call_case, conv_case
 
 pytestmark = [pytest.mark.cross]
 
@@ -149,7 +149,39 @@ def fixed_cases() -> list[Case]:
         conv_case(rng, 32, 20, 1, 1, stride=(2, 2), mode="VALID", size=(6, 6), fast=False),
         conv_case(rng, 128, 9, 1, 1, mode="VALID", size=(3, 3), fast=False),
         conv_case(rng, 8, 16, 1, 1, mode="VALID", size=(4, 7), fast=False),
+        *pointwise_span_cases(rng),
     ]
+
+
+def pointwise_span_cases(rng: np.random.Generator) -> list[Case]:
+    """Pointwise calls whose pixels are one span (unfolded_pw_asm's loop): 1..4 vectors of
+    channels, even and odd pixel counts, a last group of fewer than four filters, a stride
+    along the width (pixels two columns apart), clamps inside the int8 range and left shifts
+    (the requantization's general form, on values small enough that the shift shows in the
+    output instead of saturating it)."""
+    cases = []
+    for c, oc, size, stride, act, shifts, reach in (
+        (16, 7, (4, 4), (1, 1), (-50, 60), (-10, -5), 127),
+        (32, 4, (3, 6), (1, 2), (-128, 127), (-10, -5), 127),
+        (48, 6, (2, 5), (1, 1), (-20, 127), (-10, -5), 127),
+        (64, 9, (1, 2), (1, 1), (-128, 90), (-10, -5), 127),
+        (64, 5, (2, 3), (1, 1), (-128, 127), (-1, 2), 2),
+    ):
+        h, w_ = size
+        x = rng.integers(-reach, reach, (1, h, w_, c), endpoint=True).astype(np.int8)
+        w = rng.integers(-reach, reach, (oc, 1, 1, c), endpoint=True).astype(np.int8)
+        bias = rng.integers(-4 * reach, 4 * reach, oc).astype(np.int32)
+        mult = rng.integers(1 << 30, (1 << 31) - 1, oc).astype(np.int32)
+        shift = rng.integers(*shifts, oc, endpoint=True).astype(np.int32)
+        out_hw = (h, (w_ - 1) // stride[1] + 1)
+        zp_in = int(rng.integers(-reach, reach))
+        zp_out = int(rng.integers(-20, 20))
+        cases.append(
+            conv_call_case(
+                x, w, bias, mult, shift, out_hw, stride, (0, 0), (1, 1), zp_in, zp_out, act, fast=False
+            )
+        )
+    return cases
 
 
 def _no_folding(case: Case) -> Case:

@@ -36,6 +36,17 @@ HK_NOINLINE int32x4_t unfolded_sums4(const int8_t *const *w, size_t skip, int32_
 {
     int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     const int8_t *w0 = w[0] + skip, *w1 = w[1] + skip, *w2 = w[2] + skip, *w3 = w[3] + skip;
+    if (runs == 1 && (len & 15) == 0) {
+        /* One run of whole vectors (a whole window, a pointwise filter): no predicate, half
+         * the instructions; every call of the kernel pays this once per group of filters. */
+        for (int32_t k = 0; k < len; k += 16) {
+            s0 = vaddvaq_s8(s0, vldrbq_s8(w0 + k));
+            s1 = vaddvaq_s8(s1, vldrbq_s8(w1 + k));
+            s2 = vaddvaq_s8(s2, vldrbq_s8(w2 + k));
+            s3 = vaddvaq_s8(s3, vldrbq_s8(w3 + k));
+        }
+        runs = 0;
+    }
     for (int32_t r = 0; r < runs; ++r, w0 += w_step, w1 += w_step, w2 += w_step, w3 += w_step) {
         for (int32_t k = 0; k < len; k += 16) {
             const mve_pred16_t keep = vctp8q((uint32_t)(len - k));
@@ -80,45 +91,6 @@ HK_NOINLINE int32x4_t unfolded_sums4(const int8_t *const *w, size_t skip, int32_
     "vmov q3[2], q3[0], r8, r12\n\t"                                                           \
     "vmov q3[3], q3[1], r10, lr\n\t"                                                           \
     "vadd.i32 %q[yb], %q[yb], q3\n"
-/* The join that starts *ya, *yb from the sums (no add). */
-#define UNF_SET                                                                                \
-    "vmov %q[ya][2], %q[ya][0], r0, r4\n\t"                                                    \
-    "vmov %q[ya][3], %q[ya][1], r2, r6\n\t"                                                    \
-    "vmov %q[yb][2], %q[yb][0], r8, r12\n\t"                                                   \
-    "vmov %q[yb][3], %q[yb][1], r10, lr\n"
-#define UNF_SET_OPERANDS                                                                       \
-    : [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2),             \
-      [w3] "+r"(w3), [ya] "=&w"(*ya), [yb] "=&w"(*yb)                                          \
-    :                                                                                          \
-    : "r0", "r2", "r4", "r6", "r8", "r10", "r12", "lr", "q0", "q1", "q2", "q3", "memory"
-
-/* Two pixels' runs of 1..4 whole vectors against four filters, from nothing: the pointwise
- * pair (one run per window) with no pass over a count, no frame and no add. */
-HK_INLINE void unfolded_pair_short(int32_t vectors, const int8_t *xa, const int8_t *xb,
-                                   const int8_t *const *w, int32x4_t *ya, int32x4_t *yb)
-{
-    register const int8_t *x0 __asm__("r1") = xa;
-    register const int8_t *x1 __asm__("r3") = xb;
-    register const int8_t *w0 __asm__("r5") = w[0];
-    register const int8_t *w1 __asm__("r7") = w[1];
-    register const int8_t *w2 __asm__("r9") = w[2];
-    register const int8_t *w3 __asm__("r11") = w[3];
-    switch (vectors) {
-    case 1:
-        __asm__ volatile(UNF_FIRST UNF_SET UNF_SET_OPERANDS);
-        break;
-    case 2:
-        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_SET UNF_SET_OPERANDS);
-        break;
-    case 3:
-        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_NEXT UNF_SET UNF_SET_OPERANDS);
-        break;
-    default:
-        __asm__ volatile(UNF_FIRST UNF_NEXT UNF_NEXT UNF_NEXT UNF_SET UNF_SET_OPERANDS);
-        break;
-    }
-}
-
 #define UNF_OPERANDS                                                                           \
     : [x0] "+r"(*x0), [x1] "+r"(*x1), [w0] "+r"(w[0]), [w1] "+r"(w[1]), [w2] "+r"(w[2]),      \
       [w3] "+r"(w[3]), [ya] "+w"(*ya), [yb] "+w"(*yb)                                          \
@@ -319,6 +291,147 @@ HK_NOINLINE void unfolded_pair_asm(unfolded_pair_t *state)
 }
 #endif
 
+#if defined(UNF_PAIR_ASM)
+/*
+ * The pointwise span's whole loop in one block of assembly (balanced's conv_quads_asm in
+ * hk_conv_mve.c does the same for its layout): for each pair of pixels, the dot products with
+ * four filters (UNF_PAIR_STEP, one vector of the pair per step), then `add` (bias plus the
+ * offset term), the requantization (hk_requant_mve's steps, the shift split into its left
+ * and right parts once per call), the
+ * output offset, the clamp and the two stores, all without leaving the block, so no pair pays
+ * for a call, a spill of the eight sums or a reload of the requantization vectors: those stay
+ * in q4..q7 for the whole span (and the upper clamp is read from the state, one load per
+ * pair). Per pair the first step starts the sums (VMLADAV), and LDR PC enters the unrolled
+ * accumulating steps so that exactly `vectors - 1` of them run (1..4 vectors of 16 channels);
+ * the stores go under the group's predicate (filters past the last one are not stored), and
+ * the loop ends when the output pointer reaches the span's end (its frame: the state's
+ * address, that end and the entry, 16 bytes of kernel stack).
+ */
+typedef struct {
+    const int8_t *x;         /* 0: the first pair's first pixel */
+    const int8_t *w[4];      /* 4..16: the group's filters */
+    int8_t *out;             /* 20: the first pair's first output pixel (moves on) */
+    int32_t pairs;           /* 24 */
+    int32_t x_adv;           /* 28: from a pair's end in pixel A to the next pair's pixel A */
+    int32_t channels;        /* 32: output channels (bytes between output pixels) */
+    int32_t offset;          /* 36: the output offset */
+    int32_t w_back;          /* 40: the bytes a filter pointer moves per pair (the channels) */
+    uint32_t real;           /* 44: the predicate of the group's real filters */
+    int32_t x_col;           /* 48: bytes between pixel A and pixel B */
+    int32_t entry;           /* 52: where in the steps a pair's accumulating steps begin */
+    int32_t spare[2];        /* 56, 60 */
+    int32x4_t add;           /* 64: bias + input_offset * the filters' sums */
+    int32x4_t mult;          /* 80 */
+    int32x4_t shift;         /* 96: min(shift, 0), the right shifts */
+    int32x4_t lo, hi;        /* 112, 128: the clamp */
+    int32x4_t left;          /* 144: max(shift, 0), the left shifts */
+} unfolded_pw_t;
+
+HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
+{
+    register unfolded_pw_t *st __asm__("r0") = state;
+    __asm__ volatile(
+        "sub sp, sp, #16\n\t"
+        "str r0, [sp]\n\t"
+        "adr r2, 2f\n\t"
+        "ldr r4, [r0, #52]\n\t"
+        "add r2, r2, r4\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r2, [r0, #24]\n\t"
+        "ldr r4, [r0, #32]\n\t"
+        "mul r2, r2, r4\n\t"
+        "ldr r4, [r0, #20]\n\t"
+        "add r2, r4, r2, lsl #1\n\t"
+        "str r2, [sp, #4]\n\t"
+        "vldrw.u32 q4, [r0, #64]\n\t"
+        "vldrw.u32 q5, [r0, #80]\n\t"
+        "vldrw.u32 q6, [r0, #96]\n\t"
+        "vldrw.u32 q7, [r0, #112]\n\t"
+        "ldr r2, [r0, #44]\n\t"
+        "vmsr p0, r2\n\t"
+        "ldr r1, [r0]\n\t"
+        "ldr r2, [r0, #48]\n\t"
+        "add r3, r1, r2\n\t"
+        "ldr r5, [r0, #4]\n\t"
+        "ldr r7, [r0, #8]\n\t"
+        "ldr r9, [r0, #12]\n\t"
+        "ldr r11, [r0, #16]\n"
+        "1:\n\t"
+        "vldrb.8 q0, [r1], #16\n\t"
+        "vldrb.8 q1, [r3], #16\n\t"
+        "vldrb.8 q2, [r5], #16\n\t"
+        "vmladav.s8 r0, q0, q2\n\t"
+        "vmladav.s8 r8, q1, q2\n\t"
+        "vldrb.8 q3, [r7], #16\n\t"
+        "vmladav.s8 r2, q0, q3\n\t"
+        "vmladav.s8 r10, q1, q3\n\t"
+        "vldrb.8 q2, [r9], #16\n\t"
+        "vmladav.s8 r4, q0, q2\n\t"
+        "vmladav.s8 r12, q1, q2\n\t"
+        "vldrb.8 q3, [r11], #16\n\t"
+        "vmladav.s8 r6, q0, q3\n\t"
+        "vmladav.s8 lr, q1, q3\n\t"
+        "ldr pc, [sp, #8]\n\t"
+        ".p2align 2\n"
+        "2:\n\t"
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        "vmov q2[2], q2[0], r0, r4\n\t"
+        "vmov q2[3], q2[1], r2, r6\n\t"
+        "vmov q3[2], q3[0], r8, r12\n\t"
+        "vmov q3[3], q3[1], r10, lr\n\t"
+        "ldr r0, [sp]\n\t"
+        "ldr r2, [r0, #40]\n\t"
+        "sub r5, r5, r2\n\t"
+        "sub r7, r7, r2\n\t"
+        "sub r9, r9, r2\n\t"
+        "sub r11, r11, r2\n\t"
+        "ldr r2, [r0, #28]\n\t"
+        "add r1, r1, r2\n\t"
+        "add r3, r3, r2\n\t"
+        "vadd.i32 q2, q2, q4\n\t"
+        "vadd.i32 q3, q3, q4\n\t"
+        "vldrw.u32 q0, [r0, #144]\n\t"
+        "vshl.s32 q2, q2, q0\n\t"
+        "vshl.s32 q3, q3, q0\n\t"
+        "vqrdmulh.s32 q2, q2, q5\n\t"
+        "vqrdmulh.s32 q3, q3, q5\n\t"
+        "vand q0, q2, q6\n\t"
+        "vand q1, q3, q6\n\t"
+        "vshr.s32 q0, q0, #31\n\t"
+        "vshr.s32 q1, q1, #31\n\t"
+        "vqadd.s32 q2, q2, q0\n\t"
+        "vqadd.s32 q3, q3, q1\n\t"
+        "vrshl.s32 q2, q2, q6\n\t"
+        "vrshl.s32 q3, q3, q6\n\t"
+        "ldr r2, [r0, #36]\n\t"
+        "vadd.i32 q2, q2, r2\n\t"
+        "vadd.i32 q3, q3, r2\n\t"
+        "vldrw.u32 q0, [r0, #128]\n\t"
+        "vmax.s32 q2, q2, q7\n\t"
+        "vmax.s32 q3, q3, q7\n\t"
+        "vmin.s32 q2, q2, q0\n\t"
+        "vmin.s32 q3, q3, q0\n\t"
+        "ldr r4, [r0, #20]\n\t"
+        "ldr r2, [r0, #32]\n\t"
+        "add r6, r4, r2\n\t"
+        "add r8, r6, r2\n\t"
+        "str r8, [r0, #20]\n\t"
+        "vpstt\n\t"
+        "vstrbt.32 q2, [r4]\n\t"
+        "vstrbt.32 q3, [r6]\n\t"
+        "ldr r2, [sp, #4]\n\t"
+        "cmp r8, r2\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #16\n"
+        : "+r"(st)
+        :
+        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
+}
+
+#endif
+
 /* What one group of four filters needs over every pixel, read once per group. */
 typedef struct {
     const int8_t *w[4];
@@ -421,38 +534,35 @@ HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geomet
 }
 
 #if defined(UNF_PAIR_ASM)
-/* `pairs` pairs of pixels x_col apart from x, windows of one run of `vectors` (1..4, a
- * constant in each copy) whole vectors: the pair's dot products, `add`, requantized and
- * stored, with nothing decided per pair. */
-HK_INLINE void unfolded_short_pairs(int32_t vectors, const unfolded_group_t *g,
-                                    const int8_t *const *w, const int8_t *x, size_t x_col,
-                                    int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
-{
-    for (int32_t i = 0; i < pairs; ++i, x += 2 * x_col, out += 2 * channels) {
-        int32x4_t ya, yb;
-        unfolded_pair_short(vectors, x, x + x_col, w, &ya, &yb);
-        unfolded_store2(g, ya, yb, add, out, out + channels);
-    }
-}
-
+/* `pairs` pairs of pixels x_col apart from x, windows of one run of `vectors` (1..4) whole
+ * vectors against the group's filters w: their dot products, `add`, requantized and stored,
+ * all in unfolded_pw_asm. */
 HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
                                      const int8_t *const *w, const int8_t *x, size_t x_col,
                                      int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
 {
-    switch (vectors) {
-    case 1:
-        unfolded_short_pairs(1, g, w, x, x_col, pairs, add, out, channels);
-        break;
-    case 2:
-        unfolded_short_pairs(2, g, w, x, x_col, pairs, add, out, channels);
-        break;
-    case 3:
-        unfolded_short_pairs(3, g, w, x, x_col, pairs, add, out, channels);
-        break;
-    default:
-        unfolded_short_pairs(4, g, w, x, x_col, pairs, add, out, channels);
-        break;
+    unfolded_pw_t st;
+    st.x = x;
+    for (int32_t j = 0; j < 4; ++j) {
+        st.w[j] = w[j];
     }
+    st.out = out;
+    st.pairs = pairs;
+    st.x_col = (int32_t)x_col;
+    st.w_back = 16 * vectors;
+    st.x_adv = 2 * st.x_col - st.w_back;
+    st.channels = (int32_t)channels;
+    st.offset = g->offset;
+    st.real = g->real;
+    st.entry = (4 - vectors) * 56;
+    st.add = add;
+    st.mult = g->mult;
+    const int32x4_t zero = vdupq_n_s32(0);
+    st.shift = g->general ? vminq_s32(g->shift, zero) : g->shift;
+    st.left = g->general ? vmaxq_s32(g->shift, zero) : zero;
+    st.lo = g->lo;
+    st.hi = g->hi;
+    unfolded_pw_asm(&st);
 }
 #endif
 
@@ -608,29 +718,6 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
     const int32_t lo = hk_min_i32(ow, (p->pad_left + sw - 1) / sw);
     const int32_t room = p->input_width - p->filter_width + p->pad_left;
     const int32_t hi = hk_max_i32(lo, room < 0 ? 0 : hk_min_i32(ow, room / sw + 1));
-#if defined(UNF_PAIR_ASM)
-    if (unfolded_one_span(p)) {
-        /* A pointwise filter whose pixels are all x_col apart (a row loop's rows, a whole
-         * image at stride 1): the call's pixels are one span. An odd one out goes first,
-         * alone, and its pass also gives the filters' sums. */
-        int32_t pixels = p->batches * p->output_height * ow;
-        const int8_t *x = input;
-        int32x4_t add = g->whole;
-        if ((pixels & 1) != 0) {
-            int32x4_t sums;
-            const int32x4_t acc = unfolded_clipped4(x, 0, 1, cin, g->w, 0, 0, &sums);
-            add = vmlaq_n_s32(g->bias, sums, p->input_offset);
-            unfolded_store(g, vaddq_s32(acc, add), out);
-            x += x_col;
-            out += channels;
-            --pixels;
-        } else if (pixels > 0) {
-            add = vmlaq_n_s32(g->bias, unfolded_sums4(g->w, 0, 1, cin, 0), p->input_offset);
-        }
-        unfolded_short_span(cin >> 4, g, g->w, x, x_col, pixels >> 1, add, out, channels);
-        return;
-    }
-#endif
     unfolded_slot_t slots[UNF_SLOTS];
     for (int32_t i = 0; i < UNF_SLOTS; ++i) {
         slots[i].used = false;
@@ -689,6 +776,31 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
     }
 }
 
+#if defined(UNF_PAIR_ASM)
+/* A pointwise call whose pixels are one span (unfolded_one_span), for one group of four
+ * filters: an odd pixel first, alone, then every pair in unfolded_pw_asm (unfolded_short_span). */
+HK_NOINLINE void unfolded_pointwise(const hk_conv_params_t *p, const int8_t *input,
+                                    const unfolded_group_t *g, int8_t *out)
+{
+    const int32_t cin = p->input_channels;
+    const size_t channels = (size_t)p->output_channels;
+    const size_t x_col = (size_t)p->stride_width * (size_t)cin;
+    int32_t pixels = p->batches * p->output_height * p->output_width;
+    if ((pixels & 1) != 0) {
+        int32x4_t sums;
+        const int32x4_t acc = unfolded_clipped4(input, 0, 1, cin, g->w, 0, 0, &sums);
+        unfolded_store(g, vaddq_s32(acc, g->whole), out);
+        input += x_col;
+        out += channels;
+        --pixels;
+    }
+    if (pixels > 0) {
+        unfolded_short_span(cin >> 4, g, g->w, input, x_col, pixels >> 1, g->whole, out,
+                            channels);
+    }
+}
+#endif
+
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8): sum of filter * (input +
  * input_offset) over the taps inside the image, plus the bias, computed as the dot product
  * with the raw input plus the offset times the filter taps' sum (the same int32 integers). The
@@ -707,10 +819,8 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
     g.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
     g.offset = p->output_offset;
 #if defined(UNF_PAIR_ASM)
-    /* unfolded_group's pointwise span takes the filters' sums itself. */
+    /* A pointwise call whose pixels are one span: unfolded_pointwise's loop. */
     const bool pointwise = unfolded_one_span(p);
-#else
-    const bool pointwise = false;
 #endif
     for (int32_t oc = 0; oc < channels; oc += 4) {
         const int32_t n = hk_min_i32(channels - oc, 4);
@@ -721,11 +831,16 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
         }
         g.real = vctp32q((uint32_t)n);
         g.bias = bias != NULL ? vldrwq_z_s32(bias + oc, g.real) : vdupq_n_s32(0);
-        g.whole = pointwise ? g.bias
-                            : vmlaq_n_s32(g.bias, unfolded_sums4(g.w, 0, 1, (int32_t)taps, 0),
-                                          p->input_offset);
+        g.whole =
+            vmlaq_n_s32(g.bias, unfolded_sums4(g.w, 0, 1, (int32_t)taps, 0), p->input_offset);
         g.mult = vldrwq_z_s32(p->output_multiplier + oc, g.real);
         g.shift = vldrwq_z_s32(p->output_shift + oc, g.real);
+#if defined(UNF_PAIR_ASM)
+        if (pointwise) {
+            unfolded_pointwise(p, input, &g, output + oc);
+            continue;
+        }
+#endif
         unfolded_group(p, input, &g, output + oc);
     }
 }
