@@ -18,7 +18,7 @@ SOURCE = Path(__file__).resolve().parents[2] / "helia_aot_core" / "src"
 ROOT = "helia_aot"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("helia_aot.errors", "helia_aot.version")),
+    ("foundation", ("helia_aot.errors", "helia_aot.version", "helia_aot.user_cache")),
     (
         "models",
         (

@@ -7,7 +7,6 @@ base template because all directories share one lookup.
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from helia_aot.errors import TemplateRenderError
+from helia_aot.user_cache import cache_folder
 
 
 def _import_mako() -> Any:
@@ -57,16 +57,7 @@ def compiled_template_dir() -> Path | None:
     modules (and their bytecode) they load instead. ``$HELIA_AOT_TEMPLATE_CACHE`` names the
     folder (``off`` disables it); the default is ``$XDG_CACHE_HOME/helia_aot/templates``.
     """
-    chosen = os.environ.get(CACHE_ENV, "")
-    if chosen.lower() == "off":
-        return None
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "helia_aot" / "templates"
-    folder = Path(chosen) if chosen else base
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return folder if os.access(folder, os.W_OK) else None
+    return cache_folder(CACHE_ENV, "templates")
 
 
 def _module_file(folder: Path, filename: str, uri: str) -> str:

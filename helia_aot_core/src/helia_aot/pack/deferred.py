@@ -33,6 +33,7 @@ from helia_aot.errors import PluginError
 from helia_aot.pack.record import OperatorRecord, register_operators
 from helia_aot.registry import RegistryContext
 from helia_aot.registry.registry import DeferredEntry
+from helia_aot.user_cache import cache_folder
 from helia_aot.version import __version__
 
 INDEX_ENV = "HELIA_AOT_OPERATOR_INDEX"
@@ -47,16 +48,7 @@ Entry = tuple[str, tuple[str, ...], bool]
 
 def index_dir() -> Path | None:
     """Where indexes are kept, or None when they are off or no folder is writable."""
-    chosen = os.environ.get(INDEX_ENV, "")
-    if chosen.lower() == "off":
-        return None
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "helia_aot" / "operator_index"
-    folder = Path(chosen) if chosen else base
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return folder if os.access(folder, os.W_OK) else None
+    return cache_folder(INDEX_ENV, "operator_index")
 
 
 def entries_of(records: Sequence[OperatorRecord]) -> list[Entry]:
