@@ -331,6 +331,25 @@ def c_array(ctype: str, name: str, values) -> str:
     return f"static const {ctype} {name}[{n}] __attribute__((aligned(16))) = {{{flat or '0'}}};\n"
 
 
+def case_arrays(c: Case, i: int) -> tuple[list[str], str]:
+    """The C arrays of case ``i`` (input, filter, multipliers, shifts, expected output, and the bias
+    when it has one) and the bias argument a kernel call takes (``NULL`` without one)."""
+    parts = [
+        c_array(ctype, f"c{i}_{name}", arr)
+        for name, arr, ctype in (
+            ("x", c.x, "int8_t"),
+            ("w", c.w, "int8_t"),
+            ("m", c.mult, "int32_t"),
+            ("s", c.shift, "int32_t"),
+            ("y", c.expected, "int8_t"),
+        )
+    ]
+    if c.bias is None:
+        return parts, "NULL"
+    parts.append(c_array("int32_t", f"c{i}_b", c.bias))
+    return parts, f"c{i}_b"
+
+
 def program(all_cases: list[Case], rows: list[RequantRow] | None = None) -> str:
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_conv.h"\n#include "hk_depthwise.h"\n'
@@ -342,18 +361,8 @@ def program(all_cases: list[Case], rows: list[RequantRow] | None = None) -> str:
     parts.append(f"static int8_t out[{out_size}];\n\n")
     calls = []
     for i, c in enumerate(all_cases):
-        for name, arr, ctype in (
-            ("x", c.x, "int8_t"),
-            ("w", c.w, "int8_t"),
-            ("m", c.mult, "int32_t"),
-            ("s", c.shift, "int32_t"),
-            ("y", c.expected, "int8_t"),
-        ):
-            parts.append(c_array(ctype, f"c{i}_{name}", arr))
-        bias = "NULL"
-        if c.bias is not None:
-            parts.append(c_array("int32_t", f"c{i}_b", c.bias))
-            bias = f"c{i}_b"
+        arrays, bias = case_arrays(c, i)
+        parts += arrays
         folded = "NULL"
         if c.folded is not None:
             parts.append(c_array("int32_t", f"c{i}_f", c.folded))

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from . import conv_family_refmodels as ref
 from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
-from .test_conv_paths import CONV_FIELDS, Case, c_array, conv_call_case, conv_case
+from .test_conv_paths import CONV_FIELDS, Case, case_arrays, conv_call_case, conv_case
 
 pytestmark = [pytest.mark.cross]
 
@@ -68,18 +68,8 @@ def program(cases: list[Case], seed: int) -> tuple[str, int]:
     ]
     calls = []
     for i, c in enumerate(cases):
-        for name, arr, ctype in (
-            ("x", c.x, "int8_t"),
-            ("w", c.w, "int8_t"),
-            ("m", c.mult, "int32_t"),
-            ("s", c.shift, "int32_t"),
-            ("y", c.expected, "int8_t"),
-        ):
-            parts.append(c_array(ctype, f"c{i}_{name}", arr))
-        bias = "NULL"
-        if c.bias is not None:
-            parts.append(c_array("int32_t", f"c{i}_b", c.bias))
-            bias = f"c{i}_b"
+        arrays, bias = case_arrays(c, i)
+        parts += arrays
         row_bytes = c.fields["output_width"] * c.fields["output_channels"]
         for r0, r1 in row_slices(rng, c):
             sliced = slice_fields(c, r0, r1)

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from . import conv_family_refmodels as ref
 from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
-from .test_conv_paths import CONV_FIELDS, Case, c_array, conv_case
+from .test_conv_paths import CONV_FIELDS, Case, case_arrays, conv_case
 
 pytestmark = [pytest.mark.cross]
 
@@ -77,19 +77,10 @@ def unfolded_program(cases: list[Case]) -> str:
     parts.append(f"static int8_t out[{out_size}];\n\n")
     calls = []
     for i, c in enumerate(cases):
-        for name, arr, ctype in (
-            ("x", c.x, "int8_t"),
-            ("w", c.w, "int8_t"),
-            ("b", c.bias, "int32_t"),
-            ("m", c.mult, "int32_t"),
-            ("s", c.shift, "int32_t"),
-            ("y", c.expected, "int8_t"),
-        ):
-            if arr is not None:
-                parts.append(c_array(ctype, f"c{i}_{name}", arr))
+        arrays, bias = case_arrays(c, i)
+        parts += arrays
         init = ", ".join(f".{k} = {c.fields[k]}" for k in CONV_FIELDS)
         init += f", .output_multiplier = c{i}_m, .output_shift = c{i}_s"
-        bias = f"c{i}_b" if c.bias is not None else "NULL"
         calls.append(f"""    {{
         const hk_conv_params_t p = {{{init}}};
         memset(out, 0x5A, sizeof out);
