@@ -19,7 +19,7 @@ requantization forms (hk_requant.h) against the reference on every path as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -329,6 +329,26 @@ def c_array(ctype: str, name: str, values) -> str:
     flat = ", ".join(str(int(v)) for v in np.asarray(values).reshape(-1))
     n = max(np.asarray(values).size, 1)
     return f"static const {ctype} {name}[{n}] __attribute__((aligned(16))) = {{{flat or '0'}}};\n"
+
+
+def folded_into_bias(c: Case) -> Case | None:
+    """Case ``c`` as goal size calls it where the input offset folds into the bias it replaces:
+    the bias ``bias + input_offset * Sum(w)`` per output channel, an input offset of 0 and the
+    same expected bytes; None where that is not exact (a window reaching outside the image,
+    whose padded taps would then miss their offset term) or there is no bias to replace."""
+    f = c.fields
+    inside = all(
+        f[f"pad_{edge}"] == 0
+        and (f[f"output_{axis}"] - 1) * f[f"stride_{axis}"]
+        + (f[f"filter_{axis}"] - 1) * f[f"dilation_{axis}"]
+        + 1
+        <= f[f"input_{axis}"]
+        for edge, axis in (("top", "height"), ("left", "width"))
+    )
+    if not inside or c.bias is None:
+        return None
+    folded = offset_bias(c.w, c.bias, f["input_offset"], 0 if c.kind == "conv" else 3)
+    return replace(c, fields=dict(f, input_offset=0), bias=folded, folded=None, scratch=0)
 
 
 def case_arrays(c: Case, i: int) -> tuple[list[str], str]:

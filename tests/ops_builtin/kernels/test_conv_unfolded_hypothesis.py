@@ -11,7 +11,9 @@ filters, strides, padding on every edge, dilated rows, which Helium's loop handl
 columns, which fall back to the general loop; channel counts that are not multiples of 4 or 16;
 short rows; odd pixel counts); one program holding a draw's cases is cross-built for the M55 at
 -O2 (the assembly), at -O0 (its intrinsics stand-in) and without MVE (the portable loop), and
-each output is checked byte for byte against the numpy reference.
+each output is checked byte for byte against the numpy reference. Every case whose windows all
+lie in the image also runs in goal size's folded form (the input offset folded into the bias it
+replaces, an input offset of 0: the kernel then skips the filters' sums).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from hypothesis import strategies as st
 
 from . import conv_family_refmodels as ref
 from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
-from .test_conv_paths import CONV_FIELDS, Case, case_arrays, conv_call_case, conv_case
+from .test_conv_paths import CONV_FIELDS, Case, case_arrays, conv_call_case, conv_case, folded_into_bias
 
 pytestmark = [pytest.mark.cross]
 
@@ -186,6 +188,8 @@ def _no_folding(case: Case) -> Case:
 def test_unfolded_conv_matches_the_reference(path_name, drawn, seed, tmp_path_factory):
     cases = [_no_folding(c) for c in drawn_cases(drawn, lambda rng, **kw: conv_case(rng, **kw))]
     cases += fixed_cases()
+    # Goal size's folded form where it is exact: the bias it replaces, an input offset of 0.
+    cases += [f for f in map(folded_into_bias, cases) if f is not None]
     text, calls = program(cases, seed)
     check_program(
         text,

@@ -9,7 +9,9 @@ depthwise convolutions in and around that space (8 to 264 channels, strides, pad
 edge, images narrower than the filter, input zero points at the int8 limits, left shifts and
 dilations that take the other paths), and one program holding all of a draw's cases is
 cross-built for Helium at -O2 and -O0 and for the M55 without MVE or DSP (the portable
-reference path), each checked byte for byte against the numpy reference. Few draws, each many
+reference path), each checked byte for byte against the numpy reference. Cases without padded
+taps run again in goal size's folded form (the input offset in the bias it replaces, an input
+offset of 0, no offset_bias), where the blocks skip the taps' sums. Few draws, each many
 cases, so only a handful of builds run.
 """
 
@@ -21,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
-from .test_conv_paths import conv_case, dw_case, program, requant_rows
+from .test_conv_paths import conv_case, dw_case, folded_into_bias, program, requant_rows
 
 pytestmark = [pytest.mark.cross]
 
@@ -62,6 +64,9 @@ def test_depthwise_blocks_match_the_reference(path_name, drawn, tmp_path_factory
     cases.append(dw_case(np.random.default_rng(0), 64, 3, 3, size=(6, 5)))
     # The same without offset_bias (goal size: the filter sums taken at run time).
     cases.append(dw_case(np.random.default_rng(1), 64, 3, 3, size=(6, 5), fast=False))
+    # Goal size's folded form: VALID (no padded tap), the offset in the bias it replaces.
+    cases.append(dw_case(np.random.default_rng(2), 64, 3, 3, mode="VALID", size=(6, 5), fast=False))
+    cases += [f for f in map(folded_into_bias, cases) if f is not None and f.kind == "dw"]
     # And one convolution, which program() needs to use its scratch buffer.
     cases.append(conv_case(np.random.default_rng(0), 16, 4, 3, 3, size=(4, 4)))
     check_program(

@@ -6,8 +6,10 @@
  * buffer. Goal size keeps neither, so this family runs from the bias alone with no buffer: on
  * Helium two output pixels against four filters at a time, both windows read in place, pixels
  * paired by the way the image edges cut their windows, the filters' sums taken at run time once
- * per group of four and window shape; elsewhere the general loop (hk_conv_generic.h). A family
- * of its own, so the fast paths' translation unit is untouched.
+ * per group of four and window shape; elsewhere the general loop (hk_conv_generic.h). Where no
+ * tap is padded the converter may fold the offset into the bias it replaces and pass an input
+ * offset of 0: the sums are then skipped. A family of its own, so the fast paths' translation
+ * unit is untouched.
  */
 #ifndef HK_CONV_UNFOLDED_H
 #define HK_CONV_UNFOLDED_H

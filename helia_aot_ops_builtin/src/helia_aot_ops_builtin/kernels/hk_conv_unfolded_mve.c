@@ -831,8 +831,12 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
         }
         g.real = vctp32q((uint32_t)n);
         g.bias = bias != NULL ? vldrwq_z_s32(bias + oc, g.real) : vdupq_n_s32(0);
-        g.whole =
-            vmlaq_n_s32(g.bias, unfolded_sums4(g.w, 0, 1, (int32_t)taps, 0), p->input_offset);
+        /* An input offset of 0 (goal size folded it into the bias: every window lies in the
+         * image) needs no sums. */
+        g.whole = p->input_offset == 0
+                      ? g.bias
+                      : vmlaq_n_s32(g.bias, unfolded_sums4(g.w, 0, 1, (int32_t)taps, 0),
+                                    p->input_offset);
         g.mult = vldrwq_z_s32(p->output_multiplier + oc, g.real);
         g.shift = vldrwq_z_s32(p->output_shift + oc, g.real);
 #if defined(UNF_PAIR_ASM)

@@ -9,6 +9,8 @@ when the operator's quantized_bias_type says INT32, which is the accumulator Lit
 For int8 CONV_2D and DEPTHWISE_CONV_2D with a constant filter (and bias), the bias with the
 input offset folded in becomes a constant too, and CONV_2D gets a scratch buffer for one output
 pixel's receptive field: together they enable the kernels' Helium, DSP and portable fast paths.
+At goal size the folded bias instead replaces the model's bias where no tap is ever padded (and
+nothing else reads that bias), with an input offset of 0: no new constant (``_bias_folds``).
 """
 
 from __future__ import annotations
@@ -463,6 +465,62 @@ class _WindowOperator(KernelCallOperator):
                 pad_to=4 if self.FAMILY == "conv" else 1,
             )
             self.intern_constant_array("offset_bias", folded)
+        self.bias_folded = self._bias_folds()
+        if self.bias_folded:
+            assert self.bias is not None  # _bias_folds checked it
+            folded = offset_bias(
+                self.weights.data, self.bias.data, -self.source.zero_point(), self.CHANNEL_AXIS
+            )
+            self.intern_constant_array("folded_bias", folded)
+        elif "folded_bias" in self.op.named_tensors:  # resolved again under another goal
+            self.model.tensors.pop(self.op.named_tensors.pop("folded_bias"), None)
+
+    # -- goal size: the input offset folded into the bias it replaces -------------------------
+    bias_folded: bool = False  # set at Resolve (_bias_folds)
+
+    def _bias_folds(self) -> bool:
+        """Whether goal size's kernels run from ``bias + input_offset * Sum(w)`` in place of the
+        model's bias, with an input offset of 0: exact where no tap is ever padded (every
+        window inside the input, so each window's offset term is the whole filter's), and free
+        where this operator is the constant bias's only reader (the folded copy then replaces
+        it: the same int32 per channel, so the constants do not grow). Otherwise the kernels
+        keep today's size form (the model's bias, filter sums taken at run time)."""
+        bias = self.bias
+        if not (
+            self.FAMILY in ("conv", "depthwise")
+            and self.kind() == "s8"
+            and not self.generic_kernel()
+            and self.adds_offset_per_input()
+            and bias is not None
+            and bias.is_constant
+            and self.weights.is_constant
+            and self._windows_inside()
+        ):
+            return False
+        model = self.model
+        if bias.id in model.outputs or any(
+            bias.id in region.inputs or bias.id in region.outputs for region in model.regions.values()
+        ):
+            return False
+        readers = sum(t == bias.id for op in model.operators for t in op.input_ids)
+        return readers == 1
+
+    def _windows_inside(self) -> bool:
+        """Whether every window lies wholly inside the input (VALID, or SAME that pads nothing)."""
+        (oh, pad_top), (ow, pad_left) = self._spatial()
+        _, h, w, _ = self.source.shape
+        _, kh, kw, _ = self.weights.shape  # [O or 1, H, W, I or C]: the window at 1 and 2
+        o = self.options
+        return (
+            pad_top == 0
+            and pad_left == 0
+            and (oh - 1) * o.stride_h + (kh - 1) * o.dilation_h + 1 <= h
+            and (ow - 1) * o.stride_w + (kw - 1) * o.dilation_w + 1 <= w
+        )
+
+    def reads_input(self, position: int) -> bool:
+        """The model's bias is not read where the folded copy replaces it (goal size)."""
+        return not (position == self.BIAS and self.bias_folded)
 
     def folds_offset(self) -> bool:
         """Whether the int8 fast paths get ``offset_bias``: it needs the filter and bias as data,
@@ -481,12 +539,15 @@ class _WindowOperator(KernelCallOperator):
         to each input as the reference does, instead of from a folded ``offset_bias`` constant
         (4 B per output channel; KWS has 9 such layers of 64 channels). Constants stay the
         generic kernels' and no fast-path buffer is asked for (the convolution runs
-        hk_conv_s8_unfolded: Helium's four-filter loop, the general loop elsewhere)."""
+        hk_conv_s8_unfolded: Helium's four-filter loop, the general loop elsewhere). Where no
+        tap is padded the offset is folded into the bias it replaces (:meth:`_bias_folds`)."""
         return self.optimization_goal == "size"
 
     def goal_size_savings(self) -> tuple[int, int]:
-        """What running from the model's bias at goal size gives up here: the folded
-        ``offset_bias`` and the fast path's buffer, when this module has them."""
+        """What goal size's form gives up here: the folded ``offset_bias`` stored beside the
+        model's bias (size stores no second copy: it runs from the model's bias, or folds the
+        offset into the bias it replaces where no tap is padded) and the fast path's buffer,
+        when this module has them."""
         if not self.folds_offset() or "offset_bias" not in self.op.named_tensors:
             return (0, 0)
         scratch = self.get_local_tensor("scratch").nbytes if self.has_scratch("scratch") else 0
@@ -506,8 +567,9 @@ class _WindowOperator(KernelCallOperator):
             accumulates = self.kind() == "f16" and self.FAMILY in ("conv", "depthwise")
             return clamp + (f16_accumulation_fields(self) if accumulates else [])
         lo, hi = quantized_clamp(self.options.activation, self.target)
+        offset = 0 if self.bias_folded else -self.source.zero_point()  # folded: in the bias
         return [
-            ("input_offset", str(-self.source.zero_point())),
+            ("input_offset", str(offset)),
             ("output_offset", str(self.target.zero_point())),
             ("act_min", str(lo)),
             ("act_max", str(hi)),
@@ -516,10 +578,11 @@ class _WindowOperator(KernelCallOperator):
         ]
 
     def data_args(self) -> list[str]:
+        bias = self.get_local_tensor("folded_bias") if self.bias_folded else self.bias
         return [
             self.data_ptr(self.source),
             self.data_ptr(self.weights),
-            self.data_ptr(self.bias),
+            self.data_ptr(bias),
             self.ptr(self.target),
         ]
 
