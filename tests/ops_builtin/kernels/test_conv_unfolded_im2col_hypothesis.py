@@ -15,7 +15,7 @@ loop), each compared byte for byte with the numpy reference. On Helium the entry
 directly: it must take every call it covers (status 0, the reference's bytes) and refuse the
 others, so a pass proves the new path ran where it should. Cases whose windows all lie in the
 image run again in goal size's folded form (the bias it replaces holds the input offset's term,
-the input offset is 0), where the entry skips the filters' sums.
+the input offset is 0, so the sums the entry takes add nothing).
 """
 
 from __future__ import annotations

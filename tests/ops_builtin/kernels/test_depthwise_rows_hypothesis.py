@@ -11,7 +11,7 @@ dilations that take the other paths), and one program holding all of a draw's ca
 cross-built for Helium at -O2 and -O0 and for the M55 without MVE or DSP (the portable
 reference path), each checked byte for byte against the numpy reference. Cases without padded
 taps run again in goal size's folded form (the input offset in the bias it replaces, an input
-offset of 0, no offset_bias), where the blocks skip the taps' sums. Few draws, each many
+offset of 0, no offset_bias: the blocks' taps' sums then add nothing). Few draws, each many
 cases, so only a handful of builds run.
 """
 

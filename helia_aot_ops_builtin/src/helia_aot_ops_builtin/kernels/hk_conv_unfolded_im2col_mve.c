@@ -378,8 +378,7 @@ HK_NOINLINE void ui_sums(const int8_t *filter, const int32_t *bias, int32_t inpu
 {
     for (int32_t j = 0; j < n; ++j, filter += taps) {
         int32_t sum = 0;
-        /* An input offset of 0 (folded into the bias) scales the sums by 0: skip them. */
-        for (size_t t = 0; input_offset != 0 && t < taps; t += 16) {
+        for (size_t t = 0; t < taps; t += 16) {
             sum = vaddvaq_s8(sum, vldrbq_z_s8(filter + t, vctp8q((uint32_t)(taps - t))));
         }
         if (sums != NULL) {
@@ -530,9 +529,7 @@ HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
             sums[j] = vaddvq_p_s8(wd[j], low);
         }
         int32x4_t whole = bias != NULL ? vldrwq_z_s32(bias + oc, real) : vdupq_n_s32(0);
-        if (p->input_offset != 0) { /* 0: folded into the bias, the sums are not needed */
-            whole = vmlaq_n_s32(whole, vld1q_s32(sums), p->input_offset);
-        }
+        whole = vmlaq_n_s32(whole, vld1q_s32(sums), p->input_offset);
         const int32x4_t m = vldrwq_z_s32(p->output_multiplier + oc, real);
         const int32x4_t s = vldrwq_z_s32(p->output_shift + oc, real);
         const int8_t *row = input, *x = input;

@@ -487,11 +487,6 @@ HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *o
  * within int16 (|sum| <= 1152) and the offset is an int8 zero point's negation. */
 HK_INLINE int32x4x2_t dw_fold3x3_mve(const dw_call_t *k, const int8_t *w, int32_t c)
 {
-    int32x4x2_t start;
-    if (k->p->input_offset == 0) { /* folded into the bias (goal size, no padded tap) */
-        start.val[0] = start.val[1] = vdupq_n_s32(0);
-        return k->bias != NULL ? vld2q_s32(k->bias + c) : start;
-    }
     const size_t channels = (size_t)k->p->input_channels;
     /* Unrolled: the taps' loads and adds in one straight run (a loop costs as much again). */
     int16x8_t sum = vaddq_s16(vldrbq_s16(w), vldrbq_s16(w + channels));
@@ -500,6 +495,7 @@ HK_INLINE int32x4x2_t dw_fold3x3_mve(const dw_call_t *k, const int8_t *w, int32_
     sum = vaddq_s16(sum, vaddq_s16(vldrbq_s16(w + 6 * channels), vldrbq_s16(w + 7 * channels)));
     sum = vaddq_s16(sum, vldrbq_s16(w + 8 * channels));
     const int16x8_t offset = vdupq_n_s16((int16_t)k->p->input_offset);
+    int32x4x2_t start;
     start.val[0] = vmullbq_int_s16(sum, offset);
     start.val[1] = vmulltq_int_s16(sum, offset);
     if (k->bias != NULL) {

@@ -18,9 +18,9 @@
  * assembly block per eight channels with the nine taps unrolled, and windows the image edge
  * cuts to 2 or 3 rows and columns in another block of their own. Without offset_bias (goal
  * size) those whole windows take the same blocks, each group of eight channels starting from
- * the bias plus the input offset times its taps' sum, computed once per group and call (skipped
- * with an input offset of 0: goal size folds the offset into the bias where no tap is padded).
- * Every path gives the reference's integers; other depth multipliers take the generic loop.
+ * the bias plus the input offset times its taps' sum, computed once per group and call (with an
+ * input offset of 0, where goal size folds the offset into the bias, that adds nothing). Every
+ * path gives the reference's integers; other depth multipliers take the generic loop.
  */
 #ifndef HK_DEPTHWISE_H
 #define HK_DEPTHWISE_H
