@@ -139,6 +139,27 @@ parse_depthwise_conv_2d = simple_parser(AirOpType.DEPTHWISE_CONV_2D.value, _dept
 parse_transpose_conv = simple_parser(AirOpType.TRANSPOSE_CONV.value, _transpose_conv_options)
 
 
+_READERS: tuple[Any, int, dict[str, int]] | None = None
+
+
+def _readers(model: Any) -> dict[str, int]:
+    """How many operator inputs name each tensor, counted once per model (each goal-size
+    convolution asks, so a long chain stays linear): the last model's counts are kept while its
+    operator list is the same. A stale count could only fold a shared bias (one more constant,
+    never a wrong result: the other readers keep the model's bias)."""
+    global _READERS
+    cached = _READERS
+    if cached is not None and cached[0] is model and cached[1] == len(model.operators):
+        return cached[2]
+    counts: dict[str, int] = {}
+    for op in model.operators:
+        for t in op.input_ids:
+            if t:
+                counts[t] = counts.get(t, 0) + 1
+    _READERS = (model, len(model.operators), counts)
+    return counts
+
+
 class _WindowOperator(KernelCallOperator):
     """Shared contract of the three convolutions: operand roles, types and requantization."""
 
@@ -502,8 +523,7 @@ class _WindowOperator(KernelCallOperator):
             bias.id in region.inputs or bias.id in region.outputs for region in model.regions.values()
         ):
             return False
-        readers = sum(t == bias.id for op in model.operators for t in op.input_ids)
-        return readers == 1
+        return _readers(model).get(bias.id, 0) == 1
 
     def _windows_inside(self) -> bool:
         """Whether every window lies wholly inside the input (VALID, or SAME that pads nothing)."""
