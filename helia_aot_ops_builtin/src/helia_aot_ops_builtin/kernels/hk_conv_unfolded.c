@@ -7,6 +7,16 @@
 #include "hk_conv_unfolded.h"
 #include "hk_conv_unfolded_im2col.h"
 
+/* The signature every entry shares. */
+typedef int32_t (*hk_conv_fn_t)(const hk_conv_params_t *, const int8_t *, const int8_t *,
+                                const int32_t *, int8_t *);
+
+#if HK_HAVE_MVE
+#define UNF_COLUMNS(f) (f) /* the column entries exist on Helium only */
+#else
+#define UNF_COLUMNS(f) ((hk_conv_fn_t)0)
+#endif
+
 #if HK_HAVE_MVE
 /* Whether Helium's in-place loop (hk_conv_s8_unfolded_mve) takes the call. */
 HK_INLINE bool unfolded_mve_ok(const hk_conv_params_t *p, const int8_t *input,
@@ -22,23 +32,31 @@ HK_INLINE bool unfolded_mve_ok(const hk_conv_params_t *p, const int8_t *input,
 }
 #endif
 
+/* A call over at most 8 input channels through `columns` (a column entry of
+ * hk_conv_unfolded_im2col.h) on Helium where it takes it, else hk_conv_s8_unfolded_in_place. */
+HK_INLINE int32_t unfolded_columns_first(hk_conv_fn_t columns, const hk_conv_params_t *params,
+                                         const int8_t *input, const int8_t *filter,
+                                         const int32_t *bias, int8_t *output)
+{
+#if HK_HAVE_MVE
+    if (params != NULL && params->input_channels <= 8 &&
+        columns(params, input, filter, bias, output) == HK_STATUS_OK) {
+        return HK_STATUS_OK;
+    }
+#else
+    (void)columns;
+#endif
+    return hk_conv_s8_unfolded_in_place(params, input, filter, bias, output);
+}
+
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8): Helium's loop where it applies,
  * the general loop otherwise; both give the reference's integers. */
 int32_t hk_conv_s8_unfolded(const hk_conv_params_t *params, const int8_t *input,
                             const int8_t *filter, const int32_t *bias, int8_t *output)
 {
-#if HK_HAVE_MVE
     /* At most 8 input channels (first layers): windows gathered into columns. */
-    if (params != NULL && params->input_channels <= 8 &&
-        hk_conv_s8_unfolded_im2col(params, input, filter, bias, output) == HK_STATUS_OK) {
-        return HK_STATUS_OK;
-    }
-    if (unfolded_mve_ok(params, input, filter, output)) {
-        hk_conv_s8_unfolded_mve(params, input, filter, bias, output);
-        return HK_STATUS_OK;
-    }
-#endif
-    return hk_conv_s8_generic(params, input, filter, bias, output);
+    return unfolded_columns_first(UNF_COLUMNS(hk_conv_s8_unfolded_im2col), params, input, filter,
+                                  bias, output);
 }
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8): Helium's in-place loop where it
@@ -60,14 +78,8 @@ int32_t hk_conv_s8_unfolded_in_place(const hk_conv_params_t *params, const int8_
 int32_t hk_conv_s8_unfolded_columns(const hk_conv_params_t *params, const int8_t *input,
                                     const int8_t *filter, const int32_t *bias, int8_t *output)
 {
-#if HK_HAVE_MVE
-    if (params != NULL && params->input_channels <= 8 &&
-        hk_conv_s8_unfolded_im2col_windows(params, input, filter, bias, output) ==
-            HK_STATUS_OK) {
-        return HK_STATUS_OK;
-    }
-#endif
-    return hk_conv_s8_unfolded_in_place(params, input, filter, bias, output);
+    return unfolded_columns_first(UNF_COLUMNS(hk_conv_s8_unfolded_im2col_windows), params,
+                                  input, filter, bias, output);
 }
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8): a 1x1 filter over at most 8
@@ -76,12 +88,6 @@ int32_t hk_conv_s8_unfolded_few_pointwise(const hk_conv_params_t *params, const 
                                           const int8_t *filter, const int32_t *bias,
                                           int8_t *output)
 {
-#if HK_HAVE_MVE
-    if (params != NULL && params->input_channels <= 8 &&
-        hk_conv_s8_unfolded_im2col_pointwise(params, input, filter, bias, output) ==
-            HK_STATUS_OK) {
-        return HK_STATUS_OK;
-    }
-#endif
-    return hk_conv_s8_unfolded_in_place(params, input, filter, bias, output);
+    return unfolded_columns_first(UNF_COLUMNS(hk_conv_s8_unfolded_im2col_pointwise), params,
+                                  input, filter, bias, output);
 }
