@@ -144,8 +144,9 @@ def test_goals_pick_the_kernel_entries(tmp_path):
     assert generic[1] == ("generic", "hk_depthwise_s8_generic")
     assert generic[max(generic)] == ("generic", "hk_fully_connected_s8_generic")
     # goal size: the fast loops without folded constants or buffers (the convolution's
-    # hk_conv_unfolded family), the fully connected fast path.
-    assert size[0] == ("specialized", "hk_conv_s8_unfolded")
+    # hk_conv_unfolded family, its entry named for the layer: windows over one channel gathered
+    # into columns), the fully connected fast path.
+    assert size[0] == ("specialized", "hk_conv_s8_unfolded_columns")
     assert size[1] == ("specialized", "hk_depthwise_s8")
     assert size[max(size)] == ("specialized", "hk_fully_connected_s8")
 

@@ -80,22 +80,39 @@ def fc_model(path: Path, spec: tuple, seed: int) -> Path:
     return b.save(path)
 
 
-@pytest.fixture(scope="module")
-def modules(tmp_path_factory) -> list[Module]:
-    """Every spec converted with a golden test of LiteRT's reference outputs (prefixes m0...)."""
-    root = tmp_path_factory.mktemp("fc_helium")
+def convert_specs(
+    root: Path, prefix: str, platform: dict | None = None, only: tuple[int, ...] = ()
+) -> list[Module]:
+    """Every spec (or those numbered ``only``) converted with a golden test of LiteRT's reference
+    outputs (prefixes ``prefix``0...), for the default platform or ``platform``."""
     out = []
     for i, spec in enumerate(SPECS):
+        if only and i not in only:
+            continue
         work = root / f"fc{i}"
         work.mkdir()
         config = {
             "model": {"path": str(fc_model(work / "model.tflite", spec, seed=i))},
-            "module": {"path": str(work / "module"), "name": "module", "prefix": f"m{i}"},
+            "module": {"path": str(work / "module"), "name": "module", "prefix": f"{prefix}{i}"},
             "test": {"enabled": True, "samples": 3, "tolerance": 0.0},
         }
+        if platform is not None:
+            config["platform"] = platform
         result = AotConverter(ConvertArgs.model_validate(config)).convert()
-        out.append(Module(f"fc{i}", result.prefix, Path(result.output)))
+        out.append(Module(f"{prefix}fc{i}", result.prefix, Path(result.output)))
     return out
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory) -> list[Module]:
+    return convert_specs(tmp_path_factory.mktemp("fc_helium"), "m")
+
+
+@pytest.fixture(scope="module")
+def m4_modules(tmp_path_factory) -> list[Module]:
+    """Three specs the Helium loop takes (AD's middle layers; several rows with a clamp; deeper,
+    two pointers) converted for an apollo4 platform (Cortex-M4: no Helium)."""
+    return convert_specs(tmp_path_factory.mktemp("fc_m4"), "q", {"name": "apollo4p_evb"}, only=(0, 2, 8))
 
 
 def test_the_loop_is_written_exactly_for_the_layers_it_fits(modules):
@@ -130,3 +147,19 @@ def test_fc_layers_match_the_reference(modules, target, tmp_path):
     run = run_qemu(elf, core, timeout=300, count=False)
     assert run.returncode == 0, run.stdout
     check_verdicts(run.stdout, modules)
+
+
+def test_modules_converted_for_the_m4_match_the_reference_there(m4_modules, tmp_path):
+    # No Helium loop and no integer multipliers (only Helium reads them): the DSP kernel call
+    # from the double scales, still bit-exact.
+    for module in m4_modules:
+        text = "".join(p.read_text() for p in (module.path / "src").glob("*fully_connected*.c"))
+        assert "__asm__" not in text and "requant_multiplier" not in text, module.name
+    core = CORES["m4"]
+    main = write_main(m4_modules, tmp_path / "main.c")
+    sources = [main, *(s for m in m4_modules for s in m.sources)]
+    include_dirs = [d for m in m4_modules for d in m.include_dirs]
+    elf = cross_build_program(sources, tmp_path / "build", core, include_dirs=include_dirs, opt="-O2")
+    run = run_qemu(elf, core, timeout=300, count=False)
+    assert run.returncode == 0, run.stdout
+    check_verdicts(run.stdout, m4_modules)

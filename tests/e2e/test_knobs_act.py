@@ -8,8 +8,11 @@ latency`` there (``.text`` of the module's objects from the link map, after --gc
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from helia_aot.testing import cross_build_module, module_size, run_module_test_case, run_qemu
+from helia_aot.testing.cross import CROSS_PREFIX
 
 from .corpus import manifest
 from .test_corpus import convert
@@ -32,8 +35,13 @@ def test_knob_value_is_bit_exact_on_host(name, setting, tmp_path):
     # kernel generic: the general loops; goal size: the fast loops without folded constants.
     assert {value for _, value in kernels} == {"generic" if setting == "kernel_generic" else "specialized"}
     if setting == "goal_size":
+        # The size family's entries, named per geometry at conversion (hk_conv_unfolded.h).
         convs = [op.kernel.entry for op in result.plan.operators if op.op_type == "CONV_2D"]
-        assert set(convs) <= {"hk_conv_s8_unfolded"}
+        assert set(convs) <= {
+            "hk_conv_s8_unfolded",
+            "hk_conv_s8_unfolded_columns",
+            "hk_conv_s8_unfolded_in_place",
+        }
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.passed, f"{name} ({setting}):\n{run.stdout}\n{run.stderr[-4000:]}"
 
@@ -51,5 +59,16 @@ def test_size_links_less_code_than_latency_on_the_m55_and_both_are_bit_exact(tmp
         text[goal] = module_size(elf).text
         constants = sum(a.used for a in result.report.arenas if str(a.role) == "constant")
         text[goal + "_constants"] = constants
+        if goal == "size":
+            # Each convolution names the entry for its geometry, so the image holds neither the
+            # per-call dispatcher nor the column pointwise loop KWS never takes.
+            symbols = subprocess.run(
+                [f"{CROSS_PREFIX}nm", str(elf)], capture_output=True, text=True, check=True
+            )
+            linked = {line.split()[-1] for line in symbols.stdout.splitlines() if line.strip()}
+            family = {
+                f"{result.prefix}_hk_conv_s8_unfolded{part}" for part in ("", "_im2col_pointwise", "_columns")
+            }
+            assert linked & family == {f"{result.prefix}_hk_conv_s8_unfolded_columns"}
     assert text["size"] < text["latency"], text
     assert text["size_constants"] < text["latency_constants"], text

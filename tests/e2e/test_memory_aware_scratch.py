@@ -138,7 +138,8 @@ def test_balanced_places_the_buffer_only_where_the_input_dies():
 def test_size_runs_the_convolutions_without_folded_constants_or_buffers_on_kws():
     # goal size keeps the model's own constants: the int8 convolutions run their fast loops from
     # the model's bias (no offset_bias), so the fast path's buffer is never asked for and every
-    # CONV_2D calls hk_conv_s8_unfolded (Helium's four-filter loop, the general loop elsewhere).
+    # CONV_2D calls the hk_conv_unfolded family: the 1-channel first layer its column entry, the
+    # pointwise layers the in-place entry (Helium's four-filter loop, the general loop elsewhere).
     entry = next(e for e in MLPERF if e["name"] == "mlperf_kws_dscnn_int8")
     for kernel in ("auto", "specialized"):
         _, operators, memory_plan = plan(entry, "size", kernel=kernel)
@@ -151,7 +152,7 @@ def test_size_runs_the_convolutions_without_folded_constants_or_buffers_on_kws()
         assert all(op.knob("kernel") == "specialized" for op in convs)
         assert not any("offset_bias" in op.op.named_tensors or op.has_scratch("scratch") for op in convs)
         entries = {op.kernel_function() for op in convs if op.op.op_type == "CONV_2D"}
-        assert entries == {"conv_s8_unfolded"}
+        assert entries == {"conv_s8_unfolded_columns", "conv_s8_unfolded_in_place"}
 
 
 def test_the_written_plan_lists_each_dropped_buffer_with_the_goals_reason(tmp_path):

@@ -30,6 +30,15 @@ from .test_conv_paths import CONV_FIELDS, Case, case_arrays, conv_call_case, con
 pytestmark = [pytest.mark.cross]
 
 PATHS = paths("m55-mve", "m55-mve-O0", "m55-portable")
+ENTRIES = (
+    "hk_conv_s8_unfolded",
+    "hk_conv_s8_unfolded_in_place",
+    "hk_conv_s8_unfolded_columns",
+    "hk_conv_s8_unfolded_few_pointwise",
+)
+"""The family's entries (hk_conv_unfolded.h): the converter names one per layer by its geometry,
+and each must give the reference's bytes for any call (its loops where they apply, else the
+general loop), so every case and slice runs through each."""
 
 
 def row_slices(rng: np.random.Generator, case: Case) -> list[tuple[int, int]]:
@@ -60,7 +69,7 @@ def slice_fields(case: Case, r0: int, r1: int) -> tuple[dict, int] | None:
 
 
 def program(cases: list[Case], seed: int) -> tuple[str, int]:
-    """A C program calling hk_conv_s8_unfolded on every case and slice, counting the calls
+    """A C program calling each entry on every case and slice, counting the calls
     whose bytes differ from the reference's; returns the text and the number of calls."""
     rng = np.random.default_rng(seed)
     out_size = max(c.expected.size for c in cases)
@@ -82,13 +91,14 @@ def program(cases: list[Case], seed: int) -> tuple[str, int]:
             init += f", .output_multiplier = c{i}_m, .output_shift = c{i}_s"
             init += ", .offset_bias = NULL, .scratch = NULL, .scratch_size = 0"
             n = (r1 - r0) * row_bytes
-            calls.append(f"""    {{
+            for entry in ENTRIES:
+                calls.append(f"""    {{
         const hk_conv_params_t p = {{{init}}};
         memset(out, 0x5A, sizeof out);
-        const int32_t status = hk_conv_s8_unfolded(&p, c{i}_x + {start}, c{i}_w, {bias}, out);
+        const int32_t status = {entry}(&p, c{i}_x + {start}, c{i}_w, {bias}, out);
         if (status != 0 || memcmp(out, c{i}_y + {r0 * row_bytes}, {n}u) != 0 ||
             out[{n}] != 0x5A) {{
-            printf("case {i} rows {r0}..{r1} differ (status %ld)\\n", (long)status);
+            printf("case {i} rows {r0}..{r1} {entry} differs (status %ld)\\n", (long)status);
             ++failures;
         }}
         ++calls;

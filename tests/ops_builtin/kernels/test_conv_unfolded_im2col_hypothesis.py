@@ -36,20 +36,69 @@ pytestmark = [pytest.mark.cross]
 PATHS = paths("m55-mve", "m55-mve-O0", "m55-dsp")
 
 
-def covered(c: Case) -> bool:
-    """Whether hk_conv_s8_unfolded_im2col takes the call (its header's conditions)."""
+def pointwise(c: Case) -> bool:
+    """Whether the call is pointwise with every pixel in the image (the pointwise loop's)."""
     f = c.fields
-    kh, kw = f["filter_height"], f["filter_width"]
-    pointwise = (
-        (kh, kw, f["pad_top"], f["pad_left"]) == (1, 1, 0, 0)
+    return (
+        (f["filter_height"], f["filter_width"], f["pad_top"], f["pad_left"]) == (1, 1, 0, 0)
         and (f["output_height"] - 1) * f["stride_height"] < f["input_height"]
         and (f["output_width"] - 1) * f["stride_width"] < f["input_width"]
     )
-    return (
-        f["input_channels"] <= 8
-        and f["dilation_width"] == 1
-        and (pointwise or kh * kw * f["input_channels"] <= 64)
-    )
+
+
+def covered(c: Case) -> bool:
+    """Whether hk_conv_s8_unfolded_im2col takes the call (its header's conditions)."""
+    f = c.fields
+    taps = f["filter_height"] * f["filter_width"] * f["input_channels"]
+    return f["input_channels"] <= 8 and f["dilation_width"] == 1 and (pointwise(c) or taps <= 64)
+
+
+ENTRIES = ("hk_conv_s8_unfolded_columns", "hk_conv_s8_unfolded_few_pointwise", "hk_conv_s8_unfolded_in_place")
+"""The family's entries a layer's geometry names (hk_conv_unfolded.h): each gives the
+reference's bytes for any call, so every case runs through each."""
+
+
+def column_calls(i: int, c: Case, bias: str) -> list[str]:
+    """Case i through the Helium column entries, each of which must take exactly the calls it
+    covers (the reference's bytes) and refuse the others having written nothing."""
+    takes = {
+        "hk_conv_s8_unfolded_im2col": covered(c),
+        "hk_conv_s8_unfolded_im2col_windows": windows_covered(c),
+        "hk_conv_s8_unfolded_im2col_pointwise": covered(c) and pointwise(c),
+    }
+    return [
+        f"""        memset(out, 0x5A, sizeof out);
+        status = {entry}(&p, c{i}_x, c{i}_w, {bias}, out);
+        if ({int(taken)} ? status != 0 || memcmp(out, c{i}_y, {c.expected.size}u) != 0
+                       : status != HK_STATUS_BAD_PARAM || out[0] != 0x5A) {{
+            printf("case {i} {entry} differs (status %ld)\\n", (long)status);
+            ++failures;
+        }}
+"""
+        for entry, taken in takes.items()
+    ]
+
+
+def entry_calls(i: int, c: Case, bias: str) -> list[str]:
+    """Case i through each of ENTRIES, counting wrong bytes or status."""
+    return [
+        f"""        memset(out, 0x5A, sizeof out);
+        status = {entry}(&p, c{i}_x, c{i}_w, {bias}, out);
+        if (status != 0 || memcmp(out, c{i}_y, {c.expected.size}u) != 0) {{
+            printf("case {i} {entry} differs (status %ld)\\n", (long)status);
+            ++failures;
+        }}
+"""
+        for entry in ENTRIES
+    ]
+
+
+def windows_covered(c: Case) -> bool:
+    """Whether hk_conv_s8_unfolded_im2col_windows takes the call: a covered call that is not
+    pointwise, or a pointwise one whose window (one pixel) fits a column; no pointwise loop."""
+    f = c.fields
+    taps = f["filter_height"] * f["filter_width"] * f["input_channels"]
+    return f["input_channels"] <= 8 and f["dilation_width"] == 1 and taps <= 64
 
 
 def band(c: Case, first: int, last: int) -> Case:
@@ -68,9 +117,9 @@ def band(c: Case, first: int, last: int) -> Case:
 
 
 def unfolded_program(cases: list[Case]) -> str:
-    """A main that runs every case through hk_conv_s8_unfolded (and, on Helium, through
-    hk_conv_s8_unfolded_im2col, which must take exactly the covered calls) and counts the calls
-    whose status or bytes are wrong."""
+    """A main that runs every case through hk_conv_s8_unfolded and the other entries (and, on
+    Helium, through hk_conv_s8_unfolded_im2col and its windows and pointwise parts, which must
+    take exactly the calls they cover) and counts the calls whose status or bytes are wrong."""
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_conv_unfolded.h"\n'
         '#include "hk_conv_unfolded_im2col.h"\n#include "hk_isa.h"\n\n'
@@ -92,15 +141,8 @@ def unfolded_program(cases: list[Case]) -> str:
             ++failures;
         }}
 #if HK_HAVE_MVE
-        memset(out, 0x5A, sizeof out);
-        status = hk_conv_s8_unfolded_im2col(&p, c{i}_x, c{i}_w, {bias}, out);
-        if ({int(covered(c))} ? status != 0 || memcmp(out, c{i}_y, {c.expected.size}u) != 0
-                                 : status != HK_STATUS_BAD_PARAM || out[0] != 0x5A) {{
-            printf("case {i} im2col differs (status %ld)\\n", (long)status);
-            ++failures;
-        }}
-#endif
-    }}
+{"".join(column_calls(i, c, bias))}#endif
+{"".join(entry_calls(i, c, bias))}    }}
 """)
     parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n')
     parts.extend(calls)

@@ -18,9 +18,33 @@
 #include "hk_conv_generic.h"
 #include "hk_isa.h"
 
-/* int8 activations, int8 weights, int32 bias (may be NULL); ignores offset_bias and scratch. */
+/* int8 activations, int8 weights, int32 bias (may be NULL); ignores offset_bias and scratch.
+ * The general entry: on Helium it chooses its loop per call (windows gathered into columns for
+ * at most 8 input channels, read in place otherwise), so a module calling it links every loop. */
 int32_t hk_conv_s8_unfolded(const hk_conv_params_t *params, const int8_t *input,
                             const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/*
+ * The same integers through part of the loops, for a call whose geometry the converter knows
+ * (the generated code names the entry, so --gc-sections drops the loops a module never takes).
+ * Each takes any call, with hk_conv_s8_unfolded's signature, and falls back to the general loop
+ * without Helium or for parameters its loop does not take:
+ * - hk_conv_s8_unfolded_columns: at most 8 input channels, any other filter (first layers):
+ *   Helium gathers windows into columns (hk_conv_s8_unfolded_im2col_windows), else reads them
+ *   in place; never the columns' pointwise loop.
+ * - hk_conv_s8_unfolded_few_pointwise: a 1x1 filter without padding over at most 8 input
+ *   channels: Helium reads two pixels per vector (hk_conv_s8_unfolded_im2col_pointwise), else
+ *   in place; never the window gathering.
+ * - hk_conv_s8_unfolded_in_place: windows read in place (more than 8 input channels): no column
+ *   code at all.
+ */
+int32_t hk_conv_s8_unfolded_columns(const hk_conv_params_t *params, const int8_t *input,
+                                    const int8_t *filter, const int32_t *bias, int8_t *output);
+int32_t hk_conv_s8_unfolded_few_pointwise(const hk_conv_params_t *params, const int8_t *input,
+                                          const int8_t *filter, const int32_t *bias,
+                                          int8_t *output);
+int32_t hk_conv_s8_unfolded_in_place(const hk_conv_params_t *params, const int8_t *input,
+                                     const int8_t *filter, const int32_t *bias, int8_t *output);
 
 #if HK_HAVE_MVE
 /* The Helium loop (hk_conv_unfolded_mve.c): ungrouped filters, windows that do not dilate along

@@ -11,8 +11,9 @@
  * offset_bias. Its only buffer is a fixed one on the kernel's stack (see
  * hk_conv_unfolded_im2col_mve.c), not in the arena.
  *
- * hk_conv_s8_unfolded calls it first on Helium; it returns HK_STATUS_BAD_PARAM, having written
- * nothing, for a call it does not cover (the caller then runs its own loop).
+ * hk_conv_s8_unfolded calls it first on Helium (hk_conv_s8_unfolded_columns and
+ * hk_conv_s8_unfolded_few_pointwise call one of its two parts alone); it returns HK_STATUS_BAD_PARAM, having written nothing, for a call it does not
+ * cover (the caller then runs its own loop).
  */
 #ifndef HK_CONV_UNFOLDED_IM2COL_H
 #define HK_CONV_UNFOLDED_IM2COL_H
@@ -27,6 +28,19 @@
  * otherwise. */
 int32_t hk_conv_s8_unfolded_im2col(const hk_conv_params_t *params, const int8_t *input,
                                    const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/* The same without the pointwise loop: every covered call, 1x1 or not, gathers its windows into
+ * columns (windows of at most 64 taps), so a module whose first layers are not pointwise links
+ * no pointwise code; HK_STATUS_BAD_PARAM otherwise. */
+int32_t hk_conv_s8_unfolded_im2col_windows(const hk_conv_params_t *params, const int8_t *input,
+                                           const int8_t *filter, const int32_t *bias,
+                                           int8_t *output);
+
+/* The pointwise loop alone: a 1x1 filter, no padding, every pixel in the image (two pixels per
+ * vector, read in place); HK_STATUS_BAD_PARAM for any other call. */
+int32_t hk_conv_s8_unfolded_im2col_pointwise(const hk_conv_params_t *params,
+                                             const int8_t *input, const int8_t *filter,
+                                             const int32_t *bias, int8_t *output);
 #endif
 
 #endif /* HK_CONV_UNFOLDED_IM2COL_H */

@@ -599,16 +599,20 @@ static bool ui_applies(const hk_conv_params_t *p, const int8_t *input, const int
                           (bias != NULL || p->output_channels <= UI_CHUNK / 2)));
 }
 
-/* Follows LiteRT reference_integer_ops::ConvPerChannel (int8); see the top of this file. */
-int32_t hk_conv_s8_unfolded_im2col(const hk_conv_params_t *params, const int8_t *input,
-                                   const int8_t *filter, const int32_t *bias, int8_t *output)
+/* The entries below, each with the loops it may reach: `windows` (ui_pass, any covered call)
+ * and `pointwise_loop` (ui_pointwise, for a pointwise call whose pixels lie in the image).
+ * Inlined with constant flags, so an entry's code holds only its loops' calls. */
+HK_INLINE int32_t ui_entry(const hk_conv_params_t *params, const int8_t *input,
+                           const int8_t *filter, const int32_t *bias, int8_t *output,
+                           bool windows, bool pointwise_loop)
 {
     const hk_conv_params_t *p = params;
     const bool pointwise =
-        p != NULL && p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
-        p->pad_left == 0 && (p->output_height - 1) * p->stride_height < p->input_height &&
+        pointwise_loop && p != NULL && p->filter_height == 1 && p->filter_width == 1 &&
+        p->pad_top == 0 && p->pad_left == 0 &&
+        (p->output_height - 1) * p->stride_height < p->input_height &&
         (p->output_width - 1) * p->stride_width < p->input_width;
-    if (!ui_applies(p, input, filter, bias, output, pointwise)) {
+    if ((!pointwise && !windows) || !ui_applies(p, input, filter, bias, output, pointwise)) {
         return HK_STATUS_BAD_PARAM;
     }
     const int32_t channels = p->output_channels;
@@ -647,6 +651,29 @@ int32_t hk_conv_s8_unfolded_im2col(const hk_conv_params_t *params, const int8_t 
     g.dense = g.row <= 16;
     ui_pass(p, &g, filter, bias, general, output);
     return HK_STATUS_OK;
+}
+
+/* Follows LiteRT reference_integer_ops::ConvPerChannel (int8); see the top of this file. */
+int32_t hk_conv_s8_unfolded_im2col(const hk_conv_params_t *params, const int8_t *input,
+                                   const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    return ui_entry(params, input, filter, bias, output, true, true);
+}
+
+/* As hk_conv_s8_unfolded_im2col, every covered call through the gathered windows. */
+int32_t hk_conv_s8_unfolded_im2col_windows(const hk_conv_params_t *params, const int8_t *input,
+                                           const int8_t *filter, const int32_t *bias,
+                                           int8_t *output)
+{
+    return ui_entry(params, input, filter, bias, output, true, false);
+}
+
+/* As hk_conv_s8_unfolded_im2col, pointwise calls alone. */
+int32_t hk_conv_s8_unfolded_im2col_pointwise(const hk_conv_params_t *params,
+                                             const int8_t *input, const int8_t *filter,
+                                             const int32_t *bias, int8_t *output)
+{
+    return ui_entry(params, input, filter, bias, output, false, true);
 }
 
 #endif /* HK_HAVE_MVE */

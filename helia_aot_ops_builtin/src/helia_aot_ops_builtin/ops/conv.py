@@ -52,6 +52,7 @@ from helia_aot_ops_builtin.im2col_packing import (
 )
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.row_stream import RowGeometry, backward, ring_rows
+from helia_aot_ops_builtin.unfolded_entries import geometry_entry, layer_entry
 
 _COMMON_RESTRICTIONS = (
     "Input, filter and output are 4-D NHWC tensors with static shapes.",
@@ -814,6 +815,15 @@ class Conv2DOperator(_WindowOperator):
         """Goal size's int8 fast loop: from the model's bias, no buffer (hk_conv_unfolded.h)."""
         return self.kind() == "s8" and not self.generic_kernel() and self.adds_offset_per_input()
 
+    def unfolded_entry(self) -> str:
+        """Goal size's entry for this layer, named here so a module links only the loops its
+        layers take (see helia_aot_ops_builtin.unfolded_entries); row loops and patch stages call
+        the same one on row slices (a 1x1 slice stays unpadded)."""
+        _, kh, kw, fic = (int(d) for d in self.weights.shape)
+        (_, pad_top), (_, pad_left) = self._spatial()
+        entry = geometry_entry(int(self.source.shape[3]), (kh, kw, fic), (pad_top, pad_left))
+        return layer_entry(self.model, entry)
+
     def without_im2col(self, method: Any) -> Any:
         """``method()`` as it answers for the call the other cores make (im2col is Helium's)."""
         self.im2col_off = True
@@ -846,7 +856,7 @@ class Conv2DOperator(_WindowOperator):
         if self.reuses_scratch():
             return "conv_s8_reuse"
         if self.unfolded():
-            return "conv_s8_unfolded"
+            return self.unfolded_entry()
         entry = super().kernel_function()
         if entry != "conv_s8":
             return entry

@@ -280,7 +280,7 @@ class FullyConnectedOperator(KernelCallOperator):
         if packs:
             packed = int(pack_fc_filter(np.zeros((units, depth), np.int8)).nbytes)
             extra = packed - units * depth + 4 * units - (0 if self.bias is None else 4 * units)
-            requant = self.integer_requant_form()
+            requant = self.integer_requant_form() if self.helium_core() else None
             extra += 0 if requant is None else 4 * units
         return [KernelVariant("kernel", "specialized", 0, extra), KernelVariant("kernel", "generic")]
 
@@ -303,8 +303,17 @@ class FullyConnectedOperator(KernelCallOperator):
 
     def integer_requant(self) -> IntegerRequant | None:
         """The packed int8 kernel's integer requantization (Helium, eight units at a time), when
-        the converter proves it gives the double form's outputs (``fc_integer_requant``)."""
-        return self.integer_requant_form() if self.packs_filter() else None
+        the converter proves it gives the double form's outputs (``fc_integer_requant``) and the
+        platform's core has Helium (:meth:`helium_core`)."""
+        return self.integer_requant_form() if self.packs_filter() and self.helium_core() else None
+
+    def helium_core(self) -> bool:
+        """Whether the platform's core has Helium. Only Helium reads the integer requantization's
+        multipliers and runs the per-layer loop (whose table holds them again), so a module
+        converted for a core without it (apollo3, apollo4: Cortex-M4) gets neither: the DSP and
+        portable paths requantize from the double scales (AD: 6,688 B of constants fewer). A
+        platform that does not say counts as having it (the output stays as before)."""
+        return bool(getattr(self.platform, "has_mve", True))
 
     def integer_requant_form(self) -> IntegerRequant | None:
         """``integer_requant`` whatever the knobs, computed once (variants and emission ask)."""
@@ -320,7 +329,7 @@ class FullyConnectedOperator(KernelCallOperator):
     def helium_layer(self) -> HeliumLayer | None:
         """The per-layer Helium loop (``fc_helium``), when the packed int8 kernel runs, the filter
         has no offset and the offset-in-the-multiply requantization is proved for the layer."""
-        if not self.packs_filter() or self.filter_offset() != 0:
+        if not self.packs_filter() or self.filter_offset() != 0 or not self.helium_core():
             return None
         cached = self.__dict__.get("_helium_layer", False)
         if cached is False:
