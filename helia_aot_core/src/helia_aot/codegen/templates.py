@@ -7,8 +7,11 @@ base template because all directories share one lookup.
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +46,62 @@ def _import_mako() -> Any:
 
 TemplateLookup = _import_mako().TemplateLookup
 
+_CHECKED: ContextVar[dict[tuple[int, str], Any] | None] = ContextVar(
+    "helia_aot_templates_checked", default=None
+)
+
+
+@contextmanager
+def templates_checked_once() -> Iterator[None]:
+    """Check each template file's date once until the block ends (the Emit stage).
+
+    Mako's lookup checks a template's file (an ``os.stat``) every time it is asked for it, and a
+    module of a thousand operators asks for some five thousand templates (two per operator and
+    the base templates they inherit). The files do not change while one module is emitted;
+    outside the block every ask checks again, so a template edited between conversions is used.
+    """
+    token = _CHECKED.set({})
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
+class _Lookup(TemplateLookup):  # type: ignore[misc, valid-type]
+    """Mako's lookup, whose date checks :func:`templates_checked_once` makes once per template."""
+
+    def get_template(self, uri: str) -> Any:
+        checked = _CHECKED.get()
+        if checked is None:
+            return super().get_template(uri)
+        key = (id(self), uri)
+        template = checked.get(key)
+        if template is None:
+            template = checked[key] = super().get_template(uri)
+        return template
+
+
+_TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
+_OTHER_SPACE = re.compile(r"[\r\x0b\x0c\x1c-\x1f]")
+"""ASCII characters other than space, tab and newline that ``str.splitlines`` splits at or
+``str.rstrip`` strips: text without them (nor non-ASCII) takes :func:`tidy_lines`' fast path."""
+
+
+def tidy_lines(text: str) -> str:
+    """``text`` with no trailing blanks on any line, no blank lines at the end and one newline.
+
+    The same as stripping every line of ``text.splitlines()`` and dropping the empty ones at the
+    end; for plain ASCII text (every generated file) done by one substitution instead of a
+    Python string per line (a twentieth of Emit on a thousand operators).
+    """
+    if text.isascii() and not _OTHER_SPACE.search(text):
+        return _TRAILING_BLANKS.sub("", text).rstrip("\n") + "\n"
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
 CORE_TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 CACHE_ENV = "HELIA_AOT_TEMPLATE_CACHE"
@@ -72,7 +131,7 @@ class TemplateRenderer:
     def __init__(self, directories: Sequence[Path] = ()) -> None:
         dirs = [str(Path(d)) for d in directories] + [str(CORE_TEMPLATE_DIR)]
         folder = compiled_template_dir()
-        self.lookup = TemplateLookup(
+        self.lookup = _Lookup(
             directories=dirs,
             strict_undefined=True,
             input_encoding="utf-8",
@@ -96,10 +155,7 @@ class TemplateRenderer:
                 details=detail,
             ) from exc
         # One trailing newline and no trailing blanks keep the output byte-stable and diff-friendly.
-        lines = [line.rstrip() for line in text.splitlines()]
-        while lines and not lines[-1]:
-            lines.pop()
-        return "\n".join(lines) + "\n"
+        return tidy_lines(text)
 
 
 @lru_cache(maxsize=32)
