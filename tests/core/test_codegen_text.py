@@ -1,8 +1,7 @@
-"""Generated text is tidied and written the same way on the fast paths as on the plain ones.
+"""Generated text is written and rendered the same way on the fast paths as on the plain ones.
 
-``tidy_lines`` strips trailing blanks with one substitution on plain ASCII text and line by line
-otherwise; ``write_text_file`` writes through file descriptors. Both must give the bytes the
-plain Python spellings give (the module's files are compared across runs and with goldens).
+``write_text_file`` writes through file descriptors: the bytes and the file mode must be what
+``open(path, "wb")`` gives (the module's files are compared across runs and with goldens).
 ``templates_checked_once`` checks a template file once within Emit, and again after it.
 """
 
@@ -14,33 +13,6 @@ from helia_aot.codegen import templates
 from helia_aot.codegen.files import write_text_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-PIECES = st.sampled_from(
-    ["a", "x = 1;", " ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "é", "\u2028", "\x85", ""]
-)
-
-
-def _line_by_line(text: str) -> str:
-    lines = [line.rstrip() for line in text.splitlines()]
-    while lines and not lines[-1]:
-        lines.pop()
-    return "\n".join(lines) + "\n"
-
-
-@settings(max_examples=25, deadline=None)
-@given(st.lists(PIECES, max_size=30).map("".join))
-def test_tidy_lines_is_the_line_by_line_strip(text):
-    assert templates.tidy_lines(text) == _line_by_line(text)
-
-
-def test_tidy_lines_on_generated_looking_text():
-    text = "/* head */  \n#include <x.h>\t\n\n  \nint f(void) {\n    return 0;   \n}\n\n\n   \n"
-    assert (
-        templates.tidy_lines(text)
-        == _line_by_line(text)
-        == ("/* head */\n#include <x.h>\n\n\nint f(void) {\n    return 0;\n}\n")
-    )
-    assert templates.tidy_lines("") == "\n"
 
 
 @settings(max_examples=10, deadline=None)

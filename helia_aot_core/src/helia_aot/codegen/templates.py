@@ -7,7 +7,6 @@ base template because all directories share one lookup.
 from __future__ import annotations
 
 import hashlib
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -46,9 +45,8 @@ def _import_mako() -> Any:
 
 TemplateLookup = _import_mako().TemplateLookup
 
-_CHECKED: ContextVar[dict[tuple[int, str], Any] | None] = ContextVar(
-    "helia_aot_templates_checked", default=None
-)
+_CHECKING: ContextVar[object | None] = ContextVar("helia_aot_templates_checked", default=None)
+"""The current :func:`templates_checked_once` block (a token), or None outside one."""
 
 
 @contextmanager
@@ -60,46 +58,29 @@ def templates_checked_once() -> Iterator[None]:
     the base templates they inherit). The files do not change while one module is emitted;
     outside the block every ask checks again, so a template edited between conversions is used.
     """
-    token = _CHECKED.set({})
+    token = _CHECKING.set(object())
     try:
         yield
     finally:
-        _CHECKED.reset(token)
+        _CHECKING.reset(token)
 
 
 class _Lookup(TemplateLookup):  # type: ignore[misc, valid-type]
     """Mako's lookup, whose date checks :func:`templates_checked_once` makes once per template."""
 
+    _block: object | None = None
+    _checked: dict[str, Any]
+
     def get_template(self, uri: str) -> Any:
-        checked = _CHECKED.get()
-        if checked is None:
+        block = _CHECKING.get()
+        if block is None:
             return super().get_template(uri)
-        key = (id(self), uri)
-        template = checked.get(key)
+        if self._block is not block:  # a new block: every template is checked again
+            self._block, self._checked = block, {}
+        template = self._checked.get(uri)
         if template is None:
-            template = checked[key] = super().get_template(uri)
+            template = self._checked[uri] = super().get_template(uri)
         return template
-
-
-_TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
-_OTHER_SPACE = re.compile(r"[\r\x0b\x0c\x1c-\x1f]")
-"""ASCII characters other than space, tab and newline that ``str.splitlines`` splits at or
-``str.rstrip`` strips: text without them (nor non-ASCII) takes :func:`tidy_lines`' fast path."""
-
-
-def tidy_lines(text: str) -> str:
-    """``text`` with no trailing blanks on any line, no blank lines at the end and one newline.
-
-    The same as stripping every line of ``text.splitlines()`` and dropping the empty ones at the
-    end; for plain ASCII text (every generated file) done by one substitution instead of a
-    Python string per line (a twentieth of Emit on a thousand operators).
-    """
-    if text.isascii() and not _OTHER_SPACE.search(text):
-        return _TRAILING_BLANKS.sub("", text).rstrip("\n") + "\n"
-    lines = [line.rstrip() for line in text.splitlines()]
-    while lines and not lines[-1]:
-        lines.pop()
-    return "\n".join(lines) + "\n"
 
 
 CORE_TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
@@ -155,7 +136,10 @@ class TemplateRenderer:
                 details=detail,
             ) from exc
         # One trailing newline and no trailing blanks keep the output byte-stable and diff-friendly.
-        return tidy_lines(text)
+        lines = [line.rstrip() for line in text.splitlines()]
+        while lines and not lines[-1]:
+            lines.pop()
+        return "\n".join(lines) + "\n"
 
 
 @lru_cache(maxsize=32)
