@@ -132,6 +132,7 @@ class AotOperator:
     need to compute on non-constant tensors of that type. Resolve refuses the operator on a platform
     without it, before instantiating it, naming the registered platforms that have it; constant
     tensors are exempt (a constant float16 weight widened by DEQUANTIZE needs no FP16 arithmetic)."""
+    _name_made: tuple[tuple[str, str], str] | None = None  # see ``name``
     FIXED_AFTER_RESOLVE: ClassVar[tuple[str, ...]] = ()
     """Names of argument-free methods whose answer depends only on the operator's tensors, options,
     knobs and goal, so is fixed once the knobs are resolved: each is asked dozens of times per
@@ -211,8 +212,15 @@ class AotOperator:
 
     @property
     def name(self) -> str:
-        """``<op type>_<id>`` as a C identifier fragment; files and symbols are ``<prefix>_<name>``."""
-        return c_identifier(f"{self.op.op_type}_{self.op.id}", max_length=64, fallback="op")
+        """``<op type>_<id>`` as a C identifier fragment; files and symbols are ``<prefix>_<name>``.
+
+        Kept with the type and id it was made from (every tensor an operator adds and every file
+        and symbol it writes asks for it): made again only when either changes."""
+        key = (self.op.op_type, self.op.id)
+        made = self._name_made
+        if made is None or made[0] != key:
+            made = self._name_made = (key, c_identifier(f"{key[0]}_{key[1]}", max_length=64, fallback="op"))
+        return made[1]
 
     @property
     def stem(self) -> str:
