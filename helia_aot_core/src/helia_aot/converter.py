@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from helia_aot.air import verify_model
+from helia_aot.codegen.templates import templates_checked_once
 from helia_aot.config.args import ConvertArgs
 from helia_aot.errors import OperatorOrderError
 from helia_aot.optimization import OptimizationPlan, OptimizationReport
@@ -196,7 +197,7 @@ class AotConverter:
                     work_dir=work_dir if keep else None,
                 )
             details = {}
-            with self._stage("emit", details):
+            with self._stage("emit", details), templates_checked_once():
                 module_dir = work_dir / config.module_name
                 test_case = recs.test_case_values(model, config) if config.test.enabled else None
                 plan_record = recs.plan_record(model, operators, platform, config)

@@ -7,6 +7,7 @@ order, so every traversal is deterministic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -81,11 +82,8 @@ class AirTensor:
 
     @property
     def size(self) -> int:
-        """Number of elements."""
-        n = 1
-        for d in self.shape:
-            n *= int(d)
-        return n
+        """Number of elements (the product in C: every stage asks it of every tensor)."""
+        return math.prod(map(int, self.shape))
 
     @property
     def nbytes(self) -> int:

@@ -24,7 +24,7 @@ def verify_model(model: AirModel) -> list[str]:
         if tensor.name in names:
             problems.append(f"tensors {names[tensor.name]!r} and {tid!r} share the name {tensor.name!r}")
         names[tensor.name] = tid
-        if any(int(d) < 0 for d in tensor.shape):
+        if tensor.shape and min(map(int, tensor.shape)) < 0:
             problems.append(f"tensor {tid!r} has a negative dimension {tensor.shape}")
         if tensor.kind is AirTensorKind.CONSTANT:
             if tensor.data is None:

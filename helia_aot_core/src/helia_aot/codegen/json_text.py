@@ -3,9 +3,11 @@
 With ``indent`` set, :func:`json.dumps` cannot use its C encoder and walks the value with nested
 Python generators, one ``yield`` per token; the plan and report records of a model of a thousand
 operators hold hundreds of thousands of tokens, and that walk was a tenth of such a conversion.
-Here containers are walked by plain recursion into one list of strings, and every leaf is spelled
-by the same functions :mod:`json` uses (its C string escaper, ``int.__repr__``, ``float.__repr__``),
-so the text is unchanged byte for byte (a property test compares the two on random values).
+Here containers are walked by plain recursion into one list of strings (the commonest leaves,
+exact ``str``, ``int``, ``None`` and ``bool``, spelled inside their container's loop rather than by
+a call each), and every leaf is spelled by the same functions :mod:`json` uses (its C string
+escaper, ``int.__repr__``, ``float.__repr__``), so the text is unchanged byte for byte (a property
+test compares the two on random values).
 """
 
 from __future__ import annotations
@@ -66,10 +68,17 @@ def _write(value: Any, out: list[str], indent: str, level: int) -> None:
         out.append("[" + inner)
         first = True
         for item in value:
-            if not first:
+            if first:
+                first = False
+            else:
                 out.append(separator)
-            first = False
-            _write(item, out, indent, level + 1)
+            kind = type(item)  # the commonest leaves spelled here, without a call each
+            if kind is str:
+                out.append(encode_basestring_ascii(item))
+            elif kind is int:
+                out.append(int.__repr__(item))
+            else:
+                _write(item, out, indent, level + 1)
         out.append("\n" + indent * level + "]")
     elif isinstance(value, dict):
         if not value:
@@ -80,11 +89,23 @@ def _write(value: Any, out: list[str], indent: str, level: int) -> None:
         out.append("{" + inner)
         first = True
         for key, item in value.items():
-            if not first:
+            if first:
+                first = False
+            else:
                 out.append(separator)
-            first = False
-            out.append(_key_text(key) + ": ")
-            _write(item, out, indent, level + 1)
+            key_text = encode_basestring_ascii(key) if type(key) is str else _key_text(key)
+            kind = type(item)
+            if kind is str:
+                out.append(key_text + ": " + encode_basestring_ascii(item))
+            elif kind is int:
+                out.append(key_text + ": " + int.__repr__(item))
+            elif item is None:
+                out.append(key_text + ": null")
+            elif kind is bool:
+                out.append(key_text + (": true" if item else ": false"))
+            else:
+                out.append(key_text + ": ")
+                _write(item, out, indent, level + 1)
         out.append("\n" + indent * level + "}")
     else:
         raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")

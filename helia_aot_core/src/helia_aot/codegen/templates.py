@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,44 @@ def _import_mako() -> Any:
 
 TemplateLookup = _import_mako().TemplateLookup
 
+_CHECKING: ContextVar[object | None] = ContextVar("helia_aot_templates_checked", default=None)
+"""The current :func:`templates_checked_once` block (a token), or None outside one."""
+
+
+@contextmanager
+def templates_checked_once() -> Iterator[None]:
+    """Check each template file's date once until the block ends (the Emit stage).
+
+    Mako's lookup checks a template's file (an ``os.stat``) every time it is asked for it, and a
+    module of a thousand operators asks for some five thousand templates (two per operator and
+    the base templates they inherit). The files do not change while one module is emitted;
+    outside the block every ask checks again, so a template edited between conversions is used.
+    """
+    token = _CHECKING.set(object())
+    try:
+        yield
+    finally:
+        _CHECKING.reset(token)
+
+
+class _Lookup(TemplateLookup):  # type: ignore[misc, valid-type]
+    """Mako's lookup, whose date checks :func:`templates_checked_once` makes once per template."""
+
+    _block: object | None = None
+    _checked: dict[str, Any]
+
+    def get_template(self, uri: str) -> Any:
+        block = _CHECKING.get()
+        if block is None:
+            return super().get_template(uri)
+        if self._block is not block:  # a new block: every template is checked again
+            self._block, self._checked = block, {}
+        template = self._checked.get(uri)
+        if template is None:
+            template = self._checked[uri] = super().get_template(uri)
+        return template
+
+
 CORE_TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 CACHE_ENV = "HELIA_AOT_TEMPLATE_CACHE"
@@ -72,7 +112,7 @@ class TemplateRenderer:
     def __init__(self, directories: Sequence[Path] = ()) -> None:
         dirs = [str(Path(d)) for d in directories] + [str(CORE_TEMPLATE_DIR)]
         folder = compiled_template_dir()
-        self.lookup = TemplateLookup(
+        self.lookup = _Lookup(
             directories=dirs,
             strict_undefined=True,
             input_encoding="utf-8",

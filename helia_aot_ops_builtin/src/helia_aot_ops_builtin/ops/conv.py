@@ -169,6 +169,7 @@ class _WindowOperator(KernelCallOperator):
     OPTIONS: type = AirConv2DOptions
     INPUT, FILTER, BIAS = 0, 1, 2
     CHANNEL_AXIS = 0  # the filter's output-channel axis
+    FIXED_AFTER_RESOLVE = ("kind", "generic_kernel", "folds_offset", "_spatial")  # see AotOperator
 
     @property
     def options(self) -> Any:
@@ -615,6 +616,7 @@ class Conv2DOperator(_WindowOperator):
     FAMILY = "conv"
     KNOB_FAMILY = "conv_s8"
     im2col_general: int = 0  # hk_conv_im2col_params_t.general, set with its tables at Resolve
+    FIXED_AFTER_RESOLVE = ("im2col_shape", "im2col_in_place")  # with _WindowOperator's
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
         "Input channels must be a multiple of the filter's, and output channels of the group count.",
         FLOAT16_RESTRICTION,

@@ -9,6 +9,7 @@ upper-case class attributes are the declarative contract the pipeline reads.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +76,28 @@ class KernelVariant:
     code_bytes: int = 0
 
 
+def _remembered(method: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``method`` answering from the operator's memo while it is on (see ``FIXED_AFTER_RESOLVE``).
+
+    Keyed by the qualified name, so an override that calls ``super().method()`` keeps both answers
+    apart (each class's body is run once and remembered under its own key).
+    """
+    key = method.__qualname__
+
+    @functools.wraps(method)
+    def remembered(self: Any) -> Any:
+        memo = self._memo
+        if memo is None:
+            return method(self)
+        if key in memo:
+            return memo[key]
+        value = memo[key] = method(self)
+        return value
+
+    remembered.__remembered__ = True  # type: ignore[attr-defined]
+    return remembered
+
+
 class AotOperator:
     """Base class for the AOT lowering of a single AIR operator (provisional API).
 
@@ -109,6 +132,25 @@ class AotOperator:
     need to compute on non-constant tensors of that type. Resolve refuses the operator on a platform
     without it, before instantiating it, naming the registered platforms that have it; constant
     tensors are exempt (a constant float16 weight widened by DEQUANTIZE needs no FP16 arithmetic)."""
+    _name_made: tuple[tuple[str, str], str] | None = None  # see ``name``
+    FIXED_AFTER_RESOLVE: ClassVar[tuple[str, ...]] = ()
+    """Names of argument-free methods whose answer depends only on the operator's tensors, options,
+    knobs and goal, so is fixed once the knobs are resolved: each is asked dozens of times per
+    operator by Resolve, Plan and Emit (a 1,000-layer model asked a convolution's kernel type 30,000
+    times), so from the knobs' resolution on the first answer is remembered per operator. The
+    memo is forgotten whenever the operator adds or drops a tensor of its own (``forget_fixed``
+    for any other change). A subclass's list extends its parents'; an override of a listed method
+    is remembered too. Never list a method that reads the plan (scratch kept, reused) or a flag
+    toggled while rendering."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Every class's own list counts, and a shared base may list what only its subclasses define.
+        names = {n for c in cls.__mro__ for n in c.__dict__.get("FIXED_AFTER_RESOLVE", ())}
+        for name in sorted(names):
+            own = cls.__dict__.get(name)
+            if callable(own) and not getattr(own, "__remembered__", False):
+                setattr(cls, name, _remembered(own))
 
     def __init__(
         self,
@@ -155,6 +197,13 @@ class AotOperator:
         """Dropped buffers the kernel places in dead bytes (``reusable_scratch``) rather than
         running its scratch-free variant."""
         self._resolved = False
+        self._memo: dict[str, Any] | None = None
+        """Answers of ``FIXED_AFTER_RESOLVE`` methods; None (asking each time) until the knobs are set."""
+
+    def forget_fixed(self) -> None:
+        """Drop the remembered ``FIXED_AFTER_RESOLVE`` answers (after changing what they read)."""
+        if self._memo:
+            self._memo.clear()
 
     # -- identity ------------------------------------------------------------------------------
     @property
@@ -163,8 +212,15 @@ class AotOperator:
 
     @property
     def name(self) -> str:
-        """``<op type>_<id>`` as a C identifier fragment; files and symbols are ``<prefix>_<name>``."""
-        return c_identifier(f"{self.op.op_type}_{self.op.id}", max_length=64, fallback="op")
+        """``<op type>_<id>`` as a C identifier fragment; files and symbols are ``<prefix>_<name>``.
+
+        Kept with the type and id it was made from (every tensor an operator adds and every file
+        and symbol it writes asks for it): made again only when either changes."""
+        key = (self.op.op_type, self.op.id)
+        made = self._name_made
+        if made is None or made[0] != key:
+            made = self._name_made = (key, c_identifier(f"{key[0]}_{key[1]}", max_length=64, fallback="op"))
+        return made[1]
 
     @property
     def stem(self) -> str:
@@ -256,6 +312,7 @@ class AotOperator:
         )
         self.model.add_tensor(tensor, replace=True)
         self.op.named_tensors[name] = tid
+        self.forget_fixed()
         return tid
 
     def add_scratch(
@@ -288,6 +345,7 @@ class AotOperator:
         )
         self.model.add_tensor(tensor, replace=True)
         self.op.named_tensors[name] = tid
+        self.forget_fixed()
         if optional:
             self.optional_scratch[name] = int(nbytes)
             self.scratch_free_on[name] = frozenset(free_on)
@@ -304,6 +362,7 @@ class AotOperator:
         self.model.tensors.pop(tid, None)
         self.dropped_scratch[name] = nbytes
         self.scratch_drop_reasons[name] = reason
+        self.forget_fixed()
 
     def reuse_scratch(self, name: str, reason: str = "") -> None:
         """Give up the optional buffer ``name`` for the kernel's dead-bytes placement
@@ -360,6 +419,7 @@ class AotOperator:
         self.validate()
         if self.knob_resolver is not None:
             self.knob_resolver(self)
+        self._memo = {}  # FIXED_AFTER_RESOLVE: tensors, options, knobs and goal are set from here
         self.on_resolve()
         self._resolved = True
 
