@@ -27,6 +27,7 @@ LAZY = (
     "flatbuffers.flexbuffers",  # GRU fusion's custom options
     "helia_aot.views",  # the ConversionResult's views (result_views: true)
     "helia_aot.pipeline.result_views",
+    "xml.etree.ElementTree",  # the CMSIS-Pack description (module.type cmsis_pack)
 )
 """Modules a KWS conversion from the command line does not import (besides typer and click)."""
 
