@@ -137,7 +137,7 @@ def test_the_command_runs_with_the_collector_off_and_leaves_it_as_it_found_it():
     walk them), the command runs with it off, and an in-process caller gets it back on."""
     script = (
         "import gc, json, sys\n"
-        "from helia_aot.cli import main\n"
+        "from helia_aot.cli import app, main  # the typer app is imported when first named\n"
         "app_module = sys.modules['helia_aot.cli.app']  # helia_aot.cli.app is also the Typer app's name\n"
         "seen = [gc.get_freeze_count() > 0, gc.isenabled()]\n"
         "real = app_module.version_text\n"

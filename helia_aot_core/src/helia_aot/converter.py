@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import verify_model
 from helia_aot.codegen.templates import templates_checked_once
@@ -32,7 +32,9 @@ from helia_aot.platforms import resolve_platform
 from helia_aot.plugins.manager import plugin_host
 from helia_aot.registry.build import build_default_registry_context
 from helia_aot.registry.context import RegistryContext
-from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
+
+if TYPE_CHECKING:  # annotations only: the views are built (and imported) only with result_views
+    from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,7 +10,6 @@ functions the reference calls), so a lookup table built here equals LiteRT's ent
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import math
 from collections.abc import Callable
@@ -32,6 +31,8 @@ INT16_RANGE = 65535  # int16 max - int16 min, as LiteRT's int16 tables use it
 def _load_libm() -> ctypes.CDLL | None:
     # On first use, not at import: find_library runs ``ldconfig -p`` in a child process, which
     # every conversion paid at start-up although few models have a table built from these.
+    import ctypes.util  # with it: ctypes.util imports subprocess, which a conversion does not need
+
     name = ctypes.util.find_library("m")
     try:
         lib = ctypes.CDLL(name) if name else ctypes.CDLL(None)

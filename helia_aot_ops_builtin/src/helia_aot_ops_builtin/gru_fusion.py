@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from flatbuffers import flexbuffers
 from helia_aot.converters.litert.source_indices import mark_source_indices, source_index
 from helia_aot.litert import schema_py_generated as litert
 
@@ -345,6 +344,8 @@ def _apply(
     model: litert.ModelT, subgraph: litert.SubGraphT, inputs: list[int], result: int, indices: list[int]
 ) -> None:
     """Put one GRU operator where the first replaced operator was and drop the replaced ones."""
+    from flatbuffers import flexbuffers  # here: only a model with a GRU to fuse writes options
+
     fused = litert.OperatorT()
     fused.opcodeIndex = _custom_code(model)
     fused.inputs = inputs

@@ -1,7 +1,14 @@
-"""The ``helia-aot`` command line: a thin layer over ConvertArgs and AotConverter."""
+"""The ``helia-aot`` command line: a thin layer over ConvertArgs and AotConverter.
+
+``from helia_aot.cli import app`` is the typer app and ``main`` the console script. The app is
+imported on first use of the name: a plain ``convert`` command line runs without it
+(:mod:`helia_aot.cli.direct`).
+"""
 
 import os
 import sys
+import types
+from typing import Any
 
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
 """The command's BLAS thread count unless the environment sets one. A conversion does no large
@@ -20,10 +27,33 @@ if "numpy" not in sys.modules:
 if "pydantic" not in sys.modules:
     os.environ.setdefault(*PYDANTIC_PLUGINS)
 
-from helia_aot.pipeline.collector import collector_paused  # noqa: E402 - after the environment is set
+from helia_aot.cli.launch import main, typer_app  # noqa: E402 - after the environment is set
 
-# The command's imports make few cycles and live as long as the process (helia_aot.pipeline.collector).
-with collector_paused(keep=True):
-    from helia_aot.cli.app import app, core_version, main
 
-__all__ = ["BLAS_THREADS", "PYDANTIC_PLUGINS", "app", "core_version", "main"]
+class _CommandPackage(types.ModuleType):
+    """This package, whose ``app`` and ``core_version`` are looked up in :mod:`helia_aot.cli.app`
+    when first asked for.
+
+    ``app`` is a property rather than a module ``__getattr__`` because importing the submodule
+    ``helia_aot.cli.app`` binds the submodule to the package's ``app`` attribute; the setter keeps
+    the name meaning the typer app, as it always has.
+    """
+
+    @property
+    def app(self) -> Any:
+        return typer_app()
+
+    @app.setter
+    def app(self, value: Any) -> None:
+        # The import system binding the submodule; the typer app stays the name's meaning.
+        pass
+
+    @property
+    def core_version(self) -> Any:
+        typer_app()
+        return sys.modules["helia_aot.cli.app"].core_version
+
+
+sys.modules[__name__].__class__ = _CommandPackage
+
+__all__ = ["BLAS_THREADS", "PYDANTIC_PLUGINS", "app", "core_version", "main"]  # noqa: F822 - properties

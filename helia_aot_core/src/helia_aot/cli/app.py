@@ -12,7 +12,9 @@ import typer
 
 from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
-from helia_aot.cli.flags import DottedFlagsCommand
+from helia_aot.cli.dotted_command import DottedFlagsCommand
+from helia_aot.cli.flags import flag_signature
+from helia_aot.cli.launch import main
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
 from helia_aot.cli.profile import HELP as PROFILE_HELP
 from helia_aot.cli.profile import profile
@@ -20,7 +22,6 @@ from helia_aot.cli.selftest import HELP as TEST_HELP
 from helia_aot.cli.selftest import test_command
 from helia_aot.cli.support import check_command, ops_command
 from helia_aot.cli.sweep import sweep_command
-from helia_aot.pipeline.collector import collector_off_for_command, collector_restored
 from helia_aot.plugins.manager import distribution_version
 from helia_aot.version import __version__
 
@@ -99,6 +100,9 @@ def target_info(
     platforms_show(name=name, as_json=False, enabled=None, disabled=None)
 
 
+# The options typer builds for convert: one per configuration key (set here, not in cli.convert,
+# because the options are typer objects and a plain convert line runs without typer).
+convert.__signature__ = flag_signature()  # type: ignore[attr-defined]
 app.command("convert", cls=DottedFlagsCommand, help=CONVERT_HELP)(convert)
 app.command("test", cls=DottedFlagsCommand, help=TEST_HELP)(test_command)
 app.add_typer(platforms_app, name="platforms")
@@ -107,16 +111,6 @@ app.command("profile", cls=DottedFlagsCommand, help=PROFILE_HELP)(profile)
 app.command("sweep")(sweep_command)
 app.command("ops")(ops_command)
 app.command("check")(check_command)
-
-
-def main() -> None:
-    """Console-script entry point (``helia-aot``): the command with the cyclic collector off (see
-    :func:`helia_aot.pipeline.collector.collector_off_for_command`)."""
-    was_enabled = collector_off_for_command()
-    try:
-        app()
-    finally:
-        collector_restored(was_enabled)
 
 
 __all__ = ["app", "core_version", "main", "version_text"]

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 
 from helia_aot.cli.errors import error_console, reported_errors
-from helia_aot.cli.flags import flag_signature, overrides_from_flags
+from helia_aot.cli.flags import overrides_from_flags
 from helia_aot.cli.progress import PROGRESS_LOGGER, ProgressObserver, results_panel
 from helia_aot.config import load_config
 from helia_aot.pipeline.collector import collector_paused
@@ -118,7 +118,5 @@ def convert(**flags: Any) -> None:
         else:
             stdout.print(str(result.output), markup=False)
 
-
-convert.__signature__ = flag_signature()  # type: ignore[attr-defined]
 
 __all__ = ["HELP", "conversion_logging", "convert"]

@@ -7,11 +7,11 @@ for errors that are not typed helia-aot failures: those are bugs, and the messag
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
@@ -40,34 +40,46 @@ def print_error(message: str, hint: str | None = None, *, console: Console | Non
 
 @contextmanager
 def reported_errors(verbosity: Callable[[], int]) -> Iterator[None]:
-    """Turn failures inside the block into a printed error and ``typer.Exit(code)``.
+    """Turn failures inside the block into a printed error and ``SystemExit(code)``.
 
     ``verbosity`` is called only when an error is reported, so it can return the level of a
     configuration that was built inside the block (or a fallback when building it failed).
+
+    The exit is ``SystemExit`` rather than ``typer.Exit``: click lets it through to the process
+    (and typer's test runner reads its code) exactly as it turns ``typer.Exit`` into one, and a
+    conversion started without the typer app (:mod:`helia_aot.cli.direct`) ends the same way
+    without importing typer.
     """
     try:
         yield
-    except typer.Exit:
-        raise
     except HeliaAotError as error:
         _maybe_traceback(verbosity)
         print_error(error.message, error.hint)
-        raise typer.Exit(error.exit_code) from error
+        raise SystemExit(error.exit_code) from error
     except ValidationError as error:
         _maybe_traceback(verbosity)
         problems = format_validation_errors(error)
         print_error("invalid configuration:\n" + "\n".join(f"  - {line}" for line in problems), CONFIG_HINT)
-        raise typer.Exit(2) from error
+        raise SystemExit(2) from error
     except KeyboardInterrupt as error:
         print_error("interrupted")
-        raise typer.Exit(EXIT_INTERRUPTED) from error
+        raise SystemExit(EXIT_INTERRUPTED) from error
     except Exception as error:  # a bug, not a typed failure: say so and keep the evidence
+        if _is_typer_exit(error):
+            raise
         _maybe_traceback(verbosity)
         print_error(
             f"internal error: {type(error).__name__}: {error}",
             "this is a bug in helia-aot or a plugin; rerun with --verbose 3 for the traceback and report it",
         )
-        raise typer.Exit(1) from error
+        raise SystemExit(1) from error
+
+
+def _is_typer_exit(error: Exception) -> bool:
+    # A command body may end itself with typer.Exit (an Exception to click); it is not a bug. Only
+    # a process that imported typer can raise one, so typer is not imported to ask.
+    typer = sys.modules.get("typer")
+    return typer is not None and isinstance(error, typer.Exit)
 
 
 def _maybe_traceback(verbosity: Callable[[], int]) -> None:

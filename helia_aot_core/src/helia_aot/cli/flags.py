@@ -32,9 +32,7 @@ import typing
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
 from pydantic import BaseModel
-from typer.core import TyperCommand
 
 from helia_aot.config.keys import ConfigKey, config_keys
 from helia_aot.errors import InvalidConfigError
@@ -214,6 +212,8 @@ def _flag_order(key: ConfigKey) -> tuple[int, int]:
 
 def flag_signature() -> inspect.Signature:
     """The keyword-only parameters typer turns into one option per configuration key."""
+    import typer  # here: a plain convert command line is parsed without typer (helia_aot.cli.direct)
+
     parameters = []
     keys = sorted(cli_keys(), key=_flag_order)
     for key in keys:
@@ -279,6 +279,8 @@ def normalise_args(args: list[str]) -> list[str]:
                 word = args[index]
                 index += 1
             if word is not None and word.lower() not in BOOL_WORDS:
+                import typer  # only to report the mistake the way click reports its own
+
                 raise typer.BadParameter(
                     f"{name} takes no value or one of {', '.join(BOOL_WORDS)}, not {word!r}"
                 )
@@ -296,17 +298,9 @@ def normalise_args(args: list[str]) -> list[str]:
     return result
 
 
-class DottedFlagsCommand(TyperCommand):
-    """The ``convert`` command: flag spellings and list values normalised before click parses."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, normalise_args(args))
-
-
 __all__ = [
     "EMPTY_LIST",
     "PATH_KEY",
-    "DottedFlagsCommand",
     "cli_keys",
     "flag_signature",
     "flag_spellings",

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, ValidationError, field_validator
 
-from helia_aot.config.base import ConfigSection
+from helia_aot.config.base import ConfigSection, empty_list
 from helia_aot.config.loading import apply_overrides, invalid_config, read_yaml_mapping
 from helia_aot.config.rules import MemoryConfig, OperatorRule, TransformConfig
 from helia_aot.config.sections import (
@@ -38,10 +38,11 @@ class ConvertArgs(ConfigSection):
     platform: PlatformConfig = Field(default_factory=PlatformConfig, description="The target platform.")
     memory: MemoryConfig = Field(default_factory=MemoryConfig, description="Arena planning and placement.")
     operators: list[OperatorRule] = Field(
-        default_factory=list, description="Operator rules: a list of {type, id, attributes, optimization}."
+        default_factory=empty_list,
+        description="Operator rules: a list of {type, id, attributes, optimization}.",
     )
     transforms: list[TransformConfig] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Graph transforms to run or disable: a list of {name, enabled, options}.",
     )
     test: TestConfig = Field(default_factory=TestConfig, description="The generated self-test.")

@@ -59,6 +59,17 @@ def unknown_key_error(key: str, section: str, valid: list[str]) -> InvalidConfig
 _T = TypeVar("_T")
 
 
+def empty_list() -> list[Any]:
+    """A new empty list: the default factory of the list-valued keys.
+
+    Not ``list`` itself: pydantic asks every default factory for its signature (to see whether it
+    takes the validated data), and for a builtin Python parses the signature text with tokenize,
+    compiling tokenize's patterns on first use; the configuration's eight ``list`` factories made
+    that part of every conversion's start-up.
+    """
+    return []
+
+
 def reraise_as_value_error(parse: Callable[[Any], _T], value: Any) -> _T:
     """Run a helper that raises HeliaAotError and re-raise as ValueError carrying its hint.
 
@@ -141,4 +152,11 @@ class ConfigSection(BaseModel):
         return renamed
 
 
-__all__ = ["Choices", "ConfigSection", "nearest_key", "reraise_as_value_error", "unknown_key_error"]
+__all__ = [
+    "Choices",
+    "ConfigSection",
+    "empty_list",
+    "nearest_key",
+    "reraise_as_value_error",
+    "unknown_key_error",
+]

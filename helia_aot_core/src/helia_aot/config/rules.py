@@ -14,7 +14,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from helia_aot.air.keys import canonical_op_key
-from helia_aot.config.base import ConfigSection
+from helia_aot.config.base import ConfigSection, empty_list
 from helia_aot.config.enums import AccumulationChoice, KernelChoice, TensorKindSelector
 from helia_aot.config.sections import MemoryName, byte_count, canonical_memory
 from helia_aot.errors import InvalidConfigError
@@ -189,7 +189,7 @@ class MemoryConfig(ConfigSection):
         "{name, max_size, arena_alignment} (null: the platform's).",
     )
     tensors: list[TensorRule] = Field(
-        default_factory=list, description="Placement rules: a list of {type, id, attributes}."
+        default_factory=empty_list, description="Placement rules: a list of {type, id, attributes}."
     )
 
     @field_validator("planner", mode="before")

@@ -12,7 +12,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from helia_aot.config.base import Choices, ConfigSection, reraise_as_value_error
+from helia_aot.config.base import Choices, ConfigSection, empty_list, reraise_as_value_error
 from helia_aot.config.enums import (
     MODULE_TYPE_ALIASES,
     AccumulationChoice,
@@ -167,7 +167,7 @@ class PlatformConfig(ConfigSection):
     name: str = Field("apollo510_evb", description="Registered platform, or the name of a custom one.")
     cpu: str | None = Field(None, description="Custom platform: the core, e.g. cortex-m55.")
     speeds: list[int] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Deprecated and unused (clock choices come from the platform); "
         "a warning asks to remove it.",
     )
@@ -176,10 +176,12 @@ class PlatformConfig(ConfigSection):
         description="Memory budgets in bytes (or 384KiB, 3MiB); merges with a registered platform's.",
     )
     capabilities: list[Annotated[str, Choices(_capability_names)]] = Field(
-        default_factory=list, description="Custom platform: instruction-set features (default: from the CPU)."
+        default_factory=empty_list,
+        description="Custom platform: instruction-set features (default: from the CPU).",
     )
     preferred_memory_order: list[MemoryName] = Field(
-        default_factory=list, description="Custom platform: memories read-write data fills, fastest first."
+        default_factory=empty_list,
+        description="Custom platform: memories read-write data fills, fastest first.",
     )
     min_alignment: int | None = Field(
         None, description="Custom platform: minimum arena alignment in bytes (a power of two)."
@@ -281,7 +283,7 @@ class TestConfig(ConfigSection):
         description="How many times the test runs the same stimulus through the model.",
     )
     state_feedback: list[tuple[int, int]] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="(output_index, input_index) pairs: that output is copied into that input between "
         "iterations (a recurrent state); the input gets the stimulus only on the first iteration.",
     )
@@ -356,7 +358,7 @@ class PluginsConfig(ConfigSection):
     enabled: list[str] | None = Field(
         None, description="Load only these plugins (default: every installed one)."
     )
-    disabled: list[str] = Field(default_factory=list, description="Never load these plugins.")
+    disabled: list[str] = Field(default_factory=empty_list, description="Never load these plugins.")
 
 
 __all__ = [

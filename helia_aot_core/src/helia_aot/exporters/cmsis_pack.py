@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 import re
 import time
-import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
+
+if TYPE_CHECKING:  # imported by the functions that write the .pdsc: only cmsis_pack modules need it
+    import xml.etree.ElementTree as ET
 
 PACK_VENDOR = "Ambiq"
 PACK_SCHEMA_VERSION = "1.7.36"
@@ -70,6 +73,8 @@ def _release_date() -> str | None:
 
 def pdsc_document(layout: ModuleLayout) -> ET.Element:
     """The ``<package>`` element describing the module as one component."""
+    import xml.etree.ElementTree as ET
+
     version = _pack_version(layout.version)
     name = layout.target
     core = dcore(layout)
@@ -154,6 +159,8 @@ class CmsisPackExporter(ModuleExporter):
     TITLE = "CMSIS-Pack"
 
     def write(self, layout: ModuleLayout) -> list[str]:
+        import xml.etree.ElementTree as ET
+
         document = pdsc_document(layout)
         ET.indent(document, space="  ")
         text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(document, encoding="unicode") + "\n"

@@ -18,6 +18,10 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from helia_aot.platforms.model import MemoryType
 
+_DEFERRED = ConfigDict(defer_build=True)
+"""Validators built on first use: a conversion uses none of these records, and building them
+when the module is imported cost every conversion a few milliseconds (issue 17)."""
+
 
 class MemoryPlannerType(str, enum.Enum):
     """The built-in ``memory.planner`` values (plugins may register more under other names)."""
@@ -48,14 +52,14 @@ class MemoryConstraint(BaseModel):
     raises the alignment of the arena base and of every slot in it (None: the 16-byte base floor).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: MemoryType
     max_size: int | None = Field(default=None, ge=0)
     arena_alignment: int | None = Field(default=None, gt=0)
 
 
-@pydantic_dataclass(config=ConfigDict(extra="forbid"))
+@pydantic_dataclass(config=ConfigDict(extra="forbid", defer_build=True))
 class TensorAttributes:
     """The attributes a ``memory.tensors[]`` rule sets on the tensors it matches.
 
@@ -70,6 +74,8 @@ class TensorAttributes:
 class TensorLifetime(BaseModel):
     """The operators (schedule indices, inclusive) over which a tensor's bytes must stay intact."""
 
+    model_config = _DEFERRED
+
     tensor_id: str
     start_op: int
     end_op: int
@@ -77,6 +83,8 @@ class TensorLifetime(BaseModel):
 
 class TensorBinding(BaseModel):
     """How a tensor is bound to its arena: the arena's role, its memory, and where it is loaded from."""
+
+    model_config = _DEFERRED
 
     role: ArenaRole
     memory: MemoryType
@@ -86,6 +94,8 @@ class TensorBinding(BaseModel):
 
 class TensorAllocation(BaseModel):
     """Where one tensor was placed: ``offset`` bytes into the arena of ``memory``, ``size`` bytes."""
+
+    model_config = _DEFERRED
 
     tensor_id: str
     memory: MemoryType
@@ -97,6 +107,8 @@ class TensorAllocation(BaseModel):
 class ArenaUsage(BaseModel):
     """One arena: its memory and role, the bytes it uses and the budget it had there."""
 
+    model_config = _DEFERRED
+
     memory: MemoryType
     total_size: int = 0
     used: int = 0
@@ -107,6 +119,8 @@ class ArenaUsage(BaseModel):
 
 class MemoryPlan(BaseModel):
     """A whole plan: every tensor's allocation and lifetime, and the arenas by memory and role."""
+
+    model_config = _DEFERRED
 
     tensor_allocs: dict[str, TensorAllocation] = Field(default_factory=dict)
     arena_usages: dict[MemoryType, ArenaUsage] = Field(default_factory=dict)

@@ -35,7 +35,6 @@ from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
-from helia_aot.pipeline.result_views import build_views
 from helia_aot.pipeline.state_feedback import check_state_feedback
 from helia_aot.version import __version__
 
@@ -780,6 +779,9 @@ def write_module_extras(
 
 def result_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config: Any) -> dict[str, Any]:
     """The ConversionResult's operators, tensors, regions and placements (``result_views: true``)."""
+    # Imported here: only a conversion that asks for views (or the HTML report) builds them.
+    from helia_aot.pipeline.result_views import build_views
+
     return build_views(model, operators, plan, config)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import traceback
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -118,15 +119,35 @@ def distribution_version(name: str) -> str | None:
         return None
 
 
+_IDENTITIES: weakref.WeakKeyDictionary[Any, tuple[str, str]] = weakref.WeakKeyDictionary()
+"""Each distribution's (name, version), read once (see :func:`_name_and_version`)."""
+
+
+def _name_and_version(dist: Any) -> tuple[str, str]:
+    """``dist.name`` and ``dist.version`` from one parse of the distribution's metadata.
+
+    Each of those properties parses the whole METADATA file (README included) again: sorting and
+    recording two plugins parsed six, a visible part of every conversion's start-up.
+    """
+    known = _IDENTITIES.get(dist)
+    if known is None:
+        fields = dist.metadata
+        try:
+            known = (fields["Name"], fields["Version"])
+        except KeyError:
+            known = (dist.name, dist.version)  # raises the library's error naming the distribution
+        _IDENTITIES[dist] = known
+    return known
+
+
 def discover_entry_points() -> list[metadata.EntryPoint]:
     """Every entry point of the ``helia_aot`` group, in load order."""
     eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
-    return sorted(eps, key=lambda ep: (ep.name, ep.dist.name if ep.dist else ""))
+    return sorted(eps, key=lambda ep: (ep.name, _name_and_version(ep.dist)[0] if ep.dist else ""))
 
 
 def _record(ep: metadata.EntryPoint, status: str = "loaded") -> PluginRecord:
-    dist = ep.dist.name if ep.dist else "(unknown distribution)"
-    version = ep.dist.version if ep.dist else "?"
+    dist, version = _name_and_version(ep.dist) if ep.dist else ("(unknown distribution)", "?")
     return PluginRecord(ep.name, dist, version, ep.value, status=status)
 
 
