@@ -330,7 +330,7 @@ typedef struct {
     uint32_t real;        /* 80: the predicate of the filters stored */
     int32_t w_group;      /* 84: bytes from one group's filters to the next's */
     int32_t odd;          /* 88: one more pixel after a row's pairs (rows == 1) */
-    int32_t spare;        /* 92 */
+    int32_t narrow;       /* 92: every shift a right shift (no left shift, fixup always) */
     int32x4_t lo, hi;     /* 96, 112: the clamp */
     int32x4_t left;       /* 128: the group's left shifts (set by the loop) */
 } unfolded_pw_t;
@@ -339,7 +339,7 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
 {
     register unfolded_pw_t *st __asm__("r0") = state;
     __asm__ volatile(
-        "sub sp, sp, #48\n\t"
+        "sub sp, sp, #72\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
         "ldr r4, [r0, #72]\n\t"
@@ -347,7 +347,6 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #4]\n\t"
         "ldr r4, [r0, #76]\n\t"
-        "str r4, [sp, #16]\n\t"
         "adr r2, 5f\n\t"
         "adr r6, 3f\n\t"
         "cmp r4, #0\n\t"
@@ -355,15 +354,23 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #8]\n\t"
+        "ldr r4, [r0, #92]\n\t"
+        "adr r2, 10f\n\t"
+        "adr r6, 11f\n\t"
+        "cmp r4, #0\n\t"
+        "it ne\n\t"
+        "movne r2, r6\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #64]\n\t"
         "ldr r2, [r0, #80]\n\t"
         "vmsr p0, r2\n\t"
         "vldrw.u32 q7, [r0, #96]\n\t"
         "ldr r2, [r0, #36]\n\t"
         "str r2, [sp, #28]\n\t"
         "movs r2, #0\n\t"
-        "str r2, [sp, #36]\n"
+        "str r2, [sp, #44]\n"
         "8:\n\t"
-        "ldr r2, [sp, #36]\n\t"
+        "ldr r2, [sp, #44]\n\t"
         "ldr r4, [r0, #24]\n\t"
         "add r4, r4, r2\n\t"
         "vldrw.u32 q4, [r4]\n\t"
@@ -381,24 +388,25 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "add r4, r4, r2, lsr #2\n\t"
         "str r4, [sp, #32]\n\t"
         "add r2, r2, #16\n\t"
-        "str r2, [sp, #36]\n\t"
+        "str r2, [sp, #44]\n\t"
         "ldr r2, [r0, #88]\n\t"
         "str r2, [sp, #40]\n\t"
         "ldr r2, [r0, #60]\n\t"
-        "str r2, [sp, #44]\n\t"
+        "str r2, [sp, #36]\n\t"
         "ldr r2, [r0, #84]\n\t"
-        "ldr r5, [r0, #4]\n\t"
+        "ldrd r5, r7, [r0, #4]\n\t"
+        "ldrd r9, r11, [r0, #12]\n\t"
+        "strd r5, r7, [sp, #48]\n\t"
+        "strd r9, r11, [sp, #56]\n\t"
         "add r4, r5, r2\n\t"
-        "str r4, [r0, #4]\n\t"
-        "ldr r7, [r0, #8]\n\t"
-        "add r4, r7, r2\n\t"
-        "str r4, [r0, #8]\n\t"
-        "ldr r9, [r0, #12]\n\t"
+        "add r6, r7, r2\n\t"
+        "strd r4, r6, [r0, #4]\n\t"
         "add r4, r9, r2\n\t"
-        "str r4, [r0, #12]\n\t"
-        "ldr r11, [r0, #16]\n\t"
-        "add r4, r11, r2\n\t"
-        "str r4, [r0, #16]\n\t"
+        "add r6, r11, r2\n\t"
+        "strd r4, r6, [r0, #12]\n\t"
+        "ldr r2, [r0, #64]\n\t"
+        "add r4, r5, r2\n\t"
+        "str r4, [sp, #16]\n\t"
         "ldr r1, [r0]\n\t"
         "ldr r2, [r0, #48]\n\t"
         "add r3, r1, r2\n\t"
@@ -406,6 +414,9 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "str r2, [sp, #24]\n"
         "9:\n\t"
         "ldr r2, [r0, #40]\n\t"
+        "ldrd r4, r6, [sp, #32]\n\t"
+        "mul r2, r2, r6\n\t"
+        "add r2, r4, r2, lsl #1\n\t"
         "str r2, [sp, #20]\n"
         "1:\n\t"
         "vldrb.8 q0, [r1], #16\n\t"
@@ -430,32 +441,24 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "3:\n\t"
         "str r0, [sp, #12]\n\t"
         "ldr r0, [sp, #16]\n\t"
-        "cbz r0, 4f\n\t"
-        "subs r0, r0, #1\n\t"
-        "str r0, [sp, #16]\n\t"
+        "cmp r5, r0\n\t"
         "ldr r0, [sp, #12]\n\t"
-        "b 2b\n"
-        "4:\n\t"
-        "ldr r0, [sp]\n\t"
-        "ldr r0, [r0, #76]\n\t"
-        "str r0, [sp, #16]\n\t"
-        "ldr r0, [sp, #12]\n"
+        "bne 2b\n"
         "5:\n\t"
         "vmov q2[2], q2[0], r0, r4\n\t"
         "vmov q2[3], q2[1], r2, r6\n\t"
         "vmov q3[2], q3[0], r8, r12\n\t"
         "vmov q3[3], q3[1], r10, lr\n\t"
         "ldr r0, [sp]\n\t"
-        "ldr r2, [r0, #64]\n\t"
-        "sub r5, r5, r2\n\t"
-        "sub r7, r7, r2\n\t"
-        "sub r9, r9, r2\n\t"
-        "sub r11, r11, r2\n\t"
+        "ldrd r5, r7, [sp, #48]\n\t"
+        "ldrd r9, r11, [sp, #56]\n\t"
         "ldr r2, [r0, #52]\n\t"
         "add r1, r1, r2\n\t"
         "add r3, r3, r2\n\t"
         "vadd.i32 q2, q2, q4\n\t"
         "vadd.i32 q3, q3, q4\n\t"
+        "ldr pc, [sp, #64]\n"
+        "10:\n\t"
         "vldrw.u32 q0, [r0, #128]\n\t"
         "vshl.s32 q2, q2, q0\n\t"
         "vshl.s32 q3, q3, q0\n\t"
@@ -465,6 +468,13 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vand q1, q3, q6\n\t"
         "vshr.s32 q0, q0, #31\n\t"
         "vshr.s32 q1, q1, #31\n\t"
+        "b 12f\n"
+        "11:\n\t"
+        "vqrdmulh.s32 q2, q2, q5\n\t"
+        "vqrdmulh.s32 q3, q3, q5\n\t"
+        "vshr.s32 q0, q2, #31\n\t"
+        "vshr.s32 q1, q3, #31\n"
+        "12:\n\t"
         "vqadd.s32 q2, q2, q0\n\t"
         "vqadd.s32 q3, q3, q1\n\t"
         "vrshl.s32 q2, q2, q6\n\t"
@@ -477,8 +487,7 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vmax.s32 q3, q3, q7\n\t"
         "vmin.s32 q2, q2, q0\n\t"
         "vmin.s32 q3, q3, q0\n\t"
-        "ldr r4, [sp, #32]\n\t"
-        "ldr r2, [sp, #44]\n\t"
+        "ldrd r4, r2, [sp, #32]\n\t"
         "add r6, r4, r2\n\t"
         "add r8, r6, r2\n\t"
         "str r8, [sp, #32]\n\t"
@@ -486,17 +495,15 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vstrbt.32 q2, [r4]\n\t"
         "vstrbt.32 q3, [r6]\n\t"
         "ldr r2, [sp, #20]\n\t"
-        "subs r2, r2, #1\n\t"
-        "str r2, [sp, #20]\n\t"
+        "cmp r8, r2\n\t"
         "bne 1b\n\t"
         "ldr r2, [sp, #40]\n\t"
         "cbz r2, 6f\n\t"
         "movs r2, #0\n\t"
         "str r2, [sp, #40]\n\t"
-        "str r2, [sp, #44]\n\t"
+        "str r2, [sp, #36]\n\t"
         "mov r3, r1\n\t"
-        "movs r2, #1\n\t"
-        "str r2, [sp, #20]\n\t"
+        "str r8, [sp, #20]\n\t"
         "b 1b\n"
         "6:\n\t"
         "ldr r2, [r0, #56]\n\t"
@@ -510,7 +517,7 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "subs r2, r2, #1\n\t"
         "str r2, [sp, #28]\n\t"
         "bne 8b\n\t"
-        "add sp, sp, #48\n"
+        "add sp, sp, #72\n"
         : "+r"(st)
         :
         : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
@@ -664,6 +671,7 @@ HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
     st.real = g->real;
     st.w_group = 0;
     st.odd = 0;
+    st.narrow = vmaxvq_s32(INT32_MIN, g->shift) < 0;
     st.lo = g->lo;
     st.hi = g->hi;
     unfolded_pw_asm(&st);
@@ -927,6 +935,11 @@ HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *
     unfolded_pw_shape(&st, cin);
     st.offset = p->output_offset;
     st.real = 0xFFFFu;
+    int32x4_t most = vdupq_n_s32(INT32_MIN);
+    for (int32_t i = 0; i < full; i += 4) {
+        most = vmaxq_s32(most, vldrwq_s32(p->output_shift + i));
+    }
+    st.narrow = vmaxvq_s32(INT32_MIN, most) < 0;
     st.w_group = 4 * cin;
     st.lo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
     st.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
