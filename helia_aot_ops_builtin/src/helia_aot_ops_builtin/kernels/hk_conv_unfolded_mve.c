@@ -306,8 +306,11 @@ HK_NOINLINE void unfolded_pair_asm(unfolded_pair_t *state)
  * counts of any multiple of 16 take the same loop (balanced's conv_quads_asm, hk_conv_mve.c,
  * spends the same 14 instructions per 128 multiply-accumulates on its interleaved copy). A row
  * with an odd pixel ends with that pixel paired with itself (both stores to the same bytes).
- * The stores go under the state's predicate (a last group of fewer than four filters). Its
- * frame is 48 bytes of kernel stack (the state's address, the entry points and the counters).
+ * When every shift is a right shift (`narrow`), the epilogue skips the left shift and the
+ * per-lane fixup mask (the fixup then applies to every lane). The stores go under the state's
+ * predicate (a last group of fewer than four filters). Its frame is 72 bytes of kernel stack
+ * (the state's address, the entry points, the counters, the group's four filter pointers,
+ * reloaded per pair with two LDRD instead of rewound).
  */
 typedef struct {
     const int8_t *x;      /* 0: the first pixel */
@@ -876,8 +879,8 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
 /* `pixels` pixels in `rows` rows (x_row between rows; an odd count only when rows == 1) from
  * x, against the state's groups of filters from w (OHWI: filter j at w + j * len), stored from
  * out: one run of unfolded_pw_asm (a lone pixel paired with itself). */
-HK_NOINLINE void unfolded_pw_segment(unfolded_pw_t *st, const int8_t *w, const int8_t *x,
-                                     int8_t *out, int32_t rows, int32_t pixels, int32_t x_row)
+HK_INLINE void unfolded_pw_segment(unfolded_pw_t *st, const int8_t *w, const int8_t *x,
+                                   int8_t *out, int32_t rows, int32_t pixels, int32_t x_row)
 {
     for (int32_t j = 0; j < 4; ++j) {
         st->w[j] = w + j * st->len;
@@ -920,15 +923,16 @@ HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *
         (ow - 1) * sw >= p->input_width || (oh - 1) * p->stride_height >= p->input_height) {
         return 0;
     }
+    /* Pixels x_col apart through the whole call (rows contiguous in the input), or rows of
+     * an even width whose pixels pair within the row. */
     const bool chained = (p->batches == 1 && oh == 1) ||
                          (p->stride_height == 1 && p->input_height == oh &&
                           p->input_width == ow * sw);
+    if (!chained && (p->batches != 1 || (ow & 1) != 0)) {
+        return 0;
+    }
     const int32_t x_col = sw * cin;
-    const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)cin;
-    const size_t frame = (size_t)oh * (size_t)ow * (size_t)channels;
-    const int32_t x_row = p->stride_height * p->input_width * cin - ow * x_col;
     unfolded_pw_t st;
-    st.groups = 0;
     st.x_col = x_col;
     st.x_adv = 2 * x_col - cin;
     st.o_col = channels;
@@ -943,6 +947,9 @@ HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *
     st.w_group = 4 * cin;
     st.lo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
     st.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
+    const int32_t rows = chained ? 1 : oh;
+    const int32_t pixels = chained ? p->batches * oh * ow : ow;
+    const int32_t x_row = p->stride_height * p->input_width * cin - ow * x_col;
     const bool direct = p->input_offset == 0 && bias != NULL;
     const int32_t chunk = direct ? full : 64;
     int32_t adds[64];
@@ -959,23 +966,7 @@ HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *
         st.mult = p->output_multiplier + oc;
         st.shift = p->output_shift + oc;
         st.groups = n >> 2;
-        if (chained) {
-            unfolded_pw_segment(&st, w, input, output + oc, 1, p->batches * oh * ow, 0);
-            continue;
-        }
-        for (int32_t b = 0; b < p->batches; ++b) {
-            const int8_t *x = input + (size_t)b * image;
-            int8_t *out = output + oc + (size_t)b * frame;
-            if ((ow & 1) == 0) {
-                unfolded_pw_segment(&st, w, x, out, oh, ow, x_row);
-                continue;
-            }
-            for (int32_t oy = 0; oy < oh; ++oy) {
-                unfolded_pw_segment(&st, w, x + (size_t)oy * (size_t)(ow * x_col + x_row),
-                                    out + (size_t)oy * (size_t)ow * (size_t)channels, 1, ow,
-                                    0);
-            }
-        }
+        unfolded_pw_segment(&st, w, input, output + oc, rows, pixels, x_row);
     }
     return full;
 }
