@@ -336,6 +336,9 @@ typedef struct {
     int32_t narrow;       /* 92: every shift a right shift (no left shift, fixup always) */
     int32x4_t lo, hi;     /* 96, 112: the clamp */
     int32x4_t left;       /* 128: the group's left shifts (set by the loop) */
+    int32_t input_offset; /* 144: 0, or the offset whose product with the filters' sums the
+                             loop adds to `add` (taken per group, once) */
+    int32_t add_step;     /* 148: bytes from one group's `add` to the next's (0: one vector) */
 } unfolded_pw_t;
 
 HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
@@ -373,10 +376,12 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "movs r2, #0\n\t"
         "str r2, [sp, #44]\n"
         "8:\n\t"
-        "ldr r2, [sp, #44]\n\t"
         "ldr r4, [r0, #24]\n\t"
-        "add r4, r4, r2\n\t"
         "vldrw.u32 q4, [r4]\n\t"
+        "ldr r2, [r0, #148]\n\t"
+        "add r4, r4, r2\n\t"
+        "str r4, [r0, #24]\n\t"
+        "ldr r2, [sp, #44]\n\t"
         "ldr r4, [r0, #28]\n\t"
         "add r4, r4, r2\n\t"
         "vldrw.u32 q5, [r4]\n\t"
@@ -410,6 +415,31 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr r2, [r0, #64]\n\t"
         "add r4, r5, r2\n\t"
         "str r4, [sp, #16]\n\t"
+        "ldr r1, [r0, #144]\n\t"
+        "cbz r1, 7f\n\t"
+        "mov r1, r2\n\t"
+        "movs r2, #0\n\t"
+        "movs r4, #0\n\t"
+        "movs r6, #0\n\t"
+        "movs r8, #0\n"
+        "13:\n\t"
+        "vldrb.8 q0, [r5], #16\n\t"
+        "vaddva.s8 r2, q0\n\t"
+        "vldrb.8 q0, [r7], #16\n\t"
+        "vaddva.s8 r4, q0\n\t"
+        "vldrb.8 q0, [r9], #16\n\t"
+        "vaddva.s8 r6, q0\n\t"
+        "vldrb.8 q0, [r11], #16\n\t"
+        "vaddva.s8 r8, q0\n\t"
+        "subs r1, r1, #16\n\t"
+        "bne 13b\n\t"
+        "vmov q0[2], q0[0], r2, r6\n\t"
+        "vmov q0[3], q0[1], r4, r8\n\t"
+        "ldr r2, [r0, #144]\n\t"
+        "vmla.s32 q4, q0, r2\n\t"
+        "ldrd r5, r7, [sp, #48]\n\t"
+        "ldrd r9, r11, [sp, #56]\n"
+        "7:\n\t"
         "ldr r1, [r0]\n\t"
         "ldr r2, [r0, #48]\n\t"
         "add r3, r1, r2\n\t"
@@ -675,6 +705,8 @@ HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
     st.w_group = 0;
     st.odd = 0;
     st.narrow = vmaxvq_s32(INT32_MIN, g->shift) < 0;
+    st.input_offset = 0;
+    st.add_step = 16;
     st.lo = g->lo;
     st.hi = g->hi;
     unfolded_pw_asm(&st);
@@ -903,13 +935,12 @@ HK_INLINE void unfolded_pw_segment(unfolded_pw_t *st, const int8_t *w, const int
 
 /*
  * A pointwise call (1x1 filter, no padding, channels a multiple of 16) for its whole groups of
- * four filters: every pair of pixels of each group in unfolded_pw_asm, one run per stretch of
- * pixels that follow each other at one stride (the whole call when its rows are contiguous in
- * the input, else each batch's rows, or each row when rows are of an odd width). The bias plus
- * offset term is the model's bias itself when the input offset is 0, else taken per group into
- * a 256-byte stack buffer (64 filters at a time, kernel stack, not in the arena). Returns the
- * filters done (0 when the call is not such a case; a last group of 1..3 filters is left to
- * the general loop).
+ * four filters: every pair of pixels of each group in one run of unfolded_pw_asm, when the
+ * call's pixels follow each other at one stride (its rows contiguous in the input) or its
+ * rows are of an even width in one image. The loop starts each group from the model's bias (or
+ * 0) and, when the input offset is not 0, adds the offset times the filters' sums, taken in
+ * the loop once per group. Returns the filters done (0 when the call is not such a case; a
+ * last group of 1..3 filters is left to the general loop).
  */
 HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *input,
                                        const int8_t *filter, const int32_t *bias,
@@ -949,25 +980,15 @@ HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *
     st.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
     const int32_t rows = chained ? 1 : oh;
     const int32_t pixels = chained ? p->batches * oh * ow : ow;
-    const int32_t x_row = p->stride_height * p->input_width * cin - ow * x_col;
-    const bool direct = p->input_offset == 0 && bias != NULL;
-    const int32_t chunk = direct ? full : 64;
-    int32_t adds[64];
-    for (int32_t oc = 0; oc < full; oc += chunk) {
-        const int32_t n = hk_min_i32(full - oc, chunk);
-        const int8_t *w = filter + (size_t)oc * (size_t)cin;
-        st.add = direct ? bias + oc : adds;
-        for (int32_t j = 0; !direct && j < n; j += 4) {
-            const int8_t *f = w + (size_t)j * (size_t)cin;
-            const int8_t *g[4] = {f, f + cin, f + 2 * cin, f + 3 * cin};
-            const int32x4_t b = bias != NULL ? vldrwq_s32(bias + oc + j) : vdupq_n_s32(0);
-            vstrwq_s32(adds + j, vmlaq_n_s32(b, unfolded_sums4(g, 0, 1, cin, 0), p->input_offset));
-        }
-        st.mult = p->output_multiplier + oc;
-        st.shift = p->output_shift + oc;
-        st.groups = n >> 2;
-        unfolded_pw_segment(&st, w, input, output + oc, rows, pixels, x_row);
-    }
+    const int32_t zero[4] = {0, 0, 0, 0};
+    st.add = bias != NULL ? bias : zero;
+    st.add_step = bias != NULL ? 16 : 0;
+    st.input_offset = p->input_offset;
+    st.mult = p->output_multiplier;
+    st.shift = p->output_shift;
+    st.groups = full >> 2;
+    unfolded_pw_segment(&st, filter, input, output, rows, pixels,
+                        p->stride_height * p->input_width * cin - ow * x_col);
     return full;
 }
 #endif
