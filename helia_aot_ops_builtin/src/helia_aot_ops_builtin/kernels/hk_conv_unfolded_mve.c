@@ -301,12 +301,12 @@ HK_NOINLINE void unfolded_pair_asm(unfolded_pair_t *state)
  * per group), the output offset, the clamp and the two stores, without leaving the block: no
  * pair, row or group pays for a call or a reload of its vectors (q4 the bias and offset term,
  * q5 the multipliers, q6 the right shifts, q7 the lower clamp). A pixel's first vector starts
- * the sums (VMLADAV); the other `len / 16 - 1` go through four unrolled accumulating steps,
+ * the sums (VMLADAV); the other `len / 16 - 1` go through three unrolled accumulating steps,
  * entered part-way the first time (LDR PC) and repeated whole as often as needed, so channel
  * counts of any multiple of 16 take the same loop (balanced's conv_quads_asm, hk_conv_mve.c,
  * spends the same 14 instructions per 128 multiply-accumulates on its interleaved copy). A row
  * with an odd pixel ends with that pixel paired with itself (both stores to the same bytes).
- * When every shift is a right shift (`narrow`), the epilogue skips the left shift and the
+ * When every shift of the group is a right shift, its pairs' epilogue skips the left shift and the
  * per-lane fixup mask (the fixup then applies to every lane). The stores go under the state's
  * predicate (a last group of fewer than four filters). Its frame is 72 bytes of kernel stack
  * (the state's address, the entry points, the counters, the group's four filter pointers,
@@ -328,12 +328,12 @@ typedef struct {
     int32_t o_col;        /* 60: output bytes from pixel A to pixel B */
     int32_t len;          /* 64: bytes read per pixel and filter (16 per vector) */
     int32_t offset;       /* 68: the output offset */
-    int32_t entry;        /* 72: where in the four steps the first pass begins */
-    int32_t passes;       /* 76: the passes of four steps after the first */
+    int32_t entry;        /* 72: where in the three steps the first pass begins */
+    int32_t passes;       /* 76: the passes of three steps after the first */
     uint32_t real;        /* 80: the predicate of the filters stored */
     int32_t w_group;      /* 84: bytes from one group's filters to the next's */
     int32_t odd;          /* 88: one more pixel after a row's pairs (rows == 1) */
-    int32_t narrow;       /* 92: every shift a right shift (no left shift, fixup always) */
+    int32_t spare;        /* 92 */
     int32x4_t lo, hi;     /* 96, 112: the clamp */
     int32x4_t left;       /* 128: the group's left shifts (set by the loop) */
     int32_t input_offset; /* 144: 0, or the offset whose product with the filters' sums the
@@ -360,14 +360,6 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #8]\n\t"
-        "ldr r4, [r0, #92]\n\t"
-        "adr r2, 10f\n\t"
-        "adr r6, 11f\n\t"
-        "cmp r4, #0\n\t"
-        "it ne\n\t"
-        "movne r2, r6\n\t"
-        "orr r2, r2, #1\n\t"
-        "str r2, [sp, #64]\n\t"
         "ldr r2, [r0, #80]\n\t"
         "vmsr p0, r2\n\t"
         "vldrw.u32 q7, [r0, #96]\n\t"
@@ -388,6 +380,16 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr r4, [r0, #32]\n\t"
         "add r4, r4, r2\n\t"
         "vldrw.u32 q6, [r4]\n\t"
+        "mov r2, #0x80000000\n\t"
+        "vmaxv.s32 r2, q6\n\t"
+        "adr r4, 10f\n\t"
+        "adr r6, 11f\n\t"
+        "cmp r2, #0\n\t"
+        "it lt\n\t"
+        "movlt r4, r6\n\t"
+        "orr r4, r4, #1\n\t"
+        "str r4, [sp, #64]\n\t"
+        "ldr r2, [sp, #44]\n\t"
         "vmov.i32 q0, #0\n\t"
         "vmax.s32 q1, q6, q0\n\t"
         "vstrw.32 q1, [r0, #128]\n\t"
@@ -469,7 +471,7 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr pc, [sp, #4]\n\t"
         ".p2align 2\n"
         "2:\n\t"
-        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         "ldr pc, [sp, #8]\n"
         "3:\n\t"
         "str r0, [sp, #12]\n\t"
@@ -558,13 +560,13 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
 }
 
 /* The loop shape of unfolded_pw_asm for pixels of `len` bytes (a multiple of 16, >= 16): the
- * first pass's entry into the four steps and the passes after it. */
+ * first pass's entry into the three steps and the passes after it. */
 HK_INLINE void unfolded_pw_shape(unfolded_pw_t *st, int32_t len)
 {
     const int32_t steps = (len >> 4) - 1;
-    const int32_t passes = (steps + 3) >> 2;
+    const int32_t passes = (steps + 2) / 3;
     st->len = len;
-    st->entry = (passes == 0 ? 4 : 4 - (steps - 4 * (passes - 1))) * 56;
+    st->entry = (passes == 0 ? 3 : 3 - (steps - 3 * (passes - 1))) * 56;
     st->passes = passes > 0 ? passes - 1 : 0;
 }
 
@@ -671,48 +673,6 @@ HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geomet
     s->x = NULL;
 }
 
-#if defined(UNF_PAIR_ASM)
-/* `pairs` pairs of pixels x_col apart from x, windows of one run of `vectors` (1..4) whole
- * vectors against the group's filters w: their dot products, `add`, requantized and stored,
- * all in unfolded_pw_asm (one group, one row). */
-HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
-                                     const int8_t *const *w, const int8_t *x, size_t x_col,
-                                     int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
-{
-    int32_t k[12];
-    vst1q_s32(k, add);
-    vst1q_s32(k + 4, g->mult);
-    vst1q_s32(k + 8, g->shift);
-    unfolded_pw_t st;
-    st.x = x;
-    for (int32_t j = 0; j < 4; ++j) {
-        st.w[j] = w[j];
-    }
-    st.out = out;
-    st.add = k;
-    st.mult = k + 4;
-    st.shift = k + 8;
-    st.groups = 1;
-    st.pairs = pairs;
-    st.rows = 1;
-    st.x_col = (int32_t)x_col;
-    st.x_adv = 2 * st.x_col - 16 * vectors;
-    st.x_row = 0;
-    st.o_col = (int32_t)channels;
-    unfolded_pw_shape(&st, 16 * vectors);
-    st.offset = g->offset;
-    st.real = g->real;
-    st.w_group = 0;
-    st.odd = 0;
-    st.narrow = vmaxvq_s32(INT32_MIN, g->shift) < 0;
-    st.input_offset = 0;
-    st.add_step = 16;
-    st.lo = g->lo;
-    st.hi = g->hi;
-    unfolded_pw_asm(&st);
-}
-#endif
-
 /* `pairs` pairs of consecutive pixels of one output row whose windows have slot s's shape
  * (and whose sums it holds): x the first one's first in-image byte, x_col between pixels. */
 HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
@@ -724,10 +684,6 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
     const int32_t runs = s->runs, len = s->len;
     const size_t x_step = k->x_step, row = k->row;
 #if defined(UNF_PAIR_ASM)
-    if (runs == 1 && (len & 15) == 0 && len > 0 && len <= 64) {
-        unfolded_short_span(len >> 4, g, w, x, x_col, pairs, s->add, out, channels);
-        return;
-    }
     if ((len & 15) == 0 && len > 0 && runs > 0) {
         unfolded_pair_t st;
         for (int32_t j = 0; j < 4; ++j) {
@@ -970,11 +926,6 @@ HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *
     unfolded_pw_shape(&st, cin);
     st.offset = p->output_offset;
     st.real = 0xFFFFu;
-    int32x4_t most = vdupq_n_s32(INT32_MIN);
-    for (int32_t i = 0; i < full; i += 4) {
-        most = vmaxq_s32(most, vldrwq_s32(p->output_shift + i));
-    }
-    st.narrow = vmaxvq_s32(INT32_MIN, most) < 0;
     st.w_group = 4 * cin;
     st.lo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
     st.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
