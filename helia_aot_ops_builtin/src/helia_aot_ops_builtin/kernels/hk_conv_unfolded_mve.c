@@ -293,70 +293,166 @@ HK_NOINLINE void unfolded_pair_asm(unfolded_pair_t *state)
 
 #if defined(UNF_PAIR_ASM)
 /*
- * The pointwise span's whole loop in one block of assembly (balanced's conv_quads_asm in
- * hk_conv_mve.c does the same for its layout): for each pair of pixels, the dot products with
- * four filters (UNF_PAIR_STEP, one vector of the pair per step), then `add` (bias plus the
- * offset term), the requantization (hk_requant_mve's steps, the shift split into its left
- * and right parts once per call), the
- * output offset, the clamp and the two stores, all without leaving the block, so no pair pays
- * for a call, a spill of the eight sums or a reload of the requantization vectors: those stay
- * in q4..q7 for the whole span (and the upper clamp is read from the state, one load per
- * pair). Per pair the first step starts the sums (VMLADAV), and LDR PC enters the unrolled
- * accumulating steps so that exactly `vectors - 1` of them run (1..4 vectors of 16 channels);
- * the stores go under the group's predicate (filters past the last one are not stored), and
- * the loop ends when the output pointer reaches the span's end (its frame: the state's
- * address, that end and the entry, 16 bytes of kernel stack).
+ * The pointwise loop in one block of assembly: for each group of four filters (their bias
+ * plus offset term, multipliers and shifts read as vectors from three arrays), for each row of
+ * pixels, for each pair of pixels (A and B, x_col apart, read in place): the dot products with
+ * the four filters (UNF_PAIR_STEP, 14 instructions per 16 channels of the pair), then the
+ * requantization (hk_requant_mve's steps, the shift split into its left and right parts once
+ * per group), the output offset, the clamp and the two stores, without leaving the block: no
+ * pair, row or group pays for a call or a reload of its vectors (q4 the bias and offset term,
+ * q5 the multipliers, q6 the right shifts, q7 the lower clamp). A pixel's first vector starts
+ * the sums (VMLADAV); the other `len / 16 - 1` go through three unrolled accumulating steps,
+ * entered part-way the first time (LDR PC) and repeated whole as often as needed, so channel
+ * counts of any multiple of 16 take the same loop (balanced's conv_quads_asm, hk_conv_mve.c,
+ * spends the same 14 instructions per 128 multiply-accumulates on its interleaved copy). A row
+ * with an odd pixel ends with that pixel paired with itself (both stores to the same bytes).
+ * When every shift of the group is a right shift, its pairs' epilogue skips the left shift and the
+ * per-lane fixup mask (the fixup then applies to every lane). The stores go under the state's
+ * predicate (a last group of fewer than four filters). Its frame is 72 bytes of kernel stack
+ * (the state's address, the entry points, the counters, the group's four filter pointers,
+ * reloaded per pair with two LDRD instead of rewound).
  */
 typedef struct {
-    const int8_t *x;         /* 0: the first pair's first pixel */
-    const int8_t *w[4];      /* 4..16: the group's filters */
-    int8_t *out;             /* 20: the first pair's first output pixel (moves on) */
-    int32_t pairs;           /* 24 */
-    int32_t x_adv;           /* 28: from a pair's end in pixel A to the next pair's pixel A */
-    int32_t channels;        /* 32: output channels (bytes between output pixels) */
-    int32_t offset;          /* 36: the output offset */
-    int32_t w_back;          /* 40: the bytes a filter pointer moves per pair (the channels) */
-    uint32_t real;           /* 44: the predicate of the group's real filters */
-    int32_t x_col;           /* 48: bytes between pixel A and pixel B */
-    int32_t entry;           /* 52: where in the steps a pair's accumulating steps begin */
-    int32_t spare[2];        /* 56, 60 */
-    int32x4_t add;           /* 64: bias + input_offset * the filters' sums */
-    int32x4_t mult;          /* 80 */
-    int32x4_t shift;         /* 96: min(shift, 0), the right shifts */
-    int32x4_t lo, hi;        /* 112, 128: the clamp */
-    int32x4_t left;          /* 144: max(shift, 0), the left shifts */
+    const int8_t *x;      /* 0: the first pixel */
+    const int8_t *w[4];   /* 4..16: the first group's filters (moved on by w_group per group) */
+    int8_t *out;          /* 20: the first group's first output pixel */
+    const int32_t *add;   /* 24: per group, bias + input_offset * the filters' sums */
+    const int32_t *mult;  /* 28 */
+    const int32_t *shift; /* 32 */
+    int32_t groups;       /* 36 */
+    int32_t pairs;        /* 40: pairs of pixels per row (>= 1) */
+    int32_t rows;         /* 44 */
+    int32_t x_col;        /* 48: bytes from pixel A to pixel B */
+    int32_t x_adv;        /* 52: from pixel A's last byte read to the next pair's pixel A */
+    int32_t x_row;        /* 56: from the end of a row's pairs to the next row's first pixel */
+    int32_t o_col;        /* 60: output bytes from pixel A to pixel B */
+    int32_t len;          /* 64: bytes read per pixel and filter (16 per vector) */
+    int32_t offset;       /* 68: the output offset */
+    int32_t entry;        /* 72: where in the three steps the first pass begins */
+    int32_t passes;       /* 76: the passes of three steps after the first */
+    uint32_t real;        /* 80: the predicate of the filters stored */
+    int32_t w_group;      /* 84: bytes from one group's filters to the next's */
+    int32_t odd;          /* 88: one more pixel after a row's pairs (rows == 1) */
+    int32_t spare;        /* 92 */
+    int32x4_t lo, hi;     /* 96, 112: the clamp */
+    int32x4_t left;       /* 128: the group's left shifts (set by the loop) */
+    int32_t input_offset; /* 144: 0, or the offset whose product with the filters' sums the
+                             loop adds to `add` (taken per group, once) */
+    int32_t add_step;     /* 148: bytes from one group's `add` to the next's (0: one vector) */
 } unfolded_pw_t;
 
 HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
 {
     register unfolded_pw_t *st __asm__("r0") = state;
     __asm__ volatile(
-        "sub sp, sp, #16\n\t"
+        "sub sp, sp, #72\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
-        "ldr r4, [r0, #52]\n\t"
+        "ldr r4, [r0, #72]\n\t"
         "add r2, r2, r4\n\t"
         "orr r2, r2, #1\n\t"
-        "str r2, [sp, #8]\n\t"
-        "ldr r2, [r0, #24]\n\t"
-        "ldr r4, [r0, #32]\n\t"
-        "mul r2, r2, r4\n\t"
-        "ldr r4, [r0, #20]\n\t"
-        "add r2, r4, r2, lsl #1\n\t"
         "str r2, [sp, #4]\n\t"
-        "vldrw.u32 q4, [r0, #64]\n\t"
-        "vldrw.u32 q5, [r0, #80]\n\t"
-        "vldrw.u32 q6, [r0, #96]\n\t"
-        "vldrw.u32 q7, [r0, #112]\n\t"
-        "ldr r2, [r0, #44]\n\t"
+        "ldr r4, [r0, #76]\n\t"
+        "adr r2, 5f\n\t"
+        "adr r6, 3f\n\t"
+        "cmp r4, #0\n\t"
+        "it ne\n\t"
+        "movne r2, r6\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r2, [r0, #80]\n\t"
         "vmsr p0, r2\n\t"
+        "vldrw.u32 q7, [r0, #96]\n\t"
+        "ldr r2, [r0, #36]\n\t"
+        "str r2, [sp, #28]\n\t"
+        "movs r2, #0\n\t"
+        "str r2, [sp, #44]\n"
+        "8:\n\t"
+        "ldr r4, [r0, #24]\n\t"
+        "vldrw.u32 q4, [r4]\n\t"
+        "ldr r2, [r0, #148]\n\t"
+        "add r4, r4, r2\n\t"
+        "str r4, [r0, #24]\n\t"
+        "ldr r2, [sp, #44]\n\t"
+        "ldr r4, [r0, #28]\n\t"
+        "add r4, r4, r2\n\t"
+        "vldrw.u32 q5, [r4]\n\t"
+        "ldr r4, [r0, #32]\n\t"
+        "add r4, r4, r2\n\t"
+        "vldrw.u32 q6, [r4]\n\t"
+        "mov r2, #0x80000000\n\t"
+        "vmaxv.s32 r2, q6\n\t"
+        "adr r4, 10f\n\t"
+        "adr r6, 11f\n\t"
+        "cmp r2, #0\n\t"
+        "it lt\n\t"
+        "movlt r4, r6\n\t"
+        "orr r4, r4, #1\n\t"
+        "str r4, [sp, #64]\n\t"
+        "ldr r2, [sp, #44]\n\t"
+        "vmov.i32 q0, #0\n\t"
+        "vmax.s32 q1, q6, q0\n\t"
+        "vstrw.32 q1, [r0, #128]\n\t"
+        "vmin.s32 q6, q6, q0\n\t"
+        "ldr r4, [r0, #20]\n\t"
+        "add r4, r4, r2, lsr #2\n\t"
+        "str r4, [sp, #32]\n\t"
+        "add r2, r2, #16\n\t"
+        "str r2, [sp, #44]\n\t"
+        "ldr r2, [r0, #88]\n\t"
+        "str r2, [sp, #40]\n\t"
+        "ldr r2, [r0, #60]\n\t"
+        "str r2, [sp, #36]\n\t"
+        "ldr r2, [r0, #84]\n\t"
+        "ldrd r5, r7, [r0, #4]\n\t"
+        "ldrd r9, r11, [r0, #12]\n\t"
+        "strd r5, r7, [sp, #48]\n\t"
+        "strd r9, r11, [sp, #56]\n\t"
+        "add r4, r5, r2\n\t"
+        "add r6, r7, r2\n\t"
+        "strd r4, r6, [r0, #4]\n\t"
+        "add r4, r9, r2\n\t"
+        "add r6, r11, r2\n\t"
+        "strd r4, r6, [r0, #12]\n\t"
+        "ldr r2, [r0, #64]\n\t"
+        "add r4, r5, r2\n\t"
+        "str r4, [sp, #16]\n\t"
+        "ldr r1, [r0, #144]\n\t"
+        "cbz r1, 7f\n\t"
+        "mov r1, r2\n\t"
+        "movs r2, #0\n\t"
+        "movs r4, #0\n\t"
+        "movs r6, #0\n\t"
+        "movs r8, #0\n"
+        "13:\n\t"
+        "vldrb.8 q0, [r5], #16\n\t"
+        "vaddva.s8 r2, q0\n\t"
+        "vldrb.8 q0, [r7], #16\n\t"
+        "vaddva.s8 r4, q0\n\t"
+        "vldrb.8 q0, [r9], #16\n\t"
+        "vaddva.s8 r6, q0\n\t"
+        "vldrb.8 q0, [r11], #16\n\t"
+        "vaddva.s8 r8, q0\n\t"
+        "subs r1, r1, #16\n\t"
+        "bne 13b\n\t"
+        "vmov q0[2], q0[0], r2, r6\n\t"
+        "vmov q0[3], q0[1], r4, r8\n\t"
+        "ldr r2, [r0, #144]\n\t"
+        "vmla.s32 q4, q0, r2\n\t"
+        "ldrd r5, r7, [sp, #48]\n\t"
+        "ldrd r9, r11, [sp, #56]\n"
+        "7:\n\t"
         "ldr r1, [r0]\n\t"
         "ldr r2, [r0, #48]\n\t"
         "add r3, r1, r2\n\t"
-        "ldr r5, [r0, #4]\n\t"
-        "ldr r7, [r0, #8]\n\t"
-        "ldr r9, [r0, #12]\n\t"
-        "ldr r11, [r0, #16]\n"
+        "ldr r2, [r0, #44]\n\t"
+        "str r2, [sp, #24]\n"
+        "9:\n\t"
+        "ldr r2, [r0, #40]\n\t"
+        "ldrd r4, r6, [sp, #32]\n\t"
+        "mul r2, r2, r6\n\t"
+        "add r2, r4, r2, lsl #1\n\t"
+        "str r2, [sp, #20]\n"
         "1:\n\t"
         "vldrb.8 q0, [r1], #16\n\t"
         "vldrb.8 q1, [r3], #16\n\t"
@@ -372,26 +468,33 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vldrb.8 q3, [r11], #16\n\t"
         "vmladav.s8 r6, q0, q3\n\t"
         "vmladav.s8 lr, q1, q3\n\t"
-        "ldr pc, [sp, #8]\n\t"
+        "ldr pc, [sp, #4]\n\t"
         ".p2align 2\n"
         "2:\n\t"
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        "ldr pc, [sp, #8]\n"
+        "3:\n\t"
+        "str r0, [sp, #12]\n\t"
+        "ldr r0, [sp, #16]\n\t"
+        "cmp r5, r0\n\t"
+        "ldr r0, [sp, #12]\n\t"
+        "bne 2b\n"
+        "5:\n\t"
         "vmov q2[2], q2[0], r0, r4\n\t"
         "vmov q2[3], q2[1], r2, r6\n\t"
         "vmov q3[2], q3[0], r8, r12\n\t"
         "vmov q3[3], q3[1], r10, lr\n\t"
         "ldr r0, [sp]\n\t"
-        "ldr r2, [r0, #40]\n\t"
-        "sub r5, r5, r2\n\t"
-        "sub r7, r7, r2\n\t"
-        "sub r9, r9, r2\n\t"
-        "sub r11, r11, r2\n\t"
-        "ldr r2, [r0, #28]\n\t"
+        "ldrd r5, r7, [sp, #48]\n\t"
+        "ldrd r9, r11, [sp, #56]\n\t"
+        "ldr r2, [r0, #52]\n\t"
         "add r1, r1, r2\n\t"
         "add r3, r3, r2\n\t"
         "vadd.i32 q2, q2, q4\n\t"
         "vadd.i32 q3, q3, q4\n\t"
-        "vldrw.u32 q0, [r0, #144]\n\t"
+        "ldr pc, [sp, #64]\n"
+        "10:\n\t"
+        "vldrw.u32 q0, [r0, #128]\n\t"
         "vshl.s32 q2, q2, q0\n\t"
         "vshl.s32 q3, q3, q0\n\t"
         "vqrdmulh.s32 q2, q2, q5\n\t"
@@ -400,34 +503,71 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vand q1, q3, q6\n\t"
         "vshr.s32 q0, q0, #31\n\t"
         "vshr.s32 q1, q1, #31\n\t"
+        "b 12f\n"
+        "11:\n\t"
+        "vqrdmulh.s32 q2, q2, q5\n\t"
+        "vqrdmulh.s32 q3, q3, q5\n\t"
+        "vshr.s32 q0, q2, #31\n\t"
+        "vshr.s32 q1, q3, #31\n"
+        "12:\n\t"
         "vqadd.s32 q2, q2, q0\n\t"
         "vqadd.s32 q3, q3, q1\n\t"
         "vrshl.s32 q2, q2, q6\n\t"
         "vrshl.s32 q3, q3, q6\n\t"
-        "ldr r2, [r0, #36]\n\t"
+        "ldr r2, [r0, #68]\n\t"
         "vadd.i32 q2, q2, r2\n\t"
         "vadd.i32 q3, q3, r2\n\t"
-        "vldrw.u32 q0, [r0, #128]\n\t"
+        "vldrw.u32 q0, [r0, #112]\n\t"
         "vmax.s32 q2, q2, q7\n\t"
         "vmax.s32 q3, q3, q7\n\t"
         "vmin.s32 q2, q2, q0\n\t"
         "vmin.s32 q3, q3, q0\n\t"
-        "ldr r4, [r0, #20]\n\t"
-        "ldr r2, [r0, #32]\n\t"
+        "ldrd r4, r2, [sp, #32]\n\t"
         "add r6, r4, r2\n\t"
         "add r8, r6, r2\n\t"
-        "str r8, [r0, #20]\n\t"
+        "str r8, [sp, #32]\n\t"
         "vpstt\n\t"
         "vstrbt.32 q2, [r4]\n\t"
         "vstrbt.32 q3, [r6]\n\t"
-        "ldr r2, [sp, #4]\n\t"
+        "ldr r2, [sp, #20]\n\t"
         "cmp r8, r2\n\t"
         "bne 1b\n\t"
-        "add sp, sp, #16\n"
+        "ldr r2, [sp, #40]\n\t"
+        "cbz r2, 6f\n\t"
+        "movs r2, #0\n\t"
+        "str r2, [sp, #40]\n\t"
+        "str r2, [sp, #36]\n\t"
+        "mov r3, r1\n\t"
+        "str r8, [sp, #20]\n\t"
+        "b 1b\n"
+        "6:\n\t"
+        "ldr r2, [r0, #56]\n\t"
+        "add r1, r1, r2\n\t"
+        "add r3, r3, r2\n\t"
+        "ldr r2, [sp, #24]\n\t"
+        "subs r2, r2, #1\n\t"
+        "str r2, [sp, #24]\n\t"
+        "bne 9b\n\t"
+        "ldr r2, [sp, #28]\n\t"
+        "subs r2, r2, #1\n\t"
+        "str r2, [sp, #28]\n\t"
+        "bne 8b\n\t"
+        "add sp, sp, #72\n"
         : "+r"(st)
         :
         : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
           "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
+}
+
+/* The loop shape of unfolded_pw_asm for pixels of `len` bytes (a multiple of 16, >= 16): the
+ * first pass's entry into the three steps and the passes after it. */
+HK_INLINE void unfolded_pw_shape(unfolded_pw_t *st, int32_t len)
+{
+    const int32_t steps = (len >> 4) - 1;
+    const int32_t passes = (steps + 2) / 3;
+    st->len = len;
+    st->entry = (passes == 0 ? 3 : 3 - (steps - 3 * (passes - 1))) * 56;
+    st->passes = passes > 0 ? passes - 1 : 0;
 }
 
 #endif
@@ -533,39 +673,6 @@ HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geomet
     s->x = NULL;
 }
 
-#if defined(UNF_PAIR_ASM)
-/* `pairs` pairs of pixels x_col apart from x, windows of one run of `vectors` (1..4) whole
- * vectors against the group's filters w: their dot products, `add`, requantized and stored,
- * all in unfolded_pw_asm. */
-HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
-                                     const int8_t *const *w, const int8_t *x, size_t x_col,
-                                     int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
-{
-    unfolded_pw_t st;
-    st.x = x;
-    for (int32_t j = 0; j < 4; ++j) {
-        st.w[j] = w[j];
-    }
-    st.out = out;
-    st.pairs = pairs;
-    st.x_col = (int32_t)x_col;
-    st.w_back = 16 * vectors;
-    st.x_adv = 2 * st.x_col - st.w_back;
-    st.channels = (int32_t)channels;
-    st.offset = g->offset;
-    st.real = g->real;
-    st.entry = (4 - vectors) * 56;
-    st.add = add;
-    st.mult = g->mult;
-    const int32x4_t zero = vdupq_n_s32(0);
-    st.shift = g->general ? vminq_s32(g->shift, zero) : g->shift;
-    st.left = g->general ? vmaxq_s32(g->shift, zero) : zero;
-    st.lo = g->lo;
-    st.hi = g->hi;
-    unfolded_pw_asm(&st);
-}
-#endif
-
 /* `pairs` pairs of consecutive pixels of one output row whose windows have slot s's shape
  * (and whose sums it holds): x the first one's first in-image byte, x_col between pixels. */
 HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
@@ -577,10 +684,6 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
     const int32_t runs = s->runs, len = s->len;
     const size_t x_step = k->x_step, row = k->row;
 #if defined(UNF_PAIR_ASM)
-    if (runs == 1 && (len & 15) == 0 && len > 0 && len <= 64) {
-        unfolded_short_span(len >> 4, g, w, x, x_col, pairs, s->add, out, channels);
-        return;
-    }
     if ((len & 15) == 0 && len > 0 && runs > 0) {
         unfolded_pair_t st;
         for (int32_t j = 0; j < 4; ++j) {
@@ -675,22 +778,6 @@ HK_NOINLINE void unfolded_edge(const hk_conv_params_t *p, const unfolded_group_t
     }
 }
 
-#if defined(UNF_PAIR_ASM)
-/* Whether the call is a pointwise filter of 16..64 channels (a multiple of 16) whose windows
- * all lie in the image and whose pixels are all x_col apart, in output order: one output row
- * (a row loop's call), or rows that follow each other in the input (stride 1 down, input rows
- * exactly output_width * stride_width pixels). */
-HK_INLINE bool unfolded_one_span(const hk_conv_params_t *p)
-{
-    const int32_t ow = p->output_width, sw = p->stride_width;
-    const bool chained = (p->batches == 1 && p->output_height == 1) ||
-                         (p->stride_height == 1 && p->input_height == p->output_height &&
-                          p->input_width == ow * sw);
-    return p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
-           p->pad_left == 0 && (p->input_channels & 15) == 0 && p->input_channels <= 64 &&
-           ow >= 1 && (ow - 1) * sw < p->input_width && p->input_height >= 1 && chained;
-}
-#endif
 
 /*
  * Every output pixel against four filters. Each window is cut to its taps in the image (the
@@ -777,27 +864,83 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
 }
 
 #if defined(UNF_PAIR_ASM)
-/* A pointwise call whose pixels are one span (unfolded_one_span), for one group of four
- * filters: an odd pixel first, alone, then every pair in unfolded_pw_asm (unfolded_short_span). */
-HK_NOINLINE void unfolded_pointwise(const hk_conv_params_t *p, const int8_t *input,
-                                    const unfolded_group_t *g, int8_t *out)
+/* `pixels` pixels in `rows` rows (x_row between rows; an odd count only when rows == 1) from
+ * x, against the state's groups of filters from w (OHWI: filter j at w + j * len), stored from
+ * out: one run of unfolded_pw_asm (a lone pixel paired with itself). */
+HK_INLINE void unfolded_pw_segment(unfolded_pw_t *st, const int8_t *w, const int8_t *x,
+                                   int8_t *out, int32_t rows, int32_t pixels, int32_t x_row)
 {
-    const int32_t cin = p->input_channels;
-    const size_t channels = (size_t)p->output_channels;
-    const size_t x_col = (size_t)p->stride_width * (size_t)cin;
-    int32_t pixels = p->batches * p->output_height * p->output_width;
-    if ((pixels & 1) != 0) {
-        int32x4_t sums;
-        const int32x4_t acc = unfolded_clipped4(input, 0, 1, cin, g->w, 0, 0, &sums);
-        unfolded_store(g, vaddq_s32(acc, g->whole), out);
-        input += x_col;
-        out += channels;
-        --pixels;
+    for (int32_t j = 0; j < 4; ++j) {
+        st->w[j] = w + j * st->len;
     }
-    if (pixels > 0) {
-        unfolded_short_span(cin >> 4, g, g->w, input, x_col, pixels >> 1, g->whole, out,
-                            channels);
+    st->x = x;
+    st->out = out;
+    st->rows = rows;
+    st->x_row = x_row;
+    const int32_t x_col = st->x_col, o_col = st->o_col;
+    if (pixels == 1) {
+        st->x_col = 0;
+        st->o_col = 0;
     }
+    st->pairs = pixels == 1 ? 1 : pixels >> 1;
+    st->odd = pixels == 1 ? 0 : pixels & 1;
+    unfolded_pw_asm(st);
+    st->x_col = x_col;
+    st->o_col = o_col;
+}
+
+/*
+ * A pointwise call (1x1 filter, no padding, channels a multiple of 16) for its whole groups of
+ * four filters: every pair of pixels of each group in one run of unfolded_pw_asm, when the
+ * call's pixels follow each other at one stride (its rows contiguous in the input) or its
+ * rows are of an even width in one image. The loop starts each group from the model's bias (or
+ * 0) and, when the input offset is not 0, adds the offset times the filters' sums, taken in
+ * the loop once per group. Returns the filters done (0 when the call is not such a case; a
+ * last group of 1..3 filters is left to the general loop).
+ */
+HK_NOINLINE int32_t unfolded_pointwise(const hk_conv_params_t *p, const int8_t *input,
+                                       const int8_t *filter, const int32_t *bias,
+                                       int8_t *output)
+{
+    const int32_t cin = p->input_channels, channels = p->output_channels;
+    const int32_t ow = p->output_width, oh = p->output_height, sw = p->stride_width;
+    const int32_t full = channels & ~3;
+    if (p->filter_height != 1 || p->filter_width != 1 || p->pad_top != 0 || p->pad_left != 0 ||
+        (cin & 15) != 0 || full == 0 || ow < 1 || oh < 1 || p->batches < 1 ||
+        (ow - 1) * sw >= p->input_width || (oh - 1) * p->stride_height >= p->input_height) {
+        return 0;
+    }
+    /* Pixels x_col apart through the whole call (rows contiguous in the input), or rows of
+     * an even width whose pixels pair within the row. */
+    const bool chained = (p->batches == 1 && oh == 1) ||
+                         (p->stride_height == 1 && p->input_height == oh &&
+                          p->input_width == ow * sw);
+    if (!chained && (p->batches != 1 || (ow & 1) != 0)) {
+        return 0;
+    }
+    const int32_t x_col = sw * cin;
+    unfolded_pw_t st;
+    st.x_col = x_col;
+    st.x_adv = 2 * x_col - cin;
+    st.o_col = channels;
+    unfolded_pw_shape(&st, cin);
+    st.offset = p->output_offset;
+    st.real = 0xFFFFu;
+    st.w_group = 4 * cin;
+    st.lo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
+    st.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
+    const int32_t rows = chained ? 1 : oh;
+    const int32_t pixels = chained ? p->batches * oh * ow : ow;
+    const int32_t zero[4] = {0, 0, 0, 0};
+    st.add = bias != NULL ? bias : zero;
+    st.add_step = bias != NULL ? 16 : 0;
+    st.input_offset = p->input_offset;
+    st.mult = p->output_multiplier;
+    st.shift = p->output_shift;
+    st.groups = full >> 2;
+    unfolded_pw_segment(&st, filter, input, output, rows, pixels,
+                        p->stride_height * p->input_width * cin - ow * x_col);
+    return full;
 }
 #endif
 
@@ -812,17 +955,21 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
     const int32_t channels = p->output_channels;
     const size_t taps = (size_t)p->filter_height * (size_t)p->filter_width *
                         (size_t)p->input_channels;
+    int32_t from = 0;
+#if defined(UNF_PAIR_ASM)
+    /* A pointwise call: its whole groups of filters in unfolded_pointwise's loop. */
+    from = unfolded_pointwise(p, input, filter, bias, output);
+    if (from == channels) {
+        return;
+    }
+#endif
     unfolded_group_t g;
     g.general =
         hk_requant_mode(p->output_multiplier, p->output_shift, channels) == HK_REQUANT_GENERAL;
     g.lo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
     g.hi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
     g.offset = p->output_offset;
-#if defined(UNF_PAIR_ASM)
-    /* A pointwise call whose pixels are one span: unfolded_pointwise's loop. */
-    const bool pointwise = unfolded_one_span(p);
-#endif
-    for (int32_t oc = 0; oc < channels; oc += 4) {
+    for (int32_t oc = from; oc < channels; oc += 4) {
         const int32_t n = hk_min_i32(channels - oc, 4);
         /* Missing filters repeat the first and are not stored. */
         g.w[0] = filter + (size_t)oc * taps;
@@ -839,12 +986,6 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
                                     p->input_offset);
         g.mult = vldrwq_z_s32(p->output_multiplier + oc, g.real);
         g.shift = vldrwq_z_s32(p->output_shift + oc, g.real);
-#if defined(UNF_PAIR_ASM)
-        if (pointwise) {
-            unfolded_pointwise(p, input, &g, output + oc);
-            continue;
-        }
-#endif
         unfolded_group(p, input, &g, output + oc);
     }
 }
