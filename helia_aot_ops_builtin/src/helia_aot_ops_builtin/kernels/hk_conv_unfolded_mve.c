@@ -566,6 +566,214 @@ HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
 }
 #endif
 
+#if defined(UNF_PAIR_ASM)
+/*
+ * A span of k x k windows (runs of whole vectors, the filter's full width) in one block of
+ * assembly, pair after pair, with the requantization and the stores inside (unfolded_pw_asm's
+ * form for windows of several rows): per pair the eight sums start at zero (from a zeroed q0,
+ * two registers per VMOV), each window row is entered part-way into eight unrolled steps
+ * (UNF_PAIR_STEP; a row of more than eight vectors loops over the block), and between rows
+ * the two pixel pointers step to the next input row while r12 and lr, two of the sums, wait in
+ * q0 so the counts and the step can be read from the frame; the filters' taps are contiguous,
+ * so their pointers only step back once per pair. Where balanced's conv_quads_asm reads an
+ * interleaved copy, both windows are read where they lie. Its frame: the state's address, the
+ * span's output end, the row entry, the rows and passes left, the block's exit (the pass loop
+ * or the row end), the row step and the passes per row: 32 bytes of kernel stack.
+ */
+typedef struct {
+    const int8_t *x;    /* 0: pixel A of the first pair (its window's first byte) */
+    int32_t x_col;      /* 4: bytes from pixel A to pixel B */
+    const int8_t *w[4]; /* 8..20: the group's filters at the shape's first tap */
+    int8_t *out;        /* 24: the pair's first output pixel (moves on) */
+    int32_t pairs;      /* 28 */
+    int32_t channels;   /* 32: output channels (bytes between output pixels) */
+    int32_t offset;     /* 36: the output offset */
+    uint32_t real;      /* 40: the predicate of the group's real filters */
+    int32_t runs;       /* 44: window rows in the image */
+    int32_t passes;     /* 48: passes over the eight steps per window row */
+    int32_t entry;      /* 52: where in the steps a row's first pass begins */
+    int32_t x_run;      /* 56: from a row's end to the next row's start in the image */
+    int32_t x_pair;     /* 60: from pixel A's window end to the next pair's pixel A */
+    int32_t w_back;     /* 64: the bytes a filter pointer moves per pair (the taps read) */
+    int32_t spare[3];   /* 68..76 */
+    int32x4_t add;      /* 80: bias + input_offset * the filters' sums over the shape */
+    int32x4_t mult;     /* 96 */
+    int32x4_t shift;    /* 112: min(shift, 0), the right shifts */
+    int32x4_t lo, hi;   /* 128, 144: the clamp */
+    int32x4_t left;     /* 160: max(shift, 0), the left shifts */
+} unfolded_rows_t;
+
+HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
+{
+    register unfolded_rows_t *st __asm__("r0") = state;
+    __asm__ volatile(
+        "sub sp, sp, #32\n\t"
+        "str r0, [sp]\n\t"
+        "adr r2, 2f\n\t"
+        "ldr r4, [r0, #52]\n\t"
+        "add r2, r2, r4\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r2, [r0, #28]\n\t"
+        "ldr r4, [r0, #32]\n\t"
+        "mul r2, r2, r4\n\t"
+        "ldr r4, [r0, #24]\n\t"
+        "add r2, r4, r2, lsl #1\n\t"
+        "str r2, [sp, #4]\n\t"
+        "ldr r4, [r0, #48]\n\t"
+        "str r4, [sp, #28]\n\t"
+        "adr r2, 5f\n\t"
+        "adr r6, 6f\n\t"
+        "cmp r4, #1\n\t"
+        "it ne\n\t"
+        "movne r2, r6\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #20]\n\t"
+        "ldr r2, [r0, #56]\n\t"
+        "str r2, [sp, #24]\n\t"
+        "vldrw.u32 q4, [r0, #80]\n\t"
+        "vldrw.u32 q5, [r0, #96]\n\t"
+        "vldrw.u32 q6, [r0, #112]\n\t"
+        "vldrw.u32 q7, [r0, #128]\n\t"
+        "ldr r2, [r0, #40]\n\t"
+        "vmsr p0, r2\n\t"
+        "ldr r1, [r0]\n\t"
+        "ldr r2, [r0, #4]\n\t"
+        "add r3, r1, r2\n\t"
+        "ldr r5, [r0, #8]\n\t"
+        "ldr r7, [r0, #12]\n\t"
+        "ldr r9, [r0, #16]\n\t"
+        "ldr r11, [r0, #20]\n"
+        "1:\n\t"
+        "ldr r0, [r0, #44]\n\t"
+        "str r0, [sp, #12]\n\t"
+        "ldr r0, [sp, #28]\n\t"
+        "str r0, [sp, #16]\n\t"
+        "vmov.i32 q0, #0\n\t"
+        "vmov r0, r2, q0[2], q0[0]\n\t"
+        "vmov r4, r6, q0[2], q0[0]\n\t"
+        "vmov r8, r10, q0[2], q0[0]\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "ldr pc, [sp, #8]\n\t"
+        ".p2align 2\n"
+        "2:\n\t"
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        "ldr pc, [sp, #20]\n\t"
+        ".p2align 2\n"
+        "6:\n\t"
+        "vmov q0[2], q0[0], r12, lr\n\t"
+        "ldr r12, [sp, #16]\n\t"
+        "subs r12, r12, #1\n\t"
+        "str r12, [sp, #16]\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "bne 2b\n\t"
+        ".p2align 2\n"
+        "5:\n\t"
+        "vmov q0[2], q0[0], r12, lr\n\t"
+        "ldr r12, [sp, #12]\n\t"
+        "subs r12, r12, #1\n\t"
+        "beq 7f\n\t"
+        "str r12, [sp, #12]\n\t"
+        "ldr lr, [sp, #28]\n\t"
+        "str lr, [sp, #16]\n\t"
+        "ldr r12, [sp, #24]\n\t"
+        "add r1, r1, r12\n\t"
+        "add r3, r3, r12\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "ldr pc, [sp, #8]\n"
+        "7:\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "vmov q2[2], q2[0], r0, r4\n\t"
+        "vmov q2[3], q2[1], r2, r6\n\t"
+        "vmov q3[2], q3[0], r8, r12\n\t"
+        "vmov q3[3], q3[1], r10, lr\n\t"
+        "ldr r0, [sp]\n\t"
+        "ldr r2, [r0, #64]\n\t"
+        "sub r5, r5, r2\n\t"
+        "sub r7, r7, r2\n\t"
+        "sub r9, r9, r2\n\t"
+        "sub r11, r11, r2\n\t"
+        "ldr r2, [r0, #60]\n\t"
+        "add r1, r1, r2\n\t"
+        "add r3, r3, r2\n\t"
+        "vadd.i32 q2, q2, q4\n\t"
+        "vadd.i32 q3, q3, q4\n\t"
+        "vldrw.u32 q0, [r0, #160]\n\t"
+        "vshl.s32 q2, q2, q0\n\t"
+        "vshl.s32 q3, q3, q0\n\t"
+        "vqrdmulh.s32 q2, q2, q5\n\t"
+        "vqrdmulh.s32 q3, q3, q5\n\t"
+        "vand q0, q2, q6\n\t"
+        "vand q1, q3, q6\n\t"
+        "vshr.s32 q0, q0, #31\n\t"
+        "vshr.s32 q1, q1, #31\n\t"
+        "vqadd.s32 q2, q2, q0\n\t"
+        "vqadd.s32 q3, q3, q1\n\t"
+        "vrshl.s32 q2, q2, q6\n\t"
+        "vrshl.s32 q3, q3, q6\n\t"
+        "ldr r2, [r0, #36]\n\t"
+        "vadd.i32 q2, q2, r2\n\t"
+        "vadd.i32 q3, q3, r2\n\t"
+        "vldrw.u32 q0, [r0, #144]\n\t"
+        "vmax.s32 q2, q2, q7\n\t"
+        "vmax.s32 q3, q3, q7\n\t"
+        "vmin.s32 q2, q2, q0\n\t"
+        "vmin.s32 q3, q3, q0\n\t"
+        "ldr r4, [r0, #24]\n\t"
+        "ldr r2, [r0, #32]\n\t"
+        "add r6, r4, r2\n\t"
+        "add r8, r6, r2\n\t"
+        "str r8, [r0, #24]\n\t"
+        "vpstt\n\t"
+        "vstrbt.32 q2, [r4]\n\t"
+        "vstrbt.32 q3, [r6]\n\t"
+        "ldr r2, [sp, #4]\n\t"
+        "cmp r8, r2\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #32\n"
+        : "+r"(st)
+        :
+        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
+}
+
+/* `pairs` pairs of slot s's k x k windows (runs of `len` bytes, whole vectors, the filter's
+ * full width) x_col apart from x, against the group's filters w: unfolded_rows_asm. */
+HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
+                                    const unfolded_slot_t *s, const int8_t *const *w,
+                                    const int8_t *x, size_t x_col, int32_t pairs, int8_t *out,
+                                    size_t channels)
+{
+    const int32_t runs = s->runs, len = s->len, vectors = len >> 4;
+    unfolded_rows_t st;
+    st.x = x;
+    st.x_col = (int32_t)x_col;
+    for (int32_t j = 0; j < 4; ++j) {
+        st.w[j] = w[j];
+    }
+    st.out = out;
+    st.pairs = pairs;
+    st.channels = (int32_t)channels;
+    st.offset = g->offset;
+    st.real = g->real;
+    st.runs = runs;
+    st.passes = (vectors + 7) >> 3;
+    st.entry = ((8 - (vectors & 7)) & 7) * 56;
+    st.x_run = (int32_t)k->x_step - len;
+    st.x_pair = 2 * st.x_col - (runs - 1) * (int32_t)k->x_step - len;
+    st.w_back = runs * len;
+    st.add = s->add;
+    st.mult = g->mult;
+    const int32x4_t zero = vdupq_n_s32(0);
+    st.shift = g->general ? vminq_s32(g->shift, zero) : g->shift;
+    st.left = g->general ? vmaxq_s32(g->shift, zero) : zero;
+    st.lo = g->lo;
+    st.hi = g->hi;
+    unfolded_rows_asm(&st);
+}
+#endif
+
 /* `pairs` pairs of consecutive pixels of one output row whose windows have slot s's shape
  * (and whose sums it holds): x the first one's first in-image byte, x_col between pixels. */
 HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
@@ -579,6 +787,10 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
 #if defined(UNF_PAIR_ASM)
     if (runs == 1 && (len & 15) == 0 && len > 0 && len <= 64) {
         unfolded_short_span(len >> 4, g, w, x, x_col, pairs, s->add, out, channels);
+        return;
+    }
+    if ((len & 15) == 0 && len > 0 && runs > 0 && (size_t)len == row) {
+        unfolded_rows_span(g, k, s, w, x, x_col, pairs, out, channels);
         return;
     }
     if ((len & 15) == 0 && len > 0 && runs > 0) {
