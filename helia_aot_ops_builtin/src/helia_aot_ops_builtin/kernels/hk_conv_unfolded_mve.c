@@ -147,7 +147,7 @@ static void unfolded_chunk(int32_t vectors, const int8_t **x0, const int8_t **x1
  * unfolded_chunk, up to four at a time; a run's last partial vector is read under a predicate,
  * so nothing past a run is touched.
  */
-HK_INLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x_step,
+HK_NOINLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x_step,
                                     int32_t runs, int32_t len, const int8_t *const *w,
                                     size_t w_step, int32x4_t *ya, int32x4_t *yb)
 {
@@ -183,28 +183,9 @@ HK_INLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x_s
     *yb = b;
 }
 
-/*
- * The whole-vector case of unfolded_pair_dots (len a multiple of 16, runs >= 1) in one block
- * of assembly, so the pair costs its loads and multiply-accumulates plus a few instructions per
- * window row, where GCC spills around each chunk: the eight sums stay in r0, r2, ..., lr (the
- * even registers VMLADAV needs) for a whole run and in q6, q7 between runs; the six pointers
- * take the odd registers, and what has no register left (the counts, where the loop enters)
- * sits in a 24-byte frame on the stack. A run's vectors are taken eight steps per pass, the
- * first pass entered part-way (Duff's device: LDR PC into the unrolled steps), so no step
- * pays for a count.
- */
-typedef struct {
-    const int8_t *x0, *x1;       /* 0, 4: the pixels' first bytes (run 0) */
-    const int8_t *w[4];          /* 8..20: the filters' first taps read */
-    int32_t x_adv, w_adv;        /* 24, 28: from one run's end to the next run's start */
-    int32_t runs, blocks, entry; /* 32, 36, 40: runs; passes per run; first pass's offset */
-    int32_t spare;               /* 44 */
-    int32x4_t ya, yb;            /* 48, 64: the dot products of pixel A and of pixel B */
-} unfolded_pair_t;
-
 #if defined(__OPTIMIZE__)
 #define UNF_PAIR_ASM 1
-/* One step of unfolded_pair_asm: UNF_STEP's with its pointers in r1, r3 (pixels) and r5, r7,
+/* One step of unfolded_rows_asm and unfolded_pw_asm: UNF_STEP's with its pointers in r1, r3 (pixels) and r5, r7,
  * r9, r11 (filters). */
 #define UNF_PAIR_STEP                                                                          \
     "vldrb.8 q0, [r1], #16\n\t"                                                                \
@@ -221,74 +202,6 @@ typedef struct {
     "vldrb.8 q3, [r11], #16\n\t"                                                               \
     "vmladava.s8 r6, q0, q3\n\t"                                                               \
     "vmladava.s8 lr, q1, q3\n\t"
-HK_NOINLINE void unfolded_pair_asm(unfolded_pair_t *state)
-{
-    register unfolded_pair_t *st __asm__("r0") = state;
-    __asm__ volatile(
-        "sub sp, sp, #24\n\t"
-        "str r0, [sp]\n\t"
-        "adr r2, 2f\n\t"
-        "ldr r4, [r0, #40]\n\t"
-        "add r2, r2, r4\n\t"
-        "orr r2, r2, #1\n\t"
-        "str r2, [sp, #16]\n\t"
-        "ldr r2, [r0, #32]\n\t"
-        "str r2, [sp, #8]\n\t"
-        "vmov.i32 q6, #0\n\t"
-        "vmov.i32 q7, #0\n\t"
-        "ldr r1, [r0]\n\t"
-        "ldr r3, [r0, #4]\n\t"
-        "ldr r5, [r0, #8]\n\t"
-        "ldr r7, [r0, #12]\n\t"
-        "ldr r9, [r0, #16]\n\t"
-        "ldr r11, [r0, #20]\n"
-        "1:\n\t"
-        "ldr r0, [sp]\n\t"
-        "ldr r2, [r0, #36]\n\t"
-        "str r2, [sp, #4]\n\t"
-        "vmov r0, r4, q6[2], q6[0]\n\t"
-        "vmov r2, r6, q6[3], q6[1]\n\t"
-        "vmov r8, r12, q7[2], q7[0]\n\t"
-        "vmov r10, lr, q7[3], q7[1]\n\t"
-        "ldr pc, [sp, #16]\n\t"
-        ".p2align 2\n"
-        "2:\n\t"
-        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
-        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
-        "str r0, [sp, #12]\n\t"
-        "ldr r0, [sp, #4]\n\t"
-        "subs r0, r0, #1\n\t"
-        "str r0, [sp, #4]\n\t"
-        "ldr r0, [sp, #12]\n\t"
-        "bne 2b\n\t"
-        "vmov q6[2], q6[0], r0, r4\n\t"
-        "vmov q6[3], q6[1], r2, r6\n\t"
-        "vmov q7[2], q7[0], r8, r12\n\t"
-        "vmov q7[3], q7[1], r10, lr\n\t"
-        "ldr r2, [sp, #8]\n\t"
-        "subs r2, r2, #1\n\t"
-        "beq 3f\n\t"
-        "str r2, [sp, #8]\n\t"
-        "ldr r0, [sp]\n\t"
-        "ldr r2, [r0, #24]\n\t"
-        "add r1, r1, r2\n\t"
-        "add r3, r3, r2\n\t"
-        "ldr r2, [r0, #28]\n\t"
-        "add r5, r5, r2\n\t"
-        "add r7, r7, r2\n\t"
-        "add r9, r9, r2\n\t"
-        "add r11, r11, r2\n\t"
-        "b 1b\n"
-        "3:\n\t"
-        "ldr r0, [sp]\n\t"
-        "vstrw.32 q6, [r0, #48]\n\t"
-        "vstrw.32 q7, [r0, #64]\n\t"
-        "add sp, sp, #24\n"
-        : "+r"(st)
-        :
-        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
-          "q0", "q1", "q2", "q3", "q6", "q7", "cc", "memory");
-}
 #endif
 
 #if defined(UNF_PAIR_ASM)
@@ -495,77 +408,6 @@ HK_INLINE int32x4_t unfolded_slot_add(const unfolded_group_t *g, const unfolded_
     return s->add;
 }
 
-/* One pixel of slot s's shape whose first in-image byte is x: with the slot's waiting pixel
- * as a pair, or else left waiting in the slot for the next of its shape. */
-HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geometry_t *k,
-                                unfolded_slot_t *s, const int8_t *x, int8_t *out)
-{
-    if (s->x == NULL) {
-        s->x = x;
-        s->out = out;
-        return;
-    }
-    const size_t skip = s->skip;
-    const int8_t *w[4] = {g->w[0] + skip, g->w[1] + skip, g->w[2] + skip, g->w[3] + skip};
-    int32x4_t ya, yb;
-#if defined(UNF_PAIR_ASM)
-    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
-        unfolded_pair_t st;
-        st.x0 = s->x;
-        st.x1 = x;
-        for (int32_t j = 0; j < 4; ++j) {
-            st.w[j] = w[j];
-        }
-        st.x_adv = (int32_t)k->x_step - s->len;
-        st.w_adv = (int32_t)k->row - s->len;
-        st.runs = s->runs;
-        st.blocks = ((s->len >> 4) + 7) >> 3;
-        st.entry = ((8 - ((s->len >> 4) & 7)) & 7) * 56;
-        unfolded_pair_asm(&st);
-        ya = st.ya;
-        yb = st.yb;
-    } else
-#endif
-    {
-        unfolded_pair_dots(s->x, x, k->x_step, s->runs, s->len, w, k->row, &ya, &yb);
-    }
-    unfolded_store2(g, ya, yb, unfolded_slot_add(g, k, s), s->out, out);
-    s->x = NULL;
-}
-
-#if defined(UNF_PAIR_ASM)
-/* `pairs` pairs of pixels x_col apart from x, windows of one run of `vectors` (1..4) whole
- * vectors against the group's filters w: their dot products, `add`, requantized and stored,
- * all in unfolded_pw_asm. */
-HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
-                                     const int8_t *const *w, const int8_t *x, size_t x_col,
-                                     int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
-{
-    unfolded_pw_t st;
-    st.x = x;
-    for (int32_t j = 0; j < 4; ++j) {
-        st.w[j] = w[j];
-    }
-    st.out = out;
-    st.pairs = pairs;
-    st.x_col = (int32_t)x_col;
-    st.w_back = 16 * vectors;
-    st.x_adv = 2 * st.x_col - st.w_back;
-    st.channels = (int32_t)channels;
-    st.offset = g->offset;
-    st.real = g->real;
-    st.entry = (4 - vectors) * 56;
-    st.add = add;
-    st.mult = g->mult;
-    const int32x4_t zero = vdupq_n_s32(0);
-    st.shift = g->general ? vminq_s32(g->shift, zero) : g->shift;
-    st.left = g->general ? vmaxq_s32(g->shift, zero) : zero;
-    st.lo = g->lo;
-    st.hi = g->hi;
-    unfolded_pw_asm(&st);
-}
-#endif
-
 #if defined(UNF_PAIR_ASM)
 /*
  * A span of k x k windows (runs of whole vectors, the filter's full width) in one block of
@@ -586,7 +428,7 @@ typedef struct {
     const int8_t *w[4]; /* 8..20: the group's filters at the shape's first tap */
     int8_t *out;        /* 24: the pair's first output pixel (moves on) */
     int32_t pairs;      /* 28 */
-    int32_t channels;   /* 32: output channels (bytes between output pixels) */
+    int32_t out_col;    /* 32: bytes from pixel A's output to pixel B's */
     int32_t offset;     /* 36: the output offset */
     uint32_t real;      /* 40: the predicate of the group's real filters */
     int32_t runs;       /* 44: window rows in the image */
@@ -594,8 +436,10 @@ typedef struct {
     int32_t entry;      /* 52: where in the steps a row's first pass begins */
     int32_t x_run;      /* 56: from a row's end to the next row's start in the image */
     int32_t x_pair;     /* 60: from pixel A's window end to the next pair's pixel A */
-    int32_t w_back;     /* 64: the bytes a filter pointer moves per pair (the taps read) */
-    int32_t spare[3];   /* 68..76 */
+    int32_t w_back;     /* 64: the bytes a filter pointer moves per pair */
+    int32_t w_run;      /* 68: from a row's end to the next row's start in the filters */
+    int32_t out_pair;   /* 72: from one pair's output A to the next's */
+    int32_t spare;      /* 76 */
     int32x4_t add;      /* 80: bias + input_offset * the filters' sums over the shape */
     int32x4_t mult;     /* 96 */
     int32x4_t shift;    /* 112: min(shift, 0), the right shifts */
@@ -607,7 +451,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
 {
     register unfolded_rows_t *st __asm__("r0") = state;
     __asm__ volatile(
-        "sub sp, sp, #32\n\t"
+        "sub sp, sp, #40\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
         "ldr r4, [r0, #52]\n\t"
@@ -615,15 +459,22 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #8]\n\t"
         "ldr r2, [r0, #28]\n\t"
-        "ldr r4, [r0, #32]\n\t"
+        "ldr r4, [r0, #72]\n\t"
         "mul r2, r2, r4\n\t"
         "ldr r4, [r0, #24]\n\t"
-        "add r2, r4, r2, lsl #1\n\t"
+        "add r2, r4, r2\n\t"
         "str r2, [sp, #4]\n\t"
+        "adr r2, 5f\n\t"
+        "adr r6, 8f\n\t"
+        "ldr r4, [r0, #68]\n\t"
+        "cmp r4, #0\n\t"
+        "it ne\n\t"
+        "movne r2, r6\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #32]\n\t"
+        "adr r6, 6f\n\t"
         "ldr r4, [r0, #48]\n\t"
         "str r4, [sp, #28]\n\t"
-        "adr r2, 5f\n\t"
-        "adr r6, 6f\n\t"
         "cmp r4, #1\n\t"
         "it ne\n\t"
         "movne r2, r6\n\t"
@@ -668,6 +519,17 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "str r12, [sp, #16]\n\t"
         "vmov r12, lr, q0[2], q0[0]\n\t"
         "bne 2b\n\t"
+        "ldr pc, [sp, #32]\n\t"
+        ".p2align 2\n"
+        "8:\n\t"
+        "vmov q0[2], q0[0], r12, lr\n\t"
+        "ldr lr, [sp]\n\t"
+        "ldr lr, [lr, #68]\n\t"
+        "add r5, r5, lr\n\t"
+        "add r7, r7, lr\n\t"
+        "add r9, r9, lr\n\t"
+        "add r11, r11, lr\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
         ".p2align 2\n"
         "5:\n\t"
         "vmov q0[2], q0[0], r12, lr\n\t"
@@ -723,7 +585,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "ldr r4, [r0, #24]\n\t"
         "ldr r2, [r0, #32]\n\t"
         "add r6, r4, r2\n\t"
-        "add r8, r6, r2\n\t"
+        "ldr r2, [r0, #72]\n\t"
+        "add r8, r4, r2\n\t"
         "str r8, [r0, #24]\n\t"
         "vpstt\n\t"
         "vstrbt.32 q2, [r4]\n\t"
@@ -731,39 +594,43 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "ldr r2, [sp, #4]\n\t"
         "cmp r8, r2\n\t"
         "bne 1b\n\t"
-        "add sp, sp, #32\n"
+        "add sp, sp, #40\n"
         : "+r"(st)
         :
         : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
           "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
 }
 
-/* `pairs` pairs of slot s's k x k windows (runs of `len` bytes, whole vectors, the filter's
- * full width) x_col apart from x, against the group's filters w: unfolded_rows_asm. */
+/* `pairs` pairs of slot s's windows (runs of `len` bytes, whole vectors) against the group's
+ * filters w: pixel A of the first at x, pixel B x_col after it, the next pair 2 x_col after;
+ * their outputs at out and out + out_col, the next pair's out_pair after; add: bias plus the
+ * offset term over the shape. All in unfolded_rows_asm. */
 HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
-                                    const unfolded_slot_t *s, const int8_t *const *w,
-                                    const int8_t *x, size_t x_col, int32_t pairs, int8_t *out,
-                                    size_t channels)
+                                    const unfolded_slot_t *s, int32x4_t add, const int8_t *x,
+                                    int32_t x_col, int32_t pairs, int8_t *out, int32_t out_col,
+                                    int32_t out_pair)
 {
     const int32_t runs = s->runs, len = s->len, vectors = len >> 4;
     unfolded_rows_t st;
     st.x = x;
-    st.x_col = (int32_t)x_col;
+    st.x_col = x_col;
     for (int32_t j = 0; j < 4; ++j) {
-        st.w[j] = w[j];
+        st.w[j] = g->w[j] + s->skip;
     }
     st.out = out;
     st.pairs = pairs;
-    st.channels = (int32_t)channels;
+    st.out_col = out_col;
+    st.out_pair = out_pair;
     st.offset = g->offset;
     st.real = g->real;
     st.runs = runs;
     st.passes = (vectors + 7) >> 3;
     st.entry = ((8 - (vectors & 7)) & 7) * 56;
     st.x_run = (int32_t)k->x_step - len;
-    st.x_pair = 2 * st.x_col - (runs - 1) * (int32_t)k->x_step - len;
-    st.w_back = runs * len;
-    st.add = s->add;
+    st.x_pair = 2 * x_col - (runs - 1) * (int32_t)k->x_step - len;
+    st.w_run = (int32_t)k->row - len;
+    st.w_back = runs * (int32_t)k->row;
+    st.add = add;
     st.mult = g->mult;
     const int32x4_t zero = vdupq_n_s32(0);
     st.shift = g->general ? vminq_s32(g->shift, zero) : g->shift;
@@ -771,6 +638,65 @@ HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_ge
     st.lo = g->lo;
     st.hi = g->hi;
     unfolded_rows_asm(&st);
+}
+#endif
+
+/* One pixel of slot s's shape whose first in-image byte is x: with the slot's waiting pixel
+ * as a pair, or else left waiting in the slot for the next of its shape. */
+HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geometry_t *k,
+                                unfolded_slot_t *s, const int8_t *x, int8_t *out)
+{
+    if (s->x == NULL) {
+        s->x = x;
+        s->out = out;
+        return;
+    }
+#if defined(UNF_PAIR_ASM)
+    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
+        unfolded_rows_span(g, k, s, unfolded_slot_add(g, k, s), s->x, (int32_t)(x - s->x), 1,
+                           s->out, (int32_t)(out - s->out), 1);
+        s->x = NULL;
+        return;
+    }
+#endif
+    const size_t skip = s->skip;
+    const int8_t *w[4] = {g->w[0] + skip, g->w[1] + skip, g->w[2] + skip, g->w[3] + skip};
+    int32x4_t ya, yb;
+    unfolded_pair_dots(s->x, x, k->x_step, s->runs, s->len, w, k->row, &ya, &yb);
+    unfolded_store2(g, ya, yb, unfolded_slot_add(g, k, s), s->out, out);
+    s->x = NULL;
+}
+
+#if defined(UNF_PAIR_ASM)
+/* `pairs` pairs of pixels x_col apart from x, windows of one run of `vectors` (1..4) whole
+ * vectors against the group's filters w: their dot products, `add`, requantized and stored,
+ * all in unfolded_pw_asm. */
+HK_NOINLINE void unfolded_short_span(int32_t vectors, const unfolded_group_t *g,
+                                     const int8_t *const *w, const int8_t *x, size_t x_col,
+                                     int32_t pairs, int32x4_t add, int8_t *out, size_t channels)
+{
+    unfolded_pw_t st;
+    st.x = x;
+    for (int32_t j = 0; j < 4; ++j) {
+        st.w[j] = w[j];
+    }
+    st.out = out;
+    st.pairs = pairs;
+    st.x_col = (int32_t)x_col;
+    st.w_back = 16 * vectors;
+    st.x_adv = 2 * st.x_col - st.w_back;
+    st.channels = (int32_t)channels;
+    st.offset = g->offset;
+    st.real = g->real;
+    st.entry = (4 - vectors) * 56;
+    st.add = add;
+    st.mult = g->mult;
+    const int32x4_t zero = vdupq_n_s32(0);
+    st.shift = g->general ? vminq_s32(g->shift, zero) : g->shift;
+    st.left = g->general ? vmaxq_s32(g->shift, zero) : zero;
+    st.lo = g->lo;
+    st.hi = g->hi;
+    unfolded_pw_asm(&st);
 }
 #endif
 
@@ -789,27 +715,9 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
         unfolded_short_span(len >> 4, g, w, x, x_col, pairs, s->add, out, channels);
         return;
     }
-    if ((len & 15) == 0 && len > 0 && runs > 0 && (size_t)len == row) {
-        unfolded_rows_span(g, k, s, w, x, x_col, pairs, out, channels);
-        return;
-    }
     if ((len & 15) == 0 && len > 0 && runs > 0) {
-        unfolded_pair_t st;
-        for (int32_t j = 0; j < 4; ++j) {
-            st.w[j] = w[j];
-        }
-        st.x_adv = (int32_t)x_step - len;
-        st.w_adv = (int32_t)row - len;
-        st.runs = runs;
-        st.blocks = ((len >> 4) + 7) >> 3;
-        st.entry = ((8 - ((len >> 4) & 7)) & 7) * 56;
-        const int32x4_t add = s->add;
-        for (int32_t i = 0; i < pairs; ++i, x += 2 * x_col, out += 2 * channels) {
-            st.x0 = x;
-            st.x1 = x + x_col;
-            unfolded_pair_asm(&st);
-            unfolded_store2(g, st.ya, st.yb, add, out, out + channels);
-        }
+        unfolded_rows_span(g, k, s, s->add, x, (int32_t)x_col, pairs, out, (int32_t)channels,
+                           2 * (int32_t)channels);
         return;
     }
 #endif
