@@ -354,6 +354,7 @@ typedef struct {
     int32_t offset;
     mve_pred16_t real; /* the group's real filters (the others repeat the first) */
     bool general;
+    int32x4_t right, left; /* general ? min(shift, 0), max(shift, 0) : shift, 0 */
 } unfolded_group_t;
 
 /* Requantizes, clamps and stores one pixel's four filters (acc: dot products plus `add`). */
@@ -410,41 +411,38 @@ HK_INLINE int32x4_t unfolded_slot_add(const unfolded_group_t *g, const unfolded_
 
 #if defined(UNF_PAIR_ASM)
 /*
- * A span of k x k windows (runs of whole vectors, the filter's full width) in one block of
- * assembly, pair after pair, with the requantization and the stores inside (unfolded_pw_asm's
- * form for windows of several rows): per pair the eight sums start at zero (from a zeroed q0,
- * two registers per VMOV), each window row is entered part-way into eight unrolled steps
- * (UNF_PAIR_STEP; a row of more than eight vectors loops over the block), and between rows
- * the two pixel pointers step to the next input row while r12 and lr, two of the sums, wait in
- * q0 so the counts and the step can be read from the frame; the filters' taps are contiguous,
- * so their pointers only step back once per pair. Where balanced's conv_quads_asm reads an
- * interleaved copy, both windows are read where they lie. Its frame: the state's address, the
- * span's output end, the row entry, the rows and passes left, the block's exit (the pass loop
- * or the row end), the row step and the passes per row: 32 bytes of kernel stack.
+ * Pairs of windows of one shape (runs of whole vectors) in one block of assembly, with the
+ * requantization and the stores inside (unfolded_pw_asm's form for windows of several rows): a
+ * row's span of k x k windows, or two edge pixels cut the same way. Per pair the eight sums
+ * start at zero (from a zeroed q0, two registers per VMOV), each window row is entered part-way
+ * into eight unrolled steps (UNF_PAIR_STEP; a row of more than eight vectors loops over the
+ * block), and between rows the two pixel pointers step to the next input row (the filter
+ * pointers too when an edge cuts the window's width) while r12 and lr, two of the sums, wait in
+ * q0 so the counts and steps can be read from the frame. Where balanced's conv_quads_asm reads
+ * an interleaved copy, both windows are read where they lie. The group's requantization
+ * constants are read where the group keeps them (unfolded_group_t). Its frame: the state's
+ * address, the output end, the row entry, the rows and passes left, the block's exit (the pass
+ * loop or the row end), the row step, the passes per row, the row end (with or without the
+ * filters' step) and the group's address: 40 bytes of kernel stack.
  */
 typedef struct {
     const int8_t *x;    /* 0: pixel A of the first pair (its window's first byte) */
     int32_t x_col;      /* 4: bytes from pixel A to pixel B */
     const int8_t *w[4]; /* 8..20: the group's filters at the shape's first tap */
-    int8_t *out;        /* 24: the pair's first output pixel (moves on) */
-    int32_t pairs;      /* 28 */
-    int32_t out_col;    /* 32: bytes from pixel A's output to pixel B's */
-    int32_t offset;     /* 36: the output offset */
-    uint32_t real;      /* 40: the predicate of the group's real filters */
-    int32_t runs;       /* 44: window rows in the image */
-    int32_t passes;     /* 48: passes over the eight steps per window row */
-    int32_t entry;      /* 52: where in the steps a row's first pass begins */
-    int32_t x_run;      /* 56: from a row's end to the next row's start in the image */
-    int32_t x_pair;     /* 60: from pixel A's window end to the next pair's pixel A */
+    int8_t *out;        /* 24: the pair's output A (moves on) */
+    int32_t out_col;    /* 28: bytes from pixel A's output to pixel B's */
+    int32_t out_pair;   /* 32: from one pair's output A to the next's */
+    int32_t pairs;      /* 36 */
+    int32_t runs;       /* 40: window rows in the image */
+    int32_t passes;     /* 44: passes over the eight steps per window row */
+    int32_t entry;      /* 48: where in the steps a row's first pass begins */
+    int32_t x_run;      /* 52: from a row's end to the next row's start in the image */
+    int32_t x_pair;     /* 56: from pixel A's window end to the next pair's pixel A */
+    int32_t w_run;      /* 60: from a row's end to the next row's start in the filters */
     int32_t w_back;     /* 64: the bytes a filter pointer moves per pair */
-    int32_t w_run;      /* 68: from a row's end to the next row's start in the filters */
-    int32_t out_pair;   /* 72: from one pair's output A to the next's */
-    int32_t spare;      /* 76 */
+    const unfolded_group_t *g; /* 68: mult, right, left, lo, hi, offset, real */
+    int32_t spare[2];   /* 72, 76 */
     int32x4_t add;      /* 80: bias + input_offset * the filters' sums over the shape */
-    int32x4_t mult;     /* 96 */
-    int32x4_t shift;    /* 112: min(shift, 0), the right shifts */
-    int32x4_t lo, hi;   /* 128, 144: the clamp */
-    int32x4_t left;     /* 160: max(shift, 0), the left shifts */
 } unfolded_rows_t;
 
 HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
@@ -454,40 +452,43 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "sub sp, sp, #40\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
-        "ldr r4, [r0, #52]\n\t"
+        "ldr r4, [r0, #48]\n\t"
         "add r2, r2, r4\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #8]\n\t"
-        "ldr r2, [r0, #28]\n\t"
-        "ldr r4, [r0, #72]\n\t"
+        "ldr r2, [r0, #36]\n\t"
+        "ldr r4, [r0, #32]\n\t"
         "mul r2, r2, r4\n\t"
         "ldr r4, [r0, #24]\n\t"
         "add r2, r4, r2\n\t"
         "str r2, [sp, #4]\n\t"
         "adr r2, 5f\n\t"
         "adr r6, 8f\n\t"
-        "ldr r4, [r0, #68]\n\t"
+        "ldr r4, [r0, #60]\n\t"
         "cmp r4, #0\n\t"
         "it ne\n\t"
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #32]\n\t"
         "adr r6, 6f\n\t"
-        "ldr r4, [r0, #48]\n\t"
+        "ldr r4, [r0, #44]\n\t"
         "str r4, [sp, #28]\n\t"
+        "str r4, [sp, #16]\n\t"
         "cmp r4, #1\n\t"
         "it ne\n\t"
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #20]\n\t"
-        "ldr r2, [r0, #56]\n\t"
+        "ldr r2, [r0, #52]\n\t"
         "str r2, [sp, #24]\n\t"
         "vldrw.u32 q4, [r0, #80]\n\t"
-        "vldrw.u32 q5, [r0, #96]\n\t"
-        "vldrw.u32 q6, [r0, #112]\n\t"
-        "vldrw.u32 q7, [r0, #128]\n\t"
-        "ldr r2, [r0, #40]\n\t"
-        "vmsr p0, r2\n\t"
+        "ldr r2, [r0, #68]\n\t"
+        "str r2, [sp, #36]\n\t"
+        "vldrw.u32 q5, [r2, %[mult]]\n\t"
+        "vldrw.u32 q6, [r2, %[right]]\n\t"
+        "vldrw.u32 q7, [r2, %[lo]]\n\t"
+        "ldrh r4, [r2, %[real]]\n\t"
+        "vmsr p0, r4\n\t"
         "ldr r1, [r0]\n\t"
         "ldr r2, [r0, #4]\n\t"
         "add r3, r1, r2\n\t"
@@ -496,10 +497,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "ldr r9, [r0, #16]\n\t"
         "ldr r11, [r0, #20]\n"
         "1:\n\t"
-        "ldr r0, [r0, #44]\n\t"
+        "ldr r0, [r0, #40]\n\t"
         "str r0, [sp, #12]\n\t"
-        "ldr r0, [sp, #28]\n\t"
-        "str r0, [sp, #16]\n\t"
         "vmov.i32 q0, #0\n\t"
         "vmov r0, r2, q0[2], q0[0]\n\t"
         "vmov r4, r6, q0[2], q0[0]\n\t"
@@ -516,6 +515,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "vmov q0[2], q0[0], r12, lr\n\t"
         "ldr r12, [sp, #16]\n\t"
         "subs r12, r12, #1\n\t"
+        "it eq\n\t"
+        "ldreq r12, [sp, #28]\n\t"
         "str r12, [sp, #16]\n\t"
         "vmov r12, lr, q0[2], q0[0]\n\t"
         "bne 2b\n\t"
@@ -524,7 +525,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "8:\n\t"
         "vmov q0[2], q0[0], r12, lr\n\t"
         "ldr lr, [sp]\n\t"
-        "ldr lr, [lr, #68]\n\t"
+        "ldr lr, [lr, #60]\n\t"
         "add r5, r5, lr\n\t"
         "add r7, r7, lr\n\t"
         "add r9, r9, lr\n\t"
@@ -537,8 +538,6 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "subs r12, r12, #1\n\t"
         "beq 7f\n\t"
         "str r12, [sp, #12]\n\t"
-        "ldr lr, [sp, #28]\n\t"
-        "str lr, [sp, #16]\n\t"
         "ldr r12, [sp, #24]\n\t"
         "add r1, r1, r12\n\t"
         "add r3, r3, r12\n\t"
@@ -556,12 +555,13 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "sub r7, r7, r2\n\t"
         "sub r9, r9, r2\n\t"
         "sub r11, r11, r2\n\t"
-        "ldr r2, [r0, #60]\n\t"
+        "ldr r2, [r0, #56]\n\t"
         "add r1, r1, r2\n\t"
         "add r3, r3, r2\n\t"
+        "ldr r2, [sp, #36]\n\t"
         "vadd.i32 q2, q2, q4\n\t"
         "vadd.i32 q3, q3, q4\n\t"
-        "vldrw.u32 q0, [r0, #160]\n\t"
+        "vldrw.u32 q0, [r2, %[left]]\n\t"
         "vshl.s32 q2, q2, q0\n\t"
         "vshl.s32 q3, q3, q0\n\t"
         "vqrdmulh.s32 q2, q2, q5\n\t"
@@ -574,18 +574,18 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "vqadd.s32 q3, q3, q1\n\t"
         "vrshl.s32 q2, q2, q6\n\t"
         "vrshl.s32 q3, q3, q6\n\t"
-        "ldr r2, [r0, #36]\n\t"
-        "vadd.i32 q2, q2, r2\n\t"
-        "vadd.i32 q3, q3, r2\n\t"
-        "vldrw.u32 q0, [r0, #144]\n\t"
+        "ldr r4, [r2, %[offset]]\n\t"
+        "vadd.i32 q2, q2, r4\n\t"
+        "vadd.i32 q3, q3, r4\n\t"
+        "vldrw.u32 q0, [r2, %[hi]]\n\t"
         "vmax.s32 q2, q2, q7\n\t"
         "vmax.s32 q3, q3, q7\n\t"
         "vmin.s32 q2, q2, q0\n\t"
         "vmin.s32 q3, q3, q0\n\t"
         "ldr r4, [r0, #24]\n\t"
-        "ldr r2, [r0, #32]\n\t"
+        "ldr r2, [r0, #28]\n\t"
         "add r6, r4, r2\n\t"
-        "ldr r2, [r0, #72]\n\t"
+        "ldr r2, [r0, #32]\n\t"
         "add r8, r4, r2\n\t"
         "str r8, [r0, #24]\n\t"
         "vpstt\n\t"
@@ -596,13 +596,18 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "bne 1b\n\t"
         "add sp, sp, #40\n"
         : "+r"(st)
-        :
+        : [mult] "i"(offsetof(unfolded_group_t, mult)),
+          [right] "i"(offsetof(unfolded_group_t, right)),
+          [left] "i"(offsetof(unfolded_group_t, left)), [lo] "i"(offsetof(unfolded_group_t, lo)),
+          [hi] "i"(offsetof(unfolded_group_t, hi)),
+          [offset] "i"(offsetof(unfolded_group_t, offset)),
+          [real] "i"(offsetof(unfolded_group_t, real))
         : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
           "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
 }
 
 /* `pairs` pairs of slot s's windows (runs of `len` bytes, whole vectors) against the group's
- * filters w: pixel A of the first at x, pixel B x_col after it, the next pair 2 x_col after;
+ * filters: pixel A of the first at x, pixel B x_col after it, the next pair 2 x_col after;
  * their outputs at out and out + out_col, the next pair's out_pair after; add: bias plus the
  * offset term over the shape. All in unfolded_rows_asm. */
 HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
@@ -611,6 +616,7 @@ HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_ge
                                     int32_t out_pair)
 {
     const int32_t runs = s->runs, len = s->len, vectors = len >> 4;
+    const int32_t row = (int32_t)k->row, x_step = (int32_t)k->x_step;
     unfolded_rows_t st;
     st.x = x;
     st.x_col = x_col;
@@ -618,25 +624,18 @@ HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_ge
         st.w[j] = g->w[j] + s->skip;
     }
     st.out = out;
-    st.pairs = pairs;
     st.out_col = out_col;
     st.out_pair = out_pair;
-    st.offset = g->offset;
-    st.real = g->real;
+    st.pairs = pairs;
     st.runs = runs;
     st.passes = (vectors + 7) >> 3;
     st.entry = ((8 - (vectors & 7)) & 7) * 56;
-    st.x_run = (int32_t)k->x_step - len;
-    st.x_pair = 2 * x_col - (runs - 1) * (int32_t)k->x_step - len;
-    st.w_run = (int32_t)k->row - len;
-    st.w_back = runs * (int32_t)k->row;
+    st.x_run = x_step - len;
+    st.x_pair = 2 * x_col - (runs - 1) * x_step - len;
+    st.w_run = row - len;
+    st.w_back = runs * row;
+    st.g = g;
     st.add = add;
-    st.mult = g->mult;
-    const int32x4_t zero = vdupq_n_s32(0);
-    st.shift = g->general ? vminq_s32(g->shift, zero) : g->shift;
-    st.left = g->general ? vmaxq_s32(g->shift, zero) : zero;
-    st.lo = g->lo;
-    st.hi = g->hi;
     unfolded_rows_asm(&st);
 }
 #endif
@@ -955,6 +954,8 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
             vmlaq_n_s32(g.bias, unfolded_sums4(g.w, 0, 1, (int32_t)taps, 0), p->input_offset);
         g.mult = vldrwq_z_s32(p->output_multiplier + oc, g.real);
         g.shift = vldrwq_z_s32(p->output_shift + oc, g.real);
+        g.right = g.general ? vminq_s32(g.shift, vdupq_n_s32(0)) : g.shift;
+        g.left = g.general ? vmaxq_s32(g.shift, vdupq_n_s32(0)) : vdupq_n_s32(0);
 #if defined(UNF_PAIR_ASM)
         if (pointwise) {
             unfolded_pointwise(p, input, &g, output + oc);
