@@ -36,24 +36,23 @@ HK_NOINLINE int32x4_t unfolded_sums4(const int8_t *const *w, size_t skip, int32_
 {
     int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     const int8_t *w0 = w[0] + skip, *w1 = w[1] + skip, *w2 = w[2] + skip, *w3 = w[3] + skip;
-    if (runs == 1 && (len & 15) == 0) {
-        /* One run of whole vectors (a whole window, a pointwise filter): no predicate, half
-         * the instructions; every call of the kernel pays this once per group of filters. */
-        for (int32_t k = 0; k < len; k += 16) {
-            s0 = vaddvaq_s8(s0, vldrbq_s8(w0 + k));
-            s1 = vaddvaq_s8(s1, vldrbq_s8(w1 + k));
-            s2 = vaddvaq_s8(s2, vldrbq_s8(w2 + k));
-            s3 = vaddvaq_s8(s3, vldrbq_s8(w3 + k));
+    /* Each run's whole vectors unpredicated through pointers that walk (no address arithmetic
+     * per load), its last partial vector under a predicate; then on to the next run. */
+    const int32_t whole = len & ~15, rest = len & 15;
+    const size_t next = w_step - (size_t)whole;
+    for (int32_t r = 0; r < runs; ++r, w0 += next, w1 += next, w2 += next, w3 += next) {
+        for (int32_t k = whole; k > 0; k -= 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
+            s0 = vaddvaq_s8(s0, vldrbq_s8(w0));
+            s1 = vaddvaq_s8(s1, vldrbq_s8(w1));
+            s2 = vaddvaq_s8(s2, vldrbq_s8(w2));
+            s3 = vaddvaq_s8(s3, vldrbq_s8(w3));
         }
-        runs = 0;
-    }
-    for (int32_t r = 0; r < runs; ++r, w0 += w_step, w1 += w_step, w2 += w_step, w3 += w_step) {
-        for (int32_t k = 0; k < len; k += 16) {
-            const mve_pred16_t keep = vctp8q((uint32_t)(len - k));
-            s0 = vaddvaq_s8(s0, vldrbq_z_s8(w0 + k, keep));
-            s1 = vaddvaq_s8(s1, vldrbq_z_s8(w1 + k, keep));
-            s2 = vaddvaq_s8(s2, vldrbq_z_s8(w2 + k, keep));
-            s3 = vaddvaq_s8(s3, vldrbq_z_s8(w3 + k, keep));
+        if (rest != 0) {
+            const mve_pred16_t keep = vctp8q((uint32_t)rest);
+            s0 = vaddvaq_s8(s0, vldrbq_z_s8(w0, keep));
+            s1 = vaddvaq_s8(s1, vldrbq_z_s8(w1, keep));
+            s2 = vaddvaq_s8(s2, vldrbq_z_s8(w2, keep));
+            s3 = vaddvaq_s8(s3, vldrbq_z_s8(w3, keep));
         }
     }
     const int32x4_t lo = vsetq_lane_s32(s1, vdupq_n_s32(s0), 1);
@@ -607,13 +606,13 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
 }
 
 /* `pairs` pairs of slot s's windows (runs of `len` bytes, whole vectors) against the group's
- * filters: pixel A of the first at x, pixel B x_col after it, the next pair 2 x_col after;
+ * filters: pixel A of the first at x, pixel B x_col after it, the next pair x_next after;
  * their outputs at out and out + out_col, the next pair's out_pair after; add: bias plus the
  * offset term over the shape. All in unfolded_rows_asm. */
 HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
                                     const unfolded_slot_t *s, int32x4_t add, const int8_t *x,
-                                    int32_t x_col, int32_t pairs, int8_t *out, int32_t out_col,
-                                    int32_t out_pair)
+                                    int32_t x_col, int32_t x_next, int32_t pairs, int8_t *out,
+                                    int32_t out_col, int32_t out_pair)
 {
     const int32_t runs = s->runs, len = s->len, vectors = len >> 4;
     const int32_t row = (int32_t)k->row, x_step = (int32_t)k->x_step;
@@ -631,7 +630,7 @@ HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_ge
     st.passes = (vectors + 7) >> 3;
     st.entry = ((8 - (vectors & 7)) & 7) * 56;
     st.x_run = x_step - len;
-    st.x_pair = 2 * x_col - (runs - 1) * x_step - len;
+    st.x_pair = x_next - (runs - 1) * x_step - len;
     st.w_run = row - len;
     st.w_back = runs * row;
     st.g = g;
@@ -652,7 +651,7 @@ HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geomet
     }
 #if defined(UNF_PAIR_ASM)
     if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
-        unfolded_rows_span(g, k, s, unfolded_slot_add(g, k, s), s->x, (int32_t)(x - s->x), 1,
+        unfolded_rows_span(g, k, s, unfolded_slot_add(g, k, s), s->x, (int32_t)(x - s->x), 0, 1,
                            s->out, (int32_t)(out - s->out), 1);
         s->x = NULL;
         return;
@@ -715,7 +714,8 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
         return;
     }
     if ((len & 15) == 0 && len > 0 && runs > 0) {
-        unfolded_rows_span(g, k, s, s->add, x, (int32_t)x_col, pairs, out, (int32_t)channels,
+        unfolded_rows_span(g, k, s, s->add, x, (int32_t)x_col, 2 * (int32_t)x_col, pairs, out,
+                           (int32_t)channels,
                            2 * (int32_t)channels);
         return;
     }
@@ -728,13 +728,23 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
 }
 
 /* The slot's waiting pixel, if any, alone: its dot products (and, for a shape not yet
- * summed, the filters' sums in the same pass). */
+ * summed, the filters' sums). */
 HK_NOINLINE void unfolded_flush(const unfolded_group_t *g, const unfolded_geometry_t *k,
                                 unfolded_slot_t *s)
 {
     if (s->x == NULL) {
         return;
     }
+#if defined(UNF_PAIR_ASM)
+    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
+        /* As a pair with itself (both lanes' stores land on the same bytes), the shape's sums
+         * taken apart (once per shape): the assembly's unpredicated steps cost less than the
+         * general loop's, even twice over. */
+        unfolded_rows_span(g, k, s, unfolded_slot_add(g, k, s), s->x, 0, 0, 1, s->out, 0, 1);
+        s->x = NULL;
+        return;
+    }
+#endif
     int32x4_t acc;
     if (s->summed) {
         const size_t skip = s->skip;
@@ -853,6 +863,12 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
     slots[0].summed = true;
     slots[0].add = g->whole;
     int32_t evict = 1;
+#if defined(UNF_PAIR_ASM)
+    /* Two output rows per span call where both read whole window rows (unfolded_rows_asm
+     * pairs each pixel with the one below): k x k windows of whole vectors per row. */
+    const bool stacked = (p->filter_height > 1 || p->filter_width > 1) && (k.row & 15) == 0 &&
+                         hi > lo;
+#endif
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * (size_t)p->input_height *
                                           (size_t)p->input_width * (size_t)cin;
@@ -863,6 +879,31 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
                            &fy1);
             const int8_t *line =
                 image + (iy0 + fy0 * p->dilation_height) * p->input_width * cin;
+#if defined(UNF_PAIR_ASM)
+            if (stacked && fy0 == 0 && fy1 == p->filter_height && oy + 1 < p->output_height &&
+                slots[0].x == NULL && iy0 + p->stride_height + (p->filter_height - 1) *
+                                                                   p->dilation_height <
+                                          p->input_height) {
+                /* This row and the next read whole window rows: each pixel pairs with the one
+                 * below it, so the two rows' spans are one call with no pixel left over. */
+                const size_t down = (size_t)p->stride_height * (size_t)p->input_width *
+                                    (size_t)cin;
+                int8_t *below = out + (size_t)ow * channels;
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line, 0, lo, out);
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line + down, 0, lo,
+                              below);
+                unfolded_rows_span(g, &k, &slots[0], g->whole,
+                                   line + (lo * sw - p->pad_left) * cin, (int32_t)down,
+                                   (int32_t)x_col, hi - lo, out + (size_t)lo * channels,
+                                   ow * (int32_t)channels, (int32_t)channels);
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line, hi, ow, out);
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line + down, hi, ow,
+                              below);
+                ++oy;
+                out = below;
+                continue;
+            }
+#endif
             unfolded_edge(p, g, &k, slots, &evict, fy0, fy1, line, 0, lo, out);
             if (hi > lo) {
                 unfolded_slot_t *s = fy0 == 0 && fy1 == p->filter_height
