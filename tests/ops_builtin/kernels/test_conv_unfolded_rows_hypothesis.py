@@ -1,15 +1,17 @@
-"""Goal size's k x k convolutions (hk_conv_unfolded_mve.c, unfolded_rows_asm) against the reference.
+"""Goal size's k x k convolutions (hk_conv_unfolded_mve.c's assembly blocks) against the reference.
 
 At ``optimization.goal: size`` a k x k convolution whose window rows are whole vectors (filter
-width x input channels a multiple of 16) runs each output row's span of windows, and each pair of
-edge pixels cut the same way, through one block of assembly: window rows entered part-way into
-eight unrolled steps (rows of more than eight vectors loop over them), the pixel pointers stepped
-to the next input row between rows (and the filter pointers too when an edge cuts the window's
-width), the requantization and the stores inside. Hypothesis draws the geometry that block must
-get right: 3x3, 5x5, 1x3, 3x1 and 2x2 filters, strides 1 and 2, SAME and VALID padding, dilated
-rows, input channels from 9 to 80 (whole vectors per window row or not, up to 25 vectors per row),
-a last group of fewer than four filters, input offsets zero and not, left shifts (the general
-requantization), and row slices with what is left of pad_top (the row loops' calls). One program
+width x input channels a multiple of 16) runs each output row's span of windows (two rows' where
+each pixel pairs with the one below it), and each pair of edge pixels cut the same way, through
+unfolded_rows_asm: window rows entered part-way into eight unrolled steps (rows of more than eight
+vectors loop over them), the pixel pointers stepped to the next input row between rows (and the
+filter pointers too when an edge cuts the window's width), the requantization and the stores
+inside; a pixel left alone takes unfolded_lone_asm (its dots and its shape's filter sums in one
+pass). Hypothesis draws the geometry those blocks must get right: 3x3, 5x5, 1x3, 3x1 and 2x2
+filters, strides 1 and 2, SAME and VALID padding, dilated rows, input channels from 9 to 80 (whole
+vectors per window row or not, up to 25 vectors per row), a last group of fewer than four
+filters, input offsets zero and not, left shifts (the general requantization), and row slices
+with what is left of pad_top (the row loops' calls). One program
 per draw runs on the M55 at -O2 (the assembly), -O0 (its intrinsics stand-in) and without MVE (the
 portable loop), each output byte for byte against the numpy reference.
 """

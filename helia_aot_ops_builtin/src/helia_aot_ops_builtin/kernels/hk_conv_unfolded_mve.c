@@ -727,6 +727,95 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
     }
 }
 
+#if defined(UNF_PAIR_ASM)
+/*
+ * One pixel alone against four filters over runs of whole vectors, with the filters' sums
+ * over the same taps, in one block of assembly: a step loads the pixel's vector and each
+ * filter's, and takes four VMLADAVA and four VADDVA (both accumulate only into even registers:
+ * the dots in r0-r6, the sums in r8-lr; the five pointers and the count take odd ones). GCC's
+ * loop for the same (hk_conv_dots4_mve with sums) spills about as much as it computes. Its
+ * frame: the state's address, the runs left, the steps: 24 bytes of kernel stack.
+ */
+typedef struct {
+    const int8_t *x;    /* 0: the window's first in-image byte */
+    const int8_t *w[4]; /* 4..16: the filters at the shape's first tap */
+    int32_t runs;       /* 20 */
+    int32_t vectors;    /* 24: per run (>= 1) */
+    int32_t x_adv;      /* 28: from a run's end to the next in the image */
+    int32_t w_adv;      /* 32: from a run's end to the next in the filters */
+    int32_t spare[3];   /* 36..44 */
+    int32x4_t dots;     /* 48 */
+    int32x4_t sums;     /* 64 */
+} unfolded_lone_t;
+
+HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
+{
+    register unfolded_lone_t *st __asm__("r0") = state;
+    __asm__ volatile(
+        "sub sp, sp, #24\n\t"
+        "str r0, [sp]\n\t"
+        "ldr r2, [r0, #20]\n\t"
+        "str r2, [sp, #4]\n\t"
+        "ldr r2, [r0, #24]\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r1, [r0]\n\t"
+        "ldr r3, [r0, #4]\n\t"
+        "ldr r5, [r0, #8]\n\t"
+        "ldr r7, [r0, #12]\n\t"
+        "ldr r9, [r0, #16]\n\t"
+        "vmov.i32 q0, #0\n\t"
+        "vmov r0, r2, q0[2], q0[0]\n\t"
+        "vmov r4, r6, q0[2], q0[0]\n\t"
+        "vmov r8, r10, q0[2], q0[0]\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n"
+        "1:\n\t"
+        "ldr r11, [sp, #8]\n"
+        "2:\n\t"
+        "vldrb.8 q0, [r1], #16\n\t"
+        "vldrb.8 q1, [r3], #16\n\t"
+        "vmladava.s8 r0, q0, q1\n\t"
+        "vaddva.s8 r8, q1\n\t"
+        "vldrb.8 q1, [r5], #16\n\t"
+        "vmladava.s8 r2, q0, q1\n\t"
+        "vaddva.s8 r10, q1\n\t"
+        "vldrb.8 q1, [r7], #16\n\t"
+        "vmladava.s8 r4, q0, q1\n\t"
+        "vaddva.s8 r12, q1\n\t"
+        "vldrb.8 q1, [r9], #16\n\t"
+        "vmladava.s8 r6, q0, q1\n\t"
+        "vaddva.s8 lr, q1\n\t"
+        "subs r11, r11, #1\n\t"
+        "bne 2b\n\t"
+        "ldr r11, [sp, #4]\n\t"
+        "subs r11, r11, #1\n\t"
+        "beq 3f\n\t"
+        "str r11, [sp, #4]\n\t"
+        "ldr r11, [sp]\n\t"
+        "ldr r11, [r11, #28]\n\t"
+        "add r1, r1, r11\n\t"
+        "ldr r11, [sp]\n\t"
+        "ldr r11, [r11, #32]\n\t"
+        "add r3, r3, r11\n\t"
+        "add r5, r5, r11\n\t"
+        "add r7, r7, r11\n\t"
+        "add r9, r9, r11\n\t"
+        "b 1b\n"
+        "3:\n\t"
+        "ldr r11, [sp]\n\t"
+        "vmov q0[2], q0[0], r0, r4\n\t"
+        "vmov q0[3], q0[1], r2, r6\n\t"
+        "vstrw.32 q0, [r11, #48]\n\t"
+        "vmov q1[2], q1[0], r8, r12\n\t"
+        "vmov q1[3], q1[1], r10, lr\n\t"
+        "vstrw.32 q1, [r11, #64]\n\t"
+        "add sp, sp, #24\n"
+        : "+r"(st)
+        :
+        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "q0", "q1", "cc", "memory");
+}
+#endif
+
 /* The slot's waiting pixel, if any, alone: its dot products (and, for a shape not yet
  * summed, the filters' sums). */
 HK_NOINLINE void unfolded_flush(const unfolded_group_t *g, const unfolded_geometry_t *k,
@@ -737,10 +826,23 @@ HK_NOINLINE void unfolded_flush(const unfolded_group_t *g, const unfolded_geomet
     }
 #if defined(UNF_PAIR_ASM)
     if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
-        /* As a pair with itself (both lanes' stores land on the same bytes), the shape's sums
-         * taken apart (once per shape): the assembly's unpredicated steps cost less than the
-         * general loop's, even twice over. */
-        unfolded_rows_span(g, k, s, unfolded_slot_add(g, k, s), s->x, 0, 0, 1, s->out, 0, 1);
+        /* Its dots and the shape's sums in one pass of unfolded_lone_asm; the sums kept for
+         * the shape's next pixels. */
+        unfolded_lone_t st;
+        st.x = s->x;
+        for (int32_t j = 0; j < 4; ++j) {
+            st.w[j] = g->w[j] + s->skip;
+        }
+        st.runs = s->runs;
+        st.vectors = s->len >> 4;
+        st.x_adv = (int32_t)k->x_step - s->len;
+        st.w_adv = (int32_t)k->row - s->len;
+        unfolded_lone_asm(&st);
+        if (!s->summed) {
+            s->add = vmlaq_n_s32(g->bias, st.sums, k->input_offset);
+            s->summed = true;
+        }
+        unfolded_store(g, vaddq_s32(st.dots, s->add), s->out);
         s->x = NULL;
         return;
     }
