@@ -36,8 +36,20 @@ HK_NOINLINE int32x4_t unfolded_sums4(const int8_t *const *w, size_t skip, int32_
 {
     int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     const int8_t *w0 = w[0] + skip, *w1 = w[1] + skip, *w2 = w[2] + skip, *w3 = w[3] + skip;
-    /* Each run's whole vectors unpredicated through pointers that walk (no address arithmetic
-     * per load), its last partial vector under a predicate; then on to the next run. */
+    if (runs == 1 && (len & 15) == 0) {
+        /* One run of whole vectors (a whole window, a pointwise filter): no predicate, half
+         * the instructions; every call of the kernel pays this once per group of filters. */
+        for (int32_t k = 0; k < len; k += 16) {
+            s0 = vaddvaq_s8(s0, vldrbq_s8(w0 + k));
+            s1 = vaddvaq_s8(s1, vldrbq_s8(w1 + k));
+            s2 = vaddvaq_s8(s2, vldrbq_s8(w2 + k));
+            s3 = vaddvaq_s8(s3, vldrbq_s8(w3 + k));
+        }
+        runs = 0;
+    }
+    /* Several runs (a window cut by an edge): each run's whole vectors unpredicated through
+     * pointers that walk (no address arithmetic per load), its last partial vector under a
+     * predicate. */
     const int32_t whole = len & ~15, rest = len & 15;
     const size_t next = w_step - (size_t)whole;
     for (int32_t r = 0; r < runs; ++r, w0 += next, w1 += next, w2 += next, w3 += next) {
@@ -1097,14 +1109,14 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
             vmlaq_n_s32(g.bias, unfolded_sums4(g.w, 0, 1, (int32_t)taps, 0), p->input_offset);
         g.mult = vldrwq_z_s32(p->output_multiplier + oc, g.real);
         g.shift = vldrwq_z_s32(p->output_shift + oc, g.real);
-        g.right = g.general ? vminq_s32(g.shift, vdupq_n_s32(0)) : g.shift;
-        g.left = g.general ? vmaxq_s32(g.shift, vdupq_n_s32(0)) : vdupq_n_s32(0);
 #if defined(UNF_PAIR_ASM)
         if (pointwise) {
             unfolded_pointwise(p, input, &g, output + oc);
             continue;
         }
 #endif
+        g.right = g.general ? vminq_s32(g.shift, vdupq_n_s32(0)) : g.shift;
+        g.left = g.general ? vmaxq_s32(g.shift, vdupq_n_s32(0)) : vdupq_n_s32(0);
         unfolded_group(p, input, &g, output + oc);
     }
 }
