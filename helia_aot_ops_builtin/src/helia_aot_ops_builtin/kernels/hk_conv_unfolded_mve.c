@@ -47,13 +47,24 @@ HK_NOINLINE int32x4_t unfolded_sums4(const int8_t *const *w, size_t skip, int32_
         }
         runs = 0;
     }
-    for (int32_t r = 0; r < runs; ++r, w0 += w_step, w1 += w_step, w2 += w_step, w3 += w_step) {
-        for (int32_t k = 0; k < len; k += 16) {
-            const mve_pred16_t keep = vctp8q((uint32_t)(len - k));
-            s0 = vaddvaq_s8(s0, vldrbq_z_s8(w0 + k, keep));
-            s1 = vaddvaq_s8(s1, vldrbq_z_s8(w1 + k, keep));
-            s2 = vaddvaq_s8(s2, vldrbq_z_s8(w2 + k, keep));
-            s3 = vaddvaq_s8(s3, vldrbq_z_s8(w3 + k, keep));
+    /* Several runs (a window cut by an edge): each run's whole vectors unpredicated through
+     * pointers that walk (no address arithmetic per load), its last partial vector under a
+     * predicate. */
+    const int32_t whole = len & ~15, rest = len & 15;
+    const size_t next = w_step - (size_t)whole;
+    for (int32_t r = 0; r < runs; ++r, w0 += next, w1 += next, w2 += next, w3 += next) {
+        for (int32_t k = whole; k > 0; k -= 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
+            s0 = vaddvaq_s8(s0, vldrbq_s8(w0));
+            s1 = vaddvaq_s8(s1, vldrbq_s8(w1));
+            s2 = vaddvaq_s8(s2, vldrbq_s8(w2));
+            s3 = vaddvaq_s8(s3, vldrbq_s8(w3));
+        }
+        if (rest != 0) {
+            const mve_pred16_t keep = vctp8q((uint32_t)rest);
+            s0 = vaddvaq_s8(s0, vldrbq_z_s8(w0, keep));
+            s1 = vaddvaq_s8(s1, vldrbq_z_s8(w1, keep));
+            s2 = vaddvaq_s8(s2, vldrbq_z_s8(w2, keep));
+            s3 = vaddvaq_s8(s3, vldrbq_z_s8(w3, keep));
         }
     }
     const int32x4_t lo = vsetq_lane_s32(s1, vdupq_n_s32(s0), 1);
@@ -147,7 +158,7 @@ static void unfolded_chunk(int32_t vectors, const int8_t **x0, const int8_t **x1
  * unfolded_chunk, up to four at a time; a run's last partial vector is read under a predicate,
  * so nothing past a run is touched.
  */
-HK_INLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x_step,
+HK_NOINLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x_step,
                                     int32_t runs, int32_t len, const int8_t *const *w,
                                     size_t w_step, int32x4_t *ya, int32x4_t *yb)
 {
@@ -183,28 +194,9 @@ HK_INLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x_s
     *yb = b;
 }
 
-/*
- * The whole-vector case of unfolded_pair_dots (len a multiple of 16, runs >= 1) in one block
- * of assembly, so the pair costs its loads and multiply-accumulates plus a few instructions per
- * window row, where GCC spills around each chunk: the eight sums stay in r0, r2, ..., lr (the
- * even registers VMLADAV needs) for a whole run and in q6, q7 between runs; the six pointers
- * take the odd registers, and what has no register left (the counts, where the loop enters)
- * sits in a 24-byte frame on the stack. A run's vectors are taken eight steps per pass, the
- * first pass entered part-way (Duff's device: LDR PC into the unrolled steps), so no step
- * pays for a count.
- */
-typedef struct {
-    const int8_t *x0, *x1;       /* 0, 4: the pixels' first bytes (run 0) */
-    const int8_t *w[4];          /* 8..20: the filters' first taps read */
-    int32_t x_adv, w_adv;        /* 24, 28: from one run's end to the next run's start */
-    int32_t runs, blocks, entry; /* 32, 36, 40: runs; passes per run; first pass's offset */
-    int32_t spare;               /* 44 */
-    int32x4_t ya, yb;            /* 48, 64: the dot products of pixel A and of pixel B */
-} unfolded_pair_t;
-
 #if defined(__OPTIMIZE__)
 #define UNF_PAIR_ASM 1
-/* One step of unfolded_pair_asm: UNF_STEP's with its pointers in r1, r3 (pixels) and r5, r7,
+/* One step of unfolded_rows_asm and unfolded_pw_asm: UNF_STEP's with its pointers in r1, r3 (pixels) and r5, r7,
  * r9, r11 (filters). */
 #define UNF_PAIR_STEP                                                                          \
     "vldrb.8 q0, [r1], #16\n\t"                                                                \
@@ -221,74 +213,6 @@ typedef struct {
     "vldrb.8 q3, [r11], #16\n\t"                                                               \
     "vmladava.s8 r6, q0, q3\n\t"                                                               \
     "vmladava.s8 lr, q1, q3\n\t"
-HK_NOINLINE void unfolded_pair_asm(unfolded_pair_t *state)
-{
-    register unfolded_pair_t *st __asm__("r0") = state;
-    __asm__ volatile(
-        "sub sp, sp, #24\n\t"
-        "str r0, [sp]\n\t"
-        "adr r2, 2f\n\t"
-        "ldr r4, [r0, #40]\n\t"
-        "add r2, r2, r4\n\t"
-        "orr r2, r2, #1\n\t"
-        "str r2, [sp, #16]\n\t"
-        "ldr r2, [r0, #32]\n\t"
-        "str r2, [sp, #8]\n\t"
-        "vmov.i32 q6, #0\n\t"
-        "vmov.i32 q7, #0\n\t"
-        "ldr r1, [r0]\n\t"
-        "ldr r3, [r0, #4]\n\t"
-        "ldr r5, [r0, #8]\n\t"
-        "ldr r7, [r0, #12]\n\t"
-        "ldr r9, [r0, #16]\n\t"
-        "ldr r11, [r0, #20]\n"
-        "1:\n\t"
-        "ldr r0, [sp]\n\t"
-        "ldr r2, [r0, #36]\n\t"
-        "str r2, [sp, #4]\n\t"
-        "vmov r0, r4, q6[2], q6[0]\n\t"
-        "vmov r2, r6, q6[3], q6[1]\n\t"
-        "vmov r8, r12, q7[2], q7[0]\n\t"
-        "vmov r10, lr, q7[3], q7[1]\n\t"
-        "ldr pc, [sp, #16]\n\t"
-        ".p2align 2\n"
-        "2:\n\t"
-        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
-        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
-        "str r0, [sp, #12]\n\t"
-        "ldr r0, [sp, #4]\n\t"
-        "subs r0, r0, #1\n\t"
-        "str r0, [sp, #4]\n\t"
-        "ldr r0, [sp, #12]\n\t"
-        "bne 2b\n\t"
-        "vmov q6[2], q6[0], r0, r4\n\t"
-        "vmov q6[3], q6[1], r2, r6\n\t"
-        "vmov q7[2], q7[0], r8, r12\n\t"
-        "vmov q7[3], q7[1], r10, lr\n\t"
-        "ldr r2, [sp, #8]\n\t"
-        "subs r2, r2, #1\n\t"
-        "beq 3f\n\t"
-        "str r2, [sp, #8]\n\t"
-        "ldr r0, [sp]\n\t"
-        "ldr r2, [r0, #24]\n\t"
-        "add r1, r1, r2\n\t"
-        "add r3, r3, r2\n\t"
-        "ldr r2, [r0, #28]\n\t"
-        "add r5, r5, r2\n\t"
-        "add r7, r7, r2\n\t"
-        "add r9, r9, r2\n\t"
-        "add r11, r11, r2\n\t"
-        "b 1b\n"
-        "3:\n\t"
-        "ldr r0, [sp]\n\t"
-        "vstrw.32 q6, [r0, #48]\n\t"
-        "vstrw.32 q7, [r0, #64]\n\t"
-        "add sp, sp, #24\n"
-        : "+r"(st)
-        :
-        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
-          "q0", "q1", "q2", "q3", "q6", "q7", "cc", "memory");
-}
 #endif
 
 #if defined(UNF_PAIR_ASM)
@@ -581,6 +505,7 @@ typedef struct {
     int32_t offset;
     mve_pred16_t real; /* the group's real filters (the others repeat the first) */
     bool general;
+    int32x4_t right, left; /* general ? min(shift, 0), max(shift, 0) : shift, 0 */
 } unfolded_group_t;
 
 /* Requantizes, clamps and stores one pixel's four filters (acc: dot products plus `add`). */
@@ -635,6 +560,237 @@ HK_INLINE int32x4_t unfolded_slot_add(const unfolded_group_t *g, const unfolded_
     return s->add;
 }
 
+#if defined(UNF_PAIR_ASM)
+/*
+ * Pairs of windows of one shape (runs of whole vectors) in one block of assembly, with the
+ * requantization and the stores inside (unfolded_pw_asm's form for windows of several rows): a
+ * row's span of k x k windows, or two edge pixels cut the same way. Per pair the eight sums
+ * start at zero (from a zeroed q0, two registers per VMOV), each window row is entered part-way
+ * into eight unrolled steps (UNF_PAIR_STEP; a row of more than eight vectors loops over the
+ * block), and between rows the two pixel pointers step to the next input row (the filter
+ * pointers too when an edge cuts the window's width) while r12 and lr, two of the sums, wait in
+ * q0 so the counts and steps can be read from the frame. Where balanced's conv_quads_asm reads
+ * an interleaved copy, both windows are read where they lie. The group's requantization
+ * constants are read where the group keeps them (unfolded_group_t). Its frame: the state's
+ * address, the output end, the row entry, the rows and passes left, the block's exit (the pass
+ * loop or the row end), the row step, the passes per row, the row end (with or without the
+ * filters' step) and the group's address: 40 bytes of kernel stack.
+ */
+typedef struct {
+    const int8_t *x;    /* 0: pixel A of the first pair (its window's first byte) */
+    int32_t x_col;      /* 4: bytes from pixel A to pixel B */
+    const int8_t *w[4]; /* 8..20: the group's filters at the shape's first tap */
+    int8_t *out;        /* 24: the pair's output A (moves on) */
+    int32_t out_col;    /* 28: bytes from pixel A's output to pixel B's */
+    int32_t out_pair;   /* 32: from one pair's output A to the next's */
+    int32_t pairs;      /* 36 */
+    int32_t runs;       /* 40: window rows in the image */
+    int32_t passes;     /* 44: passes over the eight steps per window row */
+    int32_t entry;      /* 48: where in the steps a row's first pass begins */
+    int32_t x_run;      /* 52: from a row's end to the next row's start in the image */
+    int32_t x_pair;     /* 56: from pixel A's window end to the next pair's pixel A */
+    int32_t w_run;      /* 60: from a row's end to the next row's start in the filters */
+    int32_t w_back;     /* 64: the bytes a filter pointer moves per pair */
+    const unfolded_group_t *g; /* 68: mult, right, left, lo, hi, offset, real */
+    int32_t spare[2];   /* 72, 76 */
+    int32x4_t add;      /* 80: bias + input_offset * the filters' sums over the shape */
+} unfolded_rows_t;
+
+HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
+{
+    register unfolded_rows_t *st __asm__("r0") = state;
+    __asm__ volatile(
+        "sub sp, sp, #40\n\t"
+        "str r0, [sp]\n\t"
+        "adr r2, 2f\n\t"
+        "ldr r4, [r0, #48]\n\t"
+        "add r2, r2, r4\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r2, [r0, #36]\n\t"
+        "ldr r4, [r0, #32]\n\t"
+        "mul r2, r2, r4\n\t"
+        "ldr r4, [r0, #24]\n\t"
+        "add r2, r4, r2\n\t"
+        "str r2, [sp, #4]\n\t"
+        "adr r2, 5f\n\t"
+        "adr r6, 8f\n\t"
+        "ldr r4, [r0, #60]\n\t"
+        "cmp r4, #0\n\t"
+        "it ne\n\t"
+        "movne r2, r6\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #32]\n\t"
+        "adr r6, 6f\n\t"
+        "ldr r4, [r0, #44]\n\t"
+        "str r4, [sp, #28]\n\t"
+        "str r4, [sp, #16]\n\t"
+        "cmp r4, #1\n\t"
+        "it ne\n\t"
+        "movne r2, r6\n\t"
+        "orr r2, r2, #1\n\t"
+        "str r2, [sp, #20]\n\t"
+        "ldr r2, [r0, #52]\n\t"
+        "str r2, [sp, #24]\n\t"
+        "vldrw.u32 q4, [r0, #80]\n\t"
+        "ldr r2, [r0, #68]\n\t"
+        "str r2, [sp, #36]\n\t"
+        "vldrw.u32 q5, [r2, %[mult]]\n\t"
+        "vldrw.u32 q6, [r2, %[right]]\n\t"
+        "vldrw.u32 q7, [r2, %[lo]]\n\t"
+        "ldrh r4, [r2, %[real]]\n\t"
+        "vmsr p0, r4\n\t"
+        "ldr r1, [r0]\n\t"
+        "ldr r2, [r0, #4]\n\t"
+        "add r3, r1, r2\n\t"
+        "ldr r5, [r0, #8]\n\t"
+        "ldr r7, [r0, #12]\n\t"
+        "ldr r9, [r0, #16]\n\t"
+        "ldr r11, [r0, #20]\n"
+        "1:\n\t"
+        "ldr r0, [r0, #40]\n\t"
+        "str r0, [sp, #12]\n\t"
+        "vmov.i32 q0, #0\n\t"
+        "vmov r0, r2, q0[2], q0[0]\n\t"
+        "vmov r4, r6, q0[2], q0[0]\n\t"
+        "vmov r8, r10, q0[2], q0[0]\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "ldr pc, [sp, #8]\n\t"
+        ".p2align 2\n"
+        "2:\n\t"
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
+        "ldr pc, [sp, #20]\n\t"
+        ".p2align 2\n"
+        "6:\n\t"
+        "vmov q0[2], q0[0], r12, lr\n\t"
+        "ldr r12, [sp, #16]\n\t"
+        "subs r12, r12, #1\n\t"
+        "it eq\n\t"
+        "ldreq r12, [sp, #28]\n\t"
+        "str r12, [sp, #16]\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "bne 2b\n\t"
+        "ldr pc, [sp, #32]\n\t"
+        ".p2align 2\n"
+        "8:\n\t"
+        "vmov q0[2], q0[0], r12, lr\n\t"
+        "ldr lr, [sp]\n\t"
+        "ldr lr, [lr, #60]\n\t"
+        "add r5, r5, lr\n\t"
+        "add r7, r7, lr\n\t"
+        "add r9, r9, lr\n\t"
+        "add r11, r11, lr\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        ".p2align 2\n"
+        "5:\n\t"
+        "vmov q0[2], q0[0], r12, lr\n\t"
+        "ldr r12, [sp, #12]\n\t"
+        "subs r12, r12, #1\n\t"
+        "beq 7f\n\t"
+        "str r12, [sp, #12]\n\t"
+        "ldr r12, [sp, #24]\n\t"
+        "add r1, r1, r12\n\t"
+        "add r3, r3, r12\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "ldr pc, [sp, #8]\n"
+        "7:\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "vmov q2[2], q2[0], r0, r4\n\t"
+        "vmov q2[3], q2[1], r2, r6\n\t"
+        "vmov q3[2], q3[0], r8, r12\n\t"
+        "vmov q3[3], q3[1], r10, lr\n\t"
+        "ldr r0, [sp]\n\t"
+        "ldr r2, [r0, #64]\n\t"
+        "sub r5, r5, r2\n\t"
+        "sub r7, r7, r2\n\t"
+        "sub r9, r9, r2\n\t"
+        "sub r11, r11, r2\n\t"
+        "ldr r2, [r0, #56]\n\t"
+        "add r1, r1, r2\n\t"
+        "add r3, r3, r2\n\t"
+        "ldr r2, [sp, #36]\n\t"
+        "vadd.i32 q2, q2, q4\n\t"
+        "vadd.i32 q3, q3, q4\n\t"
+        "vldrw.u32 q0, [r2, %[left]]\n\t"
+        "vshl.s32 q2, q2, q0\n\t"
+        "vshl.s32 q3, q3, q0\n\t"
+        "vqrdmulh.s32 q2, q2, q5\n\t"
+        "vqrdmulh.s32 q3, q3, q5\n\t"
+        "vand q0, q2, q6\n\t"
+        "vand q1, q3, q6\n\t"
+        "vshr.s32 q0, q0, #31\n\t"
+        "vshr.s32 q1, q1, #31\n\t"
+        "vqadd.s32 q2, q2, q0\n\t"
+        "vqadd.s32 q3, q3, q1\n\t"
+        "vrshl.s32 q2, q2, q6\n\t"
+        "vrshl.s32 q3, q3, q6\n\t"
+        "ldr r4, [r2, %[offset]]\n\t"
+        "vadd.i32 q2, q2, r4\n\t"
+        "vadd.i32 q3, q3, r4\n\t"
+        "vldrw.u32 q0, [r2, %[hi]]\n\t"
+        "vmax.s32 q2, q2, q7\n\t"
+        "vmax.s32 q3, q3, q7\n\t"
+        "vmin.s32 q2, q2, q0\n\t"
+        "vmin.s32 q3, q3, q0\n\t"
+        "ldr r4, [r0, #24]\n\t"
+        "ldr r2, [r0, #28]\n\t"
+        "add r6, r4, r2\n\t"
+        "ldr r2, [r0, #32]\n\t"
+        "add r8, r4, r2\n\t"
+        "str r8, [r0, #24]\n\t"
+        "vpstt\n\t"
+        "vstrbt.32 q2, [r4]\n\t"
+        "vstrbt.32 q3, [r6]\n\t"
+        "ldr r2, [sp, #4]\n\t"
+        "cmp r8, r2\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #40\n"
+        : "+r"(st)
+        : [mult] "i"(offsetof(unfolded_group_t, mult)),
+          [right] "i"(offsetof(unfolded_group_t, right)),
+          [left] "i"(offsetof(unfolded_group_t, left)), [lo] "i"(offsetof(unfolded_group_t, lo)),
+          [hi] "i"(offsetof(unfolded_group_t, hi)),
+          [offset] "i"(offsetof(unfolded_group_t, offset)),
+          [real] "i"(offsetof(unfolded_group_t, real))
+        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
+}
+
+/* `pairs` pairs of slot s's windows (runs of `len` bytes, whole vectors) against the group's
+ * filters: pixel A of the first at x, pixel B x_col after it, the next pair x_next after;
+ * their outputs at out and out + out_col, the next pair's out_pair after; add: bias plus the
+ * offset term over the shape. All in unfolded_rows_asm. */
+HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_geometry_t *k,
+                                    const unfolded_slot_t *s, int32x4_t add, const int8_t *x,
+                                    int32_t x_col, int32_t x_next, int32_t pairs, int8_t *out,
+                                    int32_t out_col, int32_t out_pair)
+{
+    const int32_t runs = s->runs, len = s->len, vectors = len >> 4;
+    const int32_t row = (int32_t)k->row, x_step = (int32_t)k->x_step;
+    unfolded_rows_t st;
+    st.x = x;
+    st.x_col = x_col;
+    for (int32_t j = 0; j < 4; ++j) {
+        st.w[j] = g->w[j] + s->skip;
+    }
+    st.out = out;
+    st.out_col = out_col;
+    st.out_pair = out_pair;
+    st.pairs = pairs;
+    st.runs = runs;
+    st.passes = (vectors + 7) >> 3;
+    st.entry = ((8 - (vectors & 7)) & 7) * 56;
+    st.x_run = x_step - len;
+    st.x_pair = x_next - (runs - 1) * x_step - len;
+    st.w_run = row - len;
+    st.w_back = runs * row;
+    st.g = g;
+    st.add = add;
+    unfolded_rows_asm(&st);
+}
+#endif
+
 /* One pixel of slot s's shape whose first in-image byte is x: with the slot's waiting pixel
  * as a pair, or else left waiting in the slot for the next of its shape. */
 HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geometry_t *k,
@@ -645,30 +801,18 @@ HK_NOINLINE void unfolded_pixel(const unfolded_group_t *g, const unfolded_geomet
         s->out = out;
         return;
     }
+#if defined(UNF_PAIR_ASM)
+    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
+        unfolded_rows_span(g, k, s, unfolded_slot_add(g, k, s), s->x, (int32_t)(x - s->x), 0, 1,
+                           s->out, (int32_t)(out - s->out), 1);
+        s->x = NULL;
+        return;
+    }
+#endif
     const size_t skip = s->skip;
     const int8_t *w[4] = {g->w[0] + skip, g->w[1] + skip, g->w[2] + skip, g->w[3] + skip};
     int32x4_t ya, yb;
-#if defined(UNF_PAIR_ASM)
-    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
-        unfolded_pair_t st;
-        st.x0 = s->x;
-        st.x1 = x;
-        for (int32_t j = 0; j < 4; ++j) {
-            st.w[j] = w[j];
-        }
-        st.x_adv = (int32_t)k->x_step - s->len;
-        st.w_adv = (int32_t)k->row - s->len;
-        st.runs = s->runs;
-        st.blocks = ((s->len >> 4) + 7) >> 3;
-        st.entry = ((8 - ((s->len >> 4) & 7)) & 7) * 56;
-        unfolded_pair_asm(&st);
-        ya = st.ya;
-        yb = st.yb;
-    } else
-#endif
-    {
-        unfolded_pair_dots(s->x, x, k->x_step, s->runs, s->len, w, k->row, &ya, &yb);
-    }
+    unfolded_pair_dots(s->x, x, k->x_step, s->runs, s->len, w, k->row, &ya, &yb);
     unfolded_store2(g, ya, yb, unfolded_slot_add(g, k, s), s->out, out);
     s->x = NULL;
 }
@@ -685,22 +829,9 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
     const size_t x_step = k->x_step, row = k->row;
 #if defined(UNF_PAIR_ASM)
     if ((len & 15) == 0 && len > 0 && runs > 0) {
-        unfolded_pair_t st;
-        for (int32_t j = 0; j < 4; ++j) {
-            st.w[j] = w[j];
-        }
-        st.x_adv = (int32_t)x_step - len;
-        st.w_adv = (int32_t)row - len;
-        st.runs = runs;
-        st.blocks = ((len >> 4) + 7) >> 3;
-        st.entry = ((8 - ((len >> 4) & 7)) & 7) * 56;
-        const int32x4_t add = s->add;
-        for (int32_t i = 0; i < pairs; ++i, x += 2 * x_col, out += 2 * channels) {
-            st.x0 = x;
-            st.x1 = x + x_col;
-            unfolded_pair_asm(&st);
-            unfolded_store2(g, st.ya, st.yb, add, out, out + channels);
-        }
+        unfolded_rows_span(g, k, s, s->add, x, (int32_t)x_col, 2 * (int32_t)x_col, pairs, out,
+                           (int32_t)channels,
+                           2 * (int32_t)channels);
         return;
     }
 #endif
@@ -711,14 +842,126 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
     }
 }
 
+#if defined(UNF_PAIR_ASM)
+/*
+ * One pixel alone against four filters over runs of whole vectors, with the filters' sums
+ * over the same taps, in one block of assembly: a step loads the pixel's vector and each
+ * filter's, and takes four VMLADAVA and four VADDVA (both accumulate only into even registers:
+ * the dots in r0-r6, the sums in r8-lr; the five pointers and the count take odd ones). GCC's
+ * loop for the same (hk_conv_dots4_mve with sums) spills about as much as it computes. Its
+ * frame: the state's address, the runs left, the steps: 24 bytes of kernel stack.
+ */
+typedef struct {
+    const int8_t *x;    /* 0: the window's first in-image byte */
+    const int8_t *w[4]; /* 4..16: the filters at the shape's first tap */
+    int32_t runs;       /* 20 */
+    int32_t vectors;    /* 24: per run (>= 1) */
+    int32_t x_adv;      /* 28: from a run's end to the next in the image */
+    int32_t w_adv;      /* 32: from a run's end to the next in the filters */
+    int32_t spare[3];   /* 36..44 */
+    int32x4_t dots;     /* 48 */
+    int32x4_t sums;     /* 64 */
+} unfolded_lone_t;
+
+HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
+{
+    register unfolded_lone_t *st __asm__("r0") = state;
+    __asm__ volatile(
+        "sub sp, sp, #24\n\t"
+        "str r0, [sp]\n\t"
+        "ldr r2, [r0, #20]\n\t"
+        "str r2, [sp, #4]\n\t"
+        "ldr r2, [r0, #24]\n\t"
+        "str r2, [sp, #8]\n\t"
+        "ldr r1, [r0]\n\t"
+        "ldr r3, [r0, #4]\n\t"
+        "ldr r5, [r0, #8]\n\t"
+        "ldr r7, [r0, #12]\n\t"
+        "ldr r9, [r0, #16]\n\t"
+        "vmov.i32 q0, #0\n\t"
+        "vmov r0, r2, q0[2], q0[0]\n\t"
+        "vmov r4, r6, q0[2], q0[0]\n\t"
+        "vmov r8, r10, q0[2], q0[0]\n\t"
+        "vmov r12, lr, q0[2], q0[0]\n"
+        "1:\n\t"
+        "ldr r11, [sp, #8]\n"
+        "2:\n\t"
+        "vldrb.8 q0, [r1], #16\n\t"
+        "vldrb.8 q1, [r3], #16\n\t"
+        "vmladava.s8 r0, q0, q1\n\t"
+        "vaddva.s8 r8, q1\n\t"
+        "vldrb.8 q1, [r5], #16\n\t"
+        "vmladava.s8 r2, q0, q1\n\t"
+        "vaddva.s8 r10, q1\n\t"
+        "vldrb.8 q1, [r7], #16\n\t"
+        "vmladava.s8 r4, q0, q1\n\t"
+        "vaddva.s8 r12, q1\n\t"
+        "vldrb.8 q1, [r9], #16\n\t"
+        "vmladava.s8 r6, q0, q1\n\t"
+        "vaddva.s8 lr, q1\n\t"
+        "subs r11, r11, #1\n\t"
+        "bne 2b\n\t"
+        "ldr r11, [sp, #4]\n\t"
+        "subs r11, r11, #1\n\t"
+        "beq 3f\n\t"
+        "str r11, [sp, #4]\n\t"
+        "ldr r11, [sp]\n\t"
+        "ldr r11, [r11, #28]\n\t"
+        "add r1, r1, r11\n\t"
+        "ldr r11, [sp]\n\t"
+        "ldr r11, [r11, #32]\n\t"
+        "add r3, r3, r11\n\t"
+        "add r5, r5, r11\n\t"
+        "add r7, r7, r11\n\t"
+        "add r9, r9, r11\n\t"
+        "b 1b\n"
+        "3:\n\t"
+        "ldr r11, [sp]\n\t"
+        "vmov q0[2], q0[0], r0, r4\n\t"
+        "vmov q0[3], q0[1], r2, r6\n\t"
+        "vstrw.32 q0, [r11, #48]\n\t"
+        "vmov q1[2], q1[0], r8, r12\n\t"
+        "vmov q1[3], q1[1], r10, lr\n\t"
+        "vstrw.32 q1, [r11, #64]\n\t"
+        "add sp, sp, #24\n"
+        : "+r"(st)
+        :
+        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "q0", "q1", "cc", "memory");
+}
+#endif
+
 /* The slot's waiting pixel, if any, alone: its dot products (and, for a shape not yet
- * summed, the filters' sums in the same pass). */
+ * summed, the filters' sums). */
 HK_NOINLINE void unfolded_flush(const unfolded_group_t *g, const unfolded_geometry_t *k,
                                 unfolded_slot_t *s)
 {
     if (s->x == NULL) {
         return;
     }
+#if defined(UNF_PAIR_ASM)
+    if ((s->len & 15) == 0 && s->len > 0 && s->runs > 0) {
+        /* Its dots and the shape's sums in one pass of unfolded_lone_asm; the sums kept for
+         * the shape's next pixels. */
+        unfolded_lone_t st;
+        st.x = s->x;
+        for (int32_t j = 0; j < 4; ++j) {
+            st.w[j] = g->w[j] + s->skip;
+        }
+        st.runs = s->runs;
+        st.vectors = s->len >> 4;
+        st.x_adv = (int32_t)k->x_step - s->len;
+        st.w_adv = (int32_t)k->row - s->len;
+        unfolded_lone_asm(&st);
+        if (!s->summed) {
+            s->add = vmlaq_n_s32(g->bias, st.sums, k->input_offset);
+            s->summed = true;
+        }
+        unfolded_store(g, vaddq_s32(st.dots, s->add), s->out);
+        s->x = NULL;
+        return;
+    }
+#endif
     int32x4_t acc;
     if (s->summed) {
         const size_t skip = s->skip;
@@ -821,6 +1064,12 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
     slots[0].summed = true;
     slots[0].add = g->whole;
     int32_t evict = 1;
+#if defined(UNF_PAIR_ASM)
+    /* Two output rows per span call where both read whole window rows (unfolded_rows_asm
+     * pairs each pixel with the one below): k x k windows of whole vectors per row. */
+    const bool stacked = (p->filter_height > 1 || p->filter_width > 1) && (k.row & 15) == 0 &&
+                         hi > lo;
+#endif
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * (size_t)p->input_height *
                                           (size_t)p->input_width * (size_t)cin;
@@ -831,6 +1080,31 @@ HK_NOINLINE void unfolded_group(const hk_conv_params_t *p, const int8_t *input,
                            &fy1);
             const int8_t *line =
                 image + (iy0 + fy0 * p->dilation_height) * p->input_width * cin;
+#if defined(UNF_PAIR_ASM)
+            if (stacked && fy0 == 0 && fy1 == p->filter_height && oy + 1 < p->output_height &&
+                slots[0].x == NULL && iy0 + p->stride_height + (p->filter_height - 1) *
+                                                                   p->dilation_height <
+                                          p->input_height) {
+                /* This row and the next read whole window rows: each pixel pairs with the one
+                 * below it, so the two rows' spans are one call with no pixel left over. */
+                const size_t down = (size_t)p->stride_height * (size_t)p->input_width *
+                                    (size_t)cin;
+                int8_t *below = out + (size_t)ow * channels;
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line, 0, lo, out);
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line + down, 0, lo,
+                              below);
+                unfolded_rows_span(g, &k, &slots[0], g->whole,
+                                   line + (lo * sw - p->pad_left) * cin, (int32_t)down,
+                                   (int32_t)x_col, hi - lo, out + (size_t)lo * channels,
+                                   ow * (int32_t)channels, (int32_t)channels);
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line, hi, ow, out);
+                unfolded_edge(p, g, &k, slots, &evict, 0, p->filter_height, line + down, hi, ow,
+                              below);
+                ++oy;
+                out = below;
+                continue;
+            }
+#endif
             unfolded_edge(p, g, &k, slots, &evict, fy0, fy1, line, 0, lo, out);
             if (hi > lo) {
                 unfolded_slot_t *s = fy0 == 0 && fy1 == p->filter_height
@@ -986,6 +1260,8 @@ void hk_conv_s8_unfolded_mve(const hk_conv_params_t *p, const int8_t *input,
                                     p->input_offset);
         g.mult = vldrwq_z_s32(p->output_multiplier + oc, g.real);
         g.shift = vldrwq_z_s32(p->output_shift + oc, g.real);
+        g.right = g.general ? vminq_s32(g.shift, vdupq_n_s32(0)) : g.shift;
+        g.left = g.general ? vmaxq_s32(g.shift, vdupq_n_s32(0)) : vdupq_n_s32(0);
         unfolded_group(p, input, &g, output + oc);
     }
 }
