@@ -566,13 +566,16 @@ HK_INLINE int32x4_t unfolded_slot_add(const unfolded_group_t *g, const unfolded_
  * requantization and the stores inside (unfolded_pw_asm's form for windows of several rows): a
  * row's span of k x k windows, or two edge pixels cut the same way. Per pair the eight sums
  * start at zero (from a zeroed q0, two registers per VMOV), each window row is entered part-way
- * into eight unrolled steps (UNF_PAIR_STEP; a row of more than eight vectors loops over the
- * block), and between rows the two pixel pointers step to the next input row (the filter
- * pointers too when an edge cuts the window's width) while r12 and lr, two of the sums, wait in
- * q0 so the counts and steps can be read from the frame. Where balanced's conv_quads_asm reads
+ * into twelve unrolled steps (UNF_PAIR_STEP, UNF_ROW_STEPS; a row of more than twelve vectors
+ * loops over the block: twelve, not eight, so a 3 x 3 window of 64 channels takes one pass per
+ * row), and between rows the two pixel pointers step to the next input row (the filter
+ * pointers too when an edge cuts the window's width) while r10 and lr, two of the sums, wait in
+ * the lanes of q3 (free between rows) where the requantization takes them after the last row,
+ * so the steps can be read from the frame. Where balanced's conv_quads_asm reads
  * an interleaved copy, both windows are read where they lie. The group's requantization
  * constants are read where the group keeps them (unfolded_group_t). Its frame: the state's
- * address, the output end, the row entry, the rows and passes left, the block's exit (the pass
+ * address, the output end, the row entry, where the first filter pointer ends after the
+ * window's last row (so a row's end needs no count), the passes left, the block's exit (the pass
  * loop or the row end), the row step, the passes per row, the row end (with or without the
  * filters' step) and the group's address: 40 bytes of kernel stack.
  */
@@ -585,16 +588,19 @@ typedef struct {
     int32_t out_pair;   /* 32: from one pair's output A to the next's */
     int32_t pairs;      /* 36 */
     int32_t runs;       /* 40: window rows in the image */
-    int32_t passes;     /* 44: passes over the eight steps per window row */
+    int32_t passes;     /* 44: passes over the twelve steps per window row */
     int32_t entry;      /* 48: where in the steps a row's first pass begins */
     int32_t x_run;      /* 52: from a row's end to the next row's start in the image */
     int32_t x_pair;     /* 56: from pixel A's window end to the next pair's pixel A */
     int32_t w_run;      /* 60: from a row's end to the next row's start in the filters */
-    int32_t w_back;     /* 64: the bytes a filter pointer moves per pair */
+    int32_t w_back;     /* 64: the bytes a filter pointer moves per window */
     const unfolded_group_t *g; /* 68: mult, right, left, lo, hi, offset, real */
     int32_t spare[2];   /* 72, 76 */
     int32x4_t add;      /* 80: bias + input_offset * the filters' sums over the shape */
 } unfolded_rows_t;
+
+/* The unrolled steps of unfolded_rows_asm (each UNF_PAIR_STEP 56 bytes of code). */
+#define UNF_ROW_STEPS 12
 
 HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
 {
@@ -646,10 +652,11 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "ldr r5, [r0, #8]\n\t"
         "ldr r7, [r0, #12]\n\t"
         "ldr r9, [r0, #16]\n\t"
-        "ldr r11, [r0, #20]\n"
+        "ldr r11, [r0, #20]\n\t"
+        "ldr r2, [r0, #64]\n\t"
+        "add r2, r2, r5\n\t"
+        "str r2, [sp, #12]\n"
         "1:\n\t"
-        "ldr r0, [r0, #40]\n\t"
-        "str r0, [sp, #12]\n\t"
         "vmov.i32 q0, #0\n\t"
         "vmov r0, r2, q0[2], q0[0]\n\t"
         "vmov r4, r6, q0[2], q0[0]\n\t"
@@ -658,6 +665,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "ldr pc, [sp, #8]\n\t"
         ".p2align 2\n"
         "2:\n\t"
+        UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         "ldr pc, [sp, #20]\n\t"
@@ -674,38 +682,35 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "ldr pc, [sp, #32]\n\t"
         ".p2align 2\n"
         "8:\n\t"
-        "vmov q0[2], q0[0], r12, lr\n\t"
+        "vmov q3[3], q3[1], r10, lr\n\t"
         "ldr lr, [sp]\n\t"
         "ldr lr, [lr, #60]\n\t"
         "add r5, r5, lr\n\t"
         "add r7, r7, lr\n\t"
         "add r9, r9, lr\n\t"
         "add r11, r11, lr\n\t"
-        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "b 9f\n\t"
         ".p2align 2\n"
         "5:\n\t"
-        "vmov q0[2], q0[0], r12, lr\n\t"
-        "ldr r12, [sp, #12]\n\t"
-        "subs r12, r12, #1\n\t"
+        "vmov q3[3], q3[1], r10, lr\n"
+        "9:\n\t"
+        "ldr lr, [sp, #12]\n\t"
+        "cmp r5, lr\n\t"
         "beq 7f\n\t"
-        "str r12, [sp, #12]\n\t"
-        "ldr r12, [sp, #24]\n\t"
-        "add r1, r1, r12\n\t"
-        "add r3, r3, r12\n\t"
-        "vmov r12, lr, q0[2], q0[0]\n\t"
+        "ldr lr, [sp, #24]\n\t"
+        "add r1, r1, lr\n\t"
+        "add r3, r3, lr\n\t"
+        "vmov r10, lr, q3[3], q3[1]\n\t"
         "ldr pc, [sp, #8]\n"
         "7:\n\t"
-        "vmov r12, lr, q0[2], q0[0]\n\t"
         "vmov q2[2], q2[0], r0, r4\n\t"
         "vmov q2[3], q2[1], r2, r6\n\t"
         "vmov q3[2], q3[0], r8, r12\n\t"
-        "vmov q3[3], q3[1], r10, lr\n\t"
         "ldr r0, [sp]\n\t"
-        "ldr r2, [r0, #64]\n\t"
-        "sub r5, r5, r2\n\t"
-        "sub r7, r7, r2\n\t"
-        "sub r9, r9, r2\n\t"
-        "sub r11, r11, r2\n\t"
+        "ldr r5, [r0, #8]\n\t"
+        "ldr r7, [r0, #12]\n\t"
+        "ldr r9, [r0, #16]\n\t"
+        "ldr r11, [r0, #20]\n\t"
         "ldr r2, [r0, #56]\n\t"
         "add r1, r1, r2\n\t"
         "add r3, r3, r2\n\t"
@@ -779,8 +784,8 @@ HK_NOINLINE void unfolded_rows_span(const unfolded_group_t *g, const unfolded_ge
     st.out_pair = out_pair;
     st.pairs = pairs;
     st.runs = runs;
-    st.passes = (vectors + 7) >> 3;
-    st.entry = ((8 - (vectors & 7)) & 7) * 56;
+    st.passes = (vectors + UNF_ROW_STEPS - 1) / UNF_ROW_STEPS;
+    st.entry = (UNF_ROW_STEPS - 1 - (vectors + UNF_ROW_STEPS - 1) % UNF_ROW_STEPS) * 56;
     st.x_run = x_step - len;
     st.x_pair = x_next - (runs - 1) * x_step - len;
     st.w_run = row - len;
