@@ -13,7 +13,8 @@
  * whole number of vectors, the lanes before them zero) and 128 bytes of offset terms: for at
  * most 32 output channels each one's bias + input_offset * sum(filter) (int32), else the
  * filters' sums alone (int16: at most 64 taps of at most 128) of up to 64 channels, the bias
- * read per group. More channels run in passes of 64, each gathering the windows again.
+ * read per group. More channels run in passes of 64, each gathering the windows again. The
+ * pointwise loop instead holds a 512-byte table (ui_pw_group_t: four groups of 128 bytes).
  */
 #include "hk_conv_unfolded_im2col.h"
 
@@ -491,12 +492,114 @@ HK_INLINE void ui_halves4(int8x16_t v, int8x16_t w0, int8x16_t w1, int8x16_t w2,
     *qb = vld1q_s32(b);
 }
 
+#define UI_PW_CHUNK 16 /* output channels whose prepared groups the stack holds at once */
+
+/* One group of four filters of a pointwise call, prepared once per chunk on the stack (128
+ * bytes, the offsets ui_group reads): each filter's bytes in both halves (missing filters
+ * repeat the first and are not stored), the group's bias + input_offset * the filters' sums,
+ * multipliers, and each shift split into its left (>= 0) and right (<= 0) parts. */
+typedef struct {
+    int8x16_t w[4];
+    int32x4_t whole, mult, left, right;
+} ui_pw_group_t;
+
+#if defined(__OPTIMIZE__)
+/* One group against a pixel pair in assembly, the dot products, the requantization (as
+ * hk_requant_pair_mve: `LEFT` holds the left shift of the general form) and the clamp, with
+ * every constant read from the group's table entry: no vector spills between groups. A VPT
+ * block leaves P0 inverted once per switch from then to else lanes: the first block (P0 = A's
+ * lanes) ends with P0 on B's, so the second takes B first and hands P0 back as it found it. */
+#define UI_GROUP_ASM(LEFT)                                                                     \
+    "vmsr p0, %[low]\n\t"                                                                      \
+    "vldrb.8 q0, [%[k]]\n\t"                                                                   \
+    "vldrb.8 q1, [%[k], #16]\n\t"                                                              \
+    "vpsttee\n\t"                                                                              \
+    "vmladavt.s8 %[a0], %q[v], q0\n\t"                                                         \
+    "vmladavt.s8 %[a1], %q[v], q1\n\t"                                                         \
+    "vmladave.s8 %[b0], %q[v], q0\n\t"                                                         \
+    "vmladave.s8 %[b1], %q[v], q1\n\t"                                                         \
+    "vldrb.8 q0, [%[k], #32]\n\t"                                                              \
+    "vldrb.8 q1, [%[k], #48]\n\t"                                                              \
+    "vpsttee\n\t"                                                                              \
+    "vmladavt.s8 %[b2], %q[v], q0\n\t"                                                         \
+    "vmladavt.s8 %[b3], %q[v], q1\n\t"                                                         \
+    "vmladave.s8 %[a2], %q[v], q0\n\t"                                                         \
+    "vmladave.s8 %[a3], %q[v], q1\n\t"                                                         \
+    "vmov %q[ya][2], %q[ya][0], %[a0], %[a2]\n\t"                                              \
+    "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t"                                              \
+    "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"                                              \
+    "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n\t"                                              \
+    "vldrw.32 q0, [%[k], #64]\n\t"                                                             \
+    "vadd.i32 %q[ya], %q[ya], q0\n\t"                                                          \
+    "vadd.i32 %q[yb], %q[yb], q0\n\t" LEFT                                                     \
+    "vldrw.32 q0, [%[k], #80]\n\t"                                                             \
+    "vqrdmulh.s32 %q[ya], %q[ya], q0\n\t"                                                      \
+    "vqrdmulh.s32 %q[yb], %q[yb], q0\n\t"                                                      \
+    "vldrw.32 q0, [%[k], #112]\n\t"                                                            \
+    "vand q1, %q[ya], q0\n\t"                                                                  \
+    "vshr.s32 q1, q1, #31\n\t"                                                                 \
+    "vqadd.s32 %q[ya], %q[ya], q1\n\t"                                                         \
+    "vand q1, %q[yb], q0\n\t"                                                                  \
+    "vshr.s32 q1, q1, #31\n\t"                                                                 \
+    "vqadd.s32 %q[yb], %q[yb], q1\n\t"                                                         \
+    "vrshl.s32 %q[ya], %q[ya], q0\n\t"                                                         \
+    "vrshl.s32 %q[yb], %q[yb], q0\n\t"                                                         \
+    "vadd.i32 %q[ya], %q[ya], %[offset]\n\t"                                                   \
+    "vadd.i32 %q[yb], %q[yb], %[offset]\n\t"                                                   \
+    "vmax.s32 %q[ya], %q[ya], %q[lo]\n\t"                                                      \
+    "vmax.s32 %q[yb], %q[yb], %q[lo]\n\t"                                                      \
+    "vmin.s32 %q[ya], %q[ya], %q[hi]\n\t"                                                      \
+    "vmin.s32 %q[yb], %q[yb], %q[hi]\n"
+#define UI_LEFT                                                                                \
+    "vldrw.32 q0, [%[k], #96]\n\t"                                                             \
+    "vshl.s32 %q[ya], %q[ya], q0\n\t"                                                          \
+    "vshl.s32 %q[yb], %q[yb], q0\n\t"
+HK_INLINE void ui_group(const ui_pw_group_t *k, int8x16_t v, mve_pred16_t low, bool general,
+                        int32_t offset, int32x4_t vlo, int32x4_t vhi, int32x4_t *qa,
+                        int32x4_t *qb)
+{
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r2");
+    register int32_t a2 __asm__("r4");
+    register int32_t a3 __asm__("r6");
+    register int32_t b0 __asm__("r8");
+    register int32_t b1 __asm__("r10");
+    register int32_t b2 __asm__("r12");
+    register int32_t b3 __asm__("lr");
+    int32x4_t ya, yb;
+#define UI_GROUP_OPERANDS                                                                      \
+    : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),         \
+      [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [ya] "=&w"(ya), [yb] "=&w"(yb)          \
+    : [k] "r"(k), [v] "w"(v), [low] "r"((uint32_t)low), [offset] "r"(offset), [lo] "w"(vlo), \
+      [hi] "w"(vhi), "m"(*k)                                                                   \
+    : "q0", "q1", "p0"
+    if (general) {
+        __asm__(UI_GROUP_ASM(UI_LEFT) UI_GROUP_OPERANDS);
+    } else {
+        __asm__(UI_GROUP_ASM("") UI_GROUP_OPERANDS);
+    }
+#undef UI_GROUP_OPERANDS
+    *qa = ya;
+    *qb = yb;
+}
+#else
+HK_INLINE void ui_group(const ui_pw_group_t *k, int8x16_t v, mve_pred16_t low, bool general,
+                        int32_t offset, int32x4_t vlo, int32x4_t vhi, int32x4_t *qa,
+                        int32x4_t *qb)
+{
+    ui_halves4(v, k->w[0], k->w[1], k->w[2], k->w[3], low, qa, qb);
+    hk_requant_pair_mve(qa, qb, k->whole, k->mult, vaddq_s32(k->left, k->right), general,
+                        offset, vlo, vhi);
+}
+#endif
+
 /*
  * An unpadded 1x1 filter whose windows lie in the image: each pair of pixels is read in place
  * into one vector (A in lanes 0..cin-1, B in lanes cin..2 cin-1: one load where B follows A),
  * against each filter's bytes loaded twice into one register, so each pixel meets its own copy.
- * Groups of four filters outside (their copies, sums and requantization in registers, once per
- * call), pixels inside.
+ * Pixels outside, the groups of up to UI_PW_CHUNK channels inside, each group's copies, terms
+ * and requantization read from the stack table built once per chunk (kernel stack, not in the
+ * arena: 512 bytes), so a pixel pair is loaded once per chunk and nothing spills per group.
  */
 HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, bool general,
@@ -511,30 +614,40 @@ HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
     const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)cin;
     const int32_t ow = p->output_width, oh = p->output_height;
     const int32_t pixels = p->batches * oh * ow;
+    const int32_t offset = p->output_offset;
     /* Every pixel right after the one before: the pixels are the input's, in order. */
     const bool flat = p->stride_width == 1 && ow == p->input_width &&
                       (oh == 1 || (p->stride_height == 1 && oh == p->input_height));
     const int32x4_t vlo = vdupq_n_s32(hk_max_i32(p->act_min, -128));
     const int32x4_t vhi = vdupq_n_s32(hk_min_i32(p->act_max, 127));
-    for (int32_t oc = 0; oc < p->output_channels; oc += 4) {
-        const int32_t n = hk_min_i32(p->output_channels - oc, 4);
-        const mve_pred16_t real = vctp32q((uint32_t)n);
-        int8x16_t wd[4];
-        int32_t sums[4];
-        for (int32_t j = 0; j < 4; ++j) {
-            /* Missing filters repeat the first and are not stored. */
-            const uintptr_t f = (uintptr_t)(filter + (size_t)(oc + (j < n ? j : 0)) * (size_t)cin);
-            wd[j] = vorrq_s8(vldrbq_z_s8((const int8_t *)f, low),
-                             vldrbq_z_s8((const int8_t *)(f - (uintptr_t)cin), high));
-            sums[j] = vaddvq_p_s8(wd[j], low);
+    ui_pw_group_t groups[UI_PW_CHUNK / 4] __attribute__((aligned(16)));
+    for (int32_t c0 = 0; c0 < p->output_channels; c0 += UI_PW_CHUNK) {
+        const int32_t chunk = hk_min_i32(p->output_channels - c0, UI_PW_CHUNK);
+        const int32_t count = (chunk + 3) / 4;
+        for (int32_t g = 0; g < count; ++g) {
+            const int32_t oc = c0 + 4 * g;
+            const int32_t n = hk_min_i32(chunk - 4 * g, 4);
+            const mve_pred16_t real = vctp32q((uint32_t)n);
+            int32_t sums[4];
+            for (int32_t j = 0; j < 4; ++j) {
+                const uintptr_t f =
+                    (uintptr_t)(filter + (size_t)(oc + (j < n ? j : 0)) * (size_t)cin);
+                groups[g].w[j] = vorrq_s8(vldrbq_z_s8((const int8_t *)f, low),
+                                          vldrbq_z_s8((const int8_t *)(f - (uintptr_t)cin), high));
+                sums[j] = vaddvq_p_s8(groups[g].w[j], low);
+            }
+            const int32x4_t b = bias != NULL ? vldrwq_z_s32(bias + oc, real) : vdupq_n_s32(0);
+            groups[g].whole = vmlaq_n_s32(b, vld1q_s32(sums), p->input_offset);
+            groups[g].mult = vldrwq_z_s32(p->output_multiplier + oc, real);
+            const int32x4_t shift = vldrwq_z_s32(p->output_shift + oc, real);
+            groups[g].left = vmaxq_s32(shift, vdupq_n_s32(0));
+            groups[g].right = vminq_s32(shift, vdupq_n_s32(0));
         }
-        int32x4_t whole = bias != NULL ? vldrwq_z_s32(bias + oc, real) : vdupq_n_s32(0);
-        whole = vmlaq_n_s32(whole, vld1q_s32(sums), p->input_offset);
-        const int32x4_t m = vldrwq_z_s32(p->output_multiplier + oc, real);
-        const int32x4_t s = vldrwq_z_s32(p->output_shift + oc, real);
+        /* The lanes of the chunk's last group to store. */
+        const mve_pred16_t last = vctp32q((uint32_t)(chunk - 4 * (count - 1)));
         const int8_t *row = input, *x = input;
         int32_t ox = 0, oy = 0;
-        int8_t *out = output + oc;
+        int8_t *out = output + c0;
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             const bool both = i + 1 < pixels;
             int8x16_t v;
@@ -560,13 +673,16 @@ HK_INLINE void ui_pointwise_loop(const hk_conv_params_t *p, const int8_t *input,
                     }
                 }
             }
-            int32x4_t ya, yb;
-            ui_halves4(v, wd[0], wd[1], wd[2], wd[3], low, &ya, &yb);
-            hk_requant_pair_mve(&ya, &yb, whole, m, s, general, p->output_offset, vlo, vhi);
-            if (both) {
-                vstrbq_p_s32(out + channels, yb, real);
+            /* Pixel B's bytes: A's again for an odd last pixel (stored first, then A's). */
+            int8_t *const out_b = both ? out + channels : out;
+            const ui_pw_group_t *k = groups;
+            for (int32_t g = 0; g < count; ++g, ++k) {
+                int32x4_t ya, yb;
+                ui_group(k, v, low, general, offset, vlo, vhi, &ya, &yb);
+                const mve_pred16_t real = g + 1 < count ? (mve_pred16_t)0xFFFF : last;
+                vstrbq_p_s32(out_b + 4 * g, yb, real);
+                vstrbq_p_s32(out + 4 * g, ya, real);
             }
-            vstrbq_p_s32(out, ya, real);
         }
     }
 }
