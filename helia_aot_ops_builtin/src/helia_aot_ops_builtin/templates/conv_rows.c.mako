@@ -39,6 +39,16 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 % endfor
     };
     ${k}${params_type} row = whole;
+% if rows.get("fold_channels"):
+    /* The input offset folded into the bias once per layer (goal size stores no offset_bias
+     * constant): ${4 * rows["fold_channels"]} bytes of this function's stack, not in the arena. */
+    int32_t offset_bias[${rows["fold_channels"]}];
+    const int32_t folded = ${k}depthwise_s8_offset_bias(&whole, ${args[1]}, ${args[2]}, offset_bias);
+    if (folded != 0) {
+        return -(${status_base} + folded);
+    }
+    row.offset_bias = offset_bias;
+% endif
     const ${rows["in_ctype"]} *const input = ${args[0]};
     ${rows["out_ctype"]} *const output = ${args[3]};
     ${rows["out_ctype"]} *const ring = ${rows["ring_ptr"]};
