@@ -870,6 +870,41 @@ static void dw_s8_fast(const hk_depthwise_params_t *p, const int8_t *input,
     }
 }
 
+/* The fold of hk_depthwise_s8_offset_bias: Sum((x + off) * w) + b = Sum(x * w) + (b + off *
+ * Sum(w)) in wrapping int32, which the LiteRT reference's sums equal whenever no tap is cut. On
+ * Helium four channels per step (a layer pays this once). */
+int32_t hk_depthwise_s8_offset_bias(const hk_depthwise_params_t *params, const int8_t *filter,
+                                    const int32_t *bias, int32_t *offset_bias)
+{
+    if (!depthwise_params_ok(params) || filter == NULL || offset_bias == NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    const int32_t channels = params->input_channels * params->depth_multiplier;
+    const int32_t taps = params->filter_height * params->filter_width;
+    const int32_t offset = params->input_offset;
+    int32_t c = 0;
+#if HK_HAVE_MVE
+    for (; c + 4 <= channels; c += 4) {
+        int32x4_t sum = vdupq_n_s32(0);
+        const int8_t *w = filter + c;
+        for (int32_t t = 0; t < taps; ++t, w += channels) {
+            sum = vaddq_s32(sum, vldrbq_s32(w));
+        }
+        const int32x4_t start = bias != NULL ? vldrwq_s32(bias + c) : vdupq_n_s32(0);
+        vstrwq_s32(offset_bias + c, vmlaq_n_s32(start, sum, offset));
+    }
+#endif
+    for (; c < channels; ++c) {
+        uint32_t sum = 0;
+        for (int32_t t = 0; t < taps; ++t) {
+            sum += (uint32_t)(int32_t)filter[(size_t)t * (size_t)channels + (size_t)c];
+        }
+        const uint32_t start = bias != NULL ? (uint32_t)bias[c] : 0u;
+        offset_bias[c] = (int32_t)(start + sum * (uint32_t)offset);
+    }
+    return HK_STATUS_OK;
+}
+
 /* Follows LiteRT reference_integer_ops::DepthwiseConvPerChannel (int8). */
 int32_t hk_depthwise_s8(const hk_depthwise_params_t *params, const int8_t *input,
                         const int8_t *filter, const int32_t *bias, int8_t *output)

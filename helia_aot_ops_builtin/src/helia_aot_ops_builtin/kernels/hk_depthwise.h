@@ -61,6 +61,13 @@ typedef struct {
 int32_t hk_depthwise_s8(const hk_depthwise_params_t *params, const int8_t *input,
                         const int8_t *filter, const int32_t *bias, int8_t *output);
 
+/* offset_bias[c] = bias[c] (0 without a bias) + input_offset * the sum of output channel c's
+ * taps, in wrapping int32: the fold the other goals store as a constant, computed at run time
+ * (goal size's row loops, once per layer into their own stack, for hk_depthwise_s8's fast
+ * paths). offset_bias holds input_channels * depth_multiplier entries. */
+int32_t hk_depthwise_s8_offset_bias(const hk_depthwise_params_t *params, const int8_t *filter,
+                                    const int32_t *bias, int32_t *offset_bias);
+
 /* int16 activations, int8 weights, int64 bias (may be NULL), 64-bit accumulation. */
 int32_t hk_depthwise_s16(const hk_depthwise_params_t *params, const int16_t *input,
                          const int8_t *filter, const int64_t *bias, int16_t *output);

@@ -1,6 +1,32 @@
 <%inherit file="_operator.c.mako"/>\
 <% g = rows["geometry"] %>\
 #include <string.h>
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#endif
+
+<% land_vectors = g.output_row_bytes // 16 %>\
+/* Lands one ${g.output_row_bytes}-byte output row from the ring: on Helium one 16-byte vector per step (a
+ * small loop: the C library's memcpy moves a word per load/store pair, and every row pays it). */
+static inline void ${stem}_land(void *dst, const void *src)
+{
+% if land_vectors > 0:
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+    uint8_t *d = (uint8_t *)dst;
+    const uint8_t *s = (const uint8_t *)src;
+    for (int32_t i = 0; i < ${land_vectors}; ++i, d += 16, s += 16) {
+        vstrbq_u8(d, vldrbq_u8(s));
+    }
+% if g.output_row_bytes % 16:
+    memcpy(d, s, ${g.output_row_bytes % 16}u);
+% endif
+#else
+    memcpy(dst, src, ${g.output_row_bytes}u);
+#endif
+% else:
+    memcpy(dst, src, ${g.output_row_bytes}u);
+% endif
+}
 
 /* In place, row by row (optimization.goal: size): the output overwrites the input. Each output
  * row is computed from the input rows its window reads into a ring of ${rows["ring"]} row(s), and
@@ -13,6 +39,16 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 % endfor
     };
     ${k}${params_type} row = whole;
+% if rows.get("fold_channels"):
+    /* The input offset folded into the bias once per layer (goal size stores no offset_bias
+     * constant): ${4 * rows["fold_channels"]} bytes of this function's stack, not in the arena. */
+    int32_t offset_bias[${rows["fold_channels"]}];
+    const int32_t folded = ${k}depthwise_s8_offset_bias(&whole, ${args[1]}, ${args[2]}, offset_bias);
+    if (folded != 0) {
+        return -(${status_base} + folded);
+    }
+    row.offset_bias = offset_bias;
+% endif
     const ${rows["in_ctype"]} *const input = ${args[0]};
     ${rows["out_ctype"]} *const output = ${args[3]};
     ${rows["out_ctype"]} *const ring = ${rows["ring_ptr"]};
@@ -36,8 +72,8 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
         }
         while (lowest > r && (lowest - 1) * ${g.output_row_bytes} >= busy_rows * ${g.input_row_bytes}) {
             --lowest;
-            memcpy(output + (size_t)lowest * ${rows["out_elems"]}u,
-                ring + (size_t)(lowest % ${rows["ring"]}) * ${rows["out_elems"]}u, ${g.output_row_bytes}u);
+            ${stem}_land(output + (size_t)lowest * ${rows["out_elems"]}u,
+                ring + (size_t)(lowest % ${rows["ring"]}) * ${rows["out_elems"]}u);
         }
     }
 % elif rows["block"] > 1:
@@ -62,8 +98,8 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
             return -(${status_base} + status);
         }
         while (landed < r + n && (landed + 1) * ${g.output_row_bytes} <= free_rows * ${g.input_row_bytes}) {
-            memcpy(output + (size_t)landed * ${rows["out_elems"]}u,
-                ring + (size_t)(landed % ${rows["ring"]}) * ${rows["out_elems"]}u, ${g.output_row_bytes}u);
+            ${stem}_land(output + (size_t)landed * ${rows["out_elems"]}u,
+                ring + (size_t)(landed % ${rows["ring"]}) * ${rows["out_elems"]}u);
             ++landed;
         }
     }
@@ -86,8 +122,8 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
             return -(${status_base} + status);
         }
         while (landed <= r && (landed + 1) * ${g.output_row_bytes} <= free_rows * ${g.input_row_bytes}) {
-            memcpy(output + (size_t)landed * ${rows["out_elems"]}u,
-                ring + (size_t)(landed % ${rows["ring"]}) * ${rows["out_elems"]}u, ${g.output_row_bytes}u);
+            ${stem}_land(output + (size_t)landed * ${rows["out_elems"]}u,
+                ring + (size_t)(landed % ${rows["ring"]}) * ${rows["out_elems"]}u);
             ++landed;
         }
     }
