@@ -46,6 +46,9 @@ class AirTransform:
     OPTIONS: ClassVar[type | None] = None
     ORDER: ClassVar[int] = 100
     ENABLED_BY_DEFAULT: ClassVar[bool] = True
+    rewrote: bool = True
+    """Set by :meth:`apply`: False when it found nothing to rewrite, so a conversion skips the AIR
+    verifier after it (``helia_aot.pipeline.transform``); left True, the graph is verified."""
 
     def __init__(self, options: Any = None, *, enabled: bool = True) -> None:
         self.options = options

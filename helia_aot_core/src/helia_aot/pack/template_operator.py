@@ -28,6 +28,44 @@ HEADER_TEMPLATE = "_operator.h.mako"
 ``_operator.c.mako``)."""
 
 
+_STEM = "\0stem\0"
+_COMMENT = "\0comment\0"
+_FRAMES: dict[tuple[tuple[str, ...], str, bool], str | None] = {}
+"""The core header rendered once per template folders, prefix and ``has_init``, with
+placeholders for the two values that differ between operators (None: a folder overrides it)."""
+
+
+def operator_header(directories: Sequence[Path], values: dict[str, Any]) -> str:
+    """``HEADER_TEMPLATE`` rendered with ``values``: the same text as ``render_template`` gives.
+
+    The core's header reads only ``prefix``, ``has_init``, ``stem`` and ``comment``; a module of a
+    thousand operators rendered it a thousand times through Mako for texts that differ in the last
+    two alone. So it is rendered once per ``(prefix, has_init)`` with placeholders, which each
+    operator's stem and comment then replace. A pack whose ``TEMPLATE_DIRS`` holds its own
+    ``_operator.h.mako``, or values that are not one printable line each (the placeholders
+    would not stand for them through the template's line clean-up), get a full render.
+    """
+    stem, comment = values.get("stem"), values.get("comment")
+    if not (
+        isinstance(stem, str) and isinstance(comment, str) and stem.isprintable() and comment.isprintable()
+    ):
+        return render_template(HEADER_TEMPLATE, directories, **values)
+    key = (tuple(str(d) for d in directories), str(values.get("prefix")), bool(values.get("has_init")))
+    if key not in _FRAMES:
+        overridden = any(os.path.isfile(os.path.join(d, HEADER_TEMPLATE)) for d in key[0])
+        _FRAMES[key] = (
+            None
+            if overridden
+            else render_template(
+                HEADER_TEMPLATE, directories, **{**values, "stem": _STEM, "comment": _COMMENT}
+            )
+        )
+    frame = _FRAMES[key]
+    if frame is None:
+        return render_template(HEADER_TEMPLATE, directories, **values)
+    return frame.replace(_STEM.upper(), stem.upper()).replace(_STEM, stem).replace(_COMMENT, comment)
+
+
 class TemplateOperator(AotOperator):
     """An operator rendered from ``TEMPLATE`` over the standard values of :meth:`template_values`."""
 
@@ -105,7 +143,7 @@ class TemplateOperator(AotOperator):
         if self.TEMPLATE is None:
             raise NotImplementedError(f"{type(self).__name__} sets no TEMPLATE")
         values = self.template_values()
-        header = render_template(HEADER_TEMPLATE, self.TEMPLATE_DIRS, **values)
+        header = operator_header(self.TEMPLATE_DIRS, values)
         source = render_template(self.TEMPLATE, self.TEMPLATE_DIRS, **values)
         stem = self.stem
         write_text_file(os.path.join(save_path, "includes-api", f"{stem}.h"), header)

@@ -204,16 +204,24 @@ def goal_hints(
             continue
         settings = replace(now, goal=OptimizationGoal(goal))
         changes: dict[str, list[tuple[Any, str]]] = {}
+        # An ``auto`` request resolves from the knob, the operator type, the offer and the family
+        # alone (the request itself only says ``auto``), so operators alike resolve once: a
+        # thousand-layer chain asked the same question four thousand times.
+        resolved: dict[tuple[str, str, tuple[str, ...], str | None], str] = {}
         for op in operators:
             for name, choice in (getattr(op, "knob_choices", None) or {}).items():
                 spec = specs.get(name)
                 if spec is None or choice.request.explicit:
                     continue
-                alt = resolve_knob(
-                    spec, choice.request, settings, op.op.op_type, choice.offered, op.KNOB_FAMILY or None, cpu
-                )
-                if alt.value != choice.value:
-                    changes.setdefault(name, []).append((op, alt.value))
+                family = op.KNOB_FAMILY or None
+                key = (name, op.op.op_type, tuple(choice.offered), family)
+                value = resolved.get(key)
+                if value is None:
+                    value = resolved[key] = resolve_knob(
+                        spec, choice.request, settings, op.op.op_type, choice.offered, family, cpu
+                    ).value
+                if value != choice.value:
+                    changes.setdefault(name, []).append((op, value))
         kept = 0
         if goal == "latency":
             kept = sum(sum(getattr(op, "dropped_scratch", {}).values()) for op in operators)

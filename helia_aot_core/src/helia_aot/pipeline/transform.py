@@ -6,6 +6,12 @@ for none), ``ENABLED_BY_DEFAULT``, optional ``ORDER`` (an int: lower runs first,
 ``apply(model, context) -> AirModel``. The order is the transforms' own declaration, never the order
 plugins happened to register them. Configuration entries either name a transform or ``"*"`` (all
 of them, without options).
+
+The AIR verifier runs after every transform that rewrote the graph and once more at the end of the
+stage. A transform says it left the graph alone by setting ``rewrote = False`` on itself in
+``apply`` (see :func:`transform_rewrote`); one that says nothing counts as having rewritten it. A
+thousand-operator model runs six transforms of which most find nothing to do, and a verifier run
+is a walk over every tensor and operator.
 """
 
 from __future__ import annotations
@@ -81,16 +87,40 @@ def _option_names(spec: Any) -> list[str]:
     return sorted(str(name) for name in fields)
 
 
+def transform_rewrote(transform: Any) -> bool:
+    """Whether ``transform``'s last ``apply`` may have changed the graph.
+
+    A transform reports ``rewrote = False`` when it found nothing to rewrite; anything else
+    (``True``, no attribute: a plugin written before the attribute existed) counts as a rewrite,
+    so the verifier never skips a graph it has not been told is unchanged.
+    """
+    return getattr(transform, "rewrote", True) is not False
+
+
 def run_transforms(model: AirModel, config: ConvertArgs, context: RegistryContext) -> AirModel:
-    """Run the selected transforms; each must leave a model the verifier accepts."""
+    """Run the selected transforms; each must leave a model the verifier accepts.
+
+    The verifier runs after each transform that rewrote the graph (so a broken graph is blamed on
+    the transform that broke it); when none did, it runs once at the end, so the graph leaving
+    the stage has always been verified.
+    """
+    verified = False  # whether the verifier has seen the graph as it is now
     for transform in select_transforms(config.transforms, context):
         model = transform.apply(model, context) or model
-        problems = verify_model(model)
-        if problems:
-            raise OperatorOrderError(
-                f"transform {getattr(transform, 'NAME', type(transform).__name__)} left an invalid "
-                f"graph: {problems[0]}",
-                hint="disable the transform in transforms[] and report the model",
-                details=problems,
-            )
+        if transform_rewrote(transform):
+            _check(model, f"transform {getattr(transform, 'NAME', type(transform).__name__)}")
+            verified = True
+    if not verified:
+        _check(model, "the Transform stage")
     return model
+
+
+def _check(model: AirModel, blamed: str) -> None:
+    """Raise OperatorOrderError when the verifier finds a problem in ``model`` after ``blamed``."""
+    problems = verify_model(model)
+    if problems:
+        raise OperatorOrderError(
+            f"{blamed} left an invalid graph: {problems[0]}",
+            hint="disable the transform in transforms[] and report the model",
+            details=problems,
+        )

@@ -57,9 +57,11 @@ class DepthwiseToConv(AirTransform):
         return int(weights.shape[3]) > self.threshold
 
     def apply(self, model: AirModel, context: RegistryContext) -> AirModel:
+        self.rewrote = False  # tells the Transform stage whether to verify (see helia_aot.pipeline.transform)
         for op in model.operators:
             if self.eligible(model, op):
                 self.rewrite(model, op)
+                self.rewrote = True
         return model
 
     @staticmethod

@@ -102,6 +102,7 @@ class FoldInvariantVariables(AirTransform):
                     "assigns": len(assigns),
                 }
             )
+        self.rewrote = bool(folded)  # tells the Transform stage whether to verify
         if not folded:
             return None
         model.operators = [op for op in model.operators if id(op) not in removed]

@@ -24,7 +24,9 @@ class PruneIdentityOps(AirTransform):
     ORDER = 40
 
     def apply(self, model: AirModel, context: RegistryContext) -> AirModel:
+        self.rewrote = False  # tells the Transform stage whether to verify (see helia_aot.pipeline.transform)
         for op in model.operators:
             if op.op_type in IDENTITY_TYPES and op.input_ids and op.output_ids:
                 op.shares_input_storage = True
+                self.rewrote = True
         return model

@@ -35,6 +35,7 @@ class ScheduleConstantDequantize(AirTransform):
 
     def apply(self, model: AirModel, context: RegistryContext) -> AirModel:
         moving = [op for op in model.operators if self.movable(model, op)]
+        self.rewrote = bool(moving)  # tells the Transform stage whether to verify
         if not moving:
             return model
         rest = [op for op in model.operators if not any(op is m for m in moving)]

@@ -213,6 +213,7 @@ class FoldStaticShapeExpressions:
             out.data = value
             folded_targets.add(out.id)
             self.folded.append(op.id)
+        self.rewrote = bool(self.folded)  # tells the Transform stage whether to verify
         if not self.folded:
             return model
         model.operators = kept

@@ -83,10 +83,12 @@ class TransposeReverseConv(AirTransform):
         return top, bottom, left, right
 
     def apply(self, model: AirModel, context: RegistryContext) -> AirModel:
+        self.rewrote = False  # tells the Transform stage whether to verify (see helia_aot.pipeline.transform)
         for op in model.operators:
             pads = self.padding(model, op)
             if pads is not None:
                 self.rewrite(model, op, pads)
+                self.rewrote = True
         return model
 
     @staticmethod
