@@ -99,14 +99,7 @@ HK_NOINLINE void im2col_gather(const hk_conv_params_t *p, const int8_t *image, i
 HK_INLINE void im2col_dot4x2(const int8_t *xa, const int8_t *xb, const int8_t **w,
                              int32_t vectors, int32x4_t *qa, int32x4_t *qb)
 {
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r2");
-    register int32_t a2 __asm__("r4");
-    register int32_t a3 __asm__("r6");
-    register int32_t b0 __asm__("r8");
-    register int32_t b1 __asm__("r10");
-    register int32_t b2 __asm__("r12");
-    register int32_t b3 __asm__("lr");
+    HK_MVE_EVEN_SUMS;
     register const int8_t *pa __asm__("r1") = xa;
     register const int8_t *pb __asm__("r3") = xb;
     register const int8_t *pw __asm__("r5") = *w;
@@ -163,14 +156,7 @@ static void im2col_dot4x2(const int8_t *xa, const int8_t *xb, const int8_t **w, 
 HK_INLINE void im2col_dot4x2_q(int8x16_t xa, int8x16_t xb, const int8_t **w, int32x4_t *qa,
                                int32x4_t *qb)
 {
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r2");
-    register int32_t a2 __asm__("r4");
-    register int32_t a3 __asm__("r6");
-    register int32_t b0 __asm__("r8");
-    register int32_t b1 __asm__("r10");
-    register int32_t b2 __asm__("r12");
-    register int32_t b3 __asm__("lr");
+    HK_MVE_EVEN_SUMS;
     register const int8_t *pw __asm__("r5") = *w;
     int32x4_t ya, yb;
     __asm__ volatile("vldrb.8 q2, [%[pw]], #16\n\t"

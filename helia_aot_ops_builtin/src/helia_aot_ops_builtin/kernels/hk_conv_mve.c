@@ -574,14 +574,7 @@ HK_INLINE void conv_interleave_rows(const int8_t *a, const int8_t *b, int32_t ro
 HK_INLINE void conv_quad2_mve(const int8_t *xi, const int8_t *w_0, const int8_t *w_1,
                               int32_t vectors, int32x4_t *q0, int32x4_t *q1)
 {
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r2");
-    register int32_t a2 __asm__("r4");
-    register int32_t a3 __asm__("r6");
-    register int32_t b0 __asm__("r8");
-    register int32_t b1 __asm__("r10");
-    register int32_t b2 __asm__("r12");
-    register int32_t b3 __asm__("lr");
+    HK_MVE_EVEN_SUMS;
     const int8_t *x = xi, *w0 = w_0, *w1 = w_1;
     int32_t n = vectors;
     int32x4_t y0, y1;

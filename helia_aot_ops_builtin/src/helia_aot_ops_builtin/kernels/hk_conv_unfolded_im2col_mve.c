@@ -60,14 +60,7 @@
                                    "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"               \
                                    "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n"
 #define UI_SUMS                                                                                \
-    register int32_t a0 __asm__("r0");                                                        \
-    register int32_t a1 __asm__("r2");                                                        \
-    register int32_t a2 __asm__("r4");                                                        \
-    register int32_t a3 __asm__("r6");                                                        \
-    register int32_t b0 __asm__("r8");                                                        \
-    register int32_t b1 __asm__("r10");                                                       \
-    register int32_t b2 __asm__("r12");                                                       \
-    register int32_t b3 __asm__("lr");                                                        \
+    HK_MVE_EVEN_SUMS;                                                                          \
     register const int8_t *pa __asm__("r1") = col;                                             \
     int32x4_t ya, yb
 #define UI_OUTPUTS                                                                             \
@@ -558,14 +551,7 @@ HK_INLINE void ui_group(const ui_pw_group_t *k, int8x16_t v, mve_pred16_t low, b
                         int32_t offset, int32x4_t vlo, int32x4_t vhi, int32x4_t *qa,
                         int32x4_t *qb)
 {
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r2");
-    register int32_t a2 __asm__("r4");
-    register int32_t a3 __asm__("r6");
-    register int32_t b0 __asm__("r8");
-    register int32_t b1 __asm__("r10");
-    register int32_t b2 __asm__("r12");
-    register int32_t b3 __asm__("lr");
+    HK_MVE_EVEN_SUMS;
     int32x4_t ya, yb;
 #define UI_GROUP_OPERANDS                                                                      \
     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),         \

@@ -51,6 +51,18 @@ HK_INLINE void hk_fill_s8(int8_t *dst, int8_t value, int32_t n)
     }
 }
 
+/* Eight int32 sums for the assembly blocks of the int8 convolutions: VMLADAV(A) writes only
+ * even core registers, so a0..a3 live in r0-r6 and b0..b3 in r8, r10, r12 and lr. */
+#define HK_MVE_EVEN_SUMS                                                                       \
+    register int32_t a0 __asm__("r0");                                                         \
+    register int32_t a1 __asm__("r2");                                                         \
+    register int32_t a2 __asm__("r4");                                                         \
+    register int32_t a3 __asm__("r6");                                                         \
+    register int32_t b0 __asm__("r8");                                                         \
+    register int32_t b1 __asm__("r10");                                                        \
+    register int32_t b2 __asm__("r12");                                                        \
+    register int32_t b3 __asm__("lr")
+
 #else
 
 /* dst[0..n) = src[0..n); a plain loop, as the runs are short (a filter row of one pixel). */
