@@ -149,3 +149,37 @@ def test_the_command_runs_with_the_collector_off_and_leaves_it_as_it_found_it():
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1]) == [True, True, False, True]
+
+
+PRINTING_AND_DISCOVERY_UNUSED = (
+    "importlib_metadata",  # the backport: entry points come from the standard library's module
+    "zipp",
+    "email.parser",  # distribution names and versions come from METADATA's header lines
+    "email.feedparser",
+    "email.headerregistry",
+    "rich._emoji_codes",  # the results panel hands rich Text, never markup with emoji codes
+    "rich.logging",  # RichHandler is made when a record is first shown (none in this run)
+)
+
+
+def test_cli_conversion_reads_plugins_and_prints_without_unused_modules(tmp_path):
+    """Plugin discovery and the CLI's printing (issue 17): a default-verbosity conversion, whose
+    results panel and stage lines are printed, imports none of PRINTING_AND_DISCOVERY_UNUSED and
+    still finds both installed packs."""
+    script = (
+        "import sys, json\n"
+        "from helia_aot.cli import app\n"
+        f"sys.argv = ['helia-aot', 'convert', '--model.path', {str(KWS)!r}, '--module.path', "
+        f"{str(tmp_path / 'out')!r}]\n"
+        "try:\n    app()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "from helia_aot.plugins import plugin_host\n"
+        "names = [record.name for record in plugin_host().records]\n"
+        f"unused = sorted(m for m in {PRINTING_AND_DISCOVERY_UNUSED!r} if m in sys.modules)\n"
+        "print(json.dumps([unused, names]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "Conversion finished" in run.stdout and "✓ emit" in run.stderr
+    unused, names = json.loads(run.stdout.strip().splitlines()[-1])
+    assert unused == []
+    assert names == ["core", "apollo", "ops_builtin"]

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.logging import RichHandler
 
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import overrides_from_flags
@@ -35,6 +34,32 @@ Quick start:
 """  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
 
 
+class ConsoleLogHandler(logging.Handler):
+    """Shows log records on a console the way rich's ``RichHandler`` does, through one made when
+    the first record gets past this handler's level and filters.
+
+    Most conversions log nothing at the console's level (warnings and above by default), and
+    ``rich.logging`` is then never imported: a part of every conversion's start-up.
+    """
+
+    def __init__(self, console: Console) -> None:
+        super().__init__()
+        self.console = console
+        self._shown: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._shown is None:
+            from rich.logging import RichHandler
+
+            self._shown = RichHandler(console=self.console, show_path=False, show_time=False, markup=False)
+        self._shown.emit(record)
+
+    def close(self) -> None:
+        if self._shown is not None:
+            self._shown.close()
+        super().close()
+
+
 @contextmanager
 def conversion_logging(verbose: int, log_file: Path | None, console: Console) -> Iterator[None]:
     """Route the ``helia_aot`` logger to the console (by verbosity) and to ``log_file`` (everything,
@@ -45,7 +70,7 @@ def conversion_logging(verbose: int, log_file: Path | None, console: Console) ->
     """
     logger = logging.getLogger(LOGGER_NAME)
     handlers: list[logging.Handler] = []
-    screen = RichHandler(console=console, show_path=False, show_time=False, markup=False)
+    screen = ConsoleLogHandler(console)
     screen.setLevel(_LEVELS.get(verbose, logging.DEBUG))
     # Stage lines are shown by the progress display; the log file gets them as log records.
     screen.addFilter(lambda record: record.name != PROGRESS_LOGGER)

@@ -61,6 +61,19 @@ class ProgressObserver:
             self._status = None
 
 
+def _cell(value: str, style: str = "") -> Text | str:
+    """``value`` as the Text a console would make of it, or the string itself when it has markup.
+
+    A plain string in a table or panel title goes through rich's markup and emoji-code
+    replacement, whose first use imports the whole emoji table (a visible part of a conversion's
+    start-up). Text without ``[`` (markup) and ``:`` (emoji codes) renders the same characters and
+    styles, so only a value holding one of them is left to the console.
+    """
+    if "[" in value or ":" in value:
+        return value
+    return Text(value, style=style)
+
+
 def byte_text(value: Any) -> str:
     """A byte count with thousands separators, or ``-`` when unknown."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -70,21 +83,22 @@ def byte_text(value: Any) -> str:
 
 def arena_table(arenas: list[dict[str, Any]]) -> Table:
     """The arenas a conversion planned: what each uses against its capacity and lower bound."""
-    table = Table(title="Arenas", title_justify="left", expand=False)
-    table.add_column("Region")
-    table.add_column("Role")
-    table.add_column("Memory")
-    table.add_column("Used", justify="right")
-    table.add_column("Capacity", justify="right")
-    table.add_column("Lower bound", justify="right")
+    # Strings become Text here (see _cell); the title keeps the style a string title gets.
+    table = Table(title=Text("Arenas", style="table.title"), title_justify="left", expand=False)
+    table.add_column(Text("Region"))
+    table.add_column(Text("Role"))
+    table.add_column(Text("Memory"))
+    table.add_column(Text("Used"), justify="right")
+    table.add_column(Text("Capacity"), justify="right")
+    table.add_column(Text("Lower bound"), justify="right")
     for arena in arenas:
         table.add_row(
-            str(arena.get("region", "-")),
-            str(arena.get("role", "-")),
-            str(arena.get("memory", "-")),
-            byte_text(arena.get("used")),
-            byte_text(arena.get("capacity")),
-            byte_text(arena.get("peak_live")),
+            _cell(str(arena.get("region", "-"))),
+            _cell(str(arena.get("role", "-"))),
+            _cell(str(arena.get("memory", "-"))),
+            _cell(byte_text(arena.get("used"))),
+            _cell(byte_text(arena.get("capacity"))),
+            _cell(byte_text(arena.get("peak_live"))),
         )
     return table
 
@@ -94,17 +108,17 @@ def results_panel(config: Any, result: Any) -> Panel:
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
     facts.add_column()
-    facts.add_row("Model", Text(f"{config.model.name} ({config.model.path})"))
+    facts.add_row(Text("Model"), Text(f"{config.model.name} ({config.model.path})"))
     dry_run = bool(getattr(result, "dry_run", False))
     facts.add_row(
-        "Module", Text(f"{result.output} (dry run: nothing written)" if dry_run else str(result.output))
+        Text("Module"), Text(f"{result.output} (dry run: nothing written)" if dry_run else str(result.output))
     )
-    facts.add_row("Prefix", Text(str(result.prefix)))
-    facts.add_row("Type", Text(str(config.module.type)))
-    facts.add_row("Platform", Text(str(config.platform.name)))
+    facts.add_row(Text("Prefix"), Text(str(result.prefix)))
+    facts.add_row(Text("Type"), Text(str(config.module.type)))
+    facts.add_row(Text("Platform"), Text(str(config.platform.name)))
     work_dir = getattr(result, "work_dir", None)
     if work_dir is not None:
-        facts.add_row("Work dir", Text(str(work_dir)))
+        facts.add_row(Text("Work dir"), Text(str(work_dir)))
     parts: list[Any] = [facts]
     arenas = list(getattr(result, "arenas", None) or [])
     if arenas:
@@ -116,7 +130,7 @@ def results_panel(config: Any, result: Any) -> Panel:
         parts.extend(Text(f"  {getattr(h, 'message', h)}") for h in hints)
     return Panel(
         Group(*parts),
-        title="Dry run finished" if dry_run else "Conversion finished",
+        title=Text("Dry run finished" if dry_run else "Conversion finished"),
         title_align="left",
         border_style="green",
         expand=False,

@@ -14,12 +14,12 @@ import re
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
-from importlib_metadata import EntryPoint
 
 from helia_aot.config.args import ConvertArgs
 from helia_aot.converter import AotConverter

@@ -2,7 +2,7 @@
 
 The core ships no operator: they come from operator distributions (``helia-aot-ops-builtin``)
 that a conversion loads as plugins. This layer sits below the plugin loader, so it reads the same
-``helia_aot`` entry points directly, with the same ``importlib-metadata`` package the plugin
+``helia_aot`` entry points directly, with the standard library's ``importlib.metadata`` the plugin
 manager reads them with: an entry-point module that offers default operator classes
 has a module-level ``aot_operator_classes()`` returning ``(key, class)`` pairs. Plugins blocked
 by ``HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD`` are skipped, as a default context skips them.
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from importlib import metadata
 from typing import Any
-
-import importlib_metadata as metadata
 
 ENTRY_POINT_GROUP = "helia_aot"
 _AUTOLOAD_OFF = "HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD"
