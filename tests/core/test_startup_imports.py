@@ -159,6 +159,8 @@ PRINTING_AND_DISCOVERY_UNUSED = (
     "email.headerregistry",
     "rich._emoji_codes",  # the results panel hands rich Text, never markup with emoji codes
     "rich.logging",  # RichHandler is made when a record is first shown (none in this run)
+    "helia_aot_ops_builtin.gru_fusion",  # the pack's model hooks import these for a model that
+    "helia_aot_ops_builtin.resource_variables",  # has a WHILE / VAR_HANDLE or CALL_ONCE operator
 )
 
 

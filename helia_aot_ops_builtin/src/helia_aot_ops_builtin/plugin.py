@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any
 
+from helia_aot.converters.litert import schema_access as sa
 from helia_aot.pack import OperatorRecord, hookimpl, register_operator_modules
 from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
-from helia_aot_ops_builtin.gru_fusion import fuse_rolled_gru
-from helia_aot_ops_builtin.resource_variables import resolve_resource_variables
 from helia_aot_ops_builtin.transforms import register_transforms
 
 
@@ -26,6 +26,30 @@ def registrations() -> list[OperatorRecord]:
 def aot_operator_classes() -> list[tuple[str, type]]:
     """``(key, operator class)`` of every built-in operator, for ``register_default_aot_operators``."""
     return [(record.key, record.operator) for record in registrations()]
+
+
+def fuse_rolled_gru(model: Any) -> Any:
+    """The ``fuse_rolled_gru`` model hook: :func:`helia_aot_ops_builtin.gru_fusion.fuse_rolled_gru`,
+    imported only for a model whose operator codes include WHILE (a model without one has no loop
+    to fuse, and most models have none; Load has marked the operators' source indices already)."""
+    codes = model.operatorCodes or ()
+    if not any(sa.builtin_name(sa.builtin_code_of(code)) == "WHILE" for code in codes):
+        return None
+    from helia_aot_ops_builtin.gru_fusion import fuse_rolled_gru as fuse
+
+    return fuse(model)
+
+
+def resolve_resource_variables(model: Any) -> None:
+    """The ``resolve_resource_variables`` model hook:
+    :func:`helia_aot_ops_builtin.resource_variables.resolve_resource_variables`, imported only for
+    a model with a VAR_HANDLE or CALL_ONCE operator (its own first check, made here first)."""
+    keys = [[sa.op_key(model, op) for op in sa.operators_of(sg)] for sg in sa.subgraphs_of(model)]
+    if not any("VAR_HANDLE" in k or "CALL_ONCE" in k for k in keys):
+        return
+    from helia_aot_ops_builtin.resource_variables import resolve_resource_variables as resolve
+
+    resolve(model)
 
 
 @hookimpl
