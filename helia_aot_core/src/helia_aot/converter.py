@@ -93,7 +93,9 @@ class ConversionResult:
         return render_result_summary(self)
 
 
-@dataclass(frozen=True)
+# eq=False, repr=False: never compared or printed (the CLI reads its fields), so the decorator
+# generates no methods for them at every start-up.
+@dataclass(frozen=True, eq=False, repr=False)
 class ConversionSummary:
     """What ``helia-aot convert`` prints when a conversion finishes, without the plan and report readers.
 
