@@ -185,3 +185,37 @@ def test_cli_conversion_reads_plugins_and_prints_without_unused_modules(tmp_path
     unused, names = json.loads(run.stdout.strip().splitlines()[-1])
     assert unused == []
     assert names == ["core", "apollo", "ops_builtin"]
+
+
+def test_cli_conversion_builds_no_plan_or_report_reader(tmp_path):
+    """A command-line conversion, written or dry run, never imports the plan and report readers
+    (``helia_aot.optimization.records``: ~30 pydantic models, a twentieth of a KWS conversion):
+    the command prints a ConversionSummary taken from the records Emit wrote. Nor the memory
+    plan's public records (``helia_aot.memory.defines``), which a conversion does not use. The
+    pydantic models with a built schema afterwards are the configuration's, the measurement
+    tables' and the transform options' (pinned as modules, so a model added elsewhere shows here)."""
+    script = (
+        "import json, sys\n"
+        "from helia_aot.cli import app\n"
+        "for extra in ([], ['--dry-run']):\n"
+        f"    sys.argv = ['helia-aot', 'convert', '--model.path', {str(KWS)!r}, '--module.path', "
+        f"{str(tmp_path / 'out')!r}, '--force', '--verbose', '0'] + extra\n"
+        "    try:\n        app()\n    except SystemExit as e:\n        assert not e.code, e.code\n"
+        "from pydantic import BaseModel\n"
+        "def models(cls):\n"
+        "    for sub in cls.__subclasses__():\n"
+        "        yield sub\n"
+        "        yield from models(sub)\n"
+        "built = {f'{m.__module__}.{m.__qualname__}' for m in models(BaseModel) if m.__pydantic_complete__}\n"
+        "loaded = [m for m in sys.modules if m.startswith(('helia_aot.optimization.', 'helia_aot.memory'))]\n"
+        "print(json.dumps([sorted(loaded), sorted(built)]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    loaded, built = json.loads(run.stdout.strip().splitlines()[-1])
+    assert "helia_aot.optimization.records" not in loaded
+    assert "helia_aot.memory.defines" not in loaded
+    assert {"helia_aot.optimization.record_constants", "helia_aot.memory.planners"} <= set(loaded)
+    assert "helia_aot.config.args.ConvertArgs" in built
+    allowed = ("helia_aot.config.", "helia_aot.optimization.measure", "helia_aot.transforms.")
+    assert [name for name in built if not name.startswith(allowed) and ".transforms." not in name] == []

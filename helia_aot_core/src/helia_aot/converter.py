@@ -5,17 +5,16 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from helia_aot.air import verify_model
 from helia_aot.codegen.templates import templates_checked_once
 from helia_aot.config.args import ConvertArgs
 from helia_aot.errors import OperatorOrderError
-from helia_aot.optimization import OptimizationPlan, OptimizationReport
 from helia_aot.pipeline import records as recs
 from helia_aot.pipeline.attribute_rules import check_operator_rules
 from helia_aot.pipeline.collector import collector_paused
@@ -34,7 +33,10 @@ from helia_aot.registry.build import build_default_registry_context
 from helia_aot.registry.context import RegistryContext
 
 if TYPE_CHECKING:  # annotations only: the views are built (and imported) only with result_views
+    from helia_aot.optimization.records import OptimizationPlan, OptimizationReport
     from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
+
+_Finished = TypeVar("_Finished")
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +91,29 @@ class ConversionResult:
         from helia_aot.pipeline.html_report import render_result_summary  # notebooks only
 
         return render_result_summary(self)
+
+
+# eq=False, repr=False: never compared or printed (the CLI reads its fields), so the decorator
+# generates no methods for them at every start-up.
+@dataclass(frozen=True, eq=False, repr=False)
+class ConversionSummary:
+    """What ``helia-aot convert`` prints when a conversion finishes, without the plan and report readers.
+
+    The command line shows where the module went, its prefix, the arenas and the report's hint
+    messages; it never reads the plan or the report back. Validating the records Emit wrote into
+    :class:`OptimizationPlan` and :class:`OptimizationReport` builds the thirty-odd pydantic models of
+    :mod:`helia_aot.optimization.records`, a twentieth of a small model's command-line conversion,
+    so the command line takes these fields from the same records instead. A Python caller gets the
+    full :class:`ConversionResult` from :meth:`AotConverter.convert`.
+    """
+
+    output: Path
+    prefix: str
+    work_dir: Path | None
+    arenas: tuple[dict[str, Any], ...]
+    hints: tuple[str, ...]
+    """The report's ``hints[].message`` texts, in order."""
+    dry_run: bool = False
 
 
 def check_extension_names(config: ConvertArgs, context: RegistryContext) -> None:
@@ -147,9 +172,15 @@ class AotConverter:
         nothing is written to ``module.path`` (which is then not checked either).
         """
         with collector_paused():  # see helia_aot.pipeline.collector (a tenth of a large model's time)
-            return self._convert()
+            return self._convert(self._result)
 
-    def _convert(self) -> ConversionResult:
+    def _convert_summary(self) -> ConversionSummary:
+        """The same conversion as :meth:`convert`, ending in the :class:`ConversionSummary` the
+        command line prints (see there) instead of a :class:`ConversionResult`."""
+        with collector_paused():
+            return self._convert(self._summary)
+
+    def _convert(self, finish: Callable[..., _Finished]) -> _Finished:
         user_config = config = self.config
         context = self.registry_context
         self.stage_seconds = {}
@@ -187,7 +218,7 @@ class AotConverter:
                     op.on_placed(plan)
                 details["arenas"] = [recs.arena_row(r) for r in plan.regions]
             if config.dry_run:
-                return self._result(
+                return finish(
                     destination_of(config),
                     model,
                     operators,
@@ -225,7 +256,7 @@ class AotConverter:
             with self._stage("export", details):
                 output = export_module(module_dir, config, move=not keep)
                 details["output"] = str(output)
-            return self._result(
+            return finish(
                 output,
                 model,
                 operators,
@@ -255,6 +286,8 @@ class AotConverter:
     ) -> ConversionResult:
         """The ConversionResult of a conversion (``built``: the records and views Emit made) or of
         a dry run (``built`` None: the records and views are made here, as Emit would make them)."""
+        from helia_aot.optimization.records import OptimizationPlan, OptimizationReport
+
         if built is None:
             want_views = bool(config.result_views)
             built = {
@@ -275,6 +308,33 @@ class AotConverter:
             stage_seconds=dict(self.stage_seconds),
             occupancy=tuple(scratch_occupancy(model, plan, len(operators))),
             **(views if config.result_views else {}),
+        )
+
+    def _summary(
+        self,
+        output: Path,
+        model: Any,
+        operators: list[Any],
+        plan: Any,
+        platform: Any,
+        built: dict[str, Any] | None,
+        user_config: ConvertArgs,
+        config: ConvertArgs,
+        *,
+        work_dir: Path | None = None,
+    ) -> ConversionSummary:
+        """The :class:`ConversionSummary` of a conversion; the arguments are :meth:`_result`'s."""
+        if built is None:
+            report = recs.report_record(model, operators, platform, plan, config)
+        else:
+            report = built["report"]
+        return ConversionSummary(
+            output=output,
+            prefix=config.module.prefix,
+            work_dir=work_dir,
+            arenas=tuple(recs.arena_row(r) for r in plan.regions),
+            hints=tuple(str(hint["message"]) for hint in report.get("hints", ())),
+            dry_run=bool(config.dry_run),
         )
 
 

@@ -100,14 +100,17 @@ def _converter_class() -> Any:
     return importlib.import_module("helia_aot").AotConverter
 
 
-def run_conversion(config: Any, stderr: Any, *, progress: bool = True) -> Any:
+def run_conversion(config: Any, stderr: Any, *, progress: bool = True, summary: bool = False) -> Any:
     """Convert with the progress display and the configured logging: what every command that
-    converts (convert, test, profile) runs."""
+    converts (convert, test, profile) runs. With ``summary`` the conversion ends in the
+    ConversionSummary ``helia-aot convert`` prints rather than a ConversionResult (the plan and
+    report readers are then never built; see :class:`helia_aot.converter.ConversionSummary`)."""
     observer = ProgressObserver(stderr, enabled=progress and config.verbose >= 1)
     try:
         # The collector stays paused from the pipeline's imports to the end of the conversion.
         with conversion_logging(config.verbose, config.log_file, stderr), collector_paused():
-            return _converter_class()(config, observers=[observer]).convert()
+            converter = _converter_class()(config, observers=[observer])
+            return converter._convert_summary() if summary else converter.convert()
     finally:
         observer.close()
 
@@ -137,7 +140,7 @@ def convert(**flags: Any) -> None:
             stderr.print(
                 yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip(), markup=False
             )
-        result = run_conversion(config, stderr)
+        result = run_conversion(config, stderr, summary=True)
         if config.verbose >= 1:
             stdout.print(results_panel(config, result))
         else:

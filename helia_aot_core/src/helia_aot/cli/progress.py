@@ -123,7 +123,10 @@ def results_panel(config: Any, result: Any) -> Panel:
     arenas = list(getattr(result, "arenas", None) or [])
     if arenas:
         parts.extend([Text(""), arena_table(arenas)])
-    hints = list(getattr(getattr(result, "report", None), "hints", None) or [])
+    # A ConversionSummary holds the hint texts; a ConversionResult its report's Hint records.
+    hints = list(
+        getattr(result, "hints", None) or getattr(getattr(result, "report", None), "hints", None) or []
+    )
     if hints:
         # What another knob value would save (bytes from the plan, instructions measured).
         parts.extend([Text(""), Text("Optimization hints", style="bold")])

@@ -1,17 +1,8 @@
 """Memory planning: tensor lifetimes over the schedule, their placement in one arena, and the
 plan's public record types (:mod:`helia_aot.memory.defines`)."""
 
-from helia_aot.memory.defines import (
-    ArenaRole,
-    ArenaUsage,
-    MemoryConstraint,
-    MemoryPlan,
-    MemoryPlannerType,
-    TensorAllocation,
-    TensorAttributes,
-    TensorBinding,
-    TensorLifetime,
-)
+from typing import TYPE_CHECKING
+
 from helia_aot.memory.liveness import alias_roots, compute_lifetimes
 from helia_aot.memory.placement import Placer, inplace_pairs, live_by_step, peak_live
 from helia_aot.memory.planners import (
@@ -21,6 +12,19 @@ from helia_aot.memory.planners import (
     plan_hill_climb,
 )
 from helia_aot.memory.types import ArenaPlan, BufferRequest
+
+if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
+    from helia_aot.memory.defines import (
+        ArenaRole,
+        ArenaUsage,
+        MemoryConstraint,
+        MemoryPlan,
+        MemoryPlannerType,
+        TensorAllocation,
+        TensorAttributes,
+        TensorBinding,
+        TensorLifetime,
+    )
 
 __all__ = [
     "DEFAULT_ITERATIONS",
@@ -45,3 +49,32 @@ __all__ = [
     "plan_greedy_by_size",
     "plan_hill_climb",
 ]
+
+
+# The public record types of memory.defines (six pydantic models): imported on first use (PEP 562).
+# A conversion plans with its own records (helia_aot.pipeline.plan) and uses none of them.
+_DEFINES_NAMES = frozenset(
+    {
+        "ArenaRole",
+        "ArenaUsage",
+        "MemoryConstraint",
+        "MemoryPlan",
+        "MemoryPlannerType",
+        "TensorAllocation",
+        "TensorAttributes",
+        "TensorBinding",
+        "TensorLifetime",
+    }
+)
+
+
+def __getattr__(name: str) -> object:
+    if name in _DEFINES_NAMES:
+        from helia_aot.memory import defines
+
+        return getattr(defines, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _DEFINES_NAMES)

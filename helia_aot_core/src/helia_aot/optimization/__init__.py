@@ -6,6 +6,8 @@ ValidationError naming both versions. ``figures`` holds the definitions of the M
 counts the report and the result views share.
 """
 
+from typing import TYPE_CHECKING
+
 from helia_aot.optimization.knobs import KNOBS, KnobSpec, default_knob_values, knob, knob_names
 from helia_aot.optimization.measurements import (
     MEASUREMENTS_FORMAT_VERSION,
@@ -13,40 +15,44 @@ from helia_aot.optimization.measurements import (
     load_measurements,
     measurements_for,
 )
-from helia_aot.optimization.records import (
-    KNOB_VALUE_TYPES,
+from helia_aot.optimization.record_constants import (
     MEASUREMENT_SETTINGS,
     PLAN_SCHEMA_VERSION,
     REPORT_SCHEMA_VERSION,
     ArenaRole,
-    ConstantPlacement,
-    FixedChoice,
-    FoldedVariable,
-    Fp16Overflow,
-    Generator,
-    Hint,
     HintKind,
-    KernelChoice,
-    KnobApplicability,
-    KnobChoice,
-    KnobSource,
-    ModelIdentity,
-    ModuleKernelCall,
-    ModuleKernelCalls,
-    OperatorHint,
-    OptimizationPlan,
-    OptimizationReport,
-    PlanKernel,
-    PlannedOperator,
-    PlanOperator,
-    PlanOptimization,
-    PlatformIdentity,
-    ReportedArena,
-    ReportedOperator,
-    ReportOperator,
-    RuleRef,
 )
 from helia_aot.optimization.settings import SETTINGS, SettingSpec
+
+if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
+    from helia_aot.optimization.records import (
+        KNOB_VALUE_TYPES,
+        ConstantPlacement,
+        FixedChoice,
+        FoldedVariable,
+        Fp16Overflow,
+        Generator,
+        Hint,
+        KernelChoice,
+        KnobApplicability,
+        KnobChoice,
+        KnobSource,
+        ModelIdentity,
+        ModuleKernelCall,
+        ModuleKernelCalls,
+        OperatorHint,
+        OptimizationPlan,
+        OptimizationReport,
+        PlanKernel,
+        PlannedOperator,
+        PlanOperator,
+        PlanOptimization,
+        PlatformIdentity,
+        ReportedArena,
+        ReportedOperator,
+        ReportOperator,
+        RuleRef,
+    )
 
 __all__ = [
     "KNOBS",
@@ -92,3 +98,50 @@ __all__ = [
     "load_measurements",
     "measurements_for",
 ]
+
+
+# The pydantic readers of the plan and report files: imported on first use (PEP 562). A conversion
+# writes both files from plain dicts (record_constants holds the values it needs), so only a
+# caller that reads a file back or takes a ConversionResult pays for building the ~30 models.
+_RECORD_NAMES = frozenset(
+    {
+        "KNOB_VALUE_TYPES",
+        "ConstantPlacement",
+        "FixedChoice",
+        "FoldedVariable",
+        "Fp16Overflow",
+        "Generator",
+        "Hint",
+        "KernelChoice",
+        "KnobApplicability",
+        "KnobChoice",
+        "KnobSource",
+        "ModelIdentity",
+        "ModuleKernelCall",
+        "ModuleKernelCalls",
+        "OperatorHint",
+        "OptimizationPlan",
+        "OptimizationReport",
+        "PlanKernel",
+        "PlannedOperator",
+        "PlanOperator",
+        "PlanOptimization",
+        "PlatformIdentity",
+        "ReportedArena",
+        "ReportedOperator",
+        "ReportOperator",
+        "RuleRef",
+    }
+)
+
+
+def __getattr__(name: str) -> object:
+    if name in _RECORD_NAMES:
+        from helia_aot.optimization import records
+
+        return getattr(records, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _RECORD_NAMES)

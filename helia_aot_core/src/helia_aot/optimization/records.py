@@ -20,38 +20,15 @@ from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, mod
 
 from helia_aot.config.enums import AccumulationChoice, OptimizationGoal
 from helia_aot.config.enums import KernelChoice as KernelKnob
-
-PLAN_SCHEMA_VERSION = 1
-REPORT_SCHEMA_VERSION = 1
+from helia_aot.optimization.record_constants import (
+    MEASUREMENT_SETTINGS,
+    PLAN_SCHEMA_VERSION,
+    REPORT_SCHEMA_VERSION,
+    ArenaRole,
+    HintKind,
+)
 
 _E = TypeVar("_E", bound=enum.Enum)
-
-
-class ArenaRole(str, enum.Enum):
-    """What an arena holds: activations, state kept across runs, or read-only constants."""
-
-    SCRATCH = "scratch"
-    PERSISTENT = "persistent"
-    CONSTANT = "constant"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class HintKind(str, enum.Enum):
-    """Why the report points at an operator or an arena (``Hint.kind``)."""
-
-    KNOB_NOT_HONOURED = "knob_not_honoured"
-    """A knob asked for a value no kernel of the operator offers; the plan records what was used."""
-    CODE_PLACEMENT_IGNORED = "code_placement_ignored"
-    """``code_placement: ITCM`` was asked for on a platform without ITCM."""
-    SCRATCH_PEAK = "scratch_peak"
-    """The operator at which the most scratch bytes are live: the place to shrink the arena."""
-    FRAGMENTATION = "fragmentation"
-    """The scratch arena is larger than the bytes live at its peak."""
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def _lenient(enum_type: type[_E]) -> Any:
@@ -384,10 +361,6 @@ class ReportedArena(_Record):
     """Scratch arenas: the tensors' own peak, without kernel scratch buffers (the bound the
     memory-aware kernel choice keeps ``used`` at)."""
     fragmentation: float | None = None
-
-
-# The settings the report's ``measurements`` object always has a list for.
-MEASUREMENT_SETTINGS = ("goal", "allow_approximate", "accumulation", "kernel", "constant_placement")
 
 
 class PatchStageRecord(_Record):

@@ -21,7 +21,7 @@ from helia_aot.optimization.figures import operator_macs
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.measured import measured_for
 from helia_aot.optimization.measurements import measurements_for
-from helia_aot.optimization.records import MEASUREMENT_SETTINGS
+from helia_aot.optimization.record_constants import MEASUREMENT_SETTINGS
 from helia_aot.optimization.resolution import KnobSettings, resolve_knob
 
 # The goal whose auto table picks each kernel value, for the hint's alternative spelling.

@@ -20,15 +20,9 @@ from helia_aot.air import AirModel
 from helia_aot.codegen import c_float, c_float_list, c_int_list
 from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.errors import InvalidConfigError
-from helia_aot.optimization import (
-    PLAN_SCHEMA_VERSION,
-    REPORT_SCHEMA_VERSION,
-    HintKind,
-    OptimizationPlan,
-    OptimizationReport,
-)
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
+from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
@@ -764,6 +758,7 @@ def write_module_extras(
             "report": report_record(model, operators, platform, plan, config),
         }
         views = views or result_views(model, operators, plan, config)
+        from helia_aot.optimization.records import OptimizationPlan, OptimizationReport
         from helia_aot.pipeline.html_report import render_module_report  # documentation.html only
 
         text = render_module_report(
