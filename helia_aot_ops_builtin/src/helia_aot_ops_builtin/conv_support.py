@@ -16,8 +16,7 @@ import numpy as np
 from helia_aot.air import AirTensor
 from helia_aot.litert import schema_py_generated as litert
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.quantization import (
     activation_range,
     activation_range_float,

@@ -18,9 +18,8 @@ from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
-from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.ops.activation import struct_init
 from helia_aot_ops_builtin.parsing import simple_parser
 
