@@ -201,7 +201,11 @@ class AotConverter:
             details = {}
             with self._stage("emit", details), templates_checked_once():
                 module_dir = work_dir / config.module_name
-                test_case = recs.test_case_values(model, config) if config.test.enabled else None
+                test_case = None
+                if config.test.enabled:  # imported here: only a module with a test needs it
+                    from helia_aot.pipeline.test_case import test_case_values
+
+                    test_case = test_case_values(model, config)
                 plan_record = recs.plan_record(model, operators, platform, config)
                 report_record = recs.report_record(model, operators, platform, plan, config)
                 records = {"plan": plan_record, "report": report_record}

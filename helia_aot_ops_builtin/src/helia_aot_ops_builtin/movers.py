@@ -37,6 +37,7 @@ SAME_QUANTIZATION = (
     "operator moves values without requantizing them)."
 )
 
+
 def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> list[str]:
     """One sentence per tensor of ``data`` whose type or quantization differs from ``reference``."""
     problems = []

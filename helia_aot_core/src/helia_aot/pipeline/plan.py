@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import SCRATCH_ISAS
@@ -26,7 +26,6 @@ from helia_aot.memory import (
     live_by_step,
     peak_live,
 )
-from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
 from helia_aot.pipeline import patch_plan
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
 from helia_aot.pipeline.inplace_rows import inplace_candidates
@@ -41,6 +40,9 @@ from helia_aot.pipeline.memory_rules import (
 )
 from helia_aot.pipeline.patch_plan import PatchStage, adjust_planner, choose_patches
 from helia_aot.registry.context import RegistryContext
+
+if TYPE_CHECKING:  # imported by the order search itself, which only goal size runs
+    from helia_aot.memory.schedule import ScheduleGraph
 
 ROLES = ("scratch", "persistent", "constant")
 
@@ -534,6 +536,8 @@ def schedule_graph(
     """The order search's view of ``model``: scratch buffers by storage root, and the order
     constraints data does not show (operators touching the same persistent tensor keep their
     stored order). Optional kernel scratch is left out: the memory-aware choice decides it later."""
+    from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp
+
     roots = alias_roots(model, alias_of)
     optional = _optional_scratch_ids(operators)
 
@@ -585,6 +589,8 @@ def choose_schedule(
     layer = tensor_bound(operators, make_planner)
     if _goal(config) != "size" or model.regions or len(model.operators) < 3:
         return OperatorSchedule(stored_ids, layer, layer, "stored")
+    from helia_aot.memory.schedule import best_order
+
     found = best_order(schedule_graph(model, operators, alias_of))
     if found.order == tuple(range(len(model.operators))):
         return OperatorSchedule(stored_ids, layer, layer, found.method)

@@ -19,8 +19,8 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
-from helia_aot_ops_builtin.ops.activation import struct_init
 from helia_aot_ops_builtin.parsing import simple_parser
 
 _PAIRS = {
