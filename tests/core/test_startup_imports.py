@@ -149,3 +149,48 @@ def test_the_command_runs_with_the_collector_off_and_leaves_it_as_it_found_it():
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1]) == [True, True, False, True]
+
+
+# Modules a KWS conversion (int8, no test, goal latency) never needs: the model builder (tests and
+# plugin authors), the goal-size order search and band arithmetic, the golden test case's records,
+# the data movers and the operator modules only other models' operators use (the transforms that
+# run on every model import them when they fold one).
+KWS_UNUSED = (
+    "helia_aot.litert.builder",
+    "helia_aot.memory.patches",
+    "helia_aot.memory.schedule",
+    "helia_aot.pipeline.test_case",
+    "helia_aot_ops_builtin.layout",
+    "helia_aot_ops_builtin.movers",
+    "helia_aot_ops_builtin.ops.activation",
+    "helia_aot_ops_builtin.ops.shape",
+    "helia_aot_ops_builtin.ops.slice",
+    "helia_aot_ops_builtin.ops.variables",
+)
+KWS_MODULE_BOUND = 147
+"""helia_aot* modules a KWS CLI conversion imports (145 when this was pinned, was 153): a new
+module on the path of every conversion should be one it uses (its import and its dataclasses
+cost start-up time; issue 17)."""
+
+
+def test_cli_conversion_of_kws_leaves_unused_modules_and_dataclasses_out(tmp_path):
+    """Each module here is imported where it is used (issue 17: every dataclass a conversion
+    creates costs ~0.35 ms of start-up), so a conversion that needs none of them loads none."""
+    env = dict(os.environ, HELIA_AOT_OPERATOR_INDEX=str(tmp_path / "index"))
+    warm = "from helia_aot.registry import build_default_registry_context; build_default_registry_context()"
+    subprocess.run([sys.executable, "-c", warm], check=True, env=env, timeout=120)
+    script = (
+        "import json, sys\n"
+        "from helia_aot.cli import main  # the console script's entry point\n"
+        f"sys.argv = ['helia-aot', 'convert', '--model.path', {str(KWS)!r}, '--module.path', "
+        f"{str(tmp_path / 'out')!r}, '--verbose', '0']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "ours = sorted(m for m in sys.modules if m.split('.')[0].startswith('helia_aot'))\n"
+        "print(json.dumps(ours))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    ours = json.loads(run.stdout.strip().splitlines()[-1])
+    assert "helia_aot.pipeline.records" in ours  # the probe sees our modules
+    assert sorted(set(KWS_UNUSED) & set(ours)) == []
+    assert len(ours) <= KWS_MODULE_BOUND, len(ours)
