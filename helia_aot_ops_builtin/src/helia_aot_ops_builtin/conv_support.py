@@ -181,7 +181,8 @@ def c_double(value: float) -> str:
     return float(value).hex()
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class CTable:
     """A ``static const`` array the operator's ``.c`` file defines (``<stem>_<name>``)."""
 

@@ -51,7 +51,8 @@ FORCE_MODE = "recompute"
 """Tests only: the mode of the forced stage (``recompute`` or ``stream``)."""
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class PatchStage:
     """One patch-run stage of the plan.
 

@@ -56,7 +56,8 @@ def arena_size(used: int, alignment: int) -> int:
     return max(alignment, _align(used, alignment))
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class ArenaRegion:
     """One arena: a contiguous buffer of one role in one memory.
 
@@ -109,14 +110,16 @@ class ArenaRegion:
         return f"{base}_from_{self.source_memory.lower()}" if self.staged and self.source_memory else base
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class Placement:
     region: int
     offset: int
     size: int
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class OperatorSchedule:
     """Which order the operators run in, and what it saves.
 
@@ -187,7 +190,8 @@ def _alias_map(model: AirModel, operators: list[Any]) -> dict[TensorId, TensorId
     return alias
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class _Arena:
     """A planned (role, memory) arena before region ids are assigned."""
 
