@@ -37,7 +37,9 @@ if TYPE_CHECKING:  # annotations only: the views are built (and imported) only w
     from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 
-@dataclass(frozen=True, eq=False)
+# repr=False: the class writes its own __repr__, which the decorator would otherwise build one for
+# (and discard) at every start-up.
+@dataclass(frozen=True, eq=False, repr=False)
 class ConversionResult:
     """What a finished conversion wrote (or, with ``dry_run``, would write). Compares and hashes by
     identity.
