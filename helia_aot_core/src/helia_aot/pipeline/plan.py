@@ -137,7 +137,8 @@ class OperatorSchedule:
     reordered: bool = False
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class MemoryPlan:
     """Where everything lives: regions, each tensor's placement, and the aliasing used.
 
