@@ -17,7 +17,8 @@ from helia_aot_ops_builtin.quantization import quantize_multiplier
 F32 = np.float32
 
 
-@dataclass(slots=True)
+# Read field by field into a params struct, never compared or printed: no generated __eq__/__repr__.
+@dataclass(slots=True, eq=False, repr=False)
 class SoftmaxS8Params:
     """The fixed-point half of ``hk_softmax_s8_params_t``."""
 
@@ -37,7 +38,8 @@ def softmax_s8_params(beta: float, in_scale: float) -> SoftmaxS8Params:
     return SoftmaxS8Params(mult, shift, -int(radius))
 
 
-@dataclass(slots=True)
+# Read field by field into a params struct, never compared or printed: no generated __eq__/__repr__.
+@dataclass(slots=True, eq=False, repr=False)
 class SoftmaxS16Params:
     """The scaling half of ``hk_softmax_s16_params_t``."""
 
