@@ -26,7 +26,6 @@ from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.pipeline.state_feedback import check_state_feedback
-from helia_aot.pipeline.summary import result_summary
 from helia_aot.pipeline.transform import run_transforms, select_transforms
 from helia_aot.platforms import resolve_platform
 from helia_aot.plugins.manager import plugin_host
@@ -85,6 +84,8 @@ class ConversionResult:
 
     def summary(self) -> dict[str, Any]:
         """One flat row for a table (``pandas.DataFrame(rows)``, CSV): see :func:`result_summary`."""
+        from helia_aot.pipeline.summary import result_summary  # tables and sweeps only
+
         return result_summary(self)
 
     def _repr_html_(self) -> str:

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.memory import BufferRequest, alias_roots, compute_lifetimes, peak_live, plan_greedy_by_size
-from helia_aot.pipeline.inplace_rows import inplace_candidates
 
 if TYPE_CHECKING:  # the band arithmetic is imported by the functions that run it (goal size only)
     from helia_aot.memory.patches import BandCall, RowLayer
@@ -296,6 +295,8 @@ def choose_patches(
         return []
     if FORCE_ROWS_PER_BAND is not None:
         return _forced(model, operators, chains[0][:MAX_STAGE_LAYERS], alias_of)
+    from helia_aot.pipeline.inplace_rows import inplace_candidates
+
     base = requests()
     steps = len(operators)
     live = [_live_at(base, step) for step in range(steps + 1)]

@@ -28,7 +28,6 @@ from helia_aot.memory import (
 )
 from helia_aot.pipeline import patch_plan
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
-from helia_aot.pipeline.inplace_rows import inplace_candidates
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
     MemoryBudget,
@@ -675,6 +674,8 @@ def choose_inplace_rows(
     """
     if _goal(config) != "size" or model.regions:
         return []
+    from helia_aot.pipeline.inplace_rows import inplace_candidates  # goal size only
+
     lifetimes = compute_lifetimes(model, alias_of=alias_of)
     # step -> (operator, bytes sharing saves net of the ring)
     candidates = inplace_candidates(model, operators, lifetimes, alias_roots(model, alias_of))
