@@ -180,7 +180,7 @@ import and its dataclasses cost start-up time; issue 17)."""
 KWS_GENERATED_METHODS_BOUND = 210
 """Methods the dataclass decorator generates for our dataclasses in a KWS CLI conversion
 (``__init__``, ``__repr__``, ``__eq__``; frozen adds ``__setattr__``, ``__delattr__`` and
-``__hash__``): CPython compiles each from source at import. 193 (63 classes) when this was pinned,
+``__hash__``): CPython compiles each from source at import. 187 (63 classes) when this was pinned,
 were 326 (85): modules load where used, and records nothing compares or prints say
 ``eq=False, repr=False``. The margin leaves room for a few new records."""
 
