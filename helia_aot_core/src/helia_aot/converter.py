@@ -25,7 +25,6 @@ from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.pipeline.state_feedback import check_state_feedback
-from helia_aot.pipeline.summary import result_summary
 from helia_aot.pipeline.transform import run_transforms, select_transforms
 from helia_aot.platforms import resolve_platform
 from helia_aot.plugins.manager import plugin_host
@@ -39,7 +38,9 @@ if TYPE_CHECKING:  # annotations only: the views are built (and imported) only w
 _Finished = TypeVar("_Finished")
 
 
-@dataclass(frozen=True, eq=False)
+# repr=False: the class writes its own __repr__, which the decorator would otherwise build one for
+# (and discard) at every start-up.
+@dataclass(frozen=True, eq=False, repr=False)
 class ConversionResult:
     """What a finished conversion wrote (or, with ``dry_run``, would write). Compares and hashes by
     identity.
@@ -85,6 +86,8 @@ class ConversionResult:
 
     def summary(self) -> dict[str, Any]:
         """One flat row for a table (``pandas.DataFrame(rows)``, CSV): see :func:`result_summary`."""
+        from helia_aot.pipeline.summary import result_summary  # tables and sweeps only
+
         return result_summary(self)
 
     def _repr_html_(self) -> str:
@@ -232,7 +235,11 @@ class AotConverter:
             details = {}
             with self._stage("emit", details), templates_checked_once():
                 module_dir = work_dir / config.module_name
-                test_case = recs.test_case_values(model, config) if config.test.enabled else None
+                test_case = None
+                if config.test.enabled:  # imported here: only a module with a test needs it
+                    from helia_aot.pipeline.test_case import test_case_values
+
+                    test_case = test_case_values(model, config)
                 plan_record = recs.plan_record(model, operators, platform, config)
                 report_record = recs.report_record(model, operators, platform, plan, config)
                 records = {"plan": plan_record, "report": report_record}

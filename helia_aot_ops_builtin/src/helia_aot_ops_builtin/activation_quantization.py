@@ -23,6 +23,20 @@ from helia_aot_ops_builtin.quantization import (
     round_half_away,
 )
 
+# Re-exported (``X as X``): the softmax scaling lives in softmax_scaling.py, see there why.
+from helia_aot_ops_builtin.softmax_scaling import (
+    SoftmaxS8Params as SoftmaxS8Params,
+)
+from helia_aot_ops_builtin.softmax_scaling import (
+    SoftmaxS16Params as SoftmaxS16Params,
+)
+from helia_aot_ops_builtin.softmax_scaling import (
+    softmax_s8_params as softmax_s8_params,
+)
+from helia_aot_ops_builtin.softmax_scaling import (
+    softmax_s16_params as softmax_s16_params,
+)
+
 F32 = np.float32
 INT16_RANGE = 65535  # int16 max - int16 min, as LiteRT's int16 tables use it
 
@@ -259,41 +273,6 @@ def is_q15_scale(scale: float) -> bool:
     """LiteRT's int16 LOGISTIC/TANH output check: CheckedLog2(scale) gives exactly -15."""
     ok, log2 = checked_log2(scale)
     return ok and log2 == -15
-
-
-@dataclass(slots=True)
-class SoftmaxS8Params:
-    """The fixed-point half of ``hk_softmax_s8_params_t``."""
-
-    input_multiplier: int
-    input_left_shift: int
-    diff_min: int
-
-
-def softmax_s8_params(beta: float, in_scale: float) -> SoftmaxS8Params:
-    """LiteRT ``PreprocessSoftmaxScaling`` and ``CalculateInputRadius`` with 5 integer bits."""
-    integer_bits = 5
-    real = min(
-        float(F32(beta)) * float(F32(in_scale)) * float(1 << (31 - integer_bits)), float((1 << 31) - 1)
-    )
-    mult, shift = quantize_multiplier(real)
-    radius = math.floor(1.0 * ((1 << integer_bits) - 1) * float(1 << (31 - integer_bits)) / float(1 << shift))
-    return SoftmaxS8Params(mult, shift, -int(radius))
-
-
-@dataclass(slots=True)
-class SoftmaxS16Params:
-    """The scaling half of ``hk_softmax_s16_params_t``."""
-
-    input_multiplier: int
-    input_shift: int
-
-
-def softmax_s16_params(beta: float, in_scale: float) -> SoftmaxS16Params:
-    """LiteRT ``SoftmaxPrepare`` (int16): maps input differences onto the exp table's [-10, 0]."""
-    real = float(F32(in_scale) * F32(beta)) / (10.0 / 65535.0)
-    mult, shift = quantize_multiplier(real)
-    return SoftmaxS16Params(mult, shift)
 
 
 def lut_int16(

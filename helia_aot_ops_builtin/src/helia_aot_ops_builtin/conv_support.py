@@ -16,8 +16,7 @@ import numpy as np
 from helia_aot.air import AirTensor
 from helia_aot.litert import schema_py_generated as litert
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.quantization import (
     activation_range,
     activation_range_float,
@@ -182,7 +181,8 @@ def c_double(value: float) -> str:
     return float(value).hex()
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class CTable:
     """A ``static const`` array the operator's ``.c`` file defines (``<stem>_<name>``)."""
 

@@ -48,7 +48,8 @@ ACCUMULATORS = ("r0", "r2", "r4", "r6", "r8", "r10", "r12", "lr")
 """Units 0-7 of a block: VMLADAVA accumulates into even registers only."""
 
 
-@dataclass(frozen=True, slots=True)
+# Read field by field, never compared, hashed or printed: no generated __eq__/__hash__/__repr__.
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class HeliumLayer:
     """What the loop of one layer needs: its shape, shifts, fused offset and clamp."""
 

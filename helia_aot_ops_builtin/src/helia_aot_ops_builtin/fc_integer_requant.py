@@ -36,7 +36,8 @@ a multiplier a few hundred steps from the nearest (two of AD's ten layers do); t
 as soon as every unit has one."""
 
 
-@dataclass(frozen=True, slots=True)
+# Read field by field, never compared, hashed or printed: no generated __eq__/__hash__/__repr__.
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class IntegerRequant:
     """``requant_multiplier`` (one per scale given), ``requant_left`` and ``requant_right``."""
 

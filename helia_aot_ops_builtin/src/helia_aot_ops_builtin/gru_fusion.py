@@ -52,7 +52,8 @@ def _const(model: litert.ModelT, subgraph: litert.SubGraphT, index: int) -> np.n
     )
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class _Cell:
     """What a matched body holds: input positions and the weight tensors (body indices)."""
 

@@ -17,7 +17,7 @@ import numpy as np
 from helia_aot.air import AirTensor, AirTensorType
 from helia_aot.codegen import c_float
 
-from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.layout import StridedCopy
 
 ANY_DTYPE: tuple[type, ...] = (
@@ -36,11 +36,6 @@ SAME_QUANTIZATION = (
     "Quantized inputs and outputs must share one scale and zero point (the "
     "operator moves values without requantizing them)."
 )
-
-KERNEL_STATUS_BASE = 0
-"""A kernel's nonzero status n becomes the module status ``-(KERNEL_STATUS_BASE + n)``: negative
-statuses are kernel failures, as in the product's C API, so they never meet the module's own
-positive codes (1-999) or the custom-operator range (1000-1999)."""
 
 
 def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> list[str]:

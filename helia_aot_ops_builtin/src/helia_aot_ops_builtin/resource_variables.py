@@ -41,7 +41,8 @@ VariableKey = tuple[str, str]
 """A variable's identity: ``(container, shared_name)`` of its VAR_HANDLE."""
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class InitialValue:
     """A variable's value after its init subgraph: the array and the tensor it was assigned from
     (whose element type, shape and quantization the variable takes)."""

@@ -24,7 +24,9 @@ from helia_aot.optimization.measured import measured_choice
 AUTO = "auto"
 
 
-@dataclass(frozen=True)
+# Never compared, hashed (a mapping field makes it unhashable) or printed: no generated
+# __eq__/__hash__/__repr__ (each costs start-up time).
+@dataclass(frozen=True, eq=False, repr=False)
 class KnobRequest:
     """What the configuration asks of one knob of one operator, and where the request comes from.
 
@@ -41,7 +43,9 @@ class KnobRequest:
         return self.value != AUTO
 
 
-@dataclass(frozen=True)
+# Never compared, hashed (a mapping field makes it unhashable) or printed: no generated
+# __eq__/__hash__/__repr__ (each costs start-up time).
+@dataclass(frozen=True, eq=False, repr=False)
 class KnobResolution:
     """One knob of one operator: the value used and how it was reached.
 
@@ -72,7 +76,9 @@ class KnobResolution:
         }
 
 
-@dataclass(frozen=True)
+# Never compared, hashed (a mapping field makes it unhashable) or printed: no generated
+# __eq__/__hash__/__repr__ (each costs start-up time).
+@dataclass(frozen=True, eq=False, repr=False)
 class KnobSettings:
     """The model-wide settings resolution reads: goal, allow_approximate and the global knobs."""
 

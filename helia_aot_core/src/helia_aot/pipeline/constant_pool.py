@@ -34,7 +34,8 @@ def _align(value: int, alignment: int) -> int:
     return (value + alignment - 1) // alignment * alignment
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class ConstantBlob:
     """The bytes of one constant arena, deduplicated by content."""
 
@@ -64,7 +65,8 @@ class ConstantBlob:
         return max(self.alignment, _align(len(self.data), self.alignment))
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class ConstantArena:
     """One constant arena as the plan will list it.
 

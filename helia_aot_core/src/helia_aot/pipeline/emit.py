@@ -42,7 +42,8 @@ NOT_PLACED = "0xffffu"
 _HOOK_MEMORIES = frozenset({"PSRAM", "DRAM", "MRAM", "SRAM", "DTCM", "ITCM"})
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class _TensorRow:
     name: str
     ident: str
@@ -53,7 +54,8 @@ class _TensorRow:
     size: int
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class _IoRow:
     name: str
     length: int
@@ -61,7 +63,8 @@ class _IoRow:
     scale: str
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class _RegionRow:
     """One arena as the C templates and the README see it."""
 
@@ -86,7 +89,8 @@ _ROLE_ORDER = {"scratch": 0, "persistent": 1, "constant": 2}
 _ROLE_STEM = {"scratch": "", "persistent": "persistent_", "constant": "const_"}
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class CRegion:
     """One arena region of the C API (``<prefix>_arena_region_t``), in the C API's order.
 
@@ -309,7 +313,8 @@ def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
     return placed
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class StateInit:
     """A persistent tensor that does not start from zero: where it lives and the bytes it starts
     from (a resource variable's CALL_ONCE value, a variable tensor's buffer)."""

@@ -27,7 +27,8 @@ def memory_name(value: Any) -> str:
     return str(getattr(value, "value", value)).upper()
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class TensorPlacement:
     """What the ``memory.tensors[]`` rules reaching one tensor set (later rules win per field).
 
@@ -93,7 +94,8 @@ def tensor_placements(model: AirModel, rules: Iterable[Any]) -> dict[TensorId, T
     return result
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class MemoryBudget:
     """The memories a module may use, their caps, and what the plan has taken so far.
 

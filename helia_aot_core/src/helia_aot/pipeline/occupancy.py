@@ -15,7 +15,8 @@ from helia_aot.memory import compute_lifetimes
 from helia_aot.pipeline.plan import MemoryPlan
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class LiveTensor:
     """One scratch tensor: its bytes in the region and the operator indices that need them."""
 

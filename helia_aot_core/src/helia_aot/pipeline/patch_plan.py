@@ -23,20 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.memory import BufferRequest, alias_roots, compute_lifetimes, peak_live, plan_greedy_by_size
-from helia_aot.memory.patches import (
-    BandCall,
-    RowLayer,
-    extra_rows,
-    held_rows,
-    lands_in_place,
-    recompute_calls,
-    stream_calls,
-)
-from helia_aot.pipeline.inplace_rows import inplace_candidates
+
+if TYPE_CHECKING:  # the band arithmetic is imported by the functions that run it (goal size only)
+    from helia_aot.memory.patches import BandCall, RowLayer
 
 MAX_STAGE_LAYERS = 8
 """The longest stage tried: halos grow with depth, so deeper stages recompute more and save less."""
@@ -57,7 +50,8 @@ FORCE_MODE = "recompute"
 """Tests only: the mode of the forced stage (``recompute`` or ``stream``)."""
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class PatchStage:
     """One patch-run stage of the plan.
 
@@ -170,6 +164,8 @@ def _stage(
     input_dies: bool,
     mode: str = "recompute",
 ) -> PatchStage | None:
+    from helia_aot.memory.patches import extra_rows, held_rows, lands_in_place, recompute_calls, stream_calls
+
     members = [operators[i] for i in positions]
     layers = [m.patch_geometry() for m in members]
     streaming = mode == "stream"
@@ -299,6 +295,8 @@ def choose_patches(
         return []
     if FORCE_ROWS_PER_BAND is not None:
         return _forced(model, operators, chains[0][:MAX_STAGE_LAYERS], alias_of)
+    from helia_aot.pipeline.inplace_rows import inplace_candidates
+
     base = requests()
     steps = len(operators)
     live = [_live_at(base, step) for step in range(steps + 1)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import SCRATCH_ISAS
@@ -26,10 +26,8 @@ from helia_aot.memory import (
     live_by_step,
     peak_live,
 )
-from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp, best_order
 from helia_aot.pipeline import patch_plan
 from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
-from helia_aot.pipeline.inplace_rows import inplace_candidates
 from helia_aot.pipeline.memory_rules import (
     READ_ONLY_MEMORIES,
     MemoryBudget,
@@ -41,6 +39,9 @@ from helia_aot.pipeline.memory_rules import (
 )
 from helia_aot.pipeline.patch_plan import PatchStage, adjust_planner, choose_patches
 from helia_aot.registry.context import RegistryContext
+
+if TYPE_CHECKING:  # imported by the order search itself, which only goal size runs
+    from helia_aot.memory.schedule import ScheduleGraph
 
 ROLES = ("scratch", "persistent", "constant")
 
@@ -54,7 +55,8 @@ def arena_size(used: int, alignment: int) -> int:
     return max(alignment, _align(used, alignment))
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class ArenaRegion:
     """One arena: a contiguous buffer of one role in one memory.
 
@@ -107,14 +109,16 @@ class ArenaRegion:
         return f"{base}_from_{self.source_memory.lower()}" if self.staged and self.source_memory else base
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class Placement:
     region: int
     offset: int
     size: int
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class OperatorSchedule:
     """Which order the operators run in, and what it saves.
 
@@ -132,7 +136,8 @@ class OperatorSchedule:
     reordered: bool = False
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class MemoryPlan:
     """Where everything lives: regions, each tensor's placement, and the aliasing used.
 
@@ -185,7 +190,8 @@ def _alias_map(model: AirModel, operators: list[Any]) -> dict[TensorId, TensorId
     return alias
 
 
-@dataclass(slots=True)
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
 class _Arena:
     """A planned (role, memory) arena before region ids are assigned."""
 
@@ -534,6 +540,8 @@ def schedule_graph(
     """The order search's view of ``model``: scratch buffers by storage root, and the order
     constraints data does not show (operators touching the same persistent tensor keep their
     stored order). Optional kernel scratch is left out: the memory-aware choice decides it later."""
+    from helia_aot.memory.schedule import ScheduleGraph, ScheduleOp
+
     roots = alias_roots(model, alias_of)
     optional = _optional_scratch_ids(operators)
 
@@ -585,6 +593,8 @@ def choose_schedule(
     layer = tensor_bound(operators, make_planner)
     if _goal(config) != "size" or model.regions or len(model.operators) < 3:
         return OperatorSchedule(stored_ids, layer, layer, "stored")
+    from helia_aot.memory.schedule import best_order
+
     found = best_order(schedule_graph(model, operators, alias_of))
     if found.order == tuple(range(len(model.operators))):
         return OperatorSchedule(stored_ids, layer, layer, found.method)
@@ -664,6 +674,8 @@ def choose_inplace_rows(
     """
     if _goal(config) != "size" or model.regions:
         return []
+    from helia_aot.pipeline.inplace_rows import inplace_candidates  # goal size only
+
     lifetimes = compute_lifetimes(model, alias_of=alias_of)
     # step -> (operator, bytes sharing saves net of the ring)
     candidates = inplace_candidates(model, operators, lifetimes, alias_roots(model, alias_of))

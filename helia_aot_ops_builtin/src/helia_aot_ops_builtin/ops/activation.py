@@ -24,9 +24,9 @@ from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
-from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
 from helia_aot_ops_builtin.parsing import simple_parser
 
 RELU_N1_TO_1 = "RELU_N1_TO_1"
@@ -45,15 +45,6 @@ class AirLeakyReluOptions(AirOperatorOptions):
 
 def _leaky_relu_options(raw: Any) -> AirLeakyReluOptions:
     return AirLeakyReluOptions(alpha=float(np.float32(getattr(raw, "alpha", 0.0) or 0.0)))
-
-
-def struct_init(*fields: Any) -> str:
-    """A C brace initializer; nested sequences become nested braces."""
-
-    def one(v: Any) -> str:
-        return struct_init(*v) if isinstance(v, (list, tuple)) else str(v)
-
-    return "{" + ", ".join(one(f) for f in fields) + "}"
 
 
 def quant(tensor: AirTensor) -> tuple[float, int]:

@@ -52,7 +52,6 @@ from helia_aot_ops_builtin.im2col_packing import (
 )
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.row_stream import RowGeometry, backward, ring_rows
-from helia_aot_ops_builtin.unfolded_entries import geometry_entry, layer_entry
 
 # The stack a goal-size depthwise row loop may give its once-per-layer offset_bias (64 channels:
 # KWS's depthwise layers); wider layers fold in every row call instead.
@@ -839,6 +838,8 @@ class Conv2DOperator(_WindowOperator):
         """Goal size's entry for this layer, named here so a module links only the loops its
         layers take (see helia_aot_ops_builtin.unfolded_entries); row loops and patch stages call
         the same one on row slices (a 1x1 slice stays unpadded)."""
+        from helia_aot_ops_builtin.unfolded_entries import geometry_entry, layer_entry  # goal size only
+
         _, kh, kw, fic = (int(d) for d in self.weights.shape)
         (_, pad_top), (_, pad_left) = self._spatial()
         entry = geometry_entry(int(self.source.shape[3]), (kh, kw, fic), (pad_top, pad_left))

@@ -21,8 +21,8 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
-from helia_aot_ops_builtin.ops.activation import struct_init
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 
 LOG_SOFTMAX = "LOG_SOFTMAX"

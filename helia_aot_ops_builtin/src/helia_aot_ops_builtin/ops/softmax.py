@@ -17,12 +17,11 @@ from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin import activation_quantization as aq
-from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
-from helia_aot_ops_builtin.ops.activation import struct_init
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.softmax_scaling import softmax_s8_params, softmax_s16_params
 
 _PAIRS = {
     (np.float32, np.float32): "softmax_f32",
@@ -115,6 +114,9 @@ class SoftmaxOperator(BuiltinOperator):
 
     def on_resolve(self) -> None:
         if self._pair() == (np.int16, np.int16):
+            # The tables' module is imported here: int8 and float softmax never build one.
+            from helia_aot_ops_builtin import activation_quantization as aq
+
             self.intern_constant_array("exp_lut", aq.softmax_exp_lut())
             self.intern_constant_array("one_over_one_plus_x_lut", aq.softmax_one_over_one_plus_x_lut())
 
@@ -134,11 +136,11 @@ class SoftmaxOperator(BuiltinOperator):
             suffix = "f32" if pair[0] is np.float32 else "f16"
             params_type, init = f"softmax_{suffix}_params_t", struct_init(outer, depth, c_float(self.beta))
         elif pair[0] is np.int8:
-            p = aq.softmax_s8_params(self.beta, self.source.scale())
+            p = softmax_s8_params(self.beta, self.source.scale())
             params_type = "softmax_s8_params_t"
             init = struct_init(outer, depth, p.input_multiplier, p.input_left_shift, p.diff_min)
         else:
-            p16 = aq.softmax_s16_params(self.beta, self.source.scale())
+            p16 = softmax_s16_params(self.beta, self.source.scale())
             params_type = "softmax_s16_params_t"
             init = struct_init(outer, depth, p16.input_multiplier, p16.input_shift)
             args += [

@@ -24,7 +24,10 @@ import numpy as np
 from helia_aot.air import AirModel, AirOperator, AirTensorKind, TensorId
 from helia_aot.transforms import AirTransform, NoOptions
 
-from helia_aot_ops_builtin.ops.variables import ASSIGN_VARIABLE, READ_VARIABLE
+READ_VARIABLE = "READ_VARIABLE"
+ASSIGN_VARIABLE = "ASSIGN_VARIABLE"
+"""The operator types the transform looks for (the keys ops/variables.py registers; named here so
+the transform, which runs on every conversion, does not import that operator module)."""
 
 _CLAMPS = {"MAXIMUM": np.maximum, "MINIMUM": np.minimum}
 

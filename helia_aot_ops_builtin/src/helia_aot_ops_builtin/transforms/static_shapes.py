@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTensorType
 
-from helia_aot_ops_builtin.ops.shape import shape_value
-from helia_aot_ops_builtin.ops.slice import AirStridedSliceOptions, resolve_strided_slice
+# ops.shape and ops.slice (with their operator classes and dataclasses) are imported by the two
+# evaluators that need them: the transform runs on every conversion, and most models have neither
+# a SHAPE nor an integer STRIDED_SLICE to fold.
 
 _INTEGER_RESULTS = (AirTensorType.INT32, AirTensorType.INT64)
 _MAX_FOLDED_ELEMENTS = 4096
@@ -40,6 +41,8 @@ def _option(op: AirOperator, name: str, default: Any) -> Any:
 
 
 def _strided_slice(op: AirOperator, values: list[np.ndarray], out: AirTensor) -> np.ndarray:
+    from helia_aot_ops_builtin.ops.slice import AirStridedSliceOptions, resolve_strided_slice
+
     data, begin, end, strides = values
     options = op.options if isinstance(op.options, AirStridedSliceOptions) else AirStridedSliceOptions()
     window = resolve_strided_slice(data.shape, begin.tolist(), end.tolist(), strides.tolist(), options)
@@ -152,6 +155,8 @@ def _foldable_output(model: AirModel, op: AirOperator) -> AirTensor | None:
 def _evaluate(model: AirModel, op: AirOperator, out: AirTensor) -> np.ndarray | None:
     inputs = [model.tensors[t] if t else None for t in op.input_ids]
     if op.op_type == "SHAPE":
+        from helia_aot_ops_builtin.ops.shape import shape_value
+
         return shape_value(inputs[0].shape, out.dtype) if inputs and inputs[0] is not None else None
     evaluate = EVALUATORS.get(op.op_type)
     if evaluate is None or any(t is None or not t.is_constant or t.data is None for t in inputs):
