@@ -24,6 +24,10 @@ The surface is provisional like the operator classes: pin the ``helia-aot-core``
 tested with. docs/plugin-author-guide.md shows it in use.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from helia_aot.codegen import c_bool, c_float, c_float_list, c_hex_bytes, c_int_list, render_template
 from helia_aot.converters.litert.schema_access import (
     builtin_options_of,
@@ -38,14 +42,16 @@ from helia_aot.converters.litert.schema_access import (
     outputs_of,
     tensor_at,
 )
-from helia_aot.litert import schema_py_generated as litert
-from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.pack.deferred import register_operator_modules
 from helia_aot.pack.kernel_library import KernelLibrary
 from helia_aot.pack.knob_support import register_knob_values
 from helia_aot.pack.record import OperatorRecord, recorded_operators, register_operators
 from helia_aot.pack.template_operator import HEADER_TEMPLATE, TemplateOperator
 from helia_aot.plugins import hookimpl
+
+if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
+    from helia_aot.litert import schema_py_generated as litert
+    from helia_aot.litert.builder import LiteRTModelBuilder
 
 __all__ = [
     "HEADER_TEMPLATE",
@@ -77,3 +83,19 @@ __all__ = [
     "render_template",
     "tensor_at",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The model builder is for a pack's examples and tests, not for a conversion: every conversion
+    # imports this module (the packs' operator modules do), so the builder and its dataclasses wait
+    # for first use here (PEP 562), as the facade's names do in helia_aot/__init__.py.
+    if name == "LiteRTModelBuilder":
+        from helia_aot.litert.builder import LiteRTModelBuilder
+
+        return LiteRTModelBuilder
+    # The flatc bindings (1 MB of bytecode) likewise: a conversion reads models without them.
+    if name == "litert":
+        from helia_aot.litert import schema_py_generated as litert
+
+        return litert
+    raise AttributeError(f"module 'helia_aot.pack' has no attribute {name!r}")
