@@ -26,7 +26,7 @@ from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
 from helia_aot.litert.schema_tables import TensorType
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
-    from helia_aot.litert import schema_py_generated as litert
+    import helia_aot.litert.schema_py_generated as litert
 
 MAX_MODEL_BYTES = 1 << 30
 """Largest model file :func:`read_model` accepts by default (1 GiB: far past any MCU model)."""
@@ -110,7 +110,7 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
 def _generated_unpack(data: bytes, source: str) -> litert.ModelT:
     """Unpack with the generated object API, whose traceback locates a malformed field (the
     bindings are imported only here: a well-formed file never needs them)."""
-    from helia_aot.litert import schema_py_generated as litert
+    import helia_aot.litert.schema_py_generated as litert
 
     try:
         model: litert.ModelT = litert.ModelT.InitFromPackedBuf(data, 0)
