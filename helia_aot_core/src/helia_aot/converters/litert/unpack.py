@@ -19,30 +19,52 @@ checks them (a negative one fails), so this never accepts bytes the generated co
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import Any
 
-import flatbuffers.number_types as N
-import flatbuffers.packer as P
 import numpy as np
 
 from helia_aot.litert.objects import object_class
 from helia_aot.litert.schema_tables import TABLES, UNIONS
 
-_Unpack = Callable[[memoryview, int], tuple[int]]
-_U8: _Unpack = P.uint8.unpack_from
-_I8: _Unpack = P.int8.unpack_from
-_BOOL: _Unpack = P.boolean.unpack_from
-_U16: _Unpack = P.uint16.unpack_from
-_I32: _Unpack = P.int32.unpack_from
-_U32: _Unpack = P.uint32.unpack_from
-_U64: _Unpack = P.uint64.unpack_from
+# The reads of the flatbuffers runtime (``flatbuffers.packer``: little-endian ``struct`` formats;
+# ``flatbuffers.number_types.to_numpy_type``: numpy dtypes by name, little-endian), made here so a
+# conversion does not import the runtime's builder and tables it never uses.
+_FORMATS = {
+    "?": ("?", "bool"),
+    "b": ("<b", "int8"),
+    "B": ("<B", "uint8"),
+    "h": ("<h", "int16"),
+    "H": ("<H", "uint16"),
+    "i": ("<i", "int32"),
+    "I": ("<I", "uint32"),
+    "q": ("<q", "int64"),
+    "Q": ("<Q", "uint64"),
+    "f": ("<f", "float32"),
+    "d": ("<d", "float64"),
+}
 
-_INT32 = N.to_numpy_type(N.Int32Flags)
-_INT64 = N.to_numpy_type(N.Int64Flags)
-_UINT8 = N.to_numpy_type(N.Uint8Flags)
-_BOOLS = N.to_numpy_type(N.BoolFlags)
-_FLOAT32 = N.to_numpy_type(N.Float32Flags)
+_Unpack = Callable[[memoryview, int], tuple[Any, ...]]
+_SCALARS: dict[str, _Unpack] = {code: struct.Struct(fmt).unpack_from for code, (fmt, _) in _FORMATS.items()}
+_VECTORS: dict[str, Any] = {
+    "[" + code: np.dtype(name).newbyteorder("<") for code, (_, name) in _FORMATS.items()
+}
+
+_Ints = Callable[[memoryview, int], tuple[int]]
+_U8: _Ints = _SCALARS["B"]
+_I8: _Ints = _SCALARS["b"]
+_BOOL: _Ints = _SCALARS["?"]
+_U16: _Ints = _SCALARS["H"]
+_I32: _Ints = _SCALARS["i"]
+_U32: _Ints = _SCALARS["I"]
+_U64: _Ints = _SCALARS["Q"]
+
+_INT32 = _VECTORS["[i"]
+_INT64 = _VECTORS["[q"]
+_UINT8 = _VECTORS["[B"]
+_BOOLS = _VECTORS["[?"]
+_FLOAT32 = _VECTORS["[f"]
 
 _np: Any = np
 
@@ -52,22 +74,6 @@ _TensorT = object_class("Tensor")
 _OperatorT = object_class("Operator")
 _BufferT = object_class("Buffer")
 _QuantizationParametersT = object_class("QuantizationParameters")
-
-_SCALAR_FLAGS: dict[str, Any] = {
-    "?": N.BoolFlags,
-    "b": N.Int8Flags,
-    "B": N.Uint8Flags,
-    "h": N.Int16Flags,
-    "H": N.Uint16Flags,
-    "i": N.Int32Flags,
-    "I": N.Uint32Flags,
-    "q": N.Int64Flags,
-    "Q": N.Uint64Flags,
-    "f": N.Float32Flags,
-    "d": N.Float64Flags,
-}
-_SCALARS: dict[str, _Unpack] = {code: flags.packer_type.unpack_from for code, flags in _SCALAR_FLAGS.items()}
-_VECTORS: dict[str, Any] = {"[" + code: N.to_numpy_type(flags) for code, flags in _SCALAR_FLAGS.items()}
 
 
 class _Reader:
