@@ -15,10 +15,13 @@ imports the 1 MB bindings. Parsers read models through
 :mod:`helia_aot.litert.builder` writes small models for tests and plugin authors.
 """
 
+BINDINGS_MODULE = "helia_aot.litert.schema_py_generated"
+"""The flatc bindings' module name, for code that recognizes their classes without importing them."""
+
 FILE_IDENTIFIER = b"TFL3"
 """The four bytes at offset 4 of every LiteRT model file."""
 
 SCHEMA_VERSION = 3
 """The ``Model.version`` the LiteRT runtime accepts."""
 
-__all__ = ["FILE_IDENTIFIER", "SCHEMA_VERSION"]
+__all__ = ["BINDINGS_MODULE", "FILE_IDENTIFIER", "SCHEMA_VERSION"]

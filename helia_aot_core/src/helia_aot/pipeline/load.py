@@ -32,6 +32,7 @@ from helia_aot.converters.litert.validate import wiring_problems
 from helia_aot.converters.litert.view import ModelView, SubgraphView
 from helia_aot.converters.litert.view_builder import build_view
 from helia_aot.errors import HeliaAotError, ModelLoadError, PluginError, UnsupportedModelError
+from helia_aot.litert import BINDINGS_MODULE
 from helia_aot.litert.objects import LiteRTObject
 from helia_aot.pipeline.regions_load import Failure, load_regions
 from helia_aot.plugins.manager import distribution_installed
@@ -81,16 +82,13 @@ def _registered(registry: Any) -> Iterable[tuple[str, Any]]:
     return [(getattr(v, "__qualname__", repr(v)), v) for v in registry]
 
 
-_BINDINGS = "helia_aot.litert.schema_py_generated"
-
-
 def is_model_object(value: object) -> bool:
     """Whether ``value`` is a ``ModelT``: the object API ``read_model`` makes
     (:mod:`helia_aot.litert.objects`) or the flatc bindings' class, which a hook that built its
     model with them has imported already (so this never imports them)."""
     if isinstance(value, LiteRTObject):
         return value.TABLE == "Model"
-    bindings = sys.modules.get(_BINDINGS)
+    bindings = sys.modules.get(BINDINGS_MODULE)
     return bindings is not None and isinstance(value, bindings.ModelT)
 
 

@@ -22,7 +22,7 @@ from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.file_bytes import attach_file_bytes, file_slice
 from helia_aot.converters.litert.unpack import unpack_model
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
-from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
+from helia_aot.litert import BINDINGS_MODULE, FILE_IDENTIFIER, SCHEMA_VERSION
 from helia_aot.litert.schema_tables import TensorType
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
@@ -125,8 +125,6 @@ def _generated_unpack(data: bytes, source: str) -> litert.ModelT:
         ) from exc
 
 
-_BINDINGS = "helia_aot.litert.schema_py_generated"
-
 _ACCESSOR = re.compile(r"\.(\w+?)(?:AsNumpy|Length|IsNone)?\((i?)\)")
 
 
@@ -142,7 +140,7 @@ def unpack_location(exc: BaseException) -> str:
     while tb is not None:
         frame = tb.tb_frame
         owner = frame.f_locals.get("self")
-        if frame.f_code.co_name == "_UnPack" and type(owner).__module__ == _BINDINGS:
+        if frame.f_code.co_name == "_UnPack" and type(owner).__module__ == BINDINGS_MODULE:
             table = type(owner).__name__.removesuffix("T")
             match = _ACCESSOR.search(linecache.getline(frame.f_code.co_filename, tb.tb_lineno))
             if match is None:
