@@ -1,9 +1,10 @@
 """The struct-level unpacker builds exactly the ModelT the generated object API builds.
 
 Every corpus model is unpacked both ways and compared object by object (numpy fields by dtype,
-shape and bytes); a malformed file must never unpack here where the generated code refuses it,
-since the reader trusts this path and hands only its failures to the generated one (which names
-the broken field).
+shape and bytes; scalars by type and value); a malformed file must never unpack here where the
+generated code refuses it, since the reader trusts this path and hands only its failures to the
+generated one (which names the broken field). The unpacker's objects are
+:mod:`helia_aot.litert.objects` classes, so a table is matched by class name and module.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from helia_aot.converters.litert.reader import parse_model
 from helia_aot.converters.litert.unpack import unpack_model
 from helia_aot.errors import ModelLoadError
+from helia_aot.litert import objects
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.testing.conv_chain import conv_chain_model
 from hypothesis import given, settings
@@ -26,8 +28,12 @@ SMALL = [p for p in MODELS if p.stat().st_size <= 20_000][:12]
 
 
 def _same(a: Any, b: Any, where: str = "model") -> None:
-    """Assert two unpacked object trees are equal, field by field, types included."""
-    assert type(a) is type(b), f"{where}: {type(a).__name__} vs {type(b).__name__}"
+    """Assert two unpacked object trees are equal, field by field, types included (``a`` the
+    unpacker's, ``b`` the generated code's: a table's class is the objects module's of that name)."""
+    if type(b).__module__ == litert.__name__:
+        assert type(a) is objects.object_class(type(b).__name__.removesuffix("T")), f"{where}: {type(a)}"
+    else:
+        assert type(a) is type(b), f"{where}: {type(a).__name__} vs {type(b).__name__}"
     if isinstance(a, np.ndarray):
         assert a.dtype == b.dtype and a.shape == b.shape, where
         assert a.tobytes() == b.tobytes(), where
@@ -36,7 +42,7 @@ def _same(a: Any, b: Any, where: str = "model") -> None:
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _same(x, y, f"{where}[{i}]")
     elif hasattr(a, "__dict__"):
-        assert vars(a).keys() == vars(b).keys(), where
+        assert list(vars(a)) == list(vars(b)), where  # same fields, same order
         for key in vars(a):
             _same(getattr(a, key), getattr(b, key), f"{where}.{key}")
     else:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirTensor
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.schema_tables import TensorType
 
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.quantization import (
@@ -30,9 +30,7 @@ SIGN_BIT, RELU_0_TO_1), so a model carrying one is refused rather than guessed a
 
 ACTIVATION_RESTRICTION = "The fused activation must be NONE, RELU, RELU6 or RELU_N1_TO_1."
 
-_TENSOR_TYPES = {
-    v: k for k, v in vars(litert.TensorType).items() if not k.startswith("_") and isinstance(v, int)
-}
+_TENSOR_TYPES = {v: k for k, v in vars(TensorType).items() if not k.startswith("_") and isinstance(v, int)}
 
 
 # (input, filter, output) element types -> kernel suffix shared by the weighted operators;

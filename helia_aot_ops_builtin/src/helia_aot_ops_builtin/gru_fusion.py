@@ -16,15 +16,17 @@ hook moving operators does not shift them); anything else is left to the general
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.converters.litert.source_indices import mark_source_indices, source_index
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.objects import OperatorCodeT, OperatorT, TensorT
+from helia_aot.litert.schema_tables import BuiltinOperator, CustomOptionsFormat, TensorType
 
-_CODES = {
-    v: k for k, v in vars(litert.BuiltinOperator).items() if not k.startswith("_") and isinstance(v, int)
-}
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
+_CODES = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_") and isinstance(v, int)}
 
 
 def _op_name(model: litert.ModelT, op: litert.OperatorT) -> str:
@@ -44,7 +46,7 @@ def _const(model: litert.ModelT, subgraph: litert.SubGraphT, index: int) -> np.n
     data = model.buffers[tensor.buffer].data if tensor.buffer < len(model.buffers) else None
     if data is None or len(data) == 0:
         return None
-    dtype = {litert.TensorType.FLOAT32: np.float32, litert.TensorType.INT32: np.int32}.get(tensor.type)
+    dtype = {TensorType.FLOAT32: np.float32, TensorType.INT32: np.int32}.get(tensor.type)
     if dtype is None:
         return None
     return np.frombuffer(bytes(bytearray(np.asarray(data, np.uint8))), dtype).reshape(
@@ -228,11 +230,11 @@ def _consumers(subgraph: litert.SubGraphT, tensor: int) -> list[int]:
 
 def _custom_code(model: litert.ModelT) -> int:
     for i, code in enumerate(model.operatorCodes):
-        if int(code.builtinCode or 0) == litert.BuiltinOperator.CUSTOM and code.customCode in ("GRU", b"GRU"):
+        if int(code.builtinCode or 0) == BuiltinOperator.CUSTOM and code.customCode in ("GRU", b"GRU"):
             return i
-    code = litert.OperatorCodeT()
-    code.builtinCode = litert.BuiltinOperator.CUSTOM
-    code.deprecatedBuiltinCode = litert.BuiltinOperator.CUSTOM
+    code = OperatorCodeT()
+    code.builtinCode = BuiltinOperator.CUSTOM
+    code.deprecatedBuiltinCode = BuiltinOperator.CUSTOM
     code.customCode = "GRU"
     code.version = 1
     model.operatorCodes.append(code)
@@ -244,7 +246,7 @@ def _copy_tensor(model: litert.ModelT, source: litert.SubGraphT, index: int, tar
     if index < 0:
         return -1
     original = source.tensors[index]
-    tensor = litert.TensorT()
+    tensor = TensorT()
     tensor.name = original.name
     tensor.shape = original.shape
     tensor.type = original.type
@@ -347,14 +349,14 @@ def _apply(
     """Put one GRU operator where the first replaced operator was and drop the replaced ones."""
     from flatbuffers import flexbuffers  # here: only a model with a GRU to fuse writes options
 
-    fused = litert.OperatorT()
+    fused = OperatorT()
     fused.opcodeIndex = _custom_code(model)
     fused.inputs = inputs
     fused.outputs = [result]
     marks = (source_index(subgraph.operators[i]) for i in indices)
     sources = sorted(mark for mark in marks if mark is not None)
     fused.customOptions = list(flexbuffers.Dumps({"source_indices": sources}))
-    fused.customOptionsFormat = litert.CustomOptionsFormat.FLEXBUFFERS
+    fused.customOptionsFormat = CustomOptionsFormat.FLEXBUFFERS
     subgraph.operators = [o for i, o in enumerate(subgraph.operators) if i not in indices]
     subgraph.operators.insert(indices[0], fused)
 

@@ -7,15 +7,15 @@ from typing import Any
 
 from helia_aot.air import AirModel, AirOperator, AirOperatorOptions
 from helia_aot.converters.litert.schema_access import inputs_of, operator_at, outputs_of
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.schema_tables import ActivationFunctionType, Padding
 
 
 def _reverse(enum_cls: type) -> dict[int, str]:
     return {v: k for k, v in vars(enum_cls).items() if not k.startswith("_") and isinstance(v, int)}
 
 
-_ACTIVATIONS = _reverse(litert.ActivationFunctionType)
-_PADDINGS = _reverse(litert.Padding)
+_ACTIVATIONS = _reverse(ActivationFunctionType)
+_PADDINGS = _reverse(Padding)
 
 
 def activation_name(code: int | None) -> str:

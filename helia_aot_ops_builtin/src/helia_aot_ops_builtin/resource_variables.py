@@ -27,12 +27,16 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import buffer_data, tensor_dtype
 from helia_aot.errors import UnsupportedModelError
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.objects import BufferT
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 HANDLE_KEYS = frozenset({"VAR_HANDLE", "CALL_ONCE"})
 """Operators the hook removes: what they did is folded into the variable tensors."""
@@ -157,10 +161,10 @@ def _make_variable(
         tensor.buffer = 0
         return
     dtype = tensor_dtype(template.type).numpy
-    buffer = litert.BufferT()
+    buffer = BufferT()
     buffer.data = np.frombuffer(np.ascontiguousarray(value, dtype=dtype).tobytes(), dtype=np.uint8).copy()
     if model.buffers is None:
-        model.buffers = [litert.BufferT()]
+        model.buffers = [BufferT()]
     model.buffers.append(buffer)
     tensor.buffer = len(model.buffers) - 1
 

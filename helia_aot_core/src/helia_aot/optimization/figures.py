@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.schema_tables import BuiltinOperator
 
 # Where the weights and bias of each counted type sit among its inputs (LiteRT positions).
 _WEIGHT_POSITIONS: dict[str, tuple[int, ...]] = {
@@ -30,7 +30,7 @@ COUNTED_TYPES = frozenset(_WEIGHT_POSITIONS)
 
 @lru_cache(maxsize=1)
 def _builtin_names() -> frozenset[str]:
-    return frozenset(name for name in vars(litert.BuiltinOperator) if name.isupper())
+    return frozenset(name for name in vars(BuiltinOperator) if name.isupper())
 
 
 def has_defined_count(op_type: str) -> bool:

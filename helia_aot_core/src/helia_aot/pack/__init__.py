@@ -42,7 +42,6 @@ from helia_aot.converters.litert.schema_access import (
     outputs_of,
     tensor_at,
 )
-from helia_aot.litert import schema_py_generated as litert
 from helia_aot.pack.deferred import register_operator_modules
 from helia_aot.pack.kernel_library import KernelLibrary
 from helia_aot.pack.knob_support import register_knob_values
@@ -50,7 +49,8 @@ from helia_aot.pack.record import OperatorRecord, recorded_operators, register_o
 from helia_aot.pack.template_operator import HEADER_TEMPLATE, TemplateOperator
 from helia_aot.plugins import hookimpl
 
-if TYPE_CHECKING:  # the real name for type checkers; at run time __getattr__ imports it on use
+if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
+    from helia_aot.litert import schema_py_generated as litert
     from helia_aot.litert.builder import LiteRTModelBuilder
 
 __all__ = [
@@ -93,4 +93,9 @@ def __getattr__(name: str) -> object:
         from helia_aot.litert.builder import LiteRTModelBuilder
 
         return LiteRTModelBuilder
+    # The flatc bindings (1 MB of bytecode) likewise: a conversion reads models without them.
+    if name == "litert":
+        from helia_aot.litert import schema_py_generated as litert
+
+        return litert
     raise AttributeError(f"module 'helia_aot.pack' has no attribute {name!r}")

@@ -10,9 +10,10 @@ one error lists them all, with the distribution that would add the support.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import (
     AirModel,
@@ -31,9 +32,13 @@ from helia_aot.converters.litert.validate import wiring_problems
 from helia_aot.converters.litert.view import ModelView, SubgraphView
 from helia_aot.converters.litert.view_builder import build_view
 from helia_aot.errors import HeliaAotError, ModelLoadError, PluginError, UnsupportedModelError
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert import BINDINGS_MODULE
+from helia_aot.litert.objects import LiteRTObject
 from helia_aot.pipeline.regions_load import Failure, load_regions
 from helia_aot.plugins.manager import distribution_installed
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 BUILTIN_DISTRIBUTION = "helia-aot-ops-builtin"
 """The distribution whose operator pack parses LiteRT builtin operators."""
@@ -77,6 +82,16 @@ def _registered(registry: Any) -> Iterable[tuple[str, Any]]:
     return [(getattr(v, "__qualname__", repr(v)), v) for v in registry]
 
 
+def is_model_object(value: object) -> bool:
+    """Whether ``value`` is a ``ModelT``: the object API ``read_model`` makes
+    (:mod:`helia_aot.litert.objects`) or the flatc bindings' class, which a hook that built its
+    model with them has imported already (so this never imports them)."""
+    if isinstance(value, LiteRTObject):
+        return value.TABLE == "Model"
+    bindings = sys.modules.get(BINDINGS_MODULE)
+    return bindings is not None and isinstance(value, bindings.ModelT)
+
+
 def apply_model_hooks(model: litert.ModelT, hooks: Any) -> litert.ModelT:
     """Run each hook on the model in order; a hook returns a replacement or None (edited in place)."""
     for name, hook in _registered(hooks):
@@ -90,7 +105,7 @@ def apply_model_hooks(model: litert.ModelT, hooks: Any) -> litert.ModelT:
                 hint="fix or disable the plugin that registered the hook",
             ) from exc
         if result is not None:
-            if not isinstance(result, litert.ModelT):
+            if not is_model_object(result):
                 raise PluginError(
                     f"LiteRT model hook {name!r} returned {type(result).__name__}, not a ModelT or None",
                     hint="a hook returns the (possibly new) ModelT or None",

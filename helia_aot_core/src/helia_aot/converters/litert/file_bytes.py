@@ -8,10 +8,14 @@ both, so neither has to import the other.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from helia_aot.errors import ModelLoadError
-from helia_aot.litert import schema_py_generated as litert
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 FILE_BYTES_ATTR = "_helia_aot_file_bytes"
 """Attribute of a ModelT from ``read_model`` holding the file's bytes (for data stored after the

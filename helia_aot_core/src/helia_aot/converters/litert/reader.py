@@ -13,6 +13,7 @@ import math
 import re
 import struct
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,8 +22,11 @@ from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.file_bytes import attach_file_bytes, file_slice
 from helia_aot.converters.litert.unpack import unpack_model
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
-from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert import BINDINGS_MODULE, FILE_IDENTIFIER, SCHEMA_VERSION
+from helia_aot.litert.schema_tables import TensorType
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    import helia_aot.litert.schema_py_generated as litert
 
 MAX_MODEL_BYTES = 1 << 30
 """Largest model file :func:`read_model` accepts by default (1 GiB: far past any MCU model)."""
@@ -33,14 +37,14 @@ MAX_TENSOR_BYTES = (1 << 31) - 1
 _MALFORMED_HINT = "the file is not a well-formed LiteRT model; re-export it with the LiteRT converter"
 
 _DTYPES: dict[int, AirTensorType] = {
-    litert.TensorType.FLOAT32: AirTensorType.FLOAT32,
-    litert.TensorType.FLOAT16: AirTensorType.FLOAT16,
-    litert.TensorType.INT32: AirTensorType.INT32,
-    litert.TensorType.UINT8: AirTensorType.UINT8,
-    litert.TensorType.INT64: AirTensorType.INT64,
-    litert.TensorType.BOOL: AirTensorType.BOOL,
-    litert.TensorType.INT16: AirTensorType.INT16,
-    litert.TensorType.INT8: AirTensorType.INT8,
+    TensorType.FLOAT32: AirTensorType.FLOAT32,
+    TensorType.FLOAT16: AirTensorType.FLOAT16,
+    TensorType.INT32: AirTensorType.INT32,
+    TensorType.UINT8: AirTensorType.UINT8,
+    TensorType.INT64: AirTensorType.INT64,
+    TensorType.BOOL: AirTensorType.BOOL,
+    TensorType.INT16: AirTensorType.INT16,
+    TensorType.INT8: AirTensorType.INT8,
 }
 
 
@@ -104,7 +108,10 @@ def parse_model(data: bytes, *, source: str = "<bytes>") -> litert.ModelT:
 
 
 def _generated_unpack(data: bytes, source: str) -> litert.ModelT:
-    """Unpack with the generated object API, whose traceback locates a malformed field."""
+    """Unpack with the generated object API, whose traceback locates a malformed field (the
+    bindings are imported only here: a well-formed file never needs them)."""
+    import helia_aot.litert.schema_py_generated as litert
+
     try:
         model: litert.ModelT = litert.ModelT.InitFromPackedBuf(data, 0)
         return model
@@ -133,7 +140,7 @@ def unpack_location(exc: BaseException) -> str:
     while tb is not None:
         frame = tb.tb_frame
         owner = frame.f_locals.get("self")
-        if frame.f_code.co_name == "_UnPack" and type(owner).__module__ == litert.__name__:
+        if frame.f_code.co_name == "_UnPack" and type(owner).__module__ == BINDINGS_MODULE:
             table = type(owner).__name__.removesuffix("T")
             match = _ACCESSOR.search(linecache.getline(frame.f_code.co_filename, tb.tb_lineno))
             if match is None:
@@ -161,9 +168,9 @@ _FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 """The smallest normal float32: a smaller nonzero scale is subnormal."""
 
 _ZERO_POINT_LIMITS: dict[int, tuple[int, int]] = {
-    litert.TensorType.INT8: (-128, 127),
-    litert.TensorType.UINT8: (0, 255),
-    litert.TensorType.INT16: (-32768, 32767),
+    TensorType.INT8: (-128, 127),
+    TensorType.UINT8: (0, 255),
+    TensorType.INT16: (-32768, 32767),
 }
 """Zero points a quantized tensor of each type can hold: the generated integer arithmetic assumes
 them (a zero point past the type's range overflows the kernels' 32-bit sums)."""

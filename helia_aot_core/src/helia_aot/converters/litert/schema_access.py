@@ -1,4 +1,4 @@
-"""Safe reads of the LiteRT object API (``helia_aot.litert.schema_py_generated``).
+"""Safe reads of the LiteRT object API (``helia_aot.litert.objects``, ``schema_py_generated``).
 
 The generated object API leaves an absent vector as ``None`` and a present numeric one as a numpy
 array, and Python would happily read ``tensors[-1]``. A model file is untrusted input, so parsers
@@ -10,14 +10,17 @@ plain lists of Python ints.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from helia_aot.air.keys import custom_code_to_op_key
 from helia_aot.converters.litert.file_bytes import file_slice
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.schema_tables import BuiltinOperator, TensorType
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
 
@@ -25,14 +28,14 @@ _Item = TypeVar("_Item")
 
 BUILTIN_NAMES: dict[int, str] = {
     value: name
-    for name, value in vars(litert.BuiltinOperator).items()
+    for name, value in vars(BuiltinOperator).items()
     if not name.startswith("_") and isinstance(value, int)
 }
 """LiteRT builtin operator code -> its schema name (``9`` -> ``"FULLY_CONNECTED"``)."""
 
 TENSOR_TYPE_NAMES: dict[int, str] = {
     value: name
-    for name, value in vars(litert.TensorType).items()
+    for name, value in vars(TensorType).items()
     if not name.startswith("_") and isinstance(value, int)
 }
 """LiteRT tensor type code -> its schema name (``9`` -> ``"INT8"``)."""
@@ -188,9 +191,7 @@ def is_known_builtin(key: str) -> bool:
     return key in _BUILTIN_KEYS
 
 
-_BUILTIN_KEYS = frozenset(
-    name for code, name in BUILTIN_NAMES.items() if code != litert.BuiltinOperator.CUSTOM
-)
+_BUILTIN_KEYS = frozenset(name for code, name in BUILTIN_NAMES.items() if code != BuiltinOperator.CUSTOM)
 
 
 def custom_code_of(opcode: litert.OperatorCodeT) -> str | None:
@@ -201,7 +202,7 @@ def op_key(model: litert.ModelT, op: litert.OperatorT) -> str:
     """The canonical registry key of ``op``: its builtin name or its custom code's key."""
     opcode = opcode_of(model, op)
     code = builtin_code_of(opcode)
-    if code != litert.BuiltinOperator.CUSTOM:
+    if code != BuiltinOperator.CUSTOM:
         return builtin_name(code)
     raw = opcode.customCode
     if raw is None or len(raw) == 0:
@@ -227,10 +228,12 @@ def builtin_options_of(op: litert.OperatorT, expected: type | None = None) -> An
     """The operator's builtin options object (from either options union), or None.
 
     With ``expected`` (an options class such as ``litert.Conv2DOptionsT``), options of another
-    class are a ModelLoadError; absent options stay None so a parser can apply the defaults.
+    table are a ModelLoadError; absent options stay None so a parser can apply the defaults. The
+    class is compared by name, so the bindings' class and :mod:`helia_aot.litert.objects`' class
+    of the same table (what ``read_model`` makes) both match.
     """
     options = op.builtinOptions if op.builtinOptions is not None else op.builtinOptions2
-    if expected is not None and options is not None and not isinstance(options, expected):
+    if expected is not None and options is not None and type(options).__name__ != expected.__name__:
         raise ModelLoadError(
             f"operator carries {type(options).__name__} where {expected.__name__} was expected",
             hint=_MALFORMED_HINT,

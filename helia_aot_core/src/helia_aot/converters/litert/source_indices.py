@@ -12,8 +12,12 @@ its parser states the indices (as the fused GRU's options do).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.litert import schema_py_generated as litert
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 SOURCE_INDEX_ATTRIBUTE = "helia_aot_source_index"
 """The ``OperatorT`` attribute holding the operator's index in the file's subgraph."""

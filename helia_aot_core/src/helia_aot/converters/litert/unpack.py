@@ -1,46 +1,79 @@
-"""Unpacking a LiteRT flatbuffer into the object API (``ModelT``) with a few struct reads per field.
+"""Unpacking a LiteRT flatbuffer into object-API classes with a few struct reads per field.
 
-The generated object API reads each field through several Python calls (a ``Table`` method, a
-number-type check, an ``encode.Get``), which made unpacking a quarter of a large model's
-conversion: a 1,000-layer model has 3,000 tensors, each with its quantization table. Here the
-tables every model has in numbers (subgraphs, tensors, quantization parameters, operators,
-buffers) are read with the same reads the generated code makes, in one function each, and build
-the same ``*T`` objects (numpy views of the same bytes, the same defaults). Tables that are rare
-or nested deeper (operator codes, builtin options, sparsity, variant tensors, quantization
-details, metadata, signatures, external buffers) are handed to the generated unpacker unchanged.
+The flatc object API (``schema_py_generated``) reads each field through several Python calls (a
+``Table`` method, a number-type check, an ``encode.Get``), which made unpacking a quarter of a
+large model's conversion, and importing it (1 MB of bytecode) cost every conversion 10-15 ms. Here
+the tables every model has in numbers (subgraphs, tensors, quantization parameters, operators,
+buffers) are read with the same reads the generated code makes, in one function each; every other
+table (operator codes, builtin options, sparsity, variant tensors, quantization details, metadata,
+signatures, external buffers) is read by one function driven by the layouts of
+:mod:`helia_aot.litert.schema_tables`. Both build :mod:`helia_aot.litert.objects` classes with the
+generated classes' attributes, values and defaults (numpy views of the same bytes).
 
 Any failure raises; the reader then unpacks with the generated code, whose traceback names the
 table and field that broke (:func:`helia_aot.converters.litert.reader.unpack_location`), so a
-malformed file is reported exactly as before. Offsets are checked as the generated ``Table``
+malformed file is reported exactly as before. Every read the generated code makes is made here too
+(a union's offset even when its tag is unknown), and offsets are checked as the generated ``Table``
 checks them (a negative one fails), so this never accepts bytes the generated code refuses.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import Any
 
-import flatbuffers.number_types as N
-import flatbuffers.packer as P
+import numpy as np
 
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.objects import object_class
+from helia_aot.litert.schema_tables import TABLES, UNIONS
 
-_Unpack = Callable[[memoryview, int], tuple[int]]
-_U8: _Unpack = P.uint8.unpack_from
-_I8: _Unpack = P.int8.unpack_from
-_BOOL: _Unpack = P.boolean.unpack_from
-_U16: _Unpack = P.uint16.unpack_from
-_I32: _Unpack = P.int32.unpack_from
-_U32: _Unpack = P.uint32.unpack_from
-_U64: _Unpack = P.uint64.unpack_from
+# The reads of the flatbuffers runtime (``flatbuffers.packer``: little-endian ``struct`` formats;
+# ``flatbuffers.number_types.to_numpy_type``: numpy dtypes by name, little-endian), made here so a
+# conversion does not import the runtime's builder and tables it never uses.
+_FORMATS = {
+    "?": ("?", "bool"),
+    "b": ("<b", "int8"),
+    "B": ("<B", "uint8"),
+    "h": ("<h", "int16"),
+    "H": ("<H", "uint16"),
+    "i": ("<i", "int32"),
+    "I": ("<I", "uint32"),
+    "q": ("<q", "int64"),
+    "Q": ("<Q", "uint64"),
+    "f": ("<f", "float32"),
+    "d": ("<d", "float64"),
+}
 
-_INT32 = N.to_numpy_type(N.Int32Flags)
-_INT64 = N.to_numpy_type(N.Int64Flags)
-_UINT8 = N.to_numpy_type(N.Uint8Flags)
-_BOOLS = N.to_numpy_type(N.BoolFlags)
-_FLOAT32 = N.to_numpy_type(N.Float32Flags)
+_Unpack = Callable[[memoryview, int], tuple[Any, ...]]
+_SCALARS: dict[str, _Unpack] = {code: struct.Struct(fmt).unpack_from for code, (fmt, _) in _FORMATS.items()}
+_VECTORS: dict[str, Any] = {
+    "[" + code: np.dtype(name).newbyteorder("<") for code, (_, name) in _FORMATS.items()
+}
 
-_np: Any = litert.np  # the numpy the generated module imported (it builds the same views)
+_Ints = Callable[[memoryview, int], tuple[int]]
+_U8: _Ints = _SCALARS["B"]
+_I8: _Ints = _SCALARS["b"]
+_BOOL: _Ints = _SCALARS["?"]
+_U16: _Ints = _SCALARS["H"]
+_I32: _Ints = _SCALARS["i"]
+_U32: _Ints = _SCALARS["I"]
+_U64: _Ints = _SCALARS["Q"]
+
+_INT32 = _VECTORS["[i"]
+_INT64 = _VECTORS["[q"]
+_UINT8 = _VECTORS["[B"]
+_BOOLS = _VECTORS["[?"]
+_FLOAT32 = _VECTORS["[f"]
+
+_np: Any = np
+
+_ModelT = object_class("Model")
+_SubGraphT = object_class("SubGraph")
+_TensorT = object_class("Tensor")
+_OperatorT = object_class("Operator")
+_BufferT = object_class("Buffer")
+_QuantizationParametersT = object_class("QuantizationParameters")
 
 
 class _Reader:
@@ -88,16 +121,46 @@ class _Reader:
         start, count = self.vector(at)
         return [unpack(start + 4 * i + _U32(self.view, start + 4 * i)[0]) for i in range(count)]
 
-    def generated(self, accessor: type, pos: int) -> Any:
-        """The generated accessor object of the table at ``pos`` (for the fields handed over)."""
-        obj = accessor()
-        obj.Init(self.buf, pos)
-        return obj
 
-
-def _quantization(r: _Reader, pos: int) -> litert.QuantizationParametersT:
+def _object(r: _Reader, pos: int, table: str) -> Any:
+    """Any table, read field by field from its layout, as the generated ``_UnPack`` reads it."""
+    obj = object_class(table)()
+    fields = obj.__dict__
     vt = r.slots(pos)
-    q = litert.QuantizationParametersT()
+    for attr, slot, kind, _ in TABLES[table]:
+        o = r.field(vt, slot)
+        if not o:
+            continue  # the default the constructor set
+        at = pos + o
+        scalar = _SCALARS.get(kind)
+        if scalar is not None:
+            fields[attr] = scalar(r.view, at)[0]
+        elif kind == "s":
+            fields[attr] = r.string(at)
+        elif kind in _VECTORS:
+            fields[attr] = r.numpy(at, _VECTORS[kind])
+        elif kind == "[s":
+            start, count = r.vector(at)
+            fields[attr] = [r.string(start + 4 * i) for i in range(count)]
+        elif kind.startswith("[t:"):
+            fields[attr] = _objects(r, at, kind[3:])
+        elif kind.startswith("t:"):
+            fields[attr] = _object(r, r.indirect(at), kind[2:])
+        else:  # "u:Union", its tag read (or defaulted) as the field before it, ``<attr>Type``
+            fields[attr] = _union(r, at, kind[2:], fields[attr + "Type"])
+    return obj
+
+
+def _union(r: _Reader, at: int, union: str, tag: int) -> Any:
+    """The value of a union field at ``at`` (None for tag NONE or a tag this schema lacks)."""
+    target = r.indirect(at)
+    table = UNIONS[union].get(tag)
+    return None if table is None else _object(r, target, table)
+
+
+def _quantization(r: _Reader, pos: int) -> Any:
+    vt = r.slots(pos)
+    q = _QuantizationParametersT()
     o = r.field(vt, 4)
     if o:
         q.min = r.numpy(pos + o, _FLOAT32)
@@ -112,22 +175,18 @@ def _quantization(r: _Reader, pos: int) -> litert.QuantizationParametersT:
         q.zeroPoint = r.numpy(pos + o, _INT64)
     o = r.field(vt, 12)
     q.detailsType = _U8(r.view, pos + o)[0] if o else 0
-    if r.field(vt, 14):
-        generated = r.generated(litert.QuantizationParameters, pos)
-        q.details = litert.QuantizationDetailsCreator(q.detailsType, generated.Details())
-    else:
-        q.details = None
+    o = r.field(vt, 14)
+    q.details = _union(r, pos + o, "QuantizationDetails", q.detailsType) if o else None
     o = r.field(vt, 16)
     q.quantizedDimension = _I32(r.view, pos + o)[0] if o else 0
     return q
 
 
-def _tensor(r: _Reader, pos: int) -> litert.TensorT:
+def _tensor(r: _Reader, pos: int) -> Any:
     vt = r.slots(pos)
-    if r.field(vt, 16) or r.field(vt, 22):  # sparsity, variant tensors: the generated unpacker
-        whole: litert.TensorT = litert.TensorT.InitFromObj(r.generated(litert.Tensor, pos))
-        return whole
-    t = litert.TensorT()
+    if r.field(vt, 16) or r.field(vt, 22):  # sparsity, variant tensors: read from the layout
+        return _object(r, pos, "Tensor")
+    t = _TensorT()
     o = r.field(vt, 4)
     if o:
         t.shape = r.numpy(pos + o, _INT32)
@@ -152,9 +211,9 @@ def _tensor(r: _Reader, pos: int) -> litert.TensorT:
     return t
 
 
-def _operator(r: _Reader, pos: int) -> litert.OperatorT:
+def _operator(r: _Reader, pos: int) -> Any:
     vt = r.slots(pos)
-    op = litert.OperatorT()
+    op = _OperatorT()
     o = r.field(vt, 4)
     op.opcodeIndex = _U32(r.view, pos + o)[0] if o else 0
     o = r.field(vt, 6)
@@ -165,12 +224,8 @@ def _operator(r: _Reader, pos: int) -> litert.OperatorT:
         op.outputs = r.numpy(pos + o, _INT32)
     o = r.field(vt, 10)
     op.builtinOptionsType = _U8(r.view, pos + o)[0] if o else 0
-    generated = None
-    if r.field(vt, 12):
-        generated = r.generated(litert.Operator, pos)
-        op.builtinOptions = litert.BuiltinOptionsCreator(op.builtinOptionsType, generated.BuiltinOptions())
-    else:
-        op.builtinOptions = None
+    o = r.field(vt, 12)
+    op.builtinOptions = _union(r, pos + o, "BuiltinOptions", op.builtinOptionsType) if o else None
     o = r.field(vt, 14)
     if o:
         op.customOptions = r.numpy(pos + o, _UINT8)
@@ -188,21 +243,16 @@ def _operator(r: _Reader, pos: int) -> litert.OperatorT:
     op.largeCustomOptionsSize = _U64(r.view, pos + o)[0] if o else 0
     o = r.field(vt, 26)
     op.builtinOptions2Type = _U8(r.view, pos + o)[0] if o else 0
-    if r.field(vt, 28):
-        generated = generated or r.generated(litert.Operator, pos)
-        op.builtinOptions2 = litert.BuiltinOptions2Creator(
-            op.builtinOptions2Type, generated.BuiltinOptions2()
-        )
-    else:
-        op.builtinOptions2 = None
+    o = r.field(vt, 28)
+    op.builtinOptions2 = _union(r, pos + o, "BuiltinOptions2", op.builtinOptions2Type) if o else None
     o = r.field(vt, 30)
     op.debugMetadataIndex = _I32(r.view, pos + o)[0] if o else -1
     return op
 
 
-def _subgraph(r: _Reader, pos: int) -> litert.SubGraphT:
+def _subgraph(r: _Reader, pos: int) -> Any:
     vt = r.slots(pos)
-    g = litert.SubGraphT()
+    g = _SubGraphT()
     o = r.field(vt, 4)
     if o:
         g.tensors = r.tables(pos + o, lambda p: _tensor(r, p))
@@ -222,9 +272,9 @@ def _subgraph(r: _Reader, pos: int) -> litert.SubGraphT:
     return g
 
 
-def _buffer(r: _Reader, pos: int) -> litert.BufferT:
+def _buffer(r: _Reader, pos: int) -> Any:
     vt = r.slots(pos)
-    b = litert.BufferT()
+    b = _BufferT()
     o = r.field(vt, 4)
     if o:
         b.data = r.numpy(pos + o, _UINT8)
@@ -235,22 +285,22 @@ def _buffer(r: _Reader, pos: int) -> litert.BufferT:
     return b
 
 
-def _generated_tables(r: _Reader, at: int, accessor: type, unpacked: Any) -> list[Any]:
-    return r.tables(at, lambda p: unpacked.InitFromObj(r.generated(accessor, p)))
+def _objects(r: _Reader, at: int, table: str) -> list[Any]:
+    return r.tables(at, lambda p: _object(r, p, table))
 
 
-def unpack_model(buf: bytes) -> litert.ModelT:
-    """The ``ModelT`` of the LiteRT flatbuffer ``buf`` (root offset at byte 0), as
-    ``ModelT.InitFromPackedBuf(buf, 0)`` builds it; raises on any malformed offset."""
+def unpack_model(buf: bytes) -> Any:
+    """The ``ModelT`` of the LiteRT flatbuffer ``buf`` (root offset at byte 0), field for field as
+    the generated ``ModelT.InitFromPackedBuf(buf, 0)`` builds it; raises on any malformed offset."""
     r = _Reader(buf)
     pos = _U32(r.view, 0)[0]
     vt = r.slots(pos)
-    m = litert.ModelT()
+    m = _ModelT()
     o = r.field(vt, 4)
     m.version = _U32(r.view, pos + o)[0] if o else 0
     o = r.field(vt, 6)
     if o:
-        m.operatorCodes = _generated_tables(r, pos + o, litert.OperatorCode, litert.OperatorCodeT)
+        m.operatorCodes = _objects(r, pos + o, "OperatorCode")
     o = r.field(vt, 8)
     if o:
         m.subgraphs = r.tables(pos + o, lambda p: _subgraph(r, p))
@@ -264,18 +314,16 @@ def unpack_model(buf: bytes) -> litert.ModelT:
         m.metadataBuffer = r.numpy(pos + o, _INT32)
     o = r.field(vt, 16)
     if o:
-        m.metadata = _generated_tables(r, pos + o, litert.Metadata, litert.MetadataT)
+        m.metadata = _objects(r, pos + o, "Metadata")
     o = r.field(vt, 18)
     if o:
-        m.signatureDefs = _generated_tables(r, pos + o, litert.SignatureDef, litert.SignatureDefT)
+        m.signatureDefs = _objects(r, pos + o, "SignatureDef")
     o = r.field(vt, 20)
     if o:
-        m.externalBufferGroups = _generated_tables(
-            r, pos + o, litert.ExternalBufferGroup, litert.ExternalBufferGroupT
-        )
+        m.externalBufferGroups = _objects(r, pos + o, "ExternalBufferGroup")
     o = r.field(vt, 22)
     if o:
-        m.externalBuffers = _generated_tables(r, pos + o, litert.ExternalBuffer, litert.ExternalBufferT)
+        m.externalBuffers = _objects(r, pos + o, "ExternalBuffer")
     return m
 
 

@@ -21,7 +21,7 @@ from helia_aot.air import AirModel
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.view import OperatorView, TensorView
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
-from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.schema_tables import TABLES, UNIONS
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
 
@@ -45,23 +45,25 @@ _SHARED_OPTIONS: dict[str, str] = {
 }
 
 
-def _options_classes() -> dict[str, type]:
-    """Operator name -> the object-API class of its options, for every operator that has one."""
-    classes: dict[str, type] = {}
+def _options_tables() -> dict[str, str]:
+    """Operator name -> the schema table of its options, for every operator that has one."""
+    tables: dict[str, str] = {}
     by_norm: dict[str, str] = {}
-    for union in (litert.BuiltinOptions, litert.BuiltinOptions2):
-        for name in vars(union):
-            if not name.startswith("_") and name != "NONE" and hasattr(litert, name + "T"):
+    for union in ("BuiltinOptions", "BuiltinOptions2"):
+        for name in UNIONS[union].values():
+            if name in TABLES:
                 by_norm[_norm(name.removesuffix("Options"))] = name
     for op_name in sa.BUILTIN_NAMES.values():
         options = _SHARED_OPTIONS.get(op_name) or by_norm.get(_norm(op_name))
         if options is not None:
-            classes[op_name] = getattr(litert, options + "T")
-    return classes
+            tables[op_name] = options
+    return tables
 
 
-OPTIONS_CLASSES: dict[str, type] = _options_classes()
-"""Builtin operator name -> the options class LiteRT reads for it (absent: the operator has none)."""
+OPTIONS_TABLES: dict[str, str] = _options_tables()
+"""Builtin operator name -> the options table LiteRT reads for it (absent: the operator has none).
+Options are matched by class name (``<table>T``): the object API of :mod:`helia_aot.litert.objects`
+that ``read_model`` makes, or the bindings' class a hook may have put there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,10 +277,10 @@ def check_operator(op: OperatorView, tensors: Sequence[TensorView], subgraph_cou
     options = op.options
     if options is None:
         return
-    expected = OPTIONS_CLASSES.get(op.key)
-    if expected is not None and not isinstance(options, expected):
+    expected = OPTIONS_TABLES.get(op.key)
+    if expected is not None and type(options).__name__ != expected + "T":
         raise ModelLoadError(
-            f"{where} carries {type(options).__name__[:-1]}, but {op.key} takes {expected.__name__[:-1]}",
+            f"{where} carries {type(options).__name__[:-1]}, but {op.key} takes {expected}",
             hint=_MALFORMED_HINT,
         )
     _check_option_values(options, subgraph_count, where)
@@ -322,4 +324,4 @@ def wiring_problems(air: AirModel) -> list[str]:
     return problems
 
 
-__all__ = ["ARITIES", "Arity", "OPTIONS_CLASSES", "check_operator", "wiring_problems"]
+__all__ = ["ARITIES", "Arity", "OPTIONS_TABLES", "check_operator", "wiring_problems"]

@@ -15,11 +15,14 @@ against takes the object-API model and subgraph).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from helia_aot.air.types import AirQuantization, AirTensorType
-from helia_aot.litert import schema_py_generated as litert
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -10,6 +10,8 @@ the subgraph's inputs and outputs, then operators), before any operator parser r
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from helia_aot.air.types import AirTensorType
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import (
@@ -22,7 +24,9 @@ from helia_aot.converters.litert.reader import (
 from helia_aot.converters.litert.validate import check_operator
 from helia_aot.converters.litert.view import ModelView, OperatorView, SubgraphView, TensorView
 from helia_aot.errors import InvalidConfigError, ModelLoadError, UnsupportedModelError
-from helia_aot.litert import schema_py_generated as litert
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the model file is malformed; re-export it with the LiteRT converter"
 
