@@ -32,7 +32,7 @@ from helia_aot.codegen import c_float, c_hex_bytes, render_template
 from helia_aot.codegen.files import write_text_file
 from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
-from helia_aot.pack.kernel_library import scan_once
+from helia_aot.pack.kernel_library import kernel_text, scan_once
 from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
 from helia_aot.registry.registry import Registry
 from helia_aot.version import __version__
@@ -215,22 +215,21 @@ this was a twentieth of a small model's conversion)."""
 def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
     """Copy each kernel file the operators need once, renaming ``hk_`` identifiers to the prefix."""
     files: dict[str, Path] = {}
-    with scan_once():
+    with scan_once():  # the texts the scan read are the ones copied: each file is read once
         for op in operators:
             for path in op.kernel_sources():
                 files.setdefault(path.name, path)
-    if not files:
-        return []
-    dest.mkdir(parents=True, exist_ok=True)
-    lower, upper = KERNEL_NAME_PATTERNS
-    names = []
-    for name in sorted(files):
-        text = files[name].read_text(encoding="utf-8")
-        text = upper.sub(f"{prefix.upper()}_HK_", lower.sub(f"{prefix}_hk_", text))
-        target = dest / f"{prefix}_{name}"
-        write_text_file(target, text)
-        names.append(target.name)
-    return names
+        if not files:
+            return []
+        dest.mkdir(parents=True, exist_ok=True)
+        lower, upper = KERNEL_NAME_PATTERNS
+        names = []
+        for name in sorted(files):
+            text = upper.sub(f"{prefix.upper()}_HK_", lower.sub(f"{prefix}_hk_", kernel_text(files[name])))
+            target = dest / f"{prefix}_{name}"
+            write_text_file(target, text)
+            names.append(target.name)
+        return names
 
 
 def _region_rows(prefix: str, plan: MemoryPlan) -> list[_RegionRow]:
