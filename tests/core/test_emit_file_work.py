@@ -1,20 +1,27 @@
-"""Emit's per-file work on its fast paths gives what the plain paths gave, and does it once.
+"""Emit's and Export's per-file work on their fast paths gives what the plain paths gave, once.
 
 ``c_hex_bytes`` formats a bytes object with whole-buffer calls; ``includes_of`` finds include lines
 with a literal-first pattern instead of ``^\\s*#`` in multi-line mode; inside ``scan_once`` the
 kernel library lists each folder once and reads each file once (Emit copies the text the scan
-read). The references below are the plain forms these replaced, kept here as the definition.
+read); Export's walk of the module and the exporters' layout take entry types and names from the
+directory listings instead of an ``lstat`` and a path object per file. The references below are
+the plain forms these replaced, kept here as the definition.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+import stat
+from pathlib import Path, PurePath, PurePosixPath
 
 import pytest
 from helia_aot.codegen import c_hex_bytes
+from helia_aot.errors import PluginError
+from helia_aot.exporters.base import ModuleLayout
 from helia_aot.pack import kernel_library
 from helia_aot.pack.kernel_library import KernelLibrary, includes_of, kernel_text, scan_once
+from helia_aot.pipeline.export import module_entries
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,3 +112,65 @@ def test_a_scan_lists_each_folder_once_and_reads_each_file_once(tmp_path, monkey
     assert [p.name for p in plain[1]] == ["hk_base.h", "hk_two.h", "hk_two_mve.c"]
     with pytest.raises(KeyError, match="no kernel family 'nope'"), scan_once():
         library.sources("nope")
+
+
+def reference_entries(source: Path) -> list[tuple[Path, PurePosixPath]]:
+    entries = []
+    for folder, dirs, files in os.walk(source):
+        rel = PurePath(os.path.relpath(folder, source)).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise PluginError(f"the generated module holds {Path(path).relative_to(source)}")
+            entries.append((Path(path), PurePosixPath(prefix + name)))
+    entries.sort(key=lambda entry: entry[1].parts)
+    return entries
+
+
+def a_module_tree(root: Path) -> Path:
+    for rel in (
+        "includes-api/m_model.h",
+        "src/m_model.c",
+        "src/kernels/m_hk_a.h",
+        "src/kernels/m_hk_a.c",
+        "src/kernels/deep/x.h",
+        "src-extra/n.c",
+        "README.md",
+        ".helia-aot",
+        "src/a.c.d/y.c",
+    ):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    (root / "empty").mkdir()
+    return root
+
+
+def test_module_entries_and_the_layout_list_what_a_walk_and_globs_list(tmp_path):
+    """The walk by directory entries gives the lstat walk's entries and order; the layout's file
+    lists are ``glob``/``rglob``'s, sorted."""
+    root = a_module_tree(tmp_path / "m")
+    assert module_entries(root) == reference_entries(root)
+    layout = ModuleLayout.scan(
+        root, name="m", prefix="m", model_name="x", platform=None, plan_hash="0", version="1"
+    )
+
+    def rel(paths):
+        return tuple(sorted(p.relative_to(root).as_posix() for p in paths))
+
+    assert layout.sources == rel((root / "src").rglob("*.c"))
+    assert layout.headers == rel([*(root / "includes-api").glob("*.h"), *(root / "src").rglob("*.h")])
+    assert layout.sources and layout.headers
+
+
+def test_module_entries_refuse_the_first_link_a_walk_meets(tmp_path):
+    root = a_module_tree(tmp_path / "m")
+    (root / "src" / "kernels" / "z_link.c").symlink_to(root / "README.md")
+    (root / "src" / "to_dir").symlink_to(root / "empty")
+    with pytest.raises(PluginError) as ours:
+        module_entries(root)
+    with pytest.raises(PluginError) as reference:
+        reference_entries(root)
+    assert str(reference.value) in str(ours.value)
+    assert "not a regular file or folder" in str(ours.value)
