@@ -4,8 +4,9 @@
 with a literal-first pattern instead of ``^\\s*#`` in multi-line mode; inside ``scan_once`` the
 kernel library lists each folder once and reads each file once (Emit copies the text the scan
 read); Export's walk of the module and the exporters' layout take entry types and names from the
-directory listings instead of an ``lstat`` and a path object per file. The references below are
-the plain forms these replaced, kept here as the definition.
+directory listings instead of an ``lstat`` and a path object per file; the constants file is
+rendered around placeholders for its bytes. The references below are the plain forms these
+replaced, kept here as the definition.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ import stat
 from pathlib import Path, PurePath, PurePosixPath
 
 import pytest
-from helia_aot.codegen import c_hex_bytes
+from helia_aot.codegen import c_hex_bytes, render_template
 from helia_aot.errors import PluginError
 from helia_aot.exporters.base import ModuleLayout
 from helia_aot.pack import kernel_library
 from helia_aot.pack.kernel_library import KernelLibrary, includes_of, kernel_text, scan_once
+from helia_aot.pipeline.emit import CRegion, _constants_text
 from helia_aot.pipeline.export import module_entries
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -174,3 +176,36 @@ def test_module_entries_refuse_the_first_link_a_walk_meets(tmp_path):
         reference_entries(root)
     assert str(reference.value) in str(ours.value)
     assert "not a regular file or folder" in str(ours.value)
+
+
+def a_region(index: int, cold: bool) -> CRegion:
+    return CRegion(
+        index=index,
+        plan_id=index,
+        enum=f"m_arena_const_r{index}",
+        role="constant" if cold else "persistent",
+        memory="MRAM",
+        used=8,
+        total_size=8,
+        alignment=16,
+        cold=cold,
+        staged=not cold,
+        macro="M_ARENA",
+        source_memory=None,
+        source_plan_id=None,
+        source_offset=0,
+    )
+
+
+@pytest.mark.parametrize("comment", ["model kws", "\0constants 1\0"])
+def test_constants_are_the_whole_render_with_or_without_placeholders(comment):
+    """The placeholders give the text a whole render gives; a name holding one (which ``c_comment``
+    never lets through) falls back to the whole render."""
+    items = [(a_region(0, True), "m_blob", bytes(range(45))), (a_region(1, False), "m_source", b"\x7f" * 3)]
+    values = {"prefix": "m", "PREFIX": "M", "model_comment": comment, "memory": "MRAM"}
+    hexes = [c_hex_bytes(data) for _, _, data in items]
+    whole = render_template(
+        "constants.c.mako", **values, items=[(r, s, len(d), h) for (r, s, d), h in zip(items, hexes)]
+    )
+    assert _constants_text(values, items, hexes) == whole
+    assert hexes[0] in whole and whole.count("\0") == 2 * (comment != "model kws")

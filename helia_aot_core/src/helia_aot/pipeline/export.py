@@ -287,7 +287,8 @@ def _tree(source: Path) -> list[tuple[str, str, bool]]:
                 entries = list(scanned)
         except OSError:
             return  # as os.walk, which reports an unreadable folder to no one
-        dirs, files = [], []
+        dirs: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir()  # os.walk's split: a link to a folder is listed with folders
