@@ -17,6 +17,7 @@ import stat
 from pathlib import Path, PurePath, PurePosixPath
 
 import pytest
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.codegen import c_hex_bytes, render_template
 from helia_aot.errors import PluginError
 from helia_aot.exporters.base import ModuleLayout
@@ -209,3 +210,33 @@ def test_constants_are_the_whole_render_with_or_without_placeholders(comment):
     )
     assert _constants_text(values, items, hexes) == whole
     assert hexes[0] in whole and whole.count("\0") == 2 * (comment != "model kws")
+
+
+KWS = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscnn_int8.tflite"
+
+
+def test_a_conversion_reads_each_kernel_file_it_copies_once(tmp_path, monkeypatch):
+    """KWS copies 45 kernel files; the scan used to read 80 (``hk_common.h`` once per family
+    including it) and the copy all 45 again."""
+    kernel_dir = Path(kernels.KERNEL_DIR)
+    reads: list[str] = []
+    listings: list[str] = []
+    real_read, real_scandir = Path.read_text, kernel_library.os.scandir
+
+    def read_text(self, *args, **kwargs):
+        if self.parent == kernel_dir:
+            reads.append(self.name)
+        return real_read(self, *args, **kwargs)
+
+    def scandir(*args):  # os.scandir is also called with a descriptor (shutil.rmtree)
+        if args and isinstance(args[0], (str, os.PathLike)) and Path(args[0]) == kernel_dir:
+            listings.append(str(args[0]))
+        return real_scandir(*args)
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    monkeypatch.setattr(kernel_library.os, "scandir", scandir)
+    AotConverter(ConvertArgs(model={"path": str(KWS)}, module={"path": str(tmp_path)})).convert()
+    copied = sorted(p.name.removeprefix("aot_") for p in tmp_path.glob("*/src/kernels/*"))
+    assert len(copied) == 45
+    assert sorted(reads) == copied
+    assert len(listings) == 1

@@ -54,6 +54,16 @@ class KernelLibrary:
 
     def family_files(self, family: str) -> list[Path]:
         """The files of one family: its header, its reference source, then its fast paths."""
+        scan = _SCANS.get()
+        if scan is None:
+            return self._family_files(family)
+        key = (str(self.directory), family)
+        files = scan.families.get(key)
+        if files is None:
+            files = scan.families[key] = self._family_files(family)
+        return list(files)
+
+    def _family_files(self, family: str) -> list[Path]:
         directory = Path(self.directory)
         is_file = _file_test(directory)
         header = directory / f"hk_{family}.h"
@@ -102,7 +112,8 @@ class KernelLibrary:
 class _Scan:
     """What one :func:`scan_once` block has learnt about kernel folders.
 
-    The answers per set of families, and below them what those answers are made of: the regular
+    The answers per set of families, and below them what those answers are made of: each family's
+    files (a family is visited once per answer that needs it: 190 visits of VWW's 27 families), the regular
     files of each folder (one listing instead of a ``stat`` per possible file of every family), and
     each file's text and includes (``hk_common.h`` is read once, not once per family that pulls it
     in; Emit copies the text it already holds). Most families a module needs share their
@@ -110,6 +121,7 @@ class _Scan:
     """
 
     answers: dict[tuple[str, tuple[str, ...]], list[Path]] = field(default_factory=dict)
+    families: dict[tuple[str, str], list[Path]] = field(default_factory=dict)
     listings: dict[Path, frozenset[str]] = field(default_factory=dict)
     texts: dict[Path, str] = field(default_factory=dict)
     includes: dict[Path, list[str]] = field(default_factory=dict)
