@@ -240,3 +240,61 @@ def test_a_conversion_reads_each_kernel_file_it_copies_once(tmp_path, monkeypatc
     assert len(copied) == 45
     assert sorted(reads) == copied
     assert len(listings) == 1
+
+
+def reference_sources(folder: Path, families: tuple[str, ...]) -> list[Path]:
+    """The scan as it was: a ``stat`` per possible file, every file read per answer."""
+    ordered: list[Path] = []
+    seen: set[Path] = set()
+
+    def visit(family: str) -> None:
+        header = folder / f"hk_{family}.h"
+        if not header.is_file():
+            raise KeyError(family)
+        candidates = [
+            folder / f"hk_{family}.c",
+            *(folder / f"hk_{family}_{s}.c" for s in ("mve", "dsp", "scalar")),
+        ]
+        files = [header, *(path for path in candidates if path.is_file())]
+        if files[0] in seen:
+            return
+        seen.update(files)
+        for path in files:
+            for include in REFERENCE_INCLUDE.findall(path.read_text(encoding="utf-8")):
+                if include[3:-2] != family:
+                    visit(include[3:-2])
+        ordered.extend(files)
+
+    for family in families:
+        visit(family)
+    return ordered
+
+
+_NAMES = ("a", "b", "c", "d")
+_GRAPHS = st.fixed_dictionaries(
+    {
+        name: st.tuples(
+            st.lists(st.sampled_from(_NAMES), max_size=3),  # the header's includes
+            st.lists(st.sampled_from(("", "_mve", "_scalar")), unique=True, max_size=2),  # its sources
+        )
+        for name in _NAMES
+    }
+)
+
+
+@settings(max_examples=15, deadline=None)
+@given(_GRAPHS, st.lists(st.sampled_from(_NAMES), min_size=1, max_size=3).map(tuple))
+def test_the_scan_orders_files_as_the_file_by_file_scan(tmp_path_factory, graph, families):
+    """Include graphs with cycles and self-includes, families asked together: the same files in
+    the same order inside and outside ``scan_once``."""
+    folder = tmp_path_factory.mktemp("kernels")
+    for name, (includes, sources) in graph.items():
+        (folder / f"hk_{name}.h").write_text("".join(f'#include "hk_{i}.h"\n' for i in includes))
+        for suffix in sources:
+            (folder / f"hk_{name}{suffix}.c").write_text(f'#include "hk_{name}.h"\n')
+    expected = reference_sources(folder, families)
+    library = KernelLibrary(folder)
+    assert library.sources(*families) == expected
+    with scan_once():
+        assert library.sources(*families[::-1]) == reference_sources(folder, families[::-1])
+        assert library.sources(*families) == expected

@@ -89,13 +89,13 @@ class KernelLibrary:
 
     def _scan(self, families: tuple[str, ...]) -> list[Path]:
         ordered: list[Path] = []
-        seen: set[Path] = set()
+        seen: set[str] = set()  # families: a family's header is no other family's file
 
         def visit(family: str) -> None:
-            files = self.family_files(family)
-            if files[0] in seen:
+            if family in seen:
                 return
-            seen.update(files)
+            files = self.family_files(family)
+            seen.add(family)
             for path in files:
                 for include in _includes(path):
                     dependency = include[3:-2]
