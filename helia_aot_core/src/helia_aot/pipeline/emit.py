@@ -403,8 +403,9 @@ def emit_module(
     module_type, exporter_class = exporters.select(config.module.type, setting="module.type")
     exporter = exporter_class()
     inc, src = out_dir / "includes-api", out_dir / "src"
-    inc.mkdir(parents=True)
-    src.mkdir(parents=True)
+    out_dir.mkdir(parents=True, exist_ok=True)  # first: a mkdir that fails for want of it is a call lost
+    inc.mkdir()
+    src.mkdir()
     allocate = bool(config.memory.allocate_arenas)
     schedule = str(getattr(config.module.schedule, "value", config.module.schedule))
 

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
+from helia_aot.codegen.files import write_text_file
 from helia_aot.errors import (
     ForeignOutputError,
     HeliaAotError,
@@ -364,7 +365,7 @@ def _copy_tree(source: Path, target: Path, *, move: bool = False) -> None:
                 (target / rel).mkdir()
             else:
                 shutil.copyfile(path, target / rel)
-    (target / MARKER_NAME).write_text(_marker_text(written), encoding="utf-8", newline="\n")
+    write_text_file(target / MARKER_NAME, _marker_text(written))
 
 
 @contextmanager
