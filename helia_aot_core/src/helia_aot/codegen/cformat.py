@@ -53,12 +53,23 @@ def c_float_list(values: Iterable[float], per_line: int = 8) -> str:
 
 
 _HEX_ITEMS = tuple(f"0x{b:02x}" for b in range(256))
-"""``0x00`` .. ``0xff``: a table lookup per byte instead of a format (constants are most of a module)."""
+"""``0x00`` .. ``0xff``: a table lookup per byte, for data that is not a bytes object."""
 
 
 def c_hex_bytes(data: bytes, per_line: int = 20) -> str:
-    """Bytes as ``0x..`` items, ``per_line`` to a line; the bulk format of constant arenas."""
+    """Bytes as ``0x..`` items, ``per_line`` to a line; the bulk format of constant arenas.
+
+    Constants are most of a module's text, so a bytes object is formatted by whole-buffer calls
+    rather than an item per byte (four times faster): ``bytes.hex`` with a separator gives every
+    item and a ``, `` after it, all six characters wide, so the line breaks are one slice
+    assignment at every ``per_line``-th separator.
+    """
     if not data:
         return "0x00"
-    hexes = list(map(_HEX_ITEMS.__getitem__, data))
-    return ",\n".join(", ".join(hexes[i : i + per_line]) for i in range(0, len(hexes), per_line))
+    if type(data) not in (bytes, bytearray) or per_line < 1:
+        hexes = list(map(_HEX_ITEMS.__getitem__, data))
+        return ",\n".join(", ".join(hexes[i : i + per_line]) for i in range(0, len(hexes), per_line))
+    text = bytearray(b"0x" + data.hex(" ").encode("ascii").replace(b" ", b", 0x"))
+    stride = 6 * per_line  # "0x??, " per item; the last item has no separator
+    text[stride - 1 :: stride] = b"\n" * len(range(stride - 1, len(text), stride))
+    return text.decode("ascii")

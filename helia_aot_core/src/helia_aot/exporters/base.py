@@ -9,6 +9,7 @@ description) and the integration steps the module's README shows. Exporters are 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,10 +103,6 @@ class ModuleLayout:
     ) -> ModuleLayout:
         """Describe the tree under ``root`` once the C is written."""
         root = Path(root)
-
-        def rel(paths: Any) -> tuple[str, ...]:
-            return tuple(sorted(p.relative_to(root).as_posix() for p in paths))
-
         return cls(
             root=root,
             name=name,
@@ -115,9 +112,27 @@ class ModuleLayout:
             cpu=str(getattr(platform, "cpu", "")),
             plan_hash=plan_hash,
             version=version,
-            sources=rel((root / "src").rglob("*.c")),
-            headers=rel([*(root / "includes-api").glob("*.h"), *(root / "src").rglob("*.h")]),
+            sources=tuple(sorted(_named(root, "src", ".c", deep=True))),
+            headers=tuple(
+                sorted(
+                    [*_named(root, "includes-api", ".h", deep=False), *_named(root, "src", ".h", deep=True)]
+                )
+            ),
         )
+
+
+def _named(root: Path, folder: str, suffix: str, *, deep: bool) -> list[str]:
+    """The ``/``-separated paths relative to ``root`` of the entries of ``root/folder`` (and of its
+    sub-folders when ``deep``) whose names end in ``suffix``: ``glob("*<suffix>")`` (``rglob``
+    when deep) without a path object per file, which over a thousand operators' files cost more
+    than the listing itself."""
+    found: list[str] = []
+    for directory, dirs, files in os.walk(root / folder):
+        prefix = os.path.relpath(directory, root).replace(os.sep, "/") + "/"
+        found.extend(prefix + name for name in (*dirs, *files) if name.endswith(suffix))
+        if not deep:
+            break
+    return found
 
 
 class ModuleExporter:
