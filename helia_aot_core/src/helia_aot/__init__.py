@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from helia_aot.lazy_names import lazy_names
 from helia_aot.version import __version__
 
 if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
@@ -19,20 +20,16 @@ if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ i
 __all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__", "sweep"]
 
 
-def __getattr__(name: str) -> object:
-    # The facade is the top layer and the one place an import waits for first use (PEP 562): every
-    # `import helia_aot.<module>` runs this file first, so eager imports here would load the whole
-    # pipeline (pydantic, mako, numpy) for a plugin that only wants helia_aot.plugins.hookimpl.
-    if name in ("AotConverter", "ConversionResult"):
-        from helia_aot import converter
-
-        return getattr(converter, name)
-    if name == "ConvertArgs":
-        from helia_aot.config import ConvertArgs
-
-        return ConvertArgs
-    if name == "sweep":
-        from helia_aot.sweeps import sweep
-
-        return sweep
-    raise AttributeError(f"module 'helia_aot' has no attribute {name!r}")
+# The facade is the top layer: every `import helia_aot.<module>` runs this file first, so eager
+# imports here would load the whole pipeline (pydantic, mako, numpy) for a plugin that only wants
+# helia_aot.plugins.hookimpl.
+__getattr__, __dir__ = lazy_names(
+    "helia_aot",
+    {
+        "AotConverter": ("helia_aot.converter", "AotConverter"),
+        "ConversionResult": ("helia_aot.converter", "ConversionResult"),
+        "ConvertArgs": ("helia_aot.config", "ConvertArgs"),
+        "sweep": ("helia_aot.sweeps", "sweep"),
+    },
+    globals(),
+)

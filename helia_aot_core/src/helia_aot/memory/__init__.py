@@ -3,6 +3,7 @@ plan's public record types (:mod:`helia_aot.memory.defines`)."""
 
 from typing import TYPE_CHECKING
 
+from helia_aot.lazy_names import lazy_names
 from helia_aot.memory.liveness import alias_roots, compute_lifetimes
 from helia_aot.memory.placement import Placer, inplace_pairs, live_by_step, peak_live
 from helia_aot.memory.planners import (
@@ -53,28 +54,21 @@ __all__ = [
 
 # The public record types of memory.defines (six pydantic models): imported on first use (PEP 562).
 # A conversion plans with its own records (helia_aot.pipeline.plan) and uses none of them.
-_DEFINES_NAMES = frozenset(
+__getattr__, __dir__ = lazy_names(
+    __name__,
     {
-        "ArenaRole",
-        "ArenaUsage",
-        "MemoryConstraint",
-        "MemoryPlan",
-        "MemoryPlannerType",
-        "TensorAllocation",
-        "TensorAttributes",
-        "TensorBinding",
-        "TensorLifetime",
-    }
+        name: ("helia_aot.memory.defines", name)
+        for name in (
+            "ArenaRole",
+            "ArenaUsage",
+            "MemoryConstraint",
+            "MemoryPlan",
+            "MemoryPlannerType",
+            "TensorAllocation",
+            "TensorAttributes",
+            "TensorBinding",
+            "TensorLifetime",
+        )
+    },
+    globals(),
 )
-
-
-def __getattr__(name: str) -> object:
-    if name in _DEFINES_NAMES:
-        from helia_aot.memory import defines
-
-        return getattr(defines, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | _DEFINES_NAMES)

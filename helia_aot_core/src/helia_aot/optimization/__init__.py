@@ -8,6 +8,7 @@ counts the report and the result views share.
 
 from typing import TYPE_CHECKING
 
+from helia_aot.lazy_names import lazy_names
 from helia_aot.optimization.knobs import KNOBS, KnobSpec, default_knob_values, knob, knob_names
 from helia_aot.optimization.measurements import (
     MEASUREMENTS_FORMAT_VERSION,
@@ -103,45 +104,38 @@ __all__ = [
 # The pydantic readers of the plan and report files: imported on first use (PEP 562). A conversion
 # writes both files from plain dicts (record_constants holds the values it needs), so only a
 # caller that reads a file back or takes a ConversionResult pays for building the ~30 models.
-_RECORD_NAMES = frozenset(
+__getattr__, __dir__ = lazy_names(
+    __name__,
     {
-        "KNOB_VALUE_TYPES",
-        "ConstantPlacement",
-        "FixedChoice",
-        "FoldedVariable",
-        "Fp16Overflow",
-        "Generator",
-        "Hint",
-        "KernelChoice",
-        "KnobApplicability",
-        "KnobChoice",
-        "KnobSource",
-        "ModelIdentity",
-        "ModuleKernelCall",
-        "ModuleKernelCalls",
-        "OperatorHint",
-        "OptimizationPlan",
-        "OptimizationReport",
-        "PlanKernel",
-        "PlannedOperator",
-        "PlanOperator",
-        "PlanOptimization",
-        "PlatformIdentity",
-        "ReportedArena",
-        "ReportedOperator",
-        "ReportOperator",
-        "RuleRef",
-    }
+        name: ("helia_aot.optimization.records", name)
+        for name in (
+            "KNOB_VALUE_TYPES",
+            "ConstantPlacement",
+            "FixedChoice",
+            "FoldedVariable",
+            "Fp16Overflow",
+            "Generator",
+            "Hint",
+            "KernelChoice",
+            "KnobApplicability",
+            "KnobChoice",
+            "KnobSource",
+            "ModelIdentity",
+            "ModuleKernelCall",
+            "ModuleKernelCalls",
+            "OperatorHint",
+            "OptimizationPlan",
+            "OptimizationReport",
+            "PlanKernel",
+            "PlannedOperator",
+            "PlanOperator",
+            "PlanOptimization",
+            "PlatformIdentity",
+            "ReportedArena",
+            "ReportedOperator",
+            "ReportOperator",
+            "RuleRef",
+        )
+    },
+    globals(),
 )
-
-
-def __getattr__(name: str) -> object:
-    if name in _RECORD_NAMES:
-        from helia_aot.optimization import records
-
-        return getattr(records, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | _RECORD_NAMES)

@@ -42,6 +42,7 @@ from helia_aot.converters.litert.schema_access import (
     outputs_of,
     tensor_at,
 )
+from helia_aot.lazy_names import WHOLE_MODULE, lazy_names
 from helia_aot.pack.deferred import register_operator_modules
 from helia_aot.pack.kernel_library import KernelLibrary
 from helia_aot.pack.knob_support import register_knob_values
@@ -85,17 +86,14 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    # The model builder is for a pack's examples and tests, not for a conversion: every conversion
-    # imports this module (the packs' operator modules do), so the builder and its dataclasses wait
-    # for first use here (PEP 562), as the facade's names do in helia_aot/__init__.py.
-    if name == "LiteRTModelBuilder":
-        from helia_aot.litert.builder import LiteRTModelBuilder
-
-        return LiteRTModelBuilder
-    # The flatc bindings (1 MB of bytecode) likewise: a conversion reads models without them.
-    if name == "litert":
-        from helia_aot.litert import schema_py_generated as litert
-
-        return litert
-    raise AttributeError(f"module 'helia_aot.pack' has no attribute {name!r}")
+# The model builder is for a pack's examples and tests, not for a conversion: every conversion
+# imports this module (the packs' operator modules do), so the builder and its dataclasses wait for
+# first use, and so do the flatc bindings (1 MB of bytecode; a conversion reads models without them).
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    {
+        "LiteRTModelBuilder": ("helia_aot.litert.builder", "LiteRTModelBuilder"),
+        "litert": ("helia_aot.litert.schema_py_generated", WHOLE_MODULE),
+    },
+    globals(),
+)
