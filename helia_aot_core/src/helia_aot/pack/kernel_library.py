@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 _INCLUDE = re.compile(r'#\s*include\s+"(hk_[A-Za-z0-9_]+\.h)"')
 """An ``#include "hk_*.h"`` directive once :func:`includes_of` has checked that only white space
 comes before its ``#`` on its line. The pattern starts with a literal, so the search jumps from one
 ``#`` to the next; a ``^`` in multi-line mode is tried at every character, which over the files a
 module needs took 6 ms of a KWS conversion's 430 (a tenth of that now)."""
+_T = TypeVar("_T")
 FAST_PATHS = ("mve", "dsp", "scalar")
 """Suffixes of a family's fast-path sources, ``hk_<name>_<suffix>.c``."""
 
@@ -54,14 +56,7 @@ class KernelLibrary:
 
     def family_files(self, family: str) -> list[Path]:
         """The files of one family: its header, its reference source, then its fast paths."""
-        scan = _SCANS.get()
-        if scan is None:
-            return self._family_files(family)
-        key = (str(self.directory), family)
-        files = scan.families.get(key)
-        if files is None:
-            files = scan.families[key] = self._family_files(family)
-        return list(files)
+        return list(_remembered("family", (str(self.directory), family), lambda: self._family_files(family)))
 
     def _family_files(self, family: str) -> list[Path]:
         directory = Path(self.directory)
@@ -79,13 +74,7 @@ class KernelLibrary:
         Inside :func:`scan_once` (the Emit stage) each answer is remembered, so a model with a
         thousand convolutions reads the kernel folder once, not once per operator.
         """
-        scan = _SCANS.get()
-        if scan is None:
-            return self._scan(families)
-        key = (str(self.directory), families)
-        if key not in scan.answers:
-            scan.answers[key] = self._scan(families)
-        return list(scan.answers[key])
+        return list(_remembered("sources", (str(self.directory), families), lambda: self._scan(families)))
 
     def _scan(self, families: tuple[str, ...]) -> list[Path]:
         ordered: list[Path] = []
@@ -108,69 +97,54 @@ class KernelLibrary:
         return ordered
 
 
-class _Scan:
-    """What one :func:`scan_once` block has learnt about kernel folders.
-
-    The answers per set of families, and below them what those answers are made of: each
-    family's files (VWW's answers visit its 27 families 190 times), the regular files of each
-    folder (one listing instead of a ``stat`` per possible file of every family), and each file's
-    text and includes (``hk_common.h`` is read once, not once per family that pulls it in; Emit
-    copies the text it already holds). Most families a module needs share their dependencies, so
-    a KWS conversion read 80 files and made 750 ``stat`` calls for 45 files. A plain class: a
-    dataclass would be built at every import of this module, for five fields set in one place.
-    """
-
-    __slots__ = ("answers", "families", "listings", "texts", "includes")
-
-    def __init__(self) -> None:
-        self.answers: dict[tuple[str, tuple[str, ...]], list[Path]] = {}
-        self.families: dict[tuple[str, str], list[Path]] = {}
-        self.listings: dict[Path, frozenset[str]] = {}
-        self.texts: dict[Path, str] = {}
-        self.includes: dict[Path, list[str]] = {}
+_SCANS: ContextVar[dict[tuple[str, Hashable], Any] | None] = ContextVar(
+    "helia_aot_kernel_scans", default=None
+)
+"""What one :func:`scan_once` block has learnt about kernel folders, by (kind, key): the answers
+per set of families, and below them what those answers are made of: each family's files (VWW's
+answers visit its 27 families 190 times), the regular files of each folder (one listing instead of
+a ``stat`` per possible file of every family), each file's text and includes (``hk_common.h`` is
+read once, not once per family that pulls it in; Emit copies the text it already holds). Most
+families a module needs share their dependencies: a KWS conversion read 80 files and made 750
+``stat`` calls for 45 files."""
 
 
-_SCANS: ContextVar[_Scan | None] = ContextVar("helia_aot_kernel_scans", default=None)
+def _remembered(kind: str, key: Hashable, compute: Callable[[], _T]) -> _T:
+    """``compute()``; inside :func:`scan_once` once per ``kind`` and ``key`` for the block."""
+    memo = _SCANS.get()
+    if memo is None:
+        return compute()
+    slot = (kind, key)
+    if slot not in memo:
+        memo[slot] = compute()
+    return cast(_T, memo[slot])
+
+
+def _regular_files(directory: Path) -> frozenset[str]:
+    try:
+        with os.scandir(directory) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_file())
+    except OSError:
+        return frozenset()
 
 
 def _file_test(directory: Path) -> Callable[[Path], bool]:
     """``Path.is_file`` for files of ``directory``; inside :func:`scan_once` an answer from one
     listing of the folder (links followed, as ``is_file`` follows them)."""
-    scan = _SCANS.get()
-    if scan is None:
+    if _SCANS.get() is None:
         return Path.is_file
-    names = scan.listings.get(directory)
-    if names is None:
-        try:
-            with os.scandir(directory) as entries:
-                names = frozenset(entry.name for entry in entries if entry.is_file())
-        except OSError:
-            names = frozenset()
-        scan.listings[directory] = names
-    listed = names
+    listed = _remembered("listing", directory, lambda: _regular_files(directory))
     return lambda path: path.name in listed
 
 
 def kernel_text(path: Path) -> str:
     """The text of a kernel file (UTF-8, universal newlines, as ``Path.read_text`` gives it): inside
     :func:`scan_once` read once however many families include it and whoever asks."""
-    scan = _SCANS.get()
-    if scan is None:
-        return path.read_text(encoding="utf-8")
-    text = scan.texts.get(path)
-    if text is None:
-        text = scan.texts[path] = path.read_text(encoding="utf-8")
-    return text
+    return _remembered("text", path, lambda: path.read_text(encoding="utf-8"))
 
 
 def _includes(path: Path) -> list[str]:
-    scan = _SCANS.get()
-    if scan is None:
-        return includes_of(path.read_text(encoding="utf-8"))
-    found = scan.includes.get(path)
-    if found is None:
-        found = scan.includes[path] = includes_of(kernel_text(path))
-    return found
+    return _remembered("includes", path, lambda: includes_of(kernel_text(path)))
 
 
 @contextmanager
@@ -181,7 +155,7 @@ def scan_once() -> Iterator[None]:
     The files do not change while one module is emitted; outside the block every call reads the
     folder again, so an author editing kernels between conversions sees the change.
     """
-    token = _SCANS.set(_Scan())
+    token = _SCANS.set({})
     try:
         yield
     finally:
