@@ -23,8 +23,8 @@ TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 KERNEL_STATUS_BASE = 0
 """A kernel's nonzero status n becomes the module status ``-(KERNEL_STATUS_BASE + n)``: negative
 statuses are kernel failures, as in the product's C API, so they never meet the module's own
-positive codes (1-999) or the custom-operator range (1000-1999). Defined beside the base class
-(and re-exported by movers.py) so an operator that only needs the number does not import the
+positive codes (1-999) or the custom-operator range (1000-1999). Defined beside the base class,
+and imported from here by every operator, so one that only needs the number does not import the
 data movers."""
 
 

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 from helia_aot.air import AirControlFlowOptions, AirRegion, AirTensor, AirTensorType, region_layout
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.movers import ANY_DTYPE
 from helia_aot_ops_builtin.parsing import node_options, operator_from_node
 
 

@@ -27,8 +27,7 @@ from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, AirTensor
 from helia_aot.converters.litert.schema_access import intermediates_of, operator_at
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.params_call import designated_init, label
 from helia_aot_ops_builtin.parsing import activation_name, node_options, operator_from_node
 from helia_aot_ops_builtin.quantization import quantize_multiplier, round_half_away

@@ -18,8 +18,8 @@ from helia_aot.air import AirOperatorOptions, AirTensorType
 from helia_aot.converters.litert.schema_access import tensor_type_name
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.movers import ANY_DTYPE
 from helia_aot_ops_builtin.parsing import simple_parser
 
 OUTPUT_TYPES = "The output must be an int32 or int64 vector with one element per input dimension."

@@ -19,8 +19,8 @@ from typing import Any
 from helia_aot.air import AirModel, AirTensorKind
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.movers import ANY_DTYPE
 from helia_aot_ops_builtin.parsing import simple_parser
 
 READ_VARIABLE = "READ_VARIABLE"
