@@ -12,13 +12,12 @@ Entry points and distributions are read here with the standard library's ``impor
 the ``entry_points(group=...)`` selection, and pydantic has already imported it, so reading entry
 points costs no import of its own (the ``importlib-metadata`` backport brought zipp and the email
 header registry into every conversion's start-up). A plugin's distribution name and version come
-from the two header lines of its METADATA file (:func:`_name_and_version`).
+from one parse of its METADATA file per distribution (:func:`_name_and_version`).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import traceback
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -125,101 +124,32 @@ def distribution_version(name: str) -> str | None:
 _IDENTITIES: weakref.WeakKeyDictionary[Any, tuple[str, str]] = weakref.WeakKeyDictionary()
 """Each distribution's (name, version), read once (see :func:`_name_and_version`)."""
 
-_IDENTITY_FIELDS = ("name", "version")
-_FIELD_NAME = re.compile(r"[\x21-\x39\x3b-\x7e]+")
-"""A header field name as the email parser reads one (printable ASCII, no space, no colon)."""
-
-
-def _header_identity(text: str) -> tuple[str, str] | None:
-    """``(Name, Version)`` from the header block of a METADATA (or PKG-INFO) text, or None.
-
-    Only the plain case is read here: ``Field: value`` lines up to the first blank line, the first
-    ``Name`` and ``Version`` taken, neither continued on a following line. Anything else (a header
-    line the email parser would read differently, a field missing) gives None, and the caller
-    falls back to the library's full parse, so the values are always the ones it gives.
-    """
-    found: dict[str, str] = {}
-    pending = False  # a field was just read: the next line must not continue it
-    for raw in text.split("\n"):
-        line = raw[:-1] if raw.endswith("\r") else raw
-        if line[:1] in (" ", "\t"):
-            if pending:
-                return None
-            continue  # the continuation of another field
-        if pending and len(found) == len(_IDENTITY_FIELDS):
-            break
-        pending = False
-        if not line:
-            break
-        field_name, colon, value = line.partition(":")
-        if not colon or not field_name or "\r" in line or not _FIELD_NAME.fullmatch(field_name):
-            return None
-        key = field_name.lower()
-        if key in _IDENTITY_FIELDS and key not in found:
-            found[key] = value.lstrip(" \t")
-            pending = True
-    if len(found) < len(_IDENTITY_FIELDS):
-        return None
-    return found["name"], found["version"]
-
 
 def _name_and_version(dist: Any) -> tuple[str, str]:
-    """``dist.name`` and ``dist.version``, read from the metadata file's header lines.
+    """``dist``'s Name and Version, from one parse of its metadata.
 
-    Each of those properties parses the whole METADATA file (README included) with the email
-    parser again: sorting and recording two plugins parsed six, a visible part of every
-    conversion's start-up. The two header lines give the same values (see
-    :func:`_header_identity`; an unusual file gets the library's parse).
+    ``dist.name`` and ``dist.version`` each parse the whole METADATA file (README included) with
+    the email parser again, and sorting and recording a plugin asks three times; one parse per
+    distribution is kept here.
     """
     known = _IDENTITIES.get(dist)
     if known is None:
-        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or dist.read_text("") or ""
-        known = _header_identity(text)
-        if known is None:
-            fields = dist.metadata
-            name, version = fields["Name"], fields["Version"]
-            if name is None or version is None:
-                raise PluginError(
-                    f"an installed distribution ({getattr(dist, '_path', dist)}) has no "
-                    f"{'Name' if name is None else 'Version'} in its metadata",
-                    hint="reinstall or uninstall that distribution",
-                )
-            known = (name, version)
+        fields = dist.metadata
+        name, version = fields["Name"], fields["Version"]
+        if name is None or version is None:
+            raise PluginError(
+                f"an installed distribution ({getattr(dist, '_path', dist)}) has no "
+                f"{'Name' if name is None else 'Version'} in its metadata",
+                hint="reinstall or uninstall that distribution",
+            )
+        known = (name, version)
         _IDENTITIES[dist] = known
     return known
 
 
-def _distribution_key(dist: Any) -> str:
-    """The name two copies of one distribution share, as ``importlib.metadata`` tells them apart
-    (its normalized name, read from the folder name where it can be)."""
-    known = getattr(dist, "_normalized_name", None)
-    return str(known) if known else re.sub(r"[-_.]+", "_", str(dist.name)).lower()
-
-
-def group_entry_points(group: str) -> list[metadata.EntryPoint]:
-    """The entry points of ``group``: ``importlib.metadata.entry_points(group=group)``, cheaper.
-
-    The same distributions in the same order (the first copy of each on ``sys.path``), but only
-    the ``entry_points.txt`` files that name the group are parsed, and no other group's entry
-    points are built, sorted and matched: most installed distributions (numpy, pydantic, ...)
-    declare console scripts and nothing for helia-aot.
-    """
-    seen: set[str] = set()
-    found: list[metadata.EntryPoint] = []
-    for dist in metadata.distributions():
-        key = _distribution_key(dist)
-        if key in seen:
-            continue
-        seen.add(key)
-        text = dist.read_text("entry_points.txt")
-        if text and group in text:
-            found.extend(dist.entry_points.select(group=group))
-    return found
-
-
 def discover_entry_points() -> list[metadata.EntryPoint]:
     """Every entry point of the ``helia_aot`` group, in load order."""
-    eps = group_entry_points(ENTRY_POINT_GROUP)
+    eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
     return sorted(eps, key=lambda ep: (ep.name, _name_and_version(ep.dist)[0] if ep.dist else ""))
 
 
@@ -417,7 +347,6 @@ __all__ = [
     "PluginSelection",
     "Selection",
     "discover_entry_points",
-    "group_entry_points",
     "hookimpl",
     "load_plugins",
     "plugin_host",
