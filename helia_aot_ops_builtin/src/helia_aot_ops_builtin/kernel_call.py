@@ -1,6 +1,7 @@
 """KernelCallOperator: the base of every built-in operator whose run is one kernel call with one
 parameter struct (convolutions, fully connected, pooling, binary, reduction, (de)quantize, the
-recurrent cells and the index operators among them).
+activations, softmax and the row normalizations, the recurrent cells and the index operators
+among them).
 
 The struct's values are computed once at conversion time, as LiteRT's Prepare computes them. The
 operator describes its call as a :class:`KernelCall`; ``kernel_call.c.mako`` renders it. The
@@ -67,14 +68,17 @@ class KernelCall:
     data_args: Sequence[str]
     params_type: str | None = None
     """The params struct type without ``hk_``; None for a kernel that takes no struct."""
-    params: Mapping[str, Any] | None = None
-    """Field -> value (see :func:`c_value`), in the struct's order."""
+    params: Mapping[str, Any] | str | None = None
+    """Field -> value (see :func:`c_value`), in the struct's order; or the initializer already
+    written (the activations' positional ``{...}``, :func:`helia_aot_ops_builtin.c_struct.struct_init`)."""
     leading_args: Sequence[str] = field(default_factory=tuple)
-    """Arguments before the data pointers when there is no params struct (an element count)."""
+    """Arguments between the struct and the data pointers (an element count, a table)."""
     tables: Sequence[CTable] = field(default_factory=tuple)
     """Constant arrays the fields point at (:meth:`KernelCallOperator.table_ref`)."""
     params_in_run: bool = False
     """Build the struct as a local of the run function instead of a ``static const``."""
+    includes: Sequence[str] = field(default_factory=tuple)
+    """System headers the ``.c`` file includes (``math.h`` for an ``INFINITY`` field)."""
 
 
 class KernelCallOperator(BuiltinOperator):
@@ -86,6 +90,8 @@ class KernelCallOperator(BuiltinOperator):
     """
 
     TEMPLATE = "kernel_call.c.mako"
+    PARAMS_COMMENT = "{op_type} parameters, as LiteRT's Prepare computes them"
+    """The comment above a ``static const`` struct."""
 
     def kernel(self) -> KernelCall:
         """The call to emit; only called after ``check`` passed."""
@@ -106,8 +112,11 @@ class KernelCallOperator(BuiltinOperator):
         """The template's values. ``args`` are the arguments after the struct; ``fields`` the
         struct's (name, C value) pairs when it is built in the run function, else None."""
         call = self.kernel()
-        fields = static = None
-        if call.params is not None and call.params_in_run:
+        fields: list[tuple[str, str]] | None = None
+        static: str | None = None
+        if isinstance(call.params, str):
+            static = call.params
+        elif call.params is not None and call.params_in_run:
             fields = [(name, c_value(value)) for name, value in call.params.items()]
         elif call.params is not None:
             static = designated_init(call.params, multiline=True)
@@ -116,9 +125,10 @@ class KernelCallOperator(BuiltinOperator):
             "params_type": call.params_type,
             "fields": fields,
             "params": static,
-            "params_comment": f"{self.op.op_type} parameters, as LiteRT's Prepare computes them",
+            "params_comment": self.PARAMS_COMMENT.format(op_type=self.op.op_type),
             "args": [*call.leading_args, *call.data_args],
             "tables": list(call.tables),
+            "includes": list(call.includes),
             "status_base": KERNEL_STATUS_BASE,
         }
 

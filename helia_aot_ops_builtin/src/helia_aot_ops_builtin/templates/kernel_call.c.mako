@@ -1,4 +1,8 @@
 <%inherit file="_operator.c.mako"/>\
+% for header in includes:
+#include <${header}>
+
+% endfor
 % for table in tables:
 /* ${table.comment} */
 static const ${table.ctype} ${stem}_${table.name}[${len(table.values)}] = {
