@@ -46,9 +46,7 @@ def current_commit() -> str:
     return f"{head}+dirty" if dirty else head
 
 
-def write_figures(
-    figures: Mapping[str, Sequence[Number]], command: str, path: Path = REGISTRY
-) -> list[str]:
+def write_figures(figures: Mapping[str, Sequence[Number]], command: str, path: Path = REGISTRY) -> list[str]:
     """Record ``figures`` (name -> the numbers in the order the docs quote them) as measured now
     by ``command``; returns the names whose numbers changed, for the caller to print."""
     registry = load(path) if path.exists() else {}

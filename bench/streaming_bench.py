@@ -127,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         from figures import report_written, write_figures
 
         figures["streaming.product"] = [PRODUCT["scratch"], PRODUCT["persistent"]]
-        report_written(write_figures(figures, f"python bench/streaming_bench.py --cores {' '.join(args.cores)}"))
+        report_written(
+            write_figures(figures, f"python bench/streaming_bench.py --cores {' '.join(args.cores)}")
+        )
     return 0
 
 

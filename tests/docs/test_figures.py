@@ -108,7 +108,12 @@ def test_every_figure_in_docs_carries_a_marker() -> None:
 
 def test_every_not_figure_phrase_still_occurs_on_its_page() -> None:
     pages = {page.name: page.read_text(encoding="utf-8") for page in PAGES}
-    stale = [(page, phrase) for page, phrases in NOT_FIGURES.items() for phrase in phrases if phrase not in pages[page]]
+    stale = [
+        (page, phrase)
+        for page, phrases in NOT_FIGURES.items()
+        for phrase in phrases
+        if phrase not in pages[page]
+    ]
     assert stale == []
 
 
@@ -122,7 +127,7 @@ def test_every_marked_figure_equals_the_registry() -> None:
     unknown = sorted({f"{s.page}:{s.line}: {s.name}" for s in segments if s.name not in entries})
     assert unknown == [], "markers naming no entry of docs/figures.json"
     differ = [
-        f"{s.page}:{s.line}: {s.name}: the page quotes {quoted(s)}, the registry has {entries[s.name]['values']}"
+        f"{s.page}:{s.line}: {s.name}: the page has {quoted(s)}, the registry {entries[s.name]['values']}"
         for s in segments
         if quoted(s) != entries[s.name]["values"]
     ]
@@ -150,7 +155,9 @@ def test_write_figures_records_command_date_and_commit(tmp_path: Path) -> None:
     """The helper bench scripts call with ``--write-figures``."""
     figures = load_bench_module("figures")
     path = tmp_path / "figures.json"
-    path.write_text(figures.dumps({"old": {"values": [1], "source": "x", "measured": "2026-01-01", "commit": "abc1234"}}))
+    path.write_text(
+        figures.dumps({"old": {"values": [1], "source": "x", "measured": "2026-01-01", "commit": "abc1234"}})
+    )
     changed = figures.write_figures({"old": [1], "new": [2.5, 3]}, "python bench/x.py", path=path)
     assert changed == ["new"]
     written = json.loads(path.read_text())
@@ -259,7 +266,8 @@ def kws_picture() -> Values:
     out0, in1, out1 = (tensor_bytes("kws", "size", *at) for at in ((0, "out"), (1, "in"), (1, "out")))
     in2, out2, in9 = (tensor_bytes("kws", "size", *at) for at in ((2, "in"), (2, "out"), (9, "in")))
     balanced, size = converted("kws", "balanced"), converted("kws", "size")
-    return [balanced["scratch"], balanced["bound"], size["scratch"], out0, out0, in1, out1, in1, in2, out2, in2, in9, in9]
+    header = [balanced["scratch"], balanced["bound"], size["scratch"]]
+    return [*header, out0, out0, in1, out1, in1, in2, out2, in2, in9, in9]
 
 
 def vww_stream_stage() -> Values:
@@ -347,7 +355,11 @@ def size_over_balanced_m4() -> Values:
 
 
 RECOMPUTED: dict[str, Callable[[], Values]] = {
-    **{f"goal_bench.{m}.{g}": (lambda m=m, g=g: goal_row(m, g)) for m in ("kws", "ic", "vww") for g in ("latency", "balanced", "size")},
+    **{
+        f"goal_bench.{m}.{g}": (lambda m=m, g=g: goal_row(m, g))
+        for m in ("kws", "ic", "vww")
+        for g in ("latency", "balanced", "size")
+    },
     "goal_bench.ad": lambda: every_goal_row("ad"),
     **{f"scratch_by_goal.{m}": (lambda m=m: scratch_by_goal(m)) for m in ("kws", "ic", "vww", "vww96")},
     "scratch_by_goal.vww96_balanced": lambda: [converted("vww96", "balanced")["scratch"]],
@@ -432,4 +444,3 @@ def test_the_kws_profile_sample_is_what_helia_aot_profile_prints(tmp_path: Path)
     ]
     assert registered("kws_profile_sample") == expected
     assert registered("goal_bench.kws.balanced")[3:5] == [doc["code_bytes"], doc["inference_instructions"]]
-
