@@ -354,6 +354,29 @@ def size_over_balanced_m4() -> Values:
     return [round(min(ratios)), round(max(ratios)), round(m4("ad", "size") / m4("ad", "balanced"))]
 
 
+def dsp_paths(model: str) -> Values:
+    """architecture.md's M4 table: now is goal_bench's balanced M4 count (cross_bench counts the
+    same inference), reference the product's count cross_bench keeps, ratio now / reference."""
+    reference = load_bench_module("cross_bench").REFERENCE_INSTRUCTIONS[SHORT[model]]["m4"]
+    now = m4(model, "balanced")
+    return [None, now, reference, round(now / reference, 2)]
+
+
+def kws_first_layer(name: str, position: int) -> Values:
+    """KWS's first convolution at balanced on the M55, quoted in a history paragraph: the count
+    of the profile sample's row 0 (which the ``cross`` test below re-runs)."""
+    values: Values = [None] * len(registered(name))
+    values[position] = registered("kws_profile_sample")[0]
+    return values
+
+
+def ad_totals() -> Values:
+    """AD's M55 and M4 counts at the end of the Helium FULLY_CONNECTED paragraph: goal_bench's."""
+    values: Values = [None] * len(registered("fc_helium.own_loop"))
+    values[0], values[-1] = m55("ad", "balanced"), m4("ad", "balanced")
+    return values
+
+
 RECOMPUTED: dict[str, Callable[[], Values]] = {
     **{
         f"goal_bench.{m}.{g}": (lambda m=m, g=g: goal_row(m, g))
@@ -375,6 +398,10 @@ RECOMPUTED: dict[str, Callable[[], Values]] = {
     "streaming.m55": lambda: streaming_row("apollo510_evb"),
     "streaming.m4": lambda: streaming_row("apollo4p_evb"),
     "streaming.product": lambda: [products()[2]["scratch"], products()[2]["persistent"]],
+    **{f"dsp_paths.{m}": (lambda m=m: dsp_paths(m)) for m in ("kws", "ic", "vww", "ad")},
+    "im2col.kws": lambda: kws_first_layer("im2col.kws", 1),
+    "size_first_layers.conv0": lambda: kws_first_layer("size_first_layers.conv0", 1),
+    "fc_helium.own_loop": ad_totals,
     "balanced_over_latency": balanced_over_latency,
     "size_over_balanced": size_over_balanced,
     "size_over_balanced.m4": size_over_balanced_m4,
