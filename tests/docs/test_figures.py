@@ -377,6 +377,12 @@ def ad_totals() -> Values:
     return values
 
 
+def f16_speedup() -> Values:
+    """optimization.md's fast-accumulation range: float16.md's convolution and depthwise ratios."""
+    fast = registered("f16_accumulation.fast")
+    return [fast[1], round(fast[3])]
+
+
 RECOMPUTED: dict[str, Callable[[], Values]] = {
     **{
         f"goal_bench.{m}.{g}": (lambda m=m, g=g: goal_row(m, g))
@@ -402,6 +408,7 @@ RECOMPUTED: dict[str, Callable[[], Values]] = {
     "im2col.kws": lambda: kws_first_layer("im2col.kws", 1),
     "size_first_layers.conv0": lambda: kws_first_layer("size_first_layers.conv0", 1),
     "fc_helium.own_loop": ad_totals,
+    "f16_accumulation.speedup": f16_speedup,
     "balanced_over_latency": balanced_over_latency,
     "size_over_balanced": size_over_balanced,
     "size_over_balanced.m4": size_over_balanced_m4,
