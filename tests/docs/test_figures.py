@@ -23,6 +23,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -188,8 +189,6 @@ def converted(model: str, goal: str = "balanced", platform: str = "apollo510_evb
     """Arena bytes of one conversion: ``scratch``, ``bound`` (the tensors' peak), ``constant``,
     ``persistent`` (each arena's ``used``), and ``reserved_scratch``, ``reserved_persistent``
     (the arenas' aligned ``total_size``, what the module declares)."""
-    import tempfile
-
     path = STREAMING_MODEL if model == "okay_nabu" else MODELS / f"{SHORT[model]}.tflite"
     with tempfile.TemporaryDirectory() as out:
         config = ConvertArgs.model_validate(
@@ -296,13 +295,12 @@ def vww_picture() -> Values:
 
 
 def fc_folded_bias() -> Values:
-    """KWS's FULLY_CONNECTED keeps a folded int32 bias: its constant bytes at balanced exceed
-    size's (which runs it from the model's bias) by nothing, so it is counted from the layer."""
-    _, operators, _ = planned("kws", "balanced")
-    (fc,) = [o for o in operators if o.op.op_type == "FULLY_CONNECTED"]
-    air, _, _ = planned("kws", "balanced")
-    units = int(air.tensors[fc.op.output_ids[0]].shape[-1])
-    return [4 * units]
+    """The constant KWS's FULLY_CONNECTED keeps beside the model's bias: its folded bias tensor."""
+    air, operators, _ = planned("kws", "balanced")
+    (index,) = [i for i, o in enumerate(operators) if o.op.op_type == "FULLY_CONNECTED"]
+    suffix = f"fully_connected_{index}_folded_bias"
+    (tensor,) = [t for t in air.tensors.values() if str(t.name).endswith(suffix)]
+    return [int(tensor.nbytes)]
 
 
 def litert_bindings_size() -> Values:
