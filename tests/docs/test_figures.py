@@ -303,6 +303,15 @@ def fc_folded_bias() -> Values:
     return [int(tensor.nbytes)]
 
 
+def im2col_constants() -> Values:
+    """The packed filters and quantization tables the im2col first layers add, per model."""
+    totals = []
+    for model in ("kws", "ic", "vww"):
+        air, _, _ = planned(model, "balanced")
+        totals.append(sum(int(t.nbytes) for t in air.tensors.values() if "_im2col_" in str(t.name)))
+    return totals
+
+
 def litert_bindings_size() -> Values:
     import helia_aot.litert
 
@@ -396,6 +405,7 @@ RECOMPUTED: dict[str, Callable[[], Values]] = {
     "vww_scratch_picture": vww_picture,
     "size_constants.kws": lambda: [converted("kws", "size")["constant"]],
     "fc_folded_bias.kws": fc_folded_bias,
+    "im2col.constants": im2col_constants,
     "litert_bindings_size": litert_bindings_size,
     "product_constants.kws": lambda: [products()[1][SHORT["kws"]]],
     "product_scratch": product_scratch,
