@@ -35,7 +35,7 @@ _OUTPUT_LINE = re.compile(
     r"(?P<verdict>bit-exact|within tolerance|mismatch)(?: \((?P<bound>.*?)(?:; (?P<beyond>\d+) beyond)?\))?$"
 )
 _SUMMARY_LINE = re.compile(
-    r"^(?P<prefix>\w+)_test_case: (?P<status>PASS|FAIL) \((?P<counts>[^)]*)\): "
+    r"^(?P<prefix>\w+)_test_case: (?P<status>PASS|FAIL) \((?P<counts>.*)\): "
     r"(?P<verdict>bit-exact|within tolerance|mismatch|nothing compared)$"
 )
 
