@@ -51,8 +51,9 @@ def test_the_example_claims_bit_for_bit_only_when_it_was(tmp_path):
     np.savez(altered, **arrays)
     run = run_example(tmp_path, f"test.golden_data={altered}", "test.tolerance=1")
     assert run.returncode == 0, run.stdout + run.stderr[-3000:]
-    assert "kws_test_case: output 0 int8: 36 compared, 1 differ, max diff 1: within tolerance (|diff| <= 1)" in (
-        run.stdout
+    assert (
+        "kws_test_case: output 0 int8: 36 compared, 1 differ, max diff 1: within tolerance (|diff| <= 1)"
+        in (run.stdout)
     )
     assert "kws_test_case: PASS (3 sample(s), 12 output(s)): within tolerance" in run.stdout
     assert "pass, within tolerance: some of the C module's outputs differ" in run.stdout

@@ -130,7 +130,9 @@ def test_m55_self_test_under_qemu_passes_and_fails(tmp_path, altered):
     lines = result.stdout.splitlines()
     if altered:
         assert result.exit_code == 1, result.output
-        assert "sample 1 run 0 output 0: 1 of 256 mismatched" in result.stdout and lines[-1] == "FAIL: mismatch"
+        assert (
+            "sample 1 run 0 output 0: 1 of 256 mismatched" in result.stdout and lines[-1] == "FAIL: mismatch"
+        )
     else:
         assert result.exit_code == 0, result.output
         assert "aot_test_case: PASS (3 sample(s), 1 output(s)): bit-exact" in lines

@@ -66,8 +66,9 @@ def test_each_verdict_on_a_quantized_int8_output(tmp_path, altered, tolerance, v
     assert out.verdict == verdict and report.verdict == verdict, run.stdout
     assert run.passed == (verdict != MISMATCH) and report.passed == run.passed
     if verdict == WITHIN_TOLERANCE:
-        assert "m_test_case: output 0 int8: 768 compared, 1 differ, max diff 1: within tolerance (|diff| <= 1)" in (
-            run.stdout
+        assert (
+            "m_test_case: output 0 int8: 768 compared, 1 differ, max diff 1: within tolerance (|diff| <= 1)"
+            in (run.stdout)
         )
         assert "m_test_case: PASS (3 sample(s), 1 output(s)): within tolerance" in run.stdout
     if verdict == MISMATCH:
@@ -129,7 +130,9 @@ def test_a_float_output_is_judged_against_its_range(tmp_path, tolerance, verdict
     (out,) = report.outputs
     assert (out.dtype, out.differ, out.verdict) == ("float32", 1, verdict), run.stdout
     assert out.max_diff == pytest.approx(0.01 * scale, rel=1e-3)
-    assert out.bound.startswith(f"|diff| <= {tolerance * scale:.6g} = {tolerance:g} x max|expected| {scale:.6g}")
+    assert out.bound.startswith(
+        f"|diff| <= {tolerance * scale:.6g} = {tolerance:g} x max|expected| {scale:.6g}"
+    )
 
 
 def test_a_float_output_within_its_ulp_bound(tmp_path):
@@ -141,5 +144,7 @@ def test_a_float_output_within_its_ulp_bound(tmp_path):
     data = golden(tmp_path, "leaky_relu_float32", change=one_ulp)
     run, report = self_test(tmp_path, "leaky_relu_float32", data, tolerance=0.0, tolerance_ulp=2)
     (out,) = report.outputs
-    assert (out.differ, out.max_ulp, out.verdict, out.bound) == (1, 1, WITHIN_TOLERANCE, "<= 2 ULP"), run.stdout
+    assert (out.differ, out.max_ulp, out.verdict, out.bound) == (1, 1, WITHIN_TOLERANCE, "<= 2 ULP"), (
+        run.stdout
+    )
     assert run.passed

@@ -3,10 +3,10 @@
 The generated ``<prefix>_test_case.c`` prints, after its runs, one line per compared output and a
 last line with the whole run's verdict::
 
-    kws_test_case: output 0 int8: 36 compared, 0 differ, max diff 0: bit-exact
-    kws_test_case: output 1 float32: 24 compared, 3 differ, max diff 2.4e-07 (2 ULP): within tolerance (<= 4 ULP)
-    kws_test_case: output 2 int8: 36 compared, 5 differ, max diff 3: mismatch (|diff| <= 1; 2 beyond)
-    kws_test_case: FAIL (3 sample(s), 3 output(s)): mismatch
+    m_test_case: output 0 int8: 36 compared, 0 differ, max diff 0: bit-exact
+    m_test_case: output 1 float32: 24 compared, 3 differ, max diff 2e-07 (2 ULP): within tolerance (<= 4 ULP)
+    m_test_case: output 2 int8: 36 compared, 5 differ, max diff 3: mismatch (|diff| <= 1; 2 beyond)
+    m_test_case: FAIL (3 sample(s), 3 output(s)): mismatch
 
 A PASS alone does not say whether the module matched the reference bit for bit or only within
 ``test.tolerance``; ``helia-aot test``, the bundled example and the tests read the verdict here
