@@ -40,10 +40,11 @@ random_inputs, rnn_model, streamed_golden, svdf_model = (
 
 FLOAT_TOLERANCE = 1e-5
 """Bound on float32 outputs, relative to each output's range (the self-test's float bound:
-FLOAT_TOLERANCE x the largest expected magnitude of the output). A ULP bound (CORE_FLOAT_ULP) does not fit here: the
-reference's matrix-vector products sum in another order than LiteRT's portable code the kernels
-follow, which already differs by ~1e-7 on the host, and a recurrent value near zero turns that
-into hundreds of ULP; newlib's tanhf/expf add their rounding on the cores."""
+FLOAT_TOLERANCE x the largest expected magnitude of the output). A ULP bound (CORE_FLOAT_ULP)
+does not fit here: the reference's matrix-vector products sum in another order than LiteRT's
+portable code the kernels follow, which already differs by ~1e-7 on the host, and a recurrent
+value near zero turns that into hundreds of ULP; newlib's tanhf/expf add their rounding on the
+cores."""
 
 GRU = Path(__file__).resolve().parents[1] / "data" / "recurrent" / "gru_while_seq_float32"
 

@@ -32,8 +32,9 @@ movers are exact.
 
 The module's self-test compares every element with one bound, tol * max|r| (the largest expected
 magnitude of the output, over its samples); each test passes the smallest tol whose bound holds
-every element's bound above, and asserts it stays small (the test is not vacuous). Models run on the host (gcc _Float16, ASan/UBSan) and cross-built for the
-Cortex-M55 under QEMU (Helium float16). An M4 platform refuses them, naming FP16 platforms.
+every element's bound above, and asserts it stays small (the test is not vacuous). Models run
+on the host (gcc _Float16, ASan/UBSan) and cross-built for the Cortex-M55 under QEMU (Helium
+float16). An M4 platform refuses them, naming FP16 platforms.
 """
 
 from __future__ import annotations

@@ -101,7 +101,14 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
             arrays.append(_Array(symbol, ctype, tensor.size, tensor.nbytes, role, i, values, frames))
             if role == "output":
                 check = _OutputCheck(
-                    i, tensor.ctype, tensor.size, symbol, tensor.dtype.is_float, frames, half, tensor.dtype.value
+                    i,
+                    tensor.ctype,
+                    tensor.size,
+                    symbol,
+                    tensor.dtype.is_float,
+                    frames,
+                    half,
+                    tensor.dtype.value,
                 )
                 outputs.append((check, tensor, data[i][:limit]))
     tolerance = float(test.tolerance or 0.0)
