@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from helia_aot.cli.convert import _fallback_verbosity, run_conversion
@@ -133,7 +133,7 @@ def verdict_table(report: SelfTestReport) -> Table:
     """Each compared output's row: values compared, how many differ, the largest difference, the
     verdict and the bound it was judged by."""
     table = Table(title=None, show_edge=False, pad_edge=False)
-    for column, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("output", "right"),
         ("type", "left"),
         ("compared", "right"),
@@ -141,8 +141,9 @@ def verdict_table(report: SelfTestReport) -> Table:
         ("max diff", "right"),
         ("verdict", "left"),
         ("bound", "left"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    )
+    for column, justify in columns:
+        table.add_column(column, justify=justify)
     for out in report.outputs:
         diff = f"{out.max_diff:g}" + ("" if out.max_ulp is None else f" ({out.max_ulp} ULP)")
         bound = out.bound + (f"; {out.beyond} beyond" if out.beyond else "")
