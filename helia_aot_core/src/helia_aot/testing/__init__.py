@@ -38,7 +38,7 @@ from helia_aot.testing.packs import (
     run_golden,
     write_golden,
 )
-from helia_aot.testing.required_tools import MissingToolError, require_tools, running_in_ci
+from helia_aot.testing.required_tools import MissingToolError, require, require_tools, running_in_ci
 
 __all__ = [
     "CORES",
@@ -55,6 +55,7 @@ __all__ = [
     "toolchain_available",
     "toolchain_problem",
     "MissingToolError",
+    "require",
     "require_tools",
     "running_in_ci",
     "HOST_CFLAGS",
