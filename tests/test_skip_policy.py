@@ -1,8 +1,8 @@
 """No test skips its way to a green CI run, and no way to skip exists besides the required-tools one.
 
-Two checks: a child pytest run with the suite's skip policy (tests/no_skips_under_ci.py) shows that
-every kind of skip fails when ``CI`` is set and stays a skip otherwise; and a scan of the suite's
-source (and of helia_aot.testing) finds no skip, skipif, xfail or importorskip outside
+Two checks: a child pytest run with the suite's skip policy (helia_aot.testing.no_skips_under_ci)
+shows that every kind of skip fails when ``CI`` is set and stays a skip otherwise; and a scan of
+the suite's source (and of helia_aot.testing) finds no skip, skipif, xfail or importorskip outside
 helia_aot.testing.required_tools, which is where a test that needs a tool goes.
 """
 
@@ -57,12 +57,20 @@ SKIPPED_TESTS = 6
 def run_child(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_skipping.py").write_text(SKIPPING)
     (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(TESTS)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     if ci is not None:
         env["CI"] = ci
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no_skips_under_ci", "-p", "no:cacheprovider"]
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "helia_aot.testing.no_skips_under_ci",
+            "-p",
+            "no:cacheprovider",
+        ]
         + ["-p", "no:xdist", "-q", "-rA", "test_skipping.py"],
         cwd=tmp_path,
         env=env,

@@ -79,7 +79,9 @@ class MemoryConstraint(ConfigSection):
         "null: all the platform has.",
     )
     arena_alignment: int | None = Field(
-        None, description="Alignment floor in bytes for the arena base and every slot in it (a power of two)."
+        None,
+        description="Alignment floor in bytes for the arena base and every slot in it "
+        "(a power of two, at most 16 MiB).",
     )
 
     @field_validator("name", mode="before")
@@ -112,7 +114,9 @@ class TensorAttributes(ConfigSection):
     constant_destination_memory: MemoryName | None = Field(
         None, description="Constants only: memory they are copied into at init, staged from `memory`."
     )
-    alignment: int | None = Field(None, description="Alignment of each tensor in bytes (a power of two).")
+    alignment: int | None = Field(
+        None, description="Alignment of each tensor in bytes (a power of two, at most 16 MiB)."
+    )
 
     @field_validator("memory", "constant_destination_memory", mode="before")
     @classmethod

@@ -218,7 +218,8 @@ class PlatformConfig(ConfigSection):
         description="Custom platform: memories read-write data fills, fastest first.",
     )
     min_alignment: int | None = Field(
-        None, description="Custom platform: minimum arena alignment in bytes (a power of two)."
+        None,
+        description="Custom platform: minimum arena alignment in bytes (a power of two, at most 16 MiB).",
     )
     description: str | None = Field(None, description="Custom platform: a one-line description for reports.")
 

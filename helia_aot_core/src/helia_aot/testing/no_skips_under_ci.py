@@ -5,8 +5,10 @@ emulator into a failure when ``CI`` is set, so under CI nothing legitimate skips
 still does (a ``skip``/``skipif``/``xfail`` mark, a ``pytest.skip`` call, ``importorskip``, an empty
 parametrization, a module-level skip) would turn a CI run green while checking nothing, so this
 plugin reports it as a failure naming the reason. On a developer's machine skips stay skips.
-tests/test_skip_policy.py checks the plugin and, statically, that the suite's only way to skip is
-the required-tools one.
+
+helia-aot's suite loads it from tests/conftest.py (``pytest_plugins``); a pack's suite can too, or
+pass ``-p helia_aot.testing.no_skips_under_ci``. tests/test_skip_policy.py checks the plugin and,
+statically, that the suite's only way to skip is the required-tools one.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections.abc import Generator
 from typing import Any
 
 import pytest
-from helia_aot.testing import running_in_ci
+
+from helia_aot.testing.required_tools import running_in_ci
 
 
 def _reason(report: Any) -> str:
