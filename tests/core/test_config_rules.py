@@ -140,6 +140,7 @@ BREAKS: dict[str, list[Break]] = {
     "ModuleConfig._c_prefix": [
         Break("module.prefix", "Aot", "is not a lower-case C identifier"),
         Break("module.prefix", "int", "is a C keyword"),
+        Break("module.prefix", "a" * 65, "has 65 characters; use at most 64"),
     ],
     "PlatformConfig._name": [Break("platform.name", "  ", "platform name must not be empty")],
     "PlatformConfig._capabilities": [

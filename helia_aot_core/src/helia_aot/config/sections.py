@@ -31,6 +31,9 @@ _C_KEYWORDS = frozenset(
     "unsigned void volatile while _Bool _Complex _Imaginary".split()
 )
 _PREFIX_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+MAX_PREFIX_LENGTH = 64
+"""The longest ``module.prefix``: far under the file system's 255-byte names, which every generated
+file name (the prefix and up to about 40 more characters) must fit."""
 
 
 def _memory_names() -> list[str]:
@@ -137,9 +140,10 @@ class ModuleConfig(ConfigSection):
     )
     prefix: str = Field(
         "aot",
-        description="Lower-case C identifier every generated symbol and file name starts with. Give "
-        "each module of one firmware image its own prefix: two modules sharing one would define the "
-        "same symbols, so their CMake and Zephyr builds stop at configure naming the prefix.",
+        description="Lower-case C identifier (at most 64 characters) every generated symbol and file "
+        "name starts with. Give each module of one firmware image its own prefix: two modules "
+        "sharing one would define the same symbols, so their CMake and Zephyr builds stop at "
+        "configure naming the prefix.",
     )
     schedule: ScheduleMode = Field(
         ScheduleMode.TABLE,
@@ -180,6 +184,12 @@ class ModuleConfig(ConfigSection):
             )
         if value in _C_KEYWORDS:
             raise ValueError(f"prefix {value!r} is a C keyword")
+        if len(value) > MAX_PREFIX_LENGTH:
+            # Every generated file name starts with it: a long one fails deep in the export with
+            # the file system's "File name too long".
+            raise ValueError(
+                f"prefix {value[:20]!r}... has {len(value)} characters; use at most {MAX_PREFIX_LENGTH}"
+            )
         return value
 
 
