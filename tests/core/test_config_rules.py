@@ -417,7 +417,7 @@ def test_a_setting_that_breaks_a_rule_is_one_invalid_config_error(brk):
 @pytest.mark.parametrize(
     ("rule", "case"),
     [(rule, case) for rule in sorted(REWRITES) for case in REWRITES[rule]],
-    ids=lambda x: x if isinstance(x, str) else "",
+    ids=lambda x: x if isinstance(x, str) else x[1],
 )
 def test_a_rewriting_rule_rewrites(rule, case):
     mapping, attribute, expected = case
@@ -471,6 +471,14 @@ CONVERTER_BREAKS: list[tuple[dict[str, Any], str]] = [
             }
         },
         "constant_destination_memory: mram, which is read-only",
+    ),
+    (
+        {"memory": {"tensors": [{"attributes": {"memory": "dram"}}]}},
+        "dram, but platform 'apollo510_evb' does not",
+    ),
+    (
+        {"memory": {"constraints": [{"name": "sram"}], "tensors": [{"attributes": {"memory": "dtcm"}}]}},
+        "dtcm, but memory.constraints does not list it",
     ),
     ({"memory": {"constraints": [{"name": "mram"}]}}, "lists no read-write memory"),
     ({"memory": {"constraints": [{"name": "dram"}]}}, r"memory.constraints\[0\] caps DRAM, which platform"),
