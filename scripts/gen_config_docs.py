@@ -74,7 +74,7 @@ every problem, one line each: the key, what is wrong with the value and what to 
 (`memory.auto_hydrate_constants`, `memory.persistent_storage`, `memory.constant_residency`) is
 reported as removed, naming what replaces it. Alignments (`platform.min_alignment`,
 `memory.constraints[].arena_alignment`, `memory.tensors[].attributes.alignment`) are powers of two
-from 1 byte to 16 MiB, given as a number or a size such as `1KiB`; any other value names the
+no larger than 16 MiB, given as a number or a size such as `1KiB`; any other value names the
 powers of two next to it:
 
 ```python
