@@ -63,6 +63,36 @@ key. Every key has a default, so `ConvertArgs()` (and a bare `helia-aot convert`
 request: `model.tflite` in the working directory, converted into `output.zip`. Older spellings of
 ours are aliases: `platform.preferred_order` (`preferred_memory_order`), `platform.alignment`
 (`min_alignment`), `memory.constraints[].memory` and `max_bytes` (`name` and `max_size`).
+
+## Invalid values
+
+A value a key does not take ends the run before any work with one `InvalidConfigError` listing
+every problem, one line each: the key, what is wrong with the value and what to write instead.
+`helia-aot convert` prints the list and exits with code 2; from Python, `load_config()` and
+`ConvertArgs.from_yaml()` raise it (`ConvertArgs.model_validate()` raises pydantic's
+`ValidationError`, which carries the same messages). A key older versions took
+(`memory.auto_hydrate_constants`, `memory.persistent_storage`, `memory.constant_residency`) is
+reported as removed, naming what replaces it. Alignments (`platform.min_alignment`,
+`memory.constraints[].arena_alignment`, `memory.tensors[].attributes.alignment`) are powers of two
+no larger than 16 MiB, given as a number or a size such as `1KiB`; any other value names the
+powers of two next to it:
+
+```python
+from helia_aot.config import load_config
+from helia_aot.errors import InvalidConfigError
+
+try:
+    load_config(overrides={"memory.tensors": [{"type": "scratch", "attributes": {"alignment": 24}}]})
+except InvalidConfigError as error:
+    assert error.exit_code == 2
+    print(error.details[0])
+    # memory.tensors[0].attributes.alignment: alignment 24 is not a power of two. Use 16 or 32 bytes instead.
+```
+
+What only the model or the registry can tell (a `memory.tensors[].id` the model does not have, a
+planner option, a transform name, an operator attribute) is checked by the conversion before anything
+is written, and is the same `InvalidConfigError` with exit code 2. Every rule
+has a test that breaks it (`tests/core/test_config_rules.py`, which fails for a rule added without one).
 """
 
 RULES_INTRO = """\

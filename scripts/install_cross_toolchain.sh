@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Install what the on-target tests need (helia_aot.testing.cross): the arm-none-eabi GCC with
-# newlib and QEMU for Arm, from the distribution's packages (Debian 12 / Ubuntu 22.04 or newer).
-# Does nothing, silently, when arm-none-eabi-gcc, its newlib and qemu-system-arm are present.
+# newlib and QEMU for Arm, and cmake for the module-type build tests, from the distribution's
+# packages (Debian 12 / Ubuntu 22.04 or newer). Under CI a missing tool fails its tests rather
+# than skipping them, so every tool a test marks is installed here.
+# Does nothing, silently, when arm-none-eabi-gcc, its newlib, qemu-system-arm and cmake are present.
 # Needs root or sudo otherwise; waits while another apt/dpkg holds the package lock.
 set -euo pipefail
 
-PACKAGES=(gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
+PACKAGES=(gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm cmake)
 
 have_toolchain() {
     command -v arm-none-eabi-gcc >/dev/null 2>&1 && command -v qemu-system-arm >/dev/null 2>&1 || return 1
+    command -v cmake >/dev/null 2>&1 || return 1
     # newlib is a package of its own: a compiler without it cannot link the test programs.
     case "$(arm-none-eabi-gcc --specs=nano.specs -print-file-name=libc_nano.a 2>/dev/null)" in
         /*) return 0 ;;

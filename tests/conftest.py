@@ -88,8 +88,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # The ``cross`` and ``tools`` markers: a test whose toolchain is missing skips locally and fails
-# when CI is set (helia_aot.testing.required_tools), so CI cannot go green by skipping.
-pytest_plugins = ["helia_aot.testing.pytest_plugin"]
+# when CI is set (helia_aot.testing.required_tools), so CI cannot go green by skipping; and under
+# CI any other skip or xfail fails as well (helia_aot.testing.no_skips_under_ci).
+pytest_plugins = ["helia_aot.testing.pytest_plugin", "helia_aot.testing.no_skips_under_ci"]
 
 DATA_DIR = Path(__file__).parent / "data"
 MODELS_DIR = DATA_DIR / "models"

@@ -21,7 +21,7 @@ import yaml
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import InvalidConfigError
 from helia_aot.testing import build_module, parse_self_test
-from helia_aot.testing.cross import cross_build_module, run_qemu, toolchain_problem
+from helia_aot.testing.cross import cross_build_module, run_qemu
 
 MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
 APP = Path(__file__).resolve().parent / "capi_apps" / "product_app.c"
@@ -76,7 +76,7 @@ def test_product_application_runs_on_host(tmp_path, external):
     assert "APP PASS: 0 failed" in proc.stdout and "app_test_case: PASS" in proc.stdout
 
 
-@pytest.mark.skipif(toolchain_problem() is not None, reason=str(toolchain_problem()))
+@pytest.mark.cross
 @pytest.mark.parametrize("external", [False, True], ids=["internal", "external"])
 def test_product_application_runs_on_m55(tmp_path, external):
     module = convert(tmp_path, "fc_64x32_relu_int8.tflite", memory={"allocate_arenas": not external})
@@ -128,7 +128,7 @@ target_link_libraries(app PRIVATE app_mod)
 """
 
 
-@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+@pytest.mark.tools("cmake")
 def test_application_cmakelists_for_the_product_target_builds(tmp_path):
     """The product's README: copy the module to modules/<name>, add_subdirectory it and link the
     target named module.name."""

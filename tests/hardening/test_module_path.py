@@ -4,8 +4,11 @@ The model path given here does not exist, so a conversion that got past the dest
 would fail with ModelLoadError instead: each InvalidConfigError is proof the check came first.
 
 The suite runs as root, whose permission checks always pass, so the two permission cases (a
-directory that cannot be searched, one without write permission) run the check in a forked child
-that has dropped to an unprivileged user. Where that is impossible they are skipped, saying why.
+directory that cannot be searched, one without write permission) run twice: once with the refusals
+the operating system gives an unprivileged user put in place of ``os.access`` and ``Path.lstat``
+(this runs as any user, root included), and once for real in a forked child that has dropped to an
+unprivileged user. A root that cannot drop its privileges (no ``fork``, no ``setuid``) goes through
+the required-tools rule: the real run skips on a developer's machine and fails under CI.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import InvalidConfigError, ModelLoadError
+from helia_aot.testing import require
 
 NOBODY = 65534
 
@@ -97,7 +101,7 @@ def test_a_module_name_that_is_not_one_folder(tmp_path, name):
 
 
 def in_unprivileged_child(fn):
-    """Run ``fn()`` as an unprivileged user; return what it raised (None if nothing) or skip.
+    """Run ``fn()`` as an unprivileged user; return what it raised (None if nothing).
 
     Root passes every permission check, so the check must run as someone else to mean anything.
     The child is forked (not exec'd) so it needs no access to the interpreter's files.
@@ -105,7 +109,7 @@ def in_unprivileged_child(fn):
     if os.geteuid() != 0:
         return _outcome(fn)
     if not hasattr(os, "fork"):
-        pytest.skip("running as root without fork(): cannot drop privileges to test permissions")
+        require("running as root without fork(): cannot drop privileges to test permissions")
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
@@ -126,7 +130,7 @@ def in_unprivileged_child(fn):
     os.waitpid(pid, 0)
     result = pickle.loads(data)
     if isinstance(result, tuple) and result[0] == "setup":
-        pytest.skip(f"running as root and cannot become an unprivileged user: {result[1]}")
+        require(f"running as root and cannot become an unprivileged user: {result[1]}")
     return result
 
 
@@ -150,18 +154,55 @@ def shared_dir():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.parametrize("case", ["no_write", "no_write_archive", "unsearchable", "unsearchable_archive"])
-def test_permission_cases(shared_dir, case):
+PERMISSION_CASES = ["no_write", "no_write_archive", "unsearchable", "unsearchable_archive"]
+
+
+def permission_case(shared_dir: Path, case: str) -> tuple[Path, dict, str]:
+    """The locked folder, the module settings that reach into it and the refusal expected."""
     locked = shared_dir / "locked"
     locked.mkdir()
+    suffix = "out.zip" if case.endswith("archive") else "out"
     if case.startswith("no_write"):
         locked.chmod(0o555)
-        module = {"path": locked / ("out.zip" if case.endswith("archive") else "out"), "name": "m"}
-        expected = "no permission to write under"
-    else:
-        locked.chmod(0o644)  # readable, not searchable
-        module = {"path": locked / "inner" / ("out.zip" if case.endswith("archive") else "out"), "name": "m"}
-        expected = "cannot be searched"
+        return locked, {"path": locked / suffix, "name": "m"}, "no permission to write under"
+    locked.chmod(0o644)  # readable, not searchable
+    return locked, {"path": locked / "inner" / suffix, "name": "m"}, "cannot be searched"
+
+
+@pytest.mark.parametrize("case", PERMISSION_CASES)
+def test_permission_cases_as_the_os_refuses_an_unprivileged_user(shared_dir, case, monkeypatch):
+    """The refusals an unprivileged user gets, given to the check whoever runs it (root too).
+
+    For a user who neither owns the locked folder nor is in its group, the kernel applies the
+    mode's "other" bits: ``os.access`` grants only what they allow, and ``lstat`` of anything
+    inside the folder fails with PermissionError when they lack search (x) permission.
+    """
+    locked, module, expected = permission_case(shared_dir, case)
+    other_bits = locked.stat().st_mode & 0o007
+    real_access, real_lstat = os.access, Path.lstat
+
+    def access(path, mode, *args, **kwargs):
+        if Path(path) != locked:
+            return real_access(path, mode, *args, **kwargs)
+        wanted = (4 if mode & os.R_OK else 0) | (2 if mode & os.W_OK else 0) | (1 if mode & os.X_OK else 0)
+        return wanted & other_bits == wanted
+
+    def lstat(self):
+        if locked in self.parents and not other_bits & 0o001:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_lstat(self)
+
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(Path, "lstat", lstat)
+    with pytest.raises(InvalidConfigError) as info:
+        converter(module).convert()
+    assert expected in str(info.value) and info.value.exit_code == 2 and info.value.hint
+    assert sorted(p.name for p in shared_dir.iterdir()) == ["locked"]
+
+
+@pytest.mark.parametrize("case", PERMISSION_CASES)
+def test_permission_cases_as_an_unprivileged_user(shared_dir, case):
+    _, module, expected = permission_case(shared_dir, case)
     with pytest.raises(ModelLoadError):
         converter({"path": shared_dir / "free", "name": "m"}).convert()  # imports every stage first
     result = in_unprivileged_child(lambda: converter(module).convert())

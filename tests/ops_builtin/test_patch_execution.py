@@ -29,7 +29,7 @@ from helia_aot.memory.patches import (
 from helia_aot.pipeline import patch_plan
 from helia_aot.testing import cross_build_module, run_module_test_case, run_qemu
 from helia_aot_ops_builtin.row_stream import RowGeometry
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from .test_memory_size_goal import _out, _report, build_chain, convert, draw_window_layer
@@ -107,8 +107,7 @@ def test_each_band_computes_exactly_the_rows_the_next_layer_reads(layers, rows_p
 @given(layers=geometries(), rows_per_band=st.integers(1, 6))
 def test_in_place_bands_write_only_bytes_no_later_band_reads(layers, rows_per_band):
     bands = band_rows(layers, rows_per_band)
-    if not lands_in_place(layers, bands):
-        return
+    assume(lands_in_place(layers, bands))  # a case that does not land in place has nothing to check
     first, last = layers[0], layers[-1]
     for k, band in enumerate(bands):
         written = range(

@@ -70,14 +70,15 @@ def empty_list() -> list[Any]:
     return []
 
 
-def reraise_as_value_error(parse: Callable[[Any], _T], value: Any) -> _T:
+def reraise_as_value_error(parse: Callable[..., _T], value: Any, *args: Any) -> _T:
     """Run a helper that raises HeliaAotError and re-raise as ValueError carrying its hint.
 
     Pydantic turns a ValueError into a ``value_error`` whose text is the exception's ``str``; the
     typed errors keep their hint apart, and in a configuration listing the hint is the useful half.
+    ``args`` follow ``value`` in the call to ``parse``.
     """
     try:
-        return parse(value)
+        return parse(value, *args)
     except HeliaAotError as error:
         text = error.message if not error.hint else f"{error.message} {error.hint}"
         raise ValueError(text) from error
@@ -110,6 +111,10 @@ class ConfigSection(BaseModel):
     validation, and giving both spellings in one mapping is an error (which one would win is a guess).
     """
 
+    REMOVED_KEYS: ClassVar[dict[str, str]] = {}
+    """Keys older versions took here, each with what replaces it: reported as removed, naming the
+    replacement, instead of as unknown."""
+
     @model_validator(mode="wrap")
     @classmethod
     def _reject_unknown_keys(cls, data: Any, handler: Any) -> Any:
@@ -126,7 +131,7 @@ class ConfigSection(BaseModel):
                 "type": "value_error",
                 "loc": (str(key),),
                 "input": data[key],
-                "ctx": {"error": unknown_key_error(str(key), cls.SECTION, valid)},
+                "ctx": {"error": cls._unknown_key(str(key), valid)},
             }
             for key in unknown
         ]
@@ -136,6 +141,14 @@ class ConfigSection(BaseModel):
         except ValidationError as error:
             errors.extend(error.errors(include_url=False))
         raise ValidationError.from_exception_data(cls.__name__, [_portable(e) for e in errors])
+
+    @classmethod
+    def _unknown_key(cls, key: str, valid: list[str]) -> InvalidConfigError:
+        replacement = cls.REMOVED_KEYS.get(key)
+        if replacement is None:
+            return unknown_key_error(key, cls.SECTION, valid)
+        where = f"{cls.SECTION}.{key}" if cls.SECTION else key
+        return InvalidConfigError(f"{where} was removed: {replacement}", hint=replacement)
 
     @classmethod
     def _rename_aliases(cls, data: Mapping[str, Any]) -> dict[str, Any]:

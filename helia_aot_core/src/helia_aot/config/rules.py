@@ -15,10 +15,9 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from helia_aot.air.keys import canonical_op_key
-from helia_aot.config.base import ConfigSection, empty_list
+from helia_aot.config.base import ConfigSection, empty_list, reraise_as_value_error
 from helia_aot.config.enums import AccumulationChoice, KernelChoice, TensorKindSelector
-from helia_aot.config.sections import MemoryName, byte_count, canonical_memory
-from helia_aot.errors import InvalidConfigError
+from helia_aot.config.sections import MemoryName, byte_count, canonical_memory, check_alignment
 
 REMOVED_MEMORY_KEYS: dict[str, str] = {
     "auto_hydrate_constants": "constants are copied at init when a memory.tensors rule sets "
@@ -94,7 +93,9 @@ class MemoryConstraint(ConfigSection):
         "null: all the platform has.",
     )
     arena_alignment: int | None = Field(
-        None, description="Alignment floor in bytes for the arena base and every slot in it (a power of two)."
+        None,
+        description="Alignment floor in bytes for the arena base and every slot in it "
+        "(a power of two, at most 16 MiB).",
     )
 
     @field_validator("name", mode="before")
@@ -115,12 +116,7 @@ class MemoryConstraint(ConfigSection):
     @field_validator("arena_alignment", mode="before")
     @classmethod
     def _alignment(cls, value: Any) -> Any:
-        if value is None:
-            return None
-        size = byte_count(value, "arena_alignment")
-        if size <= 0 or size & (size - 1):
-            raise ValueError(f"arena_alignment {value!r} is not a positive power of two")
-        return size
+        return None if value is None else reraise_as_value_error(check_alignment, value, "arena_alignment")
 
 
 class TensorAttributes(ConfigSection):
@@ -132,19 +128,19 @@ class TensorAttributes(ConfigSection):
     constant_destination_memory: MemoryName | None = Field(
         None, description="Constants only: memory they are copied into at init, staged from `memory`."
     )
-    alignment: int | None = Field(None, description="Alignment of each tensor in bytes (a power of two).")
+    alignment: int | None = Field(
+        None, description="Alignment of each tensor in bytes (a power of two, at most 16 MiB)."
+    )
 
     @field_validator("memory", "constant_destination_memory", mode="before")
     @classmethod
     def _memory(cls, value: Any) -> Any:
         return None if value is None else canonical_memory(value)
 
-    @field_validator("alignment")
+    @field_validator("alignment", mode="before")
     @classmethod
-    def _alignment(cls, value: int | None) -> int | None:
-        if value is not None and (value <= 0 or value & (value - 1)):
-            raise ValueError(f"alignment {value} is not a positive power of two")
-        return value
+    def _alignment(cls, value: Any) -> Any:
+        return None if value is None else reraise_as_value_error(check_alignment, value, "alignment")
 
 
 class TensorRule(ConfigSection):
@@ -182,6 +178,7 @@ class MemoryConfig(ConfigSection):
     """Arena planning and tensor placement (``memory``)."""
 
     SECTION: ClassVar[str] = "memory"
+    REMOVED_KEYS: ClassVar[dict[str, str]] = REMOVED_MEMORY_KEYS
 
     planner: ExtensionName = Field(
         "hill_climb",
@@ -211,15 +208,6 @@ class MemoryConfig(ConfigSection):
     def _planner_case(cls, value: Any) -> Any:
         # Any case is accepted (`GREEDY`); the registered planners are lower-case words.
         return value.strip().lower() if isinstance(value, str) else value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _removed_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            for key, hint in REMOVED_MEMORY_KEYS.items():
-                if key in data:
-                    raise InvalidConfigError(f"memory.{key} was removed", hint=hint)
-        return data
 
     @field_validator("constraints")
     @classmethod

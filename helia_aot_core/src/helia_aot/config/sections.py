@@ -21,6 +21,7 @@ from helia_aot.config.enums import (
     OptimizationGoal,
     ScheduleMode,
 )
+from helia_aot.errors import InvalidConfigError
 from helia_aot.platforms.model import MemoryType, SocCapability, parse_capability, parse_memory_type
 from helia_aot.platforms.sizes import parse_byte_size
 
@@ -30,6 +31,9 @@ _C_KEYWORDS = frozenset(
     "unsigned void volatile while _Bool _Complex _Imaginary".split()
 )
 _PREFIX_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+MAX_PREFIX_LENGTH = 64
+"""The longest ``module.prefix``: far under the file system's 255-byte names, which every generated
+file name (the prefix and up to about 40 more characters) must fit."""
 
 
 def _memory_names() -> list[str]:
@@ -48,6 +52,37 @@ def canonical_memory(value: Any) -> str:
 def byte_count(value: Any, what: str) -> int:
     """A byte count given as an int or as text such as ``"384KiB"``."""
     return reraise_as_value_error(lambda v: parse_byte_size(v, what=what), value)
+
+
+MAX_ALIGNMENT = 1 << 24
+"""The largest alignment a configuration may ask for: 16 MiB, more than any memory of a supported
+target holds (a larger one could only pad every placement past the end of its memory)."""
+
+
+def check_alignment(value: Any, key: str) -> int:
+    """An alignment in bytes (an int, or text such as ``"1KiB"``): a power of two up to 16 MiB.
+
+    Raises InvalidConfigError naming ``key`` (where the value was written) and the powers of two
+    next to it. The configuration's validators call it, and so does the converter for the values
+    it reads (an attribute assigned after validation is not validated again).
+    """
+    size = parse_byte_size(value, what=key)
+    if 0 < size <= MAX_ALIGNMENT and size & (size - 1) == 0:
+        return size
+    if size > MAX_ALIGNMENT:
+        raise InvalidConfigError(
+            f"{key} {value!r} is larger than 16 MiB, more than any target memory holds.",
+            hint=f"Give a power of two from 1 to {MAX_ALIGNMENT} bytes, such as 16 or 32.",
+        )
+    if size <= 0:
+        raise InvalidConfigError(
+            f"{key} {value!r} is not a positive number of bytes.",
+            hint="Give a power of two such as 4, 8 or 16 (1 for no alignment).",
+        )
+    below = 1 << (size.bit_length() - 1)
+    raise InvalidConfigError(
+        f"{key} {value!r} is not a power of two.", hint=f"Use {below} or {below * 2} bytes instead."
+    )
 
 
 MemoryName = Annotated[str, Choices(_memory_names)]
@@ -105,9 +140,10 @@ class ModuleConfig(ConfigSection):
     )
     prefix: str = Field(
         "aot",
-        description="Lower-case C identifier every generated symbol and file name starts with. Give "
-        "each module of one firmware image its own prefix: two modules sharing one would define the "
-        "same symbols, so their CMake and Zephyr builds stop at configure naming the prefix.",
+        description="Lower-case C identifier (at most 64 characters) every generated symbol and file "
+        "name starts with. Give each module of one firmware image its own prefix: two modules "
+        "sharing one would define the same symbols, so their CMake and Zephyr builds stop at "
+        "configure naming the prefix.",
     )
     schedule: ScheduleMode = Field(
         ScheduleMode.TABLE,
@@ -148,6 +184,12 @@ class ModuleConfig(ConfigSection):
             )
         if value in _C_KEYWORDS:
             raise ValueError(f"prefix {value!r} is a C keyword")
+        if len(value) > MAX_PREFIX_LENGTH:
+            # Every generated file name starts with it: a long one fails deep in the export with
+            # the file system's "File name too long".
+            raise ValueError(
+                f"prefix {value[:20]!r}... has {len(value)} characters; use at most {MAX_PREFIX_LENGTH}"
+            )
         return value
 
 
@@ -166,6 +208,8 @@ class PlatformConfig(ConfigSection):
 
     name: str = Field("apollo510_evb", description="Registered platform, or the name of a custom one.")
     cpu: str | None = Field(None, description="Custom platform: the core, e.g. cortex-m55.")
+    # Any integer list is accepted; the warning comes when the platform is resolved (logging is set
+    # up by then), since no conversion reads the value.
     speeds: list[int] = Field(
         default_factory=empty_list,
         description="Deprecated and unused (clock choices come from the platform); "
@@ -184,7 +228,8 @@ class PlatformConfig(ConfigSection):
         description="Custom platform: memories read-write data fills, fastest first.",
     )
     min_alignment: int | None = Field(
-        None, description="Custom platform: minimum arena alignment in bytes (a power of two)."
+        None,
+        description="Custom platform: minimum arena alignment in bytes (a power of two, at most 16 MiB).",
     )
     description: str | None = Field(None, description="Custom platform: a one-line description for reports.")
 
@@ -227,19 +272,7 @@ class PlatformConfig(ConfigSection):
     @field_validator("min_alignment", mode="before")
     @classmethod
     def _alignment(cls, value: Any) -> Any:
-        if value is None:
-            return None
-        size = byte_count(value, "alignment")
-        if size <= 0 or size & (size - 1):
-            raise ValueError(f"alignment {value!r} is not a positive power of two")
-        return size
-
-    @field_validator("speeds", mode="before")
-    @classmethod
-    def _speeds(cls, value: Any) -> Any:
-        # Any integer list is accepted; the warning comes when the platform is resolved (logging
-        # is set up by then), since no conversion reads the value.
-        return value
+        return None if value is None else reraise_as_value_error(check_alignment, value, "min_alignment")
 
     @property
     def is_custom(self) -> bool:
@@ -371,6 +404,8 @@ __all__ = [
     "PlatformConfig",
     "PluginsConfig",
     "TestConfig",
+    "MAX_ALIGNMENT",
     "byte_count",
     "canonical_memory",
+    "check_alignment",
 ]

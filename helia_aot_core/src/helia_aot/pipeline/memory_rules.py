@@ -16,6 +16,7 @@ from typing import Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.config.rules import rule_ids
+from helia_aot.config.sections import check_alignment
 from helia_aot.errors import InvalidConfigError
 
 READ_ONLY_MEMORIES = ("MRAM", "FLASH")
@@ -90,7 +91,8 @@ def tensor_placements(model: AirModel, rules: Iterable[Any]) -> dict[TensorId, T
             if attrs.constant_destination_memory is not None and tensor.kind is AirTensorKind.CONSTANT:
                 entry.destination = memory_name(attrs.constant_destination_memory)
             if attrs.alignment is not None:
-                entry.alignment = int(attrs.alignment)
+                # Checked again: a value assigned after validation would reach the planner unchecked.
+                entry.alignment = check_alignment(attrs.alignment, f"{where}.attributes.alignment")
     return result
 
 
@@ -175,7 +177,9 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
             )
         caps[memory] = size if wanted is None else wanted
         if getattr(constraint, "arena_alignment", None) is not None:
-            alignments[memory] = int(constraint.arena_alignment)
+            alignments[memory] = check_alignment(
+                constraint.arena_alignment, f"memory.constraints[{index}].arena_alignment"
+            )
         if memory not in READ_ONLY_MEMORIES:
             order.append(memory)
     if not order:

@@ -38,7 +38,7 @@ from helia_aot.testing.packs import (
     run_golden,
     write_golden,
 )
-from helia_aot.testing.required_tools import MissingToolError, require_tools, running_in_ci
+from helia_aot.testing.required_tools import MissingToolError, require, require_tools, running_in_ci
 from helia_aot.testing.verdict import OutputVerdict, SelfTestReport, parse_self_test
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "toolchain_available",
     "toolchain_problem",
     "MissingToolError",
+    "require",
     "require_tools",
     "running_in_ci",
     "HOST_CFLAGS",
