@@ -1,10 +1,13 @@
 """The core's modules form layers without import cycles (docs/architecture.md, "Layers").
 
 Every import inside ``helia_aot`` counts, at module level or inside a function (an import inside a
-function only defers a cycle, it does not remove it); imports under ``if TYPE_CHECKING:`` are aside,
-since they never run. Importing ``a.b.c`` also runs the ``__init__`` of ``a.b``, so each module
-depends on its parent packages too, except the root ``helia_aot``: the facade, which imports its
-public names lazily (PEP 562) and nothing else at module level, as a test below checks.
+function only defers a cycle, it does not remove it), and so does ``importlib.import_module`` of a
+literal name (a deferred import spelled as a call: ``cli.launch`` importing ``cli.app`` that way
+while ``cli.app`` imported ``cli.launch`` was a cycle the statements alone did not show); imports
+under ``if TYPE_CHECKING:`` are aside, since they never run. Importing ``a.b.c`` also runs the
+``__init__`` of ``a.b``, so each module depends on its parent packages too, except the root
+``helia_aot``: the facade, which imports its public names lazily (PEP 562) and nothing else at
+module level, as a test below checks.
 """
 
 from __future__ import annotations
@@ -70,6 +73,16 @@ def _type_checking(node: ast.If) -> bool:
     )
 
 
+def _import_module_literal(node: ast.AST) -> str | None:
+    """``x`` of a call ``importlib.import_module("x")`` (or ``import_module("x")``), else None."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or not isinstance(node.args[0], ast.Constant):
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    value = node.args[0].value
+    return value if called == "import_module" and isinstance(value, str) else None
+
+
 def imports(name: str, path: Path, package: bool, known: set[str]) -> set[str]:
     """The ``helia_aot`` modules ``name`` imports anywhere outside ``if TYPE_CHECKING:``."""
     found: set[str] = set()
@@ -94,6 +107,8 @@ def imports(name: str, path: Path, package: bool, known: set[str]) -> set[str]:
                 submodules = [f"{base}.{alias.name}" for alias in child.names]
                 targets = [base] if not all(m in known for m in submodules) else []
                 targets += submodules
+            elif literal := _import_module_literal(child):
+                targets = [literal]
             found.update(t for t in targets if t in known and t != name)
             visit(child)
 
@@ -192,6 +207,22 @@ def layer_of(name: str) -> int:
 
 def test_no_import_cycles():
     assert cycles() == []
+
+
+def test_a_call_to_import_module_counts_as_an_import(tmp_path):
+    """The check that would have caught ``cli.app`` <-> ``cli.launch``: a literal
+    ``importlib.import_module`` is an edge of the graph like an import statement."""
+    path = tmp_path / "launch.py"
+    path.write_text(
+        "import importlib\n"
+        "def app():\n"
+        "    return importlib.import_module('pkg.app').app\n"
+        "def other(name):\n"
+        "    return importlib.import_module(name)\n"
+    )
+    found = imports("pkg.launch", path, False, {"pkg", "pkg.app", "pkg.launch"})
+    assert found == {"pkg.app"}
+    assert components({"pkg.launch": found, "pkg.app": {"pkg.launch"}}) == [["pkg.app", "pkg.launch"]]
 
 
 def test_a_lower_layer_never_imports_a_higher_one():

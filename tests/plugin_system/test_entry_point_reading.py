@@ -1,10 +1,11 @@
-"""The plugin loader's cheap reading of entry points and distribution names agrees with the library.
+"""The plugin loader's reading of entry points and distribution names agrees with the library.
 
-``group_entry_points`` parses only the ``entry_points.txt`` files that name the group, and
-``_name_and_version`` reads the two header lines of METADATA instead of parsing the whole file with
-the email parser (a visible part of every conversion's start-up). Both must give exactly what
-``importlib.metadata`` gives: the same distributions (the first copy of each on ``sys.path``), the
-same names and versions, the library's own parse for any file the header read does not handle.
+Entry points come from ``importlib.metadata.entry_points(group=...)`` (the first copy of a
+distribution on ``sys.path`` wins). ``_name_and_version`` reads the two header lines of METADATA
+instead of parsing the whole file with the email parser (a visible part of every conversion's
+start-up, and the email parser stays out of a conversion): it must give exactly the names and
+versions ``importlib.metadata`` gives, and the library's own parse for any file the header read
+does not handle.
 """
 
 from __future__ import annotations
@@ -30,11 +31,6 @@ def _ep_rows(eps) -> list[tuple[str, str, str, str]]:
     return sorted((ep.name, ep.value, ep.group, str(ep.dist._path)) for ep in eps)
 
 
-@pytest.mark.parametrize("group", ["helia_aot", "console_scripts", "pytest11"])
-def test_group_entry_points_are_the_librarys(group):
-    assert _ep_rows(manager.group_entry_points(group)) == _ep_rows(metadata.entry_points(group=group))
-
-
 def test_the_first_copy_of_a_distribution_on_sys_path_wins(tmp_path, monkeypatch):
     """Two copies of one distribution: the library keeps the first on ``sys.path``, and so does the
     loader, even when only the shadowed copy declares a helia_aot entry point."""
@@ -45,7 +41,7 @@ def test_the_first_copy_of_a_distribution_on_sys_path_wins(tmp_path, monkeypatch
     shadow = make_distribution(tmp_path / "d", "plain-pack", "2.0", "plain_d", "X = 4\n")
     for root in (shadow, second, plain, first):  # first ends up first on sys.path
         monkeypatch.syspath_prepend(str(root))
-    ours = _ep_rows(manager.group_entry_points("helia_aot"))
+    ours = _ep_rows(manager.discover_entry_points())
     assert ours == _ep_rows(metadata.entry_points(group="helia_aot"))
     assert [row[1] for row in ours if row[1].startswith(("twin", "plain"))] == ["twin_a"]
 

@@ -4,7 +4,9 @@ A rule reaches the entities whose type matches ``type`` (``"*"`` for any, compar
 and, when ``id`` is given, whose id is ``id`` or one of a list of ids; it then sets
 ``attributes``. The configuration's own rule types (``helia_aot.config``) add their sections'
 checks on top; this record is the product's public name for the common shape, for scripts that
-build or inspect rules.
+build or inspect rules. Its matching is the configuration's own (``helia_aot.config.rules``
+``rule_ids`` and ``rule_reaches``, which Resolve applies to every ``operators[]`` rule), so a rule
+built here reaches exactly the operators the same rule in a configuration reaches.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from helia_aot.config.rules import rule_ids, rule_reaches
 
 
 class AttributeRuleset(BaseModel):
@@ -26,20 +30,12 @@ class AttributeRuleset(BaseModel):
 
     def ids(self) -> tuple[str, ...]:
         """The ids the rule names (empty when it names none)."""
-        if self.id is None:
-            return ()
-        return (self.id,) if isinstance(self.id, str) else tuple(self.id)
+        return tuple(rule_ids(self.id))
 
     def matches(self, entity_type: str, entity_ids: Iterable[str]) -> bool:
-        """Whether the rule reaches an entity of ``entity_type`` known by any of ``entity_ids``.
-
-        ``entity_ids`` are the entity's id and its aliases (an operator's plan id and node id);
-        ids compare exactly, types ignoring case.
-        """
-        if self.type != "*" and self.type.casefold() != str(entity_type).casefold():
-            return False
-        wanted = self.ids()
-        return not wanted or any(i in wanted for i in entity_ids)
+        """Whether the rule reaches an entity of ``entity_type`` known by any of ``entity_ids``
+        (:func:`rule_reaches`)."""
+        return rule_reaches(self.type, self.id, entity_type, entity_ids)
 
     def specificity(self) -> int:
         """Rule precedence: type and id (3) > id only (2) > type only (1) > neither (0)."""

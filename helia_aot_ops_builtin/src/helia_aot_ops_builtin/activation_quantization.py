@@ -9,16 +9,16 @@ functions the reference calls), so a lookup table built here equals LiteRT's ent
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from helia_aot_ops_builtin.libm import erfcf, expf, expm1f, tanhf
 from helia_aot_ops_builtin.quantization import (
     activation_range,
+    checked_log2,
     quantize_multiplier,
     round_half_away,
 )
@@ -39,48 +39,6 @@ from helia_aot_ops_builtin.softmax_scaling import (
 
 F32 = np.float32
 INT16_RANGE = 65535  # int16 max - int16 min, as LiteRT's int16 tables use it
-
-
-@functools.cache
-def _load_libm() -> ctypes.CDLL | None:
-    # On first use, not at import: find_library runs ``ldconfig -p`` in a child process, which
-    # every conversion paid at start-up although few models have a table built from these.
-    import ctypes.util  # with it: ctypes.util imports subprocess, which a conversion does not need
-
-    name = ctypes.util.find_library("m")
-    try:
-        lib = ctypes.CDLL(name) if name else ctypes.CDLL(None)
-        for fn in ("expf", "tanhf", "logf", "erfcf", "expm1f"):
-            getattr(lib, fn).restype = ctypes.c_float
-            getattr(lib, fn).argtypes = [ctypes.c_float]
-        return lib
-    except (OSError, AttributeError):
-        return None
-
-
-def expf(x: float) -> np.float32:
-    """C ``expf`` (falls back to numpy's float32 exp where no C library is reachable)."""
-    return F32(lib.expf(float(x))) if (lib := _load_libm()) else np.exp(F32(x))
-
-
-def tanhf(x: float) -> np.float32:
-    """C ``tanhf``."""
-    return F32(lib.tanhf(float(x))) if (lib := _load_libm()) else np.tanh(F32(x))
-
-
-def logf(x: float) -> np.float32:
-    """C ``logf``."""
-    return F32(lib.logf(float(x))) if (lib := _load_libm()) else np.log(F32(x))
-
-
-def erfcf(x: float) -> np.float32:
-    """C ``erfcf`` (the float ``std::erfc`` LiteRT's GELU table calls)."""
-    return F32(lib.erfcf(float(x))) if (lib := _load_libm()) else F32(math.erfc(float(F32(x))))
-
-
-def expm1f(x: float) -> np.float32:
-    """C ``expm1f`` (the float ``std::expm1`` LiteRT's ELU table calls)."""
-    return F32(lib.expm1f(float(x))) if (lib := _load_libm()) else F32(math.expm1(float(F32(x))))
 
 
 def logistic_f32(x: np.float32) -> np.float32:
@@ -238,13 +196,6 @@ def tanh_lut_int8(in_scale: float, in_zp: int, out_scale: float, out_zp: int) ->
     return lut_int8(tanhf, in_scale, in_zp, out_scale, out_zp)
 
 
-def checked_log2(x: float) -> tuple[bool, int]:
-    """LiteRT ``CheckedLog2`` (float32): (is x a power of two within 1e-3, rounded log2)."""
-    log2 = logf(x) * (F32(1.0) / logf(2.0))
-    rounded = F32(round_half_away(float(log2)))
-    return bool(abs(log2 - rounded) < F32(1e-3)), int(rounded)
-
-
 @dataclass(slots=True)
 class SigmoidS16Params:
     """``hk_sigmoid_s16_params_t``: int16 LOGISTIC/TANH input rescaling."""
@@ -255,10 +206,10 @@ class SigmoidS16Params:
 
 def sigmoid_s16_params(op: str, in_scale: float) -> SigmoidS16Params:
     """LiteRT ``SigmoidPrepare`` / ``TanhPrepare`` for int16 (3 input integer bits)."""
-    is_pot, log2 = checked_log2(in_scale)
-    left_shift = (15 - 3) + log2
+    log2 = checked_log2(in_scale)
+    left_shift = (15 - 3) + (0 if log2 is None else log2)
     allowed = (0,) if op == "LOGISTIC" else (0, 1)
-    if is_pot and left_shift in allowed:
+    if log2 is not None and left_shift in allowed:
         return SigmoidS16Params(0, left_shift)
     # Rescale onto the table's grid, where +-2^17 stands for +-10.7 (3 * 4096 per unit).
     multiplier = float(F32(in_scale)) * 4096.0 * 3.0
@@ -271,8 +222,7 @@ def sigmoid_s16_params(op: str, in_scale: float) -> SigmoidS16Params:
 
 def is_q15_scale(scale: float) -> bool:
     """LiteRT's int16 LOGISTIC/TANH output check: CheckedLog2(scale) gives exactly -15."""
-    ok, log2 = checked_log2(scale)
-    return ok and log2 == -15
+    return checked_log2(scale) == -15
 
 
 def lut_int16(

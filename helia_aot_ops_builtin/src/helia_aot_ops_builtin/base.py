@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
 
+from helia_aot.air import AirTensor
 from helia_aot.pack import KernelLibrary, TemplateOperator
 
 from helia_aot_ops_builtin import kernels
@@ -26,6 +27,11 @@ statuses are kernel failures, as in the product's C API, so they never meet the 
 positive codes (1-999) or the custom-operator range (1000-1999). Defined beside the base class,
 and imported from here by every operator, so one that only needs the number does not import the
 data movers."""
+
+
+def label(tensor: AirTensor) -> str:
+    """How every built-in operator names a tensor in a message: its name in the model file."""
+    return repr(tensor.source_name or tensor.name)
 
 
 class BuiltinOperator(TemplateOperator):

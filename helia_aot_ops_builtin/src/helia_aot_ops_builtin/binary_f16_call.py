@@ -13,7 +13,7 @@ from typing import Any
 from helia_aot.air import AirTensor
 
 from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry
-from helia_aot_ops_builtin.params_call import KernelCall
+from helia_aot_ops_builtin.kernel_call import KernelCall
 from helia_aot_ops_builtin.quantization import activation_range_float
 
 

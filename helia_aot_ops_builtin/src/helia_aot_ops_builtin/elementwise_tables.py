@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from helia_aot_ops_builtin.activation_quantization import expf, logf
+from helia_aot_ops_builtin.libm import expf, logf
 from helia_aot_ops_builtin.quantization import quantize_multiplier, round_half_away
 
 F32 = np.float32

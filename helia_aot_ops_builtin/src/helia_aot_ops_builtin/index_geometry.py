@@ -30,10 +30,6 @@ def tensor_ptr(op, tensor: AirTensor) -> str:
     return f"ctx->tensor_ptrs[{op.tensor_enum(tensor)}]"
 
 
-def label(tensor: AirTensor) -> str:
-    return repr(tensor.source_name or tensor.name)
-
-
 def constant_values(tensor: AirTensor | None) -> np.ndarray | None:
     """A constant tensor's values (flattened, as int64 for integers), or None when computed."""
     if tensor is None or not tensor.is_constant or tensor.data is None:
@@ -105,7 +101,7 @@ class ConstantIndexPlan:
     so the module can carry the same ``hk_strided_copy`` table the data-movement operators use
     (no index decoding or range checks at run time, and no ``hk_index`` kernel in the module).
     :meth:`constant_plan` returns those copies, or None to keep the kernel call (indices computed
-    at run time, or more than :data:`PLAN_LIMIT` copies). List it before ``ParamsCallOperator``.
+    at run time, or more than :data:`PLAN_LIMIT` copies). List it before ``KernelCallOperator``.
     """
 
     def constant_plan(self) -> list[CopyStep] | None:
@@ -125,7 +121,7 @@ class ConstantIndexPlan:
 
     def emit(self, save_path: Path) -> None:
         """Render the copy table (``strided_copies.c.mako``) instead of the kernel call
-        (the class's ``params_call.c.mako``) when the plan applies."""
+        (the class's ``kernel_call.c.mako``) when the plan applies."""
         if self._plan() is not None:
             self.TEMPLATE = "strided_copies.c.mako"
         super().emit(save_path)  # type: ignore[misc]

@@ -19,6 +19,7 @@ from helia_aot.codegen import c_float
 
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.layout import StridedCopy
+from helia_aot_ops_builtin.quantization import quantization_problems
 
 ANY_DTYPE: tuple[type, ...] = (
     np.bool_,
@@ -36,23 +37,6 @@ SAME_QUANTIZATION = (
     "Quantized inputs and outputs must share one scale and zero point (the "
     "operator moves values without requantizing them)."
 )
-
-
-def quantization_problems(data: Sequence[AirTensor], reference: AirTensor) -> list[str]:
-    """One sentence per tensor of ``data`` whose type or quantization differs from ``reference``."""
-    problems = []
-    for tensor in data:
-        label = tensor.source_name or tensor.name
-        if tensor.dtype != reference.dtype:
-            problems.append(
-                f"{label!r} is {tensor.dtype} but {reference.source_name or reference.name!r}"
-                f" is {reference.dtype}"
-            )
-        elif tensor.quantization != reference.quantization:
-            problems.append(
-                f"{label!r} is quantized differently from {reference.source_name or reference.name!r}"
-            )
-    return problems
 
 
 def c_scalar(value: Any, dtype: AirTensorType) -> str:
@@ -129,7 +113,7 @@ class CopyPlanOperator(BuiltinOperator):
 
     def check(self) -> Iterable[str]:
         data = self.data_tensors()
-        problems = quantization_problems(data[1:], data[0])
+        problems = quantization_problems(data[1:], like=data[0])
         problems.extend(self.geometry_problems())
         if problems:
             return problems

@@ -12,16 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from helia_aot_ops_builtin.quantization import quantize_multiplier
+from helia_aot_ops_builtin.quantization import checked_log2, quantize_multiplier
 
 _F32 = np.float32
-
-
-def checked_log2(scale: float) -> tuple[bool, int]:
-    """LiteRT ``CheckedLog2`` (float32 math): whether ``scale`` is a power of two, and its log2."""
-    x_log2 = _F32(np.log(_F32(scale))) * _F32(_F32(1.0) / _F32(np.log(_F32(2.0))))
-    rounded = _F32(math.copysign(math.floor(abs(float(x_log2)) + 0.5), float(x_log2)))
-    return bool(abs(x_log2 - rounded) < _F32(1e-3)), int(rounded)
 
 
 def _smaller_than_one(real: float, what: str) -> tuple[int, int]:
@@ -67,10 +60,10 @@ def add_sub_rescale(
     if int16 and (zp1, zp2, zp_out) != (0, 0, 0):
         raise ValueError("int16 ADD/SUB needs zero points of 0")
     if int16 and pot_scale_int16:
-        pots = [checked_log2(s) for s in (scale1, scale2, scale_out)]
-        if all(ok for ok, _ in pots):
-            shift1 = pots[0][1] - pots[2][1]
-            shift2 = pots[1][1] - pots[2][1]
+        log1, log2, log_out = (checked_log2(s) for s in (scale1, scale2, scale_out))
+        if log1 is not None and log2 is not None and log_out is not None:
+            shift1 = log1 - log_out
+            shift2 = log2 - log_out
             if not (shift1 == 0 or shift2 == 0) or shift1 > 0 or shift2 > 0:
                 raise ValueError(
                     "int16 power-of-two ADD/SUB needs one input at the output's "

@@ -2,8 +2,9 @@
 
 The kernel tests compare the C kernels with ``conv_family_refmodels``; here single-operator models
 run through the BUILTIN_REF interpreter with random geometry, scales and zero points, and the same
-numpy models, fed by ``conv_support`` (padding, multipliers, clamps, FC double scales), must
-reproduce LiteRT exactly: integer outputs and, since the models sum in reference order, float too.
+numpy models, fed by ``weighted_prepare`` and ``quantization`` (padding, multipliers, clamps, FC
+double scales), must reproduce LiteRT exactly: integer outputs and, since the models sum in
+reference order, float too.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from helia_aot.air import AirQuantization, AirTensor, AirTensorKind, AirTensorType
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
-from helia_aot_ops_builtin.quantization import quantize_multiplier
+from helia_aot_ops_builtin.quantization import float_clamp, quantize_multiplier, quantized_clamp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helia_aot_ops_builtin import conv_support as cs
+from helia_aot_ops_builtin import weighted_prepare as wp
 
 from . import conv_family_refmodels as ref
 
@@ -28,7 +29,7 @@ activations = st.sampled_from(sorted(ACTS))
 
 
 def air(shape, dtype, scale=None, zp=0, axis=0):
-    """An AirTensor carrying what conv_support reads (shape, type, quantization)."""
+    """An AirTensor carrying what weighted_prepare reads (shape, type, quantization)."""
     q = None if scale is None else AirQuantization(np.atleast_1d(scale), np.atleast_1d(zp), axis)
     return AirTensor(
         id="t",
@@ -91,8 +92,8 @@ def conv_cases(draw, depthwise=False):
 
 def _conv_geometry(g):
     (oh, pt), (ow, pl) = (
-        cs.window_geometry(g["padding"], g["h"], g["kh"], g["sh"], g["dh"]),
-        cs.window_geometry(g["padding"], g["w"], g["kw"], g["sw"], g["dw"]),
+        wp.window_geometry(g["padding"], g["h"], g["kh"], g["sh"], g["dh"]),
+        wp.window_geometry(g["padding"], g["w"], g["kw"], g["sw"], g["dw"]),
     )
     return dict(
         out_hw=(max(oh, 1), max(ow, 1)), stride=(g["sh"], g["sw"]), pad=(pt, pl), dilation=(g["dh"], g["dw"])
@@ -123,7 +124,7 @@ def test_conv_2d(g, kind):
     if kind == "f32":
         x, w, bias = (rng.standard_normal(s).astype(F32) for s in (x_shape, w_shape, g["oc"]))
         got = run("CONV_2D", options, x, ["x", (w, None), (bias, None)], out_shape, F32)
-        want = ref.conv_float(x, w, bias, act=cs.float_clamp(g["act"]), **geo)
+        want = ref.conv_float(x, w, bias, act=float_clamp(g["act"]), **geo)
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
         return
     dt = np.int8 if kind == "s8" else np.int16
@@ -152,11 +153,9 @@ def test_conv_2d(g, kind):
         (s_in, zi),
         (s_out, zo),
     )
-    mult, shift = cs.conv_multipliers(src, wt, dst, g["oc"])
+    mult, shift = wp.conv_multipliers(src, wt, dst, g["oc"])
     acc = ref.conv_accumulate(x, w, input_offset=-zi, **geo)
-    want = ref.requantize(
-        acc, bias, mult, shift, zo, cs.quantized_clamp(g["act"], dst), dt, wide=kind == "s16"
-    )
+    want = ref.requantize(acc, bias, mult, shift, zo, quantized_clamp(g["act"], dst), dt, wide=kind == "s16")
     np.testing.assert_array_equal(got, want)
 
 
@@ -176,7 +175,7 @@ def test_depthwise_conv_2d(g, kind):
     if kind == "f32":
         x, w, bias = (rng.standard_normal(s).astype(F32) for s in (x_shape, w_shape, g["oc"]))
         got = run("DEPTHWISE_CONV_2D", options, x, ["x", (w, None), (bias, None)], out_shape, F32)
-        want = ref.depthwise_float(x, w, bias, dm=dm, act=cs.float_clamp(g["act"]), **geo)
+        want = ref.depthwise_float(x, w, bias, dm=dm, act=float_clamp(g["act"]), **geo)
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
         return
     dt = np.int8 if kind == "s8" else np.int16
@@ -198,11 +197,9 @@ def test_depthwise_conv_2d(g, kind):
         (s_in, zi),
         (s_out, zo),
     )
-    mult, shift = cs.conv_multipliers(src, air(w_shape, np.int8, s_w, 0, 3), dst, g["oc"])
+    mult, shift = wp.conv_multipliers(src, air(w_shape, np.int8, s_w, 0, 3), dst, g["oc"])
     acc = ref.depthwise_accumulate(x, w, dm=dm, input_offset=-zi, **geo)
-    want = ref.requantize(
-        acc, bias, mult, shift, zo, cs.quantized_clamp(g["act"], dst), dt, wide=kind == "s16"
-    )
+    want = ref.requantize(acc, bias, mult, shift, zo, quantized_clamp(g["act"], dst), dt, wide=kind == "s16")
     np.testing.assert_array_equal(got, want)
 
 
@@ -223,8 +220,8 @@ def test_transpose_conv(h, w_in, k, stride, c, padding, kind, with_bias, seed):
     oc = int(rng.integers(1, 4))
     oh = h * stride if padding == "SAME" else (h - 1) * stride + k
     ow = w_in * stride if padding == "SAME" else (w_in - 1) * stride + k
-    (ih, pt) = cs.window_geometry(padding, oh, k, stride)
-    (iw, pl) = cs.window_geometry(padding, ow, k, stride)
+    (ih, pt) = wp.window_geometry(padding, oh, k, stride)
+    (iw, pl) = wp.window_geometry(padding, ow, k, stride)
     assert (ih, iw) == (h, w_in)
     x_shape, w_shape, out_shape = (1, h, w_in, c), (oc, k, k, c), (1, oh, ow, oc)
     o = litert.TransposeConvOptionsT()
@@ -249,7 +246,7 @@ def test_transpose_conv(h, w_in, k, stride, c, padding, kind, with_bias, seed):
     consts = [shape_const, (w, (s_w, zeros, 0)), "x", (bias, (s_in * s_w, zeros, 0)) if with_bias else None]
     got = run("TRANSPOSE_CONV", o, x, consts, out_shape, np.int8, (s_in, zi), (s_out, zo))
     src, dst = air(x_shape, np.int8, s_in, zi), air(out_shape, np.int8, s_out, zo)
-    mult, shift = cs.conv_multipliers(src, air(w_shape, np.int8, s_w), dst, oc)
+    mult, shift = wp.conv_multipliers(src, air(w_shape, np.int8, s_w), dst, oc)
     acc = ref.transpose_conv_scatter(x, w, input_offset=-zi, **geo)
     want = ref.requantize(acc, bias if with_bias else None, mult, shift, zo, (-128, 127), np.int8)
     np.testing.assert_array_equal(got, want)
@@ -272,7 +269,7 @@ def test_fully_connected(rows, depth, units, kind, per_channel, act, seed):
     if kind == "f32":
         x, w, bias = (rng.standard_normal(s).astype(F32) for s in ((rows, depth), (units, depth), units))
         got = run("FULLY_CONNECTED", o, x, ["x", (w, None), (bias, None)], (rows, units), F32)
-        want = ref.fully_connected_float(x, w, bias, cs.float_clamp(act))
+        want = ref.fully_connected_float(x, w, bias, float_clamp(act))
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
         return
     dt = np.int8 if kind == "s8" else np.int16
@@ -297,7 +294,7 @@ def test_fully_connected(rows, depth, units, kind, per_channel, act, seed):
     )
     dst = air((rows, units), dt, s_out, zo)
     scales64 = float(s_in) * s_w.astype(np.float64) / float(s_out)
-    want = ref.fully_connected_int(x, w, bias, -zi, -zw, zo, scales64, cs.quantized_clamp(act, dst), dt)
+    want = ref.fully_connected_int(x, w, bias, -zi, -zw, zo, scales64, quantized_clamp(act, dst), dt)
     np.testing.assert_array_equal(got, want)
 
 
@@ -333,7 +330,7 @@ def test_batch_matmul(shapes, adj_x, adj_y, kind, seed):
     rhs = rng.integers(-128, 127, rhs_shape, endpoint=True).astype(np.int8)
     (sl, sr, so), (zl, zr, zo) = scales(rng, 3, 1e-2, 1e-1), rng.integers(-128, 127, 3, endpoint=True)
     got = run("BATCH_MATMUL", o, lhs, ["x", (rhs, (sr, zr))], out_shape, np.int8, (sl, zl), (so, zo))
-    mult, shift = cs.product_multiplier(
+    mult, shift = wp.product_multiplier(
         air(lhs_shape, np.int8, sl, zl), air(rhs_shape, np.int8, sr, zr), air(out_shape, np.int8, so, zo)
     )
     a = np.swapaxes(lhs, -1, -2) if adj_x else lhs
@@ -355,7 +352,7 @@ def test_batch_matmul(shapes, adj_x, adj_y, kind, seed):
 def test_pools(op, dt, k, stride, padding, act, seed):
     rng = np.random.default_rng(seed)
     h, w, c = int(rng.integers(k, 8)), int(rng.integers(k, 8)), int(rng.integers(1, 4))
-    (oh, pt), (ow, pl) = cs.window_geometry(padding, h, k, stride), cs.window_geometry(padding, w, k, stride)
+    (oh, pt), (ow, pl) = wp.window_geometry(padding, h, k, stride), wp.window_geometry(padding, w, k, stride)
     o = litert.Pool2DOptionsT()
     o.padding, o.strideH, o.strideW = getattr(litert.Padding, padding), stride, stride
     o.filterHeight = o.filterWidth = k
@@ -384,11 +381,11 @@ def test_pools(op, dt, k, stride, padding, act, seed):
             num = np.where(s > 0, s + n // 2, s - n // 2)
             want[:, oy, ox, :] = np.sign(num) * (np.abs(num) // n)
     if dt is F32:
-        lo, hi = cs.float_clamp(act)
+        lo, hi = float_clamp(act)
         want = ref.clamp(want.astype(F32), F32(lo), F32(hi)).astype(F32)
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     else:
-        lo, hi = cs.quantized_clamp(act, air(shape, dt, q[0], q[1]))
+        lo, hi = quantized_clamp(act, air(shape, dt, q[0], q[1]))
         np.testing.assert_array_equal(got, np.clip(want, lo, hi).astype(dt))
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
+from helia_aot_ops_builtin.weighted_prepare import conv_s8_scratch_bytes, offset_bias
 
 from . import conv_family_refmodels as ref
 from .cross_check import PATHS, run_program

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-from helia_aot_ops_builtin.conv_support import conv_s8_scratch_bytes, offset_bias
+from helia_aot_ops_builtin.weighted_prepare import conv_s8_scratch_bytes, offset_bias
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-from helia_aot_ops_builtin.conv_support import offset_bias
+from helia_aot_ops_builtin.weighted_prepare import offset_bias
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

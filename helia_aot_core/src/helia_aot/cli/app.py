@@ -14,7 +14,6 @@ from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
 from helia_aot.cli.dotted_command import DottedFlagsCommand
 from helia_aot.cli.flags import flag_signature
-from helia_aot.cli.launch import main
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
 from helia_aot.cli.profile import HELP as PROFILE_HELP
 from helia_aot.cli.profile import profile
@@ -113,4 +112,4 @@ app.command("ops")(ops_command)
 app.command("check")(check_command)
 
 
-__all__ = ["app", "core_version", "main", "version_text"]
+__all__ = ["app", "core_version", "version_text"]

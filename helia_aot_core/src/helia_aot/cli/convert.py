@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -97,7 +96,9 @@ def conversion_logging(verbose: int, log_file: Path | None, console: Console) ->
 def _converter_class() -> Any:
     # Looked up at call time: the converter pulls in the whole pipeline, which `--help`,
     # `--version` and a configuration error never need.
-    return importlib.import_module("helia_aot").AotConverter
+    from helia_aot.converter import AotConverter
+
+    return AotConverter
 
 
 def run_conversion(config: Any, stderr: Any, *, progress: bool = True, summary: bool = False) -> Any:

@@ -9,7 +9,6 @@ and time; ``--csv`` and ``--json`` write every summary column for a spreadsheet 
 from __future__ import annotations
 
 import csv
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -130,7 +129,8 @@ def sweep_command(
     failed (its row says why), 2 for a bad --vary or configuration.
     """
     # Looked up at call time, as convert does: the sweep pulls in the whole pipeline.
-    sweep = importlib.import_module("helia_aot").sweep
+    from helia_aot.sweeps import sweep
+
     with reported_errors(lambda: 1):
         varied = parse_vary(vary)
         overrides: dict[str, Any] = {"verbose": 0}

@@ -9,6 +9,7 @@ declares, which transforms exist) is checked by the converter against its regist
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
@@ -64,6 +65,19 @@ def rule_ids(value: RuleId) -> list[str]:
     if value is None or value == "":
         return []
     return [value] if isinstance(value, str) else list(value)
+
+
+def rule_reaches(rule_type: str, rule_id: RuleId, entity_type: str, entity_ids: Iterable[str]) -> bool:
+    """Whether a rule of ``rule_type`` (``"*"``: any) naming ``rule_id`` (None: every id) reaches
+    an entity of ``entity_type`` known by any of ``entity_ids``.
+
+    ``entity_ids`` are the entity's id and its aliases (an operator's plan id and node id); ids
+    compare exactly, types ignoring case.
+    """
+    if rule_type != "*" and rule_type.casefold() != str(entity_type).casefold():
+        return False
+    wanted = rule_ids(rule_id)
+    return not wanted or any(i in wanted for i in entity_ids)
 
 
 class MemoryConstraint(ConfigSection):
@@ -271,6 +285,7 @@ __all__ = [
     "MemoryConfig",
     "RuleId",
     "rule_ids",
+    "rule_reaches",
     "MemoryConstraint",
     "OperatorOptimization",
     "OperatorRule",

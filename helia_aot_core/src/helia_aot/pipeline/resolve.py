@@ -10,7 +10,7 @@ import traceback
 from typing import Any
 
 from helia_aot.air import AirModel
-from helia_aot.config.rules import rule_ids
+from helia_aot.config.rules import rule_ids, rule_reaches
 from helia_aot.errors import (
     HeliaAotError,
     InvalidConfigError,
@@ -26,10 +26,7 @@ from helia_aot.pipeline.operator_ids import operator_aliases
 def _matches(rule: Any, op: Any, aliases: frozenset[str] | None = None) -> bool:
     """Whether ``rule`` reaches ``op``; ``aliases`` are the ids it may be named by (default: its id)."""
     rule_type = str(getattr(rule, "type", "*") or "*")
-    if rule_type not in ("*", op.op_type):
-        return False
-    wanted = rule_ids(getattr(rule, "id", None))
-    return not wanted or any(rid in (aliases or {str(op.id)}) for rid in wanted)
+    return rule_reaches(rule_type, getattr(rule, "id", None), op.op_type, aliases or {str(op.id)})
 
 
 def operator_attributes(rules: list[Any], op: Any, aliases: frozenset[str] | None = None) -> dict[str, Any]:

@@ -24,9 +24,9 @@ from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
-from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 
 RELU_N1_TO_1 = "RELU_N1_TO_1"
@@ -51,13 +51,13 @@ def quant(tensor: AirTensor) -> tuple[float, int]:
     return tensor.scale(), tensor.zero_point()
 
 
-class ActivationOperator(BuiltinOperator):
+class ActivationOperator(KernelCallOperator):
     """Shared contract of the one-call activation operators (input 0 -> output 0).
 
     Each subclass names its own kernel family (``KERNELS``).
     """
 
-    TEMPLATE = "activation.c.mako"
+    PARAMS_COMMENT = "{op_type} parameters as LiteRT's Prepare computes them"
     INPLACE_INPUTS = (0,)
     SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
     F16_KERNEL: str | None = None
@@ -99,7 +99,7 @@ class ActivationOperator(BuiltinOperator):
             # The kernel parameters are computed here once so that scales or options no fixed-point
             # kernel can represent (an alpha of 3.4e38) are reported now, naming this operator.
             try:
-                self.kernel()
+                self.kernel_parts()
             except (ValueError, ArithmeticError) as exc:
                 yield str(exc)
 
@@ -107,14 +107,18 @@ class ActivationOperator(BuiltinOperator):
         """Limits of one operator type, checked after the shared ones."""
         return ()
 
-    # -- what the template calls --------------------------------------------------------------
-    def kernel(self) -> tuple[str, str | None, str | None]:
+    # -- the kernel call -----------------------------------------------------------------------
+    def kernel_parts(self) -> tuple[str, str | None, str | None]:
         """(function without ``hk_``, params struct type without ``hk_``, params initializer)."""
         raise NotImplementedError
 
     def extra_args(self) -> list[str]:
         """Data pointers passed between the params and the input (tables, alpha)."""
         return []
+
+    def data_args(self) -> list[str]:
+        """The input, the output and the element count (PRELU passes its alpha instead)."""
+        return [self.ptr(self.source, const=True), self.ptr(self.target), f"{self.target.size}u"]
 
     def kernel_families(self) -> tuple[str, ...]:
         # float16 runs the ``activation_f16`` family (``_Float16``, Helium f16 on the M55).
@@ -125,27 +129,23 @@ class ActivationOperator(BuiltinOperator):
         assert self.F16_KERNEL is not None
         return self.F16_KERNEL, None, None
 
-    def call(self) -> tuple[str, str | None, str | None]:
+    def parts(self) -> tuple[str, str | None, str | None]:
         """The kernel call this instance's element type takes."""
-        return self.f16_kernel() if self.dtype is np.float16 else self.kernel()
+        return self.f16_kernel() if self.dtype is np.float16 else self.kernel_parts()
 
-    def kernel_calls(self) -> dict[str, str]:
-        return {self.kernel_families()[0]: "hk_" + self.call()[0]}
+    def kernel_function(self) -> str:
+        return self.parts()[0]
 
-    def compute_values(self) -> dict[str, Any]:
-        function, params_type, params_init = self.call()
-        args = [f"&{self.stem}_params"] if params_init is not None else []
-        args += self.extra_args()
-        args += [self.ptr(self.source, const=True), self.ptr(self.target), f"{self.target.size}u"]
-        return {
-            "function": function,
-            "params_type": params_type,
-            "params_init": params_init,
-            "params_comment": f"{self.op.op_type} parameters as LiteRT's Prepare computes them",
-            "args": args,
-            "needs_math": params_init is not None and "INFINITY" in params_init,
-            "status_base": KERNEL_STATUS_BASE,
-        }
+    def kernel(self) -> KernelCall:
+        function, params_type, params_init = self.parts()
+        return KernelCall(
+            function,
+            self.data_args(),
+            params_type,
+            params_init,
+            leading_args=self.extra_args(),
+            includes=("math.h",) if params_init is not None and "INFINITY" in params_init else (),
+        )
 
 
 class ReluOperator(ActivationOperator):
@@ -163,7 +163,7 @@ class ReluOperator(ActivationOperator):
         literal = [c_float(lo), "INFINITY" if hi == float("inf") else c_float(hi)]
         return "relu_f16", "relu_f16_params_t", struct_init(*literal)
 
-    def kernel(self) -> tuple[str, str | None, str | None]:
+    def kernel_parts(self) -> tuple[str, str | None, str | None]:
         if self.dtype is np.float32:
             lo, hi = self.BOUNDS
             literal = [c_float(lo), "INFINITY" if hi == float("inf") else c_float(hi)]
@@ -216,7 +216,7 @@ class LeakyReluOperator(ActivationOperator):
     KERNELS = ("leaky_relu",)
     RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16)
 
-    def kernel(self) -> tuple[str, str | None, str | None]:
+    def kernel_parts(self) -> tuple[str, str | None, str | None]:
         alpha = self.typed_options(AirLeakyReluOptions).alpha
         if self.dtype is np.float32:
             return "leaky_relu_f32", "leaky_relu_f32_params_t", struct_init(c_float(alpha))
@@ -259,7 +259,7 @@ class HardSwishOperator(ActivationOperator):
                 "input_scale / 128 / output_scale < 1)"
             )
 
-    def kernel(self) -> tuple[str, str | None, str | None]:
+    def kernel_parts(self) -> tuple[str, str | None, str | None]:
         if self.dtype is np.float32:
             return "hard_swish_f32", None, None
         p = self._params()
@@ -301,7 +301,7 @@ class _SigmoidFamilyOperator(ActivationOperator):
             return [self.ptr(self.get_local_tensor("lut"), const=True)]
         return []
 
-    def kernel(self) -> tuple[str, str | None, str | None]:
+    def kernel_parts(self) -> tuple[str, str | None, str | None]:
         name = self.NAME.lower()
         if self.dtype is np.float32:
             return f"{name}_f32", None, None
@@ -392,23 +392,16 @@ class PreluOperator(ActivationOperator):
         strides = aq.prelu_alpha_strides(shape, tuple(self.alpha.shape))
         return (len(shape), list(shape) + pad, strides + pad)
 
-    def compute_values(self) -> dict[str, Any]:
-        values = super().compute_values()
+    def data_args(self) -> list[str]:
         # hk_prelu_* take (params, input, alpha, output): no element count.
-        values["args"] = [
-            values["args"][0],
-            self.ptr(self.source, const=True),
-            self.ptr(self.alpha, const=True),
-            self.ptr(self.target),
-        ]
-        return values
+        return [self.ptr(self.source, const=True), self.ptr(self.alpha, const=True), self.ptr(self.target)]
 
     def f16_kernel(self) -> tuple[str, str | None, str | None]:
         # The float16 family declares its own shape struct (same fields as hk_prelu_shape_t), so a
         # float16 module carries no hk_prelu source.
         return "prelu_f16", "prelu_f16_shape_t", struct_init(*self._shape_init())
 
-    def kernel(self) -> tuple[str, str | None, str | None]:
+    def kernel_parts(self) -> tuple[str, str | None, str | None]:
         shape = self._shape_init()
         if self.dtype is np.float32:
             return "prelu_f32", "prelu_shape_t", struct_init(*shape)

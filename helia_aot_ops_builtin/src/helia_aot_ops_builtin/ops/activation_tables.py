@@ -64,7 +64,7 @@ class _TableOperator(ActivationOperator):
     def float_function(self) -> str:
         raise NotImplementedError
 
-    def kernel(self) -> tuple[str, str | None, str | None]:
+    def kernel_parts(self) -> tuple[str, str | None, str | None]:
         if self.dtype is np.float32:
             return self.float_function(), None, None
         return ("table_s8" if self.dtype is np.int8 else "table_s16"), None, None

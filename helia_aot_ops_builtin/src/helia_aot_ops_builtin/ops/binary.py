@@ -21,16 +21,17 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.binary_f16_call import geometry_params
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
-from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.ops.binary_math import int32_activation_range
-from helia_aot_ops_builtin.params_call import (
-    KernelCall,
-    ParamsCallOperator,
+from helia_aot_ops_builtin.parsing import activation_name, simple_parser
+from helia_aot_ops_builtin.quantization import (
+    ACTIVATION_RESTRICTION,
+    FUSED_ACTIVATIONS,
+    activation_range,
+    activation_range_float,
     quantization_problems,
 )
-from helia_aot_ops_builtin.parsing import activation_name, simple_parser
-from helia_aot_ops_builtin.quantization import activation_range, activation_range_float
 from helia_aot_ops_builtin.rescale import (
     BinaryRescale,
     add_sub_rescale,
@@ -126,7 +127,7 @@ parse_maximum = simple_parser(AirOpType.MAXIMUM.value)
 parse_minimum = simple_parser(AirOpType.MINIMUM.value)
 
 
-class BinaryOperator(ParamsCallOperator):
+class BinaryOperator(KernelCallOperator):
     """Shared contract of the ``hk_binary`` operators (inputs 0 and 1 -> output 0)."""
 
     KERNELS = ("binary",)

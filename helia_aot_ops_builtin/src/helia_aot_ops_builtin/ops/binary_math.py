@@ -21,11 +21,14 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.binary_f16_call import binary_f16_call
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry
-from helia_aot_ops_builtin.conv_support import ACTIVATION_RESTRICTION, FUSED_ACTIVATIONS
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
-from helia_aot_ops_builtin.quantization import activation_range_float
+from helia_aot_ops_builtin.quantization import (
+    ACTIVATION_RESTRICTION,
+    FUSED_ACTIVATIONS,
+    activation_range_float,
+)
 from helia_aot_ops_builtin.walk_geometry import WALK_MAX_RANK, broadcast_shapes, walk_geometry
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.int32): "s32"}
@@ -71,7 +74,7 @@ def int32_activation_range(activation: str) -> tuple[int, int]:
     }[activation]
 
 
-class BinaryMathOperator(ParamsCallOperator):
+class BinaryMathOperator(KernelCallOperator):
     """Shared contract of the ``hk_math`` binary operators (inputs 0 and 1 -> output 0)."""
 
     KERNELS = ("math",)
@@ -210,7 +213,7 @@ class Atan2Operator(BinaryMathOperator):
             yield f"the input shapes {shapes} differ; ATAN2 does not broadcast"
 
 
-class AddNOperator(ParamsCallOperator):
+class AddNOperator(KernelCallOperator):
     """ADD_N: the elementwise sum of two or more same-shape inputs."""
 
     TYPE = "ADD_N"

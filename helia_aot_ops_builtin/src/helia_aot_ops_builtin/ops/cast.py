@@ -16,7 +16,8 @@ import numpy as np
 from helia_aot.air import AirTensor, AirTensorType
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator, label
+from helia_aot_ops_builtin.base import label
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 
 CAST_CODES = {
@@ -36,7 +37,7 @@ SAME_SIZE = "The input and output must have the same number of elements."
 parse_cast = simple_parser("CAST")
 
 
-class CastOperator(ParamsCallOperator):
+class CastOperator(KernelCallOperator):
     """CAST: a type conversion of stored values, element by element."""
 
     TYPE = "CAST"

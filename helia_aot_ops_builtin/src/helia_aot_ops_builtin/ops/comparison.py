@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator, quantization_problems
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
-from helia_aot_ops_builtin.quantization import quantize_multiplier
+from helia_aot_ops_builtin.quantization import quantization_problems, quantize_multiplier
 from helia_aot_ops_builtin.walk_geometry import WALK_MAX_RANK, broadcast_shapes, walk_geometry
 
 _SUFFIX = {
@@ -43,7 +43,7 @@ INT8_SCALES = (
 )
 
 
-def _two_input_problems(op: ParamsCallOperator) -> Iterable[str]:
+def _two_input_problems(op: KernelCallOperator) -> Iterable[str]:
     if len(op.input_tensors) != 2 or len(op.output_tensors) != 1:
         yield f"expects 2 inputs and 1 output, has {len(op.input_tensors)} and {len(op.output_tensors)}"
         return
@@ -59,7 +59,7 @@ def _two_input_problems(op: ParamsCallOperator) -> Iterable[str]:
         yield f"the output shape {tuple(target.shape)} is not the broadcast shape {expected}"
 
 
-class CompareOperator(ParamsCallOperator):
+class CompareOperator(KernelCallOperator):
     """Shared contract of the six comparisons (inputs 0 and 1 -> bool output 0)."""
 
     KERNELS = ("compare",)
@@ -129,7 +129,7 @@ def _compare(key: str, bools: bool) -> OperatorRecord:
     return OperatorRecord(key, simple_parser(key), None, cls)
 
 
-class LogicalOperator(ParamsCallOperator):
+class LogicalOperator(KernelCallOperator):
     """LOGICAL_AND / LOGICAL_OR of two bool tensors, broadcasting."""
 
     KERNELS = ("compare",)
@@ -163,7 +163,7 @@ class LogicalOrOperator(LogicalOperator):
     TYPE = "LOGICAL_OR"
 
 
-class SelectV2Operator(ParamsCallOperator):
+class SelectV2Operator(KernelCallOperator):
     """SELECT_V2: condition ? x : y with all three broadcast (NumPy rules)."""
 
     TYPE = "SELECT_V2"

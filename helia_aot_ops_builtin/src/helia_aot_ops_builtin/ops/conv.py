@@ -2,7 +2,7 @@
 
 Each lowers to one ``hk_conv_*`` / ``hk_depthwise_*`` / ``hk_transpose_conv_*`` call. Padding,
 per-channel multipliers and activation clamps are computed here exactly as LiteRT's Prepare
-computes them (see ``conv_support``); the multipliers become operator constants. Types: float32,
+computes them (see ``weighted_prepare``); the multipliers become operator constants. Types: float32,
 int8 (per-channel int8 filter, int32 bias) and int16x8 (int8 filter, int64 bias, or int32 bias
 when the operator's quantized_bias_type says INT32, which is the accumulator LiteRT then uses).
 
@@ -25,22 +25,7 @@ from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.conv_support import (
-    ACTIVATION_RESTRICTION,
-    FUSED_ACTIVATIONS,
-    KERNEL_SUFFIXES,
-    KernelCallOperator,
-    conv_multipliers,
-    conv_s8_scratch_bytes,
-    filter_problems,
-    float_clamp,
-    int16_bias_problems,
-    label,
-    offset_bias,
-    quantized_clamp,
-    tensor_type_name,
-    window_geometry,
-)
+from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
 from helia_aot_ops_builtin.im2col_packing import (
     im2col_applies,
@@ -50,8 +35,25 @@ from helia_aot_ops_builtin.im2col_packing import (
     im2col_packed,
     im2col_quant,
 )
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
+from helia_aot_ops_builtin.quantization import (
+    ACTIVATION_RESTRICTION,
+    FUSED_ACTIVATIONS,
+    float_clamp,
+    quantized_clamp,
+)
 from helia_aot_ops_builtin.row_stream import RowGeometry, backward, ring_rows
+from helia_aot_ops_builtin.weighted_prepare import (
+    KERNEL_SUFFIXES,
+    conv_multipliers,
+    conv_s8_scratch_bytes,
+    filter_problems,
+    int16_bias_problems,
+    offset_bias,
+    tensor_type_name,
+    window_geometry,
+)
 
 # The stack a goal-size depthwise row loop may give its once-per-layer offset_bias (64 channels:
 # KWS's depthwise layers); wider layers fold in every row call instead.
@@ -218,6 +220,9 @@ class _WindowOperator(KernelCallOperator):
     def params_type(self) -> str:
         """The kernel's params struct (without ``hk_``): the float16 family has its own."""
         return f"{self.FAMILY}_f16_params_t" if self.kind() == "f16" else f"{self.FAMILY}_params_t"
+
+    def call_role(self) -> str:
+        return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
         if self.kind() == "s8" and self.generic_kernel():
@@ -679,7 +684,7 @@ class Conv2DOperator(_WindowOperator):
         n, oh, ow, _ = self.target.shape
         return self.weights.size * n * oh * ow
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         o = self.options
         n, h, w, c = self.source.shape
         oc, kh, kw, fic = self.weights.shape
@@ -716,7 +721,13 @@ class Conv2DOperator(_WindowOperator):
                 ("general", str(self.im2col_general)),
                 ("half", str(int(im2col_half(kh, kw, fic)))),
             ]
-        return self.params_type(), fields, self.data_args(), []
+        return KernelCall(
+            self.kernel_function(),
+            self.data_args(),
+            self.params_type(),
+            dict(fields),
+            params_in_run=True,
+        )
 
     def im2col_shape(self) -> bool:
         """Whether the int8 fast path folds the offset here and the geometry suits the im2col
@@ -950,7 +961,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
         n, oh, ow, _ = self.target.shape
         return self.weights.size * n * oh * ow
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         o = self.options
         n, h, w, c = self.source.shape
         _, kh, kw, oc = self.weights.shape
@@ -973,7 +984,13 @@ class DepthwiseConv2DOperator(_WindowOperator):
             ("pad_left", pad_left),
         ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields() + self.fast_path_fields()
-        return self.params_type(), fields, self.data_args(), []
+        return KernelCall(
+            self.kernel_function(),
+            self.data_args(),
+            self.params_type(),
+            dict(fields),
+            params_in_run=True,
+        )
 
 
 class TransposeConvOperator(_WindowOperator):
@@ -1027,7 +1044,7 @@ class TransposeConvOperator(_WindowOperator):
         n, h, w, _ = self.source.shape
         return self.weights.size * n * h * w
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         o = self.options
         n, h, w, c = self.source.shape
         oc, kh, kw, _ = self.weights.shape
@@ -1049,7 +1066,13 @@ class TransposeConvOperator(_WindowOperator):
             ("pad_left", pad_left),
         ]
         fields = [(k, str(v)) for k, v in fields] + self.activation_fields()
-        return self.params_type(), fields, self.data_args(), []
+        return KernelCall(
+            self.kernel_function(),
+            self.data_args(),
+            self.params_type(),
+            dict(fields),
+            params_in_run=True,
+        )
 
 
 REGISTRATIONS = [

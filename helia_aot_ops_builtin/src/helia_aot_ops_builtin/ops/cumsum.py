@@ -16,8 +16,8 @@ from helia_aot.air import AirOperatorOptions, AirTensorType
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.index_geometry import constant_values, tensor_ptr
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.layout import product
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 
 KINDS = {AirTensorType.FLOAT32: 0, AirTensorType.INT32: 1, AirTensorType.INT64: 2}
@@ -40,7 +40,7 @@ def _cumsum_options(raw: Any) -> AirCumsumOptions:
 parse_cumsum = simple_parser("CUMSUM", _cumsum_options)
 
 
-class CumsumOperator(ParamsCallOperator):
+class CumsumOperator(KernelCallOperator):
     """CUMSUM through ``hk_cumsum`` over the input viewed as [outer, axis, inner]."""
 
     TYPE = "CUMSUM"

@@ -23,20 +23,7 @@ from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.conv_support import (
-    ACTIVATION_RESTRICTION,
-    FUSED_ACTIVATIONS,
-    KERNEL_SUFFIXES,
-    CTable,
-    KernelCallOperator,
-    c_double,
-    float_clamp,
-    int16_bias_problems,
-    label,
-    product_multiplier,
-    quantized_clamp,
-    tensor_type_name,
-)
+from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.fc_helium import (
     HeliumLayer,
     asm_string,
@@ -52,7 +39,21 @@ from helia_aot_ops_builtin.float16 import (
     f16_accumulation_fields,
     is_half,
 )
+from helia_aot_ops_builtin.kernel_call import CTable, KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
+from helia_aot_ops_builtin.quantization import (
+    ACTIVATION_RESTRICTION,
+    FUSED_ACTIVATIONS,
+    float_clamp,
+    quantized_clamp,
+)
+from helia_aot_ops_builtin.weighted_prepare import (
+    KERNEL_SUFFIXES,
+    c_double,
+    int16_bias_problems,
+    product_multiplier,
+    tensor_type_name,
+)
 
 
 @dataclass(slots=True)
@@ -189,6 +190,9 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return ("fully_connected_generic",)
         return self.KERNELS
+
+    def call_role(self) -> str:
+        return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
@@ -380,7 +384,7 @@ class FullyConnectedOperator(KernelCallOperator):
     def macs(self) -> int:
         return self.weights.size * (self.source.size // self.weights.shape[1])
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         units, depth = self.weights.shape
         fields = [
             ("batches", str(self.source.size // depth)),
@@ -393,7 +397,14 @@ class FullyConnectedOperator(KernelCallOperator):
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
             fields += f16_accumulation_fields(self)
             args = [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias)]
-            return "fully_connected_f16_params_t", fields, [*args, self.ptr(self.target)], tables
+            return KernelCall(
+                self.kernel_function(),
+                [*args, self.ptr(self.target)],
+                "fully_connected_f16_params_t",
+                dict(fields),
+                tables=tables,
+                params_in_run=True,
+            )
         if self.kind() == "f32":
             lo, hi = float_clamp(self.options.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
@@ -439,7 +450,14 @@ class FullyConnectedOperator(KernelCallOperator):
                 ]
             weights, bias = self.ptr(self.get_local_tensor("packed_filter"), const=True), "NULL"
         args = [self.data_ptr(self.source), weights, bias, self.ptr(self.target)]
-        return "fully_connected_params_t", fields, args, tables
+        return KernelCall(
+            self.kernel_function(),
+            args,
+            "fully_connected_params_t",
+            dict(fields),
+            tables=tables,
+            params_in_run=True,
+        )
 
 
 class BatchMatMulOperator(KernelCallOperator):
@@ -477,6 +495,9 @@ class BatchMatMulOperator(KernelCallOperator):
         lhs = ([1, 1, 1] + list(self.input_tensors[0].shape[:-2]))[-3:]
         rhs = ([1, 1, 1] + list(self.input_tensors[1].shape[:-2]))[-3:]
         return [max(a, b) for a, b in zip(lhs, rhs)], lhs, rhs
+
+    def call_role(self) -> str:
+        return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
         suffix = {np.float32: "f32", np.float16: "f16"}.get(self.output_tensors[0].dtype.numpy.type, "s8")
@@ -517,7 +538,7 @@ class BatchMatMulOperator(KernelCallOperator):
         rows, depth, _, cols = self._matrices()
         return int(np.prod(batch)) * rows * depth * cols
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         lhs, rhs = self.input_tensors[:2]
         out = self.output_tensors[0]
         batch, lb, rb = self._batches()
@@ -544,7 +565,13 @@ class BatchMatMulOperator(KernelCallOperator):
                 ("act_max", "127"),
             ]
         args = [self.data_ptr(lhs), self.data_ptr(rhs), self.ptr(out)]
-        return ("batch_matmul_f16_params_t" if is_half(out) else "batch_matmul_params_t"), fields, args, []
+        return KernelCall(
+            self.kernel_function(),
+            args,
+            "batch_matmul_f16_params_t" if is_half(out) else "batch_matmul_params_t",
+            dict(fields),
+            params_in_run=True,
+        )
 
 
 REGISTRATIONS = [

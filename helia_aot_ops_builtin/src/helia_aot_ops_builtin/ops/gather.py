@@ -18,13 +18,9 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.layout import product
-from helia_aot_ops_builtin.movers import (
-    ANY_DTYPE,
-    KERNEL_STATUS_BASE,
-    SAME_QUANTIZATION,
-    quantization_problems,
-)
+from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE, SAME_QUANTIZATION
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.quantization import quantization_problems
 
 _INDEX_TYPES = (AirTensorType.INT16, AirTensorType.INT32, AirTensorType.INT64)
 
@@ -106,7 +102,7 @@ class GatherOperator(BuiltinOperator):
 
     def check(self) -> Iterable[str]:
         source, indices, target = self.input_tensors[0], self.input_tensors[1], self.output_tensors[0]
-        problems = quantization_problems([target], source)
+        problems = quantization_problems([target], like=source)
         if indices.dtype not in _INDEX_TYPES:
             problems.append(f"indices are {indices.dtype}; supported: int16, int32, int64")
         try:

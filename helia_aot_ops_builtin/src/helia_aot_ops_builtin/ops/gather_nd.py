@@ -17,19 +17,20 @@ import numpy as np
 from helia_aot.air import AirTensorType
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.index_geometry import (
     INDEX_SIZES,
     ConstantIndexPlan,
     NdGeometry,
     constant_values,
-    label,
     nd_geometry,
     tensor_ptr,
 )
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.layout import StridedCopy
-from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyStep, quantization_problems
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
+from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyStep
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.quantization import quantization_problems
 
 parse_gather_nd = simple_parser("GATHER_ND")
 parse_scatter_nd = simple_parser("SCATTER_ND")
@@ -61,7 +62,7 @@ def _range_problems(geometry: NdGeometry, indices) -> list[str]:
     ]
 
 
-class GatherNdOperator(ConstantIndexPlan, ParamsCallOperator):
+class GatherNdOperator(ConstantIndexPlan, KernelCallOperator):
     """GATHER_ND through ``hk_gather_nd`` (any element type; int16, int32 or int64 indices), or
     for constant indices one strided copy per run of consecutive slices."""
 
@@ -85,7 +86,7 @@ class GatherNdOperator(ConstantIndexPlan, ParamsCallOperator):
 
     def check(self) -> Iterable[str]:
         params, indices, out = self.input_tensors[0], self.input_tensors[1], self.output_tensors[0]
-        problems = quantization_problems([out], params)
+        problems = quantization_problems([out], like=params)
         if indices.dtype not in INDEX_SIZES:
             problems.append(f"indices {label(indices)} are {indices.dtype}; supported: int16, int32, int64")
             return problems
@@ -129,7 +130,7 @@ class GatherNdOperator(ConstantIndexPlan, ParamsCallOperator):
         )
 
 
-class ScatterNdOperator(ParamsCallOperator):
+class ScatterNdOperator(KernelCallOperator):
     """SCATTER_ND through ``hk_scatter_nd``: zeros, then each update added at its vector."""
 
     TYPE = "SCATTER_ND"

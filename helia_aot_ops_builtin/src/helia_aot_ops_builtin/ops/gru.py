@@ -23,7 +23,8 @@ from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, AirTensor, 
 from helia_aot.converters.litert.schema_access import operator_at
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.conv_support import KernelCallOperator, label
+from helia_aot_ops_builtin.base import label
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import operator_from_node
 
 
@@ -91,6 +92,9 @@ class GruOperator(KernelCallOperator):
         """float16 operands: the ``gru_f16`` family (float evaluation, float16 in and out)."""
         return self.input_tensors[0].dtype.numpy == np.dtype(np.float16)
 
+    def call_role(self) -> str:
+        return self.op.op_type.lower()  # the records name the call by operator type
+
     def kernel_function(self) -> str:
         return "gru_f16" if self.half else "gru_f32"
 
@@ -144,7 +148,7 @@ class GruOperator(KernelCallOperator):
         steps, input_size, units = self._geometry()
         return steps * 3 * units * (input_size + units)
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         steps, input_size, units = self._geometry()
         fields = [
             ("steps", str(steps)),
@@ -165,7 +169,13 @@ class GruOperator(KernelCallOperator):
             self.ptr(self.output_tensors[0]),
             self.ptr(self.get_local_tensor("scratch"), ctype="float"),
         ]
-        return ("gru_f16_params_t" if self.half else "gru_params_t"), fields, args, []
+        return KernelCall(
+            self.kernel_function(),
+            args,
+            "gru_f16_params_t" if self.half else "gru_params_t",
+            dict(fields),
+            params_in_run=True,
+        )
 
 
 REGISTRATIONS = [

@@ -17,7 +17,6 @@ LSTM (an int16 input falls into its float path and fails), so there is none here
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,10 +26,10 @@ from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, AirTensor
 from helia_aot.converters.litert.schema_access import intermediates_of, operator_at
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
-from helia_aot_ops_builtin.params_call import designated_init, label
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator, label
+from helia_aot_ops_builtin.kernel_call import designated_init
 from helia_aot_ops_builtin.parsing import activation_name, node_options, operator_from_node
-from helia_aot_ops_builtin.quantization import quantize_multiplier, round_half_away
+from helia_aot_ops_builtin.quantization import checked_log2, quantize_multiplier
 
 UNIDIRECTIONAL_KEY = "UNIDIRECTIONAL_SEQUENCE_LSTM"
 
@@ -112,13 +111,6 @@ def effective_bias(weights: np.ndarray | None, zero_point: int, bias: np.ndarray
     w = np.asarray(weights, np.int64).reshape(weights.shape[0], -1)
     total = np.zeros(w.shape[0], np.int64) if bias is None else np.asarray(bias, np.int64).reshape(-1)
     return _wrap32(total + int(zero_point) * w.sum(axis=1))
-
-
-def checked_log2(scale: float) -> int | None:
-    """LiteRT ``CheckedLog2``: the exponent when ``scale`` is a power of two, else None."""
-    x_log2 = np.float32(np.float32(math.log(np.float32(scale))) * np.float32(1.0 / np.float32(math.log(2.0))))
-    rounded = np.float32(round_half_away(float(x_log2)))
-    return int(rounded) if abs(float(x_log2 - rounded)) < 1e-3 else None
 
 
 class LstmOperator(BuiltinOperator):

@@ -16,9 +16,10 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensorType
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.index_geometry import INDEX_SIZES, constant_values, label, tensor_ptr
+from helia_aot_ops_builtin.base import label
+from helia_aot_ops_builtin.index_geometry import INDEX_SIZES, constant_values, tensor_ptr
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.layout import product
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 
 
@@ -36,7 +37,7 @@ def _one_hot_options(raw: Any) -> AirOneHotOptions:
 parse_one_hot = simple_parser("ONE_HOT", _one_hot_options)
 
 
-class OneHotOperator(ParamsCallOperator):
+class OneHotOperator(KernelCallOperator):
     """ONE_HOT through ``hk_one_hot`` (indices viewed as [prefix, suffix])."""
 
     TYPE = "ONE_HOT"

@@ -16,17 +16,17 @@ from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.conv_support import (
+from helia_aot_ops_builtin.base import label
+from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
+from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
+from helia_aot_ops_builtin.quantization import (
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
-    KernelCallOperator,
     float_clamp,
-    label,
     quantized_clamp,
-    window_geometry,
 )
-from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
-from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
+from helia_aot_ops_builtin.weighted_prepare import window_geometry
 
 _SUFFIX = {np.float32: "f32", np.float16: "f16", np.int8: "s8", np.int16: "s16"}
 
@@ -86,6 +86,9 @@ class _PoolOperator(KernelCallOperator):
     def target(self) -> AirTensor:
         return self.output_tensors[0]
 
+    def call_role(self) -> str:
+        return self.op.op_type.lower()  # the records name the call by operator type
+
     def kernel_function(self) -> str:
         return f"{self.KIND}_pool_{_SUFFIX[self.source.dtype.numpy.type]}"
 
@@ -126,7 +129,7 @@ class _PoolOperator(KernelCallOperator):
                     yield f"{label(tensor)} must be quantized per tensor"
                     return
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         o = self.options
         n, h, w, c = self.source.shape
         (oh, pad_top), (ow, pad_left) = self._spatial()
@@ -154,7 +157,13 @@ class _PoolOperator(KernelCallOperator):
             lo, hi = quantized_clamp(o.activation, self.target)
             fields += [("act_min", str(lo)), ("act_max", str(hi))]
         params_type = "pool_f16_params_t" if is_half(self.source) else "pool_params_t"
-        return params_type, fields, [self.ptr(self.source, const=True), self.ptr(self.target)], []
+        return KernelCall(
+            self.kernel_function(),
+            [self.ptr(self.source, const=True), self.ptr(self.target)],
+            params_type,
+            dict(fields),
+            params_in_run=True,
+        )
 
 
 class AveragePool2DOperator(_PoolOperator):

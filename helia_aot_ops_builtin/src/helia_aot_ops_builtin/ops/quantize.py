@@ -17,14 +17,11 @@ import numpy as np
 from helia_aot.air import AirOpType, AirTensor
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
-from helia_aot_ops_builtin.params_call import (
-    KernelCall,
-    ParamsCallOperator,
-    label,
-    quantization_problems,
-)
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.quantization import quantization_problems
 from helia_aot_ops_builtin.rescale import requantize_rescale
 
 _SUFFIX = {
@@ -65,7 +62,7 @@ def _uint8_problems(tensors: Iterable[AirTensor]) -> list[str]:
     return problems
 
 
-class _OneToOneOperator(ParamsCallOperator):
+class _OneToOneOperator(KernelCallOperator):
     KERNELS = ("quantize",)
 
     @property

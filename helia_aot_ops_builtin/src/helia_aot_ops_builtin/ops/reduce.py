@@ -29,19 +29,16 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.broadcast_geometry import (
     REDUCE_MAX_DIMS,
     reduce_geometry,
     reduced_shape,
 )
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
-from helia_aot_ops_builtin.params_call import (
-    KernelCall,
-    ParamsCallOperator,
-    label,
-    quantization_problems,
-)
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.quantization import quantization_problems
 from helia_aot_ops_builtin.rescale import prod_rescale, reduce_rescale
 
 SAME_TYPE = "The input and output must have one element type."
@@ -90,7 +87,7 @@ PROD_RESCALE = (
 )
 
 
-class _ReduceOperator(ParamsCallOperator):
+class _ReduceOperator(KernelCallOperator):
     KERNELS = ("reduce",)
     SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
     RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR, "The input must not be empty.")

@@ -18,14 +18,9 @@ from helia_aot.converters.litert.schema_access import int_list
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import (
-    ANY_DTYPE,
-    KERNEL_STATUS_BASE,
-    SAME_QUANTIZATION,
-    constant_ints,
-    quantization_problems,
-)
+from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE, SAME_QUANTIZATION, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.quantization import quantization_problems
 
 
 @dataclass(slots=True)
@@ -73,7 +68,7 @@ class ReshapeOperator(BuiltinOperator):
 
     def check(self) -> Iterable[str]:
         source, target = self.input_tensors[0], self.output_tensors[0]
-        problems = quantization_problems([target], source)
+        problems = quantization_problems([target], like=source)
         if source.size != target.size:
             problems.append(f"the input has {source.size} elements but the output {target.size}")
         problems.extend(self.shape_problems())

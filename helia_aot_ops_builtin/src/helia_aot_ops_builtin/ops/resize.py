@@ -18,13 +18,9 @@ from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import (
-    KERNEL_STATUS_BASE,
-    SAME_QUANTIZATION,
-    constant_ints,
-    quantization_problems,
-)
+from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE, SAME_QUANTIZATION, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.quantization import quantization_problems
 
 _F32 = np.float32
 _BILINEAR = {
@@ -98,7 +94,7 @@ class ResizeNearestOperator(BuiltinOperator):
 
     def check(self) -> Iterable[str]:
         source, target = self.input_tensors[0], self.output_tensors[0]
-        problems = quantization_problems([target], source)
+        problems = quantization_problems([target], like=source)
         if len(source.shape) != 4 or len(target.shape) != 4:
             return problems + ["input and output must be 4-D (NHWC)"]
         try:

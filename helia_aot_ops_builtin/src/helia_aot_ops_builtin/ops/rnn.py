@@ -18,7 +18,8 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor, AirTensorKind
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.conv_support import KernelCallOperator, label
+from helia_aot_ops_builtin.base import label
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.ops.svdf import FLOAT_ACTIVATIONS
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 
@@ -75,6 +76,9 @@ class SequenceRnnOperator(KernelCallOperator):
             return shape[1], shape[0], shape[2], units
         return shape[0], shape[1], shape[2], units
 
+    def call_role(self) -> str:
+        return self.op.op_type.lower()  # the records name the call by operator type
+
     def kernel_function(self) -> str:
         return "rnn_sequence_f32"
 
@@ -114,7 +118,7 @@ class SequenceRnnOperator(KernelCallOperator):
         batches, steps, input_size, units = self._geometry()
         return batches * steps * units * (input_size + units)
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         batches, steps, input_size, units = self._geometry()
         fields = [
             ("batches", str(batches)),
@@ -132,7 +136,13 @@ class SequenceRnnOperator(KernelCallOperator):
             self.ptr(self.input_tensors[4]),
             self.ptr(self.output_tensors[0]),
         ]
-        return "rnn_params_t", fields, args, []
+        return KernelCall(
+            self.kernel_function(),
+            args,
+            "rnn_params_t",
+            dict(fields),
+            params_in_run=True,
+        )
 
 
 class RnnOperator(SequenceRnnOperator):

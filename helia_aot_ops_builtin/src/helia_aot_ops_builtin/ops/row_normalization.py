@@ -20,9 +20,8 @@ from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
-from helia_aot_ops_builtin.base import BuiltinOperator
 from helia_aot_ops_builtin.c_struct import struct_init
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 
 LOG_SOFTMAX = "LOG_SOFTMAX"
@@ -65,10 +64,10 @@ def _lrn_options(raw: Any) -> AirLrnOptions:
     )
 
 
-class RowOperator(BuiltinOperator):
+class RowOperator(KernelCallOperator):
     """One kernel call over the rows of the innermost dimension (input 0 -> output 0)."""
 
-    TEMPLATE = "activation.c.mako"
+    PARAMS_COMMENT = "{op_type} parameters as LiteRT's Prepare computes them"
     INPLACE_INPUTS: tuple[int, ...] = (0,)
     NAME = ""
 
@@ -120,20 +119,13 @@ class RowOperator(BuiltinOperator):
         suffix = "f32" if self.dtype is np.float32 else "s8"
         return f"{self.NAME}_{suffix}"
 
-    def kernel_calls(self) -> dict[str, str]:
-        return {self.KERNELS[0]: "hk_" + self.function()}
+    def kernel_function(self) -> str:
+        return self.function()
 
-    def compute_values(self) -> dict[str, Any]:
+    def kernel(self) -> KernelCall:
         params_type, init = self.params()
-        return {
-            "function": self.function(),
-            "params_type": params_type,
-            "params_init": init,
-            "params_comment": f"{self.op.op_type} parameters as LiteRT's Prepare computes them",
-            "args": [f"&{self.stem}_params", self.ptr(self.source, const=True), self.ptr(self.target)],
-            "needs_math": False,
-            "status_base": KERNEL_STATUS_BASE,
-        }
+        data = [self.ptr(self.source, const=True), self.ptr(self.target)]
+        return KernelCall(self.function(), data, params_type, init)
 
 
 class LogSoftmaxOperator(RowOperator):

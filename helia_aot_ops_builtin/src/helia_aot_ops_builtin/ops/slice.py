@@ -17,12 +17,7 @@ from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy, window_copy
-from helia_aot_ops_builtin.movers import (
-    SAME_QUANTIZATION,
-    CopyPlanOperator,
-    CopyStep,
-    constant_ints,
-)
+from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 
 

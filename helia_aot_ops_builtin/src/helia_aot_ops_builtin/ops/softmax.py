@@ -17,9 +17,9 @@ from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.softmax_scaling import softmax_s8_params, softmax_s16_params
 
@@ -52,12 +52,12 @@ def _near(value: float, target: float) -> bool:
     return bool(abs(np.float32(value) - np.float32(target)) <= np.float32(0.001) * np.float32(target))
 
 
-class SoftmaxOperator(BuiltinOperator):
+class SoftmaxOperator(KernelCallOperator):
     """SOFTMAX: one ``hk_softmax_*`` call over ``outer_size`` rows of ``depth`` elements."""
 
     TYPE = AirOpType.SOFTMAX.value
     KERNELS = ("softmax",)
-    TEMPLATE = "activation.c.mako"
+    PARAMS_COMMENT = "{op_type} parameters as LiteRT's Prepare computes them"
     INPLACE_INPUTS = (0,)
     SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS = (
@@ -124,14 +124,14 @@ class SoftmaxOperator(BuiltinOperator):
         # float16 runs the ``softmax_f16`` family (``_Float16`` storage, float evaluation).
         return ("softmax_f16",) if self._pair()[0] is np.float16 else self.KERNELS
 
-    def kernel_calls(self) -> dict[str, str]:
-        return {self.kernel_families()[0]: "hk_" + _PAIRS[self._pair()]}
+    def kernel_function(self) -> str:
+        return _PAIRS[self._pair()]
 
-    def compute_values(self) -> dict[str, Any]:
+    def kernel(self) -> KernelCall:
         pair = self._pair()
         depth = int(self.source.shape[-1])
         outer = self.source.size // depth
-        args = [f"&{self.stem}_params"]
+        tables: list[str] = []
         if pair[0] in (np.float32, np.float16):
             suffix = "f32" if pair[0] is np.float32 else "f16"
             params_type, init = f"softmax_{suffix}_params_t", struct_init(outer, depth, c_float(self.beta))
@@ -143,20 +143,12 @@ class SoftmaxOperator(BuiltinOperator):
             p16 = softmax_s16_params(self.beta, self.source.scale())
             params_type = "softmax_s16_params_t"
             init = struct_init(outer, depth, p16.input_multiplier, p16.input_shift)
-            args += [
+            tables = [
                 self.ptr(self.get_local_tensor(name), const=True)
                 for name in ("exp_lut", "one_over_one_plus_x_lut")
             ]
-        args += [self.ptr(self.source, const=True), self.ptr(self.target)]
-        return {
-            "function": _PAIRS[pair],
-            "params_type": params_type,
-            "params_init": init,
-            "params_comment": "SOFTMAX parameters as LiteRT's Prepare computes them",
-            "args": args,
-            "needs_math": False,
-            "status_base": KERNEL_STATUS_BASE,
-        }
+        data = [self.ptr(self.source, const=True), self.ptr(self.target)]
+        return KernelCall(_PAIRS[pair], data, params_type, init, leading_args=tables)
 
 
 REGISTRATIONS = [

@@ -16,12 +16,7 @@ from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.layout import band_copies, normalize_axis, product
-from helia_aot_ops_builtin.movers import (
-    SAME_QUANTIZATION,
-    CopyPlanOperator,
-    CopyStep,
-    constant_ints,
-)
+from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 
 

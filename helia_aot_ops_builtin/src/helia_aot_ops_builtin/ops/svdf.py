@@ -24,7 +24,8 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor, AirTensorKind
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.conv_support import KernelCallOperator, label
+from helia_aot_ops_builtin.base import label
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import quantize_multiplier
 
@@ -128,6 +129,9 @@ class SvdfOperator(KernelCallOperator):
             (np.int8, np.int8, np.int8, np.int8): "s8_s8",
         }.get(key)
 
+    def call_role(self) -> str:
+        return self.op.op_type.lower()  # the records name the call by operator type
+
     def kernel_function(self) -> str:
         return f"svdf_{self.kind()}"
 
@@ -204,7 +208,7 @@ class SvdfOperator(KernelCallOperator):
         batches, input_size, filters, _, memory = self._geometry()
         return batches * filters * (input_size + memory)
 
-    def kernel_call(self):
+    def kernel(self) -> KernelCall:
         batches, input_size, filters, rank, memory = self._geometry()
         fields = [
             ("batches", str(batches)),
@@ -236,7 +240,13 @@ class SvdfOperator(KernelCallOperator):
             self.ptr(self.state),
             self.ptr(self.target),
         ]
-        return ("svdf_f16_params_t" if self.kind() == "f16" else "svdf_params_t"), fields, args, []
+        return KernelCall(
+            self.kernel_function(),
+            args,
+            "svdf_f16_params_t" if self.kind() == "f16" else "svdf_params_t",
+            dict(fields),
+            params_in_run=True,
+        )
 
 
 REGISTRATIONS = [

@@ -13,12 +13,7 @@ from helia_aot.air import AirOpType
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.layout import MAX_RANK, transpose_copy
-from helia_aot_ops_builtin.movers import (
-    SAME_QUANTIZATION,
-    CopyPlanOperator,
-    CopyStep,
-    constant_ints,
-)
+from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 
 parse_transpose = simple_parser(AirOpType.TRANSPOSE.value)

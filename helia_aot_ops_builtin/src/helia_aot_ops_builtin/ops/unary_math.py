@@ -20,9 +20,9 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.elementwise_tables import TABLES, TABLES_INT16
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator, quantization_problems
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
-from helia_aot_ops_builtin.quantization import quantize_multiplier
+from helia_aot_ops_builtin.quantization import quantization_problems, quantize_multiplier
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.int32): "s32", np.dtype(np.bool_): "b"}
 
@@ -33,7 +33,7 @@ INT8_PER_TENSOR = (
 )
 
 
-class UnaryMathOperator(ParamsCallOperator):
+class UnaryMathOperator(KernelCallOperator):
     """Shared contract of the one-input ``hk_unary`` operators (input 0 -> output 0)."""
 
     KERNELS = ("unary",)

@@ -18,23 +18,19 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensorType
 from helia_aot.pack import OperatorRecord
 
+from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.index_geometry import (
     INDEX_SIZES,
     MAX_RANK,
     ConstantIndexPlan,
     constant_values,
-    label,
     tensor_ptr,
 )
+from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides, embed_copy
-from helia_aot_ops_builtin.movers import (
-    ANY_DTYPE,
-    SAME_QUANTIZATION,
-    CopyStep,
-    quantization_problems,
-)
-from helia_aot_ops_builtin.params_call import KernelCall, ParamsCallOperator
+from helia_aot_ops_builtin.movers import ANY_DTYPE, SAME_QUANTIZATION, CopyStep
 from helia_aot_ops_builtin.parsing import simple_parser
+from helia_aot_ops_builtin.quantization import quantization_problems
 
 LONG_INDICES = (AirTensorType.INT32, AirTensorType.INT64)
 RANK_LIMIT = f"Tensors may have at most {MAX_RANK} dimensions."
@@ -68,7 +64,7 @@ def _whole(source, target) -> CopyStep:
     return CopyStep(source, target, StridedCopy((int(source.size),), (1,), (1,)))
 
 
-class DynamicUpdateSliceOperator(ConstantIndexPlan, ParamsCallOperator):
+class DynamicUpdateSliceOperator(ConstantIndexPlan, KernelCallOperator):
     """DYNAMIC_UPDATE_SLICE through ``hk_dynamic_update_slice`` (clamped start indices), or for
     constant starts two strided copies: the operand, then the update at the clamped starts."""
 
@@ -86,7 +82,7 @@ class DynamicUpdateSliceOperator(ConstantIndexPlan, ParamsCallOperator):
     def check(self) -> Iterable[str]:
         operand, update, starts = self.input_tensors[:3]
         target = self.output_tensors[0]
-        problems = quantization_problems([update, target], operand)
+        problems = quantization_problems([update, target], like=operand)
         rank = len(operand.shape)
         if not 1 <= rank <= MAX_RANK:
             problems.append(f"the operand has {rank} dimensions; supported: 1 to {MAX_RANK}")
@@ -134,7 +130,7 @@ class DynamicUpdateSliceOperator(ConstantIndexPlan, ParamsCallOperator):
         )
 
 
-class ReverseSequenceOperator(ConstantIndexPlan, ParamsCallOperator):
+class ReverseSequenceOperator(ConstantIndexPlan, KernelCallOperator):
     """REVERSE_SEQUENCE through ``hk_reverse_sequence``, or for constant lengths strided copies:
     the input, then each batch entry's reversed prefix walked backwards."""
 
@@ -155,7 +151,7 @@ class ReverseSequenceOperator(ConstantIndexPlan, ParamsCallOperator):
         source, lengths = self.input_tensors[:2]
         target = self.output_tensors[0]
         options = self.typed_options(AirReverseSequenceOptions)
-        problems = quantization_problems([target], source)
+        problems = quantization_problems([target], like=source)
         rank = len(source.shape)
         if not 2 <= rank <= MAX_RANK:
             problems.append(f"the input has {rank} dimensions; supported: 2 to {MAX_RANK}")

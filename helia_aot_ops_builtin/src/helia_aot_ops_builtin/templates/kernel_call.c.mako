@@ -1,4 +1,8 @@
 <%inherit file="_operator.c.mako"/>\
+% for header in includes:
+#include <${header}>
+
+% endfor
 % for table in tables:
 /* ${table.comment} */
 static const ${table.ctype} ${stem}_${table.name}[${len(table.values)}] = {
@@ -6,13 +10,22 @@ static const ${table.ctype} ${stem}_${table.name}[${len(table.values)}] = {
 };
 
 % endfor
+% if params is not None:
+/* ${params_comment} */
+static const ${k}${params_type} ${stem}_params = ${params};
+
+% endif
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
+% if fields is not None:
     const ${k}${params_type} params = {
 % for name, value in fields:
         .${name} = ${value},
 % endfor
     };
     const int32_t status = ${k}${function}(&params, ${",\n        ".join(args)});
+% else:
+    const int32_t status = ${k}${function}(${",\n        ".join(([f"&{stem}_params"] if params is not None else []) + args)});
+% endif
     return status == 0 ? 0 : -(${status_base} + status);
 }

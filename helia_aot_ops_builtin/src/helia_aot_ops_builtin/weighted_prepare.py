@@ -1,34 +1,21 @@
-"""What the convolution-family operators share: LiteRT's window geometry, fused activations,
-requantization constants, and a base class for operators that are one kernel call.
+"""The Prepare arithmetic of the weighted operators (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV,
+FULLY_CONNECTED, BATCH_MATMUL) and pooling: window geometry, per-channel requantization, the
+filter and bias rules, the folded input offset and the int8 convolution's working memory.
 
 Every function follows the Prepare code of the LiteRT kernels (conv.cc, depthwise_conv.cc,
 transpose_conv.cc, fully_connected.cc, batch_matmul.cc, pooling.cc): the kernels are bit-exact
-only if the padding, multipliers and clamps they receive are the ones LiteRT computes.
+only if the padding, multipliers and clamps they receive are the ones LiteRT computes. The fused
+activations' clamps are in quantization.py, the one-call operator base in kernel_call.py.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from helia_aot.air import AirTensor
 from helia_aot.litert.schema_tables import TensorType
 
-from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
-from helia_aot_ops_builtin.quantization import (
-    activation_range,
-    activation_range_float,
-    per_channel_multipliers,
-    quantize_multiplier,
-)
-
-FUSED_ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
-"""Fused activations these operators apply. LiteRT's kernels silently ignore the others (TANH,
-SIGN_BIT, RELU_0_TO_1), so a model carrying one is refused rather than guessed at."""
-
-ACTIVATION_RESTRICTION = "The fused activation must be NONE, RELU, RELU6 or RELU_N1_TO_1."
+from helia_aot_ops_builtin.base import label
+from helia_aot_ops_builtin.quantization import per_channel_multipliers, quantize_multiplier
 
 _TENSOR_TYPES = {v: k for k, v in vars(TensorType).items() if not k.startswith("_") and isinstance(v, int)}
 
@@ -65,20 +52,6 @@ def window_geometry(
         raise ValueError(f"padding {padding!r} is neither SAME nor VALID")
     total = max((out - 1) * stride + effective - size, 0)
     return out, total // 2
-
-
-def label(tensor: AirTensor) -> str:
-    return repr(tensor.source_name or tensor.name)
-
-
-def quantized_clamp(activation: str, output: AirTensor) -> tuple[int, int]:
-    """``CalculateActivationRangeQuantized`` for the output's type, scale and zero point."""
-    return activation_range(activation, output.dtype.numpy, output.scale(), output.zero_point())
-
-
-def float_clamp(activation: str) -> tuple[float, float]:
-    """``CalculateActivationRange`` (float)."""
-    return activation_range_float(activation)
 
 
 def channel_scales(filter_tensor: AirTensor, channels: int) -> np.ndarray:
@@ -177,52 +150,3 @@ def conv_s8_scratch_bytes(
 def c_double(value: float) -> str:
     """A C99 hexadecimal double literal: exact, so C sees the very double Python computed."""
     return float(value).hex()
-
-
-# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
-@dataclass(slots=True, eq=False, repr=False)
-class CTable:
-    """A ``static const`` array the operator's ``.c`` file defines (``<stem>_<name>``)."""
-
-    name: str
-    ctype: str
-    values: list[str]
-    comment: str
-
-
-class KernelCallOperator(BuiltinOperator):
-    """An operator whose run function fills one params struct and makes one kernel call.
-
-    Subclasses implement :meth:`kernel_function` (the kernel's name without ``hk_``) and
-    :meth:`kernel_call`, returning the params type (without ``hk_``), the struct fields in order,
-    the data arguments, and any tables.
-    """
-
-    TEMPLATE = "kernel_call.c.mako"
-
-    def kernel_function(self) -> str:
-        raise NotImplementedError
-
-    def kernel_call(self) -> tuple[str, Sequence[tuple[str, str]], Sequence[str], Sequence[CTable]]:
-        raise NotImplementedError
-
-    def kernel_calls(self) -> dict[str, str]:
-        return {self.op.op_type.lower(): "hk_" + self.kernel_function()}
-
-    def compute_values(self) -> dict[str, Any]:
-        params_type, fields, args, tables = self.kernel_call()
-        return {
-            "function": self.kernel_function(),
-            "params_type": params_type,
-            "fields": list(fields),
-            "args": list(args),
-            "tables": list(tables),
-            "status_base": KERNEL_STATUS_BASE,
-        }
-
-    def table_ref(self, table: CTable) -> str:
-        return f"{self.stem}_{table.name}"
-
-    def data_ptr(self, tensor: AirTensor | None, *, const: bool = True) -> str:
-        """A kernel data argument: the tensor's pointer, or NULL for an absent optional input."""
-        return "NULL" if tensor is None else self.ptr(tensor, const=const)
