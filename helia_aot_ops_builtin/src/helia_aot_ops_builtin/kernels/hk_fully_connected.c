@@ -218,22 +218,25 @@ HK_INLINE void fc_output8_int_mve(const fc_s8_t *k, const uint32_t *acc, const i
  * -O0), so it builds at every optimization level.
  */
 typedef struct {
-    const int8_t *x;      /* 0 */
-    const int8_t *w;      /* 4: the next pair of groups */
-    const int32_t *c;     /* 8: folded_bias of the next pair */
-    const void *m;        /* 12: requant_multiplier (or per-unit scales) of the next pair */
-    int8_t *out;          /* 16: r7 in the loop */
-    int32_t blocks;       /* 20: pairs of groups */
-    int32_t runs;         /* 24: 64-step runs (whole-run loops) or 16-step chunks of the depth */
-    int32_t group_size;   /* 28 */
-    int32_t left;         /* 32 */
-    int32_t neg_right;    /* 36: q7 in the loop, in every lane */
-    int32_t offset;       /* 40: q6, in every int16 lane */
-    int32_t tail;         /* 44: depth % 16 */
-    int32_t lo;           /* 48: q4, act_min within int8, in every int16 lane */
-    int32_t hi;           /* 52: q5, act_max */
-    int8_t *end;          /* 56: set by the loop: out + 8 * blocks, where r7 stops */
+    const int8_t *x;      /* the input row */
+    const int8_t *w;      /* the next pair of groups */
+    const int32_t *c;     /* folded_bias of the next pair */
+    const void *m;        /* requant_multiplier (or per-unit scales) of the next pair */
+    int8_t *out;          /* r7 in the loop */
+    int32_t blocks;       /* pairs of groups */
+    int32_t runs;         /* 64-step runs (whole-run loops) or 16-step chunks of the depth */
+    int32_t group_size;   /* bytes of one packed group of four units */
+    int32_t left;         /* the left shift of the integer form */
+    int32_t neg_right;    /* q7 in the loop, in every lane */
+    int32_t offset;       /* q6, in every int16 lane */
+    int32_t tail;         /* depth % 16 */
+    int32_t lo;           /* q4, act_min within int8, in every int16 lane */
+    int32_t hi;           /* q5, act_max */
+    int8_t *end;          /* set by the loop: out + 8 * blocks, where r7 stops */
 } fc_blocks8_t;
+
+/* fc_blocks8_t's member as the asm operand %[member], an immediate byte offset. */
+#define FC_FIELD(member) [member] "i"(offsetof(fc_blocks8_t, member))
 
 
 /* The weights of one 16-step chunk (w0 = r3, w1 = r5) against x in q0, accumulating eight
@@ -262,33 +265,33 @@ typedef struct {
     "push {r4-r11}\n\t"                                                                       \
     "vpush {d8-d15}\n\t"                                                                      \
     "mov r11, %[st]\n\t"                                                                      \
-    "ldr r1, [r11, #48]\n\t"                                                                  \
+    "ldr r1, [r11, %[lo]]\n\t"                                                                  \
     "vdup.16 q4, r1\n\t"                                                                      \
-    "ldr r1, [r11, #52]\n\t"                                                                  \
+    "ldr r1, [r11, %[hi]]\n\t"                                                                  \
     "vdup.16 q5, r1\n\t"                                                                      \
-    "ldr r1, [r11, #40]\n\t"                                                                  \
+    "ldr r1, [r11, %[offset]]\n\t"                                                                  \
     "vdup.16 q6, r1\n\t"                                                                      \
-    "ldr r1, [r11, #36]\n\t"                                                                  \
+    "ldr r1, [r11, %[neg_right]]\n\t"                                                                  \
     "vdup.32 q7, r1\n\t"                                                                      \
-    "ldr r3, [r11, #4]\n\t"                                                                   \
-    "ldr r7, [r11, #16]\n\t"                                                                  \
-    "ldr r1, [r11, #20]\n\t"                                                                  \
+    "ldr r3, [r11, %[w]]\n\t"                                                                   \
+    "ldr r7, [r11, %[out]]\n\t"                                                                  \
+    "ldr r1, [r11, %[blocks]]\n\t"                                                                  \
     "add r1, r7, r1, lsl #3\n\t"                                                              \
-    "str r1, [r11, #56]\n"                                                                    \
+    "str r1, [r11, %[end]]\n"                                                                    \
     "2:\n\t"                                                                                  \
-    "ldr r1, [r11, #8]\n\t"                                                                   \
+    "ldr r1, [r11, %[c]]\n\t"                                                                   \
     "ldrd r0, r2, [r1], #8\n\t"                                                               \
     "ldrd r4, r6, [r1], #8\n\t"                                                               \
     "ldrd r8, r10, [r1], #8\n\t"                                                              \
     "ldrd r12, lr, [r1], #8\n\t"                                                              \
-    "str r1, [r11, #8]\n\t"                                                                   \
-    "ldr r9, [r11, #28]\n\t"                                                                  \
+    "str r1, [r11, %[c]]\n\t"                                                                   \
+    "ldr r9, [r11, %[group_size]]\n\t"                                                                  \
     "add r5, r3, r9\n\t"                                                                      \
-    "ldr r1, [r11, #0]\n\t"
+    "ldr r1, [r11, %[x]]\n\t"
 
 /* The dot products of a depth of whole 64-step runs: four chunks per pass. */
 #define HK_FC_BLOCKS8_DOT_RUNS                                                                \
-    "ldr r9, [r11, #24]\n"                                                                    \
+    "ldr r9, [r11, %[runs]]\n"                                                                    \
     "1:\n\t"                                                                                  \
     HK_FC_BLOCKS8_CHUNK                                                                       \
     HK_FC_BLOCKS8_CHUNK                                                                       \
@@ -300,7 +303,7 @@ typedef struct {
 
 /* A depth of whole 128-step runs: eight chunks per pass, half the loop's overhead. */
 #define HK_FC_BLOCKS8_DOT_RUNS2                                                               \
-    "ldr r9, [r11, #24]\n"                                                                    \
+    "ldr r9, [r11, %[runs]]\n"                                                                    \
     "1:\n\t"                                                                                  \
     HK_FC_BLOCKS8_CHUNK                                                                       \
     HK_FC_BLOCKS8_CHUNK                                                                       \
@@ -317,7 +320,7 @@ typedef struct {
 /* Any depth: whole chunks one per pass, then the last partial chunk with x predicated (its
  * lanes past the depth read as 0; the weights are zero-padded). */
 #define HK_FC_BLOCKS8_DOT_ANY                                                                 \
-    "ldr r9, [r11, #24]\n\t"                                                                  \
+    "ldr r9, [r11, %[runs]]\n\t"                                                                  \
     "cmp r9, #0\n\t"                                                                          \
     "beq 3f\n"                                                                                \
     "1:\n\t"                                                                                  \
@@ -325,7 +328,7 @@ typedef struct {
     "subs r9, r9, #1\n\t"                                                                     \
     "bne 1b\n"                                                                                \
     "3:\n\t"                                                                                  \
-    "ldr r9, [r11, #44]\n\t"                                                                  \
+    "ldr r9, [r11, %[tail]]\n\t"                                                                  \
     "cmp r9, #0\n\t"                                                                          \
     "beq 4f\n\t"                                                                              \
     "vctp.8 r9\n\t"                                                                           \
@@ -344,13 +347,13 @@ typedef struct {
     "vmov q0[3], q0[1], r4, r12\n\t"                                                          \
     "vmov q1[2], q1[0], r2, r10\n\t"                                                          \
     "vmov q1[3], q1[1], r6, lr\n\t"                                                           \
-    "ldr r1, [r11, #32]\n\t"                                                                  \
+    "ldr r1, [r11, %[left]]\n\t"                                                                  \
     "vqshl.s32 q0, r1\n\t"                                                                    \
     "vqshl.s32 q1, r1\n\t"                                                                    \
-    "ldr r9, [r11, #12]\n\t"                                                                  \
+    "ldr r9, [r11, %[m]]\n\t"                                                                  \
     "vld20.32 {q2, q3}, [r9]\n\t"                                                             \
     "vld21.32 {q2, q3}, [r9]!\n\t"                                                            \
-    "str r9, [r11, #12]\n\t"                                                                  \
+    "str r9, [r11, %[m]]\n\t"                                                                  \
     "vqrdmulh.s32 q0, q0, q2\n\t"                                                             \
     "vqrdmulh.s32 q1, q1, q3\n\t"                                                             \
     "vrshl.s32 q0, q0, q7\n\t"                                                                \
@@ -373,13 +376,13 @@ typedef struct {
  * saturate at int32, so the output offset is added here, modulo 2^32 as in hk_fc_requant's
  * callers, not with the int16 saturation of HK_FC_BLOCKS8_OFFSET16. */
 #define HK_FC_BLOCKS8_DOUBLE                                                                  \
-    "ldr r9, [r11, #12]\n\t"                                                                  \
+    "ldr r9, [r11, %[m]]\n\t"                                                                  \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r0", "r2", "s0", "s4")                                         \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r4", "r6", "s1", "s5")                                         \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r8", "r10", "s2", "s6")                                        \
     HK_FC_BLOCKS8_DOUBLE_PAIR("r12", "lr", "s3", "s7")                                        \
-    "str r9, [r11, #12]\n\t"                                                                  \
-    "ldr r1, [r11, #40]\n\t"                                                                  \
+    "str r9, [r11, %[m]]\n\t"                                                                  \
+    "ldr r1, [r11, %[offset]]\n\t"                                                                  \
     "vadd.i32 q0, q0, r1\n\t"                                                                 \
     "vadd.i32 q1, q1, r1\n\t"
 
@@ -398,11 +401,11 @@ typedef struct {
     "vmax.s16 q0, q0, q4\n\t"                                                                 \
     "vmin.s16 q0, q0, q5\n\t"                                                                 \
     "vstrb.16 q0, [r7], #8\n\t"                                                               \
-    "ldr r1, [r11, #56]\n\t"                                                                  \
+    "ldr r1, [r11, %[end]]\n\t"                                                                  \
     "cmp r7, r1\n\t"                                                                          \
     "bne 2b\n\t"                                                                              \
-    "str r7, [r11, #16]\n\t"                                                                  \
-    "str r3, [r11, #4]\n\t"                                                                   \
+    "str r7, [r11, %[out]]\n\t"                                                                  \
+    "str r3, [r11, %[w]]\n\t"                                                                   \
     "vpop {d8-d15}\n\t"                                                                       \
     "pop {r4-r11}"
 
@@ -411,7 +414,11 @@ typedef struct {
     {                                                                                         \
         __asm__ volatile(HK_FC_BLOCKS8_HEAD DOT REQUANT HK_FC_BLOCKS8_TAIL(OFF)               \
                          :                                                                    \
-                         : [st] "r"(st)                                                       \
+                         : [st] "r"(st), FC_FIELD(x), FC_FIELD(w), FC_FIELD(c), FC_FIELD(m),  \
+                           FC_FIELD(out), FC_FIELD(blocks), FC_FIELD(runs),                   \
+                           FC_FIELD(group_size), FC_FIELD(left), FC_FIELD(neg_right),         \
+                           FC_FIELD(offset), FC_FIELD(tail), FC_FIELD(lo), FC_FIELD(hi),      \
+                           FC_FIELD(end)                                                      \
                          : "r0", "r1", "r2", "r3", "r12", "lr", "d0", "d1", "d2", "d3", "d4", \
                            "d5", "d6", "d7", "cc", "memory");                                 \
     }
@@ -431,6 +438,7 @@ HK_FC_BLOCKS8_FUNCTION(hk_fc_blocks8_runs2_double_s8, HK_FC_BLOCKS8_DOT_RUNS2,
 #endif
 
 #undef HK_FC_BLOCKS8_FUNCTION
+#undef FC_FIELD
 #undef HK_FC_BLOCKS8_WEIGHTS
 #undef HK_FC_BLOCKS8_CHUNK
 #undef HK_FC_BLOCKS8_HEAD
