@@ -115,8 +115,8 @@ HK_NOINLINE void dw_taps_dsp(const int8_t *const *taps, int32_t ntaps, const int
  * reference's sum over the taps inside. Channels go DW_ROW at a time (the zero-point bytes and
  * the accumulator row on the stack), each row requantized after its taps.
  */
-static void dw_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
-                           const int8_t *filter, int8_t *output)
+HK_NOINLINE void dw_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                                const int8_t *filter, int8_t *output)
 {
     const int32_t channels = p->input_channels;
     const int32_t ntaps = p->filter_height * p->filter_width;
@@ -187,16 +187,23 @@ static void dw_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
     }
 }
 
-int32_t hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
-                             const int8_t *filter, const int32_t *bias, int8_t *output)
+/* The walk for the calls dw_s8_taps_dsp does not take (no offset_bias, or more taps). */
+HK_NOINLINE void dw_s8_walk_dsp(const hk_depthwise_params_t *params, const int8_t *input,
+                                const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    dw_s8_walk(params, input, filter, bias, output, dw_pixel_s8, NULL, NULL, NULL);
+}
+
+/* Both paths out of line and tail-called: the dispatch pays no prologue. */
+void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
+                          const int8_t *filter, const int32_t *bias, int8_t *output)
 {
     if (params->offset_bias != NULL &&
         params->filter_height * params->filter_width <= DW_MAX_TAPS) {
         dw_s8_taps_dsp(params, input, filter, output);
-    } else {
-        dw_s8_walk(params, input, filter, bias, output, dw_pixel_s8, NULL, NULL, NULL);
+        return;
     }
-    return HK_STATUS_OK;
+    dw_s8_walk_dsp(params, input, filter, bias, output);
 }
 
 #endif /* HK_HAVE_DSP */

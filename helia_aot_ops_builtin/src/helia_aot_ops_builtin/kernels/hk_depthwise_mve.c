@@ -376,12 +376,11 @@ HK_NOINLINE void dw_row3x3_unfolded_s8(const dw_call_t *k, const int8_t *x, cons
     }
 }
 
-int32_t hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
-                             const int8_t *filter, const int32_t *bias, int8_t *output)
+void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
+                          const int8_t *filter, const int32_t *bias, int8_t *output)
 {
     dw_s8_walk(params, input, filter, bias, output, dw_pixel_s8, dw_row3x3_s8,
                dw_row3x3_unfolded_s8, dw_edge3x3_s8);
-    return HK_STATUS_OK;
 }
 
 int32_t hk_depthwise_offset_bias_mve(const int8_t *filter, const int32_t *bias, int32_t channels,

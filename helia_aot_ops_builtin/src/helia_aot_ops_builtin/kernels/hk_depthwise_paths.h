@@ -18,9 +18,9 @@
 #include "hk_simd.h"
 #include "hk_window.h"
 
-/* params checked, depth_multiplier 1, input_offset in [-127, 128]; returns HK_STATUS_OK. */
-int32_t hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
-                             const int8_t *filter, const int32_t *bias, int8_t *output);
+/* params checked, depth_multiplier 1, input_offset in [-127, 128]. */
+void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
+                          const int8_t *filter, const int32_t *bias, int8_t *output);
 
 #if HK_HAVE_MVE
 /* hk_depthwise_s8_offset_bias's fold for the channels Helium takes four at a time (every whole

@@ -43,11 +43,10 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
     dw_pixel_rows_s8(k, t, out, dw_taps4_c);
 }
 
-int32_t hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
-                             const int8_t *filter, const int32_t *bias, int8_t *output)
+void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
+                          const int8_t *filter, const int32_t *bias, int8_t *output)
 {
     dw_s8_walk(params, input, filter, bias, output, dw_pixel_s8, NULL, NULL, NULL);
-    return HK_STATUS_OK;
 }
 
 #endif /* !HK_HAVE_MVE && !HK_HAVE_DSP */
