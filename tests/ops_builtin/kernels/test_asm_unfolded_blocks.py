@@ -212,3 +212,165 @@ def test_unfolded_pw_asm(path, draws, tmp_path: Path) -> None:
              for i, d in enumerate(draws)]
     data, calls = zip(*(pw_source(c) for c in cases))
     run_blocks(KERNEL, FAMILIES, list(data), list(calls), tmp_path, path)
+
+
+# ---- unfolded_rows_asm -------------------------------------------------------------------------
+
+
+def window_starts(at: int, runs: int, n: int, step: int) -> list[int]:
+    """The first byte of each of a window's `runs` rows of `n` bytes, `step` apart."""
+    return [at + r * step for r in range(runs)]
+
+
+def window_dots(x: np.ndarray, at: int, w: np.ndarray, filters: list[int], runs: int, n: int,
+                x_step: int, w_step: int) -> np.ndarray:
+    """Four filters' dot products with a window of `runs` rows (image rows x_step apart, filter
+    rows w_step apart)."""
+    total = np.zeros(4, I64)
+    for r in range(runs):
+        total += dots(x, at + r * x_step, w, [f + r * w_step for f in filters], n)
+    return total
+
+
+def rows_case(rng: np.random.Generator, name: str, vectors: int, runs: int, pairs: int, real: int,
+              gap_x: int, gap_w: int, overlap: bool) -> tuple[str, str]:
+    """One call of unfolded_rows_asm as unfolded_rows_span fills its struct, with the group's
+    constants (unfolded_group_t) it reads through its `g` member."""
+    n = 16 * vectors
+    x_step = n + 4 * gap_x  # image rows of the window
+    w_step = n + 16 * gap_w  # filter rows (w_run = w_step - n: 0 takes the block's other row end)
+    x_col = int(rng.integers(1, 3)) * 4 if overlap else runs * x_step + 4
+    x_next = x_col * 2 if overlap else 2 * runs * x_step + 8
+    out_col = 4 + int(rng.integers(0, 3))
+    out_pair = 2 * out_col + int(rng.integers(0, 3))
+    filters = [j * (runs * w_step + 16) for j in range(4)]
+    x = rng.integers(-128, 128, size=(pairs - 1) * x_next + x_col + runs * x_step + 16, dtype=I64).astype(np.int8)
+    w = rng.integers(-128, 128, size=filters[3] + runs * w_step + 16, dtype=I64).astype(np.int8)
+    add = rng.integers(-(1 << 20), 1 << 20, size=4, dtype=I64)
+    mult, shift = draw_quant(rng, 4)
+    offset = int(rng.integers(-128, 128))
+    lo = int(rng.integers(-128, 0))
+    hi = int(rng.integers(lo, 128))
+    out_size = (pairs - 1) * out_pair + out_col + 4 + 8
+    expect = np.full(out_size, SENTINEL, dtype=I64)
+    for p in range(pairs):
+        a = p * x_next
+        for at, o in ((a, p * out_pair), (a + x_col, p * out_pair + out_col)):
+            acc = window_dots(x, at, w, filters, runs, n, x_step, w_step) + add
+            expect[o : o + real] = requant(acc, mult, shift, offset, lo, hi)[:real]
+    expect = (expect + 128) % 256 - 128
+    data = "".join([
+        c_array("int8_t", f"{name}_x", x), c_array("int8_t", f"{name}_w", w),
+        c_array("int32_t", f"{name}_add", add), c_array("int32_t", f"{name}_mult", mult),
+        c_array("int32_t", f"{name}_shift", shift), c_array("int8_t", f"{name}_expect", expect),
+        f"static int8_t {name}_out[{out_size}];\n",
+    ])
+    call = f"""        unfolded_group_t g;
+        unfolded_rows_t st;
+        memset(&g, 0, sizeof g);
+        memset(&st, 0, sizeof st);
+        memset({name}_out, {SENTINEL}, sizeof {name}_out);
+        const int32x4_t shift = vldrwq_s32({name}_shift);
+        g.mult = vldrwq_s32({name}_mult);
+        g.right = vminq_s32(shift, vdupq_n_s32(0));
+        g.left = vmaxq_s32(shift, vdupq_n_s32(0));
+        g.lo = vdupq_n_s32({lo});
+        g.hi = vdupq_n_s32({hi});
+        g.offset = {offset};
+        g.real = (mve_pred16_t){(1 << (4 * real)) - 1}u;
+        st.x = {name}_x;
+        st.x_col = {x_col};
+        for (int j = 0; j < 4; ++j) st.w[j] = {name}_w + (j == 0 ? {filters[0]} : j == 1 ? {filters[1]} : j == 2 ? {filters[2]} : {filters[3]});
+        st.out = {name}_out;
+        st.out_col = {out_col};
+        st.out_pair = {out_pair};
+        st.pairs = {pairs};
+        st.runs = {runs};
+        st.passes = ({vectors} + UNF_ROW_STEPS - 1) / UNF_ROW_STEPS;
+        st.entry = (UNF_ROW_STEPS - 1 - ({vectors} + UNF_ROW_STEPS - 1) % UNF_ROW_STEPS) * 56;
+        st.x_run = {x_step - n};
+        st.x_pair = {x_next - (runs - 1) * x_step - n};
+        st.w_run = {w_step - n};
+        st.w_back = {runs * w_step};
+        st.g = &g;
+        st.add = vldrwq_s32({name}_add);
+        unfolded_rows_asm(&st);
+        bad = memcmp({name}_out, {name}_expect, sizeof {name}_out) != 0;
+        if (bad) printf("{name} differs\\n");"""
+    return data, call
+
+
+ROWS_DRAW = st.fixed_dictionaries({
+    "seed": st.integers(0, 2**31 - 1),
+    "vectors": st.integers(1, 26),  # one to three passes over the twelve steps per window row
+    "runs": st.integers(1, 3),
+    "pairs": st.integers(1, 3),
+    "real": st.integers(1, 4),
+    "gap_x": st.integers(0, 2),
+    "gap_w": st.integers(0, 1),
+    "overlap": st.booleans(),  # windows that share bytes, as neighbouring pixels' do
+})
+
+
+@pytest.mark.parametrize("path", PATHS.values(), ids=PATHS.keys())
+@FEW_BUILDS
+@given(draws=st.lists(ROWS_DRAW, min_size=6, max_size=6))
+def test_unfolded_rows_asm(path, draws, tmp_path: Path) -> None:
+    made = [rows_case(np.random.default_rng(d["seed"]), f"rows{i}", **{k: v for k, v in d.items() if k != "seed"})
+            for i, d in enumerate(draws)]
+    run_blocks(KERNEL, FAMILIES, [d for d, _ in made], [c for _, c in made], tmp_path, path)
+
+
+# ---- unfolded_lone_asm -------------------------------------------------------------------------
+
+
+def lone_case(rng: np.random.Generator, name: str, vectors: int, runs: int, gap_x: int,
+              gap_w: int) -> tuple[str, str]:
+    """One call of unfolded_lone_asm: a window of `runs` runs of whole vectors against four
+    filters; its results are the dots and the filters' sums (the struct's last members)."""
+    n = 16 * vectors
+    x_step, w_step = n + 4 * gap_x, n + 4 * gap_w
+    filters = [j * (runs * w_step + 4) for j in range(4)]
+    x = rng.integers(-128, 128, size=runs * x_step + 16, dtype=I64).astype(np.int8)
+    w = rng.integers(-128, 128, size=filters[3] + runs * w_step + 16, dtype=I64).astype(np.int8)
+    dots4 = ref.wrap32(window_dots(x, 0, w, filters, runs, n, x_step, w_step))
+    sums = np.zeros(4, I64)
+    for j, f in enumerate(filters):
+        sums[j] = sum(int(w[f + r * w_step : f + r * w_step + n].astype(I64).sum()) for r in range(runs))
+    data = "".join([
+        c_array("int8_t", f"{name}_x", x), c_array("int8_t", f"{name}_w", w),
+        c_array("int32_t", f"{name}_expect", np.concatenate([dots4, sums])),
+    ])
+    call = f"""        unfolded_lone_t st;
+        memset(&st, 0x5A, sizeof st);
+        st.x = {name}_x;
+        for (int j = 0; j < 4; ++j) st.w[j] = {name}_w + (j == 0 ? {filters[0]} : j == 1 ? {filters[1]} : j == 2 ? {filters[2]} : {filters[3]});
+        st.runs = {runs};
+        st.vectors = {vectors};
+        st.x_adv = {x_step - n};
+        st.w_adv = {w_step - n};
+        unfolded_lone_asm(&st);
+        int32_t got[8];
+        vst1q_s32(got, st.dots);
+        vst1q_s32(got + 4, st.sums);
+        bad = memcmp(got, {name}_expect, sizeof got) != 0;
+        if (bad) printf("{name} differs\\n");"""
+    return data, call
+
+
+LONE_DRAW = st.fixed_dictionaries({
+    "seed": st.integers(0, 2**31 - 1),
+    "vectors": st.integers(1, 8),
+    "runs": st.integers(1, 4),
+    "gap_x": st.integers(0, 3),
+    "gap_w": st.integers(0, 3),
+})
+
+
+@pytest.mark.parametrize("path", PATHS.values(), ids=PATHS.keys())
+@FEW_BUILDS
+@given(draws=st.lists(LONE_DRAW, min_size=8, max_size=8))
+def test_unfolded_lone_asm(path, draws, tmp_path: Path) -> None:
+    made = [lone_case(np.random.default_rng(d["seed"]), f"lone{i}", **{k: v for k, v in d.items() if k != "seed"})
+            for i, d in enumerate(draws)]
+    run_blocks(KERNEL, FAMILIES, [d for d, _ in made], [c for _, c in made], tmp_path, path)
