@@ -272,6 +272,13 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
 {
     register unfolded_pw_t *st __asm__("r0") = state;
     __asm__ volatile(
+        /* Frame (72 bytes): [sp] the state; +4 the first pass's entry into the steps; +8 where
+         * a pass ends (3: another pass, 5: the sums join); +12 r0 while the pass loop compares;
+         * +16 where filter 0 ends for one pixel; +20 the row's output end; +24 rows left; +28
+         * groups left; +32 pixel A's output; +36 bytes from A's output to B's; +40 the odd
+         * pixel still to come; +44 the group's byte offset in mult and shift; +48..+60 the
+         * group's four filters; +64 the epilogue (10: general, 11: right shifts only). Entry
+         * points carry the Thumb bit (ORR #1) for LDR PC. */
         "sub sp, sp, #72\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
@@ -287,6 +294,8 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #8]\n\t"
+        /* Fixed for the call: the store predicate (the group's real filters), the lower clamp
+         * in q7, the group count, the group offset 0. */
         "ldr r2, [r0, %[real]]\n\t"
         "vmsr p0, r2\n\t"
         "vldrw.u32 q7, [r0, %[lo]]\n\t"
@@ -294,6 +303,8 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "str r2, [sp, #28]\n\t"
         "movs r2, #0\n\t"
         "str r2, [sp, #44]\n"
+        /* Per group: q4 = its bias plus offset term (add moves on by add_step), q5 = its
+         * multipliers, q6 = its shifts. */
         "8:\n\t"
         "ldr r4, [r0, %[add]]\n\t"
         "vldrw.u32 q4, [r4]\n\t"
@@ -307,6 +318,8 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr r4, [r0, %[shift]]\n\t"
         "add r4, r4, r2\n\t"
         "vldrw.u32 q6, [r4]\n\t"
+        /* The epilogue: 11 when every shift is a right shift (no left shift, the fixup on every
+         * lane), else 10; left = max(shift, 0) into the state, q6 = min(shift, 0). */
         "mov r2, #0x80000000\n\t"
         "vmaxv.s32 r2, q6\n\t"
         "adr r4, 10f\n\t"
@@ -321,6 +334,8 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vmax.s32 q1, q6, q0\n\t"
         "vstrw.32 q1, [r0, %[left]]\n\t"
         "vmin.s32 q6, q6, q0\n\t"
+        /* The group's first output (4 bytes per group on from out), the group offset on by 16,
+         * the odd pixel and the output step for its rows. */
         "ldr r4, [r0, %[out]]\n\t"
         "add r4, r4, r2, lsr #2\n\t"
         "str r4, [sp, #32]\n\t"
@@ -330,6 +345,8 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "str r2, [sp, #40]\n\t"
         "ldr r2, [r0, %[o_col]]\n\t"
         "str r2, [sp, #36]\n\t"
+        /* The group's filters into r5, r7, r9, r11 and the frame; the state's on to the next
+         * group's. */
         "ldr r2, [r0, %[w_group]]\n\t"
         "ldrd r5, r7, [r0, %[w01]]\n\t"
         "ldrd r9, r11, [r0, %[w23]]\n\t"
@@ -341,9 +358,12 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "add r4, r9, r2\n\t"
         "add r6, r11, r2\n\t"
         "strd r4, r6, [r0, %[w23]]\n\t"
+        /* Where filter 0 ends for one pixel: the pass loop's test. */
         "ldr r2, [r0, %[len]]\n\t"
         "add r4, r5, r2\n\t"
         "str r4, [sp, #16]\n\t"
+        /* With an input offset: each filter's sum (VADDVA over its bytes) times the offset,
+         * added to q4 once per group; the filter pointers reloaded from the frame. */
         "ldr r1, [r0, %[input_offset]]\n\t"
         "cbz r1, 7f\n\t"
         "mov r1, r2\n\t"
@@ -368,18 +388,22 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vmla.s32 q4, q0, r2\n\t"
         "ldrd r5, r7, [sp, #48]\n\t"
         "ldrd r9, r11, [sp, #56]\n"
+        /* Pixels A (r1) and B (r3, x_col on) of the first pair; the rows. */
         "7:\n\t"
         "ldr r1, [r0, %[x]]\n\t"
         "ldr r2, [r0, %[x_col]]\n\t"
         "add r3, r1, r2\n\t"
         "ldr r2, [r0, %[rows]]\n\t"
         "str r2, [sp, #24]\n"
+        /* Per row: where its pairs' outputs end. */
         "9:\n\t"
         "ldr r2, [r0, %[pairs]]\n\t"
         "ldrd r4, r6, [sp, #32]\n\t"
         "mul r2, r2, r6\n\t"
         "add r2, r4, r2, lsl #1\n\t"
         "str r2, [sp, #20]\n"
+        /* Per pair: the first vector starts the eight sums (VMLADAV; A's in r0, r2, r4, r6, B's
+         * in r8, r10, r12, lr), then into the three unrolled steps part-way. */
         "1:\n\t"
         "vldrb.8 q0, [r1], #16\n\t"
         "vldrb.8 q1, [r3], #16\n\t"
@@ -396,16 +420,22 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vmladav.s8 r6, q0, q3\n\t"
         "vmladav.s8 lr, q1, q3\n\t"
         "ldr pc, [sp, #4]\n\t"
+        /* The accumulating steps (UNF_PAIR_STEP, 56 bytes each, which `entry` counts in), then
+         * the pass's end. */
         ".p2align 2\n"
         "2:\n\t"
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         "ldr pc, [sp, #8]\n"
+        /* Another pass while filter 0 has not reached the pixel's end (r0 spilled for the
+         * compare). */
         "3:\n\t"
         "str r0, [sp, #12]\n\t"
         "ldr r0, [sp, #16]\n\t"
         "cmp r5, r0\n\t"
         "ldr r0, [sp, #12]\n\t"
         "bne 2b\n"
+        /* The sums into lanes (q2: A, q3: B), the filters rewound from the frame, A and B on to
+         * the next pair, the bias and offset term added; then the group's epilogue. */
         "5:\n\t"
         "vmov q2[2], q2[0], r0, r4\n\t"
         "vmov q2[3], q2[1], r2, r6\n\t"
@@ -420,6 +450,8 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vadd.i32 q2, q2, q4\n\t"
         "vadd.i32 q3, q3, q4\n\t"
         "ldr pc, [sp, #64]\n"
+        /* The general requantization: the left shift, the doubling high multiply, the fixup
+         * where the shift is a right one. */
         "10:\n\t"
         "vldrw.u32 q0, [r0, %[left]]\n\t"
         "vshl.s32 q2, q2, q0\n\t"
@@ -431,11 +463,13 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vshr.s32 q0, q0, #31\n\t"
         "vshr.s32 q1, q1, #31\n\t"
         "b 12f\n"
+        /* Every shift a right one: no left shift, the fixup on every negative lane. */
         "11:\n\t"
         "vqrdmulh.s32 q2, q2, q5\n\t"
         "vqrdmulh.s32 q3, q3, q5\n\t"
         "vshr.s32 q0, q2, #31\n\t"
         "vshr.s32 q1, q3, #31\n"
+        /* Both: the rounding right shift, the output offset, the clamp (q7, hi). */
         "12:\n\t"
         "vqadd.s32 q2, q2, q0\n\t"
         "vqadd.s32 q3, q3, q1\n\t"
@@ -449,6 +483,8 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vmax.s32 q3, q3, q7\n\t"
         "vmin.s32 q2, q2, q0\n\t"
         "vmin.s32 q3, q3, q0\n\t"
+        /* The two stores under the group's predicate; the next pair while the row's outputs
+         * last. */
         "ldrd r4, r2, [sp, #32]\n\t"
         "add r6, r4, r2\n\t"
         "add r8, r6, r2\n\t"
@@ -459,6 +495,7 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr r2, [sp, #20]\n\t"
         "cmp r8, r2\n\t"
         "bne 1b\n\t"
+        /* The odd pixel: paired with itself (B = A, both stores to its output). */
         "ldr r2, [sp, #40]\n\t"
         "cbz r2, 6f\n\t"
         "movs r2, #0\n\t"
@@ -467,6 +504,7 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "mov r3, r1\n\t"
         "str r8, [sp, #20]\n\t"
         "b 1b\n"
+        /* The next row (x_row on from the row's end), then the next group. */
         "6:\n\t"
         "ldr r2, [r0, %[x_row]]\n\t"
         "add r1, r1, r2\n\t"
@@ -620,6 +658,11 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
 {
     register unfolded_rows_t *st __asm__("r0") = state;
     __asm__ volatile(
+        /* Frame (40 bytes): [sp] the state; +4 the last pair's output end; +8 a row's entry
+         * into the steps; +12 where filter 0 ends after the window's last row; +16 passes left
+         * in the row; +20 where the steps end (6: the pass loop, or the row end); +24 the
+         * image's row step; +28 the passes per row; +32 the row end (8: the filters step too,
+         * 5: they do not); +36 the group. Entry points carry the Thumb bit for LDR PC. */
         "sub sp, sp, #40\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
@@ -652,6 +695,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "str r2, [sp, #20]\n\t"
         "ldr r2, [r0, %[x_run]]\n\t"
         "str r2, [sp, #24]\n\t"
+        /* The bias plus offset term (q4) and the group's multipliers (q5), right shifts (q6),
+         * lower clamp (q7) and store predicate. */
         "vldrw.u32 q4, [r0, %[add]]\n\t"
         "ldr r2, [r0, %[g]]\n\t"
         "str r2, [sp, #36]\n\t"
@@ -660,6 +705,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "vldrw.u32 q7, [r2, %[lo]]\n\t"
         "ldrh r4, [r2, %[real]]\n\t"
         "vmsr p0, r4\n\t"
+        /* Pixels A (r1) and B (r3), the filters (r5, r7, r9, r11) and where filter 0 ends for
+         * one window. */
         "ldr r1, [r0, %[x]]\n\t"
         "ldr r2, [r0, %[x_col]]\n\t"
         "add r3, r1, r2\n\t"
@@ -670,6 +717,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "ldr r2, [r0, %[w_back]]\n\t"
         "add r2, r2, r5\n\t"
         "str r2, [sp, #12]\n"
+        /* Per pair: the eight sums zeroed (two per VMOV from q0), then into the steps part-way. */
         "1:\n\t"
         "vmov.i32 q0, #0\n\t"
         "vmov r0, r2, q0[2], q0[0]\n\t"
@@ -677,6 +725,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "vmov r8, r10, q0[2], q0[0]\n\t"
         "vmov r12, lr, q0[2], q0[0]\n\t"
         "ldr pc, [sp, #8]\n\t"
+        /* Twelve accumulating steps (UNF_PAIR_STEP, 56 bytes each), then the pass's end. */
         ".p2align 2\n"
         "2:\n\t"
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
@@ -684,6 +733,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         "ldr pc, [sp, #20]\n\t"
         ".p2align 2\n"
+        /* Another pass of the row while passes remain (r12 and lr parked in q0 for the count). */
         "6:\n\t"
         "vmov q0[2], q0[0], r12, lr\n\t"
         "ldr r12, [sp, #16]\n\t"
@@ -695,6 +745,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "bne 2b\n\t"
         "ldr pc, [sp, #32]\n\t"
         ".p2align 2\n"
+        /* A row's end when an edge cuts the window's width: r10 and lr parked in q3, the
+         * filters on by w_run. */
         "8:\n\t"
         "vmov q3[3], q3[1], r10, lr\n\t"
         "ldr lr, [sp]\n\t"
@@ -705,6 +757,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "add r11, r11, lr\n\t"
         "b 9f\n\t"
         ".p2align 2\n"
+        /* A row's end: r10 and lr parked in q3; the next row (x_run on) unless filter 0 reached
+         * the window's end. */
         "5:\n\t"
         "vmov q3[3], q3[1], r10, lr\n"
         "9:\n\t"
@@ -716,6 +770,10 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "add r3, r3, lr\n\t"
         "vmov r10, lr, q3[3], q3[1]\n\t"
         "ldr pc, [sp, #8]\n"
+        /* The window's end: the sums into lanes (q2: A, q3: B), the filters rewound, A and B on
+         * by x_pair, the bias and offset term added, then the group's requantization (left
+         * shift, doubling high multiply, fixup, rounding right shift), the output offset and
+         * the clamp. */
         "7:\n\t"
         "vmov q2[2], q2[0], r0, r4\n\t"
         "vmov q2[3], q2[1], r2, r6\n\t"
@@ -752,6 +810,8 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "vmax.s32 q3, q3, q7\n\t"
         "vmin.s32 q2, q2, q0\n\t"
         "vmin.s32 q3, q3, q0\n\t"
+        /* The two stores under the predicate; the outputs on by out_pair; the next pair until
+         * the last one's. */
         "ldr r4, [r0, %[out]]\n\t"
         "ldr r2, [r0, %[out_col]]\n\t"
         "add r6, r4, r2\n\t"
@@ -897,12 +957,14 @@ HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
 {
     register unfolded_lone_t *st __asm__("r0") = state;
     __asm__ volatile(
+        /* Frame (24 bytes): [sp] the state; +4 runs left; +8 vectors per run. */
         "sub sp, sp, #24\n\t"
         "str r0, [sp]\n\t"
         "ldr r2, [r0, %[runs]]\n\t"
         "str r2, [sp, #4]\n\t"
         "ldr r2, [r0, %[vectors]]\n\t"
         "str r2, [sp, #8]\n\t"
+        /* The pixel (r1) and the filters (r3, r5, r7, r9); the eight sums zeroed, two per VMOV. */
         "ldr r1, [r0, %[x]]\n\t"
         "ldr r3, [r0, %[w0]]\n\t"
         "ldr r5, [r0, %[w1]]\n\t"
@@ -913,6 +975,8 @@ HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
         "vmov r4, r6, q0[2], q0[0]\n\t"
         "vmov r8, r10, q0[2], q0[0]\n\t"
         "vmov r12, lr, q0[2], q0[0]\n"
+        /* Per run: per vector, the pixel's bytes against each filter's (VMLADAVA into r0-r6)
+         * and each filter's sum (VADDVA into r8-lr). */
         "1:\n\t"
         "ldr r11, [sp, #8]\n"
         "2:\n\t"
@@ -931,6 +995,7 @@ HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
         "vaddva.s8 lr, q1\n\t"
         "subs r11, r11, #1\n\t"
         "bne 2b\n\t"
+        /* The next run: the pixel on by x_adv, the filters by w_adv. */
         "ldr r11, [sp, #4]\n\t"
         "subs r11, r11, #1\n\t"
         "beq 3f\n\t"
@@ -945,6 +1010,7 @@ HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
         "add r7, r7, r11\n\t"
         "add r9, r9, r11\n\t"
         "b 1b\n"
+        /* The dots and the sums into lanes and back into the state. */
         "3:\n\t"
         "ldr r11, [sp]\n\t"
         "vmov q0[2], q0[0], r0, r4\n\t"
