@@ -72,5 +72,3 @@ def run_blocks(
     source.write_text(text)
     run = run_program_sources(source, sources, work, path)
     assert f"0 of {len(calls)} cases differ" in run.stdout, run.stdout
-
-

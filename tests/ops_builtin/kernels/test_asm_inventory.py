@@ -107,7 +107,7 @@ def asm_owners(directory: Path) -> dict[str, set[str]]:
 
 def test_the_scan_finds_blocks_in_functions_and_macros(tmp_path: Path) -> None:
     (tmp_path / "hk_demo.c").write_text(
-        "static int f(int x)\n{\n    register int r __asm__(\"r0\") = x;\n"
+        'static int f(int x)\n{\n    register int r __asm__("r0") = x;\n'
         '    __asm__ volatile("add %0, %0, #1" : "+r"(r));\n    return r;\n}\n'
         '#define DEMO_BLOCK(X)                  \\\n    __asm__("nop" ::: "memory")\n'
         "/* __asm__( in a comment */\n"

@@ -112,8 +112,19 @@ def pw_pixels(c: PwCase) -> list[tuple[int, int]]:
     return seen
 
 
-def pw_case(rng: np.random.Generator, name: str, vectors: int, groups: int, rows: int, pairs: int,
-            odd: bool, single: bool, real: int, offset_term: bool, step_add: bool) -> PwCase:
+def pw_case(
+    rng: np.random.Generator,
+    name: str,
+    vectors: int,
+    groups: int,
+    rows: int,
+    pairs: int,
+    odd: bool,
+    single: bool,
+    real: int,
+    offset_term: bool,
+    step_add: bool,
+) -> PwCase:
     n = 16 * vectors
     x_col = 0 if single else n + int(rng.integers(0, 3)) * 4
     x_adv = int(rng.integers(0, 3)) * 4 + (x_col if not single else 0)
@@ -121,14 +132,37 @@ def pw_case(rng: np.random.Generator, name: str, vectors: int, groups: int, rows
     o_col = 0 if single else 4 * groups + int(rng.integers(0, 3))
     w_step = n + int(rng.integers(0, 2)) * 16
     w_group = 4 * w_step + int(rng.integers(0, 2)) * 16
-    c = PwCase(name, n, groups, 1 if odd else rows, 1 if single else pairs, int(odd and not single),
-               x_col, x_adv, x_row, o_col, w_step, w_group, 16 if step_add else 0,
-               int(rng.integers(-128, 128)) if offset_term else 0, int(rng.integers(-128, 128)), real,
-               x=np.zeros(0, np.int8), w=np.zeros(0, np.int8), add=np.zeros(0, I64), mult=np.zeros(0, I64),
-               shift=np.zeros(0, I64), lo=np.zeros(4, I64), hi=np.zeros(4, I64), expect=np.zeros(0, np.int8))
+    c = PwCase(
+        name,
+        n,
+        groups,
+        1 if odd else rows,
+        1 if single else pairs,
+        int(odd and not single),
+        x_col,
+        x_adv,
+        x_row,
+        o_col,
+        w_step,
+        w_group,
+        16 if step_add else 0,
+        int(rng.integers(-128, 128)) if offset_term else 0,
+        int(rng.integers(-128, 128)),
+        real,
+        x=np.zeros(0, np.int8),
+        w=np.zeros(0, np.int8),
+        add=np.zeros(0, I64),
+        mult=np.zeros(0, I64),
+        shift=np.zeros(0, I64),
+        lo=np.zeros(4, I64),
+        hi=np.zeros(4, I64),
+        expect=np.zeros(0, np.int8),
+    )
     pixels = pw_pixels(c)
     c.x = rng.integers(-128, 128, size=max(a for a, _ in pixels) + n + 16, dtype=I64).astype(np.int8)
-    c.w = rng.integers(-128, 128, size=(groups - 1) * w_group + 3 * w_step + n + 16, dtype=I64).astype(np.int8)
+    c.w = rng.integers(-128, 128, size=(groups - 1) * w_group + 3 * w_step + n + 16, dtype=I64).astype(
+        np.int8
+    )
     c.add = rng.integers(-(1 << 20), 1 << 20, size=4 * groups if step_add else 4, dtype=I64)
     c.mult, c.shift = draw_quant(rng, 4 * groups)
     lo = int(rng.integers(-128, 0))
@@ -150,15 +184,17 @@ def pw_case(rng: np.random.Generator, name: str, vectors: int, groups: int, rows
 
 
 def pw_source(c: PwCase) -> tuple[str, str]:
-    data = "".join([
-        c_array("int8_t", f"{c.name}_x", c.x),
-        c_array("int8_t", f"{c.name}_w", c.w),
-        c_array("int32_t", f"{c.name}_add", c.add),
-        c_array("int32_t", f"{c.name}_mult", c.mult),
-        c_array("int32_t", f"{c.name}_shift", c.shift),
-        c_array("int8_t", f"{c.name}_expect", c.expect),
-        f"static int8_t {c.name}_out[{c.expect.size}];\n",
-    ])
+    data = "".join(
+        [
+            c_array("int8_t", f"{c.name}_x", c.x),
+            c_array("int8_t", f"{c.name}_w", c.w),
+            c_array("int32_t", f"{c.name}_add", c.add),
+            c_array("int32_t", f"{c.name}_mult", c.mult),
+            c_array("int32_t", f"{c.name}_shift", c.shift),
+            c_array("int8_t", f"{c.name}_expect", c.expect),
+            f"static int8_t {c.name}_out[{c.expect.size}];\n",
+        ]
+    )
     call = f"""        unfolded_pw_t st;
         memset(&st, 0, sizeof st);
         memset({c.name}_out, {SENTINEL}, sizeof {c.name}_out);
@@ -190,26 +226,30 @@ def pw_source(c: PwCase) -> tuple[str, str]:
     return data, call
 
 
-PW_DRAW = st.fixed_dictionaries({
-    "seed": st.integers(0, 2**31 - 1),
-    "vectors": st.integers(1, 9),  # the first pass entered part-way, then whole passes of three
-    "groups": st.integers(1, 3),
-    "rows": st.integers(1, 3),
-    "pairs": st.integers(1, 4),
-    "odd": st.booleans(),
-    "single": st.booleans(),
-    "real": st.integers(1, 4),
-    "offset_term": st.booleans(),
-    "step_add": st.booleans(),
-})
+PW_DRAW = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**31 - 1),
+        "vectors": st.integers(1, 9),  # the first pass entered part-way, then whole passes of three
+        "groups": st.integers(1, 3),
+        "rows": st.integers(1, 3),
+        "pairs": st.integers(1, 4),
+        "odd": st.booleans(),
+        "single": st.booleans(),
+        "real": st.integers(1, 4),
+        "offset_term": st.booleans(),
+        "step_add": st.booleans(),
+    }
+)
 
 
 @pytest.mark.parametrize("path", PATHS.values(), ids=PATHS.keys())
 @FEW_BUILDS
 @given(draws=st.lists(PW_DRAW, min_size=6, max_size=6))
 def test_unfolded_pw_asm(path, draws, tmp_path: Path) -> None:
-    cases = [pw_case(np.random.default_rng(d["seed"]), f"pw{i}", **{k: v for k, v in d.items() if k != "seed"})
-             for i, d in enumerate(draws)]
+    cases = [
+        pw_case(np.random.default_rng(d["seed"]), f"pw{i}", **{k: v for k, v in d.items() if k != "seed"})
+        for i, d in enumerate(draws)
+    ]
     data, calls = zip(*(pw_source(c) for c in cases))
     run_blocks(KERNEL, FAMILIES, list(data), list(calls), tmp_path, path)
 
@@ -222,8 +262,9 @@ def window_starts(at: int, runs: int, n: int, step: int) -> list[int]:
     return [at + r * step for r in range(runs)]
 
 
-def window_dots(x: np.ndarray, at: int, w: np.ndarray, filters: list[int], runs: int, n: int,
-                x_step: int, w_step: int) -> np.ndarray:
+def window_dots(
+    x: np.ndarray, at: int, w: np.ndarray, filters: list[int], runs: int, n: int, x_step: int, w_step: int
+) -> np.ndarray:
     """Four filters' dot products with a window of `runs` rows (image rows x_step apart, filter
     rows w_step apart)."""
     total = np.zeros(4, I64)
@@ -232,8 +273,17 @@ def window_dots(x: np.ndarray, at: int, w: np.ndarray, filters: list[int], runs:
     return total
 
 
-def rows_case(rng: np.random.Generator, name: str, vectors: int, runs: int, pairs: int, real: int,
-              gap_x: int, gap_w: int, overlap: bool) -> tuple[str, str]:
+def rows_case(
+    rng: np.random.Generator,
+    name: str,
+    vectors: int,
+    runs: int,
+    pairs: int,
+    real: int,
+    gap_x: int,
+    gap_w: int,
+    overlap: bool,
+) -> tuple[str, str]:
     """One call of unfolded_rows_asm as unfolded_rows_span fills its struct, with the group's
     constants (unfolded_group_t) it reads through its `g` member."""
     n = 16 * vectors
@@ -244,7 +294,9 @@ def rows_case(rng: np.random.Generator, name: str, vectors: int, runs: int, pair
     out_col = 4 + int(rng.integers(0, 3))
     out_pair = 2 * out_col + int(rng.integers(0, 3))
     filters = [j * (runs * w_step + 16) for j in range(4)]
-    x = rng.integers(-128, 128, size=(pairs - 1) * x_next + x_col + runs * x_step + 16, dtype=I64).astype(np.int8)
+    x = rng.integers(-128, 128, size=(pairs - 1) * x_next + x_col + runs * x_step + 16, dtype=I64).astype(
+        np.int8
+    )
     w = rng.integers(-128, 128, size=filters[3] + runs * w_step + 16, dtype=I64).astype(np.int8)
     add = rng.integers(-(1 << 20), 1 << 20, size=4, dtype=I64)
     mult, shift = draw_quant(rng, 4)
@@ -259,12 +311,17 @@ def rows_case(rng: np.random.Generator, name: str, vectors: int, runs: int, pair
             acc = window_dots(x, at, w, filters, runs, n, x_step, w_step) + add
             expect[o : o + real] = requant(acc, mult, shift, offset, lo, hi)[:real]
     expect = (expect + 128) % 256 - 128
-    data = "".join([
-        c_array("int8_t", f"{name}_x", x), c_array("int8_t", f"{name}_w", w),
-        c_array("int32_t", f"{name}_add", add), c_array("int32_t", f"{name}_mult", mult),
-        c_array("int32_t", f"{name}_shift", shift), c_array("int8_t", f"{name}_expect", expect),
-        f"static int8_t {name}_out[{out_size}];\n",
-    ])
+    data = "".join(
+        [
+            c_array("int8_t", f"{name}_x", x),
+            c_array("int8_t", f"{name}_w", w),
+            c_array("int32_t", f"{name}_add", add),
+            c_array("int32_t", f"{name}_mult", mult),
+            c_array("int32_t", f"{name}_shift", shift),
+            c_array("int8_t", f"{name}_expect", expect),
+            f"static int8_t {name}_out[{out_size}];\n",
+        ]
+    )
     call = f"""        unfolded_group_t g;
         unfolded_rows_t st;
         memset(&g, 0, sizeof g);
@@ -280,7 +337,8 @@ def rows_case(rng: np.random.Generator, name: str, vectors: int, runs: int, pair
         g.real = (mve_pred16_t){(1 << (4 * real)) - 1}u;
         st.x = {name}_x;
         st.x_col = {x_col};
-        for (int j = 0; j < 4; ++j) st.w[j] = {name}_w + (j == 0 ? {filters[0]} : j == 1 ? {filters[1]} : j == 2 ? {filters[2]} : {filters[3]});
+        const int32_t filters[4] = {{{", ".join(str(f) for f in filters)}}};
+        for (int j = 0; j < 4; ++j) st.w[j] = {name}_w + filters[j];
         st.out = {name}_out;
         st.out_col = {out_col};
         st.out_pair = {out_pair};
@@ -300,32 +358,37 @@ def rows_case(rng: np.random.Generator, name: str, vectors: int, runs: int, pair
     return data, call
 
 
-ROWS_DRAW = st.fixed_dictionaries({
-    "seed": st.integers(0, 2**31 - 1),
-    "vectors": st.integers(1, 26),  # one to three passes over the twelve steps per window row
-    "runs": st.integers(1, 3),
-    "pairs": st.integers(1, 3),
-    "real": st.integers(1, 4),
-    "gap_x": st.integers(0, 2),
-    "gap_w": st.integers(0, 1),
-    "overlap": st.booleans(),  # windows that share bytes, as neighbouring pixels' do
-})
+ROWS_DRAW = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**31 - 1),
+        "vectors": st.integers(1, 26),  # one to three passes over the twelve steps per window row
+        "runs": st.integers(1, 3),
+        "pairs": st.integers(1, 3),
+        "real": st.integers(1, 4),
+        "gap_x": st.integers(0, 2),
+        "gap_w": st.integers(0, 1),
+        "overlap": st.booleans(),  # windows that share bytes, as neighbouring pixels' do
+    }
+)
 
 
 @pytest.mark.parametrize("path", PATHS.values(), ids=PATHS.keys())
 @FEW_BUILDS
 @given(draws=st.lists(ROWS_DRAW, min_size=6, max_size=6))
 def test_unfolded_rows_asm(path, draws, tmp_path: Path) -> None:
-    made = [rows_case(np.random.default_rng(d["seed"]), f"rows{i}", **{k: v for k, v in d.items() if k != "seed"})
-            for i, d in enumerate(draws)]
+    made = [
+        rows_case(np.random.default_rng(d["seed"]), f"rows{i}", **{k: v for k, v in d.items() if k != "seed"})
+        for i, d in enumerate(draws)
+    ]
     run_blocks(KERNEL, FAMILIES, [d for d, _ in made], [c for _, c in made], tmp_path, path)
 
 
 # ---- unfolded_lone_asm -------------------------------------------------------------------------
 
 
-def lone_case(rng: np.random.Generator, name: str, vectors: int, runs: int, gap_x: int,
-              gap_w: int) -> tuple[str, str]:
+def lone_case(
+    rng: np.random.Generator, name: str, vectors: int, runs: int, gap_x: int, gap_w: int
+) -> tuple[str, str]:
     """One call of unfolded_lone_asm: a window of `runs` runs of whole vectors against four
     filters; its results are the dots and the filters' sums (the struct's last members)."""
     n = 16 * vectors
@@ -337,14 +400,18 @@ def lone_case(rng: np.random.Generator, name: str, vectors: int, runs: int, gap_
     sums = np.zeros(4, I64)
     for j, f in enumerate(filters):
         sums[j] = sum(int(w[f + r * w_step : f + r * w_step + n].astype(I64).sum()) for r in range(runs))
-    data = "".join([
-        c_array("int8_t", f"{name}_x", x), c_array("int8_t", f"{name}_w", w),
-        c_array("int32_t", f"{name}_expect", np.concatenate([dots4, sums])),
-    ])
+    data = "".join(
+        [
+            c_array("int8_t", f"{name}_x", x),
+            c_array("int8_t", f"{name}_w", w),
+            c_array("int32_t", f"{name}_expect", np.concatenate([dots4, sums])),
+        ]
+    )
     call = f"""        unfolded_lone_t st;
         memset(&st, 0x5A, sizeof st);
         st.x = {name}_x;
-        for (int j = 0; j < 4; ++j) st.w[j] = {name}_w + (j == 0 ? {filters[0]} : j == 1 ? {filters[1]} : j == 2 ? {filters[2]} : {filters[3]});
+        const int32_t filters[4] = {{{", ".join(str(f) for f in filters)}}};
+        for (int j = 0; j < 4; ++j) st.w[j] = {name}_w + filters[j];
         st.runs = {runs};
         st.vectors = {vectors};
         st.x_adv = {x_step - n};
@@ -358,19 +425,23 @@ def lone_case(rng: np.random.Generator, name: str, vectors: int, runs: int, gap_
     return data, call
 
 
-LONE_DRAW = st.fixed_dictionaries({
-    "seed": st.integers(0, 2**31 - 1),
-    "vectors": st.integers(1, 8),
-    "runs": st.integers(1, 4),
-    "gap_x": st.integers(0, 3),
-    "gap_w": st.integers(0, 3),
-})
+LONE_DRAW = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**31 - 1),
+        "vectors": st.integers(1, 8),
+        "runs": st.integers(1, 4),
+        "gap_x": st.integers(0, 3),
+        "gap_w": st.integers(0, 3),
+    }
+)
 
 
 @pytest.mark.parametrize("path", PATHS.values(), ids=PATHS.keys())
 @FEW_BUILDS
 @given(draws=st.lists(LONE_DRAW, min_size=8, max_size=8))
 def test_unfolded_lone_asm(path, draws, tmp_path: Path) -> None:
-    made = [lone_case(np.random.default_rng(d["seed"]), f"lone{i}", **{k: v for k, v in d.items() if k != "seed"})
-            for i, d in enumerate(draws)]
+    made = [
+        lone_case(np.random.default_rng(d["seed"]), f"lone{i}", **{k: v for k, v in d.items() if k != "seed"})
+        for i, d in enumerate(draws)
+    ]
     run_blocks(KERNEL, FAMILIES, [d for d, _ in made], [c for _, c in made], tmp_path, path)
