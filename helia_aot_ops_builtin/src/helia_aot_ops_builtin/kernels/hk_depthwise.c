@@ -184,6 +184,12 @@ int32_t hk_depthwise_s8(const hk_depthwise_params_t *params, const int8_t *input
     /* The fast paths add the input offset in int16 lanes: it must be an int8 zero point's. */
     if (params->depth_multiplier == 1 && params->input_offset >= -127 &&
         params->input_offset <= 128) {
+#if HK_HAVE_DSP
+        if (hk_depthwise_s8_taps_dsp_ok(params)) {
+            hk_depthwise_s8_taps_dsp(params, input, filter, output);
+            return HK_STATUS_OK;
+        }
+#endif
         hk_depthwise_s8_fast(params, input, filter, bias, output);
         return HK_STATUS_OK;
     }

@@ -1,8 +1,9 @@
 /*
- * helia-aot kernel library: the DSP-extension fast path of int8 DEPTHWISE_CONV_2D with depth
+ * helia-aot kernel library: the DSP-extension fast paths of int8 DEPTHWISE_CONV_2D with depth
  * multiplier 1 (see hk_depthwise_paths.h and hk_depthwise.h): with offset_bias and at most
- * DW_MAX_TAPS taps every window goes through dw_s8_taps_dsp, else four channels at a time
- * through dw_s8_walk (SXTAB16, SMLABB / SMLATT).
+ * DW_MAX_TAPS taps the reference calls hk_depthwise_s8_taps_dsp (every window from offset_bias),
+ * else hk_depthwise_s8_fast, four channels at a time through dw_s8_walk (SXTAB16, SMLABB /
+ * SMLATT).
  */
 #include "hk_depthwise_paths.h"
 
@@ -50,8 +51,6 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
     dw_pixel_rows_s8(k, t, out, dw_taps4_dsp);
 }
 
-/* The DSP path with offset_bias takes windows of at most this many taps (a 5x5 filter). */
-#define DW_MAX_TAPS 25
 
 /*
  * acc[0..n) = start[0..n) plus input * filter over every tap, for n channels of one output
@@ -115,8 +114,8 @@ HK_NOINLINE void dw_taps_dsp(const int8_t *const *taps, int32_t ntaps, const int
  * reference's sum over the taps inside. Channels go DW_ROW at a time (the zero-point bytes and
  * the accumulator row on the stack), each row requantized after its taps.
  */
-HK_NOINLINE void dw_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
-                                const int8_t *filter, int8_t *output)
+void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                               const int8_t *filter, int8_t *output)
 {
     const int32_t channels = p->input_channels;
     const int32_t ntaps = p->filter_height * p->filter_width;
@@ -187,23 +186,10 @@ HK_NOINLINE void dw_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *in
     }
 }
 
-/* The walk for the calls dw_s8_taps_dsp does not take (no offset_bias, or more taps). */
-HK_NOINLINE void dw_s8_walk_dsp(const hk_depthwise_params_t *params, const int8_t *input,
-                                const int8_t *filter, const int32_t *bias, int8_t *output)
-{
-    dw_s8_walk(params, input, filter, bias, output, dw_pixel_s8, NULL, NULL, NULL);
-}
-
-/* Both paths out of line and tail-called: the dispatch pays no prologue. */
 void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
                           const int8_t *filter, const int32_t *bias, int8_t *output)
 {
-    if (params->offset_bias != NULL &&
-        params->filter_height * params->filter_width <= DW_MAX_TAPS) {
-        dw_s8_taps_dsp(params, input, filter, output);
-        return;
-    }
-    dw_s8_walk_dsp(params, input, filter, bias, output);
+    dw_s8_walk(params, input, filter, bias, output, dw_pixel_s8, NULL, NULL, NULL);
 }
 
 #endif /* HK_HAVE_DSP */

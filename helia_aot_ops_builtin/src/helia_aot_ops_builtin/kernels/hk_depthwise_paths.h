@@ -3,7 +3,8 @@
  * depthwise family).
  *
  * hk_depthwise.c is the portable reference. It hands an int8 call with depth multiplier 1 and
- * an int8 zero point's input offset to hk_depthwise_s8_fast, which exactly one file defines for
+ * an int8 zero point's input offset to hk_depthwise_s8_fast (on the DSP extension first to
+ * hk_depthwise_s8_taps_dsp when that takes it), which exactly one file defines for
  * the instruction set hk_isa.h chose: hk_depthwise_mve.c (Helium), hk_depthwise_dsp.c (DSP
  * extension) or hk_depthwise_scalar.c (plain C, for cores with neither); the other two compile
  * to nothing. Each path keeps its whole pixel loop (dw_s8_walk, below, with its own pixel
@@ -21,6 +22,24 @@
 /* params checked, depth_multiplier 1, input_offset in [-127, 128]. */
 void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
                           const int8_t *filter, const int32_t *bias, int8_t *output);
+
+#if HK_HAVE_DSP
+/* The DSP path with offset_bias takes windows of at most this many taps (a 5x5 filter). */
+#define DW_MAX_TAPS 25
+
+/* Whether hk_depthwise_s8_taps_dsp takes a call hk_depthwise_s8_fast would: offset_bias and at
+ * most DW_MAX_TAPS taps. The reference asks before it calls either, so the call costs what one
+ * call to a fast path costs. */
+HK_INLINE bool hk_depthwise_s8_taps_dsp_ok(const hk_depthwise_params_t *p)
+{
+    return p->offset_bias != NULL && p->filter_height * p->filter_width <= DW_MAX_TAPS;
+}
+
+/* Every window from offset_bias, taps outside the image read as the input zero point
+ * (hk_depthwise_dsp.c); params as for hk_depthwise_s8_fast. */
+void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                              const int8_t *filter, int8_t *output);
+#endif
 
 #if HK_HAVE_MVE
 /* hk_depthwise_s8_offset_bias's fold for the channels Helium takes four at a time (every whole
