@@ -1,6 +1,6 @@
 """A module converted for a core without Helium carries no Helium-only FULLY_CONNECTED tables.
 
-Why: only Helium reads the integer requantization's multipliers (hk_fully_connected.c's MVE
+Why: only Helium reads the integer requantization's multipliers (hk_fully_connected_mve.c's
 paths) and runs the per-layer loop fc_helium writes (whose table holds them again); the DSP and
 portable paths requantize from the double scales. Converted for an apollo4 platform (Cortex-M4),
 MLPerf AD's ten layers used to carry a 4 B-per-unit multiplier table each that its core never

@@ -1,6 +1,6 @@
 """One Helium assembly loop per int8 FULLY_CONNECTED layer, written at conversion.
 
-The kernel library's eight-unit blocks (``hk_fc_blocks8_*`` in hk_fully_connected.c) read the
+The kernel library's eight-unit blocks (``hk_fc_blocks8_*`` in hk_fully_connected_mve.c) read the
 layer's shape, shifts, offset and clamp from memory at run time and keep them in registers; per
 block of eight units that costs reloads of the loop state, a second weight pointer and a
 counter. A converter knows all of it, so for the layers it fits this module writes the loop

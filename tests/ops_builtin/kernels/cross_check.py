@@ -70,9 +70,22 @@ def run_program(
 ) -> QemuRun:
     """Cross-build source with the families' kernels for one path and run it; asserts the
     program reports that path and exits clean."""
+    return run_program_sources(source, kernel_c_files(*families), build_dir, path, timeout=timeout)
+
+
+def run_program_sources(
+    source: Path,
+    sources: Sequence[Path],
+    build_dir: Path,
+    path: tuple[str, tuple[str, ...], str],
+    *,
+    timeout: float = 60,
+) -> QemuRun:
+    """run_program with the kernel sources named one by one (a block test includes the file
+    that holds its block and links the others)."""
     core, flags, expected_path = path
     elf = cross_build_program(
-        [source, *kernel_c_files(*families)],
+        [source, *sources],
         build_dir,
         core,
         include_dirs=[KERNEL_DIR],

@@ -10,6 +10,9 @@ at -O2 (the assembly) and -O0 (its intrinsics stand-in) and for the M55 without 
 entry hands the call to hk_conv_s8), each compared byte for byte with the numpy reference and
 with hk_conv_s8 on the same call. On Helium the im2col entry gets a zeroed filter beside the
 packed one: it must read only the packed filters, so a pass proves the fast path ran.
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+im2col_dot4x2 and im2col_dot4x2_q (hk_conv_im2col_mve.c).
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ dilated rows, odd pixel counts), and one program holding all of a draw's cases i
 for Helium at -O2 (the assembly) and -O0 (its intrinsics stand-in) and for the M55 without MVE
 or DSP (the portable reference path), each checked byte for byte against the numpy reference.
 Few draws, each many cases, so only a handful of builds run.
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+conv_groups_asm_mve and conv_pair4_mve (hk_conv_mve.c).
 """
 
 from __future__ import annotations

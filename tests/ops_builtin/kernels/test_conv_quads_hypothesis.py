@@ -12,6 +12,9 @@ several images, 1 to 13 filters, narrow, right-only and left-shifting multiplier
 and one program holding a draw's cases is cross-built for Helium at -O2 (the assembly) and
 -O0 (its intrinsics stand-in) and for the M55 without MVE (its DSP path) and without MVE or
 DSP (the portable reference path), each checked byte for byte against the numpy reference.
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+conv_quad2_mve and conv_quads_asm (hk_conv_mve.c).
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ short rows; odd pixel counts); one program holding a draw's cases is cross-built
 each output is checked byte for byte against the numpy reference. Every case whose windows all
 lie in the image also runs in goal size's folded form (the input offset folded into the bias it
 replaces, an input offset of 0: the kernel then skips the filters' sums).
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+unfolded_chunk (hk_conv_unfolded_mve.c).
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ directly: it must take every call it covers (status 0, the reference's bytes) an
 others, so a pass proves the new path ran where it should. Cases whose windows all lie in the
 image run again in goal size's folded form (the bias it replaces holds the input offset's term,
 the input offset is 0, so the sums the entry takes add nothing).
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+UI_DOT4X2_RUN, ui_dot4x2_edge, ui_rows2 and ui_group (hk_conv_unfolded_im2col_mve.c).
 """
 
 from __future__ import annotations

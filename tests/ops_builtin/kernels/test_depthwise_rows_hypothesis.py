@@ -1,6 +1,6 @@
 """Helium's 3x3 int8 DEPTHWISE_CONV_2D blocks against the reference on cases hypothesis draws.
 
-hk_depthwise.c runs whole 3x3 windows (dilation 1, channels a multiple of 8, right-shift
+hk_depthwise_mve.c runs whole 3x3 windows (dilation 1, channels a multiple of 8, right-shift
 requantization) along a row in one assembly block per eight channels, from offset_bias or, without
 it (goal size), from the bias plus the input offset times the taps' sum taken at run time; windows
 cut to 2 or 3 rows and columns by the image edge take another block (the offset added per input,
@@ -13,6 +13,9 @@ reference path), each checked byte for byte against the numpy reference. Cases w
 taps run again in goal size's folded form (the input offset in the bias it replaces, an input
 offset of 0, no offset_bias: the blocks' taps' sums then add nothing). Few draws, each many
 cases, so only a handful of builds run.
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+dw_taps3x3_mve, dw_taps3x3_pair_mve and dw_edge_taps_mve (hk_depthwise_mve.c).
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ with a tail of up to three), and the single-SMMLAR requantization of multipliers
 once (LDRD per word). Each example's cases go into one program, built once for the M4 and run under
 QEMU; the expected bytes are the numpy reference's (conv_family_refmodels), which the portable
 path matches in the same program on the other cores (test_conv_paths.py).
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
+hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h).
 """
 
 from __future__ import annotations

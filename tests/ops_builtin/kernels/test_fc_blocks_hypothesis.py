@@ -12,6 +12,10 @@ per-unit scales, activation clamps, with and without the integer requantization)
 program holding all of a draw's cases is cross-built for Helium at -O2 and -O0 and for the M55
 without MVE or DSP (the portable reference path), each checked byte for byte against the numpy
 reference. Few draws, each many cases, so only a handful of builds run.
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+fc_requant4, fc_output8_mve, fc_output8_int_mve and the hk_fc_blocks8 loops HK_FC_BLOCKS8_FUNCTION
+defines (hk_fully_connected_mve.c), hk_fc_dot8_packed_s8 (hk_fc_dot.h).
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ path must print the host's digest of each output: Cortex-M55 with Helium (-O2 an
 integer-only Helium (the int16 paths, float32 portable), without Helium (DSP), and Cortex-M4.
 The float32 paths keep each output's summation order, so they match exactly too (the M55's
 float bound, CORE_FLOAT_ULP in tests/e2e/corpus.py, is 4 ULP; these paths use none of it).
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+wide_smmulr (hk_binary_wide_dsp.c) and hk_doubling_high_q30 (hk_requant.h).
 """
 
 from __future__ import annotations

@@ -689,14 +689,17 @@ typedef struct {
     int32_t lo[4], hi[4];
     uint32_t offsets[4];
     int32_t zero_point[4];
-    const int8_t *xi;   /* 64 */
-    int32_t halves;     /* 68: (vectors - 1) / 2, the pair loop's iterations after the peel */
-    int32_t taps;       /* 72 */
-    int32_t to_mult;    /* 76: bytes from offset_bias to output_multiplier */
-    int32_t to_shift;   /* 80: bytes from offset_bias to output_shift */
-    int8_t *out;        /* 84: the next filter's output byte of pixel 0 */
-    const int32_t *end; /* 88: offset_bias past the last pair's filters */
+    const int8_t *xi;   /* the four pixels' fields, interleaved */
+    int32_t halves;     /* (vectors - 1) / 2, the pair loop's iterations after the peel */
+    int32_t taps;       /* bytes per filter */
+    int32_t to_mult;    /* bytes from offset_bias to output_multiplier */
+    int32_t to_shift;   /* bytes from offset_bias to output_shift */
+    int8_t *out;        /* the next filter's output byte of pixel 0 */
+    const int32_t *end; /* offset_bias past the last pair's filters */
 } __attribute__((aligned(16))) conv_quads_asm_t;
+
+/* conv_quads_asm_t's member as the asm operand %[member], an immediate byte offset. */
+#define CQ_FIELD(member) [member] "i"(offsetof(conv_quads_asm_t, member))
 
 /* One vector step of the pair loop below (q0/q1: pixel vectors, q2/q3: the two filters'). */
 #define CONV_QUADS_STEP(OP)                                                                    \
@@ -729,13 +732,13 @@ typedef struct {
 /* The whole pair loop; PEEL is one more step (an even vector count) or nothing. The first
  * step starts the sums (VMLADAV), the rest go two per iteration, skipped when none are left. */
 #define CONV_QUADS_LOOP(PEEL)                                                                  \
-    "vldrw.u32 q6, [r9]\n\t"                                                                   \
-    "vldrw.u32 q7, [r9, #16]\n\t"                                                              \
-    "vldrw.u32 q4, [r9, #32]\n\t"                                                              \
-    "vldrw.u32 q5, [r9, #48]\n"                                                                \
+    "vldrw.u32 q6, [r9, %[lo]]\n\t"                                                                   \
+    "vldrw.u32 q7, [r9, %[hi]]\n\t"                                                              \
+    "vldrw.u32 q4, [r9, %[offsets]]\n\t"                                                              \
+    "vldrw.u32 q5, [r9, %[zero_point]]\n"                                                                \
     "4:\n\t"                                                                                   \
-    "ldr r1, [r9, #64]\n\t"                                                                    \
-    "ldr r7, [r9, #68]\n\t"                                                                    \
+    "ldr r1, [r9, %[xi]]\n\t"                                                                    \
+    "ldr r7, [r9, %[halves]]\n\t"                                                                    \
     CONV_QUADS_STEP("vmladav.s8")                                                              \
     PEEL                                                                                       \
     "cbz r7, 3f\n"                                                                             \
@@ -749,18 +752,18 @@ typedef struct {
     "vmov q0[3], q0[1], r2, r6\n\t"                                                            \
     "vmov q1[2], q1[0], r8, r12\n\t"                                                           \
     "vmov q1[3], q1[1], r10, lr\n\t"                                                           \
-    "ldr r0, [r9, #76]\n\t"                                                                    \
-    "ldr r2, [r9, #80]\n\t"                                                                    \
-    "ldr r6, [r9, #84]\n\t"                                                                    \
+    "ldr r0, [r9, %[to_mult]]\n\t"                                                                    \
+    "ldr r2, [r9, %[to_shift]]\n\t"                                                                    \
+    "ldr r6, [r9, %[out]]\n\t"                                                                    \
     CONV_QUADS_REQUANT("q0", "r6")                                                             \
     "adds r6, r6, #1\n\t"                                                                      \
     CONV_QUADS_REQUANT("q1", "r6")                                                             \
     "adds r6, r6, #1\n\t"                                                                      \
-    "str r6, [r9, #84]\n\t"                                                                    \
-    "ldr r0, [r9, #72]\n\t"                                                                    \
+    "str r6, [r9, %[out]]\n\t"                                                                    \
+    "ldr r0, [r9, %[taps]]\n\t"                                                                    \
     "mov r3, r5\n\t"                                                                           \
     "add r5, r3, r0\n\t"                                                                       \
-    "ldr r0, [r9, #88]\n\t"                                                                    \
+    "ldr r0, [r9, %[end]]\n\t"                                                                    \
     "cmp r11, r0\n\t"                                                                          \
     "bne 4b\n"
 
@@ -795,7 +798,9 @@ HK_INLINE void conv_quads_asm(bool even, conv_quads_asm_t *state, const int8_t *
 #define CONV_QUADS_OPERANDS                                                                    \
     : "=&r"(r0), "=&r"(r2), "=&r"(r4), "=&r"(r6), "=&r"(r8), "=&r"(r10), "=&r"(r12),          \
       "=&r"(lr), "=&r"(x), "+r"(w0), "+r"(w1), "=&r"(n), "+r"(c)                               \
-    : "r"(st)                                                                                  \
+    : "r"(st), CQ_FIELD(lo), CQ_FIELD(hi), CQ_FIELD(offsets), CQ_FIELD(zero_point),          \
+      CQ_FIELD(xi), CQ_FIELD(halves), CQ_FIELD(taps), CQ_FIELD(to_mult), CQ_FIELD(to_shift),     \
+      CQ_FIELD(out), CQ_FIELD(end)                                                             \
     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory"
     if (even) {
         __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_STEP("vmladava.s8")) CONV_QUADS_OPERANDS);

@@ -496,6 +496,9 @@ typedef struct {
     int32x4_t whole, mult, left, right;
 } ui_pw_group_t;
 
+/* ui_pw_group_t's member `member` as the asm operand %[name], an immediate byte offset. */
+#define UI_FIELD(name, member) [name] "i"(offsetof(ui_pw_group_t, member))
+
 #if defined(__OPTIMIZE__)
 /* One group against a pixel pair in assembly, the dot products, the requantization (as
  * hk_requant_pair_mve: `LEFT` holds the left shift of the general form) and the clamp, with
@@ -504,15 +507,15 @@ typedef struct {
  * lanes) ends with P0 on B's, so the second takes B first and hands P0 back as it found it. */
 #define UI_GROUP_ASM(LEFT)                                                                     \
     "vmsr p0, %[low]\n\t"                                                                      \
-    "vldrb.8 q0, [%[k]]\n\t"                                                                   \
-    "vldrb.8 q1, [%[k], #16]\n\t"                                                              \
+    "vldrb.8 q0, [%[k], %[w0]]\n\t"                                                                   \
+    "vldrb.8 q1, [%[k], %[w1]]\n\t"                                                              \
     "vpsttee\n\t"                                                                              \
     "vmladavt.s8 %[a0], %q[v], q0\n\t"                                                         \
     "vmladavt.s8 %[a1], %q[v], q1\n\t"                                                         \
     "vmladave.s8 %[b0], %q[v], q0\n\t"                                                         \
     "vmladave.s8 %[b1], %q[v], q1\n\t"                                                         \
-    "vldrb.8 q0, [%[k], #32]\n\t"                                                              \
-    "vldrb.8 q1, [%[k], #48]\n\t"                                                              \
+    "vldrb.8 q0, [%[k], %[w2]]\n\t"                                                              \
+    "vldrb.8 q1, [%[k], %[w3]]\n\t"                                                              \
     "vpsttee\n\t"                                                                              \
     "vmladavt.s8 %[b2], %q[v], q0\n\t"                                                         \
     "vmladavt.s8 %[b3], %q[v], q1\n\t"                                                         \
@@ -522,13 +525,13 @@ typedef struct {
     "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t"                                              \
     "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"                                              \
     "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n\t"                                              \
-    "vldrw.32 q0, [%[k], #64]\n\t"                                                             \
+    "vldrw.32 q0, [%[k], %[whole]]\n\t"                                                             \
     "vadd.i32 %q[ya], %q[ya], q0\n\t"                                                          \
     "vadd.i32 %q[yb], %q[yb], q0\n\t" LEFT                                                     \
-    "vldrw.32 q0, [%[k], #80]\n\t"                                                             \
+    "vldrw.32 q0, [%[k], %[mult]]\n\t"                                                             \
     "vqrdmulh.s32 %q[ya], %q[ya], q0\n\t"                                                      \
     "vqrdmulh.s32 %q[yb], %q[yb], q0\n\t"                                                      \
-    "vldrw.32 q0, [%[k], #112]\n\t"                                                            \
+    "vldrw.32 q0, [%[k], %[right]]\n\t"                                                            \
     "vand q1, %q[ya], q0\n\t"                                                                  \
     "vshr.s32 q1, q1, #31\n\t"                                                                 \
     "vqadd.s32 %q[ya], %q[ya], q1\n\t"                                                         \
@@ -544,7 +547,7 @@ typedef struct {
     "vmin.s32 %q[ya], %q[ya], %q[hi]\n\t"                                                      \
     "vmin.s32 %q[yb], %q[yb], %q[hi]\n"
 #define UI_LEFT                                                                                \
-    "vldrw.32 q0, [%[k], #96]\n\t"                                                             \
+    "vldrw.32 q0, [%[k], %[left]]\n\t"                                                             \
     "vshl.s32 %q[ya], %q[ya], q0\n\t"                                                          \
     "vshl.s32 %q[yb], %q[yb], q0\n\t"
 HK_INLINE void ui_group(const ui_pw_group_t *k, int8x16_t v, mve_pred16_t low, bool general,
@@ -557,7 +560,9 @@ HK_INLINE void ui_group(const ui_pw_group_t *k, int8x16_t v, mve_pred16_t low, b
     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),         \
       [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [ya] "=&w"(ya), [yb] "=&w"(yb)          \
     : [k] "r"(k), [v] "w"(v), [low] "r"((uint32_t)low), [offset] "r"(offset), [lo] "w"(vlo), \
-      [hi] "w"(vhi), "m"(*k)                                                                   \
+      [hi] "w"(vhi), "m"(*k), UI_FIELD(w0, w[0]), UI_FIELD(w1, w[1]), UI_FIELD(w2, w[2]),     \
+      UI_FIELD(w3, w[3]), UI_FIELD(whole, whole), UI_FIELD(mult, mult), UI_FIELD(left, left),  \
+      UI_FIELD(right, right)                                                                   \
     : "q0", "q1", "p0"
     if (general) {
         __asm__(UI_GROUP_ASM(UI_LEFT) UI_GROUP_OPERANDS);

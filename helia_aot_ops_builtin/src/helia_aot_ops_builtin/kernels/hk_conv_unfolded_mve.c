@@ -237,46 +237,56 @@ HK_NOINLINE void unfolded_pair_dots(const int8_t *xa, const int8_t *xb, size_t x
  * reloaded per pair with two LDRD instead of rewound).
  */
 typedef struct {
-    const int8_t *x;      /* 0: the first pixel */
-    const int8_t *w[4];   /* 4..16: the first group's filters (moved on by w_group per group) */
-    int8_t *out;          /* 20: the first group's first output pixel */
-    const int32_t *add;   /* 24: per group, bias + input_offset * the filters' sums */
-    const int32_t *mult;  /* 28 */
-    const int32_t *shift; /* 32 */
-    int32_t groups;       /* 36 */
-    int32_t pairs;        /* 40: pairs of pixels per row (>= 1) */
-    int32_t rows;         /* 44 */
-    int32_t x_col;        /* 48: bytes from pixel A to pixel B */
-    int32_t x_adv;        /* 52: from pixel A's last byte read to the next pair's pixel A */
-    int32_t x_row;        /* 56: from the end of a row's pairs to the next row's first pixel */
-    int32_t o_col;        /* 60: output bytes from pixel A to pixel B */
-    int32_t len;          /* 64: bytes read per pixel and filter (16 per vector) */
-    int32_t offset;       /* 68: the output offset */
-    int32_t entry;        /* 72: where in the three steps the first pass begins */
-    int32_t passes;       /* 76: the passes of three steps after the first */
-    uint32_t real;        /* 80: the predicate of the filters stored */
-    int32_t w_group;      /* 84: bytes from one group's filters to the next's */
-    int32_t odd;          /* 88: one more pixel after a row's pairs (rows == 1) */
-    int32_t spare;        /* 92 */
-    int32x4_t lo, hi;     /* 96, 112: the clamp */
-    int32x4_t left;       /* 128: the group's left shifts (set by the loop) */
-    int32_t input_offset; /* 144: 0, or the offset whose product with the filters' sums the
+    const int8_t *x;      /* the first pixel */
+    const int8_t *w[4];   /* the first group's filters (moved on by w_group per group) */
+    int8_t *out;          /* the first group's first output pixel */
+    const int32_t *add;   /* per group, bias + input_offset * the filters' sums */
+    const int32_t *mult;  /* per filter, read a group (four) at a time */
+    const int32_t *shift; /* per filter, likewise */
+    int32_t groups;       /* groups of four filters */
+    int32_t pairs;        /* pairs of pixels per row (>= 1) */
+    int32_t rows;         /* rows of pixels */
+    int32_t x_col;        /* bytes from pixel A to pixel B */
+    int32_t x_adv;        /* from pixel A's last byte read to the next pair's pixel A */
+    int32_t x_row;        /* from the end of a row's pairs to the next row's first pixel */
+    int32_t o_col;        /* output bytes from pixel A to pixel B */
+    int32_t len;          /* bytes read per pixel and filter (16 per vector) */
+    int32_t offset;       /* the output offset */
+    int32_t entry;        /* where in the three steps the first pass begins */
+    int32_t passes;       /* the passes of three steps after the first */
+    uint32_t real;        /* the predicate of the filters stored */
+    int32_t w_group;      /* bytes from one group's filters to the next's */
+    int32_t odd;          /* one more pixel after a row's pairs (rows == 1) */
+    int32_t spare;        /* unused */
+    int32x4_t lo, hi;     /* the clamp */
+    int32x4_t left;       /* the group's left shifts (set by the loop) */
+    int32_t input_offset; /* 0, or the offset whose product with the filters' sums the
                              loop adds to `add` (taken per group, once) */
-    int32_t add_step;     /* 148: bytes from one group's `add` to the next's (0: one vector) */
+    int32_t add_step;     /* bytes from one group's `add` to the next's (0: one vector) */
 } unfolded_pw_t;
+
+/* unfolded_pw_t's member `member` as the asm operand %[name], an immediate byte offset. */
+#define UNF_PW_FIELD(name, member) [name] "i"(offsetof(unfolded_pw_t, member))
 
 HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
 {
     register unfolded_pw_t *st __asm__("r0") = state;
     __asm__ volatile(
+        /* Frame (72 bytes): [sp] the state; +4 the first pass's entry into the steps; +8 where
+         * a pass ends (3: another pass, 5: the sums join); +12 r0 while the pass loop compares;
+         * +16 where filter 0 ends for one pixel; +20 the row's output end; +24 rows left; +28
+         * groups left; +32 pixel A's output; +36 bytes from A's output to B's; +40 the odd
+         * pixel still to come; +44 the group's byte offset in mult and shift; +48..+60 the
+         * group's four filters; +64 the epilogue (10: general, 11: right shifts only). Entry
+         * points carry the Thumb bit (ORR #1) for LDR PC. */
         "sub sp, sp, #72\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
-        "ldr r4, [r0, #72]\n\t"
+        "ldr r4, [r0, %[entry]]\n\t"
         "add r2, r2, r4\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #4]\n\t"
-        "ldr r4, [r0, #76]\n\t"
+        "ldr r4, [r0, %[passes]]\n\t"
         "adr r2, 5f\n\t"
         "adr r6, 3f\n\t"
         "cmp r4, #0\n\t"
@@ -284,26 +294,32 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #8]\n\t"
-        "ldr r2, [r0, #80]\n\t"
+        /* Fixed for the call: the store predicate (the group's real filters), the lower clamp
+         * in q7, the group count, the group offset 0. */
+        "ldr r2, [r0, %[real]]\n\t"
         "vmsr p0, r2\n\t"
-        "vldrw.u32 q7, [r0, #96]\n\t"
-        "ldr r2, [r0, #36]\n\t"
+        "vldrw.u32 q7, [r0, %[lo]]\n\t"
+        "ldr r2, [r0, %[groups]]\n\t"
         "str r2, [sp, #28]\n\t"
         "movs r2, #0\n\t"
         "str r2, [sp, #44]\n"
+        /* Per group: q4 = its bias plus offset term (add moves on by add_step), q5 = its
+         * multipliers, q6 = its shifts. */
         "8:\n\t"
-        "ldr r4, [r0, #24]\n\t"
+        "ldr r4, [r0, %[add]]\n\t"
         "vldrw.u32 q4, [r4]\n\t"
-        "ldr r2, [r0, #148]\n\t"
+        "ldr r2, [r0, %[add_step]]\n\t"
         "add r4, r4, r2\n\t"
-        "str r4, [r0, #24]\n\t"
+        "str r4, [r0, %[add]]\n\t"
         "ldr r2, [sp, #44]\n\t"
-        "ldr r4, [r0, #28]\n\t"
+        "ldr r4, [r0, %[mult]]\n\t"
         "add r4, r4, r2\n\t"
         "vldrw.u32 q5, [r4]\n\t"
-        "ldr r4, [r0, #32]\n\t"
+        "ldr r4, [r0, %[shift]]\n\t"
         "add r4, r4, r2\n\t"
         "vldrw.u32 q6, [r4]\n\t"
+        /* The epilogue: 11 when every shift is a right shift (no left shift, the fixup on every
+         * lane), else 10; left = max(shift, 0) into the state, q6 = min(shift, 0). */
         "mov r2, #0x80000000\n\t"
         "vmaxv.s32 r2, q6\n\t"
         "adr r4, 10f\n\t"
@@ -316,32 +332,39 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr r2, [sp, #44]\n\t"
         "vmov.i32 q0, #0\n\t"
         "vmax.s32 q1, q6, q0\n\t"
-        "vstrw.32 q1, [r0, #128]\n\t"
+        "vstrw.32 q1, [r0, %[left]]\n\t"
         "vmin.s32 q6, q6, q0\n\t"
-        "ldr r4, [r0, #20]\n\t"
+        /* The group's first output (4 bytes per group on from out), the group offset on by 16,
+         * the odd pixel and the output step for its rows. */
+        "ldr r4, [r0, %[out]]\n\t"
         "add r4, r4, r2, lsr #2\n\t"
         "str r4, [sp, #32]\n\t"
         "add r2, r2, #16\n\t"
         "str r2, [sp, #44]\n\t"
-        "ldr r2, [r0, #88]\n\t"
+        "ldr r2, [r0, %[odd]]\n\t"
         "str r2, [sp, #40]\n\t"
-        "ldr r2, [r0, #60]\n\t"
+        "ldr r2, [r0, %[o_col]]\n\t"
         "str r2, [sp, #36]\n\t"
-        "ldr r2, [r0, #84]\n\t"
-        "ldrd r5, r7, [r0, #4]\n\t"
-        "ldrd r9, r11, [r0, #12]\n\t"
+        /* The group's filters into r5, r7, r9, r11 and the frame; the state's on to the next
+         * group's. */
+        "ldr r2, [r0, %[w_group]]\n\t"
+        "ldrd r5, r7, [r0, %[w01]]\n\t"
+        "ldrd r9, r11, [r0, %[w23]]\n\t"
         "strd r5, r7, [sp, #48]\n\t"
         "strd r9, r11, [sp, #56]\n\t"
         "add r4, r5, r2\n\t"
         "add r6, r7, r2\n\t"
-        "strd r4, r6, [r0, #4]\n\t"
+        "strd r4, r6, [r0, %[w01]]\n\t"
         "add r4, r9, r2\n\t"
         "add r6, r11, r2\n\t"
-        "strd r4, r6, [r0, #12]\n\t"
-        "ldr r2, [r0, #64]\n\t"
+        "strd r4, r6, [r0, %[w23]]\n\t"
+        /* Where filter 0 ends for one pixel: the pass loop's test. */
+        "ldr r2, [r0, %[len]]\n\t"
         "add r4, r5, r2\n\t"
         "str r4, [sp, #16]\n\t"
-        "ldr r1, [r0, #144]\n\t"
+        /* With an input offset: each filter's sum (VADDVA over its bytes) times the offset,
+         * added to q4 once per group; the filter pointers reloaded from the frame. */
+        "ldr r1, [r0, %[input_offset]]\n\t"
         "cbz r1, 7f\n\t"
         "mov r1, r2\n\t"
         "movs r2, #0\n\t"
@@ -361,22 +384,26 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "bne 13b\n\t"
         "vmov q0[2], q0[0], r2, r6\n\t"
         "vmov q0[3], q0[1], r4, r8\n\t"
-        "ldr r2, [r0, #144]\n\t"
+        "ldr r2, [r0, %[input_offset]]\n\t"
         "vmla.s32 q4, q0, r2\n\t"
         "ldrd r5, r7, [sp, #48]\n\t"
         "ldrd r9, r11, [sp, #56]\n"
+        /* Pixels A (r1) and B (r3, x_col on) of the first pair; the rows. */
         "7:\n\t"
-        "ldr r1, [r0]\n\t"
-        "ldr r2, [r0, #48]\n\t"
+        "ldr r1, [r0, %[x]]\n\t"
+        "ldr r2, [r0, %[x_col]]\n\t"
         "add r3, r1, r2\n\t"
-        "ldr r2, [r0, #44]\n\t"
+        "ldr r2, [r0, %[rows]]\n\t"
         "str r2, [sp, #24]\n"
+        /* Per row: where its pairs' outputs end. */
         "9:\n\t"
-        "ldr r2, [r0, #40]\n\t"
+        "ldr r2, [r0, %[pairs]]\n\t"
         "ldrd r4, r6, [sp, #32]\n\t"
         "mul r2, r2, r6\n\t"
         "add r2, r4, r2, lsl #1\n\t"
         "str r2, [sp, #20]\n"
+        /* Per pair: the first vector starts the eight sums (VMLADAV; A's in r0, r2, r4, r6, B's
+         * in r8, r10, r12, lr), then into the three unrolled steps part-way. */
         "1:\n\t"
         "vldrb.8 q0, [r1], #16\n\t"
         "vldrb.8 q1, [r3], #16\n\t"
@@ -393,16 +420,22 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vmladav.s8 r6, q0, q3\n\t"
         "vmladav.s8 lr, q1, q3\n\t"
         "ldr pc, [sp, #4]\n\t"
+        /* The accumulating steps (UNF_PAIR_STEP, 56 bytes each, which `entry` counts in), then
+         * the pass's end. */
         ".p2align 2\n"
         "2:\n\t"
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         "ldr pc, [sp, #8]\n"
+        /* Another pass while filter 0 has not reached the pixel's end (r0 spilled for the
+         * compare). */
         "3:\n\t"
         "str r0, [sp, #12]\n\t"
         "ldr r0, [sp, #16]\n\t"
         "cmp r5, r0\n\t"
         "ldr r0, [sp, #12]\n\t"
         "bne 2b\n"
+        /* The sums into lanes (q2: A, q3: B), the filters rewound from the frame, A and B on to
+         * the next pair, the bias and offset term added; then the group's epilogue. */
         "5:\n\t"
         "vmov q2[2], q2[0], r0, r4\n\t"
         "vmov q2[3], q2[1], r2, r6\n\t"
@@ -411,14 +444,16 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr r0, [sp]\n\t"
         "ldrd r5, r7, [sp, #48]\n\t"
         "ldrd r9, r11, [sp, #56]\n\t"
-        "ldr r2, [r0, #52]\n\t"
+        "ldr r2, [r0, %[x_adv]]\n\t"
         "add r1, r1, r2\n\t"
         "add r3, r3, r2\n\t"
         "vadd.i32 q2, q2, q4\n\t"
         "vadd.i32 q3, q3, q4\n\t"
         "ldr pc, [sp, #64]\n"
+        /* The general requantization: the left shift, the doubling high multiply, the fixup
+         * where the shift is a right one. */
         "10:\n\t"
-        "vldrw.u32 q0, [r0, #128]\n\t"
+        "vldrw.u32 q0, [r0, %[left]]\n\t"
         "vshl.s32 q2, q2, q0\n\t"
         "vshl.s32 q3, q3, q0\n\t"
         "vqrdmulh.s32 q2, q2, q5\n\t"
@@ -428,24 +463,28 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "vshr.s32 q0, q0, #31\n\t"
         "vshr.s32 q1, q1, #31\n\t"
         "b 12f\n"
+        /* Every shift a right one: no left shift, the fixup on every negative lane. */
         "11:\n\t"
         "vqrdmulh.s32 q2, q2, q5\n\t"
         "vqrdmulh.s32 q3, q3, q5\n\t"
         "vshr.s32 q0, q2, #31\n\t"
         "vshr.s32 q1, q3, #31\n"
+        /* Both: the rounding right shift, the output offset, the clamp (q7, hi). */
         "12:\n\t"
         "vqadd.s32 q2, q2, q0\n\t"
         "vqadd.s32 q3, q3, q1\n\t"
         "vrshl.s32 q2, q2, q6\n\t"
         "vrshl.s32 q3, q3, q6\n\t"
-        "ldr r2, [r0, #68]\n\t"
+        "ldr r2, [r0, %[offset]]\n\t"
         "vadd.i32 q2, q2, r2\n\t"
         "vadd.i32 q3, q3, r2\n\t"
-        "vldrw.u32 q0, [r0, #112]\n\t"
+        "vldrw.u32 q0, [r0, %[hi]]\n\t"
         "vmax.s32 q2, q2, q7\n\t"
         "vmax.s32 q3, q3, q7\n\t"
         "vmin.s32 q2, q2, q0\n\t"
         "vmin.s32 q3, q3, q0\n\t"
+        /* The two stores under the group's predicate; the next pair while the row's outputs
+         * last. */
         "ldrd r4, r2, [sp, #32]\n\t"
         "add r6, r4, r2\n\t"
         "add r8, r6, r2\n\t"
@@ -456,6 +495,7 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "ldr r2, [sp, #20]\n\t"
         "cmp r8, r2\n\t"
         "bne 1b\n\t"
+        /* The odd pixel: paired with itself (B = A, both stores to its output). */
         "ldr r2, [sp, #40]\n\t"
         "cbz r2, 6f\n\t"
         "movs r2, #0\n\t"
@@ -464,8 +504,9 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "mov r3, r1\n\t"
         "str r8, [sp, #20]\n\t"
         "b 1b\n"
+        /* The next row (x_row on from the row's end), then the next group. */
         "6:\n\t"
-        "ldr r2, [r0, #56]\n\t"
+        "ldr r2, [r0, %[x_row]]\n\t"
         "add r1, r1, r2\n\t"
         "add r3, r3, r2\n\t"
         "ldr r2, [sp, #24]\n\t"
@@ -478,7 +519,15 @@ HK_NOINLINE void unfolded_pw_asm(unfolded_pw_t *state)
         "bne 8b\n\t"
         "add sp, sp, #72\n"
         : "+r"(st)
-        :
+        : UNF_PW_FIELD(x, x), UNF_PW_FIELD(w01, w[0]), UNF_PW_FIELD(w23, w[2]),
+          UNF_PW_FIELD(out, out), UNF_PW_FIELD(add, add), UNF_PW_FIELD(mult, mult),
+          UNF_PW_FIELD(shift, shift), UNF_PW_FIELD(groups, groups), UNF_PW_FIELD(pairs, pairs),
+          UNF_PW_FIELD(rows, rows), UNF_PW_FIELD(x_col, x_col), UNF_PW_FIELD(x_adv, x_adv),
+          UNF_PW_FIELD(x_row, x_row), UNF_PW_FIELD(o_col, o_col), UNF_PW_FIELD(len, len),
+          UNF_PW_FIELD(offset, offset), UNF_PW_FIELD(entry, entry), UNF_PW_FIELD(passes, passes),
+          UNF_PW_FIELD(real, real), UNF_PW_FIELD(w_group, w_group), UNF_PW_FIELD(odd, odd),
+          UNF_PW_FIELD(lo, lo), UNF_PW_FIELD(hi, hi), UNF_PW_FIELD(left, left),
+          UNF_PW_FIELD(input_offset, input_offset), UNF_PW_FIELD(add_step, add_step)
         : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
           "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory");
 }
@@ -580,24 +629,27 @@ HK_INLINE int32x4_t unfolded_slot_add(const unfolded_group_t *g, const unfolded_
  * filters' step) and the group's address: 40 bytes of kernel stack.
  */
 typedef struct {
-    const int8_t *x;    /* 0: pixel A of the first pair (its window's first byte) */
-    int32_t x_col;      /* 4: bytes from pixel A to pixel B */
-    const int8_t *w[4]; /* 8..20: the group's filters at the shape's first tap */
-    int8_t *out;        /* 24: the pair's output A (moves on) */
-    int32_t out_col;    /* 28: bytes from pixel A's output to pixel B's */
-    int32_t out_pair;   /* 32: from one pair's output A to the next's */
-    int32_t pairs;      /* 36 */
-    int32_t runs;       /* 40: window rows in the image */
-    int32_t passes;     /* 44: passes over the twelve steps per window row */
-    int32_t entry;      /* 48: where in the steps a row's first pass begins */
-    int32_t x_run;      /* 52: from a row's end to the next row's start in the image */
-    int32_t x_pair;     /* 56: from pixel A's window end to the next pair's pixel A */
-    int32_t w_run;      /* 60: from a row's end to the next row's start in the filters */
-    int32_t w_back;     /* 64: the bytes a filter pointer moves per window */
-    const unfolded_group_t *g; /* 68: mult, right, left, lo, hi, offset, real */
-    int32_t spare[2];   /* 72, 76 */
-    int32x4_t add;      /* 80: bias + input_offset * the filters' sums over the shape */
+    const int8_t *x;    /* pixel A of the first pair (its window's first byte) */
+    int32_t x_col;      /* bytes from pixel A to pixel B */
+    const int8_t *w[4]; /* the group's filters at the shape's first tap */
+    int8_t *out;        /* the pair's output A (moves on) */
+    int32_t out_col;    /* bytes from pixel A's output to pixel B's */
+    int32_t out_pair;   /* from one pair's output A to the next's */
+    int32_t pairs;      /* pairs of windows */
+    int32_t runs;       /* window rows in the image */
+    int32_t passes;     /* passes over the twelve steps per window row */
+    int32_t entry;      /* where in the steps a row's first pass begins */
+    int32_t x_run;      /* from a row's end to the next row's start in the image */
+    int32_t x_pair;     /* from pixel A's window end to the next pair's pixel A */
+    int32_t w_run;      /* from a row's end to the next row's start in the filters */
+    int32_t w_back;     /* the bytes a filter pointer moves per window */
+    const unfolded_group_t *g; /* mult, right, left, lo, hi, offset, real */
+    int32_t spare[2];   /* unused */
+    int32x4_t add;      /* bias + input_offset * the filters' sums over the shape */
 } unfolded_rows_t;
+
+/* unfolded_rows_t's member `member` as the asm operand %[name], an immediate byte offset. */
+#define UNF_ROWS_FIELD(name, member) [name] "i"(offsetof(unfolded_rows_t, member))
 
 /* The unrolled steps of unfolded_rows_asm (each UNF_PAIR_STEP 56 bytes of code). */
 #define UNF_ROW_STEPS 12
@@ -606,29 +658,34 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
 {
     register unfolded_rows_t *st __asm__("r0") = state;
     __asm__ volatile(
+        /* Frame (40 bytes): [sp] the state; +4 the last pair's output end; +8 a row's entry
+         * into the steps; +12 where filter 0 ends after the window's last row; +16 passes left
+         * in the row; +20 where the steps end (6: the pass loop, or the row end); +24 the
+         * image's row step; +28 the passes per row; +32 the row end (8: the filters step too,
+         * 5: they do not); +36 the group. Entry points carry the Thumb bit for LDR PC. */
         "sub sp, sp, #40\n\t"
         "str r0, [sp]\n\t"
         "adr r2, 2f\n\t"
-        "ldr r4, [r0, #48]\n\t"
+        "ldr r4, [r0, %[entry]]\n\t"
         "add r2, r2, r4\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #8]\n\t"
-        "ldr r2, [r0, #36]\n\t"
-        "ldr r4, [r0, #32]\n\t"
+        "ldr r2, [r0, %[pairs]]\n\t"
+        "ldr r4, [r0, %[out_pair]]\n\t"
         "mul r2, r2, r4\n\t"
-        "ldr r4, [r0, #24]\n\t"
+        "ldr r4, [r0, %[out]]\n\t"
         "add r2, r4, r2\n\t"
         "str r2, [sp, #4]\n\t"
         "adr r2, 5f\n\t"
         "adr r6, 8f\n\t"
-        "ldr r4, [r0, #60]\n\t"
+        "ldr r4, [r0, %[w_run]]\n\t"
         "cmp r4, #0\n\t"
         "it ne\n\t"
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #32]\n\t"
         "adr r6, 6f\n\t"
-        "ldr r4, [r0, #44]\n\t"
+        "ldr r4, [r0, %[passes]]\n\t"
         "str r4, [sp, #28]\n\t"
         "str r4, [sp, #16]\n\t"
         "cmp r4, #1\n\t"
@@ -636,26 +693,31 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "movne r2, r6\n\t"
         "orr r2, r2, #1\n\t"
         "str r2, [sp, #20]\n\t"
-        "ldr r2, [r0, #52]\n\t"
+        "ldr r2, [r0, %[x_run]]\n\t"
         "str r2, [sp, #24]\n\t"
-        "vldrw.u32 q4, [r0, #80]\n\t"
-        "ldr r2, [r0, #68]\n\t"
+        /* The bias plus offset term (q4) and the group's multipliers (q5), right shifts (q6),
+         * lower clamp (q7) and store predicate. */
+        "vldrw.u32 q4, [r0, %[add]]\n\t"
+        "ldr r2, [r0, %[g]]\n\t"
         "str r2, [sp, #36]\n\t"
         "vldrw.u32 q5, [r2, %[mult]]\n\t"
         "vldrw.u32 q6, [r2, %[right]]\n\t"
         "vldrw.u32 q7, [r2, %[lo]]\n\t"
         "ldrh r4, [r2, %[real]]\n\t"
         "vmsr p0, r4\n\t"
-        "ldr r1, [r0]\n\t"
-        "ldr r2, [r0, #4]\n\t"
+        /* Pixels A (r1) and B (r3), the filters (r5, r7, r9, r11) and where filter 0 ends for
+         * one window. */
+        "ldr r1, [r0, %[x]]\n\t"
+        "ldr r2, [r0, %[x_col]]\n\t"
         "add r3, r1, r2\n\t"
-        "ldr r5, [r0, #8]\n\t"
-        "ldr r7, [r0, #12]\n\t"
-        "ldr r9, [r0, #16]\n\t"
-        "ldr r11, [r0, #20]\n\t"
-        "ldr r2, [r0, #64]\n\t"
+        "ldr r5, [r0, %[w0]]\n\t"
+        "ldr r7, [r0, %[w1]]\n\t"
+        "ldr r9, [r0, %[w2]]\n\t"
+        "ldr r11, [r0, %[w3]]\n\t"
+        "ldr r2, [r0, %[w_back]]\n\t"
         "add r2, r2, r5\n\t"
         "str r2, [sp, #12]\n"
+        /* Per pair: the eight sums zeroed (two per VMOV from q0), then into the steps part-way. */
         "1:\n\t"
         "vmov.i32 q0, #0\n\t"
         "vmov r0, r2, q0[2], q0[0]\n\t"
@@ -663,6 +725,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "vmov r8, r10, q0[2], q0[0]\n\t"
         "vmov r12, lr, q0[2], q0[0]\n\t"
         "ldr pc, [sp, #8]\n\t"
+        /* Twelve accumulating steps (UNF_PAIR_STEP, 56 bytes each), then the pass's end. */
         ".p2align 2\n"
         "2:\n\t"
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
@@ -670,6 +733,7 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP UNF_PAIR_STEP
         "ldr pc, [sp, #20]\n\t"
         ".p2align 2\n"
+        /* Another pass of the row while passes remain (r12 and lr parked in q0 for the count). */
         "6:\n\t"
         "vmov q0[2], q0[0], r12, lr\n\t"
         "ldr r12, [sp, #16]\n\t"
@@ -681,16 +745,20 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "bne 2b\n\t"
         "ldr pc, [sp, #32]\n\t"
         ".p2align 2\n"
+        /* A row's end when an edge cuts the window's width: r10 and lr parked in q3, the
+         * filters on by w_run. */
         "8:\n\t"
         "vmov q3[3], q3[1], r10, lr\n\t"
         "ldr lr, [sp]\n\t"
-        "ldr lr, [lr, #60]\n\t"
+        "ldr lr, [lr, %[w_run]]\n\t"
         "add r5, r5, lr\n\t"
         "add r7, r7, lr\n\t"
         "add r9, r9, lr\n\t"
         "add r11, r11, lr\n\t"
         "b 9f\n\t"
         ".p2align 2\n"
+        /* A row's end: r10 and lr parked in q3; the next row (x_run on) unless filter 0 reached
+         * the window's end. */
         "5:\n\t"
         "vmov q3[3], q3[1], r10, lr\n"
         "9:\n\t"
@@ -702,16 +770,20 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "add r3, r3, lr\n\t"
         "vmov r10, lr, q3[3], q3[1]\n\t"
         "ldr pc, [sp, #8]\n"
+        /* The window's end: the sums into lanes (q2: A, q3: B), the filters rewound, A and B on
+         * by x_pair, the bias and offset term added, then the group's requantization (left
+         * shift, doubling high multiply, fixup, rounding right shift), the output offset and
+         * the clamp. */
         "7:\n\t"
         "vmov q2[2], q2[0], r0, r4\n\t"
         "vmov q2[3], q2[1], r2, r6\n\t"
         "vmov q3[2], q3[0], r8, r12\n\t"
         "ldr r0, [sp]\n\t"
-        "ldr r5, [r0, #8]\n\t"
-        "ldr r7, [r0, #12]\n\t"
-        "ldr r9, [r0, #16]\n\t"
-        "ldr r11, [r0, #20]\n\t"
-        "ldr r2, [r0, #56]\n\t"
+        "ldr r5, [r0, %[w0]]\n\t"
+        "ldr r7, [r0, %[w1]]\n\t"
+        "ldr r9, [r0, %[w2]]\n\t"
+        "ldr r11, [r0, %[w3]]\n\t"
+        "ldr r2, [r0, %[x_pair]]\n\t"
         "add r1, r1, r2\n\t"
         "add r3, r3, r2\n\t"
         "ldr r2, [sp, #36]\n\t"
@@ -738,12 +810,14 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "vmax.s32 q3, q3, q7\n\t"
         "vmin.s32 q2, q2, q0\n\t"
         "vmin.s32 q3, q3, q0\n\t"
-        "ldr r4, [r0, #24]\n\t"
-        "ldr r2, [r0, #28]\n\t"
+        /* The two stores under the predicate; the outputs on by out_pair; the next pair until
+         * the last one's. */
+        "ldr r4, [r0, %[out]]\n\t"
+        "ldr r2, [r0, %[out_col]]\n\t"
         "add r6, r4, r2\n\t"
-        "ldr r2, [r0, #32]\n\t"
+        "ldr r2, [r0, %[out_pair]]\n\t"
         "add r8, r4, r2\n\t"
-        "str r8, [r0, #24]\n\t"
+        "str r8, [r0, %[out]]\n\t"
         "vpstt\n\t"
         "vstrbt.32 q2, [r4]\n\t"
         "vstrbt.32 q3, [r6]\n\t"
@@ -752,7 +826,15 @@ HK_NOINLINE void unfolded_rows_asm(unfolded_rows_t *state)
         "bne 1b\n\t"
         "add sp, sp, #40\n"
         : "+r"(st)
-        : [mult] "i"(offsetof(unfolded_group_t, mult)),
+        : UNF_ROWS_FIELD(x, x), UNF_ROWS_FIELD(x_col, x_col), UNF_ROWS_FIELD(w0, w[0]),
+          UNF_ROWS_FIELD(w1, w[1]), UNF_ROWS_FIELD(w2, w[2]), UNF_ROWS_FIELD(w3, w[3]),
+          UNF_ROWS_FIELD(out, out), UNF_ROWS_FIELD(out_col, out_col),
+          UNF_ROWS_FIELD(out_pair, out_pair), UNF_ROWS_FIELD(pairs, pairs),
+          UNF_ROWS_FIELD(passes, passes), UNF_ROWS_FIELD(entry, entry),
+          UNF_ROWS_FIELD(x_run, x_run), UNF_ROWS_FIELD(x_pair, x_pair),
+          UNF_ROWS_FIELD(w_run, w_run), UNF_ROWS_FIELD(w_back, w_back), UNF_ROWS_FIELD(g, g),
+          UNF_ROWS_FIELD(add, add),
+          [mult] "i"(offsetof(unfolded_group_t, mult)),
           [right] "i"(offsetof(unfolded_group_t, right)),
           [left] "i"(offsetof(unfolded_group_t, left)), [lo] "i"(offsetof(unfolded_group_t, lo)),
           [hi] "i"(offsetof(unfolded_group_t, hi)),
@@ -857,37 +939,44 @@ HK_NOINLINE void unfolded_span(const unfolded_group_t *g, const unfolded_geometr
  * frame: the state's address, the runs left, the steps: 24 bytes of kernel stack.
  */
 typedef struct {
-    const int8_t *x;    /* 0: the window's first in-image byte */
-    const int8_t *w[4]; /* 4..16: the filters at the shape's first tap */
-    int32_t runs;       /* 20 */
-    int32_t vectors;    /* 24: per run (>= 1) */
-    int32_t x_adv;      /* 28: from a run's end to the next in the image */
-    int32_t w_adv;      /* 32: from a run's end to the next in the filters */
-    int32_t spare[3];   /* 36..44 */
-    int32x4_t dots;     /* 48 */
-    int32x4_t sums;     /* 64 */
+    const int8_t *x;    /* the window's first in-image byte */
+    const int8_t *w[4]; /* the filters at the shape's first tap */
+    int32_t runs;       /* window rows in the image */
+    int32_t vectors;    /* per run (>= 1) */
+    int32_t x_adv;      /* from a run's end to the next in the image */
+    int32_t w_adv;      /* from a run's end to the next in the filters */
+    int32_t spare[3];   /* unused */
+    int32x4_t dots;     /* out: the pixel's four dot products */
+    int32x4_t sums;     /* out: the four filters' sums over the same taps */
 } unfolded_lone_t;
+
+/* unfolded_lone_t's member `member` as the asm operand %[name], an immediate byte offset. */
+#define UNF_LONE_FIELD(name, member) [name] "i"(offsetof(unfolded_lone_t, member))
 
 HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
 {
     register unfolded_lone_t *st __asm__("r0") = state;
     __asm__ volatile(
+        /* Frame (24 bytes): [sp] the state; +4 runs left; +8 vectors per run. */
         "sub sp, sp, #24\n\t"
         "str r0, [sp]\n\t"
-        "ldr r2, [r0, #20]\n\t"
+        "ldr r2, [r0, %[runs]]\n\t"
         "str r2, [sp, #4]\n\t"
-        "ldr r2, [r0, #24]\n\t"
+        "ldr r2, [r0, %[vectors]]\n\t"
         "str r2, [sp, #8]\n\t"
-        "ldr r1, [r0]\n\t"
-        "ldr r3, [r0, #4]\n\t"
-        "ldr r5, [r0, #8]\n\t"
-        "ldr r7, [r0, #12]\n\t"
-        "ldr r9, [r0, #16]\n\t"
+        /* The pixel (r1) and the filters (r3, r5, r7, r9); the eight sums zeroed, two per VMOV. */
+        "ldr r1, [r0, %[x]]\n\t"
+        "ldr r3, [r0, %[w0]]\n\t"
+        "ldr r5, [r0, %[w1]]\n\t"
+        "ldr r7, [r0, %[w2]]\n\t"
+        "ldr r9, [r0, %[w3]]\n\t"
         "vmov.i32 q0, #0\n\t"
         "vmov r0, r2, q0[2], q0[0]\n\t"
         "vmov r4, r6, q0[2], q0[0]\n\t"
         "vmov r8, r10, q0[2], q0[0]\n\t"
         "vmov r12, lr, q0[2], q0[0]\n"
+        /* Per run: per vector, the pixel's bytes against each filter's (VMLADAVA into r0-r6)
+         * and each filter's sum (VADDVA into r8-lr). */
         "1:\n\t"
         "ldr r11, [sp, #8]\n"
         "2:\n\t"
@@ -906,31 +995,36 @@ HK_NOINLINE void unfolded_lone_asm(unfolded_lone_t *state)
         "vaddva.s8 lr, q1\n\t"
         "subs r11, r11, #1\n\t"
         "bne 2b\n\t"
+        /* The next run: the pixel on by x_adv, the filters by w_adv. */
         "ldr r11, [sp, #4]\n\t"
         "subs r11, r11, #1\n\t"
         "beq 3f\n\t"
         "str r11, [sp, #4]\n\t"
         "ldr r11, [sp]\n\t"
-        "ldr r11, [r11, #28]\n\t"
+        "ldr r11, [r11, %[x_adv]]\n\t"
         "add r1, r1, r11\n\t"
         "ldr r11, [sp]\n\t"
-        "ldr r11, [r11, #32]\n\t"
+        "ldr r11, [r11, %[w_adv]]\n\t"
         "add r3, r3, r11\n\t"
         "add r5, r5, r11\n\t"
         "add r7, r7, r11\n\t"
         "add r9, r9, r11\n\t"
         "b 1b\n"
+        /* The dots and the sums into lanes and back into the state. */
         "3:\n\t"
         "ldr r11, [sp]\n\t"
         "vmov q0[2], q0[0], r0, r4\n\t"
         "vmov q0[3], q0[1], r2, r6\n\t"
-        "vstrw.32 q0, [r11, #48]\n\t"
+        "vstrw.32 q0, [r11, %[dots]]\n\t"
         "vmov q1[2], q1[0], r8, r12\n\t"
         "vmov q1[3], q1[1], r10, lr\n\t"
-        "vstrw.32 q1, [r11, #64]\n\t"
+        "vstrw.32 q1, [r11, %[sums]]\n\t"
         "add sp, sp, #24\n"
         : "+r"(st)
-        :
+        : UNF_LONE_FIELD(x, x), UNF_LONE_FIELD(w0, w[0]), UNF_LONE_FIELD(w1, w[1]),
+          UNF_LONE_FIELD(w2, w[2]), UNF_LONE_FIELD(w3, w[3]), UNF_LONE_FIELD(runs, runs),
+          UNF_LONE_FIELD(vectors, vectors), UNF_LONE_FIELD(x_adv, x_adv),
+          UNF_LONE_FIELD(w_adv, w_adv), UNF_LONE_FIELD(dots, dots), UNF_LONE_FIELD(sums, sums)
         : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
           "q0", "q1", "cc", "memory");
 }

@@ -290,9 +290,10 @@ HK_INLINE int16x2_t hk_fc_odd(uint32_t v)
 
 #if defined(HK_FC_ASM)
 /* The four rows of a chunk, whose row 0 word starts at w + OFF (a negative offset: w already
- * points past the chunk), against the even and odd halves xe, xo of one word of x. */
-#define HK_FC_DSP_ASM_ROWS(OFF)                                                              \
-    "ldr %[v], [%[w], #" #OFF "]\n\t"                                                        \
+ * points past the chunk), against the even and odd halves xe, xo of one word of x. LOAD0 loads
+ * row 0's word: HK_FC_DSP_ASM_AT, or HK_FC_DSP_ASM_STEP for the chunk's first word. */
+#define HK_FC_DSP_ASM_ROWS(LOAD0, OFF)                                                       \
+    LOAD0(OFF)                                                                               \
     "sxtb16 %[t], %[v]\n\t"                                                                  \
     "smlad %[a0], %[t], %[xe], %[a0]\n\t"                                                    \
     "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
@@ -313,21 +314,28 @@ HK_INLINE int16x2_t hk_fc_odd(uint32_t v)
     "sxtb16 %[v], %[v], ror #8\n\t"                                                          \
     "smlad %[a3], %[v], %[xo], %[a3]\n\t"
 
+/* Row 0's word of a chunk at w + OFF. */
+#define HK_FC_DSP_ASM_AT(OFF) "ldr %[v], [%[w], #" #OFF "]\n\t"
+
+/* Row 0's first word, at w itself, stepping w past the chunk (OFF is then -64): the
+ * post-increment saves the chunk its separate ADD. */
+#define HK_FC_DSP_ASM_STEP(OFF) "ldr %[v], [%[w]], #64\n\t"
+
 /* One word of x (post-incremented) against the four rows: a load and two SXTB16s. */
-#define HK_FC_DSP_ASM_WORD(OFF)                                                              \
+#define HK_FC_DSP_ASM_WORD(LOAD0, OFF)                                                       \
     "ldr %[xe], [%[x]], #4\n\t"                                                              \
     "sxtb16 %[xo], %[xe], ror #8\n\t"                                                        \
     "sxtb16 %[xe], %[xe]\n\t"                                                                \
-    HK_FC_DSP_ASM_ROWS(OFF)
+    HK_FC_DSP_ASM_ROWS(LOAD0, OFF)
 
-/* The loop over whole 16-step chunks (64 weight bytes each), WORD reading x's word. */
+/* The loop over whole 16-step chunks (64 weight bytes each), WORD reading x's word: the first
+ * word's row 0 load moves w past the chunk, the other loads reach back from there. */
 #define HK_FC_DSP_ASM_CHUNKS(WORD)                                                           \
     "1:\n\t"                                                                                 \
-    "add %[w], %[w], #64\n\t"                                                                \
-    WORD(-64)                                                                                \
-    WORD(-60)                                                                                \
-    WORD(-56)                                                                                \
-    WORD(-52)                                                                                \
+    WORD(HK_FC_DSP_ASM_STEP, -64)                                                            \
+    WORD(HK_FC_DSP_ASM_AT, -60)                                                              \
+    WORD(HK_FC_DSP_ASM_AT, -56)                                                              \
+    WORD(HK_FC_DSP_ASM_AT, -52)                                                              \
     "subs %[n], %[n], #1\n\t"                                                                \
     "bne 1b"
 #endif
@@ -382,9 +390,9 @@ HK_INLINE void hk_fc_dot4_packed_s8(const int8_t *x, const int8_t *w, int32_t de
 #if defined(HK_FC_ASM)
 /* HK_FC_DSP_ASM_WORD with the word of x already widened (two words at xw, post-incremented):
  * one LDRD instead of a load and two SXTB16s. */
-#define HK_FC_DSP_ASM_WIDE_WORD(OFF)                                                         \
+#define HK_FC_DSP_ASM_WIDE_WORD(LOAD0, OFF)                                                  \
     "ldrd %[xe], %[xo], [%[xw]], #8\n\t"                                                     \
-    HK_FC_DSP_ASM_ROWS(OFF)
+    HK_FC_DSP_ASM_ROWS(LOAD0, OFF)
 
 /* The depth's whole words of x widened for SMLAD, two words each (even bytes, odd bytes),
  * into xw: once per input row, for every group of units to read (hk_fc_dot4_widened_s8). */
@@ -427,6 +435,8 @@ HK_INLINE void hk_fc_dot4_widened_s8(const int8_t *x, const int32_t *xw, const i
 
 #undef HK_FC_DSP_WORD
 #undef HK_FC_DSP_ASM_ROWS
+#undef HK_FC_DSP_ASM_AT
+#undef HK_FC_DSP_ASM_STEP
 #undef HK_FC_DSP_ASM_WORD
 #undef HK_FC_DSP_ASM_WIDE_WORD
 #undef HK_FC_DSP_ASM_CHUNKS

@@ -1,0 +1,195 @@
+/*
+ * helia-aot kernel library: the DSP-extension fast paths of int8 DEPTHWISE_CONV_2D with depth
+ * multiplier 1 (see hk_depthwise_paths.h and hk_depthwise.h): with offset_bias and at most
+ * DW_MAX_TAPS taps the reference calls hk_depthwise_s8_taps_dsp (every window from offset_bias),
+ * else hk_depthwise_s8_fast, four channels at a time through dw_s8_walk (SXTAB16, SMLABB /
+ * SMLATT).
+ */
+#include "hk_depthwise_paths.h"
+
+#if HK_HAVE_DSP
+
+/* acc[0..4) = start[c..c+4) (0 without start) plus (input + offset) * filter over the taps for
+ * the four channels from c, in int16 lanes: SXTAB16 adds the offset while it widens two input
+ * bytes, and SMLABB / SMLATT multiply-accumulate each lane on its own. */
+HK_INLINE void dw_taps4_dsp(const dw_call_t *k, const dw_taps_t *t, int32_t c, const int32_t *start,
+                        int32_t offset, int32_t *acc)
+{
+    const int32_t channels = k->p->input_channels;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    if (start != NULL) {
+        a0 = start[c];
+        a1 = start[c + 1];
+        a2 = start[c + 2];
+        a3 = start[c + 3];
+    }
+    const int32_t offsets = hk_dup_s16x2(offset);
+    const int8_t *xr = t->x + c, *wr = t->w + c;
+    for (int32_t r = t->rows; r > 0; --r, xr += k->x_row, wr += k->w_row) {
+        const int8_t *x = xr, *w = wr;
+        for (int32_t n = t->cols; n > 0; --n) {
+            const uint32_t xb = hk_load_u32(x), wb = hk_load_u32(w);
+            const int32_t x02 = hk_sxtab16_even(offsets, xb);
+            const int32_t x13 = hk_sxtab16_odd(offsets, xb);
+            const int32_t w02 = hk_sxtb16_even(wb), w13 = hk_sxtb16_odd(wb);
+            a0 = __smlabb(x02, w02, a0);
+            a2 = __smlatt(x02, w02, a2);
+            a1 = __smlabb(x13, w13, a1);
+            a3 = __smlatt(x13, w13, a3);
+            x += k->x_col;
+            w += channels;
+        }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
+{
+    dw_pixel_rows_s8(k, t, out, dw_taps4_dsp);
+}
+
+
+/*
+ * acc[0..n) = start[0..n) plus input * filter over every tap, for n channels of one output
+ * pixel: taps[t] points at tap t's input for the first channel (in the image, or at bytes
+ * holding the input zero point when the tap lies outside it), w at the first channel's weight
+ * of tap 0, the taps `channels` bytes apart. Four channels at a time the accumulators stay in
+ * registers over all the taps; SXTB16 widens each input and weight word into its even and odd
+ * bytes and SMLABB / SMLATT multiply-accumulate each lane on its own. Inlined with a constant
+ * ntaps (a 3x3 filter) the tap loop unrolls.
+ */
+HK_INLINE void dw_taps_dsp_body(const int8_t *const *taps, const int32_t ntaps, const int8_t *w,
+                                int32_t channels, const int32_t *start, int32_t n, int32_t *acc)
+{
+    int32_t c = 0;
+    for (; c + 4 <= n; c += 4) {
+        int32_t a0 = start[c], a1 = start[c + 1], a2 = start[c + 2], a3 = start[c + 3];
+        const int8_t *wt = w + c;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 9
+#endif
+        for (int32_t t = 0; t < ntaps; ++t, wt += channels) {
+            const uint32_t xb = hk_load_u32(taps[t] + c), wb = hk_load_u32(wt);
+            const int32_t x02 = hk_sxtb16_even(xb), x13 = hk_sxtb16_odd(xb);
+            const int32_t w02 = hk_sxtb16_even(wb), w13 = hk_sxtb16_odd(wb);
+            a0 = __smlabb(x02, w02, a0);
+            a2 = __smlatt(x02, w02, a2);
+            a1 = __smlabb(x13, w13, a1);
+            a3 = __smlatt(x13, w13, a3);
+        }
+        acc[c] = a0;
+        acc[c + 1] = a1;
+        acc[c + 2] = a2;
+        acc[c + 3] = a3;
+    }
+    for (; c < n; ++c) {
+        int32_t a = start[c];
+        for (int32_t t = 0; t < ntaps; ++t) {
+            a += taps[t][c] * w[(size_t)t * (size_t)channels + (size_t)c];
+        }
+        acc[c] = a;
+    }
+}
+
+HK_NOINLINE void dw_taps9_dsp(const int8_t *const *taps, const int8_t *w, int32_t channels,
+                              const int32_t *start, int32_t n, int32_t *acc)
+{
+    dw_taps_dsp_body(taps, 9, w, channels, start, n, acc);
+}
+
+HK_NOINLINE void dw_taps_dsp(const int8_t *const *taps, int32_t ntaps, const int8_t *w,
+                             int32_t channels, const int32_t *start, int32_t n, int32_t *acc)
+{
+    dw_taps_dsp_body(taps, ntaps, w, channels, start, n, acc);
+}
+
+/*
+ * Depth multiplier 1 with offset_bias on the DSP extension: every window, cut by the image edge
+ * or not, starts from offset_bias and multiplies raw inputs. A tap outside the image reads the
+ * input zero point, whose product with the weight, -input_offset * w, cancels that tap's share
+ * of the folded offset exactly (int32 sums wrap the same either way), so the result is the
+ * reference's sum over the taps inside. Channels go DW_ROW at a time (the zero-point bytes and
+ * the accumulator row on the stack), each row requantized after its taps.
+ */
+void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                               const int8_t *filter, int8_t *output)
+{
+    const int32_t channels = p->input_channels;
+    const int32_t ntaps = p->filter_height * p->filter_width;
+    const size_t image_size =
+        (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
+    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
+    const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
+    int8_t zero_point[DW_ROW];
+    hk_fill_s8(zero_point, (int8_t)(-p->input_offset), DW_ROW);
+    int32_t acc[DW_ROW];
+    /* Each tap's place in the window: rows and columns from its origin, and bytes from the
+     * origin's first channel (for windows inside the image, whose taps need no check). */
+    int32_t tap_y[DW_MAX_TAPS], tap_x[DW_MAX_TAPS];
+    size_t tap_bytes[DW_MAX_TAPS];
+    for (int32_t fy = 0, t = 0; fy < p->filter_height; ++fy) {
+        for (int32_t fx = 0; fx < p->filter_width; ++fx, ++t) {
+            tap_y[t] = fy * p->dilation_height;
+            tap_x[t] = fx * p->dilation_width;
+            tap_bytes[t] =
+                ((size_t)tap_y[t] * (size_t)p->input_width + (size_t)tap_x[t]) * (size_t)channels;
+        }
+    }
+    const int32_t span_y = tap_y[ntaps - 1], span_x = tap_x[ntaps - 1];
+    const int8_t *row[DW_MAX_TAPS]; /* each tap's input at the row's first channel */
+    int8_t *out = output;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *image = input + (size_t)b * image_size;
+        for (int32_t oy = 0; oy < p->output_height; ++oy) {
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            const bool rows_inside = iy0 >= 0 && iy0 + span_y < p->input_height;
+            for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                const bool whole = rows_inside && ix0 >= 0 && ix0 + span_x < p->input_width;
+                for (int32_t c0 = 0; c0 < channels; c0 += DW_ROW) {
+                    const int32_t n = hk_min_i32(DW_ROW, channels - c0);
+                    if (whole) {
+                        const int8_t *origin =
+                            image +
+                            ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                (size_t)channels +
+                            (size_t)c0;
+                        for (int32_t t = 0; t < ntaps; ++t) {
+                            row[t] = origin + tap_bytes[t];
+                        }
+                    } else {
+                        for (int32_t t = 0; t < ntaps; ++t) {
+                            const int32_t iy = iy0 + tap_y[t], ix = ix0 + tap_x[t];
+                            row[t] = iy >= 0 && iy < p->input_height && ix >= 0 &&
+                                             ix < p->input_width
+                                         ? image +
+                                               ((size_t)iy * (size_t)p->input_width +
+                                                (size_t)ix) * (size_t)channels +
+                                               (size_t)c0
+                                         : zero_point;
+                        }
+                    }
+                    if (ntaps == 9) {
+                        dw_taps9_dsp(row, filter + c0, channels, p->offset_bias + c0, n, acc);
+                    } else {
+                        dw_taps_dsp(row, ntaps, filter + c0, channels, p->offset_bias + c0, n,
+                                    acc);
+                    }
+                    hk_requant_row_s8(acc, p->output_multiplier + c0, p->output_shift + c0, n,
+                                      p->output_offset, lo, hi, mode, out + c0);
+                }
+            }
+        }
+    }
+}
+
+void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
+                          const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    dw_s8_walk(params, input, filter, bias, output, dw_pixel_s8, NULL, NULL, NULL);
+}
+
+#endif /* HK_HAVE_DSP */
