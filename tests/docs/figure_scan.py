@@ -56,6 +56,7 @@ NOT_FIGURES: dict[str, dict[str, str]] = {
         "The main stack is 128 KiB": "the harness's default stack",
         "whole 16-byte vectors": "Helium's vector width",
         "chain of 100 and 1,000 int8": "the sizes of the bench's chains",
+        "an error of 1% of the output's range": "what tolerance 0.01 means, an example",
     },
     "optimization.md": {
         "4 B per output channel": "an int32 per channel",

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import InvalidConfigError
-from helia_aot.testing import build_module
+from helia_aot.testing import build_module, parse_self_test
 from helia_aot.testing.cross import cross_build_module, run_qemu, toolchain_problem
 
 MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
@@ -31,7 +31,7 @@ def convert(tmp_path: Path, model: str, **sections) -> Path:
     config = {
         "model": {"path": str(MODELS / model)},
         "module": {"path": str(tmp_path / "out"), "name": "app_mod", "prefix": "app"},
-        "test": {"enabled": True},
+        "test": {"enabled": True, "tolerance": 0.0},  # the module must match the reference bit for bit
         **sections,
     }
     return AotConverter(ConvertArgs.model_validate(config)).convert().output
@@ -102,7 +102,7 @@ def test_self_test_iterates_with_state_feedback(tmp_path):
     module = convert(
         tmp_path,
         "leaky_relu_int8.tflite",
-        test={"enabled": True, "num_iterations": 3, "state_feedback": [[0, 0]]},
+        test={"enabled": True, "num_iterations": 3, "state_feedback": [[0, 0]], "tolerance": 0.0},
     )
     test_c = (module / "src" / "app_test_case.c").read_text()
     assert "#define APP_TEST_ITERATIONS 3" in test_c and "{0, 0}" in test_c
@@ -112,6 +112,7 @@ def test_self_test_iterates_with_state_feedback(tmp_path):
     exe = build_module(module, tmp_path / "build", prefix="app", main_source=main)
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "app_test_case: PASS" in proc.stdout, proc.stdout + proc.stderr[-2000:]
+    assert parse_self_test(proc.stdout).bit_exact, proc.stdout
 
 
 def test_state_feedback_out_of_range_is_a_config_error(tmp_path):

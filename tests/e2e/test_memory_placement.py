@@ -24,7 +24,11 @@ def convert(tmp_path: Path, memory: dict, **extra):
     config = {
         "model": {"path": str(EXAMPLE / "kws_int8_probe.tflite")},
         "module": {"path": str(tmp_path / "out"), "name": "kws"},
-        "test": {"enabled": True, "golden_data": str(EXAMPLE / "kws_int8_probe_golden.npz")},
+        "test": {
+            "enabled": True,
+            "golden_data": str(EXAMPLE / "kws_int8_probe_golden.npz"),
+            "tolerance": 0.0,
+        },
         "memory": {"dump_residency_json": True, **memory},
         **extra,
     }

@@ -53,7 +53,7 @@ def convert(tmp_path: Path, module_type: str, path: Path | None = None, **module
                 "type": module_type,
                 **module,
             },
-            "test": {"enabled": True, "golden_data": str(golden)},
+            "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
         }
     )
     return AotConverter(config).convert()

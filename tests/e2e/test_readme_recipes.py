@@ -37,7 +37,11 @@ def module(tmp_path_factory) -> Path:
         {
             "model": {"path": str(MODEL)},
             "module": {"path": str(out), "name": "relu"},
-            "test": {"enabled": True, "golden_data": str(corpus_golden_to_npz(GOLDEN, out / "golden.npz"))},
+            "test": {
+                "enabled": True,
+                "golden_data": str(corpus_golden_to_npz(GOLDEN, out / "golden.npz")),
+                "tolerance": 0.0,
+            },
             "verbose": 0,
         }
     )

@@ -95,7 +95,11 @@ def convert(root: Path) -> list[Module]:
             {
                 "model": {"path": str(path)},
                 "module": {"path": str(work), "name": "module", "prefix": f"m{i}"},
-                "test": {"enabled": True, "golden_data": str(golden(path, samples, root / f"{name}.npz"))},
+                "test": {
+                    "enabled": True,
+                    "golden_data": str(golden(path, samples, root / f"{name}.npz")),
+                    "tolerance": 0.0,  # bit-exact, the float CAST included
+                },
                 "transforms": transforms,
             }
         )

@@ -69,7 +69,7 @@ def convert(model: Path, out: Path, name: str, context=None, **extra):
     config = {
         "model": {"path": str(model)},
         "module": {"path": str(out), "name": name},
-        "test": {"enabled": True, "samples": 3},
+        "test": {"enabled": True, "samples": 3, "tolerance": 0.0},
     }
     config.update(extra)
     return AotConverter(ConvertArgs.model_validate(config), context).convert()

@@ -104,7 +104,7 @@ def test_misuse_returns_status_codes(tmp_path, allocate):
             "model": {"path": str(MODEL)},
             "module": {"path": str(tmp_path / "out"), "name": "m"},
             "memory": {"allocate_arenas": allocate},
-            "test": {"enabled": True, "samples": 2},
+            "test": {"enabled": True, "samples": 2, "tolerance": 0.0},
         }
     )
     module = AotConverter(config).convert().output

@@ -5,8 +5,11 @@ include folders and compiler flags by hand. Here the module is converted with ``
 a temporary folder (removed afterwards unless ``--keep-work-dir``), compiled with the host ``gcc``
 or, for ``--target m55`` / ``m4``, with ``arm-none-eabi-gcc`` and the project's bare-metal harness
 (``helia_aot.testing.cross``), and run natively or under QEMU. The self-test's own lines (one per
-mismatching output, then its PASS/FAIL summary) are printed, then ``PASS`` or ``FAIL``; the exit
-code is 0 when every output matched and 1 otherwise, so a script or CI job can gate on it.
+run whose output went beyond its bound) are printed, then a table of every output (values compared,
+how many differ, the largest difference, the verdict: bit-exact, within tolerance with its bound,
+or mismatch) and a last line, ``PASS: <verdict>`` or ``FAIL: <why>``. The exit code is 0 for
+bit-exact and within tolerance, 1 for a mismatch (with ``--exact``, for anything but bit-exact), so
+a script or CI job can gate on it.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, JustifyMethod
+from rich.table import Table
 
 from helia_aot.cli.convert import _fallback_verbosity, run_conversion
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
 from helia_aot.config import load_config
 from helia_aot.errors import InvalidConfigError, SelfTestBuildError, ToolMissingError
+from helia_aot.testing.verdict import BIT_EXACT, MISMATCH, SelfTestReport, parse_self_test
 
 TARGETS = ("host", "m55", "m4")
 """Where the self-test runs: the host, or a Cortex-M55 / Cortex-M4 emulated by QEMU."""
@@ -35,7 +40,7 @@ QEMU_TIMEOUT = 600.0
 
 HELP = """Convert a model with its self-test, build it, run it, and print PASS or each output's mismatches.
 
-Takes every flag of helia-aot convert (the module is written to a temporary folder, kept with --keep-work-dir) plus --target: host (gcc), m55 or m4 (arm-none-eabi-gcc and qemu-system-arm, the project's bare-metal harness). The golden data is --test.golden-data, or inputs and outputs made by the LiteRT reference interpreter. Exit code 0: every output matched; 1: a mismatch or a failed build or run; 2: a usage problem or a missing tool.
+Takes every flag of helia-aot convert (the module is written to a temporary folder, kept with --keep-work-dir) plus --target: host (gcc), m55 or m4 (arm-none-eabi-gcc and qemu-system-arm, the project's bare-metal harness), and --exact. The golden data is --test.golden-data, or inputs and outputs made by the LiteRT reference interpreter. Each output's verdict is bit-exact, within tolerance (the bound of --test.tolerance / --test.tolerance-ulp) or mismatch; bool and index outputs are compared exactly. Exit code 0: every output bit-exact or within tolerance (with --exact: bit-exact); 1: a mismatch, or a failed build or run; 2: a usage problem or a missing tool.
 
   helia-aot test --model.path kws.tflite --target host
 
@@ -124,8 +129,43 @@ def build_and_run(module_dir: Path, build_dir: Path, prefix: str, target: str) -
     return run.passed, output
 
 
-def run_self_test(target: str, flags: dict[str, Any], stdout: Console) -> bool:
-    """Convert, build and run; print the self-test's lines and PASS/FAIL; return whether it passed."""
+def verdict_table(report: SelfTestReport) -> Table:
+    """Each compared output's row: values compared, how many differ, the largest difference, the
+    verdict and the bound it was judged by."""
+    table = Table(title=None, show_edge=False, pad_edge=False)
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("output", "right"),
+        ("type", "left"),
+        ("compared", "right"),
+        ("differ", "right"),
+        ("max diff", "right"),
+        ("verdict", "left"),
+        ("bound", "left"),
+    )
+    for column, justify in columns:
+        table.add_column(column, justify=justify)
+    for out in report.outputs:
+        diff = f"{out.max_diff:g}" + ("" if out.max_ulp is None else f" ({out.max_ulp} ULP)")
+        bound = out.bound + (f"; {out.beyond} beyond" if out.beyond else "")
+        table.add_row(str(out.index), out.dtype, str(out.compared), str(out.differ), diff, out.verdict, bound)
+    return table
+
+
+def judge(passed: bool, report: SelfTestReport, *, exact: bool) -> tuple[bool, str]:
+    """The command's outcome from the run and its verdict lines: (passed, the last line)."""
+    if not passed or report.verdict is None:
+        why = report.verdict if report.verdict is not None else "the self-test did not finish"
+        return False, f"FAIL: {why}"
+    if report.verdict == MISMATCH:
+        return False, f"FAIL: {MISMATCH}"
+    if exact and report.verdict != BIT_EXACT:
+        return False, f"FAIL: {report.verdict}, not bit-exact (--exact)"
+    return True, f"PASS: {report.verdict}"
+
+
+def run_self_test(target: str, flags: dict[str, Any], stdout: Console, *, exact: bool = False) -> bool:
+    """Convert, build and run; print the self-test's lines, its verdict table and PASS/FAIL;
+    return whether it passed (with ``exact``, only a bit-exact run passes)."""
     config_path, overrides = overrides_from_flags(flags)
     work = Path(tempfile.mkdtemp(prefix="helia-aot-test-"))
     keep = False
@@ -141,10 +181,15 @@ def run_self_test(target: str, flags: dict[str, Any], stdout: Console) -> bool:
         if config.verbose >= 1:
             stderr.print(f"Building the self-test for {target} ...", markup=False)
         passed, output = build_and_run(module_dir, work / "build", config.module.prefix, target)
+        report = parse_self_test(output)
+        verdict_lines = {f"{config.module.prefix}_test_case: output "}
         for line in output.splitlines():
-            if line.strip():
+            if line.strip() and not any(line.startswith(head) for head in verdict_lines):
                 stdout.print(line, markup=False)
-        stdout.print("PASS" if passed else "FAIL", markup=False)
+        if report.outputs:
+            stdout.print(verdict_table(report))
+        passed, last = judge(passed, report, exact=exact)
+        stdout.print(last, markup=False)
         if keep:
             stderr.print(f"Kept the module and its build in {work}", markup=False)
         return passed
@@ -154,8 +199,9 @@ def run_self_test(target: str, flags: dict[str, Any], stdout: Console) -> bool:
 
 
 def test_command(**flags: Any) -> None:
-    """Run ``helia-aot test`` (flags arrive by parameter name, ``target`` among them)."""
+    """Run ``helia-aot test`` (flags arrive by parameter name, ``target`` and ``exact`` among them)."""
     target = str(flags.pop("target") or "host").lower()
+    exact = bool(flags.pop("exact", False))
     state: dict[str, int] = {"verbose": 1}
     with reported_errors(lambda: state["verbose"]):
         if target not in TARGETS:
@@ -164,7 +210,7 @@ def test_command(**flags: Any) -> None:
                 hint="choose host (this machine), m55 (Apollo5/510 under QEMU) or m4 (Apollo3/4 under QEMU)",
             )
         state["verbose"] = _fallback_verbosity(overrides_from_flags(flags)[1])
-        passed = run_self_test(target, flags, Console(highlight=False, soft_wrap=True))
+        passed = run_self_test(target, flags, Console(highlight=False, soft_wrap=True), exact=exact)
     raise typer.Exit(0 if passed else 1)
 
 
@@ -186,10 +232,32 @@ def _signature() -> Any:
             ),
         ],
     )
+    exact = inspect.Parameter(
+        "exact",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=False,
+        annotation=Annotated[
+            bool,
+            typer.Option(
+                "--exact",
+                help="Fail unless every output is bit-exact (a difference within the tolerance fails too)",
+                rich_help_panel="test",
+            ),
+        ],
+    )
     base = flag_signature()
-    return base.replace(parameters=[target, *base.parameters.values()])
+    return base.replace(parameters=[target, exact, *base.parameters.values()])
 
 
 test_command.__signature__ = _signature()  # type: ignore[attr-defined]
 
-__all__ = ["HELP", "TARGETS", "build_and_run", "check_tools", "run_self_test", "test_command"]
+__all__ = [
+    "HELP",
+    "TARGETS",
+    "build_and_run",
+    "check_tools",
+    "judge",
+    "run_self_test",
+    "test_command",
+    "verdict_table",
+]

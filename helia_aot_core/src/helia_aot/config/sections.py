@@ -264,8 +264,9 @@ class TestConfig(ConfigSection):
         1.0,
         ge=0.0,
         allow_inf_nan=False,
-        description="Largest difference the test accepts: absolute for integer outputs; for float "
-        "outputs relative to the expected value (absolute below 1).",
+        description="Largest difference the test accepts: quantization steps on quantized integer "
+        "outputs; on float outputs this times the output's largest expected magnitude. Bool and "
+        "index outputs are compared exactly.",
     )
     tolerance_ulp: int | None = Field(
         None,

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from helia_aot.air import AirModel
+from helia_aot.air import AirModel, AirOperator, AirTensor
 from helia_aot.codegen import c_float_list, c_int_list
 from helia_aot.errors import InvalidConfigError
 from helia_aot.pipeline.state_feedback import check_state_feedback
@@ -42,6 +42,17 @@ class _OutputCheck:
     half: bool = False
     """A float16 output: the module writes binary16 bits, the expected values are float32 (the
     golden of a float16 model is its float32 twin's), and the check decodes before comparing."""
+    dtype: str = ""
+    """The output's element type as the summary line names it (``int8``, ``float32``, ``bool``)."""
+    kind: str = "exact"
+    """How a value is judged: ``exact`` (must equal the expected value), ``absolute`` (an integer
+    within ``bound`` quantization steps), ``relative`` (a float within ``bound``, which is
+    ``test.tolerance`` times the largest expected magnitude of the output) or ``ulp`` (a float32
+    within ``test.tolerance_ulp`` units in the last place)."""
+    bound: str = "0.0"
+    """The bound as a C double literal (``absolute`` and ``relative``) or a ULP count (``ulp``)."""
+    bound_text: str = "exact"
+    """The bound as the summary line prints it after ``within tolerance`` or ``mismatch``."""
 
 
 def _c_values(array: np.ndarray, is_float: bool) -> str:
@@ -73,7 +84,9 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
         )
     limit = int(test.samples) if test.samples else golden.num_samples
     prefix = config.module.prefix
-    arrays, checks = [], []
+    arrays: list[_Array] = []
+    checks: list[_OutputCheck] = []
+    outputs: list[tuple[_OutputCheck, AirTensor, np.ndarray]] = []
     # test.skip_verification: the stimulus runs, nothing is compared, no expected output is stored.
     compared = [] if test.skip_verification else [("output", model.outputs, golden.outputs)]
     for role, ids, data in [("input", model.inputs, golden.inputs), *compared]:
@@ -87,13 +100,26 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
             ctype = "float" if half else tensor.ctype
             arrays.append(_Array(symbol, ctype, tensor.size, tensor.nbytes, role, i, values, frames))
             if role == "output":
-                checks.append(
-                    _OutputCheck(i, tensor.ctype, tensor.size, symbol, tensor.dtype.is_float, frames, half)
+                check = _OutputCheck(
+                    i,
+                    tensor.ctype,
+                    tensor.size,
+                    symbol,
+                    tensor.dtype.is_float,
+                    frames,
+                    half,
+                    tensor.dtype.value,
                 )
+                outputs.append((check, tensor, data[i][:limit]))
     tolerance = float(test.tolerance or 0.0)
     if tolerance < 0:
         raise InvalidConfigError("test.tolerance must not be negative")
     ulp = getattr(test, "tolerance_ulp", None)
+    producers = model.producers()
+    for check, tensor, expected in outputs:
+        index_output = _is_index_output(producers.get(tensor.id), tensor)
+        _judge(check, tensor, expected, tolerance, None if ulp is None else int(ulp), index_output)
+        checks.append(check)
     return {
         "arrays": arrays,
         "outputs_check": checks,
@@ -106,6 +132,59 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
     }
 
 
+def _is_index_output(producer: AirOperator | None, tensor: AirTensor) -> bool:
+    """Whether ``tensor`` is the positions output of an index operator (INDEX_OPERATORS)."""
+    position = INDEX_OPERATORS.get(producer.op_type) if producer is not None else None
+    return (
+        producer is not None
+        and position is not None
+        and position < len(producer.output_ids)
+        and producer.output_ids[position] == tensor.id
+    )
+
+
+def _judge(
+    check: _OutputCheck,
+    tensor: AirTensor,
+    expected: np.ndarray,
+    tolerance: float,
+    ulp: int | None,
+    index_output: bool,
+) -> None:
+    """Set how ``check`` judges its output's values (see :attr:`_OutputCheck.kind`).
+
+    A bool output, an integer output without quantization (an index, a count, a shape) and the
+    output of an index operator are compared exactly whatever the tolerance: one step off there is
+    another class, another position, another answer, not a rounding difference. A quantized
+    integer output is allowed ``tolerance`` steps. A float output is allowed ``tolerance`` times
+    the largest magnitude among its expected values (its range, over every stored sample and
+    frame; a float32 output ``tolerance_ulp`` units in the last place instead when that is set):
+    one bound for every element, so small values are held as tightly as large ones.
+    """
+    dtype = tensor.dtype
+    if dtype.value == "bool" or index_output or (dtype.is_integer and tensor.quantization is None):
+        check.kind = "exact"
+        check.bound_text = "exact: bool output" if dtype.value == "bool" else "exact: index output"
+    elif dtype.is_integer:
+        check.kind, check.bound = "absolute", repr(tolerance)
+        check.bound_text = f"|diff| <= {tolerance:g}"
+    elif ulp is not None and not check.half:
+        check.kind, check.bound = "ulp", str(ulp)
+        check.bound_text = f"<= {ulp} ULP"
+    else:
+        magnitudes = np.abs(np.asarray(expected, dtype=np.float64).reshape(-1))
+        finite = magnitudes[np.isfinite(magnitudes)]
+        scale = float(finite.max()) if finite.size else 0.0
+        bound = tolerance * scale
+        check.kind, check.bound = "relative", repr(bound)
+        check.bound_text = f"|diff| <= {bound:.6g} = {tolerance:g} x max|expected| {scale:.6g}"
+
+
+INDEX_OPERATORS = {"ARG_MAX": 0, "ARG_MIN": 0, "TOPK_V2": 1}
+"""Operators that write positions, and which of their outputs holds them (TOPK_V2's first output
+holds the values, judged by their type)."""
+
+
 def state_feedback_pairs(model: AirModel, pairs: Any) -> list[tuple[int, int]]:
     """``test.state_feedback`` as ``(output, input)`` index pairs, checked against the model
     (:func:`helia_aot.pipeline.state_feedback.check_state_feedback`; the configuration already
@@ -115,4 +194,4 @@ def state_feedback_pairs(model: AirModel, pairs: Any) -> list[tuple[int, int]]:
     return checked
 
 
-__all__ = ["state_feedback_pairs", "test_case_values"]
+__all__ = ["INDEX_OPERATORS", "state_feedback_pairs", "test_case_values"]

@@ -11,6 +11,13 @@
 #define ${PREFIX}_TEST_SAMPLES ${num_samples}
 #define ${PREFIX}_TEST_ITERATIONS ${num_iterations}
 
+/* The verdict words of the summary lines: 0 bit-exact (every value equal), 1 within tolerance
+ * (some differ, none beyond the bound), 2 mismatch (some beyond), 3 nothing compared
+ * (test.skip_verification). */
+#define ${PREFIX}_TEST_VERDICT_NAME(verdict)                                                                    \
+    ((verdict) == 0 ? "bit-exact"                                                                        \
+                    : (verdict) == 1 ? "within tolerance" : (verdict) == 2 ? "mismatch" : "nothing compared")
+
 /* [sample][frame][element]: one frame for the whole sample, or one per run (a stream: the input
  * of run k, the expected output after run k). */
 % for arr in arrays:
@@ -48,7 +55,7 @@ static uint8_t ${prefix}_test_${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r
 % endif
 % endfor
 % endif
-% if tolerance_ulp is not None and any(out.is_float and not out.half for out in outputs_check):
+% if any(out.kind == "ulp" for out in outputs_check):
 
 /* A float's place on the number line as an integer: adjacent float32 values differ by 1, and
  * -0.0 and +0.0 map to the same place, so the distance between two values counts ULPs. */
@@ -77,79 +84,147 @@ static double ${prefix}_half_value(uint16_t bits)
     return (bits & 0x8000u) != 0u ? -magnitude : magnitude;
 }
 % endif
-% for out in outputs_check:
+% if outputs_check:
 
+/* One output's comparison over every sample and run: what its summary line reports. A value
+ * "differs" when it is not equal to the expected one; it is "beyond" when it is outside the
+ * output's bound (for an output compared exactly, the same thing). */
+typedef struct {
+    uint32_t compared;
+    uint32_t differ;
+    uint32_t beyond;
+    double max_diff;
+    int64_t max_ulp;
+} ${prefix}_test_stats_t;
+
+static ${prefix}_test_stats_t ${prefix}_test_stats[${len(outputs_check)}];
+
+/* Add one frame's counts to an output's totals. */
+static void ${prefix}_test_add(${prefix}_test_stats_t *stats, uint32_t size, uint32_t differ, uint32_t beyond, double max_diff,
+                             int64_t max_ulp)
+{
+    stats->compared += size;
+    stats->differ += differ;
+    stats->beyond += beyond;
+    if (max_diff > stats->max_diff) {
+        stats->max_diff = max_diff;
+    }
+    if (max_ulp > stats->max_ulp) {
+        stats->max_ulp = max_ulp;
+    }
+}
+
+/* Print an output's summary line and return its verdict: 0 bit-exact, 1 within tolerance,
+ * 2 mismatch. The line is read by helia-aot test (helia_aot.testing.verdict parses it):
+ * "<prefix>_test_case: output I DTYPE: N compared, K differ, max diff D[ (U ULP)]: VERDICT". */
+static int32_t ${prefix}_test_report(int32_t output, const char *dtype, const ${prefix}_test_stats_t *stats, int32_t ulp,
+                                   const char *bound)
+{
+    const int32_t verdict = stats->beyond != 0u ? 2 : (stats->differ != 0u ? 1 : 0);
+    ${PREFIX}_PRINTF("${prefix}_test_case: output %ld %s: %lu compared, %lu differ, max diff %g", (long)output, dtype,
+                     (unsigned long)stats->compared, (unsigned long)stats->differ, stats->max_diff);
+    if (ulp) {
+        ${PREFIX}_PRINTF(" (%ld ULP)", (long)(stats->max_ulp > INT32_MAX ? INT32_MAX : stats->max_ulp));
+    }
+    if (verdict == 0) {
+        ${PREFIX}_PRINTF(": bit-exact\n");
+    } else if (verdict == 1) {
+        ${PREFIX}_PRINTF(": within tolerance (%s)\n", bound);
+    } else {
+        ${PREFIX}_PRINTF(": mismatch (%s; %lu beyond)\n", bound, (unsigned long)stats->beyond);
+    }
+    (void)output;
+    (void)dtype;
+    (void)bound;
+    return verdict;
+}
+% endif
+% if any(out.kind == "ulp" for out in outputs_check):
+
+/* The largest ULP distance of the frame compared last (the per-run line of a float32 output). */
+static int64_t ${prefix}_test_last_ulp = 0;
+% endif
+% for k, out in enumerate(outputs_check):
+
+/* Output ${out.index} (${out.dtype}): ${out.bound_text}. Compares one frame, adds it to the totals and returns how
+ * many values are beyond the bound (\p max_diff: this frame's largest difference). */
 % if out.half:
-/* float16 output: decoded and compared with the float32 golden within the relative bound. */
 static int32_t ${prefix}_check_output_${out.index}(const uint16_t *actual, const float *expected, double *max_diff)
-% elif out.is_float and tolerance_ulp is not None:
-static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff,
-                                                   int64_t *max_ulp)
 % else:
 static int32_t ${prefix}_check_output_${out.index}(const ${out.ctype} *actual, const ${out.ctype} *expected, double *max_diff)
 % endif
 {
-    int32_t mismatches = 0;
+    uint32_t differ = 0u;
+    uint32_t beyond = 0u;
+    int64_t max_ulp = 0;
     int32_t i;
     *max_diff = 0.0;
-% if out.is_float and not out.half and tolerance_ulp is not None:
-    *max_ulp = 0;
-% endif
     for (i = 0; i < ${out.size}; ++i) {
-% if out.half:
-        const double diff = fabs(${prefix}_half_value(actual[i]) - (double)expected[i]);
-        const double bound = ${tolerance_c} * (fabs((double)expected[i]) > 1.0 ? fabs((double)expected[i]) : 1.0);
-        if (!(diff <= bound)) {
-% elif out.is_float and tolerance_ulp is not None:
+% if out.kind == "exact":
         const double diff = fabs((double)actual[i] - (double)expected[i]);
+        const int32_t differs = actual[i] != expected[i];
+        const int32_t out_of_bound = differs;
+% elif out.kind == "absolute":
+        const double diff = fabs((double)actual[i] - (double)expected[i]);
+        const int32_t differs = actual[i] != expected[i];
+        const int32_t out_of_bound = diff > ${out.bound};
+% elif out.kind == "ulp":
+        const int32_t is_nan = isnan(actual[i]) || isnan(expected[i]);
+        const double diff = is_nan ? HUGE_VAL : fabs((double)actual[i] - (double)expected[i]);
         const int64_t places = ${prefix}_float_place(actual[i]) - ${prefix}_float_place(expected[i]);
         const int64_t ulps = places < 0 ? -places : places;
-        if (ulps > *max_ulp) {
-            *max_ulp = ulps;
+        const int32_t differs = is_nan || actual[i] != expected[i];
+        const int32_t out_of_bound = is_nan || ulps > ${out.bound};
+        if (!is_nan && ulps > max_ulp) {
+            max_ulp = ulps;
         }
-        if (isnan(actual[i]) || isnan(expected[i]) || ulps > ${tolerance_ulp}) {
-% elif out.is_float:
-        const double diff = fabs((double)actual[i] - (double)expected[i]);
-        const double bound = ${tolerance_c} * (fabs((double)expected[i]) > 1.0 ? fabs((double)expected[i]) : 1.0);
-        if (!(diff <= bound)) {
 % else:
-        const double diff = fabs((double)actual[i] - (double)expected[i]);
-        if (diff > ${tolerance_c}) {
+% if out.half:
+        const double value = ${prefix}_half_value(actual[i]);
+% else:
+        const double value = (double)actual[i];
 % endif
-            ++mismatches;
+        const int32_t is_nan = isnan(value) || isnan(expected[i]);
+        const double diff = is_nan ? HUGE_VAL : fabs(value - (double)expected[i]);
+        const int32_t differs = is_nan || value != (double)expected[i];
+        const int32_t out_of_bound = is_nan || !(diff <= ${out.bound});
+% endif
+        if (differs) {
+            ++differ;
+        }
+        if (out_of_bound) {
+            ++beyond;
         }
         if (diff > *max_diff) {
             *max_diff = diff;
         }
     }
-    return mismatches;
+    ${prefix}_test_add(&${prefix}_test_stats[${k}], ${out.size}u, differ, beyond, *max_diff, max_ulp);
+% if out.kind == "ulp":
+    ${prefix}_test_last_ulp = max_ulp;
+% endif
+    return (int32_t)beyond;
 }
 % endfor
 
 % for out in outputs_check:
 
 /* Compare output ${out.index} after run \p run of \p sample with its expected frame; print a line when
- * it mismatches${" (and every float output's largest distance)" if out.is_float and tolerance_ulp is not None else ""}. Returns 1 on a mismatch, 0 otherwise. */
+ * values are beyond the bound${" (a float16 or ULP-checked output: every run, with its largest distance)" if out.half or out.kind == "ulp" else ""}. Returns 1 on a mismatch, 0 otherwise. */
 static int32_t ${prefix}_test_compare_${out.index}(const ${prefix}_model_context_t *ctx, int32_t sample, int32_t run,
                                                   const ${"float" if out.half else out.ctype} *expected)
 {
     double max_diff;
-% if out.half:
-    const int32_t bad = ${prefix}_check_output_${out.index}((const uint16_t *)(const void *)ctx->outputs[${out.index}].data,
+    const int32_t bad = ${prefix}_check_output_${out.index}((const ${"uint16_t" if out.half else out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
                                                expected, &max_diff);
-    /* The largest distance of every float16 output, passing or not. */
+% if out.kind == "ulp":
+    ${PREFIX}_PRINTF("sample %ld run %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g, %ld ULP)\n",
+                     (long)sample, (long)run, (long)bad, max_diff,
+                     (long)(${prefix}_test_last_ulp > INT32_MAX ? INT32_MAX : ${prefix}_test_last_ulp));
+% elif out.half:
     ${PREFIX}_PRINTF("sample %ld run %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
                      (long)sample, (long)run, (long)bad, max_diff);
-% elif out.is_float and tolerance_ulp is not None:
-    int64_t max_ulp;
-    const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
-                                               expected, &max_diff, &max_ulp);
-    /* The largest distance of every float output, passing or not: a bound is chosen from it. */
-    ${PREFIX}_PRINTF("sample %ld run %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g, %ld ULP)\n",
-                     (long)sample, (long)run, (long)bad, max_diff, (long)(max_ulp > INT32_MAX ? INT32_MAX : max_ulp));
 % else:
-    const int32_t bad = ${prefix}_check_output_${out.index}((const ${out.ctype} *)(const void *)ctx->outputs[${out.index}].data,
-                                               expected, &max_diff);
     if (bad != 0) {
         ${PREFIX}_PRINTF("sample %ld run %ld output ${out.index}: %ld of ${out.size} mismatched (max diff %g)\n",
                          (long)sample, (long)run, (long)bad, max_diff);
@@ -157,6 +232,7 @@ static int32_t ${prefix}_test_compare_${out.index}(const ${prefix}_model_context
 % endif
     (void)sample;
     (void)run;
+    (void)max_diff;
     return bad != 0 ? 1 : 0;
 }
 % endfor
@@ -188,6 +264,7 @@ int32_t ${prefix}_test_case_run(void)
 {
     ${prefix}_model_context_t *ctx = &${prefix}_test_ctx;
     int32_t failed = 0;
+    int32_t verdict = ${"0" if outputs_check else "3"};
     int32_t sample;
     int32_t iteration;
     int32_t status;
@@ -197,6 +274,9 @@ int32_t ${prefix}_test_case_run(void)
             return status;
         }
     }
+% if outputs_check:
+    memset(${prefix}_test_stats, 0, sizeof(${prefix}_test_stats));
+% endif
     for (sample = 0; sample < ${PREFIX}_TEST_SAMPLES; ++sample) {
         for (iteration = 0; iteration < ${PREFIX}_TEST_ITERATIONS; ++iteration) {
 % for arr in arrays:
@@ -232,12 +312,20 @@ int32_t ${prefix}_test_case_run(void)
 % endif
 % endfor
     }
-% if num_iterations > 1:
-    ${PREFIX}_PRINTF("${prefix}_test_case: %s (%d sample(s), %d run(s) each, ${len(outputs_check)} output(s))\n",
-                     failed == 0 ? "PASS" : "FAIL", ${PREFIX}_TEST_SAMPLES, ${PREFIX}_TEST_ITERATIONS);
-% else:
-    ${PREFIX}_PRINTF("${prefix}_test_case: %s (%d sample(s), ${len(outputs_check)} output(s))\n", failed == 0 ? "PASS" : "FAIL",
-                     ${PREFIX}_TEST_SAMPLES);
+% if outputs_check:
+    /* One summary line per output, then the run's verdict: the worst of the outputs'. */
+% for k, out in enumerate(outputs_check):
+    status = ${prefix}_test_report(${out.index}, "${out.dtype}", &${prefix}_test_stats[${k}], ${1 if out.kind == "ulp" else 0}, "${out.bound_text}");
+    verdict = status > verdict ? status : verdict;
+% endfor
 % endif
+% if num_iterations > 1:
+    ${PREFIX}_PRINTF("${prefix}_test_case: %s (%d sample(s), %d run(s) each, ${len(outputs_check)} output(s)): %s\n",
+                     failed == 0 ? "PASS" : "FAIL", ${PREFIX}_TEST_SAMPLES, ${PREFIX}_TEST_ITERATIONS, ${PREFIX}_TEST_VERDICT_NAME(verdict));
+% else:
+    ${PREFIX}_PRINTF("${prefix}_test_case: %s (%d sample(s), ${len(outputs_check)} output(s)): %s\n", failed == 0 ? "PASS" : "FAIL",
+                     ${PREFIX}_TEST_SAMPLES, ${PREFIX}_TEST_VERDICT_NAME(verdict));
+% endif
+    (void)verdict;
     return failed;
 }

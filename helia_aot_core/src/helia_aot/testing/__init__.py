@@ -39,6 +39,7 @@ from helia_aot.testing.packs import (
     write_golden,
 )
 from helia_aot.testing.required_tools import MissingToolError, require_tools, running_in_ci
+from helia_aot.testing.verdict import OutputVerdict, SelfTestReport, parse_self_test
 
 __all__ = [
     "CORES",
@@ -73,4 +74,7 @@ __all__ = [
     "pack_registry_context",
     "run_golden",
     "write_golden",
+    "OutputVerdict",
+    "SelfTestReport",
+    "parse_self_test",
 ]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from helia_aot.testing.object_cache import compile_object, is_kernel_source
+from helia_aot.testing.verdict import SelfTestReport, parse_self_test
 
 HOST_CFLAGS = ("-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
@@ -44,6 +45,12 @@ class HostRun:
     @property
     def passed(self) -> bool:
         return self.returncode == 0 and "PASS" in self.stdout
+
+    @property
+    def report(self) -> SelfTestReport:
+        """The self-test's verdict lines: per output and for the run (bit-exact, within tolerance,
+        mismatch), so a caller can tell a bit-exact PASS from one within the tolerance."""
+        return parse_self_test(self.stdout)
 
 
 def module_sources(module_dir: Path) -> list[Path]:
