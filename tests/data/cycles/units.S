@@ -49,7 +49,23 @@ UNIT unit_one_load
     ldr r5, [r4]
 END_UNIT
 
+/* Four independent 16-bit instructions: two pairs of an ADDS and a MOVS (immediate). */
+UNIT unit_dual_issue
+    adds r0, r1, r2
+    movs r3, #1
+    adds r5, r6, r1
+    movs r2, #7
+END_UNIT
+
 #if defined(__ARM_FEATURE_MVE) && __ARM_FEATURE_MVE
+/* A low-overhead loop of four iterations: DLS, then a body of one ADDS and the LE. */
+UNIT unit_low_overhead_loop
+    movs r5, #4
+    dls lr, r5
+1:  adds r6, #1
+    le lr, 1b
+END_UNIT
+
 /* Two independent Helium instructions on the integer pipe. */
 UNIT unit_mve_same_pipe
     vadd.i32 q0, q1, q2

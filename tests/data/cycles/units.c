@@ -5,6 +5,8 @@ void unit_load_chain(void *p);
 void unit_load_burst(void *p);
 void unit_branch_loop(void *p);
 void unit_one_load(const void *p);
+void unit_dual_issue(void *p);
+void unit_low_overhead_loop(void *p);
 void unit_mve_same_pipe(void *p);
 void unit_mve_other_pipe(void *p);
 void unit_mve_dependent(void *p);
@@ -22,7 +24,9 @@ int main(void)
     unit_branch_loop(0);
     unit_one_load(words);
     unit_one_load(constants);
+    unit_dual_issue(0);
 #if defined(__ARM_FEATURE_MVE) && __ARM_FEATURE_MVE
+    unit_low_overhead_loop(0);
     unit_mve_same_pipe(0);
     unit_mve_other_pipe(0);
     unit_mve_dependent(0);

@@ -95,7 +95,8 @@ BOARD_MEMORY: Mapping[str, tuple[tuple[int, int, MemoryType], ...]] = {
 """Address ranges of each QEMU board and the Apollo memory each stands for."""
 
 # Plugin flags (insn_count.c's F_*).
-_LOAD, _STORE, _BRANCH, _VECTOR, _LOL, _DUAL, _MULTI = 1, 2, 4, 8, 16, 32, 64
+_LOAD, _STORE, _BRANCH, _VECTOR, _LOL, _DUAL, _MULTI, _DI = 1, 2, 4, 8, 16, 32, 64, 256
+_FLAGS_BIT = 24  # the APSR flags, a register of the scoreboard like any other
 
 _CLASS_FLAGS: Mapping[str, int] = {
     "alu": 0,
@@ -120,7 +121,9 @@ _CLASS_FLAGS: Mapping[str, int] = {
     "valu": _VECTOR,
 }
 _PIPES: Mapping[str, int] = {"int": 0, "ls": 1, "mul": 2, "fp": 2, "ctrl": 3, "br": 4, "sys": 5, "div": 6}
-_OPTIONS = frozenset({"nodst", "acc", "dst2"})
+_OPTIONS = frozenset({"nodst", "acc", "dst2", "di"})
+_SETS_FLAGS = frozenset({"cmp", "cmn", "tst", "teq"})
+_READS_FLAGS = frozenset({"adc", "sbc", "rrx"})
 _PARAMS = (
     "taken_branch",
     "lol_branch",
@@ -163,31 +166,38 @@ class TimingTable:
         Keys drop objdump's width qualifiers (``.w``/``.n``); a Helium instruction (one naming a Q
         register, or a vector-only mnemonic) is looked up as ``name.f`` for floating point, then
         ``name.mve``, then ``name``, then without the VPT block's ``t``/``e`` suffix; a scalar
-        one as written, then without a condition code and/or the flag-setting ``s``.
+        one as written, then without the flag-setting ``s`` and/or a condition code.
         """
+        match = self.match(mnemonic, operands)
+        return match[0] if match is not None else None
+
+    def match(self, mnemonic: str, operands: str) -> tuple[TimingRow, bool, bool] | None:
+        """``lookup``'s row, whether the instruction sets the APSR flags and whether it reads them."""
         name = mnemonic.lower()
         for width in (".w", ".n"):
             name = name.removesuffix(width)
         base, _, suffix = name.partition(".")
         vector = bool(re.search(r"\bq[0-7]\b", operands))
-        candidates: list[str] = []
+        candidates: list[tuple[str, bool, bool]] = []
         if vector or base.startswith("v"):
             stems = [base] + ([base[:-1]] if base[-1:] in ("t", "e") and len(base) > 3 else [])
             for stem in stems:
                 if vector and suffix.startswith("f"):
-                    candidates.append(f"{stem}.f")
+                    candidates.append((f"{stem}.f", False, False))
                 if vector:
-                    candidates.append(f"{stem}.mve")
-                candidates.append(stem)
-        candidates += [base, base.removesuffix("s")]
+                    candidates.append((f"{stem}.mve", False, False))
+                candidates.append((stem, False, False))
+        candidates += [(base, False, False), (base.removesuffix("s"), base.endswith("s"), False)]
         for cond in _CONDITIONS:
             if base.endswith(cond) and len(base) > len(cond):
                 stem = base[: -len(cond)]
-                candidates += [stem, stem.removesuffix("s")]
-        for key in candidates:
+                candidates += [(stem, False, True), (stem.removesuffix("s"), stem.endswith("s"), True)]
+        for key, sets, reads in candidates:
             row = self.rows.get(key)
             if row is not None:
-                return row
+                sets = sets or key in _SETS_FLAGS
+                reads = reads or key in _READS_FLAGS or key.startswith("it")
+                return row, sets, reads
         return None
 
 
@@ -279,7 +289,15 @@ def _mask(names: Sequence[str]) -> int:
     return mask
 
 
-def _timing(address: int, size: int, mnemonic: str, operands: str, row: TimingRow, table: TimingTable) -> InstructionTiming:
+def _timing(
+    address: int,
+    size: int,
+    mnemonic: str,
+    operands: str,
+    match: tuple[TimingRow, bool, bool],
+    table: TimingTable,
+) -> InstructionTiming:
+    row, sets_flags, reads_flags = match
     operands = _expand(operands.split(";")[0].split("@")[0].split("<")[0])
     in_brackets = " ".join(re.findall(r"\[([^\]]*)\]", operands))
     outside = re.sub(r"\[[^\]]*\]", " ", operands)
@@ -308,8 +326,11 @@ def _timing(address: int, size: int, mnemonic: str, operands: str, row: TimingRo
         dst = regs[:1]
     if "pc" in dst or "r15" in dst:
         flags |= _BRANCH
-    if row.cls in ("alu", "nop") and size == 2:
-        flags |= _DUAL
+    if size == 2 and row.cls in ("alu", "nop", "mul", "load", "store", "branch", "call"):
+        flags |= _DUAL  # a 16-bit T1 instruction: the first of a dual-issued pair on the M55
+        if "di" in row.options or row.cls == "branch":
+            flags |= _DI
+    flag_bit = 1 << _FLAGS_BIT
     return InstructionTiming(
         address,
         size,
@@ -317,8 +338,8 @@ def _timing(address: int, size: int, mnemonic: str, operands: str, row: TimingRo
         _PIPES[row.pipe],
         beats,
         latency,
-        _mask([r for r in dst if r not in ("pc", "r15")]),
-        _mask([r for r in src if r not in ("pc", "r15")]),
+        _mask([r for r in dst if r not in ("pc", "r15")]) | (flag_bit if sets_flags else 0),
+        _mask([r for r in src if r not in ("pc", "r15")]) | (flag_bit if reads_flags else 0),
         _mask([r for r in addr_regs if r not in ("pc", "r15")]),
         f"{mnemonic} {operands}".strip(),
     )
@@ -352,11 +373,11 @@ def instruction_timings(elf: Path, cpu: str) -> tuple[list[InstructionTiming], d
         mnemonic, operands = match.group(3), match.group(4)
         if mnemonic.startswith(".") or address in timings:
             continue
-        row = table.lookup(mnemonic, operands)
-        if row is None:
+        match = table.match(mnemonic, operands)
+        if match is None:
             unknown[address] = f"{mnemonic} {operands}".strip()
             continue
-        timings[address] = _timing(address, size, mnemonic.lower(), operands.lower(), row, table)
+        timings[address] = _timing(address, size, mnemonic.lower(), operands.lower(), match, table)
     return sorted(timings.values(), key=lambda t: t.address), unknown
 
 

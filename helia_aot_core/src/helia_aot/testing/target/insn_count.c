@@ -100,6 +100,7 @@ enum {
     F_DUAL = 32,
     F_MULTI = 64,
     F_UNKNOWN = 128,
+    F_DI = 256, /* may be the second of a dual-issued pair (M55: MOV, ADD/SUB imm, UXT/SXT, NOP, IT, B) */
 };
 enum { P_TAKEN, P_LOL, P_LS_PIPELINE, P_BEAT_OVERLAP, P_STORE_LOAD, P_DUAL_ISSUE, N_PARAMS };
 static const char *const param_names[N_PARAMS] = {
@@ -110,6 +111,7 @@ static const char *const part_names[N_PARTS] = {
     "issue", "dependency", "branch", "memory", "store_load", "unknown",
 };
 #define N_REGS 64
+#define FLAGS_MASK ((uint64_t)1 << 24) /* the APSR flags: both of a pair may set them */
 
 struct timing {
     uint64_t address;
@@ -182,8 +184,12 @@ static uint64_t overlap_with_prev(const struct timing *t, bool *paired)
         !(prev->flags & (F_MULTI | F_VECTOR)) && !(t->addr & prev->dst) && t->beats >= 2) {
         return 1;
     }
-    if (params[P_DUAL_ISSUE] && !prev_paired && (t->flags & F_DUAL) && (prev->flags & F_DUAL) &&
-        !((t->src | t->addr) & prev->dst) && !(t->dst & prev->dst)) {
+    /* a pair is two neighbouring 16-bit instructions, never across a taken branch */
+    const bool sequential = t->address == prev->address + prev->size;
+    const bool pair = sequential && (((prev->flags & F_DUAL) && (t->flags & F_DI)) ||
+                                     ((prev->flags & F_DI) && (t->flags & F_DUAL)));
+    if (params[P_DUAL_ISSUE] && !prev_paired && pair &&
+        !((t->src | t->addr) & prev->dst) && !(t->dst & prev->dst & ~FLAGS_MASK)) {
         *paired = true;
         return 1;
     }
