@@ -148,7 +148,8 @@ def format_rows(rows: list[GoalRow]) -> str:
     header = (
         f"{'model':32} {'goal':8} {'scratch':>8} {'bound':>8} {'layer':>8} {'sched':>8} "
         f"{'product':>8} {'TFLM':>8} {'extra MACs':>10} {'constants':>10} {'product':>8} "
-        f"{'code M55':>9} {'cycles M55':>11} {'instr M55':>11} {'vs bal':>6} {'cycles M4':>12} {'instr M4':>12}"
+        f"{'code M55':>9} {'cycles M55':>11} {'instr M55':>11} {'vs bal':>6} "
+        f"{'cycles M4':>12} {'instr M4':>12}"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
@@ -157,7 +158,8 @@ def format_rows(rows: list[GoalRow]) -> str:
             f"{_n(r.schedule_bound):>8} {_n(PRODUCT_SCRATCH.get(r.model)):>8} {_n(r.tflm_arena):>8} "
             f"{r.extra_macs:10,} {r.constants:10,} {_n(PRODUCT_CONSTANTS.get(r.model)):>8} "
             f"{_n(r.code_m55):>9} {_n(r.cycles.get('m55')):>11} {_n(r.instructions.get('m55')):>11} "
-            f"{versus_balanced(rows, r):>6} {_n(r.cycles.get('m4')):>12} {_n(r.instructions.get('m4')):>12}" + ("  FAIL " + "; ".join(r.failures) if r.failures else "")
+            f"{versus_balanced(rows, r):>6} {_n(r.cycles.get('m4')):>12} {_n(r.instructions.get('m4')):>12}"
+            + ("  FAIL " + "; ".join(r.failures) if r.failures else "")
         )
     return "\n".join(lines)
 

@@ -149,7 +149,9 @@ def test_command_prints_json_per_region(unit_elves, capsys):
         250.0,
         0,
     )
-    assert [(r["instructions"], r["cycles"]) for r in doc["regions"]] == [e[:2] for e in EXPECTED["cortex-m55"]]
+    assert [(r["instructions"], r["cycles"]) for r in doc["regions"]] == [
+        e[:2] for e in EXPECTED["cortex-m55"]
+    ]
     assert doc["regions"][0]["cpi"] == 1.75 and doc["regions"][0]["ms"] == round(7 / 250e3, 6)
     assert doc["unknown_instructions"] == []
 

@@ -477,7 +477,9 @@ def test_the_kws_profile_sample_is_what_helia_aot_profile_prints(tmp_path: Path)
         *row(operators[0]),
         *row(operators[1]),
         *row(operators[11]),
-        round(100 * doc["runtime_cycles"] / total, 1),  # the runtime's counts are bare numbers, its share a figure
+        round(
+            100 * doc["runtime_cycles"] / total, 1
+        ),  # the runtime's counts are bare numbers, its share a figure
         doc["total_instructions"],
         total,
         100.0,

@@ -98,7 +98,10 @@ def test_profile_table_adds_up(kws_profile):
     derived = ("operators", "schema_version", "inference_cpi", "inference_ms")
     profile = ModuleProfile(
         **{k: v for k, v in doc.items() if k not in derived},
-        operators=[OperatorProfile(**{k: v for k, v in op.items() if k not in ("cpi", "ms")}) for op in doc["operators"]],
+        operators=[
+            OperatorProfile(**{k: v for k, v in op.items() if k not in ("cpi", "ms")})
+            for op in doc["operators"]
+        ],
     )
     text = format_profile(profile)
     rows = [line for line in text.splitlines() if line.rstrip().endswith("%")]

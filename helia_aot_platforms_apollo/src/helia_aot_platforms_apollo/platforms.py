@@ -123,7 +123,13 @@ _APOLLO510 = _boards(
     order=_TCM_FIRST_PSRAM,
     alignment=16,
     clock_mhz=250.0,
-    wait_states={MemoryType.ITCM: 0, MemoryType.DTCM: 0, MemoryType.SRAM: 2, MemoryType.MRAM: 3, MemoryType.PSRAM: 8},
+    wait_states={
+        MemoryType.ITCM: 0,
+        MemoryType.DTCM: 0,
+        MemoryType.SRAM: 2,
+        MemoryType.MRAM: 3,
+        MemoryType.PSRAM: 8,
+    },
 )
 
 _APOLLO510L = _boards(

@@ -178,7 +178,11 @@ class SocPlatform:
         object.__setattr__(self, "preferred_order", order)
         object.__setattr__(self, "description", str(self.description))
         object.__setattr__(self, "wait_states", self._normalise_wait_states(name, self.wait_states))
-        if isinstance(self.clock_mhz, bool) or not isinstance(self.clock_mhz, (int, float)) or self.clock_mhz < 0:
+        if (
+            isinstance(self.clock_mhz, bool)
+            or not isinstance(self.clock_mhz, (int, float))
+            or self.clock_mhz < 0
+        ):
             raise InvalidConfigError(
                 f"Platform {name!r}: clock_mhz must be a non-negative number, got {self.clock_mhz!r}."
             )

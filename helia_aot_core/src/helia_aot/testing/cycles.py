@@ -133,7 +133,25 @@ _PARAMS = (
     "dual_issue",
     "words_per_cycle",
 )
-_CONDITIONS = ("eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le", "al")
+_CONDITIONS = (
+    "eq",
+    "ne",
+    "cs",
+    "hs",
+    "cc",
+    "lo",
+    "mi",
+    "pl",
+    "vs",
+    "vc",
+    "hi",
+    "ls",
+    "ge",
+    "lt",
+    "gt",
+    "le",
+    "al",
+)
 
 
 class CycleModelError(ProfileError):
@@ -373,11 +391,11 @@ def instruction_timings(elf: Path, cpu: str) -> tuple[list[InstructionTiming], d
         mnemonic, operands = match.group(3), match.group(4)
         if mnemonic.startswith(".") or address in timings:
             continue
-        match = table.match(mnemonic, operands)
-        if match is None:
+        timed = table.match(mnemonic, operands)
+        if timed is None:
             unknown[address] = f"{mnemonic} {operands}".strip()
             continue
-        timings[address] = _timing(address, size, mnemonic.lower(), operands.lower(), match, table)
+        timings[address] = _timing(address, size, mnemonic.lower(), operands.lower(), timed, table)
     return sorted(timings.values(), key=lambda t: t.address), unknown
 
 
@@ -391,7 +409,9 @@ def platform_named(name: str) -> SocPlatform:
 
 def memory_ranges(cpu: str, platform: SocPlatform) -> list[tuple[int, int, MemoryType, int]]:
     """(low, high, memory, wait states) of every board range, with ``platform``'s wait states."""
-    return [(low, high, memory, platform.wait_states_of(memory)) for low, high, memory in BOARD_MEMORY[CPUS[cpu]]]
+    return [
+        (low, high, memory, platform.wait_states_of(memory)) for low, high, memory in BOARD_MEMORY[CPUS[cpu]]
+    ]
 
 
 def write_model(path: Path, cpu: str, platform: SocPlatform, timings: Sequence[InstructionTiming]) -> None:
@@ -401,7 +421,8 @@ def write_model(path: Path, cpu: str, platform: SocPlatform, timings: Sequence[I
     lines += [f"param {name} {value}" for name, value in table.params.items() if name != "words_per_cycle"]
     lines += [f"mem {low:#x} {high:#x} {waits}" for low, high, _, waits in memory_ranges(cpu, platform)]
     lines += [
-        f"insn {t.address:#x} {t.size} {t.flags:#x} {t.pipe} {t.beats} {t.latency} {t.dst:#x} {t.src:#x} {t.addr:#x}"
+        f"insn {t.address:#x} {t.size} {t.flags:#x} {t.pipe} {t.beats} {t.latency} "
+        f"{t.dst:#x} {t.src:#x} {t.addr:#x}"
         for t in timings
     ]
     Path(path).write_text("\n".join(lines) + "\n")
@@ -450,9 +471,7 @@ class CycleRun:
             "platform": self.platform,
             "clock_mhz": self.clock_mhz,
             "exit_status": self.run.returncode,
-            "regions": [
-                {**r.to_json(), "ms": round(self.milliseconds(r.cycles), 6)} for r in self.regions
-            ],
+            "regions": [{**r.to_json(), "ms": round(self.milliseconds(r.cycles), 6)} for r in self.regions],
             "unknown_instructions": self.unknown,
         }
 
@@ -487,7 +506,9 @@ def run_with_model(
         model = Path(scratch) / "model.txt"
         write_model(model, cpu, platform, timings)
         run = run_qemu(elf, CPUS[cpu], timeout=timeout, model=model)
-    executed_unknown = [f"{a:#x}: {unknown.get(a, '(not in the disassembly)')}" for a in run.unknown_addresses]
+    executed_unknown = [
+        f"{a:#x}: {unknown.get(a, '(not in the disassembly)')}" for a in run.unknown_addresses
+    ]
     if strict and executed_unknown:
         raise CycleModelError(
             f"the {cpu} timing table does not know {len(executed_unknown)} executed instruction(s): "

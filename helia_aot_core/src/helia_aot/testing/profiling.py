@@ -29,8 +29,8 @@ without the runtime, ``main``, the golden test or the C library.
 
 from __future__ import annotations
 
-import tempfile
 import dataclasses
+import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,6 @@ from helia_aot.testing.cross import (
     CrossBuildError,
     cross_build_module,
     module_size,
-    run_qemu,
     toolchain_problem,
 )
 from helia_aot.testing.cycles import DEFAULT_PLATFORMS, platform_named, run_with_model
@@ -320,7 +319,9 @@ def profile_module(
     )
 
 
-def _timing_platform(plan: Any, cpu: str, platform: SocPlatform | None, clock_mhz: float | None) -> SocPlatform:
+def _timing_platform(
+    plan: Any, cpu: str, platform: SocPlatform | None, clock_mhz: float | None
+) -> SocPlatform:
     """The platform whose clock and wait states time the run (see ``profile_module``)."""
     if platform is None:
         planned = getattr(plan, "platform", None)
@@ -365,7 +366,13 @@ def format_profile(profile: ModuleProfile, *, id_width: int = 40) -> str:
     for op in profile.operators:
         lines.append(row(str(op.index), op.op_type, op.id, op.instructions, op.cycles))
     lines.append(
-        row("", RUNTIME, "model_run loop and operator callback", profile.runtime_instructions, profile.runtime_cycles)
+        row(
+            "",
+            RUNTIME,
+            "model_run loop and operator callback",
+            profile.runtime_instructions,
+            profile.runtime_cycles,
+        )
     )
     lines.append("-" * len(header))
     lines.append(row("", "total", "", profile.total_instructions, profile.total_cycles))
@@ -377,8 +384,10 @@ def format_profile(profile: ModuleProfile, *, id_width: int = 40) -> str:
         f"module bytes: code {profile.code_bytes:,}, constants {profile.constant_bytes:,}, "
         f"RAM {profile.ram_bytes:,} (link map; runtime and C library excluded)",
         *(
-            [f"{len(profile.unknown_instructions)} executed instruction(s) missing from the timing table "
-             f"were timed as 1 cycle: {'; '.join(profile.unknown_instructions[:5])}"]
+            [
+                f"{len(profile.unknown_instructions)} executed instruction(s) missing from the timing table "
+                f"were timed as 1 cycle: {'; '.join(profile.unknown_instructions[:5])}"
+            ]
             if profile.unknown_instructions
             else []
         ),
