@@ -50,6 +50,8 @@ EXPECTED = {
         (2, 3, {"issue": 3}),  # VADD, VMUL: different pipes, one beat overlaps
         (2, 4, {"issue": 3, "dependency": 1}),  # VMUL -> VADD: the overlap waits on latency 2
         (2, 5, {"issue": 4, "store_load": 1}),  # VSTRW then VLDRW: one cycle stall
+        (1, 2, {"issue": 2}),  # VLDRW from DTCM: two beats
+        (1, 8, {"issue": 2, "memory": 6}),  # VLDRW from MRAM: 3 wait states per 64-bit beat
     ],
 }
 

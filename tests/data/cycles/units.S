@@ -84,6 +84,11 @@ UNIT unit_mve_dependent
     vadd.i32 q3, q0, q4
 END_UNIT
 
+/* One 128-bit vector load from where r4 points (MRAM constants): two 64-bit beats. */
+UNIT unit_mve_load
+    vldrw.u32 q0, [r4]
+END_UNIT
+
 /* A vector store, then a vector load (the load waits for the store). */
 UNIT unit_mve_store_load
     vstrw.32 q0, [r4]

@@ -11,10 +11,11 @@ void unit_mve_same_pipe(void *p);
 void unit_mve_other_pipe(void *p);
 void unit_mve_dependent(void *p);
 void unit_mve_store_load(void *p);
+void unit_mve_load(const void *p);
 
 static void *chain[4];                       /* .data: DTCM */
 static int32_t words[16] = {1, 2, 3, 4};      /* .data: DTCM */
-static const int32_t constants[4] = {5, 6, 7, 8}; /* .rodata: MRAM */
+static const int32_t constants[4] __attribute__((aligned(16))) = {5, 6, 7, 8}; /* .rodata: MRAM */
 
 int main(void)
 {
@@ -31,6 +32,8 @@ int main(void)
     unit_mve_other_pipe(0);
     unit_mve_dependent(0);
     unit_mve_store_load(words + 8);
+    unit_mve_load(words);
+    unit_mve_load(constants);
 #endif
     return chain[0] == chain && words[0] == 1 ? 0 : 1;
 }

@@ -139,7 +139,7 @@ static const struct timing *prev;
 static uint64_t prev_start;
 static bool prev_paired;
 static uint64_t last_charge; /* every cycle charged to the latest instruction so far */
-static uint64_t insn_seq, mem_seq;
+static uint64_t insn_seq, mem_seq, mem_chunk;
 static bool begin_pending;
 static uint64_t start_cycles, start_parts[N_PARTS];
 
@@ -249,8 +249,14 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
     (void)vcpu;
     (void)info;
     const struct timing *t = udata;
-    if ((t->flags & F_VECTOR) && mem_seq == insn_seq) {
-        return; /* a vector access is split per element by QEMU; wait states count once */
+    if (t->flags & F_VECTOR) {
+        /* QEMU splits a vector access per element; the core moves it in 64-bit beats, so the
+         * wait states count once per 8-byte chunk an instruction touches */
+        const uint64_t chunk = vaddr >> 3;
+        if (mem_seq == insn_seq && chunk == mem_chunk) {
+            return;
+        }
+        mem_chunk = chunk;
     }
     mem_seq = insn_seq;
     for (size_t i = 0; i < n_ranges; i++) {
