@@ -180,3 +180,19 @@ def test_kws_kernels_are_all_in_the_timing_table(tmp_path, target):
     assert sum(op.cycles for op in profile.operators) + profile.runtime_cycles == profile.total_cycles
     # Loads, multiplies, branches and Helium beats cost more than one cycle each on average.
     assert profile.inference_cycles > profile.inference_instructions
+
+
+@pytest.mark.cross
+def test_an_executed_instruction_missing_from_the_table_fails_strict_runs(unit_elves, monkeypatch):
+    from helia_aot.testing import cycles
+
+    full = load_timing_table("cortex-m4")
+    rows = {k: v for k, v in full.rows.items() if k != "ldr"}
+    without_ldr = cycles.TimingTable(full.cpu, full.params, rows)
+    monkeypatch.setattr(cycles, "load_timing_table", lambda cpu: without_ldr)
+    with pytest.raises(CycleModelError, match=r"does not know .*executed instruction.*ldr") as caught:
+        measure_cycles(unit_elves["cortex-m4"], "cortex-m4")
+    assert "cortex-m4.tsv" in caught.value.hint
+    lenient = measure_cycles(unit_elves["cortex-m4"], "cortex-m4", strict=False)
+    assert lenient.unknown and all("ldr" in text for text in lenient.unknown)
+    assert lenient.regions[0].stalls["unknown"] == 4  # the load chain's four loads, one cycle each
