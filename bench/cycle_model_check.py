@@ -11,6 +11,8 @@ checkout's table at run time), the modeled cycles and the error, the worst error
 
     python bench/cycle_model_check.py --kernels /path/to/ns-cmsis-nn
 
+The local arm-none-eabi-gcc compiles the kernels; the published figures came from gcc 14.3, so a
+different compiler runs different instructions (``HELIA_AOT_CROSS_PREFIX`` selects another).
 Weight matrices are constants (MRAM in the model, as a deployed model's weights; the platform's
 wait states per 64-bit beat), the other buffers zero-initialised arrays (DTCM, no wait states); the
 published runs' buffer placement is not stated, which is one source of error, and the platform's
