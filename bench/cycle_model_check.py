@@ -6,8 +6,9 @@ CMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY). This bench takes a checkout of that re
 (``--kernels PATH``; nothing of it is copied into this one), builds the same kernel sources with
 the same flags against a driver of its own that calls each kernel once at the published shape
 inside a harness region (after one uncounted warm-up call), runs it under the Cortex-M55 cycle
-model (docs/cycles.md) and prints, per kernel, the silicon figure (the MVE column, read from the
-checkout's table at run time), the modeled cycles and the error, the worst error last.
+model (docs/cycles.md) and prints, per kernel and ISA path (``mve``: Helium; ``dsp``: the same
+core built without MVE, the table's DSP column), the silicon figure (read from the checkout's
+table at run time), the modeled cycles and the error, the worst error last.
 
     python bench/cycle_model_check.py --kernels /path/to/ns-cmsis-nn
 
@@ -92,8 +93,12 @@ KERNELS = (
 )
 
 
-def silicon_cycles(checkout: Path) -> dict[str, int]:
-    """Kernel -> the MVE (GCC) average cycles of the checkout's benchmark table."""
+PATHS = {"mve": (4, ()), "dsp": (3, ("-mcpu=cortex-m55+nomve",))}
+"""ISA path -> (its column in the benchmark table, the extra compiler flags that select it)."""
+
+
+def silicon_cycles(checkout: Path, column: int = 4) -> dict[str, int]:
+    """Kernel -> the average cycles of the checkout's benchmark table in ``column`` (4: MVE, 3: DSP)."""
     text = (checkout / "docs" / "guides" / "kernel-benchmarks.md").read_text()
     found: dict[str, int] = {}
     for line in text.splitlines():
@@ -101,8 +106,8 @@ def silicon_cycles(checkout: Path) -> dict[str, int]:
         if len(cells) < 5 or not cells[0].startswith("`"):
             continue
         name = cells[0].strip("`").split(" ")[0]
-        if re.fullmatch(r"[\d,]+", cells[4]):
-            found.setdefault(name, int(cells[4].replace(",", "")))
+        if re.fullmatch(r"[\d,]+", cells[column]):
+            found.setdefault(name, int(cells[column].replace(",", "")))
     return found
 
 
@@ -130,44 +135,53 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", type=Path, required=True, help="an ns-cmsis-nn checkout")
     parser.add_argument("--work-dir", type=Path, help="keep the builds here")
+    parser.add_argument(
+        "--paths",
+        default="mve,dsp",
+        help="ISA paths to replay: mve (Helium) and/or dsp (the same core without MVE)",
+    )
     args = parser.parse_args(argv)
     problem = toolchain_problem()
     if problem:
         print(f"cycle_model_check: cannot run: {problem}", file=sys.stderr)
         return 2
     checkout = args.kernels.resolve()
-    silicon = silicon_cycles(checkout)
+    paths = [p for p in args.paths.split(",") if p]
+    if any(p not in PATHS for p in paths):
+        parser.error(f"--paths takes {', '.join(PATHS)}")
     platform = platform_named("apollo510_evb")
-    header = f"{'kernel':28} {'shape':18} {'silicon':>11} {'modeled':>11} {'error':>8}"
+    header = f"{'kernel':28} {'path':4} {'shape':18} {'silicon':>11} {'modeled':>11} {'error':>8}"
     lines = [header, "-" * len(header)]
     worst: tuple[float, str] | None = None
     with tempfile.TemporaryDirectory(prefix="helia_aot_cycle_check_") as scratch:
         work = args.work_dir or Path(scratch)
-        for kernel in KERNELS:
-            measured = silicon.get(kernel.row)
-            build = work / kernel.row
-            build.mkdir(parents=True, exist_ok=True)
-            main_c = build / "main.c"
-            main_c.write_text(driver(kernel))
-            elf = cross_build_program(
-                [main_c, *(checkout / s for s in kernel.sources)],
-                build,
-                "m55",
-                include_dirs=[checkout / "Include"],
-                opt="-O3",
-                extra_cflags=("-DCMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY", "-Wno-error"),
-            )
-            run = measure_cycles(elf, "cortex-m55", platform, strict=False)
-            modeled = run.regions[0].cycles if run.regions else None
-            if measured is None or modeled is None:
-                lines.append(f"{kernel.row:28} {kernel.shape:18} {'-':>11} {modeled or '-':>11}")
-                continue
-            error = modeled / measured - 1
-            lines.append(
-                f"{kernel.row:28} {kernel.shape:18} {measured:11,} {modeled:11,} {100 * error:+7.1f}%"
-            )
-            if worst is None or abs(error) > abs(worst[0]):
-                worst = (error, kernel.row)
+        for path in paths:
+            column, flags = PATHS[path]
+            silicon = silicon_cycles(checkout, column)
+            for kernel in KERNELS:
+                measured = silicon.get(kernel.row)
+                build = work / path / kernel.row
+                build.mkdir(parents=True, exist_ok=True)
+                main_c = build / "main.c"
+                main_c.write_text(driver(kernel))
+                elf = cross_build_program(
+                    [main_c, *(checkout / s for s in kernel.sources)],
+                    build,
+                    "m55",
+                    include_dirs=[checkout / "Include"],
+                    opt="-O3",
+                    extra_cflags=("-DCMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY", "-Wno-error", *flags),
+                )
+                run = measure_cycles(elf, "cortex-m55", platform, strict=False)
+                modeled = run.regions[0].cycles if run.regions else None
+                if measured is None or modeled is None:
+                    lines.append(f"{kernel.row:28} {path:4} {kernel.shape:18} {'-':>11} {modeled or '-':>11}")
+                    continue
+                error = modeled / measured - 1
+                row = f"{kernel.row:28} {path:4} {kernel.shape:18} {measured:11,} {modeled:11,}"
+                lines.append(f"{row} {100 * error:+7.1f}%")
+                if worst is None or abs(error) > abs(worst[0]):
+                    worst = (error, f"{kernel.row}, {path}")
     print("\n".join(lines))
     print(
         f"silicon: Apollo510 EVB at {CLOCK_MHZ:g} MHz (DWT); modeled: apollo510_evb's wait states, "
