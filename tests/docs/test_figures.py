@@ -466,20 +466,27 @@ def test_the_kws_profile_sample_is_what_helia_aot_profile_prints(tmp_path: Path)
     )
     assert run.returncode == 0, run.stdout + run.stderr
     doc = json.loads(run.stdout)
-    total = doc["total_instructions"]
+    total = doc["total_cycles"]
 
-    def row(count: int) -> list[float]:
-        return [count, round(100 * count / total, 1)]
+    def row(op: dict) -> list[float]:
+        return [op["instructions"], op["cycles"], round(100 * op["cycles"] / total, 1)]
 
     operators = doc["operators"]
+    inference = doc["inference_cycles"]
     expected = [
-        *row(operators[0]["instructions"]),
-        *row(operators[1]["instructions"]),
-        *row(operators[11]["instructions"]),
-        row(doc["runtime_instructions"])[1],  # the runtime's count is a bare number, its share a figure
+        *row(operators[0]),
+        *row(operators[1]),
+        *row(operators[11]),
+        round(
+            100 * doc["runtime_cycles"] / total, 1
+        ),  # the runtime's counts are bare numbers, its share a figure
+        doc["total_instructions"],
         total,
         100.0,
+        inference,
         doc["inference_instructions"],
+        round(inference / doc["inference_instructions"], 2),
+        round(inference / (doc["clock_mhz"] * 1e3), 3),
         doc["code_bytes"],
         doc["constant_bytes"],
         doc["ram_bytes"],

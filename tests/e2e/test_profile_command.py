@@ -55,15 +55,20 @@ def test_profile_json_schema_and_operators(kws_profile):
         "schema_version", "model", "module_prefix", "target", "cpu", "opt", "operators",
         "runtime_instructions", "total_instructions", "inference_instructions",
         "code_bytes", "constant_bytes", "ram_bytes",
+        "runtime_cycles", "total_cycles", "inference_cycles", "inference_cpi", "inference_ms",
+        "platform", "clock_mhz", "unknown_instructions",
     }  # fmt: skip
+    assert (doc["platform"], doc["clock_mhz"], doc["unknown_instructions"]) == ("apollo510_evb", 250.0, [])
     assert (doc["model"], doc["target"], doc["cpu"], doc["opt"]) == (KWS.name, "m55", "cortex-m55", "-O2")
     ops = doc["operators"]
     assert [op["index"] for op in ops] == list(range(12))  # KWS DS-CNN: 12 operators
     assert [op["op_type"] for op in ops[:2]] == ["CONV_2D", "DEPTHWISE_CONV_2D"]
     assert [op["op_type"] for op in ops[-3:]] == ["AVERAGE_POOL_2D", "FULLY_CONNECTED", "SOFTMAX"]
     for op in ops:
-        assert set(op) == {"index", "id", "op_type", "kernel", "instructions"}
-        assert op["instructions"] > 0 and op["id"].startswith("0:")
+        assert set(op) == {"index", "id", "op_type", "kernel", "instructions", "cycles", "cpi", "ms"}
+        assert op["instructions"] > 0 and op["cycles"] > 0 and op["id"].startswith("0:")
+        assert op["cpi"] == round(op["cycles"] / op["instructions"], 4)
+        assert op["ms"] == round(op["cycles"] / 250e3, 6)
     # Weights (about 22 kB of int8 filters) are constants; arenas are RAM.
     assert doc["constant_bytes"] > 20_000 and doc["code_bytes"] > 1_000 and doc["ram_bytes"] > 1_000
 
@@ -79,22 +84,37 @@ def test_profile_operator_sum_equals_total(kws_profile):
     # count holds its call and a few instructions of the callback's dispatch around it.
     assert abs(doc["inference_instructions"] - operators) <= 20 * len(doc["operators"])
     assert doc["inference_instructions"] < doc["total_instructions"]
+    # The same identity holds for the modeled cycles (issue 30): one run, attributed alike.
+    cycles = sum(op["cycles"] for op in doc["operators"])
+    assert cycles + doc["runtime_cycles"] == doc["total_cycles"]
+    assert 0 < doc["inference_cycles"] < doc["total_cycles"]
+    assert doc["inference_cpi"] == round(doc["inference_cycles"] / doc["inference_instructions"], 4)
+    assert doc["inference_ms"] == round(doc["inference_cycles"] / 250e3, 6)
 
 
 @pytest.mark.cross
 def test_profile_table_adds_up(kws_profile):
     doc = kws_profile
+    derived = ("operators", "schema_version", "inference_cpi", "inference_ms")
     profile = ModuleProfile(
-        **{k: v for k, v in doc.items() if k not in ("operators", "schema_version")},
-        operators=[OperatorProfile(**op) for op in doc["operators"]],
+        **{k: v for k, v in doc.items() if k not in derived},
+        operators=[
+            OperatorProfile(**{k: v for k, v in op.items() if k not in ("cpi", "ms")})
+            for op in doc["operators"]
+        ],
     )
     text = format_profile(profile)
     rows = [line for line in text.splitlines() if line.rstrip().endswith("%")]
-    counts = [int(line.rsplit(None, 2)[-2].replace(",", "")) for line in rows]
+    # row: ... instructions cycles cpi ms share%
+    counts = [int(line.rsplit(None, 5)[-5].replace(",", "")) for line in rows]
+    cycles = [int(line.rsplit(None, 5)[-4].replace(",", "")) for line in rows]
     *parts, total = counts
     assert len(parts) == 12 + 1  # the operators and the runtime row
     assert sum(parts) == total == doc["total_instructions"]
+    *cycle_parts, cycle_total = cycles
+    assert sum(cycle_parts) == cycle_total == doc["total_cycles"]
     assert f"{doc['inference_instructions']:,} instructions" in text
+    assert f"{doc['inference_cycles']:,} cycles" in text and "at 250 MHz" in text
 
 
 def test_attribute_splits_nested_operators_and_runtime():
@@ -174,6 +194,23 @@ def test_profile_refuses_modules_it_cannot_run(tmp_path, flags, message):
     )
     assert result.exit_code == 1
     assert message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.cross
+def test_profile_clock_override(tmp_path):
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    result = runner.invoke(
+        app,
+        ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), "--target", "m4",
+         "--clock-mhz", "96", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert (doc["cpu"], doc["platform"], doc["clock_mhz"]) == ("cortex-m4", "apollo4p_evb", 96.0)
+    assert doc["inference_ms"] == round(doc["inference_cycles"] / 96e3, 6)
+    assert doc["unknown_instructions"] == []
 
 
 def test_profile_rejects_unknown_target(tmp_path):

@@ -4,6 +4,13 @@ Budgets are the full capacity of each memory in bytes, as the SoC datasheets giv
 keeps part of a memory for itself lowers the budget in its config (``platform.memories``). Data
 fills DTCM first because it is single-cycle, then SRAM, then MRAM, and PSRAM last where a board has
 it. Cortex-M55 parts align arenas to 16 bytes for MVE vector loads; Cortex-M4 parts need only 4.
+
+Each family also declares the clock its cycle figures are stated at and the wait states one data
+access to each memory adds at that clock (``clock_mhz``, ``wait_states``; read by the cycle model,
+``helia_aot.testing.cycles``, never by the compiler). TCMs are zero-wait by construction (the
+Cortex-M4 and M55 TRMs). The other figures are the model's assumptions, to be calibrated against
+silicon (docs/cycles.md says how and what is measured): SRAM behind the bus matrix, MRAM behind its
+cache (an average over hits and line fills, as weight streams see it), PSRAM behind its XIP cache.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ def _boards(
     memories: Mapping[MemoryType, int],
     order: tuple[MemoryType, ...],
     alignment: int,
+    clock_mhz: float,
+    wait_states: Mapping[MemoryType, int],
 ) -> list[SocPlatform]:
     """One platform per board name of a family whose boards share the same SoC resources."""
     return [
@@ -44,6 +53,8 @@ def _boards(
             preferred_order=order,
             alignment=alignment,
             description=description,
+            clock_mhz=clock_mhz,
+            wait_states=wait_states,
         )
         for name, description in names.items()
     ]
@@ -60,6 +71,8 @@ _APOLLO3 = _boards(
     memories={MemoryType.MRAM: 1 * MiB, MemoryType.SRAM: 320 * KiB, MemoryType.DTCM: 64 * KiB},
     order=_TCM_FIRST,
     alignment=4,
+    clock_mhz=48.0,
+    wait_states={MemoryType.DTCM: 0, MemoryType.SRAM: 0, MemoryType.MRAM: 1},
 )
 
 _APOLLO3_PLUS = _boards(
@@ -72,6 +85,8 @@ _APOLLO3_PLUS = _boards(
     memories={MemoryType.MRAM: 2 * MiB, MemoryType.SRAM: 704 * KiB, MemoryType.DTCM: 64 * KiB},
     order=_TCM_FIRST,
     alignment=4,
+    clock_mhz=48.0,
+    wait_states={MemoryType.DTCM: 0, MemoryType.SRAM: 0, MemoryType.MRAM: 1},
 )
 
 _APOLLO4 = _boards(
@@ -87,6 +102,8 @@ _APOLLO4 = _boards(
     memories={MemoryType.MRAM: 2_048_000, MemoryType.SRAM: 1 * MiB, MemoryType.DTCM: 384 * KiB},
     order=_TCM_FIRST,
     alignment=4,
+    clock_mhz=192.0,
+    wait_states={MemoryType.DTCM: 0, MemoryType.SRAM: 1, MemoryType.MRAM: 2},
 )
 
 _APOLLO510 = _boards(
@@ -105,6 +122,14 @@ _APOLLO510 = _boards(
     },
     order=_TCM_FIRST_PSRAM,
     alignment=16,
+    clock_mhz=250.0,
+    wait_states={
+        MemoryType.ITCM: 0,
+        MemoryType.DTCM: 0,
+        MemoryType.SRAM: 2,
+        MemoryType.MRAM: 3,
+        MemoryType.PSRAM: 8,
+    },
 )
 
 _APOLLO510L = _boards(
@@ -117,6 +142,8 @@ _APOLLO510L = _boards(
     memories={MemoryType.MRAM: 2_031_616, MemoryType.SRAM: 1_835_008, MemoryType.DTCM: 240 * KiB},
     order=_TCM_FIRST,
     alignment=16,
+    clock_mhz=250.0,
+    wait_states={MemoryType.DTCM: 0, MemoryType.SRAM: 2, MemoryType.MRAM: 3},
 )
 
 _ATOMIQ = _boards(
@@ -131,6 +158,8 @@ _ATOMIQ = _boards(
     },
     order=_TCM_FIRST,
     alignment=16,
+    clock_mhz=250.0,
+    wait_states={MemoryType.ITCM: 0, MemoryType.DTCM: 0, MemoryType.SRAM: 2, MemoryType.MRAM: 3},
 )
 
 APOLLO_PLATFORMS: tuple[SocPlatform, ...] = tuple(

@@ -22,9 +22,9 @@ from helia_aot.cli.flags import flag_signature, overrides_from_flags
 from helia_aot.config import load_config
 from helia_aot.errors import ProfileError
 
-HELP = """Convert a model, then count the instructions of one inference per operator under QEMU.
+HELP = """Convert a model, then count the instructions and model the cycles of one inference per operator under QEMU.
 
-Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo5/510 core; m4: Cortex-M4 with DSP, Apollo3/4; default: the platform's core) and --json (one JSON document on stdout). The module is cross-built at -O2 with arm-none-eabi-gcc and run on a QEMU board; the table lists each operator's instructions, the runtime's (model_run's loop and the profiling callback), their total, and the module's code, constant and RAM bytes from the link map. Inputs are zero bytes. Needs arm-none-eabi-gcc with newlib and qemu-system-arm (scripts/install_cross_toolchain.sh).
+Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo5/510 core; m4: Cortex-M4 with DSP, Apollo3/4; default: the platform's core), --clock-mhz (the clock of the milliseconds column; default: the platform's) and --json (one JSON document on stdout). The module is cross-built at -O2 with arm-none-eabi-gcc and run on a QEMU board under the cycle model (docs/cycles.md); the table lists each operator's instructions, cycles, cycles per instruction and milliseconds, the runtime's (model_run's loop and the profiling callback), their total, and the module's code, constant and RAM bytes from the link map. Inputs are zero bytes. Needs arm-none-eabi-gcc with newlib and qemu-system-arm (scripts/install_cross_toolchain.sh).
 
   helia-aot profile --model.path kws.tflite --module.path out/ --target m55
 
@@ -47,9 +47,16 @@ TARGET_OPTION = typer.Option(
     "--target", help="Core to run on: m55 or m4 (default: the platform's core).", show_default=False
 )
 JSON_OPTION = typer.Option("--json", help="Print one JSON document instead of the table.")
+CLOCK_OPTION = typer.Option(
+    "--clock-mhz",
+    help="Core clock for the milliseconds column (default: the platform's declared clock).",
+    show_default=False,
+)
 
 
-def profile(target: str | None = None, as_json: bool = False, **flags: Any) -> None:
+def profile(
+    target: str | None = None, as_json: bool = False, clock_mhz: float | None = None, **flags: Any
+) -> None:
     """Run ``helia-aot profile`` (the convert flags arrive by parameter name, as for convert)."""
     state: dict[str, int] = {"verbose": 1}
     if target is not None and target.lower() not in TARGETS:
@@ -81,7 +88,7 @@ def profile(target: str | None = None, as_json: bool = False, **flags: Any) -> N
         chosen = target_for(result.plan, target)
         if config.verbose >= 1 and not as_json:
             stderr.print(f"Cross-building for {chosen} and running under QEMU ...")
-        report = profiling.profile_module(result.output, result.plan, chosen)
+        report = profiling.profile_module(result.output, result.plan, chosen, clock_mhz=clock_mhz)
         if as_json:
             typer.echo(json.dumps(report.to_json(), indent=2))
         else:
@@ -98,6 +105,12 @@ profile.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         ),
         inspect.Parameter(
             "as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=Annotated[bool, JSON_OPTION]
+        ),
+        inspect.Parameter(
+            "clock_mhz",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[float | None, CLOCK_OPTION],
         ),
         *flag_signature().parameters.values(),
     ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -128,6 +128,11 @@ class SocPlatform:
     read-write data fills, fastest first. ``alignment`` is the minimum alignment of every arena (16
     where vector loads want it). Values are validated and normalised on construction, so two
     platforms describing the same hardware compare equal whatever order their fields were given in.
+
+    ``clock_mhz`` and ``wait_states`` feed the cycle model (``helia_aot.testing.cycles``), nothing
+    the compiler decides: the core clock the figures are stated at (0 when undeclared) and the wait
+    states one data access to each memory adds at that clock (a memory left out adds none). They
+    stay out of ``to_dict`` and of equality, so a module's hashes do not depend on them.
     """
 
     name: str
@@ -137,6 +142,8 @@ class SocPlatform:
     preferred_order: tuple[MemoryType, ...]
     alignment: int = 16
     description: str = ""
+    clock_mhz: float = field(default=0.0, compare=False)
+    wait_states: tuple[tuple[MemoryType, int], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         name = str(self.name).strip()
@@ -170,6 +177,33 @@ class SocPlatform:
         object.__setattr__(self, "memories", memories)
         object.__setattr__(self, "preferred_order", order)
         object.__setattr__(self, "description", str(self.description))
+        object.__setattr__(self, "wait_states", self._normalise_wait_states(name, self.wait_states))
+        if (
+            isinstance(self.clock_mhz, bool)
+            or not isinstance(self.clock_mhz, (int, float))
+            or self.clock_mhz < 0
+        ):
+            raise InvalidConfigError(
+                f"Platform {name!r}: clock_mhz must be a non-negative number, got {self.clock_mhz!r}."
+            )
+
+    @staticmethod
+    def _normalise_wait_states(name: str, wait_states: Any) -> tuple[tuple[MemoryType, int], ...]:
+        pairs: Iterable[Any] = wait_states.items() if isinstance(wait_states, Mapping) else wait_states
+        waits: dict[MemoryType, int] = {}
+        for memory_name, count in pairs:
+            memory = parse_memory_type(memory_name)
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise InvalidConfigError(
+                    f"Platform {name!r}: wait states of {memory.value} must be a non-negative integer, "
+                    f"got {count!r}."
+                )
+            waits[memory] = count
+        return tuple(sorted(waits.items(), key=lambda item: _MEMORY_RANK[item[0]]))
+
+    def wait_states_of(self, memory: MemoryType | str) -> int:
+        """Wait states one data access to ``memory`` adds at ``clock_mhz`` (0 when undeclared)."""
+        return dict(self.wait_states).get(parse_memory_type(memory), 0)
 
     @staticmethod
     def _normalise_memories(name: str, memories: Any) -> tuple[tuple[MemoryType, int], ...]:

@@ -117,7 +117,10 @@ class QemuRun:
     """The outcome of one emulated run.
 
     ``regions`` holds one instruction count per completed harness region, in order; ``total`` is
-    every instruction of the run (startup and printf included), or None without counting.
+    every instruction of the run (startup and printf included), or None without counting. A run
+    under the cycle model (``model=``) also has, per region, the modeled ``cycles`` and their
+    parts (``region_cycles``), the executed addresses the model did not list and the whole run's
+    cycles (see ``helia_aot.testing.cycles``).
     """
 
     returncode: int
@@ -126,6 +129,9 @@ class QemuRun:
     total: int | None = None
     stderr: str = ""
     timed_out: bool = False
+    region_cycles: list[dict[str, int]] = field(default_factory=list)
+    unknown_addresses: list[int] = field(default_factory=list)
+    total_cycles: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -411,24 +417,31 @@ def _symbol_addresses(elf: Path, *names: str) -> dict[str, int]:
     return found
 
 
-def _parse_counts(path: Path) -> tuple[list[int], int | None]:
-    regions: list[int] = []
-    total = None
+def _parse_counts(path: Path, run: QemuRun) -> None:
     for line in path.read_text().splitlines():
         key, _, value = line.partition("=")
         if key == "region":
-            regions.append(int(value))
+            run.regions.append(int(value))
         elif key == "total":
-            total = int(value)
-    return regions, total
+            run.total = int(value)
+        elif key == "cycles":
+            fields = dict(word.split("=", 1) for word in line.split())
+            run.region_cycles.append({name: int(number) for name, number in fields.items()})
+        elif key == "unknown_address":
+            run.unknown_addresses.append(int(value, 16))
+        elif key == "total_cycles":
+            run.total_cycles = int(value)
 
 
-def run_qemu(elf: Path, core: str | CrossCore, *, timeout: float = 300, count: bool = True) -> QemuRun:
+def run_qemu(
+    elf: Path, core: str | CrossCore, *, timeout: float = 300, count: bool = True, model: Path | None = None
+) -> QemuRun:
     """Run a harness ELF on the core's QEMU board and collect its output, status and counts.
 
     The return code is the program's exit status (main's return or exit()), 128 + N after an
     unexpected exception N (the stdout then holds a ``[harness] FAULT`` line), or 124 on timeout.
-    With ``count`` the plugin records one instruction count per harness region.
+    With ``count`` the plugin records one instruction count per harness region; with ``model``
+    (a file ``helia_aot.testing.cycles.write_model`` wrote for this ELF) it also models cycles.
     """
     core = _core(core)
     elf = Path(elf).resolve()
@@ -454,6 +467,8 @@ def run_qemu(elf: Path, core: str | CrossCore, *, timeout: float = 300, count: b
         counts_file.unlink()  # present afterwards only if the plugin got to write it
         markers = _symbol_addresses(elf, "harness_region_begin", "harness_region_end")
         args = [str(plugin_library()), f"out={counts_file}"]
+        if model is not None:
+            args.append(f"model={Path(model).resolve()}")
         if len(markers) == 2:
             args += [f"begin={markers['harness_region_begin']:#x}", f"end={markers['harness_region_end']:#x}"]
         cmd += ["-plugin", ",".join(args)]
@@ -476,13 +491,12 @@ def run_qemu(elf: Path, core: str | CrossCore, *, timeout: float = 300, count: b
         except subprocess.TimeoutExpired:
             proc.kill()
             stdout, stderr = proc.communicate()
-    regions: list[int] = []
-    total = None
-    if counts_file is not None and counts_file.exists():
-        regions, total = _parse_counts(counts_file)
-        counts_file.unlink()
     returncode = TIMEOUT_STATUS if timed_out else proc.returncode
-    return QemuRun(returncode, stdout, regions, total, stderr, timed_out)
+    run = QemuRun(returncode, stdout, stderr=stderr, timed_out=timed_out)
+    if counts_file is not None and counts_file.exists():
+        _parse_counts(counts_file, run)
+        counts_file.unlink()
+    return run
 
 
 # ---- sizes -------------------------------------------------------------------------------------

@@ -16,6 +16,11 @@ regions, each attributed from the events around it:
 * **total** is every instruction of the profiled ``<prefix>_model_run`` call outside the two
   marker calls, so ``sum(operators) + runtime == total`` holds exactly, by construction.
 
+Cycles come from the same run under the cycle model (``helia_aot.testing.cycles``: the core's
+timing table, the platform's wait states per memory) and are attributed the same way, so
+``sum(operator cycles) + runtime cycles == total cycles`` holds exactly too; milliseconds are the
+cycles at the platform's clock (``clock_mhz``, which ``--clock-mhz`` overrides).
+
 ``inference`` is counted apart, on a run without a callback: what an application pays, the figure
 ``bench/cross_bench.py`` reports. Sizes come from the link map (``module_size``): the module's own
 code, constants (``.rodata``: weights, tables) and RAM (``.data`` + ``.bss``: arenas included),
@@ -24,23 +29,25 @@ without the runtime, ``main``, the golden test or the C library.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from helia_aot.errors import ProfileError
+from helia_aot.platforms import SocPlatform
 from helia_aot.testing.cross import (
     CORES,
     CrossBuildError,
     cross_build_module,
     module_size,
-    run_qemu,
     toolchain_problem,
 )
+from helia_aot.testing.cycles import DEFAULT_PLATFORMS, platform_named, run_with_model
 
-PROFILE_SCHEMA_VERSION = 1
-"""``schema_version`` of ``helia-aot profile --json``."""
+PROFILE_SCHEMA_VERSION = 2
+"""``schema_version`` of ``helia-aot profile --json`` (2: cycles, cpi and ms beside instructions)."""
 
 RUNTIME = "(runtime)"
 """The row of instructions no operator ran (see the module docstring)."""
@@ -58,6 +65,7 @@ class OperatorProfile:
     op_type: str
     kernel: str | None
     instructions: int
+    cycles: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +84,40 @@ class ModuleProfile:
     code_bytes: int
     constant_bytes: int
     ram_bytes: int
+    runtime_cycles: int = 0
+    total_cycles: int = 0
+    inference_cycles: int = 0
+    platform: str = ""
+    clock_mhz: float = 0.0
+    unknown_instructions: list[str] = field(default_factory=list)
     schema_version: int = field(default=PROFILE_SCHEMA_VERSION)
 
+    @property
+    def cpi(self) -> float:
+        """Cycles per instruction of the callback-free inference."""
+        return self.inference_cycles / self.inference_instructions if self.inference_instructions else 0.0
+
+    def milliseconds(self, cycles: int) -> float:
+        """``cycles`` at ``clock_mhz``, in milliseconds (0 without a clock)."""
+        return cycles / (self.clock_mhz * 1e3) if self.clock_mhz else 0.0
+
     def to_json(self) -> dict[str, Any]:
-        """The ``--json`` document: this record, with ``operators`` as a list of objects."""
+        """The ``--json`` document: this record, with ``operators`` as a list of objects.
+
+        Each operator carries ``cpi`` and ``ms`` beside its counts; the document carries
+        ``inference_cpi`` and ``inference_ms`` (the callback-free inference at ``clock_mhz``).
+        """
         data = asdict(self)
-        data["operators"] = [asdict(op) for op in self.operators]
+        data["operators"] = [
+            {
+                **asdict(op),
+                "cpi": round(op.cycles / op.instructions, 4) if op.instructions else 0.0,
+                "ms": round(self.milliseconds(op.cycles), 6),
+            }
+            for op in self.operators
+        ]
+        data["inference_cpi"] = round(self.cpi, 4)
+        data["inference_ms"] = round(self.milliseconds(self.inference_cycles), 6)
         return {"schema_version": data.pop("schema_version"), **data}
 
 
@@ -194,10 +230,17 @@ def profile_module(
     work_dir: Path | None = None,
     opt: str = "-O2",
     timeout: float = 600,
+    platform: SocPlatform | None = None,
+    clock_mhz: float | None = None,
+    strict: bool = False,
 ) -> ModuleProfile:
     """Cross-build the module at ``module_dir`` for ``target`` (``m55``/``m4``), run it, attribute.
 
     ``plan`` is the conversion's OptimizationPlan (names, types and kernels of the operators).
+    Cycles use ``platform``'s wait states and clock: by default the plan's platform when its core
+    is the target's, else ``cycles.DEFAULT_PLATFORMS``; ``clock_mhz`` overrides the clock. An
+    executed instruction the core's timing table lacks costs one cycle and is listed in
+    ``unknown_instructions``; with ``strict`` it is an error instead (the tests run strict).
     Raises ProfileError when the tools are missing, the build fails or the run does not finish.
     """
     if target not in CORES:
@@ -217,7 +260,10 @@ def profile_module(
                 hint="rerun with --verbose 3 for the compiler's output and report it",
                 details=error.stderr,
             ) from error
-        run = run_qemu(elf, target, timeout=timeout)
+        cpu = CORES[target].cpu_flags[0].removeprefix("-mcpu=")
+        timing_platform = _timing_platform(plan, cpu, platform, clock_mhz)
+        cycle_run = run_with_model(elf, cpu, timing_platform, strict=strict, timeout=timeout)
+        run = cycle_run.run
         size = module_size(elf)
     if run.returncode != 0 or "[profile] done" not in run.stdout or len(run.regions) < 2:
         reason = run.fault or ("timed out" if run.timed_out else f"exit status {run.returncode}")
@@ -233,6 +279,8 @@ def profile_module(
             hint="profile a module with module.schedule 'table' (the default)",
         )
     per_op, runtime = attribute(run.regions[1:], events)
+    region_cycles = [region.cycles for region in cycle_run.regions]
+    cycles_per_op, runtime_cycles = attribute(region_cycles[1:], events)
     by_index = {op.index: op for op in plan.operators}
     operators = []
     for index in sorted(per_op):
@@ -245,6 +293,7 @@ def profile_module(
                 planned.op_type if planned is not None else "?",
                 kernel,
                 per_op[index],
+                cycles_per_op.get(index, 0),
             )
         )
     core = CORES[target]
@@ -261,35 +310,89 @@ def profile_module(
         code_bytes=size.text,
         constant_bytes=size.rodata,
         ram_bytes=size.ram,
+        runtime_cycles=runtime_cycles,
+        total_cycles=sum(op.cycles for op in operators) + runtime_cycles,
+        inference_cycles=region_cycles[0],
+        platform=timing_platform.name,
+        clock_mhz=timing_platform.clock_mhz,
+        unknown_instructions=cycle_run.unknown,
     )
 
 
-def format_profile(profile: ModuleProfile, *, id_width: int = 48) -> str:
-    """The text table ``helia-aot profile`` prints: one row per operator, the runtime, the total."""
-    total = profile.total_instructions or 1
-    header = f"{'#':>4}  {'operator':17} {'id':{id_width}} {'instructions':>13} {'share':>6}"
+def _timing_platform(
+    plan: Any, cpu: str, platform: SocPlatform | None, clock_mhz: float | None
+) -> SocPlatform:
+    """The platform whose clock and wait states time the run (see ``profile_module``)."""
+    if platform is None:
+        planned = getattr(plan, "platform", None)
+        if isinstance(planned, SocPlatform) and planned.cpu == cpu and planned.clock_mhz:
+            platform = planned
+        else:
+            platform = platform_named(DEFAULT_PLATFORMS[cpu])
+    if clock_mhz is not None:
+        if clock_mhz <= 0:
+            raise ProfileError(f"--clock-mhz must be positive, got {clock_mhz:g}", hint="e.g. --clock-mhz 96")
+        platform = dataclasses.replace(platform, clock_mhz=clock_mhz)
+    return platform
+
+
+def format_profile(profile: ModuleProfile, *, id_width: int = 40) -> str:
+    """The text table ``helia-aot profile`` prints: one row per operator, the runtime, the total.
+
+    Each row: instructions, cycles, cycles per instruction, milliseconds at the clock and the
+    share of the total cycles.
+    """
+    total = profile.total_cycles or 1
+    header = (
+        f"{'#':>4}  {'operator':17} {'id':{id_width}} {'instructions':>13} {'cycles':>13} {'cpi':>5} "
+        f"{'ms':>9} {'share':>6}"
+    )
     lines = [
-        f"{profile.model} on {profile.target} ({profile.cpu}, {profile.opt}), one inference",
+        f"{profile.model} on {profile.target} ({profile.cpu}, {profile.opt}), one inference; "
+        f"cycles modeled for {profile.platform} at {profile.clock_mhz:g} MHz",
         "",
         header,
         "-" * len(header),
     ]
 
-    def row(index: str, op_type: str, ident: str, count: int) -> str:
+    def row(index: str, op_type: str, ident: str, count: int, cycles: int) -> str:
         short = ident if len(ident) <= id_width else ident[: id_width - 3] + "..."
-        return f"{index:>4}  {op_type:17} {short:{id_width}} {count:13,} {100 * count / total:5.1f}%"
+        cpi = cycles / count if count else 0.0
+        return (
+            f"{index:>4}  {op_type:17} {short:{id_width}} {count:13,} {cycles:13,} {cpi:5.2f} "
+            f"{profile.milliseconds(cycles):9.3f} {100 * cycles / total:5.1f}%"
+        )
 
     for op in profile.operators:
-        lines.append(row(str(op.index), op.op_type, op.id, op.instructions))
-    lines.append(row("", RUNTIME, "model_run loop and operator callback", profile.runtime_instructions))
+        lines.append(row(str(op.index), op.op_type, op.id, op.instructions, op.cycles))
+    lines.append(
+        row(
+            "",
+            RUNTIME,
+            "model_run loop and operator callback",
+            profile.runtime_instructions,
+            profile.runtime_cycles,
+        )
+    )
     lines.append("-" * len(header))
-    lines.append(row("", "total", "", profile.total_instructions))
+    lines.append(row("", "total", "", profile.total_instructions, profile.total_cycles))
     lines += [
         "",
-        f"inference without the profiling callback: {profile.inference_instructions:,} instructions",
+        f"inference without the profiling callback: {profile.inference_cycles:,} cycles, "
+        f"{profile.inference_instructions:,} instructions, {profile.cpi:.2f} cycles per instruction, "
+        f"{profile.milliseconds(profile.inference_cycles):.3f} ms at {profile.clock_mhz:g} MHz",
         f"module bytes: code {profile.code_bytes:,}, constants {profile.constant_bytes:,}, "
         f"RAM {profile.ram_bytes:,} (link map; runtime and C library excluded)",
-        "QEMU counts instructions, not cycles: no pipeline, wait states or MVE beats.",
+        *(
+            [
+                f"{len(profile.unknown_instructions)} executed instruction(s) missing from the timing table "
+                f"were timed as 1 cycle: {'; '.join(profile.unknown_instructions[:5])}"
+            ]
+            if profile.unknown_instructions
+            else []
+        ),
+        "Instructions are counted exactly by QEMU; cycles are modeled (docs/cycles.md: timing tables "
+        "per core, wait states per memory), not measured.",
     ]
     return "\n".join(lines)
 

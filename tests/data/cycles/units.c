@@ -1,0 +1,39 @@
+/* units.c: runs each unit of units.S once, in a fixed order (one harness region each). */
+#include <stdint.h>
+
+void unit_load_chain(void *p);
+void unit_load_burst(void *p);
+void unit_branch_loop(void *p);
+void unit_one_load(const void *p);
+void unit_dual_issue(void *p);
+void unit_low_overhead_loop(void *p);
+void unit_mve_same_pipe(void *p);
+void unit_mve_other_pipe(void *p);
+void unit_mve_dependent(void *p);
+void unit_mve_store_load(void *p);
+void unit_mve_load(const void *p);
+
+static void *chain[4];                       /* .data: DTCM */
+static int32_t words[16] = {1, 2, 3, 4};      /* .data: DTCM */
+static const int32_t constants[4] __attribute__((aligned(16))) = {5, 6, 7, 8}; /* .rodata: MRAM */
+
+int main(void)
+{
+    chain[0] = chain;
+    unit_load_chain(chain);
+    unit_load_burst(words);
+    unit_branch_loop(0);
+    unit_one_load(words);
+    unit_one_load(constants);
+    unit_dual_issue(0);
+#if defined(__ARM_FEATURE_MVE) && __ARM_FEATURE_MVE
+    unit_low_overhead_loop(0);
+    unit_mve_same_pipe(0);
+    unit_mve_other_pipe(0);
+    unit_mve_dependent(0);
+    unit_mve_store_load(words + 8);
+    unit_mve_load(words);
+    unit_mve_load(constants);
+#endif
+    return chain[0] == chain && words[0] == 1 ? 0 : 1;
+}
