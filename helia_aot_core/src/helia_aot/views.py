@@ -110,8 +110,9 @@ class OperatorView:
     and a constant the C never reads are left out); ``local_tensor_ids`` are its own tensors: its
     constant weights and bias and what the lowering added (tables, scratch), none of them an input.
     ``kernel_calls`` maps each role (``run``: called from the operator's run function) to the
-    kernel entry point called (None when the operator does not say). ``macs`` and ``parameters`` follow the documented definitions and are None for a type
-    without one (see :mod:`helia_aot.optimization.figures`).
+    kernel entry point called (None when the operator does not say). ``macs`` and ``parameters``
+    follow the documented definitions and are None for a type without one (see
+    :mod:`helia_aot.optimization.figures`).
     """
 
     layer_index: int
