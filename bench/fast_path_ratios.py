@@ -10,6 +10,11 @@ pass its golden test, so a ratio is only printed for a module that gave the righ
     python bench/fast_path_ratios.py                 # every model below, both cores
     python bench/fast_path_ratios.py --cores m55 --models conv2d_3x3_s1_same_relu_int16x8
     python bench/fast_path_ratios.py --cores m4 --models add_int16x8,mul_int16x8
+    python bench/fast_path_ratios.py --write-figures  # also record docs/on-target-testing.md's table
+
+``--write-figures`` records, per model measured on both cores (the float32 model: the M55), the
+ratios the docs table quotes as ``fast_path_ratios.<short name>`` in docs/figures.json
+(docs/figures.md).
 
 Targets (issue 17): Helium / portable at most 0.40 on the int16x8 convolution, depthwise and fully
 connected models, at most 0.50 on the float32 KWS model. The corpus has no int16x8 ADD or MUL
@@ -103,6 +108,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cores", default="m55,m4", help="comma-separated: m55, m4")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per QEMU run")
     parser.add_argument("--work-dir", type=Path, help="keep modules and builds here")
+    parser.add_argument("--write-figures", action="store_true", help="record the ratios in docs/figures.json")
     args = parser.parse_args(argv)
     problem = toolchain_problem()
     if problem:
@@ -151,7 +157,38 @@ def main(argv=None) -> int:
             f"{name:38} {core:4} {label:7} {fast or 0:12,} {slow or 0:12,} {ratio} "
             f"{(f'{target:.2f}' if target else '-'):>6}"
         )
+    if args.write_figures:
+        from figures import report_written, write_figures
+
+        command = f"python bench/fast_path_ratios.py --models {args.models} --cores {args.cores}"
+        report_written(write_figures(figures(rows), command))
     return 0 if ok else 1
+
+
+FIGURE_NAMES = {
+    "conv2d_3x3_s1_same_relu_int16x8": "conv2d",
+    "dwconv_3x3_dm1_s1_same_relu_int16x8": "dwconv",
+    "fc_64x32_relu_int16x8": "fc",
+    "mlperf_kws_dscnn_float32": "kws_float32",
+    "add_int16x8": "add",
+    "mul_int16x8": "mul",
+}
+"""Model -> its row's name in docs/figures.json (``fast_path_ratios.<name>``)."""
+
+
+def figures(rows: list[tuple]) -> dict[str, list[float]]:
+    """Each model's fast / portable ratios, M55 then M4, rounded as the docs quote them; a model
+    with a failed build or a core not measured is left out (the float32 model has no M4 row)."""
+    ratios: dict[str, dict[str, float | None]] = {}
+    for name, core, _, fast, slow, _ in rows:
+        ratios.setdefault(name, {})[core] = round(fast / slow, 2) if fast and slow else None
+    found: dict[str, list[float]] = {}
+    for name, by_core in ratios.items():
+        cores = ("m55",) if name.endswith("float32") else ("m55", "m4")
+        values = [by_core.get(core) for core in cores]
+        if name in FIGURE_NAMES and all(v is not None for v in values):
+            found[f"fast_path_ratios.{FIGURE_NAMES[name]}"] = [v for v in values if v is not None]
+    return found
 
 
 if __name__ == "__main__":

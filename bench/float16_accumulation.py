@@ -9,10 +9,16 @@ cross-builds it at -O2 for the Cortex-M55, checks the golden test passes, and co
 inference's instructions under QEMU. It prints one row per family and value, and the ratio.
 
     python bench/float16_accumulation.py
+    python bench/float16_accumulation.py --write-figures   # also record docs/float16.md's table
+
+``--write-figures`` records the counts as docs/float16.md quotes them (millions to two decimals,
+thousands to three figures, ratios to one decimal) in docs/figures.json as
+``f16_accumulation.precise`` and ``f16_accumulation.fast`` (docs/figures.md).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from collections.abc import Callable
@@ -127,18 +133,42 @@ def measure(name: str, work: Path) -> dict[str, int]:
     return counts
 
 
-def main() -> int:
+def quoted(count: int) -> float:
+    """A count as the docs quote it: 2,897,000 -> 2.90 (M), 114,482 -> 114 (k), 26,611 -> 26.6 (k)."""
+    if count >= 1_000_000:
+        return round(count / 1e6, 2)
+    return round(count / 1e3) if count >= 100_000 else round(count / 1e3, 1)
+
+
+def figures(counts: dict[str, dict[str, int]]) -> dict[str, list[float]]:
+    """docs/float16.md's two rows: precise per layer; fast per layer with precise / fast."""
+    precise = [quoted(c["precise"]) for c in counts.values()]
+    fast: list[float] = []
+    for c in counts.values():
+        fast += [quoted(c["fast"]), round(c["precise"] / c["fast"], 1)]
+    return {"f16_accumulation.precise": precise, "f16_accumulation.fast": fast}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write-figures", action="store_true", help="record the table in docs/figures.json")
+    args = parser.parse_args(argv)
     problem = toolchain_problem()
     if problem:
         print(f"skipped: {problem}")
         return 1
     print(f"{'layer (float16, Cortex-M55)':34} {'precise':>12} {'fast':>12} {'precise/fast':>13}")
+    counts: dict[str, dict[str, int]] = {}
     with tempfile.TemporaryDirectory(prefix="f16-acc-") as tmp:
         for name in LAYERS:
             work = Path(tmp) / name.split()[0]
             work.mkdir()
-            c = measure(name, work)
+            c = counts[name] = measure(name, work)
             print(f"{name:34} {c['precise']:>12,} {c['fast']:>12,} {c['precise'] / c['fast']:>12.2f}x")
+    if args.write_figures:
+        from figures import report_written, write_figures
+
+        report_written(write_figures(figures(counts), "python bench/float16_accumulation.py"))
     return 0
 
 

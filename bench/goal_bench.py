@@ -15,6 +15,12 @@ same model's at ``balanced`` (issue 18 asks at most 1.15 at ``size``).
     python bench/goal_bench.py                          # kws, ic, vww, ad x latency, balanced, size
     python bench/goal_bench.py --models kws --goals balanced,size
     python bench/goal_bench.py --models vww96 --cores m55    # the trained MLPerf VWW (issue 18)
+    python bench/goal_bench.py --write-figures          # also record docs/optimization.md's table
+
+``--write-figures`` records each complete row (both cores, golden test passed) in docs/figures.json
+as ``goal_bench.<model>.<goal>`` (AD, the same module at every goal: ``goal_bench.ad``, from
+balanced) in the docs table's column order, and the trained VWW's size / balanced M55 ratio
+(docs/figures.md).
 """
 
 from __future__ import annotations
@@ -152,6 +158,26 @@ def format_rows(rows: list[GoalRow]) -> str:
     return "\n".join(lines)
 
 
+def figures(rows: list[GoalRow]) -> dict[str, list[int | float]]:
+    """The docs' figures among ``rows``: scratch used and bound, constants, M55 code and
+    instructions, M4 instructions; rows missing a core or failing are left out."""
+    short = {stem: name for name, stem in MODELS.items()}
+    found: dict[str, list[int | float]] = {}
+    for r in rows:
+        m55, m4 = r.instructions.get("m55"), r.instructions.get("m4")
+        if r.failures or m55 is None or m4 is None or r.code_m55 is None:
+            continue
+        name = short[r.model]
+        key = "goal_bench.ad" if name == "ad" else f"goal_bench.{name}.{r.goal}"
+        if name == "ad" and r.goal != "balanced":
+            continue
+        found[key] = [r.scratch, r.tensor_peak, r.constants, r.code_m55, m55, m4]
+    trained = {r.goal: r.instructions.get("m55") for r in rows if r.model == MODELS["vww96"]}
+    if trained.get("size") and trained.get("balanced"):
+        found["size_over_balanced.vww96"] = [round(trained["size"] / trained["balanced"], 2)]
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -160,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--goals", default=",".join(GOALS), help="comma-separated: " + ", ".join(GOALS))
     parser.add_argument("--cores", default=",".join(CORES), help="comma-separated: " + ", ".join(CORES))
     parser.add_argument("--work-dir", type=Path, help="keep modules and builds here (default: a temp dir)")
+    parser.add_argument(
+        "--write-figures", action="store_true", help="record the rows in docs/figures.json (docs/figures.md)"
+    )
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
     goals = [g for g in args.goals.split(",") if g]
@@ -184,6 +213,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"done {entry['name']} {goal} in {time.monotonic() - started:.1f}s", flush=True)
     print()
     print(format_rows(rows))
+    if args.write_figures:
+        from figures import report_written, write_figures
+
+        command = (
+            f"python bench/goal_bench.py --models {args.models} --goals {args.goals} --cores {args.cores}"
+        )
+        report_written(write_figures(figures(rows), command))
     return 1 if any(r.failures for r in rows) else 0
 
 

@@ -13,6 +13,10 @@ and the ratio of size's scratch to balanced's.
 
     .venv/bin/python bench/mlperf_memory.py [--planner hill_climb] [--goal balanced]
     .venv/bin/python bench/mlperf_memory.py --goals latency balanced size
+    .venv/bin/python bench/mlperf_memory.py --goals balanced size --write-figures
+
+``--write-figures`` (with ``--goals`` holding balanced and size) records docs/memory.md's table in
+docs/figures.json: ``scratch_by_goal.<model>`` = balanced, size, size / balanced (docs/figures.md).
 """
 
 from __future__ import annotations
@@ -43,10 +47,19 @@ def main() -> None:
     parser.add_argument("--planner", default="hill_climb", choices=["greedy", "greedy_by_size", "hill_climb"])
     parser.add_argument("--goal", default="balanced", choices=["latency", "balanced", "size", "accuracy"])
     parser.add_argument("--goals", nargs="+", choices=["latency", "balanced", "size", "accuracy"])
+    parser.add_argument(
+        "--write-figures",
+        action="store_true",
+        help="with --goals balanced size: record the table in docs/figures.json (docs/figures.md)",
+    )
     args = parser.parse_args()
     manifest = json.loads((DATA / "manifest.json").read_text())
+    if args.write_figures and not {"balanced", "size"} <= set(args.goals or ()):
+        parser.error("--write-figures needs --goals with balanced and size")
     if args.goals:
-        compare_goals(manifest, args.planner, args.goals)
+        used = compare_goals(manifest, args.planner, args.goals)
+        if args.write_figures:
+            write_scratch_figures(used, f"python bench/mlperf_memory.py --goals {' '.join(args.goals)}")
         return
     table = Table(title=f"MLPerf Tiny memory plan ({args.planner}, goal {args.goal})")
     for column in (
@@ -111,8 +124,35 @@ def _convert(path: Path, planner: str, goal: str) -> tuple[Any, float]:
         return result, time.perf_counter() - start
 
 
-def compare_goals(manifest: list[dict[str, Any]], planner: str, goals: list[str]) -> None:
-    """One row per model: scratch at each goal, the bounds and the techniques goal size used."""
+FIGURE_MODELS = {
+    "kws": "mlperf_kws_dscnn_int8",
+    "ic": "mlperf_ic_resnet8_int8",
+    "vww": "mlperf_vww_mobilenetv1_025_int8",
+    "vww96": "mlperf_vww_trained_int8",
+}
+"""docs/memory.md's table rows: figure name suffix -> corpus entry."""
+
+
+def write_scratch_figures(used: dict[str, dict[str, int]], command: str) -> None:
+    """docs/memory.md's figures from ``compare_goals``' result."""
+    from figures import report_written, write_figures
+
+    found: dict[str, list[int | float]] = {}
+    for short, name in FIGURE_MODELS.items():
+        if {"balanced", "size"} <= set(used.get(name, {})):
+            balanced, size = used[name]["balanced"], used[name]["size"]
+            found[f"scratch_by_goal.{short}"] = [balanced, size, round(size / balanced, 2)]
+    if "scratch_by_goal.vww96" in found:
+        found["scratch_by_goal.vww96_balanced"] = found["scratch_by_goal.vww96"][:1]
+    report_written(write_figures(found, command))
+
+
+def compare_goals(
+    manifest: list[dict[str, Any]], planner: str, goals: list[str]
+) -> dict[str, dict[str, int]]:
+    """One row per model: scratch at each goal, the bounds and the techniques goal size used.
+    Returns each model's scratch ``used`` by goal."""
+    measured: dict[str, dict[str, int]] = {}
     table = Table(title=f"MLPerf Tiny scratch by goal ({planner})")
     columns = ["model", *[f"{g} used" for g in goals], "layer bound", "order bound", "size bound"]
     columns += ["in place", "size/balanced", "TFLM arena"]
@@ -136,6 +176,7 @@ def compare_goals(manifest: list[dict[str, Any]], planner: str, goals: list[str]
         except HeliaAotError as error:
             table.add_row(entry["name"], f"[red]{type(error).__name__}[/]")
             continue
+        measured[entry["name"]] = dict(used)
         ratio = f"{used['size'] / used['balanced']:.3f}" if {"size", "balanced"} <= set(used) else "-"
         tflm = entry.get("tflm_arena_used_bytes")
         table.add_row(
@@ -147,6 +188,7 @@ def compare_goals(manifest: list[dict[str, Any]], planner: str, goals: list[str]
             f"{tflm:,}" if tflm else "-",
         )
     Console(width=200).print(table)
+    return measured
 
 
 if __name__ == "__main__":

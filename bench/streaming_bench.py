@@ -10,6 +10,7 @@ module's arenas; the product's figures for the same model on apollo510_evb are p
 
     python bench/streaming_bench.py
     python bench/streaming_bench.py --cores m55 --work-dir /tmp/stream
+    python bench/streaming_bench.py --write-figures     # also record docs/streaming.md's figures
 
 Instruction counts are not cycles: QEMU models no pipeline, wait states or MVE beats.
 """
@@ -103,7 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cores", nargs="+", default=sorted(CORES), choices=sorted(CORES))
     parser.add_argument("--work-dir", type=Path, default=None)
+    parser.add_argument(
+        "--write-figures", action="store_true", help="record the rows in docs/figures.json (docs/figures.md)"
+    )
     args = parser.parse_args(argv)
+    figures: dict[str, list[int]] = {}
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="streaming-bench-"))
     print(f"okay_nabu (pymicro-wakeword 2.5.0), {MODEL.stat().st_size} B model")
     print(f"{'core':<5} {'platform':<15} {'scratch B':>10} {'persistent B':>13} {'instr/frame':>12}")
@@ -113,10 +118,18 @@ def main(argv: list[str] | None = None) -> int:
             f"{core:<5} {PLATFORM[core]:<15} {row['scratch']:>10} {row['persistent']:>13} "
             f"{row['per_frame']:>12.0f}   ({row['frames']} frames, bit-exact)"
         )
+        figures[f"streaming.{core}"] = [row["scratch"], row["persistent"], round(row["per_frame"])]
     print(
         f"{'product':<5} {'apollo510_evb':<15} {PRODUCT['scratch']:>10} {PRODUCT['persistent']:>13} "
         f"{'-':>12}   (heliaAOT 1.1.0 arenas)"
     )
+    if args.write_figures:
+        from figures import report_written, write_figures
+
+        figures["streaming.product"] = [PRODUCT["scratch"], PRODUCT["persistent"]]
+        report_written(
+            write_figures(figures, f"python bench/streaming_bench.py --cores {' '.join(args.cores)}")
+        )
     return 0
 
 
