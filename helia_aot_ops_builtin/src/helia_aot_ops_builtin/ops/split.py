@@ -68,9 +68,6 @@ class _CutOperator(CopyPlanOperator):
     def data_tensors(self) -> list[AirTensor]:
         return [self.source(), *self.output_tensors]
 
-    def reads_input(self, position: int) -> bool:
-        return position == self.DATA_POSITION  # the axis and sizes are folded into the copy plan
-
     def widths(self) -> list[int]:
         axis = self.axis()
         return [t.shape[axis] if self.KEEPS_AXIS else 1 for t in self.output_tensors]
