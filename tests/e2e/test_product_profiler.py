@@ -115,6 +115,7 @@ target_link_libraries(app PRIVATE nsx::hpx_model)
 """
 
 
+@pytest.mark.cross
 def test_module_builds_in_the_profilers_nsx_flow(compiled, tmp_path):
     """As hpx builds it: the NSX module added to a CMake project with HPX_MODEL_ATTRIBUTES_HEADER
     set to the header hpx writes, cross-compiled for the Apollo510 with -Werror."""
@@ -144,6 +145,7 @@ def test_module_builds_in_the_profilers_nsx_flow(compiled, tmp_path):
     )
 
 
+@pytest.mark.cross
 def test_module_runs_on_the_m55_with_the_profilers_placement(compiled, tmp_path):
     """The self-test of the module from the compile path passes under QEMU, every source built
     with the profiler's placement header force-included and -Werror."""
