@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "helia_aot.golden",
             "helia_aot.converters",
             "helia_aot.attributes",
+            "helia_aot.defines",
         ),
     ),
     ("operators and exporters", ("helia_aot.aot", "helia_aot.exporters")),

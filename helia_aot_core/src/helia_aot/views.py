@@ -106,18 +106,20 @@ class OperatorView:
     operator's name in the model file (a LiteRT builtin name or a custom operator's key);
     ``source_indices`` the indices of the model-file operators it stands for (none for one a
     transform created).
-    ``input_ids`` keeps input positions, with None for an absent optional input;
-    ``local_tensor_ids`` are the tensors the lowering added for the operator (tables, scratch).
-    ``kernel_calls`` maps each role to the kernel entry point called (None when the operator does
-    not say). ``macs`` and ``parameters`` follow the documented definitions and are None for a type
-    without one (see :mod:`helia_aot.optimization.figures`).
+    ``input_ids`` are the tensors it reads as operands, in operand order (an absent optional input
+    and a constant the C never reads are left out); ``local_tensor_ids`` are its own tensors: its
+    constant weights and bias and what the lowering added (tables, scratch), none of them an input.
+    ``kernel_calls`` maps each role (``run``: called from the operator's run function) to the
+    kernel entry point called (None when the operator does not say). ``macs`` and ``parameters``
+    follow the documented definitions and are None for a type without one (see
+    :mod:`helia_aot.optimization.figures`).
     """
 
     layer_index: int
     symbol: str
     type: str
     source_indices: tuple[int, ...]
-    input_ids: tuple[str | None, ...]
+    input_ids: tuple[str, ...]
     output_ids: tuple[str, ...]
     local_tensor_ids: tuple[str, ...]
     kernel_calls: FrozenMapping[str] | None

@@ -126,6 +126,16 @@ class CopyPlanOperator(BuiltinOperator):
             return [str(exc)]
         return []
 
+    def reads_input(self, position: int) -> bool:
+        """Only the copies' sources and the fill pattern are read; shapes, axes and paddings are
+        folded into the copy table."""
+        tid = self.op.input_ids[position] if position < len(self.op.input_ids) else None
+        fill = self.fill_step()
+        read = {step.source.id for step in self.copy_steps()}
+        if fill is not None and fill.source is not None:
+            read.add(fill.source.id)
+        return tid in read
+
     def kernel_calls(self) -> dict[str, str]:
         calls = {"copy": "hk_strided_copy"}
         if self.fill_step() is not None:

@@ -28,6 +28,29 @@ if "pydantic" not in sys.modules:
     os.environ.setdefault(*PYDANTIC_PLUGINS)
 
 from helia_aot.cli.launch import main, typer_app  # noqa: E402 - after the environment is set
+from helia_aot.lazy_names import lazy_names  # noqa: E402
+
+run = main
+"""The product's name for the console-script entry point."""
+
+# The product's names for the configuration models, imported on first use so a plain command line
+# does not load pydantic for them: each is ours under the product's name (a superset of its fields).
+__getattr__, __dir__ = lazy_names(
+    "helia_aot.cli",
+    {
+        "ConvertArgs": ("helia_aot.config.args", "ConvertArgs"),
+        "ModelArgs": ("helia_aot.config.sections", "ModelConfig"),
+        "ModuleArgs": ("helia_aot.config.sections", "ModuleConfig"),
+        "PlatformArgs": ("helia_aot.config.sections", "PlatformConfig"),
+        "TestArgs": ("helia_aot.config.sections", "TestConfig"),
+        "OptimizationArgs": ("helia_aot.config.sections", "OptimizationConfig"),
+        "DocumentationArgs": ("helia_aot.config.sections", "DocumentationConfig"),
+        "MemoryArgs": ("helia_aot.config.rules", "MemoryConfig"),
+        "OperatorRuleset": ("helia_aot.config.rules", "OperatorRule"),
+        "OperatorOptimization": ("helia_aot.config.rules", "OperatorOptimization"),
+    },
+    globals(),
+)
 
 
 class _CommandPackage(types.ModuleType):
@@ -56,4 +79,21 @@ class _CommandPackage(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CommandPackage
 
-__all__ = ["BLAS_THREADS", "PYDANTIC_PLUGINS", "app", "core_version", "main"]  # noqa: F822 - properties
+__all__ = [  # noqa: F822 - properties and lazy names
+    "BLAS_THREADS",
+    "PYDANTIC_PLUGINS",
+    "ConvertArgs",
+    "DocumentationArgs",
+    "MemoryArgs",
+    "ModelArgs",
+    "ModuleArgs",
+    "OperatorOptimization",
+    "OperatorRuleset",
+    "OptimizationArgs",
+    "PlatformArgs",
+    "TestArgs",
+    "app",
+    "core_version",
+    "main",
+    "run",
+]

@@ -30,6 +30,20 @@ MODULE_TYPE_ALIASES: dict[str, str] = {"neuralspot": "nsx"}
 """Older spellings of ``module.type`` kept so existing configuration files still load."""
 
 
+class ModuleType(_Word):
+    """The build layouts the core ships (``module.type``).
+
+    ``module.type`` itself is a string, checked against the conversion's ``module_exporters``, so a
+    plugin may add a layout this enum does not list; the enum names the built-in ones for scripts
+    written against the product (``ModuleType("nsx")``).
+    """
+
+    ZEPHYR = "zephyr"
+    CMAKE = "cmake"
+    NSX = "nsx"
+    CMSIS_PACK = "cmsis_pack"
+
+
 class ModelType(_Word):
     """The model file's format (``model.type``); without it the file extension decides."""
 
@@ -91,6 +105,7 @@ __all__ = [
     "AccumulationChoice",
     "KernelChoice",
     "ModelType",
+    "ModuleType",
     "OptimizationGoal",
     "ScheduleMode",
     "TensorKindSelector",

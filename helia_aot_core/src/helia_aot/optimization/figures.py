@@ -33,6 +33,11 @@ def _builtin_names() -> frozenset[str]:
     return frozenset(name for name in vars(BuiltinOperator) if name.isupper())
 
 
+def weight_positions(op_type: str) -> tuple[int, ...]:
+    """The input positions of ``op_type``'s weights and bias (none for a type without a count)."""
+    return _WEIGHT_POSITIONS.get(op_type, ())
+
+
 def has_defined_count(op_type: str) -> bool:
     """Whether ``op_type`` has counts: a type the definitions name, or a custom operator key."""
     return op_type in COUNTED_TYPES or op_type not in _builtin_names()
@@ -87,4 +92,4 @@ def _constant_elements(model: AirModel, tid: TensorId) -> int:
     return 0
 
 
-__all__ = ["COUNTED_TYPES", "has_defined_count", "operator_macs", "operator_parameters"]
+__all__ = ["COUNTED_TYPES", "has_defined_count", "operator_macs", "operator_parameters", "weight_positions"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensor, TensorId
-from helia_aot.optimization.figures import operator_macs, operator_parameters
+from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId
+from helia_aot.optimization.figures import operator_macs, operator_parameters, weight_positions
 from helia_aot.pipeline.emit import c_regions
 from helia_aot.pipeline.plan import MemoryPlan
 from helia_aot.platforms.model import MemoryType
@@ -70,22 +70,62 @@ def tensor_views(model: AirModel, plan: MemoryPlan) -> tuple[TensorView, ...]:
     return tuple(views)
 
 
+def operands(aot_op: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The operator's ``input_ids`` and ``local_tensor_ids``, as the product's views give them.
+
+    Inputs are the tensors the operator reads as operands, in operand order. Its constant weights
+    and bias are its own, listed with the tensors its lowering added (tables, scratch); a constant
+    operand the generated C never reads (a RESHAPE's shape, weights repacked into a tensor of the
+    operator's own) and an absent optional input are no tensor it reads, so neither list has them.
+    """
+    op = aot_op.op
+    weights = weight_positions(op.op_type)
+    inputs: list[str] = []
+    own: list[str] = []
+    for position, tid in enumerate(op.input_ids):
+        if not tid:
+            continue
+        if aot_op.model.tensors[tid].kind is AirTensorKind.CONSTANT:
+            if not aot_op.reads_input(position):
+                continue
+            if position in weights:
+                own.append(str(tid))
+                continue
+        inputs.append(str(tid))
+    for tid in op.named_tensors.values():
+        if str(tid) not in own and str(tid) not in inputs:
+            own.append(str(tid))
+    return tuple(inputs), tuple(own)
+
+
+def calls_by_role(calls: dict[str, str]) -> dict[str, str]:
+    """The kernel entries an operator calls, keyed by when they run, as the product's views key them.
+
+    An operator names its calls by kernel family (``{"conv_2d": "hk_conv_s8_im2col"}``, as the
+    report records them); every one is called from the operator's ``_run`` function, so the view's
+    role is ``run`` (``run_1``, ``run_2``, ... for further entries, in the operator's order).
+    """
+    entries = list(dict.fromkeys(calls.values()))
+    return {("run" if i == 0 else f"run_{i}"): entry for i, entry in enumerate(entries)}
+
+
 def operator_views(operators: list[Any]) -> tuple[OperatorView, ...]:
     """One view per generated operator, in execution order."""
     views = []
     for index, aot_op in enumerate(operators):
         op = aot_op.op
         calls = aot_op.kernel_calls()
+        input_ids, local_tensor_ids = operands(aot_op)
         views.append(
             OperatorView(
                 layer_index=index,
                 symbol=str(aot_op.stem),
                 type=op.op_type,
                 source_indices=tuple(int(i) for i in op.source_indices),
-                input_ids=tuple(str(t) if t else None for t in op.input_ids),
+                input_ids=input_ids,
                 output_ids=tuple(str(t) for t in op.output_ids),
-                local_tensor_ids=tuple(str(t) for t in op.named_tensors.values()),
-                kernel_calls=None if calls is None else FrozenMapping(dict(calls)),
+                local_tensor_ids=local_tensor_ids,
+                kernel_calls=None if calls is None else FrozenMapping(calls_by_role(dict(calls))),
                 macs=operator_macs(aot_op),
                 parameters=operator_parameters(aot_op),
             )

@@ -4,7 +4,7 @@
 % for r, symbol, size, data in items:
 /* ${"Cold constants of " + r.enum + ", read in place" if r.cold else "Source of staged region " + r.enum + ", copied into it by " + prefix + "_hydrate_constants"}. */
 extern const uint8_t ${symbol}[${size}];
-const uint8_t ${symbol}[${size}] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${memory}_INIT = {
+${PREFIX}_PUT_IN_${memory}_INIT const uint8_t ${symbol}[${size}] ${PREFIX}_ALIGNED(${r.alignment}) = {
 ${data}
 };
 

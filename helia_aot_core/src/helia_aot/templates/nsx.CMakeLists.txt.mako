@@ -30,3 +30,14 @@ find_library(${PREFIX}_LIBM m)
 if(${PREFIX}_LIBM)
   target_link_libraries(${t} PUBLIC "${"${"}${PREFIX}_LIBM}")
 endif()
+<% attributes = t.replace("-", "_").upper() + "_ATTRIBUTES_HEADER" %>\
+
+# An NSX application (heliaPROFILER among them) may set ${attributes} to a header that
+# defines the ${PREFIX}_PUT_IN_* placement hooks for its linker script; it is included before every
+# source of the module and of its users, ahead of the defaults in ${layout.prefix}_platform.h.
+if(DEFINED ${attributes})
+  if(NOT EXISTS "${"${"}${attributes}}")
+    message(FATAL_ERROR "${t}: ${attributes} names '${"${"}${attributes}}', which does not exist; set it to the placement header's path or leave it unset.")
+  endif()
+  target_compile_options(${t} PUBLIC "-include${"${"}${attributes}}")
+endif()

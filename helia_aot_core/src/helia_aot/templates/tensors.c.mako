@@ -6,7 +6,7 @@
 % if r.cold:
 extern const uint8_t ${r.blob}[${r.total_size}];
 % else:
-static uint8_t ${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${r.memory};
+static ${PREFIX}_PUT_IN_${r.memory} uint8_t ${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment});
 % endif
 % endfor
 

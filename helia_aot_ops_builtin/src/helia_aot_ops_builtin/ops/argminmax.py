@@ -62,6 +62,9 @@ class ArgMaxOperator(BuiltinOperator):
     KERNELS = ("argminmax",)
     TEMPLATE = "argminmax.c.mako"
 
+    def reads_input(self, position: int) -> bool:
+        return position == 0  # the axis is folded into the call's geometry
+
     def axis(self) -> int:
         (axis,) = constant_ints(self.input_or_none(1), "axis")
         return normalize_axis(axis, len(self.input_tensors[0].shape))

@@ -1006,6 +1006,10 @@ class TransposeConvOperator(_WindowOperator):
         FLOAT16_RESTRICTION,
     )
 
+    def reads_input(self, position: int) -> bool:
+        # The output shape operand is checked against the output tensor at conversion.
+        return position != 0 and super().reads_input(position)
+
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
         """(input size, leading pad) per axis, from the output size as LiteRT's Eval does."""
         o, (_, oh, ow, _), (_, kh, kw, _) = self.options, self.target.shape, self.weights.shape

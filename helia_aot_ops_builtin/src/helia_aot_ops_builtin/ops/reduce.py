@@ -101,6 +101,9 @@ class _ReduceOperator(KernelCallOperator):
     def axes_tensor(self) -> AirTensor:
         return self.input_tensors[1]
 
+    def reads_input(self, position: int) -> bool:
+        return position == 0  # the axes are folded into the walk parameters
+
     @property
     def target(self) -> AirTensor:
         return self.output_tensors[0]

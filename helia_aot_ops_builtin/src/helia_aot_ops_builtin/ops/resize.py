@@ -86,6 +86,9 @@ class ResizeNearestOperator(BuiltinOperator):
     TEMPLATE = "resize.c.mako"
     MOVES_DATA_ONLY = True
 
+    def reads_input(self, position: int) -> bool:
+        return position == 0  # the size is the output's shape, folded into the call
+
     def function(self) -> str:
         return "resize_nearest"
 
