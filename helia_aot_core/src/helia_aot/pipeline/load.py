@@ -240,7 +240,7 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     model = read_model(path)
     mark_source_indices(model)  # before any hook moves an operator
     model = apply_model_hooks(model, context.litert_model_hooks)
-    view = build_view(model, subgraph_index, path.name)
+    view = build_view(model, subgraph_index, path.name, getattr(context, "litert_arities", None))
     air = AirModel(
         name=c_identifier(path.stem, fallback="model"),
         description=c_comment(view.description),
