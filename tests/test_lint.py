@@ -3,8 +3,8 @@
 ruff (rules and formatter) and mypy come from the core's ``test`` extra, pinned, and read their
 configuration from the root ``pyproject.toml``: ruff checks the whole repository, mypy checks the
 core (``helia_aot``) and the Apollo platform pack (``helia_aot_platforms_apollo``) in strict mode
-(the built-in operator pack joins when it is organised by operator family; docs/architecture.md). Each test prints the tool's own report when it fails, which
-names every file and line to fix.
+(the built-in operator pack joins when it is organised by operator family; docs/architecture.md).
+Each test prints the tool's own report when it fails, which names every file and line to fix.
 """
 
 from __future__ import annotations
