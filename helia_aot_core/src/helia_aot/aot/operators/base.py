@@ -32,7 +32,9 @@ from helia_aot.air import (
 from helia_aot.aot.operators.attributes import OperatorAttributes
 from helia_aot.errors import ConfigValueError, InvalidConfigError, UnsupportedModelError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the stages are above the operators
+    from helia_aot.pipeline.patch_plan import PatchStage
+    from helia_aot.pipeline.plan_records import MemoryPlan
     from helia_aot.platforms.model import SocPlatform
 
 _OptionsT = TypeVar("_OptionsT", bound=AirOperatorOptions)
@@ -369,7 +371,7 @@ class AotOperator:
         answered a size)."""
         raise ValueError(f"operator {self.op.id} cannot write its output in place")
 
-    def join_patch_stage(self, stage: Any, members: list[AotOperator]) -> None:
+    def join_patch_stage(self, stage: PatchStage, members: list[AotOperator]) -> None:
         """Run as one of ``members``, the operators of a patch stage (only called on operators
         whose ``patch_geometry`` answered; see :mod:`helia_aot.pipeline.patch_plan`)."""
         raise ValueError(f"operator {self.op.id} cannot run in a patch stage")
@@ -487,7 +489,7 @@ class AotOperator:
         return [KernelVariant("kernel", value) for value in self.knob_values("kernel")]
 
     # -- plan / report -------------------------------------------------------------------------
-    def on_placed(self, memory_plan: Any) -> None:
+    def on_placed(self, memory_plan: MemoryPlan) -> None:
         """Adjust constant bytes to the final placement (idempotent); the default does nothing."""
 
     def macs(self) -> int | None:
