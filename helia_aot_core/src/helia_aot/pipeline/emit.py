@@ -431,22 +431,36 @@ def emit_module(
         version=__version__,
     )
     if config.documentation.readme:
-        readme = render_template(
-            "README.md.mako",
-            **values,
-            layout=layout,
-            module_type=module_type,
-            exporter_title=exporter.TITLE,
-            integration=exporter.integration(layout),
-            test_enabled=test_case is not None,
-            model_file=_model_file_name(config),
-            io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
-            + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
-            quantization=_quantization_text,
+        write_text_file(
+            out_dir / "README.md", _readme(model, config, values, layout, module_type, exporter, test_case)
         )
-        write_text_file(out_dir / "README.md", readme)
     exporter.write(layout)
     return hash_
+
+
+def _readme(
+    model: AirModel,
+    config: ConvertArgs,
+    values: dict[str, Any],
+    layout: ModuleLayout,
+    module_type: str,
+    exporter: ModuleExporter,
+    test_case: dict[str, Any] | None,
+) -> str:
+    """The module's README: what it holds, its API and the exporter's integration section."""
+    return render_template(
+        "README.md.mako",
+        **values,
+        layout=layout,
+        module_type=module_type,
+        exporter_title=exporter.TITLE,
+        integration=exporter.integration(layout),
+        test_enabled=test_case is not None,
+        model_file=_model_file_name(config),
+        io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
+        + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
+        quantization=_quantization_text,
+    )
 
 
 def _tensor_rows(model: AirModel, plan: MemoryPlan, cregions: list[CRegion]) -> list[_TensorRow]:
@@ -516,7 +530,7 @@ def _template_values(
         "num_operators": len(operators),
         "operators": operators,
         "allocate_arenas": bool(config.memory.allocate_arenas),
-        "schedule": str(config.module.schedule.value),
+        "schedule": str(config.module.schedule),  # the word: ScheduleMode prints its value
         "plan_hash": hash_,
         "itcm_operators": itcm_operators(operators, platform),
         "control_flow": bool(model.regions),

@@ -79,7 +79,7 @@ def input_dies(
 
 
 def _goal(config: ConvertArgs) -> str:
-    return config.optimization.goal.value
+    return str(config.optimization.goal)  # the word: OptimizationGoal prints its value
 
 
 def _optional_scratch_ids(operators: list[AotOperator]) -> set[TensorId]:
