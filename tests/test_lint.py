@@ -2,14 +2,16 @@
 
 ruff (rules and formatter) and mypy come from the core's ``test`` extra, pinned, and read their
 configuration from the root ``pyproject.toml``: ruff checks the whole repository, mypy checks the
-core (``helia_aot``) in strict mode. Each test prints the tool's own report when it fails, which
-names every file and line to fix.
+core (``helia_aot``) and the Apollo platform pack (``helia_aot_platforms_apollo``) in strict mode
+(the built-in operator pack joins when it is organised by operator family; docs/architecture.md).
+Each test prints the tool's own report when it fails, which names every file and line to fix.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +30,12 @@ def test_ruff_rules_and_formatting_are_clean() -> None:
     assert fmt.returncode == 0, "run `ruff format .`:\n" + fmt.stdout + fmt.stderr
 
 
-def test_core_type_checks_under_mypy_strict() -> None:
+MYPY_CHECKED = ("helia_aot_core/src/helia_aot", "helia_aot_platforms_apollo/src/helia_aot_platforms_apollo")
+
+
+def test_core_and_apollo_pack_type_check_under_mypy_strict() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert config["strict"] is True and set(MYPY_CHECKED) <= set(config["files"]), config
     result = _run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success: no issues found" in result.stdout

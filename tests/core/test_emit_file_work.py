@@ -25,6 +25,7 @@ from helia_aot.pack import kernel_library
 from helia_aot.pack.kernel_library import KernelLibrary, includes_of, kernel_text, scan_once
 from helia_aot.pipeline.emit import CRegion, _constants_text
 from helia_aot.pipeline.export import module_entries
+from helia_aot.platforms.model import SocPlatform
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -150,13 +151,22 @@ def a_module_tree(root: Path) -> Path:
     return root
 
 
+BOARD = SocPlatform(
+    name="board",
+    cpu="cortex-m4",
+    capabilities=frozenset(),
+    memories={"sram": 1024},
+    preferred_order=("sram",),
+)
+
+
 def test_module_entries_and_the_layout_list_what_a_walk_and_globs_list(tmp_path):
     """The walk by directory entries gives the lstat walk's entries and order; the layout's file
     lists are ``glob``/``rglob``'s, sorted."""
     root = a_module_tree(tmp_path / "m")
     assert module_entries(root) == reference_entries(root)
     layout = ModuleLayout.scan(
-        root, name="m", prefix="m", model_name="x", platform=None, plan_hash="0", version="1"
+        root, name="m", prefix="m", model_name="x", platform=BOARD, plan_hash="0", version="1"
     )
 
     def rel(paths):

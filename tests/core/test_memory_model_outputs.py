@@ -17,7 +17,8 @@ from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTe
 from helia_aot.aot.operators import AotOperator
 from helia_aot.memory import compute_lifetimes
 from helia_aot.pipeline.occupancy import scratch_occupancy
-from helia_aot.pipeline.plan import MemoryPlan, plan_memory
+from helia_aot.pipeline.plan import plan_memory
+from helia_aot.pipeline.plan_records import MemoryPlan
 from helia_aot.platforms import get_platform
 from helia_aot.registry import build_default_registry_context
 from hypothesis import given, settings

@@ -181,7 +181,7 @@ class _Operator:
 
 
 @pytest.mark.parametrize(
-    ("goal", "free_on", "reusable", "may_drop"),
+    ("goal", "free_on", "reusable", "dropped"),
     [
         ("balanced", SCRATCH_ISAS, False, True),
         ("accuracy", SCRATCH_ISAS, False, True),
@@ -194,10 +194,10 @@ class _Operator:
         ("latency", set(), True, False),
     ],
 )
-def test_the_goal_rule_drops_at_balanced_only_what_costs_no_instructions(goal, free_on, reusable, may_drop):
-    from helia_aot.pipeline.plan import _may_drop
+def test_the_goal_rule_drops_at_balanced_only_what_costs_no_instructions(goal, free_on, reusable, dropped):
+    from helia_aot.pipeline.plan_choices import may_drop
 
-    assert _may_drop(goal, _Operator(free_on), "scratch", reusable) is may_drop
+    assert may_drop(goal, _Operator(free_on), "scratch", reusable) is dropped
 
 
 def test_a_pointwise_convolution_over_few_channels_is_free_on_helium_only():

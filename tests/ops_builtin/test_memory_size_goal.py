@@ -186,7 +186,7 @@ def test_random_chains_match_the_reference_in_place_at_size(spec, block, tmp_pat
     blocks, give the reference's outputs."""
     tmp = tmp_path_factory.mktemp("chain")
     model = build_chain(spec, *spec["input"], tmp / "model.tflite")
-    with mock.patch("helia_aot.pipeline.plan.FORCE_ROW_BLOCK", block):
+    with mock.patch("helia_aot.pipeline.plan_choices.FORCE_ROW_BLOCK", block):
         result = convert(model, tmp / "out", spec["dtype"])
     run = run_module_test_case(result.output, tmp / "build", prefix=result.prefix)
     assert run.passed, f"{spec}\n{run.stdout}\n{run.stderr[-3000:]}"
@@ -269,10 +269,10 @@ elementwise ADD and a pool between."""
 def test_an_in_place_chain_matches_the_reference_on_the_m55(tmp_path, monkeypatch):
     """The Helium fast paths (specialized kernels) called on blocks of rows, under QEMU. Every
     qualifying layer streams (not only those above the bound), so each loop variant runs."""
-    monkeypatch.setattr("helia_aot.pipeline.plan.INPLACE_ONLY_ABOVE_BOUND", False)
+    monkeypatch.setattr("helia_aot.pipeline.plan_choices.INPLACE_ONLY_ABOVE_BOUND", False)
     # Three rows per call where the rows run first row first (the MLPerf models at size run the
     # blocks the bound allows: one and two rows).
-    monkeypatch.setattr("helia_aot.pipeline.plan.FORCE_ROW_BLOCK", 3)
+    monkeypatch.setattr("helia_aot.pipeline.plan_choices.FORCE_ROW_BLOCK", 3)
     model = build_chain(CROSS_CHAIN, 12, 10, 4, tmp_path / "model.tflite")
     result = convert(model, tmp_path / "out", "int8", kernel="specialized", prefix="m")
     techniques = [op["memory_technique"] for op in _report(result)["operators"]]

@@ -41,7 +41,7 @@ def _convert(specs: list[dict], tmp, goal: str):
     }
     # Every qualifying layer streams its rows (not only those above the bound), so each chain's
     # row loops run.
-    with mock.patch("helia_aot.pipeline.plan.INPLACE_ONLY_ABOVE_BOUND", False):
+    with mock.patch("helia_aot.pipeline.plan_choices.INPLACE_ONLY_ABOVE_BOUND", False):
         return AotConverter(ConvertArgs.model_validate(config)).convert()
 
 

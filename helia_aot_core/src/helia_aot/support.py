@@ -160,7 +160,7 @@ def _partial_model(path: Path, subgraph: int, context: RegistryContext) -> tuple
     litert_model = read_model(path)
     mark_source_indices(litert_model)
     litert_model = apply_model_hooks(litert_model, context.litert_model_hooks)
-    view = build_view(litert_model, subgraph, path.name)
+    view = build_view(litert_model, subgraph, path.name, context.litert_arities)
     air = AirModel(name=c_identifier(path.stem, fallback="model"))
     build_tensors(view.subgraph, air)
     air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
@@ -183,7 +183,9 @@ def check_model(config: ConvertArgs, context: RegistryContext | None = None) -> 
     with tempfile.TemporaryDirectory(prefix="helia_aot_check_") as work:
         config = with_model_file(config, Path(work))
         path = Path(config.model.path)
-        listed = build_view(read_model(path), config.model.subgraph, path.name).subgraph.operators
+        listed = build_view(
+            read_model(path), config.model.subgraph, path.name, context.litert_arities
+        ).subgraph.operators
         problems: dict[int, list[str]] = {}
         air, failures = _partial_model(path, config.model.subgraph, context)
         if failures:

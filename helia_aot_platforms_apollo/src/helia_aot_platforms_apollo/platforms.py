@@ -49,7 +49,7 @@ def _boards(
             name=name,
             cpu=cpu,
             capabilities=capabilities,
-            memories=memories,
+            memories=tuple(memories.items()),  # normalised (sorted by memory) on construction
             preferred_order=order,
             alignment=alignment,
             description=description,

@@ -13,11 +13,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from helia_aot.air import c_comment, c_identifier
 from helia_aot.codegen import render_template
 from helia_aot.platforms.compiler_flags import cpu_compiler_flags
+
+if TYPE_CHECKING:
+    from helia_aot.platforms.model import SocPlatform
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _TARGET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
@@ -97,7 +100,7 @@ class ModuleLayout:
         name: str,
         prefix: str,
         model_name: str,
-        platform: Any,
+        platform: SocPlatform,
         plan_hash: str,
         version: str,
     ) -> ModuleLayout:
@@ -108,8 +111,8 @@ class ModuleLayout:
             name=name,
             prefix=prefix,
             model_name=model_name,
-            platform_name=str(getattr(platform, "name", "custom")),
-            cpu=str(getattr(platform, "cpu", "")),
+            platform_name=platform.name,
+            cpu=platform.cpu,
             plan_hash=plan_hash,
             version=version,
             sources=tuple(sorted(_named(root, "src", ".c", deep=True))),
@@ -145,6 +148,16 @@ class ModuleExporter:
 
     TYPE: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
+    PLATFORM_HOOKS: ClassVar[str | None] = None
+    """Template (``helia_aot/templates``) of the C lines this build system adds to
+    ``<prefix>_platform.h`` (its logging and placement hooks), or None: Emit asks the exporter
+    (``platform_hooks``) and never names a module type itself."""
+
+    def platform_hooks(self, prefix: str) -> str:
+        """The C text this build system adds to ``<prefix>_platform.h`` ("" for none)."""
+        if self.PLATFORM_HOOKS is None:
+            return ""
+        return render_template(self.PLATFORM_HOOKS, PREFIX=prefix.upper())
 
     def write(self, layout: ModuleLayout) -> list[str]:
         raise NotImplementedError(f"{type(self).__name__} does not implement write()")

@@ -37,6 +37,7 @@ class NsxExporter(ModuleExporter):
 
     TYPE = "nsx"
     TITLE = "neuralSPOT-X (NSX)"
+    PLATFORM_HOOKS = "nsx.platform.h.mako"
 
     def write(self, layout: ModuleLayout) -> list[str]:
         import yaml  # only when this module type is chosen

@@ -26,6 +26,7 @@ class ZephyrExporter(ModuleExporter):
 
     TYPE = "zephyr"
     TITLE = "Zephyr"
+    PLATFORM_HOOKS = "zephyr.platform.h.mako"
 
     def write(self, layout: ModuleLayout) -> list[str]:
         import yaml  # only when this module type is chosen

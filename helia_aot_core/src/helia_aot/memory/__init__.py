@@ -53,7 +53,7 @@ __all__ = [
 
 
 # The public record types of memory.defines (six pydantic models): imported on first use (PEP 562).
-# A conversion plans with its own records (helia_aot.pipeline.plan) and uses none of them.
+# A conversion plans with its own records (helia_aot.pipeline.plan_records) and uses none of them.
 __getattr__, __dir__ = lazy_names(
     __name__,
     {

@@ -5,7 +5,7 @@ outside a conversion: ``MemoryConstraint`` and ``TensorAttributes`` (configurati
 ``MemoryPlannerType`` (the built-in ``memory.planner`` names) and the planner's output types
 ``MemoryPlan``, ``TensorAllocation``, ``TensorBinding``, ``TensorLifetime``, ``ArenaUsage`` and
 ``ArenaRole`` (provisional). The pipeline plans with its own richer records
-(:mod:`helia_aot.pipeline.plan`); ``MemoryPlan`` here is the portable summary, so a script
+(:mod:`helia_aot.pipeline.plan_records`); ``MemoryPlan`` here is the portable summary, so a script
 written against the product's names keeps working while the internal plan is free to change.
 """
 

@@ -5,6 +5,8 @@ A pack imports the manifest's names where the manifest lists them (``AotOperator
 and ``custom_code_to_op_key`` from ``helia_aot.air``, ``RegistryContext`` from
 ``helia_aot.registry``, errors from ``helia_aot.errors``) and everything else from here:
 
+- :class:`Arity` and :func:`register_arities`: how many inputs and outputs each LiteRT kernel
+  of the pack accepts, which Load checks before any parser reads a node;
 - :class:`OperatorRecord` and :func:`register_operators`: what a pack registers for one operator
   (key, LiteRT keys, parser, options class, operator class, kernel files) and the function that
   registers a list of them from the ``helia_aot_register`` hook or a customizer;
@@ -42,11 +44,12 @@ from helia_aot.converters.litert.schema_access import (
     outputs_of,
     tensor_at,
 )
+from helia_aot.converters.litert.view import Arity
 from helia_aot.lazy_names import WHOLE_MODULE, lazy_names
 from helia_aot.pack.deferred import register_operator_modules
 from helia_aot.pack.kernel_library import KernelLibrary
 from helia_aot.pack.knob_support import register_knob_values
-from helia_aot.pack.record import OperatorRecord, recorded_operators, register_operators
+from helia_aot.pack.record import OperatorRecord, recorded_operators, register_arities, register_operators
 from helia_aot.pack.template_operator import HEADER_TEMPLATE, TemplateOperator
 from helia_aot.plugins import hookimpl
 
@@ -56,6 +59,7 @@ if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ i
 
 __all__ = [
     "HEADER_TEMPLATE",
+    "Arity",
     "KernelLibrary",
     "LiteRTModelBuilder",
     "OperatorRecord",
@@ -78,6 +82,7 @@ __all__ = [
     "output_tensor",
     "outputs_of",
     "recorded_operators",
+    "register_arities",
     "register_knob_values",
     "register_operator_modules",
     "register_operators",

@@ -11,7 +11,7 @@ built-in operators and third-party packs register through the same function.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -20,6 +20,7 @@ from typing import Any
 
 from helia_aot.air import AirOperatorOptions, custom_code_to_op_key
 from helia_aot.aot.operators import AotOperator
+from helia_aot.converters.litert.view import Arity
 from helia_aot.errors import PluginError
 from helia_aot.pack.template_operator import TemplateOperator
 from helia_aot.registry import RegistryContext
@@ -155,3 +156,28 @@ def register_operators(context: RegistryContext, records: Iterable[OperatorRecor
         context.aot_operator_classes.register(record.key, record.operator)
         if observed is not None:
             observed.append(record)
+
+
+def register_arities(context: RegistryContext, arities: Mapping[str, Arity]) -> None:
+    """Declare how many inputs and outputs the LiteRT kernels of a pack's operators accept, by
+    LiteRT key: Load checks every node against its key's :class:`Arity` before any parser reads
+    it, so a parser never indexes past a malformed node's inputs. Call it from the pack's
+    ``helia_aot_register`` hook beside ``register_operators``; an operator without one is not
+    checked (its parser must check what it reads).
+
+    Raises:
+        PluginError: If a key already has a different arity (two packs disagree on one kernel).
+    """
+    for key, arity in arities.items():
+        if not isinstance(arity, Arity):
+            raise PluginError(
+                f"register_arities takes Arity values, not {type(arity).__name__} (for {key})",
+                hint="describe each operator's counts as helia_aot.pack.Arity(min_inputs, max_inputs, ...)",
+            )
+        known = context.litert_arities.get(key)
+        if known is not None and known != arity:
+            raise PluginError(
+                f"{key}: two packs declare different input and output counts ({known} and {arity})",
+                hint="one LiteRT kernel accepts one set of counts; remove one declaration",
+            )
+        context.litert_arities[key] = arity

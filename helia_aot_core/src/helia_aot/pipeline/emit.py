@@ -15,7 +15,7 @@ import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,9 +33,14 @@ from helia_aot.codegen.files import write_text_file
 from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pack.kernel_library import kernel_text, scan_once
-from helia_aot.pipeline.plan import ArenaRegion, MemoryPlan
+from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan
 from helia_aot.registry.registry import Registry
 from helia_aot.version import __version__
+
+if TYPE_CHECKING:
+    from helia_aot.aot.operators.base import AotOperator
+    from helia_aot.config.args import ConvertArgs
+    from helia_aot.platforms.model import SocPlatform
 
 NOT_PLACED = "0xffffu"
 # Memories whose placement hooks every module defines, whatever its platform has.
@@ -176,7 +181,7 @@ def tensor_ident(tensor: AirTensor) -> str:
     return re.sub(r"^t\d+_", "", tensor.name)
 
 
-def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
+def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[AotOperator]) -> str:
     """16 hex digits over the schedule and every placement: a change says the layout changed."""
     digest = hashlib.sha256()
     for op in operators:
@@ -188,23 +193,23 @@ def plan_hash(model: AirModel, plan: MemoryPlan, operators: list[Any]) -> str:
         )
     for r in plan.regions:
         digest.update(f"{r.role}:{r.memory}:{r.total_size}:{r.alignment};".encode())
-        if getattr(r, "source_region", None) is not None:
+        if r.source_region is not None:
             digest.update(f"staged:{r.source_region}:{r.source_offset};".encode())
     return digest.hexdigest()[:16]
 
 
-def region_symbol(prefix: str, region: Any) -> str:
+def region_symbol(prefix: str, region: ArenaRegion) -> str:
     """The C storage of a region, as the C API names it: ``<prefix>_arena_const_<mem>__blob`` for a
     cold constant region, ``<enum>_buffer`` for the others (``<prefix>_arena_dtcm_buffer``)."""
     role = str(region.role)
     enum = f"{prefix}_arena_{_ROLE_STEM.get(role, role + '_')}{str(region.memory).lower()}"
-    cold = role == "constant" and getattr(region, "source_region", None) is None
+    cold = role == "constant" and region.source_region is None
     return f"{enum}__blob" if cold else f"{enum}_buffer"
 
 
-def source_symbol(prefix: str, plan: MemoryPlan, region: Any) -> str | None:
+def source_symbol(prefix: str, plan: MemoryPlan, region: ArenaRegion) -> str | None:
     """The constant array a staged region is filled from (``<enum>__source``), None otherwise."""
-    if getattr(region, "source_region", None) is None:
+    if region.source_region is None:
         return None
     return f"{prefix}_arena_const_{str(region.memory).lower()}__source"
 
@@ -216,7 +221,7 @@ a literal jumps between its occurrences (16 times faster; over every kernel file
 this was a twentieth of a small model's conversion)."""
 
 
-def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
+def copy_kernels(operators: list[AotOperator], dest: Path, prefix: str) -> list[str]:
     """Copy each kernel file the operators need once, renaming ``hk_`` identifiers to the prefix."""
     files: dict[str, Path] = {}
     with scan_once():  # the texts the scan read are the ones copied: each file is read once
@@ -239,7 +244,7 @@ def copy_kernels(operators: list[Any], dest: Path, prefix: str) -> list[str]:
 def _region_rows(prefix: str, plan: MemoryPlan) -> list[_RegionRow]:
     rows = []
     for r in plan.regions:
-        staged = getattr(r, "source_region", None) is not None
+        staged = r.source_region is not None
         rows.append(
             _RegionRow(
                 r.id,
@@ -249,20 +254,20 @@ def _region_rows(prefix: str, plan: MemoryPlan) -> list[_RegionRow]:
                 r.total_size,
                 r.alignment,
                 region_symbol(prefix, r),
-                f"{prefix.upper()}_ARENA_{getattr(r, 'tag', r.role + '_' + r.memory.lower()).upper()}",
+                f"{prefix.upper()}_ARENA_{r.tag.upper()}",
                 cold=r.role == "constant" and not staged,
                 staged=staged,
                 source_symbol=source_symbol(prefix, plan, r),
-                source_offset=getattr(r, "source_offset", 0),
+                source_offset=r.source_offset,
                 peak_live=r.peak_live,
                 capacity=r.capacity,
-                source_memory=getattr(r, "source_memory", None),
+                source_memory=r.source_memory,
             )
         )
     return rows
 
 
-def model_summary(model: AirModel, config: Any) -> dict[str, str]:
+def model_summary(model: AirModel, config: ConvertArgs) -> dict[str, str]:
     """The model's description and version as the module's docs show them, sanitized.
 
     ``model.description`` / ``model.version`` of the configuration win; otherwise the file's own
@@ -270,11 +275,10 @@ def model_summary(model: AirModel, config: Any) -> dict[str, str]:
     pass ``c_comment`` (one printable ASCII line that cannot end a C comment) and lose backticks,
     which would end the Markdown code span the README shows them in.
     """
-    model_cfg = getattr(config, "model", None)
-    description = getattr(model_cfg, "description", None)
+    description = config.model.description
     if description is None:
         description = str(model.metadata.get("source_description", model.description) or "")
-    version = getattr(model_cfg, "version", None)
+    version = config.model.version
     if version is None:
         schema = model.metadata.get("source_schema_version")
         version = "" if schema is None else str(schema)
@@ -285,26 +289,25 @@ def model_summary(model: AirModel, config: Any) -> dict[str, str]:
     return {"model_description": clean(description), "model_version": clean(version)}
 
 
-def _model_file_name(config: Any) -> str:
+def _model_file_name(config: ConvertArgs) -> str:
     """The model's file name for the README's commands (a placeholder when it has none, or one a
     shell command could not hold literally)."""
-    path = getattr(getattr(config, "model", None), "path", None)
-    name = Path(str(path)).name if isinstance(path, (str, Path)) else ""
+    name = config.model.path.name
     return name if re.fullmatch(r"[A-Za-z0-9_.+-]+", name) else "model.tflite"
 
 
-def itcm_operators(operators: list[Any], platform: Any) -> list[Any]:
+def itcm_operators(operators: list[AotOperator], platform: SocPlatform) -> list[AotOperator]:
     """Operators whose run code goes to ITCM; a request the platform cannot honour is a warning."""
     placed = []
     for op in operators:
-        if getattr(op.attributes, "code_placement", "DEFAULT") != "ITCM":
+        if op.attributes.code_placement != "ITCM":
             continue
         if op.code_in_itcm:
             placed.append(op)
         else:
             warnings.warn(
                 f"operator {op.id} ({op.op.op_type}) asks for code_placement: ITCM, but platform "
-                f"{getattr(platform, 'name', 'custom')!r} has no ITCM; its code stays in the "
+                f"{platform.name!r} has no ITCM; its code stays in the "
                 "default text section",
                 UserWarning,
                 stacklevel=3,
@@ -390,10 +393,10 @@ def _quantization_text(tensor: AirTensor) -> str:
 def emit_module(
     out_dir: Path,
     model: AirModel,
-    operators: list[Any],
+    operators: list[AotOperator],
     plan: MemoryPlan,
-    platform: Any,
-    config: Any,
+    platform: SocPlatform,
+    config: ConvertArgs,
     *,
     records: dict[str, Any],
     test_case: dict[str, Any] | None = None,
@@ -402,7 +405,7 @@ def emit_module(
     """Write the module into ``out_dir`` (created) and return the plan hash.
 
     ``exporters`` is the context's ``module_exporters``: the class registered under
-    ``config.module.type`` writes the build files.
+    ``config.module.type`` adds its lines to the platform header and writes the build files.
     """
     prefix = config.module.prefix
     module_type, exporter_class = exporters.select(config.module.type, setting="module.type")
@@ -411,13 +414,59 @@ def emit_module(
     out_dir.mkdir(parents=True, exist_ok=True)  # first: a mkdir that fails for want of it is a call lost
     inc.mkdir()
     src.mkdir()
-    allocate = bool(config.memory.allocate_arenas)
-    schedule = str(getattr(config.module.schedule, "value", config.module.schedule))
-
-    regions = _region_rows(prefix, plan)
     cregions = c_regions(prefix, plan)
+    hash_ = plan_hash(model, plan, operators)
+    values = _template_values(model, operators, plan, platform, config, cregions, hash_)
+    values["platform_hooks"] = exporter.platform_hooks(prefix)
+    _write_sources(out_dir, model, operators, plan, config, cregions, values, test_case)
+    for name, record in records.items():
+        write_text_file(out_dir / f"{prefix}_{name}.json", dumps_indented(record) + "\n")
+    layout = ModuleLayout.scan(
+        out_dir,
+        name=config.module.name,
+        prefix=prefix,
+        model_name=model.name,
+        platform=platform,
+        plan_hash=hash_,
+        version=__version__,
+    )
+    if config.documentation.readme:
+        write_text_file(
+            out_dir / "README.md", _readme(model, config, values, layout, module_type, exporter, test_case)
+        )
+    exporter.write(layout)
+    return hash_
+
+
+def _readme(
+    model: AirModel,
+    config: ConvertArgs,
+    values: dict[str, Any],
+    layout: ModuleLayout,
+    module_type: str,
+    exporter: ModuleExporter,
+    test_case: dict[str, Any] | None,
+) -> str:
+    """The module's README: what it holds, its API and the exporter's integration section."""
+    return render_template(
+        "README.md.mako",
+        **values,
+        layout=layout,
+        module_type=module_type,
+        exporter_title=exporter.TITLE,
+        integration=exporter.integration(layout),
+        test_enabled=test_case is not None,
+        model_file=_model_file_name(config),
+        io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
+        + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
+        quantization=_quantization_text,
+    )
+
+
+def _tensor_rows(model: AirModel, plan: MemoryPlan, cregions: list[CRegion]) -> list[_TensorRow]:
+    """One row per tensor for the tensor table: a unique C identifier, its kind and its place."""
     c_index = {r.plan_id: r.index for r in cregions}
-    tensor_rows = []
+    rows = []
     idents: set[str] = set()
     for tid, tensor in model.tensors.items():
         p = plan.placements.get(tid)
@@ -428,11 +477,11 @@ def emit_module(
             n += 1
             ident = f"{base}_{n}"
         idents.add(ident)
-        kind = str(getattr(tensor.kind, "value", tensor.kind))
+        kind = str(tensor.kind.value)
         region = c_index.get(p.region) if p else None
         if region is not None and cregions[region].role == "constant":
             kind = "constant"
-        tensor_rows.append(
+        rows.append(
             _TensorRow(
                 tensor.name,
                 ident,
@@ -443,53 +492,79 @@ def emit_module(
                 tensor.nbytes if p and region is not None else 0,
             )
         )
+    return rows
 
-    def io_row(tid: TensorId) -> _IoRow:
-        t = model.tensors[tid]
-        if t.quantization is None:
-            return _IoRow(t.name, t.size, 0, c_float(1.0))
-        return _IoRow(t.name, t.size, t.zero_point(), c_float(t.scale()))
 
+def _template_values(
+    model: AirModel,
+    operators: list[AotOperator],
+    plan: MemoryPlan,
+    platform: SocPlatform,
+    config: ConvertArgs,
+    cregions: list[CRegion],
+    hash_: str,
+) -> dict[str, Any]:
+    """What the module's templates read: names, tensors, regions, operators and the schedule."""
+    prefix = config.module.prefix
     memories = sorted(
         {r.memory.upper() for r in plan.regions} | _platform_memories(platform) | _HOOK_MEMORIES
     )
-    hash_ = plan_hash(model, plan, operators)
     # With IF/WHILE, region operators run only when their owner calls <prefix>_run_range.
     next_index = list(region_layout(model).next_index) if model.regions else []
-    values: dict[str, Any] = {
+    return {
         "prefix": prefix,
         "PREFIX": prefix.upper(),
         "model_comment": c_comment(model.name),
         **model_summary(model, config),
-        "subgraph": int(getattr(getattr(config, "model", None), "subgraph", 0) or 0),
-        "platform_name": c_comment(getattr(platform, "name", "custom")),
+        "subgraph": config.model.subgraph,
+        "platform_name": c_comment(platform.name),
         "memories": memories,
-        "tensors": tensor_rows,
+        "tensors": _tensor_rows(model, plan, cregions),
         "inputs": [model.tensors[t] for t in model.inputs],
         "outputs": [model.tensors[t] for t in model.outputs],
-        "regions": regions,
+        "regions": _region_rows(prefix, plan),
         "c_regions": cregions,
         "staged_regions": [r for r in cregions if r.staged],
         "persistent_regions": [r for r in cregions if r.role == "persistent"],
         "state_inits": state_inits(prefix, model, plan, cregions),
-        "zephyr": module_type == "zephyr",
-        "nsx": module_type == "nsx",
         "num_operators": len(operators),
         "operators": operators,
-        "allocate_arenas": allocate,
-        "schedule": schedule,
+        "allocate_arenas": bool(config.memory.allocate_arenas),
+        "schedule": str(config.module.schedule),  # the word: ScheduleMode prints its value
         "plan_hash": hash_,
         "itcm_operators": itcm_operators(operators, platform),
         "control_flow": bool(model.regions),
         "schedule_next": next_index,
     }
+
+
+def _io_row(model: AirModel, tid: TensorId) -> _IoRow:
+    t = model.tensors[tid]
+    if t.quantization is None:
+        return _IoRow(t.name, t.size, 0, c_float(1.0))
+    return _IoRow(t.name, t.size, t.zero_point(), c_float(t.scale()))
+
+
+def _write_sources(
+    out_dir: Path,
+    model: AirModel,
+    operators: list[AotOperator],
+    plan: MemoryPlan,
+    config: ConvertArgs,
+    cregions: list[CRegion],
+    values: dict[str, Any],
+    test_case: dict[str, Any] | None,
+) -> None:
+    """The module's C: headers, sources, constants, each operator's files, the kernels, the test."""
+    prefix = config.module.prefix
+    inc, src = out_dir / "includes-api", out_dir / "src"
+    allocate = values["allocate_arenas"]
     io_values = dict(
-        values, inputs=[io_row(t) for t in model.inputs], outputs=[io_row(t) for t in model.outputs]
+        values,
+        inputs=[_io_row(model, t) for t in model.inputs],
+        outputs=[_io_row(model, t) for t in model.outputs],
     )
-
-    def write(path: Path, text: str) -> None:
-        write_text_file(path, text)
-
+    write = write_text_file
     for header in ("platform", "tensors", "context", "common", "model"):
         write(inc / f"{prefix}_{header}.h", render_template(f"{header}.h.mako", **values))
     for source in ("tensors", "context", "model"):
@@ -505,38 +580,6 @@ def emit_module(
             src / f"{prefix}_test_case.c",
             render_template("test_case.c.mako", **values, **test_case, test_blobs=blobs),
         )
-    for name, record in records.items():
-        write(out_dir / f"{prefix}_{name}.json", dumps_indented(record) + "\n")
-
-    module_name = config.module.name
-    layout = ModuleLayout.scan(
-        out_dir,
-        name=module_name,
-        prefix=prefix,
-        model_name=model.name,
-        platform=platform,
-        plan_hash=hash_,
-        version=__version__,
-    )
-    if getattr(getattr(config, "documentation", None), "readme", True):
-        write(
-            out_dir / "README.md",
-            render_template(
-                "README.md.mako",
-                **values,
-                layout=layout,
-                module_type=module_type,
-                exporter_title=exporter.TITLE,
-                integration=exporter.integration(layout),
-                test_enabled=test_case is not None,
-                model_file=_model_file_name(config),
-                io=[(i, "input", model.tensors[t]) for i, t in enumerate(model.inputs)]
-                + [(i, "output", model.tensors[t]) for i, t in enumerate(model.outputs)],
-                quantization=_quantization_text,
-            ),
-        )
-    exporter.write(layout)
-    return hash_
 
 
 def _region_bytes(plan: MemoryPlan, region: CRegion) -> bytes:
@@ -614,13 +657,8 @@ def _constants_text(values: dict[str, Any], items: list[tuple[CRegion, str, byte
     return render_template("constants.c.mako", **values, items=rows)
 
 
-def _platform_memories(platform: Any) -> set[str]:
-    memories: Any = getattr(platform, "memories", ())
-    try:
-        keys = list(memories.keys())
-    except AttributeError:
-        keys = [m for m, _ in memories]
-    return {str(getattr(m, "value", m)).upper() for m in keys}
+def _platform_memories(platform: SocPlatform) -> set[str]:
+    return {m.value.upper() for m, _ in platform.memories}
 
 
 __all__ = [

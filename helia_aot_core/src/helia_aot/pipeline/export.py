@@ -26,7 +26,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePath, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.codegen.files import write_text_file
 from helia_aot.errors import (
@@ -36,6 +36,9 @@ from helia_aot.errors import (
     OutputExistsError,
     PluginError,
 )
+
+if TYPE_CHECKING:
+    from helia_aot.config.args import ConvertArgs
 
 ARCHIVE_SUFFIXES = (".zip", ".pack")
 
@@ -52,7 +55,7 @@ _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _NAME_MAX_DEFAULT = 255
 
 
-def destination_of(config: Any) -> Path:
+def destination_of(config: ConvertArgs) -> Path:
     """The directory ``module.path/module.name``, or the archive ``module.path`` names."""
     path = Path(config.module.path)
     if is_archive(path):
@@ -139,7 +142,7 @@ def _check_name_lengths(dest: Path, existing: Path) -> None:
             )
 
 
-def check_destination(config: Any) -> Path:
+def check_destination(config: ConvertArgs) -> Path:
     """The destination (as :func:`destination_of` gives it), after rejecting an unwritable,
     invalid or occupied one before any work is done.
 
@@ -410,7 +413,7 @@ def _make_parents(path: Path) -> list[Path]:
     return created[::-1]
 
 
-def export_module(built: Path, config: Any, *, move: bool = False) -> Path:
+def export_module(built: Path, config: ConvertArgs, *, move: bool = False) -> Path:
     """Move the module in ``built`` to its destination and return that destination.
 
     ``move``: ``built`` is a throwaway staging tree the caller removes afterwards, so it may be

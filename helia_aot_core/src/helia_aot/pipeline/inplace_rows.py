@@ -3,24 +3,27 @@
 Under ``goal: size`` a windowed operator that offers it (``inplace_rows_bytes``: CONV_2D and
 DEPTHWISE_CONV_2D, row by row through a ring of output rows) may share its input's bytes. Two
 plan steps ask the same question: the patch planner (``patch_plan``), to know each step's floor
-before it picks a stage, and ``plan.choose_inplace_rows``, which then decides. One function
+before it picks a stage, and ``plan_choices.choose_inplace_rows``, which then decides. One function
 answers for both, so the floor the patch planner assumes is the one the in-place choice reaches.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
+
+if TYPE_CHECKING:
+    from helia_aot.aot.operators.base import AotOperator
 
 
 def inplace_candidates(
     model: AirModel,
-    operators: Sequence[Any],
+    operators: Sequence[AotOperator],
     lifetimes: Mapping[TensorId, tuple[int, int]],
     roots: Mapping[TensorId, TensorId] | None = None,
-) -> dict[int, tuple[Any, int]]:
+) -> dict[int, tuple[AotOperator, int]]:
     """Per step, the operator that could write in place and the bytes it would save net of its
     ring.
 
@@ -30,11 +33,10 @@ def inplace_candidates(
     output runs on past the input's end).
     """
     roots = roots or {}
-    candidates: dict[int, tuple[Any, int]] = {}
+    candidates: dict[int, tuple[AotOperator, int]] = {}
     for index, aot_op in enumerate(operators):
-        ask = getattr(aot_op, "inplace_rows_bytes", None)
         op = aot_op.op
-        if ask is None or not op.input_ids or not op.output_ids:
+        if not op.input_ids or not op.output_ids:
             continue
         src, dst = op.input_ids[0], op.output_ids[0]
         root = roots.get(src, src)
@@ -45,7 +47,7 @@ def inplace_candidates(
         if lifetimes[root][1] != index or lifetimes[dst][0] != index:
             continue
         saved = min(model.tensors[dst].nbytes, model.tensors[src].nbytes)
-        ring = ask()
+        ring = aot_op.inplace_rows_bytes()
         if ring is None or ring >= saved:
             continue
         candidates[index] = (aot_op, saved - ring)

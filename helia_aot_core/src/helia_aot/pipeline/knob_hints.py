@@ -14,7 +14,7 @@ table does not cover gives no instruction figure.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.config.enums import OptimizationGoal
 from helia_aot.optimization.figures import operator_macs
@@ -24,13 +24,18 @@ from helia_aot.optimization.measurements import measurements_for
 from helia_aot.optimization.record_constants import MEASUREMENT_SETTINGS
 from helia_aot.optimization.resolution import KnobSettings, resolve_knob
 
+if TYPE_CHECKING:
+    from helia_aot.aot.operators.base import AotOperator
+    from helia_aot.config.args import ConvertArgs
+    from helia_aot.platforms.model import SocPlatform
+
 # The goal whose auto table picks each kernel value, for the hint's alternative spelling.
 _GOAL_FOR = {"generic": "size", "specialized": "latency"}
 
 
-def quoted_measurements(platform: Any) -> dict[str, list[dict[str, Any]]]:
+def quoted_measurements(platform: SocPlatform) -> dict[str, list[dict[str, Any]]]:
     """Per setting, the packaged ``measurements.json`` records for this target and CPU."""
-    target, cpu = str(getattr(platform, "name", "")), str(getattr(platform, "cpu", ""))
+    target, cpu = platform.name, platform.cpu
     return {
         setting: [r.model_dump(mode="json") for r in measurements_for(setting, target, cpu)]
         for setting in MEASUREMENT_SETTINGS
@@ -44,7 +49,7 @@ def _variant_bytes(variants: list[Any], knob: str, value: str) -> tuple[int, int
     return 0, 0
 
 
-def _variant_saving(aot_op: Any, knob: str, value: str) -> tuple[int, int]:
+def _variant_saving(aot_op: AotOperator, knob: str, value: str) -> tuple[int, int]:
     """Constant and scratch bytes the operator's current ``knob`` variant has over ``value``'s
     (its variants asked for once: each asks the operator's geometry and constants again)."""
     variants = aot_op.kernel_variants()
@@ -54,10 +59,10 @@ def _variant_saving(aot_op: Any, knob: str, value: str) -> tuple[int, int]:
 
 
 def setting_hints(
-    operators: list[Any],
+    operators: list[AotOperator],
     ids: list[tuple[str, str]],
-    platform: Any,
-    config: Any,
+    platform: SocPlatform,
+    config: ConvertArgs,
     placement: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The knob, goal and constant placement hints (see the module docstring)."""
@@ -68,10 +73,10 @@ def setting_hints(
 
 
 def knob_hints(
-    operators: list[Any], ids: list[tuple[str, str]], platform: Any, config: Any
+    operators: list[AotOperator], ids: list[tuple[str, str]], platform: SocPlatform, config: ConvertArgs
 ) -> list[dict[str, Any]]:
     """One hint per knob value that some operators offer but do not run (see the module docstring)."""
-    cpu = str(getattr(platform, "cpu", "") or "cortex-m55").lower()
+    cpu = platform.cpu
     total_macs = sum(operator_macs(op) or 0 for op in operators) or 0
     goal = str(getattr(getattr(config, "optimization", None), "goal", "balanced")).lower()
     hints = []
@@ -173,7 +178,7 @@ def _measured_deltas(changes: list[tuple[Any, str]], knob: str, cpu: str) -> tup
     return code, instructions
 
 
-def _size_form(operators: list[Any]) -> list[tuple[Any, int, int]]:
+def _size_form(operators: list[AotOperator]) -> list[tuple[Any, int, int]]:
     """The operators goal size runs in another form (``goal_size_savings``), with the constant
     and scratch bytes that form gives up."""
     found = []
@@ -186,12 +191,12 @@ def _size_form(operators: list[Any]) -> list[tuple[Any, int, int]]:
 
 
 def goal_hints(
-    operators: list[Any], ids: list[tuple[str, str]], platform: Any, config: Any
+    operators: list[AotOperator], ids: list[tuple[str, str]], platform: SocPlatform, config: ConvertArgs
 ) -> list[dict[str, Any]]:
     """One hint per other goal that would change this module: the operators whose ``auto``
     knobs it resolves differently (bytes from the plan, code and instructions measured), and at
     ``latency`` the kernel buffers this goal gave up (kept there: more scratch)."""
-    cpu = str(getattr(platform, "cpu", "") or "cortex-m55").lower()
+    cpu = platform.cpu
     specs = {spec.name: spec for spec in KNOBS}
     now = KnobSettings.from_config(config, list(specs))
     current_goal = now.goal.value
@@ -279,7 +284,7 @@ def goal_hints(
     return hints
 
 
-def placement_hint(placement: dict[str, Any] | None, platform: Any) -> dict[str, Any] | None:
+def placement_hint(placement: dict[str, Any] | None, platform: SocPlatform) -> dict[str, Any] | None:
     """``constant_placement``: the constants read from outside TCM fit in the DTCM left free, so a
     staging rule would have the kernels read them at TCM speed for that many bytes of DTCM. Its
     speed is quoted from ``measurements.json`` when a record covers this target (instruction
@@ -292,7 +297,7 @@ def placement_hint(placement: dict[str, Any] | None, platform: Any) -> dict[str,
     if not total or total > free:
         return None
     source = max(outside, key=lambda m: outside[m])
-    target, cpu = str(getattr(platform, "name", "")), str(getattr(platform, "cpu", ""))
+    target, cpu = platform.name, platform.cpu
     quotes = [r for r in measurements_for("constant_placement", target, cpu) if r.value.upper() == "DTCM"]
     gain = f"; measured: {quotes[0].gain} ({quotes[0].source})" if quotes else ""
     return {

@@ -39,6 +39,7 @@ from helia_aot.plugins.manager import distribution_installed
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
     from helia_aot.litert import schema_py_generated as litert
+    from helia_aot.registry.context import RegistryContext
 
 BUILTIN_DISTRIBUTION = "helia-aot-ops-builtin"
 """The distribution whose operator pack parses LiteRT builtin operators."""
@@ -230,7 +231,7 @@ def unsupported_operators_error(failures: list[Failure]) -> UnsupportedModelErro
     )
 
 
-def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
+def load_model(path: Path, subgraph_index: int, context: RegistryContext) -> AirModel:
     """Read ``path`` and build the AIR model of subgraph ``subgraph_index``.
 
     ``context`` provides ``litert_model_hooks`` (run in registration order on the ModelT) and
@@ -240,7 +241,7 @@ def load_model(path: Path, subgraph_index: int, context: Any) -> AirModel:
     model = read_model(path)
     mark_source_indices(model)  # before any hook moves an operator
     model = apply_model_hooks(model, context.litert_model_hooks)
-    view = build_view(model, subgraph_index, path.name)
+    view = build_view(model, subgraph_index, path.name, getattr(context, "litert_arities", None))
     air = AirModel(
         name=c_identifier(path.stem, fallback="model"),
         description=c_comment(view.description),

@@ -12,12 +12,16 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.config.rules import rule_ids
 from helia_aot.config.sections import check_alignment
 from helia_aot.errors import InvalidConfigError
+
+if TYPE_CHECKING:
+    from helia_aot.config.rules import MemoryConstraint
+    from helia_aot.platforms.model import SocPlatform
 
 READ_ONLY_MEMORIES = ("MRAM", "FLASH")
 """Memories the module cannot write at run time: they hold constants only."""
@@ -136,13 +140,11 @@ class MemoryBudget:
         return f"{memory} (cap {cap} B, {max(free or 0, 0)} B free)"
 
 
-def _platform_budgets(platform: Any) -> dict[str, int]:
-    memories = getattr(platform, "memories", ())
-    pairs = memories.items() if hasattr(memories, "items") else memories
-    return {memory_name(m): int(size) for m, size in pairs}
+def _platform_budgets(platform: SocPlatform) -> dict[str, int]:
+    return {memory_name(m): size for m, size in platform.memories}
 
 
-def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
+def memory_budget(platform: SocPlatform, constraints: Iterable[MemoryConstraint] | None) -> MemoryBudget:
     """The budget a plan works against: ``memory.constraints`` when given, else the platform's.
 
     With constraints, read-write data fills only the memories they list, in their order, and each
@@ -152,7 +154,7 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
     budgets = _platform_budgets(platform)
     constraints = list(constraints or ())
     if not constraints:
-        order = [memory_name(m) for m in (getattr(platform, "preferred_order", None) or ())]
+        order = [memory_name(m) for m in platform.preferred_order]
         order = [m for m in order if m not in READ_ONLY_MEMORIES] or ["SRAM"]
         caps: dict[str, int | None] = {m: size for m, size in budgets.items()}
         return MemoryBudget(order=order, caps=caps, constrained=False)
@@ -163,8 +165,7 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
         memory = memory_name(constraint.name)
         if budgets and memory not in budgets:
             raise InvalidConfigError(
-                f"memory.constraints[{index}] caps {memory}, which platform "
-                f"{getattr(platform, 'name', 'custom')!r} does not have",
+                f"memory.constraints[{index}] caps {memory}, which platform {platform.name!r} does not have",
                 hint="the platform has: " + ", ".join(budgets),
             )
         size = budgets.get(memory)
@@ -172,11 +173,11 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
         if wanted is not None and size is not None and wanted > size:
             raise InvalidConfigError(
                 f"memory.constraints max_size {wanted} for {memory.lower()} is outside the {size} bytes "
-                f"target {getattr(platform, 'name', 'custom')} has.",
+                f"target {platform.name} has.",
                 hint=f"give a max_size of at most {size}, or leave max_size out to use all of it",
             )
         caps[memory] = size if wanted is None else wanted
-        if getattr(constraint, "arena_alignment", None) is not None:
+        if constraint.arena_alignment is not None:
             alignments[memory] = check_alignment(
                 constraint.arena_alignment, f"memory.constraints[{index}].arena_alignment"
             )
@@ -190,7 +191,7 @@ def memory_budget(platform: Any, constraints: Iterable[Any]) -> MemoryBudget:
     return MemoryBudget(order=order, caps=caps, constrained=True, alignments=alignments)
 
 
-def constant_home(platform: Any, budget: MemoryBudget) -> str:
+def constant_home(platform: SocPlatform, budget: MemoryBudget) -> str:
     """Where constants are read in place by default: MRAM, else FLASH, else the slowest RAM."""
     names = set(_platform_budgets(platform))
     for candidate in READ_ONLY_MEMORIES:
@@ -200,7 +201,7 @@ def constant_home(platform: Any, budget: MemoryBudget) -> str:
 
 
 def check_rule_memory(
-    placement: TensorPlacement, kind: AirTensorKind, budget: MemoryBudget, platform: Any
+    placement: TensorPlacement, kind: AirTensorKind, budget: MemoryBudget, platform: SocPlatform
 ) -> None:
     """Reject a rule that places a tensor where it cannot live, naming the rule."""
     where = "memory.tensors[" + "], [".join(str(i) for i in placement.rules) + "]"
@@ -216,7 +217,7 @@ def check_rule_memory(
             reason = (
                 "memory.constraints does not list it"
                 if budget.constrained
-                else (f"platform {getattr(platform, 'name', 'custom')!r} does not have it")
+                else (f"platform {platform.name!r} does not have it")
             )
             raise InvalidConfigError(
                 f"{where} sets {what}: {memory.lower()}, but {reason}", hint=f"choose one of: {allowed}"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from helia_aot.air import AirModel
 from helia_aot.memory import compute_lifetimes
-from helia_aot.pipeline.plan import MemoryPlan
+from helia_aot.pipeline.plan_records import MemoryPlan
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).

@@ -208,7 +208,7 @@ def _stage(
 
 
 def adjust_planner(planner: Any, stages: Sequence[PatchStage]) -> None:
-    """Tell a planner (``pipeline.plan._Planner``) what patch execution changes.
+    """Tell a planner (``pipeline.arena_planner.Planner``) what patch execution changes.
 
     Everything of a stage happens at its first operator's step: the stage output is born there
     (over the stage input when ``in_place``), the patch buffer and every member's kernel scratch

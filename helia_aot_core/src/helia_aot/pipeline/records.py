@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
@@ -24,9 +24,14 @@ from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources
-from helia_aot.pipeline.plan import MemoryPlan
+from helia_aot.pipeline.plan_records import MemoryPlan
 from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
 from helia_aot.version import __version__
+
+if TYPE_CHECKING:
+    from helia_aot.aot.operators.base import AotOperator
+    from helia_aot.config.args import ConvertArgs
+    from helia_aot.platforms.model import SocPlatform
 
 RESIDENCY_SCHEMA_VERSION = 5
 ARENA_ROLES = ("scratch", "persistent", "constant")
@@ -58,14 +63,14 @@ def arena_row(region: Any) -> dict[str, Any]:
         "total_size": region.total_size,
         "capacity": region.capacity,
         "peak_live": region.peak_live,
-        "tensor_peak_live": getattr(region, "tensor_peak_live", None),
+        "tensor_peak_live": region.tensor_peak_live,
         "alignment": region.alignment,
         "fragmentation": region.fragmentation if region.role == "scratch" else None,
     }
 
 
-def _platform_name(platform: Any) -> str:
-    return str(getattr(platform, "name", "custom"))
+def _platform_name(platform: SocPlatform) -> str:
+    return platform.name
 
 
 def _kernel_choice(op: Any) -> dict[str, Any] | None:
@@ -89,7 +94,7 @@ def _kernel_choice(op: Any) -> dict[str, Any] | None:
     }
 
 
-def _requests(config: Any, op: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+def _requests(config: ConvertArgs, op: Any) -> dict[str, tuple[str, dict[str, Any]]]:
     """Each knob's requested value for ``op`` and its source, as the plan's ``KnobSource`` says it.
 
     The model-wide ``optimization`` section first (source ``model`` when not ``auto``, else
@@ -111,17 +116,17 @@ def _requests(config: Any, op: Any) -> dict[str, tuple[str, dict[str, Any]]]:
     return requested
 
 
-def requested_knobs(config: Any, op: Any) -> dict[str, str]:
+def requested_knobs(config: ConvertArgs, op: Any) -> dict[str, str]:
     """The knob values the configuration asks of ``op``: global values, then the rules in order."""
     return {name: value for name, (value, _source) in _requests(config, op).items()}
 
 
-def decided_knobs(aot_op: Any) -> dict[str, str]:
+def decided_knobs(aot_op: AotOperator) -> dict[str, str]:
     """The knob values the operator runs with: its own resolved values over the core's defaults."""
     return {**DEFAULT_KNOBS, **{str(k): str(v) for k, v in aot_op.resolved_knobs.items()}}
 
 
-def operator_knobs(aot_op: Any) -> tuple[str, ...]:
+def operator_knobs(aot_op: AotOperator) -> tuple[str, ...]:
     """The knobs that exist for the operator's type: those resolved for it (a pack may add some),
     else the built-in knobs whose ``applies_to`` names its type, in ``KNOB_NAMES`` order."""
     choices = getattr(aot_op, "knob_choices", None) or {}
@@ -130,7 +135,7 @@ def operator_knobs(aot_op: Any) -> tuple[str, ...]:
     return tuple(name for name in KNOB_NAMES if aot_op.op.op_type in KNOB_APPLIES_TO[name])
 
 
-def plan_knobs(aot_op: Any, config: Any) -> dict[str, dict[str, Any]]:
+def plan_knobs(aot_op: AotOperator, config: ConvertArgs) -> dict[str, dict[str, Any]]:
     """The plan's ``knobs`` of one operator: value used, value asked for, and how and where from."""
     choices = getattr(aot_op, "knob_choices", None) or {}
     decided = decided_knobs(aot_op)
@@ -151,7 +156,7 @@ def plan_knobs(aot_op: Any, config: Any) -> dict[str, dict[str, Any]]:
     return knobs
 
 
-def _attributes(aot_op: Any) -> dict[str, Any]:
+def _attributes(aot_op: AotOperator) -> dict[str, Any]:
     attributes = aot_op.attributes
     try:
         dumped: dict[str, Any] = TypeAdapter(type(attributes)).dump_python(attributes, mode="json")
@@ -160,7 +165,7 @@ def _attributes(aot_op: Any) -> dict[str, Any]:
         return {}
 
 
-def plan_operator_ids(model: AirModel, operators: list[Any]) -> list[tuple[str, str]]:
+def plan_operator_ids(model: AirModel, operators: list[AotOperator]) -> list[tuple[str, str]]:
     """Each operator's plan id and how it was made (``id_source``), in execution order; the ids
     ``operators[].id`` rules match (:mod:`helia_aot.pipeline.operator_ids`)."""
     subgraph = int(getattr(model, "subgraph", 0) or 0)
@@ -168,20 +173,20 @@ def plan_operator_ids(model: AirModel, operators: list[Any]) -> list[tuple[str, 
     return [ids[str(aot_op.op.id)] for aot_op in operators]
 
 
-def _model_identity(config: Any) -> dict[str, Any]:
+def _model_identity(config: ConvertArgs) -> dict[str, Any]:
     path = Path(str(config.model.path))
     try:
         sha256: str | None = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:  # a model given as bytes or removed since; the plan still says which file
         sha256 = None
-    return {"file": path.name, "sha256": sha256, "subgraph": int(getattr(config.model, "subgraph", 0) or 0)}
+    return {"file": path.name, "sha256": sha256, "subgraph": config.model.subgraph}
 
 
-def _platform_identity(platform: Any) -> dict[str, Any]:
-    capabilities = sorted(str(getattr(c, "value", c)).upper() for c in getattr(platform, "capabilities", ()))
+def _platform_identity(platform: SocPlatform) -> dict[str, Any]:
+    capabilities = sorted(c.value.upper() for c in platform.capabilities)
     return {
         "name": _platform_name(platform),
-        "cpu": str(getattr(platform, "cpu", "")),
+        "cpu": platform.cpu,
         "capabilities": capabilities,
         "supports_fp16": "FP16" in capabilities,
     }
@@ -197,7 +202,9 @@ def _dropped_scratch(op: Any) -> list[dict[str, Any]]:
     ]
 
 
-def plan_record(model: AirModel, operators: list[Any], platform: Any, config: Any) -> dict[str, Any]:
+def plan_record(
+    model: AirModel, operators: list[AotOperator], platform: SocPlatform, config: ConvertArgs
+) -> dict[str, Any]:
     """``<prefix>_plan.json``: who wrote it, for which model and target, and each operator's choices.
 
     The shared fields come first in the order the heliaAOT 1.1 plan has them; ``source_indices``,
@@ -240,7 +247,7 @@ def _hint(kind: HintKind, message: str) -> dict[str, str]:
     return {"kind": kind.value, "message": message}
 
 
-def _operator_hints(aot_op: Any, config: Any) -> list[dict[str, str]]:
+def _operator_hints(aot_op: AotOperator, config: ConvertArgs) -> list[dict[str, str]]:
     hints = []
     for name, choice in (getattr(aot_op, "knob_choices", None) or {}).items():
         if not choice.honoured:
@@ -290,7 +297,7 @@ def _arena_hints(plan: MemoryPlan) -> list[dict[str, str]]:
     return hints
 
 
-def _report_knobs(aot_op: Any) -> dict[str, dict[str, Any]]:
+def _report_knobs(aot_op: AotOperator) -> dict[str, dict[str, Any]]:
     """Per knob of the operator: the other values, and whether choosing one changes the operator.
 
     Applicable when the operator's kernels offer more than one value of the knob; otherwise the
@@ -333,13 +340,13 @@ def _kernel_calls(rows: list[dict[str, Any]]) -> dict[str, Any]:
 TCM_MEMORIES = ("DTCM", "ITCM")
 
 
-def constant_placement(plan: MemoryPlan, platform: Any, config: Any) -> dict[str, Any] | None:
+def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertArgs) -> dict[str, Any] | None:
     """The report's ``constant_placement``: constant bytes per memory against the DTCM left free.
 
     Null on a platform without DTCM. ``dtcm_free_bytes`` is the DTCM budget less every arena the
     module puts there; ``cold_source`` the memory staged constants are copied from, if any.
     """
-    budgets = {str(getattr(m, "value", m)).upper(): int(n) for m, n in getattr(platform, "memories", ())}
+    budgets = {m.value.upper(): n for m, n in platform.memories}
     if "DTCM" not in budgets:
         return None
     outside: dict[str, int] = {}
@@ -376,7 +383,11 @@ def _is_staging_source(plan: MemoryPlan, region: Any) -> bool:
 
 
 def report_record(
-    model: AirModel, operators: list[Any], platform: Any, plan: MemoryPlan, config: Any
+    model: AirModel,
+    operators: list[AotOperator],
+    platform: SocPlatform,
+    plan: MemoryPlan,
+    config: ConvertArgs,
 ) -> dict[str, Any]:
     """``<prefix>_report.json``: per-operator figures, kernel calls, constant placement and hints.
 
@@ -440,7 +451,7 @@ def report_record(
     }
 
 
-def _memory_technique(aot_op: Any) -> dict[str, Any]:
+def _memory_technique(aot_op: AotOperator) -> dict[str, Any]:
     """How the operator goes under the layer-by-layer bound (goal size), when it does."""
     stage = getattr(aot_op, "patch_stage", None)
     if stage is not None:
@@ -556,7 +567,7 @@ def _budget(plan: MemoryPlan, region: Any) -> int:
 
 
 def residency_record(
-    model: AirModel, operators: list[Any], plan: MemoryPlan, config: Any | None = None
+    model: AirModel, operators: list[AotOperator], plan: MemoryPlan, config: ConvertArgs | None = None
 ) -> dict[str, Any]:
     """``<prefix>_residency.json`` (schema_version 5): the arenas per role and every placed tensor.
 
@@ -638,10 +649,10 @@ def residency_record(
 def write_module_extras(
     module_dir: Path,
     model: AirModel,
-    operators: list[Any],
+    operators: list[AotOperator],
     plan: MemoryPlan,
-    platform: Any,
-    config: Any,
+    platform: SocPlatform,
+    config: ConvertArgs,
     *,
     views: dict[str, Any] | None = None,
     records: dict[str, Any] | None = None,
@@ -672,7 +683,9 @@ def write_module_extras(
         (module_dir / f"{prefix}_report.html").write_text(text, encoding="utf-8", newline="\n")
 
 
-def result_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config: Any) -> dict[str, Any]:
+def result_views(
+    model: AirModel, operators: list[AotOperator], plan: MemoryPlan, config: ConvertArgs
+) -> dict[str, Any]:
     """The ConversionResult's operators, tensors, regions and placements (``result_views: true``)."""
     # Imported here: only a conversion that asks for views (or the HTML report) builds them.
     from helia_aot.pipeline.result_views import build_views

@@ -62,7 +62,7 @@ class _RegionLoader:
     def load(
         self, subgraph: int, name: str, owner: AirOperator, loops: bool, stack: tuple[int, ...]
     ) -> list[AirOperator]:
-        view = subgraph_view(self.view.node, subgraph)
+        view = subgraph_view(self.view.node, subgraph, self.view.arities)
         part = AirModel(name=name)
         failures = self.parse(view, part)
         if failures:

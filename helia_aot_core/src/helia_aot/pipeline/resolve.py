@@ -7,7 +7,8 @@ operator the model cannot be converted with.
 from __future__ import annotations
 
 import traceback
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel
 from helia_aot.config.rules import rule_ids, rule_reaches
@@ -21,6 +22,13 @@ from helia_aot.errors import (
 from helia_aot.optimization.knobs import KNOBS, KnobSpec
 from helia_aot.optimization.resolution import KnobSettings, knob_requests, resolve_knob
 from helia_aot.pipeline.operator_ids import operator_aliases
+
+if TYPE_CHECKING:
+    from helia_aot.air import AirOperator
+    from helia_aot.aot.operators.base import AotOperator
+    from helia_aot.config.args import ConvertArgs
+    from helia_aot.platforms.model import SocPlatform
+    from helia_aot.registry.context import RegistryContext
 
 
 def _matches(rule: Any, op: Any, aliases: frozenset[str] | None = None) -> bool:
@@ -63,23 +71,20 @@ def _platforms_with(context: Any, capability: str) -> list[str]:
     )
 
 
-def capability_problem(model: AirModel, op: Any, cls: Any, platform: Any, context: Any) -> str | None:
+def capability_problem(
+    model: AirModel, op: AirOperator, cls: type[AotOperator], platform: SocPlatform, context: Any
+) -> str | None:
     """Why ``op`` cannot run on ``platform``: a capability its class declares for an element type
     (``DTYPE_PLATFORM_CAPABILITIES``, e.g. float16 -> FP16) that the platform lacks, or None.
 
     Only non-constant tensors count: constants are data the kernels may widen in portable C (the
     float16-weights + DEQUANTIZE pattern runs on every core). The sentence names the registered
-    platforms that have the capability, so the fix is one ``--platform.name`` away. A platform
-    object without a ``capabilities`` set is taken to have every capability.
+    platforms that have the capability, so the fix is one ``--platform.name`` away.
     """
-    needs = {
-        str(k).lower(): str(v).lower()
-        for k, v in (getattr(cls, "DTYPE_PLATFORM_CAPABILITIES", None) or {}).items()
-    }
-    capabilities = getattr(platform, "capabilities", None)
-    if not needs or capabilities is None:
+    needs = {str(k).lower(): str(v).lower() for k, v in cls.DTYPE_PLATFORM_CAPABILITIES.items()}
+    if not needs:
         return None
-    have = {str(c).lower() for c in capabilities}
+    have = {str(c).lower() for c in platform.capabilities}
     for tid in (*op.input_ids, *op.output_ids):
         tensor = model.tensors.get(tid) if tid else None
         if tensor is None or tensor.is_constant:
@@ -94,8 +99,8 @@ def capability_problem(model: AirModel, op: Any, cls: Any, platform: Any, contex
         article = "an" if cap[0] in "AEFHILMNORSX" else "a"
         return (
             f"#{op.id} {op.op_type}: {tensor.source_name or tensor.name!r} is {dtype}, which needs "
-            f"{article} {cap}-capable platform; {getattr(platform, 'name', 'this platform')} "
-            f"({getattr(platform, 'cpu', 'its core')}) has no {cap}: {choice}"
+            f"{article} {cap}-capable platform; {platform.name} "
+            f"({platform.cpu}) has no {cap}: {choice}"
         )
     return None
 
@@ -107,7 +112,9 @@ def knob_specs(context: Any) -> list[KnobSpec]:
     return [s for s in specs if isinstance(s, KnobSpec)] or list(KNOBS)
 
 
-def knob_resolver(config: Any, context: Any, rules: list[Any], aliases: dict[str, frozenset[str]]) -> Any:
+def knob_resolver(
+    config: ConvertArgs, context: Any, rules: list[Any], aliases: dict[str, frozenset[str]]
+) -> Callable[[AotOperator], None]:
     """The callback AotOperator.resolve() calls to set ``resolved_knobs`` and ``knob_choices``.
 
     Every knob whose ``applies_to`` names the operator's type is resolved (see
@@ -116,7 +123,7 @@ def knob_resolver(config: Any, context: Any, rules: list[Any], aliases: dict[str
     specs = knob_specs(context)
     settings = KnobSettings.from_config(config, [s.name for s in specs])
 
-    def resolve(aot_op: Any) -> None:
+    def resolve(aot_op: AotOperator) -> None:
         op = aot_op.op
         aot_op.optimization_goal = settings.goal.value
         mine = [s for s in specs if op.op_type in s.applies_to]
@@ -133,7 +140,7 @@ def knob_resolver(config: Any, context: Any, rules: list[Any], aliases: dict[str
                 op.op_type,
                 aot_op.knob_values(spec.name),
                 aot_op.KNOB_FAMILY,
-                str(getattr(aot_op.platform, "cpu", "") or "cortex-m55").lower(),
+                aot_op.platform.cpu,
             )
             aot_op.knob_choices[spec.name] = choice
             aot_op.resolved_knobs[spec.name] = choice.value
@@ -141,10 +148,12 @@ def knob_resolver(config: Any, context: Any, rules: list[Any], aliases: dict[str
     return resolve
 
 
-def resolve_operators(model: AirModel, platform: Any, config: Any, context: Any) -> list[Any]:
+def resolve_operators(
+    model: AirModel, platform: SocPlatform, config: ConvertArgs, context: RegistryContext
+) -> list[AotOperator]:
     """Instantiate and resolve each operator in schedule order."""
     rules = list(config.operators or ())
-    subgraph = int(getattr(getattr(config, "model", None), "subgraph", 0) or 0)
+    subgraph = config.model.subgraph
     check_rule_ids(rules, model, subgraph)
     aliases = operator_aliases(model, subgraph)
     resolver = knob_resolver(config, context, rules, aliases)

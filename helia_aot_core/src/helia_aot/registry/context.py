@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.errors import PluginError
 from helia_aot.platforms.model import SocPlatform
 from helia_aot.registry.registry import Registry
+
+if TYPE_CHECKING:
+    from helia_aot.converters.litert.view import Arity
 
 Customizer = Callable[["RegistryContext"], None]
 """A function that changes a context before it is frozen; also a ``helia_aot_register`` hook."""
@@ -90,6 +93,10 @@ class RegistryContext:
         self.knobs: Registry[Any] = Registry("knobs")
         self.settings: Registry[Any] = Registry("settings")
         self.blocked_plugins: dict[str, str] = {}
+        self.litert_arities: dict[str, Arity] = {}
+        """Input and output counts by LiteRT key, as the packs registering the operators declare
+        them (``helia_aot.pack.register_arities``); Load checks each node against its key's
+        before any parser sees it."""
 
     @property
     def bundle(self) -> RegistryBundle:

@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 from pydantic import ValidationError
@@ -31,6 +31,11 @@ from helia_aot.air import (
 )
 from helia_aot.aot.operators.attributes import OperatorAttributes
 from helia_aot.errors import ConfigValueError, InvalidConfigError, UnsupportedModelError
+
+if TYPE_CHECKING:  # annotations only: the stages are above the operators
+    from helia_aot.pipeline.patch_plan import PatchStage
+    from helia_aot.pipeline.plan_records import MemoryPlan
+    from helia_aot.platforms.model import SocPlatform
 
 _OptionsT = TypeVar("_OptionsT", bound=AirOperatorOptions)
 
@@ -122,6 +127,9 @@ class AotOperator:
     INPLACE_INPUTS: tuple[int, ...] = ()
     """Input positions whose storage output 0 may reuse when that input dies at this operator and
     is at least as large (elementwise operators that read each element before writing it)."""
+    INPLACE_GROWS: bool = False
+    """Output 0, written over input 0 (``INPLACE_INPUTS``), may be the larger: an in-place row loop
+    that writes last row first runs on past the input's end (set by ``enable_inplace_rows``)."""
     ACCEPTS_EMPTY_TENSORS: frozenset[type] = frozenset()
     KNOB_VALUES: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     """Per knob, the values this operator's kernels offer, preferred first (see ``knob_values``)."""
@@ -156,7 +164,7 @@ class AotOperator:
         self,
         op: AirOperator,
         model: AirModel,
-        platform: Any,
+        platform: SocPlatform,
         prefix: str = "aot",
         attributes: dict[str, Any] | None = None,
     ) -> None:
@@ -233,10 +241,7 @@ class AotOperator:
 
     @property
     def code_in_itcm(self) -> bool:
-        return bool(
-            getattr(self.attributes, "code_placement", None) == "ITCM"
-            and getattr(self.platform, "has_itcm", False)
-        )
+        return self.attributes.code_placement == "ITCM" and self.platform.has_itcm
 
     # -- tensors -------------------------------------------------------------------------------
     @property
@@ -355,6 +360,25 @@ class AotOperator:
         """Whether the scratch buffer ``name`` was reserved and not dropped by the planner."""
         return name in self.op.named_tensors and name not in self.dropped_scratch
 
+    # -- goal size's hooks (pipeline/plan_choices.py): an operator that can do better overrides --
+    def inplace_rows_bytes(self, block: int = 1) -> int | None:
+        """Bytes of the ring of output rows this operator needs to write its output over its
+        input, ``block`` rows per kernel call, or None when it cannot (the default)."""
+        return None
+
+    def enable_inplace_rows(self, block: int = 1) -> None:
+        """Write the output over the input row by row (only called where ``inplace_rows_bytes``
+        answered a size)."""
+        raise ValueError(f"operator {self.op.id} cannot write its output in place")
+
+    def join_patch_stage(self, stage: PatchStage, members: list[AotOperator]) -> None:
+        """Run as one of ``members``, the operators of a patch stage (only called on operators
+        whose ``patch_geometry`` answered; see :mod:`helia_aot.pipeline.patch_plan`)."""
+        raise ValueError(f"operator {self.op.id} cannot run in a patch stage")
+
+    def leave_patch_stage(self) -> None:
+        """Undo ``join_patch_stage``; nothing to undo for an operator that never joins one."""
+
     def drop_scratch(self, name: str, reason: str = "") -> None:
         """Give up the optional scratch buffer ``name``: the kernel takes its scratch-free variant."""
         nbytes = self.optional_scratch.pop(name)
@@ -465,7 +489,7 @@ class AotOperator:
         return [KernelVariant("kernel", value) for value in self.knob_values("kernel")]
 
     # -- plan / report -------------------------------------------------------------------------
-    def on_placed(self, memory_plan: Any) -> None:
+    def on_placed(self, memory_plan: MemoryPlan) -> None:
         """Adjust constant bytes to the final placement (idempotent); the default does nothing."""
 
     def macs(self) -> int | None:

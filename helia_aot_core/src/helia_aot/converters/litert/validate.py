@@ -13,13 +13,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from helia_aot.air import AirModel
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.converters.litert.view import OperatorView, TensorView
+from helia_aot.converters.litert.view import Arity, OperatorView, TensorView
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert.schema_tables import TABLES, UNIONS
 
@@ -66,130 +65,6 @@ Options are matched by class name (``<table>T``): the object API of :mod:`helia_
 that ``read_model`` makes, or the bindings' class a hook may have put there."""
 
 
-@dataclass(frozen=True, slots=True)
-class Arity:
-    """How many inputs and outputs a builtin operator's LiteRT kernel accepts (``None``: no limit).
-
-    ``optional`` lists input positions that may be absent (``-1``) or left off the end; every
-    other position up to ``min_inputs`` must name a tensor.
-    """
-
-    min_inputs: int
-    max_inputs: int | None
-    min_outputs: int = 1
-    max_outputs: int | None = 1
-    optional: tuple[int, ...] = ()
-
-
-_UNARY = Arity(1, 1)
-_BINARY = Arity(2, 2)
-ARITIES: dict[str, Arity] = {
-    **dict.fromkeys(
-        (
-            "ABS",
-            "CAST",
-            "CEIL",
-            "COS",
-            "DEPTH_TO_SPACE",
-            "DEQUANTIZE",
-            "ELU",
-            "EXP",
-            "FLOOR",
-            "GELU",
-            "HARD_SWISH",
-            "L2_NORMALIZATION",
-            "LEAKY_RELU",
-            "LOG",
-            "LOGICAL_NOT",
-            "LOGISTIC",
-            "LOG_SOFTMAX",
-            "NEG",
-            "QUANTIZE",
-            "RELU",
-            "RELU6",
-            "RELU_0_TO_1",
-            "RELU_N1_TO_1",
-            "ROUND",
-            "RSQRT",
-            "SIGN",
-            "SIN",
-            "SOFTMAX",
-            "SPACE_TO_DEPTH",
-            "SQRT",
-            "SQUARE",
-            "SQUEEZE",
-            "TANH",
-            "ZEROS_LIKE",
-            "AVERAGE_POOL_2D",
-            "MAX_POOL_2D",
-            "L2_POOL_2D",
-        ),
-        _UNARY,
-    ),
-    **dict.fromkeys(
-        (
-            "ADD",
-            "SUB",
-            "MUL",
-            "DIV",
-            "SQUARED_DIFFERENCE",
-            "MAXIMUM",
-            "MINIMUM",
-            "POW",
-            "FLOOR_DIV",
-            "FLOOR_MOD",
-            "ATAN2",
-            "LESS",
-            "LESS_EQUAL",
-            "GREATER",
-            "GREATER_EQUAL",
-            "EQUAL",
-            "NOT_EQUAL",
-            "LOGICAL_AND",
-            "LOGICAL_OR",
-            "PRELU",
-            "BATCH_MATMUL",
-            "EXPAND_DIMS",
-            "PAD",
-            "MIRROR_PAD",
-            "TRANSPOSE",
-            "ARG_MAX",
-            "ARG_MIN",
-            "GATHER",
-            "RESIZE_BILINEAR",
-            "RESIZE_NEAREST_NEIGHBOR",
-            "TILE",
-            "BROADCAST_TO",
-            "REVERSE_V2",
-            "CUMSUM",
-            "MEAN",
-            "SUM",
-            "REDUCE_MAX",
-            "REDUCE_MIN",
-            "REDUCE_PROD",
-            "REDUCE_ANY",
-            "REDUCE_ALL",
-        ),
-        _BINARY,
-    ),
-    **dict.fromkeys(("CONV_2D", "DEPTHWISE_CONV_2D"), Arity(2, 3, optional=(2,))),
-    "FULLY_CONNECTED": Arity(2, 3, max_outputs=2, optional=(2,)),
-    "TRANSPOSE_CONV": Arity(3, 4, optional=(3,)),
-    "RESHAPE": Arity(1, 2, optional=(1,)),
-    "PADV2": Arity(2, 3, optional=(2,)),
-    "SLICE": Arity(3, 3),
-    "STRIDED_SLICE": Arity(4, 4),
-    **dict.fromkeys(("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "SELECT", "SELECT_V2"), Arity(3, 3)),
-    "ONE_HOT": Arity(4, 4),
-    **dict.fromkeys(("CONCATENATION", "PACK", "ADD_N"), Arity(1, None)),
-    "SPLIT": Arity(2, 2, max_outputs=None),
-    "SPLIT_V": Arity(3, 3, max_outputs=None),
-    "UNPACK": Arity(1, 1, max_outputs=None),
-}
-"""Input and output counts of builtin operators, as their LiteRT kernels check them in Prepare.
-Operators not listed here are not checked (their parsers must check what they read)."""
-
-
 def _check_indices(what: str, indices: Sequence[int], count: int, *, absent_ok: bool) -> None:
     for position, index in enumerate(indices):
         if index == -1 and absent_ok:
@@ -208,10 +83,7 @@ def _count_text(low: int, high: int | None, noun: str) -> str:
     return f"{low} {noun}" if low == high else f"{low} to {high} {noun}"
 
 
-def _check_arity(op: OperatorView, where: str) -> None:
-    arity = ARITIES.get(op.key)
-    if arity is None:
-        return
+def _check_arity(op: OperatorView, arity: Arity, where: str) -> None:
     inputs, outputs, key = op.inputs, op.outputs, op.key
     present = len(inputs)
     while present and present - 1 in arity.optional and inputs[present - 1] == -1:
@@ -255,13 +127,15 @@ def _check_not_empty(op: OperatorView, tensors: Sequence[TensorView], where: str
                 )
 
 
-def check_operator(op: OperatorView, tensors: Sequence[TensorView], subgraph_count: int) -> None:
+def check_operator(
+    op: OperatorView, tensors: Sequence[TensorView], subgraph_count: int, arity: Arity | None = None
+) -> None:
     """Reject operator ``op`` if its wiring or options are malformed.
 
     ``tensors`` are the subgraph's tensors (already read and checked), ``subgraph_count`` the
     number of subgraphs in the model. Input, output and intermediate indices must name tensors of
     the subgraph (``-1`` marks an absent optional input or output); a builtin operator's inputs and
-    outputs are not empty (UnsupportedModelError). A builtin operator listed in :data:`ARITIES`
+    outputs are not empty (UnsupportedModelError). An operator whose pack declared its ``arity``
     must have as many inputs and outputs as its LiteRT kernel accepts. Options, when present, must
     be of the class LiteRT reads for the operator (absent options are left to the parser: the
     LiteRT converter omits empty ones), hold finite floats, and refer only to existing subgraphs.
@@ -273,7 +147,8 @@ def check_operator(op: OperatorView, tensors: Sequence[TensorView], subgraph_cou
     _check_indices(f"{where} intermediate", op.intermediates, count, absent_ok=False)
     if sa.is_known_builtin(op.key):
         _check_not_empty(op, tensors, where)
-    _check_arity(op, where)
+    if arity is not None:
+        _check_arity(op, arity, where)
     options = op.options
     if options is None:
         return
@@ -324,4 +199,4 @@ def wiring_problems(air: AirModel) -> list[str]:
     return problems
 
 
-__all__ = ["ARITIES", "Arity", "OPTIONS_TABLES", "check_operator", "wiring_problems"]
+__all__ = ["OPTIONS_TABLES", "check_operator", "wiring_problems"]

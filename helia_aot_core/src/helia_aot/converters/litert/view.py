@@ -14,7 +14,8 @@ against takes the object-API model and subgraph).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,6 +76,25 @@ class SubgraphView:
     node: litert.SubGraphT
 
 
+# Compared (two packs must not declare different counts for one key).
+@dataclass(frozen=True, slots=True)
+class Arity:
+    """How many inputs and outputs an operator's LiteRT kernel accepts (``None``: no limit).
+
+    ``optional`` lists input positions that may be absent (``-1``) or left off the end; every
+    other position up to ``min_inputs`` must name a tensor. The pack that registers an operator
+    declares its arity (``helia_aot.pack.register_arities``; the context keeps them in
+    ``litert_arities``): the core knows no operator's counts. An operator without one is not
+    checked here (its parser must check what it reads).
+    """
+
+    min_inputs: int
+    max_inputs: int | None
+    min_outputs: int = 1
+    max_outputs: int | None = 1
+    optional: tuple[int, ...] = ()
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class ModelView:
     """A LiteRT model as one conversion sees it.
@@ -91,6 +111,9 @@ class ModelView:
     subgraph_count: int
     subgraph: SubgraphView
     node: litert.ModelT
+    arities: Mapping[str, Arity] = field(default_factory=dict)
+    """The input and output counts the registered packs declare, by LiteRT key (the context's
+    ``litert_arities``): the region subgraphs Load reaches later are checked against them too."""
 
 
-__all__ = ["ModelView", "OperatorView", "SubgraphView", "TensorView"]
+__all__ = ["Arity", "ModelView", "OperatorView", "SubgraphView", "TensorView"]

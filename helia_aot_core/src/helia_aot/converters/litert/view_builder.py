@@ -10,6 +10,7 @@ the subgraph's inputs and outputs, then operators), before any operator parser r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from helia_aot.air.types import AirTensorType
@@ -22,7 +23,7 @@ from helia_aot.converters.litert.reader import (
     tensor_dtype,
 )
 from helia_aot.converters.litert.validate import check_operator
-from helia_aot.converters.litert.view import ModelView, OperatorView, SubgraphView, TensorView
+from helia_aot.converters.litert.view import Arity, ModelView, OperatorView, SubgraphView, TensorView
 from helia_aot.errors import InvalidConfigError, ModelLoadError, UnsupportedModelError
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
@@ -78,7 +79,11 @@ def tensor_view(model: litert.ModelT, index: int, tensor: litert.TensorT) -> Ten
 
 
 def operator_view(
-    model: litert.ModelT, index: int, node: litert.OperatorT, tensors: tuple[TensorView, ...]
+    model: litert.ModelT,
+    index: int,
+    node: litert.OperatorT,
+    tensors: tuple[TensorView, ...],
+    arities: Mapping[str, Arity] | None = None,
 ) -> OperatorView:
     """Operator ``index`` (``node``) of a subgraph of ``model`` whose checked tensors are
     ``tensors``: its canonical key, wiring and options, checked."""
@@ -91,7 +96,7 @@ def operator_view(
         options=sa.builtin_options_of(node),
         node=node,
     )
-    check_operator(op, tensors, len(sa.subgraphs_of(model)))
+    check_operator(op, tensors, len(sa.subgraphs_of(model)), (arities or {}).get(op.key))
     return op
 
 
@@ -117,8 +122,11 @@ def _chosen_subgraph(model: litert.ModelT, subgraph_index: int, name: str) -> li
     return subgraph
 
 
-def subgraph_view(model: litert.ModelT, subgraph_index: int) -> SubgraphView:
-    """Subgraph ``subgraph_index`` (an existing index) of ``model``, read and checked.
+def subgraph_view(
+    model: litert.ModelT, subgraph_index: int, arities: Mapping[str, Arity] | None = None
+) -> SubgraphView:
+    """Subgraph ``subgraph_index`` (an existing index) of ``model``, read and checked (``arities``:
+    the operators' input and output counts the packs declare, by LiteRT key).
 
     Used for the main subgraph and for the subgraphs its control-flow operators run; the same
     checks apply to both, in file order (tensors, inputs and outputs, operators).
@@ -129,7 +137,8 @@ def subgraph_view(model: litert.ModelT, subgraph_index: int) -> SubgraphView:
     for index in [*inputs, *outputs]:
         sa.tensor_at(subgraph, index)  # an out-of-range input or output is a ModelLoadError
     operators = tuple(
-        operator_view(model, index, node, tensors) for index, node in enumerate(sa.operators_of(subgraph))
+        operator_view(model, index, node, tensors, arities)
+        for index, node in enumerate(sa.operators_of(subgraph))
     )
     return SubgraphView(
         index=subgraph_index,
@@ -141,8 +150,11 @@ def subgraph_view(model: litert.ModelT, subgraph_index: int) -> SubgraphView:
     )
 
 
-def build_view(model: litert.ModelT, subgraph_index: int, name: str) -> ModelView:
-    """The checked view of subgraph ``subgraph_index`` of ``model`` (``name`` names the file in errors).
+def build_view(
+    model: litert.ModelT, subgraph_index: int, name: str, arities: Mapping[str, Arity] | None = None
+) -> ModelView:
+    """The checked view of subgraph ``subgraph_index`` of ``model`` (``name`` names the file in errors;
+    ``arities`` the operators' input and output counts the registered packs declare).
 
     Raises UnsupportedModelError for an empty model or subgraph and for what the compiler does
     not handle (tensor types, dynamic shapes, sparse or external data), InvalidConfigError for a
@@ -153,8 +165,9 @@ def build_view(model: litert.ModelT, subgraph_index: int, name: str) -> ModelVie
         name=name,
         description=sa.description_of(model),
         subgraph_count=len(sa.subgraphs_of(model)),
-        subgraph=subgraph_view(model, subgraph_index),
+        subgraph=subgraph_view(model, subgraph_index, arities),
         node=model,
+        arities=dict(arities or {}),
     )
 
 
