@@ -54,7 +54,7 @@ def _boards(
             alignment=alignment,
             description=description,
             clock_mhz=clock_mhz,
-            wait_states=wait_states,
+            wait_states=tuple(wait_states.items()),  # normalised on construction, like memories
         )
         for name, description in names.items()
     ]
