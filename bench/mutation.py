@@ -14,7 +14,7 @@ Rows marked ``equivalent`` carry the reason no test can tell them from the origi
 the score. The last line reads ``M mutants: K killed, S survived, E equivalent (score X%)`` with
 the score K / (M - E). The whole table takes about twenty minutes on two cores:
 
-    python bench/mutation.py [--only SUBSTRING] [--timeout 300] [--list]
+    python bench/mutation.py [--only SUBSTRING,...] [--timeout 300] [--list]
 
 Exit status: 0 when every non-equivalent mutant is killed, 1 when some survive, 2 when the table
 is stale (a snippet no longer found, a mutant that does not compile, an "equivalent" one killed)
@@ -218,7 +218,7 @@ def run_tests(tree: Path, env: dict[str, str], tests: tuple[str, ...], timeout: 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="run only the mutants whose name contains this")
+    parser.add_argument("--only", help="run only the mutants whose name contains one of these (a,b,...)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per mutant's tests")
     parser.add_argument("--list", action="store_true", help="print the table and stop")
     args = parser.parse_args()
@@ -236,7 +236,8 @@ def main() -> int:
         console.print(f"[red]stale mutation table:[/] {error}")
         return 2
     if args.only:
-        mutants = [m for m in mutants if args.only in m.name]
+        wanted = args.only.split(",")
+        mutants = [m for m in mutants if any(w in m.name for w in wanted)]
     if args.list:
         for m in mutants:
             tag = " (equivalent)" if m.equivalent else ""

@@ -210,8 +210,11 @@ def test_multiply_by_quantized_multiplier_64_matches_litert_and_saturates(lib):
     exact = np.array([mbqm_64_exact(int(a), int(b), int(c)) for a, b, c in zip(x, m, s)], object)
     out = np.zeros(x.size, np.int32)
     arrays = [np.ascontiguousarray(x, np.int64), np.ascontiguousarray(m, np.int32), s.astype(np.int32)]
-    lib.t_mbqm_64(*[ctypes.c_void_p(a.ctypes.data) for a in arrays], ctypes.c_int32(x.size),
-                  ctypes.c_void_p(out.ctypes.data))
+    lib.t_mbqm_64(
+        *[ctypes.c_void_p(a.ctypes.data) for a in arrays],
+        ctypes.c_int32(x.size),
+        ctypes.c_void_p(out.ctypes.data),
+    )
     expected = np.array([min(max(v, I32_MIN), I32_MAX) for v in exact], np.int64)
     assert (exact > I32_MAX).sum() > 100 and (exact < I32_MIN).sum() > 100
     np.testing.assert_array_equal(out, expected)
@@ -283,8 +286,9 @@ def test_reciprocal_scale_and_bit_count(lib, integer_digits):
     digits = np.full(x.size, integer_digits, np.int32)
     out, bits = np.zeros(x.size, np.int32), np.zeros(x.size, np.int32)
     pointers = [ctypes.c_void_p(v.ctypes.data) for v in (x, digits)]
-    lib.t_reciprocal(*pointers, ctypes.c_int32(x.size), ctypes.c_void_p(out.ctypes.data),
-                     ctypes.c_void_p(bits.ctypes.data))
+    lib.t_reciprocal(
+        *pointers, ctypes.c_int32(x.size), ctypes.c_void_p(out.ctypes.data), ctypes.c_void_p(bits.ctypes.data)
+    )
     headroom = np.array([ref.clz32(int(v)) for v in x], np.int64)
     shifted = ((x.astype(np.int64) << headroom) & 0xFFFFFFFF) - (1 << 31)  # LiteRT GetReciprocal
     np.testing.assert_array_equal(bits, integer_digits - headroom)
