@@ -20,10 +20,9 @@ import activation_refmodels as ref
 import numpy as np
 import pytest
 from cbuild import CFLAGS
+from helia_aot_ops_builtin.kernels import KERNEL_DIR
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from helia_aot_ops_builtin.kernels import KERNEL_DIR
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 
