@@ -9,7 +9,9 @@ test_conv_paths.py runs typical rows on every path; the rows here sit on the bou
 choice, so a mode test that is off by one sends some row to a form that is not exact for it:
 the only left shift (or the only too-deep right shift) in the predicated tail, a largest shift
 of exactly 1 or 0, multipliers just below 2^30 (not the SMMLAR form), and a shift of -24 (one
-past the narrow form) on an accumulator where that form's saturating add would change the byte.
+past the narrow form) on an accumulator where that form's saturating add would change the byte;
+and every rounding tie of every right shift, on both sides of zero and up to the int32 limits,
+where Helium's "ties up" VRSHL is corrected to ties away from zero.
 Each row is checked against the numpy reference (conv_family_refmodels) under QEMU.
 """
 
@@ -31,6 +33,21 @@ def _row(rng, n: int, shifts: tuple[int, int], mult: tuple[int, int], act=(-128,
     m = rng.integers(*mult, n)
     s = rng.integers(shifts[0], shifts[1], n, endpoint=True)
     return acc.astype(np.int32), m.astype(np.int32), s.astype(np.int32), offset, act
+
+
+def tie_accumulators() -> tuple[np.ndarray, np.ndarray]:
+    """Accumulators on and around each rounding tie of a right shift by e = 1..31, with -e."""
+    acc, shift = [], []
+    for e in range(1, 32):
+        for k in (0, 1, 37, 100, 127):
+            base = k * 2**e + 2 ** (e - 1)
+            if base + 3 >= 2**31:
+                continue
+            for sign in (1, -1):
+                for d in range(-3, 4):
+                    acc.append(sign * (base + d))
+                    shift.append(-e)
+    return np.array(acc, np.int64), np.array(shift, np.int64)
 
 
 def requant_mode_rows() -> list[RequantRow]:
@@ -62,6 +79,16 @@ def requant_mode_rows() -> list[RequantRow]:
     acc[:6], m[:6], s[:6] = 2**31 - 1, 2**31 - 1, -24
     m[6] = 1 << 29
     rows.append((acc, m, s, -128, (-128, 127)))
+    # Ties: every right shift e, accumulators k * 2^e + 2^(e-1) + d (d in [-3, 3], either sign,
+    # up to the int32 limits), a multiplier of almost one so the tie survives the multiply, and
+    # quotients inside int8 so a tie rounded the wrong way changes the byte. Once with a left
+    # shift in the row (the general form), once without (the right form; on the DSP the
+    # single-SMMLAR form).
+    acc, shift = tie_accumulators()
+    for general in (True, False):
+        a, s = (np.concatenate([[12345], acc]), np.concatenate([[1], shift])) if general else (acc, shift)
+        m = np.full(a.size, 2**31 - 1, np.int64)
+        rows.append((a.astype(np.int32), m.astype(np.int32), s.astype(np.int32), 0, (-128, 127)))
     return [
         RequantRow(a, m, s, o, act, ref.requantize(a, None, m, s, o, act, np.int8))
         for a, m, s, o, act in rows
