@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 
 from . import conv_family_refmodels as ref
-from .cross_check import PATHS, check_program
-from .test_conv_paths import RequantRow, c_array
+from .cross_check import PATHS, check_program, run_program
+from .test_conv_paths import RequantRow, c_array, conv_call_case
+from .test_conv_paths import program as conv_program
 
 EDGE = np.array([2**31 - 1, -(2**31), 2**31 - 2, -(2**31) + 1, 0, 1, -1, 2**30, -(2**30)], np.int64)
 
@@ -132,3 +133,32 @@ def program(rows: list[RequantRow]) -> str:
 def test_every_mode_boundary_row_matches_the_reference(path_name, tmp_path):
     rows = requant_mode_rows()
     check_program(program(rows), tmp_path, PATHS[path_name], (), len(rows), unit="rows")
+
+
+def left_shift_conv_cases() -> list:
+    """Convolutions whose requantization scale is in [1, 2) (a left shift of 1), on inputs
+    and filters small enough that every output stays inside int8: there the two-pixel loops'
+    general form (shift, multiply, round) differs from the right form (multiply, round, shift)
+    on every odd result, so each pixel of a pair must be requantized in the form the row needs."""
+    rng = np.random.default_rng(271)
+    cases = []
+    for c, oc, k, size in ((8, 4, 1, (4, 6)), (16, 8, 1, (5, 6)), (3, 5, 3, (6, 5)), (6, 12, 3, (3, 8))):
+        x = rng.integers(-1, 1, (1, *size, c), endpoint=True).astype(np.int8)
+        w = rng.integers(-1, 1, (oc, k, k, c), endpoint=True).astype(np.int8)
+        bias = rng.integers(-3, 3, oc, endpoint=True).astype(np.int32)
+        mult = rng.integers(1 << 30, 2**31, oc).astype(np.int32)
+        shift = np.ones(oc, np.int32)
+        out_hw, pad = zip(*(ref.litert_out_pad("SAME", n, k, 1, 1) for n in size), strict=True)
+        cases.append(conv_call_case(x, w, bias, mult, shift, out_hw, (1, 1), pad, (1, 1), 0, 0, (-128, 127)))
+    return cases
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("path_name", sorted(PATHS))
+def test_left_shifting_convolutions_requantize_both_pixels_exactly(path_name, tmp_path):
+    cases = left_shift_conv_cases()
+    assert all(np.abs(c.expected.astype(int)).max() < 127 for c in cases)  # no clamp hides a rounding
+    source = tmp_path / "main.c"
+    source.write_text(conv_program(cases, []))
+    run = run_program(source, tmp_path, PATHS[path_name], ("conv", "depthwise"))
+    assert f"0 of {len(cases)} cases differ" in run.stdout, run.stdout
