@@ -70,8 +70,12 @@ def requant_mode_rows() -> list[RequantRow]:
         s[: top + 2 + 3] = top
         rows.append((acc, m, s, offset, act))
     # Multipliers just below 2^30: every shift in [-31, -1], but not the SMMLAR form.
-    acc, m, s, offset, act = _row(rng, 47, (-31, -1), (1 << 29, 1 << 30))
-    m[:4] = ((1 << 30) - 1, 1 << 29, (1 << 30) - 2, 1 << 28)
+    # Accumulators up to 2^22 and shifts in [-22, -16] keep most bytes off the clamp, where a
+    # form that assumed a multiplier of at least 2^30 would be off by about the accumulator.
+    acc, m, s, offset, act = _row(rng, 47, (-22, -16), (1 << 29, 1 << 30))
+    acc[EDGE.size :] = rng.integers(-(1 << 22), 1 << 22, acc.size - EDGE.size)
+    s[: EDGE.size] = rng.integers(-31, -1, EDGE.size, endpoint=True)
+    m[:4] = ((1 << 30) - 1, 1 << 29, (1 << 30) - 2, (1 << 29) + 1)
     rows.append((acc, m, s, offset, act))
     # Shift -24 where y is within 2^23 of INT32_MAX: exactly 128 after rounding, so the byte is
     # 0 with offset -128, where a saturating narrow add would give -1. One small multiplier keeps
