@@ -12,7 +12,7 @@ The working tree is never written.
 Rows marked ``equivalent`` carry the reason no test can tell them from the original; they run too
 (a killed "equivalent" mutant means the reason is wrong, and is reported as an error) but leave
 the score. The last line reads ``M mutants: K killed, S survived, E equivalent (score X%)`` with
-the score K / (M - E). The whole table took 2,210 s on two cores shared with other work:
+the score K / (M - E). The whole table took 1,941 s on two cores shared with other work:
 
     python bench/mutation.py [--only SUBSTRING,...] [--timeout 300] [--list]
 
