@@ -7,6 +7,8 @@ import pytest
 from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTensorType
 from helia_aot.errors import OperatorOrderError
 from helia_aot.memory import BufferRequest, compute_lifetimes, plan_greedy, plan_hill_climb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 I8 = AirTensorType.INT8
 
@@ -111,3 +113,92 @@ def test_planned_model_arena_is_valid():
     plan = plan_hill_climb(requests)
     assert plan.peak_live == 64 + 16 + 48 + 64  # x, state, b (holding c), d
     assert plan.used == plan.peak_live
+
+
+@st.composite
+def schedules(draw):
+    """A random schedule: model inputs, operators reading earlier values, constants and
+    persistent state (read before any write, as state kept across runs is), writing new tensors
+    and sometimes a scratch tensor; some written tensors are model outputs, some alias others."""
+    m = AirModel(name="drawn")
+    for t in [tensor("w", AirTensorKind.CONSTANT), tensor("p", AirTensorKind.PERSISTENT)]:
+        m.add_tensor(t)
+    inputs = [f"in{i}" for i in range(draw(st.integers(1, 2)))]
+    for tid in inputs:
+        m.add_tensor(tensor(tid))
+    readable = [*inputs]
+    written: list[str] = []
+    for index in range(draw(st.integers(0, 7))):
+        reads = draw(st.lists(st.sampled_from([*readable, "w", "p", ""]), min_size=1, max_size=3))
+        outputs = [f"t{index}_{k}" for k in range(draw(st.integers(1, 2)))]
+        if draw(st.integers(0, 4)) == 0:
+            outputs.append("p")
+        named = {}
+        if draw(st.booleans()):
+            named["scratch"] = f"s{index}"
+            m.add_tensor(tensor(f"s{index}"))
+        for tid in outputs:
+            if tid != "p":
+                m.add_tensor(tensor(tid))
+        m.operators.append(AirOperator(str(index), "ADD", reads, outputs, named_tensors=named))
+        new = [tid for tid in outputs if tid != "p"]
+        readable += new
+        written += new
+    m.inputs = inputs
+    m.outputs = draw(st.lists(st.sampled_from(readable), min_size=1, max_size=3, unique=True))
+    alias_of: dict[str, str] = {}
+    for tid in written:
+        if draw(st.integers(0, 3)) == 0:
+            earlier = [t for t in [*inputs, *written, "w"] if t != tid and alias_of.get(t) != tid]
+            target = draw(st.sampled_from(earlier))
+            chain, seen = target, {tid}
+            while chain in alias_of and chain not in seen:
+                seen.add(chain)
+                chain = alias_of[chain]
+            if chain not in seen:
+                alias_of[tid] = target
+    return m, alias_of
+
+
+def independent_lifetimes(m: AirModel, alias_of: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Lifetimes from the definition: every index that touches a tensor (0 for a model input,
+    len(operators) for a model output), persistent state over the whole schedule, an alias group
+    the span of all its members under its root, constants nowhere."""
+    n = len(m.operators)
+    uses: dict[str, set[int]] = {}
+    for tid in m.inputs:
+        uses.setdefault(tid, set()).add(0)
+    for index, op in enumerate(m.operators):
+        for tid in [*op.input_ids, *op.output_ids, *op.named_tensors.values()]:
+            if tid:
+                uses.setdefault(tid, set()).add(index)
+    for tid in m.outputs:
+        uses.setdefault(tid, set()).add(n)
+    spans = {}
+    for tid, indices in uses.items():
+        kind = m.tensor(tid).kind
+        if kind is AirTensorKind.PERSISTENT:
+            spans[tid] = (0, max(n - 1, 0))
+        elif kind is not AirTensorKind.CONSTANT:
+            spans[tid] = (min(indices), max(indices))
+
+    def root(tid: str) -> str:
+        while tid in alias_of:
+            tid = alias_of[tid]
+        return tid
+
+    merged: dict[str, tuple[int, int]] = {}
+    for tid, (first, last) in spans.items():
+        r = root(tid)
+        if m.tensor(r).kind is AirTensorKind.CONSTANT:
+            continue
+        old = merged.get(r, (first, last))
+        merged[r] = (min(first, old[0]), max(last, old[1]))
+    return merged
+
+
+@settings(max_examples=300)
+@given(case=schedules())
+def test_lifetimes_equal_an_independent_computation(case):
+    m, alias_of = case
+    assert compute_lifetimes(m, alias_of=alias_of) == independent_lifetimes(m, alias_of)

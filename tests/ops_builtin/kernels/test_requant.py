@@ -133,7 +133,8 @@ def test_row_picks_the_cheapest_exact_form(shim, shift_range, mode):
 
 @pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 9])
 @pytest.mark.parametrize(
-    "case", ["narrow", "zero_shift", "deep_shift", "left_shift", "int32_min", "negative"]
+    "case",
+    ["narrow", "zero_shift", "deep_shift", "left_shift", "unit_left_shift", "int32_min", "negative"],
 )
 def test_mode_is_read_from_every_channel_whatever_the_count(shim, n, case):
     # The mode loop takes four channels per step and then the rest one by one: the odd channel
@@ -142,8 +143,10 @@ def test_mode_is_read_from_every_channel_whatever_the_count(shim, n, case):
     acc, m = _values(rng, max(n, 1)), rng.integers(1 << 30, 2**31, max(n, 1)).astype(I32)
     s = rng.integers(-23, -1, max(n, 1), endpoint=True).astype(I32)
     odd = {"zero_shift": (0, None), "deep_shift": (-24, None), "left_shift": (2, None)}
+    odd["unit_left_shift"] = (1, None)
     odd |= {"int32_min": (-5, -(2**31)), "negative": (-5, -(1 << 30))}
     expected_mode = {"narrow": 2, "zero_shift": 1, "deep_shift": 1, "left_shift": 0, "int32_min": 0}
+    expected_mode["unit_left_shift"] = 0
     expected_mode["negative"] = 0  # not a real multiplier: the general form, exact for any value
     if n and case in odd:
         s[n - 1], mult = odd[case]
