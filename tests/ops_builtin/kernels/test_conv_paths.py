@@ -278,6 +278,13 @@ def cases() -> list[Case]:
         conv_case(rng, 32, 6, 3, 3, stride=(2, 2), mode="VALID", size=(9, 11)),
         conv_case(rng, 3, 3, 3, 3, stride=(2, 2), size=(9, 9)),
         conv_case(rng, 16, 2, 2, 3, dilation=(2, 1), mode="FREE", size=(7, 5)),
+        # Without offset_bias the DSP and plain-C walks give the columns whose windows lie inside
+        # the image's width the whole filter row, the others hk_window_taps' cut: strides, dilated
+        # and padded columns, an image narrower than the filter (no inside column at all).
+        dw_case(rng, 8, 3, 3, stride=(2, 2), size=(7, 7), fast=False),
+        dw_case(rng, 12, 2, 3, stride=(1, 2), dilation=(1, 2), mode="FREE", size=(5, 9), fast=False),
+        dw_case(rng, 5, 3, 5, size=(4, 3), fast=False),
+        dw_case(rng, 4, 1, 4, stride=(1, 3), mode="VALID", size=(3, 10), fast=False, with_bias=False),
     ]
     return out
 

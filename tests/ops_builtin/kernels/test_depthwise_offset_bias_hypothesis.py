@@ -57,6 +57,8 @@ def fold_program(drawn: list[dict]) -> tuple[str, int]:
         rng = np.random.default_rng(d["seed"])
         out_c = d["channels"] * d["multiplier"]
         w = rng.integers(-128, 128, size=(1, d["kh"], d["kw"], out_c), dtype=np.int8)
+        if "fill" in d:  # every tap at one value: the sums' extremes
+            w[...] = d["fill"]
         # Biases at the int32 limits make the sum wrap.
         bias = (
             rng.integers(-(2**31), 2**31, size=out_c, dtype=np.int64).astype(np.int32)
@@ -117,3 +119,21 @@ def fold_program(drawn: list[dict]) -> tuple[str, int]:
 def test_the_run_time_fold_matches_the_reference(path_name, drawn, tmp_path_factory):
     text, total = fold_program(drawn)
     check_program(text, tmp_path_factory.mktemp("dw_fold"), PATHS[path_name], ("depthwise",), total)
+
+
+# Helium sums eight channels a step in int16 lanes for filters of at most 256 taps (exact: 256
+# int8 taps sum within int16) and four a step in int32 above that. These folds sit at the edge:
+# 256 taps all -128 (the int16 minimum exactly) or all 127, and 272 taps (the int32 loop), with
+# channel counts that leave a four-step and a scalar tail after the eight-channel steps.
+EDGE_FOLDS = [
+    dict(channels=13, multiplier=1, kh=16, kw=16, offset=128, with_bias=True, seed=1, fill=-128),
+    dict(channels=8, multiplier=1, kh=16, kw=16, offset=-127, with_bias=False, seed=2, fill=127),
+    dict(channels=13, multiplier=1, kh=16, kw=17, offset=128, with_bias=True, seed=3, fill=-128),
+    dict(channels=5, multiplier=2, kh=16, kw=16, offset=-1, with_bias=True, seed=4),
+]
+
+
+@pytest.mark.parametrize("path_name", sorted(PATHS))
+def test_the_fold_at_the_int16_lane_limit(path_name, tmp_path_factory):
+    text, total = fold_program(EDGE_FOLDS)
+    check_program(text, tmp_path_factory.mktemp("dw_fold_edge"), PATHS[path_name], ("depthwise",), total)

@@ -387,6 +387,26 @@ int32_t hk_depthwise_offset_bias_mve(const int8_t *filter, const int32_t *bias, 
                                      int32_t taps, int32_t offset, int32_t *offset_bias)
 {
     int32_t c = 0;
+    if (taps <= 256) {
+        /* Eight channels per step in int16 lanes: 256 taps of int8 sum within int16 exactly,
+         * so each lane holds the int32 sum; the lanes widen to int32 through the stack. */
+        for (; c + 8 <= channels; c += 8) {
+            int16x8_t sum = vdupq_n_s16(0);
+            const int8_t *w = filter + c;
+            for (int32_t t = 0; t < taps; ++t, w += channels) {
+                sum = vaddq_s16(sum, vldrbq_s16(w));
+            }
+            int16_t sums[8];
+            vst1q_s16(sums, sum);
+            int32x4_t lo = vdupq_n_s32(0), hi = vdupq_n_s32(0);
+            if (bias != NULL) {
+                lo = vldrwq_s32(bias + c);
+                hi = vldrwq_s32(bias + c + 4);
+            }
+            vstrwq_s32(offset_bias + c, vmlaq_n_s32(lo, vldrhq_s32(sums), offset));
+            vstrwq_s32(offset_bias + c + 4, vmlaq_n_s32(hi, vldrhq_s32(sums + 4), offset));
+        }
+    }
     for (; c + 4 <= channels; c += 4) {
         int32x4_t sum = vdupq_n_s32(0);
         const int8_t *w = filter + c;

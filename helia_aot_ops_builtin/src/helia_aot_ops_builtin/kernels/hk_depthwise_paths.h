@@ -117,6 +117,16 @@ HK_INLINE void dw_s8_walk(const hk_depthwise_params_t *p, const int8_t *input,
     k.hi = hk_min_i32(p->act_max, 127);
     k.mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
     const bool row3x3 = row != NULL && dw_row3x3_ok(&k);
+    /* A path without whole-row loops (DSP, plain C) gives every pixel to `pixel`: the columns
+     * whose windows lie wholly inside the image's width, [in_lo, in_hi), take the whole filter
+     * row without hk_window_taps' divisions. (Helium's row loops take those pixels instead.) */
+    int32_t in_lo = 0, in_hi = 0;
+    if (row == NULL) {
+        in_lo = p->pad_left > 0 ? (p->pad_left + p->stride_width - 1) / p->stride_width : 0;
+        const int32_t last =
+            p->input_width - 1 - (p->filter_width - 1) * p->dilation_width + p->pad_left;
+        in_hi = last < 0 ? 0 : hk_min_i32(p->output_width, last / p->stride_width + 1);
+    }
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * image_size;
@@ -149,9 +159,11 @@ HK_INLINE void dw_s8_walk(const hk_depthwise_params_t *p, const int8_t *input,
                     ox = ox_hi - 1;
                     continue;
                 }
-                int32_t fx0, fx1;
-                hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0,
-                               &fx1);
+                int32_t fx0 = 0, fx1 = p->filter_width;
+                if (row != NULL || ox < in_lo || ox >= in_hi) {
+                    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0,
+                                   &fx1);
+                }
                 dw_taps_t t;
                 t.rows = fy1 - fy0;
                 t.cols = fx1 - fx0;
