@@ -35,6 +35,7 @@ mechanism's own page."""
 NOT_FIGURES: dict[str, dict[str, str]] = {
     "architecture.md": {
         "1,000-layer": "the size of a test model, not a measurement",
+        "past the 64-byte chunk": "the DSP chunk loop's step, 16 words of 4 bytes",
         "whole 16-byte": "Helium's vector width",
         "at byte 64 k + 16 p": "an address in a layout",
     },
