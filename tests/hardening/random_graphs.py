@@ -208,7 +208,15 @@ class _Drawer:
         self.g.tensors.append(Tensor(tuple(shape), dtype, quant, np.asarray(data).reshape(shape)))
         return len(self.g.tensors) - 1
 
-    def model_input(self, shape: tuple[int, ...]) -> int:
+    def model_input(self, shape: tuple[int, ...], *, boundary: bool = False) -> int:
+        """A model input; ``boundary``: a float32 input quantized into the graph's type by a QUANTIZE."""
+        if boundary and self.quantized:
+            self.g.tensors.append(Tensor(tuple(shape), "float32", None, None, -1.0, 1.0))
+            real = len(self.g.tensors) - 1
+            self.g.inputs.append(real)
+            out = self.tensor(shape, -1.0, 1.0, self.quant_for(-0.9, 0.9))
+            self.op("QUANTIZE", [real], [out])
+            return out
         if self.quantized:
             scale = _log_uniform(self.rng, 0.005, 0.08)
             zp = self.rng.randint(-30, 30) if self.dtype == "int8" else 0
@@ -741,7 +749,7 @@ def random_graph(rng: random.Random, dtype: str | None = None) -> Graph:
     d = _Drawer(rng, dtype)
     rank = rng.choice((4, 4, 4, 3, 2))
     shape = (1, *(rng.randint(1, 8) for _ in range(rank - 1)))
-    d.model_input(shape)
+    d.model_input(shape, boundary=rng.random() < 0.25)
     target = rng.randint(MIN_OPS, MAX_OPS)
     names = CATALOGUE[dtype]
     weights = [_WEIGHTS.get(n, 1) for n in names]
@@ -763,6 +771,14 @@ def random_graph(rng: random.Random, dtype: str | None = None) -> Graph:
     extra = [o for o in made if o in read and rng.random() < 0.12]
     g.outputs = sorted(set(leaves + extra))
     rng.shuffle(g.outputs)
+    if d.quantized:
+        # Some outputs leave the graph as float32 through a DEQUANTIZE, as converted models often do.
+        for j, o in enumerate(g.outputs):
+            if rng.random() < 0.25:
+                t = g.tensors[o]
+                g.tensors.append(Tensor(t.shape, "float32", None, None, t.lo, t.hi))
+                g.ops.append(Op("DEQUANTIZE", [o], [len(g.tensors) - 1]))
+                g.outputs[j] = len(g.tensors) - 1
     return g
 
 
