@@ -93,7 +93,9 @@ def run_one(job: tuple[int, int, str, float]) -> dict:
         if verdict.status in ("mismatch", "error") and shrink_s > 0:
             row["file"] = str(write_finding(case, verdict, Path(out), shrink_s))
     elif verdict.status == "refused":
-        row["detail"] = verdict.detail.splitlines()[1][:200] if "\n" in verdict.detail else verdict.detail[:200]
+        row["detail"] = (
+            verdict.detail.splitlines()[1][:200] if "\n" in verdict.detail else verdict.detail[:200]
+        )
     return row
 
 
@@ -104,7 +106,9 @@ def main() -> int:
     parser.add_argument("--start", type=int, default=0, help="first case number")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--out", default=str(ROOT / "bench" / "graph_fuzz_findings"), help="shrunk findings")
-    parser.add_argument("--shrink-seconds", type=float, default=240.0, help="time to shrink each finding (0: off)")
+    parser.add_argument(
+        "--shrink-seconds", type=float, default=240.0, help="time to shrink each finding (0: off)"
+    )
     parser.add_argument("--json", help="also write every row and the totals to this file")
     parser.add_argument("--case", help="run one case, SEED:NUMBER, and print its graph and verdict")
     args = parser.parse_args()
@@ -120,8 +124,10 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             verdict = run_case(case, Path(tmp))
         print(f"{verdict.status} {verdict.kind} ({verdict.seconds:.1f} s)\n{verdict.detail}")
-        print(f"1 graphs, {int(verdict.status == 'mismatch')} mismatches, "
-              f"{int(verdict.status in ('error', 'invalid'))} errors")
+        print(
+            f"1 graphs, {int(verdict.status == 'mismatch')} mismatches, "
+            f"{int(verdict.status in ('error', 'invalid'))} errors"
+        )
         return 0 if verdict.status in ("ok", "refused") else 1
 
     from rich.console import Console
@@ -148,12 +154,18 @@ def main() -> int:
                 rows.append(row)
                 counts[row["status"]] += 1
                 if row["status"] in ("mismatch", "error", "invalid"):
+                    first = (row.get("detail") or "").splitlines()[:1] or [""]
                     progress.console.print(
-                        f"[red]{row['status']}[/] case {args.seed}:{row['case']} ({row['dtype']}, {row['ops']} ops) "
-                        f"{row['kind']}: {row.get('detail', '').splitlines()[0][:160] if row.get('detail') else ''}"
+                        f"[red]{row['status']}[/] case {args.seed}:{row['case']} ({row['dtype']}, "
+                        f"{row['ops']} ops) {row['kind']}: {first[0][:160]}"
                         + (f" -> {row['file']}" if row.get("file") else "")
                     )
-                progress.update(task, advance=1, counts=" ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+                summary = " ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                progress.update(task, advance=1, counts=summary)
+                if not console.is_terminal and len(rows) % 50 == 0:  # a log file gets plain lines
+                    console.print(
+                        f"{len(rows)}/{len(jobs)} graphs, {time.perf_counter() - start:.0f} s: {summary}"
+                    )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     wall = time.perf_counter() - start
@@ -166,17 +178,29 @@ def main() -> int:
     mismatches = counts["mismatch"]
     errors = counts["error"] + counts["invalid"]
     by_dtype = Counter(r["dtype"] for r in rows)
-    print(f"seed {args.seed}, cases {args.start}..{args.start + args.count - 1}, {args.jobs} jobs, {wall:.0f} s")
+    print(
+        f"seed {args.seed}, cases {args.start}..{args.start + args.count - 1}, {args.jobs} jobs, {wall:.0f} s"
+    )
     print("graphs by type: " + ", ".join(f"{k} {v}" for k, v in sorted(by_dtype.items())))
-    print("worst distance seen (ints: largest difference; float32: ULP; float16: u*max(1,|r|)): " + json.dumps(worst))
+    print(
+        "worst distance seen (ints: largest difference; float32: ULP; float16: u*max(1,|r|)): "
+        + json.dumps(worst)
+    )
     for text, n in refused.most_common(10):
         print(f"refused x{n}: {text}")
     for r in rows:
         if r["status"] in ("mismatch", "error", "invalid"):
             print(f"{r['status']} {args.seed}:{r['case']} {r['kind']} {r.get('file', '')}")
     if args.json:
-        totals = {"graphs": len(rows), "mismatches": mismatches, "errors": errors, "refused": counts["refused"]}
-        Path(args.json).write_text(json.dumps({"totals": totals, "worst": worst, "rows": rows}, indent=1) + "\n")
+        totals = {
+            "graphs": len(rows),
+            "mismatches": mismatches,
+            "errors": errors,
+            "refused": counts["refused"],
+        }
+        Path(args.json).write_text(
+            json.dumps({"totals": totals, "worst": worst, "rows": rows}, indent=1) + "\n"
+        )
     print(f"{counts['refused']} refused with a typed UnsupportedModelError")
     print(f"{len(rows)} graphs, {mismatches} mismatches, {errors} errors")
     return 1 if mismatches or errors else 0

@@ -36,10 +36,11 @@ import numpy as np
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import ReferenceExecutionError, UnsupportedModelError
 from helia_aot.interpreters import create_interpreter
+from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.float32_twin import float32_twin
 from helia_aot.testing import build_module
 
-from .random_graphs import Graph, Tensor, random_graph
+from .random_graphs import Graph, Op, Tensor, random_graph
 
 PREFIX = "gf"
 SAMPLES = 2
@@ -144,7 +145,9 @@ def _inputs(graph: Graph, rng: np.random.Generator) -> list[np.ndarray]:
     return values
 
 
-def reference(model: bytes, graph: Graph, samples: list[list[np.ndarray]], work: Path) -> list[list[np.ndarray]]:
+def reference(
+    model: bytes, graph: Graph, samples: list[list[np.ndarray]], work: Path
+) -> list[list[np.ndarray]]:
     """Each sample's outputs from LiteRT's reference kernels (a float16 model's float32 twin)."""
     path = work / "reference.tflite"
     path.write_bytes(float32_twin(model) if graph.dtype == "float16" else model)
@@ -172,7 +175,11 @@ def compare(graph: Graph, got: np.ndarray, want: np.ndarray, tensor: int) -> tup
     if t.dtype in ("int8", "int16", "int32", "int64"):
         diff = np.abs(got.astype(np.int64) - want.astype(np.int64))
         bad = int(np.count_nonzero(diff))
-        return bad == 0, float(diff.max(initial=0)), f"{bad}/{diff.size} values differ, largest by {diff.max(initial=0)}"
+        return (
+            bad == 0,
+            float(diff.max(initial=0)),
+            f"{bad}/{diff.size} values differ, largest by {diff.max(initial=0)}",
+        )
     if t.dtype == "float32":
         a, b = got.astype(np.float32), want.astype(np.float32)
         if np.array_equal(np.isnan(a), np.isnan(b)) and np.all(a[~np.isnan(a)] == b[~np.isnan(b)]):
@@ -180,7 +187,11 @@ def compare(graph: Graph, got: np.ndarray, want: np.ndarray, tensor: int) -> tup
         ulp = np.abs(_ordered(a) - _ordered(b))
         ulp[np.isnan(a) & np.isnan(b)] = 0
         worst = float(ulp.max())
-        return worst <= FLOAT32_ULP, worst, f"{int(np.count_nonzero(ulp))}/{ulp.size} values differ, worst {worst:.0f} ULP"
+        return (
+            worst <= FLOAT32_ULP,
+            worst,
+            f"{int(np.count_nonzero(ulp))}/{ulp.size} values differ, worst {worst:.0f} ULP",
+        )
     # float16 against the float32 twin
     depth = _depths(graph).get(tensor, 1)
     a, b = got.astype(np.float64), want.astype(np.float64)
@@ -191,7 +202,11 @@ def compare(graph: Graph, got: np.ndarray, want: np.ndarray, tensor: int) -> tup
     err[np.isnan(a) ^ np.isnan(b)] = np.inf
     worst = float(err.max(initial=0.0))
     units = worst / (FLOAT16_UNIT * scale)
-    return worst <= bound, units, f"worst {worst:.3g} = {units:.1f} u*max(1,|r|), bound {2 + 2 * depth} (depth {depth})"
+    return (
+        worst <= bound,
+        units,
+        f"worst {worst:.3g} = {units:.1f} u*max(1,|r|), bound {2 + 2 * depth} (depth {depth})",
+    )
 
 
 def _ordered(x: np.ndarray) -> np.ndarray:
@@ -208,9 +223,58 @@ def run_case(case: Case, work: Path, *, samples: int = SAMPLES) -> Verdict:
     return verdict
 
 
-def _run(graph: Graph, config: dict[str, Any], work: Path, samples: int, seed: int) -> Verdict:
+def graph_from_model(model: bytes) -> Graph:
+    """What comparing needs of a model file (tensors' shapes and types, operators, inputs and
+    outputs) read back from its bytes: a stored regression model is replayed through this."""
+    tree = litert.ModelT.InitFromPackedBuf(model, 0)
+    sub = tree.subgraphs[0]
+    names = {v: k for k, v in vars(litert.TensorType).items() if not k.startswith("_")}
+    ops = {v: k for k, v in vars(litert.BuiltinOperator).items() if not k.startswith("_")}
+    tensors = [
+        Tensor(
+            tuple(int(n) for n in t.shape),
+            names[t.type].lower(),
+            None,
+            None if t.buffer == 0 else np.empty(0),
+        )
+        for t in sub.tensors
+    ]
+    graph = Graph(
+        "float16"
+        if any(t.dtype == "float16" and t.data is None for t in tensors)
+        else tensors[sub.outputs[0]].dtype,
+        tensors,
+        [
+            Op(
+                ops[
+                    max(
+                        int(tree.operatorCodes[op.opcodeIndex].builtinCode),
+                        int(tree.operatorCodes[op.opcodeIndex].deprecatedBuiltinCode),
+                    )
+                ],
+                [int(i) for i in op.inputs],
+                [int(o) for o in op.outputs],
+            )
+            for op in sub.operators
+        ],
+        [int(i) for i in sub.inputs],
+        [int(o) for o in sub.outputs],
+    )
+    return graph
+
+
+def run_model(
+    model: bytes, config: dict[str, Any], work: Path, *, samples: int = SAMPLES, seed: int = 0
+) -> Verdict:
+    """Convert, build, run and compare a stored model file (a regression) with ``config``."""
+    return _run(graph_from_model(model), config, work, samples, seed, model)
+
+
+def _run(
+    graph: Graph, config: dict[str, Any], work: Path, samples: int, seed: int, model: bytes | None = None
+) -> Verdict:
     work.mkdir(parents=True, exist_ok=True)
-    model = graph.to_bytes()
+    model = graph.to_bytes() if model is None else model
     (work / "model.tflite").write_bytes(model)
     rng = np.random.default_rng(seed)
     stimuli = [_inputs(graph, rng) for _ in range(samples)]
@@ -223,7 +287,9 @@ def _run(graph: Graph, config: dict[str, Any], work: Path, samples: int, seed: i
     except UnsupportedModelError as exc:
         return Verdict("refused", type(exc).__name__, str(exc)[:400])
     except Exception as exc:  # noqa: BLE001 - every other failure of the conversion is a finding
-        return Verdict("error", f"convert:{type(exc).__name__}", "".join(traceback.format_exception(exc))[-2000:])
+        return Verdict(
+            "error", f"convert:{type(exc).__name__}", "".join(traceback.format_exception(exc))[-2000:]
+        )
     try:
         exe = build_module(
             Path(result.output), work / "build", prefix=PREFIX, main_source=HARNESS.format(p=PREFIX)
@@ -251,7 +317,9 @@ def _run(graph: Graph, config: dict[str, Any], work: Path, samples: int, seed: i
 
 
 def _judge(graph: Graph, data: bytes, expected: list[list[np.ndarray]]) -> Verdict:
-    wanted = len(expected) * sum(graph.tensors[o].size * np.dtype(graph.tensors[o].dtype).itemsize for o in graph.outputs)
+    wanted = len(expected) * sum(
+        graph.tensors[o].size * np.dtype(graph.tensors[o].dtype).itemsize for o in graph.outputs
+    )
     if len(data) != wanted:
         return Verdict("error", "output-size", f"the module wrote {len(data)} bytes, expected {wanted}")
     offset = 0
@@ -309,6 +377,13 @@ def _cut(graph: Graph, k: int) -> Graph | None:
     return g
 
 
+def _truncate(graph: Graph, k: int) -> Graph | None:
+    """Only what operator ``k`` needs, its output the one model output."""
+    g = graph.copy()
+    g.outputs = list(g.ops[k].outputs[:1])
+    return g if g.prune() else None
+
+
 def _drop_output(graph: Graph, j: int) -> Graph | None:
     g = graph.copy()
     del g.outputs[j]
@@ -343,6 +418,7 @@ def shrink(graph: Graph, still_fails: Callable[[Graph], bool], budget_s: float =
     while improved and time.monotonic() < deadline:
         improved = False
         candidates: list[Callable[[Graph], Graph | None]] = []
+        candidates += [lambda g, k=k: _truncate(g, k) for k in range(len(best.ops))]
         candidates += [lambda g, j=j: _drop_output(g, j) for j in range(len(best.outputs))]
         candidates += [lambda g, k=k: _cut(g, k) for k in range(len(best.ops) - 1, -1, -1)]
         candidates += [lambda g, k=k: _bypass(g, k) for k in range(len(best.ops))]
@@ -350,7 +426,10 @@ def shrink(graph: Graph, still_fails: Callable[[Graph], bool], budget_s: float =
             if time.monotonic() >= deadline:
                 break
             smaller = make(best)
-            if smaller is None or (len(smaller.ops), len(smaller.outputs)) >= (len(best.ops), len(best.outputs)):
+            if smaller is None or (len(smaller.ops), len(smaller.outputs)) >= (
+                len(best.ops),
+                len(best.outputs),
+            ):
                 continue
             if still_fails(smaller):
                 best = smaller
@@ -379,7 +458,9 @@ __all__ = [
     "convert",
     "draw_case",
     "fails_like",
+    "graph_from_model",
     "reference",
     "run_case",
+    "run_model",
     "shrink",
 ]

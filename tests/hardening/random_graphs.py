@@ -128,14 +128,19 @@ class Graph:
                 for key, value in op.fields.items():
                     setattr(options, key, value)
             builder.add_operator(
-                op.kind, [-1 if i < 0 else index[i] for i in op.inputs], [index[o] for o in op.outputs], options
+                op.kind,
+                [-1 if i < 0 else index[i] for i in op.inputs],
+                [index[o] for o in op.outputs],
+                options,
             )
         builder.set_inputs([index[i] for i in self.inputs])
         builder.set_outputs([index[o] for o in self.outputs])
         return builder.to_bytes()
 
     def _used(self, i: int) -> bool:
-        return i in self.inputs or i in self.outputs or any(i in op.inputs or i in op.outputs for op in self.ops)
+        return (
+            i in self.inputs or i in self.outputs or any(i in op.inputs or i in op.outputs for op in self.ops)
+        )
 
     def consumers(self, i: int) -> list[int]:
         return [k for k, op in enumerate(self.ops) if i in op.inputs]
@@ -243,7 +248,9 @@ class _Drawer:
         self.g.tensors[i].lo, self.g.tensors[i].hi = float(real.min()), float(real.max())
         return i
 
-    def op(self, kind: str, inputs: list[int], outputs: list[int], options: str | None = None, **fields: Any) -> None:
+    def op(
+        self, kind: str, inputs: list[int], outputs: list[int], options: str | None = None, **fields: Any
+    ) -> None:
         self.g.ops.append(Op(kind, inputs, outputs, options, fields))
         for o in outputs:
             self.activations.append(o)
