@@ -21,8 +21,10 @@ dead operators removed) while it still fails the same way, for a regression test
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
+import shutil
 import subprocess
 import tempfile
 import time
@@ -38,7 +40,9 @@ from helia_aot.errors import ReferenceExecutionError, UnsupportedModelError
 from helia_aot.interpreters import create_interpreter
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.float32_twin import float32_twin
-from helia_aot.testing import build_module
+from helia_aot.testing import HOST_CFLAGS, SANITIZE_FLAGS, build_module, module_sources
+from helia_aot.testing.host import printf_hook
+from helia_aot.testing.object_cache import compile_object, is_kernel_source
 
 from .random_graphs import Graph, Op, Tensor, random_graph
 
@@ -291,9 +295,7 @@ def _run(
             "error", f"convert:{type(exc).__name__}", "".join(traceback.format_exception(exc))[-2000:]
         )
     try:
-        exe = build_module(
-            Path(result.output), work / "build", prefix=PREFIX, main_source=HARNESS.format(p=PREFIX)
-        )
+        exe = build_harness(Path(result.output), work / "build")
     except subprocess.CalledProcessError as exc:
         return Verdict("error", "compile", (exc.stderr or "")[-2000:])
     feed = work / "inputs.bin"
@@ -314,6 +316,68 @@ def _run(
         kind = "sanitizer" if "Sanitizer" in proc.stderr or "runtime error" in proc.stderr else "run"
         return Verdict("error", kind, f"exit {proc.returncode}\n{proc.stderr[-2000:]}")
     return _judge(graph, produced.read_bytes(), expected)
+
+
+_KERNEL_OBJECTS: dict[str, Path] = {}
+"""Kernel objects this process compiled, by the hash of the compile flags, the source and every
+kernel header beside it (what its preprocessed text depends on): a hit skips even the object
+cache's preprocessing run."""
+
+
+def _kernel_object(flags: list[str], source: Path, obj: Path) -> Path:
+    digest = hashlib.sha256("\0".join(flags[:-4]).encode())  # less the module's -I folders
+    digest.update(source.read_bytes())
+    for header in sorted(source.parent.glob("*.h")):
+        digest.update(header.name.encode() + b"\0" + header.read_bytes())
+    key = digest.hexdigest()
+    known = _KERNEL_OBJECTS.get(key)
+    if known is not None and known.is_file():
+        return known
+    compile_object(["gcc", *flags], source, obj, _gcc)
+    keep = Path(tempfile.gettempdir()) / f"gf-kernel-{os.getpid()}-{key[:24]}.o"
+    shutil.copyfile(obj, keep)
+    _KERNEL_OBJECTS[key] = keep
+    return keep
+
+
+def _gcc(cmd: list[str]) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd, proc.stdout, proc.stderr)
+
+
+def build_harness(module: Path, build: Path) -> Path:
+    """The module and :data:`HARNESS` built with the suite's host flags and sanitizers: the kernel
+    library from compiled objects (helia_aot.testing.object_cache), every generated source in one
+    gcc invocation (one translation unit including them all, which costs a quarter of compiling
+    them one by one). Should that translation unit not compile (two sources defining one static
+    name), the module is built file by file as ``build_module`` does, which decides."""
+    build.mkdir(parents=True, exist_ok=True)
+    flags = [
+        *HOST_CFLAGS,
+        *SANITIZE_FLAGS,
+        printf_hook(PREFIX),
+        "-I",
+        str(module / "includes-api"),
+        "-I",
+        str(module / "src" / "kernels"),
+    ]
+    sources = module_sources(module)
+    kernels = [
+        _kernel_object(flags, s, build / f"k{i}_{s.stem}.o")
+        for i, s in enumerate(sources)
+        if is_kernel_source(s)
+    ]
+    unity = build / "generated.c"
+    unity.write_text("".join(f'#include "{s}"\n' for s in sources if not is_kernel_source(s)))
+    main = build / "harness.c"
+    main.write_text(HARNESS.format(p=PREFIX))
+    exe = build / "harness"
+    try:
+        _gcc(["gcc", *flags, str(unity), str(main), *map(str, kernels), "-o", str(exe), "-lm"])
+    except subprocess.CalledProcessError:
+        return build_module(module, build / "per-file", prefix=PREFIX, main_source=HARNESS.format(p=PREFIX))
+    return exe
 
 
 def _judge(graph: Graph, data: bytes, expected: list[list[np.ndarray]]) -> Verdict:
