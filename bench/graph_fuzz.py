@@ -60,6 +60,7 @@ def write_finding(case: Case, verdict: Verdict, out: Path, shrink_s: float) -> P
         "case": case.number,
         "dtype": case.graph.dtype,
         "config": case.config,
+        "input_seed": case.seed * 7919 + case.number,
         "status": verdict.status,
         "kind": verdict.kind,
         "detail": verdict.detail[:1500],

@@ -121,7 +121,9 @@ class Verdict:
     worst: dict[str, float] = field(default_factory=dict)
 
     def same_failure(self, other: Verdict) -> bool:
-        return self.status == other.status and self.kind == other.kind
+        """Whether ``other`` is the same finding, for shrinking: any mismatch for a mismatch (a
+        smaller graph has other outputs), the same kind of error for an error."""
+        return self.status == other.status and (self.status == "mismatch" or self.kind == other.kind)
 
 
 def draw_case(seed: int, number: int) -> Case:
@@ -222,7 +224,7 @@ def _ordered(x: np.ndarray) -> np.ndarray:
 def run_case(case: Case, work: Path, *, samples: int = SAMPLES) -> Verdict:
     """Convert, build, run and compare one case in ``work`` (left for the caller to remove)."""
     start = time.perf_counter()
-    verdict = _run(case.graph, case.config, work, samples, case.seed * 7919 + case.number)
+    verdict = _run(case.graph, case.config, work, samples, input_seed(case))
     verdict.seconds = time.perf_counter() - start
     return verdict
 
@@ -272,6 +274,11 @@ def run_model(
 ) -> Verdict:
     """Convert, build, run and compare a stored model file (a regression) with ``config``."""
     return _run(graph_from_model(model), config, work, samples, seed, model)
+
+
+def input_seed(case: Case) -> int:
+    """The seed of a case's input samples (kept in a finding's record to replay it)."""
+    return case.seed * 7919 + case.number
 
 
 def _run(
@@ -448,6 +455,13 @@ def _truncate(graph: Graph, k: int) -> Graph | None:
     return g if g.prune() else None
 
 
+def _keep_output(graph: Graph, j: int) -> Graph | None:
+    """Only what model output ``j`` needs."""
+    g = graph.copy()
+    g.outputs = [g.outputs[j]]
+    return g if g.prune() else None
+
+
 def _drop_output(graph: Graph, j: int) -> Graph | None:
     g = graph.copy()
     del g.outputs[j]
@@ -482,6 +496,8 @@ def shrink(graph: Graph, still_fails: Callable[[Graph], bool], budget_s: float =
     while improved and time.monotonic() < deadline:
         improved = False
         candidates: list[Callable[[Graph], Graph | None]] = []
+        if len(best.outputs) > 1:
+            candidates += [lambda g, j=j: _keep_output(g, j) for j in range(len(best.outputs))]
         candidates += [lambda g, k=k: _truncate(g, k) for k in range(len(best.ops))]
         candidates += [lambda g, j=j: _drop_output(g, j) for j in range(len(best.outputs))]
         candidates += [lambda g, k=k: _cut(g, k) for k in range(len(best.ops) - 1, -1, -1)]
@@ -507,7 +523,7 @@ def fails_like(case: Case, verdict: Verdict, work_root: Path) -> Callable[[Graph
 
     def check(graph: Graph) -> bool:
         with tempfile.TemporaryDirectory(dir=work_root) as tmp:
-            again = _run(graph, case.config, Path(tmp), SAMPLES, case.seed * 7919 + case.number)
+            again = _run(graph, case.config, Path(tmp), SAMPLES, input_seed(case))
         return again.same_failure(verdict)
 
     return check

@@ -111,7 +111,7 @@ def test_shrunk_finding_now_matches_litert(record, tmp_path):
     entry = json.loads(record.read_text())
     assert entry["fixed_by"], f"{record.name} records no fix"
     model = (GRAPHS / entry["file"]).read_bytes()
-    verdict: Verdict = run_model(model, entry["config"], tmp_path, seed=entry["case"])
+    verdict: Verdict = run_model(model, entry["config"], tmp_path, seed=entry["input_seed"])
     assert verdict.status == "ok", (
         f"{entry['file']} ({entry['kind']}) {verdict.status} {verdict.kind}:\n{verdict.detail}"
     )
