@@ -421,7 +421,7 @@ def _producers(graph: Graph) -> dict[int, str]:
 
 def convert(model: Path, out: Path, config: dict[str, Any]) -> Any:
     """Convert with the case's configuration (no self-test, no README: only the module)."""
-    data: dict[str, Any] = {key: dict(value) for key, value in config.items()}
+    data: dict[str, Any] = {key: dict(v) if isinstance(v, dict) else v for key, v in config.items()}
     data["model"] = {"path": str(model)}
     data["module"] = {**data.get("module", {}), "path": str(out), "name": "module", "prefix": PREFIX}
     data["documentation"] = {"readme": False}
