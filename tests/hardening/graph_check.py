@@ -39,6 +39,7 @@ from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import ReferenceExecutionError, UnsupportedModelError
 from helia_aot.interpreters import create_interpreter
 from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.builder import pack_model
 from helia_aot.litert.float32_twin import float32_twin
 from helia_aot.testing import HOST_CFLAGS, SANITIZE_FLAGS, build_module, module_sources
 from helia_aot.testing.host import printf_hook
@@ -156,13 +157,29 @@ def reference(
 ) -> list[list[np.ndarray]]:
     """Each sample's outputs from LiteRT's reference kernels (a float16 model's float32 twin)."""
     path = work / "reference.tflite"
-    path.write_bytes(float32_twin(model) if graph.dtype == "float16" else model)
+    path.write_bytes(every_tensor_an_output(float32_twin(model) if graph.dtype == "float16" else model))
     interpreter = create_interpreter(path)
     results = []
+    kept = len(graph.outputs)
     for sample in samples:
         feed = [v.astype(np.float32) if v.dtype == np.float16 else v for v in sample]
-        results.append([np.array(o) for o in interpreter.run(feed)])
+        results.append([np.array(o) for o in interpreter.run(feed)[:kept]])
     return results
+
+
+def every_tensor_an_output(model: bytes) -> bytes:
+    """The model with every operator's output also a model output (after the real ones, so
+    those keep their indices). LiteRT's interpreter then shares no buffer between tensors: its
+    in-place optimization (RESHAPE / SQUEEZE sharing their input, an elementwise operator then
+    writing over its input) overwrites a tensor another operator still reads, and the reference
+    itself goes wrong (graph fuzzer case 2:94: a CONV_2D reading a RESHAPE whose SQUEEZE feeds an
+    ADD)."""
+    tree = litert.ModelT.InitFromPackedBuf(model, 0)
+    sub = tree.subgraphs[0]
+    outputs = [int(o) for o in sub.outputs]
+    extra = [int(o) for op in sub.operators for o in op.outputs if int(o) >= 0 and int(o) not in outputs]
+    sub.outputs = np.asarray(outputs + list(dict.fromkeys(extra)), np.int32)
+    return pack_model(tree)
 
 
 def _depths(graph: Graph) -> dict[int, int]:
