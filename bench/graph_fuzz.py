@@ -100,6 +100,27 @@ def run_one(job: tuple[int, int, str, float]) -> dict:
     return row
 
 
+LOST_AFTER_S = 900.0
+"""No result for this long (a case plus its shrinking take far less) means a worker died."""
+
+
+def case_dtype(seed: int, number: int) -> str:
+    return draw_case(seed, number).graph.dtype
+
+
+def _lost(number: int, dtype: str) -> dict:
+    return {
+        "case": number,
+        "dtype": dtype,
+        "ops": 0,
+        "status": "error",
+        "kind": "lost",
+        "seconds": 0.0,
+        "worst": {},
+        "detail": "no result: the worker running it died or hung",
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=200, help="graphs to run")
@@ -151,7 +172,21 @@ def main() -> int:
         pool = multiprocessing.get_context("fork").Pool(args.jobs, _init_worker, (str(scratch),))
         with pool, Progress(*columns, console=console) as progress:
             task = progress.add_task("graphs", total=len(jobs), counts="")
-            for row in pool.imap_unordered(run_one, jobs):
+            results = pool.imap_unordered(run_one, jobs)
+            for _ in jobs:
+                try:
+                    row = results.next(timeout=LOST_AFTER_S)
+                except multiprocessing.TimeoutError:
+                    # A worker that dies (a crash inside the reference interpreter, say) loses its
+                    # case and the pool would wait for it forever: count what never came back.
+                    done = {r["case"] for r in rows}
+                    for lost in sorted({n for _, n, _, _ in jobs} - done):
+                        rows.append(_lost(lost, case_dtype(args.seed, lost)))
+                        counts["error"] += 1
+                        progress.console.print(
+                            f"[red]error[/] case {args.seed}:{lost}: no result (worker lost)"
+                        )
+                    break
                 rows.append(row)
                 counts[row["status"]] += 1
                 if row["status"] in ("mismatch", "error", "invalid"):
