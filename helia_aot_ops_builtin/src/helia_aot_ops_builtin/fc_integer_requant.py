@@ -47,12 +47,14 @@ class IntegerRequant:
 
 
 def double_requant(acc: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``hk_round_to_i32(double(acc) * scale)``: LiteRT's rounding, halves away from zero."""
+    """``hk_round_to_i32(double(acc) * scale)``: LiteRT's rounding, halves away from zero; a
+    value that rounds beyond int32 is INT32_MIN (the LiteRT reference's x86-64 conversion)."""
     x = acc.astype(np.float64) * scale
     whole = np.trunc(x)
     fraction = x - whole  # exact in binary floating point
     rounded = whole + (fraction >= 0.5) - (fraction <= -0.5)
-    return np.clip(rounded, INT32_MIN, INT32_MAX).astype(np.int64)
+    inside = (rounded >= INT32_MIN) & (rounded <= INT32_MAX)
+    return np.where(inside, rounded, INT32_MIN).astype(np.int64)
 
 
 def integer_requant_values(

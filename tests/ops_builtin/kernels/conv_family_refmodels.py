@@ -179,14 +179,16 @@ def requantize(acc, bias, multiplier, shift, output_offset, act, dtype, wide=Fal
 
 
 def fully_connected_int(x, w, bias, input_offset, filter_offset, output_offset, scales, act, dtype):
-    """reference_integer_ops::FullyConnected(PerChannel) with double-precision requantization."""
+    """reference_integer_ops::FullyConnected(PerChannel) with double-precision requantization; a
+    value that rounds beyond int32 is INT32_MIN, as the reference's conversion gives on x86-64."""
     acc = (x.astype(I64) + input_offset) @ (w.astype(I64) + filter_offset).T
     if bias is not None:
         acc = acc + bias.astype(I64)
     value = round_half_away(acc.astype(np.float64) * np.asarray(scales, np.float64))
+    value = np.where((value >= INT32_MIN) & (value <= INT32_MAX), value, INT32_MIN)
     info = np.iinfo(dtype)
     lo, hi = max(act[0], info.min), min(act[1], info.max)
-    return np.clip(wrap32(np.clip(value, INT32_MIN, INT32_MAX) + output_offset), lo, hi).astype(dtype)
+    return np.clip(wrap32(value + output_offset), lo, hi).astype(dtype)
 
 
 def fully_connected_float(x, w, bias, act) -> np.ndarray:

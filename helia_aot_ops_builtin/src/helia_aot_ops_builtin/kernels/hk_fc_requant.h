@@ -27,15 +27,15 @@
 #endif
 
 /* static_cast<int32_t>(std::round(x)) for a finite double, without libm: halves round away
- * from zero. x - trunc(x) is exact in binary floating point, so the comparison is too. Values
- * beyond int32 saturate (the reference's conversion is undefined there). */
+ * from zero. x - trunc(x) is exact in binary floating point, so the comparison is too. A value
+ * that rounds beyond int32 gives INT32_MIN, in either direction: C++ leaves that conversion
+ * undefined, and the LiteRT reference (x86-64, cvttsd2si) returns the "integer indefinite"
+ * INT32_MIN, so an int16 FULLY_CONNECTED whose requantization overflows outputs its minimum
+ * there (graph fuzzer case 1:292). */
 static inline int32_t hk_round_to_i32(double x)
 {
-    if (x >= 2147483647.0) {
-        return INT32_MAX;
-    }
-    if (x <= -2147483648.0) {
-        return INT32_MIN;
+    if (!(x > -2147483648.0 && x < 2147483647.0)) {
+        return (x >= 2147483647.0 && x < 2147483647.5) ? INT32_MAX : INT32_MIN;
     }
     int32_t whole = (int32_t)x;
     const double fraction = x - (double)whole;
