@@ -158,10 +158,11 @@ class Planner:
         """A slot's alignment in ``memory``: the tensor's own, raised to the memory's arena_alignment."""
         return self.budget.alignment(memory, self.align_of[root])
 
-    def layout(self, roots: list[TensorId], memory: str) -> ArenaPlan:
-        """Plan one arena in ``memory`` holding ``roots`` with the configured planner."""
-        chosen = set(roots)
-        requests = [
+    def requests(self, roots: list[TensorId], memory: str) -> list[BufferRequest]:
+        """What one arena in ``memory`` holding ``roots`` asks of a planner: a buffer per root,
+        in place of its source only when that source is in the same arena."""
+        chosen = set(roots)  # once: a set per request made this quadratic in the tensors
+        return [
             BufferRequest(
                 id=str(t),
                 size=max(self.sizes[t], 1),
@@ -173,7 +174,10 @@ class Planner:
             )
             for t in roots
         ]
-        return self.planner(requests, seed=0, options=self.options)
+
+    def layout(self, roots: list[TensorId], memory: str) -> ArenaPlan:
+        """Plan one arena in ``memory`` holding ``roots`` with the configured planner."""
+        return self.planner(self.requests(roots, memory), seed=0, options=self.options)
 
     def _size(self, roots: list[TensorId], arena: ArenaPlan, memory: str) -> int:
         return arena_size(arena.used, max(self.align(t, memory) for t in roots))
@@ -296,16 +300,4 @@ def scratch_requests(planner: Planner) -> list[BufferRequest]:
     """The scratch-role buffers as one arena in the first memory would request them."""
     memory = planner.budget.order[0]
     roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
-    root_set = set(roots)  # once: a set per request made this quadratic in the tensors
-    return [
-        BufferRequest(
-            id=str(t),
-            size=max(planner.sizes[t], 1),
-            first=planner.spans[t][0],
-            last=planner.spans[t][1],
-            alignment=planner.align(t, memory),
-            inplace_of=str(planner.inplace[t]) if planner.inplace.get(t) in root_set else None,
-            grows=t in planner.grows,
-        )
-        for t in roots
-    ]
+    return planner.requests(roots, memory)
