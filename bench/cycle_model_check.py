@@ -25,15 +25,21 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from helia_aot.testing import cross_build_program, toolchain_problem
-from helia_aot.testing.cycles import measure_cycles, platform_named
+from helia_aot.testing.cross import CORES, CROSS_PREFIX
+from helia_aot.testing.cycles import measure_cycles, platform_at_clock, platform_named
 
-CLOCK_MHZ = 96.0
+KERNEL_CFLAGS = ("-DCMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY",)
+"""The table's build flags beside -O3 (its test conditions)."""
+
+NEWLIB_INCLUDE = Path("/usr/lib/arm-none-eabi/include")
+"""The C library headers a ``--kernel-cc`` without its own newlib compiles against (Debian's)."""
 
 
 @dataclass(frozen=True)
@@ -49,11 +55,42 @@ class Kernel:
 
 _REQ = "1 << 30, -8"  # out_mult, out_shift: a typical requantization
 
+_CONV_DIMS = """
+static const cmsis_nn_dims in_dims = {1, 32, 32, 64}, out_dims = {1, 32, 32, 64}, bias_dims = {1, 1, 1, 64};
+static int8_t in_img[32 * 32 * 64], out_img[32 * 32 * 64];
+static int32_t bias64[64], mult64[64], shift64[64], wsum64[64];
+static int8_t scratch[32 * 1024];
+"""
+"""The image the convolution, depthwise and pooling rows share (``32x32x64``, same padding)."""
+
+_CONV_CALL = """{{
+        const cmsis_nn_context ctx = {{scratch, (int32_t)sizeof(scratch)}}, wctx = {{wsum64, (int32_t)sizeof(wsum64)}};
+        const cmsis_nn_per_channel_quant_params q = {{mult64, shift64}};
+        {params}
+        if ({size} > (int32_t)sizeof(scratch)) {{
+            return 2;
+        }}
+        {call};
+    }}"""
+
+
+def _conv(row: str, shape: str, sources: tuple[str, ...], k: int, params: str, size: str, call: str) -> Kernel:
+    """A row on the shared 32x32x64 image: a k x k filter over 64 channels (64 of them for a convolution)."""
+    per_channel = "depthwise" in row or "pool" in row
+    weights = f"static const int8_t weights[64 * {k * k * (1 if per_channel else 64)}] = {{1}};"
+    filt = f"static const cmsis_nn_dims f_dims = {{{1 if per_channel else 64}, {k}, {k}, 64}};"
+    return Kernel(row, shape, sources, _CONV_DIMS + weights + filt, _CONV_CALL.format(params=params, size=size, call=call))
+
+
+_CONV_PARAMS = "const cmsis_nn_conv_params p = {0, 0, {1, 1}, {PAD, PAD}, {1, 1}, {-128, 127}};"
+_MAT = ("arm_nn_mat_mult_nt_t_s8.c", "arm_s8_to_s16_unordered_with_offset.c", "arm_q7_to_q15_with_offset.c",
+        "arm_nn_mat_mult_kernel_row_offset_s8_s16.c", "arm_nn_mat_mult_kernel_s8_s16.c")
+
 KERNELS = (
     Kernel(
         "arm_nn_vec_mat_mult_t_s8",
         "512 × 256",
-        ("Source/NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c",),
+        ("arm_nn_vec_mat_mult_t_s8.c",),
         "static int8_t lhs[512], dst[256]; static const int8_t rhs[256 * 512] = {1};"
         " static int32_t ksum[256], bias[256];",
         "arm_nn_vec_mat_mult_t_s8(lhs, rhs, ksum, bias, dst, 0, 0, 1 << 30, -8, 512, 256, -128, 127, 1, 0);",
@@ -61,16 +98,57 @@ KERNELS = (
     Kernel(
         "arm_nn_mat_mult_nt_t_s8",
         "64x512 × 256x512",
-        ("Source/NNSupportFunctions/arm_nn_mat_mult_nt_t_s8.c",),
+        ("arm_nn_mat_mult_nt_t_s8.c",),
         "static int8_t lhs[64 * 512], dst[64 * 256]; static const int8_t rhs[256 * 512] = {1};"
         " static int32_t wsum[256], bias[256], mult[256], shift[256];",
         "arm_nn_mat_mult_nt_t_s8(wsum, lhs, rhs, bias, dst, mult, shift, 64, 256, 512, 0, 0, -128, 127,"
         " 256, 512);",
     ),
+    _conv(
+        "arm_convolve_s8",
+        "32x32x64 k3 oc64",
+        ("arm_convolve_s8.c", "arm_convolve_get_buffer_sizes_s8.c", *_MAT),
+        3,
+        _CONV_PARAMS.replace("PAD", "1"),
+        "arm_convolve_s8_get_buffer_size(&in_dims, &f_dims)",
+        "arm_convolve_s8(&ctx, &wctx, &p, &q, &in_dims, in_img, &f_dims, weights, &bias_dims, bias64, 0,"
+        " &out_dims, out_img)",
+    ),
+    _conv(
+        "arm_convolve_1x1_s8_fast",
+        "32x32x64 oc64",
+        ("arm_convolve_1x1_s8_fast.c", "arm_convolve_get_buffer_sizes_s8.c", *_MAT),
+        1,
+        _CONV_PARAMS.replace("PAD", "0"),
+        "arm_convolve_1x1_s8_fast_get_buffer_size(&in_dims)",
+        "arm_convolve_1x1_s8_fast(&ctx, &wctx, &p, &q, &in_dims, in_img, &f_dims, weights, &bias_dims, bias64,"
+        " &out_dims, out_img)",
+    ),
+    _conv(
+        "arm_depthwise_conv_s8_opt",
+        "32x32x64 k3",
+        ("arm_depthwise_conv_s8_opt.c", "arm_nn_depthwise_conv_nt_t_s8.c", "arm_depthwise_conv_s8.c",
+         "arm_depthwise_conv_get_buffer_sizes_s8.c",
+         "arm_q7_to_q15_with_offset.c"),
+        3,
+        "const cmsis_nn_dw_conv_params p = {0, 0, 1, {1, 1}, {1, 1}, {1, 1}, {-128, 127}};",
+        "arm_depthwise_conv_s8_opt_get_buffer_size(&in_dims, &f_dims)",
+        "arm_depthwise_conv_s8_opt(&ctx, &wctx, &p, &q, &in_dims, in_img, &f_dims, weights, &bias_dims, bias64,"
+        " &out_dims, out_img)",
+    ),
+    _conv(
+        "arm_avgpool_s8",
+        "32x32x64 k3",
+        ("arm_avgpool_s8.c", "arm_avgpool_get_buffer_sizes_s8.c"),
+        3,
+        "const cmsis_nn_pool_params p = {{1, 1}, {1, 1}, {-128, 127}};",
+        "arm_avgpool_s8_get_buffer_size(32, 64)",
+        "arm_avgpool_s8(&ctx, &p, &in_dims, in_img, &f_dims, &out_dims, out_img)",
+    ),
     Kernel(
         "arm_elementwise_add_s8",
         "n4096",
-        ("Source/BasicMathFunctions/arm_elementwise_add_s8.c",),
+        ("arm_elementwise_add_s8.c",),
         "static int8_t in1[4096], in2[4096], out[4096];",
         f"arm_elementwise_add_s8(in1, in2, 0, 1 << 30, 0, 0, 1 << 30, 0, 20, out, 0, {_REQ}, -128, 127,"
         " 4096);",
@@ -78,7 +156,7 @@ KERNELS = (
     Kernel(
         "arm_elementwise_sub_s8",
         "n4096",
-        ("Source/BasicMathFunctions/arm_elementwise_sub_s8.c",),
+        ("arm_elementwise_sub_s8.c",),
         "static int8_t in1[4096], in2[4096], out[4096];",
         f"arm_elementwise_sub_s8(in1, in2, 0, 1 << 30, 0, 0, 1 << 30, 0, 20, out, 0, {_REQ}, -128, 127,"
         " 4096);",
@@ -86,7 +164,7 @@ KERNELS = (
     Kernel(
         "arm_elementwise_mul_s8",
         "n4096",
-        ("Source/BasicMathFunctions/arm_elementwise_mul_s8.c",),
+        ("arm_elementwise_mul_s8.c",),
         "static int8_t in1[4096], in2[4096], out[4096];",
         f"arm_elementwise_mul_s8(in1, in2, 0, 0, out, 0, {_REQ}, -128, 127, 4096);",
     ),
@@ -99,9 +177,8 @@ PATHS = {"mve": (4, ()), "dsp": (3, ("-mcpu=cortex-m55+nomve",))}
 
 def silicon_cycles(checkout: Path, column: int = 4) -> dict[str, int]:
     """Kernel -> the average cycles of the checkout's benchmark table in ``column`` (4: MVE, 3: DSP)."""
-    text = (checkout / "docs" / "guides" / "kernel-benchmarks.md").read_text()
     found: dict[str, int] = {}
-    for line in text.splitlines():
+    for line in _table(checkout).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 5 or not cells[0].startswith("`"):
             continue
@@ -109,6 +186,18 @@ def silicon_cycles(checkout: Path, column: int = 4) -> dict[str, int]:
         if re.fullmatch(r"[\d,]+", cells[column]):
             found.setdefault(name, int(cells[column].replace(",", "")))
     return found
+
+
+def _table(checkout: Path) -> str:
+    return (checkout / "docs" / "guides" / "kernel-benchmarks.md").read_text()
+
+
+def table_clock_mhz(checkout: Path) -> float:
+    """The clock the checkout's table was measured at (its ``Clock`` test condition: 96 or 250 MHz)."""
+    found = re.search(r"\*\*Clock\*\*\s*\|\s*([\d.]+)\s*MHz", _table(checkout))
+    if found is None:
+        raise SystemExit("cycle_model_check: the benchmark table states no clock")
+    return float(found.group(1))
 
 
 def driver(kernel: Kernel) -> str:
@@ -131,6 +220,28 @@ int main(void)
 """
 
 
+def kernel_sources(checkout: Path, kernel: Kernel) -> list[Path]:
+    """The checkout's files of ``kernel.sources`` (file names, found anywhere under ``Source/``)."""
+    found = []
+    for name in kernel.sources:
+        hits = sorted((checkout / "Source").rglob(name))
+        if not hits:
+            raise SystemExit(f"cycle_model_check: {name} is not in {checkout}/Source")
+        found.append(hits[0])
+    return found
+
+
+def compile_to_assembly(compiler: str, sources: list[Path], out_dir: Path, flags: list[str]) -> list[Path]:
+    """Each source compiled to assembly by ``compiler`` (the published gcc), to be assembled and linked
+    by the project's toolchain: the kernels run the instructions that compiler chose."""
+    out = []
+    for source in sources:
+        asm = out_dir / f"{source.stem}.s"
+        subprocess.run([compiler, *flags, "-S", str(source), "-o", str(asm)], check=True)
+        out.append(asm)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", type=Path, required=True, help="an ns-cmsis-nn checkout")
@@ -139,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
         "--paths",
         default="mve,dsp",
         help="ISA paths to replay: mve (Helium) and/or dsp (the same core without MVE)",
+    )
+    parser.add_argument("--only", help="comma-separated kernel rows to replay (default: all)")
+    parser.add_argument(
+        "--kernel-cc",
+        help="an arm-none-eabi-gcc to compile the kernel sources with (the table's compiler, gcc 14); "
+        "default: the project's cross compiler",
     )
     args = parser.parse_args(argv)
     problem = toolchain_problem()
@@ -149,7 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     paths = [p for p in args.paths.split(",") if p]
     if any(p not in PATHS for p in paths):
         parser.error(f"--paths takes {', '.join(PATHS)}")
-    platform = platform_named("apollo510_evb")
+    kernels = [k for k in KERNELS if not args.only or k.row in args.only.split(",")]
+    clock = table_clock_mhz(checkout)
+    platform = platform_at_clock(platform_named("apollo510_evb"), clock)
+    compiler = args.kernel_cc or f"{CROSS_PREFIX}gcc"
+    version = subprocess.run([compiler, "-dumpversion"], capture_output=True, text=True).stdout.strip()
     header = f"{'kernel':28} {'path':4} {'shape':18} {'silicon':>11} {'modeled':>11} {'error':>8}"
     lines = [header, "-" * len(header)]
     worst: tuple[float, str] | None = None
@@ -158,24 +279,30 @@ def main(argv: list[str] | None = None) -> int:
         for path in paths:
             column, flags = PATHS[path]
             silicon = silicon_cycles(checkout, column)
-            for kernel in KERNELS:
+            for kernel in kernels:
                 measured = silicon.get(kernel.row)
-                build = work / path / kernel.row
+                build = (work / path / kernel.row).resolve()
                 build.mkdir(parents=True, exist_ok=True)
                 main_c = build / "main.c"
                 main_c.write_text(driver(kernel))
+                cflags = [*CORES["m55"].cpu_flags, "-O3", *KERNEL_CFLAGS, *flags, f"-I{checkout / 'Include'}"]
+                sources = kernel_sources(checkout, kernel)
+                if args.kernel_cc:
+                    sources = compile_to_assembly(
+                        args.kernel_cc, sources, build, [*cflags, "-isystem", str(NEWLIB_INCLUDE), "-ffunction-sections", "-fdata-sections"]
+                    )
                 elf = cross_build_program(
-                    [main_c, *(checkout / s for s in kernel.sources)],
+                    [main_c, *sources],
                     build,
                     "m55",
                     include_dirs=[checkout / "Include"],
                     opt="-O3",
-                    extra_cflags=("-DCMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY", "-Wno-error", *flags),
+                    extra_cflags=(*KERNEL_CFLAGS, "-Wno-error", *flags),
                 )
                 run = measure_cycles(elf, "cortex-m55", platform, strict=False)
-                modeled = run.regions[0].cycles if run.regions else None
+                modeled = run.regions[0].cycles if run.regions and run.run.returncode == 0 else None
                 if measured is None or modeled is None:
-                    lines.append(f"{kernel.row:28} {path:4} {kernel.shape:18} {'-':>11} {modeled or '-':>11}")
+                    lines.append(f"{kernel.row:28} {path:4} {kernel.shape:18} {measured or '-':>11} {modeled or '-':>11}")
                     continue
                 error = modeled / measured - 1
                 row = f"{kernel.row:28} {path:4} {kernel.shape:18} {measured:11,} {modeled:11,}"
@@ -184,8 +311,8 @@ def main(argv: list[str] | None = None) -> int:
                     worst = (error, f"{kernel.row}, {path}")
     print("\n".join(lines))
     print(
-        f"silicon: Apollo510 EVB at {CLOCK_MHZ:g} MHz (DWT); modeled: apollo510_evb's wait states, "
-        "weights in MRAM, other buffers in DTCM"
+        f"silicon: Apollo510 EVB at {clock:g} MHz (DWT, gcc 14.3); modeled: kernels compiled by gcc {version}, "
+        f"apollo510_evb's memories at {clock:g} MHz, weights in MRAM, other buffers in DTCM"
     )
     if worst is not None:
         print(f"worst error: {100 * worst[0]:+.1f}% ({worst[1]})")

@@ -54,7 +54,9 @@ __all__ = [
     "main",
     "measure_cycles",
     "memory_ranges",
+    "platform_at_clock",
     "platform_named",
+    "wait_states_at",
     "write_model",
 ]
 
@@ -405,6 +407,35 @@ def platform_named(name: str) -> SocPlatform:
     from helia_aot.registry import build_default_registry_context
 
     return get_platform(name, build_default_registry_context())
+
+
+CORE_CLOCKED: frozenset[MemoryType] = frozenset({MemoryType.ITCM, MemoryType.DTCM})
+"""Memories clocked with the core (the TCMs): zero-wait at every clock, never rescaled."""
+
+
+def wait_states_at(waits: int, declared_mhz: float, clock_mhz: float) -> int:
+    """The wait states of a memory declared ``waits`` at ``declared_mhz``, at ``clock_mhz``.
+
+    A memory outside the core's clock domain answers in a fixed time, not a fixed number of core
+    cycles: ``waits`` at ``declared_mhz`` says an access takes ``waits + 1`` cycles of that clock,
+    and the same time at ``clock_mhz`` covers ``(waits + 1) * clock_mhz / declared_mhz`` cycles,
+    rounded up (the core can only wait whole cycles), less the access's own cycle.
+    """
+    if declared_mhz <= 0 or clock_mhz <= 0:
+        return waits
+    return max(0, math.ceil((waits + 1) * clock_mhz / declared_mhz - 1e-9) - 1)
+
+
+def platform_at_clock(platform: SocPlatform, clock_mhz: float) -> SocPlatform:
+    """``platform`` run at ``clock_mhz``: its wait states rescaled (``wait_states_at``), the TCMs
+    left at zero; a platform without a declared clock keeps its wait states."""
+    waits = tuple(
+        (memory, count if memory in CORE_CLOCKED else wait_states_at(count, platform.clock_mhz, clock_mhz))
+        for memory, count in platform.wait_states
+    )
+    if not platform.clock_mhz:
+        waits = platform.wait_states
+    return dataclasses.replace(platform, clock_mhz=clock_mhz, wait_states=waits)
 
 
 def memory_ranges(cpu: str, platform: SocPlatform) -> list[tuple[int, int, MemoryType, int]]:
