@@ -134,6 +134,9 @@ _PARAMS = (
     "store_load_stall",
     "dual_issue",
     "words_per_cycle",
+    "dcache_line",
+    "dcache_sets",
+    "dcache_ways",
 )
 _CONDITIONS = (
     "eq",
@@ -438,6 +441,24 @@ def platform_at_clock(platform: SocPlatform, clock_mhz: float) -> SocPlatform:
     return dataclasses.replace(platform, clock_mhz=clock_mhz, wait_states=waits)
 
 
+CACHED: frozenset[MemoryType] = frozenset({MemoryType.SRAM, MemoryType.MRAM, MemoryType.PSRAM})
+"""Memories the core's data cache holds, when its table declares one (``dcache_*``); the TCMs
+are never cached."""
+
+
+def line_fill_cycles(cpu: str, waits: int) -> int:
+    """Cycles of a data-cache line fill from a memory of ``waits`` wait states (0: no cache).
+
+    The line arrives in bus beats (``4 * words_per_cycle`` bytes each), each beat one access
+    to the memory: its cycle and its wait states.
+    """
+    params = load_timing_table(cpu).params
+    if not params["dcache_sets"]:
+        return 0
+    beat = 4 * max(1, params["words_per_cycle"])
+    return max(1, params["dcache_line"] // beat) * (waits + 1)
+
+
 def memory_ranges(cpu: str, platform: SocPlatform) -> list[tuple[int, int, MemoryType, int]]:
     """(low, high, memory, wait states) of every board range, with ``platform``'s wait states."""
     return [
@@ -450,7 +471,10 @@ def write_model(path: Path, cpu: str, platform: SocPlatform, timings: Sequence[I
     table = load_timing_table(cpu)
     lines = [f"# cycle model: {cpu} on {platform.name} at {platform.clock_mhz:g} MHz"]
     lines += [f"param {name} {value}" for name, value in table.params.items() if name != "words_per_cycle"]
-    lines += [f"mem {low:#x} {high:#x} {waits}" for low, high, _, waits in memory_ranges(cpu, platform)]
+    lines += [
+        f"mem {low:#x} {high:#x} {waits} {line_fill_cycles(cpu, waits) if memory in CACHED else 0}"
+        for low, high, memory, waits in memory_ranges(cpu, platform)
+    ]
     lines += [
         f"insn {t.address:#x} {t.size} {t.flags:#x} {t.pipe} {t.beats} {t.latency} "
         f"{t.dst:#x} {t.src:#x} {t.addr:#x}"
