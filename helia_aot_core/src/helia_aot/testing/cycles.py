@@ -137,7 +137,12 @@ _PARAMS = (
     "dcache_line",
     "dcache_sets",
     "dcache_ways",
+    "shifted_operand_latency",
+    "store_data_advance",
 )
+_MODEL_ONLY_PARAMS = frozenset({"words_per_cycle", "shifted_operand_latency"})
+"""Parameters the classifier applies itself; the plugin never sees them."""
+_SHIFTED_OPERAND = re.compile(r",\s*(?:lsl|lsr|asr|ror)\s+#|,\s*rrx\b")
 _CONDITIONS = (
     "eq",
     "ne",
@@ -345,6 +350,8 @@ def _timing(
         dst, src = regs[:n_dst], regs[n_dst:]
         if "acc" in row.options:
             src = regs
+    if row.cls == "alu" and _SHIFTED_OPERAND.search(outside):
+        latency = max(latency, table.params["shifted_operand_latency"])
     if flags & _LOAD and not flags & _MULTI and dst == []:
         dst = regs[:1]
     if "pc" in dst or "r15" in dst:
@@ -470,7 +477,7 @@ def write_model(path: Path, cpu: str, platform: SocPlatform, timings: Sequence[I
     """The model file the plugin reads (format: insn_count.c's header)."""
     table = load_timing_table(cpu)
     lines = [f"# cycle model: {cpu} on {platform.name} at {platform.clock_mhz:g} MHz"]
-    lines += [f"param {name} {value}" for name, value in table.params.items() if name != "words_per_cycle"]
+    lines += [f"param {name} {value}" for name, value in table.params.items() if name not in _MODEL_ONLY_PARAMS]
     lines += [
         f"mem {low:#x} {high:#x} {waits} {line_fill_cycles(cpu, waits) if memory in CACHED else 0}"
         for low, high, memory, waits in memory_ranges(cpu, platform)

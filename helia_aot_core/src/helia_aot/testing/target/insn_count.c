@@ -113,11 +113,13 @@ enum {
     P_DCACHE_LINE,
     P_DCACHE_SETS,
     P_DCACHE_WAYS,
+    P_STORE_DATA_ADVANCE,
     N_PARAMS
 };
 static const char *const param_names[N_PARAMS] = {
     "taken_branch", "lol_branch",   "ls_pipeline",  "beat_overlap", "store_load_stall",
     "dual_issue",   "dcache_line",  "dcache_sets",  "dcache_ways",
+    "store_data_advance",
 };
 enum { S_ISSUE, S_DEPENDENCY, S_BRANCH, S_MEMORY, S_STORE_LOAD, S_UNKNOWN, N_PARTS };
 static const char *const part_names[N_PARTS] = {
@@ -245,7 +247,14 @@ static void on_insn(unsigned int vcpu, void *udata)
         store_load = params[P_STORE_LOAD];
     }
     const uint64_t earliest = cycles - overlap + store_load;
-    const uint64_t ready = ready_of(t->src | t->addr);
+    uint64_t ready = ready_of(t->src | t->addr);
+    if ((t->flags & F_STORE) && params[P_STORE_DATA_ADVANCE]) {
+        /* a store reads the data it writes later than its address registers */
+        const uint64_t data = ready_of(t->src & ~t->addr);
+        const uint64_t address = ready_of(t->addr);
+        const uint64_t late = data > params[P_STORE_DATA_ADVANCE] ? data - params[P_STORE_DATA_ADVANCE] : 0;
+        ready = address > late ? address : late;
+    }
     const uint64_t begin = ready > earliest ? ready : earliest;
     const uint64_t end = begin + t->beats;
     const uint64_t issue = t->beats - overlap;
