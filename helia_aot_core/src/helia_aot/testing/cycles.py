@@ -41,6 +41,8 @@ from helia_aot.testing.cross import CROSS_PREFIX, TARGET_DIR, QemuRun, run_qemu
 
 __all__ = [
     "BOARD_MEMORY",
+    "CACHED",
+    "CORE_CLOCKED",
     "CPUS",
     "DEFAULT_PLATFORMS",
     "STALL_KINDS",
@@ -50,6 +52,7 @@ __all__ = [
     "TimingRow",
     "TimingTable",
     "instruction_timings",
+    "line_fill_cycles",
     "load_timing_table",
     "main",
     "measure_cycles",
