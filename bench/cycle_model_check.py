@@ -24,6 +24,7 @@ typical values; the kernels' cycle counts depend on the shapes, not on them.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import subprocess
 import sys
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helia_aot.testing import cross_build_program, toolchain_problem
-from helia_aot.testing.cross import CORES, CROSS_PREFIX
+from helia_aot.testing.cross import CORES, CROSS_PREFIX, CrossCore
 from helia_aot.testing.cycles import measure_cycles, platform_at_clock, platform_named
 
 KERNEL_CFLAGS = ("-DCMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY",)
@@ -242,6 +243,78 @@ def compile_to_assembly(compiler: str, sources: list[Path], out_dir: Path, flags
     return out
 
 
+DSCNN_DRIVER = Path(__file__).resolve().parent / "data" / "dscnn_psoc6_driver.c"
+"""Our driver of the DS-CNN Small calls measured on the PSoC6 (one harness region per distinct call)."""
+
+DSCNN_CALLS = (
+    ("depthwise_conv_wrapper_s8", "58x13x1 k10x4 m64 s2", (1,)),
+    ("depthwise_conv_wrapper_s8", "25x5x64 k3 m64", (2, 4, 6, 8, 10)),
+    ("convolve_wrapper_s8", "25x5x64 k1 oc64 p1", (3, 5, 7, 9, 11)),
+    ("avgpool_s8", "25x5x64 k25x5", (12,)),
+    ("fully_connected_s8", "64 -> 12", (13,)),
+)
+"""The driver's regions in order: the kernel, its shape, the model's layers that make that call."""
+
+DSCNN_ENTRY_POINTS = (
+    "arm_depthwise_conv_wrapper_s8_get_buffer_size",
+    "arm_depthwise_conv_wrapper_s8",
+    "arm_convolve_wrapper_s8_get_buffer_size",
+    "arm_convolve_wrapper_s8",
+    "arm_avgpool_s8_get_buffer_size",
+    "arm_avgpool_s8",
+    "arm_fully_connected_s8",
+)
+
+PSOC6_CLOCK_MHZ = 25.0
+"""The PSoC6 measurements' clock (the results' platform table); code and data ran from RAM."""
+
+
+def dscnn_silicon_cycles(results: Path) -> dict[int, int]:
+    """Layer number -> the CMSIS-NN cycles of the DS-CNN Small table (section 3.2) of the results README."""
+    text = (results / "README.md").read_text()
+    section = text[text.index("### 3.2") :]
+    section = section[: section.index("###", 4)]
+    found: dict[int, int] = {}
+    for match in re.finditer(r"\|\s*Layer (\d+):[^|]*\|\s*([\d,]+)\s*\|", section):
+        found[int(match.group(1))] = int(match.group(2).replace(",", ""))
+    return found
+
+
+def replay_dscnn(project: Path, results: Path, work: Path) -> tuple[list[str], list[tuple[float, str]]]:
+    """The PSoC6 DS-CNN Small calls under the Cortex-M4 model: one line per call and the whole model."""
+    library = project / "NN_KWS_DSCNN_SMALL" / "CMSIS" / "libcmsis-nn.a"
+    m4 = CORES["m4"]
+    # the prebuilt library uses the soft-float calling convention (no VFP arguments); so does the driver
+    softfp = CrossCore(
+        "m4", ("-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=softfp", "-mthumb"),
+        m4.machine, m4.linker_script, "Cortex-M4, soft-float calls",
+    )
+    elf = cross_build_program(
+        [DSCNN_DRIVER],
+        work / "dscnn",
+        softfp,
+        extra_ldflags=(*(f"-Wl,-u,{name}" for name in DSCNN_ENTRY_POINTS), str(library)),
+    )
+    # code and data from RAM with no wait states, as measured; the clock only converts to time
+    platform = dataclasses.replace(platform_named("apollo4p_evb"), clock_mhz=PSOC6_CLOCK_MHZ, wait_states=())
+    run = measure_cycles(elf, "cortex-m4", platform, strict=False)
+    silicon = dscnn_silicon_cycles(results)
+    lines: list[str] = []
+    errors: list[tuple[float, str]] = []
+    total_silicon = total_model = 0
+    for (kernel, shape, layers), region in zip(DSCNN_CALLS, run.regions, strict=True):
+        measured = silicon[layers[0]]
+        total_silicon += measured * len(layers)
+        total_model += region.cycles * len(layers)
+        error = region.cycles / measured - 1
+        errors.append((error, f"{kernel}, m4"))
+        lines.append(f"{kernel:28} {'m4':4} {shape:18} {measured:11,} {region.cycles:11,} {100 * error:+7.1f}%")
+    error = total_model / total_silicon - 1
+    errors.append((error, "DS-CNN Small total, m4"))
+    lines.append(f"{'DS-CNN Small (13 layers)':28} {'m4':4} {'whole model':18} {total_silicon:11,} {total_model:11,} {100 * error:+7.1f}%")
+    return lines, errors
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", type=Path, required=True, help="an ns-cmsis-nn checkout")
@@ -257,7 +330,19 @@ def main(argv: list[str] | None = None) -> int:
         help="an arm-none-eabi-gcc to compile the kernel sources with (the table's compiler, gcc 14); "
         "default: the project's cross compiler",
     )
+    parser.add_argument(
+        "--dscnn",
+        type=Path,
+        help="a checkout of Karthik-Swaminathan98/ARM-Project: replay its DS-CNN Small calls under the M4 model",
+    )
+    parser.add_argument(
+        "--dscnn-results",
+        type=Path,
+        help="a checkout of Karthik-Swaminathan98/arm-riscv-benchmark-results (the PSoC6 cycles)",
+    )
     args = parser.parse_args(argv)
+    if (args.dscnn is None) != (args.dscnn_results is None):
+        parser.error("--dscnn and --dscnn-results go together")
     problem = toolchain_problem()
     if problem:
         print(f"cycle_model_check: cannot run: {problem}", file=sys.stderr)
@@ -309,7 +394,18 @@ def main(argv: list[str] | None = None) -> int:
                 lines.append(f"{row} {100 * error:+7.1f}%")
                 if worst is None or abs(error) > abs(worst[0]):
                     worst = (error, f"{kernel.row}, {path}")
+        if args.dscnn is not None:
+            dscnn_lines, dscnn_errors = replay_dscnn(args.dscnn.resolve(), args.dscnn_results.resolve(), work)
+            lines += dscnn_lines
+            for error, name in dscnn_errors:
+                if worst is None or abs(error) > abs(worst[0]):
+                    worst = (error, name)
     print("\n".join(lines))
+    if args.dscnn is not None:
+        print(
+            f"silicon (m4): PSoC6 Cortex-M4 at {PSOC6_CLOCK_MHZ:g} MHz from RAM (DWT), its prebuilt CMSIS-NN "
+            "library linked as is; modeled: no wait states"
+        )
     print(
         f"silicon: Apollo510 EVB at {clock:g} MHz (DWT, gcc 14.3); modeled: kernels compiled by gcc {version}, "
         f"apollo510_evb's memories at {clock:g} MHz, weights in MRAM, other buffers in DTCM"
