@@ -100,7 +100,7 @@ BOARD_MEMORY: Mapping[str, tuple[tuple[int, int, MemoryType], ...]] = {
 """Address ranges of each QEMU board and the Apollo memory each stands for."""
 
 # Plugin flags (insn_count.c's F_*).
-_LOAD, _STORE, _BRANCH, _VECTOR, _LOL, _DUAL, _MULTI, _DI = 1, 2, 4, 8, 16, 32, 64, 256
+_LOAD, _STORE, _BRANCH, _VECTOR, _LOL, _DUAL, _MULTI, _DI, _LSTART = 1, 2, 4, 8, 16, 32, 64, 256, 512
 _FLAGS_BIT = 24  # the APSR flags, a register of the scoreboard like any other
 
 _CLASS_FLAGS: Mapping[str, int] = {
@@ -120,7 +120,7 @@ _CLASS_FLAGS: Mapping[str, int] = {
     "branch": _BRANCH,
     "call": _BRANCH,
     "lol": _BRANCH | _LOL,
-    "lstart": _BRANCH,
+    "lstart": _BRANCH | _LSTART,
     "vload": _LOAD | _VECTOR,
     "vstore": _STORE | _VECTOR,
     "valu": _VECTOR,
@@ -142,6 +142,7 @@ _PARAMS = (
     "dcache_ways",
     "shifted_operand_latency",
     "store_data_advance",
+    "lol_folded",
 )
 _MODEL_ONLY_PARAMS = frozenset({"words_per_cycle", "shifted_operand_latency"})
 """Parameters the classifier applies itself; the plugin never sees them."""

@@ -102,6 +102,7 @@ enum {
     F_MULTI = 64,
     F_UNKNOWN = 128,
     F_DI = 256, /* may be the second of a dual-issued pair (M55: MOV, ADD/SUB imm, UXT/SXT, NOP, IT, B) */
+    F_LSTART = 512, /* DLS, DLSTP, WLS, WLSTP: sets a low-overhead loop up */
 };
 enum {
     P_TAKEN,
@@ -114,12 +115,13 @@ enum {
     P_DCACHE_SETS,
     P_DCACHE_WAYS,
     P_STORE_DATA_ADVANCE,
+    P_LOL_FOLDED,
     N_PARAMS
 };
 static const char *const param_names[N_PARAMS] = {
     "taken_branch", "lol_branch",   "ls_pipeline",  "beat_overlap", "store_load_stall",
     "dual_issue",   "dcache_line",  "dcache_sets",  "dcache_ways",
-    "store_data_advance",
+    "store_data_advance", "lol_folded",
 };
 enum { S_ISSUE, S_DEPENDENCY, S_BRANCH, S_MEMORY, S_STORE_LOAD, S_UNKNOWN, N_PARTS };
 static const char *const part_names[N_PARTS] = {
@@ -160,6 +162,8 @@ static uint64_t reg_ready[N_REGS];
 static const struct timing *prev;
 static uint64_t prev_start;
 static bool prev_paired;
+static uint64_t lol_seen = UINT64_MAX; /* the LE executed since the latest loop start */
+static bool folded;                    /* the latest instruction was an LE the loop cache folded away */
 static uint64_t last_charge; /* every cycle charged to the latest instruction so far */
 static uint64_t insn_seq, mem_seq, mem_chunk;
 static bool begin_pending;
@@ -222,7 +226,9 @@ static void on_insn(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
     const struct timing *t = udata;
-    if (prev != NULL && (prev->flags & F_BRANCH) && t->address != prev->address + prev->size) {
+    if (folded) {
+        folded = false; /* the folded LE's branch back costs nothing, and the body follows its end */
+    } else if (prev != NULL && (prev->flags & F_BRANCH) && t->address != prev->address + prev->size) {
         charge(S_BRANCH, (prev->flags & F_LOL) ? params[P_LOL] : params[P_TAKEN]); /* the branch's own */
     }
     if (begin_pending && t->address != begin_address) { /* the first instruction after the marker */
@@ -232,6 +238,16 @@ static void on_insn(unsigned int vcpu, void *udata)
     }
     last_charge = 0;
     insn_seq++;
+    if (t->flags & F_LSTART) {
+        lol_seen = UINT64_MAX;
+    }
+    if ((t->flags & F_LOL) && params[P_LOL_FOLDED]) {
+        if (lol_seen == t->address) { /* after its first pass the loop cache runs the LE for free */
+            folded = true;
+            return;
+        }
+        lol_seen = t->address;
+    }
     if (t->flags & F_UNKNOWN) {
         charge(S_UNKNOWN, 1);
         prev = t;
