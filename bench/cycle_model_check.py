@@ -1,24 +1,33 @@
-"""The cycle model against silicon: ns-cmsis-nn kernels replayed under QEMU beside their measured cycles.
+"""The cycle model against silicon: published kernel cycle counts replayed under QEMU beside the model.
 
-ns-cmsis-nn (AmbiqAI) publishes, in ``docs/guides/kernel-benchmarks.md``, the average DWT cycles of
-its kernels on an Apollo510 EVB (Cortex-M55, 96 MHz LP mode, arm-none-eabi-gcc -O3 with
-CMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY). This bench takes a checkout of that repository
-(``--kernels PATH``; nothing of it is copied into this one), builds the same kernel sources with
-the same flags against a driver of its own that calls each kernel once at the published shape
-inside a harness region (after one uncounted warm-up call), runs it under the Cortex-M55 cycle
-model (docs/cycles.md) and prints, per kernel and ISA path (``mve``: Helium; ``dsp``: the same
-core built without MVE, the table's DSP column), the silicon figure (read from the checkout's
-table at run time), the modeled cycles and the error, the worst error last.
+Cortex-M55: ns-cmsis-nn (AmbiqAI) publishes, in ``docs/guides/kernel-benchmarks.md``, the average
+DWT cycles of its kernels on an Apollo510 EVB (arm-none-eabi-gcc 14.3 -O3 with
+CMSIS_NN_USE_REQUANTIZE_INLINE_ASSEMBLY; 96 MHz LP mode now, 250 MHz HP mode in the file's history).
+This bench takes a checkout of that repository (``--kernels PATH``; nothing of it is copied into
+this one), builds the same kernel sources with the same flags against a driver of its own that calls
+each kernel once at the published shape inside a harness region (after one uncounted warm-up call,
+as the table averages warm calls), runs it under the Cortex-M55 cycle model (docs/cycles.md) at
+the clock the table states (the platform's wait states rescaled to it) and prints, per kernel and
+ISA path (``mve``: Helium; ``dsp``: the same core built without MVE, the table's DSP column), the
+silicon figure (read from the checkout's table at run time), the modeled cycles and the error, the
+worst error last.
 
-    python bench/cycle_model_check.py --kernels /path/to/ns-cmsis-nn
+    python bench/cycle_model_check.py --kernels /path/to/ns-cmsis-nn \
+        [--kernel-cc /path/to/arm-none-eabi-gcc-14] \
+        [--dscnn /path/to/ARM-Project --dscnn-results /path/to/arm-riscv-benchmark-results]
 
-The local arm-none-eabi-gcc compiles the kernels; the published figures came from gcc 14.3, so a
-different compiler runs different instructions (``HELIA_AOT_CROSS_PREFIX`` selects another).
-Weight matrices are constants (MRAM in the model, as a deployed model's weights; the platform's
-wait states per 64-bit beat), the other buffers zero-initialised arrays (DTCM, no wait states); the
-published runs' buffer placement is not stated, which is one source of error, and the platform's
-wait states are declared at 250 MHz, not the 96 MHz of the measurements. Requantization parameters are
-typical values; the kernels' cycle counts depend on the shapes, not on them.
+Replay the table at the commit that measured it (8c1eebc2 for 96 MHz, 2507d508 for 250 MHz: the
+kernels changed since). ``--kernel-cc`` compiles the kernel sources with another gcc (the table's
+14.x; the project's cross compiler assembles and links), so the kernels run the instructions that
+compiler chose. Weight matrices are constants (MRAM in the model, through the M55's data cache),
+the other buffers zero-initialised arrays (DTCM): the elementwise and pooling figures do not move
+between 96 and 250 MHz on silicon, so their buffers sat in zero-wait memory there too.
+
+Cortex-M4 (``--dscnn``): the DS-CNN Small benchmark of Karthik-Swaminathan98 measured each CMSIS-NN
+call on a PSoC6 Cortex-M4 from RAM (DWT; figures in arm-riscv-benchmark-results' README, section
+3.2). Our driver (bench/data/dscnn_psoc6_driver.c) makes the same five distinct calls at the
+stated shapes and links the checkout's prebuilt libcmsis-nn.a as is, so the kernels are the very
+bytes measured; the model runs with no wait states. The whole model is the sum of its 13 layers.
 """
 
 from __future__ import annotations
