@@ -74,7 +74,8 @@ static int8_t scratch[32 * 1024];
 """The image the convolution, depthwise and pooling rows share (``32x32x64``, same padding)."""
 
 _CONV_CALL = """{{
-        const cmsis_nn_context ctx = {{scratch, (int32_t)sizeof(scratch)}}, wctx = {{wsum64, (int32_t)sizeof(wsum64)}};
+        const cmsis_nn_context ctx = {{scratch, (int32_t)sizeof(scratch)}};
+        const cmsis_nn_context wctx = {{wsum64, (int32_t)sizeof(wsum64)}};
         const cmsis_nn_per_channel_quant_params q = {{mult64, shift64}};
         {params}
         if ({size} > (int32_t)sizeof(scratch)) {{
@@ -84,17 +85,30 @@ _CONV_CALL = """{{
     }}"""
 
 
-def _conv(row: str, shape: str, sources: tuple[str, ...], k: int, params: str, size: str, call: str) -> Kernel:
+def _conv(
+    row: str, shape: str, sources: tuple[str, ...], k: int, params: str, size: str, call: str
+) -> Kernel:
     """A row on the shared 32x32x64 image: a k x k filter over 64 channels (64 of them for a convolution)."""
     per_channel = "depthwise" in row or "pool" in row
     weights = f"static const int8_t weights[64 * {k * k * (1 if per_channel else 64)}] = {{1}};"
     filt = f"static const cmsis_nn_dims f_dims = {{{1 if per_channel else 64}, {k}, {k}, 64}};"
-    return Kernel(row, shape, sources, _CONV_DIMS + weights + filt, _CONV_CALL.format(params=params, size=size, call=call))
+    return Kernel(
+        row,
+        shape,
+        sources,
+        _CONV_DIMS + weights + filt,
+        _CONV_CALL.format(params=params, size=size, call=call),
+    )
 
 
 _CONV_PARAMS = "const cmsis_nn_conv_params p = {0, 0, {1, 1}, {PAD, PAD}, {1, 1}, {-128, 127}};"
-_MAT = ("arm_nn_mat_mult_nt_t_s8.c", "arm_s8_to_s16_unordered_with_offset.c", "arm_q7_to_q15_with_offset.c",
-        "arm_nn_mat_mult_kernel_row_offset_s8_s16.c", "arm_nn_mat_mult_kernel_s8_s16.c")
+_MAT = (
+    "arm_nn_mat_mult_nt_t_s8.c",
+    "arm_s8_to_s16_unordered_with_offset.c",
+    "arm_q7_to_q15_with_offset.c",
+    "arm_nn_mat_mult_kernel_row_offset_s8_s16.c",
+    "arm_nn_mat_mult_kernel_s8_s16.c",
+)
 
 KERNELS = (
     Kernel(
@@ -131,19 +145,25 @@ KERNELS = (
         1,
         _CONV_PARAMS.replace("PAD", "0"),
         "arm_convolve_1x1_s8_fast_get_buffer_size(&in_dims)",
-        "arm_convolve_1x1_s8_fast(&ctx, &wctx, &p, &q, &in_dims, in_img, &f_dims, weights, &bias_dims, bias64,"
+        "arm_convolve_1x1_s8_fast(&ctx, &wctx, &p, &q, &in_dims, in_img, &f_dims, weights, &bias_dims,"
+        " bias64,"
         " &out_dims, out_img)",
     ),
     _conv(
         "arm_depthwise_conv_s8_opt",
         "32x32x64 k3",
-        ("arm_depthwise_conv_s8_opt.c", "arm_nn_depthwise_conv_nt_t_s8.c", "arm_depthwise_conv_s8.c",
-         "arm_depthwise_conv_get_buffer_sizes_s8.c",
-         "arm_q7_to_q15_with_offset.c"),
+        (
+            "arm_depthwise_conv_s8_opt.c",
+            "arm_nn_depthwise_conv_nt_t_s8.c",
+            "arm_depthwise_conv_s8.c",
+            "arm_depthwise_conv_get_buffer_sizes_s8.c",
+            "arm_q7_to_q15_with_offset.c",
+        ),
         3,
         "const cmsis_nn_dw_conv_params p = {0, 0, 1, {1, 1}, {1, 1}, {1, 1}, {-128, 127}};",
         "arm_depthwise_conv_s8_opt_get_buffer_size(&in_dims, &f_dims)",
-        "arm_depthwise_conv_s8_opt(&ctx, &wctx, &p, &q, &in_dims, in_img, &f_dims, weights, &bias_dims, bias64,"
+        "arm_depthwise_conv_s8_opt(&ctx, &wctx, &p, &q, &in_dims, in_img, &f_dims, weights, &bias_dims,"
+        " bias64,"
         " &out_dims, out_img)",
     ),
     _conv(
@@ -295,8 +315,11 @@ def replay_dscnn(project: Path, results: Path, work: Path) -> tuple[list[str], l
     m4 = CORES["m4"]
     # the prebuilt library uses the soft-float calling convention (no VFP arguments); so does the driver
     softfp = CrossCore(
-        "m4", ("-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=softfp", "-mthumb"),
-        m4.machine, m4.linker_script, "Cortex-M4, soft-float calls",
+        "m4",
+        ("-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=softfp", "-mthumb"),
+        m4.machine,
+        m4.linker_script,
+        "Cortex-M4, soft-float calls",
     )
     elf = cross_build_program(
         [DSCNN_DRIVER],
@@ -317,10 +340,15 @@ def replay_dscnn(project: Path, results: Path, work: Path) -> tuple[list[str], l
         total_model += region.cycles * len(layers)
         error = region.cycles / measured - 1
         errors.append((error, f"{kernel}, m4"))
-        lines.append(f"{kernel:28} {'m4':4} {shape:18} {measured:11,} {region.cycles:11,} {100 * error:+7.1f}%")
+        lines.append(
+            f"{kernel:28} {'m4':4} {shape:18} {measured:11,} {region.cycles:11,} {100 * error:+7.1f}%"
+        )
     error = total_model / total_silicon - 1
     errors.append((error, "DS-CNN Small total, m4"))
-    lines.append(f"{'DS-CNN Small (13 layers)':28} {'m4':4} {'whole model':18} {total_silicon:11,} {total_model:11,} {100 * error:+7.1f}%")
+    lines.append(
+        f"{'DS-CNN Small (13 layers)':28} {'m4':4} {'whole model':18} {total_silicon:11,} {total_model:11,}"
+        f" {100 * error:+7.1f}%"
+    )
     return lines, errors
 
 
@@ -342,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dscnn",
         type=Path,
-        help="a checkout of Karthik-Swaminathan98/ARM-Project: replay its DS-CNN Small calls under the M4 model",
+        help="a checkout of Karthik-Swaminathan98/ARM-Project: its DS-CNN Small calls under the M4 model",
     )
     parser.add_argument(
         "--dscnn-results",
@@ -383,7 +411,10 @@ def main(argv: list[str] | None = None) -> int:
                 sources = kernel_sources(checkout, kernel)
                 if args.kernel_cc:
                     sources = compile_to_assembly(
-                        args.kernel_cc, sources, build, [*cflags, "-isystem", str(NEWLIB_INCLUDE), "-ffunction-sections", "-fdata-sections"]
+                        args.kernel_cc,
+                        sources,
+                        build,
+                        [*cflags, "-isystem", str(NEWLIB_INCLUDE), "-ffunction-sections", "-fdata-sections"],
                     )
                 elf = cross_build_program(
                     [main_c, *sources],
@@ -396,7 +427,10 @@ def main(argv: list[str] | None = None) -> int:
                 run = measure_cycles(elf, "cortex-m55", platform, strict=False)
                 modeled = run.regions[0].cycles if run.regions and run.run.returncode == 0 else None
                 if measured is None or modeled is None:
-                    lines.append(f"{kernel.row:28} {path:4} {kernel.shape:18} {measured or '-':>11} {modeled or '-':>11}")
+                    lines.append(
+                        f"{kernel.row:28} {path:4} {kernel.shape:18} {measured or '-':>11}"
+                        f" {modeled or '-':>11}"
+                    )
                     continue
                 error = modeled / measured - 1
                 row = f"{kernel.row:28} {path:4} {kernel.shape:18} {measured:11,} {modeled:11,}"
@@ -416,8 +450,8 @@ def main(argv: list[str] | None = None) -> int:
             "library linked as is; modeled: no wait states"
         )
     print(
-        f"silicon: Apollo510 EVB at {clock:g} MHz (DWT, gcc 14.3); modeled: kernels compiled by gcc {version}, "
-        f"apollo510_evb's memories at {clock:g} MHz, weights in MRAM, other buffers in DTCM"
+        f"silicon: Apollo510 EVB at {clock:g} MHz (DWT, gcc 14.3); modeled: kernels compiled by "
+        f"gcc {version}, apollo510_evb's memories at {clock:g} MHz, weights in MRAM, other buffers in DTCM"
     )
     if worst is not None:
         print(f"worst error: {100 * worst[0]:+.1f}% ({worst[1]})")

@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     registry = build_default_registry_context()
     header = (
         f"{'model':5} {'core':4} {'cycles':>12} {'MHz':>4} {'ms':>9} {'ms @120':>9} {'instructions':>13}  "
-        f"{'published (M4 @ 120 MHz)':28} {'cycles':>12} {'ours/pub':>8}  {'v0.5 ref cycles':>15} {'ours/ref':>8}"
+        f"{'published (M4 @ 120 MHz)':28} {'cycles':>12} {'ours/pub':>8}  "
+        f"{'v0.5 ref cycles':>15} {'ours/ref':>8}"
     )
     lines = [header, "-" * len(header)]
     failed = False
@@ -95,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     print(
         "ours: modeled cycles, apollo510_evb (M55, 250 MHz) / apollo4p_evb (M4, 192 MHz): weights in MRAM "
-        "(M55: through its 64 KiB data cache, 16-cycle line fills; M4: 2 wait states per access), activations "
-        "in DTCM, fetch not charged; the model against silicon: docs/cycles.md"
+        "(M55: through its 64 KiB data cache, 16-cycle line fills; M4: 2 wait states per access), "
+        "activations in DTCM, fetch not charged; the model against silicon: docs/cycles.md"
     )
     return 1 if failed else 0
 

@@ -47,7 +47,11 @@ EXPECTED = {
         (4, 4, {"issue": 4}),  # load burst: 1 each
         (9, 18, {"issue": 9, "branch": 9}),  # loop: 9 x 1 + 3 taken x P=3
         (1, 1, {"issue": 1}),  # DTCM
-        (1, 17, {"issue": 1, "memory": 16}),  # MRAM, a cache miss: a 32-byte line fill, 4 beats x (1 + 3 waits)
+        (
+            1,
+            17,
+            {"issue": 1, "memory": 16},
+        ),  # MRAM, a cache miss: a 32-byte line fill, 4 beats x (1 + 3 waits)
         (4, 2, {"issue": 2}),  # two dual-issued pairs (ADDS + MOVS immediate)
         (10, 7, {"issue": 7}),  # DLS/LE loop: the LE runs once, then the loop cache branches back for it
         (2, 4, {"issue": 4}),  # VADD, VADD: same pipe, 2 + 2 beats

@@ -481,7 +481,9 @@ def write_model(path: Path, cpu: str, platform: SocPlatform, timings: Sequence[I
     """The model file the plugin reads (format: insn_count.c's header)."""
     table = load_timing_table(cpu)
     lines = [f"# cycle model: {cpu} on {platform.name} at {platform.clock_mhz:g} MHz"]
-    lines += [f"param {name} {value}" for name, value in table.params.items() if name not in _MODEL_ONLY_PARAMS]
+    lines += [
+        f"param {name} {value}" for name, value in table.params.items() if name not in _MODEL_ONLY_PARAMS
+    ]
     lines += [
         f"mem {low:#x} {high:#x} {waits} {line_fill_cycles(cpu, waits) if memory in CACHED else 0}"
         for low, high, memory, waits in memory_ranges(cpu, platform)
