@@ -6,8 +6,11 @@ the memory it touches. The plugin knows no instruction set: this module disassem
 (``arm-none-eabi-objdump``, which knows Helium), classifies each instruction with the core's timing
 table (``target/timing/<cpu>.tsv``: mnemonic -> class, pipe, beats, latency) and hands the plugin
 one line per instruction (flags, pipe, issue cycles, latency, the registers it writes, reads and
-addresses with) plus the core's rules and the memory map with the platform's wait states. The
-rules, their sources and what the model leaves out are in docs/cycles.md.
+addresses with) plus the core's rules and the memory map with the platform's wait states (on
+the M55, SRAM, MRAM and PSRAM sit behind the core's data cache: a miss pays a line fill at those
+wait states, a hit nothing). ``platform_at_clock`` rescales a platform's wait states to another
+clock as a fixed access time. The rules, their sources, the check against silicon and what the
+model leaves out are in docs/cycles.md.
 
 ``measure_cycles(elf, cpu)`` runs an ELF built with the project's harness (``cross_build_program``)
 and returns, per harness region, instructions, cycles and where the cycles went (issue, register
