@@ -155,7 +155,7 @@ class ReluOperator(ActivationOperator):
     KERNELS = ("relu",)
     ACTIVATION = "RELU"
     BOUNDS = (0.0, float("inf"))
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16, FLOAT16_RESTRICTION)
 
     def f16_kernel(self) -> tuple[str, str | None, str | None]:

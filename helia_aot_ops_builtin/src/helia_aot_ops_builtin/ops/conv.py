@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
@@ -174,7 +174,7 @@ class _WindowOperator(KernelCallOperator):
     OPTIONS: type = AirConv2DOptions
     INPUT, FILTER, BIAS = 0, 1, 2
     CHANNEL_AXIS = 0  # the filter's output-channel axis
-    FIXED_AFTER_RESOLVE = ("kind", "generic_kernel", "folds_offset", "_spatial")  # see AotOperator
+    FIXED_AFTER_RESOLVE: ClassVar[tuple[str, ...]] = ("kind", "generic_kernel", "folds_offset", "_spatial")  # see AotOperator
 
     @property
     def options(self) -> Any:
@@ -182,11 +182,11 @@ class _WindowOperator(KernelCallOperator):
 
     @property
     def source(self) -> AirTensor:
-        return self.input_or_none(self.INPUT)
+        return self.required_input(self.INPUT)
 
     @property
     def weights(self) -> AirTensor:
-        return self.input_or_none(self.FILTER)
+        return self.required_input(self.FILTER)
 
     @property
     def bias(self) -> AirTensor | None:
@@ -199,6 +199,10 @@ class _WindowOperator(KernelCallOperator):
     @property
     def channels(self) -> int:
         return int(self.target.shape[-1]) if self.target.shape else 0
+
+    def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((output height, top padding), (output width, left padding)): each convolution's own."""
+        raise NotImplementedError(f"{type(self).__name__} does not define its output geometry")
 
     def kind(self) -> str | None:
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
@@ -503,7 +507,7 @@ class _WindowOperator(KernelCallOperator):
         if self.folds_offset():
             bias = None if self.bias is None else self.bias.data
             folded = offset_bias(
-                self.weights.data,
+                self.weights.required_data(),
                 bias,
                 -self.source.zero_point(),
                 self.CHANNEL_AXIS,
@@ -514,7 +518,7 @@ class _WindowOperator(KernelCallOperator):
         if self.bias_folded:
             assert self.bias is not None  # _bias_folds checked it
             folded = offset_bias(
-                self.weights.data, self.bias.data, -self.source.zero_point(), self.CHANNEL_AXIS
+                self.weights.required_data(), self.bias.data, -self.source.zero_point(), self.CHANNEL_AXIS
             )
             self.intern_constant_array("folded_bias", folded)
         elif "folded_bias" in self.op.named_tensors:  # resolved again under another goal
@@ -555,7 +559,7 @@ class _WindowOperator(KernelCallOperator):
         _, h, w, _ = self.source.shape
         _, kh, kw, _ = self.weights.shape  # [O or 1, H, W, I or C]: the window at 1 and 2
         o = self.options
-        return (
+        return bool(
             pad_top == 0
             and pad_left == 0
             and (oh - 1) * o.stride_h + (kh - 1) * o.dilation_h + 1 <= h
@@ -793,10 +797,10 @@ class Conv2DOperator(_WindowOperator):
                 self.reusable_scratch["scratch"] = self.INPUT
         # After the scratch, so the tensors other cores' calls name keep their numbers.
         if self.im2col_shape():
-            self.intern_constant_array("im2col_filter", im2col_packed(self.weights.data), alignment=16)
-            mult = self.get_local_tensor("output_multiplier").data
-            shift = self.get_local_tensor("output_shift").data
-            folded = self.get_local_tensor("offset_bias").data
+            self.intern_constant_array("im2col_filter", im2col_packed(self.weights.required_data()), alignment=16)
+            mult = self.get_local_tensor("output_multiplier").required_data()
+            shift = self.get_local_tensor("output_shift").required_data()
+            folded = self.get_local_tensor("offset_bias").required_data()
             self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
             self.im2col_general = im2col_general(mult, shift)
 
@@ -1029,7 +1033,7 @@ class TransposeConvOperator(_WindowOperator):
             and shape_tensor.is_constant
             and tuple(int(v) for v in np.asarray(shape_tensor.data).reshape(-1)) != tuple(self.target.shape)
         ):
-            yield f"output_shape {shape_tensor.data.tolist()} differs from the output tensor's shape"
+            yield f"output_shape {shape_tensor.required_data().tolist()} differs from the output tensor's shape"
         n, h, w, c = self.source.shape
         oc, kh, kw, ic = self.weights.shape
         if ic != c or min(kh, kw, oc) < 1:

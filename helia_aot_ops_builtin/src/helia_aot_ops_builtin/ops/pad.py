@@ -33,7 +33,7 @@ class PadOperator(CopyPlanOperator):
     """PAD: fill with zero (the output zero point when quantized), copy the input inside."""
 
     TYPE = AirOpType.PAD.value
-    RESTRICTIONS = (
+    RESTRICTIONS: tuple[str, ...] = (
         SAME_QUANTIZATION,
         "The paddings must be a constant [rank, 2] tensor of non-negative values.",
     )

@@ -89,8 +89,8 @@ PROD_RESCALE = (
 
 class _ReduceOperator(KernelCallOperator):
     KERNELS = ("reduce",)
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
-    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR, "The input must not be empty.")
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
+    RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR, "The input must not be empty.")
     MEAN = False
 
     @property
@@ -283,7 +283,7 @@ class ReduceProdOperator(_ReduceOperator):
 class _MeanSumOperator(_ReduceOperator):
     """MEAN and SUM: also float16, through the ``reduce_f16`` family (float accumulation)."""
 
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS = _ReduceOperator.RESTRICTIONS + (FLOAT16_RESTRICTION,)
 
     def kernel_families(self) -> tuple[str, ...]:

@@ -56,7 +56,7 @@ class ReshapeOperator(BuiltinOperator):
 
     TYPE = AirOpType.RESHAPE.value
     SUPPORTED_DTYPES = ANY_DTYPE
-    RESTRICTIONS = (SAME_QUANTIZATION, "The output must hold exactly as many elements as the input.")
+    RESTRICTIONS: tuple[str, ...] = (SAME_QUANTIZATION, "The output must hold exactly as many elements as the input.")
     KERNELS = ("copy",)
     TEMPLATE = "reshape.c.mako"
     MOVES_DATA_ONLY = True

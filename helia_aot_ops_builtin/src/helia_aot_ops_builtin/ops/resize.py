@@ -76,8 +76,8 @@ class ResizeNearestOperator(BuiltinOperator):
     """RESIZE_NEAREST_NEIGHBOR: copies whole pixels (any element type)."""
 
     TYPE = AirOpType.RESIZE_NEAREST_NEIGHBOR.value
-    SUPPORTED_DTYPES = (np.int8, np.uint8, np.int16, np.int32, np.float16, np.float32)
-    RESTRICTIONS = (
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.uint8, np.int16, np.int32, np.float16, np.float32)
+    RESTRICTIONS: tuple[str, ...] = (
         SAME_QUANTIZATION,
         "The input must be 4-D (NHWC).",
         "The size input must be a constant [height, width] matching the output.",
