@@ -168,7 +168,7 @@ class ReluOperator(ActivationOperator):
             lo, hi = self.BOUNDS
             literal = [c_float(lo), "INFINITY" if hi == float("inf") else c_float(hi)]
             return "relu_f32", "relu_f32_params_t", struct_init(*literal)
-        p = aq.relu_params(self.ACTIVATION, self.dtype, *quant(self.source), *quant(self.target))
+        p = aq.relu_params(self.ACTIVATION, np.dtype(self.dtype), *quant(self.source), *quant(self.target))
         return (
             f"relu_{'s8' if self.dtype is np.int8 else 's16'}",
             "relu_params_t",
@@ -386,7 +386,7 @@ class PreluOperator(ActivationOperator):
         except ValueError as exc:
             yield str(exc)
 
-    def _shape_init(self) -> tuple:
+    def _shape_init(self) -> tuple[int, list[int], list[int]]:
         shape = tuple(self.source.shape)
         pad = [0] * (6 - len(shape))
         strides = aq.prelu_alpha_strides(shape, tuple(self.alpha.shape))

@@ -16,10 +16,10 @@ from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
 from helia_aot.converters.litert.schema_access import tensor_type_name
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.layout import normalize_axis, product
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE, constant_ints
+from helia_aot_ops_builtin.movers import constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 
 _KERNELS = {

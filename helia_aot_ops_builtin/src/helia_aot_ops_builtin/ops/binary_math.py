@@ -159,7 +159,8 @@ class DivOperator(BinaryMathOperator):
         yield from problems
         if not problems and self.half:
             try:
-                broadcast_geometry(*(t.shape for t in self.input_tensors))
+                first, second = self.input_tensors  # DIV: two inputs (its record's arity)
+                broadcast_geometry(first.shape, second.shape)
             except ValueError as exc:
                 yield str(exc)
 

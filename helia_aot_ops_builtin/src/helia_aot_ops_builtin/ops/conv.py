@@ -174,7 +174,12 @@ class _WindowOperator(KernelCallOperator):
     OPTIONS: type = AirConv2DOptions
     INPUT, FILTER, BIAS = 0, 1, 2
     CHANNEL_AXIS = 0  # the filter's output-channel axis
-    FIXED_AFTER_RESOLVE: ClassVar[tuple[str, ...]] = ("kind", "generic_kernel", "folds_offset", "_spatial")  # see AotOperator
+    FIXED_AFTER_RESOLVE: ClassVar[tuple[str, ...]] = (
+        "kind",
+        "generic_kernel",
+        "folds_offset",
+        "_spatial",
+    )  # see AotOperator
 
     @property
     def options(self) -> Any:
@@ -797,7 +802,9 @@ class Conv2DOperator(_WindowOperator):
                 self.reusable_scratch["scratch"] = self.INPUT
         # After the scratch, so the tensors other cores' calls name keep their numbers.
         if self.im2col_shape():
-            self.intern_constant_array("im2col_filter", im2col_packed(self.weights.required_data()), alignment=16)
+            self.intern_constant_array(
+                "im2col_filter", im2col_packed(self.weights.required_data()), alignment=16
+            )
             mult = self.get_local_tensor("output_multiplier").required_data()
             shift = self.get_local_tensor("output_shift").required_data()
             folded = self.get_local_tensor("offset_bias").required_data()
@@ -1033,7 +1040,8 @@ class TransposeConvOperator(_WindowOperator):
             and shape_tensor.is_constant
             and tuple(int(v) for v in np.asarray(shape_tensor.data).reshape(-1)) != tuple(self.target.shape)
         ):
-            yield f"output_shape {shape_tensor.required_data().tolist()} differs from the output tensor's shape"
+            wanted = shape_tensor.required_data().tolist()
+            yield f"output_shape {wanted} differs from the output tensor's shape"
         n, h, w, c = self.source.shape
         oc, kh, kw, ic = self.weights.shape
         if ic != c or min(kh, kw, oc) < 1:

@@ -295,11 +295,15 @@ class FullyConnectedOperator(KernelCallOperator):
 
     def on_resolve(self) -> None:
         if self.packs_filter():
-            self.intern_constant_array("packed_filter", pack_fc_filter(self.weights.required_data()), alignment=16)
+            self.intern_constant_array(
+                "packed_filter", pack_fc_filter(self.weights.required_data()), alignment=16
+            )
             bias = None if self.bias is None else self.bias.data
             self.intern_constant_array(
                 "folded_bias",
-                fold_fc_bias(self.weights.required_data(), bias, -self.source.zero_point(), self.filter_offset()),
+                fold_fc_bias(
+                    self.weights.required_data(), bias, -self.source.zero_point(), self.filter_offset()
+                ),
             )
 
     def reads_input(self, position: int) -> bool:
@@ -316,9 +320,8 @@ class FullyConnectedOperator(KernelCallOperator):
         """Whether the platform's core has Helium. Only Helium reads the integer requantization's
         multipliers and runs the per-layer loop (whose table holds them again), so a module
         converted for a core without it (apollo3, apollo4: Cortex-M4) gets neither: the DSP and
-        portable paths requantize from the double scales (AD: 6,688 B of constants fewer). A
-        platform that does not say counts as having it (the output stays as before)."""
-        return bool(getattr(self.platform, "has_mve", True))
+        portable paths requantize from the double scales (AD: 6,688 B of constants fewer)."""
+        return self.platform.has_mve
 
     def integer_requant_form(self) -> IntegerRequant | None:
         """``integer_requant`` whatever the knobs, computed once (variants and emission ask)."""

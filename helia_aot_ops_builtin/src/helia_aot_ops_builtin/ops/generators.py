@@ -17,11 +17,10 @@ import numpy as np
 from helia_aot.air import AirTensor, AirTensorType
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator, label
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator, label
 from helia_aot_ops_builtin.index_geometry import constant_values
 from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides, fit_rank
 from helia_aot_ops_builtin.movers import (
-    KERNEL_STATUS_BASE,
     SAME_QUANTIZATION,
     CopyPlanOperator,
     CopyStep,

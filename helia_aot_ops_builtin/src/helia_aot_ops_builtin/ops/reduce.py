@@ -90,7 +90,13 @@ PROD_RESCALE = (
 class _ReduceOperator(KernelCallOperator):
     KERNELS = ("reduce",)
     SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
-    RESTRICTIONS: tuple[str, ...] = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR, "The input must not be empty.")
+    RESTRICTIONS: tuple[str, ...] = (
+        SAME_TYPE,
+        CONSTANT_AXES,
+        FOLDED_LOOPS,
+        PER_TENSOR,
+        "The input must not be empty.",
+    )
     MEAN = False
 
     @property

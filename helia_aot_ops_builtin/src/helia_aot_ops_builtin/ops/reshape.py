@@ -17,8 +17,8 @@ from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.converters.litert.schema_access import int_list
 from helia_aot.pack import OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE, SAME_QUANTIZATION, constant_ints
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.movers import ANY_DTYPE, SAME_QUANTIZATION, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.quantization import quantization_problems
 
@@ -56,7 +56,10 @@ class ReshapeOperator(BuiltinOperator):
 
     TYPE = AirOpType.RESHAPE.value
     SUPPORTED_DTYPES = ANY_DTYPE
-    RESTRICTIONS: tuple[str, ...] = (SAME_QUANTIZATION, "The output must hold exactly as many elements as the input.")
+    RESTRICTIONS: tuple[str, ...] = (
+        SAME_QUANTIZATION,
+        "The output must hold exactly as many elements as the input.",
+    )
     KERNELS = ("copy",)
     TEMPLATE = "reshape.c.mako"
     MOVES_DATA_ONLY = True

@@ -104,7 +104,8 @@ def resolve_strided_slice(
 
     num_add_axis = sum(1 for i in range(count) if not bit(o.ellipsis_mask, i) and bit(o.new_axis_mask, i))
     dims = rank + num_add_axis
-    ellipsis, new_axis = set(), set()
+    ellipsis: set[int] = set()
+    new_axis: set[int] = set()
     ellipsis_start, expanded = dims, 0
     i = 0
     while i < dims:

@@ -23,7 +23,7 @@ from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.softmax_scaling import softmax_s8_params, softmax_s16_params
 
-_PAIRS = {
+_PAIRS: dict[tuple[type, type], str] = {
     (np.float32, np.float32): "softmax_f32",
     (np.float16, np.float16): "softmax_f16",
     (np.int8, np.int8): "softmax_s8",

@@ -92,9 +92,9 @@ class SpaceToBatchNdOperator(_BlockBatchOperator):
         "multiple of its block size.",
     )
 
-    def expected_shape(self, block, pairs):
+    def expected_shape(self, block: list[int], pairs: list[tuple[int, int]]) -> tuple[int, ...]:
         shape = [int(d) for d in self.input_tensors[0].shape]
-        spatial = []
+        spatial: list[int] = []
         for k, (b, (a, z)) in enumerate(zip(block, pairs)):
             padded = shape[1 + k] + a + z
             if padded % b:
@@ -154,14 +154,14 @@ class BatchToSpaceNdOperator(_BlockBatchOperator):
     )
     PAIRS_NAME = "crops"
 
-    def expected_shape(self, block, pairs):
+    def expected_shape(self, block: list[int], pairs: list[tuple[int, int]]) -> tuple[int, ...]:
         shape = [int(d) for d in self.input_tensors[0].shape]
         blocks = product(block)
         if shape[0] % blocks:
             raise ValueError(
                 f"the input batch {shape[0]} is not a multiple of the block sizes' product {blocks}"
             )
-        spatial = []
+        spatial: list[int] = []
         for k, (b, (a, z)) in enumerate(zip(block, pairs)):
             size = shape[1 + k] * b - a - z
             if size < 0:

@@ -55,7 +55,7 @@ class _CutOperator(CopyPlanOperator):
     KEEPS_AXIS = True
 
     def source(self) -> AirTensor:
-        return self.input_or_none(self.DATA_POSITION)
+        return self.required_input(self.DATA_POSITION)
 
     def axis(self) -> int:
         raise NotImplementedError

@@ -221,7 +221,11 @@ class SvdfOperator(KernelCallOperator):
             fields.append(("activation", str(FLOAT_ACTIVATIONS[self.options.activation])))
         else:
             s_in, s_wf = self.source.scale(), self.required_input(1).scale()
-            s_state, s_wt, s_out = self.required_input(4).scale(), self.required_input(2).scale(), self.target.scale()
+            s_state, s_wt, s_out = (
+                self.required_input(4).scale(),
+                self.required_input(2).scale(),
+                self.target.scale(),
+            )
             m1, sh1 = quantize_multiplier(float32_scale(s_in, s_wf, divide_by=s_state))
             m2, sh2 = quantize_multiplier(float32_scale(s_state, s_wt, divide_by=s_out))
             fields += [
