@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.c_struct import struct_init
@@ -423,20 +423,39 @@ class PreluOperator(ActivationOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator),
-    OperatorRecord(AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator),
-    OperatorRecord(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator),
-    OperatorRecord(RELU_0_TO_1, simple_parser(RELU_0_TO_1), None, Relu0To1Operator),
+    OperatorRecord(
+        AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator, arity=Arity(1, 1)
+    ),
+    OperatorRecord(
+        AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator, arity=Arity(1, 1)
+    ),
+    OperatorRecord(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator, arity=Arity(1, 1)),
+    OperatorRecord(RELU_0_TO_1, simple_parser(RELU_0_TO_1), None, Relu0To1Operator, arity=Arity(1, 1)),
     OperatorRecord(
         AirOpType.LEAKY_RELU.value,
         simple_parser(AirOpType.LEAKY_RELU.value, _leaky_relu_options),
         AirLeakyReluOptions,
         LeakyReluOperator,
+        arity=Arity(1, 1),
     ),
     OperatorRecord(
-        AirOpType.HARD_SWISH.value, simple_parser(AirOpType.HARD_SWISH.value), None, HardSwishOperator
+        AirOpType.HARD_SWISH.value,
+        simple_parser(AirOpType.HARD_SWISH.value),
+        None,
+        HardSwishOperator,
+        arity=Arity(1, 1),
     ),
-    OperatorRecord(AirOpType.PRELU.value, simple_parser(AirOpType.PRELU.value), None, PreluOperator),
-    OperatorRecord(AirOpType.LOGISTIC.value, simple_parser(AirOpType.LOGISTIC.value), None, LogisticOperator),
-    OperatorRecord(AirOpType.TANH.value, simple_parser(AirOpType.TANH.value), None, TanhOperator),
+    OperatorRecord(
+        AirOpType.PRELU.value, simple_parser(AirOpType.PRELU.value), None, PreluOperator, arity=Arity(2, 2)
+    ),
+    OperatorRecord(
+        AirOpType.LOGISTIC.value,
+        simple_parser(AirOpType.LOGISTIC.value),
+        None,
+        LogisticOperator,
+        arity=Arity(1, 1),
+    ),
+    OperatorRecord(
+        AirOpType.TANH.value, simple_parser(AirOpType.TANH.value), None, TanhOperator, arity=Arity(1, 1)
+    ),
 ]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
 from helia_aot.converters.litert.schema_access import tensor_type_name
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
@@ -121,6 +121,10 @@ class ArgMinOperator(ArgMaxOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.ARG_MAX.value, parse_arg_max, AirArgMinMaxOptions, ArgMaxOperator),
-    OperatorRecord(AirOpType.ARG_MIN.value, parse_arg_min, AirArgMinMaxOptions, ArgMinOperator),
+    OperatorRecord(
+        AirOpType.ARG_MAX.value, parse_arg_max, AirArgMinMaxOptions, ArgMaxOperator, arity=Arity(2, 2)
+    ),
+    OperatorRecord(
+        AirOpType.ARG_MIN.value, parse_arg_min, AirArgMinMaxOptions, ArgMinOperator, arity=Arity(2, 2)
+    ),
 ]

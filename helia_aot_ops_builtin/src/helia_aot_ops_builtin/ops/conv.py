@@ -23,7 +23,7 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
@@ -1092,14 +1092,25 @@ class TransposeConvOperator(_WindowOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.CONV_2D.value, parse_conv_2d, AirConv2DOptions, Conv2DOperator),
+    OperatorRecord(
+        AirOpType.CONV_2D.value,
+        parse_conv_2d,
+        AirConv2DOptions,
+        Conv2DOperator,
+        arity=Arity(2, 3, optional=(2,)),
+    ),
     OperatorRecord(
         AirOpType.DEPTHWISE_CONV_2D.value,
         parse_depthwise_conv_2d,
         AirDepthwiseConv2DOptions,
         DepthwiseConv2DOperator,
+        arity=Arity(2, 3, optional=(2,)),
     ),
     OperatorRecord(
-        AirOpType.TRANSPOSE_CONV.value, parse_transpose_conv, AirTransposeConvOptions, TransposeConvOperator
+        AirOpType.TRANSPOSE_CONV.value,
+        parse_transpose_conv,
+        AirTransposeConvOptions,
+        TransposeConvOperator,
+        arity=Arity(3, 4, optional=(3,)),
     ),
 ]

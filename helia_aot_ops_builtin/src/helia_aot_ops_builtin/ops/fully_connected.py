@@ -21,7 +21,7 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.fc_helium import (
@@ -583,8 +583,13 @@ REGISTRATIONS = [
         parse_fully_connected,
         AirFullyConnectedOptions,
         FullyConnectedOperator,
+        arity=Arity(2, 3, max_outputs=2, optional=(2,)),
     ),
     OperatorRecord(
-        AirOpType.BATCH_MATMUL.value, parse_batch_matmul, AirBatchMatMulOptions, BatchMatMulOperator
+        AirOpType.BATCH_MATMUL.value,
+        parse_batch_matmul,
+        AirBatchMatMulOptions,
+        BatchMatMulOperator,
+        arity=Arity(2, 2),
     ),
 ]

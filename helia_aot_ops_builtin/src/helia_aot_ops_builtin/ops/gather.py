@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.layout import product
@@ -149,5 +149,5 @@ class GatherOperator(BuiltinOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.GATHER.value, parse_gather, AirGatherOptions, GatherOperator),
+    OperatorRecord(AirOpType.GATHER.value, parse_gather, AirGatherOptions, GatherOperator, arity=Arity(2, 2)),
 ]

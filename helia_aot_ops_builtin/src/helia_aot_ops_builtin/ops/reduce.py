@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.broadcast_geometry import (
@@ -327,9 +327,11 @@ class SumOperator(_MeanSumOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator),
-    OperatorRecord(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator),
-    OperatorRecord("REDUCE_MAX", parse_reduce_max, AirReducerOptions, ReduceMaxOperator),
-    OperatorRecord("REDUCE_MIN", parse_reduce_min, AirReducerOptions, ReduceMinOperator),
-    OperatorRecord("REDUCE_PROD", parse_reduce_prod, AirReducerOptions, ReduceProdOperator),
+    OperatorRecord(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator, arity=Arity(2, 2)),
+    OperatorRecord(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator, arity=Arity(2, 2)),
+    OperatorRecord("REDUCE_MAX", parse_reduce_max, AirReducerOptions, ReduceMaxOperator, arity=Arity(2, 2)),
+    OperatorRecord("REDUCE_MIN", parse_reduce_min, AirReducerOptions, ReduceMinOperator, arity=Arity(2, 2)),
+    OperatorRecord(
+        "REDUCE_PROD", parse_reduce_prod, AirReducerOptions, ReduceProdOperator, arity=Arity(2, 2)
+    ),
 ]

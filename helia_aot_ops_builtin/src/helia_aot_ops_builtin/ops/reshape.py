@@ -15,7 +15,7 @@ from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.converters.litert.schema_access import int_list
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.movers import ANY_DTYPE, SAME_QUANTIZATION, constant_ints
@@ -126,7 +126,17 @@ class ExpandDimsOperator(ReshapeOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.RESHAPE.value, parse_reshape, AirReshapeOptions, ReshapeOperator),
-    OperatorRecord(AirOpType.SQUEEZE.value, parse_squeeze, AirSqueezeOptions, SqueezeOperator),
-    OperatorRecord(AirOpType.EXPAND_DIMS.value, parse_expand_dims, None, ExpandDimsOperator),
+    OperatorRecord(
+        AirOpType.RESHAPE.value,
+        parse_reshape,
+        AirReshapeOptions,
+        ReshapeOperator,
+        arity=Arity(1, 2, optional=(1,)),
+    ),
+    OperatorRecord(
+        AirOpType.SQUEEZE.value, parse_squeeze, AirSqueezeOptions, SqueezeOperator, arity=Arity(1, 1)
+    ),
+    OperatorRecord(
+        AirOpType.EXPAND_DIMS.value, parse_expand_dims, None, ExpandDimsOperator, arity=Arity(2, 2)
+    ),
 ]

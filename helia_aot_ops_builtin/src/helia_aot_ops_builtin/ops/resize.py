@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, constant_ints
@@ -175,9 +175,17 @@ class ResizeBilinearOperator(ResizeNearestOperator):
 
 REGISTRATIONS = [
     OperatorRecord(
-        AirOpType.RESIZE_NEAREST_NEIGHBOR.value, parse_resize_nearest, AirResizeOptions, ResizeNearestOperator
+        AirOpType.RESIZE_NEAREST_NEIGHBOR.value,
+        parse_resize_nearest,
+        AirResizeOptions,
+        ResizeNearestOperator,
+        arity=Arity(2, 2),
     ),
     OperatorRecord(
-        AirOpType.RESIZE_BILINEAR.value, parse_resize_bilinear, AirResizeOptions, ResizeBilinearOperator
+        AirOpType.RESIZE_BILINEAR.value,
+        parse_resize_bilinear,
+        AirResizeOptions,
+        ResizeBilinearOperator,
+        arity=Arity(2, 2),
     ),
 ]

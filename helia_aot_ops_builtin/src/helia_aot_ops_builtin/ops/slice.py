@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy, window_copy
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
@@ -244,8 +244,12 @@ class StridedSliceOperator(CopyPlanOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.SLICE.value, parse_slice, None, SliceOperator),
+    OperatorRecord(AirOpType.SLICE.value, parse_slice, None, SliceOperator, arity=Arity(3, 3)),
     OperatorRecord(
-        AirOpType.STRIDED_SLICE.value, parse_strided_slice, AirStridedSliceOptions, StridedSliceOperator
+        AirOpType.STRIDED_SLICE.value,
+        parse_strided_slice,
+        AirStridedSliceOptions,
+        StridedSliceOperator,
+        arity=Arity(4, 4),
     ),
 ]

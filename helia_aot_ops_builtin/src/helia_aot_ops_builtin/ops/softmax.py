@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
@@ -152,5 +152,7 @@ class SoftmaxOperator(KernelCallOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.SOFTMAX.value, parse_softmax, AirSoftmaxOptions, SoftmaxOperator),
+    OperatorRecord(
+        AirOpType.SOFTMAX.value, parse_softmax, AirSoftmaxOptions, SoftmaxOperator, arity=Arity(1, 1)
+    ),
 ]

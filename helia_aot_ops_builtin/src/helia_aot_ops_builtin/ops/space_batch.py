@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Iterable
 
 import numpy as np
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides, product
 from helia_aot_ops_builtin.movers import (
@@ -200,6 +200,10 @@ class BatchToSpaceNdOperator(_BlockBatchOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord("SPACE_TO_BATCH_ND", parse_space_to_batch_nd, None, SpaceToBatchNdOperator),
-    OperatorRecord("BATCH_TO_SPACE_ND", parse_batch_to_space_nd, None, BatchToSpaceNdOperator),
+    OperatorRecord(
+        "SPACE_TO_BATCH_ND", parse_space_to_batch_nd, None, SpaceToBatchNdOperator, arity=Arity(3, 3)
+    ),
+    OperatorRecord(
+        "BATCH_TO_SPACE_ND", parse_batch_to_space_nd, None, BatchToSpaceNdOperator, arity=Arity(3, 3)
+    ),
 ]
