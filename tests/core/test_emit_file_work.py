@@ -227,8 +227,8 @@ KWS = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscn
 
 def test_a_conversion_reads_each_kernel_file_it_copies_once(tmp_path, monkeypatch):
     """KWS copies 55 kernel files (45 until the depthwise and fully connected Helium/DSP paths
-    left their reference files, 52 until the pools' did); the scan used to read every header once per family including
-    it, and the copy every file again."""
+    left their reference files, 52 until the pools' did); the scan used to read every header
+    once per family including it, and the copy every file again."""
     kernel_dir = Path(kernels.KERNEL_DIR)
     reads: list[str] = []
     listings: list[str] = []
