@@ -171,8 +171,8 @@ class LstmOperator(BuiltinOperator):
             max_time, n_batch = shape[0], shape[1]
         else:
             n_batch, max_time = shape[0], shape[1]
-        n_cell = self.at(INPUT_TO[3]).shape[0]  # type: ignore[union-attr]
-        n_output = self.at(RECURRENT_TO[3]).shape[-1]  # type: ignore[union-attr]
+        n_cell = self.required_input(INPUT_TO[3]).shape[0]
+        n_output = self.required_input(RECURRENT_TO[3]).shape[-1]
         return int(max_time), int(n_batch), int(shape[2]), int(n_cell), int(n_output)
 
     # -- checks ---------------------------------------------------------------------------------
@@ -191,9 +191,10 @@ class LstmOperator(BuiltinOperator):
         if state is None or cell is None:
             yield "the output state and cell state inputs must be variable tensors"
             return
-        if any(t is None for t in (self.at(INPUT_TO[3]), self.at(RECURRENT_TO[3]))):
+        recurrent = self.at(RECURRENT_TO[3])
+        if self.at(INPUT_TO[3]) is None or recurrent is None:
             return
-        if opts.diagonal_recurrent or len(self.at(RECURRENT_TO[3]).shape) != 2:  # type: ignore[union-attr]
+        if opts.diagonal_recurrent or len(recurrent.shape) != 2:
             yield "diagonal recurrent weights are not supported"
             return
         if opts.activation not in ACTIVATION_CODES:
@@ -760,9 +761,9 @@ class BidirectionalLstmOperator(BuiltinOperator):
                 yield f"the {name} peephole weights must be all present or all absent"
             if self.at(d.projection) is None and n_output != n_cell:
                 yield f"the {name} output size {n_output} is not its cell count {n_cell} (no projection)"
-            state, cell = self.at(d.state), self.at(d.cell)
+            state, cell = self.required_input(d.state), self.required_input(d.cell)
             batch = steps[1] if opts.time_major else steps[0]
-            if state.size != batch * n_output or cell.size != batch * n_cell:  # type: ignore[union-attr]
+            if state.size != batch * n_output or cell.size != batch * n_cell:
                 yield f"the {name} states do not hold {batch} rows of {n_output} and {n_cell} values"
             for position in self._positions(d):
                 tensor = self.at(position)
@@ -802,10 +803,8 @@ class BidirectionalLstmOperator(BuiltinOperator):
         return {"lstm": "hk_lstm_f32"}
 
     def _ptrs(self, positions: Sequence[int | None]) -> list[str]:
-        return [
-            "NULL" if self.at(p) is None else self.ptr(self.at(p), const=True, ctype="float")  # type: ignore[arg-type]
-            for p in positions
-        ]
+        tensors = [self.at(p) for p in positions]
+        return ["NULL" if t is None else self.ptr(t, const=True, ctype="float") for t in tensors]
 
     def _call(self, name: str, d: Direction, reverse: bool) -> dict[str, Any]:
         opts = self.options
@@ -849,8 +848,8 @@ class BidirectionalLstmOperator(BuiltinOperator):
         args = [
             self.ptr(source, const=True, ctype="float"),
             "NULL" if aux is None else self.ptr(aux, const=True, ctype="float"),
-            self.ptr(self.at(d.state), ctype="float"),  # type: ignore[arg-type]
-            self.ptr(self.at(d.cell), ctype="float"),  # type: ignore[arg-type]
+            self.ptr(self.required_input(d.state), ctype="float"),
+            self.ptr(self.required_input(d.cell), ctype="float"),
             out,
             self.ptr(self.get_local_tensor("scratch"), ctype="float"),
         ]
