@@ -39,6 +39,15 @@ from helia_aot_ops_builtin.float16 import (
     f16_accumulation_fields,
     is_half,
 )
+from helia_aot_ops_builtin.hybrid import (
+    HYBRID_ACTIVATIONS,
+    HYBRID_RESTRICTION,
+    channel_scales,
+    filter_scale,
+    hybrid_weight_problems,
+    is_hybrid,
+    row_sums,
+)
 from helia_aot_ops_builtin.kernel_call import CTable, KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
@@ -64,6 +73,7 @@ class AirFullyConnectedOptions(AirOperatorOptions):
     weights_format: int = 0
     keep_num_dims: bool = False
     quantized_bias_type: str = "FLOAT32"
+    asymmetric_quantize_inputs: bool = False
 
 
 @dataclass(slots=True)
@@ -82,6 +92,7 @@ def _fc_options(raw: Any) -> AirFullyConnectedOptions:
         weights_format=int(raw.weightsFormat or 0),
         keep_num_dims=bool(raw.keepNumDims),
         quantized_bias_type=tensor_type_name(getattr(raw, "quantizedBiasType", 0)),
+        asymmetric_quantize_inputs=bool(getattr(raw, "asymmetricQuantizeInputs", False)),
     )
 
 
@@ -152,6 +163,7 @@ class FullyConnectedOperator(KernelCallOperator):
         "quantized_bias_type is INT32.",
         ACTIVATION_RESTRICTION,
         FLOAT16_RESTRICTION,
+        HYBRID_RESTRICTION,
     )
 
     @property
@@ -175,6 +187,8 @@ class FullyConnectedOperator(KernelCallOperator):
         return self.output_tensors[0]
 
     def kind(self) -> str | None:
+        if is_hybrid(self.source, self.weights, self.target):
+            return "hybrid"
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
         kind = KERNEL_SUFFIXES.get(key)
         if kind == "s16" and self.options.quantized_bias_type == "INT32":
@@ -185,8 +199,8 @@ class FullyConnectedOperator(KernelCallOperator):
         # float16 runs its own family (``_Float16``, Helium f16 on the M55). The int8 row-major
         # loop is a family of its own too (hk_fully_connected_generic.c), which leaves the packed
         # paths' translation unit, and so their speed, exactly as it was.
-        if self.kind() == "f16":
-            return ("fully_connected_f16",)
+        if self.kind() in ("f16", "hybrid"):
+            return (f"fully_connected_{self.kind()}",)
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return ("fully_connected_generic",)
         return self.KERNELS
@@ -211,7 +225,8 @@ class FullyConnectedOperator(KernelCallOperator):
                 f"{self.target.dtype} output are not supported"
             )
             return
-        if opts.activation not in FUSED_ACTIVATIONS:
+        allowed = HYBRID_ACTIVATIONS if kind == "hybrid" else FUSED_ACTIVATIONS
+        if opts.activation not in allowed:
             yield f"fused activation {opts.activation} is not supported"
         if opts.weights_format != 0:
             yield "shuffled weights are not supported"
@@ -228,6 +243,9 @@ class FullyConnectedOperator(KernelCallOperator):
         bias = self.bias
         if bias is not None and bias.size != units:
             yield f"bias {label(bias)} has {bias.size} elements for {units} units"
+        if kind == "hybrid":
+            yield from hybrid_weight_problems(self.weights, units, 0, bias)
+            return
         if kind in ("f32", "f16"):
             want = np.float32 if kind == "f32" else np.float16
             if bias is not None and bias.dtype.numpy != want:
@@ -293,6 +311,9 @@ class FullyConnectedOperator(KernelCallOperator):
         return 0 if self.weights.quantization.per_channel else -self.weights.zero_point()
 
     def on_resolve(self) -> None:
+        if self.kind() == "hybrid":
+            # One quantized input row at a time (the reference quantizes each row on its own).
+            self.add_scratch("quantized_row", int(self.weights.shape[1]), alignment=4)
         if self.packs_filter():
             self.intern_constant_array("packed_filter", pack_fc_filter(self.weights.data), alignment=16)
             bias = None if self.bias is None else self.bias.data
@@ -392,6 +413,8 @@ class FullyConnectedOperator(KernelCallOperator):
             ("output_features", str(units)),
         ]
         tables = []
+        if self.kind() == "hybrid":
+            return self.hybrid_kernel(fields)
         if self.kind() == "f16":
             lo, hi = float_clamp(self.options.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
@@ -454,6 +477,40 @@ class FullyConnectedOperator(KernelCallOperator):
             self.kernel_function(),
             args,
             "fully_connected_params_t",
+            dict(fields),
+            tables=tables,
+            params_in_run=True,
+        )
+
+
+    def hybrid_kernel(self, fields: list[tuple[str, str]]) -> KernelCall:
+        """``hk_fully_connected_hybrid``: float rows quantized per row, int8 weights."""
+        tables = []
+        scales = channel_scales(self.weights)
+        channel = "NULL"
+        if scales is not None:
+            table = CTable("channel_scale", "float", scales, "The weights' per-unit scales")
+            tables.append(table)
+            channel = self.table_ref(table)
+        sums = "NULL"
+        if self.options.asymmetric_quantize_inputs:
+            values = [str(int(v)) for v in row_sums(self.weights.data, 0)]
+            table = CTable("row_sums", "int32_t", values, "Per unit, the sum of its int8 weights")
+            tables.append(table)
+            sums = self.table_ref(table)
+        fields += [
+            ("asymmetric", "1" if self.options.asymmetric_quantize_inputs else "0"),
+            ("activation", str(HYBRID_ACTIVATIONS[self.options.activation])),
+            ("filter_scale", filter_scale(self.weights)),
+            ("channel_scale", channel),
+            ("row_sums", sums),
+        ]
+        scratch = self.ptr(self.get_local_tensor("quantized_row"), ctype="int8_t")
+        args = [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias)]
+        return KernelCall(
+            "fully_connected_hybrid",
+            [*args, scratch, self.ptr(self.target)],
+            "fully_connected_hybrid_params_t",
             dict(fields),
             tables=tables,
             params_in_run=True,

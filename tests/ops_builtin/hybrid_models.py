@@ -1,0 +1,93 @@
+"""Builder-made hybrid (dynamic-range quantized) single-operator models and their goldens.
+
+Hybrid: float32 input and output, int8 constant weights with float scales, float32 bias, as the
+TFLite converter writes with ``Optimize.DEFAULT`` and no representative data. The golden outputs
+come from LiteRT's reference interpreter (BUILTIN_REF) on inputs spread over a realistic range,
+with an all-zero sample among them (the reference's zero-input shortcut).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.builder import LiteRTModelBuilder
+
+ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
+
+
+def int8_weights(rng: np.random.Generator, shape: tuple[int, ...], axis: int, per_channel: bool):
+    """Random int8 weights with symmetric scales (one, or one per unit along ``axis``)."""
+    data = rng.integers(-127, 128, shape).astype(np.int8)
+    units = shape[axis] if per_channel else 1
+    scales = rng.uniform(2e-3, 2e-2, units).astype(np.float32)
+    return data, (scales, np.zeros(units, np.int64), axis if per_channel else 0)
+
+
+def fc_hybrid_model(
+    path: Path,
+    *,
+    batches: int,
+    depth: int,
+    units: int,
+    per_channel: bool = False,
+    asymmetric: bool = False,
+    activation: str = "NONE",
+    bias: bool = True,
+    seed: int = 0,
+) -> Path:
+    """One hybrid FULLY_CONNECTED: [batches, depth] float32 x [units, depth] int8 weights."""
+    rng = np.random.default_rng(seed)
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("input", (batches, depth), "float32")
+    data, q = int8_weights(rng, (units, depth), 0, per_channel)
+    w = b.add_tensor("weights", (units, depth), "int8", data=data, quantization=q)
+    inputs = [x, w]
+    if bias:
+        inputs.append(b.add_tensor("bias", (units,), "float32", data=rng.uniform(-1, 1, units)))
+    y = b.add_tensor("output", (batches, units), "float32")
+    options = litert.FullyConnectedOptionsT()
+    options.fusedActivationFunction = ACTIVATIONS[activation]
+    options.asymmetricQuantizeInputs = asymmetric
+    b.add_operator("FULLY_CONNECTED", inputs, [y], options)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+def hybrid_samples(model: Path, count: int, seed: int) -> list[list[np.ndarray]]:
+    """``count`` samples: the first all zero, the rest spread over a few scales, each row with
+    its own offset (so the asymmetric zero points vary)."""
+    rng = np.random.default_rng(seed)
+    details = Interpreter(model_path=str(model)).get_input_details()
+    samples = []
+    for k in range(count):
+        sample = []
+        for detail in details:
+            shape = tuple(int(d) for d in detail["shape"])
+            if k == 0:
+                sample.append(np.zeros(shape, np.float32))
+                continue
+            spread = 10.0 ** rng.uniform(-2, 1)
+            shift = rng.uniform(-1, 1, shape[:1] + (1,) * (len(shape) - 1)) * spread
+            sample.append((rng.standard_normal(shape) * spread + shift).astype(np.float32))
+        samples.append(sample)
+    return samples
+
+
+def reference_golden(model: Path, samples: list[list[np.ndarray]], target: Path) -> Path:
+    """The golden npz (``input_i`` / ``output_j``, samples stacked) from the reference kernels."""
+    interpreter = Interpreter(model_path=str(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter.allocate_tensors()
+    outputs = []
+    for sample in samples:
+        for detail, value in zip(interpreter.get_input_details(), sample):
+            interpreter.set_tensor(detail["index"], value)
+        interpreter.invoke()
+        outputs.append([interpreter.get_tensor(d["index"]).copy() for d in interpreter.get_output_details()])
+    arrays = {f"input_{i}": np.stack([s[i] for s in samples]) for i in range(len(samples[0]))}
+    arrays.update({f"output_{j}": np.stack([o[j] for o in outputs]) for j in range(len(outputs[0]))})
+    np.savez(target, **arrays)
+    return target
