@@ -91,3 +91,54 @@ def reference_golden(model: Path, samples: list[list[np.ndarray]], target: Path)
     arrays.update({f"output_{j}": np.stack([o[j] for o in outputs]) for j in range(len(outputs[0]))})
     np.savez(target, **arrays)
     return target
+
+
+def conv_hybrid_model(
+    path: Path,
+    *,
+    depthwise: bool = False,
+    batches: int = 1,
+    height: int = 6,
+    width: int = 5,
+    channels: int = 3,
+    out_channels: int = 4,
+    kernel: tuple[int, int] = (3, 3),
+    stride: tuple[int, int] = (1, 1),
+    dilation: tuple[int, int] = (1, 1),
+    padding: str = "SAME",
+    per_channel: bool = True,
+    activation: str = "NONE",
+    bias: bool = True,
+    seed: int = 0,
+) -> Path:
+    """One hybrid CONV_2D (filter [out, kh, kw, in]) or DEPTHWISE_CONV_2D (filter [1, kh, kw,
+    out], out a multiple of the input channels) over a float32 NHWC input."""
+    rng = np.random.default_rng(seed)
+    kh, kw = kernel
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("input", (batches, height, width, channels), "float32")
+    shape = (1, kh, kw, out_channels) if depthwise else (out_channels, kh, kw, channels)
+    data, q = int8_weights(rng, shape, 3 if depthwise else 0, per_channel)
+    w = b.add_tensor("filter", shape, "int8", data=data, quantization=q)
+    inputs = [x, w]
+    if bias:
+        inputs.append(b.add_tensor("bias", (out_channels,), "float32", data=rng.uniform(-1, 1, out_channels)))
+
+    def out_size(size: int, k: int, s: int, d: int) -> int:
+        span = (k - 1) * d + 1
+        return -(-size // s) if padding == "SAME" else (size - span) // s + 1
+
+    oh = out_size(height, kh, stride[0], dilation[0])
+    ow = out_size(width, kw, stride[1], dilation[1])
+    y = b.add_tensor("output", (batches, oh, ow, out_channels), "float32")
+    options = litert.DepthwiseConv2DOptionsT() if depthwise else litert.Conv2DOptionsT()
+    options.padding = getattr(litert.Padding, padding)
+    options.strideH, options.strideW = stride
+    options.dilationHFactor, options.dilationWFactor = dilation
+    options.fusedActivationFunction = ACTIVATIONS[activation]
+    if depthwise:
+        options.depthMultiplier = out_channels // channels
+    b.add_operator("DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", inputs, [y], options)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
