@@ -1,0 +1,78 @@
+"""Hybrid FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D on both cores under QEMU.
+
+The builder-made hybrid models of tests/ops_builtin/hybrid_models.py (float32 activations, int8
+weights; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
+golden outputs from LiteRT's reference kernels, linked into one program per core. Float outputs
+must be within the core's documented bound (CORE_FLOAT_ULP); the kernels call no libm function
+here (no TANH), so the measured result is exact on both cores.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.testing import CORES, cross_build_program, run_qemu
+
+from .corpus import CORE_FLOAT_ULP
+from .linked import Module, check_verdicts, write_main
+
+pytestmark = [pytest.mark.cross]
+
+
+def _builders():
+    """tests/ops_builtin/hybrid_models.py (the e2e and ops_builtin folders are separate packages)."""
+    path = Path(__file__).resolve().parents[1] / "ops_builtin" / "hybrid_models.py"
+    spec = importlib.util.spec_from_file_location("hybrid_models_for_cross", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+H = _builders()
+
+
+def models(root: Path) -> dict[str, Path]:
+    return {
+        "fc_symmetric": H.fc_hybrid_model(root / "fc_s.tflite", batches=2, depth=37, units=9, seed=1),
+        "fc_asymmetric_per_unit": H.fc_hybrid_model(
+            root / "fc_a.tflite", batches=3, depth=48, units=8, per_channel=True, asymmetric=True, seed=2
+        ),
+        "conv_per_channel": H.conv_hybrid_model(root / "conv_c.tflite", stride=(2, 1), seed=3),
+        "conv_per_tensor": H.conv_hybrid_model(
+            root / "conv_t.tflite", per_channel=False, activation="RELU6", seed=4
+        ),
+        "depthwise": H.conv_hybrid_model(root / "dw.tflite", depthwise=True, out_channels=6, seed=5),
+    }
+
+
+@pytest.mark.parametrize("core", sorted(CORES))
+def test_hybrid_operators_pass_on_the_core(core, tmp_path):
+    modules = []
+    for i, (name, model) in enumerate(models(tmp_path).items()):
+        golden = H.reference_golden(model, H.hybrid_samples(model, 4, seed=i), tmp_path / f"{name}.npz")
+        config = ConvertArgs.model_validate(
+            {
+                "model": {"path": str(model)},
+                "module": {"path": str(tmp_path / name), "name": "module", "prefix": f"h{i}"},
+                "test": {
+                    "enabled": True,
+                    "golden_data": str(golden),
+                    "tolerance": 0.0,
+                    "tolerance_ulp": CORE_FLOAT_ULP[core],
+                },
+            }
+        )
+        result = AotConverter(config).convert()
+        modules.append(Module(name, result.prefix, Path(result.output)))
+    main = write_main(modules, tmp_path / "main.c")
+    sources = [main, *(s for m in modules for s in m.sources)]
+    elf = cross_build_program(
+        sources, tmp_path, CORES[core], include_dirs=[d for m in modules for d in m.include_dirs]
+    )
+    run = run_qemu(elf, CORES[core], timeout=300, count=False)
+    assert run.returncode == 0, run.stdout
+    check_verdicts(run.stdout, modules)
+    print(run.stdout)
