@@ -72,7 +72,9 @@ def test_fully_connected_hybrid_tanh_within_bound(tmp_path):
     asymmetric=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-def test_fully_connected_hybrid_random_geometry(tmp_path_factory, batches, depth, units, per_channel, asymmetric, seed):
+def test_fully_connected_hybrid_random_geometry(
+    tmp_path_factory, batches, depth, units, per_channel, asymmetric, seed
+):
     tmp = tmp_path_factory.mktemp("fc")
     model = fc_hybrid_model(
         tmp / "fc.tflite",

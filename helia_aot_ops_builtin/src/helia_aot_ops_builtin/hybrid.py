@@ -40,7 +40,9 @@ def is_hybrid(source: AirTensor, weights: AirTensor | None, target: AirTensor) -
     )
 
 
-def hybrid_weight_problems(weights: AirTensor, units: int, axis: int, bias: AirTensor | None) -> Iterator[str]:
+def hybrid_weight_problems(
+    weights: AirTensor, units: int, axis: int, bias: AirTensor | None
+) -> Iterator[str]:
     """What stops ``weights`` (and ``bias``) from feeding a hybrid kernel with ``units`` units
     counted along ``axis`` of the weights."""
     if not weights.is_constant:

@@ -27,6 +27,7 @@ from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
+from helia_aot_ops_builtin.hybrid import HYBRID_RESTRICTION, hybrid_weight_problems, is_hybrid
 from helia_aot_ops_builtin.im2col_packing import (
     im2col_applies,
     im2col_column,
@@ -35,7 +36,6 @@ from helia_aot_ops_builtin.im2col_packing import (
     im2col_packed,
     im2col_quant,
 )
-from helia_aot_ops_builtin.hybrid import HYBRID_RESTRICTION, hybrid_weight_problems, is_hybrid
 from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.quantization import (

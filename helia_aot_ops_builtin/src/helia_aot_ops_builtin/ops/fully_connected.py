@@ -482,7 +482,6 @@ class FullyConnectedOperator(KernelCallOperator):
             params_in_run=True,
         )
 
-
     def hybrid_kernel(self, fields: list[tuple[str, str]]) -> KernelCall:
         """``hk_fully_connected_hybrid``: float rows quantized per row, int8 weights."""
         tables = []
