@@ -2,7 +2,9 @@
 
 The builder-made hybrid models of tests/ops_builtin/hybrid_models.py (float32 activations, int8
 weights; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
-golden outputs from LiteRT's reference kernels, linked into one program per core. Float outputs
+golden outputs from LiteRT's reference kernels, and the hybrid corpus models (KWS DS-CNN and the
+AD autoencoder quantized with ai-edge-quantizer's dynamic recipe), linked into one program per
+core. Float outputs
 must be within the core's documented bound (CORE_FLOAT_ULP); the kernels call no libm function
 here (no TANH), so the measured result is exact on both cores.
 """
@@ -17,7 +19,7 @@ from helia_aot import AotConverter, ConvertArgs
 from helia_aot.testing import CORES, cross_build_program, run_qemu
 
 from .corpus import CORE_FLOAT_ULP
-from .linked import Module, check_verdicts, write_main
+from .linked import Module, check_verdicts, convert_models, write_main
 
 pytestmark = [pytest.mark.cross]
 
@@ -32,6 +34,8 @@ def _builders():
 
 
 H = _builders()
+CORPUS = ("mlperf_kws_dscnn_hybrid", "mlperf_ad_fc_autoencoder_hybrid")
+"""The hybrid corpus models (tests/data/hybrid/make_hybrid_models.py)."""
 
 
 def models(root: Path) -> dict[str, Path]:
@@ -50,7 +54,8 @@ def models(root: Path) -> dict[str, Path]:
 
 @pytest.mark.parametrize("core", sorted(CORES))
 def test_hybrid_operators_pass_on_the_core(core, tmp_path):
-    modules = []
+    (tmp_path / "corpus").mkdir()
+    modules = convert_models(CORPUS, tmp_path / "corpus", core=core)
     for i, (name, model) in enumerate(models(tmp_path).items()):
         golden = H.reference_golden(model, H.hybrid_samples(model, 4, seed=i), tmp_path / f"{name}.npz")
         config = ConvertArgs.model_validate(
