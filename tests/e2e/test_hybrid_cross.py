@@ -1,4 +1,4 @@
-"""Hybrid FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D on both cores under QEMU.
+"""Hybrid FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL on both cores under QEMU.
 
 The builder-made hybrid models of tests/ops_builtin/hybrid_models.py (float32 activations, int8
 weights; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
@@ -49,6 +49,16 @@ def models(root: Path) -> dict[str, Path]:
             root / "conv_t.tflite", per_channel=False, activation="RELU6", seed=4
         ),
         "depthwise": H.conv_hybrid_model(root / "dw.tflite", depthwise=True, out_channels=6, seed=5),
+        "batch_matmul_adjoint_asymmetric": H.bmm_hybrid_model(
+            root / "bmm.tflite",
+            lhs_shape=(2, 10, 3),
+            rhs_shape=(2, 6, 10),
+            adj_x=True,
+            adj_y=True,
+            per_channel=True,
+            asymmetric=True,
+            seed=6,
+        ),
     }
 
 

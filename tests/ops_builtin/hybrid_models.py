@@ -142,3 +142,38 @@ def conv_hybrid_model(
     b.set_inputs([x])
     b.set_outputs([y])
     return b.save(path)
+
+
+def bmm_hybrid_model(
+    path: Path,
+    *,
+    lhs_shape: tuple[int, ...],
+    rhs_shape: tuple[int, ...],
+    adj_x: bool = False,
+    adj_y: bool = False,
+    per_channel: bool = False,
+    asymmetric: bool = False,
+    seed: int = 0,
+) -> Path:
+    """One hybrid BATCH_MATMUL: float32 lhs times a constant int8 rhs (scales per tensor or per
+    column of the product)."""
+    rng = np.random.default_rng(seed)
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("lhs", lhs_shape, "float32")
+    axis = len(rhs_shape) - (2 if adj_y else 1)
+    data, q = int8_weights(rng, rhs_shape, axis, per_channel)
+    w = b.add_tensor("rhs", rhs_shape, "int8", data=data, quantization=q)
+    rows = lhs_shape[-1] if adj_x else lhs_shape[-2]
+    cols = rhs_shape[-2] if adj_y else rhs_shape[-1]
+    rank = max(len(lhs_shape), len(rhs_shape))
+    lb = (1,) * (rank - len(lhs_shape)) + tuple(lhs_shape[:-2])
+    rb = (1,) * (rank - len(rhs_shape)) + tuple(rhs_shape[:-2])
+    batch = tuple(max(u, v) for u, v in zip(lb, rb))
+    y = b.add_tensor("output", (*batch, rows, cols), "float32")
+    options = litert.BatchMatMulOptionsT()
+    options.adjX, options.adjY = adj_x, adj_y
+    options.asymmetricQuantizeInputs = asymmetric
+    b.add_operator("BATCH_MATMUL", [x, w], [y], options)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)

@@ -1,7 +1,8 @@
-"""Hybrid (dynamic-range quantized) FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D against LiteRT.
+"""Hybrid (dynamic-range quantized) FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL
+against LiteRT.
 
 float32 activations with int8 weights: each module quantizes its float input at run time as the
-reference does (per row for FULLY_CONNECTED, per image for the convolutions; symmetric or
+reference does (per row for FULLY_CONNECTED and BATCH_MATMUL, per image for the convolutions; symmetric or
 asymmetric) and must give the reference interpreter's float outputs bit for bit on the host
 (built with ASan and UBSan): the kernels repeat LiteRT's float operations in its order. The one
 exception is the TANH activation, where the host's tanhf and the reference's differ by up to a
@@ -20,7 +21,13 @@ from helia_aot.testing import run_module_test_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .hybrid_models import conv_hybrid_model, fc_hybrid_model, hybrid_samples, reference_golden
+from .hybrid_models import (
+    bmm_hybrid_model,
+    conv_hybrid_model,
+    fc_hybrid_model,
+    hybrid_samples,
+    reference_golden,
+)
 
 HOST_TANH_ULP = 8
 """Bound for the TANH activation on the host: LiteRT's vectorised tanh is not glibc's tanhf (worst
@@ -113,3 +120,21 @@ def test_depthwise_hybrid_with_one_filter_scale_is_refused(tmp_path):
     config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out"), "name": "module"}}
     with pytest.raises(UnsupportedModelError, match="needs 3 filter scales"):
         AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+BMM_CASES = {
+    "per_tensor": dict(lhs_shape=(3, 10), rhs_shape=(10, 4)),
+    "asymmetric_batched_lhs": dict(lhs_shape=(2, 3, 10), rhs_shape=(10, 5), asymmetric=True),
+    "adjoint_per_column": dict(
+        lhs_shape=(2, 10, 3), rhs_shape=(2, 6, 10), adj_x=True, adj_y=True, per_channel=True
+    ),
+    "broadcast_lhs_asymmetric_per_column": dict(
+        lhs_shape=(1, 4, 7), rhs_shape=(3, 7, 5), per_channel=True, asymmetric=True
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BMM_CASES))
+def test_batch_matmul_hybrid_is_bit_exact(case, tmp_path):
+    model = bmm_hybrid_model(tmp_path / "bmm.tflite", seed=5, **BMM_CASES[case])
+    assert "bit-exact" in convert_and_run(model, tmp_path)

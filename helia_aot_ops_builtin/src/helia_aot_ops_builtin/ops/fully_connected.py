@@ -82,6 +82,7 @@ class AirBatchMatMulOptions(AirOperatorOptions):
 
     adj_x: bool = False
     adj_y: bool = False
+    asymmetric_quantize_inputs: bool = False
 
 
 def _fc_options(raw: Any) -> AirFullyConnectedOptions:
@@ -99,7 +100,11 @@ def _fc_options(raw: Any) -> AirFullyConnectedOptions:
 def _bmm_options(raw: Any) -> AirBatchMatMulOptions:
     if raw is None:
         return AirBatchMatMulOptions()
-    return AirBatchMatMulOptions(adj_x=bool(raw.adjX), adj_y=bool(raw.adjY))
+    return AirBatchMatMulOptions(
+        adj_x=bool(raw.adjX),
+        adj_y=bool(raw.adjY),
+        asymmetric_quantize_inputs=bool(getattr(raw, "asymmetricQuantizeInputs", False)),
+    )
 
 
 parse_fully_connected = simple_parser(AirOpType.FULLY_CONNECTED.value, _fc_options)
@@ -526,6 +531,9 @@ class BatchMatMulOperator(KernelCallOperator):
         "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
         "Types: float32, float16, or int8 operands and output quantized per tensor.",
         FLOAT16_RESTRICTION,
+        "Hybrid: float32 lhs and output with a constant int8 rhs (per tensor, or per column), each "
+        "lhs row quantized at run time as LiteRT does (symmetric, or asymmetric with "
+        "asymmetric_quantize_inputs).",
     )
 
     @property
@@ -555,17 +563,28 @@ class BatchMatMulOperator(KernelCallOperator):
     def call_role(self) -> str:
         return self.op.op_type.lower()  # the records name the call by operator type
 
+    def hybrid(self) -> bool:
+        """float32 lhs and output with int8 rhs (LiteRT's hybrid BATCH_MATMUL)."""
+        return is_hybrid(self.input_tensors[0], self.input_tensors[1], self.output_tensors[0])
+
     def kernel_function(self) -> str:
+        if self.hybrid():
+            return "batch_matmul_hybrid"
         suffix = {np.float32: "f32", np.float16: "f16"}.get(self.output_tensors[0].dtype.numpy.type, "s8")
         return f"batch_matmul_{suffix}"
 
     def kernel_families(self) -> tuple[str, ...]:
         # float16 runs its own family (``_Float16``, Helium f16 on the M55).
+        if self.hybrid():
+            return ("batch_matmul_hybrid",)
         return ("batch_matmul_f16",) if is_half(self.output_tensors[0]) else self.KERNELS
 
     def check(self) -> Iterable[str]:
         lhs, rhs = self.input_tensors[:2]
         out = self.output_tensors[0]
+        if self.hybrid():
+            yield from self.hybrid_problems()
+            return
         if not (lhs.dtype == rhs.dtype == out.dtype):
             yield f"operand types {lhs.dtype}, {rhs.dtype} and output {out.dtype} must all match"
             return
@@ -589,6 +608,59 @@ class BatchMatMulOperator(KernelCallOperator):
                     yield f"{label(tensor)} must be quantized per tensor"
                     return
 
+    def hybrid_problems(self) -> Iterable[str]:
+        lhs, rhs = self.input_tensors[:2]
+        if not (2 <= len(lhs.shape) <= 5 and 2 <= len(rhs.shape) <= 4):
+            yield "a hybrid BATCH_MATMUL needs an lhs of rank 2 to 5 and an rhs of rank 2 to 4"
+            return
+        rows, depth, rhs_depth, cols = self._matrices()
+        if depth != rhs_depth or depth < 1:
+            yield f"lhs depth {depth} does not match rhs depth {rhs_depth}"
+            return
+        batch, lb, rb = self._batches()
+        if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
+            yield f"batch dimensions {lhs.shape[:-2]} and {rhs.shape[:-2]} do not broadcast"
+            return
+        axis = len(rhs.shape) - (2 if self.options.adj_y else 1)
+        yield from hybrid_weight_problems(rhs, int(cols), axis, None)
+
+    def on_resolve(self) -> None:
+        if self.hybrid():
+            # One lhs row at a time: depth floats (gathered) then their depth int8 values.
+            self.add_scratch("quantized_row", 5 * self._matrices()[1], alignment=4)
+
+    def hybrid_kernel(self, fields: list[tuple[str, str]]) -> KernelCall:
+        """``hk_batch_matmul_hybrid``: lhs rows quantized one by one, int8 rhs."""
+        rhs = self.input_tensors[1]
+        data = np.asarray(rhs.data, np.int64)
+        sums = data.sum(axis=-1 if self.options.adj_y else -2).reshape(-1).astype(np.int32)
+        tables = [CTable("row_sums", "int32_t", [str(int(v)) for v in sums], "Per column, its weights' sum")]
+        channel = "NULL"
+        scales = channel_scales(rhs)
+        if scales is not None:
+            tables.append(CTable("channel_scale", "float", scales, "The rhs's per-column scales"))
+            channel = self.table_ref(tables[-1])
+        fields += [
+            ("asymmetric", "1" if self.options.asymmetric_quantize_inputs else "0"),
+            ("filter_scale", filter_scale(rhs)),
+            ("channel_scale", channel),
+            ("row_sums", self.table_ref(tables[0])),
+        ]
+        scratch = self.ptr(self.get_local_tensor("quantized_row"), ctype="void")
+        return KernelCall(
+            "batch_matmul_hybrid",
+            [
+                self.data_ptr(self.input_tensors[0]),
+                self.data_ptr(rhs),
+                scratch,
+                self.ptr(self.output_tensors[0]),
+            ],
+            "batch_matmul_hybrid_params_t",
+            dict(fields),
+            tables=tables,
+            params_in_run=True,
+        )
+
     def macs(self) -> int:
         batch, _, _ = self._batches()
         rows, depth, _, cols = self._matrices()
@@ -609,6 +681,8 @@ class BatchMatMulOperator(KernelCallOperator):
             ("adj_x", str(int(self.options.adj_x))),
             ("adj_y", str(int(self.options.adj_y))),
         ]
+        if self.hybrid():
+            return self.hybrid_kernel(fields)
         if out.dtype.numpy == np.int8:
             multiplier, shift = product_multiplier(lhs, rhs, out)
             fields += [
