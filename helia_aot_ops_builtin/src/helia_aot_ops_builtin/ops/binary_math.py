@@ -26,6 +26,8 @@ from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
     ACTIVATION_RESTRICTION,
+    quantize_multiplier,
+    quantized_clamp,
     FUSED_ACTIVATIONS,
     activation_range_float,
 )
@@ -137,11 +139,13 @@ class DivOperator(BinaryMathOperator):
 
     TYPE = "DIV"
     FUNCTION = "div"
-    SUPPORTED_DTYPES = (np.float16, np.float32, np.int32)
+    SUPPORTED_DTYPES = (np.float16, np.float32, np.int8, np.int16, np.int32)
     RESTRICTIONS = BinaryMathOperator.RESTRICTIONS + (
         ACTIVATION_RESTRICTION,
         F16_BROADCAST,
         FLOAT16_RESTRICTION,
+        "int8 and int16: every tensor quantized per tensor (int16 with zero points 0); LiteRT's "
+        "fixed-point division, a divisor equal to its zero point is a run-time error.",
     )
 
     @property
@@ -151,12 +155,26 @@ class DivOperator(BinaryMathOperator):
     def activation(self) -> str:
         return self.typed_options(AirDivOptions).activation
 
+    @property
+    def quantized(self) -> bool:
+        return self.target.dtype.numpy in (np.dtype(np.int8), np.dtype(np.int16))
+
     def kernel_families(self) -> tuple[str, ...]:
+        if self.quantized:
+            return ("div_quant",)
         return ("binary_f16",) if self.half else self.KERNELS
 
     def check(self) -> Iterable[str]:
         problems = list(super().check())
         yield from problems
+        if not problems and self.quantized:
+            for tensor in (*self.input_tensors, self.target):
+                q = tensor.quantization
+                if q is None or q.per_channel:
+                    yield f"{tensor.source_name or tensor.name!r} must be quantized per tensor"
+                    return
+                if tensor.dtype.numpy == np.dtype(np.int16) and tensor.zero_point() != 0:
+                    yield f"int16 {tensor.source_name or tensor.name!r} needs zero point 0"
         if not problems and self.half:
             try:
                 broadcast_geometry(*(t.shape for t in self.input_tensors))
@@ -167,7 +185,34 @@ class DivOperator(BinaryMathOperator):
         if self.half:
             lhs, rhs = self.input_tensors
             return binary_f16_call("div", lhs, rhs, self.target, self.activation(), self.ptr)
+        if self.quantized:
+            return self.quantized_kernel()
         return super().kernel()
+
+    def quantized_kernel(self) -> KernelCall:
+        """``hk_div_s8`` / ``hk_div_s16``: LiteRT's Prepare multiplies the float scales in float,
+        input1 / (input2 * output), then quantizes that multiplier."""
+        lhs, rhs = self.input_tensors
+        scale = np.float32(lhs.scale()) / (np.float32(rhs.scale()) * np.float32(self.target.scale()))
+        multiplier, shift = quantize_multiplier(float(np.float32(scale)))
+        lo, hi = quantized_clamp(self.activation(), self.target)
+        params = {
+            "walk": walk_geometry(self.target.shape, [lhs.shape, rhs.shape]),
+            "input1_offset": -lhs.zero_point(),
+            "input2_offset": -rhs.zero_point(),
+            "output_offset": self.target.zero_point(),
+            "output_multiplier": multiplier,
+            "output_shift": shift,
+            "act_min": lo,
+            "act_max": hi,
+        }
+        suffix = "s8" if self.target.dtype.numpy == np.dtype(np.int8) else "s16"
+        return KernelCall(
+            function=f"div_{suffix}",
+            params_type="div_quant_params_t",
+            params=params,
+            data_args=[self.ptr(lhs, const=True), self.ptr(rhs, const=True), self.ptr(self.target)],
+        )
 
 
 class PowOperator(BinaryMathOperator):
