@@ -26,10 +26,10 @@ from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
     ACTIVATION_RESTRICTION,
-    quantize_multiplier,
-    quantized_clamp,
     FUSED_ACTIVATIONS,
     activation_range_float,
+    quantize_multiplier,
+    quantized_clamp,
 )
 from helia_aot_ops_builtin.walk_geometry import WALK_MAX_RANK, broadcast_shapes, walk_geometry
 
