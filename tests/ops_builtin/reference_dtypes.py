@@ -152,3 +152,46 @@ DIV_CASES = {
     "int16_broadcast": ("int16", ((2, 3, 4), (2, 1, 4), (2, 3, 4)), ((0.001, 0), (0.0005, 0), (0.004, 0)), 0),
 }
 """name -> (element type, shapes, (scale, zero point) per tensor, fused activation code)."""
+
+
+NARROW_INTEGER_CASES = (
+    ("NEG", "int8"),
+    ("NEG", "int16"),
+    ("NEG", "int64"),
+    ("FLOOR_DIV", "int8"),
+    ("FLOOR_DIV", "int16"),
+    ("FLOOR_MOD", "int8"),
+    ("FLOOR_MOD", "int16"),
+    ("FLOOR_MOD", "int64"),
+    ("SQUARED_DIFFERENCE", "int32"),
+)
+"""Pairs that convert since issue 31 and compute on the stored integers (``hk_math_narrow``)."""
+
+
+def integer_golden(model: Path, samples: int, seed: int, target: Path) -> Path:
+    """Golden npz of ``samples`` random integer inputs through the reference kernels: int8 and
+    int16 over their whole range (the extremes included), wider types over +-100000; a second
+    input is a divisor, so zeros become 1."""
+    rng = np.random.default_rng(seed)
+    interpreter = Interpreter(model_path=str(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter.allocate_tensors()
+    details = interpreter.get_input_details()
+    inputs: list[list[np.ndarray]] = [[] for _ in details]
+    outputs = []
+    for _ in range(samples):
+        for i, detail in enumerate(details):
+            dtype = np.dtype(detail["dtype"])
+            info = np.iinfo(dtype)
+            lo, hi = max(info.min, -100000), min(info.max, 100000)
+            value = rng.integers(lo, hi, detail["shape"], endpoint=True).astype(dtype)
+            value.flat[0], value.flat[-1] = lo, hi
+            if i == 1:
+                value[value == 0] = 1
+                value.flat[1] = -1
+            interpreter.set_tensor(detail["index"], value)
+            inputs[i].append(value)
+        interpreter.invoke()
+        outputs.append(interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).copy())
+    arrays = {f"input_{i}": np.stack(values) for i, values in enumerate(inputs)}
+    np.savez(target, **arrays, output_0=np.stack(outputs))
+    return target

@@ -14,23 +14,27 @@ import re
 from pathlib import Path
 
 import pytest
-from helia_aot import ConvertArgs
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.registry import build_default_registry_context
 from helia_aot.support import check_model
+from helia_aot.testing import run_module_test_case
 
-from .reference_dtypes import DTYPES, OPERATORS, reference_runs, single_op_model
+from .reference_dtypes import (
+    DTYPES,
+    NARROW_INTEGER_CASES,
+    OPERATORS,
+    integer_golden,
+    reference_runs,
+    single_op_model,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "operators.md"
 
 KNOWN_MISSING = frozenset(
     {
-        *(("NEG", t) for t in ("int8", "int16", "int64")),
         *((op, "uint8") for op in "RELU RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH".split()),
         *((op, "uint8") for op in "HARD_SWISH GELU LEAKY_RELU LOG_SOFTMAX SOFTMAX".split()),
         *((op, "uint8") for op in "ADD SUB MUL DIV MAXIMUM MINIMUM".split()),
-        ("SQUARED_DIFFERENCE", "int32"),
-        *(("FLOOR_DIV", t) for t in ("int8", "int16")),
-        *(("FLOOR_MOD", t) for t in ("int8", "int16", "int64")),
     }
 )
 """(operator, element type) pairs LiteRT's reference kernels run that do not convert yet."""
@@ -59,10 +63,11 @@ def test_every_reference_type_converts_or_is_listed_missing(survey):
     assert sum(runs for runs, _ in survey.values()) > 100  # the survey saw the reference run
 
 
-def test_div_quantized_types_now_convert(survey):
-    """DIV int8 and int16 (refused before issue 31) run in the reference and convert."""
-    assert survey[("DIV", "int8")] == (True, True)
-    assert survey[("DIV", "int16")] == (True, True)
+def test_the_pairs_added_for_issue_31_convert(survey):
+    """DIV int8 and int16 and the integer forms (refused before issue 31) run in the reference
+    and convert."""
+    for pair in (("DIV", "int8"), ("DIV", "int16"), *NARROW_INTEGER_CASES):
+        assert survey[pair] == (True, True), pair
 
 
 def test_the_operator_page_lists_the_missing_pairs():
@@ -73,3 +78,18 @@ def test_the_operator_page_lists_the_missing_pairs():
     for op, types in re.findall(r"^- `(\w+)`: (.+)$", section, re.MULTILINE):
         listed.update((op, t) for t in re.findall(r"`(\w+)`", types))
     assert listed == KNOWN_MISSING
+
+
+@pytest.mark.parametrize(("op", "dtype"), NARROW_INTEGER_CASES)
+def test_integer_forms_match_the_reference(op, dtype, tmp_path):
+    """The integer pairs added for issue 31 run bit-exact on the host (ASan/UBSan)."""
+    model = single_op_model(tmp_path / "op.tflite", op, dtype)
+    golden = integer_golden(model, 3, 1, tmp_path / "golden.npz")
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed and "bit-exact" in run.stdout, f"{run.stdout}\n{run.stderr[-4000:]}"

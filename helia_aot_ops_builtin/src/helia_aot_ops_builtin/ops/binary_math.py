@@ -92,6 +92,10 @@ class BinaryMathOperator(KernelCallOperator):
     def activation(self) -> str:
         return "NONE"
 
+    def function_suffix(self) -> str:
+        """The kernel name's type suffix: ``hk_<FUNCTION>_<suffix>``."""
+        return _SUFFIX[self.target.dtype.numpy]
+
     def check(self) -> Iterable[str]:
         if len(self.input_tensors) != 2 or len(self.output_tensors) != 1:
             yield (
@@ -125,7 +129,7 @@ class BinaryMathOperator(KernelCallOperator):
             "int_max": ihi,
         }
         return KernelCall(
-            function=f"{self.FUNCTION}_{_SUFFIX[self.target.dtype.numpy]}",
+            function=f"{self.FUNCTION}_{self.function_suffix()}",
             params_type="math_params_t",
             params=params,
             data_args=[self.ptr(lhs, const=True), self.ptr(rhs, const=True), self.ptr(self.target)],
@@ -222,18 +226,44 @@ class PowOperator(BinaryMathOperator):
     FUNCTION = "pow"
 
 
-class FloorDivOperator(BinaryMathOperator):
+_NARROW_SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.int64): "s64"}
+"""The integer types whose kernels live in ``hk_math_narrow`` (stored integers, no rescale)."""
+NARROW_NOTE = (
+    "int8, int16 (and for FLOOR_MOD int64) compute on the stored integers as LiteRT does, "
+    "ignoring quantization parameters; a zero divisor is a run-time error."
+)
+
+
+class _NarrowIntegerMath(BinaryMathOperator):
+    """FLOOR_DIV and FLOOR_MOD: int8/int16/int64 run ``hk_math_narrow``, the rest ``hk_math``."""
+
+    RESTRICTIONS = BinaryMathOperator.RESTRICTIONS + (NARROW_NOTE,)
+
+    @property
+    def narrow(self) -> bool:
+        return self.target.dtype.numpy in _NARROW_SUFFIX
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("math_narrow",) if self.narrow else self.KERNELS
+
+    def function_suffix(self) -> str:
+        return _NARROW_SUFFIX[self.target.dtype.numpy] if self.narrow else super().function_suffix()
+
+
+class FloorDivOperator(_NarrowIntegerMath):
     """FLOOR_DIV: floor(x / y), the quotient taken in double as LiteRT does."""
 
     TYPE = "FLOOR_DIV"
     FUNCTION = "floor_div"
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.int32)
 
 
-class FloorModOperator(BinaryMathOperator):
+class FloorModOperator(_NarrowIntegerMath):
     """FLOOR_MOD: the remainder with the divisor's sign."""
 
     TYPE = "FLOOR_MOD"
     FUNCTION = "floor_mod"
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.int32, np.int64)
 
 
 class Atan2Operator(BinaryMathOperator):

@@ -1,8 +1,9 @@
-"""Quantized DIV (int8, int16; hk_div_quant) on both cores under QEMU, bit for bit.
+"""The (operator, element type) pairs added for issue 31 on both cores under QEMU, bit for bit.
 
-The generated models of tests/ops_builtin/reference_dtypes.py (DIV_CASES) with golden outputs
-from LiteRT's reference kernels, linked into one program per core; integer outputs must match
-exactly.
+Quantized DIV (int8, int16; hk_div_quant) and the integer forms computed on the stored values
+(hk_math_narrow: NEG, FLOOR_DIV, FLOOR_MOD, SQUARED_DIFFERENCE): the generated models of
+tests/ops_builtin/reference_dtypes.py with golden outputs from LiteRT's reference kernels, linked
+into one program per core; integer outputs must match exactly.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ R = _builders()
 
 
 @pytest.mark.parametrize("core", sorted(CORES))
-def test_div_quantized_passes_on_the_core(core, tmp_path):
+def test_new_element_types_pass_on_the_core(core, tmp_path):
     modules = []
     for i, (name, (dtype, shapes, quant, activation)) in enumerate(sorted(R.DIV_CASES.items())):
         model = R.div_quantized_model(tmp_path / f"{name}.tflite", dtype, shapes, quant, activation)
@@ -41,6 +42,19 @@ def test_div_quantized_passes_on_the_core(core, tmp_path):
             {
                 "model": {"path": str(model)},
                 "module": {"path": str(tmp_path / name), "name": "module", "prefix": f"d{i}"},
+                "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
+            }
+        )
+        result = AotConverter(config).convert()
+        modules.append(Module(name, result.prefix, Path(result.output)))
+    for i, (op, dtype) in enumerate(R.NARROW_INTEGER_CASES):
+        name = f"{op.lower()}_{dtype}"
+        model = R.single_op_model(tmp_path / f"{name}.tflite", op, dtype)
+        golden = R.integer_golden(model, 2, i, tmp_path / f"{name}.npz")
+        config = ConvertArgs.model_validate(
+            {
+                "model": {"path": str(model)},
+                "module": {"path": str(tmp_path / name), "name": "module", "prefix": f"n{i}"},
                 "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
             }
         )
