@@ -1,4 +1,5 @@
-"""Hybrid FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL on both cores under QEMU.
+"""Hybrid FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL and UNIDIRECTIONAL_SEQUENCE_RNN
+on both cores under QEMU (the RNN's state carried across the golden samples).
 
 The builder-made hybrid models of tests/ops_builtin/hybrid_models.py (float32 activations, int8
 weights; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
@@ -49,6 +50,17 @@ def models(root: Path) -> dict[str, Path]:
             root / "conv_t.tflite", per_channel=False, activation="RELU6", seed=4
         ),
         "depthwise": H.conv_hybrid_model(root / "dw.tflite", depthwise=True, out_channels=6, seed=5),
+        "sequence_rnn_time_major_asymmetric": H.rnn_hybrid_model(
+            root / "rnn.tflite",
+            batch=2,
+            steps=3,
+            inputs=5,
+            units=4,
+            time_major=True,
+            asymmetric=True,
+            activation="RELU6",
+            seed=7,
+        ),
         "batch_matmul_adjoint_asymmetric": H.bmm_hybrid_model(
             root / "bmm.tflite",
             lhs_shape=(2, 10, 3),

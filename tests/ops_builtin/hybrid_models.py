@@ -177,3 +177,46 @@ def bmm_hybrid_model(
     b.set_inputs([x])
     b.set_outputs([y])
     return b.save(path)
+
+
+def rnn_hybrid_model(
+    path: Path,
+    *,
+    batch: int,
+    steps: int,
+    inputs: int,
+    units: int,
+    time_major: bool = False,
+    sequence: bool = True,
+    asymmetric: bool = False,
+    activation: str = "TANH",
+    seed: int = 0,
+) -> Path:
+    """One hybrid UNIDIRECTIONAL_SEQUENCE_RNN (or, ``sequence`` False, RNN) with int8 input and
+    recurrent weights (one scale each) and a variable float32 hidden state [batch, units]."""
+    rng = np.random.default_rng(seed)
+    b = LiteRTModelBuilder()
+    if sequence:
+        seq_in = (steps, batch, inputs) if time_major else (batch, steps, inputs)
+        seq_out = (steps, batch, units) if time_major else (batch, steps, units)
+    else:
+        seq_in, seq_out = (batch, inputs), (batch, units)
+    x = b.add_tensor("input", seq_in, "float32")
+    w_data, w_q = int8_weights(rng, (units, inputs), 0, False)
+    r_data, r_q = int8_weights(rng, (units, units), 0, False)
+    w = b.add_tensor("input_weights", (units, inputs), "int8", data=w_data, quantization=w_q)
+    r = b.add_tensor("recurrent_weights", (units, units), "int8", data=r_data, quantization=r_q)
+    bias = b.add_tensor("bias", (units,), "float32", data=rng.uniform(-0.5, 0.5, units))
+    h = b.add_tensor("hidden_state", (batch, units), "float32", variable=True)
+    y = b.add_tensor("output", seq_out, "float32")
+    if sequence:
+        options = litert.SequenceRNNOptionsT()
+        options.timeMajor = time_major
+    else:
+        options = litert.RNNOptionsT()
+    options.fusedActivationFunction = ACTIVATIONS[activation]
+    options.asymmetricQuantizeInputs = asymmetric
+    b.add_operator("UNIDIRECTIONAL_SEQUENCE_RNN" if sequence else "RNN", [x, w, r, bias, h], [y], options)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)

@@ -1,5 +1,5 @@
-"""Hybrid (dynamic-range quantized) FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL
-against LiteRT.
+"""Hybrid (dynamic-range quantized) FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL,
+UNIDIRECTIONAL_SEQUENCE_RNN and RNN against LiteRT.
 
 float32 activations with int8 weights: each module quantizes its float input at run time as the
 reference does (per row for FULLY_CONNECTED and BATCH_MATMUL, per image for the convolutions; symmetric or
@@ -27,7 +27,9 @@ from .hybrid_models import (
     fc_hybrid_model,
     hybrid_samples,
     reference_golden,
+    rnn_hybrid_model,
 )
+from .recurrent_models import streamed_golden
 
 HOST_TANH_ULP = 8
 """Bound for the TANH activation on the host: LiteRT's vectorised tanh is not glibc's tanhf (worst
@@ -138,3 +140,51 @@ BMM_CASES = {
 def test_batch_matmul_hybrid_is_bit_exact(case, tmp_path):
     model = bmm_hybrid_model(tmp_path / "bmm.tflite", seed=5, **BMM_CASES[case])
     assert "bit-exact" in convert_and_run(model, tmp_path)
+
+
+RNN_TANH_ULP = 16
+"""Bound for hybrid RNNs with TANH on the host: tanhf against LiteRT's tanh, carried through the
+hidden state (worst measured: 4 ULP over 5 runs of 4 steps)."""
+
+RNN_CASES = {
+    "sequence_batch_major_relu": dict(batch=2, steps=3, inputs=5, units=4, activation="RELU"),
+    "sequence_time_major_asymmetric_relu6": dict(
+        batch=2, steps=3, inputs=5, units=4, time_major=True, asymmetric=True, activation="RELU6"
+    ),
+    "rnn_one_step": dict(batch=2, steps=1, inputs=6, units=3, sequence=False, activation="NONE"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RNN_CASES))
+def test_rnn_hybrid_is_bit_exact_run_after_run(case, tmp_path):
+    """The hidden state carries across the golden's samples (one reference interpreter)."""
+    model = rnn_hybrid_model(tmp_path / "rnn.tflite", seed=2, **RNN_CASES[case])
+    golden = streamed_golden(model, hybrid_samples(model, 5, 2), tmp_path / "golden.npz")
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0, "tolerance_ulp": 0},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed and "bit-exact" in run.stdout, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+def test_rnn_hybrid_tanh_within_bound(tmp_path):
+    model = rnn_hybrid_model(
+        tmp_path / "rnn.tflite", batch=1, steps=4, inputs=5, units=4, asymmetric=True, seed=3
+    )
+    golden = streamed_golden(model, hybrid_samples(model, 5, 3), tmp_path / "golden.npz")
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {
+            "enabled": True,
+            "golden_data": str(golden),
+            "tolerance": 0.0,
+            "tolerance_ulp": RNN_TANH_ULP,
+        },
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
