@@ -1,5 +1,5 @@
-"""Hybrid FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL and UNIDIRECTIONAL_SEQUENCE_RNN
-on both cores under QEMU (the RNN's state carried across the golden samples).
+"""Hybrid FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL, UNIDIRECTIONAL_SEQUENCE_RNN
+and SVDF on both cores under QEMU (the recurrent states carried across the golden samples).
 
 The builder-made hybrid models of tests/ops_builtin/hybrid_models.py (float32 activations, int8
 weights; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
@@ -60,6 +60,9 @@ def models(root: Path) -> dict[str, Path]:
             asymmetric=True,
             activation="RELU6",
             seed=7,
+        ),
+        "svdf_rank2_asymmetric": H.svdf_hybrid_model(
+            root / "svdf.tflite", batch=2, inputs=7, units=3, rank=2, memory=3, asymmetric=True, seed=8
         ),
         "batch_matmul_adjoint_asymmetric": H.bmm_hybrid_model(
             root / "bmm.tflite",

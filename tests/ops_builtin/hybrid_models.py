@@ -220,3 +220,39 @@ def rnn_hybrid_model(
     b.set_inputs([x])
     b.set_outputs([y])
     return b.save(path)
+
+
+def svdf_hybrid_model(
+    path: Path,
+    *,
+    batch: int,
+    inputs: int,
+    units: int,
+    rank: int,
+    memory: int,
+    asymmetric: bool = False,
+    activation: str = "NONE",
+    bias: bool = True,
+    seed: int = 0,
+) -> Path:
+    """One hybrid SVDF: float32 input, output, bias and state [batch, memory * filters], int8
+    weights_feature [filters, inputs] and weights_time [filters, memory] with one scale each."""
+    rng = np.random.default_rng(seed)
+    filters = units * rank
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("input", (batch, inputs), "float32")
+    f_data, f_q = int8_weights(rng, (filters, inputs), 0, False)
+    t_data, t_q = int8_weights(rng, (filters, memory), 0, False)
+    wf = b.add_tensor("weights_feature", (filters, inputs), "int8", data=f_data, quantization=f_q)
+    wt = b.add_tensor("weights_time", (filters, memory), "int8", data=t_data, quantization=t_q)
+    bi = b.add_tensor("bias", (units,), "float32", data=rng.uniform(-1, 1, units)) if bias else -1
+    state = b.add_tensor("state", (batch, memory * filters), "float32", variable=True)
+    y = b.add_tensor("output", (batch, units), "float32")
+    options = litert.SVDFOptionsT()
+    options.rank = rank
+    options.fusedActivationFunction = ACTIVATIONS[activation]
+    options.asymmetricQuantizeInputs = asymmetric
+    b.add_operator("SVDF", [x, wf, wt, bi, state], [y], options)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)

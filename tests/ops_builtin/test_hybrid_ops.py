@@ -1,5 +1,5 @@
 """Hybrid (dynamic-range quantized) FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL,
-UNIDIRECTIONAL_SEQUENCE_RNN and RNN against LiteRT.
+UNIDIRECTIONAL_SEQUENCE_RNN, RNN and SVDF against LiteRT.
 
 float32 activations with int8 weights: each module quantizes its float input at run time as the
 reference does (per row for FULLY_CONNECTED and BATCH_MATMUL, per image for the convolutions; symmetric or
@@ -28,6 +28,7 @@ from .hybrid_models import (
     hybrid_samples,
     reference_golden,
     rnn_hybrid_model,
+    svdf_hybrid_model,
 )
 from .recurrent_models import streamed_golden
 
@@ -188,3 +189,27 @@ def test_rnn_hybrid_tanh_within_bound(tmp_path):
     result = AotConverter(ConvertArgs.model_validate(config)).convert()
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+SVDF_CASES = {
+    "rank1_batches": dict(batch=2, inputs=6, units=3, rank=1, memory=4),
+    "rank2_asymmetric_relu": dict(
+        batch=2, inputs=7, units=3, rank=2, memory=3, asymmetric=True, activation="RELU"
+    ),
+    "no_bias_relu6": dict(batch=1, inputs=10, units=4, rank=1, memory=5, bias=False, activation="RELU6"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SVDF_CASES))
+def test_svdf_hybrid_is_bit_exact_run_after_run(case, tmp_path):
+    """The state ages across the golden's samples (one reference interpreter)."""
+    model = svdf_hybrid_model(tmp_path / "svdf.tflite", seed=4, **SVDF_CASES[case])
+    golden = streamed_golden(model, hybrid_samples(model, 5, 4), tmp_path / "golden.npz")
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0, "tolerance_ulp": 0},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed and "bit-exact" in run.stdout, f"{run.stdout}\n{run.stderr[-4000:]}"
