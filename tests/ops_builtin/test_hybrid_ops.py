@@ -2,22 +2,20 @@
 UNIDIRECTIONAL_SEQUENCE_RNN, RNN and SVDF against LiteRT.
 
 float32 activations with int8 weights: each module quantizes its float input at run time as the
-reference does (per row for FULLY_CONNECTED and BATCH_MATMUL, per image for the convolutions; symmetric or
-asymmetric) and must give the reference interpreter's float outputs bit for bit on the host
-(built with ASan and UBSan): the kernels repeat LiteRT's float operations in its order. The one
-exception is the TANH activation, where the host's tanhf and the reference's differ by up to a
-few units in the last place (HOST_TANH_ULP).
+reference does (per row for FULLY_CONNECTED, BATCH_MATMUL and the recurrent cells, per image for
+the convolutions; symmetric or asymmetric) and must give the reference interpreter's float outputs
+bit for bit on the host (built with ASan and UBSan): the kernels repeat LiteRT's float operations
+in its order. The one exception is the TANH activation, where the host's tanhf and the reference's
+differ by a few units in the last place (HOST_TANH_ULP, RNN_TANH_ULP). Each group of models is
+linked into one host program (linked_host.py); the recurrent goldens carry their state from sample
+to sample (one reference interpreter).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import UnsupportedModelError
-from helia_aot.testing import run_module_test_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,26 +28,28 @@ from .hybrid_models import (
     rnn_hybrid_model,
     svdf_hybrid_model,
 )
-from .recurrent_models import streamed_golden
+from .linked_host import run_linked
 
 HOST_TANH_ULP = 8
 """Bound for the TANH activation on the host: LiteRT's vectorised tanh is not glibc's tanhf (worst
 measured: 5 ULP over 30 random 64 x 64 outputs, 122,880 values)."""
 
+RNN_TANH_ULP = 16
+"""Bound for hybrid RNNs with TANH on the host: tanhf against LiteRT's tanh, carried through the
+hidden state (worst measured: 4 ULP over 5 runs of 4 steps)."""
 
-def convert_and_run(model: Path, tmp_path: Path, *, ulp: int = 0, samples: int = 4, seed: int = 0) -> str:
-    golden = reference_golden(model, hybrid_samples(model, samples, seed), tmp_path / "golden.npz")
-    outputs = np.load(golden)["output_0"]
-    assert not np.array_equal(outputs[1], outputs[2]), "the golden outputs do not depend on the inputs"
-    config = {
-        "model": {"path": str(model)},
-        "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0, "tolerance_ulp": ulp},
-    }
-    result = AotConverter(ConvertArgs.model_validate(config)).convert()
-    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
-    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
-    return run.stdout
+
+def check_group(builder, cases, tmp_path, *, seed: int, tanh_ulp: int = HOST_TANH_ULP) -> None:
+    """Every case of the group matches its reference golden; bit-exact unless it uses TANH."""
+    linked = {}
+    for name, params in cases.items():
+        model = builder(tmp_path / f"{name}.tflite", seed=seed, **params)
+        golden = reference_golden(model, hybrid_samples(model, 5, seed), tmp_path / f"{name}.npz")
+        linked[name] = (model, golden, tanh_ulp if params.get("activation") == "TANH" else 0)
+    sections = run_linked(linked, tmp_path / "linked")
+    for name, params in cases.items():
+        if params.get("activation") != "TANH":
+            assert "bit-exact" in sections[name], sections[name]
 
 
 FC_CASES = {
@@ -59,18 +59,12 @@ FC_CASES = {
     "asymmetric_per_unit_no_bias": dict(
         batches=5, depth=40, units=9, per_channel=True, asymmetric=True, activation="RELU6", bias=False
     ),
+    "tanh": dict(batches=2, depth=24, units=5, activation="TANH"),
 }
 
 
-@pytest.mark.parametrize("case", sorted(FC_CASES))
-def test_fully_connected_hybrid_is_bit_exact(case, tmp_path):
-    model = fc_hybrid_model(tmp_path / "fc.tflite", seed=7, **FC_CASES[case])
-    assert "bit-exact" in convert_and_run(model, tmp_path)
-
-
-def test_fully_connected_hybrid_tanh_within_bound(tmp_path):
-    model = fc_hybrid_model(tmp_path / "fc.tflite", batches=2, depth=24, units=5, activation="TANH", seed=3)
-    convert_and_run(model, tmp_path, ulp=HOST_TANH_ULP)
+def test_fully_connected_hybrid_matches_the_reference(tmp_path):
+    check_group(fc_hybrid_model, FC_CASES, tmp_path, seed=7)
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -85,17 +79,14 @@ def test_fully_connected_hybrid_tanh_within_bound(tmp_path):
 def test_fully_connected_hybrid_random_geometry(
     tmp_path_factory, batches, depth, units, per_channel, asymmetric, seed
 ):
-    tmp = tmp_path_factory.mktemp("fc")
-    model = fc_hybrid_model(
-        tmp / "fc.tflite",
+    case = dict(
         batches=batches,
         depth=depth,
         units=units,
         per_channel=per_channel and units > 1,
         asymmetric=asymmetric,
-        seed=seed,
     )
-    convert_and_run(model, tmp, seed=seed)
+    check_group(fc_hybrid_model, {"fc": case}, tmp_path_factory.mktemp("fc"), seed=seed)
 
 
 CONV_CASES = {
@@ -112,10 +103,8 @@ CONV_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(CONV_CASES))
-def test_convolution_hybrid_is_bit_exact(case, tmp_path):
-    model = conv_hybrid_model(tmp_path / "conv.tflite", seed=11, **CONV_CASES[case])
-    assert "bit-exact" in convert_and_run(model, tmp_path)
+def test_convolution_hybrid_is_bit_exact(tmp_path):
+    check_group(conv_hybrid_model, CONV_CASES, tmp_path, seed=11)
 
 
 def test_depthwise_hybrid_with_one_filter_scale_is_refused(tmp_path):
@@ -137,15 +126,9 @@ BMM_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(BMM_CASES))
-def test_batch_matmul_hybrid_is_bit_exact(case, tmp_path):
-    model = bmm_hybrid_model(tmp_path / "bmm.tflite", seed=5, **BMM_CASES[case])
-    assert "bit-exact" in convert_and_run(model, tmp_path)
+def test_batch_matmul_hybrid_is_bit_exact(tmp_path):
+    check_group(bmm_hybrid_model, BMM_CASES, tmp_path, seed=5)
 
-
-RNN_TANH_ULP = 16
-"""Bound for hybrid RNNs with TANH on the host: tanhf against LiteRT's tanh, carried through the
-hidden state (worst measured: 4 ULP over 5 runs of 4 steps)."""
 
 RNN_CASES = {
     "sequence_batch_major_relu": dict(batch=2, steps=3, inputs=5, units=4, activation="RELU"),
@@ -153,42 +136,13 @@ RNN_CASES = {
         batch=2, steps=3, inputs=5, units=4, time_major=True, asymmetric=True, activation="RELU6"
     ),
     "rnn_one_step": dict(batch=2, steps=1, inputs=6, units=3, sequence=False, activation="NONE"),
+    "sequence_tanh_asymmetric": dict(batch=1, steps=4, inputs=5, units=4, asymmetric=True, activation="TANH"),
 }
 
 
-@pytest.mark.parametrize("case", sorted(RNN_CASES))
-def test_rnn_hybrid_is_bit_exact_run_after_run(case, tmp_path):
+def test_rnn_hybrid_matches_the_reference_run_after_run(tmp_path):
     """The hidden state carries across the golden's samples (one reference interpreter)."""
-    model = rnn_hybrid_model(tmp_path / "rnn.tflite", seed=2, **RNN_CASES[case])
-    golden = streamed_golden(model, hybrid_samples(model, 5, 2), tmp_path / "golden.npz")
-    config = {
-        "model": {"path": str(model)},
-        "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0, "tolerance_ulp": 0},
-    }
-    result = AotConverter(ConvertArgs.model_validate(config)).convert()
-    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
-    assert run.passed and "bit-exact" in run.stdout, f"{run.stdout}\n{run.stderr[-4000:]}"
-
-
-def test_rnn_hybrid_tanh_within_bound(tmp_path):
-    model = rnn_hybrid_model(
-        tmp_path / "rnn.tflite", batch=1, steps=4, inputs=5, units=4, asymmetric=True, seed=3
-    )
-    golden = streamed_golden(model, hybrid_samples(model, 5, 3), tmp_path / "golden.npz")
-    config = {
-        "model": {"path": str(model)},
-        "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {
-            "enabled": True,
-            "golden_data": str(golden),
-            "tolerance": 0.0,
-            "tolerance_ulp": RNN_TANH_ULP,
-        },
-    }
-    result = AotConverter(ConvertArgs.model_validate(config)).convert()
-    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
-    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+    check_group(rnn_hybrid_model, RNN_CASES, tmp_path, seed=2, tanh_ulp=RNN_TANH_ULP)
 
 
 SVDF_CASES = {
@@ -200,16 +154,6 @@ SVDF_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(SVDF_CASES))
-def test_svdf_hybrid_is_bit_exact_run_after_run(case, tmp_path):
+def test_svdf_hybrid_is_bit_exact_run_after_run(tmp_path):
     """The state ages across the golden's samples (one reference interpreter)."""
-    model = svdf_hybrid_model(tmp_path / "svdf.tflite", seed=4, **SVDF_CASES[case])
-    golden = streamed_golden(model, hybrid_samples(model, 5, 4), tmp_path / "golden.npz")
-    config = {
-        "model": {"path": str(model)},
-        "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0, "tolerance_ulp": 0},
-    }
-    result = AotConverter(ConvertArgs.model_validate(config)).convert()
-    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
-    assert run.passed and "bit-exact" in run.stdout, f"{run.stdout}\n{run.stderr[-4000:]}"
+    check_group(svdf_hybrid_model, SVDF_CASES, tmp_path, seed=4)

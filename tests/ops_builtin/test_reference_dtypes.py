@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 
 import pytest
-from helia_aot import AotConverter, ConvertArgs
+from helia_aot import ConvertArgs
 from helia_aot.registry import build_default_registry_context
 from helia_aot.support import check_model
-from helia_aot.testing import run_module_test_case
 
+from .linked_host import run_linked
 from .reference_dtypes import (
     DTYPES,
     NARROW_INTEGER_CASES,
@@ -80,16 +80,14 @@ def test_the_operator_page_lists_the_missing_pairs():
     assert listed == KNOWN_MISSING
 
 
-@pytest.mark.parametrize(("op", "dtype"), NARROW_INTEGER_CASES)
-def test_integer_forms_match_the_reference(op, dtype, tmp_path):
-    """The integer pairs added for issue 31 run bit-exact on the host (ASan/UBSan)."""
-    model = single_op_model(tmp_path / "op.tflite", op, dtype)
-    golden = integer_golden(model, 3, 1, tmp_path / "golden.npz")
-    config = {
-        "model": {"path": str(model)},
-        "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
-    }
-    result = AotConverter(ConvertArgs.model_validate(config)).convert()
-    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
-    assert run.passed and "bit-exact" in run.stdout, f"{run.stdout}\n{run.stderr[-4000:]}"
+def test_integer_forms_match_the_reference(tmp_path):
+    """The integer pairs added for issue 31 run bit-exact on the host (ASan/UBSan), one linked
+    program for all of them."""
+    cases = {}
+    for op, dtype in NARROW_INTEGER_CASES:
+        name = f"{op.lower()}_{dtype}"
+        model = single_op_model(tmp_path / f"{name}.tflite", op, dtype)
+        cases[name] = (model, integer_golden(model, 3, 1, tmp_path / f"{name}.npz"), None)
+    sections = run_linked(cases, tmp_path / "linked")
+    for name, section in sections.items():
+        assert "bit-exact" in section, f"{name}: {section}"

@@ -52,13 +52,13 @@ int32_t hk_neg_s64(const int64_t *input, int64_t *output, size_t size) { HK_NEG_
     }                                                                                          \
     return HK_STATUS_OK;
 
-int32_t hk_floor_div_s8(const hk_math_params_t *params, const int8_t *input1, const int8_t *input2,
+int32_t hk_floor_div_s8(const hk_math_narrow_params_t *params, const int8_t *input1, const int8_t *input2,
                         int8_t *output)
 {
     HK_FLOOR_DIV_BODY(int8_t)
 }
 
-int32_t hk_floor_div_s16(const hk_math_params_t *params, const int16_t *input1,
+int32_t hk_floor_div_s16(const hk_math_narrow_params_t *params, const int16_t *input1,
                          const int16_t *input2, int16_t *output)
 {
     HK_FLOOR_DIV_BODY(int16_t)
@@ -102,26 +102,26 @@ static int64_t narrow_rem_s64(int64_t x, int64_t y)
     }                                                                                          \
     return HK_STATUS_OK;
 
-int32_t hk_floor_mod_s8(const hk_math_params_t *params, const int8_t *input1, const int8_t *input2,
+int32_t hk_floor_mod_s8(const hk_math_narrow_params_t *params, const int8_t *input1, const int8_t *input2,
                         int8_t *output)
 {
     HK_FLOOR_MOD_BODY(int8_t, int32_t, NARROW_REM)
 }
 
-int32_t hk_floor_mod_s16(const hk_math_params_t *params, const int16_t *input1,
+int32_t hk_floor_mod_s16(const hk_math_narrow_params_t *params, const int16_t *input1,
                          const int16_t *input2, int16_t *output)
 {
     HK_FLOOR_MOD_BODY(int16_t, int32_t, NARROW_REM)
 }
 
-int32_t hk_floor_mod_s64(const hk_math_params_t *params, const int64_t *input1,
+int32_t hk_floor_mod_s64(const hk_math_narrow_params_t *params, const int64_t *input1,
                          const int64_t *input2, int64_t *output)
 {
     HK_FLOOR_MOD_BODY(int64_t, int64_t, narrow_rem_s64)
 }
 
 /* Follows LiteRT SquaredDifference (int32): (x - y) * (x - y), wrapping. */
-int32_t hk_squared_difference_s32(const hk_math_params_t *params, const int32_t *input1,
+int32_t hk_squared_difference_s32(const hk_math_narrow_params_t *params, const int32_t *input1,
                                   const int32_t *input2, int32_t *output)
 {
     if (params == NULL || input1 == NULL || input2 == NULL || output == NULL) {

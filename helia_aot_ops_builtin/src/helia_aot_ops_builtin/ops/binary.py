@@ -350,6 +350,16 @@ class SquaredDifferenceOperator(BinaryOperator):
         # int32 (hk_squared_difference_s32) lives with the other integer forms LiteRT runs.
         return ("math_narrow",) if self.int32 else super().kernel_families()
 
+    def kernel(self) -> KernelCall:
+        if not self.int32:
+            return super().kernel()
+        return KernelCall(
+            function="squared_difference_s32",
+            params_type="math_narrow_params_t",
+            params={"walk": walk_geometry(self.target.shape, [self.lhs.shape, self.rhs.shape])},
+            data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
+        )
+
     def rescale(self) -> BinaryRescale:
         return squared_difference_rescale(*self._quant_args())
 

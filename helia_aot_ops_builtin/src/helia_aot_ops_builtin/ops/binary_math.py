@@ -249,6 +249,17 @@ class _NarrowIntegerMath(BinaryMathOperator):
     def function_suffix(self) -> str:
         return _NARROW_SUFFIX[self.target.dtype.numpy] if self.narrow else super().function_suffix()
 
+    def kernel(self) -> KernelCall:
+        if not self.narrow:
+            return super().kernel()
+        lhs, rhs = self.input_tensors
+        return KernelCall(
+            function=f"{self.FUNCTION}_{self.function_suffix()}",
+            params_type="math_narrow_params_t",
+            params={"walk": walk_geometry(self.target.shape, [lhs.shape, rhs.shape])},
+            data_args=[self.ptr(lhs, const=True), self.ptr(rhs, const=True), self.ptr(self.target)],
+        )
+
 
 class FloorDivOperator(_NarrowIntegerMath):
     """FLOOR_DIV: floor(x / y), the quotient taken in double as LiteRT does."""
