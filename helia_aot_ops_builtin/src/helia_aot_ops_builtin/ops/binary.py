@@ -339,8 +339,26 @@ class SquaredDifferenceOperator(BinaryOperator):
 
     TYPE = AirOpType.SQUARED_DIFFERENCE.value
     FUNCTION = "squared_difference"
-    SUPPORTED_DTYPES = (np.int8, np.float16, np.float32)
-    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (RESCALE_BELOW_ONE, FLOAT16_RESTRICTION)
+    SUPPORTED_DTYPES = (np.int8, np.int32, np.float16, np.float32)
+    RESTRICTIONS = BinaryOperator.RESTRICTIONS + (
+        RESCALE_BELOW_ONE,
+        FLOAT16_RESTRICTION,
+        "int32 squares the wrapped difference, as LiteRT (hk_math_narrow); int64 is not supported.",
+    )
+
+    def kernel_families(self) -> tuple[str, ...]:
+        # int32 (hk_squared_difference_s32) lives with the other integer forms LiteRT runs.
+        return ("math_narrow",) if self.int32 else super().kernel_families()
+
+    def kernel(self) -> KernelCall:
+        if not self.int32:
+            return super().kernel()
+        return KernelCall(
+            function="squared_difference_s32",
+            params_type="math_narrow_params_t",
+            params={"walk": walk_geometry(self.target.shape, [self.lhs.shape, self.rhs.shape])},
+            data_args=[self.ptr(self.lhs, const=True), self.ptr(self.rhs, const=True), self.ptr(self.target)],
+        )
 
     def rescale(self) -> BinaryRescale:
         return squared_difference_rescale(*self._quant_args())

@@ -28,6 +28,8 @@ from helia_aot_ops_builtin.quantization import (
     ACTIVATION_RESTRICTION,
     FUSED_ACTIVATIONS,
     activation_range_float,
+    quantize_multiplier,
+    quantized_clamp,
 )
 from helia_aot_ops_builtin.walk_geometry import WALK_MAX_RANK, broadcast_shapes, walk_geometry
 
@@ -90,6 +92,10 @@ class BinaryMathOperator(KernelCallOperator):
     def activation(self) -> str:
         return "NONE"
 
+    def function_suffix(self) -> str:
+        """The kernel name's type suffix: ``hk_<FUNCTION>_<suffix>``."""
+        return _SUFFIX[self.target.dtype.numpy]
+
     def check(self) -> Iterable[str]:
         if len(self.input_tensors) != 2 or len(self.output_tensors) != 1:
             yield (
@@ -123,7 +129,7 @@ class BinaryMathOperator(KernelCallOperator):
             "int_max": ihi,
         }
         return KernelCall(
-            function=f"{self.FUNCTION}_{_SUFFIX[self.target.dtype.numpy]}",
+            function=f"{self.FUNCTION}_{self.function_suffix()}",
             params_type="math_params_t",
             params=params,
             data_args=[self.ptr(lhs, const=True), self.ptr(rhs, const=True), self.ptr(self.target)],
@@ -137,11 +143,13 @@ class DivOperator(BinaryMathOperator):
 
     TYPE = "DIV"
     FUNCTION = "div"
-    SUPPORTED_DTYPES = (np.float16, np.float32, np.int32)
+    SUPPORTED_DTYPES = (np.float16, np.float32, np.int8, np.int16, np.int32)
     RESTRICTIONS = BinaryMathOperator.RESTRICTIONS + (
         ACTIVATION_RESTRICTION,
         F16_BROADCAST,
         FLOAT16_RESTRICTION,
+        "int8 and int16: every tensor quantized per tensor (int16 with zero points 0); LiteRT's "
+        "fixed-point division, a divisor equal to its zero point is a run-time error.",
     )
 
     @property
@@ -151,12 +159,26 @@ class DivOperator(BinaryMathOperator):
     def activation(self) -> str:
         return self.typed_options(AirDivOptions).activation
 
+    @property
+    def quantized(self) -> bool:
+        return self.target.dtype.numpy in (np.dtype(np.int8), np.dtype(np.int16))
+
     def kernel_families(self) -> tuple[str, ...]:
+        if self.quantized:
+            return ("div_quant",)
         return ("binary_f16",) if self.half else self.KERNELS
 
     def check(self) -> Iterable[str]:
         problems = list(super().check())
         yield from problems
+        if not problems and self.quantized:
+            for tensor in (*self.input_tensors, self.target):
+                q = tensor.quantization
+                if q is None or q.per_channel:
+                    yield f"{tensor.source_name or tensor.name!r} must be quantized per tensor"
+                    return
+                if tensor.dtype.numpy == np.dtype(np.int16) and tensor.zero_point() != 0:
+                    yield f"int16 {tensor.source_name or tensor.name!r} needs zero point 0"
         if not problems and self.half:
             try:
                 first, second = self.input_tensors  # DIV: two inputs (its record's arity)
@@ -168,7 +190,34 @@ class DivOperator(BinaryMathOperator):
         if self.half:
             lhs, rhs = self.input_tensors
             return binary_f16_call("div", lhs, rhs, self.target, self.activation(), self.ptr)
+        if self.quantized:
+            return self.quantized_kernel()
         return super().kernel()
+
+    def quantized_kernel(self) -> KernelCall:
+        """``hk_div_s8`` / ``hk_div_s16``: LiteRT's Prepare multiplies the float scales in float,
+        input1 / (input2 * output), then quantizes that multiplier."""
+        lhs, rhs = self.input_tensors
+        scale = np.float32(lhs.scale()) / (np.float32(rhs.scale()) * np.float32(self.target.scale()))
+        multiplier, shift = quantize_multiplier(float(np.float32(scale)))
+        lo, hi = quantized_clamp(self.activation(), self.target)
+        params = {
+            "walk": walk_geometry(self.target.shape, [lhs.shape, rhs.shape]),
+            "input1_offset": -lhs.zero_point(),
+            "input2_offset": -rhs.zero_point(),
+            "output_offset": self.target.zero_point(),
+            "output_multiplier": multiplier,
+            "output_shift": shift,
+            "act_min": lo,
+            "act_max": hi,
+        }
+        suffix = "s8" if self.target.dtype.numpy == np.dtype(np.int8) else "s16"
+        return KernelCall(
+            function=f"div_{suffix}",
+            params_type="div_quant_params_t",
+            params=params,
+            data_args=[self.ptr(lhs, const=True), self.ptr(rhs, const=True), self.ptr(self.target)],
+        )
 
 
 class PowOperator(BinaryMathOperator):
@@ -178,18 +227,55 @@ class PowOperator(BinaryMathOperator):
     FUNCTION = "pow"
 
 
-class FloorDivOperator(BinaryMathOperator):
+_NARROW_SUFFIX = {np.dtype(np.int8): "s8", np.dtype(np.int16): "s16", np.dtype(np.int64): "s64"}
+"""The integer types whose kernels live in ``hk_math_narrow`` (stored integers, no rescale)."""
+NARROW_NOTE = (
+    "int8, int16 (and for FLOOR_MOD int64) compute on the stored integers as LiteRT does, "
+    "ignoring quantization parameters; a zero divisor is a run-time error."
+)
+
+
+class _NarrowIntegerMath(BinaryMathOperator):
+    """FLOOR_DIV and FLOOR_MOD: int8/int16/int64 run ``hk_math_narrow``, the rest ``hk_math``."""
+
+    RESTRICTIONS = BinaryMathOperator.RESTRICTIONS + (NARROW_NOTE,)
+
+    @property
+    def narrow(self) -> bool:
+        return self.target.dtype.numpy in _NARROW_SUFFIX
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("math_narrow",) if self.narrow else self.KERNELS
+
+    def function_suffix(self) -> str:
+        return _NARROW_SUFFIX[self.target.dtype.numpy] if self.narrow else super().function_suffix()
+
+    def kernel(self) -> KernelCall:
+        if not self.narrow:
+            return super().kernel()
+        lhs, rhs = self.input_tensors
+        return KernelCall(
+            function=f"{self.FUNCTION}_{self.function_suffix()}",
+            params_type="math_narrow_params_t",
+            params={"walk": walk_geometry(self.target.shape, [lhs.shape, rhs.shape])},
+            data_args=[self.ptr(lhs, const=True), self.ptr(rhs, const=True), self.ptr(self.target)],
+        )
+
+
+class FloorDivOperator(_NarrowIntegerMath):
     """FLOOR_DIV: floor(x / y), the quotient taken in double as LiteRT does."""
 
     TYPE = "FLOOR_DIV"
     FUNCTION = "floor_div"
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.int32)
 
 
-class FloorModOperator(BinaryMathOperator):
+class FloorModOperator(_NarrowIntegerMath):
     """FLOOR_MOD: the remainder with the divisor's sign."""
 
     TYPE = "FLOOR_MOD"
     FUNCTION = "floor_mod"
+    SUPPORTED_DTYPES = (np.float32, np.int8, np.int16, np.int32, np.int64)
 
 
 class Atan2Operator(BinaryMathOperator):

@@ -27,6 +27,7 @@ from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
+from helia_aot_ops_builtin.hybrid import HYBRID_RESTRICTION, hybrid_weight_problems, is_hybrid
 from helia_aot_ops_builtin.im2col_packing import (
     im2col_applies,
     im2col_column,
@@ -210,6 +211,8 @@ class _WindowOperator(KernelCallOperator):
         raise NotImplementedError(f"{type(self).__name__} does not define its output geometry")
 
     def kind(self) -> str | None:
+        if self.FAMILY in ("conv", "depthwise") and is_hybrid(self.source, self.weights, self.target):
+            return "hybrid"
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
         kind = KERNEL_SUFFIXES.get(key)
         if kind == "s16" and self.options.quantized_bias_type == "INT32":
@@ -220,6 +223,8 @@ class _WindowOperator(KernelCallOperator):
         # float16 runs its own family (``_Float16``, Helium f16 on the M55), without the int8 paths.
         if self.kind() == "f16":
             return (f"{self.FAMILY}_f16",)
+        if self.kind() == "hybrid":
+            return ("conv_hybrid",)
         # The general loop lives in a family of its own (hk_<family>_generic.c) so that adding it
         # leaves the fast paths' translation unit, and so their speed, exactly as it was.
         if self.kind() == "s8" and self.generic_kernel():
@@ -228,6 +233,8 @@ class _WindowOperator(KernelCallOperator):
 
     def params_type(self) -> str:
         """The kernel's params struct (without ``hk_``): the float16 family has its own."""
+        if self.kind() == "hybrid":
+            return "conv_hybrid_params_t"
         return f"{self.FAMILY}_f16_params_t" if self.kind() == "f16" else f"{self.FAMILY}_params_t"
 
     def call_role(self) -> str:
@@ -484,6 +491,10 @@ class _WindowOperator(KernelCallOperator):
         bias = self.bias
         if bias is not None and bias.size != self.channels:
             yield f"bias {label(bias)} has {bias.size} elements for {self.channels} output channels"
+        if kind == "hybrid":
+            yield from hybrid_weight_problems(self.weights, self.channels, self.CHANNEL_AXIS, bias)
+            yield from self.hybrid_problems()
+            return
         if kind in ("f32", "f16"):
             want = np.float32 if kind == "f32" else np.float16
             if bias is not None and bias.dtype.numpy != want:
@@ -504,7 +515,50 @@ class _WindowOperator(KernelCallOperator):
                 bias, opts.quantized_bias_type, int32_allowed=self.FAMILY != "depthwise"
             )
 
+    # -- hybrid: float32 activations, int8 filter (hk_conv_hybrid.h) ---------------------------
+    def hybrid_per_channel(self) -> bool:
+        """LiteRT's per-channel hybrid form: every depthwise, a CONV_2D whose filter scales
+        differ or that is grouped; else the per-tensor form (symmetric image quantization)."""
+        if self.FAMILY == "depthwise":
+            return True
+        scales = np.asarray(self.weights.required_quantization().scale, np.float32).reshape(-1)
+        grouped = int(self.source.shape[3]) != int(self.weights.shape[3])
+        return bool(np.any(scales != scales[0])) or grouped
+
+    def hybrid_problems(self) -> Iterable[str]:
+        """A per-channel form needs a scale per output channel (LiteRT indexes them so)."""
+        scales = np.asarray(self.weights.required_quantization().scale).reshape(-1)
+        if self.hybrid_per_channel() and scales.size != self.channels:
+            yield (
+                f"hybrid {self.op.op_type} needs {self.channels} filter scales (one per output "
+                f"channel), the filter has {scales.size}"
+            )
+
+    def hybrid_fields(self) -> list[tuple[str, str]]:
+        lo, hi = float_clamp(self.options.activation)
+        scales = np.asarray(self.weights.required_quantization().scale, np.float32).reshape(-1)
+        channel = "NULL"
+        if self.hybrid_per_channel():
+            channel = self.ptr(self.get_local_tensor("channel_scale"), const=True)
+        # The depthwise fields name no output channel count; the hybrid kernels read it.
+        count = [("output_channels", str(self.channels))] if self.FAMILY == "depthwise" else []
+        return count + [
+            ("per_channel", "1" if self.hybrid_per_channel() else "0"),
+            ("filter_scale", c_float(float(scales[0]))),
+            ("channel_scale", channel),
+            ("act_min_f32", c_float(lo)),
+            ("act_max_f32", c_float(hi)),
+        ]
+
     def on_resolve(self) -> None:
+        if self.kind() == "hybrid":
+            # One batch image quantized at a time, as the reference quantizes each on its own.
+            n, h, w, c = (int(d) for d in self.source.shape)
+            self.add_scratch("quantized_image", h * w * c, alignment=4)
+            if self.hybrid_per_channel():
+                scales = np.asarray(self.weights.required_quantization().scale, np.float32).reshape(-1)
+                self.intern_constant_array("channel_scale", scales, alignment=4)
+            return
         if self.kind() not in ("f32", "f16"):
             mult, shift = conv_multipliers(self.source, self.weights, self.target, self.channels)
             self.intern_constant_array("output_multiplier", mult)
@@ -614,6 +668,8 @@ class _WindowOperator(KernelCallOperator):
 
     def activation_fields(self) -> list[tuple[str, str]]:
         """The clamp (and, quantized, the offsets and multiplier tables) of the params struct."""
+        if self.kind() == "hybrid":
+            return self.hybrid_fields()
         if self.kind() in ("f32", "f16"):
             lo, hi = float_clamp(self.options.activation)
             clamp = [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
@@ -631,6 +687,15 @@ class _WindowOperator(KernelCallOperator):
         ]
 
     def data_args(self) -> list[str]:
+        if self.kind() == "hybrid":
+            scratch = self.ptr(self.get_local_tensor("quantized_image"), ctype="int8_t")
+            return [
+                self.data_ptr(self.source),
+                self.data_ptr(self.weights),
+                self.data_ptr(self.bias),
+                scratch,
+                self.ptr(self.target),
+            ]
         bias = self.get_local_tensor("folded_bias") if self.bias_folded else self.bias
         return [
             self.data_ptr(self.source),
@@ -651,6 +716,7 @@ class Conv2DOperator(_WindowOperator):
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
         "Input channels must be a multiple of the filter's, and output channels of the group count.",
         FLOAT16_RESTRICTION,
+        HYBRID_RESTRICTION,
     )
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -945,6 +1011,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
         "activations (zero point 0) with an int8 filter and int64 bias.",
         ACTIVATION_RESTRICTION,
         FLOAT16_RESTRICTION,
+        HYBRID_RESTRICTION,
     )
 
     def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:

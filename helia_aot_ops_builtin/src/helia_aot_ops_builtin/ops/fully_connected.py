@@ -39,6 +39,15 @@ from helia_aot_ops_builtin.float16 import (
     f16_accumulation_fields,
     is_half,
 )
+from helia_aot_ops_builtin.hybrid import (
+    HYBRID_ACTIVATIONS,
+    HYBRID_RESTRICTION,
+    channel_scales,
+    filter_scale,
+    hybrid_weight_problems,
+    is_hybrid,
+    row_sums,
+)
 from helia_aot_ops_builtin.kernel_call import CTable, KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
@@ -64,6 +73,7 @@ class AirFullyConnectedOptions(AirOperatorOptions):
     weights_format: int = 0
     keep_num_dims: bool = False
     quantized_bias_type: str = "FLOAT32"
+    asymmetric_quantize_inputs: bool = False
 
 
 @dataclass(slots=True)
@@ -72,6 +82,7 @@ class AirBatchMatMulOptions(AirOperatorOptions):
 
     adj_x: bool = False
     adj_y: bool = False
+    asymmetric_quantize_inputs: bool = False
 
 
 def _fc_options(raw: Any) -> AirFullyConnectedOptions:
@@ -82,13 +93,18 @@ def _fc_options(raw: Any) -> AirFullyConnectedOptions:
         weights_format=int(raw.weightsFormat or 0),
         keep_num_dims=bool(raw.keepNumDims),
         quantized_bias_type=tensor_type_name(getattr(raw, "quantizedBiasType", 0)),
+        asymmetric_quantize_inputs=bool(getattr(raw, "asymmetricQuantizeInputs", False)),
     )
 
 
 def _bmm_options(raw: Any) -> AirBatchMatMulOptions:
     if raw is None:
         return AirBatchMatMulOptions()
-    return AirBatchMatMulOptions(adj_x=bool(raw.adjX), adj_y=bool(raw.adjY))
+    return AirBatchMatMulOptions(
+        adj_x=bool(raw.adjX),
+        adj_y=bool(raw.adjY),
+        asymmetric_quantize_inputs=bool(getattr(raw, "asymmetricQuantizeInputs", False)),
+    )
 
 
 parse_fully_connected = simple_parser(AirOpType.FULLY_CONNECTED.value, _fc_options)
@@ -153,6 +169,7 @@ class FullyConnectedOperator(KernelCallOperator):
         "quantized_bias_type is INT32.",
         ACTIVATION_RESTRICTION,
         FLOAT16_RESTRICTION,
+        HYBRID_RESTRICTION,
     )
 
     @property
@@ -176,6 +193,8 @@ class FullyConnectedOperator(KernelCallOperator):
         return self.output_tensors[0]
 
     def kind(self) -> str | None:
+        if is_hybrid(self.source, self.weights, self.target):
+            return "hybrid"
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
         kind = KERNEL_SUFFIXES.get(key)
         if kind == "s16" and self.options.quantized_bias_type == "INT32":
@@ -186,8 +205,8 @@ class FullyConnectedOperator(KernelCallOperator):
         # float16 runs its own family (``_Float16``, Helium f16 on the M55). The int8 row-major
         # loop is a family of its own too (hk_fully_connected_generic.c), which leaves the packed
         # paths' translation unit, and so their speed, exactly as it was.
-        if self.kind() == "f16":
-            return ("fully_connected_f16",)
+        if self.kind() in ("f16", "hybrid"):
+            return (f"fully_connected_{self.kind()}",)
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return ("fully_connected_generic",)
         return self.KERNELS
@@ -212,7 +231,8 @@ class FullyConnectedOperator(KernelCallOperator):
                 f"{self.target.dtype} output are not supported"
             )
             return
-        if opts.activation not in FUSED_ACTIVATIONS:
+        allowed = HYBRID_ACTIVATIONS if kind == "hybrid" else FUSED_ACTIVATIONS
+        if opts.activation not in allowed:
             yield f"fused activation {opts.activation} is not supported"
         if opts.weights_format != 0:
             yield "shuffled weights are not supported"
@@ -229,6 +249,9 @@ class FullyConnectedOperator(KernelCallOperator):
         bias = self.bias
         if bias is not None and bias.size != units:
             yield f"bias {label(bias)} has {bias.size} elements for {units} units"
+        if kind == "hybrid":
+            yield from hybrid_weight_problems(self.weights, units, 0, bias)
+            return
         if kind in ("f32", "f16"):
             want = np.float32 if kind == "f32" else np.float16
             if bias is not None and bias.dtype.numpy != want:
@@ -294,6 +317,9 @@ class FullyConnectedOperator(KernelCallOperator):
         return 0 if self.weights.required_quantization().per_channel else -self.weights.zero_point()
 
     def on_resolve(self) -> None:
+        if self.kind() == "hybrid":
+            # One quantized input row at a time (the reference quantizes each row on its own).
+            self.add_scratch("quantized_row", int(self.weights.shape[1]), alignment=4)
         if self.packs_filter():
             self.intern_constant_array(
                 "packed_filter", pack_fc_filter(self.weights.required_data()), alignment=16
@@ -395,6 +421,8 @@ class FullyConnectedOperator(KernelCallOperator):
             ("output_features", str(units)),
         ]
         tables: list[CTable] = []
+        if self.kind() == "hybrid":
+            return self.hybrid_kernel(fields)
         if self.kind() == "f16":
             lo, hi = float_clamp(self.options.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
@@ -462,6 +490,39 @@ class FullyConnectedOperator(KernelCallOperator):
             params_in_run=True,
         )
 
+    def hybrid_kernel(self, fields: list[tuple[str, str]]) -> KernelCall:
+        """``hk_fully_connected_hybrid``: float rows quantized per row, int8 weights."""
+        tables = []
+        scales = channel_scales(self.weights)
+        channel = "NULL"
+        if scales is not None:
+            table = CTable("channel_scale", "float", scales, "The weights' per-unit scales")
+            tables.append(table)
+            channel = self.table_ref(table)
+        sums = "NULL"
+        if self.options.asymmetric_quantize_inputs:
+            values = [str(int(v)) for v in row_sums(self.weights.required_data(), 0)]
+            table = CTable("row_sums", "int32_t", values, "Per unit, the sum of its int8 weights")
+            tables.append(table)
+            sums = self.table_ref(table)
+        fields += [
+            ("asymmetric", "1" if self.options.asymmetric_quantize_inputs else "0"),
+            ("activation", str(HYBRID_ACTIVATIONS[self.options.activation])),
+            ("filter_scale", filter_scale(self.weights)),
+            ("channel_scale", channel),
+            ("row_sums", sums),
+        ]
+        scratch = self.ptr(self.get_local_tensor("quantized_row"), ctype="int8_t")
+        args = [self.data_ptr(self.source), self.data_ptr(self.weights), self.data_ptr(self.bias)]
+        return KernelCall(
+            "fully_connected_hybrid",
+            [*args, scratch, self.ptr(self.target)],
+            "fully_connected_hybrid_params_t",
+            dict(fields),
+            tables=tables,
+            params_in_run=True,
+        )
+
 
 class BatchMatMulOperator(KernelCallOperator):
     """BATCH_MATMUL over up to three broadcast batch dimensions (float32, or int8 per tensor)."""
@@ -473,6 +534,9 @@ class BatchMatMulOperator(KernelCallOperator):
         "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
         "Types: float32, float16, or int8 operands and output quantized per tensor.",
         FLOAT16_RESTRICTION,
+        "Hybrid: float32 lhs and output with a constant int8 rhs (per tensor, or per column), each "
+        "lhs row quantized at run time as LiteRT does (symmetric, or asymmetric with "
+        "asymmetric_quantize_inputs).",
     )
 
     @property
@@ -502,17 +566,28 @@ class BatchMatMulOperator(KernelCallOperator):
     def call_role(self) -> str:
         return self.op.op_type.lower()  # the records name the call by operator type
 
+    def hybrid(self) -> bool:
+        """float32 lhs and output with int8 rhs (LiteRT's hybrid BATCH_MATMUL)."""
+        return is_hybrid(self.input_tensors[0], self.input_tensors[1], self.output_tensors[0])
+
     def kernel_function(self) -> str:
+        if self.hybrid():
+            return "batch_matmul_hybrid"
         suffix = {np.float32: "f32", np.float16: "f16"}.get(self.output_tensors[0].dtype.numpy.type, "s8")
         return f"batch_matmul_{suffix}"
 
     def kernel_families(self) -> tuple[str, ...]:
         # float16 runs its own family (``_Float16``, Helium f16 on the M55).
+        if self.hybrid():
+            return ("batch_matmul_hybrid",)
         return ("batch_matmul_f16",) if is_half(self.output_tensors[0]) else self.KERNELS
 
     def check(self) -> Iterable[str]:
         lhs, rhs = self.input_tensors[:2]
         out = self.output_tensors[0]
+        if self.hybrid():
+            yield from self.hybrid_problems()
+            return
         if not (lhs.dtype == rhs.dtype == out.dtype):
             yield f"operand types {lhs.dtype}, {rhs.dtype} and output {out.dtype} must all match"
             return
@@ -536,6 +611,59 @@ class BatchMatMulOperator(KernelCallOperator):
                     yield f"{label(tensor)} must be quantized per tensor"
                     return
 
+    def hybrid_problems(self) -> Iterable[str]:
+        lhs, rhs = self.input_tensors[:2]
+        if not (2 <= len(lhs.shape) <= 5 and 2 <= len(rhs.shape) <= 4):
+            yield "a hybrid BATCH_MATMUL needs an lhs of rank 2 to 5 and an rhs of rank 2 to 4"
+            return
+        rows, depth, rhs_depth, cols = self._matrices()
+        if depth != rhs_depth or depth < 1:
+            yield f"lhs depth {depth} does not match rhs depth {rhs_depth}"
+            return
+        batch, lb, rb = self._batches()
+        if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
+            yield f"batch dimensions {lhs.shape[:-2]} and {rhs.shape[:-2]} do not broadcast"
+            return
+        axis = len(rhs.shape) - (2 if self.options.adj_y else 1)
+        yield from hybrid_weight_problems(rhs, int(cols), axis, None)
+
+    def on_resolve(self) -> None:
+        if self.hybrid():
+            # One lhs row at a time: depth floats (gathered) then their depth int8 values.
+            self.add_scratch("quantized_row", 5 * self._matrices()[1], alignment=4)
+
+    def hybrid_kernel(self, fields: list[tuple[str, str]]) -> KernelCall:
+        """``hk_batch_matmul_hybrid``: lhs rows quantized one by one, int8 rhs."""
+        rhs = self.input_tensors[1]
+        data = np.asarray(rhs.data, np.int64)
+        sums = data.sum(axis=-1 if self.options.adj_y else -2).reshape(-1).astype(np.int32)
+        tables = [CTable("row_sums", "int32_t", [str(int(v)) for v in sums], "Per column, its weights' sum")]
+        channel = "NULL"
+        scales = channel_scales(rhs)
+        if scales is not None:
+            tables.append(CTable("channel_scale", "float", scales, "The rhs's per-column scales"))
+            channel = self.table_ref(tables[-1])
+        fields += [
+            ("asymmetric", "1" if self.options.asymmetric_quantize_inputs else "0"),
+            ("filter_scale", filter_scale(rhs)),
+            ("channel_scale", channel),
+            ("row_sums", self.table_ref(tables[0])),
+        ]
+        scratch = self.ptr(self.get_local_tensor("quantized_row"), ctype="void")
+        return KernelCall(
+            "batch_matmul_hybrid",
+            [
+                self.data_ptr(self.input_tensors[0]),
+                self.data_ptr(rhs),
+                scratch,
+                self.ptr(self.output_tensors[0]),
+            ],
+            "batch_matmul_hybrid_params_t",
+            dict(fields),
+            tables=tables,
+            params_in_run=True,
+        )
+
     def macs(self) -> int:
         batch, _, _ = self._batches()
         rows, depth, _, cols = self._matrices()
@@ -556,6 +684,8 @@ class BatchMatMulOperator(KernelCallOperator):
             ("adj_x", str(int(self.options.adj_x))),
             ("adj_y", str(int(self.options.adj_y))),
         ]
+        if self.hybrid():
+            return self.hybrid_kernel(fields)
         if out.dtype.numpy == np.int8:
             multiplier, shift = product_multiplier(lhs, rhs, out)
             fields += [

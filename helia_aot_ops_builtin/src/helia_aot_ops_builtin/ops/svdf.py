@@ -12,6 +12,9 @@ like any multiplier; LiteRT requires the RELU activation there but applies none 
 clamp, and so does the kernel. int8 state (TFLM's variant) uses the same arithmetic with the
 state clamped to int8. float32 applies the fused activation; float16 (``hk_svdf_f16``) does the
 float32 arithmetic on float16 operands and rounds each new state slot and each output once.
+Hybrid (float32 input, output and state with int8 weights, ``hk_svdf_hybrid``) quantizes each
+input row at run time as LiteRT does; its int8 time weights are dequantized here once, as LiteRT
+dequantizes them at its first run.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor, AirTensorKind
+from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import label
-from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
+from helia_aot_ops_builtin.hybrid import row_sums
+from helia_aot_ops_builtin.kernel_call import CTable, KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import quantize_multiplier
 
@@ -78,7 +83,8 @@ class SvdfOperator(KernelCallOperator):
         "output and weights_feature with int16 weights_time and state (LiteRT's integer SVDF) or "
         "int8 weights_time and state, int32 bias, per-tensor scales, zero point 0 on weights and "
         "state, fused activation RELU as LiteRT requires (applied as the int8 clamp only).",
-        "Hybrid SVDF (float32 input with int8 weights) is not supported.",
+        "Hybrid: float32 input, output, bias and state with int8 weights_feature and "
+        "weights_time (one scale each); each input row is quantized at run time as LiteRT does.",
         "float16: every operand (input, weights, bias, state, output) float16 with a float "
         "activation as for float32, on an FP16-capable platform (Cortex-M55, e.g. apollo510_evb).",
     )
@@ -127,6 +133,7 @@ class SvdfOperator(KernelCallOperator):
             (np.float16, np.float16, np.float16, np.float16): "f16",
             (np.int8, np.int8, np.int16, np.int8): "s8_s16",
             (np.int8, np.int8, np.int8, np.int8): "s8_s8",
+            (np.float32, np.int8, np.int8, np.float32): "hybrid",
         }.get(key)
 
     def call_role(self) -> str:
@@ -137,7 +144,9 @@ class SvdfOperator(KernelCallOperator):
 
     def kernel_families(self) -> tuple[str, ...]:
         # float16 runs its own family (``_Float16``), so an int8 or float32 module carries none of it.
-        return ("svdf_f16",) if self.kind() == "f16" else self.KERNELS
+        if self.kind() in ("f16", "hybrid"):
+            return (f"svdf_{self.kind()}",)
+        return self.KERNELS
 
     def _geometry(self) -> tuple[int, int, int, int, int]:
         """(batches, input_size, filters, rank, memory)."""
@@ -155,8 +164,6 @@ class SvdfOperator(KernelCallOperator):
                 f"types {self.source.dtype} input, {wf.dtype} weights_feature, {wt.dtype} weights_time, "
                 f"{self.target.dtype} output are not supported"
             )
-            if self.source.dtype.numpy == np.float32 and wf.dtype.numpy == np.int8:
-                yield "hybrid SVDF (float32 input, int8 weights) is not supported"
             return
         for tensor in (wf, wt):
             if not tensor.is_constant:
@@ -176,17 +183,26 @@ class SvdfOperator(KernelCallOperator):
             yield f"input {tuple(self.source.shape)} does not have {input_size} features"
         if wt.shape[0] != filters or memory < 1:
             yield f"weights_time {tuple(wt.shape)} is not [{filters}, memory]"
-        if tuple(state.shape) != (batches, memory * filters) or state.dtype != wt.dtype:
+        state_type = self.source.dtype if kind == "hybrid" else wt.dtype
+        if tuple(state.shape) != (batches, memory * filters) or state.dtype != state_type:
             yield (
-                f"state {tuple(state.shape)} {state.dtype} is not [{batches}, {memory * filters}] {wt.dtype}"
+                f"state {tuple(state.shape)} {state.dtype} is not "
+                f"[{batches}, {memory * filters}] {state_type}"
             )
         if tuple(self.target.shape) != (batches, units):
             yield f"output {tuple(self.target.shape)} is not [{batches}, {units}]"
         bias = self.bias
         if bias is not None and (bias.size != units or not bias.is_constant):
             yield f"bias {label(bias)} must be constant with {units} elements"
-        if kind in ("f32", "f16"):
-            want = np.dtype(np.float32 if kind == "f32" else np.float16)
+        if kind == "hybrid":
+            if state.dtype.numpy != np.float32:
+                yield f"the state {label(state)} of a hybrid SVDF must be float32"
+            for tensor in (wf, wt):
+                q = tensor.quantization
+                if q is None or np.asarray(q.scale).size != 1:
+                    yield f"hybrid {label(tensor)} needs one scale (LiteRT's hybrid SVDF reads one)"
+        if kind in ("f32", "f16", "hybrid"):
+            want = np.dtype(np.float16 if kind == "f16" else np.float32)
             if self.options.activation not in FLOAT_ACTIVATIONS:
                 yield f"fused activation {self.options.activation} is not supported"
             if bias is not None and bias.dtype.numpy != want:
@@ -204,6 +220,46 @@ class SvdfOperator(KernelCallOperator):
             if tensor.zero_point() != 0:
                 yield f"{label(tensor)} must have zero point 0 (symmetric), as LiteRT's integer SVDF assumes"
 
+    def on_resolve(self) -> None:
+        if self.kind() == "hybrid":
+            wt = self.required_input(2)
+            scale = np.float32(wt.scale())
+            dequantized = (wt.required_data().astype(np.float32) * scale).astype(np.float32)
+            self.intern_constant_array("float_weights_time", dequantized, alignment=4)
+            self.add_scratch("quantized_row", int(self.required_input(1).shape[1]), alignment=4)
+
+    def hybrid_kernel(self, fields: list[tuple[str, str]]) -> KernelCall:
+        """``hk_svdf_hybrid``: the float cell with a hybrid feature product."""
+        feature = self.required_input(1)
+        tables: list[CTable] = []
+        sums = "NULL"
+        if self.options.asymmetric_quantize_inputs:
+            values = [str(int(v)) for v in row_sums(feature.required_data(), 0)]
+            tables.append(CTable("row_sums", "int32_t", values, "Per filter, its feature weights' sum"))
+            sums = self.table_ref(tables[0])
+        fields += [
+            ("activation", str(FLOAT_ACTIVATIONS[self.options.activation])),
+            ("asymmetric", "1" if self.options.asymmetric_quantize_inputs else "0"),
+            ("feature_scale", c_float(float(np.float32(feature.scale())))),
+            ("row_sums", sums),
+        ]
+        args = [
+            self.data_ptr(self.source),
+            self.data_ptr(self.weights_feature),
+            self.ptr(self.get_local_tensor("float_weights_time"), const=True),
+            self.data_ptr(self.bias),
+            self.ptr(self.get_local_tensor("quantized_row"), ctype="int8_t"),
+            self.ptr(self.required_input(4)),
+            self.ptr(self.target),
+        ]
+        return KernelCall(
+            "svdf_hybrid", args, "svdf_hybrid_params_t", dict(fields), tables=tables, params_in_run=True
+        )
+
+    def reads_input(self, position: int) -> bool:
+        # Hybrid: the dequantized copy replaces the int8 time weights.
+        return not (position == 2 and self.kind() == "hybrid")
+
     def macs(self) -> int:
         batches, input_size, filters, _, memory = self._geometry()
         return batches * filters * (input_size + memory)
@@ -217,6 +273,8 @@ class SvdfOperator(KernelCallOperator):
             ("rank", str(rank)),
             ("memory", str(memory)),
         ]
+        if self.kind() == "hybrid":
+            return self.hybrid_kernel(fields)
         if self.kind() in ("f32", "f16"):
             fields.append(("activation", str(FLOAT_ACTIVATIONS[self.options.activation])))
         else:

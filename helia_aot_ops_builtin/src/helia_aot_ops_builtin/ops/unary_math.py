@@ -64,10 +64,22 @@ class UnaryMathOperator(KernelCallOperator):
             shapes = f"{tuple(self.source.shape)} and {tuple(self.target.shape)}"
             yield f"the input and output shapes differ: {shapes}"
         dtype = self.target.dtype.numpy
+        if self.raw_integer():
+            return
         if dtype == np.dtype(np.int8) or (dtype == np.dtype(np.int16) and not self.plain_int16()):
             yield from quantization_problems((self.source, self.target))
 
+    def raw_integer(self) -> bool:
+        """int8, int16 or int64 NEG: LiteRT negates the stored integers (``hk_math_narrow``)."""
+        return self.TYPE == "NEG" and self.target.dtype.numpy in (
+            np.dtype(np.int8),
+            np.dtype(np.int16),
+            np.dtype(np.int64),
+        )
+
     def kernel_families(self) -> tuple[str, ...]:
+        if self.raw_integer():
+            return ("math_narrow",)
         # float16 ABS, NEG, SQRT and RSQRT run the ``unary_f16`` family (``_Float16``).
         return ("unary_f16",) if is_half(self.target) else self.KERNELS
 
@@ -80,6 +92,9 @@ class UnaryMathOperator(KernelCallOperator):
         data = [self.ptr(self.source, const=True), self.ptr(self.target), size]
         if is_half(self.target):
             return KernelCall(function=f"{self.FUNCTION}_f16", data_args=data)
+        if self.raw_integer():
+            suffix = {1: "s8", 2: "s16", 8: "s64"}[self.target.dtype.numpy.itemsize]
+            return KernelCall(function=f"neg_{suffix}", data_args=data)
         if self.target.dtype.numpy == np.dtype(np.int8):
             table = TABLES[self.TYPE](
                 self.source.scale(), self.source.zero_point(), self.target.scale(), self.target.zero_point()
@@ -164,7 +179,12 @@ REGISTRATIONS = [
         "ABS: |x| (int8/int16 rescaled as LiteRT's AbsEvalQuantized).",
         (np.float32, np.float16, np.int8, np.int16, np.int32),
     ),
-    _unary("NEG", "NEG: -x (int32 wraps INT32_MIN onto itself).", (np.float32, np.float16, np.int32)),
+    _unary(
+        "NEG",
+        "NEG: -x (integers wrap the most negative value onto itself; int8, int16 and int64 "
+        "negate the stored integers, as LiteRT).",
+        (np.float32, np.float16, np.int8, np.int16, np.int32, np.int64),
+    ),
     _unary(
         "SQRT",
         "SQRT: sqrt(x) (int8 through float32, as LiteRT).",
