@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helia_aot.cli.app import app
 from helia_aot.errors import ProfileError
+from helia_aot.testing.cycles import platform_at_clock, platform_named
 from helia_aot.testing.profiling import (
     PROFILE_SCHEMA_VERSION,
     ModuleProfile,
@@ -56,9 +57,11 @@ def test_profile_json_schema_and_operators(kws_profile):
         "runtime_instructions", "total_instructions", "inference_instructions",
         "code_bytes", "constant_bytes", "ram_bytes",
         "runtime_cycles", "total_cycles", "inference_cycles", "inference_cpi", "inference_ms",
-        "platform", "clock_mhz", "unknown_instructions",
+        "platform", "clock_mhz", "wait_states", "unknown_instructions",
     }  # fmt: skip
     assert (doc["platform"], doc["clock_mhz"], doc["unknown_instructions"]) == ("apollo510_evb", 250.0, [])
+    declared = platform_named("apollo510_evb")
+    assert doc["wait_states"] == {memory.value: count for memory, count in declared.wait_states}
     assert (doc["model"], doc["target"], doc["cpu"], doc["opt"]) == (KWS.name, "m55", "cortex-m55", "-O2")
     ops = doc["operators"]
     assert [op["index"] for op in ops] == list(range(12))  # KWS DS-CNN: 12 operators
@@ -197,19 +200,23 @@ def test_profile_refuses_modules_it_cannot_run(tmp_path, flags, message):
 
 
 @pytest.mark.cross
-def test_profile_clock_override(tmp_path):
-    from helia_aot.testing import require_toolchain
-
-    require_toolchain()
+def test_profile_clock_rescales_wait_states(tmp_path, kws_profile):
+    """--clock-mhz runs the platform at that clock: wait states and milliseconds follow it."""
     result = runner.invoke(
         app,
-        ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), "--target", "m4",
+        ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), "--target", "m55",
          "--clock-mhz", "96", "--json"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert (doc["cpu"], doc["platform"], doc["clock_mhz"]) == ("cortex-m4", "apollo4p_evb", 96.0)
+    assert (doc["cpu"], doc["platform"], doc["clock_mhz"]) == ("cortex-m55", "apollo510_evb", 96.0)
+    slow = platform_at_clock(platform_named("apollo510_evb"), 96)
+    assert doc["wait_states"] == {memory.value: count for memory, count in slow.wait_states}
+    assert doc["wait_states"]["mram"] < kws_profile["wait_states"]["mram"]
     assert doc["inference_ms"] == round(doc["inference_cycles"] / 96e3, 6)
+    # The same instructions; the weights' MRAM line fills take fewer cycles at the lower clock.
+    assert doc["inference_instructions"] == kws_profile["inference_instructions"]
+    assert doc["inference_cycles"] < kws_profile["inference_cycles"]
     assert doc["unknown_instructions"] == []
 
 
