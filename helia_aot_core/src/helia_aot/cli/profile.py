@@ -49,7 +49,8 @@ TARGET_OPTION = typer.Option(
 JSON_OPTION = typer.Option("--json", help="Print one JSON document instead of the table.")
 CLOCK_OPTION = typer.Option(
     "--clock-mhz",
-    help="Core clock to run at: the wait states and milliseconds follow it (default: the platform's declared clock).",
+    help="Core clock to run at: the wait states and milliseconds follow it "
+    "(default: the platform's declared clock).",
     show_default=False,
 )
 

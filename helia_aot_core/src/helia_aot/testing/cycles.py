@@ -628,7 +628,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         platform = platform_named(args.platform or DEFAULT_PLATFORMS[args.cpu])
         if args.clock_mhz is not None:
             if args.clock_mhz <= 0:
-                raise CycleModelError(f"--clock-mhz must be positive, got {args.clock_mhz:g}", hint="e.g. --clock-mhz 96")
+                raise CycleModelError(
+                    f"--clock-mhz must be positive, got {args.clock_mhz:g}", hint="e.g. --clock-mhz 96"
+                )
             platform = platform_at_clock(platform, args.clock_mhz)
         if not args.elf.is_file():
             raise CycleModelError(f"no such ELF: {args.elf}", hint="build it with cross_build_program first")

@@ -31,7 +31,6 @@ without the runtime, ``main``, the golden test or the C library.
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
