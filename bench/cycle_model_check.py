@@ -23,11 +23,12 @@ compiler chose. Weight matrices are constants (MRAM in the model, through the M5
 the other buffers zero-initialised arrays (DTCM): the elementwise and pooling figures do not move
 between 96 and 250 MHz on silicon, so their buffers sat in zero-wait memory there too.
 
-Cortex-M4 (``--dscnn``): the DS-CNN Small benchmark of Karthik-Swaminathan98 measured each CMSIS-NN
-call on a PSoC6 Cortex-M4 from RAM (DWT; figures in arm-riscv-benchmark-results' README, section
-3.2). Our driver (bench/data/dscnn_psoc6_driver.c) makes the same five distinct calls at the
-stated shapes and links the checkout's prebuilt libcmsis-nn.a as is, so the kernels are the very
-bytes measured; the model runs with no wait states. The whole model is the sum of its 13 layers.
+Cortex-M4 (``--dscnn``): the DS-CNN Small and Medium benchmarks of Karthik-Swaminathan98 measured
+each CMSIS-NN call on a PSoC6 Cortex-M4 from RAM (DWT; figures in arm-riscv-benchmark-results'
+README, sections 3.2 and 3.3). Our driver (bench/data/dscnn_psoc6_driver.c) makes the same distinct
+calls at the stated shapes (five for Small, six for Medium) and links each benchmark's prebuilt
+libcmsis-nn.a as is, so the kernels are the very bytes measured; the model runs with no wait
+states. Each whole model is the sum of its 13 layers.
 """
 
 from __future__ import annotations
@@ -273,16 +274,51 @@ def compile_to_assembly(compiler: str, sources: list[Path], out_dir: Path, flags
 
 
 DSCNN_DRIVER = Path(__file__).resolve().parent / "data" / "dscnn_psoc6_driver.c"
-"""Our driver of the DS-CNN Small calls measured on the PSoC6 (one harness region per distinct call)."""
+"""Our driver of the DS-CNN calls measured on the PSoC6 (one harness region per distinct call)."""
 
-DSCNN_CALLS = (
-    ("depthwise_conv_wrapper_s8", "58x13x1 k10x4 m64 s2", (1,)),
-    ("depthwise_conv_wrapper_s8", "25x5x64 k3 m64", (2, 4, 6, 8, 10)),
-    ("convolve_wrapper_s8", "25x5x64 k1 oc64 p1", (3, 5, 7, 9, 11)),
-    ("avgpool_s8", "25x5x64 k25x5", (12,)),
-    ("fully_connected_s8", "64 -> 12", (13,)),
+
+@dataclass(frozen=True)
+class DscnnModel:
+    """One DS-CNN benchmark of the PSoC6 results: where its library and figures are, and its calls."""
+
+    name: str
+    directory: str
+    section: str
+    define: str
+    calls: tuple[tuple[str, str, tuple[int, ...]], ...]
+    """The driver's regions in order: the kernel, its shape, the model's layers that make that call."""
+
+
+DSCNN_MODELS = (
+    DscnnModel(
+        "DS-CNN Small",
+        "NN_KWS_DSCNN_SMALL",
+        "### 3.2",
+        "-DDSCNN_MEDIUM=0",
+        (
+            ("depthwise_conv_wrapper_s8", "58x13x1 k10x4 m64 s2", (1,)),
+            ("depthwise_conv_wrapper_s8", "25x5x64 k3 m64", (2, 4, 6, 8, 10)),
+            ("convolve_wrapper_s8", "25x5x64 k1 oc64 p1", (3, 5, 7, 9, 11)),
+            ("avgpool_s8", "25x5x64 k25x5", (12,)),
+            ("fully_connected_s8", "64 -> 12", (13,)),
+        ),
+    ),
+    DscnnModel(
+        "DS-CNN Medium",
+        "NN_KWS_DSCNN_MEDIUM",
+        "### 3.3",
+        "-DDSCNN_MEDIUM=1",
+        (
+            ("depthwise_conv_wrapper_s8", "49x10x1 k10x4 s2x1", (1,)),
+            ("depthwise_conv_wrapper_s8", "27x12x172 k3 s2", (2,)),
+            ("convolve_wrapper_s8", "13x5x172 k1 p1", (3, 5, 7, 9, 11)),
+            ("depthwise_conv_wrapper_s8", "13x5x172 k3", (4, 6, 8, 10)),
+            ("avgpool_s8", "13x5x172 k13x5", (12,)),
+            ("fully_connected_s8", "172 -> 12", (13,)),
+        ),
+    ),
 )
-"""The driver's regions in order: the kernel, its shape, the model's layers that make that call."""
+"""The two benchmarks: DS-CNN Small (results section 3.2) and Medium (3.3), 13 layers each."""
 
 DSCNN_ENTRY_POINTS = (
     "arm_depthwise_conv_wrapper_s8_get_buffer_size",
@@ -298,10 +334,10 @@ PSOC6_CLOCK_MHZ = 25.0
 """The PSoC6 measurements' clock (the results' platform table); code and data ran from RAM."""
 
 
-def dscnn_silicon_cycles(results: Path) -> dict[int, int]:
-    """Layer number -> the CMSIS-NN cycles of the DS-CNN Small table (section 3.2) of the results README."""
+def dscnn_silicon_cycles(results: Path, section_title: str) -> dict[int, int]:
+    """Layer number -> the CMSIS-NN cycles of one DS-CNN table (``section_title``) of the results README."""
     text = (results / "README.md").read_text()
-    section = text[text.index("### 3.2") :]
+    section = text[text.index(section_title) :]
     section = section[: section.index("###", 4)]
     found: dict[int, int] = {}
     for match in re.finditer(r"\|\s*Layer (\d+):[^|]*\|\s*([\d,]+)\s*\|", section):
@@ -310,8 +346,7 @@ def dscnn_silicon_cycles(results: Path) -> dict[int, int]:
 
 
 def replay_dscnn(project: Path, results: Path, work: Path) -> tuple[list[str], list[tuple[float, str]]]:
-    """The PSoC6 DS-CNN Small calls under the Cortex-M4 model: one line per call and the whole model."""
-    library = project / "NN_KWS_DSCNN_SMALL" / "CMSIS" / "libcmsis-nn.a"
+    """The PSoC6 DS-CNN calls under the Cortex-M4 model: one line per call and each whole model."""
     m4 = CORES["m4"]
     # the prebuilt library uses the soft-float calling convention (no VFP arguments); so does the driver
     softfp = CrossCore(
@@ -321,34 +356,38 @@ def replay_dscnn(project: Path, results: Path, work: Path) -> tuple[list[str], l
         m4.linker_script,
         "Cortex-M4, soft-float calls",
     )
-    elf = cross_build_program(
-        [DSCNN_DRIVER],
-        work / "dscnn",
-        softfp,
-        extra_ldflags=(*(f"-Wl,-u,{name}" for name in DSCNN_ENTRY_POINTS), str(library)),
-    )
     # code and data from RAM with no wait states, as measured; the clock only converts to time
     platform = dataclasses.replace(platform_named("apollo4p_evb"), clock_mhz=PSOC6_CLOCK_MHZ, wait_states=())
-    run = measure_cycles(elf, "cortex-m4", platform, strict=False)
-    silicon = dscnn_silicon_cycles(results)
     lines: list[str] = []
     errors: list[tuple[float, str]] = []
-    total_silicon = total_model = 0
-    for (kernel, shape, layers), region in zip(DSCNN_CALLS, run.regions, strict=True):
-        measured = silicon[layers[0]]
-        total_silicon += measured * len(layers)
-        total_model += region.cycles * len(layers)
-        error = region.cycles / measured - 1
-        errors.append((error, f"{kernel}, m4"))
-        lines.append(
-            f"{kernel:28} {'m4':4} {shape:18} {measured:11,} {region.cycles:11,} {100 * error:+7.1f}%"
+    for model in DSCNN_MODELS:
+        library = project / model.directory / "CMSIS" / "libcmsis-nn.a"
+        elf = cross_build_program(
+            [DSCNN_DRIVER],
+            work / model.directory,
+            softfp,
+            extra_cflags=(model.define,),
+            extra_ldflags=(*(f"-Wl,-u,{name}" for name in DSCNN_ENTRY_POINTS), str(library)),
         )
-    error = total_model / total_silicon - 1
-    errors.append((error, "DS-CNN Small total, m4"))
-    lines.append(
-        f"{'DS-CNN Small (13 layers)':28} {'m4':4} {'whole model':18} {total_silicon:11,} {total_model:11,}"
-        f" {100 * error:+7.1f}%"
-    )
+        run = measure_cycles(elf, "cortex-m4", platform, strict=False)
+        silicon = dscnn_silicon_cycles(results, model.section)
+        total_silicon = total_model = 0
+        for (kernel, shape, layers), region in zip(model.calls, run.regions, strict=True):
+            measured = silicon[layers[0]]
+            total_silicon += measured * len(layers)
+            total_model += region.cycles * len(layers)
+            error = region.cycles / measured - 1
+            errors.append((error, f"{kernel}, m4"))
+            lines.append(
+                f"{kernel:28} {'m4':4} {shape:18} {measured:11,} {region.cycles:11,} {100 * error:+7.1f}%"
+            )
+        if total_silicon != sum(silicon.values()):
+            raise SystemExit(f"cycle_model_check: the {model.name} calls do not cover its 13 layers")
+        error = total_model / total_silicon - 1
+        errors.append((error, f"{model.name} total, m4"))
+        name = f"{model.name} (13 layers)"
+        row = f"{name:28} {'m4':4} {'whole model':18} {total_silicon:11,} {total_model:11,}"
+        lines.append(f"{row} {100 * error:+7.1f}%")
     return lines, errors
 
 
@@ -370,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dscnn",
         type=Path,
-        help="a checkout of Karthik-Swaminathan98/ARM-Project: its DS-CNN Small calls under the M4 model",
+        help="a checkout of Karthik-Swaminathan98/ARM-Project: its DS-CNN Small and Medium calls "
+        "under the M4 model",
     )
     parser.add_argument(
         "--dscnn-results",

@@ -168,6 +168,23 @@ def test_command_prints_json_per_region(unit_elves, capsys):
     assert doc["unknown_instructions"] == []
 
 
+@pytest.mark.cross
+def test_command_clock_rescales_the_wait_states(unit_elves, capsys):
+    # --clock-mhz runs the platform at that clock: MRAM's fixed access time is fewer cycles at
+    # 96 MHz, so the M55's MRAM line fills shrink; the DTCM and the cache hits do not move.
+    assert main(["--cpu", "cortex-m55", "--clock-mhz", "96", str(unit_elves["cortex-m55"])]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["platform"], doc["clock_mhz"]) == ("apollo510_evb", 96.0)
+    fill = line_fill_cycles("cortex-m55", wait_states_at(3, 250, 96))
+    assert fill < line_fill_cycles("cortex-m55", 3)
+    expected = [cycles for _, cycles, _ in EXPECTED["cortex-m55"]]
+    expected[4], expected[12] = 1 + fill, 2 + fill  # the two MRAM misses (scalar, vector)
+    assert [r["cycles"] for r in doc["regions"]] == expected
+    failed = main(["--cpu", "cortex-m55", "--clock-mhz", "0", str(unit_elves["cortex-m55"])])
+    assert failed == CycleModelError.exit_code
+    assert "--clock-mhz must be positive" in capsys.readouterr().err
+
+
 def test_command_rejects_a_missing_elf(tmp_path, capsys):
     assert main(["--cpu", "cortex-m4", str(tmp_path / "none.elf")]) == 1
     assert "no such ELF" in capsys.readouterr().err

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helia_aot.cli.app import app
 from helia_aot.errors import ProfileError
+from helia_aot.testing.cycles import platform_at_clock, platform_named
 from helia_aot.testing.profiling import (
     PROFILE_SCHEMA_VERSION,
     ModuleProfile,
@@ -56,9 +57,11 @@ def test_profile_json_schema_and_operators(kws_profile):
         "runtime_instructions", "total_instructions", "inference_instructions",
         "code_bytes", "constant_bytes", "ram_bytes",
         "runtime_cycles", "total_cycles", "inference_cycles", "inference_cpi", "inference_ms",
-        "platform", "clock_mhz", "unknown_instructions",
+        "platform", "clock_mhz", "wait_states", "unknown_instructions",
     }  # fmt: skip
     assert (doc["platform"], doc["clock_mhz"], doc["unknown_instructions"]) == ("apollo510_evb", 250.0, [])
+    declared = platform_named("apollo510_evb")
+    assert doc["wait_states"] == {memory.value: count for memory, count in declared.wait_states}
     assert (doc["model"], doc["target"], doc["cpu"], doc["opt"]) == (KWS.name, "m55", "cortex-m55", "-O2")
     ops = doc["operators"]
     assert [op["index"] for op in ops] == list(range(12))  # KWS DS-CNN: 12 operators
@@ -197,7 +200,11 @@ def test_profile_refuses_modules_it_cannot_run(tmp_path, flags, message):
 
 
 @pytest.mark.cross
-def test_profile_clock_override(tmp_path):
+def test_profile_clock_rescales_wait_states(tmp_path):
+    """--clock-mhz runs the platform at that clock: wait states and milliseconds follow it.
+
+    The M4 pays MRAM's wait states on every weight access (no data cache), so the run uses them.
+    """
     from helia_aot.testing import require_toolchain
 
     require_toolchain()
@@ -209,8 +216,26 @@ def test_profile_clock_override(tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert (doc["cpu"], doc["platform"], doc["clock_mhz"]) == ("cortex-m4", "apollo4p_evb", 96.0)
+    declared = platform_named("apollo4p_evb")
+    slow = platform_at_clock(declared, 96)
+    assert doc["wait_states"] == {memory.value: count for memory, count in slow.wait_states}
+    assert doc["wait_states"]["mram"] < declared.wait_states_of("mram")  # 192 MHz -> 96 MHz
     assert doc["inference_ms"] == round(doc["inference_cycles"] / 96e3, 6)
     assert doc["unknown_instructions"] == []
+
+
+def test_profile_clock_override_rescales_the_platform():
+    """The platform the profile times with is the declared one run at --clock-mhz (no QEMU)."""
+    from helia_aot.testing.profiling import _timing_platform
+
+    declared = platform_named("apollo510_evb")
+    plan = type("Plan", (), {"platform": declared})()
+    assert _timing_platform(plan, "cortex-m55", None, None) == declared
+    slow = _timing_platform(plan, "cortex-m55", None, 96)
+    assert (slow.clock_mhz, slow.wait_states) == (96, platform_at_clock(declared, 96).wait_states)
+    assert slow.wait_states_of("mram") < declared.wait_states_of("mram")
+    with pytest.raises(ProfileError, match="--clock-mhz must be positive"):
+        _timing_platform(plan, "cortex-m55", None, 0)
 
 
 def test_profile_rejects_unknown_target(tmp_path):

@@ -24,7 +24,7 @@ from helia_aot.errors import ProfileError
 
 HELP = """Convert a model, then count the instructions and model the cycles of one inference per operator under QEMU.
 
-Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo5/510 core; m4: Cortex-M4 with DSP, Apollo3/4; default: the platform's core), --clock-mhz (the clock of the milliseconds column; default: the platform's) and --json (one JSON document on stdout). The module is cross-built at -O2 with arm-none-eabi-gcc and run on a QEMU board under the cycle model (docs/cycles.md); the table lists each operator's instructions, cycles, cycles per instruction and milliseconds, the runtime's (model_run's loop and the profiling callback), their total, and the module's code, constant and RAM bytes from the link map. Inputs are zero bytes. Needs arm-none-eabi-gcc with newlib and qemu-system-arm (scripts/install_cross_toolchain.sh).
+Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo5/510 core; m4: Cortex-M4 with DSP, Apollo3/4; default: the platform's core), --clock-mhz (run the platform at another clock: the wait states of memories outside the core's clock domain and the milliseconds follow it; default: the platform's declared clock) and --json (one JSON document on stdout). The module is cross-built at -O2 with arm-none-eabi-gcc and run on a QEMU board under the cycle model (docs/cycles.md); the table lists each operator's instructions, cycles, cycles per instruction and milliseconds, the runtime's (model_run's loop and the profiling callback), their total, and the module's code, constant and RAM bytes from the link map. Inputs are zero bytes. Needs arm-none-eabi-gcc with newlib and qemu-system-arm (scripts/install_cross_toolchain.sh).
 
   helia-aot profile --model.path kws.tflite --module.path out/ --target m55
 
@@ -49,7 +49,8 @@ TARGET_OPTION = typer.Option(
 JSON_OPTION = typer.Option("--json", help="Print one JSON document instead of the table.")
 CLOCK_OPTION = typer.Option(
     "--clock-mhz",
-    help="Core clock for the milliseconds column (default: the platform's declared clock).",
+    help="Core clock to run at: the wait states and milliseconds follow it "
+    "(default: the platform's declared clock).",
     show_default=False,
 )
 

@@ -617,7 +617,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--cpu", required=True, choices=sorted(CPUS))
     parser.add_argument("--platform", help="registered platform for clock and wait states")
-    parser.add_argument("--clock-mhz", type=float, help="override the platform's clock for ms")
+    parser.add_argument(
+        "--clock-mhz", type=float, help="run the platform at this clock (wait states rescaled with it)"
+    )
     parser.add_argument("--lenient", action="store_true", help="time unknown instructions as 1 cycle")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("elf", type=Path)
@@ -625,7 +627,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         platform = platform_named(args.platform or DEFAULT_PLATFORMS[args.cpu])
         if args.clock_mhz is not None:
-            platform = dataclasses.replace(platform, clock_mhz=args.clock_mhz)
+            if args.clock_mhz <= 0:
+                raise CycleModelError(
+                    f"--clock-mhz must be positive, got {args.clock_mhz:g}", hint="e.g. --clock-mhz 96"
+                )
+            platform = platform_at_clock(platform, args.clock_mhz)
         if not args.elf.is_file():
             raise CycleModelError(f"no such ELF: {args.elf}", hint="build it with cross_build_program first")
         result = run_with_model(args.elf, args.cpu, platform, strict=not args.lenient, timeout=args.timeout)

@@ -19,7 +19,9 @@ regions, each attributed from the events around it:
 Cycles come from the same run under the cycle model (``helia_aot.testing.cycles``: the core's
 timing table, the platform's wait states per memory) and are attributed the same way, so
 ``sum(operator cycles) + runtime cycles == total cycles`` holds exactly too; milliseconds are the
-cycles at the platform's clock (``clock_mhz``, which ``--clock-mhz`` overrides).
+cycles at the platform's clock (``clock_mhz``). ``--clock-mhz`` runs the platform at another clock:
+the wait states of the memories outside the core's clock domain scale with it, since they answer
+in a fixed time (``cycles.platform_at_clock``), so the cycles change too, not only the ms.
 
 ``inference`` is counted apart, on a run without a callback: what an application pays, the figure
 ``bench/cross_bench.py`` reports. Sizes come from the link map (``module_size``): the module's own
@@ -29,7 +31,6 @@ without the runtime, ``main``, the golden test or the C library.
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,10 +45,11 @@ from helia_aot.testing.cross import (
     module_size,
     toolchain_problem,
 )
-from helia_aot.testing.cycles import DEFAULT_PLATFORMS, platform_named, run_with_model
+from helia_aot.testing.cycles import DEFAULT_PLATFORMS, platform_at_clock, platform_named, run_with_model
 
-PROFILE_SCHEMA_VERSION = 2
-"""``schema_version`` of ``helia-aot profile --json`` (2: cycles, cpi and ms beside instructions)."""
+PROFILE_SCHEMA_VERSION = 3
+"""``schema_version`` of ``helia-aot profile --json`` (2: cycles, cpi and ms beside instructions;
+3: ``wait_states``, the memories' wait states at ``clock_mhz``)."""
 
 RUNTIME = "(runtime)"
 """The row of instructions no operator ran (see the module docstring)."""
@@ -89,6 +91,7 @@ class ModuleProfile:
     inference_cycles: int = 0
     platform: str = ""
     clock_mhz: float = 0.0
+    wait_states: dict[str, int] = field(default_factory=dict)
     unknown_instructions: list[str] = field(default_factory=list)
     schema_version: int = field(default=PROFILE_SCHEMA_VERSION)
 
@@ -238,7 +241,8 @@ def profile_module(
 
     ``plan`` is the conversion's OptimizationPlan (names, types and kernels of the operators).
     Cycles use ``platform``'s wait states and clock: by default the plan's platform when its core
-    is the target's, else ``cycles.DEFAULT_PLATFORMS``; ``clock_mhz`` overrides the clock. An
+    is the target's, else ``cycles.DEFAULT_PLATFORMS``; ``clock_mhz`` runs that platform at another
+    clock, its wait states rescaled with it (``cycles.platform_at_clock``). An
     executed instruction the core's timing table lacks costs one cycle and is listed in
     ``unknown_instructions``; with ``strict`` it is an error instead (the tests run strict).
     Raises ProfileError when the tools are missing, the build fails or the run does not finish.
@@ -315,6 +319,7 @@ def profile_module(
         inference_cycles=region_cycles[0],
         platform=timing_platform.name,
         clock_mhz=timing_platform.clock_mhz,
+        wait_states={memory.value: count for memory, count in timing_platform.wait_states},
         unknown_instructions=cycle_run.unknown,
     )
 
@@ -332,7 +337,7 @@ def _timing_platform(
     if clock_mhz is not None:
         if clock_mhz <= 0:
             raise ProfileError(f"--clock-mhz must be positive, got {clock_mhz:g}", hint="e.g. --clock-mhz 96")
-        platform = dataclasses.replace(platform, clock_mhz=clock_mhz)
+        platform = platform_at_clock(platform, clock_mhz)
     return platform
 
 
