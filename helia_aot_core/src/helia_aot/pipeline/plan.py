@@ -4,9 +4,11 @@ One arena per (role, memory): scratch arenas share bytes between tensors whose l
 meet, persistent arenas keep theirs for the whole run, constant arenas hold the weights. Explicit
 ``memory.tensors[]`` placements are honoured first; everything else fills the read-write memories
 in the budget's order (``memory.constraints`` or the platform's preferred order), and when an
-arena does not fit a memory its largest tensors move on to the next one. Constants are read in
-place (cold) from non-volatile memory unless a rule stages them: then their bytes are stored in the
-source memory and copied at init into an arena of the destination memory.
+arena does not fit a memory its largest tensors move on to the next one. Constants are placed
+before the arenas: each is read in place (cold) from the first memory of the constant order that
+holds it (DTCM first on an Apollo, as heliaAOT 1.1 does), those read most per byte first, unless a
+rule places it or stages it (its bytes stored in the source memory and copied at init into an
+arena of the destination memory). The arenas share what the constants leave.
 """
 
 from __future__ import annotations
@@ -15,8 +17,15 @@ from helia_aot.air import AirModel, AirTensorKind
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
 from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
-from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
-from helia_aot.pipeline.memory_rules import check_rule_memory, constant_home, memory_budget, tensor_placements
+from helia_aot.pipeline.access_cost import bytes_accessed
+from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
+from helia_aot.pipeline.memory_rules import (
+    check_rule_memory,
+    constant_home,
+    constant_order,
+    memory_budget,
+    tensor_placements,
+)
 from helia_aot.pipeline.plan_choices import (
     choose_inplace_rows,
     choose_patch_stages,
@@ -59,10 +68,21 @@ def plan_memory(
 
     read = tensors_read(model, operators)  # once: asking per tensor made Plan quadratic in layers
     constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT and t.id in read]
-    pool = ConstantPool(
-        model, constants, rules, constant_home(platform, budget), alignment, budget.alignments
-    )
+    accessed = bytes_accessed(model, operators)
+    home, fill = constant_home(platform, budget), constant_order(platform, budget)
+
+    def constant_pool(by_cost: bool) -> ConstantPool:
+        order = FillOrder(fill, memory_budget(platform, memory_cfg.constraints), accessed, by_cost)
+        return ConstantPool(model, constants, rules, home, alignment, budget.alignments, order)
+
+    pool = constant_pool(by_cost=True)
     pool.reserve(budget)
+    plan.accessed = accessed
+    # The simplest placement (each constant in the first memory that holds it, in model order),
+    # for the report's comparison.
+    plan.simplest_constants = {
+        tid: memory for memory, blob in constant_pool(by_cost=False).cold.items() for tid in blob.offsets
+    }
 
     planner = Planner(model, operators, config, budget, rules, alignment, plan, run_planner)
     planner.place_pinned()
