@@ -58,17 +58,17 @@ class ConstantBlob:
         payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
         return payload, hashlib.sha256(payload).digest() + len(payload).to_bytes(8, "little")
 
-    def size_with(self, tensor: AirTensor, alignment: int) -> int:
-        """The arena's size were ``tensor`` added (unchanged when its contents are already in)."""
-        payload, key = self.payload(tensor)
+    def size_with(self, content: tuple[bytes, bytes], alignment: int) -> int:
+        """The arena's size were ``content`` (a :meth:`payload`) added (unchanged when it is in)."""
+        payload, key = content
         if key in self._seen:
             return self.size
         end = _align(len(self.data), alignment) + len(payload)
         whole = max(self.alignment, alignment)
         return max(whole, _align(end, whole))
 
-    def add(self, tensor: AirTensor, alignment: int) -> None:
-        payload, key = self.payload(tensor)
+    def add(self, tensor: AirTensor, alignment: int, content: tuple[bytes, bytes] | None = None) -> None:
+        payload, key = content or self.payload(tensor)
         if key not in self._seen:
             offset = _align(len(self.data), alignment)
             self.data.extend(b"\0" * (offset - len(self.data)))
@@ -87,12 +87,14 @@ class ConstantBlob:
 class FillOrder:
     """Where the constants no rule places may go: ``order`` the memories, first choice first,
     against ``budget`` (nothing taken from it yet); ``accessed`` the bytes read of each per
-    inference; ``by_cost`` ranks them by bytes read per byte stored (else model order)."""
+    inference; ``by_cost`` ranks them by bytes read per byte stored (else model order);
+    ``contents`` caches each tensor's bytes and key between pools."""
 
     order: list[str]
     budget: MemoryBudget
     accessed: dict[TensorId, int]
     by_cost: bool = True
+    contents: dict[TensorId, tuple[bytes, bytes]] = field(default_factory=dict)
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -172,12 +174,6 @@ class ConstantPool:
                 blob.alignment = max(blob.alignment, staged.alignment)
                 self._chunks[key] = offset
 
-    def _taken(self, memory: str) -> int:
-        """Bytes the arenas placed so far take from ``memory``'s budget (staged chunks included)."""
-        taken = self.cold[memory].size if memory in self.cold else 0
-        taken += sum(b.size for (dest, _), b in self.staged.items() if dest == memory)
-        return taken + sum(b.size for (_, src), b in self.staged.items() if src == memory)
-
     def _fill(
         self,
         tensors: list[AirTensor],
@@ -188,22 +184,32 @@ class ConstantPool:
     ) -> None:
         """Each constant no rule places goes to the first memory of ``fill.order`` with room for
         it, the ones read most per byte first (ties: model order)."""
-        order = {t.id: i for i, t in enumerate(tensors)}
-        ranked = sorted(
-            tensors,
-            key=lambda t: (-fill.accessed.get(t.id, 0) / max(t.nbytes, 1), order[t.id])
-            if fill.by_cost
-            else order[t.id],
-        )
-        for tensor in ranked:
-            chosen = home
+        # What the rule-placed and staged arenas already take from each memory (staged bytes in
+        # their destination and, as a chunk of its cold arena, in their source).
+        taken: dict[str, int] = {m: b.size for m, b in self.cold.items()}
+        for (destination, source), blob in self.staged.items():
+            taken[destination] = taken.get(destination, 0) + blob.size
+            taken[source] = taken.get(source, 0) + blob.size
+        room = {m: fill.budget.free(m) for m in fill.order}
+        if fill.by_cost:
+            density = {t.id: fill.accessed.get(t.id, 0) / max(t.nbytes, 1) for t in tensors}
+            tensors = sorted(tensors, key=lambda t: -density[t.id])  # stable: ties keep model order
+        for tensor in tensors:
+            content = fill.contents.get(tensor.id)
+            if content is None:
+                content = fill.contents[tensor.id] = ConstantBlob.payload(tensor)
+            chosen, grown = home, None
             for memory in fill.order:
-                blob = self.cold.get(memory) or ConstantBlob(base(memory))
-                grown = blob.size_with(tensor, wanted(tensor, memory)) - (blob.size if memory in self.cold else 0)
-                if fill.budget.fits(memory, self._taken(memory) + grown):
-                    chosen = memory
+                blob = self.cold.get(memory)
+                had = 0 if blob is None else blob.size
+                size = (blob or ConstantBlob(base(memory))).size_with(content, wanted(tensor, memory))
+                free = room[memory]
+                if free is None or taken.get(memory, 0) + size - had <= free:
+                    chosen, grown = memory, size - had
                     break
-            self.cold.setdefault(chosen, ConstantBlob(base(chosen))).add(tensor, wanted(tensor, chosen))
+            blob = self.cold.setdefault(chosen, ConstantBlob(base(chosen)))
+            blob.add(tensor, wanted(tensor, chosen), content)
+            taken[chosen] = taken.get(chosen, 0) + (grown or 0)
 
     def reserve(self, budget: MemoryBudget) -> None:
         """Take the constant arenas' bytes from the budget; staged ones are explicit, so they must fit."""

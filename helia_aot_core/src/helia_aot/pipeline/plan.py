@@ -71,18 +71,20 @@ def plan_memory(
     accessed = bytes_accessed(model, operators)
     home, fill = constant_home(platform, budget), constant_order(platform, budget)
 
+    contents: dict = {}  # each constant's bytes, hashed once for both pools
+
     def constant_pool(by_cost: bool) -> ConstantPool:
-        order = FillOrder(fill, memory_budget(platform, memory_cfg.constraints), accessed, by_cost)
+        budget_now = memory_budget(platform, memory_cfg.constraints)
+        order = FillOrder(fill, budget_now, accessed, by_cost, contents)
         return ConstantPool(model, constants, rules, home, alignment, budget.alignments, order)
 
     pool = constant_pool(by_cost=True)
     pool.reserve(budget)
     plan.accessed = accessed
-    # The simplest placement (each constant in the first memory that holds it, in model order),
-    # for the report's comparison.
-    plan.simplest_constants = {
-        tid: memory for memory, blob in constant_pool(by_cost=False).cold.items() for tid in blob.offsets
-    }
+    # The simplest placement (each constant in the first memory that holds it, in model order) is
+    # the report's baseline; when one memory holds every constant it is this placement.
+    simplest = pool if len(pool.cold) <= 1 else constant_pool(by_cost=False)
+    plan.simplest_constants = {tid: memory for memory, blob in simplest.cold.items() for tid in blob.offsets}
 
     planner = Planner(model, operators, config, budget, rules, alignment, plan, run_planner)
     planner.place_pinned()
