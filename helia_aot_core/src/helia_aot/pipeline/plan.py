@@ -16,8 +16,8 @@ from __future__ import annotations
 from helia_aot.air import AirModel, AirTensorKind
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
-from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
 from helia_aot.pipeline.access_cost import bytes_accessed
+from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
 from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
 from helia_aot.pipeline.memory_rules import (
     check_rule_memory,
