@@ -183,7 +183,7 @@ class ConstantPool:
         wanted: Any,
     ) -> None:
         """Each constant no rule places goes to the first memory of ``fill.order`` with room for
-        it, the ones read most per byte first (ties: model order)."""
+        it, the ones read most per byte first (``tensors`` come in model order)."""
         # What the rule-placed and staged arenas already take from each memory (staged bytes in
         # their destination and, as a chunk of its cold arena, in their source).
         taken: dict[str, int] = {m: b.size for m, b in self.cold.items()}
@@ -192,8 +192,9 @@ class ConstantPool:
             taken[source] = taken.get(source, 0) + blob.size
         room = {m: fill.budget.free(m) for m in fill.order}
         if fill.by_cost:
+            # Read most per byte first; ties keep model order (the sort is stable).
             density = {t.id: fill.accessed.get(t.id, 0) / max(t.nbytes, 1) for t in tensors}
-            tensors = sorted(tensors, key=lambda t: -density[t.id])  # stable: ties keep model order
+            tensors = sorted(tensors, key=lambda t: -density[t.id])
         for tensor in tensors:
             content = fill.contents.get(tensor.id)
             if content is None:

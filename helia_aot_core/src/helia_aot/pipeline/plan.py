@@ -68,6 +68,12 @@ def plan_memory(
 
     read = tensors_read(model, operators)  # once: asking per tensor made Plan quadratic in layers
     constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT and t.id in read]
+    # Model order is the order the operators first read them (the file's tensor order is not).
+    first_read: dict[str, int] = {}
+    for index, aot_op in enumerate(operators):
+        for tid in [*aot_op.op.input_ids, *aot_op.op.named_tensors.values()]:
+            first_read.setdefault(str(tid), index)
+    constants.sort(key=lambda t: first_read.get(str(t.id), len(operators)))
     accessed = bytes_accessed(model, operators)
     home, fill = constant_home(platform, budget), constant_order(platform, budget)
 

@@ -20,6 +20,7 @@ from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
+from helia_aot.pipeline import access_cost
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
@@ -382,6 +383,12 @@ def _is_staging_source(plan: MemoryPlan, region: Any) -> bool:
     return bool(staged_from) and sum(r.used for r in staged_from) >= region.used
 
 
+def placement_record(plan: MemoryPlan, platform: SocPlatform, prefix: str) -> dict[str, Any]:
+    """The report's ``placement`` (:func:`helia_aot.pipeline.access_cost.placement_record`)."""
+    names = {r.id: region_enum_name(prefix, r) for r in plan.regions}
+    return access_cost.placement_record(plan, platform, names)
+
+
 def report_record(
     model: AirModel,
     operators: list[AotOperator],
@@ -448,6 +455,7 @@ def report_record(
         "model_name": model.name,
         "platform_name": _platform_name(platform),
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
+        "placement": placement_record(plan, platform, config.module.prefix),
     }
 
 
