@@ -88,13 +88,16 @@ class FillOrder:
     """Where the constants no rule places may go: ``order`` the memories, first choice first,
     against ``budget`` (nothing taken from it yet); ``accessed`` the bytes read of each per
     inference; ``by_cost`` ranks them by bytes read per byte stored (else model order);
-    ``contents`` caches each tensor's bytes and key between pools."""
+    ``contents`` caches each tensor's bytes and key between pools; ``scratch`` below."""
 
     order: list[str]
     budget: MemoryBudget
     accessed: dict[TensorId, int]
     by_cost: bool = True
     contents: dict[TensorId, tuple[bytes, bytes]] = field(default_factory=dict)
+    scratch: tuple[str, int, float] | None = None
+    """At goal latency, the scratch arena as one more claimant: (memory, bytes, bytes read per
+    byte); the constants read less per byte than it leave it that room in that memory."""
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -195,7 +198,14 @@ class ConstantPool:
             # Read most per byte first; ties keep model order (the sort is stable).
             density = {t.id: fill.accessed.get(t.id, 0) / max(t.nbytes, 1) for t in tensors}
             tensors = sorted(tensors, key=lambda t: -density[t.id])
+        claim = fill.scratch if fill.by_cost else None
         for tensor in tensors:
+            if claim is not None and fill.accessed.get(tensor.id, 0) / max(tensor.nbytes, 1) < claim[2]:
+                memory, nbytes, _ = claim
+                free = room.get(memory)
+                if free is None or taken.get(memory, 0) + nbytes <= free:
+                    taken[memory] = taken.get(memory, 0) + nbytes
+                claim = None
             content = fill.contents.get(tensor.id)
             if content is None:
                 content = fill.contents[tensor.id] = ConstantBlob.payload(tensor)

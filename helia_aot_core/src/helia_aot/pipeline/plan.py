@@ -13,10 +13,12 @@ arena of the destination memory). The arenas share what the constants leave.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from helia_aot.air import AirModel, AirTensorKind
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
-from helia_aot.pipeline.access_cost import bytes_accessed
+from helia_aot.pipeline.access_cost import bytes_accessed, wait_states
 from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
 from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
 from helia_aot.pipeline.memory_rules import (
@@ -32,7 +34,7 @@ from helia_aot.pipeline.plan_choices import (
     choose_schedule,
     choose_scratch,
 )
-from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan, Placement
+from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan, Placement, arena_size
 from helia_aot.platforms.model import SocPlatform
 from helia_aot.registry.context import RegistryContext
 
@@ -79,9 +81,11 @@ def plan_memory(
 
     contents: dict = {}  # each constant's bytes, hashed once for both pools
 
+    claim = scratch_claim(model, platform, config, fill, accessed, make_planner)
+
     def constant_pool(by_cost: bool) -> ConstantPool:
         budget_now = memory_budget(platform, memory_cfg.constraints)
-        order = FillOrder(fill, budget_now, accessed, by_cost, contents)
+        order = FillOrder(fill, budget_now, accessed, by_cost, contents, claim)
         return ConstantPool(model, constants, rules, home, alignment, budget.alignments, order)
 
     pool = constant_pool(by_cost=True)
@@ -147,4 +151,30 @@ def plan_memory(
     return plan
 
 
-__all__ = ["plan_memory"]
+def scratch_claim(
+    model: AirModel,
+    platform: SocPlatform,
+    config: ConvertArgs,
+    fill: list[str],
+    accessed: dict,
+    make_planner: Callable[[], Planner],
+) -> tuple[str, int, float] | None:
+    """At goal latency, the scratch arena competes with the constants for the first memory, by
+    bytes read per byte like them, where the memory constants would spill into is slower; at the
+    other goals (and where the two are equally fast) the constants come first, as in heliaAOT 1.1."""
+    if str(getattr(config.optimization.goal, "value", config.optimization.goal)) != "latency":
+        return None
+    planner = make_planner()
+    memory = planner.budget.order[0]
+    after = fill[fill.index(memory) + 1 :] if memory in fill else []
+    if not after or wait_states(platform, after[0]) <= wait_states(platform, memory):
+        return None
+    roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
+    if not roots:
+        return None
+    size = arena_size(planner.layout(roots, memory).used, max(planner.align(r, memory) for r in roots))
+    read = sum(accessed.get(t, 0) for r in roots for t in planner.members[r])
+    return memory, size, read / max(size, 1)
+
+
+__all__ = ["plan_memory", "scratch_claim"]
