@@ -407,20 +407,22 @@ def default_placement_kws() -> list[int]:
 
 
 def placement_saving_kws() -> list[int]:
-    """KWS on the Apollo4 Plus with 24 KiB of DTCM: constant bytes in DTCM and SRAM, cycles saved."""
+    """KWS on the Apollo4 Plus with 24 KiB of DTCM: the cap, constant bytes in DTCM and SRAM,
+    cycles saved."""
+    cap_kib = 24
     with tempfile.TemporaryDirectory() as out:
         config = ConvertArgs.model_validate(
             {
                 "model": {"path": str(MODELS / f"{SHORT['kws']}.tflite")},
                 "module": {"path": out, "name": "m"},
                 "platform": {"name": "apollo4p_evb"},
-                "memory": {"constraints": [{"name": "dtcm", "max_size": "24KiB"}, {"name": "sram"}]},
+                "memory": {"constraints": [{"name": "dtcm", "max_size": f"{cap_kib}KiB"}, {"name": "sram"}]},
             }
         )
         module = AotConverter(config).convert().output
         placement = json.loads((module / "aot_report.json").read_text())["placement"]
     rows = {r["region"]: r["bytes"] for r in placement["regions"]}
-    return [rows["aot_arena_const_dtcm"], rows["aot_arena_const_sram"], placement["cycles_saved"]]
+    return [cap_kib, rows["aot_arena_const_dtcm"], rows["aot_arena_const_sram"], placement["cycles_saved"]]
 
 
 RECOMPUTED: dict[str, Callable[[], Values]] = {
