@@ -39,7 +39,9 @@ def bytes_accessed(model: AirModel, operators: Iterable[Any]) -> dict[TensorId, 
         channels = max(int(outputs[0].shape[-1]), 1) if outputs and outputs[0].shape else 1
         macs = operator_macs(aot_op) or 0
         seen: set[TensorId] = set()
-        read = [(i, t) for i, t in enumerate(op.input_ids) if t and aot_op.reads_input(i)]
+        read: list[tuple[int | None, TensorId]] = [
+            (i, t) for i, t in enumerate(op.input_ids) if t and aot_op.reads_input(i)
+        ]
         read += [(None, t) for t in op.named_tensors.values() if t]
         for position, tid in read:
             if tid in seen:

@@ -211,9 +211,9 @@ class ConstantPool:
                 content = fill.contents[tensor.id] = ConstantBlob.payload(tensor)
             chosen, grown = home, None
             for memory in fill.order:
-                blob = self.cold.get(memory)
-                had = 0 if blob is None else blob.size
-                size = (blob or ConstantBlob(base(memory))).size_with(content, wanted(tensor, memory))
+                held = self.cold.get(memory)
+                had = 0 if held is None else held.size
+                size = (held or ConstantBlob(base(memory))).size_with(content, wanted(tensor, memory))
                 free = room[memory]
                 if free is None or taken.get(memory, 0) + size - had <= free:
                     chosen, grown = memory, size - had

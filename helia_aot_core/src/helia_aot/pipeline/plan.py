@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from helia_aot.air import AirModel, AirTensorKind
+from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
 from helia_aot.pipeline.access_cost import bytes_accessed, wait_states
@@ -79,7 +79,7 @@ def plan_memory(
     accessed = bytes_accessed(model, operators)
     home, fill = constant_home(platform, budget), constant_order(platform, budget)
 
-    contents: dict = {}  # each constant's bytes, hashed once for both pools
+    contents: dict[TensorId, tuple[bytes, bytes]] = {}  # each constant's bytes, hashed once for both pools
 
     claim = scratch_claim(model, platform, config, fill, accessed, make_planner)
 
@@ -156,7 +156,7 @@ def scratch_claim(
     platform: SocPlatform,
     config: ConvertArgs,
     fill: list[str],
-    accessed: dict,
+    accessed: dict[TensorId, int],
     make_planner: Callable[[], Planner],
 ) -> tuple[str, int, float] | None:
     """At goal latency, the scratch arena competes with the constants for the first memory, by
