@@ -27,7 +27,7 @@ ROLE_TAG = {"scratch": "", "persistent": "persistent_", "constant": "const_"}
 SMALLER_PLAN_FITS = {"mlperf_ic_resnet8_float32@apollo510_evb": "aot_arena_sram"}
 
 
-def regions(case: dict, tmp_path: Path) -> tuple[list[str], list[dict]]:
+def regions(case: dict, tmp_path: Path) -> tuple[list[str], list[dict], object]:
     config = ConvertArgs.model_validate(
         {
             "model": {"path": str(DATA / "models" / f"{case['model']}.tflite")},
@@ -36,15 +36,16 @@ def regions(case: dict, tmp_path: Path) -> tuple[list[str], list[dict]]:
             "dry_run": True,
         }
     )
-    arenas = sorted(AotConverter(config).convert().arenas, key=lambda a: a["region"])
+    result = AotConverter(config).convert()
+    arenas = sorted(result.arenas, key=lambda a: a["region"])
     names = [f"aot_arena_{ROLE_TAG[a['role']]}{str(a['memory']).lower()}" for a in arenas]
-    return names, arenas
+    return names, arenas, result.report.constant_placement
 
 
 @pytest.mark.parametrize("name", sorted(PRODUCT["cases"]))
 def test_the_default_regions_are_the_products(name, tmp_path):
     case = PRODUCT["cases"][name]
-    ours, arenas = regions(case, tmp_path)
+    ours, arenas, placement = regions(case, tmp_path)
     expected = [r for r in case["regions"] if r != SMALLER_PLAN_FITS.get(name)]
     assert ours == expected
     used = {n: a["used"] for n, a in zip(ours, arenas, strict=True)}
@@ -54,3 +55,6 @@ def test_the_default_regions_are_the_products(name, tmp_path):
     # Where the product spills constants to SRAM, so do ours, and its DTCM holds constants too.
     spilled = case["constant_placement"]["constant_bytes_outside_tcm"]
     assert ("aot_arena_const_sram" in used) == ("SRAM" in spilled)
+    # The report's constant_placement says so as the product's does.
+    assert sorted(placement.constant_bytes_outside_tcm) == sorted(spilled)
+    assert placement.cold_source == case["constant_placement"]["cold_source"]

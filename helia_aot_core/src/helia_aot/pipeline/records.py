@@ -345,7 +345,8 @@ def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertA
     """The report's ``constant_placement``: constant bytes per memory against the DTCM left free.
 
     Null on a platform without DTCM. ``dtcm_free_bytes`` is the DTCM budget less every arena the
-    module puts there; ``cold_source`` the memory staged constants are copied from, if any.
+    module puts there; ``cold_source`` the memory outside TCM the kernels read cold constants from
+    (the one holding most of them; null when every constant is read from TCM), as heliaAOT 1.1 says.
     """
     budgets = {m.value.upper(): n for m, n in platform.memories}
     if "DTCM" not in budgets:
@@ -353,7 +354,7 @@ def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertA
     outside: dict[str, int] = {}
     inside = 0
     dtcm_used = 0
-    cold_source = None
+    cold_source: str | None = None
     for region in plan.regions:
         memory = str(region.memory).upper()
         if memory == "DTCM":
@@ -364,8 +365,8 @@ def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertA
             inside += region.used
         else:
             outside[memory] = outside.get(memory, 0) + region.used
-        if region.staged and region.source_memory:
-            cold_source = str(region.source_memory).upper()
+    if outside:
+        cold_source = max(outside, key=lambda m: (outside[m], m))
     rules = [r for r in getattr(config.memory, "tensors", None) or () if str(r.type) == "constant" and r.id]
     return {
         "constant_bytes_outside_tcm": outside,
