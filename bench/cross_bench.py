@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -179,6 +180,24 @@ def convert(entry: dict, work: Path, registry, goal: str = "balanced") -> tuple[
     return Path(result.output), result.prefix
 
 
+DTCM_DATA_ROOM = 320 * 1024
+"""Bytes of constants the harness links into the board's DTCM range (mps3-an547: 512 KiB less the
+128 KiB stack, the fault stack and 16 KiB of heap); a larger DTCM constant region stays with the
+other constants."""
+
+
+def placement_flags(module: Path, prefix: str) -> tuple[str, ...]:
+    """Link the module's DTCM constant region where the cycle model prices DTCM, as an Apollo's
+    startup code places ``<PREFIX>_PUT_IN_DTCM_INIT`` data: in ``.data`` (the harness's RAM, DTCM
+    on both boards), not in the constants' range (modeled as MRAM). Constants read from SRAM stay
+    in that range, so the model charges them MRAM's wait states, one more than SRAM's."""
+    tensors = (module / "includes-api" / f"{prefix}_tensors.h").read_text()
+    found = re.search(rf"#define {prefix}_arena_const_dtcm_size\s+(\d+)", tensors)
+    if found is None or int(found[1]) > DTCM_DATA_ROOM:
+        return ()
+    return (f'-D{prefix.upper()}_PUT_IN_DTCM_INIT=__attribute__((section(".data.{prefix}_const_dtcm")))',)
+
+
 def bench_model(
     entry: dict,
     cores: Sequence[str],
@@ -199,7 +218,15 @@ def bench_model(
     results = []
     for core in cores:
         try:
-            elf = cross_build_module(module, work / core, core, prefix=prefix, main_source=main, opt=opt)
+            elf = cross_build_module(
+                module,
+                work / core,
+                core,
+                prefix=prefix,
+                main_source=main,
+                opt=opt,
+                extra_cflags=placement_flags(module, prefix),
+            )
         except CrossBuildError as error:
             first_error = next((line for line in (error.stderr or "").splitlines() if "error" in line), "")
             results.append(CoreResult(entry["name"], core, None, 0, 0, False, f"build failed: {first_error}"))

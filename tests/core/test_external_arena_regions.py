@@ -7,8 +7,7 @@ each constant placement, what the product (heliaAOT 1.1.0) asks of the applicati
 not in the image); a staged region is a writable buffer that ``aot_model_init`` fills from the
 ``__source`` array, which stays in the image. Ours must ask for the same regions, by the same
 names, with the same sidecars, and its README's region table must say so. Sizes are ours (smaller
-plans are allowed); the default placement of constants differs (the product DTCM, ours MRAM), so
-the default case compares the kinds of regions, not the memory in their names.
+plans are allowed). By default both read the constants in place from DTCM (``aot_arena_const_dtcm``).
 """
 
 from __future__ import annotations
@@ -53,20 +52,8 @@ def test_the_application_binds_the_products_regions(case):
     name, product, module = case
     ours = regions(module)
     sidecars = sorted(p.name for p in module.glob("*.bin"))
-    if name == "default":
-        # The product keeps constants in DTCM by default, ours in MRAM: one scratch region and one
-        # cold constant region the application binds to its sidecar, in both.
-        assert [re.sub(r"_(dtcm|mram)$", "_<mem>", r) for r in ours] == [
-            "aot_arena_<mem>",
-            "aot_arena_const_<mem>",
-        ]
-        assert [re.sub(r"_(dtcm|mram)_", "_<mem>_", s) for s in sidecars] == [
-            "aot_arena_const_<mem>__blob.bin"
-        ]
-        assert product["regions"] == ["aot_arena_dtcm", "aot_arena_const_dtcm"]
-    else:
-        assert ours == product["regions"]
-        assert sidecars == product["sidecars"]
+    assert ours == product["regions"]
+    assert sidecars == product["sidecars"]
     sources = "".join(p.read_text() for p in (module / "src").glob("*.c"))
     # Cold constant bytes are the sidecar's, not the image's; a staged region's source stays in it.
     assert not re.search(r"__blob\[\d+\][^;]*=", sources)

@@ -22,11 +22,17 @@ from rich.console import Console
 MODEL = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscnn_int8.tflite"
 
 
+# Constants read in place from MRAM (the rule a build whose startup code does not fill DTCM
+# sets): the staging hint has something to say.
+IN_MRAM = {"tensors": [{"type": "constant", "attributes": {"memory": "mram"}}]}
+
+
 def settings(tmp_path: Path, name: str, **optimization) -> ConvertArgs:
     config = {
         "model": {"path": str(MODEL)},
         "module": {"path": str(tmp_path / name), "name": name},
         "optimization": optimization,
+        "memory": IN_MRAM,
     }
     return ConvertArgs.model_validate(config)
 
@@ -86,6 +92,7 @@ def test_constant_placement_hint_gives_yaml_that_stages_the_constants(balanced, 
         "module": {"path": str(tmp_path / "staged"), "name": "staged"},
         **rules,
     }
+    assert rules["memory"]["tensors"][0]["attributes"]["memory"] == "mram"
     staged = AotConverter(ConvertArgs.model_validate(config)).convert()
     assert staged.report.constant_placement.constant_bytes_in_tcm == constants
     assert "constant_placement" not in {h.setting for h in staged.report.hints}

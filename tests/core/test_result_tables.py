@@ -40,7 +40,7 @@ def test_dry_run_writes_nothing_and_returns_the_plan(dry):
     assert result.report.total_macs > 0
     assert {(a["role"], str(a["memory"]).lower()) for a in result.arenas} == {
         ("scratch", "dtcm"),
-        ("constant", "mram"),
+        ("constant", "dtcm"),
     }
     assert set(result.stage_seconds) == {"load", "transform", "resolve", "plan"}
 
@@ -96,10 +96,9 @@ def test_summary_is_one_flat_complete_row(dry):
     assert row["parameters"] == result.report.total_parameters
     scratch = next(a for a in result.arenas if a["role"] == "scratch")
     constant = next(a for a in result.arenas if a["role"] == "constant")
-    assert row["scratch_dtcm_bytes"] == row["scratch_bytes"] == row["memory_dtcm_bytes"] == scratch["used"]
-    assert (
-        row["constant_mram_bytes"] == row["constants_bytes"] == row["memory_mram_bytes"] == constant["used"]
-    )
+    assert row["scratch_dtcm_bytes"] == row["scratch_bytes"] == scratch["used"]
+    assert row["constant_dtcm_bytes"] == row["constants_bytes"] == constant["used"]
+    assert row["memory_dtcm_bytes"] == scratch["used"] + constant["used"]
     assert row["persistent_bytes"] == 0
     assert [k for k in row if k.startswith("seconds_")] == [f"seconds_{s}" for s in STAGES] + [
         "seconds_total"

@@ -156,7 +156,8 @@ def test_vary_values_are_read_as_their_flags_read_them():
 def test_cli_sweep_exits_1_when_a_point_fails(tmp_path):
     path = tmp_path / "base.yaml"
     path.write_text(
-        f"model:\n  path: {MODEL}\nplatform:\n  memories: {{mram: 1024}}\ndry_run: true\n"
+        f"model:\n  path: {MODEL}\ndry_run: true\n"
+        "platform:\n  memories: {dtcm: 1024, sram: 1024, mram: 1024, psram: 1024}\n"
         f"module:\n  path: {tmp_path / 'out'}\n"
     )
     proc = runner.invoke(app, ["sweep", "--path", str(path), "--vary", "memory.planner=greedy"])

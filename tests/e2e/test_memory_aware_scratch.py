@@ -35,8 +35,15 @@ MLPERF_INT8 = [e for e in MLPERF if e["name"].endswith("_int8")]
 
 def plan(entry, goal: str, **knobs: str):
     """Load, transform, resolve and plan one corpus model as the converter does."""
+    # Constants read from MRAM: the scratch arena has the whole DTCM (by default the float32
+    # models' constants take most of it and their activations spill to SRAM, as in heliaAOT 1.1).
+    in_mram = [{"type": "constant", "attributes": {"memory": "mram"}}]
     config = ConvertArgs.model_validate(
-        {"model": {"path": str(model_path(entry))}, "optimization": {"goal": goal, **knobs}}
+        {
+            "model": {"path": str(model_path(entry))},
+            "optimization": {"goal": goal, **knobs},
+            "memory": {"tensors": in_mram},
+        }
     )
     context = build_default_registry_context()
     platform = resolve_platform(config.platform, context)

@@ -92,7 +92,7 @@ def assert_readme(module: Path, title: str) -> None:
         r"\| output \| 0 \| \[1, 32\] \| int8 \| scale [0-9.e-]+, zero point -128 \| 32 \|", text
     )
     assert re.search(r"\| `aot_arena_dtcm` \| scratch \| DTCM \| \d+ \| \d+ \| 16 \|", text)
-    assert "| constant | MRAM |" in text
+    assert "| constant | DTCM |" in text
 
 
 def test_cmake_module_is_a_static_library_cmake_builds(tmp_path):
@@ -204,7 +204,7 @@ def test_zip_archive_holds_the_module_under_its_name(tmp_path):
         "includes-api/aot_context.h",
         "includes-api/aot_platform.h",
         "src/aot_model.c",
-        "src/aot_constants_mram.c",
+        "src/aot_constants_dtcm.c",
         "src/aot_test_case.c",
     ):
         assert f"fc_module/{expected}" in names, expected

@@ -400,12 +400,38 @@ class OperatorOrder(_Record):
     extra_macs: int = 0
 
 
+class PlacedRegion(_Record):
+    """One region of the report's ``placement``: its ``<prefix>_arena_region_t`` enumerator, role
+    and memory, the ``tensors`` placed there and its ``bytes``, the bytes one inference reads or
+    writes there (``bytes_accessed``, the naive count of :mod:`helia_aot.pipeline.access_cost`)
+    and the modeled ``wait_cycles`` those accesses pay in that memory."""
+
+    region: str
+    role: str
+    memory: str
+    tensors: int = 0
+    bytes: int = 0
+    bytes_accessed: int = 0
+    wait_cycles: int = 0
+
+
+class PlacementRecord(_Record):
+    """The report's ``placement``: the ``rule`` placement followed, what went to each region, and
+    the constants' modeled wait cycles against the simplest placement's (``cycles_saved``)."""
+
+    rule: str
+    regions: list[PlacedRegion] = []
+    constant_wait_cycles: int = 0
+    simplest_constant_wait_cycles: int = 0
+    cycles_saved: int = 0
+
+
 class OptimizationReport(_Versioned):
     """The figures and hints behind the plan, as the module's ``<prefix>_report.json`` holds them.
 
     ``measurements`` maps each setting to the measurement records (plain objects) quoted for this
-    target and CPU. ``arenas``, ``arena_hints``, ``model_name``, ``platform_name`` and
-    ``total_parameters`` are this compiler's additions.
+    target and CPU. ``arenas``, ``arena_hints``, ``model_name``, ``platform_name``,
+    ``total_parameters`` and ``placement`` are this compiler's additions.
     """
 
     SCHEMA_VERSION: ClassVar[int] = REPORT_SCHEMA_VERSION
@@ -427,6 +453,7 @@ class OptimizationReport(_Versioned):
     model_name: str | None = None
     platform_name: str | None = None
     total_parameters: int = 0
+    placement: PlacementRecord | None = None
 
 
 __all__ = [
@@ -440,6 +467,8 @@ __all__ = [
     "FoldedVariable",
     "OperatorOrder",
     "PatchStageRecord",
+    "PlacedRegion",
+    "PlacementRecord",
     "Fp16Overflow",
     "Generator",
     "Hint",

@@ -1,10 +1,13 @@
 """Constant arenas: which bytes each memory stores, and which are copied into RAM at init.
 
-A cold constant is read in place from the memory that stores it (MRAM by default). A staged
-constant (a ``memory.tensors[]`` rule with ``constant_destination_memory``) is stored in its source
-memory too, in one contiguous chunk per destination, and the module copies that chunk into a RAM
-arena at init, so the kernels read it from the faster memory. Identical contents share one copy
-within an arena, which is why derived tables that several operators intern cost nothing twice.
+A cold constant is read in place from the memory that stores it. Without a rule, that is the
+first memory of the constant order (DTCM, SRAM, MRAM, ... on an Apollo510) with room for it,
+the constants read most per byte (:mod:`helia_aot.pipeline.access_cost`) claiming the fast
+memory first; the arenas then share what the constants leave. A staged constant (a
+``memory.tensors[]`` rule with ``constant_destination_memory``) is stored in its source memory
+too, in one contiguous chunk per destination, and the module copies that chunk into a RAM arena
+at init, so the kernels read it from the faster memory. Identical contents share one copy within
+an arena, which is why derived tables that several operators intern cost nothing twice.
 """
 
 from __future__ import annotations
@@ -44,14 +47,28 @@ class ConstantBlob:
     offsets: dict[TensorId, int] = field(default_factory=dict)
     _seen: dict[bytes, int] = field(default_factory=dict)
 
-    def add(self, tensor: AirTensor, alignment: int) -> None:
+    @staticmethod
+    def payload(tensor: AirTensor) -> tuple[bytes, bytes]:
+        """The tensor's bytes and the key identical contents share."""
         if tensor.data is None:
             raise UnsupportedModelError(
                 f"constant tensor {tensor.name!r} has no data",
                 hint="the model file stores no buffer for it; re-export the model",
             )
         payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
-        key = hashlib.sha256(payload).digest() + len(payload).to_bytes(8, "little")
+        return payload, hashlib.sha256(payload).digest() + len(payload).to_bytes(8, "little")
+
+    def size_with(self, content: tuple[bytes, bytes], alignment: int) -> int:
+        """The arena's size were ``content`` (a :meth:`payload`) added (unchanged when it is in)."""
+        payload, key = content
+        if key in self._seen:
+            return self.size
+        end = _align(len(self.data), alignment) + len(payload)
+        whole = max(self.alignment, alignment)
+        return max(whole, _align(end, whole))
+
+    def add(self, tensor: AirTensor, alignment: int, content: tuple[bytes, bytes] | None = None) -> None:
+        payload, key = content or self.payload(tensor)
         if key not in self._seen:
             offset = _align(len(self.data), alignment)
             self.data.extend(b"\0" * (offset - len(self.data)))
@@ -63,6 +80,24 @@ class ConstantBlob:
     @property
     def size(self) -> int:
         return max(self.alignment, _align(len(self.data), self.alignment))
+
+
+# Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
+@dataclass(slots=True, eq=False, repr=False)
+class FillOrder:
+    """Where the constants no rule places may go: ``order`` the memories, first choice first,
+    against ``budget`` (nothing taken from it yet); ``accessed`` the bytes read of each per
+    inference; ``by_cost`` ranks them by bytes read per byte stored (else model order);
+    ``contents`` caches each tensor's bytes and key between pools; ``scratch`` below."""
+
+    order: list[str]
+    budget: MemoryBudget
+    accessed: dict[TensorId, int]
+    by_cost: bool = True
+    contents: dict[TensorId, tuple[bytes, bytes]] = field(default_factory=dict)
+    scratch: tuple[str, int, float] | None = None
+    """At goal latency, the scratch arena as one more claimant: (memory, bytes, bytes read per
+    byte); the constants read less per byte than it leave it that room in that memory."""
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -94,7 +129,11 @@ class ConstantPool:
         home: str,
         alignment: int,
         floors: dict[str, int] | None = None,
+        fill: FillOrder | None = None,
     ) -> None:
+        """``home`` stores what no memory of ``fill`` holds and a staging rule's source bytes when
+        the rule names no ``memory``; ``fill`` (None: every constant in ``home``) says where the
+        constants no rule places are read from."""
         self.model = model
         floors = floors or {}
 
@@ -102,19 +141,29 @@ class ConstantPool:
             # memory.constraints[].arena_alignment raises the arena base and every slot in it.
             return max(alignment, floors.get(memory, 1))
 
+        def wanted(tensor: AirTensor, memory: str) -> int:
+            rule = rules.get(tensor.id)
+            own = max(alignment, tensor.alignment or 1, (rule.alignment if rule else None) or 1)
+            return max(own, base(memory))
+
         self.cold: dict[str, ConstantBlob] = {}
         self.staged: dict[tuple[str, str], ConstantBlob] = {}
+        free: list[AirTensor] = []
         for tensor in constants:
             rule = rules.get(tensor.id)
+            if fill is not None and (rule is None or (rule.memory is None and rule.destination is None)):
+                free.append(tensor)
+                continue
             source = (rule.memory if rule else None) or home
-            wanted = max(alignment, tensor.alignment or 1, (rule.alignment if rule else None) or 1)
             if rule is not None and rule.destination is not None:
                 home_memory = rule.destination
                 blob = self.staged.setdefault((home_memory, source), ConstantBlob(base(home_memory)))
             else:
                 home_memory = source
                 blob = self.cold.setdefault(source, ConstantBlob(base(source)))
-            blob.add(tensor, max(wanted, base(home_memory)))
+            blob.add(tensor, wanted(tensor, home_memory))
+        if fill is not None:
+            self._fill(free, fill, home, base, wanted)
         for _, source in self.staged:
             self.cold.setdefault(source, ConstantBlob(base(source)))
         self._chunks: dict[tuple[str, str], int] = {}
@@ -127,6 +176,51 @@ class ConstantPool:
                 blob.data.extend(staged.data)
                 blob.alignment = max(blob.alignment, staged.alignment)
                 self._chunks[key] = offset
+
+    def _fill(
+        self,
+        tensors: list[AirTensor],
+        fill: FillOrder,
+        home: str,
+        base: Any,
+        wanted: Any,
+    ) -> None:
+        """Each constant no rule places goes to the first memory of ``fill.order`` with room for
+        it, the ones read most per byte first (``tensors`` come in model order)."""
+        # What the rule-placed and staged arenas already take from each memory (staged bytes in
+        # their destination and, as a chunk of its cold arena, in their source).
+        taken: dict[str, int] = {m: b.size for m, b in self.cold.items()}
+        for (destination, source), blob in self.staged.items():
+            taken[destination] = taken.get(destination, 0) + blob.size
+            taken[source] = taken.get(source, 0) + blob.size
+        room = {m: fill.budget.free(m) for m in fill.order}
+        if fill.by_cost:
+            # Read most per byte first; ties keep model order (the sort is stable).
+            density = {t.id: fill.accessed.get(t.id, 0) / max(t.nbytes, 1) for t in tensors}
+            tensors = sorted(tensors, key=lambda t: -density[t.id])
+        claim = fill.scratch if fill.by_cost else None
+        for tensor in tensors:
+            if claim is not None and fill.accessed.get(tensor.id, 0) / max(tensor.nbytes, 1) < claim[2]:
+                memory, nbytes, _ = claim
+                free = room.get(memory)
+                if free is None or taken.get(memory, 0) + nbytes <= free:
+                    taken[memory] = taken.get(memory, 0) + nbytes
+                claim = None
+            content = fill.contents.get(tensor.id)
+            if content is None:
+                content = fill.contents[tensor.id] = ConstantBlob.payload(tensor)
+            chosen, grown = home, None
+            for memory in fill.order:
+                held = self.cold.get(memory)
+                had = 0 if held is None else held.size
+                size = (held or ConstantBlob(base(memory))).size_with(content, wanted(tensor, memory))
+                free = room[memory]
+                if free is None or taken.get(memory, 0) + size - had <= free:
+                    chosen, grown = memory, size - had
+                    break
+            blob = self.cold.setdefault(chosen, ConstantBlob(base(chosen)))
+            blob.add(tensor, wanted(tensor, chosen), content)
+            taken[chosen] = taken.get(chosen, 0) + (grown or 0)
 
     def reserve(self, budget: MemoryBudget) -> None:
         """Take the constant arenas' bytes from the budget; staged ones are explicit, so they must fit."""
@@ -179,4 +273,4 @@ class ConstantPool:
         return result
 
 
-__all__ = ["ConstantArena", "ConstantBlob", "ConstantPool", "tensors_read"]
+__all__ = ["ConstantArena", "ConstantBlob", "ConstantPool", "FillOrder", "tensors_read"]

@@ -108,12 +108,15 @@ class MemoryBudget:
     ``order`` lists the read-write memories automatic placement fills, fastest first; ``caps`` the
     bytes of each memory the module may use (None: no known limit); ``constrained`` says the caps
     and order come from ``memory.constraints`` rather than the platform; ``alignments`` the
-    ``arena_alignment`` floor of each memory that sets one (the arena's base and every slot in it).
+    ``arena_alignment`` floor of each memory that sets one (the arena's base and every slot in it);
+    ``listed`` every memory in the order the platform prefers or the constraints list them,
+    read-only ones included (the order constants fill).
     """
 
     order: list[str]
     caps: dict[str, int | None]
     constrained: bool
+    listed: list[str] = field(default_factory=list)
     used: dict[str, int] = field(default_factory=dict)
     alignments: dict[str, int] = field(default_factory=dict)
 
@@ -154,12 +157,13 @@ def memory_budget(platform: SocPlatform, constraints: Iterable[MemoryConstraint]
     budgets = _platform_budgets(platform)
     constraints = list(constraints or ())
     if not constraints:
-        order = [memory_name(m) for m in platform.preferred_order]
-        order = [m for m in order if m not in READ_ONLY_MEMORIES] or ["SRAM"]
+        listed = [memory_name(m) for m in platform.preferred_order]
+        order = [m for m in listed if m not in READ_ONLY_MEMORIES] or ["SRAM"]
         caps: dict[str, int | None] = {m: size for m, size in budgets.items()}
-        return MemoryBudget(order=order, caps=caps, constrained=False)
+        return MemoryBudget(order=order, caps=caps, constrained=False, listed=listed)
     caps = {m: size for m, size in budgets.items() if m in READ_ONLY_MEMORIES}
     order = []
+    listed = []
     alignments: dict[str, int] = {}
     for index, constraint in enumerate(constraints):
         memory = memory_name(constraint.name)
@@ -181,6 +185,7 @@ def memory_budget(platform: SocPlatform, constraints: Iterable[MemoryConstraint]
             alignments[memory] = check_alignment(
                 constraint.arena_alignment, f"memory.constraints[{index}].arena_alignment"
             )
+        listed.append(memory)
         if memory not in READ_ONLY_MEMORIES:
             order.append(memory)
     if not order:
@@ -188,16 +193,27 @@ def memory_budget(platform: SocPlatform, constraints: Iterable[MemoryConstraint]
             "memory.constraints lists no read-write memory for activations",
             hint="add a constraint for dtcm, sram or another RAM",
         )
-    return MemoryBudget(order=order, caps=caps, constrained=True, alignments=alignments)
+    return MemoryBudget(order=order, caps=caps, constrained=True, alignments=alignments, listed=listed)
 
 
 def constant_home(platform: SocPlatform, budget: MemoryBudget) -> str:
-    """Where constants are read in place by default: MRAM, else FLASH, else the slowest RAM."""
+    """Where constants are stored when nothing else holds them, and where a staging rule without
+    ``memory`` keeps its source bytes: MRAM, else FLASH, else the slowest RAM."""
     names = set(_platform_budgets(platform))
     for candidate in READ_ONLY_MEMORIES:
         if candidate in names:
             return candidate
     return budget.order[-1]
+
+
+def constant_order(platform: SocPlatform, budget: MemoryBudget) -> list[str]:
+    """The memories constants are read in place from, in the order they fill: the platform's
+    preferred order (DTCM, SRAM, MRAM, ... on an Apollo510) or the constraints' list, read-only
+    memories included, then :func:`constant_home` when the list leaves it out (as heliaAOT 1.1
+    does: constants share the fast memories with the arenas and take their bytes first)."""
+    home = constant_home(platform, budget)
+    listed = list(dict.fromkeys(budget.listed or budget.order))
+    return listed if home in listed else [*listed, home]
 
 
 def check_rule_memory(
@@ -241,6 +257,7 @@ __all__ = [
     "TensorPlacement",
     "check_rule_memory",
     "constant_home",
+    "constant_order",
     "memory_budget",
     "memory_name",
     "tensor_placements",

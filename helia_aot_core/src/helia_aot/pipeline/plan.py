@@ -4,26 +4,37 @@ One arena per (role, memory): scratch arenas share bytes between tensors whose l
 meet, persistent arenas keep theirs for the whole run, constant arenas hold the weights. Explicit
 ``memory.tensors[]`` placements are honoured first; everything else fills the read-write memories
 in the budget's order (``memory.constraints`` or the platform's preferred order), and when an
-arena does not fit a memory its largest tensors move on to the next one. Constants are read in
-place (cold) from non-volatile memory unless a rule stages them: then their bytes are stored in the
-source memory and copied at init into an arena of the destination memory.
+arena does not fit a memory its largest tensors move on to the next one. Constants are placed
+before the arenas: each is read in place (cold) from the first memory of the constant order that
+holds it (DTCM first on an Apollo, as heliaAOT 1.1 does), those read most per byte first, unless a
+rule places it or stages it (its bytes stored in the source memory and copied at init into an
+arena of the destination memory). The arenas share what the constants leave.
 """
 
 from __future__ import annotations
 
-from helia_aot.air import AirModel, AirTensorKind
+from collections.abc import Callable
+
+from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
+from helia_aot.pipeline.access_cost import bytes_accessed, wait_states
 from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
-from helia_aot.pipeline.constant_pool import ConstantPool, tensors_read
-from helia_aot.pipeline.memory_rules import check_rule_memory, constant_home, memory_budget, tensor_placements
+from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
+from helia_aot.pipeline.memory_rules import (
+    check_rule_memory,
+    constant_home,
+    constant_order,
+    memory_budget,
+    tensor_placements,
+)
 from helia_aot.pipeline.plan_choices import (
     choose_inplace_rows,
     choose_patch_stages,
     choose_schedule,
     choose_scratch,
 )
-from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan, Placement
+from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan, Placement, arena_size
 from helia_aot.platforms.model import SocPlatform
 from helia_aot.registry.context import RegistryContext
 
@@ -59,10 +70,31 @@ def plan_memory(
 
     read = tensors_read(model, operators)  # once: asking per tensor made Plan quadratic in layers
     constants = [t for t in model.tensors.values() if t.kind is AirTensorKind.CONSTANT and t.id in read]
-    pool = ConstantPool(
-        model, constants, rules, constant_home(platform, budget), alignment, budget.alignments
-    )
+    # Model order is the order the operators first read them (the file's tensor order is not).
+    first_read: dict[str, int] = {}
+    for index, aot_op in enumerate(operators):
+        for tid in [*aot_op.op.input_ids, *aot_op.op.named_tensors.values()]:
+            first_read.setdefault(str(tid), index)
+    constants.sort(key=lambda t: first_read.get(str(t.id), len(operators)))
+    accessed = bytes_accessed(model, operators)
+    home, fill = constant_home(platform, budget), constant_order(platform, budget)
+
+    contents: dict[TensorId, tuple[bytes, bytes]] = {}  # each constant's bytes, hashed once for both pools
+
+    claim = scratch_claim(model, platform, config, fill, accessed, make_planner)
+
+    def constant_pool(by_cost: bool) -> ConstantPool:
+        budget_now = memory_budget(platform, memory_cfg.constraints)
+        order = FillOrder(fill, budget_now, accessed, by_cost, contents, claim)
+        return ConstantPool(model, constants, rules, home, alignment, budget.alignments, order)
+
+    pool = constant_pool(by_cost=True)
     pool.reserve(budget)
+    plan.accessed = accessed
+    # The simplest placement (each constant in the first memory that holds it, in model order) is
+    # the report's baseline; when one memory holds every constant it is this placement.
+    simplest = pool if len(pool.cold) <= 1 else constant_pool(by_cost=False)
+    plan.simplest_constants = {tid: memory for memory, blob in simplest.cold.items() for tid in blob.offsets}
 
     planner = Planner(model, operators, config, budget, rules, alignment, plan, run_planner)
     planner.place_pinned()
@@ -119,4 +151,30 @@ def plan_memory(
     return plan
 
 
-__all__ = ["plan_memory"]
+def scratch_claim(
+    model: AirModel,
+    platform: SocPlatform,
+    config: ConvertArgs,
+    fill: list[str],
+    accessed: dict[TensorId, int],
+    make_planner: Callable[[], Planner],
+) -> tuple[str, int, float] | None:
+    """At goal latency, the scratch arena competes with the constants for the first memory, by
+    bytes read per byte like them, where the memory constants would spill into is slower; at the
+    other goals (and where the two are equally fast) the constants come first, as in heliaAOT 1.1."""
+    if str(getattr(config.optimization.goal, "value", config.optimization.goal)) != "latency":
+        return None
+    planner = make_planner()
+    memory = planner.budget.order[0]
+    after = fill[fill.index(memory) + 1 :] if memory in fill else []
+    if not after or wait_states(platform, after[0]) <= wait_states(platform, memory):
+        return None
+    roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
+    if not roots:
+        return None
+    size = arena_size(planner.layout(roots, memory).used, max(planner.align(r, memory) for r in roots))
+    read = sum(accessed.get(t, 0) for r in roots for t in planner.members[r])
+    return memory, size, read / max(size, 1)
+
+
+__all__ = ["plan_memory", "scratch_claim"]

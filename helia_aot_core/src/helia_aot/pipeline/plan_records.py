@@ -122,6 +122,11 @@ class MemoryPlan:
     """Operators (AIR ids) that write their output over their input row by row (goal size)."""
     patches: list[PatchStage] = field(default_factory=list)
     """Stages run band by band in patches (goal size; :mod:`helia_aot.pipeline.patch_plan`)."""
+    accessed: dict[TensorId, int] = field(default_factory=dict)
+    """Bytes each tensor is read or written per inference (:mod:`helia_aot.pipeline.access_cost`)."""
+    simplest_constants: dict[TensorId, str] = field(default_factory=dict)
+    """Where the simplest placement (model order, first memory that holds each) reads each
+    constant no rule places: the baseline of the report's ``placement`` figures."""
     """The operator order the plan is for and the tensor peaks of the stored and chosen orders."""
 
     def region(self, role: str) -> ArenaRegion | None:

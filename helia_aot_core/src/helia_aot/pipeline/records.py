@@ -20,6 +20,7 @@ from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
+from helia_aot.pipeline import access_cost
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
@@ -344,7 +345,8 @@ def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertA
     """The report's ``constant_placement``: constant bytes per memory against the DTCM left free.
 
     Null on a platform without DTCM. ``dtcm_free_bytes`` is the DTCM budget less every arena the
-    module puts there; ``cold_source`` the memory staged constants are copied from, if any.
+    module puts there; ``cold_source`` the memory outside TCM the kernels read cold constants from
+    (the one holding most of them; null when every constant is read from TCM), as heliaAOT 1.1 says.
     """
     budgets = {m.value.upper(): n for m, n in platform.memories}
     if "DTCM" not in budgets:
@@ -352,7 +354,7 @@ def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertA
     outside: dict[str, int] = {}
     inside = 0
     dtcm_used = 0
-    cold_source = None
+    cold_source: str | None = None
     for region in plan.regions:
         memory = str(region.memory).upper()
         if memory == "DTCM":
@@ -363,8 +365,8 @@ def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertA
             inside += region.used
         else:
             outside[memory] = outside.get(memory, 0) + region.used
-        if region.staged and region.source_memory:
-            cold_source = str(region.source_memory).upper()
+    if outside:
+        cold_source = max(outside, key=lambda m: (outside[m], m))
     rules = [r for r in getattr(config.memory, "tensors", None) or () if str(r.type) == "constant" and r.id]
     return {
         "constant_bytes_outside_tcm": outside,
@@ -380,6 +382,12 @@ def _is_staging_source(plan: MemoryPlan, region: Any) -> bool:
     """Whether every byte of a cold constant region is only the source of staged regions."""
     staged_from = [r for r in plan.regions if r.staged and r.source_region == region.id]
     return bool(staged_from) and sum(r.used for r in staged_from) >= region.used
+
+
+def placement_record(plan: MemoryPlan, platform: SocPlatform, prefix: str) -> dict[str, Any]:
+    """The report's ``placement`` (:func:`helia_aot.pipeline.access_cost.placement_record`)."""
+    names = {r.id: region_enum_name(prefix, r) for r in plan.regions}
+    return access_cost.placement_record(plan, platform, names)
 
 
 def report_record(
@@ -448,6 +456,7 @@ def report_record(
         "model_name": model.name,
         "platform_name": _platform_name(platform),
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
+        "placement": placement_record(plan, platform, config.module.prefix),
     }
 
 
