@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
-from helia_aot.air import AirTensor
+from helia_aot.air import AirTensor, AirTensorType
 from helia_aot.pack import KernelLibrary, TemplateOperator
 
 from helia_aot_ops_builtin import kernels
+from helia_aot_ops_builtin.int4_weights import unpack_calls, unpacked_copy
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -42,3 +44,32 @@ class BuiltinOperator(TemplateOperator):
     # The float16 kernels compute in _Float16, which only FP16 cores (Cortex-M55) have: Resolve
     # refuses a non-constant float16 operand elsewhere, naming the platforms that have FP16.
     DTYPE_PLATFORM_CAPABILITIES = MappingProxyType({"float16": "fp16"})
+
+    def ptr(self, tensor: AirTensor, *, const: bool = False, ctype: str | None = None) -> str:
+        """As ``TemplateOperator.ptr``; an int4 constant points at the int8 buffer the run
+        unpacks it into, or, read packed, is typed ``uint8_t`` (see ``int4_weights``)."""
+        if tensor.dtype is AirTensorType.INT4:
+            copy = unpacked_copy(self, tensor)
+            if copy is not None:
+                return super().ptr(copy, const=const, ctype=ctype)
+            return super().ptr(tensor, const=const, ctype="uint8_t")
+        return super().ptr(tensor, const=const, ctype=ctype)
+
+    def _raw_ptr(self, tensor: AirTensor, ctype: str, const: bool) -> str:
+        return TemplateOperator.ptr(self, tensor, const=const, ctype=ctype)
+
+    def kernel_sources(self) -> list[Path]:
+        """The families' files, and the int4 unpacker's when the run unpacks weights."""
+        sources = super().kernel_sources()
+        if unpack_calls(self, self._raw_ptr):
+            sources += [p for p in kernels.kernel_sources("int4") if p not in sources]
+        return sources
+
+    def template_values(self) -> dict[str, Any]:
+        """Adds ``int4_unpacks``: (packed, int8 copy, count) to unpack first in the run."""
+        values = super().template_values()
+        unpacks = unpack_calls(self, self._raw_ptr)
+        values.setdefault("int4_unpacks", unpacks)
+        if unpacks:
+            values["kernel_headers"] = [*values["kernel_headers"], f"{self.prefix}_hk_int4.h"]
+        return values

@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensor, TensorId
+from helia_aot.air import AirModel, AirTensor, AirTensorType, TensorId, pack_int4
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.pipeline.memory_rules import MemoryBudget, TensorPlacement
 
@@ -50,7 +50,10 @@ class ConstantBlob:
                 f"constant tensor {tensor.name!r} has no data",
                 hint="the model file stores no buffer for it; re-export the model",
             )
-        payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
+        if tensor.dtype is AirTensorType.INT4:  # kept packed: half the bytes of int8
+            payload = pack_int4(tensor.data)
+        else:
+            payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
         key = hashlib.sha256(payload).digest() + len(payload).to_bytes(8, "little")
         if key not in self._seen:
             offset = _align(len(self.data), alignment)

@@ -35,6 +35,7 @@ from helia_aot_ops_builtin.im2col_packing import (
     im2col_packed,
     im2col_quant,
 )
+from helia_aot_ops_builtin.int4_weights import int4_problems, int4_weights, resolve_int4
 from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
@@ -254,6 +255,8 @@ class _WindowOperator(KernelCallOperator):
         whose input and output have one element type stream their rows."""
         if self.FAMILY not in ("conv", "depthwise") or self.kind() not in ("s8", "s16", "f32"):
             return None
+        if int4_weights(self):  # the weights are unpacked at the start of the whole run
+            return None
         source, target = self.source, self.target
         if len(source.shape) != 4 or len(target.shape) != 4 or source.shape[0] != 1:
             return None
@@ -452,6 +455,16 @@ class _WindowOperator(KernelCallOperator):
         if self.source is None or self.weights is None:
             yield "the input or the filter is missing"
             return
+        if int4_weights(self) and self.FAMILY not in ("conv", "depthwise"):
+            yield "an int4 filter is supported for CONV_2D and DEPTHWISE_CONV_2D only"
+            return
+        yield from int4_problems(self)
+        if int4_weights(self) and self.FAMILY == "depthwise" and self.source.dtype.itemsize == 2:
+            yield (
+                "an int4 filter with int16 activations is not supported: LiteRT's reference kernel "
+                "reads the packed bytes as int8 without unpacking them, so no module can match it"
+            )
+            return
         opts = self.options
         kind = self.kind()
         if kind is None:
@@ -519,6 +532,7 @@ class _WindowOperator(KernelCallOperator):
             self.intern_constant_array("folded_bias", folded)
         elif "folded_bias" in self.op.named_tensors:  # resolved again under another goal
             self.model.tensors.pop(self.op.named_tensors.pop("folded_bias"), None)
+        resolve_int4(self)
 
     # -- goal size: the input offset folded into the bias it replaces -------------------------
     bias_folded: bool = False  # set at Resolve (_bias_folds)
@@ -640,6 +654,8 @@ class Conv2DOperator(_WindowOperator):
     im2col_general: int = 0  # hk_conv_im2col_params_t.general, set with its tables at Resolve
     FIXED_AFTER_RESOLVE = ("im2col_shape", "im2col_in_place")  # with _WindowOperator's
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
+        "The filter may also be a constant int4 tensor (per-channel or per-tensor) wherever an "
+        "int8 one is accepted.",
         "Input channels must be a multiple of the filter's, and output channels of the group count.",
         FLOAT16_RESTRICTION,
     )
@@ -799,6 +815,7 @@ class Conv2DOperator(_WindowOperator):
             folded = self.get_local_tensor("offset_bias").data
             self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
             self.im2col_general = im2col_general(mult, shift)
+            resolve_int4(self)  # again: the im2col filter is int4 too
 
     def _bands_fit(self, need: int) -> bool:
         """Whether hk_conv_s8_reuse finds ``need`` bytes for every band of output rows, with the
@@ -930,8 +947,9 @@ class DepthwiseConv2DOperator(_WindowOperator):
     RESTRICTIONS = (
         "Input, filter and output are 4-D NHWC tensors with static shapes; the filter is "
         "[1, height, width, channels] with channels a multiple of the input's.",
-        "Types: float32; int8 activations with a symmetric int8 filter and int32 bias; int16 "
-        "activations (zero point 0) with an int8 filter and int64 bias.",
+        "Types: float32; int8 activations with a symmetric int8 or constant int4 filter and int32 "
+        "bias; int16 activations (zero point 0) with an int8 filter and int64 bias (LiteRT's "
+        "reference reads an int4 filter there without unpacking it).",
         ACTIVATION_RESTRICTION,
         FLOAT16_RESTRICTION,
     )

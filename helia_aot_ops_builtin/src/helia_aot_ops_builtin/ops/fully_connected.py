@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
@@ -39,6 +39,7 @@ from helia_aot_ops_builtin.float16 import (
     f16_accumulation_fields,
     is_half,
 )
+from helia_aot_ops_builtin.int4_weights import int4_problems, int4_weights, resolve_int4
 from helia_aot_ops_builtin.kernel_call import CTable, KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
@@ -147,9 +148,9 @@ class FullyConnectedOperator(KernelCallOperator):
     RESTRICTIONS = (
         "Weights are 2-D [units, input features] in the default (unshuffled) format; the input "
         "holds a whole number of rows of input features.",
-        "Types: float32; int8 with int8 weights (per-tensor, or per-unit with zero points 0) and "
-        "int32 bias; int16 (zero points 0) with int8 weights and int64 bias, or int32 bias when "
-        "quantized_bias_type is INT32.",
+        "Types: float32; int8 with int8 or constant int4 weights (per-tensor, or per-unit with "
+        "zero points 0) and int32 bias; int16 (zero points 0) with int8 or constant int4 weights "
+        "and int64 bias, or int32 bias when quantized_bias_type is INT32.",
         ACTIVATION_RESTRICTION,
         FLOAT16_RESTRICTION,
     )
@@ -187,6 +188,8 @@ class FullyConnectedOperator(KernelCallOperator):
         # paths' translation unit, and so their speed, exactly as it was.
         if self.kind() == "f16":
             return ("fully_connected_f16",)
+        if self.int4_per_use():
+            return ("fully_connected_s4",)
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return ("fully_connected_generic",)
         return self.KERNELS
@@ -195,6 +198,8 @@ class FullyConnectedOperator(KernelCallOperator):
         return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
+        if self.int4_per_use():
+            return "fully_connected_s8_s4"
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return "fully_connected_s8_generic"
         return f"fully_connected_{self.kind()}"
@@ -204,6 +209,7 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.weights is None:
             yield "the weights are missing"
             return
+        yield from int4_problems(self)
         kind = self.kind()
         if kind is None:
             yield (
@@ -262,6 +268,18 @@ class FullyConnectedOperator(KernelCallOperator):
             and self.knob("kernel", "specialized") != "generic"
             and self.weights.is_constant
             and (self.bias is None or self.bias.is_constant)
+            and not self.int4_per_use()
+        )
+
+    def int4_per_use(self) -> bool:
+        """Int4 weights read packed by ``hk_fully_connected_s8_s4`` (goal ``size``, int8, constant
+        bias): no int8 copy of the weights; other goals unpack them once per run and run the
+        int8 kernels (``int4_weights``)."""
+        return (
+            int4_weights(self)
+            and self.optimization_goal == "size"
+            and self.kind() == "s8"
+            and (self.bias is None or self.bias.is_constant)
         )
 
     def knob_values(self, knob: str) -> tuple[str, ...]:
@@ -293,6 +311,13 @@ class FullyConnectedOperator(KernelCallOperator):
         return 0 if self.weights.quantization.per_channel else -self.weights.zero_point()
 
     def on_resolve(self) -> None:
+        per_use = self.int4_per_use()
+        if per_use:
+            bias = None if self.bias is None else self.bias.data
+            self.intern_constant_array(
+                "folded_bias",
+                fold_fc_bias(self.weights.data, bias, -self.source.zero_point(), self.filter_offset()),
+            )
         if self.packs_filter():
             self.intern_constant_array("packed_filter", pack_fc_filter(self.weights.data), alignment=16)
             bias = None if self.bias is None else self.bias.data
@@ -300,9 +325,13 @@ class FullyConnectedOperator(KernelCallOperator):
                 "folded_bias",
                 fold_fc_bias(self.weights.data, bias, -self.source.zero_point(), self.filter_offset()),
             )
+        resolve_int4(self, per_use=per_use)
 
     def reads_input(self, position: int) -> bool:
-        # The packed copies replace the weights and bias the kernel would otherwise read.
+        # The packed copies replace the weights and bias the kernel would otherwise read; the
+        # int4 kernel reads the weights packed and the folded bias.
+        if position == 2 and self.int4_per_use():
+            return False
         return not (position in (1, 2) and self.packs_filter())
 
     def integer_requant(self) -> IntegerRequant | None:
@@ -429,6 +458,9 @@ class FullyConnectedOperator(KernelCallOperator):
                 ("per_channel", "1" if per_channel else "0"),
             ]
         weights, bias = self.data_ptr(self.weights), self.data_ptr(self.bias)
+        if self.int4_per_use():
+            fields.append(("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)))
+            bias = "NULL"
         if self.packs_filter():
             fields += [
                 ("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)),
@@ -510,6 +542,9 @@ class BatchMatMulOperator(KernelCallOperator):
     def check(self) -> Iterable[str]:
         lhs, rhs = self.input_tensors[:2]
         out = self.output_tensors[0]
+        if AirTensorType.INT4 in (lhs.dtype, rhs.dtype):
+            yield "int4 operands are not supported (LiteRT's BATCH_MATMUL refuses them too)"
+            return
         if not (lhs.dtype == rhs.dtype == out.dtype):
             yield f"operand types {lhs.dtype}, {rhs.dtype} and output {out.dtype} must all match"
             return
