@@ -4,7 +4,7 @@ Two kinds of models, both run through LiteRT's reference kernels (``ai-edge-lite
 ``OpResolverType.BUILTIN_REF``) for the golden outputs:
 
 - ``aeq_*``: float32 models of tests/data/models quantized by ai-edge-quantizer (Apache-2.0) with
-  int4 weights (per channel or per tensor) and int8 or int16 activations, as a user would make
+  int4 weights (and one int8 twin, ``*_w8a8``) (per channel or per tensor) and int8 or int16 activations, as a user would make
   them (its static recipe quantizes FULLY_CONNECTED and CONV_2D weights to int4 and the other
   operators to int8);
 - ``op_*``: single-operator models written with ``helia_aot.litert.builder`` for the operator
@@ -38,8 +38,10 @@ OUT = ROOT / "tests" / "data" / "int4"
 SOURCES = ROOT / "tests" / "data" / "models"
 SAMPLES = 3
 
-# (name, float32 source in tests/data/models, activation bits, weight granularity, input range)
+# (name, float32 source in tests/data/models, activation bits, weight granularity, input range);
+# weight bits 4 unless the name says w8 (the int8 twin the constant-size test compares with).
 QUANTIZED = [
+    ("aeq_kws_dscnn_probe_w8a8", "mlperf_kws_dscnn_float32_probe", 8, "CHANNELWISE", (-2.0, 2.0)),
     ("aeq_kws_dscnn_probe_w4a8", "mlperf_kws_dscnn_float32_probe", 8, "CHANNELWISE", (-2.0, 2.0)),
     ("aeq_small_cnn_w4a8", "small_cnn_conv_pool_fc_float32", 8, "CHANNELWISE", (0.0, 1.0)),
     ("aeq_small_cnn_w4a8_tensorwise", "small_cnn_conv_pool_fc_float32", 8, "TENSORWISE", (0.0, 1.0)),
@@ -47,6 +49,60 @@ QUANTIZED = [
     ("aeq_fc_3d_keepdims_w4a8", "fc_3d_input_keepdims_float32", 8, "CHANNELWISE", (-1.0, 1.0)),
     ("aeq_small_cnn_w4a16", "small_cnn_conv_pool_fc_float32", 16, "CHANNELWISE", (0.0, 1.0)),
 ]
+
+
+TWINS = [
+    # (name stem, float32 model built by _float_twin_source, input range): quantized twice, int4
+    # and int8 weights, for the constant-size comparison (weights dominate their constants).
+    ("aeq_mlp_192_96_48", "mlp", (-1.0, 1.0)),
+    ("aeq_convnet_24_48", "convnet", (-1.0, 1.0)),
+]
+
+
+def _float_twin_source(kind: str, work: Path) -> Path:
+    """A small float32 model with seeded random weights: an MLP (FC 192->96 relu, FC 96->48)
+    or a convnet (CONV 3x3 24->48 relu, CONV 1x1 48->48)."""
+    from helia_aot.litert import schema_py_generated as litert
+    from helia_aot.litert.builder import LiteRTModelBuilder
+
+    rng = np.random.default_rng(4)
+    b = LiteRTModelBuilder()
+    if kind == "mlp":
+        x = b.add_tensor("input", (1, 192), "float32")
+        h = b.add_tensor("hidden", (1, 96), "float32")
+        y = b.add_tensor("output", (1, 48), "float32")
+        for src, dst, (units, depth), act in ((x, h, (96, 192), 1), (h, y, (48, 96), 0)):
+            w = b.add_tensor(
+                f"w{units}", (units, depth), "float32", rng.normal(0, depth**-0.5, (units, depth))
+            )
+            bias = b.add_tensor(f"b{units}", (units,), "float32", rng.normal(0, 0.1, units))
+            opts = litert.FullyConnectedOptionsT()
+            opts.fusedActivationFunction = act
+            b.add_operator("FULLY_CONNECTED", [src, w, bias], [dst], opts)
+    else:
+        x = b.add_tensor("input", (1, 8, 8, 24), "float32")
+        h = b.add_tensor("hidden", (1, 8, 8, 48), "float32")
+        y = b.add_tensor("output", (1, 8, 8, 48), "float32")
+        for src, dst, (oc, k, ic), act in ((x, h, (48, 3, 24), 1), (h, y, (48, 1, 48), 0)):
+            fan = k * k * ic
+            w = b.add_tensor(f"w{k}", (oc, k, k, ic), "float32", rng.normal(0, fan**-0.5, (oc, k, k, ic)))
+            bias = b.add_tensor(f"b{k}", (oc,), "float32", rng.normal(0, 0.1, oc))
+            opts = litert.Conv2DOptionsT()
+            opts.padding, opts.strideH, opts.strideW = 0, 1, 1
+            opts.dilationHFactor = opts.dilationWFactor = 1
+            opts.fusedActivationFunction = act
+            b.add_operator("CONV_2D", [src, w, bias], [dst], opts)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(work / f"{kind}_float32.tflite")
+
+
+def _quantized() -> list[tuple[str, str, int, str, tuple[float, float]]]:
+    """QUANTIZED and both quantizations of each twin."""
+    twins = [
+        (f"{stem}_w{bits}a8", kind, 8, "CHANNELWISE", rng) for stem, kind, rng in TWINS for bits in (4, 8)
+    ]
+    return QUANTIZED + twins
 
 
 def _with_signature(path: Path, work: Path) -> Path:
@@ -81,14 +137,17 @@ def _quantize(name: str, source: str, bits: int, granularity: str, work: Path) -
     """ai-edge-quantizer's static recipe with int4 weights, calibrated on seeded uniform data."""
     from ai_edge_quantizer import qtyping, quantizer
 
-    from_path = _with_signature(SOURCES / f"{source}.tflite", work)
+    source_path = SOURCES / f"{source}.tflite"
+    if not source_path.exists():  # a twin's float model, built here
+        source_path = _float_twin_source(source, work)
+    from_path = _with_signature(source_path, work)
     qt = quantizer.Quantizer(str(from_path))
     for op in ("FULLY_CONNECTED", "CONV_2D"):
         qt.add_static_config(
             regex=".*",
             operation_name=getattr(qtyping.TFLOperationName, op),
             activation_num_bits=bits,
-            weight_num_bits=4,
+            weight_num_bits=8 if "_w8" in name else 4,
             weight_granularity=getattr(qtyping.QuantGranularity, granularity),
         )
     for op in ("DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX", "MEAN", "INPUT", "OUTPUT"):
@@ -98,7 +157,7 @@ def _quantize(name: str, source: str, bits: int, granularity: str, work: Path) -
             activation_num_bits=bits,
             weight_num_bits=8,
         )
-    lo, hi = dict((q[0], q[4]) for q in QUANTIZED)[name]
+    lo, hi = dict((q[0], q[4]) for q in _quantized())[name]
     rng = np.random.default_rng(7)
     from ai_edge_litert.interpreter import Interpreter
 
@@ -215,7 +274,7 @@ def main() -> int:
         work = Path(tmp)
         made = [
             (name, _quantize(name, src, bits, gran, work), rng_range, src)
-            for name, src, bits, gran, rng_range in QUANTIZED
+            for name, src, bits, gran, rng_range in _quantized()
         ]
         made += [(name, p, r, None) for name, p, r in _single_op_models(work)]
         for name, path, (lo, hi), src in made:
@@ -233,6 +292,9 @@ def main() -> int:
                     "sha256": hashlib.sha256(data).hexdigest(),
                     "source": (
                         f"tests/data/models/{src}.tflite quantized by ai-edge-quantizer"
+                        if src and (SOURCES / f"{src}.tflite").exists()
+                        else f"a float32 {src} (seeded random weights, _float_twin_source) quantized "
+                        "by ai-edge-quantizer"
                         if src
                         else "written by scripts/make_int4_models.py with helia_aot.litert.builder"
                     ),

@@ -42,7 +42,7 @@ static uint32_t dot_s4(const int8_t *x, const uint8_t *packed, int32_t first, in
             const int16x2_t wlo = (int16x2_t)__ssub16((int16x2_t)lo, (int16x2_t)((lo & 0x00080008u) << 1));
             const int16x2_t whi = (int16x2_t)__ssub16((int16x2_t)hi, (int16x2_t)((hi & 0x00080008u) << 1));
             sum = __smlad(wlo, __sxtb16((int32_t)xv), sum);
-            sum = __smlad(whi, __sxtb16((int32_t)__ror(xv, 8)), sum);
+            sum = __smlad(whi, __sxtb16((int32_t)(xv >> 8)), sum);
         }
         acc = (uint32_t)sum;
 #endif
