@@ -3,10 +3,11 @@
 Two kinds of models, both run through LiteRT's reference kernels (``ai-edge-litert``,
 ``OpResolverType.BUILTIN_REF``) for the golden outputs:
 
-- ``aeq_*``: float32 models of tests/data/models quantized by ai-edge-quantizer (Apache-2.0) with
-  int4 weights (and one int8 twin, ``*_w8a8``) (per channel or per tensor) and int8 or int16 activations, as a user would make
-  them (its static recipe quantizes FULLY_CONNECTED and CONV_2D weights to int4 and the other
-  operators to int8);
+- ``aeq_*``: float32 models quantized by ai-edge-quantizer (Apache-2.0) with int4 weights (per
+  channel or per tensor) and int8 or int16 activations, as a user would make them (its static
+  recipe quantizes FULLY_CONNECTED and CONV_2D weights to int4 and the other operators to
+  int8): models of tests/data/models, and two weight-dominated models built here, each also
+  with int8 weights (``*_w8a8``, the twins the constant-size test compares with);
 - ``op_*``: single-operator models written with ``helia_aot.litert.builder`` for the operator
   ai-edge-quantizer leaves at int8 (DEPTHWISE_CONV_2D), odd sizes and per-tensor filters.
   (LiteRT's BATCH_MATMUL refuses an int4 operand in its Prepare, and its int16 depthwise kernel

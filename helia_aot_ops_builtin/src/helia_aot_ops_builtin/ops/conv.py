@@ -651,6 +651,7 @@ class Conv2DOperator(_WindowOperator):
     TYPE = AirOpType.CONV_2D.value
     FAMILY = "conv"
     KNOB_FAMILY = "conv_s8"
+    WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.int4_weights
     im2col_general: int = 0  # hk_conv_im2col_params_t.general, set with its tables at Resolve
     FIXED_AFTER_RESOLVE = ("im2col_shape", "im2col_in_place")  # with _WindowOperator's
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
@@ -942,6 +943,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
     TYPE = AirOpType.DEPTHWISE_CONV_2D.value
     FAMILY = "depthwise"
     KNOB_FAMILY = "depthwise_s8"
+    WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.int4_weights
     OPTIONS = AirDepthwiseConv2DOptions
     CHANNEL_AXIS = 3
     RESTRICTIONS = (

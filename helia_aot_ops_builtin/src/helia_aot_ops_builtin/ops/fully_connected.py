@@ -144,6 +144,7 @@ class FullyConnectedOperator(KernelCallOperator):
     TYPE = AirOpType.FULLY_CONNECTED.value
     KERNELS = ("fully_connected",)
     KNOB_FAMILY = "fully_connected_s8"
+    WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.int4_weights
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
         "Weights are 2-D [units, input features] in the default (unshuffled) format; the input "
@@ -500,7 +501,8 @@ class BatchMatMulOperator(KernelCallOperator):
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8)
     RESTRICTIONS = (
         "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
-        "Types: float32, float16, or int8 operands and output quantized per tensor.",
+        "Types: float32, float16, or int8 operands and output quantized per tensor (an int4 "
+        "operand is refused, as LiteRT's kernel refuses it).",
         FLOAT16_RESTRICTION,
     )
 
