@@ -4,9 +4,9 @@ The models (tests/data/int4, made by scripts/make_int4_models.py) are float32 mo
 ai-edge-quantizer with int4 weights (per channel and per tensor, int8 and int16 activations) and
 single-operator models for what it leaves at int8; their golden outputs come from LiteRT's
 reference kernels. Each converts under goal ``balanced`` (weights unpacked once per run into
-scratch, the int8 kernels on them) and ``size`` (fully connected layers read the packed weights
-per use), builds under ASan/UBSan and matches at tolerance 0; the same modules run under QEMU on
-the M55 (Helium) and the M4 (DSP), linked into one program per core. The int4 twins of two
+scratch, the int8 kernels on them) and ``size`` (int8 layers read the packed weights per use),
+builds under ASan/UBSan and matches at tolerance 0; the same modules run under QEMU on the M55
+(Helium) and the M4 (DSP), linked into one program per core. The int4 twins of two
 weight-dominated models keep at most 0.55 of the int8 twins' constant bytes.
 """
 
@@ -58,10 +58,10 @@ def test_every_model_holds_int4_weights():
 
 
 HOST_CASES = [pytest.param(e, "balanced", id=f"{e['name']}-balanced") for e in INT4] + [
-    # Goal size changes the code only where a fully connected layer reads its weights per use.
+    # Goal size reads int8 layers' weights per use; int16 ones unpack as under every goal.
     pytest.param(e, "size", id=f"{e['name']}-size")
     for e in INT4
-    if e["name"] in ("aeq_small_cnn_w4a8_tensorwise", "aeq_fc_3d_keepdims_w4a8", "op_fc_odd_depth_w4a8")
+    if "w4a16" not in e["name"]
 ]
 
 
@@ -95,7 +95,7 @@ def test_int4_constants_are_at_most_055_of_the_int8_twin(stem, goal, tmp_path):
     int4, int4_scratch = _constant_bytes(DATA / f"{stem}_w4a8.tflite", tmp_path / "int4", goal)
     int8, int8_scratch = _constant_bytes(DATA / f"{stem}_w8a8.tflite", tmp_path / "int8", goal)
     assert 0 < int4 <= CONSTANT_RATIO * int8, (int4, int8)
-    if goal == "size" and "mlp" in stem:
+    if goal == "size":
         # Read per use: no int8 copy of the weights in scratch either.
         assert int4_scratch <= int8_scratch, (int4_scratch, int8_scratch)
 
@@ -154,11 +154,18 @@ def test_int4_where_litert_does_not_unpack_is_refused_by_name(build, message, tm
 
 CROSS = {
     "balanced": ("aeq_kws_dscnn_probe_w4a8", "aeq_small_cnn_w4a8", "op_dwconv_5x3_dm2_s2_w4a8_tensorwise"),
-    "size": ("aeq_mlp_192_96_48_w4a8", "op_fc_odd_depth_w4a8", "op_fc_tensorwise_w4a8"),
+    "size": (
+        "aeq_mlp_192_96_48_w4a8",
+        "op_fc_odd_depth_w4a8",
+        "op_fc_tensorwise_w4a8",
+        "aeq_conv2d_3x3_s2_valid_w4a8",
+        "op_dwconv_3x3_w4a8",
+    ),
 }
 """Per goal, the models linked into the cross program: every kernel path int4 adds (the unpack
 before convolutions, depthwise and packed fully connected layers; the per-use fully connected
-kernel on rows that do and do not start on a byte), per-tensor and per-channel."""
+kernel on rows that do and do not start on a byte, the per-use convolution and depthwise loops),
+per-tensor and per-channel."""
 
 
 @pytest.mark.cross

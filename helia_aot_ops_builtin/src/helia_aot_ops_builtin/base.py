@@ -19,7 +19,7 @@ from helia_aot.air import AirTensor, AirTensorType
 from helia_aot.pack import KernelLibrary, TemplateOperator
 
 from helia_aot_ops_builtin import kernels
-from helia_aot_ops_builtin.int4_weights import unpack_calls, unpacked_copy
+from helia_aot_ops_builtin.int4_weights import unpack_calls, unpack_int4_reads, unpacked_copy
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -44,6 +44,12 @@ class BuiltinOperator(TemplateOperator):
     # The float16 kernels compute in _Float16, which only FP16 cores (Cortex-M55) have: Resolve
     # refuses a non-constant float16 operand elsewhere, naming the platforms that have FP16.
     DTYPE_PLATFORM_CAPABILITIES = MappingProxyType({"float16": "fp16"})
+
+    def resolve(self) -> None:
+        """As ``AotOperator.resolve``, then the int4 constants the code reads get their unpacked
+        copies (``int4_weights.unpack_int4_reads``)."""
+        super().resolve()
+        unpack_int4_reads(self)
 
     def ptr(self, tensor: AirTensor, *, const: bool = False, ctype: str | None = None) -> str:
         """As ``TemplateOperator.ptr``; an int4 constant points at the int8 buffer the run

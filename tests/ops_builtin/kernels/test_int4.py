@@ -1,12 +1,15 @@
-"""Packed int4 weights: hk_unpack_s4 and hk_fully_connected_s8_s4 against numpy models.
+"""Packed int4 weights: hk_unpack_s4 and the per-use kernels against numpy models.
 
 LiteRT stores int4 two per byte, low nibble first, sign-extended when read (``unpack_int4``, the
 converter's reader). ``hk_unpack_s4`` must give those values on every path (Helium splits sixteen
 bytes at a time and interleaves them with a two-way store); ``hk_fully_connected_s8_s4`` must give
 the int8 reference kernel's outputs on the unpacked weights (Helium and the DSP extension split
-the nibbles in registers for rows that start on a byte; odd depths take the element loop). On the
-host hypothesis draws many calls (UBSan, no recovery); on each core one program holding a draw's
-cases is cross-built for Helium, DSP and plain C and run under QEMU.
+the nibbles in registers for rows that start on a byte; odd depths take the element loop), and
+``hk_conv_s8_s4`` / ``hk_depthwise_s8_s4`` (the general loops on nibbles) the int8 reference's on
+the unpacked filter. On the host hypothesis draws many calls (UBSan, no recovery); on each core one
+program holding a draw's unpack and fully connected cases is cross-built for Helium, DSP and plain
+C and run under QEMU (the window kernels are plain C on every core; tests/e2e/test_int4_models.py
+runs them on both cores).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from . import conv_family_refmodels as ref
+from . import test_conv, test_depthwise
 from .cbuild import build_kernels
 from .cross_check import FEW_BUILDS, check_program, drawn_cases, paths
 from .test_fully_connected import FcParams
@@ -185,3 +189,58 @@ def test_every_path_matches_the_reference(path_name, drawn, tmp_path_factory):
         len(unpacks) + len(fcs),
         timeout=120,
     )
+
+
+def _window_fn(family: str, params: type) -> ctypes._CFuncPtr:
+    fn = getattr(build_kernels(f"{family}_s4"), f"hk_{family}_s8_s4")
+    fn.argtypes = [ctypes.POINTER(params), P, P, P, P]
+    fn.restype = ctypes.c_int32
+    return fn
+
+
+def _window_call(family, params_type, geo, x, w, bias, y, mult, shift, zp_in, zp_out, act):
+    p = params_type(**geo, input_offset=-zp_in, output_offset=zp_out, act_min=act[0], act_max=act[1])
+    p.output_multiplier = mult.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+    p.output_shift = shift.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+    packed = np.frombuffer(pack_int4(w), np.uint8).copy()
+    return _window_fn(family, params_type)(ctypes.byref(p), _ptr(x), _ptr(packed), _ptr(bias), _ptr(y))
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=test_conv.geometries(), with_bias=st.booleans())
+def test_conv_s8_s4_matches_the_reference_on_the_unpacked_filter(case, with_bias):
+    geo, seed = case
+    rng = np.random.default_rng(seed)
+    xs, ws, ys = test_conv._shapes(geo)
+    x = rng.integers(-128, 128, xs).astype(np.int8)
+    w = rng.integers(-8, 8, ws).astype(np.int8)
+    bias = rng.integers(-(1 << 14), 1 << 14, ys[3]).astype(np.int32) if with_bias else None
+    zp_in, zp_out = (int(v) for v in rng.integers(-128, 128, 2))
+    mult, shift, lo, hi = test_conv._quant(rng, geo, np.int8)
+    y = np.zeros(ys, np.int8)
+    status = _window_call(
+        "conv", test_conv.ConvParams, geo, x, w, bias, y, mult, shift, zp_in, zp_out, (lo, hi)
+    )
+    acc = ref.conv_accumulate(x, w, input_offset=-zp_in, **test_conv._geometry_args(geo))
+    assert status == 0
+    np.testing.assert_array_equal(y, ref.requantize(acc, bias, mult, shift, zp_out, (lo, hi), np.int8))
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=test_depthwise.geometries(), with_bias=st.booleans())
+def test_depthwise_s8_s4_matches_the_reference_on_the_unpacked_filter(case, with_bias):
+    geo, seed = case
+    rng = np.random.default_rng(seed)
+    xs, ws, ys = test_depthwise._shapes(geo)
+    x = rng.integers(-128, 128, xs).astype(np.int8)
+    w = rng.integers(-8, 8, ws).astype(np.int8)
+    bias = rng.integers(-(1 << 14), 1 << 14, ys[3]).astype(np.int32) if with_bias else None
+    zp_in, zp_out = (int(v) for v in rng.integers(-128, 128, 2))
+    mult, shift, act = test_depthwise._quant(rng, ys[3], np.int8, (-16, 1))
+    y = np.zeros(ys, np.int8)
+    status = _window_call(
+        "depthwise", test_depthwise.DepthwiseParams, geo, x, w, bias, y, mult, shift, zp_in, zp_out, act
+    )
+    acc = ref.depthwise_accumulate(x, w, input_offset=-zp_in, **test_depthwise._model_args(geo))
+    assert status == 0
+    np.testing.assert_array_equal(y, ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8))

@@ -212,6 +212,8 @@ class _WindowOperator(KernelCallOperator):
         # float16 runs its own family (``_Float16``, Helium f16 on the M55), without the int8 paths.
         if self.kind() == "f16":
             return (f"{self.FAMILY}_f16",)
+        if self.int4_per_use():
+            return (f"{self.FAMILY}_s4",)
         # The general loop lives in a family of its own (hk_<family>_generic.c) so that adding it
         # leaves the fast paths' translation unit, and so their speed, exactly as it was.
         if self.kind() == "s8" and self.generic_kernel():
@@ -226,6 +228,8 @@ class _WindowOperator(KernelCallOperator):
         return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
+        if self.int4_per_use():
+            return f"{self.FAMILY}_s8_s4"
         if self.kind() == "s8" and self.generic_kernel():
             return f"{self.FAMILY}_s8_generic"
         return f"{self.FAMILY}_{self.kind()}"
@@ -242,8 +246,19 @@ class _WindowOperator(KernelCallOperator):
         return super().knob_values(knob)
 
     def generic_kernel(self) -> bool:
-        """Whether the ``kernel`` knob resolved to ``generic`` (specialized when never resolved)."""
-        return self.knob("kernel", "specialized") == "generic"
+        """Whether the ``kernel`` knob resolved to ``generic`` (specialized when never resolved),
+        or int4 weights are read per use (that kernel is the general loop on nibbles)."""
+        return self.int4_per_use() or self.knob("kernel", "specialized") == "generic"
+
+    def int4_per_use(self) -> bool:
+        """Int4 weights read packed by ``hk_<family>_s8_s4`` (goal ``size``, int8): no int8 copy
+        of the filter; other goals unpack it once per run for the int8 kernels (``int4_weights``)."""
+        return (
+            self.FAMILY in ("conv", "depthwise")
+            and int4_weights(self)
+            and self.optimization_goal == "size"
+            and self.kind() == "s8"
+        )
 
     # -- in place, row by row (goal size; see helia_aot_ops_builtin.row_stream) ---------------
     ring: int = 0
@@ -255,7 +270,7 @@ class _WindowOperator(KernelCallOperator):
         whose input and output have one element type stream their rows."""
         if self.FAMILY not in ("conv", "depthwise") or self.kind() not in ("s8", "s16", "f32"):
             return None
-        if int4_weights(self):  # the weights are unpacked at the start of the whole run
+        if int4_weights(self) and not self.int4_per_use():  # unpacked once, before the whole run
             return None
         source, target = self.source, self.target
         if len(source.shape) != 4 or len(target.shape) != 4 or source.shape[0] != 1:
@@ -532,7 +547,7 @@ class _WindowOperator(KernelCallOperator):
             self.intern_constant_array("folded_bias", folded)
         elif "folded_bias" in self.op.named_tensors:  # resolved again under another goal
             self.model.tensors.pop(self.op.named_tensors.pop("folded_bias"), None)
-        resolve_int4(self)
+        resolve_int4(self, per_use=self.int4_per_use())
 
     # -- goal size: the input offset folded into the bias it replaces -------------------------
     bias_folded: bool = False  # set at Resolve (_bias_folds)
@@ -816,7 +831,7 @@ class Conv2DOperator(_WindowOperator):
             folded = self.get_local_tensor("offset_bias").data
             self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
             self.im2col_general = im2col_general(mult, shift)
-            resolve_int4(self)  # again: the im2col filter is int4 too
+            resolve_int4(self, per_use=self.int4_per_use())  # again: the im2col filter is int4 too
 
     def _bands_fit(self, need: int) -> bool:
         """Whether hk_conv_s8_reuse finds ``need`` bytes for every band of output rows, with the
