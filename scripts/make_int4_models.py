@@ -8,6 +8,8 @@ Two kinds of models, both run through LiteRT's reference kernels (``ai-edge-lite
   recipe quantizes FULLY_CONNECTED and CONV_2D weights to int4 and the other operators to
   int8): models of tests/data/models, and two weight-dominated models built here, each also
   with int8 weights (``*_w8a8``, the twins the constant-size test compares with);
+- ``aeq_*_wi4_afp32``: its weight-only int4 recipe (int4 constants DEQUANTIZEd into float
+  operators);
 - ``op_*``: single-operator models written with ``helia_aot.litert.builder`` for the operator
   ai-edge-quantizer leaves at int8 (DEPTHWISE_CONV_2D), odd sizes and per-tensor filters.
   (LiteRT's BATCH_MATMUL refuses an int4 operand in its Prepare, and its int16 depthwise kernel
@@ -134,6 +136,24 @@ def _with_signature(path: Path, work: Path) -> Path:
     return target
 
 
+WEIGHT_ONLY = [
+    # (name, float32 source in tests/data/models, input range): ai-edge-quantizer's weight-only
+    # int4 recipe, int4 constants DEQUANTIZEd into float operators.
+    ("aeq_small_cnn_wi4_afp32", "small_cnn_conv_pool_fc_float32", (0.0, 1.0)),
+]
+
+
+def _weight_only(name: str, source: str, work: Path) -> Path:
+    """ai-edge-quantizer's ``weight_only_wi4_afp32`` recipe (no calibration)."""
+    from ai_edge_quantizer import quantizer, recipe
+
+    qt = quantizer.Quantizer(str(_with_signature(SOURCES / f"{source}.tflite", work)))
+    qt.load_quantization_recipe(recipe.weight_only_wi4_afp32())
+    path = work / f"{name}.tflite"
+    qt.quantize().export_model(str(path), overwrite=True)
+    return path
+
+
 def _quantize(name: str, source: str, bits: int, granularity: str, work: Path) -> Path:
     """ai-edge-quantizer's static recipe with int4 weights, calibrated on seeded uniform data."""
     from ai_edge_quantizer import qtyping, quantizer
@@ -239,6 +259,19 @@ def _single_op_models(work: Path) -> list[tuple[str, Path, tuple[float, float]]]
         b.set_outputs([y])
         save(name, b)
 
+    b = ModelBuilder()
+    x = b.add_tensor("x", (2, 24), AirTensorType.FLOAT32)
+    packed = b.add_tensor("w_int4", (10, 24), AirTensorType.INT4, rng.integers(-8, 8, size=(10, 24)), q(0.03))
+    w = b.add_tensor("w", (10, 24), AirTensorType.FLOAT32)
+    bias = b.add_tensor("bias", (10,), AirTensorType.FLOAT32, rng.normal(0, 0.1, 10))
+    y = b.add_tensor("y", (2, 10), AirTensorType.FLOAT32)
+    b.add_operator("DEQUANTIZE", [packed], [w])
+    b.add_operator("FULLY_CONNECTED", [x, w, bias], [y], litert.FullyConnectedOptionsT())
+    b.set_inputs([x])
+    b.set_outputs([y])
+    path = work / "op_dequantize_fc_wi4_afp32.tflite"
+    path.write_bytes(b.to_bytes())
+    made.append(("op_dequantize_fc_wi4_afp32", path, (-1.0, 1.0)))
     return made
 
 
@@ -277,6 +310,7 @@ def main() -> int:
             (name, _quantize(name, src, bits, gran, work), rng_range, src)
             for name, src, bits, gran, rng_range in _quantized()
         ]
+        made += [(name, _weight_only(name, src, work), r, src) for name, src, r in WEIGHT_ONLY]
         made += [(name, p, r, None) for name, p, r in _single_op_models(work)]
         for name, path, (lo, hi), src in made:
             data = path.read_bytes()

@@ -244,3 +244,37 @@ def test_depthwise_s8_s4_matches_the_reference_on_the_unpacked_filter(case, with
     acc = ref.depthwise_accumulate(x, w, input_offset=-zp_in, **test_depthwise._model_args(geo))
     assert status == 0
     np.testing.assert_array_equal(y, ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8))
+
+
+class _ChannelParams(ctypes.Structure):
+    _fields_ = [("outer", ctypes.c_int32), ("channels", ctypes.c_int32), ("inner", ctypes.c_int32)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 6), min_size=1, max_size=4),
+    axis_seed=st.integers(0, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_dequantize_channel_is_the_references_float_product(shape, axis_seed, seed):
+    """Weight-only recipes dequantize int8 (or unpacked int4) weights per channel: scale[c] times
+    the int32 difference, one float32 multiply, as LiteRT's PerChannelDequantize."""
+    rng = np.random.default_rng(seed)
+    axis = axis_seed % len(shape)
+    q = rng.integers(-128, 128, shape).astype(np.int8)
+    scales = rng.uniform(1e-4, 0.5, shape[axis]).astype(np.float32)
+    zero_points = rng.integers(-10, 10, shape[axis]).astype(np.int32)
+    view = [1] * len(shape)
+    view[axis] = shape[axis]
+    expected = scales.reshape(view) * (q.astype(np.int32) - zero_points.reshape(view)).astype(np.float32)
+    fn = build_kernels("dequantize_channel").hk_dequantize_channel_s8_f32
+    fn.argtypes = [ctypes.POINTER(_ChannelParams), P, P, P, P]
+    fn.restype = ctypes.c_int32
+    p = _ChannelParams(
+        int(np.prod(shape[:axis], dtype=np.int64)),
+        shape[axis],
+        int(np.prod(shape[axis + 1 :], dtype=np.int64)),
+    )
+    y = np.zeros(shape, np.float32)
+    assert fn(ctypes.byref(p), _ptr(scales), _ptr(zero_points), _ptr(q), _ptr(y)) == 0
+    assert np.array_equal(y.view(np.uint32), expected.astype(np.float32).view(np.uint32))
