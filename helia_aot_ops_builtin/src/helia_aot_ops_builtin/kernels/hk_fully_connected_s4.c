@@ -3,49 +3,19 @@
  */
 #include "hk_fully_connected_s4.h"
 
-#include <string.h>
-
 #include "hk_fc_requant.h"
 #include "hk_isa.h"
 
 /* acc + the dot product of x and `depth` int4 weights starting at element `first`. A row that
- * starts on a byte (even `first`) is read a byte pair at a time with the nibbles split in
- * registers: Helium splits sixteen bytes into the even and odd elements and multiplies them with
- * the even and odd inputs of a two-way load; the DSP extension splits two bytes into two int16
- * pairs for SMLAD against the input's sign-extended even and odd bytes. */
+ * starts on a byte (even `first`) goes to the fast paths' blocks first (Helium, DSP), which split
+ * the nibbles in registers; the rest is read one nibble at a time. */
 static uint32_t dot_s4(const int8_t *x, const uint8_t *packed, int32_t first, int32_t depth,
                        uint32_t acc)
 {
     int32_t d = 0;
 #if HK_HAVE_MVE || HK_HAVE_DSP
     if ((first & 1) == 0) {
-        const uint8_t *w = packed + (first >> 1);
-#if HK_HAVE_MVE
-        int32_t sum = (int32_t)acc;
-        for (; d + 32 <= depth; d += 32) {
-            const int8x16_t bytes = vreinterpretq_s8_u8(vld1q_u8(w + (d >> 1)));
-            const int8x16x2_t xs = vld2q_s8(x + d);
-            sum = vmladavaq_s8(sum, vshrq_n_s8(vshlq_n_s8(bytes, 4), 4), xs.val[0]);
-            sum = vmladavaq_s8(sum, vshrq_n_s8(bytes, 4), xs.val[1]);
-        }
-        acc = (uint32_t)sum;
-#elif HK_HAVE_DSP
-        int32_t sum = (int32_t)acc;
-        for (; d + 4 <= depth; d += 4) {
-            uint32_t xv;
-            memcpy(&xv, x + d, sizeof xv);
-            const uint32_t pair = (uint32_t)w[d >> 1] | ((uint32_t)w[(d >> 1) + 1] << 16);
-            /* Halves hold weights d and d+2 (low nibbles) or d+1 and d+3 (high nibbles), each
-             * 0..15 then sign-extended by subtracting 16 where bit 3 is set. */
-            const uint32_t lo = pair & 0x000F000Fu;
-            const uint32_t hi = (pair >> 4) & 0x000F000Fu;
-            const int16x2_t wlo = (int16x2_t)__ssub16((int16x2_t)lo, (int16x2_t)((lo & 0x00080008u) << 1));
-            const int16x2_t whi = (int16x2_t)__ssub16((int16x2_t)hi, (int16x2_t)((hi & 0x00080008u) << 1));
-            sum = __smlad(wlo, __sxtb16((int32_t)xv), sum);
-            sum = __smlad(whi, __sxtb16((int32_t)(xv >> 8)), sum);
-        }
-        acc = (uint32_t)sum;
-#endif
+        acc = hk_fc_dot_s4_blocks(x, packed + (first >> 1), depth, acc, &d);
     }
 #endif
     for (; d < depth; ++d) {

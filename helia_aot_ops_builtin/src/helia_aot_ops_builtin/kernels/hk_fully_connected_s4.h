@@ -17,4 +17,10 @@
 int32_t hk_fully_connected_s8_s4(const hk_fully_connected_params_t *params, const int8_t *input,
                                  const uint8_t *filter, const int32_t *bias, int8_t *output);
 
+/* The fast paths' part of the dot product (hk_fully_connected_s4_mve.c, _dsp.c): acc plus the
+ * products of x and a row of packed weights that starts on a byte, over the first *done inputs
+ * they take in whole blocks (the reference adds the rest). */
+uint32_t hk_fc_dot_s4_blocks(const int8_t *x, const uint8_t *w, int32_t depth, uint32_t acc,
+                             int32_t *done);
+
 #endif /* HK_FULLY_CONNECTED_S4_H */

@@ -26,4 +26,8 @@ HK_INLINE int32_t hk_s4_at(const uint8_t *packed, int32_t index)
  * a two-way store; elsewhere one byte at a time). */
 int32_t hk_unpack_s4(const uint8_t *packed, int8_t *out, int32_t count);
 
+/* Helium's part of hk_unpack_s4 (hk_int4_mve.c): the first whole 32-value blocks of `count`;
+ * returns how many values it wrote. */
+int32_t hk_unpack_s4_blocks(const uint8_t *packed, int8_t *out, int32_t count);
+
 #endif /* HK_INT4_H */
