@@ -153,7 +153,7 @@ def test_int4_where_litert_does_not_unpack_is_refused_by_name(build, message, tm
 
 
 CROSS = {
-    "balanced": ("aeq_kws_dscnn_probe_w4a8", "aeq_small_cnn_w4a8", "op_dwconv_5x3_dm2_s2_w4a8_tensorwise"),
+    "balanced": ("aeq_small_cnn_w4a8", "op_fc_odd_depth_w4a8", "op_dwconv_5x3_dm2_s2_w4a8_tensorwise"),
     "size": (
         "aeq_mlp_192_96_48_w4a8",
         "op_fc_odd_depth_w4a8",
