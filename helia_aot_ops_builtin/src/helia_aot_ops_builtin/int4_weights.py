@@ -22,7 +22,6 @@ int4 tensor at its unpacked copy, and the templates render ``int4_unpacks`` firs
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from helia_aot.air import AirTensor, AirTensorKind, AirTensorType
@@ -37,13 +36,6 @@ def int4_weights(op: Any) -> bool:
     """Whether the operator's weights (input 1) are int4."""
     weights = op.input_or_none(1)
     return weights is not None and weights.dtype is AirTensorType.INT4
-
-
-def int4_problems(op: Any) -> Iterable[str]:
-    """Int4 weights must be constant (LiteRT accepts no other int4 tensor)."""
-    weights = op.input_or_none(1)
-    if weights is not None and weights.dtype is AirTensorType.INT4 and not weights.is_constant:
-        yield "int4 weights must be constant"
 
 
 def int4_tensors(op: Any) -> list[AirTensor]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
@@ -35,7 +35,6 @@ from helia_aot_ops_builtin.im2col_packing import (
     im2col_packed,
     im2col_quant,
 )
-from helia_aot_ops_builtin.int4_weights import int4_problems, int4_weights, resolve_int4
 from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
@@ -250,12 +249,23 @@ class _WindowOperator(KernelCallOperator):
         or int4 weights are read per use (that kernel is the general loop on nibbles)."""
         return self.int4_per_use() or self.knob("kernel", "specialized") == "generic"
 
+    def resolve_int4(self) -> None:
+        """With an int4 filter: its re-laid-out copies become int4 too (``int4_weights``)."""
+        if self.int4_filter():
+            from helia_aot_ops_builtin.int4_weights import resolve_int4  # int4 models only
+
+            resolve_int4(self, per_use=self.int4_per_use())
+
+    def int4_filter(self) -> bool:
+        """Whether the filter is int4 (packed in the module, see ``int4_weights``)."""
+        return self.weights is not None and self.weights.dtype is AirTensorType.INT4
+
     def int4_per_use(self) -> bool:
         """Int4 weights read packed by ``hk_<family>_s8_s4`` (goal ``size``, int8): no int8 copy
         of the filter; other goals unpack it once per run for the int8 kernels (``int4_weights``)."""
         return (
             self.FAMILY in ("conv", "depthwise")
-            and int4_weights(self)
+            and self.int4_filter()
             and self.optimization_goal == "size"
             and self.kind() == "s8"
         )
@@ -270,7 +280,7 @@ class _WindowOperator(KernelCallOperator):
         whose input and output have one element type stream their rows."""
         if self.FAMILY not in ("conv", "depthwise") or self.kind() not in ("s8", "s16", "f32"):
             return None
-        if int4_weights(self) and not self.int4_per_use():  # unpacked once, before the whole run
+        if self.int4_filter() and not self.int4_per_use():  # unpacked once, before the whole run
             return None
         source, target = self.source, self.target
         if len(source.shape) != 4 or len(target.shape) != 4 or source.shape[0] != 1:
@@ -470,11 +480,12 @@ class _WindowOperator(KernelCallOperator):
         if self.source is None or self.weights is None:
             yield "the input or the filter is missing"
             return
-        if int4_weights(self) and self.FAMILY not in ("conv", "depthwise"):
+        if self.int4_filter() and self.FAMILY not in ("conv", "depthwise"):
             yield "an int4 filter is supported for CONV_2D and DEPTHWISE_CONV_2D only"
             return
-        yield from int4_problems(self)
-        if int4_weights(self) and self.FAMILY == "depthwise" and self.source.dtype.itemsize == 2:
+        if self.int4_filter() and not self.weights.is_constant:
+            yield "int4 weights must be constant"
+        if self.int4_filter() and self.FAMILY == "depthwise" and self.source.dtype.itemsize == 2:
             yield (
                 "an int4 filter with int16 activations is not supported: LiteRT's reference kernel "
                 "reads the packed bytes as int8 without unpacking them, so no module can match it"
@@ -547,7 +558,7 @@ class _WindowOperator(KernelCallOperator):
             self.intern_constant_array("folded_bias", folded)
         elif "folded_bias" in self.op.named_tensors:  # resolved again under another goal
             self.model.tensors.pop(self.op.named_tensors.pop("folded_bias"), None)
-        resolve_int4(self, per_use=self.int4_per_use())
+        self.resolve_int4()
 
     # -- goal size: the input offset folded into the bias it replaces -------------------------
     bias_folded: bool = False  # set at Resolve (_bias_folds)
@@ -831,7 +842,7 @@ class Conv2DOperator(_WindowOperator):
             folded = self.get_local_tensor("offset_bias").data
             self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
             self.im2col_general = im2col_general(mult, shift)
-            resolve_int4(self, per_use=self.int4_per_use())  # again: the im2col filter is int4 too
+            self.resolve_int4()  # again: the im2col filter is int4 too
 
     def _bands_fit(self, need: int) -> bool:
         """Whether hk_conv_s8_reuse finds ``need`` bytes for every band of output rows, with the

@@ -39,7 +39,6 @@ from helia_aot_ops_builtin.float16 import (
     f16_accumulation_fields,
     is_half,
 )
-from helia_aot_ops_builtin.int4_weights import int4_problems, int4_weights, resolve_int4
 from helia_aot_ops_builtin.kernel_call import CTable, KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.quantization import (
@@ -210,7 +209,8 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.weights is None:
             yield "the weights are missing"
             return
-        yield from int4_problems(self)
+        if self.weights.dtype is AirTensorType.INT4 and not self.weights.is_constant:
+            yield "int4 weights must be constant"
         kind = self.kind()
         if kind is None:
             yield (
@@ -277,7 +277,8 @@ class FullyConnectedOperator(KernelCallOperator):
         bias): no int8 copy of the weights; other goals unpack them once per run and run the
         int8 kernels (``int4_weights``)."""
         return (
-            int4_weights(self)
+            self.weights is not None
+            and self.weights.dtype is AirTensorType.INT4
             and self.optimization_goal == "size"
             and self.kind() == "s8"
             and (self.bias is None or self.bias.is_constant)
@@ -326,7 +327,10 @@ class FullyConnectedOperator(KernelCallOperator):
                 "folded_bias",
                 fold_fc_bias(self.weights.data, bias, -self.source.zero_point(), self.filter_offset()),
             )
-        resolve_int4(self, per_use=per_use)
+        if self.weights.dtype is AirTensorType.INT4:
+            from helia_aot_ops_builtin.int4_weights import resolve_int4  # int4 models only
+
+            resolve_int4(self, per_use=per_use)
 
     def reads_input(self, position: int) -> bool:
         # The packed copies replace the weights and bias the kernel would otherwise read; the
