@@ -43,7 +43,7 @@ def table(entries: list[OperatorEntry]) -> str:
     """One row per operator: key, types, and the LiteRT keys when they are not just the key."""
     lines = ["| operator | types | LiteRT keys |", "|---|---|---|"]
     for e in entries:
-        types = ", ".join(e.dtypes) if e.dtypes else REFUSED
+        types = e.types_text if e.dtypes else REFUSED
         keys = "same" if e.litert_keys == (e.operator,) else ", ".join(f"`{k}`" for k in e.litert_keys)
         lines.append(f"| `{e.operator}` | {types} | {keys} |")
     return "\n".join(lines)

@@ -111,6 +111,9 @@ def test_c_identifier_shortcut_for_plain_names_changes_nothing(text, max_length)
 
 def test_from_numpy_maps_every_spelling_of_a_dtype():
     for member in AirTensorType:
+        if member is AirTensorType.INT4:  # held as int8 values: numpy int8 means INT8
+            assert AirTensorType.from_numpy(member.numpy) is AirTensorType.INT8
+            continue
         dtype = np.dtype(member.value)
         assert AirTensorType.from_numpy(dtype) is member
         assert AirTensorType.from_numpy(dtype.type) is member

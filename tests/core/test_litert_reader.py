@@ -147,7 +147,7 @@ def test_tensor_dtype(code, expected):
     [
         litert.TensorType.STRING,
         litert.TensorType.RESOURCE,
-        litert.TensorType.INT4,
+        litert.TensorType.UINT16,
         litert.TensorType.COMPLEX64,
         250,
     ],

@@ -235,6 +235,7 @@ KWS_UNUSED = (
     "helia_aot.pipeline.summary",
     "helia_aot.pipeline.test_case",
     "helia_aot_ops_builtin.activation_quantization",
+    "helia_aot_ops_builtin.int4_weights",
     "helia_aot_ops_builtin.layout",
     "helia_aot_ops_builtin.movers",
     "helia_aot_ops_builtin.ops.activation",

@@ -33,14 +33,20 @@ def test_the_committed_page_is_what_the_generator_writes():
 
 
 def test_every_registered_operator_is_listed_with_its_types():
+    rows = ROW.findall(PAGE.read_text())
     listed = {
-        key: set() if types.strip() == REFUSED else {t.strip() for t in types.split(",")}
-        for key, types, _keys in ROW.findall(PAGE.read_text())
+        key: set() if types.strip() == REFUSED else {t.strip() for t in types.split(";")[0].split(",")}
+        for key, types, _keys in rows
     }
     declared = {
         r.key: {np.dtype(t).name for t in (r.operator.SUPPORTED_DTYPES or ())} for r in registrations()
     }
     assert listed == declared
+    # Constant weight types beyond those (int4), after "; weights also".
+    weights = {key: types.split("; weights also ")[1].split(", ") for key, types, _ in rows if ";" in types}
+    assert weights == {
+        r.key: list(r.operator.WEIGHT_DTYPES) for r in registrations() if r.operator.WEIGHT_DTYPES
+    }
 
 
 def test_every_restriction_sentence_is_on_the_page():

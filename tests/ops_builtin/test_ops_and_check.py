@@ -81,7 +81,16 @@ def test_ops_json_and_details():
     data = json.loads(proc.stdout)
     assert data["schema_version"] == 1 and len(data["operators"]) == len(registrations())
     conv = next(o for o in data["operators"] if o["operator"] == "CONV_2D")
-    assert set(conv) == {"operator", "litert_keys", "dtypes", "restrictions", "pack", "distribution"}
+    assert set(conv) == {
+        "operator",
+        "litert_keys",
+        "dtypes",
+        "weight_dtypes",
+        "restrictions",
+        "pack",
+        "distribution",
+    }
+    assert conv["weight_dtypes"] == ["int4"]
     detail = runner.invoke(app, ["ops", "conv_2d"])
     assert detail.exit_code == 0
     for sentence in conv["restrictions"]:

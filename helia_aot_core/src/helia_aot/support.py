@@ -51,12 +51,23 @@ class OperatorEntry:
     restrictions: tuple[str, ...]
     pack: str | None
     distribution: str | None
+    weight_dtypes: tuple[str, ...] = ()
+    """Element types constant weights may have beyond ``dtypes`` (``AotOperator.WEIGHT_DTYPES``)."""
+
+    @property
+    def types_text(self) -> str:
+        """The types as the catalogue prints them: ``int8, int16; weights also int4``."""
+        if not self.dtypes:
+            return "none: refused at Resolve"
+        text = ", ".join(self.dtypes)
+        return text + (f"; weights also {', '.join(self.weight_dtypes)}" if self.weight_dtypes else "")
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "operator": self.operator,
             "litert_keys": list(self.litert_keys),
             "dtypes": list(self.dtypes),
+            "weight_dtypes": list(self.weight_dtypes),
             "restrictions": list(self.restrictions),
             "pack": self.pack,
             "distribution": self.distribution,
@@ -95,6 +106,7 @@ def operator_catalogue(plugins: Selection = None) -> list[OperatorEntry]:
                 restrictions=tuple(str(r) for r in getattr(operator, "RESTRICTIONS", ()) or ()),
                 pack=plugin.name if plugin is not None else None,
                 distribution=plugin.distribution if plugin is not None else None,
+                weight_dtypes=tuple(str(t) for t in getattr(operator, "WEIGHT_DTYPES", ()) or ()),
             )
         )
     return sorted(entries, key=lambda e: e.operator)

@@ -18,6 +18,8 @@ from helia_aot.air.types import (
     AirTensorType,
     OpId,
     TensorId,
+    pack_int4,
+    unpack_int4,
 )
 from helia_aot.air.verify import verify_model
 
@@ -42,6 +44,8 @@ __all__ = [
     "canonical_op_key",
     "custom_code_to_op_key",
     "owned_regions",
+    "pack_int4",
     "region_layout",
+    "unpack_int4",
     "verify_model",
 ]

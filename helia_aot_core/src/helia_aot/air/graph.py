@@ -87,8 +87,8 @@ class AirTensor:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the tensor's contents."""
-        return self.size * self.dtype.itemsize
+        """Bytes of the tensor's contents as the module stores them (INT4: two per byte)."""
+        return self.dtype.storage_bytes(self.size)
 
     @property
     def is_constant(self) -> bool:

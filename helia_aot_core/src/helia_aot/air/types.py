@@ -89,6 +89,11 @@ class AirTensorType(str, enum.Enum):
     """Element types of AIR tensors, with their numpy and C spellings."""
 
     BOOL = "bool"
+    INT4 = "int4"
+    """Packed 4-bit integers (LiteRT ``INT4``): constant weights only. AIR holds their values
+    unpacked, one int8 per element in -8..7, so every stage and kernel that reads int8 weights
+    reads them unchanged; the module stores them packed, two per byte, low nibble first
+    (:func:`pack_int4`), which is what :attr:`AirTensor.nbytes` counts."""
     INT8 = "int8"
     UINT8 = "uint8"
     INT16 = "int16"
@@ -107,8 +112,12 @@ class AirTensorType(str, enum.Enum):
 
     @property
     def itemsize(self) -> int:
-        """Bytes per element."""
+        """Bytes per element of the values AIR holds (INT4: one; its storage is half that)."""
         return _NUMPY[self].itemsize
+
+    def storage_bytes(self, count: int) -> int:
+        """Bytes ``count`` elements take in the module: INT4 packs two per byte."""
+        return (count + 1) // 2 if self is AirTensorType.INT4 else count * _NUMPY[self].itemsize
 
     @property
     def ctype(self) -> str:
@@ -118,6 +127,7 @@ class AirTensorType(str, enum.Enum):
     @property
     def is_integer(self) -> bool:
         return self in (
+            AirTensorType.INT4,
             AirTensorType.INT8,
             AirTensorType.UINT8,
             AirTensorType.INT16,
@@ -136,14 +146,17 @@ class AirTensorType(str, enum.Enum):
         return member if member is not None else cls(np.dtype(dtype).name)
 
 
-_NUMPY = {member: np.dtype(member.value) for member in AirTensorType}
+_NUMPY = {
+    member: np.dtype("int8" if member is AirTensorType.INT4 else member.value) for member in AirTensorType
+}
 """Each member's numpy dtype, made once: stages ask for it per tensor, many times per model."""
 
-_FROM_NUMPY = {dtype: member for member, dtype in _NUMPY.items()}
+_FROM_NUMPY = {dtype: member for member, dtype in _NUMPY.items() if member is not AirTensorType.INT4}
 """The member of each native numpy dtype (``from_numpy`` is asked for every array an operator adds)."""
 
 _CTYPES = {
     AirTensorType.BOOL: "bool",
+    AirTensorType.INT4: "int8_t",
     AirTensorType.INT8: "int8_t",
     AirTensorType.UINT8: "uint8_t",
     AirTensorType.INT16: "int16_t",
@@ -195,3 +208,29 @@ class AirQuantization:
 
     def __hash__(self) -> int:
         return hash((self.axis, self.scale.tobytes(), self.zero_point.tobytes()))
+
+
+INT4_MIN, INT4_MAX = -8, 7
+"""The values a 4-bit two's-complement element holds."""
+
+
+def unpack_int4(packed: np.ndarray, count: int) -> np.ndarray:
+    """``count`` int4 values from LiteRT's packed bytes: element 2i is the low nibble of byte i,
+    element 2i+1 the high one, each sign-extended (as LiteRT's ``UnpackDenseInt4IntoInt8``)."""
+    raw = np.asarray(packed, dtype=np.uint8).reshape(-1)
+    low = (raw & 0x0F).astype(np.int8)
+    high = (raw >> 4).astype(np.int8)
+    values = np.stack([low, high], axis=1).reshape(-1)[:count]
+    return np.where(values > INT4_MAX, values - 16, values).astype(np.int8)
+
+
+def pack_int4(values: np.ndarray) -> bytes:
+    """Int4 values (-8..7, any shape, C order) packed two per byte, low nibble first; an odd
+    count leaves the last byte's high nibble zero. The inverse of :func:`unpack_int4`."""
+    flat = np.asarray(values).reshape(-1).astype(np.int16)
+    if flat.size and (flat.min() < INT4_MIN or flat.max() > INT4_MAX):
+        raise ValueError("int4 values must lie in -8..7")
+    nibbles = (flat & 0x0F).astype(np.uint8)
+    if nibbles.size % 2:
+        nibbles = np.append(nibbles, np.uint8(0))
+    return (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).tobytes()

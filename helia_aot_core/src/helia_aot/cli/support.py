@@ -32,7 +32,7 @@ def catalogue_lines(entries: list[Any]) -> list[str]:
     width = max((len(e.operator) for e in entries), default=8)
     lines = []
     for e in entries:
-        types = ", ".join(e.dtypes) if e.dtypes else "none: refused at Resolve"
+        types = e.types_text
         keys = "" if e.litert_keys == (e.operator,) else f"  [LiteRT: {', '.join(e.litert_keys) or '-'}]"
         count = len(e.restrictions)
         noun = "restriction" if count == 1 else "restrictions"
@@ -45,7 +45,7 @@ def detail_lines(entry: Any) -> list[str]:
     lines = [
         entry.operator,
         f"  LiteRT keys: {', '.join(entry.litert_keys) or '-'}",
-        f"  types: {', '.join(entry.dtypes) or 'none: refused at Resolve'}",
+        f"  types: {entry.types_text}",
         f"  pack: {entry.pack or '-'} ({entry.distribution or '-'})",
         "  restrictions:" if entry.restrictions else "  restrictions: none beyond the types",
     ]

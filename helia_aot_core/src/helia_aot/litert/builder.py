@@ -38,7 +38,7 @@ from typing import Any, cast
 import flatbuffers
 import numpy as np
 
-from helia_aot.air.types import AirQuantization, AirTensorType
+from helia_aot.air.types import AirQuantization, AirTensorType, pack_int4
 from helia_aot.litert import FILE_IDENTIFIER, SCHEMA_VERSION
 from helia_aot.litert import schema_py_generated as litert
 
@@ -70,6 +70,7 @@ _TENSOR_TYPES: dict[AirTensorType, int] = {
     AirTensorType.BOOL: litert.TensorType.BOOL,
     AirTensorType.INT16: litert.TensorType.INT16,
     AirTensorType.INT8: litert.TensorType.INT8,
+    AirTensorType.INT4: litert.TensorType.INT4,
 }
 
 
@@ -229,7 +230,7 @@ class LiteRTModelBuilder:
             array = np.asarray(data).astype(air.numpy.newbyteorder("<"))
             if array.size != int(np.prod(shape, dtype=np.int64)):
                 raise ValueError(f"tensor {name!r}: {array.size} values for shape {list(shape)}")
-            raw = array.tobytes()
+            raw = pack_int4(array) if air is AirTensorType.INT4 else array.tobytes()
         if isinstance(quantization, tuple):
             quantization = AirQuantization(*quantization)
         signature = None if shape_signature is None else tuple(int(d) for d in shape_signature)

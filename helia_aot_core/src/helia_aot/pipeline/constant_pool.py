@@ -16,7 +16,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from helia_aot.air import AirModel, AirTensor, TensorId
+from helia_aot.air import AirModel, AirTensor, AirTensorType, TensorId, pack_int4
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.pipeline.memory_rules import MemoryBudget, TensorPlacement
 
@@ -55,7 +55,10 @@ class ConstantBlob:
                 f"constant tensor {tensor.name!r} has no data",
                 hint="the model file stores no buffer for it; re-export the model",
             )
-        payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
+        if tensor.dtype is AirTensorType.INT4:  # kept packed: half the bytes of int8
+            payload = pack_int4(tensor.data)
+        else:
+            payload = tensor.data.astype(tensor.dtype.numpy, copy=False).tobytes(order="C")
         return payload, hashlib.sha256(payload).digest() + len(payload).to_bytes(8, "little")
 
     def size_with(self, content: tuple[bytes, bytes], alignment: int) -> int:

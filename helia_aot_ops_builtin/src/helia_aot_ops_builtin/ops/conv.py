@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
-from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import Arity, OperatorRecord
@@ -225,6 +225,8 @@ class _WindowOperator(KernelCallOperator):
             return (f"{self.FAMILY}_f16",)
         if self.kind() == "hybrid":
             return ("conv_hybrid",)
+        if self.int4_per_use():
+            return (f"{self.FAMILY}_s4",)
         # The general loop lives in a family of its own (hk_<family>_generic.c) so that adding it
         # leaves the fast paths' translation unit, and so their speed, exactly as it was.
         if self.kind() == "s8" and self.generic_kernel():
@@ -241,6 +243,8 @@ class _WindowOperator(KernelCallOperator):
         return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
+        if self.int4_per_use():
+            return f"{self.FAMILY}_s8_s4"
         if self.kind() == "s8" and self.generic_kernel():
             return f"{self.FAMILY}_s8_generic"
         return f"{self.FAMILY}_{self.kind()}"
@@ -257,8 +261,30 @@ class _WindowOperator(KernelCallOperator):
         return super().knob_values(knob)
 
     def generic_kernel(self) -> bool:
-        """Whether the ``kernel`` knob resolved to ``generic`` (specialized when never resolved)."""
-        return self.knob("kernel", "specialized") == "generic"
+        """Whether the ``kernel`` knob resolved to ``generic`` (specialized when never resolved),
+        or int4 weights are read per use (that kernel is the general loop on nibbles)."""
+        return self.int4_per_use() or self.knob("kernel", "specialized") == "generic"
+
+    def resolve_int4(self) -> None:
+        """With an int4 filter: its re-laid-out copies become int4 too (``int4_weights``)."""
+        if self.int4_filter():
+            from helia_aot_ops_builtin.int4_weights import resolve_int4  # int4 models only
+
+            resolve_int4(self, per_use=self.int4_per_use())
+
+    def int4_filter(self) -> bool:
+        """Whether the filter is int4 (packed in the module, see ``int4_weights``)."""
+        return self.weights is not None and self.weights.dtype is AirTensorType.INT4
+
+    def int4_per_use(self) -> bool:
+        """Int4 weights read packed by ``hk_<family>_s8_s4`` (goal ``size``, int8): no int8 copy
+        of the filter; other goals unpack it once per run for the int8 kernels (``int4_weights``)."""
+        return (
+            self.FAMILY in ("conv", "depthwise")
+            and self.int4_filter()
+            and self.optimization_goal == "size"
+            and self.kind() == "s8"
+        )
 
     # -- in place, row by row (goal size; see helia_aot_ops_builtin.row_stream) ---------------
     ring: int = 0
@@ -269,6 +295,8 @@ class _WindowOperator(KernelCallOperator):
         """The row loop's numbers, or None: only CONV_2D and DEPTHWISE_CONV_2D over one image
         whose input and output have one element type stream their rows."""
         if self.FAMILY not in ("conv", "depthwise") or self.kind() not in ("s8", "s16", "f32"):
+            return None
+        if self.int4_filter() and not self.int4_per_use():  # unpacked once, before the whole run
             return None
         source, target = self.source, self.target
         if len(source.shape) != 4 or len(target.shape) != 4 or source.shape[0] != 1:
@@ -468,6 +496,17 @@ class _WindowOperator(KernelCallOperator):
         if self.source is None or self.weights is None:
             yield "the input or the filter is missing"
             return
+        if self.int4_filter() and self.FAMILY not in ("conv", "depthwise"):
+            yield "an int4 filter is supported for CONV_2D and DEPTHWISE_CONV_2D only"
+            return
+        if self.int4_filter() and not self.weights.is_constant:
+            yield "int4 weights must be constant"
+        if self.int4_filter() and self.FAMILY == "depthwise" and self.source.dtype.itemsize == 2:
+            yield (
+                "an int4 filter with int16 activations is not supported: LiteRT's reference kernel "
+                "reads the packed bytes as int8 without unpacking them, so no module can match it"
+            )
+            return
         opts = self.options
         kind = self.kind()
         if kind is None:
@@ -582,6 +621,7 @@ class _WindowOperator(KernelCallOperator):
             self.intern_constant_array("folded_bias", folded)
         elif "folded_bias" in self.op.named_tensors:  # resolved again under another goal
             self.model.tensors.pop(self.op.named_tensors.pop("folded_bias"), None)
+        self.resolve_int4()
 
     # -- goal size: the input offset folded into the bias it replaces -------------------------
     bias_folded: bool = False  # set at Resolve (_bias_folds)
@@ -711,9 +751,12 @@ class Conv2DOperator(_WindowOperator):
     TYPE = AirOpType.CONV_2D.value
     FAMILY = "conv"
     KNOB_FAMILY = "conv_s8"
+    WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.int4_weights
     im2col_general: int = 0  # hk_conv_im2col_params_t.general, set with its tables at Resolve
     FIXED_AFTER_RESOLVE = ("im2col_shape", "im2col_in_place")  # with _WindowOperator's
     RESTRICTIONS = _COMMON_RESTRICTIONS + (
+        "The filter may also be a constant int4 tensor (per-channel or per-tensor) wherever an "
+        "int8 one is accepted.",
         "Input channels must be a multiple of the filter's, and output channels of the group count.",
         FLOAT16_RESTRICTION,
         HYBRID_RESTRICTION,
@@ -876,6 +919,7 @@ class Conv2DOperator(_WindowOperator):
             folded = self.get_local_tensor("offset_bias").required_data()
             self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
             self.im2col_general = im2col_general(mult, shift)
+            self.resolve_int4()  # again: the im2col filter is int4 too
 
     def _bands_fit(self, need: int) -> bool:
         """Whether hk_conv_s8_reuse finds ``need`` bytes for every band of output rows, with the
@@ -1002,13 +1046,15 @@ class DepthwiseConv2DOperator(_WindowOperator):
     TYPE = AirOpType.DEPTHWISE_CONV_2D.value
     FAMILY = "depthwise"
     KNOB_FAMILY = "depthwise_s8"
+    WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.int4_weights
     OPTIONS = AirDepthwiseConv2DOptions
     CHANNEL_AXIS = 3
     RESTRICTIONS = (
         "Input, filter and output are 4-D NHWC tensors with static shapes; the filter is "
         "[1, height, width, channels] with channels a multiple of the input's.",
-        "Types: float32; int8 activations with a symmetric int8 filter and int32 bias; int16 "
-        "activations (zero point 0) with an int8 filter and int64 bias.",
+        "Types: float32; int8 activations with a symmetric int8 or constant int4 filter and int32 "
+        "bias; int16 activations (zero point 0) with an int8 filter and int64 bias (LiteRT's "
+        "reference reads an int4 filter there without unpacking it).",
         ACTIVATION_RESTRICTION,
         FLOAT16_RESTRICTION,
         HYBRID_RESTRICTION,

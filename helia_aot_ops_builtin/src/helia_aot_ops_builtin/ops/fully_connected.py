@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
 from helia_aot.pack import Arity, OperatorRecord
@@ -160,13 +160,14 @@ class FullyConnectedOperator(KernelCallOperator):
     TYPE = AirOpType.FULLY_CONNECTED.value
     KERNELS = ("fully_connected",)
     KNOB_FAMILY = "fully_connected_s8"
+    WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.int4_weights
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
         "Weights are 2-D [units, input features] in the default (unshuffled) format; the input "
         "holds a whole number of rows of input features.",
-        "Types: float32; int8 with int8 weights (per-tensor, or per-unit with zero points 0) and "
-        "int32 bias; int16 (zero points 0) with int8 weights and int64 bias, or int32 bias when "
-        "quantized_bias_type is INT32.",
+        "Types: float32; int8 with int8 or constant int4 weights (per-tensor, or per-unit with "
+        "zero points 0) and int32 bias; int16 (zero points 0) with int8 or constant int4 weights "
+        "and int64 bias, or int32 bias when quantized_bias_type is INT32.",
         ACTIVATION_RESTRICTION,
         FLOAT16_RESTRICTION,
         HYBRID_RESTRICTION,
@@ -207,6 +208,8 @@ class FullyConnectedOperator(KernelCallOperator):
         # paths' translation unit, and so their speed, exactly as it was.
         if self.kind() in ("f16", "hybrid"):
             return (f"fully_connected_{self.kind()}",)
+        if self.int4_per_use():
+            return ("fully_connected_s4",)
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return ("fully_connected_generic",)
         return self.KERNELS
@@ -215,6 +218,8 @@ class FullyConnectedOperator(KernelCallOperator):
         return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
+        if self.int4_per_use():
+            return "fully_connected_s8_s4"
         if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
             return "fully_connected_s8_generic"
         return f"fully_connected_{self.kind()}"
@@ -224,6 +229,8 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.weights is None:
             yield "the weights are missing"
             return
+        if self.weights.dtype is AirTensorType.INT4 and not self.weights.is_constant:
+            yield "int4 weights must be constant"
         kind = self.kind()
         if kind is None:
             yield (
@@ -286,6 +293,19 @@ class FullyConnectedOperator(KernelCallOperator):
             and self.knob("kernel", "specialized") != "generic"
             and self.weights.is_constant
             and (self.bias is None or self.bias.is_constant)
+            and not self.int4_per_use()
+        )
+
+    def int4_per_use(self) -> bool:
+        """Int4 weights read packed by ``hk_fully_connected_s8_s4`` (goal ``size``, int8, constant
+        bias): no int8 copy of the weights; other goals unpack them once per run and run the
+        int8 kernels (``int4_weights``)."""
+        return (
+            self.weights is not None
+            and self.weights.dtype is AirTensorType.INT4
+            and self.optimization_goal == "size"
+            and self.kind() == "s8"
+            and (self.bias is None or self.bias.is_constant)
         )
 
     def knob_values(self, knob: str) -> tuple[str, ...]:
@@ -320,6 +340,15 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.kind() == "hybrid":
             # One quantized input row at a time (the reference quantizes each row on its own).
             self.add_scratch("quantized_row", int(self.weights.shape[1]), alignment=4)
+        per_use = self.int4_per_use()
+        if per_use:
+            bias = None if self.bias is None else self.bias.data
+            self.intern_constant_array(
+                "folded_bias",
+                fold_fc_bias(
+                    self.weights.required_data(), bias, -self.source.zero_point(), self.filter_offset()
+                ),
+            )
         if self.packs_filter():
             self.intern_constant_array(
                 "packed_filter", pack_fc_filter(self.weights.required_data()), alignment=16
@@ -331,9 +360,16 @@ class FullyConnectedOperator(KernelCallOperator):
                     self.weights.required_data(), bias, -self.source.zero_point(), self.filter_offset()
                 ),
             )
+        if self.weights.dtype is AirTensorType.INT4:
+            from helia_aot_ops_builtin.int4_weights import resolve_int4  # int4 models only
+
+            resolve_int4(self, per_use=per_use)
 
     def reads_input(self, position: int) -> bool:
-        # The packed copies replace the weights and bias the kernel would otherwise read.
+        # The packed copies replace the weights and bias the kernel would otherwise read; the
+        # int4 kernel reads the weights packed and the folded bias.
+        if position == 2 and self.int4_per_use():
+            return False
         return not (position in (1, 2) and self.packs_filter())
 
     def integer_requant(self) -> IntegerRequant | None:
@@ -460,6 +496,9 @@ class FullyConnectedOperator(KernelCallOperator):
                 ("per_channel", "1" if per_channel else "0"),
             ]
         weights, bias = self.data_ptr(self.weights), self.data_ptr(self.bias)
+        if self.int4_per_use():
+            fields.append(("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)))
+            bias = "NULL"
         if self.packs_filter():
             fields += [
                 ("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)),
@@ -532,7 +571,8 @@ class BatchMatMulOperator(KernelCallOperator):
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8)
     RESTRICTIONS = (
         "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
-        "Types: float32, float16, or int8 operands and output quantized per tensor.",
+        "Types: float32, float16, or int8 operands and output quantized per tensor (an int4 "
+        "operand is refused, as LiteRT's kernel refuses it).",
         FLOAT16_RESTRICTION,
         "Hybrid: float32 lhs and output with a constant int8 rhs (per tensor, or per column), each "
         "lhs row quantized at run time as LiteRT does (symmetric, or asymmetric with "
@@ -585,6 +625,9 @@ class BatchMatMulOperator(KernelCallOperator):
     def check(self) -> Iterable[str]:
         lhs, rhs = self.input_tensors[:2]
         out = self.output_tensors[0]
+        if AirTensorType.INT4 in (lhs.dtype, rhs.dtype):
+            yield "int4 operands are not supported (LiteRT's BATCH_MATMUL refuses them too)"
+            return
         if self.hybrid():
             yield from self.hybrid_problems()
             return

@@ -207,6 +207,7 @@ class DequantizeOperator(_OneToOneOperator):
         SAME_SHAPE,
         PER_TENSOR,
         "The input must be int8, int16, uint8 or float16 and the output float32.",
+        "A constant int8 or int4 input may be quantized per channel (the weight-only recipes).",
     )
 
     def check(self) -> Iterable[str]:
@@ -218,19 +219,73 @@ class DequantizeOperator(_OneToOneOperator):
             return [f"the output {label(dst)} is {dst.dtype}, not float32"]
         if src.dtype.numpy not in _INTEGER + (_UINT8, np.dtype(np.float16)):
             return [f"the input {label(src)} is {src.dtype}, not int8, int16, uint8 or float16"]
+        if self.per_channel:
+            return dequantize_channel_problems(src)
         return quantization_problems((src,)) + _uint8_problems((src,))
+
+    @property
+    def per_channel(self) -> bool:
+        """A constant int8 (or int4) input quantized per channel: weights a weight-only recipe
+        dequantizes for a float operator (LiteRT's PerChannelDequantize)."""
+        q = self.source.quantization
+        return (
+            self.source.is_constant
+            and self.source.dtype.numpy == np.dtype(np.int8)
+            and q is not None
+            and q.per_channel
+        )
+
+    def on_resolve(self) -> None:
+        if self.per_channel:
+            q = self.source.quantization
+            assert q is not None
+            self.intern_constant_array("scales", np.asarray(q.scale, np.float32))
+            self.intern_constant_array("zero_points", np.asarray(q.zero_point, np.int32))
+
+    def kernel_families(self) -> tuple[str, ...]:
+        return ("dequantize_channel",) if self.per_channel else super().kernel_families()
 
     def kernel(self) -> KernelCall:
         src, dst = self.source, self.target
         data = [self.ptr(src, const=True), self.ptr(dst)]
         if src.dtype.numpy == np.dtype(np.float16):
             return KernelCall("dequantize_f16_f32", data, leading_args=[f"{dst.size}"])
+        if self.per_channel:
+            q = src.quantization
+            assert q is not None
+            shape = [int(d) for d in src.shape]
+            tables = [
+                self.ptr(self.model.tensors[self.op.named_tensors[name]], const=True)
+                for name in ("scales", "zero_points")
+            ]
+            return KernelCall(
+                "dequantize_channel_s8_f32",
+                tables + data,
+                "quantize_channel_params_t",
+                {
+                    "outer": int(np.prod(shape[: q.axis], dtype=np.int64)),
+                    "channels": shape[q.axis],
+                    "inner": int(np.prod(shape[q.axis + 1 :], dtype=np.int64)),
+                },
+            )
         return KernelCall(
             f"dequantize_{_SUFFIX[src.dtype.numpy]}_f32",
             data,
             "dequantize_params_t",
             {"size": dst.size, "scale": src.scale(), "zero_point": src.zero_point()},
         )
+
+
+def dequantize_channel_problems(tensor: AirTensor) -> list[str]:
+    """A per-channel DEQUANTIZE input: its quantized dimension and positive scales."""
+    q = tensor.quantization
+    assert q is not None
+    shape = tensor.shape
+    if not 0 <= q.axis < len(shape) or q.scale.size != shape[q.axis]:
+        return [f"{label(tensor)} has {q.scale.size} scales for dimension {q.axis} of {tuple(shape)}"]
+    if not np.all(q.scale > 0):
+        return [f"{label(tensor)} has a non-positive per-channel scale"]
+    return []
 
 
 REGISTRATIONS = [

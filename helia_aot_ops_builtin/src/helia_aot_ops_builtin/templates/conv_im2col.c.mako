@@ -4,6 +4,9 @@
  * (hk_conv_s8_im2col). Other cores: the call this convolution makes without it. */
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
+% for src, dst, count in int4_unpacks:
+    (void)${k}unpack_s4(${src}, ${dst}, ${count});
+% endfor
 #if ${K}HAVE_MVE
     const ${k}${params_type} params = {
 % for name, value in fields:

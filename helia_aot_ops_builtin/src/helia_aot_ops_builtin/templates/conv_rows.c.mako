@@ -33,6 +33,9 @@ static inline void ${stem}_land(void *dst, const void *src)
  * lands in the output once no later row reads the input bytes under it${" (last row first: the output\n * is larger than the input and runs on past its end)" if rows["backward"] else ""}. */
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
+% for src, dst, count in int4_unpacks:
+    (void)${k}unpack_s4(${src}, ${dst}, ${count});
+% endfor
     const ${k}${params_type} whole = {
 % for name, value in fields:
         .${name} = ${value},

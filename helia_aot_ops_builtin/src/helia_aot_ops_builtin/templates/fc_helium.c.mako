@@ -26,6 +26,9 @@ static void ${stem}_row(const int8_t *x, const int8_t *w, int8_t *out)
 
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
+% for src, dst, count in int4_unpacks:
+    (void)${k}unpack_s4(${src}, ${dst}, ${count});
+% endfor
     const int8_t *x = ${helium["input"]};
     const int8_t *w = ${helium["weights"]};
     int8_t *out = ${helium["output"]};
@@ -49,6 +52,9 @@ static const ${table.ctype} ${stem}_${table.name}[${len(table.values)}] = {
 % endfor
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
+% for src, dst, count in int4_unpacks:
+    (void)${k}unpack_s4(${src}, ${dst}, ${count});
+% endfor
     const ${k}${params_type} params = {
 % for name, value in fields:
         .${name} = ${value},

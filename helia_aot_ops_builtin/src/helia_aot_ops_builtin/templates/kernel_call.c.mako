@@ -17,6 +17,9 @@ static const ${k}${params_type} ${stem}_params = ${params};
 % endif
 int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 {
+% for src, dst, count in int4_unpacks:
+    (void)${k}unpack_s4(${src}, ${dst}, ${count});
+% endfor
 % if fields is not None:
     const ${k}${params_type} params = {
 % for name, value in fields:

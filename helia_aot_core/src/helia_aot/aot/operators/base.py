@@ -113,6 +113,9 @@ class AotOperator:
     TYPE: str = AirOpType.OPERATOR
     SUPPORTED_DTYPES: tuple[type, ...] | None = None
     """Element types accepted on the operator's non-constant inputs and outputs, or None."""
+    WEIGHT_DTYPES: tuple[str, ...] = ()
+    """Element types its constant weights may have beyond ``SUPPORTED_DTYPES`` (``"int4"``: packed
+    two per byte), for the catalogue; ``check`` enforces them."""
     RESTRICTIONS: tuple[str, ...] = ()
     """User-facing sentences describing the limits ``check`` enforces."""
     ATTRIBUTES: type[OperatorAttributes] = OperatorAttributes

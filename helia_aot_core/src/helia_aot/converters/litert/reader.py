@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from helia_aot.air.types import AirQuantization, AirTensorType
+from helia_aot.air.types import AirQuantization, AirTensorType, unpack_int4
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.file_bytes import attach_file_bytes, file_slice
 from helia_aot.converters.litert.unpack import unpack_model
@@ -45,6 +45,7 @@ _DTYPES: dict[int, AirTensorType] = {
     TensorType.BOOL: AirTensorType.BOOL,
     TensorType.INT16: AirTensorType.INT16,
     TensorType.INT8: AirTensorType.INT8,
+    TensorType.INT4: AirTensorType.INT4,
 }
 
 
@@ -171,6 +172,7 @@ _ZERO_POINT_LIMITS: dict[int, tuple[int, int]] = {
     TensorType.INT8: (-128, 127),
     TensorType.UINT8: (0, 255),
     TensorType.INT16: (-32768, 32767),
+    TensorType.INT4: (-8, 7),
 }
 """Zero points a quantized tensor of each type can hold: the generated integer arithmetic assumes
 them (a zero point past the type's range overflows the kernels' 32-bit sums)."""
@@ -286,7 +288,7 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
     dtype = tensor_dtype(tensor.type)
     shape = sa.shape_of(tensor)
     count = element_count(shape, _describe(tensor))
-    needed = count * dtype.itemsize
+    needed = dtype.storage_bytes(count)
     if needed > MAX_TENSOR_BYTES:
         raise UnsupportedModelError(f"{_describe(tensor)} needs {needed} bytes, too many")
     if raw.size < needed:
@@ -297,7 +299,9 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
         )
     raw = raw[:needed]  # the runtime accepts (and ignores) trailing bytes
     values: np.ndarray
-    if dtype is AirTensorType.BOOL:
+    if dtype is AirTensorType.INT4:  # packed two per byte, low nibble first
+        values = unpack_int4(raw, count)
+    elif dtype is AirTensorType.BOOL:
         values = raw != 0
     else:
         values = np.frombuffer(raw.tobytes(), dtype=dtype.numpy.newbyteorder("<"))

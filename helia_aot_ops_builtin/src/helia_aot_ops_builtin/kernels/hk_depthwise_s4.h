@@ -1,0 +1,17 @@
+/*
+ * helia-aot kernel library: DEPTHWISE_CONV_2D int8 with packed int4 weights read where they are
+ * multiplied (goal size: no int8 copy of the filter, see hk_int4.h). The filter is LiteRT's
+ * [1, H, W, C] int4 tensor as stored. A family of its own, like hk_conv_s4.h.
+ */
+#ifndef HK_DEPTHWISE_S4_H
+#define HK_DEPTHWISE_S4_H
+
+#include "hk_depthwise.h"
+#include "hk_int4.h"
+
+/* int8 activations, packed int4 filter, int32 bias (may be NULL): the general loop (ignores
+ * offset_bias); the outputs of hk_depthwise_s8 on the unpacked filter. */
+int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *input,
+                           const uint8_t *filter, const int32_t *bias, int8_t *output);
+
+#endif /* HK_DEPTHWISE_S4_H */

@@ -1,0 +1,33 @@
+/*
+ * helia-aot kernel library: packed int4 weights.
+ *
+ * LiteRT stores an INT4 tensor two values per byte: element 2i in the low nibble of byte i,
+ * element 2i+1 in the high nibble, each a 4-bit two's-complement number (-8..7); an odd count
+ * leaves the last high nibble unused. The module keeps such weights packed (half the constant
+ * bytes of int8). An operator either unpacks them once per run into an int8 scratch buffer and
+ * runs its int8 kernel on it (hk_unpack_s4), or runs a kernel that reads the nibbles where it
+ * multiplies (hk_fully_connected_s4). LiteRT's reference kernels unpack to int8 and compute as
+ * int8, so both give the int8 kernels' results bit for bit.
+ */
+#ifndef HK_INT4_H
+#define HK_INT4_H
+
+#include "hk_common.h"
+
+/* Element `index` of packed int4 data, sign-extended. */
+HK_INLINE int32_t hk_s4_at(const uint8_t *packed, int32_t index)
+{
+    const uint32_t byte = packed[(uint32_t)index >> 1];
+    const uint32_t nibble = (index & 1) ? (byte >> 4) : (byte & 0x0Fu);
+    return (int32_t)(nibble ^ 0x08u) - 8;
+}
+
+/* Unpacks `count` int4 values into int8 `out` (Helium: 32 values per iteration, interleaved by
+ * a two-way store; elsewhere one byte at a time). */
+int32_t hk_unpack_s4(const uint8_t *packed, int8_t *out, int32_t count);
+
+/* Helium's part of hk_unpack_s4 (hk_int4_mve.c): the first whole 32-value blocks of `count`;
+ * returns how many values it wrote. */
+int32_t hk_unpack_s4_blocks(const uint8_t *packed, int8_t *out, int32_t count);
+
+#endif /* HK_INT4_H */

@@ -1,0 +1,192 @@
+"""Models with packed int4 weights convert, keep their weights packed and match LiteRT bit for bit.
+
+The models (tests/data/int4, made by scripts/make_int4_models.py) are float32 models quantized by
+ai-edge-quantizer with int4 weights (per channel and per tensor, int8 and int16 activations) and
+single-operator models for what it leaves at int8; their golden outputs come from LiteRT's
+reference kernels. Each converts under goal ``balanced`` (weights unpacked once per run into
+scratch, the int8 kernels on them) and ``size`` (int8 layers read the packed weights per use),
+builds under ASan/UBSan and matches at tolerance 0; the same modules run under QEMU on the M55
+(Helium) and the M4 (DSP), linked into one program per core. The int4 twins of two
+weight-dominated models keep at most 0.55 of the int8 twins' constant bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.air import AirQuantization, AirTensorType
+from helia_aot.errors import UnsupportedModelError
+from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.registry import build_default_registry_context
+from helia_aot.testing import CORES, corpus_golden_to_npz, cross_build_program, run_module_test_case, run_qemu
+
+from .linked import Module, check_verdicts, write_main
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "int4"
+ENTRIES = json.loads((DATA / "manifest.json").read_text())
+INT4 = [e for e in ENTRIES if "_w8" not in e["name"]]
+TWINS = ["aeq_mlp_192_96_48", "aeq_convnet_24_48"]
+CONSTANT_RATIO = 0.55
+
+
+def _config(entry: dict, work: Path, goal: str, prefix: str | None = None) -> ConvertArgs:
+    golden = corpus_golden_to_npz(DATA / entry["golden"], work / "golden.npz", outputs="ref_out")
+    module = {"path": str(work / "out"), "name": "module", **({"prefix": prefix} if prefix else {})}
+    return ConvertArgs.model_validate(
+        {
+            "model": {"path": str(DATA / entry["file"])},
+            "module": module,
+            "optimization": {"goal": goal},
+            "test": {"enabled": True, "golden_data": str(golden), "tolerance": 0.0},
+        }
+    )
+
+
+def test_every_model_holds_int4_weights():
+    """The corpus is what it claims: each int4 model stores INT4 tensors, each twin none."""
+    from helia_aot.converters.litert.reader import read_model
+
+    for entry in ENTRIES:
+        model = read_model(DATA / entry["file"])
+        types = {int(t.type) for t in model.subgraphs[0].tensors}
+        assert (litert.TensorType.INT4 in types) == ("_w8" not in entry["name"]), entry["name"]
+
+
+HOST_CASES = [pytest.param(e, "balanced", id=f"{e['name']}-balanced") for e in INT4] + [
+    # Goal size reads int8 layers' weights per use; int16 ones unpack as under every goal.
+    pytest.param(e, "size", id=f"{e['name']}-size")
+    for e in INT4
+    if "w4a16" not in e["name"]
+]
+
+
+@pytest.mark.parametrize(("entry", "goal"), HOST_CASES)
+def test_int4_model_matches_reference_on_the_host(entry, goal, tmp_path):
+    result = AotConverter(_config(entry, tmp_path, goal)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{entry['name']} ({goal}):\n{run.stdout}\n{run.stderr[-4000:]}"
+
+
+def _constant_bytes(path: Path, work: Path, goal: str) -> tuple[int, int]:
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(path)},
+            "module": {"path": str(work), "name": "module"},
+            "optimization": {"goal": goal},
+        }
+    )
+    output = Path(AotConverter(config).convert().output)
+    report = json.loads(next(output.glob("*_report.json")).read_text())
+    by_role = {
+        role: sum(a["used"] for a in report["arenas"] if a["role"] == role)
+        for role in ("constant", "scratch")
+    }
+    return by_role["constant"], by_role["scratch"]
+
+
+@pytest.mark.parametrize("goal", ["balanced", "size"])
+@pytest.mark.parametrize("stem", TWINS)
+def test_int4_constants_are_at_most_055_of_the_int8_twin(stem, goal, tmp_path):
+    int4, int4_scratch = _constant_bytes(DATA / f"{stem}_w4a8.tflite", tmp_path / "int4", goal)
+    int8, int8_scratch = _constant_bytes(DATA / f"{stem}_w8a8.tflite", tmp_path / "int8", goal)
+    assert 0 < int4 <= CONSTANT_RATIO * int8, (int4, int8)
+    if goal == "size":
+        # Read per use: no int8 copy of the weights in scratch either.
+        assert int4_scratch <= int8_scratch, (int4_scratch, int8_scratch)
+
+
+def _batch_matmul_int4(path: Path) -> Path:
+    b = LiteRTModelBuilder()
+    q = AirQuantization(np.float32([0.05]), np.int64([0]))
+    x = b.add_tensor("lhs", (1, 3, 8), "int8", quantization=q)
+    rhs = b.add_tensor("rhs", (8, 4), AirTensorType.INT4, np.zeros((8, 4)), q)
+    y = b.add_tensor("out", (1, 3, 4), "int8", quantization=q)
+    b.add_operator("BATCH_MATMUL", [x, rhs], [y], litert.BatchMatMulOptionsT())
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+def _depthwise_int16_int4(path: Path) -> Path:
+    b = LiteRTModelBuilder()
+    q = AirQuantization(np.float32([0.05]), np.int64([0]))
+    x = b.add_tensor("in", (1, 4, 4, 2), "int16", quantization=q)
+    w = b.add_tensor(
+        "w",
+        (1, 3, 3, 2),
+        AirTensorType.INT4,
+        np.ones((1, 3, 3, 2)),
+        (np.float32([0.1, 0.1]), np.int64([0, 0]), 3),
+    )
+    bias = b.add_tensor("b", (2,), "int64", np.zeros(2), (np.float32([0.005, 0.005]), np.int64([0, 0])))
+    y = b.add_tensor("out", (1, 2, 2, 2), "int16", quantization=q)
+    opts = litert.DepthwiseConv2DOptionsT()
+    opts.padding, opts.strideH, opts.strideW, opts.depthMultiplier = 1, 1, 1, 1
+    opts.dilationHFactor = opts.dilationWFactor = 1
+    b.add_operator("DEPTHWISE_CONV_2D", [x, w, bias], [y], opts)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (_batch_matmul_int4, "int4 operands are not supported"),
+        (_depthwise_int16_int4, "int4 filter with int16 activations is not supported"),
+    ],
+)
+def test_int4_where_litert_does_not_unpack_is_refused_by_name(build, message, tmp_path):
+    """LiteRT's BATCH_MATMUL refuses int4, and its int16 depthwise reads the packed bytes as
+    int8: a typed error naming the operator and why, never a module that cannot match."""
+    path = build(tmp_path / "model.tflite")
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(path)}, "module": {"path": str(tmp_path / "out")}}
+    )
+    with pytest.raises(UnsupportedModelError, match=message):
+        AotConverter(config).convert()
+
+
+CROSS = {
+    "balanced": ("aeq_small_cnn_w4a8", "op_fc_odd_depth_w4a8", "op_dwconv_5x3_dm2_s2_w4a8_tensorwise"),
+    "size": (
+        "aeq_mlp_192_96_48_w4a8",
+        "op_fc_odd_depth_w4a8",
+        "op_fc_tensorwise_w4a8",
+        "aeq_conv2d_3x3_s2_valid_w4a8",
+        "op_dwconv_3x3_w4a8",
+    ),
+}
+"""Per goal, the models linked into the cross program: every kernel path int4 adds (the unpack
+before convolutions, depthwise and packed fully connected layers; the per-use fully connected
+kernel on rows that do and do not start on a byte, the per-use convolution and depthwise loops),
+per-tensor and per-channel."""
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("core", sorted(CORES))
+def test_int4_models_match_reference_on_the_core(core, tmp_path):
+    registry = build_default_registry_context()
+    modules = []
+    entries = {e["name"]: e for e in INT4}
+    for goal, names in CROSS.items():
+        for entry in (entries[n] for n in names):
+            name = f"{entry['name']}_{goal}"
+            work = tmp_path / name
+            work.mkdir()
+            prefix = f"m{len(modules)}"
+            result = AotConverter(_config(entry, work, goal, prefix), registry).convert()
+            modules.append(Module(name, result.prefix, Path(result.output)))
+    main = write_main(modules, tmp_path / "main.c")
+    sources = [main, *(s for m in modules for s in m.sources)]
+    elf = cross_build_program(
+        sources, tmp_path / "build", CORES[core], include_dirs=[d for m in modules for d in m.include_dirs]
+    )
+    run = run_qemu(elf, CORES[core], timeout=600, count=False)
+    assert run.returncode == 0, run.stdout
+    check_verdicts(run.stdout, modules)
