@@ -231,6 +231,19 @@ def unsupported_operators_error(failures: list[Failure]) -> UnsupportedModelErro
     )
 
 
+def load_view(path: Path, subgraph_index: int, context: RegistryContext) -> ModelView:
+    """Read ``path``, run the registered model hooks on it and check subgraph ``subgraph_index``:
+    the first half of Load, which ``helia-aot check`` runs exactly as a conversion does.
+
+    Raises ModelLoadError for a malformed file and one UnsupportedModelError naming every tensor
+    and operator of the subgraph the compiler does not handle.
+    """
+    model = read_model(path)
+    mark_source_indices(model)  # before any hook moves an operator
+    model = apply_model_hooks(model, context.litert_model_hooks)
+    return build_view(model, subgraph_index, Path(path).name, getattr(context, "litert_arities", None))
+
+
 def load_model(path: Path, subgraph_index: int, context: RegistryContext) -> AirModel:
     """Read ``path`` and build the AIR model of subgraph ``subgraph_index``.
 
@@ -238,10 +251,8 @@ def load_model(path: Path, subgraph_index: int, context: RegistryContext) -> Air
     ``litert_parsers`` (canonical key -> ``parser(op_index, model, subgraph, air_model)``).
     """
     path = Path(path)
-    model = read_model(path)
-    mark_source_indices(model)  # before any hook moves an operator
-    model = apply_model_hooks(model, context.litert_model_hooks)
-    view = build_view(model, subgraph_index, path.name, getattr(context, "litert_arities", None))
+    view = load_view(path, subgraph_index, context)
+    model = view.node
     air = AirModel(
         name=c_identifier(path.stem, fallback="model"),
         description=c_comment(view.description),
@@ -278,6 +289,7 @@ __all__ = [
     "build_tensors",
     "distribution_installed",
     "load_model",
+    "load_view",
     "missing_parser_reason",
     "parse_operators",
     "unsupported_operators_error",

@@ -24,6 +24,7 @@ from helia_aot.converters.litert.reader import (
 )
 from helia_aot.converters.litert.validate import check_operator
 from helia_aot.converters.litert.view import Arity, ModelView, OperatorView, SubgraphView, TensorView
+from helia_aot.converters.litert.view_problems import ViewProblems
 from helia_aot.errors import InvalidConfigError, ModelLoadError, UnsupportedModelError
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
@@ -129,21 +130,38 @@ def subgraph_view(
     the operators' input and output counts the packs declare, by LiteRT key).
 
     Used for the main subgraph and for the subgraphs its control-flow operators run; the same
-    checks apply to both, in file order (tensors, inputs and outputs, operators).
+    checks apply to both, in file order (tensors, inputs and outputs, operators). What the
+    compiler does not handle is collected rather than raised at the first: every tensor that is
+    unsupported (its type, shape or storage), then every operator, each named with the operators
+    that read or write it, in one UnsupportedModelError (see
+    :mod:`~helia_aot.converters.litert.view_problems`); a malformed file still raises
+    ModelLoadError at the first fault.
     """
     subgraph = sa.subgraphs_of(model)[subgraph_index]
-    tensors = tuple(tensor_view(model, index, tensor) for index, tensor in enumerate(sa.tensors_of(subgraph)))
+    problems = ViewProblems(model, subgraph)
+    tensors: list[TensorView] = []
+    for index, tensor in enumerate(sa.tensors_of(subgraph)):
+        try:
+            tensors.append(tensor_view(model, index, tensor))
+        except UnsupportedModelError as exc:
+            problems.add_tensor(index, exc)
     inputs, outputs = sa.subgraph_inputs(subgraph), sa.subgraph_outputs(subgraph)
     for index in [*inputs, *outputs]:
         sa.tensor_at(subgraph, index)  # an out-of-range input or output is a ModelLoadError
-    operators = tuple(
-        operator_view(model, index, node, tensors, arities)
-        for index, node in enumerate(sa.operators_of(subgraph))
-    )
+    if problems:  # the operators' checks read their tensors: report what is known so far
+        raise problems.error()
+    operators: list[OperatorView] = []
+    for index, node in enumerate(sa.operators_of(subgraph)):
+        try:
+            operators.append(operator_view(model, index, node, tensors, arities))
+        except UnsupportedModelError as exc:
+            problems.add_operator(index, exc)
+    if problems:
+        raise problems.error()
     return SubgraphView(
         index=subgraph_index,
-        tensors=tensors,
-        operators=operators,
+        tensors=tuple(tensors),
+        operators=tuple(operators),
         inputs=tuple(inputs),
         outputs=tuple(outputs),
         node=subgraph,
