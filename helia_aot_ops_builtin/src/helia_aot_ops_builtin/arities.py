@@ -19,6 +19,7 @@ ARITIES: dict[str, Arity] = {
             "CEIL",
             "COS",
             "DEPTH_TO_SPACE",
+            "DENSIFY",
             "DEQUANTIZE",
             "ELU",
             "EXP",

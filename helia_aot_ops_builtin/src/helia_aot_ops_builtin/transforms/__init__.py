@@ -11,6 +11,7 @@ from helia_aot.registry import RegistryContext
 from helia_aot_ops_builtin.transforms.depthwise_to_conv import DepthwiseToConv
 from helia_aot_ops_builtin.transforms.fold_invariant_variables import FoldInvariantVariables
 from helia_aot_ops_builtin.transforms.prune_identity_ops import PruneIdentityOps
+from helia_aot_ops_builtin.transforms.remove_densify import RemoveDensify
 from helia_aot_ops_builtin.transforms.schedule_constant_dequantize import ScheduleConstantDequantize
 from helia_aot_ops_builtin.transforms.static_shapes import FoldStaticShapeExpressions
 from helia_aot_ops_builtin.transforms.transpose_reverse_conv import TransposeReverseConv
@@ -22,6 +23,7 @@ TRANSFORMS: list[type] = [
     PruneIdentityOps,
     TransposeReverseConv,
     ScheduleConstantDequantize,
+    RemoveDensify,
 ]
 
 

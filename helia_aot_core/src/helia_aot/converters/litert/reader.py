@@ -20,6 +20,7 @@ import numpy as np
 from helia_aot.air.types import AirQuantization, AirTensorType
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.file_bytes import attach_file_bytes, file_slice
+from helia_aot.converters.litert.sparsity import densify
 from helia_aot.converters.litert.unpack import unpack_model
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from helia_aot.litert import BINDINGS_MODULE, FILE_IDENTIFIER, SCHEMA_VERSION
@@ -260,7 +261,8 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
     """The tensor's constant contents as a fresh numpy array of its shape, or None.
 
     Data is read inline from its Buffer or, for models over 2 GB, from the file region the Buffer's
-    offset and size name. As in the LiteRT runtime, a buffer shorter than the tensor is an error
+    offset and size name; a tensor stored sparse is densified
+    (:func:`~helia_aot.converters.litert.sparsity.densify`). As in the LiteRT runtime, a buffer shorter than the tensor is an error
     (ModelLoadError naming the tensor) and bytes past the tensor's size are ignored.
     """
     if int(getattr(tensor, "externalBuffer", 0) or 0):
@@ -278,31 +280,31 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
         return None
     if raw.size == 0:
         return None
-    if tensor.sparsity is not None:
-        raise UnsupportedModelError(
-            f"{_describe(tensor)} is stored sparse, which is not supported",
-            hint="convert the model without sparsification",
-        )
     dtype = tensor_dtype(tensor.type)
     shape = sa.shape_of(tensor)
     count = element_count(shape, _describe(tensor))
     needed = count * dtype.itemsize
     if needed > MAX_TENSOR_BYTES:
         raise UnsupportedModelError(f"{_describe(tensor)} needs {needed} bytes, too many")
+    if tensor.sparsity is not None:  # the buffer holds the kept values only: densified here
+        stored = _little_endian(raw[: raw.size - raw.size % dtype.itemsize], dtype)
+        return densify(shape, tensor.sparsity, stored, _describe(tensor))
     if raw.size < needed:
         raise ModelLoadError(
             f"buffer {tensor.buffer} of {_describe(tensor)} holds {raw.size} bytes, shorter than "
             f"the {needed} bytes of {dtype}{list(shape)}",
             hint=_MALFORMED_HINT,
         )
-    raw = raw[:needed]  # the runtime accepts (and ignores) trailing bytes
-    values: np.ndarray
+    # the runtime accepts (and ignores) trailing bytes
+    return _little_endian(raw[:needed], dtype).reshape(shape)
+
+
+def _little_endian(raw: np.ndarray, dtype: AirTensorType) -> np.ndarray:
+    """The stored bytes ``raw`` as a flat array of ``dtype`` (BOOL: any nonzero byte is true)."""
     if dtype is AirTensorType.BOOL:
-        values = raw != 0
-    else:
-        values = np.frombuffer(raw.tobytes(), dtype=dtype.numpy.newbyteorder("<"))
-        values = values.astype(dtype.numpy)
-    return values.reshape(shape)
+        return raw != 0
+    values: np.ndarray = np.frombuffer(raw.tobytes(), dtype=dtype.numpy.newbyteorder("<"))
+    return values.astype(dtype.numpy)
 
 
 __all__ = [
