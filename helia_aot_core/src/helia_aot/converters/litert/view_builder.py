@@ -10,8 +10,11 @@ the subgraph's inputs and outputs, then operators), before any operator parser r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from helia_aot.air.types import AirTensorType
 from helia_aot.converters.litert import schema_access as sa
@@ -22,7 +25,7 @@ from helia_aot.converters.litert.reader import (
     quantization_of,
     tensor_dtype,
 )
-from helia_aot.converters.litert.validate import check_operator
+from helia_aot.converters.litert.validate import check_operator, empty_tensors_allowed
 from helia_aot.converters.litert.view import Arity, ModelView, OperatorView, SubgraphView, TensorView
 from helia_aot.converters.litert.view_problems import ViewProblems
 from helia_aot.errors import InvalidConfigError, ModelLoadError, UnsupportedModelError
@@ -79,15 +82,25 @@ def tensor_view(model: litert.ModelT, index: int, tensor: litert.TensorT) -> Ten
     )
 
 
+def _empty_constant(tensor: TensorView) -> TensorView:
+    """An empty tensor no operator writes, as the constant of no elements it is (LiteRT stores
+    the ``[0]`` shape operand of a RESHAPE to a scalar with an empty buffer)."""
+    if tensor.data is not None:
+        return tensor
+    return replace(tensor, data=np.zeros(tensor.shape, dtype=tensor.dtype.numpy))
+
+
 def operator_view(
     model: litert.ModelT,
     index: int,
     node: litert.OperatorT,
     tensors: tuple[TensorView, ...],
     arities: Mapping[str, Arity] | None = None,
+    may_be_empty: Collection[int] = (),
 ) -> OperatorView:
     """Operator ``index`` (``node``) of a subgraph of ``model`` whose checked tensors are
-    ``tensors``: its canonical key, wiring and options, checked."""
+    ``tensors``: its canonical key, wiring and options, checked (``may_be_empty``: the tensors
+    it may have although they hold no elements, see ``validate.empty_tensors_allowed``)."""
     op = OperatorView(
         index=index,
         key=sa.op_key(model, node),
@@ -97,7 +110,7 @@ def operator_view(
         options=sa.builtin_options_of(node),
         node=node,
     )
-    check_operator(op, tensors, len(sa.subgraphs_of(model)), (arities or {}).get(op.key))
+    check_operator(op, tensors, len(sa.subgraphs_of(model)), (arities or {}).get(op.key), may_be_empty)
     return op
 
 
@@ -150,10 +163,16 @@ def subgraph_view(
         sa.tensor_at(subgraph, index)  # an out-of-range input or output is a ModelLoadError
     if problems:  # the operators' checks read their tensors: report what is known so far
         raise problems.error()
+    nodes = sa.operators_of(subgraph)
+    written = {int(i) for node in nodes for i in sa.outputs_of(node)}
+    may_be_empty = empty_tensors_allowed(
+        tensors, inputs, outputs, written, {int(i) for node in nodes for i in sa.inputs_of(node)}
+    )
+    tensors = [_empty_constant(t) if t.index in may_be_empty and t.index not in written else t for t in tensors]
     operators: list[OperatorView] = []
-    for index, node in enumerate(sa.operators_of(subgraph)):
+    for index, node in enumerate(nodes):
         try:
-            operators.append(operator_view(model, index, node, tensors, arities))
+            operators.append(operator_view(model, index, node, tensors, arities, may_be_empty))
         except UnsupportedModelError as exc:
             problems.add_operator(index, exc)
     if problems:
