@@ -23,6 +23,7 @@ from helia_aot.air import AirModel, TensorId, c_identifier
 from helia_aot.config import ConvertArgs
 from helia_aot.converter import check_extension_names, with_model_file
 from helia_aot.converters.litert import schema_access as sa
+from helia_aot.converters.litert.input_shapes import DynamicInput, dynamic_inputs
 from helia_aot.converters.litert.reader import read_model
 from helia_aot.converters.litert.view import ModelView
 from helia_aot.errors import UnsupportedModelError
@@ -212,8 +213,9 @@ def check_model(config: ConvertArgs, context: RegistryContext | None = None) -> 
         path = Path(config.model.path)
         listed = _file_operators(path, config.model.subgraph)
         problems: dict[int, list[str]] = {}
+        shapes = config.model.input_shapes
         try:
-            view = load_view(path, config.model.subgraph, context)
+            view = load_view(path, config.model.subgraph, context, shapes)
         except UnsupportedModelError as error:
             problems = _view_problems(error)
         else:
@@ -222,16 +224,26 @@ def check_model(config: ConvertArgs, context: RegistryContext | None = None) -> 
                 for index, _key, reason, _hint in failures:
                     problems.setdefault(int(index), []).append(str(reason))
             else:
-                air = load_model(path, config.model.subgraph, context)
+                air = load_model(path, config.model.subgraph, context, shapes)
                 check_state_feedback(air, config.test.state_feedback)
                 air = run_transforms(air, config, context)
             for index, reasons in _resolve_problems(air, config, context).items():
                 problems.setdefault(index, []).extend(reasons)
+        unfixed = _unfixed_dynamic_inputs(path, config) if problems else []
     rows = [OperatorSupport(index, key, tuple(problems.pop(index, ()))) for index, key in listed]
     leftover = [reason for reasons in problems.values() for reason in reasons]
     if leftover:  # an operator a hook or transform made, with no file index: shown on its own row
         rows.append(OperatorSupport(-1, "(made by the converter)", tuple(leftover)))
+    for dynamic in unfixed:  # as the conversion's DynamicShapeError names them
+        fix = f"fix it with --model.input-shapes {dynamic.flag()} (with its real sizes)"
+        rows.append(OperatorSupport(-1, f"(model input {dynamic.name!r})", (f"{dynamic.sentence()}; {fix}",)))
     return rows
+
+
+def _unfixed_dynamic_inputs(path: Path, config: ConvertArgs) -> list[DynamicInput]:
+    """The inputs of unknown size ``model.input_shapes`` leaves open (see ``naming_dynamic_inputs``)."""
+    found = dynamic_inputs(read_model(path), config.model.subgraph)
+    return [i for i in found if i.name not in config.model.input_shapes]
 
 
 __all__ = ["OperatorEntry", "OperatorSupport", "check_model", "operator_catalogue"]
