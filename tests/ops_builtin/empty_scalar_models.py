@@ -101,4 +101,8 @@ def unread_empty_split(path: Path) -> Path:
     return b.save(path)
 
 
-MODELS = {"if_on_scalar": if_on_scalar, "while_on_scalar": while_on_scalar, "unread_empty_split": unread_empty_split}
+MODELS = {
+    "if_on_scalar": if_on_scalar,
+    "while_on_scalar": while_on_scalar,
+    "unread_empty_split": unread_empty_split,
+}

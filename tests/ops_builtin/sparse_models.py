@@ -93,7 +93,9 @@ def make_sparse(model: litert.ModelT, tensor_index: int, dense: np.ndarray, fmt:
     values, sparsity = encode_sparse(dense, fmt)
     tensor = model.subgraphs[0].tensors[tensor_index]
     tensor.sparsity = sparsity
-    model.buffers[tensor.buffer].data = np.frombuffer(values.astype(values.dtype.newbyteorder("<")).tobytes(), np.uint8)
+    model.buffers[tensor.buffer].data = np.frombuffer(
+        values.astype(values.dtype.newbyteorder("<")).tobytes(), np.uint8
+    )
 
 
 def pruned(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, keep: float) -> np.ndarray:
@@ -132,8 +134,13 @@ def sparse_fc_model(path: Path, weights: np.ndarray, fmt: SparseFormat, dtype: s
         qx = (np.array([0.02], np.float32), np.array([3], np.int64))
         qw = (np.full(units, 0.01, np.float32), np.zeros(units, np.int64), 0)
         qy = (np.array([0.05], np.float32), np.array([-2], np.int64))
-        bias = b.add_tensor("bias", (units,), "int32", data=np.arange(units, dtype=np.int32) * 7,
-                            quantization=(np.full(units, 0.0002, np.float32), np.zeros(units, np.int64), 0))
+        bias = b.add_tensor(
+            "bias",
+            (units,),
+            "int32",
+            data=np.arange(units, dtype=np.int32) * 7,
+            quantization=(np.full(units, 0.0002, np.float32), np.zeros(units, np.int64), 0),
+        )
     else:
         qx = qw = qy = None
         bias = b.add_tensor("bias", (units,), "float32", data=np.linspace(-1, 1, units).astype(np.float32))

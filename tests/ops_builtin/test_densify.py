@@ -22,7 +22,16 @@ from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .sparse_models import CSR, DENSE, INDEX_VECTORS, SparseFormat, densify_model, encode_sparse, pruned, sparse_fc_model
+from .sparse_models import (
+    CSR,
+    DENSE,
+    INDEX_VECTORS,
+    SparseFormat,
+    densify_model,
+    encode_sparse,
+    pruned,
+    sparse_fc_model,
+)
 from .test_activation_ops import convert_and_run, golden
 
 REFERENCE_FORMATS = {
@@ -70,7 +79,9 @@ def _formats(draw):
     rank = draw(st.integers(1, 3))
     blocked = sorted(draw(st.sets(st.integers(0, rank - 1), max_size=rank)))
     block = tuple(draw(st.sampled_from([1, 2, 3])) for _ in blocked)
-    shape = tuple(draw(st.integers(1, 3)) * (block[blocked.index(d)] if d in blocked else 1) for d in range(rank))
+    shape = tuple(
+        draw(st.integers(1, 3)) * (block[blocked.index(d)] if d in blocked else 1) for d in range(rank)
+    )
     outer = draw(st.permutations(range(rank)))
     inner = draw(st.permutations(range(rank, rank + len(blocked))))
     if len(inner) > 2:  # LiteRT reads block sizes through the order; beyond a swap it differs

@@ -33,7 +33,9 @@ def test_a_dynamic_input_is_named_with_the_fix(model):
         AotConverter(ConvertArgs(model={"path": str(model)}, dry_run=True)).convert()
     error = caught.value
     assert isinstance(error, UnsupportedModelError) and error.exit_code == 1
-    assert "model input 0 'frames' has the dynamic shape [1, -1, 8, 1] (stored as [1, 1, 8, 1])" in error.message
+    assert (
+        "model input 0 'frames' has the dynamic shape [1, -1, 8, 1] (stored as [1, 1, 8, 1])" in error.message
+    )
     assert "--model.input-shapes 'frames=1,1,8,1'" in (error.hint or "")
     rows = check_model(ConvertArgs(model={"path": str(model)}))
     named = [row for row in rows if row.key == "(model input 'frames')"]

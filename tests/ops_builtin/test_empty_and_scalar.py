@@ -60,6 +60,8 @@ def test_an_empty_tensor_a_kernel_reads_is_refused(tmp_path):
     b.add_operator("ADD", [empty, empty], [y], litert.AddOptionsT())
     b.set_inputs([x])
     b.set_outputs([kept, y])
-    with pytest.raises(UnsupportedModelError, match=r"\(tensor 4\) has no elements \(shape \[1, 0\]\)") as caught:
+    with pytest.raises(
+        UnsupportedModelError, match=r"\(tensor 4\) has no elements \(shape \[1, 0\]\)"
+    ) as caught:
         AotConverter(ConvertArgs(model={"path": str(b.save(tmp_path / "m.tflite"))}, dry_run=True)).convert()
     assert "nothing reads" in (caught.value.hint or "")

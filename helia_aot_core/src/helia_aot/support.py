@@ -177,14 +177,18 @@ def _file_operators(path: Path, subgraph: int) -> list[tuple[int, str]]:
     subgraphs = sa.subgraphs_of(model)
     if not 0 <= subgraph < len(subgraphs):
         return []  # load_view names the bad index
-    return [(index, sa.op_key(model, node)) for index, node in enumerate(sa.operators_of(subgraphs[subgraph]))]
+    return [
+        (index, sa.op_key(model, node)) for index, node in enumerate(sa.operators_of(subgraphs[subgraph]))
+    ]
 
 
 def _view_problems(error: UnsupportedModelError) -> dict[int, list[str]]:
     """The tensor and operator problems Load collected, by the file index of each operator they
     concern (-1: a tensor no operator uses)."""
     found: dict[int, list[str]] = {}
-    details = error.details if isinstance(error.details, list) else [{"operators": [], "reason": error.message}]
+    details: list[dict[str, Any]] = (
+        error.details if isinstance(error.details, list) else [{"operators": [], "reason": error.message}]
+    )
     for problem in details:
         operators = problem.get("operators") or [{"index": -1}]
         for op in operators:

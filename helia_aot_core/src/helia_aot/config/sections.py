@@ -135,7 +135,9 @@ class ModelConfig(ConfigSection):
                 try:
                     shapes[name.strip()] = [int(d) for d in dims.split(",")]
                 except ValueError:
-                    raise ValueError(f"input shape {entry!r} has a dimension that is not an integer") from None
+                    raise ValueError(
+                        f"input shape {entry!r} has a dimension that is not an integer"
+                    ) from None
             return shapes
         return value
 
@@ -144,7 +146,9 @@ class ModelConfig(ConfigSection):
     def _positive_dims(cls, value: dict[str, list[int]]) -> dict[str, list[int]]:
         for name, dims in value.items():
             if any(d < 1 for d in dims):
-                raise ValueError(f"input {name!r}: every dimension of a fixed shape must be at least 1, not {dims}")
+                raise ValueError(
+                    f"input {name!r}: every dimension of a fixed shape must be at least 1, not {dims}"
+                )
         return value
 
     @field_validator("data", mode="before")

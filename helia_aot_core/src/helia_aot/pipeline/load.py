@@ -276,7 +276,9 @@ def naming_dynamic_inputs(
     except UnsupportedModelError as error:
         try:
             unfixed = [
-                i for i in dynamic_inputs(read_model(path), subgraph_index) if i.name not in (input_shapes or {})
+                i
+                for i in dynamic_inputs(read_model(path), subgraph_index)
+                if i.name not in (input_shapes or {})
             ]
         except HeliaAotError:  # the file itself is the problem: the error says so already
             raise error from None

@@ -32,8 +32,9 @@ class DensifyOperator(ReshapeOperator):
         source = self.input_tensors[0]
         if not source.is_constant:
             yield "the input is computed at run time; DENSIFY converts only a constant input"
-        if source.shape != self.output_tensors[0].shape:
-            yield f"the input's shape {list(source.shape)} is not the output's {list(self.output_tensors[0].shape)}"
+        target = self.output_tensors[0]
+        if source.shape != target.shape:
+            yield f"the input's shape {list(source.shape)} is not the output's {list(target.shape)}"
 
 
 REGISTRATIONS = [OperatorRecord("DENSIFY", parse_densify, None, DensifyOperator)]

@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.errors import DynamicShapeError, InvalidConfigError, ReferenceExecutionError, UnsupportedModelError
+from helia_aot.errors import (
+    DynamicShapeError,
+    InvalidConfigError,
+    ReferenceExecutionError,
+    UnsupportedModelError,
+)
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
     from helia_aot.litert import schema_py_generated as litert
@@ -88,7 +93,8 @@ def dynamic_shape_error(error: UnsupportedModelError, inputs: Sequence[DynamicIn
     named = "; ".join(i.sentence() for i in inputs)
     flags = ";".join(i.flag() for i in inputs)
     return DynamicShapeError(
-        f"{error.message}\n  {named}: the model was read at the stored shape, which its graph does not accept",
+        f"{error.message}\n  {named}: the model was read at the stored shape, which its graph "
+        "does not accept",
         hint=f"give the input its real shape with --model.input-shapes '{flags}' (with your sizes; "
         "model.input_shapes in YAML or ConvertArgs)",
         details=error.details,
@@ -120,7 +126,9 @@ def _requested(
     return wanted
 
 
-def _propagated(data: bytes, subgraph_index: int, wanted: Mapping[int, tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
+def _propagated(
+    data: bytes, subgraph_index: int, wanted: Mapping[int, tuple[int, ...]]
+) -> dict[int, tuple[int, ...]]:
     """Tensor index -> shape after LiteRT resizes ``wanted`` inputs, prepares and runs once."""
     try:
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
@@ -136,16 +144,16 @@ def _propagated(data: bytes, subgraph_index: int, wanted: Mapping[int, tuple[int
             hint="convert subgraph 0, or export the subgraph as a model of its own",
         )
     try:
-        interpreter = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        interpreter = Interpreter(
+            model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF
+        )
         for index, shape in wanted.items():
             interpreter.resize_tensor_input(index, list(shape), strict=False)
         interpreter.allocate_tensors()
         for detail in interpreter.get_input_details():
             interpreter.set_tensor(detail["index"], np.zeros(detail["shape"], dtype=detail["dtype"]))
         interpreter.invoke()  # shapes computed from values (SHAPE -> RESHAPE) settle here
-        return {
-            int(d["index"]): tuple(int(x) for x in d["shape"]) for d in interpreter.get_tensor_details()
-        }
+        return {int(d["index"]): tuple(int(x) for x in d["shape"]) for d in interpreter.get_tensor_details()}
     except Exception as exc:  # the reference refuses the shapes: say so, with its words
         raise UnsupportedModelError(
             f"LiteRT cannot run the model with model.input_shapes {dict(wanted)}: {exc}",
@@ -166,8 +174,10 @@ def fix_input_shapes(
         shape = shapes.get(index)
         if shape is None or not _changed(tensor, shape):
             continue
-        tensor.shape = np.asarray(shape, dtype=np.int32)
-        tensor.shapeSignature = np.asarray(shape, dtype=np.int32)
+        # The object API keeps vectors as numpy arrays, as the reader made them.
+        fixed: Any = np.asarray(shape, dtype=np.int32)
+        tensor.shape = fixed
+        tensor.shapeSignature = fixed.copy()
 
 
 def _changed(tensor: Any, shape: tuple[int, ...]) -> bool:

@@ -262,8 +262,9 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
 
     Data is read inline from its Buffer or, for models over 2 GB, from the file region the Buffer's
     offset and size name; a tensor stored sparse is densified
-    (:func:`~helia_aot.converters.litert.sparsity.densify`). As in the LiteRT runtime, a buffer shorter than the tensor is an error
-    (ModelLoadError naming the tensor) and bytes past the tensor's size are ignored.
+    (:func:`~helia_aot.converters.litert.sparsity.densify`). As in the LiteRT runtime, a buffer
+    shorter than the tensor is an error (ModelLoadError naming the tensor) and bytes past the
+    tensor's size are ignored.
     """
     if int(getattr(tensor, "externalBuffer", 0) or 0):
         raise UnsupportedModelError(
@@ -302,7 +303,8 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
 def _little_endian(raw: np.ndarray, dtype: AirTensorType) -> np.ndarray:
     """The stored bytes ``raw`` as a flat array of ``dtype`` (BOOL: any nonzero byte is true)."""
     if dtype is AirTensorType.BOOL:
-        return raw != 0
+        flags: np.ndarray = np.asarray(raw != 0)
+        return flags
     values: np.ndarray = np.frombuffer(raw.tobytes(), dtype=dtype.numpy.newbyteorder("<"))
     return values.astype(dtype.numpy)
 

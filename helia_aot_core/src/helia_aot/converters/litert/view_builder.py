@@ -10,7 +10,7 @@ the subgraph's inputs and outputs, then operators), before any operator parser r
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -94,7 +94,7 @@ def operator_view(
     model: litert.ModelT,
     index: int,
     node: litert.OperatorT,
-    tensors: tuple[TensorView, ...],
+    tensors: Sequence[TensorView],
     arities: Mapping[str, Arity] | None = None,
     may_be_empty: Collection[int] = (),
 ) -> OperatorView:
@@ -168,7 +168,9 @@ def subgraph_view(
     may_be_empty = empty_tensors_allowed(
         tensors, inputs, outputs, written, {int(i) for node in nodes for i in sa.inputs_of(node)}
     )
-    tensors = [_empty_constant(t) if t.index in may_be_empty and t.index not in written else t for t in tensors]
+    tensors = [
+        _empty_constant(t) if t.index in may_be_empty and t.index not in written else t for t in tensors
+    ]
     operators: list[OperatorView] = []
     for index, node in enumerate(nodes):
         try:
