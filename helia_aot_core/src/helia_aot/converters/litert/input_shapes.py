@@ -78,6 +78,8 @@ def _inputs(model: litert.ModelT, subgraph_index: int) -> list[tuple[int, int, l
 def dynamic_inputs(model: litert.ModelT, subgraph_index: int) -> list[DynamicInput]:
     """The inputs of subgraph ``subgraph_index`` whose signature still has an unknown dimension
     other than a dynamic batch (an input ``fix_input_shapes`` fixed has none)."""
+    if not 0 <= subgraph_index < len(sa.subgraphs_of(model)):
+        return []  # Load names the missing subgraph
     found = []
     for position, _index, tensor in _inputs(model, subgraph_index):
         signature = _signature(tensor)
