@@ -109,7 +109,7 @@ class ModelConfig(ConfigSection):
     input_shapes: dict[str, list[int]] = Field(
         default_factory=dict,
         description="Static shapes for inputs whose signature has unknown (-1) dimensions, by input "
-        "name: {name: [1, 1280]}, or on the command line name=1,1280 (several separated by ';'). "
+        "name: {name: [1, 49, 10]}, or on the command line name=1,49,10 (several separated by ';'). "
         "The shapes are propagated through the graph as LiteRT does after resize_tensor_input.",
     )
     data: bytes | None = Field(
