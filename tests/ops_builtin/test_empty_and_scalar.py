@@ -65,3 +65,21 @@ def test_an_empty_tensor_a_kernel_reads_is_refused(tmp_path):
     ) as caught:
         AotConverter(ConvertArgs(model={"path": str(b.save(tmp_path / "m.tflite"))}, dry_run=True)).convert()
     assert "nothing reads" in (caught.value.hint or "")
+
+
+def test_an_empty_constant_a_kernel_reads_is_refused_at_resolve(tmp_path):
+    """CONCATENATION of x and an empty constant: Load lets the constant through (it may be an
+    operand nothing reads), Resolve refuses the operator that would read it, naming it."""
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("x", (1, 4), "float32")
+    nothing = b.add_tensor("nothing", (1, 0), "float32", data=np.zeros((1, 0), np.float32))
+    y = b.add_tensor("y", (1, 4), "float32")
+    options = litert.ConcatenationOptionsT()
+    options.axis = 1
+    b.add_operator("CONCATENATION", [x, nothing], [y], options)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    with pytest.raises(
+        UnsupportedModelError, match=r"input 1 \('nothing'\) has no elements \(shape \[1, 0\]\)"
+    ):
+        AotConverter(ConvertArgs(model={"path": str(b.save(tmp_path / "m.tflite"))}, dry_run=True)).convert()
