@@ -236,10 +236,10 @@ def test_buffer_stored_after_the_flatbuffer():
         buffer_data(model, tensor)
 
 
-def test_external_data_is_unsupported_and_empty_sparsity_malformed():
+def test_external_and_sparse_data_are_unsupported():
     model, tensor = _model_with_constant(b"\x01\x02\x03\x04")
-    tensor.sparsity = litert.SparsityParametersT()  # no traversal order: nothing says where values go
-    with pytest.raises(ModelLoadError, match="stored sparse, but traversal_order"):
+    tensor.sparsity = litert.SparsityParametersT()  # Load densifies before the reader sees it
+    with pytest.raises(UnsupportedModelError, match="sparse"):
         buffer_data(model, tensor)
     tensor.sparsity = None
     tensor.externalBuffer = 3

@@ -108,7 +108,7 @@ def pruned(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, keep: f
     return values
 
 
-def densify_model(path: Path, dense: np.ndarray, fmt: SparseFormat, dtype: str = "float32") -> Path:
+def densify_op_model(path: Path, dense: np.ndarray, fmt: SparseFormat, dtype: str = "float32") -> Path:
     """x + DENSIFY(w): the densified weight comes out (offset by the input) and as is."""
     b = LiteRTModelBuilder()
     q = (np.array([0.05], np.float32), np.array([0], np.int64)) if dtype == "int8" else None

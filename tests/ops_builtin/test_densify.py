@@ -17,7 +17,7 @@ import pytest
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.converters.litert.reader import buffer_data, read_model
-from helia_aot.converters.litert.sparsity import densify
+from helia_aot.converters.litert.sparsity import densify, densify_model
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,7 +27,7 @@ from .sparse_models import (
     DENSE,
     INDEX_VECTORS,
     SparseFormat,
-    densify_model,
+    densify_op_model,
     encode_sparse,
     pruned,
     sparse_fc_model,
@@ -56,6 +56,7 @@ def _reference_dense(model: Path) -> np.ndarray:
 
 def _loaded(model: Path) -> np.ndarray:
     litert_model = read_model(model)
+    densify_model(litert_model)
     data = buffer_data(litert_model, litert_model.subgraphs[0].tensors[0])
     assert data is not None
     return data
@@ -66,7 +67,7 @@ def _loaded(model: Path) -> np.ndarray:
 def test_densified_constant_is_the_reference_densify(name, dtype, tmp_path):
     rng = np.random.default_rng(sorted(REFERENCE_FORMATS).index(name))
     dense = pruned(rng, (6, 8), dtype, keep=0.3)
-    model = densify_model(tmp_path / "densify.tflite", dense, REFERENCE_FORMATS[name], dtype)
+    model = densify_op_model(tmp_path / "densify.tflite", dense, REFERENCE_FORMATS[name], dtype)
     reference = _reference_dense(model)
     assert np.array_equal(reference, dense)  # the model is what it claims to be
     assert np.array_equal(_loaded(model), reference)
@@ -137,7 +138,7 @@ def test_pruned_fully_connected_matches_the_reference(dtype, tmp_path):
 
 def test_densify_stays_a_copy_without_the_transform(tmp_path):
     dense = pruned(np.random.default_rng(3), (6, 8), "float32", keep=0.3)
-    model = densify_model(tmp_path / "densify.tflite", dense, REFERENCE_FORMATS["csr_rows"])
+    model = densify_op_model(tmp_path / "densify.tflite", dense, REFERENCE_FORMATS["csr_rows"])
     config = ConvertArgs(
         model={"path": str(model)}, dry_run=True, transforms=[{"name": "REMOVE_DENSIFY", "enabled": False}]
     )

@@ -23,12 +23,12 @@ from helia_aot.air import AirModel, TensorId, c_identifier
 from helia_aot.config import ConvertArgs
 from helia_aot.converter import check_extension_names, with_model_file
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.converters.litert.input_shapes import DynamicInput, dynamic_inputs
 from helia_aot.converters.litert.reader import read_model
 from helia_aot.converters.litert.view import ModelView
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.pack.record import OperatorRecord, recorded_operators
 from helia_aot.pipeline.attribute_rules import check_operator_rules
+from helia_aot.pipeline.input_shapes import DynamicInput, dynamic_inputs
 from helia_aot.pipeline.load import build_tensors, load_model, load_view, parse_operators
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.pipeline.state_feedback import check_state_feedback

@@ -27,7 +27,6 @@ from helia_aot.air import (
     verify_model,
 )
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.converters.litert.input_shapes import dynamic_inputs, dynamic_shape_error, fix_input_shapes
 from helia_aot.converters.litert.reader import read_model
 from helia_aot.converters.litert.source_indices import mark_source_indices, source_index, subgraph_is_marked
 from helia_aot.converters.litert.validate import wiring_problems
@@ -239,6 +238,15 @@ def unsupported_operators_error(failures: list[Failure]) -> UnsupportedModelErro
     )
 
 
+def has_sparse_tensors(model: litert.ModelT) -> bool:
+    """Whether any tensor of ``model`` is stored in LiteRT's sparse format."""
+    return any(
+        tensor.sparsity is not None
+        for subgraph in sa.subgraphs_of(model)
+        for tensor in sa.tensors_of(subgraph)
+    )
+
+
 def load_view(
     path: Path,
     subgraph_index: int,
@@ -246,16 +254,25 @@ def load_view(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> ModelView:
     """Read ``path``, fix the shapes of the inputs ``input_shapes`` names (``model.input_shapes``,
-    propagated through the subgraph: :mod:`~helia_aot.converters.litert.input_shapes`), run the
+    propagated through the subgraph: :mod:`~helia_aot.pipeline.input_shapes`), run the
     registered model hooks on it and check subgraph ``subgraph_index``: the first half of Load,
     which ``helia-aot check`` runs exactly as a conversion does.
 
-    Raises ModelLoadError for a malformed file and one UnsupportedModelError naming every tensor
-    and operator of the subgraph the compiler does not handle.
+    Every constant stored sparse is made dense first
+    (:func:`~helia_aot.converters.litert.sparsity.densify_model`). Raises ModelLoadError for a
+    malformed file and one UnsupportedModelError naming every tensor and operator of the subgraph
+    the compiler does not handle.
     """
     model = read_model(path)
+    # Imported only for a model that needs them: most conversions have neither.
     if input_shapes:
+        from helia_aot.pipeline.input_shapes import fix_input_shapes
+
         fix_input_shapes(model, Path(path).read_bytes(), subgraph_index, input_shapes)
+    if has_sparse_tensors(model):
+        from helia_aot.converters.litert.sparsity import densify_model
+
+        densify_model(model)
     mark_source_indices(model)  # before any hook moves an operator
     model = apply_model_hooks(model, context.litert_model_hooks)
     return build_view(model, subgraph_index, Path(path).name, getattr(context, "litert_arities", None))
@@ -274,6 +291,8 @@ def naming_dynamic_inputs(
     except DynamicShapeError:
         raise
     except UnsupportedModelError as error:
+        from helia_aot.pipeline.input_shapes import dynamic_inputs, dynamic_shape_error
+
         try:
             unfixed = [
                 i

@@ -21,7 +21,7 @@ class RemoveDensify(AirTransform):
 
     NAME = "REMOVE_DENSIFY"
     OPTIONS = None
-    ORDER = 5
+    ORDER = 15
 
     def apply(self, model: AirModel, context: RegistryContext) -> AirModel:
         removed = [

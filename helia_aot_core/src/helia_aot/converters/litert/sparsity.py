@@ -26,12 +26,18 @@ A file whose parameters contradict its shape or run past its vectors is malforme
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from helia_aot.converters.litert import schema_access as sa
+from helia_aot.converters.litert.reader import element_count, little_endian, stored_bytes, tensor_dtype
 from helia_aot.errors import ModelLoadError, UnsupportedModelError
+from helia_aot.litert.objects import object_class
 from helia_aot.litert.schema_tables import DimensionType
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _MALFORMED_HINT = "the sparsity parameters are malformed; re-export the model with the LiteRT converter"
 
@@ -136,4 +142,39 @@ def densify(shape: tuple[int, ...], sparsity: Any, values: np.ndarray, name: str
     return dense.reshape(shape)
 
 
-__all__ = ["densify"]
+def densify_model(model: litert.ModelT) -> None:
+    """Store every sparse constant of every subgraph of ``model`` dense, in a buffer of its own.
+
+    Load calls it before anything reads the tensors, so the reader, the model hooks and the
+    operator parsers see ordinary dense constants. A tensor whose element type the compiler does
+    not handle is left as it is (the view names its type).
+    """
+    buffer_class = object_class("Buffer")
+    for subgraph in sa.subgraphs_of(model):
+        for tensor in sa.tensors_of(subgraph):
+            if tensor.sparsity is None:
+                continue
+            name = f"tensor {sa.name_of(tensor)!r}"
+            try:
+                dtype = tensor_dtype(tensor.type)
+                shape = sa.shape_of(tensor)
+                element_count(shape, name)
+            except UnsupportedModelError:
+                continue
+            raw = stored_bytes(model, tensor)
+            stored = (
+                np.zeros(0, dtype.numpy)
+                if raw is None
+                else little_endian(raw[: raw.size - raw.size % dtype.itemsize], dtype)
+            )
+            dense = densify(shape, tensor.sparsity, stored, name)
+            buffer = buffer_class()
+            buffer.data = np.frombuffer(dense.astype(dense.dtype.newbyteorder("<")).tobytes(), np.uint8)
+            buffers = model.buffers if model.buffers is not None else []
+            buffers.append(buffer)
+            model.buffers = buffers
+            tensor.buffer = len(buffers) - 1
+            tensor.sparsity = None
+
+
+__all__ = ["densify", "densify_model"]
