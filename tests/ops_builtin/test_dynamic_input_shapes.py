@@ -93,6 +93,10 @@ def test_the_command_line_spelling(model, tmp_path):
     failed = runner.invoke(app, ["convert", "--model.path", str(model), "--dry-run"])
     assert failed.exit_code == DynamicShapeError.exit_code
     assert "--model.input-shapes" in failed.output
+    checked = runner.invoke(app, ["check", str(model)])
+    assert checked.exit_code == 1 and "(model input 'frames')" in checked.stdout
+    fixed = runner.invoke(app, ["check", str(model), "--model.input-shapes", "frames=1,10,8,1"])
+    assert fixed.exit_code == 0, fixed.output
 
 
 @pytest.mark.parametrize(
