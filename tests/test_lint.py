@@ -2,8 +2,8 @@
 
 ruff (rules and formatter) and mypy come from the core's ``test`` extra, pinned, and read their
 configuration from the root ``pyproject.toml``: ruff checks the whole repository, mypy checks the
-core (``helia_aot``) and the Apollo platform pack (``helia_aot_platforms_apollo``) in strict mode
-(the built-in operator pack joins when it is organised by operator family; docs/architecture.md).
+core (``helia_aot``), the built-in operator pack (``helia_aot_ops_builtin``) and the Apollo
+platform pack (``helia_aot_platforms_apollo``) in strict mode.
 Each test prints the tool's own report when it fails, which names every file and line to fix.
 """
 
@@ -30,10 +30,14 @@ def test_ruff_rules_and_formatting_are_clean() -> None:
     assert fmt.returncode == 0, "run `ruff format .`:\n" + fmt.stdout + fmt.stderr
 
 
-MYPY_CHECKED = ("helia_aot_core/src/helia_aot", "helia_aot_platforms_apollo/src/helia_aot_platforms_apollo")
+MYPY_CHECKED = (
+    "helia_aot_core/src/helia_aot",
+    "helia_aot_ops_builtin/src/helia_aot_ops_builtin",
+    "helia_aot_platforms_apollo/src/helia_aot_platforms_apollo",
+)
 
 
-def test_core_and_apollo_pack_type_check_under_mypy_strict() -> None:
+def test_core_and_packs_type_check_under_mypy_strict() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
     assert config["strict"] is True and set(MYPY_CHECKED) <= set(config["files"]), config
     result = _run("mypy")

@@ -18,10 +18,13 @@ from helia_aot.testing.cycles import (
     CPUS,
     STALL_KINDS,
     CycleModelError,
+    line_fill_cycles,
     load_timing_table,
     main,
     measure_cycles,
+    platform_at_clock,
     platform_named,
+    wait_states_at,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -37,21 +40,28 @@ EXPECTED = {
         (1, 2, {"issue": 2}),  # one load from DTCM: 0 wait states
         (1, 4, {"issue": 2, "memory": 2}),  # one load from MRAM: apollo4p_evb's 2 wait states
         (4, 4, {"issue": 4}),  # four 16-bit instructions: single issue
+        (1, 4, {"issue": 2, "memory": 2}),  # MRAM again: no data cache on the M4, 2 wait states again
     ],
     "cortex-m55": [
         (4, 7, {"issue": 4, "dependency": 3}),  # load chain: 1 + 3 x (1 + 1 load-use stall)
         (4, 4, {"issue": 4}),  # load burst: 1 each
         (9, 18, {"issue": 9, "branch": 9}),  # loop: 9 x 1 + 3 taken x P=3
         (1, 1, {"issue": 1}),  # DTCM
-        (1, 4, {"issue": 1, "memory": 3}),  # MRAM: apollo510_evb's 3 wait states
+        (
+            1,
+            17,
+            {"issue": 1, "memory": 16},
+        ),  # MRAM, a cache miss: a 32-byte line fill, 4 beats x (1 + 3 waits)
         (4, 2, {"issue": 2}),  # two dual-issued pairs (ADDS + MOVS immediate)
-        (10, 10, {"issue": 10}),  # DLS/LE loop: the LE branches back at no cost
+        (10, 7, {"issue": 7}),  # DLS/LE loop: the LE runs once, then the loop cache branches back for it
         (2, 4, {"issue": 4}),  # VADD, VADD: same pipe, 2 + 2 beats
         (2, 3, {"issue": 3}),  # VADD, VMUL: different pipes, one beat overlaps
         (2, 4, {"issue": 3, "dependency": 1}),  # VMUL -> VADD: the overlap waits on latency 2
         (2, 5, {"issue": 4, "store_load": 1}),  # VSTRW then VLDRW: one cycle stall
         (1, 2, {"issue": 2}),  # VLDRW from DTCM: two beats
-        (1, 8, {"issue": 2, "memory": 6}),  # VLDRW from MRAM: 3 wait states per 64-bit beat
+        (1, 18, {"issue": 2, "memory": 16}),  # VLDRW from MRAM, a cache miss: two beats and a line fill
+        (1, 2, {"issue": 2}),  # the same VLDRW again: a cache hit, two beats
+        (1, 1, {"issue": 1}),  # the first MRAM load's line again: a hit
     ],
 }
 
@@ -196,3 +206,21 @@ def test_an_executed_instruction_missing_from_the_table_fails_strict_runs(unit_e
     lenient = measure_cycles(unit_elves["cortex-m4"], "cortex-m4", strict=False)
     assert lenient.unknown and all("ldr" in text for text in lenient.unknown)
     assert lenient.regions[0].stalls["unknown"] == 4  # the load chain's four loads, one cycle each
+
+
+def test_wait_states_scale_with_the_clock():
+    # A memory's access time is fixed: 3 wait states at 250 MHz (4 cycles, 16 ns) are 1 at 96 MHz
+    # (16 ns = 1.54 cycles, rounded up to 2) and stay 3 at 250 MHz; a zero-wait memory stays so.
+    assert [wait_states_at(3, 250, mhz) for mhz in (96, 250)] == [1, 3]
+    assert wait_states_at(0, 250, 96) == 0
+    assert wait_states_at(2, 0, 96) == 2  # no declared clock: nothing to scale from
+    slow = platform_at_clock(platform_named("apollo510_evb"), 96)
+    assert slow.clock_mhz == 96
+    assert [slow.wait_states_of(m) for m in ("dtcm", "itcm", "sram", "mram", "psram")] == [0, 0, 1, 1, 3]
+
+
+def test_line_fill_is_beats_of_the_memory():
+    # The M55's 32-byte line arrives in four 64-bit beats, each one access; the M4 has no cache.
+    assert line_fill_cycles("cortex-m55", 3) == 16
+    assert line_fill_cycles("cortex-m55", 0) == 4
+    assert line_fill_cycles("cortex-m4", 2) == 0

@@ -1,8 +1,9 @@
-"""Operator arity is declared by the pack that registers the operator, not known to the core.
+"""Operator arity is declared in the operator's record, not known to the core.
 
-Load checks each node against the counts its pack declared (``helia_aot.pack.register_arities``,
-kept in the context's ``litert_arities``) before any parser reads it; the core's validator holds
-no table of its own, so a node of an operator no pack declared passes to its parser unchecked.
+Load checks each node against the counts its OperatorRecord declares (``arity=``, kept in the
+context's ``litert_arities`` when the record is registered, or read from the operator index
+without importing the module) before any parser reads it; the core's validator holds no table of
+its own, so a node of an operator whose record declares none passes to its parser unchecked.
 """
 
 from __future__ import annotations
@@ -15,8 +16,12 @@ from helia_aot.converters.litert.view_builder import build_view
 from helia_aot.errors import ModelLoadError, PluginError
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder, pack_model
-from helia_aot.pack import Arity, register_arities
+from helia_aot.pack import Arity, OperatorRecord, register_operator_modules, register_operators
 from helia_aot.registry import RegistryContext, build_default_registry_context
+from helia_aot_ops_builtin.ops.binary import AddOperator, SubOperator, parse_add, parse_sub
+from helia_aot_ops_builtin.plugin import registrations
+
+from helia_aot_ops_builtin import ops
 
 
 def _add_with_one_input(tmp_path):
@@ -40,7 +45,27 @@ def test_the_core_validator_holds_no_operator_arities():
     assert build_default_registry_context().litert_arities["ADD"] == Arity(2, 2)
 
 
-def test_a_node_is_checked_against_the_arity_its_pack_declared(tmp_path):
+def test_every_declared_arity_comes_from_an_operator_record():
+    """The built-in pack declares counts only through its records (no pack-level table)."""
+    declared = {key: r.arity for r in registrations() if r.arity is not None for key in r.litert_keys}
+    assert declared == build_default_registry_context().litert_arities
+    assert declared["FULLY_CONNECTED"] == Arity(2, 3, max_outputs=2, optional=(2,))
+
+
+def test_the_operator_index_carries_arities_without_importing_modules(tmp_path, monkeypatch):
+    """Written on the first registration, the index gives the same counts to a later one, whose
+    operator modules stay unimported until a key is looked up."""
+    monkeypatch.setenv("HELIA_AOT_OPERATOR_INDEX", str(tmp_path))
+    first = RegistryContext()
+    register_operator_modules(first, ops)
+    assert list(tmp_path.glob("*.json"))
+    second = RegistryContext()
+    register_operator_modules(second, ops)
+    assert second.litert_arities == first.litert_arities
+    assert second.litert_arities["CONV_2D"] == Arity(2, 3, optional=(2,))
+
+
+def test_a_node_is_checked_against_the_arity_its_record_declared(tmp_path):
     path = _add_with_one_input(tmp_path)
     with pytest.raises(ModelLoadError, match=r"operator #0 \(ADD\) has 1 inputs; ADD takes 2 inputs"):
         build_view(read_model(path), 0, path.name, {"ADD": Arity(2, 2)})
@@ -51,10 +76,13 @@ def test_a_node_is_checked_against_the_arity_its_pack_declared(tmp_path):
 
 def test_two_packs_declaring_different_counts_for_one_key_is_a_plugin_error():
     context = RegistryContext()
-    register_arities(context, {"ADD": Arity(2, 2)})
-    register_arities(context, {"ADD": Arity(2, 2)})  # the same counts again are accepted
+    add = OperatorRecord("ADD", parse_add, None, AddOperator, arity=Arity(2, 2))
+    register_operators(context, [add])
+    other = RegistryContext()
+    other.litert_arities["ADD"] = Arity(1, 2)  # as another pack's record left it
     with pytest.raises(PluginError, match="two packs declare different input and output counts"):
-        register_arities(context, {"ADD": Arity(1, 2)})
-    with pytest.raises(PluginError, match="takes Arity values"):
-        register_arities(context, {"SUB": (2, 2)})  # type: ignore[dict-item]
+        register_operators(other, [add])
+    assert "ADD" not in other.litert_parsers  # nothing of the record registered
+    with pytest.raises(PluginError, match="is not an Arity"):
+        register_operators(context, [OperatorRecord("SUB", parse_sub, None, SubOperator, arity=(2, 2))])  # type: ignore[arg-type]
     assert context.litert_arities == {"ADD": Arity(2, 2)}

@@ -70,7 +70,8 @@ def integer_requant_values(
         # out of the 64-bit product.
         addend = int(fused_offset) << right
         t = np.clip(((2 * u * multiplier + (1 << 31)) >> 32) + addend, INT32_MIN, INT32_MAX)
-    return (t + (1 << (right - 1))) >> right
+    rounded: np.ndarray = (t + (1 << (right - 1))) >> right
+    return rounded
 
 
 def fused_addend(offset: int, right: int) -> int | None:

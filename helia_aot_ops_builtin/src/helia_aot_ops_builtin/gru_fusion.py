@@ -15,8 +15,9 @@ hook moving operators does not shift them); anything else is left to the general
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from helia_aot.converters.litert.source_indices import mark_source_indices, source_index
@@ -30,7 +31,7 @@ _CODES = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_"
 
 
 def _op_name(model: litert.ModelT, op: litert.OperatorT) -> str:
-    code = model.operatorCodes[op.opcodeIndex]
+    code = (model.operatorCodes or [])[op.opcodeIndex]
     return _CODES.get(max(int(code.builtinCode or 0), int(code.deprecatedBuiltinCode or 0)), "?")
 
 
@@ -38,12 +39,28 @@ def _ints(values: Any) -> list[int]:
     return [] if values is None else [int(v) for v in values]
 
 
+def _tensor(subgraph: litert.SubGraphT, index: int) -> litert.TensorT:
+    """``subgraph``'s tensor ``index``; an IndexError (the match fails) when it has none."""
+    return (subgraph.tensors or [])[index]
+
+
+def _options(op: litert.OperatorT, table: str) -> object:
+    """``op``'s builtin options, checked to be the schema table ``table`` (by class name, so the
+    bindings' and the object module's classes both pass); a ValueError otherwise, which makes the
+    match fail (``_fuse_one`` leaves a loop of unexpected form alone)."""
+    options = op.builtinOptions
+    if type(options).__name__ != f"{table}T":
+        raise ValueError(f"{table} options expected, found {type(options).__name__}")
+    return options
+
+
 def _const(model: litert.ModelT, subgraph: litert.SubGraphT, index: int) -> np.ndarray | None:
     """A constant tensor's values, or None when it has no data."""
     if index < 0:
         return None
-    tensor = subgraph.tensors[index]
-    data = model.buffers[tensor.buffer].data if tensor.buffer < len(model.buffers) else None
+    tensor = _tensor(subgraph, index)
+    buffers = model.buffers or []
+    data = buffers[tensor.buffer].data if tensor.buffer < len(buffers) else None
     if data is None or len(data) == 0:
         return None
     dtype = {TensorType.FLOAT32: np.float32, TensorType.INT32: np.int32}.get(tensor.type)
@@ -109,7 +126,7 @@ def _gate_part(g: _Graph, tensor: int, units: int) -> tuple[int, int] | None:
     if name == "STRIDED_SLICE":
         source, begin, _end, strides = _ints(split.inputs)
         begin_value, stride_value = _const(g.model, g.subgraph, begin), _const(g.model, g.subgraph, strides)
-        opts = split.builtinOptions
+        opts = cast("litert.StridedSliceOptionsT", _options(split, "StridedSliceOptions"))
         if begin_value is None or stride_value is None or begin_value.size != 2 or np.any(stride_value != 1):
             return None
         start = 0 if int(opts.beginMask) & 2 else int(begin_value[1])
@@ -124,7 +141,11 @@ def _fc(g: _Graph, tensor: int) -> tuple[int, int, int] | None:
     op = g.op(tensor, "FULLY_CONNECTED")
     if op is None:
         return None
-    opts = op.builtinOptions
+    opts = (
+        None
+        if op.builtinOptions is None
+        else cast("litert.FullyConnectedOptionsT", _options(op, "FullyConnectedOptions"))
+    )
     if opts is not None and (int(opts.fusedActivationFunction or 0) or int(opts.weightsFormat or 0)):
         return None
     inputs = _ints(op.inputs) + [-1]
@@ -139,8 +160,8 @@ def _sigmoid_gate(g: _Graph, tensor: int, units: int) -> tuple[tuple[int, int], 
     pair = None if op is None else g.pair(_ints(op.inputs)[0], "ADD")
     if pair is None:
         return None
-    parts = [_gate_part(g, t, units) for t in pair]
-    return None if None in parts else (parts[0], parts[1])  # type: ignore[return-value]
+    first, second = (_gate_part(g, t, units) for t in pair)
+    return None if first is None or second is None else (first, second)
 
 
 def _match_cell(model: litert.ModelT, body: litert.SubGraphT) -> _Cell | None:
@@ -162,11 +183,11 @@ def _match_cell(model: litert.ModelT, body: litert.SubGraphT) -> _Cell | None:
         if names.count(name) != count:
             return None
     for position, (arg, out) in enumerate(zip(args, outs)):
-        if len(_ints(body.tensors[arg].shape)) != 2 or out == arg:
+        if len(_ints(_tensor(body, arg).shape)) != 2 or out == arg:
             continue
         state_arg = position
         h = arg
-        units = _ints(body.tensors[arg].shape)[1]
+        units = _ints(_tensor(body, arg).shape)[1]
         top = g.pair(out, "ADD")
         if top is None:
             continue
@@ -188,7 +209,9 @@ def _match_cell(model: litert.ModelT, body: litert.SubGraphT) -> _Cell | None:
     return None
 
 
-def _candidate(g: _Graph, cand: tuple[int, int], z: int, h: int, units: int, args: list[int], state_arg: int):
+def _candidate(
+    g: _Graph, cand: tuple[int, int], z: int, h: int, units: int, args: list[int], state_arg: int
+) -> _Cell | None:
     """Finish the match from the candidate sum x_n + r * h_n and the update gate z."""
     for xn_t, mul_t in (cand, cand[::-1]):
         mul = g.pair(mul_t, "MUL")
@@ -217,7 +240,7 @@ def _candidate(g: _Graph, cand: tuple[int, int], z: int, h: int, units: int, arg
             ):
                 continue
             rest = [p for p in range(5) if p not in (state_arg, args.index(seq), args.index(index))]
-            lists = [p for p in rest if len(_ints(g.subgraph.tensors[args[p]].shape)) == 3]
+            lists = [p for p in rest if len(_ints(_tensor(g.subgraph, args[p]).shape)) == 3]
             if len(lists) != 1:
                 continue
             return _Cell(args.index(seq), state_arg, lists[0], xf[1], xf[2], hf[1], hf[2])
@@ -229,6 +252,8 @@ def _consumers(subgraph: litert.SubGraphT, tensor: int) -> list[int]:
 
 
 def _custom_code(model: litert.ModelT) -> int:
+    if model.operatorCodes is None:
+        model.operatorCodes = []
     for i, code in enumerate(model.operatorCodes):
         if int(code.builtinCode or 0) == BuiltinOperator.CUSTOM and code.customCode in ("GRU", b"GRU"):
             return i
@@ -245,13 +270,15 @@ def _copy_tensor(model: litert.ModelT, source: litert.SubGraphT, index: int, tar
     """Add to ``target`` a tensor sharing ``source``'s tensor ``index`` buffer; -1 stays -1."""
     if index < 0:
         return -1
-    original = source.tensors[index]
+    original = _tensor(source, index)
     tensor = TensorT()
     tensor.name = original.name
     tensor.shape = original.shape
     tensor.type = original.type
     tensor.buffer = original.buffer
     tensor.hasRank = True
+    if target.tensors is None:
+        target.tensors = []
     target.tensors.append(tensor)
     return len(target.tensors) - 1
 
@@ -275,16 +302,17 @@ def _fuse_one(model: litert.ModelT, subgraph: litert.SubGraphT) -> bool:
     return False
 
 
-def _plan(model: litert.ModelT, subgraph: litert.SubGraphT, w: int, op: litert.OperatorT):
+def _plan(
+    model: litert.ModelT, subgraph: litert.SubGraphT, w: int, op: litert.OperatorT
+) -> tuple[list[int], int, list[int]] | None:
     """(inputs of the GRU operator, its output, the replaced operator indices), or None."""
     ops = subgraph.operators or []
     outputs = set(_ints(subgraph.outputs))
     if op is not None:
-        body_index, cond_index = (
-            int(op.builtinOptions.bodySubgraphIndex),
-            int(op.builtinOptions.condSubgraphIndex),
-        )
-        body = model.subgraphs[body_index]
+        loop = cast("litert.WhileOptionsT", _options(op, "WhileOptions"))
+        body_index, cond_index = int(loop.bodySubgraphIndex), int(loop.condSubgraphIndex)
+        subgraphs = model.subgraphs or []
+        body = subgraphs[body_index]
         cell = _match_cell(model, body)
         ins, outs = _ints(op.inputs), _ints(op.outputs)
         if cell is None or len(ins) != 5:
@@ -299,7 +327,7 @@ def _plan(model: litert.ModelT, subgraph: litert.SubGraphT, w: int, op: litert.O
         ):
             return None
         source = _ints(head.inputs)[0]
-        shape = _ints(subgraph.tensors[source].shape)
+        shape = _ints(_tensor(subgraph, source).shape)
         if len(shape) != 3 or shape[0] != 1:
             return None
         steps = shape[1]
@@ -308,7 +336,7 @@ def _plan(model: litert.ModelT, subgraph: litert.SubGraphT, w: int, op: litert.O
         starts = [_const(model, subgraph, ins[p]) for p in counters]
         if any(s is None or s.size != 1 or int(s.reshape(-1)[0]) != 0 for s in starts):
             return None
-        cond = model.subgraphs[cond_index]
+        cond = subgraphs[cond_index]
         limits = [
             _const(model, cond, _ints(c.inputs)[1])
             for c in cond.operators or []
@@ -324,12 +352,12 @@ def _plan(model: litert.ModelT, subgraph: litert.SubGraphT, w: int, op: litert.O
         if used != [cell.list_arg] or len(tails) != 1 or outs[cell.list_arg] in outputs:
             return None
         tail = ops[tails[0]]
-        units = _ints(body.tensors[body.inputs[cell.state_arg]].shape)[1]
+        units = _ints(_tensor(body, _ints(body.inputs)[cell.state_arg]).shape)[1]
         result = _ints(tail.outputs)[0]
-        size = int(np.prod(_ints(subgraph.tensors[result].shape)))
+        size = math.prod(_ints(_tensor(subgraph, result).shape))
         sequence = _op_name(model, tail) == "RESHAPE" and size == steps * units
         last = _op_name(model, tail) in ("STRIDED_SLICE", "RESHAPE") and size == units
-        list_rows = _ints(subgraph.tensors[outs[cell.list_arg]].shape)[0]
+        list_rows = _ints(_tensor(subgraph, outs[cell.list_arg]).shape)[0]
         if not (sequence or (last and list_rows == 1)):
             return None
         weights = [
@@ -353,11 +381,12 @@ def _apply(
     fused.opcodeIndex = _custom_code(model)
     fused.inputs = inputs
     fused.outputs = [result]
-    marks = (source_index(subgraph.operators[i]) for i in indices)
+    operators = subgraph.operators or []
+    marks = (source_index(operators[i]) for i in indices)
     sources = sorted(mark for mark in marks if mark is not None)
     fused.customOptions = list(flexbuffers.Dumps({"source_indices": sources}))
     fused.customOptionsFormat = CustomOptionsFormat.FLEXBUFFERS
-    subgraph.operators = [o for i, o in enumerate(subgraph.operators) if i not in indices]
+    subgraph.operators = [o for i, o in enumerate(operators) if i not in indices]
     subgraph.operators.insert(indices[0], fused)
 
 

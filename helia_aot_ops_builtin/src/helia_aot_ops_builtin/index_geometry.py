@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirTensor, AirTensorType
+from helia_aot.aot.operators import AotOperator
 
+from helia_aot_ops_builtin.kernel_call import KernelCallOperator
 from helia_aot_ops_builtin.layout import product
 from helia_aot_ops_builtin.movers import CopyStep, copy_plan_values
 
@@ -25,7 +27,7 @@ MAX_RANK = 6
 INDEX_SIZES = {AirTensorType.INT16: 2, AirTensorType.INT32: 4, AirTensorType.INT64: 8}
 
 
-def tensor_ptr(op, tensor: AirTensor) -> str:
+def tensor_ptr(op: AotOperator, tensor: AirTensor) -> str:
     """The untyped ``ctx->tensor_ptrs`` entry of ``tensor`` (the kernels take ``void *``)."""
     return f"ctx->tensor_ptrs[{op.tensor_enum(tensor)}]"
 
@@ -46,7 +48,7 @@ class NdGeometry:
     slice_size: int
     dims: tuple[int, ...]
 
-    def params(self, elem_size: int, index_size: int, kind: int = 0) -> dict:
+    def params(self, elem_size: int, index_size: int, kind: int = 0) -> dict[str, Any]:
         return {
             "count": self.count,
             "depth": self.depth,
@@ -94,14 +96,14 @@ PLAN_LIMIT = 16
 """The most strided copies a constant-index operator renders instead of its kernel call."""
 
 
-class ConstantIndexPlan:
-    """Mixin of the ``hk_index`` operators: constant indices become a table of strided copies.
+class ConstantIndexPlan(KernelCallOperator):
+    """Base of the ``hk_index`` operators: constant indices become a table of strided copies.
 
     When every index an operator reads is a constant, what it moves is known at conversion time,
     so the module can carry the same ``hk_strided_copy`` table the data-movement operators use
     (no index decoding or range checks at run time, and no ``hk_index`` kernel in the module).
     :meth:`constant_plan` returns those copies, or None to keep the kernel call (indices computed
-    at run time, or more than :data:`PLAN_LIMIT` copies). List it before ``KernelCallOperator``.
+    at run time, or more than :data:`PLAN_LIMIT` copies).
     """
 
     def constant_plan(self) -> list[CopyStep] | None:
@@ -112,7 +114,7 @@ class ConstantIndexPlan:
             steps = self.constant_plan()
             if steps is None or len(steps) > PLAN_LIMIT:
                 return None
-            elem = self.output_tensors[0].dtype.itemsize  # type: ignore[attr-defined]
+            elem = self.output_tensors[0].dtype.itemsize
             for step in steps:
                 step.walk.byte_fields(elem)
         except ValueError:
@@ -124,18 +126,18 @@ class ConstantIndexPlan:
         (the class's ``kernel_call.c.mako``) when the plan applies."""
         if self._plan() is not None:
             self.TEMPLATE = "strided_copies.c.mako"
-        super().emit(save_path)  # type: ignore[misc]
+        super().emit(save_path)
 
     def kernel_families(self) -> tuple[str, ...]:
-        return ("copy",) if self._plan() is not None else super().kernel_families()  # type: ignore[misc]
+        return ("copy",) if self._plan() is not None else super().kernel_families()
 
     def kernel_calls(self) -> dict[str, str]:
         if self._plan() is not None:
             return {"copy": "hk_strided_copy"}
-        return super().kernel_calls()  # type: ignore[misc]
+        return super().kernel_calls()
 
     def compute_values(self) -> dict[str, Any]:
         steps = self._plan()
         if steps is not None:
             return copy_plan_values(self, steps, None)
-        return super().compute_values()  # type: ignore[misc]
+        return super().compute_values()

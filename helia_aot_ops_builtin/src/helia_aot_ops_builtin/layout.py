@@ -10,11 +10,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 MAX_RANK = 6
 """``HK_COPY_MAX_RANK``: dimensions one ``hk_strided_copy`` call can walk."""
 
 _INT32_MAX = 2**31 - 1
+
+
+class StridedCopyFields(TypedDict):
+    """``hk_strided_copy_params_t`` in bytes, as :meth:`StridedCopy.byte_fields` gives it."""
+
+    rank: int
+    elem_size: int
+    src_offset: int
+    dst_offset: int
+    counts: list[int]
+    src_strides: list[int]
+    dst_strides: list[int]
 
 
 def contiguous_strides(shape: Sequence[int]) -> list[int]:
@@ -74,7 +87,7 @@ class StridedCopy:
         counts, srcs, dsts = zip(*merged)
         return StridedCopy(tuple(counts), tuple(srcs), tuple(dsts), self.src_offset, self.dst_offset)
 
-    def byte_fields(self, elem_size: int) -> dict[str, int | list[int]]:
+    def byte_fields(self, elem_size: int) -> StridedCopyFields:
         """The kernel's parameter fields in bytes; ValueError when the walk needs more than
         ``MAX_RANK`` dimensions or an offset or stride does not fit an int32."""
         walk = self.simplified()
@@ -83,7 +96,7 @@ class StridedCopy:
             raise ValueError(
                 f"the copy needs {rank} dimensions after merging; at most {MAX_RANK} are supported"
             )
-        fields: dict[str, int | list[int]] = {
+        fields: StridedCopyFields = {
             "rank": rank,
             "elem_size": int(elem_size),
             "src_offset": walk.src_offset * elem_size,
@@ -105,7 +118,7 @@ class StridedCopy:
         """A C initializer of ``hk_strided_copy_params_t`` (unused dimensions zero)."""
         f = self.byte_fields(elem_size)
 
-        def padded(values) -> str:
+        def padded(values: Sequence[int]) -> str:
             items = list(values) + [0] * (MAX_RANK - len(values))
             return "{" + ", ".join(str(int(v)) for v in items) + "}"
 

@@ -40,26 +40,26 @@ def _load_libm() -> ctypes.CDLL | None:
         return None
 
 
-def expf(x: float) -> np.float32:
+def expf(x: float | np.float32) -> np.float32:
     """C ``expf`` (falls back to numpy's float32 exp where no C library is reachable)."""
     return F32(lib.expf(float(x))) if (lib := _load_libm()) else np.exp(F32(x))
 
 
-def tanhf(x: float) -> np.float32:
+def tanhf(x: float | np.float32) -> np.float32:
     """C ``tanhf``."""
     return F32(lib.tanhf(float(x))) if (lib := _load_libm()) else np.tanh(F32(x))
 
 
-def logf(x: float) -> np.float32:
+def logf(x: float | np.float32) -> np.float32:
     """C ``logf``."""
     return F32(lib.logf(float(x))) if (lib := _load_libm()) else np.log(F32(x))
 
 
-def erfcf(x: float) -> np.float32:
+def erfcf(x: float | np.float32) -> np.float32:
     """C ``erfcf`` (the float ``std::erfc`` LiteRT's GELU table calls)."""
     return F32(lib.erfcf(float(x))) if (lib := _load_libm()) else F32(math.erfc(float(F32(x))))
 
 
-def expm1f(x: float) -> np.float32:
+def expm1f(x: float | np.float32) -> np.float32:
     """C ``expm1f`` (the float ``std::expm1`` LiteRT's ELU table calls)."""
     return F32(lib.expm1f(float(x))) if (lib := _load_libm()) else F32(math.expm1(float(F32(x))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from helia_aot.air import AirModel, AirOperator, AirOperatorOptions
+from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, OpId, TensorId
 from helia_aot.converters.litert.schema_access import inputs_of, operator_at, outputs_of
 from helia_aot.litert.schema_tables import ActivationFunctionType, Padding
 
@@ -39,15 +39,17 @@ def operator_from_node(
     """An AirOperator for node ``op_id`` with its inputs (absent optional ones as "") and outputs."""
     node = operator_at(subgraph, op_id)
     return AirOperator(
-        id=str(op_id),
+        id=OpId(str(op_id)),
         op_type=op_type,
-        input_ids=[str(t) if t >= 0 else "" for t in inputs_of(node)],
-        output_ids=[str(t) for t in outputs_of(node) if t >= 0],
+        input_ids=[TensorId(str(t) if t >= 0 else "") for t in inputs_of(node)],
+        output_ids=[TensorId(str(t)) for t in outputs_of(node) if t >= 0],
         options=options if options is not None else AirOperatorOptions(),
     )
 
 
-def simple_parser(op_type: str, make_options: Callable[[Any], AirOperatorOptions] | None = None):
+def simple_parser(
+    op_type: str, make_options: Callable[[Any], AirOperatorOptions] | None = None
+) -> Callable[[int, Any, Any, AirModel], AirOperator]:
     """A parser for nodes whose options map one-to-one from the builtin options object."""
 
     def parse(op_id: int, model: Any, subgraph: Any, air_model: AirModel) -> AirOperator:

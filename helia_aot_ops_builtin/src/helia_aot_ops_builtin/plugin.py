@@ -7,11 +7,10 @@ import pkgutil
 from typing import Any
 
 from helia_aot.converters.litert import schema_access as sa
-from helia_aot.pack import OperatorRecord, hookimpl, register_arities, register_operator_modules
+from helia_aot.pack import OperatorRecord, hookimpl, register_operator_modules
 from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin import ops
-from helia_aot_ops_builtin.arities import ARITIES
 from helia_aot_ops_builtin.transforms import register_transforms
 
 
@@ -55,13 +54,12 @@ def resolve_resource_variables(model: Any) -> None:
 
 @hookimpl
 def helia_aot_register(context: RegistryContext) -> None:
-    """Register parsers, options classes and operator classes of the built-in operators (and the
-    input and output counts their LiteRT kernels accept, ``arities.py``), and the
+    """Register parsers, options classes, operator classes and arities (the input and output
+    counts their LiteRT kernels accept) of the built-in operators, and the
     built-in graph transforms and the ``fuse_rolled_gru`` model hook (a WHILE-loop Keras GRU
     becomes one GRU operator). The operator modules are imported when a conversion first looks up
     one of their keys (``register_operator_modules``): most models use a few of them."""
     register_operator_modules(context, ops)
-    register_arities(context, ARITIES)
     register_transforms(context)
     context.litert_model_hooks.register("fuse_rolled_gru", fuse_rolled_gru)
     # Resource variables become persistent variable tensors before the model is read into AIR.

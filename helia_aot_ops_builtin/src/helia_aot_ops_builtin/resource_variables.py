@@ -25,9 +25,9 @@ values into the persistent arena.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from helia_aot.converters.litert import schema_access as sa
@@ -144,6 +144,12 @@ def _is_quantized(tensor: litert.TensorT) -> bool:
     return q is not None and q.scale is not None and len(q.scale) > 0
 
 
+def _int32_vector(values: Sequence[int]) -> list[int]:
+    """An int32 vector field's value as a numpy array, typed as the list flatc's annotations
+    declare (the bindings' ``Pack`` takes either; the readers here make arrays)."""
+    return cast("list[int]", np.array(values, dtype=np.int32))
+
+
 def _make_variable(
     model: litert.ModelT,
     tensor: litert.TensorT,
@@ -153,7 +159,7 @@ def _make_variable(
     """Turn the RESOURCE ``tensor`` into a variable tensor shaped like ``template``, starting from
     ``value`` (None: from zeros)."""
     tensor.type = template.type
-    tensor.shape = np.array(sa.shape_of(template), dtype=np.int32)
+    tensor.shape = _int32_vector(sa.shape_of(template))
     tensor.shapeSignature = None
     tensor.quantization = copy.deepcopy(template.quantization) if _is_quantized(template) else None
     tensor.isVariable = True
@@ -178,10 +184,10 @@ def _rewrite_subgraph(
     first_handle: dict[VariableKey, int] = {}
     for op in operators:
         if sa.op_key(model, op) == "VAR_HANDLE":
-            key = variable_key(op)
+            handle = variable_key(op)
             (out,) = sa.outputs_of(op)
-            handle_of[out] = key
-            first_handle.setdefault(key, out)
+            handle_of[out] = handle
+            first_handle.setdefault(handle, out)
     if not handle_of:
         return
     # Every value a variable takes in this subgraph: it must keep one type and size.
@@ -196,9 +202,7 @@ def _rewrite_subgraph(
             variable = handle_of[inputs[0]]
             value = sa.outputs_of(op)[0] if key == "READ_VARIABLE" else inputs[1]
             seen.setdefault(variable, []).append((tensors[value], f"operator #{position} ({key})"))
-        op.inputs = np.array(
-            [first_handle[handle_of[t]] if t in handle_of else t for t in inputs], dtype=np.int32
-        )
+        op.inputs = _int32_vector([first_handle[handle_of[t]] if t in handle_of else t for t in inputs])
         kept.append(op)
     for variable, tensor_index in first_handle.items():
         init = initial.get(variable)

@@ -56,7 +56,7 @@ def window_geometry(
 
 def channel_scales(filter_tensor: AirTensor, channels: int) -> np.ndarray:
     """The filter's float32 scales, one per output channel (a per-tensor scale repeated)."""
-    scales = np.asarray(filter_tensor.quantization.scale, np.float32)
+    scales = np.asarray(filter_tensor.required_quantization().scale, np.float32)
     return np.repeat(scales, channels) if scales.size == 1 else scales
 
 

@@ -8,9 +8,10 @@ it. Cortex-M55 parts align arenas to 16 bytes for MVE vector loads; Cortex-M4 pa
 Each family also declares the clock its cycle figures are stated at and the wait states one data
 access to each memory adds at that clock (``clock_mhz``, ``wait_states``; read by the cycle model,
 ``helia_aot.testing.cycles``, never by the compiler). TCMs are zero-wait by construction (the
-Cortex-M4 and M55 TRMs). The other figures are the model's assumptions, to be calibrated against
-silicon (docs/cycles.md says how and what is measured): SRAM behind the bus matrix, MRAM behind its
-cache (an average over hits and line fills, as weight streams see it), PSRAM behind its XIP cache.
+Cortex-M4 and M55 TRMs). The others are one access's wait states at the declared clock: on the
+Cortex-M55 they price the data cache's line fills (a hit costs nothing), on the Cortex-M4 every
+access; the model rescales them to another clock as a fixed access time (``platform_at_clock``).
+docs/cycles.md shows them checked against Apollo510 silicon at 96 and 250 MHz.
 """
 
 from __future__ import annotations

@@ -39,20 +39,6 @@ FORBIDDEN = {
 }
 """What a reference source must not hold, by what it is."""
 
-NOT_YET_SPLIT = {
-    "hk_pool.c": "the Helium and DSP pixel functions of the int8/int16 pools",
-    "hk_activation_f16.c": "the Helium float16 clamp loop",
-    "hk_binary_f16.c": "the Helium float16 element run",
-    "hk_depthwise_f16.c": "the Helium float16 pixel",
-    "hk_pool_f16.c": "the Helium float16 window loop",
-    "hk_unary_f16.c": "the Helium float16 ABS/NEG loop",
-}
-"""Reference sources that still hold instruction-set code, and what: each is to move into its
-family's ``_mve.c`` / ``_dsp.c`` (the pools' pixel functions are inlined into their kernels'
-walk, so the walk must move with them, as dw_s8_walk did). The list only shrinks: a file on it
-that is clean fails the test until it is taken off, and any other file fails as soon as it
-holds such code."""
-
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 
 
@@ -87,11 +73,6 @@ def test_fast_path_suffixes_are_the_ones_the_library_copies() -> None:
     assert FAST_PATHS == ("mve", "dsp", "scalar")
 
 
-def test_the_files_not_yet_split_are_reference_sources() -> None:
-    names = {path.name for path in reference_sources(KERNEL_DIR)}
-    assert set(NOT_YET_SPLIT) <= names
-
-
 def test_the_rule_finds_what_it_forbids(tmp_path: Path) -> None:
     """Each pattern catches its kind (else the main test could pass by matching nothing), and
     comments are ignored."""
@@ -116,9 +97,6 @@ def test_the_rule_finds_what_it_forbids(tmp_path: Path) -> None:
 @pytest.mark.parametrize("path", reference_sources(KERNEL_DIR), ids=lambda p: p.name)
 def test_reference_sources_hold_no_instruction_set_code(path: Path) -> None:
     found = violations(path)
-    if path.name in NOT_YET_SPLIT:
-        assert found, f"{path.name} is clean now: take it off NOT_YET_SPLIT"
-        return
     assert not found, (
         "instruction-set code in a portable reference source:\n  "
         + "\n  ".join(found)

@@ -98,6 +98,20 @@ class AirTensor:
     def ctype(self) -> str:
         return self.dtype.ctype
 
+    def required_data(self) -> np.ndarray:
+        """``data``, for a tensor its operator's check required to be constant: a ValueError
+        naming the tensor when it holds none (the check let it through)."""
+        if self.data is None:
+            raise ValueError(f"tensor {self.id!r} ({self.source_name or self.name}) holds no constant data")
+        return self.data
+
+    def required_quantization(self) -> AirQuantization:
+        """``quantization``, for a tensor its operator's check required to be quantized: a
+        ValueError naming the tensor when it has none (the check let it through)."""
+        if self.quantization is None:
+            raise ValueError(f"tensor {self.id!r} ({self.source_name or self.name}) is not quantized")
+        return self.quantization
+
     def scale(self, index: int = 0) -> float:
         """The quantization scale at ``index`` (0.0 when the tensor is not quantized)."""
         return float(self.quantization.scale[index]) if self.quantization is not None else 0.0

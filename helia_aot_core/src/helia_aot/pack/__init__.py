@@ -5,10 +5,10 @@ A pack imports the manifest's names where the manifest lists them (``AotOperator
 and ``custom_code_to_op_key`` from ``helia_aot.air``, ``RegistryContext`` from
 ``helia_aot.registry``, errors from ``helia_aot.errors``) and everything else from here:
 
-- :class:`Arity` and :func:`register_arities`: how many inputs and outputs each LiteRT kernel
-  of the pack accepts, which Load checks before any parser reads a node;
 - :class:`OperatorRecord` and :func:`register_operators`: what a pack registers for one operator
-  (key, LiteRT keys, parser, options class, operator class, kernel files) and the function that
+  (key, LiteRT keys, parser, options class, operator class, kernel files and the
+  :class:`Arity`, how many inputs and outputs its LiteRT kernel accepts, which Load checks before
+  the parser reads a node) and the function that
   registers a list of them from the ``helia_aot_register`` hook or a customizer;
   :func:`register_operator_modules` registers the records of every module of a package, each
   module imported only when a conversion first looks up one of its keys;
@@ -49,7 +49,7 @@ from helia_aot.lazy_names import WHOLE_MODULE, lazy_names
 from helia_aot.pack.deferred import register_operator_modules
 from helia_aot.pack.kernel_library import KernelLibrary
 from helia_aot.pack.knob_support import register_knob_values
-from helia_aot.pack.record import OperatorRecord, recorded_operators, register_arities, register_operators
+from helia_aot.pack.record import OperatorRecord, recorded_operators, register_operators
 from helia_aot.pack.template_operator import HEADER_TEMPLATE, TemplateOperator
 from helia_aot.plugins import hookimpl
 
@@ -82,7 +82,6 @@ __all__ = [
     "output_tensor",
     "outputs_of",
     "recorded_operators",
-    "register_arities",
     "register_knob_values",
     "register_operator_modules",
     "register_operators",

@@ -5,9 +5,10 @@ reading them meant importing every module: for the 41 built-in modules that was 
 command, against 30-45 ms for the five a KWS conversion uses. :func:`register_operator_modules`
 therefore keeps an index of the keys each module registers, and gives the registries a deferred
 entry per key (:meth:`helia_aot.registry.Registry.defer`): the first lookup of any key of a module
-imports that module and fills in all its entries. A conversion sees the same registries either
-way: the same keys in the same order with the same providers, the same values on lookup, and a
-listing (``items()``) loads every module.
+imports that module and fills in all its entries. The index keeps each record's arity too, so Load
+checks every node against its operator's counts without importing the operator's module. A
+conversion sees the same registries either way: the same keys in the same order with the same
+providers, the same values on lookup, and a listing (``items()``) loads every module.
 
 The index is one small JSON file per set of module sources, kept in
 ``$XDG_CACHE_HOME/helia_aot/operator_index`` (``HELIA_AOT_OPERATOR_INDEX`` names another folder,
@@ -28,9 +29,11 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+from helia_aot.converters.litert.view import Arity
 from helia_aot.errors import PluginError
-from helia_aot.pack.record import OperatorRecord, register_operators
+from helia_aot.pack.record import OperatorRecord, check_arity, declare_arity, register_operators
 from helia_aot.registry import RegistryContext
 from helia_aot.registry.registry import DeferredEntry
 from helia_aot.user_cache import cache_folder
@@ -39,11 +42,12 @@ from helia_aot.version import __version__
 INDEX_ENV = "HELIA_AOT_OPERATOR_INDEX"
 """A folder for the operator indexes, or ``off`` to import every operator module each run."""
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 """Changes when the index file's layout does, so an older file is never read as a newer one."""
 
-Entry = tuple[str, tuple[str, ...], bool]
-"""What the index keeps of one record: its key, its LiteRT keys, whether it has an options class."""
+Entry = tuple[str, tuple[str, ...], bool, Arity | None]
+"""What the index keeps of one record: its key, its LiteRT keys, whether it has an options class,
+its arity."""
 
 
 def index_dir() -> Path | None:
@@ -53,7 +57,28 @@ def index_dir() -> Path | None:
 
 def entries_of(records: Sequence[OperatorRecord]) -> list[Entry]:
     """The index's view of a module's records (what the registries need before it is imported)."""
-    return [(r.key, tuple(r.litert_keys), r.options is not None) for r in records]
+    return [(r.key, tuple(r.litert_keys), r.options is not None, r.arity) for r in records]
+
+
+def _arity_row(arity: Arity | None) -> list[object] | None:
+    if arity is None:
+        return None
+    return [arity.min_inputs, arity.max_inputs, arity.min_outputs, arity.max_outputs, list(arity.optional)]
+
+
+def _arity_of(row: Any) -> Arity | None:
+    """The Arity an index row (decoded JSON) holds, None for null; TypeError or ValueError when
+    the row is malformed (the index is then rebuilt)."""
+    if row is None:
+        return None
+    min_inputs, max_inputs, min_outputs, max_outputs, optional = row
+    return Arity(
+        int(min_inputs),
+        None if max_inputs is None else int(max_inputs),
+        int(min_outputs),
+        None if max_outputs is None else int(max_outputs),
+        tuple(int(p) for p in optional),
+    )
 
 
 def _module_files(package: ModuleType) -> list[tuple[str, Path]] | None:
@@ -88,7 +113,10 @@ def _read_index(path: Path, names: list[str]) -> dict[str, list[Entry]] | None:
         if data.get("format") != INDEX_FORMAT or list(modules) != names:
             return None
         return {
-            name: [(str(key), tuple(str(k) for k in litert), bool(options)) for key, litert, options in rows]
+            name: [
+                (str(key), tuple(str(k) for k in litert), bool(options), _arity_of(arity))
+                for key, litert, options, arity in rows
+            ]
             for name, rows in modules.items()
         }
     except (OSError, ValueError, KeyError, TypeError):
@@ -98,7 +126,11 @@ def _read_index(path: Path, names: list[str]) -> dict[str, list[Entry]] | None:
 def _write_index(path: Path, modules: dict[str, list[Entry]]) -> None:
     """Write the index atomically (parallel conversions may write the same file); a failure only
     means the next run imports every module again."""
-    text = json.dumps({"format": INDEX_FORMAT, "modules": modules}, indent=1)
+    rows = {
+        name: [[key, list(litert), options, _arity_row(arity)] for key, litert, options, arity in entries]
+        for name, entries in modules.items()
+    }
+    text = json.dumps({"format": INDEX_FORMAT, "modules": rows}, indent=1)
     try:
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -181,9 +213,12 @@ def register_operator_modules(context: RegistryContext, package: ModuleType) -> 
     provider = context.aot_operator_classes.active_provider
     for name, entries in index.items():
         deferred = DeferredOperatorModule(context, f"{package.__name__}.{name}", entries, provider)
-        for key, litert_keys, has_options in entries:
+        for key, litert_keys, has_options, arity in entries:
+            for litert_key in litert_keys:
+                check_arity(context, litert_key, arity)
             for litert_key in litert_keys:
                 context.litert_parsers.defer(litert_key, deferred)
+                declare_arity(context, litert_key, arity)
             if has_options:
                 context.air_options.defer(key, deferred)
             context.aot_operator_classes.defer(key, deferred)

@@ -1,9 +1,10 @@
 """OperatorRecord and register_operators: everything a pack registers for one operator, in one value.
 
-A pack lowers an operator with four things under one canonical key: the parser (under each LiteRT
-key it handles), the typed options class, the operator class and the kernel files that class
-copies into a module. Registering them one registry at a time lets them drift apart (a parser
-without a class, a class whose ``TYPE`` is another key); a record states them together and
+A pack lowers an operator with five things under one canonical key: the parser (under each LiteRT
+key it handles), the typed options class, the operator class, the kernel files that class copies
+into a module and the input and output counts the operator's LiteRT kernel accepts. Registering
+them one registry at a time lets them drift apart (a parser without a class, a class whose
+``TYPE`` is another key); a record states them together and
 :func:`register_operators` registers them in a fixed order after checking that they agree. The
 built-in operators and third-party packs register through the same function.
 """
@@ -11,7 +12,7 @@ built-in operators and third-party packs register through the same function.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -30,11 +31,16 @@ _CANONICAL = re.compile(r"[A-Z][A-Z0-9_]*")
 
 @dataclass(frozen=True, slots=True)
 class OperatorRecord:
-    """One operator type a pack lowers: its key, parser, options class and operator class.
+    """One operator type a pack lowers: its key, parser, options class, operator class and arity.
 
     ``litert_keys`` are the LiteRT keys the parser is registered under; left empty it is
     ``(key,)``, and it lists more than one when several LiteRT codes lower into the same type.
-    ``options`` is None for a parser that carries no decoded options. The kernel files are
+    ``options`` is None for a parser that carries no decoded options. ``arity`` is how many
+    inputs and outputs the LiteRT kernel accepts: Load checks every node of the record's LiteRT
+    keys against it before the parser reads the node (so a parser never indexes past a malformed
+    node's inputs); None leaves the node unchecked, and the parser must check what it reads. The
+    core's validator knows no operator's counts: it asks the registered records (the context's
+    ``litert_arities``). The kernel files are
     declared on the operator class (``KERNEL_LIBRARY`` and ``KERNELS`` of a
     :class:`TemplateOperator`); :attr:`kernel_files` reads them from there, so there is one
     declaration to keep up to date.
@@ -45,6 +51,7 @@ class OperatorRecord:
     options: type[AirOperatorOptions] | None
     operator: type[AotOperator]
     litert_keys: tuple[str, ...] = ()
+    arity: Arity | None = None
 
     def __post_init__(self) -> None:
         if not self.litert_keys:
@@ -80,6 +87,8 @@ class OperatorRecord:
                 problems.append(f"{key}: LiteRT key {litert_key!r} is not a non-empty string")
         if not callable(self.parser):
             problems.append(f"{key}: the parser {self.parser!r} is not callable")
+        if self.arity is not None and not isinstance(self.arity, Arity):
+            problems.append(f"{key}: the arity {self.arity!r} is not an Arity(min_inputs, max_inputs, ...)")
         options = self.options
         if options is not None and not (
             isinstance(options, type) and issubclass(options, AirOperatorOptions)
@@ -123,13 +132,14 @@ def recorded_operators() -> Iterator[list[OperatorRecord]]:
 def register_operators(context: RegistryContext, records: Iterable[OperatorRecord]) -> None:
     """Register each record's parser, options class and operator class into ``context``.
 
-    For each record, in order: the parser under every LiteRT key, the options class (when there
-    is one) and the operator class under the record's key. Call it from the pack's
-    ``helia_aot_register(context)`` hook or from a customizer.
+    For each record, in order: the parser (and the arity, when the record declares one) under
+    every LiteRT key, the options class (when there is one) and the operator class under the
+    record's key. Call it from the pack's ``helia_aot_register(context)`` hook or from a customizer.
 
     Raises:
-        PluginError: If a record's parts disagree (see :meth:`OperatorRecord.problems`); nothing
-            of that record is registered.
+        PluginError: If a record's parts disagree (see :meth:`OperatorRecord.problems`), or its
+            arity differs from the one another pack declared for a LiteRT key; nothing of that
+            record is registered.
         DuplicateRegistrationError: If a key is already registered.
     """
     observed = _observers.get()
@@ -150,7 +160,10 @@ def register_operators(context: RegistryContext, records: Iterable[OperatorRecor
                 details={"key": str(record.key), "problems": problems},
             )
         for litert_key in record.litert_keys:
+            check_arity(context, litert_key, record.arity)
+        for litert_key in record.litert_keys:
             context.litert_parsers.register(litert_key, record.parser)
+            declare_arity(context, litert_key, record.arity)
         if record.options is not None:
             context.air_options.register(record.key, record.options)
         context.aot_operator_classes.register(record.key, record.operator)
@@ -158,26 +171,19 @@ def register_operators(context: RegistryContext, records: Iterable[OperatorRecor
             observed.append(record)
 
 
-def register_arities(context: RegistryContext, arities: Mapping[str, Arity]) -> None:
-    """Declare how many inputs and outputs the LiteRT kernels of a pack's operators accept, by
-    LiteRT key: Load checks every node against its key's :class:`Arity` before any parser reads
-    it, so a parser never indexes past a malformed node's inputs. Call it from the pack's
-    ``helia_aot_register`` hook beside ``register_operators``; an operator without one is not
-    checked (its parser must check what it reads).
+def check_arity(context: RegistryContext, litert_key: str, arity: Arity | None) -> None:
+    """Raise PluginError when ``litert_key`` already has an arity other than ``arity`` (two packs
+    disagree on one LiteRT kernel); nothing is registered."""
+    known = context.litert_arities.get(litert_key)
+    if arity is not None and known is not None and known != arity:
+        raise PluginError(
+            f"{litert_key}: two packs declare different input and output counts ({known} and {arity})",
+            hint="one LiteRT kernel accepts one set of counts; remove one declaration",
+        )
 
-    Raises:
-        PluginError: If a key already has a different arity (two packs disagree on one kernel).
-    """
-    for key, arity in arities.items():
-        if not isinstance(arity, Arity):
-            raise PluginError(
-                f"register_arities takes Arity values, not {type(arity).__name__} (for {key})",
-                hint="describe each operator's counts as helia_aot.pack.Arity(min_inputs, max_inputs, ...)",
-            )
-        known = context.litert_arities.get(key)
-        if known is not None and known != arity:
-            raise PluginError(
-                f"{key}: two packs declare different input and output counts ({known} and {arity})",
-                hint="one LiteRT kernel accepts one set of counts; remove one declaration",
-            )
-        context.litert_arities[key] = arity
+
+def declare_arity(context: RegistryContext, litert_key: str, arity: Arity | None) -> None:
+    """Keep ``arity`` as the counts Load checks ``litert_key``'s nodes against (None: unchecked);
+    call :func:`check_arity` first."""
+    if arity is not None:
+        context.litert_arities[litert_key] = arity

@@ -94,9 +94,9 @@ class RegistryContext:
         self.settings: Registry[Any] = Registry("settings")
         self.blocked_plugins: dict[str, str] = {}
         self.litert_arities: dict[str, Arity] = {}
-        """Input and output counts by LiteRT key, as the packs registering the operators declare
-        them (``helia_aot.pack.register_arities``); Load checks each node against its key's
-        before any parser sees it."""
+        """Input and output counts by LiteRT key, as the operator records registered declare them
+        (``OperatorRecord.arity``); Load checks each node against its key's before any parser
+        sees it."""
 
     @property
     def bundle(self) -> RegistryBundle:

@@ -6,8 +6,11 @@ the memory it touches. The plugin knows no instruction set: this module disassem
 (``arm-none-eabi-objdump``, which knows Helium), classifies each instruction with the core's timing
 table (``target/timing/<cpu>.tsv``: mnemonic -> class, pipe, beats, latency) and hands the plugin
 one line per instruction (flags, pipe, issue cycles, latency, the registers it writes, reads and
-addresses with) plus the core's rules and the memory map with the platform's wait states. The
-rules, their sources and what the model leaves out are in docs/cycles.md.
+addresses with) plus the core's rules and the memory map with the platform's wait states (on
+the M55, SRAM, MRAM and PSRAM sit behind the core's data cache: a miss pays a line fill at those
+wait states, a hit nothing). ``platform_at_clock`` rescales a platform's wait states to another
+clock as a fixed access time. The rules, their sources, the check against silicon and what the
+model leaves out are in docs/cycles.md.
 
 ``measure_cycles(elf, cpu)`` runs an ELF built with the project's harness (``cross_build_program``)
 and returns, per harness region, instructions, cycles and where the cycles went (issue, register
@@ -41,6 +44,8 @@ from helia_aot.testing.cross import CROSS_PREFIX, TARGET_DIR, QemuRun, run_qemu
 
 __all__ = [
     "BOARD_MEMORY",
+    "CACHED",
+    "CORE_CLOCKED",
     "CPUS",
     "DEFAULT_PLATFORMS",
     "STALL_KINDS",
@@ -50,11 +55,14 @@ __all__ = [
     "TimingRow",
     "TimingTable",
     "instruction_timings",
+    "line_fill_cycles",
     "load_timing_table",
     "main",
     "measure_cycles",
     "memory_ranges",
+    "platform_at_clock",
     "platform_named",
+    "wait_states_at",
     "write_model",
 ]
 
@@ -95,7 +103,7 @@ BOARD_MEMORY: Mapping[str, tuple[tuple[int, int, MemoryType], ...]] = {
 """Address ranges of each QEMU board and the Apollo memory each stands for."""
 
 # Plugin flags (insn_count.c's F_*).
-_LOAD, _STORE, _BRANCH, _VECTOR, _LOL, _DUAL, _MULTI, _DI = 1, 2, 4, 8, 16, 32, 64, 256
+_LOAD, _STORE, _BRANCH, _VECTOR, _LOL, _DUAL, _MULTI, _DI, _LSTART = 1, 2, 4, 8, 16, 32, 64, 256, 512
 _FLAGS_BIT = 24  # the APSR flags, a register of the scoreboard like any other
 
 _CLASS_FLAGS: Mapping[str, int] = {
@@ -115,7 +123,7 @@ _CLASS_FLAGS: Mapping[str, int] = {
     "branch": _BRANCH,
     "call": _BRANCH,
     "lol": _BRANCH | _LOL,
-    "lstart": _BRANCH,
+    "lstart": _BRANCH | _LSTART,
     "vload": _LOAD | _VECTOR,
     "vstore": _STORE | _VECTOR,
     "valu": _VECTOR,
@@ -132,7 +140,16 @@ _PARAMS = (
     "store_load_stall",
     "dual_issue",
     "words_per_cycle",
+    "dcache_line",
+    "dcache_sets",
+    "dcache_ways",
+    "shifted_operand_latency",
+    "store_data_advance",
+    "lol_folded",
 )
+_MODEL_ONLY_PARAMS = frozenset({"words_per_cycle", "shifted_operand_latency"})
+"""Parameters the classifier applies itself; the plugin never sees them."""
+_SHIFTED_OPERAND = re.compile(r",\s*(?:lsl|lsr|asr|ror)\s+#|,\s*rrx\b")
 _CONDITIONS = (
     "eq",
     "ne",
@@ -340,6 +357,8 @@ def _timing(
         dst, src = regs[:n_dst], regs[n_dst:]
         if "acc" in row.options:
             src = regs
+    if row.cls == "alu" and _SHIFTED_OPERAND.search(outside):
+        latency = max(latency, table.params["shifted_operand_latency"])
     if flags & _LOAD and not flags & _MULTI and dst == []:
         dst = regs[:1]
     if "pc" in dst or "r15" in dst:
@@ -407,6 +426,53 @@ def platform_named(name: str) -> SocPlatform:
     return get_platform(name, build_default_registry_context())
 
 
+CORE_CLOCKED: frozenset[MemoryType] = frozenset({MemoryType.ITCM, MemoryType.DTCM})
+"""Memories clocked with the core (the TCMs): zero-wait at every clock, never rescaled."""
+
+
+def wait_states_at(waits: int, declared_mhz: float, clock_mhz: float) -> int:
+    """The wait states of a memory declared ``waits`` at ``declared_mhz``, at ``clock_mhz``.
+
+    A memory outside the core's clock domain answers in a fixed time, not a fixed number of core
+    cycles: ``waits`` at ``declared_mhz`` says an access takes ``waits + 1`` cycles of that clock,
+    and the same time at ``clock_mhz`` covers ``(waits + 1) * clock_mhz / declared_mhz`` cycles,
+    rounded up (the core can only wait whole cycles), less the access's own cycle.
+    """
+    if declared_mhz <= 0 or clock_mhz <= 0:
+        return waits
+    return max(0, math.ceil((waits + 1) * clock_mhz / declared_mhz - 1e-9) - 1)
+
+
+def platform_at_clock(platform: SocPlatform, clock_mhz: float) -> SocPlatform:
+    """``platform`` run at ``clock_mhz``: its wait states rescaled (``wait_states_at``), the TCMs
+    left at zero; a platform without a declared clock keeps its wait states."""
+    waits = tuple(
+        (memory, count if memory in CORE_CLOCKED else wait_states_at(count, platform.clock_mhz, clock_mhz))
+        for memory, count in platform.wait_states
+    )
+    if not platform.clock_mhz:
+        waits = platform.wait_states
+    return dataclasses.replace(platform, clock_mhz=clock_mhz, wait_states=waits)
+
+
+CACHED: frozenset[MemoryType] = frozenset({MemoryType.SRAM, MemoryType.MRAM, MemoryType.PSRAM})
+"""Memories the core's data cache holds, when its table declares one (``dcache_*``); the TCMs
+are never cached."""
+
+
+def line_fill_cycles(cpu: str, waits: int) -> int:
+    """Cycles of a data-cache line fill from a memory of ``waits`` wait states (0: no cache).
+
+    The line arrives in bus beats (``4 * words_per_cycle`` bytes each), each beat one access
+    to the memory: its cycle and its wait states.
+    """
+    params = load_timing_table(cpu).params
+    if not params["dcache_sets"]:
+        return 0
+    beat = 4 * max(1, params["words_per_cycle"])
+    return max(1, params["dcache_line"] // beat) * (waits + 1)
+
+
 def memory_ranges(cpu: str, platform: SocPlatform) -> list[tuple[int, int, MemoryType, int]]:
     """(low, high, memory, wait states) of every board range, with ``platform``'s wait states."""
     return [
@@ -418,8 +484,13 @@ def write_model(path: Path, cpu: str, platform: SocPlatform, timings: Sequence[I
     """The model file the plugin reads (format: insn_count.c's header)."""
     table = load_timing_table(cpu)
     lines = [f"# cycle model: {cpu} on {platform.name} at {platform.clock_mhz:g} MHz"]
-    lines += [f"param {name} {value}" for name, value in table.params.items() if name != "words_per_cycle"]
-    lines += [f"mem {low:#x} {high:#x} {waits}" for low, high, _, waits in memory_ranges(cpu, platform)]
+    lines += [
+        f"param {name} {value}" for name, value in table.params.items() if name not in _MODEL_ONLY_PARAMS
+    ]
+    lines += [
+        f"mem {low:#x} {high:#x} {waits} {line_fill_cycles(cpu, waits) if memory in CACHED else 0}"
+        for low, high, memory, waits in memory_ranges(cpu, platform)
+    ]
     lines += [
         f"insn {t.address:#x} {t.size} {t.flags:#x} {t.pipe} {t.beats} {t.latency} "
         f"{t.dst:#x} {t.src:#x} {t.addr:#x}"

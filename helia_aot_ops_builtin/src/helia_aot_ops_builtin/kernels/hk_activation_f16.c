@@ -13,17 +13,7 @@ int32_t hk_relu_f16(const hk_relu_f16_params_t *params, const uint16_t *input, u
     const hk_f16_t *in = (const hk_f16_t *)(const void *)input;
     hk_f16_t *out = (hk_f16_t *)(void *)output;
 #if HK_HAVE_MVE_F16
-    const float16x8_t lo = vdupq_n_f16(hk_f16_bound(params->lo));
-    const float16x8_t hi = vdupq_n_f16(hk_f16_bound(params->hi));
-    int32_t n = (int32_t)size;
-    while (n > 0) {
-        const mve_pred16_t pred = vctp16q((uint32_t)n);
-        const float16x8_t x = vldrhq_z_f16((const float16_t *)in, pred);
-        vstrhq_p_f16((float16_t *)out, vminnmq_f16(vmaxnmq_f16(x, lo), hi), pred);
-        in += 8;
-        out += 8;
-        n -= 8;
-    }
+    hk_relu_f16_mve(params, in, out, size);
 #else
     const float lo = params->lo;
     const float hi = params->hi;

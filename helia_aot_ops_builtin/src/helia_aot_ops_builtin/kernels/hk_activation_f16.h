@@ -36,4 +36,10 @@ int32_t hk_gelu_tanh_f16(const uint16_t *input, uint16_t *output, size_t size);
 int32_t hk_prelu_f16(const hk_prelu_f16_shape_t *shape, const uint16_t *input, const uint16_t *alpha,
                      uint16_t *output);
 
+#if HK_HAVE_MVE_F16
+/* Internal to the family (hk_activation_f16_mve.c): hk_relu_f16's clamp on Helium, eight lanes
+ * at a time with tail predication; params and pointers checked. */
+void hk_relu_f16_mve(const hk_relu_f16_params_t *params, const hk_f16_t *in, hk_f16_t *out, size_t size);
+#endif
+
 #endif /* HK_ACTIVATION_F16_H */

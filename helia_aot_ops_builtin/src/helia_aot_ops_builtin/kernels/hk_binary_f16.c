@@ -47,39 +47,26 @@ HK_INLINE hk_f16_t f16_element(f16_binary_kind_t kind, const hk_binary_f16_param
 }
 
 #if HK_HAVE_MVE_F16
-/* A contiguous run of `n` elements on Helium, eight lanes at a time with tail predication. */
+/* A contiguous run of `n` elements on Helium (hk_binary_f16_mve.c); kind has lanes. */
 HK_INLINE void f16_run_mve(f16_binary_kind_t kind, const hk_binary_f16_params_t *p,
                            const hk_f16_t *a, const hk_f16_t *b, hk_f16_t *out, int32_t n)
 {
-    const float16x8_t lo = vdupq_n_f16(hk_f16_bound(p->float_min));
-    const float16x8_t hi = vdupq_n_f16(hk_f16_bound(p->float_max));
-    while (n > 0) {
-        const mve_pred16_t pred = vctp16q((uint32_t)n);
-        const float16x8_t x = vldrhq_z_f16((const float16_t *)a, pred);
-        const float16x8_t y = vldrhq_z_f16((const float16_t *)b, pred);
-        float16x8_t r;
-        switch (kind) {
-        case F16_ADD:
-            r = vminnmq_f16(vmaxnmq_f16(vaddq_f16(x, y), lo), hi);
-            break;
-        case F16_SUB:
-            r = vminnmq_f16(vmaxnmq_f16(vsubq_f16(x, y), lo), hi);
-            break;
-        case F16_MUL:
-            r = vminnmq_f16(vmaxnmq_f16(vmulq_f16(x, y), lo), hi);
-            break;
-        case F16_MAXIMUM:
-            r = vpselq_f16(x, y, vcmpgtq_f16(x, y));
-            break;
-        default:
-            r = vpselq_f16(x, y, vcmpltq_f16(x, y));
-            break;
-        }
-        vstrhq_p_f16((float16_t *)out, r, pred);
-        a += 8;
-        b += 8;
-        out += 8;
-        n -= 8;
+    switch (kind) {
+    case F16_ADD:
+        hk_add_f16_run_mve(p, a, b, out, n);
+        break;
+    case F16_SUB:
+        hk_sub_f16_run_mve(p, a, b, out, n);
+        break;
+    case F16_MUL:
+        hk_mul_f16_run_mve(p, a, b, out, n);
+        break;
+    case F16_MAXIMUM:
+        hk_maximum_f16_run_mve(p, a, b, out, n);
+        break;
+    default:
+        hk_minimum_f16_run_mve(p, a, b, out, n);
+        break;
     }
 }
 #endif

@@ -50,4 +50,20 @@ int32_t hk_div_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
 int32_t hk_squared_difference_f16(const hk_binary_f16_params_t *params, const uint16_t *input1,
                                   const uint16_t *input2, uint16_t *output);
 
+#if HK_HAVE_MVE_F16
+/* Internal to the family (hk_binary_f16_mve.c): a contiguous run of `n` elements of ADD, SUB,
+ * MUL (clamped to params' float bounds), MAXIMUM or MINIMUM on Helium, eight lanes at a time
+ * with tail predication. */
+void hk_add_f16_run_mve(const hk_binary_f16_params_t *p, const hk_f16_t *a, const hk_f16_t *b, hk_f16_t *out,
+                        int32_t n);
+void hk_sub_f16_run_mve(const hk_binary_f16_params_t *p, const hk_f16_t *a, const hk_f16_t *b, hk_f16_t *out,
+                        int32_t n);
+void hk_mul_f16_run_mve(const hk_binary_f16_params_t *p, const hk_f16_t *a, const hk_f16_t *b, hk_f16_t *out,
+                        int32_t n);
+void hk_maximum_f16_run_mve(const hk_binary_f16_params_t *p, const hk_f16_t *a, const hk_f16_t *b,
+                            hk_f16_t *out, int32_t n);
+void hk_minimum_f16_run_mve(const hk_binary_f16_params_t *p, const hk_f16_t *a, const hk_f16_t *b,
+                            hk_f16_t *out, int32_t n);
+#endif
+
 #endif /* HK_BINARY_F16_H */

@@ -37,4 +37,12 @@ typedef struct {
 int32_t hk_depthwise_f16(const hk_depthwise_f16_params_t *params, const uint16_t *input,
                          const uint16_t *filter, const uint16_t *bias, uint16_t *output);
 
+#if HK_HAVE_MVE_F16
+/* Internal to the family (hk_depthwise_f16_mve.c): one output pixel of batch n, depth multiplier
+ * 1, window origin (y0, x0), eight channels per vector with the tail predicated, summed in
+ * float16 (fast_accumulation). */
+void hk_depthwise_f16_pixel_mve(const hk_depthwise_f16_params_t *p, const hk_f16_t *in, const hk_f16_t *w,
+                                const hk_f16_t *b, hk_f16_t *out, int32_t n, int32_t y0, int32_t x0);
+#endif
+
 #endif /* HK_DEPTHWISE_F16_H */

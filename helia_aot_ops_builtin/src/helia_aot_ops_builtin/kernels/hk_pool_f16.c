@@ -39,22 +39,13 @@ HK_INLINE int32_t pool_f16(const hk_pool_f16_params_t *params, const uint16_t *i
                     }
                 }
 #if HK_HAVE_MVE_F16
-                const float16x8_t lo = vdupq_n_f16(hk_f16_bound(p.act_min_f32));
-                const float16x8_t hi = vdupq_n_f16(hk_f16_bound(p.act_max_f32));
-                for (int32_t c = 0; c < p.channels; c += 8) {
-                    const mve_pred16_t pred = vctp16q((uint32_t)(p.channels - c));
-                    float16x8_t acc = vdupq_n_f16(average ? (hk_f16_t)0.0f : hk_f16_bound(-HUGE_VALF));
-                    for (int32_t y = w.y_start; y < w.y_end; ++y) {
-                        for (int32_t x = w.x_start; x < w.x_end; ++x) {
-                            const hk_f16_t *xi = in + ((n * p.input_height + y) * p.input_width + x) * p.channels + c;
-                            const float16x8_t v = vldrhq_z_f16((const float16_t *)xi, pred);
-                            acc = average ? vaddq_f16(acc, v) : vmaxnmq_f16(acc, v);
-                        }
-                    }
-                    if (average) {
-                        acc = vmulq_n_f16(acc, (hk_f16_t)(1.0f / (float)count));
-                    }
-                    vstrhq_p_f16((float16_t *)(out + c), vminnmq_f16(vmaxnmq_f16(acc, lo), hi), pred);
+                const hk_f16_t *first = in + ((n * p.input_height + w.y_start) * p.input_width + w.x_start) * p.channels;
+                const int32_t rows = w.y_end - w.y_start;
+                const int32_t cols = w.x_end - w.x_start;
+                if (average) {
+                    hk_avg_pool_f16_pixel_mve(&p, first, rows, cols, out);
+                } else {
+                    hk_max_pool_f16_pixel_mve(&p, first, rows, cols, out);
                 }
                 out += p.channels;
 #else

@@ -24,4 +24,14 @@ typedef struct {
 int32_t hk_avg_pool_f16(const hk_pool_f16_params_t *params, const uint16_t *input, uint16_t *output);
 int32_t hk_max_pool_f16(const hk_pool_f16_params_t *params, const uint16_t *input, uint16_t *output);
 
+#if HK_HAVE_MVE_F16
+/* Internal to the family (hk_pool_f16_mve.c): one output pixel on Helium, eight channels per
+ * vector with the tail predicated, over the `rows` x `cols` in-image taps from `first` (pixels
+ * `channels` apart, rows `input_width` pixels apart); the average's tap count is rows * cols. */
+void hk_avg_pool_f16_pixel_mve(const hk_pool_f16_params_t *p, const hk_f16_t *first, int32_t rows,
+                               int32_t cols, hk_f16_t *out);
+void hk_max_pool_f16_pixel_mve(const hk_pool_f16_params_t *p, const hk_f16_t *first, int32_t rows,
+                               int32_t cols, hk_f16_t *out);
+#endif
+
 #endif /* HK_POOL_F16_H */

@@ -13,16 +13,12 @@ HK_INLINE int32_t f16_unary(f16_unary_kind_t kind, const uint16_t *input, uint16
     const hk_f16_t *in = (const hk_f16_t *)(const void *)input;
     hk_f16_t *out = (hk_f16_t *)(void *)output;
 #if HK_HAVE_MVE_F16
-    if (kind == F16_ABS || kind == F16_NEG) {
-        int32_t n = (int32_t)size;
-        while (n > 0) {
-            const mve_pred16_t pred = vctp16q((uint32_t)n);
-            const float16x8_t x = vldrhq_z_f16((const float16_t *)in, pred);
-            vstrhq_p_f16((float16_t *)out, kind == F16_ABS ? vabsq_f16(x) : vnegq_f16(x), pred);
-            in += 8;
-            out += 8;
-            n -= 8;
-        }
+    if (kind == F16_ABS) {
+        hk_abs_f16_mve(in, out, size);
+        return HK_STATUS_OK;
+    }
+    if (kind == F16_NEG) {
+        hk_neg_f16_mve(in, out, size);
         return HK_STATUS_OK;
     }
 #endif

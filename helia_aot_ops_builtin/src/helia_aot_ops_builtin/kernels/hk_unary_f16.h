@@ -15,4 +15,11 @@ int32_t hk_neg_f16(const uint16_t *input, uint16_t *output, size_t size);
 int32_t hk_sqrt_f16(const uint16_t *input, uint16_t *output, size_t size);
 int32_t hk_rsqrt_f16(const uint16_t *input, uint16_t *output, size_t size);
 
+#if HK_HAVE_MVE_F16
+/* Internal to the family (hk_unary_f16_mve.c): ABS and NEG of `size` elements on Helium, eight
+ * lanes at a time with tail predication. */
+void hk_abs_f16_mve(const hk_f16_t *in, hk_f16_t *out, size_t size);
+void hk_neg_f16_mve(const hk_f16_t *in, hk_f16_t *out, size_t size);
+#endif
+
 #endif /* HK_UNARY_F16_H */

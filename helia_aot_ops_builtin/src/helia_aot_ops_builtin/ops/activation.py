@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.c_struct import struct_init
@@ -155,7 +155,7 @@ class ReluOperator(ActivationOperator):
     KERNELS = ("relu",)
     ACTIVATION = "RELU"
     BOUNDS = (0.0, float("inf"))
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS = (SAME_TYPE, PER_TENSOR, SYMMETRIC_INT16, FLOAT16_RESTRICTION)
 
     def f16_kernel(self) -> tuple[str, str | None, str | None]:
@@ -168,7 +168,7 @@ class ReluOperator(ActivationOperator):
             lo, hi = self.BOUNDS
             literal = [c_float(lo), "INFINITY" if hi == float("inf") else c_float(hi)]
             return "relu_f32", "relu_f32_params_t", struct_init(*literal)
-        p = aq.relu_params(self.ACTIVATION, self.dtype, *quant(self.source), *quant(self.target))
+        p = aq.relu_params(self.ACTIVATION, np.dtype(self.dtype), *quant(self.source), *quant(self.target))
         return (
             f"relu_{'s8' if self.dtype is np.int8 else 's16'}",
             "relu_params_t",
@@ -386,7 +386,7 @@ class PreluOperator(ActivationOperator):
         except ValueError as exc:
             yield str(exc)
 
-    def _shape_init(self) -> tuple:
+    def _shape_init(self) -> tuple[int, list[int], list[int]]:
         shape = tuple(self.source.shape)
         pad = [0] * (6 - len(shape))
         strides = aq.prelu_alpha_strides(shape, tuple(self.alpha.shape))
@@ -423,20 +423,39 @@ class PreluOperator(ActivationOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator),
-    OperatorRecord(AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator),
-    OperatorRecord(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator),
-    OperatorRecord(RELU_0_TO_1, simple_parser(RELU_0_TO_1), None, Relu0To1Operator),
+    OperatorRecord(
+        AirOpType.RELU.value, simple_parser(AirOpType.RELU.value), None, ReluOperator, arity=Arity(1, 1)
+    ),
+    OperatorRecord(
+        AirOpType.RELU6.value, simple_parser(AirOpType.RELU6.value), None, Relu6Operator, arity=Arity(1, 1)
+    ),
+    OperatorRecord(RELU_N1_TO_1, simple_parser(RELU_N1_TO_1), None, ReluN1To1Operator, arity=Arity(1, 1)),
+    OperatorRecord(RELU_0_TO_1, simple_parser(RELU_0_TO_1), None, Relu0To1Operator, arity=Arity(1, 1)),
     OperatorRecord(
         AirOpType.LEAKY_RELU.value,
         simple_parser(AirOpType.LEAKY_RELU.value, _leaky_relu_options),
         AirLeakyReluOptions,
         LeakyReluOperator,
+        arity=Arity(1, 1),
     ),
     OperatorRecord(
-        AirOpType.HARD_SWISH.value, simple_parser(AirOpType.HARD_SWISH.value), None, HardSwishOperator
+        AirOpType.HARD_SWISH.value,
+        simple_parser(AirOpType.HARD_SWISH.value),
+        None,
+        HardSwishOperator,
+        arity=Arity(1, 1),
     ),
-    OperatorRecord(AirOpType.PRELU.value, simple_parser(AirOpType.PRELU.value), None, PreluOperator),
-    OperatorRecord(AirOpType.LOGISTIC.value, simple_parser(AirOpType.LOGISTIC.value), None, LogisticOperator),
-    OperatorRecord(AirOpType.TANH.value, simple_parser(AirOpType.TANH.value), None, TanhOperator),
+    OperatorRecord(
+        AirOpType.PRELU.value, simple_parser(AirOpType.PRELU.value), None, PreluOperator, arity=Arity(2, 2)
+    ),
+    OperatorRecord(
+        AirOpType.LOGISTIC.value,
+        simple_parser(AirOpType.LOGISTIC.value),
+        None,
+        LogisticOperator,
+        arity=Arity(1, 1),
+    ),
+    OperatorRecord(
+        AirOpType.TANH.value, simple_parser(AirOpType.TANH.value), None, TanhOperator, arity=Arity(1, 1)
+    ),
 ]

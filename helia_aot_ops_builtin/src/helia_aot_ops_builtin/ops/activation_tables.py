@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
@@ -115,6 +115,6 @@ class EluOperator(_TableOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(GELU, simple_parser(GELU, _gelu_options), AirGeluOptions, GeluOperator),
-    OperatorRecord(ELU, simple_parser(ELU), None, EluOperator),
+    OperatorRecord(GELU, simple_parser(GELU, _gelu_options), AirGeluOptions, GeluOperator, arity=Arity(1, 1)),
+    OperatorRecord(ELU, simple_parser(ELU), None, EluOperator, arity=Arity(1, 1)),
 ]

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
 from helia_aot.converters.litert.schema_access import tensor_type_name
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.layout import normalize_axis, product
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE, constant_ints
+from helia_aot_ops_builtin.movers import constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 
 _KERNELS = {
@@ -121,6 +121,10 @@ class ArgMinOperator(ArgMaxOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.ARG_MAX.value, parse_arg_max, AirArgMinMaxOptions, ArgMaxOperator),
-    OperatorRecord(AirOpType.ARG_MIN.value, parse_arg_min, AirArgMinMaxOptions, ArgMinOperator),
+    OperatorRecord(
+        AirOpType.ARG_MAX.value, parse_arg_max, AirArgMinMaxOptions, ArgMaxOperator, arity=Arity(2, 2)
+    ),
+    OperatorRecord(
+        AirOpType.ARG_MIN.value, parse_arg_min, AirArgMinMaxOptions, ArgMinOperator, arity=Arity(2, 2)
+    ),
 ]

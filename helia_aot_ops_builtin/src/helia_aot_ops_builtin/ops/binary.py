@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.binary_f16_call import geometry_params
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry, broadcast_shape
@@ -365,12 +365,16 @@ class MinimumOperator(BinaryOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.ADD.value, parse_add, AirAddOptions, AddOperator),
-    OperatorRecord(AirOpType.SUB.value, parse_sub, AirSubOptions, SubOperator),
-    OperatorRecord(AirOpType.MUL.value, parse_mul, AirMulOptions, MulOperator),
+    OperatorRecord(AirOpType.ADD.value, parse_add, AirAddOptions, AddOperator, arity=Arity(2, 2)),
+    OperatorRecord(AirOpType.SUB.value, parse_sub, AirSubOptions, SubOperator, arity=Arity(2, 2)),
+    OperatorRecord(AirOpType.MUL.value, parse_mul, AirMulOptions, MulOperator, arity=Arity(2, 2)),
     OperatorRecord(
-        AirOpType.SQUARED_DIFFERENCE.value, parse_squared_difference, None, SquaredDifferenceOperator
+        AirOpType.SQUARED_DIFFERENCE.value,
+        parse_squared_difference,
+        None,
+        SquaredDifferenceOperator,
+        arity=Arity(2, 2),
     ),
-    OperatorRecord(AirOpType.MAXIMUM.value, parse_maximum, None, MaximumOperator),
-    OperatorRecord(AirOpType.MINIMUM.value, parse_minimum, None, MinimumOperator),
+    OperatorRecord(AirOpType.MAXIMUM.value, parse_maximum, None, MaximumOperator, arity=Arity(2, 2)),
+    OperatorRecord(AirOpType.MINIMUM.value, parse_minimum, None, MinimumOperator, arity=Arity(2, 2)),
 ]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.binary_f16_call import binary_f16_call
 from helia_aot_ops_builtin.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry
@@ -159,7 +159,8 @@ class DivOperator(BinaryMathOperator):
         yield from problems
         if not problems and self.half:
             try:
-                broadcast_geometry(*(t.shape for t in self.input_tensors))
+                first, second = self.input_tensors  # DIV: two inputs (its record's arity)
+                broadcast_geometry(first.shape, second.shape)
             except ValueError as exc:
                 yield str(exc)
 
@@ -256,10 +257,10 @@ class AddNOperator(KernelCallOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord("DIV", simple_parser("DIV", _div_options), AirDivOptions, DivOperator),
-    OperatorRecord("POW", simple_parser("POW"), None, PowOperator),
-    OperatorRecord("FLOOR_DIV", simple_parser("FLOOR_DIV"), None, FloorDivOperator),
-    OperatorRecord("FLOOR_MOD", simple_parser("FLOOR_MOD"), None, FloorModOperator),
-    OperatorRecord("ATAN2", simple_parser("ATAN2"), None, Atan2Operator),
-    OperatorRecord("ADD_N", simple_parser("ADD_N"), None, AddNOperator),
+    OperatorRecord("DIV", simple_parser("DIV", _div_options), AirDivOptions, DivOperator, arity=Arity(2, 2)),
+    OperatorRecord("POW", simple_parser("POW"), None, PowOperator, arity=Arity(2, 2)),
+    OperatorRecord("FLOOR_DIV", simple_parser("FLOOR_DIV"), None, FloorDivOperator, arity=Arity(2, 2)),
+    OperatorRecord("FLOOR_MOD", simple_parser("FLOOR_MOD"), None, FloorModOperator, arity=Arity(2, 2)),
+    OperatorRecord("ATAN2", simple_parser("ATAN2"), None, Atan2Operator, arity=Arity(2, 2)),
+    OperatorRecord("ADD_N", simple_parser("ADD_N"), None, AddNOperator, arity=Arity(1, None)),
 ]

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from helia_aot.air import AirTensor, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
@@ -78,4 +78,4 @@ class CastOperator(KernelCallOperator):
         )
 
 
-REGISTRATIONS = [OperatorRecord("CAST", parse_cast, None, CastOperator)]
+REGISTRATIONS = [OperatorRecord("CAST", parse_cast, None, CastOperator, arity=Arity(1, 1))]

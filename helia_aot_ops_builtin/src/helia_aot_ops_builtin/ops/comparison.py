@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
@@ -126,7 +126,7 @@ def _compare(key: str, bools: bool) -> OperatorRecord:
     if bools:
         attrs["INPUT_DTYPES"] = (np.float32, np.int32, np.int64, np.int8, np.bool_)
     cls = type(f"{''.join(p.title() for p in key.split('_'))}Operator", (CompareOperator,), attrs)
-    return OperatorRecord(key, simple_parser(key), None, cls)
+    return OperatorRecord(key, simple_parser(key), None, cls, arity=Arity(2, 2))
 
 
 class LogicalOperator(KernelCallOperator):
@@ -257,8 +257,8 @@ class SelectOperator(SelectV2Operator):
 
 REGISTRATIONS = [
     *(_compare(key, key in ("EQUAL", "NOT_EQUAL")) for key in _OPS),
-    OperatorRecord("LOGICAL_AND", simple_parser("LOGICAL_AND"), None, LogicalAndOperator),
-    OperatorRecord("LOGICAL_OR", simple_parser("LOGICAL_OR"), None, LogicalOrOperator),
-    OperatorRecord("SELECT", simple_parser("SELECT"), None, SelectOperator),
-    OperatorRecord("SELECT_V2", simple_parser("SELECT_V2"), None, SelectV2Operator),
+    OperatorRecord("LOGICAL_AND", simple_parser("LOGICAL_AND"), None, LogicalAndOperator, arity=Arity(2, 2)),
+    OperatorRecord("LOGICAL_OR", simple_parser("LOGICAL_OR"), None, LogicalOrOperator, arity=Arity(2, 2)),
+    OperatorRecord("SELECT", simple_parser("SELECT"), None, SelectOperator, arity=Arity(3, 3)),
+    OperatorRecord("SELECT_V2", simple_parser("SELECT_V2"), None, SelectV2Operator, arity=Arity(3, 3)),
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import band_copies, normalize_axis, product
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep
@@ -154,7 +154,11 @@ class PackOperator(CopyPlanOperator):
 
 REGISTRATIONS = [
     OperatorRecord(
-        AirOpType.CONCATENATION.value, parse_concatenation, AirConcatenationOptions, ConcatenationOperator
+        AirOpType.CONCATENATION.value,
+        parse_concatenation,
+        AirConcatenationOptions,
+        ConcatenationOperator,
+        arity=Arity(1, None),
     ),
-    OperatorRecord(AirOpType.PACK.value, parse_pack, AirPackOptions, PackOperator),
+    OperatorRecord(AirOpType.PACK.value, parse_pack, AirPackOptions, PackOperator, arity=Arity(1, None)),
 ]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from helia_aot.air import AirControlFlowOptions, AirRegion, AirTensor, AirTensorType, region_layout
+from helia_aot.air import AirControlFlowOptions, AirRegion, AirTensor, AirTensorType, TensorId, region_layout
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
@@ -91,7 +91,7 @@ class _ControlFlowOperator(BuiltinOperator):
         return [self.model.regions[name] for name in options.regions]
 
     def tensors(self, ids: Sequence[str]) -> list[AirTensor]:
-        return [self.model.tensors[t] for t in ids]
+        return [self.model.tensors[TensorId(t)] for t in ids]
 
     def pair_problems(self, what: str, ours: list[AirTensor], theirs: list[AirTensor]) -> list[str]:
         """``ours`` (the operator's values) against ``theirs`` (a region's), position by position."""
@@ -133,8 +133,8 @@ class _ControlFlowOperator(BuiltinOperator):
         for d, s in zip(dst, src, strict=True):
             if keep is not None and d not in keep:
                 continue
-            target = self.model.tensors[d]
-            source = self.model.tensors[s]
+            target = self.model.tensors[TensorId(d)]
+            source = self.model.tensors[TensorId(s)]
             result.append(
                 _Copy(
                     f"ctx->tensor_ptrs[{self.tensor_enum(target)}]",

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import F16_ACCUMULATION, FLOAT16_RESTRICTION, f16_accumulation_fields
@@ -174,7 +174,12 @@ class _WindowOperator(KernelCallOperator):
     OPTIONS: type = AirConv2DOptions
     INPUT, FILTER, BIAS = 0, 1, 2
     CHANNEL_AXIS = 0  # the filter's output-channel axis
-    FIXED_AFTER_RESOLVE = ("kind", "generic_kernel", "folds_offset", "_spatial")  # see AotOperator
+    FIXED_AFTER_RESOLVE: ClassVar[tuple[str, ...]] = (
+        "kind",
+        "generic_kernel",
+        "folds_offset",
+        "_spatial",
+    )  # see AotOperator
 
     @property
     def options(self) -> Any:
@@ -182,11 +187,11 @@ class _WindowOperator(KernelCallOperator):
 
     @property
     def source(self) -> AirTensor:
-        return self.input_or_none(self.INPUT)
+        return self.required_input(self.INPUT)
 
     @property
     def weights(self) -> AirTensor:
-        return self.input_or_none(self.FILTER)
+        return self.required_input(self.FILTER)
 
     @property
     def bias(self) -> AirTensor | None:
@@ -199,6 +204,10 @@ class _WindowOperator(KernelCallOperator):
     @property
     def channels(self) -> int:
         return int(self.target.shape[-1]) if self.target.shape else 0
+
+    def _spatial(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((output height, top padding), (output width, left padding)): each convolution's own."""
+        raise NotImplementedError(f"{type(self).__name__} does not define its output geometry")
 
     def kind(self) -> str | None:
         key = (self.source.dtype.numpy.type, self.weights.dtype.numpy.type, self.target.dtype.numpy.type)
@@ -503,7 +512,7 @@ class _WindowOperator(KernelCallOperator):
         if self.folds_offset():
             bias = None if self.bias is None else self.bias.data
             folded = offset_bias(
-                self.weights.data,
+                self.weights.required_data(),
                 bias,
                 -self.source.zero_point(),
                 self.CHANNEL_AXIS,
@@ -514,7 +523,7 @@ class _WindowOperator(KernelCallOperator):
         if self.bias_folded:
             assert self.bias is not None  # _bias_folds checked it
             folded = offset_bias(
-                self.weights.data, self.bias.data, -self.source.zero_point(), self.CHANNEL_AXIS
+                self.weights.required_data(), self.bias.data, -self.source.zero_point(), self.CHANNEL_AXIS
             )
             self.intern_constant_array("folded_bias", folded)
         elif "folded_bias" in self.op.named_tensors:  # resolved again under another goal
@@ -555,7 +564,7 @@ class _WindowOperator(KernelCallOperator):
         _, h, w, _ = self.source.shape
         _, kh, kw, _ = self.weights.shape  # [O or 1, H, W, I or C]: the window at 1 and 2
         o = self.options
-        return (
+        return bool(
             pad_top == 0
             and pad_left == 0
             and (oh - 1) * o.stride_h + (kh - 1) * o.dilation_h + 1 <= h
@@ -793,10 +802,12 @@ class Conv2DOperator(_WindowOperator):
                 self.reusable_scratch["scratch"] = self.INPUT
         # After the scratch, so the tensors other cores' calls name keep their numbers.
         if self.im2col_shape():
-            self.intern_constant_array("im2col_filter", im2col_packed(self.weights.data), alignment=16)
-            mult = self.get_local_tensor("output_multiplier").data
-            shift = self.get_local_tensor("output_shift").data
-            folded = self.get_local_tensor("offset_bias").data
+            self.intern_constant_array(
+                "im2col_filter", im2col_packed(self.weights.required_data()), alignment=16
+            )
+            mult = self.get_local_tensor("output_multiplier").required_data()
+            shift = self.get_local_tensor("output_shift").required_data()
+            folded = self.get_local_tensor("offset_bias").required_data()
             self.intern_constant_array("im2col_quant", im2col_quant(folded, mult, shift), alignment=16)
             self.im2col_general = im2col_general(mult, shift)
 
@@ -1029,7 +1040,8 @@ class TransposeConvOperator(_WindowOperator):
             and shape_tensor.is_constant
             and tuple(int(v) for v in np.asarray(shape_tensor.data).reshape(-1)) != tuple(self.target.shape)
         ):
-            yield f"output_shape {shape_tensor.data.tolist()} differs from the output tensor's shape"
+            wanted = shape_tensor.required_data().tolist()
+            yield f"output_shape {wanted} differs from the output tensor's shape"
         n, h, w, c = self.source.shape
         oc, kh, kw, ic = self.weights.shape
         if ic != c or min(kh, kw, oc) < 1:
@@ -1080,14 +1092,25 @@ class TransposeConvOperator(_WindowOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.CONV_2D.value, parse_conv_2d, AirConv2DOptions, Conv2DOperator),
+    OperatorRecord(
+        AirOpType.CONV_2D.value,
+        parse_conv_2d,
+        AirConv2DOptions,
+        Conv2DOperator,
+        arity=Arity(2, 3, optional=(2,)),
+    ),
     OperatorRecord(
         AirOpType.DEPTHWISE_CONV_2D.value,
         parse_depthwise_conv_2d,
         AirDepthwiseConv2DOptions,
         DepthwiseConv2DOperator,
+        arity=Arity(2, 3, optional=(2,)),
     ),
     OperatorRecord(
-        AirOpType.TRANSPOSE_CONV.value, parse_transpose_conv, AirTransposeConvOptions, TransposeConvOperator
+        AirOpType.TRANSPOSE_CONV.value,
+        parse_transpose_conv,
+        AirTransposeConvOptions,
+        TransposeConvOperator,
+        arity=Arity(3, 4, optional=(3,)),
     ),
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.index_geometry import constant_values, tensor_ptr
 from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
@@ -100,4 +100,4 @@ class CumsumOperator(KernelCallOperator):
         )
 
 
-REGISTRATIONS = [OperatorRecord("CUMSUM", parse_cumsum, AirCumsumOptions, CumsumOperator)]
+REGISTRATIONS = [OperatorRecord("CUMSUM", parse_cumsum, AirCumsumOptions, CumsumOperator, arity=Arity(2, 2))]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.ops.reshape import ReshapeOperator
 from helia_aot_ops_builtin.parsing import simple_parser
@@ -37,4 +37,4 @@ class DensifyOperator(ReshapeOperator):
             yield f"the input's shape {list(source.shape)} is not the output's {list(target.shape)}"
 
 
-REGISTRATIONS = [OperatorRecord("DENSIFY", parse_densify, None, DensifyOperator)]
+REGISTRATIONS = [OperatorRecord("DENSIFY", parse_densify, None, DensifyOperator, arity=Arity(1, 1))]

@@ -35,8 +35,8 @@ class EthosUOperator(BuiltinOperator):
     RESTRICTIONS = (NEEDS_NPU,)
 
     def check(self) -> Iterable[str]:
-        name = getattr(self.platform, "name", "this platform")
-        if getattr(self.platform, "has_npu", False):
+        name = self.platform.name
+        if self.platform.has_npu:
             where = f"{name} has an NPU, but this operator pack does not drive it"
         else:
             where = f"{name} has no NPU"

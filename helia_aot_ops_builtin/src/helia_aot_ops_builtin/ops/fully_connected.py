@@ -21,7 +21,7 @@ import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.aot.operators import KernelVariant
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.fc_helium import (
@@ -130,7 +130,8 @@ def fold_fc_bias(
     total = int(input_offset) * (weights.sum(axis=1) + weights.shape[1] * int(filter_offset))
     if bias is not None:
         total = total + np.asarray(bias, np.int64).reshape(-1)
-    return (((total + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
+    wrapped: np.ndarray = (((total + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
+    return wrapped
 
 
 def _brace(values: Iterable[int]) -> str:
@@ -164,7 +165,7 @@ class FullyConnectedOperator(KernelCallOperator):
 
     @property
     def weights(self) -> AirTensor:
-        return self.input_or_none(1)
+        return self.required_input(1)
 
     @property
     def bias(self) -> AirTensor | None:
@@ -238,9 +239,9 @@ class FullyConnectedOperator(KernelCallOperator):
                 yield f"{label(tensor)} is not quantized"
                 return
         for tensor in (self.source, self.target):
-            if tensor.quantization.per_channel:
+            if tensor.required_quantization().per_channel:
                 yield f"{label(tensor)} must be quantized per tensor"
-        wq = self.weights.quantization
+        wq = self.weights.required_quantization()
         if wq.per_channel and (wq.scale.size != units or wq.axis != 0 or np.any(wq.zero_point != 0)):
             yield (
                 f"per-unit weight quantization needs {units} scales on axis 0 and zero points 0 "
@@ -290,15 +291,19 @@ class FullyConnectedOperator(KernelCallOperator):
 
     def filter_offset(self) -> int:
         """-filter zero point, the kernel's ``filter_offset`` (0 with per-unit weights)."""
-        return 0 if self.weights.quantization.per_channel else -self.weights.zero_point()
+        return 0 if self.weights.required_quantization().per_channel else -self.weights.zero_point()
 
     def on_resolve(self) -> None:
         if self.packs_filter():
-            self.intern_constant_array("packed_filter", pack_fc_filter(self.weights.data), alignment=16)
+            self.intern_constant_array(
+                "packed_filter", pack_fc_filter(self.weights.required_data()), alignment=16
+            )
             bias = None if self.bias is None else self.bias.data
             self.intern_constant_array(
                 "folded_bias",
-                fold_fc_bias(self.weights.data, bias, -self.source.zero_point(), self.filter_offset()),
+                fold_fc_bias(
+                    self.weights.required_data(), bias, -self.source.zero_point(), self.filter_offset()
+                ),
             )
 
     def reads_input(self, position: int) -> bool:
@@ -315,28 +320,25 @@ class FullyConnectedOperator(KernelCallOperator):
         """Whether the platform's core has Helium. Only Helium reads the integer requantization's
         multipliers and runs the per-layer loop (whose table holds them again), so a module
         converted for a core without it (apollo3, apollo4: Cortex-M4) gets neither: the DSP and
-        portable paths requantize from the double scales (AD: 6,688 B of constants fewer). A
-        platform that does not say counts as having it (the output stays as before)."""
-        return bool(getattr(self.platform, "has_mve", True))
+        portable paths requantize from the double scales (AD: 6,688 B of constants fewer)."""
+        return self.platform.has_mve
 
     def integer_requant_form(self) -> IntegerRequant | None:
         """``integer_requant`` whatever the knobs, computed once (variants and emission ask)."""
-        cached = self.__dict__.get("_integer_requant", False)
-        if cached is False:
+        if "_integer_requant" not in self.__dict__:
             lo, hi = quantized_clamp(self.options.activation, self.target)
-            cached = integer_requant(
+            self.__dict__["_integer_requant"] = integer_requant(
                 self.effective_scales(), self.target.zero_point(), max(lo, -128), min(hi, 127)
             )
-            self.__dict__["_integer_requant"] = cached
-        return cached
+        requant: IntegerRequant | None = self.__dict__["_integer_requant"]
+        return requant
 
     def helium_layer(self) -> HeliumLayer | None:
         """The per-layer Helium loop (``fc_helium``), when the packed int8 kernel runs, the filter
         has no offset and the offset-in-the-multiply requantization is proved for the layer."""
         if not self.packs_filter() or self.filter_offset() != 0 or not self.helium_core():
             return None
-        cached = self.__dict__.get("_helium_layer", False)
-        if cached is False:
+        if "_helium_layer" not in self.__dict__:
             units, depth = self.weights.shape
             lo, hi = quantized_clamp(self.options.activation, self.target)
             lo, hi = max(lo, -128), min(hi, 127)
@@ -344,10 +346,11 @@ class FullyConnectedOperator(KernelCallOperator):
             fused = integer_requant(self.effective_scales(), offset, lo, hi, fused=True)
             # Every goal, size too: on AD the unrolled 640-deep loop (2.4 KB) is smaller than
             # the library's loops it leaves unlinked on Helium.
-            cached = helium_layer(int(depth), int(units), fused, offset, lo, hi)
-            if cached is not None:
-                self.__dict__["_helium_multipliers"] = fused.multipliers  # type: ignore[union-attr]
-            self.__dict__["_helium_layer"] = cached
+            layer = helium_layer(int(depth), int(units), fused, offset, lo, hi)
+            if layer is not None and fused is not None:  # helium_layer needs the fused form
+                self.__dict__["_helium_multipliers"] = fused.multipliers
+            self.__dict__["_helium_layer"] = layer
+        cached: HeliumLayer | None = self.__dict__["_helium_layer"]
         return cached
 
     def compute_values(self) -> dict[str, Any]:
@@ -357,7 +360,7 @@ class FullyConnectedOperator(KernelCallOperator):
         layer = self.helium_layer()
         if layer is not None:
             self.TEMPLATE = "fc_helium.c.mako"
-            folded = self.get_local_tensor("folded_bias").data
+            folded = self.get_local_tensor("folded_bias").required_data()
             table = block_table(folded, self.__dict__["_helium_multipliers"])
             values["helium"] = {
                 "table": [str(int(v)) for v in table],
@@ -374,7 +377,7 @@ class FullyConnectedOperator(KernelCallOperator):
 
     def effective_scales(self) -> np.ndarray:
         """double(input scale) * double(weight scale) / double(output scale), per unit or one."""
-        scales = np.asarray(self.weights.quantization.scale, np.float32)
+        scales = np.asarray(self.weights.required_quantization().scale, np.float32)
         return (
             float(np.float32(self.source.scale()))
             * scales.astype(np.float64)
@@ -391,7 +394,7 @@ class FullyConnectedOperator(KernelCallOperator):
             ("input_features", str(depth)),
             ("output_features", str(units)),
         ]
-        tables = []
+        tables: list[CTable] = []
         if self.kind() == "f16":
             lo, hi = float_clamp(self.options.activation)
             fields += [("act_min_f32", c_float(lo)), ("act_max_f32", c_float(hi))]
@@ -418,7 +421,7 @@ class FullyConnectedOperator(KernelCallOperator):
             )
             tables.append(table)
             lo, hi = quantized_clamp(self.options.activation, self.target)
-            per_channel = self.weights.quantization.per_channel
+            per_channel = self.weights.required_quantization().per_channel
             fields += [
                 ("input_offset", str(-self.source.zero_point())),
                 ("filter_offset", str(self.filter_offset())),
@@ -580,8 +583,13 @@ REGISTRATIONS = [
         parse_fully_connected,
         AirFullyConnectedOptions,
         FullyConnectedOperator,
+        arity=Arity(2, 3, max_outputs=2, optional=(2,)),
     ),
     OperatorRecord(
-        AirOpType.BATCH_MATMUL.value, parse_batch_matmul, AirBatchMatMulOptions, BatchMatMulOperator
+        AirOpType.BATCH_MATMUL.value,
+        parse_batch_matmul,
+        AirBatchMatMulOptions,
+        BatchMatMulOperator,
+        arity=Arity(2, 2),
     ),
 ]

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
+from helia_aot.pack import Arity, OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.layout import product
-from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE, SAME_QUANTIZATION
+from helia_aot_ops_builtin.movers import ANY_DTYPE, SAME_QUANTIZATION
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.quantization import quantization_problems
 
@@ -136,7 +136,7 @@ class GatherOperator(BuiltinOperator):
             indices.dtype.itemsize,
         ]
 
-        def tensor(t):
+        def tensor(t: AirTensor) -> str:
             return f"ctx->tensor_ptrs[{self.tensor_enum(t)}]"
 
         return {
@@ -149,5 +149,5 @@ class GatherOperator(BuiltinOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.GATHER.value, parse_gather, AirGatherOptions, GatherOperator),
+    OperatorRecord(AirOpType.GATHER.value, parse_gather, AirGatherOptions, GatherOperator, arity=Arity(2, 2)),
 ]

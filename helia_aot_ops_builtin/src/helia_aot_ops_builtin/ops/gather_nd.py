@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from helia_aot.air import AirTensorType
+from helia_aot.air import AirTensor, AirTensorType
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import label
@@ -48,7 +48,7 @@ SCATTER_KINDS = {
 """``HK_INDEX_KIND_*`` of the update types LiteRT's SCATTER_ND adds."""
 
 
-def _range_problems(geometry: NdGeometry, indices) -> list[str]:
+def _range_problems(geometry: NdGeometry, indices: AirTensor | None) -> list[str]:
     values = constant_values(indices)
     if values is None or geometry.count == 0:
         return []

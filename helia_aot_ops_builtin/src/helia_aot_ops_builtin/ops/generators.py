@@ -15,13 +15,12 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirTensor, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator, label
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator, label
 from helia_aot_ops_builtin.index_geometry import constant_values
 from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides, fit_rank
 from helia_aot_ops_builtin.movers import (
-    KERNEL_STATUS_BASE,
     SAME_QUANTIZATION,
     CopyPlanOperator,
     CopyStep,
@@ -200,7 +199,7 @@ class WhereOperator(BuiltinOperator):
 
 REGISTRATIONS = [
     OperatorRecord("FILL", parse_fill, None, FillOperator),
-    OperatorRecord("ZEROS_LIKE", parse_zeros_like, None, ZerosLikeOperator),
+    OperatorRecord("ZEROS_LIKE", parse_zeros_like, None, ZerosLikeOperator, arity=Arity(1, 1)),
     OperatorRecord("DILATE", parse_dilate, None, DilateOperator),
     OperatorRecord("WHERE", parse_where, None, WhereOperator),
 ]

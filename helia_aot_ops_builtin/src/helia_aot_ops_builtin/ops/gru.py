@@ -80,7 +80,7 @@ class GruOperator(KernelCallOperator):
 
     def _geometry(self) -> tuple[int, int, int]:
         """(steps, input_size, units)."""
-        source, kernel = self.input_tensors[0], self.tensor(1)
+        source, kernel = self.input_tensors[0], self.required_input(1)
         return source.shape[1], source.shape[2], kernel.shape[0] // 3
 
     def sequence_output(self) -> bool:
@@ -157,7 +157,7 @@ class GruOperator(KernelCallOperator):
             ("sequence_output", "1" if self.sequence_output() else "0"),
         ]
         state = self.tensor(5)
-        carried = state is not None and state.kind is AirTensorKind.PERSISTENT
+        carried = state if state is not None and state.kind is AirTensorKind.PERSISTENT else None
         args = [
             self.data_ptr(self.input_tensors[0]),
             self.data_ptr(self.tensor(1)),
@@ -165,7 +165,7 @@ class GruOperator(KernelCallOperator):
             self.data_ptr(self.tensor(3)),
             self.data_ptr(self.tensor(4)),
             self.data_ptr(state),
-            self.ptr(state) if carried else "NULL",
+            "NULL" if carried is None else self.ptr(carried),
             self.ptr(self.output_tensors[0]),
             self.ptr(self.get_local_tensor("scratch"), ctype="float"),
         ]

@@ -71,9 +71,10 @@ def _intermediates(op_id: int, subgraph: Any) -> tuple[tuple[float | None, ...],
     zero_points: list[int] = []
     for index in intermediates_of(operator_at(subgraph, op_id)):
         q = subgraph.tensors[index].quantization if index >= 0 else None
-        has = q is not None and q.scale is not None and len(q.scale) > 0
-        scales.append(float(np.float32(q.scale[0])) if has else None)
-        zero_points.append(int(q.zeroPoint[0]) if has and q.zeroPoint is not None and len(q.zeroPoint) else 0)
+        scale = [] if q is None or q.scale is None else list(q.scale)
+        zero_point = [] if q is None or q.zeroPoint is None else list(q.zeroPoint)
+        scales.append(float(np.float32(scale[0])) if scale else None)
+        zero_points.append(int(zero_point[0]) if scale and zero_point else 0)
     return tuple(scales), tuple(zero_points)
 
 
@@ -104,10 +105,8 @@ def _wrap32(values: np.ndarray) -> np.ndarray:
     return (((values + (1 << 31)) % (1 << 32)) - (1 << 31)).astype(np.int32)
 
 
-def effective_bias(weights: np.ndarray | None, zero_point: int, bias: np.ndarray | None) -> np.ndarray | None:
+def effective_bias(weights: np.ndarray, zero_point: int, bias: np.ndarray | None) -> np.ndarray:
     """LiteRT ``PrecomputeZeroPointTimesWeightWithBias``: bias + zero_point * row sums (int32)."""
-    if weights is None:
-        return None
     w = np.asarray(weights, np.int64).reshape(weights.shape[0], -1)
     total = np.zeros(w.shape[0], np.int64) if bias is None else np.asarray(bias, np.int64).reshape(-1)
     return _wrap32(total + int(zero_point) * w.sum(axis=1))
@@ -146,7 +145,7 @@ class LstmOperator(BuiltinOperator):
 
     @property
     def source(self) -> AirTensor:
-        return self.input_or_none(INPUT)  # type: ignore[return-value]
+        return self.required_input(INPUT)
 
     @property
     def target(self) -> AirTensor:
@@ -172,8 +171,8 @@ class LstmOperator(BuiltinOperator):
             max_time, n_batch = shape[0], shape[1]
         else:
             n_batch, max_time = shape[0], shape[1]
-        n_cell = self.at(INPUT_TO[3]).shape[0]  # type: ignore[union-attr]
-        n_output = self.at(RECURRENT_TO[3]).shape[-1]  # type: ignore[union-attr]
+        n_cell = self.required_input(INPUT_TO[3]).shape[0]
+        n_output = self.required_input(RECURRENT_TO[3]).shape[-1]
         return int(max_time), int(n_batch), int(shape[2]), int(n_cell), int(n_output)
 
     # -- checks ---------------------------------------------------------------------------------
@@ -192,9 +191,10 @@ class LstmOperator(BuiltinOperator):
         if state is None or cell is None:
             yield "the output state and cell state inputs must be variable tensors"
             return
-        if any(t is None for t in (self.at(INPUT_TO[3]), self.at(RECURRENT_TO[3]))):
+        recurrent = self.at(RECURRENT_TO[3])
+        if self.at(INPUT_TO[3]) is None or recurrent is None:
             return
-        if opts.diagonal_recurrent or len(self.at(RECURRENT_TO[3]).shape) != 2:  # type: ignore[union-attr]
+        if opts.diagonal_recurrent or len(recurrent.shape) != 2:
             yield "diagonal recurrent weights are not supported"
             return
         if opts.activation not in ACTIVATION_CODES:
@@ -296,8 +296,8 @@ class LstmOperator(BuiltinOperator):
                 if tensor is not None and tuple(tensor.shape) != shape:
                     name = self._input_name(position)
                     yield f"{name} {label(tensor)} is {tuple(tensor.shape)}, not {shape}"
-            for position in (CELL_TO[g], LAYER_NORM[g] if self.use_layer_norm() else None):
-                tensor = self.at(position)
+            for optional in (CELL_TO[g], LAYER_NORM[g] if self.use_layer_norm() else None):
+                tensor = self.at(optional)
                 if tensor is not None and tuple(tensor.shape) != (n_cell,):
                     yield f"{label(tensor)} is {tuple(tensor.shape)}, not ({n_cell},)"
         proj = self.at(PROJECTION_WEIGHTS)
@@ -447,11 +447,11 @@ class LstmOperator(BuiltinOperator):
                 bias = self.at(BIAS[g])
                 gate_bias = None if ln or bias is None else bias.data
                 arrays[f"input_bias_{GATES[g]}"] = effective_bias(
-                    self.at(INPUT_TO[g]).data, input_offset, gate_bias
-                )  # type: ignore[union-attr]
+                    self.required_input(INPUT_TO[g]).required_data(), input_offset, gate_bias
+                )
                 arrays[f"recurrent_bias_{GATES[g]}"] = effective_bias(
-                    self.at(RECURRENT_TO[g]).data, state_offset, None
-                )  # type: ignore[union-attr]
+                    self.required_input(RECURRENT_TO[g]).required_data(), state_offset, None
+                )
         eff_hidden = np.float32(2.0**-15 / float(np.float32(hidden_scale)) * 2.0**-15)
         proj = self.at(PROJECTION_WEIGHTS)
         eff_proj = np.float32(
@@ -465,19 +465,19 @@ class LstmOperator(BuiltinOperator):
         cell_clip = 0
         if opts.cell_clip > 0:
             cell_clip = int(
-                min(max(np.float32(opts.cell_clip) / np.float32(cell.scale()), -32768.0), 32767.0)
+                min(max(float(np.float32(opts.cell_clip) / np.float32(cell.scale())), -32768.0), 32767.0)
             )
         proj_clip = 0
         if opts.proj_clip > 0:
             proj_clip = int(
-                min(max(np.float32(opts.proj_clip) / np.float32(self.target.scale()), -128.0), 127.0)
+                min(max(float(np.float32(opts.proj_clip) / np.float32(self.target.scale())), -128.0), 127.0)
             )
         params["cell_clip"], params["proj_clip"] = cell_clip, proj_clip
         if proj is not None:
             pbias = self.at(PROJECTION_BIAS)
             arrays["projection_bias"] = effective_bias(
-                proj.data, hidden_zp, None if pbias is None else pbias.data
-            )  # type: ignore[assignment]
+                proj.required_data(), hidden_zp, None if pbias is None else pbias.data
+            )
         return {"params": params, "arrays": arrays}
 
     # -- emission -------------------------------------------------------------------------------
@@ -531,8 +531,8 @@ class LstmOperator(BuiltinOperator):
         }
         args = [
             self.ptr(self.source, const=True),
-            self.ptr(self.at(OUTPUT_STATE)),
-            self.ptr(self.at(CELL_STATE)),
+            self.ptr(self.required_input(OUTPUT_STATE)),
+            self.ptr(self.required_input(CELL_STATE)),
             self.ptr(self.target),
             self.ptr(self.get_local_tensor("scratch"), ctype="float"),
         ]
@@ -622,7 +622,8 @@ class LstmOperator(BuiltinOperator):
         return max_time * n_batch * per_step
 
     def parameters(self) -> int:
-        return sum(self.at(p).size for p in self._weight_positions() if self.at(p) is not None)  # type: ignore[union-attr]
+        present = (self.at(p) for p in self._weight_positions())
+        return sum(tensor.size for tensor in present if tensor is not None)
 
 
 REGISTRATIONS = [
@@ -713,7 +714,7 @@ class BidirectionalLstmOperator(BuiltinOperator):
 
     @property
     def source(self) -> AirTensor:
-        return self.input_or_none(INPUT)  # type: ignore[return-value]
+        return self.required_input(INPUT)
 
     def uses_aux_weights(self) -> bool:
         return self.at(FORWARD.aux_to[1]) is not None
@@ -760,9 +761,9 @@ class BidirectionalLstmOperator(BuiltinOperator):
                 yield f"the {name} peephole weights must be all present or all absent"
             if self.at(d.projection) is None and n_output != n_cell:
                 yield f"the {name} output size {n_output} is not its cell count {n_cell} (no projection)"
-            state, cell = self.at(d.state), self.at(d.cell)
+            state, cell = self.required_input(d.state), self.required_input(d.cell)
             batch = steps[1] if opts.time_major else steps[0]
-            if state.size != batch * n_output or cell.size != batch * n_cell:  # type: ignore[union-attr]
+            if state.size != batch * n_output or cell.size != batch * n_cell:
                 yield f"the {name} states do not hold {batch} rows of {n_output} and {n_cell} values"
             for position in self._positions(d):
                 tensor = self.at(position)
@@ -802,10 +803,8 @@ class BidirectionalLstmOperator(BuiltinOperator):
         return {"lstm": "hk_lstm_f32"}
 
     def _ptrs(self, positions: Sequence[int | None]) -> list[str]:
-        return [
-            "NULL" if self.at(p) is None else self.ptr(self.at(p), const=True, ctype="float")  # type: ignore[arg-type]
-            for p in positions
-        ]
+        tensors = [self.at(p) for p in positions]
+        return ["NULL" if t is None else self.ptr(t, const=True, ctype="float") for t in tensors]
 
     def _call(self, name: str, d: Direction, reverse: bool) -> dict[str, Any]:
         opts = self.options
@@ -849,8 +848,8 @@ class BidirectionalLstmOperator(BuiltinOperator):
         args = [
             self.ptr(source, const=True, ctype="float"),
             "NULL" if aux is None else self.ptr(aux, const=True, ctype="float"),
-            self.ptr(self.at(d.state), ctype="float"),  # type: ignore[arg-type]
-            self.ptr(self.at(d.cell), ctype="float"),  # type: ignore[arg-type]
+            self.ptr(self.required_input(d.state), ctype="float"),
+            self.ptr(self.required_input(d.cell), ctype="float"),
             out,
             self.ptr(self.get_local_tensor("scratch"), ctype="float"),
         ]
@@ -883,7 +882,8 @@ class BidirectionalLstmOperator(BuiltinOperator):
 
     def parameters(self) -> int:
         positions = [p for d in (FORWARD, BACKWARD) for p in self._positions(d)]
-        return sum(self.at(p).size for p in positions if self.at(p) is not None)  # type: ignore[union-attr]
+        present = (self.at(p) for p in positions)
+        return sum(tensor.size for tensor in present if tensor is not None)
 
 
 REGISTRATIONS.append(

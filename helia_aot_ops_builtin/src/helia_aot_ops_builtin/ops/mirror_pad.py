@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
@@ -111,4 +111,6 @@ class MirrorPadOperator(CopyPlanOperator):
         return steps
 
 
-REGISTRATIONS = [OperatorRecord("MIRROR_PAD", parse_mirror_pad, AirMirrorPadOptions, MirrorPadOperator)]
+REGISTRATIONS = [
+    OperatorRecord("MIRROR_PAD", parse_mirror_pad, AirMirrorPadOptions, MirrorPadOperator, arity=Arity(2, 2))
+]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.index_geometry import INDEX_SIZES, constant_values, tensor_ptr
@@ -106,4 +106,6 @@ class OneHotOperator(KernelCallOperator):
         )
 
 
-REGISTRATIONS = [OperatorRecord("ONE_HOT", parse_one_hot, AirOneHotOptions, OneHotOperator)]
+REGISTRATIONS = [
+    OperatorRecord("ONE_HOT", parse_one_hot, AirOneHotOptions, OneHotOperator, arity=Arity(4, 4))
+]

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from helia_aot.air import AirOpType, AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import embed_copy
 from helia_aot_ops_builtin.movers import (
@@ -33,7 +33,7 @@ class PadOperator(CopyPlanOperator):
     """PAD: fill with zero (the output zero point when quantized), copy the input inside."""
 
     TYPE = AirOpType.PAD.value
-    RESTRICTIONS = (
+    RESTRICTIONS: tuple[str, ...] = (
         SAME_QUANTIZATION,
         "The paddings must be a constant [rank, 2] tensor of non-negative values.",
     )
@@ -106,6 +106,6 @@ class PadV2Operator(PadOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.PAD.value, parse_pad, None, PadOperator),
-    OperatorRecord(AirOpType.PADV2.value, parse_padv2, None, PadV2Operator),
+    OperatorRecord(AirOpType.PAD.value, parse_pad, None, PadOperator, arity=Arity(2, 2)),
+    OperatorRecord(AirOpType.PADV2.value, parse_padv2, None, PadV2Operator, arity=Arity(2, 3, optional=(2,))),
 ]

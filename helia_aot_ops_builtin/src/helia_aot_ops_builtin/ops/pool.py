@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
@@ -182,7 +182,13 @@ class MaxPool2DOperator(_PoolOperator):
 
 REGISTRATIONS = [
     OperatorRecord(
-        AirOpType.AVERAGE_POOL_2D.value, parse_average_pool_2d, AirPool2DOptions, AveragePool2DOperator
+        AirOpType.AVERAGE_POOL_2D.value,
+        parse_average_pool_2d,
+        AirPool2DOptions,
+        AveragePool2DOperator,
+        arity=Arity(1, 1),
     ),
-    OperatorRecord(AirOpType.MAX_POOL_2D.value, parse_max_pool_2d, AirPool2DOptions, MaxPool2DOperator),
+    OperatorRecord(
+        AirOpType.MAX_POOL_2D.value, parse_max_pool_2d, AirPool2DOptions, MaxPool2DOperator, arity=Arity(1, 1)
+    ),
 ]

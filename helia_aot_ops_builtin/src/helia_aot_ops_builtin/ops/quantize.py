@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from helia_aot.air import AirOpType, AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
@@ -234,6 +234,6 @@ class DequantizeOperator(_OneToOneOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.QUANTIZE.value, parse_quantize, None, QuantizeOperator),
-    OperatorRecord(AirOpType.DEQUANTIZE.value, parse_dequantize, None, DequantizeOperator),
+    OperatorRecord(AirOpType.QUANTIZE.value, parse_quantize, None, QuantizeOperator, arity=Arity(1, 1)),
+    OperatorRecord(AirOpType.DEQUANTIZE.value, parse_dequantize, None, DequantizeOperator, arity=Arity(1, 1)),
 ]

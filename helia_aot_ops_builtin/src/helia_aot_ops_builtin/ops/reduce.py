@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.base import label
 from helia_aot_ops_builtin.broadcast_geometry import (
@@ -89,8 +89,14 @@ PROD_RESCALE = (
 
 class _ReduceOperator(KernelCallOperator):
     KERNELS = ("reduce",)
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float32)
-    RESTRICTIONS = (SAME_TYPE, CONSTANT_AXES, FOLDED_LOOPS, PER_TENSOR, "The input must not be empty.")
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float32)
+    RESTRICTIONS: tuple[str, ...] = (
+        SAME_TYPE,
+        CONSTANT_AXES,
+        FOLDED_LOOPS,
+        PER_TENSOR,
+        "The input must not be empty.",
+    )
     MEAN = False
 
     @property
@@ -283,7 +289,7 @@ class ReduceProdOperator(_ReduceOperator):
 class _MeanSumOperator(_ReduceOperator):
     """MEAN and SUM: also float16, through the ``reduce_f16`` family (float accumulation)."""
 
-    SUPPORTED_DTYPES = (np.int8, np.int16, np.float16, np.float32)
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.int16, np.float16, np.float32)
     RESTRICTIONS = _ReduceOperator.RESTRICTIONS + (FLOAT16_RESTRICTION,)
 
     def kernel_families(self) -> tuple[str, ...]:
@@ -321,9 +327,11 @@ class SumOperator(_MeanSumOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator),
-    OperatorRecord(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator),
-    OperatorRecord("REDUCE_MAX", parse_reduce_max, AirReducerOptions, ReduceMaxOperator),
-    OperatorRecord("REDUCE_MIN", parse_reduce_min, AirReducerOptions, ReduceMinOperator),
-    OperatorRecord("REDUCE_PROD", parse_reduce_prod, AirReducerOptions, ReduceProdOperator),
+    OperatorRecord(AirOpType.MEAN.value, parse_mean, AirReducerOptions, MeanOperator, arity=Arity(2, 2)),
+    OperatorRecord(AirOpType.SUM.value, parse_sum, AirReducerOptions, SumOperator, arity=Arity(2, 2)),
+    OperatorRecord("REDUCE_MAX", parse_reduce_max, AirReducerOptions, ReduceMaxOperator, arity=Arity(2, 2)),
+    OperatorRecord("REDUCE_MIN", parse_reduce_min, AirReducerOptions, ReduceMinOperator, arity=Arity(2, 2)),
+    OperatorRecord(
+        "REDUCE_PROD", parse_reduce_prod, AirReducerOptions, ReduceProdOperator, arity=Arity(2, 2)
+    ),
 ]

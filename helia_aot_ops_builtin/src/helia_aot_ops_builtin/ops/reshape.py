@@ -15,10 +15,10 @@ from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.converters.litert.schema_access import int_list
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import ANY_DTYPE, KERNEL_STATUS_BASE, SAME_QUANTIZATION, constant_ints
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.movers import ANY_DTYPE, SAME_QUANTIZATION, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.quantization import quantization_problems
 
@@ -56,7 +56,10 @@ class ReshapeOperator(BuiltinOperator):
 
     TYPE = AirOpType.RESHAPE.value
     SUPPORTED_DTYPES = ANY_DTYPE
-    RESTRICTIONS = (SAME_QUANTIZATION, "The output must hold exactly as many elements as the input.")
+    RESTRICTIONS: tuple[str, ...] = (
+        SAME_QUANTIZATION,
+        "The output must hold exactly as many elements as the input.",
+    )
     KERNELS = ("copy",)
     TEMPLATE = "reshape.c.mako"
     MOVES_DATA_ONLY = True
@@ -123,7 +126,17 @@ class ExpandDimsOperator(ReshapeOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.RESHAPE.value, parse_reshape, AirReshapeOptions, ReshapeOperator),
-    OperatorRecord(AirOpType.SQUEEZE.value, parse_squeeze, AirSqueezeOptions, SqueezeOperator),
-    OperatorRecord(AirOpType.EXPAND_DIMS.value, parse_expand_dims, None, ExpandDimsOperator),
+    OperatorRecord(
+        AirOpType.RESHAPE.value,
+        parse_reshape,
+        AirReshapeOptions,
+        ReshapeOperator,
+        arity=Arity(1, 2, optional=(1,)),
+    ),
+    OperatorRecord(
+        AirOpType.SQUEEZE.value, parse_squeeze, AirSqueezeOptions, SqueezeOperator, arity=Arity(1, 1)
+    ),
+    OperatorRecord(
+        AirOpType.EXPAND_DIMS.value, parse_expand_dims, None, ExpandDimsOperator, arity=Arity(2, 2)
+    ),
 ]

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
-from helia_aot_ops_builtin.base import BuiltinOperator
-from helia_aot_ops_builtin.movers import KERNEL_STATUS_BASE, SAME_QUANTIZATION, constant_ints
+from helia_aot_ops_builtin.base import KERNEL_STATUS_BASE, BuiltinOperator
+from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, constant_ints
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.quantization import quantization_problems
 
@@ -64,20 +64,20 @@ def bilinear_lower_bounds(in_size: int, out_size: int, align: bool, half: bool, 
         scaled = [v * scale + scale // 2 - (1 << 9) if half else v * scale for v in range(out_size)]
         return [s >> 10 if s > 0 else 0 for s in scaled]
     if align and out_size > 1:
-        scale = _F32(in_size - 1) / _F32(out_size - 1)
+        step = _F32(in_size - 1) / _F32(out_size - 1)
     else:
-        scale = _F32(in_size) / _F32(out_size)
+        step = _F32(in_size) / _F32(out_size)
     v = np.arange(out_size).astype(_F32)
-    scaled = (v + _F32(0.5)) * scale - _F32(0.5) if half else v * scale
-    return [max(int(x), 0) for x in np.floor(scaled)]
+    coordinates = (v + _F32(0.5)) * step - _F32(0.5) if half else v * step
+    return [max(int(x), 0) for x in np.floor(coordinates)]
 
 
 class ResizeNearestOperator(BuiltinOperator):
     """RESIZE_NEAREST_NEIGHBOR: copies whole pixels (any element type)."""
 
     TYPE = AirOpType.RESIZE_NEAREST_NEIGHBOR.value
-    SUPPORTED_DTYPES = (np.int8, np.uint8, np.int16, np.int32, np.float16, np.float32)
-    RESTRICTIONS = (
+    SUPPORTED_DTYPES: tuple[type, ...] = (np.int8, np.uint8, np.int16, np.int32, np.float16, np.float32)
+    RESTRICTIONS: tuple[str, ...] = (
         SAME_QUANTIZATION,
         "The input must be 4-D (NHWC).",
         "The size input must be a constant [height, width] matching the output.",
@@ -92,7 +92,9 @@ class ResizeNearestOperator(BuiltinOperator):
     def function(self) -> str:
         return "resize_nearest"
 
-    def geometry_problems(self, in_shape, out_shape, options) -> Iterable[str]:
+    def geometry_problems(
+        self, in_shape: tuple[int, ...], out_shape: tuple[int, ...], options: AirResizeOptions
+    ) -> Iterable[str]:
         return ()
 
     def check(self) -> Iterable[str]:
@@ -149,7 +151,9 @@ class ResizeBilinearOperator(ResizeNearestOperator):
     def function(self) -> str:
         return _BILINEAR[self.input_tensors[0].dtype]
 
-    def geometry_problems(self, in_shape, out_shape, options) -> Iterable[str]:
+    def geometry_problems(
+        self, in_shape: tuple[int, ...], out_shape: tuple[int, ...], options: AirResizeOptions
+    ) -> Iterable[str]:
         if options.align_corners and options.half_pixel_centers:
             yield "align_corners and half_pixel_centers are both set"
             return
@@ -171,9 +175,17 @@ class ResizeBilinearOperator(ResizeNearestOperator):
 
 REGISTRATIONS = [
     OperatorRecord(
-        AirOpType.RESIZE_NEAREST_NEIGHBOR.value, parse_resize_nearest, AirResizeOptions, ResizeNearestOperator
+        AirOpType.RESIZE_NEAREST_NEIGHBOR.value,
+        parse_resize_nearest,
+        AirResizeOptions,
+        ResizeNearestOperator,
+        arity=Arity(2, 2),
     ),
     OperatorRecord(
-        AirOpType.RESIZE_BILINEAR.value, parse_resize_bilinear, AirResizeOptions, ResizeBilinearOperator
+        AirOpType.RESIZE_BILINEAR.value,
+        parse_resize_bilinear,
+        AirResizeOptions,
+        ResizeBilinearOperator,
+        arity=Arity(2, 2),
     ),
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides, normalize_axis
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
@@ -60,4 +60,4 @@ class ReverseV2Operator(CopyPlanOperator):
         return [CopyStep(source, self.output_tensors[0], walk)]
 
 
-REGISTRATIONS = [OperatorRecord("REVERSE_V2", parse_reverse_v2, None, ReverseV2Operator)]
+REGISTRATIONS = [OperatorRecord("REVERSE_V2", parse_reverse_v2, None, ReverseV2Operator, arity=Arity(2, 2))]

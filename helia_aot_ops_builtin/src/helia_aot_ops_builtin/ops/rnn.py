@@ -83,10 +83,11 @@ class SequenceRnnOperator(KernelCallOperator):
         return "rnn_sequence_f32"
 
     def check(self) -> Iterable[str]:
-        if len(self.input_tensors) < 5 or any(t is None for t in (self.input_or_none(i) for i in range(5))):
+        present = [tensor for tensor in (self.input_or_none(i) for i in range(5)) if tensor is not None]
+        if len(self.input_tensors) < 5 or len(present) < 5:
             yield "input, weights, recurrent weights, bias and hidden state are required"
             return
-        source, weights, recurrent, bias, hidden = (self.input_or_none(i) for i in range(5))
+        source, weights, recurrent, bias, hidden = present
         target: AirTensor = self.output_tensors[0]
         for tensor in (weights, recurrent, bias):
             if tensor.dtype.numpy != np.float32:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin import activation_quantization as aq
 from helia_aot_ops_builtin.c_struct import struct_init
@@ -219,12 +219,13 @@ class LocalResponseNormalizationOperator(RowOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(LOG_SOFTMAX, simple_parser(LOG_SOFTMAX), None, LogSoftmaxOperator),
+    OperatorRecord(LOG_SOFTMAX, simple_parser(LOG_SOFTMAX), None, LogSoftmaxOperator, arity=Arity(1, 1)),
     OperatorRecord(
         L2_NORMALIZATION,
         simple_parser(L2_NORMALIZATION, _l2_options),
         AirL2NormOptions,
         L2NormalizationOperator,
+        arity=Arity(1, 1),
     ),
     OperatorRecord(
         LOCAL_RESPONSE_NORMALIZATION,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy, window_copy
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
@@ -104,7 +104,8 @@ def resolve_strided_slice(
 
     num_add_axis = sum(1 for i in range(count) if not bit(o.ellipsis_mask, i) and bit(o.new_axis_mask, i))
     dims = rank + num_add_axis
-    ellipsis, new_axis = set(), set()
+    ellipsis: set[int] = set()
+    new_axis: set[int] = set()
     ellipsis_start, expanded = dims, 0
     i = 0
     while i < dims:
@@ -243,8 +244,12 @@ class StridedSliceOperator(CopyPlanOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.SLICE.value, parse_slice, None, SliceOperator),
+    OperatorRecord(AirOpType.SLICE.value, parse_slice, None, SliceOperator, arity=Arity(3, 3)),
     OperatorRecord(
-        AirOpType.STRIDED_SLICE.value, parse_strided_slice, AirStridedSliceOptions, StridedSliceOperator
+        AirOpType.STRIDED_SLICE.value,
+        parse_strided_slice,
+        AirStridedSliceOptions,
+        StridedSliceOperator,
+        arity=Arity(4, 4),
     ),
 ]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.codegen import c_float
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.c_struct import struct_init
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION
@@ -23,7 +23,7 @@ from helia_aot_ops_builtin.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.parsing import simple_parser
 from helia_aot_ops_builtin.softmax_scaling import softmax_s8_params, softmax_s16_params
 
-_PAIRS = {
+_PAIRS: dict[tuple[type, type], str] = {
     (np.float32, np.float32): "softmax_f32",
     (np.float16, np.float16): "softmax_f16",
     (np.int8, np.int8): "softmax_s8",
@@ -152,5 +152,7 @@ class SoftmaxOperator(KernelCallOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.SOFTMAX.value, parse_softmax, AirSoftmaxOptions, SoftmaxOperator),
+    OperatorRecord(
+        AirOpType.SOFTMAX.value, parse_softmax, AirSoftmaxOptions, SoftmaxOperator, arity=Arity(1, 1)
+    ),
 ]

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Iterable
 
 import numpy as np
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy, contiguous_strides, product
 from helia_aot_ops_builtin.movers import (
@@ -92,9 +92,9 @@ class SpaceToBatchNdOperator(_BlockBatchOperator):
         "multiple of its block size.",
     )
 
-    def expected_shape(self, block, pairs):
+    def expected_shape(self, block: list[int], pairs: list[tuple[int, int]]) -> tuple[int, ...]:
         shape = [int(d) for d in self.input_tensors[0].shape]
-        spatial = []
+        spatial: list[int] = []
         for k, (b, (a, z)) in enumerate(zip(block, pairs)):
             padded = shape[1 + k] + a + z
             if padded % b:
@@ -154,14 +154,14 @@ class BatchToSpaceNdOperator(_BlockBatchOperator):
     )
     PAIRS_NAME = "crops"
 
-    def expected_shape(self, block, pairs):
+    def expected_shape(self, block: list[int], pairs: list[tuple[int, int]]) -> tuple[int, ...]:
         shape = [int(d) for d in self.input_tensors[0].shape]
         blocks = product(block)
         if shape[0] % blocks:
             raise ValueError(
                 f"the input batch {shape[0]} is not a multiple of the block sizes' product {blocks}"
             )
-        spatial = []
+        spatial: list[int] = []
         for k, (b, (a, z)) in enumerate(zip(block, pairs)):
             size = shape[1 + k] * b - a - z
             if size < 0:
@@ -200,6 +200,10 @@ class BatchToSpaceNdOperator(_BlockBatchOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord("SPACE_TO_BATCH_ND", parse_space_to_batch_nd, None, SpaceToBatchNdOperator),
-    OperatorRecord("BATCH_TO_SPACE_ND", parse_batch_to_space_nd, None, BatchToSpaceNdOperator),
+    OperatorRecord(
+        "SPACE_TO_BATCH_ND", parse_space_to_batch_nd, None, SpaceToBatchNdOperator, arity=Arity(3, 3)
+    ),
+    OperatorRecord(
+        "BATCH_TO_SPACE_ND", parse_batch_to_space_nd, None, BatchToSpaceNdOperator, arity=Arity(3, 3)
+    ),
 ]

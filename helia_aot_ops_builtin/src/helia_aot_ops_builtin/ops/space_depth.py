@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import StridedCopy
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep
@@ -117,6 +117,10 @@ class DepthToSpaceOperator(_BlockOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord("SPACE_TO_DEPTH", parse_space_to_depth, AirBlockSizeOptions, SpaceToDepthOperator),
-    OperatorRecord("DEPTH_TO_SPACE", parse_depth_to_space, AirBlockSizeOptions, DepthToSpaceOperator),
+    OperatorRecord(
+        "SPACE_TO_DEPTH", parse_space_to_depth, AirBlockSizeOptions, SpaceToDepthOperator, arity=Arity(1, 1)
+    ),
+    OperatorRecord(
+        "DEPTH_TO_SPACE", parse_depth_to_space, AirBlockSizeOptions, DepthToSpaceOperator, arity=Arity(1, 1)
+    ),
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import band_copies, normalize_axis, product
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
@@ -55,7 +55,7 @@ class _CutOperator(CopyPlanOperator):
     KEEPS_AXIS = True
 
     def source(self) -> AirTensor:
-        return self.input_or_none(self.DATA_POSITION)
+        return self.required_input(self.DATA_POSITION)
 
     def axis(self) -> int:
         raise NotImplementedError
@@ -158,7 +158,25 @@ class UnpackOperator(_CutOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.SPLIT.value, parse_split, AirSplitOptions, SplitOperator),
-    OperatorRecord(AirOpType.SPLIT_V.value, parse_split_v, AirSplitOptions, SplitVOperator),
-    OperatorRecord(AirOpType.UNPACK.value, parse_unpack, AirUnpackOptions, UnpackOperator),
+    OperatorRecord(
+        AirOpType.SPLIT.value,
+        parse_split,
+        AirSplitOptions,
+        SplitOperator,
+        arity=Arity(2, 2, max_outputs=None),
+    ),
+    OperatorRecord(
+        AirOpType.SPLIT_V.value,
+        parse_split_v,
+        AirSplitOptions,
+        SplitVOperator,
+        arity=Arity(3, 3, max_outputs=None),
+    ),
+    OperatorRecord(
+        AirOpType.UNPACK.value,
+        parse_unpack,
+        AirUnpackOptions,
+        UnpackOperator,
+        arity=Arity(1, 1, max_outputs=None),
+    ),
 ]

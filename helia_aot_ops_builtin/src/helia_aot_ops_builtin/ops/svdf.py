@@ -141,8 +141,8 @@ class SvdfOperator(KernelCallOperator):
 
     def _geometry(self) -> tuple[int, int, int, int, int]:
         """(batches, input_size, filters, rank, memory)."""
-        filters, input_size = self.weights_feature.shape
-        return self.source.shape[0], input_size, filters, self.options.rank, self.weights_time.shape[1]
+        filters, input_size = self.required_input(1).shape
+        return self.source.shape[0], input_size, filters, self.options.rank, self.required_input(2).shape[1]
 
     def check(self) -> Iterable[str]:
         wf, wt, state = self.weights_feature, self.weights_time, self.state
@@ -220,8 +220,12 @@ class SvdfOperator(KernelCallOperator):
         if self.kind() in ("f32", "f16"):
             fields.append(("activation", str(FLOAT_ACTIVATIONS[self.options.activation])))
         else:
-            s_in, s_wf = self.source.scale(), self.weights_feature.scale()
-            s_state, s_wt, s_out = self.state.scale(), self.weights_time.scale(), self.target.scale()
+            s_in, s_wf = self.source.scale(), self.required_input(1).scale()
+            s_state, s_wt, s_out = (
+                self.required_input(4).scale(),
+                self.required_input(2).scale(),
+                self.target.scale(),
+            )
             m1, sh1 = quantize_multiplier(float32_scale(s_in, s_wf, divide_by=s_state))
             m2, sh2 = quantize_multiplier(float32_scale(s_state, s_wt, divide_by=s_out))
             fields += [
@@ -237,7 +241,7 @@ class SvdfOperator(KernelCallOperator):
             self.data_ptr(self.weights_feature),
             self.data_ptr(self.weights_time),
             self.data_ptr(self.bias),
-            self.ptr(self.state),
+            self.ptr(self.required_input(4)),
             self.ptr(self.target),
         ]
         return KernelCall(

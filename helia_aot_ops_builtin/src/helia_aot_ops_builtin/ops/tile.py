@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from helia_aot.air import AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import broadcast_copy, fit_rank, tile_copy
 from helia_aot_ops_builtin.movers import (
@@ -94,6 +94,6 @@ class BroadcastToOperator(CopyPlanOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord("TILE", parse_tile, None, TileOperator),
-    OperatorRecord("BROADCAST_TO", parse_broadcast_to, None, BroadcastToOperator),
+    OperatorRecord("TILE", parse_tile, None, TileOperator, arity=Arity(2, 2)),
+    OperatorRecord("BROADCAST_TO", parse_broadcast_to, None, BroadcastToOperator, arity=Arity(2, 2)),
 ]

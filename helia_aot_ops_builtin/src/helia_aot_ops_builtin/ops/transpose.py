@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from helia_aot.air import AirOpType
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.layout import MAX_RANK, transpose_copy
 from helia_aot_ops_builtin.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep, constant_ints
@@ -52,5 +52,5 @@ class TransposeOperator(CopyPlanOperator):
 
 
 REGISTRATIONS = [
-    OperatorRecord(AirOpType.TRANSPOSE.value, parse_transpose, None, TransposeOperator),
+    OperatorRecord(AirOpType.TRANSPOSE.value, parse_transpose, None, TransposeOperator, arity=Arity(2, 2)),
 ]

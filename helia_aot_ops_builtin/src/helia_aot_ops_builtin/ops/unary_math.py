@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from helia_aot.air import AirTensor
-from helia_aot.pack import OperatorRecord
+from helia_aot.pack import Arity, OperatorRecord
 
 from helia_aot_ops_builtin.elementwise_tables import TABLES, TABLES_INT16
 from helia_aot_ops_builtin.float16 import FLOAT16_RESTRICTION, is_half
@@ -149,7 +149,7 @@ def _unary(
             "RESTRICTIONS": restrictions,
         },
     )
-    return OperatorRecord(key, simple_parser(key), None, cls)
+    return OperatorRecord(key, simple_parser(key), None, cls, arity=Arity(1, 1))
 
 
 _TABLE_NOTE = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from helia_aot.air import AirOperatorOptions, AirTensorType
+from helia_aot.air import AirOperatorOptions, AirTensor, AirTensorType
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.base import label
@@ -59,7 +59,7 @@ def _padded(values: list[int]) -> list[int]:
     return values + [0] * (MAX_RANK - len(values))
 
 
-def _whole(source, target) -> CopyStep:
+def _whole(source: AirTensor, target: AirTensor) -> CopyStep:
     """One copy of every element of ``source`` into ``target`` (same size)."""
     return CopyStep(source, target, StridedCopy((int(source.size),), (1,), (1,)))
 

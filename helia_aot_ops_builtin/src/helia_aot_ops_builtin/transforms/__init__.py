@@ -7,6 +7,7 @@ They run in their classes' ``ORDER`` (the product's order), not in this list's o
 from __future__ import annotations
 
 from helia_aot.registry import RegistryContext
+from helia_aot.transforms import AirTransform
 
 from helia_aot_ops_builtin.transforms.depthwise_to_conv import DepthwiseToConv
 from helia_aot_ops_builtin.transforms.fold_invariant_variables import FoldInvariantVariables
@@ -16,7 +17,7 @@ from helia_aot_ops_builtin.transforms.schedule_constant_dequantize import Schedu
 from helia_aot_ops_builtin.transforms.static_shapes import FoldStaticShapeExpressions
 from helia_aot_ops_builtin.transforms.transpose_reverse_conv import TransposeReverseConv
 
-TRANSFORMS: list[type] = [
+TRANSFORMS: list[type[AirTransform]] = [
     FoldStaticShapeExpressions,
     FoldInvariantVariables,
     DepthwiseToConv,

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 from helia_aot.air import AirModel, AirOperator, AirTensor, AirTensorKind, AirTensorType
+from helia_aot.transforms import AirTransform
 
 # ops.shape and ops.slice (with their operator classes and dataclasses) are imported by the two
 # evaluators that need them: the transform runs on every conversion, and most models have neither
@@ -98,7 +99,7 @@ def _arithmetic(kind: str) -> Evaluator:
         a, b = (v.astype(np.int64) for v in values)
         if kind in ("FLOOR_DIV", "FLOOR_MOD", "DIV") and np.any(b == 0):
             raise ValueError("division by zero")  # left for the kernel to report
-        result = {
+        operations: dict[str, Callable[[], np.ndarray]] = {
             "ADD": lambda: a + b,
             "SUB": lambda: a - b,
             "MUL": lambda: a * b,
@@ -107,7 +108,8 @@ def _arithmetic(kind: str) -> Evaluator:
             "FLOOR_DIV": lambda: np.floor_divide(a, b),
             "FLOOR_MOD": lambda: np.mod(a, b),
             "DIV": lambda: np.trunc(a / b).astype(np.int64),
-        }[kind]()
+        }
+        result = operations[kind]()
         return result.astype(out.dtype.numpy)  # wraps as the int32 kernels do
 
     return evaluate
@@ -189,7 +191,7 @@ def _fold_reshape_target(model: AirModel, op: AirOperator) -> bool:
     return True
 
 
-class FoldStaticShapeExpressions:
+class FoldStaticShapeExpressions(AirTransform):
     """The FOLD_STATIC_SHAPE_EXPRESSIONS transform (see the module docstring); takes no options."""
 
     NAME = "FOLD_STATIC_SHAPE_EXPRESSIONS"

@@ -18,7 +18,7 @@ input, which no CONV_2D kernel here reads, so it stays a TRANSPOSE_CONV.
 from __future__ import annotations
 
 import numpy as np
-from helia_aot.air import AirModel, AirOperator, AirOpType, AirTensorType
+from helia_aot.air import AirModel, AirOperator, AirOpType, AirTensorType, TensorId
 from helia_aot.registry import RegistryContext
 from helia_aot.transforms import AirTransform
 from pydantic import BaseModel, ConfigDict, Field
@@ -101,7 +101,7 @@ class TransposeReverseConv(AirTransform):
         mirrored = np.asarray(weights.data).reshape(weights.shape)[:, ::-1, ::-1, :]
         replace_constant(model, op, FILTER, mirrored, weights.quantization, "reversed")
         shape_id = op.input_ids[SHAPE]
-        bias = op.input_ids[BIAS] if len(op.input_ids) > BIAS else ""
+        bias = op.input_ids[BIAS] if len(op.input_ids) > BIAS else TensorId("")
         op.input_ids = [op.input_ids[INPUT], op.input_ids[FILTER], *([bias] if bias else [])]
         if shape_id and not any(shape_id in other.input_ids for other in model.operators):
             if (

@@ -254,6 +254,14 @@ class AotOperator:
         ids = self.op.input_ids
         return self.model.tensors[ids[position]] if position < len(ids) and ids[position] else None
 
+    def required_input(self, position: int) -> AirTensor:
+        """The input at ``position`` (LiteRT positions), for an input the operator's ``check``
+        requires: a KeyError naming the operator if it is absent (``check`` let it through)."""
+        tensor = self.input_or_none(position)
+        if tensor is None:
+            raise KeyError(f"operator {self.op.id} ({self.op.op_type}) has no input at position {position}")
+        return tensor
+
     @property
     def output_tensors(self) -> list[AirTensor]:
         return [self.model.tensors[t] for t in self.op.output_ids]

@@ -83,7 +83,7 @@ class Arity:
 
     ``optional`` lists input positions that may be absent (``-1``) or left off the end; every
     other position up to ``min_inputs`` must name a tensor. The pack that registers an operator
-    declares its arity (``helia_aot.pack.register_arities``; the context keeps them in
+    declares its arity in its ``OperatorRecord`` (``arity=``; the context keeps them in
     ``litert_arities``): the core knows no operator's counts. An operator without one is not
     checked here (its parser must check what it reads).
     """

@@ -21,7 +21,8 @@
  *
  * With model=FILE the plugin also estimates cycles (helia_aot.testing.cycles writes FILE and
  * documents the model, docs/cycles.md the rules): FILE holds the core's rules ("param NAME VALUE"),
- * the wait states of each memory range ("mem LOW HIGH WAITS") and one line per instruction of the
+ * the wait states of each memory range ("mem LOW HIGH WAITS [FILL]", FILL > 0: the range is cached
+ * by the data cache the dcache_* params describe, and a miss costs FILL) and one line per instruction of the
  * program ("insn ADDRESS FLAGS PIPE BEATS LATENCY DST SRC ADDR", register sets as bit masks),
  * classified from the timing table of the core. Every executed instruction then runs through a
  * small in-order scoreboard, every memory access adds the wait states of the range it touches, and
@@ -101,10 +102,26 @@ enum {
     F_MULTI = 64,
     F_UNKNOWN = 128,
     F_DI = 256, /* may be the second of a dual-issued pair (M55: MOV, ADD/SUB imm, UXT/SXT, NOP, IT, B) */
+    F_LSTART = 512, /* DLS, DLSTP, WLS, WLSTP: sets a low-overhead loop up */
 };
-enum { P_TAKEN, P_LOL, P_LS_PIPELINE, P_BEAT_OVERLAP, P_STORE_LOAD, P_DUAL_ISSUE, N_PARAMS };
+enum {
+    P_TAKEN,
+    P_LOL,
+    P_LS_PIPELINE,
+    P_BEAT_OVERLAP,
+    P_STORE_LOAD,
+    P_DUAL_ISSUE,
+    P_DCACHE_LINE,
+    P_DCACHE_SETS,
+    P_DCACHE_WAYS,
+    P_STORE_DATA_ADVANCE,
+    P_LOL_FOLDED,
+    N_PARAMS
+};
 static const char *const param_names[N_PARAMS] = {
-    "taken_branch", "lol_branch", "ls_pipeline", "beat_overlap", "store_load_stall", "dual_issue",
+    "taken_branch", "lol_branch",   "ls_pipeline",  "beat_overlap", "store_load_stall",
+    "dual_issue",   "dcache_line",  "dcache_sets",  "dcache_ways",
+    "store_data_advance", "lol_folded",
 };
 enum { S_ISSUE, S_DEPENDENCY, S_BRANCH, S_MEMORY, S_STORE_LOAD, S_UNKNOWN, N_PARTS };
 static const char *const part_names[N_PARTS] = {
@@ -121,6 +138,7 @@ struct timing {
 struct mem_range {
     uint64_t low, high;
     uint32_t waits;
+    uint32_t fill; /* > 0: cached through the data cache; a miss costs this line fill, a hit nothing */
 };
 
 static bool modelling;
@@ -132,12 +150,20 @@ static size_t n_ranges;
 static struct timing **unknowns; /* executed instructions the file does not list */
 static size_t n_unknowns;
 
+/* The data cache (dcache_* params; none when dcache_sets is 0): set-associative, LRU, holding
+ * line numbers of the cached ranges. tags[set * ways + way], ages alike (0 = empty). */
+static uint64_t *cache_tags;
+static uint64_t *cache_ages;
+static uint64_t cache_clock;
+
 static uint64_t cycles;
 static uint64_t parts[N_PARTS];
 static uint64_t reg_ready[N_REGS];
 static const struct timing *prev;
 static uint64_t prev_start;
 static bool prev_paired;
+static uint64_t lol_seen = UINT64_MAX; /* the LE executed since the latest loop start */
+static bool folded;                    /* the latest instruction was an LE the loop cache folded away */
 static uint64_t last_charge; /* every cycle charged to the latest instruction so far */
 static uint64_t insn_seq, mem_seq, mem_chunk;
 static bool begin_pending;
@@ -200,7 +226,9 @@ static void on_insn(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
     const struct timing *t = udata;
-    if (prev != NULL && (prev->flags & F_BRANCH) && t->address != prev->address + prev->size) {
+    if (folded) {
+        folded = false; /* the folded LE's branch back costs nothing, and the body follows its end */
+    } else if (prev != NULL && (prev->flags & F_BRANCH) && t->address != prev->address + prev->size) {
         charge(S_BRANCH, (prev->flags & F_LOL) ? params[P_LOL] : params[P_TAKEN]); /* the branch's own */
     }
     if (begin_pending && t->address != begin_address) { /* the first instruction after the marker */
@@ -210,6 +238,16 @@ static void on_insn(unsigned int vcpu, void *udata)
     }
     last_charge = 0;
     insn_seq++;
+    if (t->flags & F_LSTART) {
+        lol_seen = UINT64_MAX;
+    }
+    if ((t->flags & F_LOL) && params[P_LOL_FOLDED]) {
+        if (lol_seen == t->address) { /* after its first pass the loop cache runs the LE for free */
+            folded = true;
+            return;
+        }
+        lol_seen = t->address;
+    }
     if (t->flags & F_UNKNOWN) {
         charge(S_UNKNOWN, 1);
         prev = t;
@@ -225,7 +263,14 @@ static void on_insn(unsigned int vcpu, void *udata)
         store_load = params[P_STORE_LOAD];
     }
     const uint64_t earliest = cycles - overlap + store_load;
-    const uint64_t ready = ready_of(t->src | t->addr);
+    uint64_t ready = ready_of(t->src | t->addr);
+    if ((t->flags & F_STORE) && params[P_STORE_DATA_ADVANCE]) {
+        /* a store reads the data it writes later than its address registers */
+        const uint64_t data = ready_of(t->src & ~t->addr);
+        const uint64_t address = ready_of(t->addr);
+        const uint64_t late = data > params[P_STORE_DATA_ADVANCE] ? data - params[P_STORE_DATA_ADVANCE] : 0;
+        ready = address > late ? address : late;
+    }
     const uint64_t begin = ready > earliest ? ready : earliest;
     const uint64_t end = begin + t->beats;
     const uint64_t issue = t->beats - overlap;
@@ -242,6 +287,29 @@ static void on_insn(unsigned int vcpu, void *udata)
     prev = t;
     prev_start = begin;
     prev_paired = paired;
+}
+
+/* True when the line holding vaddr is in the data cache; a miss brings it in (LRU victim). */
+static bool cache_hit(uint64_t vaddr)
+{
+    const uint64_t line = vaddr / params[P_DCACHE_LINE];
+    const uint64_t ways = params[P_DCACHE_WAYS];
+    uint64_t *tags = &cache_tags[(line % params[P_DCACHE_SETS]) * ways];
+    uint64_t *ages = &cache_ages[(line % params[P_DCACHE_SETS]) * ways];
+    uint64_t victim = 0;
+    cache_clock++;
+    for (uint64_t w = 0; w < ways; w++) {
+        if (ages[w] != 0 && tags[w] == line) {
+            ages[w] = cache_clock;
+            return true;
+        }
+        if (ages[w] < ages[victim]) {
+            victim = w;
+        }
+    }
+    tags[victim] = line;
+    ages[victim] = cache_clock;
+    return false;
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
@@ -261,6 +329,12 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
     mem_seq = insn_seq;
     for (size_t i = 0; i < n_ranges; i++) {
         if (vaddr >= ranges[i].low && vaddr < ranges[i].high) {
+            if (ranges[i].fill > 0 && cache_tags != NULL) {
+                if (!cache_hit(vaddr)) {
+                    charge(S_MEMORY, ranges[i].fill);
+                }
+                return;
+            }
             charge(S_MEMORY, ranges[i].waits);
             return;
         }
@@ -333,7 +407,8 @@ static bool load_model(const char *path)
             }
             timings[n_timings++] = (struct timing){a, flags, pipe, beats, latency, size, f, g, h};
         } else if (strncmp(line, "mem ", 4) == 0) {
-            if (sscanf(line + 4, "%llx %llx %llu", &a, &b, &c) != 3) {
+            e = 0;
+            if (sscanf(line + 4, "%llx %llx %llu %llu", &a, &b, &c, &e) < 3) {
                 ok = false;
                 break;
             }
@@ -343,7 +418,7 @@ static bool load_model(const char *path)
                 break;
             }
             ranges = grown;
-            ranges[n_ranges++] = (struct mem_range){a, b, (uint32_t)c};
+            ranges[n_ranges++] = (struct mem_range){a, b, (uint32_t)c, (uint32_t)e};
         } else if (strncmp(line, "param ", 6) == 0) {
             if (sscanf(line + 6, "%63s %llu", name, &d) != 2) {
                 ok = false;
@@ -364,9 +439,13 @@ static bool load_model(const char *path)
         } else if (line[0] != '#' && line[0] != '\n') {
             ok = false;
         }
-        (void)e;
     }
     fclose(in);
+    if (ok && params[P_DCACHE_SETS] > 0 && params[P_DCACHE_WAYS] > 0 && params[P_DCACHE_LINE] > 0) {
+        cache_tags = calloc(params[P_DCACHE_SETS] * params[P_DCACHE_WAYS], sizeof(*cache_tags));
+        cache_ages = calloc(params[P_DCACHE_SETS] * params[P_DCACHE_WAYS], sizeof(*cache_ages));
+        ok = cache_tags != NULL && cache_ages != NULL;
+    }
     if (!ok) {
         fprintf(stderr, "insn_count: malformed model line: %s", line);
     }
