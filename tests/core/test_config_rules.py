@@ -159,6 +159,13 @@ BREAKS: dict[str, list[Break]] = {
         Break("platform.min_alignment", 12, "min_alignment 12 is not a power of two. Use 8 or 16 bytes"),
         Break("platform.min_alignment", "3KiB", "not a power of two. Use 2048 or 4096 bytes"),
     ],
+    "ModelConfig._input_shapes": [
+        Break("model.input_shapes", "frames", "is not name=d0,d1,..."),
+        Break("model.input_shapes", "frames=1,x", "has a dimension that is not an integer"),
+    ],
+    "ModelConfig._positive_dims": [
+        Break("model.input_shapes", {"frames": [1, 0]}, "must be at least 1"),
+    ],
     "TestConfig._feedback_pairs": [
         Break("test.state_feedback", [[0, -1]], r"pair \(0, -1\) has a negative index"),
         Break("test.state_feedback", [[0, 0], [1, 0]], "an input takes at most one output"),
@@ -222,6 +229,9 @@ REWRITES: dict[str, list[tuple[dict[str, Any], str, Any]]] = {
     "ConvertArgs._model_bytes": [({"model": memoryview(b"TFL3")}, "model.data", b"TFL3")],
     "ConvertArgs._platform_name": [({"platform": "apollo4p_evb"}, "platform.name", "apollo4p_evb")],
     "ModelConfig._data": [({"model": {"data": memoryview(b"TFL3")}}, "model.data", b"TFL3")],
+    "ModelConfig._input_shapes": [
+        ({"model": {"input_shapes": "a=1,10;b=1,4"}}, "model.input_shapes", {"a": [1, 10], "b": [1, 4]})
+    ],
     "ModuleConfig._alias": [({"module": {"type": " NeuralSpot "}}, "module.type", "nsx")],
     "MemoryConfig._planner_case": [({"memory": {"planner": " GREEDY "}}, "memory.planner", "greedy")],
     "TensorRule._id": [({"memory": {"tensors": [{"id": [3, "4"]}]}}, "memory.tensors.0.id", ["3", "4"])],

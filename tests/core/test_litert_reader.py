@@ -238,7 +238,7 @@ def test_buffer_stored_after_the_flatbuffer():
 
 def test_external_and_sparse_data_are_unsupported():
     model, tensor = _model_with_constant(b"\x01\x02\x03\x04")
-    tensor.sparsity = litert.SparsityParametersT()
+    tensor.sparsity = litert.SparsityParametersT()  # Load densifies before the reader sees it
     with pytest.raises(UnsupportedModelError, match="sparse"):
         buffer_data(model, tensor)
     tensor.sparsity = None

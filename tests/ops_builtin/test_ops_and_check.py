@@ -143,3 +143,44 @@ def test_check_names_a_type_resolve_refuses(tmp_path):
 def test_check_a_missing_file_exits_2(tmp_path):
     proc = runner.invoke(app, ["check", str(tmp_path / "nope.tflite")])
     assert proc.exit_code == 2 and "not found" in proc.stderr
+
+
+def _two_unsupported_tensors_model(path: Path) -> Path:
+    """RELU on a COMPLEX64 tensor, then ADD whose second operand is a STRING constant: two tensor
+    types no pack handles, on two operators."""
+    from helia_aot.litert.schema_tables import TensorType
+
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("x", (1, 4), "float32")
+    c = b.add_tensor("c", (1, 4), TensorType.COMPLEX64)
+    y = b.add_tensor("y", (1, 4), "float32")
+    s = b.add_tensor("s", (1, 4), TensorType.STRING)
+    z = b.add_tensor("z", (1, 4), "float32")
+    b.add_operator("RELU", [c], [y])
+    b.add_operator("ADD", [x, s], [z])
+    b.set_inputs([x, c])
+    b.set_outputs([y, z])
+    return b.save(path)
+
+
+def test_check_reports_every_unsupported_tensor(tmp_path):
+    """Load collects every unsupported tensor before it stops; check puts each on the operators
+    using it, and the conversion's error names both too."""
+    from helia_aot import AotConverter
+    from helia_aot.errors import UnsupportedModelError
+
+    model = _two_unsupported_tensors_model(tmp_path / "two.tflite")
+    rows = check_model(ConvertArgs(model={"path": str(model)}))
+    assert [(r.index, r.key, r.supported) for r in rows] == [(0, "RELU", False), (1, "ADD", False)]
+    assert "tensor 1 ('c'): tensor type COMPLEX64 is not supported" in rows[0].reasons[0]
+    assert "tensor 3 ('s'): tensor type STRING is not supported" in rows[1].reasons[0]
+    with pytest.raises(UnsupportedModelError) as caught:
+        AotConverter(ConvertArgs(model={"path": str(model)}, dry_run=True)).convert()
+    text = str(caught.value)
+    assert "2 problems stop the conversion" in text
+    assert "COMPLEX64 is not supported (used by #0 RELU)" in text
+    assert "STRING is not supported (used by #1 ADD)" in text
+    assert [d["tensor"] for d in caught.value.details] == [1, 3]
+    proc = runner.invoke(app, ["check", str(model)])
+    assert proc.exit_code == UnsupportedModelError.exit_code
+    assert "0 of 2 operators convert" in proc.stdout

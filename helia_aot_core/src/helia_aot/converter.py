@@ -20,7 +20,7 @@ from helia_aot.pipeline.attribute_rules import check_operator_rules
 from helia_aot.pipeline.collector import collector_paused
 from helia_aot.pipeline.emit import emit_module
 from helia_aot.pipeline.export import check_destination, destination_of, export_module
-from helia_aot.pipeline.load import load_model
+from helia_aot.pipeline.load import load_model, naming_dynamic_inputs
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
@@ -197,23 +197,25 @@ class AotConverter:
         try:
             config = with_model_file(config, work_dir)
             details: dict[str, Any] = {}
-            with self._stage("load", details):
-                model = load_model(Path(config.model.path), config.model.subgraph, context)
-                if config.model.name:
-                    model.name = config.model.name
-                check_state_feedback(model, config.test.state_feedback)
-                details.update(operators=len(model.operators), tensors=len(model.tensors))
-            details = {}
-            with self._stage("transform", details):
-                model = run_transforms(model, config, context)
-            details = {}
-            with self._stage("resolve", details):
-                operators = resolve_operators(model, platform, config, context)
-                problems = verify_model(model)
-                if problems:
-                    raise OperatorOrderError(
-                        f"resolve left an invalid graph: {problems[0]}", details=problems
-                    )
+            shapes = config.model.input_shapes
+            with naming_dynamic_inputs(Path(config.model.path), config.model.subgraph, shapes):
+                with self._stage("load", details):
+                    model = load_model(Path(config.model.path), config.model.subgraph, context, shapes)
+                    if config.model.name:
+                        model.name = config.model.name
+                    check_state_feedback(model, config.test.state_feedback)
+                    details.update(operators=len(model.operators), tensors=len(model.tensors))
+                details = {}
+                with self._stage("transform", details):
+                    model = run_transforms(model, config, context)
+                details = {}
+                with self._stage("resolve", details):
+                    operators = resolve_operators(model, platform, config, context)
+                    problems = verify_model(model)
+                    if problems:
+                        raise OperatorOrderError(
+                            f"resolve left an invalid graph: {problems[0]}", details=problems
+                        )
             details = {}
             with self._stage("plan", details):
                 plan = plan_memory(model, operators, platform, config, context)

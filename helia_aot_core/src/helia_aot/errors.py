@@ -88,6 +88,14 @@ class UnsupportedModelError(ConfigValueError):
     exit_code = 1
 
 
+class DynamicShapeError(UnsupportedModelError):
+    """The model does not convert at the stored shape of an input whose signature has unknown
+    (-1) dimensions; the message names the input and the hint the ``model.input_shapes`` entry
+    that fixes it. Its message and ``details`` are the underlying error's, with the inputs added."""
+
+    exit_code = 1
+
+
 class MissingQuantizationError(ConfigValueError):
     """A tensor read as quantized lacks its scale or zero point."""
 
@@ -169,6 +177,7 @@ class PluginError(HeliaAotError, RuntimeError):
 __all__ = [
     "ConfigValueError",
     "DuplicateRegistrationError",
+    "DynamicShapeError",
     "ForeignOutputError",
     "GoldenDataError",
     "GoldenDataKeyError",

@@ -140,7 +140,8 @@ def reference_golden(
     rng = np.random.default_rng(seed)
     with tempfile.TemporaryDirectory(prefix="helia-aot-twin") as tmp:
         reference = _reference_model(Path(model_path), Path(tmp))
-        interpreter = create_interpreter(reference)
+        # At the shapes the module has (model.input_shapes may have resized an input).
+        interpreter = create_interpreter(reference, [model.tensors[t].shape for t in model.inputs])
         return _run_reference(interpreter, model, rng, samples, iterations, feedback)
 
 

@@ -3,9 +3,10 @@
 ``helia-aot ops`` and ``docs/operators.md`` list every operator from the same records (the
 :class:`~helia_aot.pack.OperatorRecord` each pack registers, its operator class's
 ``SUPPORTED_DTYPES`` and ``RESTRICTIONS``, the plugin that provided it), so the list a user reads
-cannot drift from what a conversion accepts. ``helia-aot check`` runs Load (and, when every
-operator parses, Transform) and Resolve's checks for one model without planning or writing
-anything, and says for each operator of the file whether it converts and, if not, why.
+cannot drift from what a conversion accepts. ``helia-aot check`` is the front half of a
+conversion: it runs Load (and, when every operator parses, Transform) and Resolve for one model
+with the conversion's registry context, without planning or writing anything, and says for each
+operator of the file whether it converts and, if not, every reason why.
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ import numpy as np
 
 from helia_aot.air import AirModel, TensorId, c_identifier
 from helia_aot.config import ConvertArgs
-from helia_aot.converter import with_model_file
+from helia_aot.converter import check_extension_names, with_model_file
+from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import read_model
-from helia_aot.converters.litert.source_indices import mark_source_indices
-from helia_aot.converters.litert.view_builder import build_view
+from helia_aot.converters.litert.view import ModelView
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.pack.record import OperatorRecord, recorded_operators
-from helia_aot.pipeline.load import apply_model_hooks, build_tensors, load_model, parse_operators
+from helia_aot.pipeline.attribute_rules import check_operator_rules
+from helia_aot.pipeline.input_shapes import DynamicInput, dynamic_inputs
+from helia_aot.pipeline.load import build_tensors, load_model, load_view, parse_operators
 from helia_aot.pipeline.resolve import resolve_operators
+from helia_aot.pipeline.state_feedback import check_state_feedback
 from helia_aot.pipeline.transform import run_transforms
 from helia_aot.platforms import resolve_platform
 from helia_aot.plugins.manager import Selection, plugin_host
@@ -167,12 +171,8 @@ def _resolve_problems(model: AirModel, config: ConvertArgs, context: RegistryCon
     return {}
 
 
-def _partial_model(path: Path, subgraph: int, context: RegistryContext) -> tuple[AirModel, list[Any]]:
+def _partial_model(view: ModelView, path: Path, context: RegistryContext) -> tuple[AirModel, list[Any]]:
     """The AIR model of the operators that parse (as Load builds it), and the ones that do not."""
-    litert_model = read_model(path)
-    mark_source_indices(litert_model)
-    litert_model = apply_model_hooks(litert_model, context.litert_model_hooks)
-    view = build_view(litert_model, subgraph, path.name, context.litert_arities)
     air = AirModel(name=c_identifier(path.stem, fallback="model"))
     build_tensors(view.subgraph, air)
     air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
@@ -182,37 +182,84 @@ def _partial_model(path: Path, subgraph: int, context: RegistryContext) -> tuple
     return air, failures
 
 
+def _file_operators(path: Path, subgraph: int) -> list[tuple[int, str]]:
+    """(index, key) of each operator of the file's subgraph, as the user wrote it (before any
+    model hook removes or fuses one)."""
+    model = read_model(path)
+    subgraphs = sa.subgraphs_of(model)
+    if not 0 <= subgraph < len(subgraphs):
+        return []  # load_view names the bad index
+    return [
+        (index, sa.op_key(model, node)) for index, node in enumerate(sa.operators_of(subgraphs[subgraph]))
+    ]
+
+
+def _view_problems(error: UnsupportedModelError) -> dict[int, list[str]]:
+    """The tensor and operator problems Load collected, by the file index of each operator they
+    concern (-1: a tensor no operator uses)."""
+    found: dict[int, list[str]] = {}
+    details: list[dict[str, Any]] = (
+        error.details if isinstance(error.details, list) else [{"operators": [], "reason": error.message}]
+    )
+    for problem in details:
+        operators = problem.get("operators") or [{"index": -1}]
+        for op in operators:
+            found.setdefault(int(op["index"]), []).append(str(problem["reason"]))
+    return found
+
+
 def check_model(config: ConvertArgs, context: RegistryContext | None = None) -> list[OperatorSupport]:
     """Each operator of ``config``'s model file (its subgraph, in file order) with the reasons it
     cannot be converted for ``config``'s platform and settings; nothing is planned or written.
 
-    When every operator parses, the model goes through Load, Transform and Resolve exactly as a
-    conversion does. Otherwise the operators that parse are checked by Resolve without the
-    transforms (a transform may still fuse one of them away in a conversion). A problem of the
-    model as a whole (a malformed file, a missing one) raises its typed error.
+    This is the front half of a conversion: the same configuration checks, then Load (the same
+    model hooks and checks, every unsupported tensor and operator collected), Transform and
+    Resolve with the same registry context. When every operator parses, the model goes through
+    them exactly as a conversion does, so the check passes exactly when a conversion gets past
+    Resolve. Otherwise the operators that parse are checked by Resolve without the transforms (a
+    transform may still fuse one of them away in a conversion), so every problem is reported,
+    not only the first stage's. A problem of the model or configuration as a whole (a malformed
+    file, a missing one, an unknown planner) raises its typed error, as the conversion does.
     """
     context = context or build_default_registry_context(plugins=config.plugins)
+    check_operator_rules(config.operators, context)
+    check_extension_names(config, context)
     with tempfile.TemporaryDirectory(prefix="helia_aot_check_") as work:
         config = with_model_file(config, Path(work))
         path = Path(config.model.path)
-        listed = build_view(
-            read_model(path), config.model.subgraph, path.name, context.litert_arities
-        ).subgraph.operators
+        listed = _file_operators(path, config.model.subgraph)
         problems: dict[int, list[str]] = {}
-        air, failures = _partial_model(path, config.model.subgraph, context)
-        if failures:
-            for index, _key, reason, _hint in failures:
-                problems.setdefault(int(index), []).append(str(reason))
+        shapes = config.model.input_shapes
+        try:
+            view = load_view(path, config.model.subgraph, context, shapes)
+        except UnsupportedModelError as error:
+            problems = _view_problems(error)
         else:
-            air = load_model(path, config.model.subgraph, context)
-            air = run_transforms(air, config, context)
-        for index, reasons in _resolve_problems(air, config, context).items():
-            problems.setdefault(index, []).extend(reasons)
-    rows = [OperatorSupport(op.index, op.key, tuple(problems.pop(op.index, ()))) for op in listed]
+            air, failures = _partial_model(view, path, context)
+            if failures:
+                for index, _key, reason, _hint in failures:
+                    problems.setdefault(int(index), []).append(str(reason))
+            else:
+                air = load_model(path, config.model.subgraph, context, shapes)
+                check_state_feedback(air, config.test.state_feedback)
+                air = run_transforms(air, config, context)
+            for index, reasons in _resolve_problems(air, config, context).items():
+                problems.setdefault(index, []).extend(reasons)
+        unfixed = _unfixed_dynamic_inputs(path, config) if problems else []
+    rows = [OperatorSupport(index, key, tuple(problems.pop(index, ()))) for index, key in listed]
     leftover = [reason for reasons in problems.values() for reason in reasons]
     if leftover:  # an operator a hook or transform made, with no file index: shown on its own row
         rows.append(OperatorSupport(-1, "(made by the converter)", tuple(leftover)))
+    for dynamic in unfixed:  # as the conversion's DynamicShapeError names them
+        fix = f"fix it with --model.input-shapes {dynamic.flag()} (with its real sizes)"
+        rows.append(OperatorSupport(-1, f"(model input {dynamic.name!r})", (f"{dynamic.sentence()}; {fix}",)))
     return rows
+
+
+def _unfixed_dynamic_inputs(path: Path, config: ConvertArgs) -> list[DynamicInput]:
+    """The inputs of unknown size ``model.input_shapes`` leaves open (see ``naming_dynamic_inputs``)."""
+    found = dynamic_inputs(read_model(path), config.model.subgraph)
+    return [i for i in found if i.name not in config.model.input_shapes]
 
 
 __all__ = ["OperatorEntry", "OperatorSupport", "check_model", "operator_catalogue"]

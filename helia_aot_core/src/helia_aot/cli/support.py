@@ -98,6 +98,11 @@ PLATFORM_OPTION = typer.Option(
 )
 SUBGRAPH_OPTION = typer.Option(None, "--model.subgraph", help="The subgraph to check (default 0).")
 CHECK_JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON.")
+INPUT_SHAPES_OPTION = typer.Option(
+    None,
+    "--model.input-shapes",
+    help="Static shapes for inputs of unknown size, name=1,49,10 (';' between inputs), as convert takes.",
+)
 
 
 def check_command(
@@ -106,11 +111,12 @@ def check_command(
     platform: str | None = PLATFORM_OPTION,
     subgraph: int | None = SUBGRAPH_OPTION,
     as_json: bool = CHECK_JSON_OPTION,
+    input_shapes: str | None = INPUT_SHAPES_OPTION,
 ) -> None:
     """Say which operators of a model convert and why the others do not, without converting.
 
     Exit status 0 when every operator is supported, 1 (a conversion's unsupported-operator status)
-    when one is not, 2 for a file that cannot be read.
+    when one is not, 2 for a file that cannot be read or a configuration that is not valid.
     """
     with reported_errors(lambda: 1):
         overrides: dict[str, Any] = {"model.path": str(model)}
@@ -118,6 +124,8 @@ def check_command(
             overrides["platform.name"] = platform
         if subgraph is not None:
             overrides["model.subgraph"] = subgraph
+        if input_shapes is not None:
+            overrides["model.input_shapes"] = input_shapes
         config = load_config(path, overrides)
         rows = _support().check_model(config)
         failed = [row for row in rows if not row.supported]

@@ -106,6 +106,12 @@ class ModelConfig(ConfigSection):
     version: str | None = Field(
         None, description="The model's version for the module's docs (default: the file's schema version)."
     )
+    input_shapes: dict[str, list[int]] = Field(
+        default_factory=dict,
+        description="Static shapes for inputs whose signature has unknown (-1) dimensions, by input "
+        "name: {name: [1, 49, 10]}, or on the command line name=1,49,10 (several separated by ';'). "
+        "The shapes are propagated through the graph as LiteRT does after resize_tensor_input.",
+    )
     data: bytes | None = Field(
         None,
         exclude=True,
@@ -113,6 +119,37 @@ class ModelConfig(ConfigSection):
         description="Python API: the model's bytes (what the TensorFlow converter returns), converted "
         "instead of reading model.path; model.path then only names the model in the records.",
     )
+
+    @field_validator("input_shapes", mode="before")
+    @classmethod
+    def _input_shapes(cls, value: Any) -> Any:
+        # The command line's spelling: "name=1,1280" (";" between inputs), or a list of them.
+        if isinstance(value, str):
+            value = [part for part in value.split(";") if part.strip()]
+        if isinstance(value, list):
+            shapes: dict[str, list[int]] = {}
+            for entry in value:
+                name, sep, dims = str(entry).rpartition("=")
+                if not sep or not name.strip():
+                    raise ValueError(f"input shape {entry!r} is not name=d0,d1,...")
+                try:
+                    shapes[name.strip()] = [int(d) for d in dims.split(",")]
+                except ValueError:
+                    raise ValueError(
+                        f"input shape {entry!r} has a dimension that is not an integer"
+                    ) from None
+            return shapes
+        return value
+
+    @field_validator("input_shapes")
+    @classmethod
+    def _positive_dims(cls, value: dict[str, list[int]]) -> dict[str, list[int]]:
+        for name, dims in value.items():
+            if any(d < 1 for d in dims):
+                raise ValueError(
+                    f"input {name!r}: every dimension of a fixed shape must be at least 1, not {dims}"
+                )
+        return value
 
     @field_validator("data", mode="before")
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,9 +39,14 @@ class AirInterpreter:
             ) from exc
 
 
-def create_interpreter(model_path: Path | str) -> AirInterpreter:
+def create_interpreter(
+    model_path: Path | str, input_shapes: Sequence[Sequence[int]] | None = None
+) -> AirInterpreter:
     """An interpreter over ``model_path`` using LiteRT's reference op resolver.
 
+    ``input_shapes`` (one per model input, in order) resizes the inputs before the tensors are
+    allocated, as an application calls ``resize_tensor_input``: a model converted with
+    ``model.input_shapes`` runs at the shapes its module was generated for.
     Needs the optional extra ``helia-aot-core[reference]`` (ai-edge-litert).
     """
     try:
@@ -54,6 +60,9 @@ def create_interpreter(model_path: Path | str) -> AirInterpreter:
         interpreter = Interpreter(
             model_path=str(model_path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF
         )
+        for detail, shape in zip(interpreter.get_input_details(), input_shapes or ()):
+            if tuple(int(d) for d in detail["shape"]) != tuple(int(d) for d in shape):
+                interpreter.resize_tensor_input(detail["index"], [int(d) for d in shape], strict=False)
         interpreter.allocate_tensors()
     except Exception as exc:
         raise ReferenceExecutionError(

@@ -11,7 +11,8 @@ one error lists them all, with the distribution that would add the support.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,13 @@ from helia_aot.converters.litert.source_indices import mark_source_indices, sour
 from helia_aot.converters.litert.validate import wiring_problems
 from helia_aot.converters.litert.view import ModelView, SubgraphView
 from helia_aot.converters.litert.view_builder import build_view
-from helia_aot.errors import HeliaAotError, ModelLoadError, PluginError, UnsupportedModelError
+from helia_aot.errors import (
+    DynamicShapeError,
+    HeliaAotError,
+    ModelLoadError,
+    PluginError,
+    UnsupportedModelError,
+)
 from helia_aot.litert import BINDINGS_MODULE
 from helia_aot.litert.objects import LiteRTObject
 from helia_aot.pipeline.regions_load import Failure, load_regions
@@ -231,17 +238,89 @@ def unsupported_operators_error(failures: list[Failure]) -> UnsupportedModelErro
     )
 
 
-def load_model(path: Path, subgraph_index: int, context: RegistryContext) -> AirModel:
-    """Read ``path`` and build the AIR model of subgraph ``subgraph_index``.
+def has_sparse_tensors(model: litert.ModelT) -> bool:
+    """Whether any tensor of ``model`` is stored in LiteRT's sparse format."""
+    return any(
+        tensor.sparsity is not None
+        for subgraph in sa.subgraphs_of(model)
+        for tensor in sa.tensors_of(subgraph)
+    )
+
+
+def load_view(
+    path: Path,
+    subgraph_index: int,
+    context: RegistryContext,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+) -> ModelView:
+    """Read ``path``, fix the shapes of the inputs ``input_shapes`` names (``model.input_shapes``,
+    propagated through the subgraph: :mod:`~helia_aot.pipeline.input_shapes`), run the
+    registered model hooks on it and check subgraph ``subgraph_index``: the first half of Load,
+    which ``helia-aot check`` runs exactly as a conversion does.
+
+    Every constant stored sparse is made dense first
+    (:func:`~helia_aot.converters.litert.sparsity.densify_model`). Raises ModelLoadError for a
+    malformed file and one UnsupportedModelError naming every tensor and operator of the subgraph
+    the compiler does not handle.
+    """
+    model = read_model(path)
+    # Imported only for a model that needs them: most conversions have neither.
+    if input_shapes:
+        from helia_aot.pipeline.input_shapes import fix_input_shapes
+
+        fix_input_shapes(model, Path(path).read_bytes(), subgraph_index, input_shapes)
+    if has_sparse_tensors(model):
+        from helia_aot.converters.litert.sparsity import densify_model
+
+        densify_model(model)
+    mark_source_indices(model)  # before any hook moves an operator
+    model = apply_model_hooks(model, context.litert_model_hooks)
+    return build_view(model, subgraph_index, Path(path).name, getattr(context, "litert_arities", None))
+
+
+@contextmanager
+def naming_dynamic_inputs(
+    path: Path, subgraph_index: int, input_shapes: Mapping[str, Sequence[int]] | None = None
+) -> Iterator[None]:
+    """Around Load, Transform and Resolve: an UnsupportedModelError of a model that still has
+    inputs of unknown size (not fixed by ``input_shapes``) becomes a DynamicShapeError naming
+    them and the ``model.input_shapes`` entry that fixes them (the placeholder shape the file
+    stores is often what the graph refuses)."""
+    try:
+        yield
+    except DynamicShapeError:
+        raise
+    except UnsupportedModelError as error:
+        from helia_aot.pipeline.input_shapes import dynamic_inputs, dynamic_shape_error
+
+        try:
+            unfixed = [
+                i
+                for i in dynamic_inputs(read_model(path), subgraph_index)
+                if i.name not in (input_shapes or {})
+            ]
+        except HeliaAotError:  # the file itself is the problem: the error says so already
+            raise error from None
+        if not unfixed:
+            raise
+        raise dynamic_shape_error(error, unfixed) from error
+
+
+def load_model(
+    path: Path,
+    subgraph_index: int,
+    context: RegistryContext,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+) -> AirModel:
+    """Read ``path`` and build the AIR model of subgraph ``subgraph_index`` (``input_shapes``:
+    ``model.input_shapes``, see :func:`load_view`).
 
     ``context`` provides ``litert_model_hooks`` (run in registration order on the ModelT) and
     ``litert_parsers`` (canonical key -> ``parser(op_index, model, subgraph, air_model)``).
     """
     path = Path(path)
-    model = read_model(path)
-    mark_source_indices(model)  # before any hook moves an operator
-    model = apply_model_hooks(model, context.litert_model_hooks)
-    view = build_view(model, subgraph_index, path.name, getattr(context, "litert_arities", None))
+    view = load_view(path, subgraph_index, context, input_shapes)
+    model = view.node
     air = AirModel(
         name=c_identifier(path.stem, fallback="model"),
         description=c_comment(view.description),
@@ -278,6 +357,8 @@ __all__ = [
     "build_tensors",
     "distribution_installed",
     "load_model",
+    "load_view",
+    "naming_dynamic_inputs",
     "missing_parser_reason",
     "parse_operators",
     "unsupported_operators_error",

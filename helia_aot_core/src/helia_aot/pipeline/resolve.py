@@ -105,6 +105,22 @@ def capability_problem(
     return None
 
 
+def empty_input_problem(model: AirModel, aot_op: AotOperator) -> str | None:
+    """Why ``aot_op`` cannot run: an input it reads has no elements (Load lets an empty constant
+    through, for an operator that does not read it, such as a RESHAPE's ``[0]`` shape operand),
+    or None. Checked before the operator class computes its geometry from that input."""
+    op = aot_op.op
+    for position, tid in enumerate(op.input_ids):
+        tensor = model.tensors.get(tid) if tid else None
+        if tensor is None or tensor.size != 0 or not aot_op.reads_input(position):
+            continue
+        return (
+            f"#{op.id} {op.op_type}: input {position} ({tensor.source_name or tensor.name!r}) has no "
+            f"elements (shape {list(tensor.shape)}); its kernel reads every input it is given"
+        )
+    return None
+
+
 def knob_specs(context: Any) -> list[KnobSpec]:
     """The knobs of the registry context (a pack may have added or widened some), else the built-ins."""
     registry = getattr(context, "knobs", None)
@@ -176,6 +192,10 @@ def resolve_operators(
                 prefix=config.module.prefix,
                 attributes=operator_attributes(rules, op, aliases.get(str(op.id))),
             )
+            empty = empty_input_problem(model, aot_op)
+            if empty is not None:
+                problems.append(empty)
+                continue
             aot_op.knob_resolver = resolver
             aot_op.resolve()
         except InvalidConfigError:

@@ -12,6 +12,7 @@ from helia_aot.transforms import AirTransform
 from helia_aot_ops_builtin.transforms.depthwise_to_conv import DepthwiseToConv
 from helia_aot_ops_builtin.transforms.fold_invariant_variables import FoldInvariantVariables
 from helia_aot_ops_builtin.transforms.prune_identity_ops import PruneIdentityOps
+from helia_aot_ops_builtin.transforms.remove_densify import RemoveDensify
 from helia_aot_ops_builtin.transforms.schedule_constant_dequantize import ScheduleConstantDequantize
 from helia_aot_ops_builtin.transforms.static_shapes import FoldStaticShapeExpressions
 from helia_aot_ops_builtin.transforms.transpose_reverse_conv import TransposeReverseConv
@@ -23,6 +24,7 @@ TRANSFORMS: list[type[AirTransform]] = [
     PruneIdentityOps,
     TransposeReverseConv,
     ScheduleConstantDequantize,
+    RemoveDensify,
 ]
 
 

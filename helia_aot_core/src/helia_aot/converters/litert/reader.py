@@ -258,18 +258,9 @@ def element_count(shape: tuple[int, ...], what: str) -> int:
     return count
 
 
-def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | None:
-    """The tensor's constant contents as a fresh numpy array of its shape, or None.
-
-    Data is read inline from its Buffer or, for models over 2 GB, from the file region the Buffer's
-    offset and size name. As in the LiteRT runtime, a buffer shorter than the tensor is an error
-    (ModelLoadError naming the tensor) and bytes past the tensor's size are ignored.
-    """
-    if int(getattr(tensor, "externalBuffer", 0) or 0):
-        raise UnsupportedModelError(
-            f"{_describe(tensor)} keeps its data in an external weights file, which is not supported",
-            hint="convert the model with weights embedded in the .tflite file",
-        )
+def stored_bytes(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | None:
+    """The bytes the tensor's Buffer holds (inline, or the file region of a model over 2 GB), or
+    None when it holds none."""
     buffer = sa.buffer_at(model, tensor.buffer)
     offset = int(buffer.offset or 0)
     if offset > 1:
@@ -278,19 +269,37 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
         raw = np.asarray(buffer.data, dtype=np.uint8)
     else:
         return None
-    if raw.size == 0:
-        return None
-    if tensor.sparsity is not None:
+    return raw if raw.size else None
+
+
+def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | None:
+    """The tensor's constant contents as a fresh numpy array of its shape, or None.
+
+    Data is read inline from its Buffer or, for models over 2 GB, from the file region the Buffer's
+    offset and size name (a tensor stored sparse is refused: Load densifies those first, see
+    :mod:`~helia_aot.converters.litert.sparsity`). As in the LiteRT runtime, a buffer shorter
+    than the tensor is an error (ModelLoadError naming the tensor) and bytes past the tensor's
+    size are ignored.
+    """
+    if int(getattr(tensor, "externalBuffer", 0) or 0):
         raise UnsupportedModelError(
-            f"{_describe(tensor)} is stored sparse, which is not supported",
-            hint="convert the model without sparsification",
+            f"{_describe(tensor)} keeps its data in an external weights file, which is not supported",
+            hint="convert the model with weights embedded in the .tflite file",
         )
+    raw = stored_bytes(model, tensor)
+    if raw is None:
+        return None
     dtype = tensor_dtype(tensor.type)
     shape = sa.shape_of(tensor)
     count = element_count(shape, _describe(tensor))
     needed = dtype.storage_bytes(count)
     if needed > MAX_TENSOR_BYTES:
         raise UnsupportedModelError(f"{_describe(tensor)} needs {needed} bytes, too many")
+    if tensor.sparsity is not None:  # Load densifies them first (converters.litert.sparsity)
+        raise UnsupportedModelError(
+            f"{_describe(tensor)} is stored sparse, and this reader reads dense data only",
+            hint="read the model through the Load stage (helia_aot.pipeline.load), which densifies it",
+        )
     if raw.size < needed:
         raise ModelLoadError(
             f"buffer {tensor.buffer} of {_describe(tensor)} holds {raw.size} bytes, shorter than "
@@ -298,15 +307,18 @@ def buffer_data(model: litert.ModelT, tensor: litert.TensorT) -> np.ndarray | No
             hint=_MALFORMED_HINT,
         )
     raw = raw[:needed]  # the runtime accepts (and ignores) trailing bytes
-    values: np.ndarray
     if dtype is AirTensorType.INT4:  # packed two per byte, low nibble first
-        values = unpack_int4(raw, count)
-    elif dtype is AirTensorType.BOOL:
-        values = raw != 0
-    else:
-        values = np.frombuffer(raw.tobytes(), dtype=dtype.numpy.newbyteorder("<"))
-        values = values.astype(dtype.numpy)
-    return values.reshape(shape)
+        return unpack_int4(raw, count).reshape(shape)
+    return little_endian(raw, dtype).reshape(shape)
+
+
+def little_endian(raw: np.ndarray, dtype: AirTensorType) -> np.ndarray:
+    """The stored bytes ``raw`` as a flat array of ``dtype`` (BOOL: any nonzero byte is true)."""
+    if dtype is AirTensorType.BOOL:
+        flags: np.ndarray = np.asarray(raw != 0)
+        return flags
+    values: np.ndarray = np.frombuffer(raw.tobytes(), dtype=dtype.numpy.newbyteorder("<"))
+    return values.astype(dtype.numpy)
 
 
 __all__ = [
@@ -318,5 +330,7 @@ __all__ = [
     "quantization_of",
     "read_model",
     "tensor_dtype",
+    "little_endian",
+    "stored_bytes",
     "unpack_location",
 ]

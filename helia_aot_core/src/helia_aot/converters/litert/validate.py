@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -111,31 +111,66 @@ def _check_arity(op: OperatorView, arity: Arity, where: str) -> None:
         raise ModelLoadError(f"{where} output {outputs.index(-1)} is absent", hint=_MALFORMED_HINT)
 
 
-def _check_not_empty(op: OperatorView, tensors: Sequence[TensorView], where: str) -> None:
-    """Builtin operators never read or write empty tensors here: C has no zero-length arrays and
-    the kernels' geometry (channels, strides) divides by those dimensions. Intermediates may be
-    empty (LiteRT's LSTM keeps placeholders of shape [0])."""
+def _check_not_empty(
+    op: OperatorView, tensors: Sequence[TensorView], where: str, may_be_empty: Collection[int]
+) -> None:
+    """An operator's tensors have elements unless they are in ``may_be_empty``: C has no
+    zero-length arrays and the kernels' geometry (channels, strides) divides by the dimensions.
+
+    What LiteRT allows empty and no kernel here reads is let through (see
+    :func:`empty_tensors_allowed`): a constant of no elements (the ``[0]`` shape operand that makes
+    a RESHAPE's output a scalar), and an operator output that nothing reads. Intermediates may be
+    empty too (LiteRT's LSTM keeps placeholders of shape [0]).
+    """
     for role, indices in (("input", op.inputs), ("output", op.outputs)):
         for position, index in enumerate(indices):
-            if index < 0:
+            if index < 0 or index in may_be_empty:
                 continue
             shape = tensors[index].shape
             if 0 in shape:
                 raise UnsupportedModelError(
                     f"{where} {role} {position} (tensor {index}) has no elements (shape {list(shape)})",
-                    hint="empty tensors are not supported; give every operator tensor a nonzero size",
+                    hint="an empty tensor may only be a constant or an operator output that nothing "
+                    "reads; give every tensor a kernel reads or a model input or output a nonzero size",
                 )
 
 
+def empty_tensors_allowed(
+    tensors: Sequence[TensorView],
+    inputs: Collection[int],
+    outputs: Collection[int],
+    written: Collection[int],
+    read: Collection[int],
+) -> frozenset[int]:
+    """The empty tensors of a subgraph its operators may have (``written`` and ``read``: the
+    tensors some operator writes or reads): constants (no operator writes them and they are not a
+    subgraph input or a variable) and outputs no operator reads and the subgraph does not return.
+    Every other tensor an operator touches must have elements."""
+    boundary = {*inputs, *outputs}
+    return frozenset(
+        tensor.index
+        for tensor in tensors
+        if 0 in tensor.shape
+        and tensor.index not in boundary
+        and not tensor.is_variable
+        and (tensor.index not in written or tensor.index not in read)
+    )
+
+
 def check_operator(
-    op: OperatorView, tensors: Sequence[TensorView], subgraph_count: int, arity: Arity | None = None
+    op: OperatorView,
+    tensors: Sequence[TensorView],
+    subgraph_count: int,
+    arity: Arity | None = None,
+    may_be_empty: Collection[int] = (),
 ) -> None:
     """Reject operator ``op`` if its wiring or options are malformed.
 
     ``tensors`` are the subgraph's tensors (already read and checked), ``subgraph_count`` the
     number of subgraphs in the model. Input, output and intermediate indices must name tensors of
     the subgraph (``-1`` marks an absent optional input or output); a builtin operator's inputs and
-    outputs are not empty (UnsupportedModelError). An operator whose pack declared its ``arity``
+    outputs are not empty (UnsupportedModelError) unless they are in ``may_be_empty``
+    (:func:`empty_tensors_allowed`). An operator whose pack declared its ``arity``
     must have as many inputs and outputs as its LiteRT kernel accepts. Options, when present, must
     be of the class LiteRT reads for the operator (absent options are left to the parser: the
     LiteRT converter omits empty ones), hold finite floats, and refer only to existing subgraphs.
@@ -146,7 +181,7 @@ def check_operator(
     _check_indices(f"{where} output", op.outputs, count, absent_ok=True)
     _check_indices(f"{where} intermediate", op.intermediates, count, absent_ok=False)
     if sa.is_known_builtin(op.key):
-        _check_not_empty(op, tensors, where)
+        _check_not_empty(op, tensors, where, may_be_empty)
     if arity is not None:
         _check_arity(op, arity, where)
     options = op.options
@@ -199,4 +234,4 @@ def wiring_problems(air: AirModel) -> list[str]:
     return problems
 
 
-__all__ = ["OPTIONS_TABLES", "check_operator", "wiring_problems"]
+__all__ = ["OPTIONS_TABLES", "check_operator", "empty_tensors_allowed", "wiring_problems"]
