@@ -247,9 +247,10 @@ KWS_UNUSED = (
 KWS_MODULE_BOUND = 149  # + pipeline.access_cost (placement by bytes read, issue 32)
 """helia_aot* modules a KWS CLI conversion imports (142 when this was pinned, was 153; the margin
 leaves room for a few): a new module on the path of every conversion should be one it uses (its
-import and its dataclasses cost start-up time; issue 17). 149: pipeline.access_cost and the REMOVE_DENSIFY transform, which
-is registered (so imported) with the other built-in transforms; the sparse-weight densifier and
-model.input_shapes are imported only by a model that needs them."""
+import and its dataclasses cost start-up time; issue 17). 149: pipeline.access_cost (placement by
+bytes read) and the REMOVE_DENSIFY transform, which is registered (so imported) with the other
+built-in transforms; the sparse-weight densifier and model.input_shapes are imported only by a
+model that needs them."""
 KWS_GENERATED_METHODS_BOUND = 210
 """Methods the dataclass decorator generates for our dataclasses in a KWS CLI conversion
 (``__init__``, ``__repr__``, ``__eq__``; frozen adds ``__setattr__``, ``__delattr__`` and
