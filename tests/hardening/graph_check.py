@@ -26,8 +26,8 @@ import hashlib
 import os
 import pickle
 import random
-import signal
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -117,7 +117,8 @@ class Verdict:
     the sanitizers or the module stopped the run); ``refused`` (a typed UnsupportedModelError: an
     operator variant the compiler declines, with its reason); ``invalid`` (LiteRT itself rejects
     the model: a generator bug); ``reference-crash`` (LiteRT's reference interpreter killed its
-    process, so there is nothing to compare with: not a finding against the module). ``kind`` names the failure for shrinking and grouping."""
+    process, so there is nothing to compare with: not a finding against the module). ``kind``
+    names the failure for shrinking and grouping."""
 
     status: str
     kind: str = ""

@@ -396,7 +396,8 @@ def program(all_cases: list[Case]) -> str:
     out_bytes = max(c.expected.nbytes for c in all_cases)
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_binary.h"\n'
-        '#include "hk_fully_connected.h"\n#include "hk_fully_connected_generic.h"\n#include "hk_isa.h"\n#include "hk_pool.h"\n\n',
+        '#include "hk_fully_connected.h"\n#include "hk_fully_connected_generic.h"\n'
+        '#include "hk_isa.h"\n#include "hk_pool.h"\n\n',
         f"static int8_t out[{out_bytes}] __attribute__((aligned(16)));\n\n",
     ]
     calls = []
