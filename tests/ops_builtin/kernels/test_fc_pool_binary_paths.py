@@ -16,7 +16,7 @@ windows too large for 16-bit sums; binary runs that are flat, broadcast along ro
 from a scalar, or strided (the element loop), with input shifts of zero and left-shifting MUL.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-hk_fc_dot4_packed_s8, hk_fc_dot4_widened_s8 and hk_fc_odd (hk_fc_dot.h), hk_fc_requant
+hk_fc_dot4_packed_s8, hk_fc_dot4_widened_s8 and hk_fc_odd (hk_fc_dot.h), hk_fc_vcvta
 (hk_fc_requant.h), pool_sxtab16_odd (hk_pool.c), binary_srdhm (hk_binary_scalar.c).
 """
 
