@@ -155,7 +155,7 @@ def main() -> int:
             f"1 graphs, {int(verdict.status == 'mismatch')} mismatches, "
             f"{int(verdict.status in ('error', 'invalid'))} errors"
         )
-        return 0 if verdict.status in ("ok", "refused") else 1
+        return 0 if verdict.status in ("ok", "refused", "reference-crash") else 1
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
