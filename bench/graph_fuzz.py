@@ -15,7 +15,10 @@ once fixed (tests/hardening/test_graph_fuzz.py replays every pair there).
 
 A progress bar runs on stderr; the last line printed is ``N graphs, K mismatches, E errors``
 (errors: conversion crashes, compile failures, sanitizer faults, and graphs LiteRT itself refuses,
-which are generator bugs). Typed refusals (UnsupportedModelError) are counted on the line before.
+which are generator bugs). Typed refusals (UnsupportedModelError) are counted on the lines before,
+and so are graphs on which LiteRT's reference interpreter crashed (it runs in a child process of
+its own, so a crash ends that case at once, with nothing to compare: not a finding against the
+module).
 """
 
 from __future__ import annotations
@@ -89,10 +92,12 @@ def run_one(job: tuple[int, int, str, float]) -> dict:
         "seconds": round(verdict.seconds, 3),
         "worst": verdict.worst,
     }
-    if verdict.status not in ("ok", "refused"):
+    if verdict.status not in ("ok", "refused", "reference-crash"):
         row["detail"] = verdict.detail[:1500]
         if verdict.status in ("mismatch", "error") and shrink_s > 0:
             row["file"] = str(write_finding(case, verdict, Path(out), shrink_s))
+    elif verdict.status == "reference-crash":
+        row["detail"] = verdict.detail[:300]
     elif verdict.status == "refused":
         row["detail"] = (
             verdict.detail.splitlines()[1][:200] if "\n" in verdict.detail else verdict.detail[:200]
@@ -150,7 +155,7 @@ def main() -> int:
             f"1 graphs, {int(verdict.status == 'mismatch')} mismatches, "
             f"{int(verdict.status in ('error', 'invalid'))} errors"
         )
-        return 0 if verdict.status in ("ok", "refused") else 1
+        return 0 if verdict.status in ("ok", "refused", "reference-crash") else 1
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -189,7 +194,7 @@ def main() -> int:
                     break
                 rows.append(row)
                 counts[row["status"]] += 1
-                if row["status"] in ("mismatch", "error", "invalid"):
+                if row["status"] in ("mismatch", "error", "invalid", "reference-crash"):
                     first = (row.get("detail") or "").splitlines()[:1] or [""]
                     progress.console.print(
                         f"[red]{row['status']}[/] case {args.seed}:{row['case']} ({row['dtype']}, "
@@ -225,7 +230,7 @@ def main() -> int:
     for text, n in refused.most_common(10):
         print(f"refused x{n}: {text}")
     for r in rows:
-        if r["status"] in ("mismatch", "error", "invalid"):
+        if r["status"] in ("mismatch", "error", "invalid", "reference-crash"):
             print(f"{r['status']} {args.seed}:{r['case']} {r['kind']} {r.get('file', '')}")
     if args.json:
         totals = {
@@ -233,11 +238,13 @@ def main() -> int:
             "mismatches": mismatches,
             "errors": errors,
             "refused": counts["refused"],
+            "reference_crashes": counts["reference-crash"],
         }
         Path(args.json).write_text(
             json.dumps({"totals": totals, "worst": worst, "rows": rows}, indent=1) + "\n"
         )
     print(f"{counts['refused']} refused with a typed UnsupportedModelError")
+    print(f"{counts['reference-crash']} on which LiteRT's reference interpreter crashed (nothing to compare)")
     print(f"{len(rows)} graphs, {mismatches} mismatches, {errors} errors")
     return 1 if mismatches or errors else 0
 

@@ -21,10 +21,13 @@ dead operators removed) while it still fails the same way, for a regression test
 
 from __future__ import annotations
 
+import faulthandler
 import hashlib
 import os
+import pickle
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -113,7 +116,9 @@ class Verdict:
     bound); ``error`` (the conversion raised an untyped or unexpected error, the C did not compile,
     the sanitizers or the module stopped the run); ``refused`` (a typed UnsupportedModelError: an
     operator variant the compiler declines, with its reason); ``invalid`` (LiteRT itself rejects
-    the model: a generator bug). ``kind`` names the failure for shrinking and grouping."""
+    the model: a generator bug); ``reference-crash`` (LiteRT's reference interpreter killed its
+    process, so there is nothing to compare with: not a finding against the module). ``kind``
+    names the failure for shrinking and grouping."""
 
     status: str
     kind: str = ""
@@ -152,10 +157,58 @@ def _inputs(graph: Graph, rng: np.random.Generator) -> list[np.ndarray]:
     return values
 
 
+class ReferenceCrashed(Exception):
+    """LiteRT's reference interpreter killed the process it ran in (a failed check in one of its
+    kernels aborts with SIGABRT): the reference has no answer for the model, which is no finding
+    against the module."""
+
+
 def reference(
     model: bytes, graph: Graph, samples: list[list[np.ndarray]], work: Path
 ) -> list[list[np.ndarray]]:
-    """Each sample's outputs from LiteRT's reference kernels (a float16 model's float32 twin)."""
+    """Each sample's outputs from LiteRT's reference kernels (a float16 model's float32 twin).
+
+    The interpreter runs in a child process (``os.fork``): on some models it aborts (graph fuzzer
+    cases 3:142 and 3:794), which in-process killed the bench's pool worker and left the run
+    waiting for a result that never came. A child that dies raises :class:`ReferenceCrashed`; a
+    ReferenceExecutionError (the model refused) comes back as itself."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer through the pipe, then leave without cleanup
+        os.close(read)
+        faulthandler.disable()  # an abort is the parent's to report, not a traceback dump
+        try:
+            answer: tuple[str, Any] = ("ok", _reference_here(model, graph, samples, work))
+        except ReferenceExecutionError as exc:
+            answer = ("refused", str(exc))
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
+            answer = ("raised", "".join(traceback.format_exception(exc))[-2000:])
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(pickle.dumps(answer))
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        how = (
+            f"signal {signal.Signals(os.WTERMSIG(status)).name}"
+            if os.WIFSIGNALED(status)
+            else f"exit status {os.waitstatus_to_exitcode(status)}"
+        )
+        raise ReferenceCrashed(f"LiteRT's reference interpreter died of {how}")
+    kind, value = pickle.loads(data)
+    if kind == "refused":
+        raise ReferenceExecutionError(value)
+    if kind == "raised":
+        raise RuntimeError(f"the reference run raised:\n{value}")
+    return value
+
+
+def _reference_here(
+    model: bytes, graph: Graph, samples: list[list[np.ndarray]], work: Path
+) -> list[list[np.ndarray]]:
+    """:func:`reference` in this process."""
     path = work / "reference.tflite"
     path.write_bytes(every_tensor_an_output(float32_twin(model) if graph.dtype == "float16" else model))
     interpreter = create_interpreter(path)
@@ -310,6 +363,8 @@ def _run(
         expected = reference(model, graph, stimuli, work)
     except ReferenceExecutionError as exc:
         return Verdict("invalid", "reference", str(exc).splitlines()[0][:300])
+    except ReferenceCrashed as exc:
+        return Verdict("reference-crash", "reference", str(exc))
     try:
         result = convert(work / "model.tflite", work / "out", config)
     except UnsupportedModelError as exc:
@@ -550,6 +605,7 @@ __all__ = [
     "Case",
     "FLOAT32_ULP",
     "HARNESS",
+    "ReferenceCrashed",
     "Verdict",
     "compare",
     "convert",

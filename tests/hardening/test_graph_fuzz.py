@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -29,6 +30,8 @@ CASES = 24
 
 GRAPHS = Path(__file__).resolve().parents[1] / "data" / "regressions" / "graphs"
 FINDINGS = sorted(GRAPHS.glob("*.json"))
+REFERENCE_CRASHES = sorted((GRAPHS / "reference_crash").glob("*.json"))
+"""Shrunk models on which LiteRT's reference interpreter aborts its process."""
 
 
 @pytest.mark.parametrize("number", range(CASES))
@@ -115,3 +118,16 @@ def test_shrunk_finding_now_matches_litert(record, tmp_path):
     assert verdict.status == "ok", (
         f"{entry['file']} ({entry['kind']}) {verdict.status} {verdict.kind}:\n{verdict.detail}"
     )
+
+
+@pytest.mark.parametrize("record", REFERENCE_CRASHES, ids=[p.stem for p in REFERENCE_CRASHES])
+def test_a_reference_crash_ends_its_case_at_once_with_its_own_verdict(record, tmp_path):
+    # The reference runs in a child process: its abort must neither kill this process (the
+    # bench's pool worker) nor count as a mismatch or an error of the module.
+    entry = json.loads(record.read_text())
+    model = (record.parent / entry["file"]).read_bytes()
+    start = time.perf_counter()
+    verdict = run_model(model, entry["config"], tmp_path, seed=entry["input_seed"])
+    assert (verdict.status, verdict.kind) == ("reference-crash", "reference"), verdict.detail
+    assert verdict.detail == "LiteRT's reference interpreter died of signal SIGABRT"
+    assert time.perf_counter() - start < 60

@@ -268,6 +268,7 @@ W8 = ((4, 3, 3, 2), "int8", (np.full(4, 0.01, np.float32), np.zeros(4), 0), np.o
     "case, message",
     [
         ("int16_conv_int32_bias_without_option", "quantized_bias_type"),
+        ("int16_conv_scale_past_2_14", "defined below 2\\^14"),
         ("conv_tanh", "fused activation TANH"),
         ("fc_shuffled", "shuffled"),
         ("fc_per_channel_zero_points", "zero points 0"),
@@ -283,6 +284,14 @@ def test_unsupported_variants_are_refused_with_a_reason(case, message, tmp_path)
             ((4,), "int32", (np.full(4, 1e-4, np.float32), np.zeros(4), 0), np.ones(4)),
         ]
         args = ("CONV_2D", spec, ((1, 5, 5, 4), "int16", (0.02, 0)), conv)
+    elif case == "int16_conv_scale_past_2_14":
+        # 0.01 * 0.01 / 4e-9 = 25,000: the 64-bit requantization's rounding shift goes negative.
+        spec = [
+            ((1, 5, 5, 2), "int16", (0.01, 0), None),
+            W8,
+            ((4,), "int64", (np.full(4, 1e-4, np.float32), np.zeros(4), 0), np.ones(4)),
+        ]
+        args = ("CONV_2D", spec, ((1, 5, 5, 4), "int16", (4e-9, 0)), conv)
     elif case == "conv_tanh":
         conv.fusedActivationFunction = litert.ActivationFunctionType.TANH
         spec = [

@@ -57,6 +57,34 @@ def double_requant(acc: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.where(inside, rounded, INT32_MIN).astype(np.int64)
 
 
+def saturation_free(
+    weights: np.ndarray | None,
+    bias: np.ndarray | None,
+    input_offset: int,
+    filter_offset: int,
+    output_offset: int,
+    scales: np.ndarray,
+) -> bool:
+    """Whether an int8 layer's outputs are the same whether a requantized value beyond int32
+    saturates (VCVTA, the Cortex-M55's packed paths) or becomes INT32_MIN (the reference).
+
+    Either holds when the output offset is not 0: added modulo 2^32 before the int8 clamp, it
+    sends INT32_MAX and INT32_MIN to the same end of the clamp (a positive offset wraps INT32_MAX
+    to the bottom, a negative one wraps INT32_MIN to the top). With offset 0, every unit's
+    ``|acc| * scale`` must stay below ``2^31 - 1``, bounding ``|acc|`` by the weights and bias
+    (constant; ``None`` when not, then the int32 accumulator's own range bounds it)."""
+    if output_offset != 0:
+        return True
+    reach: np.ndarray | int = 1 << 31
+    if weights is not None:
+        w = np.abs(np.asarray(weights, np.int64) + int(filter_offset))
+        x = max(abs(-128 + int(input_offset)), abs(127 + int(input_offset)))
+        b = 0 if bias is None else np.abs(np.asarray(bias, np.int64).reshape(-1))
+        reach = np.minimum(w.sum(axis=1) * x + b, 1 << 31)
+    scaled = np.asarray(reach, np.float64) * np.asarray(scales, np.float64).reshape(-1)
+    return bool(np.all(scaled < float((1 << 31) - 1)))
+
+
 def integer_requant_values(
     acc: np.ndarray, multiplier: np.ndarray, left: int, right: int, fused_offset: int | None = None
 ) -> np.ndarray:

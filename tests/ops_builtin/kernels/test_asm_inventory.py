@@ -56,7 +56,7 @@ BLOCKS: dict[str, str] = {
     "hk_fc_dot4_packed_s8": "test_fc_pool_binary_paths.py",
     "hk_fc_dot4_widened_s8": "test_fc_pool_binary_paths.py",
     "hk_fc_odd": "test_fc_pool_binary_paths.py",
-    "hk_fc_requant": "test_fc_pool_binary_paths.py",
+    "hk_fc_vcvta": "test_fc_pool_binary_paths.py",
     # DSP helpers: hk_pool_dsp.c, hk_binary_scalar.c, hk_binary_wide_dsp.c, hk_requant.h, hk_simd.h
     "pool_sxtab16_odd": "test_fc_pool_binary_paths.py",
     "binary_srdhm": "test_fc_pool_binary_paths.py",

@@ -16,7 +16,7 @@ windows too large for 16-bit sums; binary runs that are flat, broadcast along ro
 from a scalar, or strided (the element loop), with input shifts of zero and left-shifting MUL.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-hk_fc_dot4_packed_s8, hk_fc_dot4_widened_s8 and hk_fc_odd (hk_fc_dot.h), hk_fc_requant
+hk_fc_dot4_packed_s8, hk_fc_dot4_widened_s8 and hk_fc_odd (hk_fc_dot.h), hk_fc_vcvta
 (hk_fc_requant.h), pool_sxtab16_odd (hk_pool_dsp.c), binary_srdhm (hk_binary_scalar.c).
 """
 
@@ -79,11 +79,14 @@ def fc_case(
     scales=None,
     kind="s8",
     integer=False,
+    zp_out=None,
 ) -> Case:
-    """An FC call; ``bias_acc`` replaces the data by zeros and sets each accumulator directly."""
+    """An FC call; ``bias_acc`` replaces the data by zeros and sets each accumulator directly.
+    ``layout`` "generic" calls hk_fully_connected_s8_generic (row-major)."""
     if kind == "s8":
         x = rng.integers(-128, 127, (batches, depth), endpoint=True).astype(np.int8)
-        zp_in, zp_out = (int(v) for v in rng.integers(-128, 127, 2, endpoint=True))
+        zp_in, drawn_out = (int(v) for v in rng.integers(-128, 127, 2, endpoint=True))
+        zp_out = drawn_out if zp_out is None else zp_out
         bias = rng.integers(-20000, 20000, units).astype(np.int32)
         lo, hi = (-128, 127) if rng.random() < 0.5 else (int(zp_out), 127)
     else:
@@ -96,7 +99,7 @@ def fc_case(
         x[:] = 0
         w[:] = 0
         zp_in, zp_w = 0, 0
-        bias = np.asarray(bias_acc, np.int32)
+        bias = np.asarray(bias_acc, bias.dtype)
     if scales is None:
         count = units if per_channel else 1
         scales = float(np.float32(0.02)) * rng.uniform(1e-3, 2e-2, count) / float(np.float32(0.05))
@@ -108,7 +111,7 @@ def fc_case(
         f".per_channel = {int(per_channel)}"
     )
     arrays = {"x": x, "s": np.asarray(scales, np.float64)}
-    if kind == "s8" and layout != "rows":
+    if kind == "s8" and layout not in ("rows", "generic"):
         arrays["f"] = fold_fc_bias(w, bias, -zp_in, -zp_w)
         init += ", .folded_bias = $f"
         bias_arg = "NULL"
@@ -127,7 +130,8 @@ def fc_case(
         arrays["b"] = bias
         bias_arg = "$b"
     arrays["w"] = w
-    call = f"hk_fully_connected_{kind}($p, $x, $w, {bias_arg}, (void *)out)"
+    suffix = "s8_generic" if layout == "generic" else kind
+    call = f"hk_fully_connected_{suffix}($p, $x, $w, {bias_arg}, (void *)out)"
     label = f"fc {kind} {batches}x{depth}->{units} {layout}"
     return Case(label, "hk_fully_connected_params_t", init, call, arrays, expected)
 
@@ -142,6 +146,39 @@ def tie_accumulators(scales: list[float]) -> tuple[list[int], list[float]]:
                 accs.append(a)
                 unit_scales.append(scale)
     return accs, unit_scales
+
+
+def overflow_accumulators() -> tuple[list[int], list[float]]:
+    """Accumulators whose requantized value lands just inside int32, on its limits or past them
+    (the reference gives INT32_MIN past either limit, finding 1:292; VCVTA alone saturates):
+    x = acc * scale at 2^31 - 1 (kept), 2^31 - 1/2 (a tie rounding out), 2^31 and -2^31 - 1."""
+    rows = [
+        (1.0, (2147483647, -2147483647, -2147483648)),
+        (1.5, (1431655764, 1431655765, 1431655766, -1431655765, -1431655766)),
+        (2.0, (1073741823, 1073741824, -1073741824, -1073741825, 2147483647, -2147483648)),
+        (2147483647 / 1431655765, (1431655765, -1431655765)),
+    ]
+    accs = [a for _, row in rows for a in row]
+    scales = [s for s, row in rows for _ in row]
+    return accs, scales
+
+
+def overflow_cases(rng) -> list[Case]:
+    """Requantized values beyond int32 on every entry that may meet them: the int16 kernels
+    (output offset 0, always), the row-major int8 loop the converter picks for layers that are not
+    saturation_free, and the packed int8 paths with an output offset, which VCVTA's saturation
+    leaves exact (fc_integer_requant.saturation_free)."""
+    accs, scales = overflow_accumulators()
+    big = rng.uniform(1000.0, 4000.0, 6)  # random int16 data whose sums overflow either way
+    return [
+        fc_case(rng, 1, 1, len(accs), kind="s16", bias_acc=accs, scales=scales),
+        fc_case(rng, 1, 1, len(accs), kind="s16_b32", bias_acc=accs, scales=scales),
+        fc_case(rng, 2, 23, 6, kind="s16", scales=big),
+        fc_case(rng, 1, 1, len(accs), layout="generic", bias_acc=accs, scales=scales, zp_out=0),
+        fc_case(rng, 1, 1, len(accs), layout="rows", bias_acc=accs, scales=scales, zp_out=-7),
+        fc_case(rng, 1, 1, len(accs), layout="packed", bias_acc=accs, scales=scales, zp_out=5),
+        fc_case(rng, 1, 1, len(accs), layout="packed", bias_acc=accs, scales=scales, zp_out=-1),
+    ]
 
 
 def fc_cases(rng) -> list[Case]:
@@ -163,6 +200,7 @@ def fc_cases(rng) -> list[Case]:
         fc_case(rng, 1, 40, 3, kind="s16_b32"),
         fc_case(rng, 1, 8, 6, kind="s16", per_channel=False),
     ]
+    out += overflow_cases(rng)
     for _ in range(12):  # random shapes and layouts
         out.append(
             fc_case(
@@ -358,7 +396,8 @@ def program(all_cases: list[Case]) -> str:
     out_bytes = max(c.expected.nbytes for c in all_cases)
     parts = [
         '#include <stdio.h>\n#include <string.h>\n#include "hk_binary.h"\n'
-        '#include "hk_fully_connected.h"\n#include "hk_isa.h"\n#include "hk_pool.h"\n\n',
+        '#include "hk_fully_connected.h"\n#include "hk_fully_connected_generic.h"\n'
+        '#include "hk_isa.h"\n#include "hk_pool.h"\n\n',
         f"static int8_t out[{out_bytes}] __attribute__((aligned(16)));\n\n",
     ]
     calls = []
@@ -403,5 +442,6 @@ def test_cases_hold_their_reference_outputs():
 
 @pytest.mark.parametrize("path_name", sorted(PATHS))
 def test_every_path_matches_the_reference(path_name, source, tmp_path):
-    run = run_program(source, tmp_path, PATHS[path_name], ("fully_connected", "pool", "binary"))
+    families = ("fully_connected", "fully_connected_generic", "pool", "binary")
+    run = run_program(source, tmp_path, PATHS[path_name], families)
     assert f"0 of {len(cases())} cases differ" in run.stdout, run.stdout

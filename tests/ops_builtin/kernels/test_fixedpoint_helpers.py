@@ -202,10 +202,12 @@ def _mbqm_64_cases(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.nda
     return x, m, s
 
 
-def test_multiply_by_quantized_multiplier_64_matches_litert_and_saturates(lib):
+def test_multiply_by_quantized_multiplier_64_matches_litert_and_keeps_the_low_bits(lib):
     # Within int32 the result is LiteRT's; past it (LiteRT only DCHECKs that it fits) the helper
-    # saturates, so a 16x8 kernel given an out-of-range accumulator clamps instead of wrapping.
+    # keeps the low 32 bits as the reference's static_cast<int32_t> does, so a 16x8 kernel whose
+    # effective scale takes the shift to 8..14 wraps like the reference (graph fuzzer 3:947).
     x, m, s = _mbqm_64_cases(np.random.default_rng(64), 20000)
+    s[-2000:] = np.random.default_rng(65).integers(8, 14, 2000, endpoint=True)
     exact = np.array([mbqm_64_exact(int(a), int(b), int(c)) for a, b, c in zip(x, m, s)], object)
     out = np.zeros(x.size, np.int32)
     arrays = [np.ascontiguousarray(x, np.int64), np.ascontiguousarray(m, np.int32), s.astype(np.int32)]
@@ -214,7 +216,7 @@ def test_multiply_by_quantized_multiplier_64_matches_litert_and_saturates(lib):
         ctypes.c_int32(x.size),
         ctypes.c_void_p(out.ctypes.data),
     )
-    expected = np.array([min(max(v, I32_MIN), I32_MAX) for v in exact], np.int64)
+    expected = np.array([(v + (1 << 31)) % (1 << 32) - (1 << 31) for v in exact], np.int64)
     assert (exact > I32_MAX).sum() > 100 and (exact < I32_MIN).sum() > 100
     np.testing.assert_array_equal(out, expected)
 

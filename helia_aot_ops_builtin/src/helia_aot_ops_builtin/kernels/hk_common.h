@@ -78,21 +78,18 @@ HK_INLINE int32_t hk_mbqm_greater_than_one(int32_t x, int32_t multiplier, int32_
     return hk_sat_rdhm((int32_t)((uint32_t)x << shift), multiplier);
 }
 
-/* Follows LiteRT MultiplyByQuantizedMultiplier(int64): the 16x8 path's reduced 16-bit multiplier. */
+/* Follows LiteRT MultiplyByQuantizedMultiplier(int64): the 16x8 path's reduced 16-bit multiplier,
+ * one rounding shift, then the reference's static_cast<int32_t>, which keeps the low 32 bits of
+ * a result past int32 (an effective scale of a few hundred, shift 8 to 14, gets there: graph
+ * fuzzer cases 3:947 and 3:1760). Shifts above 14 leave the rounding term's shift count
+ * negative, undefined in the reference too; the converter refuses them. */
 HK_INLINE int32_t hk_mbqm_64(int64_t x, int32_t multiplier, int32_t shift)
 {
     const int32_t reduced = multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
     const int32_t total_shift = 15 - shift;
     const int64_t round = (int64_t)1 << (total_shift - 1);
-    int64_t result = x * (int64_t)reduced + round;
-    result = result >> total_shift;
-    if (result > INT32_MAX) {
-        result = INT32_MAX;
-    }
-    if (result < INT32_MIN) {
-        result = INT32_MIN;
-    }
-    return (int32_t)result;
+    const uint32_t bits = (uint32_t)(uint64_t)((x * (int64_t)reduced + round) >> total_shift);
+    return bits <= (uint32_t)INT32_MAX ? (int32_t)bits : -(int32_t)(~bits) - 1;
 }
 
 HK_INLINE int8_t hk_sat_s8(int32_t x) { return (int8_t)hk_clamp_i32(x, -128, 127); }

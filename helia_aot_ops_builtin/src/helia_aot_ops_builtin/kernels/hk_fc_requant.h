@@ -2,10 +2,11 @@
  * helia-aot kernel library: LiteRT's double-precision requantization, fast on every core.
  *
  * LiteRT's reference FULLY_CONNECTED computes static_cast<int32_t>(std::round(double(acc) *
- * scale)) per output. hk_fc_requant gives exactly that value (saturated to int32) in the
- * cheapest form the target allows, chosen at compile time:
+ * scale)) per output. hk_fc_requant gives exactly that value (INT32_MIN for a value that rounds
+ * beyond int32, see hk_round_to_i32) in the cheapest form the target allows, chosen at compile
+ * time:
  *   - Armv8-M with a double-precision FPU (Cortex-M55): VCVTA, which rounds half away from
- *     zero and saturates in one instruction;
+ *     zero in one instruction but saturates, so a result of INT32_MAX is checked again;
  *   - other Arm cores, where double arithmetic is a software library (Cortex-M4F): an integer
  *     computation that is provably equal except within a tiny slack of a rounding tie, where
  *     it falls back to the software double code (HK_FC_REQUANT_INTEGER selects it anywhere,
@@ -110,16 +111,43 @@ static inline int32_t hk_fc_requant(int32_t acc, double scale)
     return hk_fc_requant_decoded(acc, &decoded);
 }
 #elif defined(HK_FC_REQUANT_PATH_VCVTA)
-static inline int32_t hk_fc_requant(int32_t acc, double scale)
+/* VCVTA alone: round(x) saturated to int32, which differs from the reference only where x
+ * rounds beyond INT32_MAX (the reference gives INT32_MIN there). */
+static inline int32_t hk_fc_vcvta(double x)
 {
     int32_t rounded;
-    __asm__("vcvta.s32.f64 %0, %P1" : "=t"(rounded) : "w"((double)acc * scale));
+    __asm__("vcvta.s32.f64 %0, %P1" : "=t"(rounded) : "w"(x));
     return rounded;
+}
+
+static inline int32_t hk_fc_requant(int32_t acc, double scale)
+{
+    const double x = (double)acc * scale;
+    const int32_t rounded = hk_fc_vcvta(x);
+    return rounded != INT32_MAX ? rounded : hk_round_to_i32(x);
+}
+
+#define HK_FC_REQUANT_BOUNDED_VCVTA 1
+static inline int32_t hk_fc_requant_bounded(int32_t acc, double scale)
+{
+    return hk_fc_vcvta((double)acc * scale);
 }
 #else
 static inline int32_t hk_fc_requant(int32_t acc, double scale)
 {
     return hk_round_to_i32((double)acc * scale);
+}
+#endif
+
+/* hk_fc_requant for a layer whose outputs the converter proved unaffected by where a value
+ * beyond int32 goes (helia_aot_ops_builtin.fc_integer_requant.saturation_free: every |acc *
+ * scale| below 2^31 - 1, or an output offset other than 0, which sends INT32_MAX and INT32_MIN
+ * to the same clamped output once added modulo 2^32): the packed int8 paths, which on the
+ * Cortex-M55 then take VCVTA alone. */
+#if !defined(HK_FC_REQUANT_BOUNDED_VCVTA)
+static inline int32_t hk_fc_requant_bounded(int32_t acc, double scale)
+{
+    return hk_fc_requant(acc, scale);
 }
 #endif
 

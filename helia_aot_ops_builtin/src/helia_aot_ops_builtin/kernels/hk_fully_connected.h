@@ -55,7 +55,11 @@ typedef struct {
     int32_t requant_right;
 } hk_fully_connected_params_t;
 
-/* int8 activations and weights, int32 bias (may be NULL). */
+/* int8 activations and weights, int32 bias (may be NULL). On the Cortex-M55 the double
+ * requantization is VCVTA alone (hk_fc_requant_bounded), exact when a value beyond int32 cannot
+ * change an output: the output offset is not 0, or every |acc * scale| stays below 2^31 - 1
+ * (fc_integer_requant.saturation_free; the converter calls hk_fully_connected_s8_generic for
+ * the other layers). */
 int32_t hk_fully_connected_s8(const hk_fully_connected_params_t *params, const int8_t *input,
                               const int8_t *filter, const int32_t *bias, int8_t *output);
 

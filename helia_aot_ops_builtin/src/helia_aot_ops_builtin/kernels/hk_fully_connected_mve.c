@@ -7,9 +7,9 @@
 #include "hk_fully_connected_paths.h"
 
 #if HK_HAVE_MVE
-/* hk_fc_requant of four accumulators as one vector. With GCC the four VCVTA results land in
- * the lanes of q0 directly, saving the moves through core registers that the compiler makes
- * of vsetq_lane (q0 and q1 are therefore clobbered). */
+/* hk_fc_requant_bounded of four accumulators as one vector. With GCC the four VCVTA results
+ * land in the lanes of q0 directly, saving the moves through core registers that the compiler
+ * makes of vsetq_lane (q0 and q1 are therefore clobbered). */
 HK_INLINE int32x4_t fc_requant4(const uint32_t *acc, double s0, double s1, double s2, double s3)
 {
 #if defined(HK_FC_ASM) && defined(HK_FC_REQUANT_PATH_VCVTA)
@@ -37,10 +37,10 @@ HK_INLINE int32x4_t fc_requant4(const uint32_t *acc, double s0, double s1, doubl
             : "d0", "d1", "d2", "d3");
     return r;
 #else
-    int32x4_t r = vdupq_n_s32(hk_fc_requant((int32_t)acc[0], s0));
-    r = vsetq_lane_s32(hk_fc_requant((int32_t)acc[1], s1), r, 1);
-    r = vsetq_lane_s32(hk_fc_requant((int32_t)acc[2], s2), r, 2);
-    return vsetq_lane_s32(hk_fc_requant((int32_t)acc[3], s3), r, 3);
+    int32x4_t r = vdupq_n_s32(hk_fc_requant_bounded((int32_t)acc[0], s0));
+    r = vsetq_lane_s32(hk_fc_requant_bounded((int32_t)acc[1], s1), r, 1);
+    r = vsetq_lane_s32(hk_fc_requant_bounded((int32_t)acc[2], s2), r, 2);
+    return vsetq_lane_s32(hk_fc_requant_bounded((int32_t)acc[3], s3), r, 3);
 #endif
 }
 
@@ -53,8 +53,8 @@ HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_
 }
 
 #if defined(HK_FC_ASM8) && defined(HK_FC_REQUANT_PATH_VCVTA)
-/* hk_fc_requant of the accumulators A and B (core registers) into lanes LA and LB of q0/q1,
- * by the doubles SA and SB: one VMOV brings both into d4, then convert, scale and round. */
+/* hk_fc_requant_bounded of the accumulators A and B (core registers) into lanes LA and LB of
+ * q0/q1, by the doubles SA and SB: one VMOV brings both into d4, then convert, scale and round. */
 #define HK_FC_REQUANT_PAIR(A, B, LA, LB, SA, SB)                                              \
     "vmov s8, s9, %[" #A "], %[" #B "]\n\t"                                                   \
     "vcvt.f64.s32 d5, s9\n\t"                                                                 \
@@ -68,7 +68,7 @@ HK_INLINE void fc_store8_mve(const fc_s8_t *k, int32x4_t r0, int32x4_t r1, int8_
         [a5] "r"(acc[5]), [a6] "r"(acc[6]), [a7] "r"(acc[7])
 #endif
 
-/* hk_fc_requant of eight accumulators, then fc_store8_mve. With GCC's assembler the eight
+/* hk_fc_requant_bounded of eight accumulators, then fc_store8_mve. With GCC's assembler the eight
  * results land straight in the lanes of q0 and q1, two conversions per core-to-FPU move; one
  * scale for all (STEP 0) stays in a register, per-unit scales load two per VLDM. */
 HK_INLINE void fc_output8_mve(const fc_s8_t *k, const uint32_t *acc, const double *s,
@@ -297,8 +297,8 @@ typedef struct {
     "vrshl.s32 q0, q0, q7\n\t"                                                                \
     "vrshl.s32 q1, q1, q7\n\t"
 
-/* Two accumulators (core registers) through hk_fc_requant into lanes LA and LB of q0/q1, by the
- * next two per-unit scales (VLDM from r9). */
+/* Two accumulators (core registers) through hk_fc_requant_bounded into lanes LA and LB of
+ * q0/q1, by the next two per-unit scales (VLDM from r9). */
 #define HK_FC_BLOCKS8_DOUBLE_PAIR(A, B, LA, LB)                                               \
     "vldmia r9!, {d6-d7}\n\t"                                                                 \
     "vmov s8, s9, " A ", " B "\n\t"                                                           \

@@ -59,7 +59,7 @@ typedef struct {
  * not call it free of an unused-function warning). */
 static inline int8_t fc_output_s8(const fc_s8_t *k, uint32_t acc, double scale)
 {
-    const int32_t value = hk_fc_requant((int32_t)acc, scale);
+    const int32_t value = hk_fc_requant_bounded((int32_t)acc, scale);
     const int32_t shifted = (int32_t)((uint32_t)value + (uint32_t)k->offset);
     return (int8_t)hk_clamp_i32(shifted, k->act_min, k->act_max);
 }

@@ -38,18 +38,6 @@ typedef enum {
     REDUCE_PROD_S16,
 } reduce_kind_t;
 
-/* LiteRT MultiplyByQuantizedMultiplier(int64_t, ...) with its final static_cast<int32_t>, which
- * keeps the low 32 bits rather than saturating. */
-static inline int32_t mbqm_64_wrap(int64_t x, int32_t multiplier, int32_t shift)
-{
-    const int32_t reduced = multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
-    const int32_t total_shift = 15 - shift;
-    const int64_t round = (int64_t)1 << (total_shift - 1);
-    const int64_t result = (x * (int64_t)reduced + round) >> total_shift;
-    const uint32_t bits = (uint32_t)(uint64_t)result;
-    return bits <= (uint32_t)INT32_MAX ? (int32_t)bits : -(int32_t)(~bits) - 1;
-}
-
 /* LiteRT QuantizedMeanOrSum's epilogue: the zero-point correction is formed in 64 bits and
  * truncated to the int32 accumulator type before rescaling. */
 static inline int32_t finish_quantized(const hk_reduce_params_t *p, int32_t sum, int32_t lo,
@@ -137,9 +125,9 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                                         const int32_t x = (is_s8 ? in_s8[at] : in_s16[at]) -
                                                           params->input_zero_point;
                                         acc_i32 = first ? x
-                                                        : mbqm_64_wrap((int64_t)acc_i32 * x,
-                                                                       params->multiplier,
-                                                                       params->shift);
+                                                        : hk_mbqm_64((int64_t)acc_i32 * x,
+                                                                     params->multiplier,
+                                                                     params->shift);
                                         first = false;
                                     } else if (is_max || is_min) {
                                         const int32_t x = is_s8 ? in_s8[at] : in_s16[at];
@@ -179,7 +167,7 @@ HK_INLINE int32_t reduce_walk(const hk_reduce_params_t *params, const void *inpu
                         const int32_t lo = kind == REDUCE_PROD_S8 ? -128 : -32768;
                         const int32_t hi = kind == REDUCE_PROD_S8 ? 127 : 32767;
                         const int32_t scaled =
-                            mbqm_64_wrap((int64_t)acc_i32, params->multiplier, params->shift);
+                            hk_mbqm_64((int64_t)acc_i32, params->multiplier, params->shift);
                         const int32_t out = (int32_t)((uint32_t)scaled +
                                                       (uint32_t)params->output_zero_point);
                         const int32_t clamped = hk_clamp_i32(out, lo, hi);

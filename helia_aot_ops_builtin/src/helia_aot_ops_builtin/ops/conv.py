@@ -553,6 +553,21 @@ class _WindowOperator(KernelCallOperator):
             yield from int16_bias_problems(
                 bias, opts.quantized_bias_type, int32_allowed=self.FAMILY != "depthwise"
             )
+            if kind == "s16":
+                yield from self.wide_shift_problems()
+
+    def wide_shift_problems(self) -> Iterable[str]:
+        """LiteRT's 64-bit MultiplyByQuantizedMultiplier (the int64-bias 16x8 kernels) rounds by
+        ``1 << (14 - shift)``: a shift above 14 (an effective scale of 2^14 or more) makes that a
+        negative shift count, undefined in the reference, so there is nothing to match."""
+        _, shifts = conv_multipliers(self.source, self.weights, self.target, self.channels)
+        if shifts.size and int(shifts.max()) > 14:
+            yield (
+                f"the effective output scale (input * filter / output) reaches "
+                f"2^{int(shifts.max()) - 1}; the int16 requantization with an int64 bias is "
+                "defined below 2^14 only (LiteRT's 64-bit MultiplyByQuantizedMultiplier): "
+                "requantize the layer with a larger output scale"
+            )
 
     # -- hybrid: float32 activations, int8 filter (hk_conv_hybrid.h) ---------------------------
     def hybrid_per_channel(self) -> bool:

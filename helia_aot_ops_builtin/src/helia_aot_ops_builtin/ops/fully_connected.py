@@ -32,7 +32,7 @@ from helia_aot_ops_builtin.fc_helium import (
     layer_assembly,
     weight_bias,
 )
-from helia_aot_ops_builtin.fc_integer_requant import IntegerRequant, integer_requant
+from helia_aot_ops_builtin.fc_integer_requant import IntegerRequant, integer_requant, saturation_free
 from helia_aot_ops_builtin.float16 import (
     F16_ACCUMULATION,
     FLOAT16_RESTRICTION,
@@ -210,7 +210,7 @@ class FullyConnectedOperator(KernelCallOperator):
             return (f"fully_connected_{self.kind()}",)
         if self.int4_per_use():
             return ("fully_connected_s4",)
-        if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
+        if self.runs_generic():
             return ("fully_connected_generic",)
         return self.KERNELS
 
@@ -220,7 +220,7 @@ class FullyConnectedOperator(KernelCallOperator):
     def kernel_function(self) -> str:
         if self.int4_per_use():
             return "fully_connected_s8_s4"
-        if self.kind() == "s8" and self.knob("kernel", "specialized") == "generic":
+        if self.runs_generic():
             return "fully_connected_s8_generic"
         return f"fully_connected_{self.kind()}"
 
@@ -290,7 +290,7 @@ class FullyConnectedOperator(KernelCallOperator):
         and the ``kernel`` knob not ``generic``)."""
         return (
             self.kind() == "s8"
-            and self.knob("kernel", "specialized") != "generic"
+            and not self.runs_generic()
             and self.weights.is_constant
             and (self.bias is None or self.bias.is_constant)
             and not self.int4_per_use()
@@ -308,17 +308,44 @@ class FullyConnectedOperator(KernelCallOperator):
             and (self.bias is None or self.bias.is_constant)
         )
 
+    def runs_generic(self) -> bool:
+        """Whether an int8 layer calls the row-major loop (hk_fully_connected_s8_generic): with
+        ``kernel: generic``, and always when :meth:`saturation_free` does not hold, since only
+        that loop's requantization gives the reference's INT32_MIN for a value beyond int32 on
+        the Cortex-M55 (the packed paths' VCVTA saturates)."""
+        if self.kind() != "s8":
+            return False
+        return self.knob("kernel", "specialized") == "generic" or not self.saturation_free()
+
+    def saturation_free(self) -> bool:
+        """``fc_integer_requant.saturation_free`` for this layer, computed once."""
+        cached = self.__dict__.get("_saturation_free")
+        if cached is None:
+            constant = self.weights.is_constant and (self.bias is None or self.bias.is_constant)
+            cached = saturation_free(
+                self.weights.data if constant else None,
+                None if self.bias is None or not constant else self.bias.data,
+                -self.source.zero_point(),
+                self.filter_offset(),
+                self.target.zero_point(),
+                self.effective_scales(),
+            )
+            self.__dict__["_saturation_free"] = cached
+        return bool(cached)
+
     def knob_values(self, knob: str) -> tuple[str, ...]:
-        """int8 offers the packed paths (``specialized``) or the row-major loop (``generic``);
-        float16 offers float sums (``precise``) or float16 Helium lanes (``fast``)."""
+        """int8 offers the packed paths (``specialized``) or the row-major loop (``generic``),
+        the latter alone when :meth:`saturation_free` does not hold; float16 offers float sums
+        (``precise``) or float16 Helium lanes (``fast``)."""
         if knob == "kernel":
-            return ("specialized", "generic") if self.kind() == "s8" else ("generic",)
+            packs = self.kind() == "s8" and self.saturation_free()
+            return ("specialized", "generic") if packs else ("generic",)
         if knob == "accumulation" and self.kind() == "f16":
             return F16_ACCUMULATION
         return super().knob_values(knob)
 
     def kernel_variants(self) -> list[KernelVariant]:
-        if self.kind() != "s8":
+        if self.kind() != "s8" or not self.saturation_free():
             return super().kernel_variants()
         units, depth = self.weights.shape
         packs = self.weights.is_constant and (self.bias is None or self.bias.is_constant)
