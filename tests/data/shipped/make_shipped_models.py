@@ -134,7 +134,10 @@ def quantize(source: Path, recipe_name: str, target: Path, work: Path) -> None:
             )
         for op in ("ADD", "MAX_POOL_2D", "PAD", "RESHAPE", "CONCATENATION", "INPUT", "OUTPUT"):
             qt.add_static_config(
-                regex=".*", operation_name=getattr(qtyping.TFLOperationName, op), activation_num_bits=8, weight_num_bits=8
+                regex=".*",
+                operation_name=getattr(qtyping.TFLOperationName, op),
+                activation_num_bits=8,
+                weight_num_bits=8,
             )
     else:
         qt.load_quantization_recipe(getattr(recipe, recipe_name)())
@@ -145,7 +148,9 @@ def quantize(source: Path, recipe_name: str, target: Path, work: Path) -> None:
     key = next(iter(interp.get_signature_list()))
     details = interp.get_signature_runner(key).get_input_details()
     rng = np.random.default_rng(11)
-    calibration = [{n: images(rng, tuple(d["shape"])) for n, d in details.items()} for _ in range(CALIBRATION)]
+    calibration = [
+        {n: images(rng, tuple(d["shape"])) for n, d in details.items()} for _ in range(CALIBRATION)
+    ]
     qt.quantize(qt.calibrate({key: calibration})).export_model(str(target), overwrite=True)
 
 
