@@ -143,7 +143,7 @@ def test_an_edited_module_gets_a_new_index_and_a_forged_index_is_refused(tmp_pat
         assert len(list((tmp_path / "index").glob("*.json"))) == 2
         (fresh,) = set((tmp_path / "index").glob("*.json")) - {written}
         data = json.loads(fresh.read_text())
-        data["modules"]["a_pool"][0][0] = "AVERAGE_POOL_2D"  # an index that lies about the module
+        data["modules"][f"{name}.a_pool"][0][0] = "AVERAGE_POOL_2D"  # an index that lies about the module
         fresh.write_text(json.dumps(data))
         forget(name)
         forged = register(name)

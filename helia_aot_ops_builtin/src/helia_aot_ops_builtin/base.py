@@ -1,11 +1,12 @@
 """BuiltinOperator: the core's TemplateOperator bound to this package's templates and kernels.
 
-A built-in operator declares the kernel families it calls (``KERNELS``, in ``kernels/``) and the
-template of its ``.c`` file (``TEMPLATE``, in ``templates/``); the template inherits the core's
-``_operator.c.mako`` and the operator's ``compute_values`` supplies the numbers. Emission itself is
-``helia_aot.pack.TemplateOperator``'s, the same a third-party pack uses. Op modules under ``ops/``
-end with ``REGISTRATIONS``, a list of ``helia_aot.pack.OperatorRecord``, which the plugin
-registers.
+A built-in operator declares the kernel families it calls (``KERNELS``, ``hk_<name>.h`` in one of
+the family folders the kernel library searches) and the template of its ``.c`` file
+(``TEMPLATE``, in a family folder too; see ``helia_aot_ops_builtin.families``); the template
+inherits the core's ``_operator.c.mako`` and the operator's ``compute_values`` supplies the
+numbers. Emission itself is ``helia_aot.pack.TemplateOperator``'s, the same a third-party pack
+uses. Operator modules end with ``REGISTRATIONS``, a list of ``helia_aot.pack.OperatorRecord``,
+which the plugin registers.
 """
 
 from __future__ import annotations
@@ -17,9 +18,7 @@ from types import MappingProxyType
 from helia_aot.air import AirTensor
 from helia_aot.pack import KernelLibrary, TemplateOperator
 
-from helia_aot_ops_builtin import kernels
-
-TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+from helia_aot_ops_builtin import families
 
 KERNEL_STATUS_BASE = 0
 """A kernel's nonzero status n becomes the module status ``-(KERNEL_STATUS_BASE + n)``: negative
@@ -37,8 +36,8 @@ def label(tensor: AirTensor) -> str:
 class BuiltinOperator(TemplateOperator):
     """Base of every built-in operator: template emission over the shared kernel library."""
 
-    TEMPLATE_DIRS: Sequence[Path] = (TEMPLATE_DIR,)
-    KERNEL_LIBRARY: KernelLibrary | None = kernels.LIBRARY
+    TEMPLATE_DIRS: Sequence[Path] = families.TEMPLATE_DIRS
+    KERNEL_LIBRARY: KernelLibrary | None = families.LIBRARY
     # The float16 kernels compute in _Float16, which only FP16 cores (Cortex-M55) have: Resolve
     # refuses a non-constant float16 operand elsewhere, naming the platforms that have FP16.
     DTYPE_PLATFORM_CAPABILITIES = MappingProxyType({"float16": "fp16"})

@@ -10,17 +10,19 @@ from helia_aot.converters.litert import schema_access as sa
 from helia_aot.pack import OperatorRecord, hookimpl, register_arities, register_operator_modules
 from helia_aot.registry import RegistryContext
 
-from helia_aot_ops_builtin import ops
 from helia_aot_ops_builtin.arities import ARITIES
+from helia_aot_ops_builtin.families import family_packages
 from helia_aot_ops_builtin.transforms import register_transforms
 
 
 def registrations() -> list[OperatorRecord]:
-    """Every ``REGISTRATIONS`` entry of the modules in ``helia_aot_ops_builtin.ops``, by module name."""
+    """Every ``REGISTRATIONS`` entry of the modules of the family packages, family by family and
+    by module name within each (the order ``register_operator_modules`` registers them in)."""
     found: list[OperatorRecord] = []
-    for info in sorted(pkgutil.iter_modules(ops.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{ops.__name__}.{info.name}")
-        found.extend(getattr(module, "REGISTRATIONS", ()))
+    for package in family_packages():
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            found.extend(getattr(module, "REGISTRATIONS", ()))
     return found
 
 
@@ -60,7 +62,7 @@ def helia_aot_register(context: RegistryContext) -> None:
     built-in graph transforms and the ``fuse_rolled_gru`` model hook (a WHILE-loop Keras GRU
     becomes one GRU operator). The operator modules are imported when a conversion first looks up
     one of their keys (``register_operator_modules``): most models use a few of them."""
-    register_operator_modules(context, ops)
+    register_operator_modules(context, *family_packages())
     register_arities(context, ARITIES)
     register_transforms(context)
     context.litert_model_hooks.register("fuse_rolled_gru", fuse_rolled_gru)

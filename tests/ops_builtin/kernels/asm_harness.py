@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from helia_aot_ops_builtin.kernels import KERNEL_DIR
+from helia_aot_ops_builtin.families import kernel_file as kernel_file_path
 
 from .cross_check import kernel_c_files, run_program_sources
 
@@ -66,7 +66,7 @@ def run_blocks(
     """Build the block program with the families' sources except ``kernel_file`` (included by
     the program) and assert that none of its cases differ."""
     text = block_program(kernel_file, cases, calls)
-    skipped = KERNEL_DIR / kernel_file
+    skipped = kernel_file_path(kernel_file)
     sources = [p for p in kernel_c_files(*families) if p != skipped]
     source = work / "main.c"
     source.write_text(text)

@@ -15,7 +15,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import include_flags, kernel_sources
 
 _CACHE = Path(tempfile.gettempdir()) / f"helia_aot_kernel_tests_{os.getuid()}"
 CFLAGS = [
@@ -46,7 +46,7 @@ def build_kernels(*families: str) -> ctypes.CDLL:
         sources = [str(p) for p in files if p.suffix == ".c"]
         tmp = lib.with_suffix(f".{os.getpid()}.tmp")
         subprocess.run(
-            ["gcc", *CFLAGS, "-I", str(KERNEL_DIR), *sources, "-o", str(tmp), "-lm"],
+            ["gcc", *CFLAGS, *include_flags(), *sources, "-o", str(tmp), "-lm"],
             check=True,
             capture_output=True,
             text=True,

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from helia_aot.testing import QemuRun, cross_build_program, run_qemu
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import KERNEL_PATH, kernel_sources
 from hypothesis import HealthCheck, settings
 
 # (core, extra compiler flags, the path hk_isa.h must report)
@@ -88,7 +88,7 @@ def run_program_sources(
         [source, *sources],
         build_dir,
         core,
-        include_dirs=[KERNEL_DIR],
+        include_dirs=list(KERNEL_PATH),
         extra_cflags=flags,
     )
     run = run_qemu(elf, core, timeout=timeout, count=False)

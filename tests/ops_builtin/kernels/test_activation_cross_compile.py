@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import include_flags, kernel_sources
 
 CPUS = {
     "cortex-m55": ["-mcpu=cortex-m55", "-mfloat-abi=hard"],
@@ -54,8 +54,7 @@ def test_kernel_compiles_cleanly_for_cortex_m(family, cpu, opt, tmp_path):
                 "-Wshadow",
                 "-Wconversion",
                 "-Wdouble-promotion",
-                "-I",
-                str(KERNEL_DIR),
+                *include_flags(),
                 "-c",
                 str(source),
                 "-o",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import include_flags, kernel_sources
 
 FAMILIES = (
     "conv",
@@ -47,8 +47,7 @@ def test_kernel_compiles_cleanly_for_cortex_m(family, cpu, tmp_path):
                 "-Wall",
                 "-Wextra",
                 "-Werror",
-                "-I",
-                str(KERNEL_DIR),
+                *include_flags(),
                 "-c",
                 str(source),
                 "-o",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import include_flags, kernel_sources
 
 FAMILIES = ("copy", "gather", "argminmax", "resize", "index", "cumsum")
 CPUS = {
@@ -35,8 +35,7 @@ def test_kernel_compiles_cleanly_for_cortex_m(family, cpu, tmp_path):
                 "-Werror",
                 "-Wdouble-promotion",
                 "-Wshadow",
-                "-I",
-                str(KERNEL_DIR),
+                *include_flags(),
                 "-c",
                 str(source),
                 "-o",

@@ -20,7 +20,7 @@ import activation_refmodels as ref
 import numpy as np
 import pytest
 from cbuild import CFLAGS
-from helia_aot_ops_builtin.kernels import KERNEL_DIR
+from helia_aot_ops_builtin.families import include_flags
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,7 +99,7 @@ def lib(tmp_path_factory):
     (folder / "shim.c").write_text(SHIM)
     path = folder / "shim.so"
     subprocess.run(
-        ["gcc", *CFLAGS, "-I", str(KERNEL_DIR), str(folder / "shim.c"), "-o", str(path)],
+        ["gcc", *CFLAGS, *include_flags(), str(folder / "shim.c"), "-o", str(path)],
         check=True,
         capture_output=True,
         text=True,

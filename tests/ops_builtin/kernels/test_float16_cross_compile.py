@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import include_flags, kernel_sources
 
 FAMILIES = (
     "activation_f16",
@@ -30,7 +30,7 @@ WARNINGS = ("-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wconversion", "-Wdouble
 
 
 def _compile(compiler: list[str], source, out) -> subprocess.CompletedProcess[str]:
-    cmd = [*compiler, "-std=c99", *WARNINGS, "-I", str(KERNEL_DIR), "-c", str(source), "-o", str(out)]
+    cmd = [*compiler, "-std=c99", *WARNINGS, *include_flags(), "-c", str(source), "-o", str(out)]
     return subprocess.run(cmd, capture_output=True, text=True)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import include_flags, kernel_sources
 from helia_aot_ops_builtin.ops.fully_connected import fold_fc_bias, pack_fc_filter
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -71,8 +71,7 @@ def _integer_requant_library() -> ctypes.CDLL:
             [
                 "gcc",
                 *flags,
-                "-I",
-                str(KERNEL_DIR),
+                *include_flags(),
                 *(str(p) for p in files if p.suffix == ".c"),
                 "-o",
                 str(tmp),

@@ -14,7 +14,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from helia_aot_ops_builtin.kernels import KERNEL_DIR
+from helia_aot_ops_builtin.families import include_flags
 
 from . import conv_family_refmodels as ref
 from .cbuild import CFLAGS
@@ -58,7 +58,7 @@ def shim(tmp_path_factory):
     (folder / "shim.c").write_text(SHIM)
     lib = folder / "shim.so"
     subprocess.run(
-        ["gcc", *CFLAGS, "-I", str(KERNEL_DIR), str(folder / "shim.c"), "-o", str(lib)],
+        ["gcc", *CFLAGS, *include_flags(), str(folder / "shim.c"), "-o", str(lib)],
         check=True,
         capture_output=True,
         text=True,

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from helia_aot.testing import cross_build_program, run_qemu
 from helia_aot_ops_builtin.broadcast_geometry import broadcast_geometry
-from helia_aot_ops_builtin.kernels import KERNEL_DIR, kernel_sources
+from helia_aot_ops_builtin.families import KERNEL_PATH, include_flags, kernel_sources
 from helia_aot_ops_builtin.rescale import add_sub_rescale, mul_rescale
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -530,7 +530,7 @@ def host_digests(source, tmp_path_factory) -> list[str]:
         "-fno-sanitize-recover=all",
     ]
     sources = [str(source), *map(str, _kernel_c_files())]
-    subprocess.run(["gcc", *flags, "-I", str(KERNEL_DIR), *sources, "-o", str(exe), "-lm"], check=True)
+    subprocess.run(["gcc", *flags, *include_flags(), *sources, "-o", str(exe), "-lm"], check=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True, check=True, timeout=120)
     assert "path portable\n" in run.stdout
     return digests(run.stdout)
@@ -564,7 +564,7 @@ def test_host_portable_path_runs_every_case(host_digests):
 def test_fast_path_matches_portable(path_name, source, host_digests, tmp_path):
     core, flags, expected_path = PATHS[path_name]
     elf = cross_build_program(
-        [source, *_kernel_c_files()], tmp_path, core, include_dirs=[KERNEL_DIR], extra_cflags=flags
+        [source, *_kernel_c_files()], tmp_path, core, include_dirs=list(KERNEL_PATH), extra_cflags=flags
     )
     run = run_qemu(elf, core, timeout=120, count=False)
     assert f"path {expected_path}\n" in run.stdout, run.stdout
