@@ -161,8 +161,8 @@ PRINTING_AND_DISCOVERY_UNUSED = (
     "email.headerregistry",
     "rich._emoji_codes",  # the results panel hands rich Text, never markup with emoji codes
     "rich.logging",  # RichHandler is made when a record is first shown (none in this run)
-    "helia_aot_ops_builtin.gru_fusion",  # the pack's model hooks import these for a model that
-    "helia_aot_ops_builtin.resource_variables",  # has a WHILE / VAR_HANDLE or CALL_ONCE operator
+    "helia_aot_ops_builtin.recurrent.gru_fusion",  # the pack's model hooks import these for a model that
+    "helia_aot_ops_builtin.control_flow.resource_variables",  # has a WHILE / VAR_HANDLE or CALL_ONCE operator
 )
 
 
@@ -236,14 +236,14 @@ KWS_UNUSED = (
     "helia_aot.pipeline.inplace_rows",
     "helia_aot.pipeline.summary",
     "helia_aot.pipeline.test_case",
-    "helia_aot_ops_builtin.activation_quantization",
-    "helia_aot_ops_builtin.layout",
-    "helia_aot_ops_builtin.movers",
-    "helia_aot_ops_builtin.ops.activation",
-    "helia_aot_ops_builtin.ops.shape",
-    "helia_aot_ops_builtin.ops.slice",
-    "helia_aot_ops_builtin.ops.variables",
-    "helia_aot_ops_builtin.unfolded_entries",
+    "helia_aot_ops_builtin.activation.activation_quantization",
+    "helia_aot_ops_builtin.data_movement.layout",
+    "helia_aot_ops_builtin.data_movement.movers",
+    "helia_aot_ops_builtin.activation.activation",
+    "helia_aot_ops_builtin.data_movement.shape",
+    "helia_aot_ops_builtin.data_movement.slice",
+    "helia_aot_ops_builtin.control_flow.variables",
+    "helia_aot_ops_builtin.conv.unfolded_entries",
 )
 KWS_MODULE_BOUND = 148
 """helia_aot* modules a KWS CLI conversion imports (142 when this was pinned, was 153; the margin

@@ -198,8 +198,8 @@ def test_builtin_pack_registers_the_same_keys_lazily(tmp_path):
     assert len(eager_loaded) > 30
     assert len(lazy_loaded) <= 5, lazy_loaded
     assert (
-        "helia_aot_ops_builtin.ops.lstm" in eager_loaded
-        and "helia_aot_ops_builtin.ops.lstm" not in lazy_loaded
+        "helia_aot_ops_builtin.recurrent.lstm" in eager_loaded
+        and "helia_aot_ops_builtin.recurrent.lstm" not in lazy_loaded
     )
 
 

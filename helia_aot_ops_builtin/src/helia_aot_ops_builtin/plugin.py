@@ -32,25 +32,25 @@ def aot_operator_classes() -> list[tuple[str, type]]:
 
 
 def fuse_rolled_gru(model: Any) -> Any:
-    """The ``fuse_rolled_gru`` model hook: :func:`helia_aot_ops_builtin.gru_fusion.fuse_rolled_gru`,
+    """The ``fuse_rolled_gru`` model hook: :func:`helia_aot_ops_builtin.recurrent.gru_fusion.fuse_rolled_gru`,
     imported only for a model whose operator codes include WHILE (a model without one has no loop
     to fuse, and most models have none; Load has marked the operators' source indices already)."""
     codes = model.operatorCodes or ()
     if not any(sa.builtin_name(sa.builtin_code_of(code)) == "WHILE" for code in codes):
         return None
-    from helia_aot_ops_builtin.gru_fusion import fuse_rolled_gru as fuse
+    from helia_aot_ops_builtin.recurrent.gru_fusion import fuse_rolled_gru as fuse
 
     return fuse(model)
 
 
 def resolve_resource_variables(model: Any) -> None:
     """The ``resolve_resource_variables`` model hook:
-    :func:`helia_aot_ops_builtin.resource_variables.resolve_resource_variables`, imported only for
+    :func:`helia_aot_ops_builtin.control_flow.resource_variables.resolve_resource_variables`, imported only for
     a model with a VAR_HANDLE or CALL_ONCE operator (its own first check, made here first)."""
     keys = [[sa.op_key(model, op) for op in sa.operators_of(sg)] for sg in sa.subgraphs_of(model)]
     if not any("VAR_HANDLE" in k or "CALL_ONCE" in k for k in keys):
         return
-    from helia_aot_ops_builtin.resource_variables import resolve_resource_variables as resolve
+    from helia_aot_ops_builtin.control_flow.resource_variables import resolve_resource_variables as resolve
 
     resolve(model)
 
