@@ -22,7 +22,8 @@ pytestmark = [pytest.mark.cross]
 
 
 def _builders():
-    """tests/ops_builtin/support/recurrent_models.py (the e2e and ops_builtin folders are separate packages)."""
+    """tests/ops_builtin/support/recurrent_models.py (the e2e and ops_builtin folders are separate
+    packages)."""
     path = Path(__file__).resolve().parents[1] / "ops_builtin" / "support" / "recurrent_models.py"
     spec = importlib.util.spec_from_file_location("recurrent_models_for_cross", path)
     module = importlib.util.module_from_spec(spec)

@@ -45,8 +45,9 @@ def fuse_rolled_gru(model: Any) -> Any:
 
 def resolve_resource_variables(model: Any) -> None:
     """The ``resolve_resource_variables`` model hook:
-    :func:`helia_aot_ops_builtin.control_flow.resource_variables.resolve_resource_variables`, imported only for
-    a model with a VAR_HANDLE or CALL_ONCE operator (its own first check, made here first)."""
+    :func:`helia_aot_ops_builtin.control_flow.resource_variables.resolve_resource_variables`,
+    imported only for a model with a VAR_HANDLE or CALL_ONCE operator (its own first check, made
+    here first)."""
     keys = [[sa.op_key(model, op) for op in sa.operators_of(sg)] for sg in sa.subgraphs_of(model)]
     if not any("VAR_HANDLE" in k or "CALL_ONCE" in k for k in keys):
         return

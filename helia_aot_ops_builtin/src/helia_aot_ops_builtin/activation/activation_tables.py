@@ -2,8 +2,9 @@
 
 LiteRT evaluates both on int8 through a 256-entry table its Prepare step fills from the float
 formula (``LUTPopulate``), and GELU on int16 through a 513-entry table read with linear
-interpolation; the converter fills the same tables (:mod:`helia_aot_ops_builtin.activation.activation_quantization`)
-and interns them as operator constants, so the generated code only looks values up (``hk_table``).
+interpolation; the converter fills the same tables
+(:mod:`helia_aot_ops_builtin.activation.activation_quantization`) and interns them as operator
+constants, so the generated code only looks values up (``hk_table``).
 float32 calls ``hk_gelu`` (Eigen's erfc/tanh approximations, as LiteRT's reference GELU evaluates
 them) / ``hk_elu`` (LiteRT's scalar formula with the C library's ``expm1f``).
 """

@@ -70,7 +70,8 @@ class KernelCall:
     """The params struct type without ``hk_``; None for a kernel that takes no struct."""
     params: Mapping[str, Any] | str | None = None
     """Field -> value (see :func:`c_value`), in the struct's order; or the initializer already
-    written (the activations' positional ``{...}``, :func:`helia_aot_ops_builtin.common.c_struct.struct_init`)."""
+    written (the activations' positional ``{...}``,
+    :func:`helia_aot_ops_builtin.common.c_struct.struct_init`)."""
     leading_args: Sequence[str] = field(default_factory=tuple)
     """Arguments between the struct and the data pointers (an element count, a table)."""
     tables: Sequence[CTable] = field(default_factory=tuple)
