@@ -4,7 +4,7 @@ Why: the family's general entry chooses its Helium loop per call, so a module ca
 every loop; naming the entry a layer's geometry takes lets --gc-sections drop the others (KWS's
 size module: 2.3 KB less code, the margin under the latency module that
 tests/e2e/test_knobs_act.py pins). Each entry gives the same integers for any call
-(tests/ops_builtin/kernels/test_conv_unfolded*_hypothesis.py run every entry on every case);
+(tests/ops_builtin/conv/test_conv_unfolded*_hypothesis.py run every entry on every case);
 here the choice itself, per geometry and per module, from plans only (no build).
 """
 
