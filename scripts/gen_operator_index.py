@@ -17,8 +17,8 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "operator-index.md"
@@ -41,8 +41,7 @@ element types and restrictions are in [Built-in operators](operators.md).
 """
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     key: str
     module: str
     kernels: tuple[str, ...]
