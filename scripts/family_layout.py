@@ -535,6 +535,12 @@ def apply() -> int:
     for old, new in sorted(moves.items()):
         new.parent.mkdir(parents=True, exist_ok=True)
         git("mv", str(old), str(new))
+        deeper = len(new.parts) - len(old.parts)
+        if new.suffix == ".py" and deeper:  # Path(__file__).parents[1] / "data" is a folder further up now
+            text = new.read_text(encoding="utf-8")
+            new.write_text(
+                re.sub(r"parents\[(\d+)\]", lambda m, d=deeper: f"parents[{int(m.group(1)) + d}]", text)
+            )
     folders = {new.parent for new in moves.values()} | {PACK_DIR / family for family in PACK}
     for folder in sorted(folders):
         init = folder / "__init__.py"

@@ -270,7 +270,7 @@ def test_the_observer_sees_every_operator_that_runs(start, tmp_path):
 def test_region_operators_are_named_in_their_own_subgraph(tmp_path):
     """Plan ids (``<subgraph>:<first output name>``) of region operators use the subgraph the
     operator came from, so an ``operators[]`` rule can name them as they appear in the file."""
-    path = Path(__file__).resolve().parents[1] / "data" / "models" / "if_cond_float32.tflite"
+    path = Path(__file__).resolve().parents[2] / "data" / "models" / "if_cond_float32.tflite"
     model = load_model(path, 0, AotConverter(_config(path, tmp_path)).registry_context)
     ids = plan_operator_ids(model)
     by_type = {model.operator(op_id).op_type: plan_id for op_id, plan_id in ids.items()}

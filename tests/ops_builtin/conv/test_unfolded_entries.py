@@ -28,7 +28,7 @@ from helia_aot_ops_builtin.conv.unfolded_entries import (
     geometry_entry,
 )
 
-MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
+MODELS = Path(__file__).resolve().parents[2] / "data" / "models"
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 
-AD = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_ad_fc_autoencoder_int8.tflite"
+AD = Path(__file__).resolve().parents[2] / "data" / "models" / "mlperf_ad_fc_autoencoder_int8.tflite"
 AD_UNITS = 4 * 128 + 8 + 4 * 128 + 640
 """Output units of AD's ten FULLY_CONNECTED layers."""
 

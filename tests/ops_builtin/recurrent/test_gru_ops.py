@@ -27,7 +27,7 @@ from ops_builtin.support.recurrent_models import (
     reference_outputs,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "recurrent"
+DATA = Path(__file__).resolve().parents[2] / "data" / "recurrent"
 TOLERANCE = 1e-6
 
 
