@@ -438,6 +438,36 @@ def test_moves() -> dict[Path, Path]:
     return moves
 
 
+def old_places() -> dict[Path, Path]:
+    """Old horizontal place -> family place, for every file of the table, moved or not: what the
+    rewrites replace, so a file merged in from work on the old layout gets its imports and paths
+    rewritten even when nothing moves in this run."""
+    found: dict[Path, Path] = {}
+    for family, names in PACK.items():
+        for name in names:
+            new = PACK_DIR / family / name
+            if name.endswith(".py"):
+                found[PACK_DIR / "ops" / name] = new
+                if name[:-3] not in PACK and name not in PACK_STAYS:
+                    found[PACK_DIR / name] = new
+            elif name.endswith(".mako"):
+                found[PACK_DIR / "templates" / name] = new
+    for path in PACK_DIR.glob("*/hk_*.*"):  # every kernel file where it sits now
+        if path.parent.name in PACK:
+            found[PACK_DIR / "kernels" / path.name] = path
+    for folder, entries in TESTS.items():
+        for entry in entries:
+            name = entry.rsplit("/", 1)[-1]
+            new = TEST_DIR / folder / TEST_RENAMES.get(entry, name)
+            if "/" in entry:
+                found[TEST_DIR / entry] = new
+                continue
+            found[TEST_DIR / name] = new
+            if not any(f"kernels/{name}" in e for e in TESTS.values()):
+                found[TEST_DIR / "kernels" / name] = new
+    return found
+
+
 def module_name(path: Path, base: Path, package: str) -> str:
     return ".".join([package, *path.relative_to(base).with_suffix("").parts])
 
@@ -529,9 +559,12 @@ def rewrite_test_imports(text: str, tests: dict[str, str]) -> str:
 
 def apply() -> int:
     moves = {**pack_moves(), **test_moves()}
-    modules = python_renames({o: n for o, n in moves.items() if PACK_DIR in o.parents}, PACK_DIR, PACKAGE)
-    tests = python_renames({o: n for o, n in moves.items() if TEST_DIR in o.parents}, TEST_DIR, "ops_builtin")
-    paths = path_renames(moves)
+    renames = {**old_places(), **moves}
+    modules = python_renames({o: n for o, n in renames.items() if PACK_DIR in o.parents}, PACK_DIR, PACKAGE)
+    tests = python_renames(
+        {o: n for o, n in renames.items() if TEST_DIR in o.parents}, TEST_DIR, "ops_builtin"
+    )
+    paths = path_renames(renames)
     for old, new in sorted(moves.items()):
         new.parent.mkdir(parents=True, exist_ok=True)
         git("mv", str(old), str(new))
@@ -564,7 +597,7 @@ def apply() -> int:
             continue
         text = path.read_text(encoding="utf-8")
         new_text = rewrite_text(text, modules, paths, tests)
-        if path.suffix == ".py" and (TEST_DIR in path.parents or "tests/e2e" in path.as_posix()):
+        if path.suffix == ".py" and (TEST_DIR in path.parents or ROOT / "tests" in path.parents):
             new_text = support_imports(new_text)
         if new_text != text:
             path.write_text(new_text, encoding="utf-8")
