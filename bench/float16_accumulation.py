@@ -4,7 +4,7 @@ The ``accumulation`` knob decides how float16 CONV_2D, DEPTHWISE_CONV_2D and FUL
 their products: ``precise`` (the default) in float, ``fast`` (with ``allow_approximate``) in
 Helium's eight float16 lanes. This script builds one float16 layer per family with the LiteRT
 builder, converts it with each value (the self-test's golden is the float32 twin, within
-``2^-4`` relative: this measures speed, tests/ops_builtin/test_float16_ops.py checks accuracy),
+``2^-4`` relative: this measures speed, tests/ops_builtin/common/test_float16_ops.py checks accuracy),
 cross-builds it at -O2 for the Cortex-M55, checks the golden test passes, and counts one
 inference's instructions under QEMU. It prints one row per family and value, and the ratio.
 

@@ -171,7 +171,9 @@ def test_env(tree: Path) -> dict[str, str]:
 
 
 def check_copy_is_imported(tree: Path, env: dict[str, str]) -> None:
-    probe = "import helia_aot, helia_aot_ops_builtin.kernels as k; print(helia_aot.__file__, k.KERNEL_DIR)"
+    probe = (
+        "import helia_aot, helia_aot_ops_builtin.families as k; print(helia_aot.__file__, k.KERNEL_PATH[0])"
+    )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=tree, env=env, check=True, capture_output=True, text=True
     ).stdout

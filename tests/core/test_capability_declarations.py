@@ -48,7 +48,7 @@ def test_every_builtin_operator_with_float16_declares_the_fp16_capability():
 def test_a_pack_operator_declares_a_capability_resolve_checks(tmp_path):
     """A pack's ADD that needs Helium for float32 is refused on the M4 by the generic check,
     with the sentence the float16 refusal uses; the built-in ADD converts there."""
-    from helia_aot_ops_builtin.ops.binary import AddOperator
+    from helia_aot_ops_builtin.elementwise.binary import AddOperator
 
     class HeliumOnlyAdd(AddOperator):
         """float32 ADD whose (hypothetical) kernel is Helium-only."""

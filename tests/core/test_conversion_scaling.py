@@ -25,7 +25,7 @@ from helia_aot.pack.kernel_library import KernelLibrary, scan_once
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing.conv_chain import conv_chain_model
-from helia_aot_ops_builtin.ops.conv import Conv2DOperator, _WindowOperator
+from helia_aot_ops_builtin.conv.conv import Conv2DOperator, _WindowOperator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -198,7 +198,7 @@ def test_balanced_hint_names_what_generic_saves(tmp_path):
 
 
 def test_a_pack_registers_a_knob_for_its_operator(tmp_path):
-    from helia_aot_ops_builtin.ops.pool import REGISTRATIONS
+    from helia_aot_ops_builtin.pooling.pool import REGISTRATIONS
 
     base = next(r.operator for r in REGISTRATIONS if r.key == "AVERAGE_POOL_2D")
 

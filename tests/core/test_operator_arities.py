@@ -18,10 +18,9 @@ from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder, pack_model
 from helia_aot.pack import Arity, OperatorRecord, register_operator_modules, register_operators
 from helia_aot.registry import RegistryContext, build_default_registry_context
-from helia_aot_ops_builtin.ops.binary import AddOperator, SubOperator, parse_add, parse_sub
+from helia_aot_ops_builtin.elementwise.binary import AddOperator, SubOperator, parse_add, parse_sub
+from helia_aot_ops_builtin.families import family_packages
 from helia_aot_ops_builtin.plugin import registrations
-
-from helia_aot_ops_builtin import ops
 
 
 def _add_with_one_input(tmp_path):
@@ -57,10 +56,10 @@ def test_the_operator_index_carries_arities_without_importing_modules(tmp_path, 
     operator modules stay unimported until a key is looked up."""
     monkeypatch.setenv("HELIA_AOT_OPERATOR_INDEX", str(tmp_path))
     first = RegistryContext()
-    register_operator_modules(first, ops)
+    register_operator_modules(first, *family_packages())
     assert list(tmp_path.glob("*.json"))
     second = RegistryContext()
-    register_operator_modules(second, ops)
+    register_operator_modules(second, *family_packages())
     assert second.litert_arities == first.litert_arities
     assert second.litert_arities["CONV_2D"] == Arity(2, 3, optional=(2,))
 
@@ -84,5 +83,6 @@ def test_two_packs_declaring_different_counts_for_one_key_is_a_plugin_error():
         register_operators(other, [add])
     assert "ADD" not in other.litert_parsers  # nothing of the record registered
     with pytest.raises(PluginError, match="is not an Arity"):
-        register_operators(context, [OperatorRecord("SUB", parse_sub, None, SubOperator, arity=(2, 2))])  # type: ignore[arg-type]
+        bad = OperatorRecord("SUB", parse_sub, None, SubOperator, arity=(2, 2))  # type: ignore[arg-type]
+        register_operators(context, [bad])
     assert context.litert_arities == {"ADD": Arity(2, 2)}

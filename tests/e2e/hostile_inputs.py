@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
-from helia_aot_ops_builtin.rescale import reduce_rescale
-from ops_builtin.kernels.elementwise_refmodels import reduce_quantized
+from helia_aot_ops_builtin.common.rescale import reduce_rescale
+from ops_builtin.support.elementwise_refmodels import reduce_quantized
 
 from .relabelled_reference import reference_model
 

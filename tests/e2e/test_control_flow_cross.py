@@ -14,7 +14,7 @@ import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import CORES, cross_build_program, run_qemu
-from ops_builtin import control_flow_models as cfm
+from ops_builtin.support import control_flow_models as cfm
 
 from .corpus import CORE_FLOAT_ULP
 from .linked import Module, check_verdicts, convert_models, write_main

@@ -1,7 +1,7 @@
 """Hybrid FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, BATCH_MATMUL, UNIDIRECTIONAL_SEQUENCE_RNN
 and SVDF on both cores under QEMU (the recurrent states carried across the golden samples).
 
-The builder-made hybrid models of tests/ops_builtin/hybrid_models.py (float32 activations, int8
+The builder-made hybrid models of tests/ops_builtin/support/hybrid_models.py (float32 activations, int8
 weights; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
 golden outputs from LiteRT's reference kernels, and the hybrid corpus models (KWS DS-CNN and the
 AD autoencoder quantized with ai-edge-quantizer's dynamic recipe), linked into one program per
@@ -26,8 +26,8 @@ pytestmark = [pytest.mark.cross]
 
 
 def _builders():
-    """tests/ops_builtin/hybrid_models.py (the e2e and ops_builtin folders are separate packages)."""
-    path = Path(__file__).resolve().parents[1] / "ops_builtin" / "hybrid_models.py"
+    """tests/ops_builtin/support/hybrid_models.py (the e2e and ops_builtin folders are separate packages)."""
+    path = Path(__file__).resolve().parents[1] / "ops_builtin" / "support" / "hybrid_models.py"
     spec = importlib.util.spec_from_file_location("hybrid_models_for_cross", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -19,10 +19,10 @@ from ai_edge_litert.interpreter import Interpreter
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import CORES, cross_build_program, run_qemu
-from ops_builtin.index_model import mover_samples, movers_model, scatter_cumsum_model, scatter_samples
-from ops_builtin.strided_copy_model import run_litert
-from ops_builtin.test_block_movers import VARIANTS
-from ops_builtin.test_block_movers import movers_model as block_movers_model
+from ops_builtin.data_movement.test_block_movers import VARIANTS
+from ops_builtin.data_movement.test_block_movers import movers_model as block_movers_model
+from ops_builtin.support.index_model import mover_samples, movers_model, scatter_cumsum_model, scatter_samples
+from ops_builtin.support.strided_copy_model import run_litert
 
 from .corpus import CORE_FLOAT_ULP
 from .linked import Module, check_verdicts, write_main

@@ -14,7 +14,7 @@ residual blocks) and the MLPerf int8 models run on the host and the two cores th
 for; three small models and KWS run on all five. KWS and VWW run as their probe variants (every
 layer's output is also a model output): their weights are untrained, so the plain models' class
 scores are the same for every input and would not show a layer computed wrongly. The kernel-level
-test next to the kernels (tests/ops_builtin/kernels/test_conv_paths.py) covers the paths case by
+test next to the kernels (tests/ops_builtin/conv/test_conv_paths.py) covers the paths case by
 case.
 """
 

@@ -26,7 +26,7 @@ pytestmark = [
 # several, int16 FULLY_CONNECTED, int8 average and int16 max pooling, int8 ADD broadcast along
 # rows and MUL broadcast from a scalar. Each module carries its own copy of the kernels, so every
 # model costs a compile per path; per-tensor weights, flat runs, SUB and the other variants are
-# covered kernel by kernel in tests/ops_builtin/kernels/test_fc_pool_binary_paths.py.
+# covered kernel by kernel in tests/ops_builtin/common/test_fc_pool_binary_paths.py.
 MODELS = (
     "mlperf_ad_fc_autoencoder_int8",
     "fc_batch4_int8",
@@ -44,7 +44,7 @@ def _m55(name: str, cpu: str) -> CrossCore:
 
 
 # The target paths: Helium and the DSP extension on the M55, the DSP extension on the M4. (The
-# host runs plain C; tests/ops_builtin/kernels/test_fc_pool_binary_paths.py also runs the
+# host runs plain C; tests/ops_builtin/common/test_fc_pool_binary_paths.py also runs the
 # kernels' plain C on the M55.)
 TARGETS = {
     "m55-mve": CORES["m55"],

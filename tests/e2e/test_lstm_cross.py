@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.testing import CORES, corpus_golden_to_npz, cross_build_program, run_qemu
-from ops_builtin.lstm_models import LstmSpec, lstm_model
+from ops_builtin.support.lstm_models import LstmSpec, lstm_model
 
 from .corpus import HOST_FLOAT_TOLERANCE, golden_path, manifest, model_path
 from .hostile_inputs import add_hostile_samples

@@ -2,7 +2,7 @@
 cores under QEMU, several runs in a row on one context (the state carried), against the
 reference: integer outputs bit-exact, float32 within FLOAT_TOLERANCE.
 
-The models are builder-made (tests/ops_builtin/recurrent_models.py) plus the TensorFlow-made
+The models are builder-made (tests/ops_builtin/support/recurrent_models.py) plus the TensorFlow-made
 WHILE-loop GRU that the ``fuse_rolled_gru`` hook fuses; all are linked into one program per core.
 """
 
@@ -22,8 +22,9 @@ pytestmark = [pytest.mark.cross]
 
 
 def _builders():
-    """tests/ops_builtin/recurrent_models.py (the e2e and ops_builtin folders are separate packages)."""
-    path = Path(__file__).resolve().parents[1] / "ops_builtin" / "recurrent_models.py"
+    """tests/ops_builtin/support/recurrent_models.py (the e2e and ops_builtin folders are separate
+    packages)."""
+    path = Path(__file__).resolve().parents[1] / "ops_builtin" / "support" / "recurrent_models.py"
     spec = importlib.util.spec_from_file_location("recurrent_models_for_cross", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

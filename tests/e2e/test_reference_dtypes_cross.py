@@ -2,7 +2,7 @@
 
 Quantized DIV (int8, int16; hk_div_quant) and the integer forms computed on the stored values
 (hk_math_narrow: NEG, FLOOR_DIV, FLOOR_MOD, SQUARED_DIFFERENCE): the generated models of
-tests/ops_builtin/reference_dtypes.py with golden outputs from LiteRT's reference kernels, linked
+tests/ops_builtin/support/reference_dtypes.py with golden outputs from LiteRT's reference kernels, linked
 into one program per core; integer outputs must match exactly.
 """
 
@@ -21,8 +21,9 @@ pytestmark = [pytest.mark.cross]
 
 
 def _builders():
-    """tests/ops_builtin/reference_dtypes.py (the e2e and ops_builtin folders are separate packages)."""
-    path = Path(__file__).resolve().parents[1] / "ops_builtin" / "reference_dtypes.py"
+    """tests/ops_builtin/support/reference_dtypes.py (the e2e and ops_builtin folders are separate
+    packages)."""
+    path = Path(__file__).resolve().parents[1] / "ops_builtin" / "support" / "reference_dtypes.py"
     spec = importlib.util.spec_from_file_location("reference_dtypes_for_cross", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -18,13 +18,13 @@ from helia_aot.air import AirQuantization
 from helia_aot.litert.builder import LiteRTModelBuilder
 from helia_aot.registry import build_default_registry_context
 from helia_aot.testing import CORES, cross_build_program, run_qemu
-from ops_builtin.test_activation_ops import golden
-from ops_builtin.test_cast_ops import TYPES, sample
-from ops_builtin.test_cast_ops import build as build_cast
-from ops_builtin.test_int32_arithmetic_ops import build as build_int32
-from ops_builtin.test_reduce_minmax_prod import PROD
-from ops_builtin.test_reduce_minmax_prod import _build as build_reduce
-from ops_builtin.test_shape_expressions import dynamic_batch_model
+from ops_builtin.activation.test_activation_ops import golden
+from ops_builtin.data_movement.test_shape_expressions import dynamic_batch_model
+from ops_builtin.elementwise.test_cast_ops import TYPES, sample
+from ops_builtin.elementwise.test_cast_ops import build as build_cast
+from ops_builtin.elementwise.test_int32_arithmetic_ops import build as build_int32
+from ops_builtin.reduce.test_reduce_minmax_prod import PROD
+from ops_builtin.reduce.test_reduce_minmax_prod import _build as build_reduce
 
 from .linked import Module, check_verdicts, write_main
 

@@ -1003,7 +1003,7 @@ CATALOGUE: dict[str, tuple[str, ...]] = {
     # Which operators each element type draws from (the operator catalogue's dtype columns,
     # less the few whose LiteRT reference lacks that type).
     # Quantized SUM is left out: LiteRT's reference SUM reads int8/int16 data as uint8 (LiteRT
-    # issue #4079, see tests/ops_builtin/kernels/test_elementwise_litert_models.py), so it is no
+    # issue #4079, see tests/ops_builtin/elementwise/test_elementwise_litert_models.py), so it is no
     # reference; graph 5:30 of the first run shrank to exactly that (SUM of [1, 6] int8).
     "int8": tuple(k for k in _MAKERS if k not in ("NEG", "DIV", "SUM")),
     "int16": tuple(

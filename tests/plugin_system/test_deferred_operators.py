@@ -72,7 +72,7 @@ def test_a_replaced_deferred_key_keeps_the_replacement_and_a_missing_fill_is_a_p
 
 
 MODULE = """
-from helia_aot_ops_builtin.ops.{source} import REGISTRATIONS as _ALL
+from helia_aot_ops_builtin.{source} import REGISTRATIONS as _ALL
 REGISTRATIONS = [r for r in _ALL if r.key in {keys!r}]
 """
 
@@ -83,8 +83,10 @@ def make_pack(folder: Path, name: str) -> None:
     package = folder / name
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "a_pool.py").write_text(MODULE.format(source="pool", keys=("AVERAGE_POOL_2D", "MAX_POOL_2D")))
-    (package / "b_softmax.py").write_text(MODULE.format(source="softmax", keys=("SOFTMAX",)))
+    (package / "a_pool.py").write_text(
+        MODULE.format(source="pooling.pool", keys=("AVERAGE_POOL_2D", "MAX_POOL_2D"))
+    )
+    (package / "b_softmax.py").write_text(MODULE.format(source="activation.softmax", keys=("SOFTMAX",)))
 
 
 def registries(context: RegistryContext) -> dict[str, list[str]]:
@@ -136,14 +138,14 @@ def test_an_edited_module_gets_a_new_index_and_a_forged_index_is_refused(tmp_pat
         register(name)
         (written,) = (tmp_path / "index").glob("*.json")
         module = tmp_path / name / "a_pool.py"
-        module.write_text(MODULE.format(source="pool", keys=("MAX_POOL_2D",)))
+        module.write_text(MODULE.format(source="pooling.pool", keys=("MAX_POOL_2D",)))
         forget(name)
         edited = register(name)  # a new digest: imported and registered at once, indexed again
         assert edited.aot_operator_classes.keys() == ["MAX_POOL_2D", "SOFTMAX"]
         assert len(list((tmp_path / "index").glob("*.json"))) == 2
         (fresh,) = set((tmp_path / "index").glob("*.json")) - {written}
         data = json.loads(fresh.read_text())
-        data["modules"]["a_pool"][0][0] = "AVERAGE_POOL_2D"  # an index that lies about the module
+        data["modules"][f"{name}.a_pool"][0][0] = "AVERAGE_POOL_2D"  # an index that lies about the module
         fresh.write_text(json.dumps(data))
         forget(name)
         forged = register(name)
@@ -171,7 +173,8 @@ BUILD = """
 import json, sys
 from helia_aot.registry import build_default_registry_context
 context = build_default_registry_context()
-loaded = sorted(m for m in sys.modules if m.startswith("helia_aot_ops_builtin.ops."))
+loaded = sorted(m for m, v in list(sys.modules.items())
+                if m.startswith("helia_aot_ops_builtin.") and hasattr(v, "REGISTRATIONS"))
 keys = {name: getattr(context, name).keys() for name in %r}
 providers = sorted({context.aot_operator_classes.provider(k) or "" for k in keys["aot_operator_classes"]})
 print(json.dumps([loaded, keys, providers]))
@@ -198,8 +201,8 @@ def test_builtin_pack_registers_the_same_keys_lazily(tmp_path):
     assert len(eager_loaded) > 30
     assert len(lazy_loaded) <= 5, lazy_loaded
     assert (
-        "helia_aot_ops_builtin.ops.lstm" in eager_loaded
-        and "helia_aot_ops_builtin.ops.lstm" not in lazy_loaded
+        "helia_aot_ops_builtin.recurrent.lstm" in eager_loaded
+        and "helia_aot_ops_builtin.recurrent.lstm" not in lazy_loaded
     )
 
 

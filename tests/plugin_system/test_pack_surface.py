@@ -26,7 +26,7 @@ from helia_aot.testing import check_pack_contract
 from helia_aot.testing.contract import record_problems
 from helia_aot_ops_builtin.plugin import registrations
 
-from helia_aot_ops_builtin import kernels
+from helia_aot_ops_builtin import families
 
 
 def parse(op_id, model, subgraph, air_model):
@@ -156,6 +156,34 @@ def test_a_kernel_library_follows_includes_dependencies_first(tmp_path):
         kernels.sources("nope")
 
 
+def test_a_kernel_library_searches_its_folders_in_order(tmp_path):
+    """Families spread over a search path: an include finds its family in another folder, a
+    family's sources come from the folder of its header, and the first folder holding a header
+    wins."""
+    common, conv, shadow = (tmp_path / name for name in ("common", "conv", "shadow"))
+    for folder in (common, conv, shadow):
+        folder.mkdir()
+    (common / "hk_base.h").write_text("#define HK_BASE 1\n")
+    (conv / "hk_conv.h").write_text('#include "hk_base.h"\n')
+    (conv / "hk_conv.c").write_text('#include "hk_conv.h"\n')
+    (conv / "hk_conv_mve.c").write_text('#include "hk_conv.h"\n')
+    (shadow / "hk_conv.h").write_text("/* never found: conv comes first */\n")
+    (shadow / "hk_conv.c").write_text("/* never copied */\n")
+    kernels = KernelLibrary(common, conv, shadow)
+    assert kernels.search_path == (common, conv, shadow)
+    assert kernels.families() == ["base", "conv"]
+    assert kernels.family_folder("conv") == conv
+    assert kernels.sources("conv") == [
+        common / "hk_base.h",
+        conv / "hk_conv.h",
+        conv / "hk_conv.c",
+        conv / "hk_conv_mve.c",
+    ]
+    assert KernelLibrary(common, conv, shadow) == kernels != KernelLibrary(conv, common, shadow)
+    with pytest.raises(ValueError, match="at least one folder"):
+        KernelLibrary()
+
+
 def model_with_one_operator(op_type, options):
     model = AirModel()
     for tid, name in (("0", "x"), ("1", "y")):
@@ -251,5 +279,5 @@ def test_builtin_kernel_files_come_through_the_core_library():
     context = build_default_registry_context()
     pool = context.aot_operator_classes.get("AVERAGE_POOL_2D")
     assert issubclass(pool, TemplateOperator)
-    assert pool.KERNEL_LIBRARY == KernelLibrary(kernels.KERNEL_DIR)
-    assert kernels.kernel_sources("pool") == pool.KERNEL_LIBRARY.sources("pool")
+    assert pool.KERNEL_LIBRARY == KernelLibrary(*families.KERNEL_PATH)
+    assert families.kernel_sources("pool") == pool.KERNEL_LIBRARY.sources("pool")

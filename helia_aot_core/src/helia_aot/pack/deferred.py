@@ -42,8 +42,9 @@ from helia_aot.version import __version__
 INDEX_ENV = "HELIA_AOT_OPERATOR_INDEX"
 """A folder for the operator indexes, or ``off`` to import every operator module each run."""
 
-INDEX_FORMAT = 2
-"""Changes when the index file's layout does, so an older file is never read as a newer one."""
+INDEX_FORMAT = 3
+"""Changes when the index file's layout does, so an older file is never read as a newer one (2: each
+record's arity; 3: modules by qualified name, so one index covers several packages)."""
 
 Entry = tuple[str, tuple[str, ...], bool, Arity | None]
 """What the index keeps of one record: its key, its LiteRT keys, whether it has an options class,
@@ -81,25 +82,27 @@ def _arity_of(row: Any) -> Arity | None:
     )
 
 
-def _module_files(package: ModuleType) -> list[tuple[str, Path]] | None:
-    """``(name, file)`` of each module of ``package`` in name order; None when one is not a plain
-    ``.py`` file next to the package's ``__init__`` (a namespace package, a sub-package, a zip):
-    such a package is always registered at once."""
-    paths = list(getattr(package, "__path__", ()))
-    if len(paths) != 1:
-        return None
-    folder = Path(paths[0])
+def _module_files(packages: Sequence[ModuleType]) -> list[tuple[str, Path]] | None:
+    """``(qualified name, file)`` of each module of ``packages``, package by package, in name order
+    within each; None when one is not a plain ``.py`` file next to its package's ``__init__`` (a
+    namespace package, a sub-package, a zip): such packages are always registered at once."""
     found = []
-    for info in sorted(pkgutil.iter_modules(paths), key=lambda m: m.name):
-        source = folder / f"{info.name}.py"
-        if info.ispkg or not source.is_file():
+    for package in packages:
+        paths = list(getattr(package, "__path__", ()))
+        if len(paths) != 1:
             return None
-        found.append((info.name, source))
+        folder = Path(paths[0])
+        for info in sorted(pkgutil.iter_modules(paths), key=lambda m: m.name):
+            source = folder / f"{info.name}.py"
+            if info.ispkg or not source.is_file():
+                return None
+            found.append((f"{package.__name__}.{info.name}", source))
     return found
 
 
-def _digest(package: ModuleType, files: list[tuple[str, Path]]) -> str:
-    digest = hashlib.sha256(f"{INDEX_FORMAT}\0{__version__}\0{package.__name__}\0".encode())
+def _digest(packages: Sequence[ModuleType], files: list[tuple[str, Path]]) -> str:
+    names = "\0".join(package.__name__ for package in packages)
+    digest = hashlib.sha256(f"{INDEX_FORMAT}\0{__version__}\0{names}\0".encode())
     for name, source in files:
         digest.update(name.encode() + b"\0" + source.read_bytes() + b"\0")
     return digest.hexdigest()[:32]
@@ -188,31 +191,32 @@ class DeferredOperatorModule(DeferredEntry):
         self.loaded = True
 
 
-def register_operator_modules(context: RegistryContext, package: ModuleType) -> None:
-    """Register the ``REGISTRATIONS`` of every module of ``package`` (in module name order), each
-    module imported only when a key of it is first looked up (see the module docstring).
+def register_operator_modules(context: RegistryContext, *packages: ModuleType) -> None:
+    """Register the ``REGISTRATIONS`` of every module of ``packages`` (package by package, in module
+    name order within each), each module imported only when a key of it is first looked up (see
+    the module docstring). A pack laid out by operator family passes one package per family.
 
     Call it from a pack's ``helia_aot_register`` hook, as ``register_operators`` is called. The
     keys, their order and their providers are those ``register_operators`` gives the records of
     every module in that order; so are the errors for a duplicate or protected key (raised here)
     and for an inconsistent record (raised when its module loads).
     """
-    files = _module_files(package)
+    files = _module_files(packages)
     folder = index_dir() if files is not None else None
     if files is None or folder is None:
-        register_operators(context, _every_record(package))
+        register_operators(context, [record for package in packages for record in _every_record(package)])
         return
-    path = folder / f"{_digest(package, files)}.json"
+    path = folder / f"{_digest(packages, files)}.json"
     names = [name for name, _ in files]
     index = _read_index(path, names)
     if index is None:
-        modules = {name: _records(f"{package.__name__}.{name}") for name in names}
+        modules = {name: _records(name) for name in names}
         register_operators(context, [record for records in modules.values() for record in records])
         _write_index(path, {name: entries_of(records) for name, records in modules.items()})
         return
     provider = context.aot_operator_classes.active_provider
     for name, entries in index.items():
-        deferred = DeferredOperatorModule(context, f"{package.__name__}.{name}", entries, provider)
+        deferred = DeferredOperatorModule(context, name, entries, provider)
         for key, litert_keys, has_options, arity in entries:
             for litert_key in litert_keys:
                 check_arity(context, litert_key, arity)

@@ -1,14 +1,15 @@
-"""KernelLibrary: a folder of ``hk_<family>.h`` / ``.c`` files that operators copy into modules.
+"""KernelLibrary: folders of ``hk_<family>.h`` / ``.c`` files that operators copy into modules.
 
-A *family* ``name`` is the header ``hk_<name>.h`` in the folder and its sources: ``hk_<name>.c``,
-the portable C that is the reference (a header-only family has none), and the fast paths that live
-apart from it, one file per instruction set: ``hk_<name>_mve.c`` (Helium), ``hk_<name>_dsp.c`` (the
-DSP extension) and ``hk_<name>_scalar.c`` (plain C for cores with neither), each wrapped in its
-``#if`` so the others compile to nothing. Its dependencies are the ``#include "hk_*.h"`` lines
-of its files, so a pack keeps no manifest in sync: :meth:`KernelLibrary.sources` follows the
-includes and returns exactly the files a module needs, which is how only the kernels a module
-calls get copied into it. The Emit stage copies each file once and renames its ``hk_`` / ``HK_``
-identifiers to the module prefix, so two modules link into one image.
+A *family* ``name`` is the header ``hk_<name>.h`` in one folder of the search path and its sources
+beside it: ``hk_<name>.c``, the portable C that is the reference (a header-only family has none),
+and the fast paths that live apart from it, one file per instruction set: ``hk_<name>_mve.c``
+(Helium), ``hk_<name>_dsp.c`` (the DSP extension) and ``hk_<name>_scalar.c`` (plain C for cores with
+neither), each wrapped in its ``#if`` so the others compile to nothing. Its dependencies are the
+``#include "hk_*.h"`` lines of its files, so a pack keeps no manifest in sync:
+:meth:`KernelLibrary.sources` follows the includes and returns exactly the files a module needs,
+which is how only the kernels a module calls get copied into it. The Emit stage copies each file
+once and renames its ``hk_`` / ``HK_`` identifiers to the module prefix, so two modules link into
+one image.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import re
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -44,26 +44,60 @@ def includes_of(text: str) -> list[str]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
 class KernelLibrary:
-    """The kernel families in ``directory``; an include of another family pulls it in too."""
+    """The kernel families in the folders of a search path; an include of another family pulls it
+    in too, wherever on the path that family lives.
 
-    directory: Path
+    ``KernelLibrary(folder)`` is a library of one folder; ``KernelLibrary(a, b, ...)`` searches its
+    folders in order, so a pack can keep each family's files beside the code that calls them (the
+    built-in pack keeps one folder per operator family and the headers they share in ``common/``).
+    A family's header, reference source and fast paths sit in one folder: the first folder on the
+    path holding ``hk_<name>.h``.
+    """
+
+    __slots__ = ("search_path",)
+
+    search_path: tuple[Path, ...]
+
+    def __init__(self, *search_path: Path | str) -> None:
+        if not search_path:
+            raise ValueError("a KernelLibrary needs at least one folder")
+        object.__setattr__(self, "search_path", tuple(Path(d) for d in search_path))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"KernelLibrary is immutable (cannot set {name})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KernelLibrary) and other.search_path == self.search_path
+
+    def __hash__(self) -> int:
+        return hash(self.search_path)
+
+    def __repr__(self) -> str:
+        return f"KernelLibrary({', '.join(repr(str(d)) for d in self.search_path)})"
+
+    def _key(self) -> tuple[str, ...]:
+        return tuple(str(d) for d in self.search_path)
 
     def families(self) -> list[str]:
-        """Every family name in the folder, sorted."""
-        return sorted(p.stem[3:] for p in Path(self.directory).glob("hk_*.h"))
+        """Every family name on the search path, sorted (a name found twice counts once)."""
+        return sorted({p.stem[3:] for directory in self.search_path for p in directory.glob("hk_*.h")})
+
+    def family_folder(self, family: str) -> Path:
+        """The folder holding ``family``'s files: the first on the search path with its header."""
+        for directory in self.search_path:
+            if _file_test(directory)(directory / f"hk_{family}.h"):
+                return directory
+        raise KeyError(f"no kernel family {family!r}; known families: {', '.join(self.families())}")
 
     def family_files(self, family: str) -> list[Path]:
         """The files of one family: its header, its reference source, then its fast paths."""
-        return list(_remembered("family", (str(self.directory), family), lambda: self._family_files(family)))
+        return list(_remembered("family", (self._key(), family), lambda: self._family_files(family)))
 
     def _family_files(self, family: str) -> list[Path]:
-        directory = Path(self.directory)
+        directory = self.family_folder(family)
         is_file = _file_test(directory)
         header = directory / f"hk_{family}.h"
-        if not is_file(header):
-            raise KeyError(f"no kernel family {family!r}; known families: {', '.join(self.families())}")
         sources = [directory / f"hk_{family}.c"]
         sources += [directory / f"hk_{family}_{suffix}.c" for suffix in FAST_PATHS]
         return [header, *(path for path in sources if is_file(path))]
@@ -74,7 +108,7 @@ class KernelLibrary:
         Inside :func:`scan_once` (the Emit stage) each answer is remembered, so a model with a
         thousand convolutions reads the kernel folder once, not once per operator.
         """
-        return list(_remembered("sources", (str(self.directory), families), lambda: self._scan(families)))
+        return list(_remembered("sources", (self._key(), families), lambda: self._scan(families)))
 
     def _scan(self, families: tuple[str, ...]) -> list[Path]:
         ordered: list[Path] = []

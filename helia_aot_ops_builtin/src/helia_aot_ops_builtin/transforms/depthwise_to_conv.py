@@ -15,7 +15,7 @@ from helia_aot.registry import RegistryContext
 from helia_aot.transforms import AirTransform
 from pydantic import BaseModel, ConfigDict, Field
 
-from helia_aot_ops_builtin.ops.conv import AirConv2DOptions, AirDepthwiseConv2DOptions
+from helia_aot_ops_builtin.conv.conv import AirConv2DOptions, AirDepthwiseConv2DOptions
 from helia_aot_ops_builtin.transforms.graph_edits import is_constant, replace_constant
 
 

@@ -26,7 +26,7 @@ from helia_aot.transforms import AirTransform, NoOptions
 
 READ_VARIABLE = "READ_VARIABLE"
 ASSIGN_VARIABLE = "ASSIGN_VARIABLE"
-"""The operator types the transform looks for (the keys ops/variables.py registers; named here so
+"""The operator types the transform looks for (the keys control_flow/variables.py registers; named here so
 the transform, which runs on every conversion, does not import that operator module)."""
 
 _CLAMPS = {"MAXIMUM": np.maximum, "MINIMUM": np.minimum}

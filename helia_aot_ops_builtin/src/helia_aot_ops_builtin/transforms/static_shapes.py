@@ -42,7 +42,7 @@ def _option(op: AirOperator, name: str, default: Any) -> Any:
 
 
 def _strided_slice(op: AirOperator, values: list[np.ndarray], out: AirTensor) -> np.ndarray:
-    from helia_aot_ops_builtin.ops.slice import AirStridedSliceOptions, resolve_strided_slice
+    from helia_aot_ops_builtin.data_movement.slice import AirStridedSliceOptions, resolve_strided_slice
 
     data, begin, end, strides = values
     options = op.options if isinstance(op.options, AirStridedSliceOptions) else AirStridedSliceOptions()
@@ -157,7 +157,7 @@ def _foldable_output(model: AirModel, op: AirOperator) -> AirTensor | None:
 def _evaluate(model: AirModel, op: AirOperator, out: AirTensor) -> np.ndarray | None:
     inputs = [model.tensors[t] if t else None for t in op.input_ids]
     if op.op_type == "SHAPE":
-        from helia_aot_ops_builtin.ops.shape import shape_value
+        from helia_aot_ops_builtin.data_movement.shape import shape_value
 
         return shape_value(inputs[0].shape, out.dtype) if inputs and inputs[0] is not None else None
     evaluate = EVALUATORS.get(op.op_type)

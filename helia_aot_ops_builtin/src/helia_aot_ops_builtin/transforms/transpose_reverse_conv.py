@@ -23,9 +23,9 @@ from helia_aot.registry import RegistryContext
 from helia_aot.transforms import AirTransform
 from pydantic import BaseModel, ConfigDict, Field
 
-from helia_aot_ops_builtin.ops.conv import AirConv2DOptions, AirTransposeConvOptions
+from helia_aot_ops_builtin.common.weighted_prepare import window_geometry
+from helia_aot_ops_builtin.conv.conv import AirConv2DOptions, AirTransposeConvOptions
 from helia_aot_ops_builtin.transforms.graph_edits import is_constant, replace_constant
-from helia_aot_ops_builtin.weighted_prepare import window_geometry
 
 SHAPE, FILTER, INPUT, BIAS = 0, 1, 2, 3  # TRANSPOSE_CONV's operand positions
 

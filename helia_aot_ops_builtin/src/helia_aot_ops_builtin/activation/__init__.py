@@ -1,0 +1,1 @@
+"""The activation family: activations, their lookup tables, SOFTMAX and the row normalizations."""

@@ -1,0 +1,2 @@
+"""The common family: what several families share: the operator base class, the kernel-call base,
+parsing and quantization helpers, and the C headers every kernel includes."""

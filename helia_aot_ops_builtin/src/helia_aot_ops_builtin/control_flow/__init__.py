@@ -1,0 +1,1 @@
+"""The control flow family: IF, WHILE, resource variables and custom (Ethos-U) operators."""

@@ -1,0 +1,1 @@
+"""The depthwise family: the depthwise-convolution kernels (the operator class is conv/conv.py's)."""

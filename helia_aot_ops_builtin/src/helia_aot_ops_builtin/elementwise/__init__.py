@@ -1,0 +1,1 @@
+"""The elementwise family: binary and unary arithmetic, comparisons, logical operators, CAST."""

@@ -1,0 +1,1 @@
+"""The fully connected family: FULLY_CONNECTED and BATCH_MATMUL."""

@@ -1,1 +1,0 @@
-"""Built-in operator modules; each ends with REGISTRATIONS (collected by the plugin)."""

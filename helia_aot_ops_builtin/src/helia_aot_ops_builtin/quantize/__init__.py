@@ -1,0 +1,1 @@
+"""The quantize family: QUANTIZE and DEQUANTIZE."""

@@ -1,0 +1,1 @@
+"""The recurrent family: LSTM, GRU, RNN and SVDF."""

@@ -1,0 +1,1 @@
+"""The reduce family: the REDUCE_* / SUM / MEAN reductions."""

@@ -1,0 +1,132 @@
+"""The Cortex-M4 (DSP extension) int8 fast paths equal the reference on random cases.
+
+tests/ops_builtin/conv/test_conv_paths.py pins chosen geometries on every path; this file
+lets Hypothesis draw them for the paths the DSP build takes: the convolution's two-filter,
+two-pixel dot loop (assembly, eight taps a pass, with a four-tap step and a byte tail around
+it), the depthwise path that starts every window from offset_bias and reads the input zero
+point for taps outside the image (3x3 unrolled, other windows looped, channels in rows of 64
+with a tail of up to three), and the single-SMMLAR requantization of multipliers in
+[2^30, 2^31); and the fully connected groups that read a row of at most 256 features widened
+once (LDRD per word). Each example's cases go into one program, built once for the M4 and run under
+QEMU; the expected bytes are the numpy reference's (conv_family_refmodels), which the portable
+path matches in the same program on the other cores (test_conv_paths.py).
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
+hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ops_builtin.common import test_fc_pool_binary_paths as fc_paths
+from ops_builtin.conv.test_conv_paths import RequantRow, conv_case, dw_case, program
+from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support.cross_check import PATHS, check_program, drawn_cases
+
+pytestmark = [
+    pytest.mark.cross,
+]
+
+SEEDS = st.integers(0, 2**32 - 1)
+MODES = st.sampled_from(("SAME", "VALID", "FREE"))
+
+CONV = st.fixed_dictionaries(
+    {
+        "kind": st.just("conv"),
+        "c": st.integers(1, 40),
+        "oc": st.integers(1, 9),
+        "kh": st.integers(1, 4),
+        "kw": st.integers(1, 4),
+        "stride": st.tuples(st.integers(1, 2), st.integers(1, 2)),
+        "dilation": st.tuples(st.integers(1, 2), st.integers(1, 1)),
+        "mode": MODES,
+        "size": st.tuples(st.integers(3, 7), st.integers(3, 7)),
+        "seed": SEEDS,
+    }
+)
+DEPTHWISE = st.fixed_dictionaries(
+    {
+        "kind": st.just("dw"),
+        "c": st.integers(1, 72),  # past one 64-channel row
+        "kh": st.sampled_from((3, 3, 1, 2, 5)),
+        "kw": st.sampled_from((3, 3, 1, 2, 5)),
+        "stride": st.tuples(st.integers(1, 2), st.integers(1, 2)),
+        "dilation": st.tuples(st.integers(1, 2), st.integers(1, 2)),
+        "mode": MODES,
+        "size": st.tuples(st.integers(2, 7), st.integers(2, 7)),
+        "with_bias": st.booleans(),
+        "seed": SEEDS,
+    }
+)
+ROWS = st.fixed_dictionaries({"n": st.integers(1, 40), "full_clamp": st.booleans(), "seed": SEEDS})
+
+
+def build_case(params: dict):
+    p = dict(params)
+    rng = np.random.default_rng(p.pop("seed"))
+    kind = p.pop("kind")
+    if kind == "conv":
+        return conv_case(rng, p.pop("c"), p.pop("oc"), p.pop("kh"), p.pop("kw"), **p)
+    return dw_case(rng, p.pop("c"), p.pop("kh"), p.pop("kw"), **p)
+
+
+def build_row(params: dict) -> RequantRow:
+    """Multipliers in [2^30, 2^31) with right shifts (the DSP's HK_REQUANT_Q30 form), the
+    accumulators anywhere in int32."""
+    rng = np.random.default_rng(params["seed"])
+    n = params["n"]
+    acc = rng.integers(-(2**31), 2**31, n).astype(np.int32)
+    mult = rng.integers(1 << 30, 2**31, n).astype(np.int32)
+    shift = rng.integers(-31, -1, n, endpoint=True).astype(np.int32)
+    offset = int(rng.integers(-128, 127, endpoint=True))
+    act = (-128, 127) if params["full_clamp"] else (int(rng.integers(-128, 0)), int(rng.integers(0, 128)))
+    expected = ref.requantize(acc, None, mult, shift, offset, act, np.int8)
+    return RequantRow(acc, mult, shift, offset, act, expected)
+
+
+@settings(max_examples=2, deadline=None)
+@given(
+    cases=st.lists(st.one_of(CONV, DEPTHWISE), min_size=6, max_size=10),
+    rows=st.lists(ROWS, min_size=2, max_size=4),
+)
+def test_m4_fast_paths_match_the_reference(cases, rows, tmp_path_factory):
+    built = [build_case(c) for c in cases]
+    requant = [build_row(r) for r in rows]
+    check_program(
+        program(built, requant),
+        tmp_path_factory.mktemp("dsp_paths"),
+        PATHS["m4-dsp"],
+        ("conv", "depthwise"),
+        len(built) + len(requant),
+    )
+
+
+FC = st.fixed_dictionaries(
+    {
+        "batches": st.integers(1, 2),
+        "depth": st.integers(1, 300),  # past the 256 widened on the stack
+        "units": st.integers(1, 13),
+        "layout": st.sampled_from(("packed", "packed", "folded")),
+        "per_channel": st.booleans(),
+        "zp_w": st.integers(-3, 3),
+        "seed": SEEDS,
+    }
+)
+
+
+@settings(max_examples=2, deadline=None)
+@given(cases=st.lists(FC, min_size=6, max_size=10))
+def test_m4_fully_connected_matches_the_reference(cases, tmp_path_factory):
+    built = drawn_cases(cases, fc_paths.fc_case)
+    check_program(
+        fc_paths.program(built),
+        tmp_path_factory.mktemp("dsp_fc"),
+        PATHS["m4-dsp"],
+        ("fully_connected",),
+        len(built),
+    )

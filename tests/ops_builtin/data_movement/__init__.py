@@ -1,0 +1,2 @@
+"""Tests of the data movement family: reshapes, copies, slices, pads, concatenation, transposes,
+RESIZE_*, the data movers."""

@@ -1,0 +1,1 @@
+"""Tests of the elementwise family: binary and unary arithmetic, comparisons, logical operators, CAST."""

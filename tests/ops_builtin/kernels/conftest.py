@@ -1,8 +1,0 @@
-"""Kernel tests import their helpers (cbuild, reference models) as top-level modules."""
-
-import sys
-from pathlib import Path
-
-HERE = str(Path(__file__).resolve().parent)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)

@@ -1,0 +1,1 @@
+"""Tests of the pooling family: AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D."""

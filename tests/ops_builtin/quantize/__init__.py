@@ -1,0 +1,1 @@
+"""Tests of the quantize family: QUANTIZE and DEQUANTIZE."""

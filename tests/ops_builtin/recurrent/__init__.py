@@ -1,0 +1,1 @@
+"""Tests of the recurrent family: LSTM, GRU, RNN and SVDF."""

@@ -1,0 +1,1 @@
+"""Tests of the reduce family: the REDUCE_* / SUM / MEAN reductions."""

@@ -1,0 +1,1 @@
+"""Helpers the family tests share: kernel builds, reference models, model builders."""
