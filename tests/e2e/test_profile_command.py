@@ -185,7 +185,14 @@ def test_profile_refuses_modules_it_cannot_run(tmp_path):
     require_toolchain()
     result = runner.invoke(
         app,
-        ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), "--no-memory.allocate-arenas"],
+        [
+            "profile",
+            "--model.path",
+            str(KWS),
+            "--module.path",
+            str(tmp_path / "m"),
+            "--no-memory.allocate-arenas",
+        ],
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 2  # a configuration problem (the documented exit-code table)
@@ -200,7 +207,9 @@ def test_profile_runs_on_the_default_archive_module_path(tmp_path, monkeypatch):
 
     require_toolchain()
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["profile", "--model.path", str(KWS), "--target", "m55"], env={"COLUMNS": "80"})
+    result = runner.invoke(
+        app, ["profile", "--model.path", str(KWS), "--target", "m55"], env={"COLUMNS": "80"}
+    )
     assert result.exit_code == 0, result.output
     assert "output.zip is an archive: profiling a module built in a temporary folder" in result.stderr
     assert "inference" in result.stdout.lower()

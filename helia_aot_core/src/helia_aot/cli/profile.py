@@ -91,7 +91,9 @@ def profile(
             # The default module.path is an archive, and profile builds sources: the module goes to
             # a temporary folder instead, removed when the profile is printed.
             work = Path(tempfile.mkdtemp(prefix="helia-aot-profile-"))
-            config = load_config(config_path, {**overrides, "module.path": str(work / "module"), "force": False})
+            config = load_config(
+                config_path, {**overrides, "module.path": str(work / "module"), "force": False}
+            )
             if config.verbose >= 1 and not as_json:
                 stderr.print(
                     f"module.path {archive} is an archive: profiling a module "
