@@ -143,7 +143,9 @@ def convert(**flags: Any) -> None:
             )
         result = run_conversion(config, stderr, summary=True)
         if config.verbose >= 1:
-            stdout.print(results_panel(config, result))
+            # Wrapped to the terminal (the console's soft wrap is for plain lines): a hint longer
+            # than the width continues on the next line instead of being cut at the panel's edge.
+            stdout.print(results_panel(config, result), soft_wrap=False)
         else:
             stdout.print(str(result.output), markup=False)
 
