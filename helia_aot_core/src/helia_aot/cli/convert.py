@@ -21,7 +21,7 @@ _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEB
 
 HELP = """Convert a LiteRT model into a C inference module.
 
-Settings come from the YAML file given with --path, then from the flags, each of which overrides the key it names (--memory.planner greedy). Booleans stand alone (--force, --no-force); list flags take several values (--platform.capabilities mcu dsp mve, --transforms JSON JSON). Relative paths resolve from the working directory. docs/configuration.md lists every key.
+Settings come from the YAML file given with --path, then from the flags, each of which overrides the key it names (--memory.planner greedy). Booleans stand alone (--force, --no-force); list flags take several values (--platform.capabilities mcu dsp mve, --transforms JSON JSON). Relative paths resolve from the working directory. The options below are every key, with its default.
 
 Quick start:
 
