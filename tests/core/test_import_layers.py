@@ -21,7 +21,16 @@ SOURCE = Path(__file__).resolve().parents[2] / "helia_aot_core" / "src"
 ROOT = "helia_aot"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("helia_aot.errors", "helia_aot.version", "helia_aot.user_cache", "helia_aot.lazy_names")),
+    (
+        "foundation",
+        (
+            "helia_aot.errors",
+            "helia_aot.version",
+            "helia_aot.user_cache",
+            "helia_aot.lazy_names",
+            "helia_aot.command_start",
+        ),
+    ),
     (
         "models",
         (
@@ -238,14 +247,15 @@ def test_a_lower_layer_never_imports_a_higher_one():
 
 
 def test_the_facade_imports_nothing_eagerly_but_the_foundation():
-    """The version and the lazy-name helper: neither imports a third-party package."""
+    """The start-up interrupt handler, the version and the lazy-name helper: none imports a
+    third-party package."""
     tree = ast.parse((SOURCE / ROOT / "__init__.py").read_text(encoding="utf-8"))
     eager = [
         node.module
         for node in tree.body
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(ROOT)
     ]
-    assert eager == ["helia_aot.lazy_names", "helia_aot.version"]
+    assert eager == ["helia_aot.command_start", "helia_aot.lazy_names", "helia_aot.version"]
 
 
 def test_the_architecture_page_lists_the_layers():

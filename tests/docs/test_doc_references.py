@@ -7,6 +7,7 @@ needs help. The scan covers the Python sources and templates of every distributi
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def _references() -> list[tuple[str, str, str | None]]:
 
 
 def test_the_scan_finds_the_references_hints_make() -> None:
-    # The configuration error hint names docs/configuration.md; finding it shows the scan works.
+    # The configuration sections' docstring names docs/configuration.md; finding it shows the scan works.
     pages = {page for _, page, _ in _references()}
     assert "configuration.md" in pages
 
@@ -55,3 +56,42 @@ def test_every_docs_page_the_code_names_exists() -> None:
         if not (DOCS / page).is_file() or (anchor and anchor not in _anchors(DOCS / page))
     ]
     assert missing == []
+
+
+def _hint_texts(tree: ast.AST) -> list[str]:
+    """The string constants of every ``hint=`` argument and every ``*_HINT = ...`` assignment."""
+    values: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "hint":
+            values.append(node.value)
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id.endswith("_HINT") for target in node.targets
+        ):
+            values.append(node.value)
+    return [
+        part.value
+        for value in values
+        for part in ast.walk(value)
+        if isinstance(part, ast.Constant) and isinstance(part.value, str)
+    ]
+
+
+def test_hints_send_no_pip_user_to_a_docs_page() -> None:
+    """A hint is read by whoever installed the wheel, which has no docs/ folder: it names what
+    they have (a command's --help, a package to install) or stands on its own."""
+    pointing = [
+        f"{path.relative_to(ROOT)}: {text!r}"
+        for source in SOURCES
+        for path in sorted(source.rglob("*.py"))
+        if path.name != "schema_py_generated.py"
+        for text in _hint_texts(ast.parse(path.read_text(encoding="utf-8")))
+        if REFERENCE.search(text)
+    ]
+    assert pointing == []
+
+
+def test_the_hint_scan_sees_the_configuration_hint() -> None:
+    from helia_aot.config.loading import CONFIG_HINT
+
+    path = ROOT / "helia_aot_core" / "src" / "helia_aot" / "config" / "loading.py"
+    assert CONFIG_HINT in _hint_texts(ast.parse(path.read_text(encoding="utf-8")))

@@ -154,3 +154,15 @@ def test_missing_tool_and_unknown_target_exit_2(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "needs arm-none-eabi-gcc" in result.stderr
     result = run_test_command(tmp_path, "riscv", altered=False)
     assert result.exit_code == 2 and "is not one of host, m55, m4" in result.stderr
+
+
+def test_a_target_core_other_than_the_platforms_is_refused(tmp_path):
+    """--target m4 on the default platform (apollo510_evb, a Cortex-M55) would test a module the
+    platform never receives: a configuration error (exit 2) naming both cores, before any build."""
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    result = run_test_command(tmp_path, "m4", altered=False)
+    assert result.exit_code == 2, result.output
+    assert "--target m4 runs a cortex-m4, but platform apollo510_evb has a cortex-m55" in result.stderr
+    assert "use --target m55" in result.stderr and "Traceback" not in result.stderr

@@ -175,28 +175,45 @@ def test_profile_refuses_static_schedule(tmp_path):
         ],
         env={"COLUMNS": "200"},
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a configuration problem (the documented exit-code table)
     assert "module.schedule 'static'" in result.output and "--module.schedule table" in result.output
 
 
-@pytest.mark.parametrize(
-    ("flags", "message"),
-    [
-        (["--no-memory.allocate-arenas"], "memory.allocate_arenas is off"),
-        (["--module.path", "kws.zip"], "would be an archive"),
-    ],
-)
-def test_profile_refuses_modules_it_cannot_run(tmp_path, flags, message):
+def test_profile_refuses_modules_it_cannot_run(tmp_path):
     from helia_aot.testing import require_toolchain
 
     require_toolchain()
     result = runner.invoke(
         app,
-        ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), *flags],
+        [
+            "profile",
+            "--model.path",
+            str(KWS),
+            "--module.path",
+            str(tmp_path / "m"),
+            "--no-memory.allocate-arenas",
+        ],
         env={"COLUMNS": "200"},
     )
-    assert result.exit_code == 1
-    assert message in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2  # a configuration problem (the documented exit-code table)
+    assert "memory.allocate_arenas is off" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.cross
+def test_profile_runs_on_the_default_archive_module_path(tmp_path, monkeypatch):
+    """The README's command gives no --module.path: the default ./output.zip is an archive, so the
+    module is built in a temporary folder and nothing is left in the working directory."""
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(
+        app, ["profile", "--model.path", str(KWS), "--target", "m55"], env={"COLUMNS": "80"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "output.zip is an archive: profiling a module built in a temporary folder" in result.stderr
+    assert "inference" in result.stdout.lower()
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.cross

@@ -106,6 +106,28 @@ def test_makefile_recipe_builds_the_app(tmp_path, module):
     assert subprocess.run(["./app"], cwd=work, timeout=60, check=False).returncode == 0
 
 
+def listing(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+
+
+def test_makefile_library_builds_outside_the_module_folder(tmp_path, module):
+    """The library target compiles objects into <module>-build/, so the module folder stays as
+    written and ``convert --force`` may still replace it (it refuses a folder with foreign files)."""
+    require_tools("gcc", "make")
+    makefile = blocks(section(module, "Build with a plain compiler or a Makefile"), "make")[0]
+    work = workspace(tmp_path, module)
+    (work / "Makefile").write_text(makefile)
+    before = listing(work / module.name)
+    run_script("make librelu.a", work)
+    assert (work / "librelu.a").is_file() and (work / "relu-build" / "src" / "aot_model.o").is_file()
+    assert listing(work / module.name) == before
+    again = ConvertArgs.model_validate(
+        {"model": {"path": str(MODEL)}, "module": {"path": str(work), "name": "relu"},
+         "force": True, "verbose": 0}
+    )  # fmt: skip
+    assert Path(AotConverter(again).convert().output) == work / module.name
+
+
 def test_cmake_recipe_builds_the_app(tmp_path, module):
     require_tools("cmake", "gcc")
     text = section(module, "Integration (CMake)")
@@ -113,8 +135,10 @@ def test_cmake_recipe_builds_the_app(tmp_path, module):
     assert project.startswith("cmake_minimum_required")
     work = workspace(tmp_path, module)
     (work / "CMakeLists.txt").write_text(project)
+    before = listing(work / module.name)
     run_script(blocks(text, "sh")[0], work)
     assert subprocess.run([str(work / "build" / "my_app")], timeout=60, check=False).returncode == 0
+    assert listing(work / module.name) == before  # the build tree is outside the module folder
 
 
 @pytest.mark.cross

@@ -118,7 +118,7 @@ def test_an_inconsistent_record_is_rejected_before_anything_registers(record, pr
         register_operators(context, [record])
     assert caught.value.message.startswith("acme_ops registers an inconsistent operator record: ")
     assert problem in caught.value.message
-    assert "plugin-author-guide" in caught.value.hint
+    assert "must be one and the same name" in caught.value.hint
     assert not any(r.keys() for r in context.registries())
 
 

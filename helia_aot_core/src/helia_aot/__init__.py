@@ -7,10 +7,14 @@ per combination of settings, one table row each).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from helia_aot.command_start import quiet_interrupts_while_starting
 
-from helia_aot.lazy_names import lazy_names
-from helia_aot.version import __version__
+quiet_interrupts_while_starting()  # first: Ctrl-C during the command's start-up says "interrupted"
+
+from typing import TYPE_CHECKING  # noqa: E402 - after the start-up handler
+
+from helia_aot.lazy_names import lazy_names  # noqa: E402
+from helia_aot.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ imports them on use
     from helia_aot.config import ConvertArgs

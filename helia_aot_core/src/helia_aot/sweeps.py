@@ -62,7 +62,8 @@ def check_vary(vary: Mapping[str, Any]) -> dict[str, list[Any]]:
             raise InvalidConfigError(
                 f"cannot vary {key!r}: it is not a configuration key"
                 + (f"; did you mean {close!r}?" if close else ""),
-                hint="vary a dotted key from docs/configuration.md, e.g. memory.planner or platform.name",
+                hint="vary a dotted key that helia-aot convert --help lists, "
+                "e.g. memory.planner or platform.name",
             )
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
             raise InvalidConfigError(

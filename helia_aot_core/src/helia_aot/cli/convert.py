@@ -21,7 +21,7 @@ _LEVELS = {0: logging.ERROR, 1: logging.WARNING, 2: logging.INFO, 3: logging.DEB
 
 HELP = """Convert a LiteRT model into a C inference module.
 
-Settings come from the YAML file given with --path, then from the flags, each of which overrides the key it names (--memory.planner greedy). Booleans stand alone (--force, --no-force); list flags take several values (--platform.capabilities mcu dsp mve, --transforms JSON JSON). Relative paths resolve from the working directory. docs/configuration.md lists every key.
+Settings come from the YAML file given with --path, then from the flags, each of which overrides the key it names (--memory.planner greedy). Booleans stand alone (--force, --no-force); list flags take several values (--platform.capabilities mcu dsp mve, --transforms JSON JSON). Relative paths resolve from the working directory. The options below are every key, with its default.
 
 Quick start:
 
@@ -143,7 +143,9 @@ def convert(**flags: Any) -> None:
             )
         result = run_conversion(config, stderr, summary=True)
         if config.verbose >= 1:
-            stdout.print(results_panel(config, result))
+            # Wrapped to the terminal (the console's soft wrap is for plain lines): a hint longer
+            # than the width continues on the next line instead of being cut at the panel's edge.
+            stdout.print(results_panel(config, result), soft_wrap=False)
         else:
             stdout.print(str(result.output), markup=False)
 

@@ -16,11 +16,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
+from helia_aot.command_start import EXIT_INTERRUPTED
 from helia_aot.config.loading import CONFIG_HINT, format_validation_errors
 from helia_aot.errors import HeliaAotError
-
-EXIT_INTERRUPTED = 130
-"""The conventional status of a process stopped by SIGINT (128 + 2)."""
 
 TRACEBACK_VERBOSITY = 3
 

@@ -124,7 +124,7 @@ def plugins_command(
             return
         table = Table(title="Plugins", title_justify="left")
         for column in ("Name", "Distribution", "Version", "Status", "Registered"):
-            table.add_column(column)
+            table.add_column(column, overflow="fold")  # a long name folds onto the next line, never "…"
         for row in rows:
             registered = row.get("registered") or {}
             provided = "\n".join(
@@ -137,7 +137,7 @@ def plugins_command(
                 Text(str(row.get("status", "loaded"))),
                 Text(provided or "-"),
             )
-        console.print(table)
+        console.print(table, soft_wrap=False)  # wrapped to the terminal's width, not cut at its edge
 
 
 platforms_app = typer.Typer(help="List and describe the target platforms.", no_args_is_help=True)

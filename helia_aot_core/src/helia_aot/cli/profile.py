@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,7 +22,7 @@ from helia_aot.cli.convert import run_conversion
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
 from helia_aot.config import load_config
-from helia_aot.errors import ProfileError
+from helia_aot.errors import InvalidConfigError
 
 HELP = """Convert a model, then count the instructions and model the cycles of one inference per operator under QEMU.
 
@@ -32,6 +34,9 @@ Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo
 """  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
 
 TARGETS = ("m55", "m4")
+
+ARCHIVE_SUFFIXES = (".zip", ".pack")
+"""module.path endings that write an archive, which profile cannot build (the default is ./output.zip)."""
 
 _CPU_TARGET = {"cortex-m55": "m55", "cortex-m4": "m4"}
 
@@ -69,31 +74,52 @@ def profile(
         profiling = importlib.import_module("helia_aot.testing.profiling")
         profiling.require_profiling_tools()  # before converting: a missing tool fails fast
         if not config.memory.allocate_arenas:
-            raise ProfileError(
+            raise InvalidConfigError(
                 "profile runs the module with its own arenas; memory.allocate_arenas is off",
                 hint="profile without --no-memory.allocate-arenas (counts do not depend on who owns them)",
             )
-        if Path(str(config.module.path)).suffix.lower() in (".zip", ".pack"):
-            raise ProfileError(
-                f"profile builds the module's sources; {config.module.path} would be an archive",
-                hint="give --module.path a folder",
-            )
         if getattr(config.module.schedule, "value", config.module.schedule) == "static":
-            raise ProfileError(
+            raise InvalidConfigError(
                 "profile counts per operator through the operator callback, which "
                 "module.schedule 'static' leaves out",
                 hint="profile with --module.schedule table (the default); per-operator counts carry over",
             )
         stderr = error_console()
-        result = run_conversion(config, stderr, progress=not as_json)
-        chosen = target_for(result.plan, target)
-        if config.verbose >= 1 and not as_json:
-            stderr.print(f"Cross-building for {chosen} and running under QEMU ...")
-        report = profiling.profile_module(result.output, result.plan, chosen, clock_mhz=clock_mhz)
-        if as_json:
-            typer.echo(json.dumps(report.to_json(), indent=2))
-        else:
-            Console(highlight=False, soft_wrap=True).print(profiling.format_profile(report), markup=False)
+        work: Path | None = None
+        archive = Path(str(config.module.path))
+        if archive.suffix.lower() in ARCHIVE_SUFFIXES:
+            # The default module.path is an archive, and profile builds sources: the module goes to
+            # a temporary folder instead, removed when the profile is printed.
+            work = Path(tempfile.mkdtemp(prefix="helia-aot-profile-"))
+            config = load_config(
+                config_path, {**overrides, "module.path": str(work / "module"), "force": False}
+            )
+            if config.verbose >= 1 and not as_json:
+                stderr.print(
+                    f"module.path {archive} is an archive: profiling a module "
+                    "built in a temporary folder (give --module.path a folder to keep it)",
+                    markup=False,
+                )
+        try:
+            _profile_converted(profiling, config, stderr, target, as_json, clock_mhz)
+        finally:
+            if work is not None:
+                shutil.rmtree(work, ignore_errors=True)
+
+
+def _profile_converted(
+    profiling: Any, config: Any, stderr: Console, target: str | None, as_json: bool, clock_mhz: float | None
+) -> None:
+    """Convert with ``config``, cross-build for the core, run under QEMU and print the profile."""
+    result = run_conversion(config, stderr, progress=not as_json)
+    chosen = target_for(result.plan, target)
+    if config.verbose >= 1 and not as_json:
+        stderr.print(f"Cross-building for {chosen} and running under QEMU ...")
+    report = profiling.profile_module(result.output, result.plan, chosen, clock_mhz=clock_mhz)
+    if as_json:
+        typer.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        Console(highlight=False, soft_wrap=True).print(profiling.format_profile(report), markup=False)
 
 
 profile.__signature__ = inspect.Signature(  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -130,7 +131,7 @@ def results_panel(config: Any, result: Any) -> Panel:
     if hints:
         # What another knob value would save (bytes from the plan, instructions measured).
         parts.extend([Text(""), Text("Optimization hints", style="bold")])
-        parts.extend(Text(f"  {getattr(h, 'message', h)}") for h in hints)
+        parts.extend(Padding(Text(str(getattr(h, "message", h))), (0, 0, 0, 2)) for h in hints)
     return Panel(
         Group(*parts),
         title=Text("Dry run finished" if dry_run else "Conversion finished"),

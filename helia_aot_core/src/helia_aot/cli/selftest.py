@@ -163,6 +163,25 @@ def judge(passed: bool, report: SelfTestReport, *, exact: bool) -> tuple[bool, s
     return True, f"PASS: {report.verdict}"
 
 
+_TARGET_CPU = {"m55": "cortex-m55", "m4": "cortex-m4"}
+
+
+def refuse_foreign_core(plan: Any, target: str) -> None:
+    """Refuse a QEMU target whose core is not the platform's: the module was planned for the
+    platform's core (its kernels, memories and cycle model), so a run on another core tests a
+    module the platform would never receive, and a PASS there would say nothing about it."""
+    wanted = _TARGET_CPU.get(target)
+    cpu = str(plan.platform.cpu).lower()
+    if wanted is None or wanted == cpu:
+        return
+    other = next((name for name, core in _TARGET_CPU.items() if core == cpu), None)
+    raise InvalidConfigError(
+        f"--target {target} runs a {wanted}, but platform {plan.platform.name} has a {cpu}",
+        hint=(f"use --target {other}, or " if other else "")
+        + f"choose a {wanted} platform with --platform.name (helia-aot platforms list names them)",
+    )
+
+
 def run_self_test(target: str, flags: dict[str, Any], stdout: Console, *, exact: bool = False) -> bool:
     """Convert, build and run; print the self-test's lines, its verdict table and PASS/FAIL;
     return whether it passed (with ``exact``, only a bit-exact run passes)."""
@@ -177,6 +196,7 @@ def run_self_test(target: str, flags: dict[str, Any], stdout: Console, *, exact:
         check_tools(target)
         stderr = error_console()
         result = run_conversion(config, stderr)
+        refuse_foreign_core(result.plan, target)
         module_dir = Path(result.output)
         if config.verbose >= 1:
             stderr.print(f"Building the self-test for {target} ...", markup=False)

@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from helia_aot.errors import HeliaAotError, InvalidConfigError
 
-CONFIG_HINT = "docs/configuration.md lists every key with its default"
+CONFIG_HINT = "helia-aot convert --help lists every key with its default"
+"""Names what a pip user has (the docs/ pages come with the sources, not the wheel)."""
 
 
 @functools.cache

@@ -177,8 +177,8 @@ class DeferredOperatorModule(DeferredEntry):
                 raise PluginError(
                     f"{self.provider or 'a pack'} registers an inconsistent operator record: "
                     + "; ".join(problems),
-                    hint="one key names the record, the operator class's TYPE and the op_type the parser "
-                    "writes; see docs/plugin-author-guide.md",
+                    hint="the record's key, the operator class's TYPE and the op_type the parser writes "
+                    "must be one and the same name",
                     details={"key": str(record.key), "problems": problems},
                 )
         context = self.context

@@ -155,8 +155,8 @@ def register_operators(context: RegistryContext, records: Iterable[OperatorRecor
             provider = context.aot_operator_classes.active_provider
             raise PluginError(
                 f"{provider or 'a pack'} registers an inconsistent operator record: " + "; ".join(problems),
-                hint="one key names the record, the operator class's TYPE and the op_type the parser "
-                "writes; see docs/plugin-author-guide.md",
+                hint="the record's key, the operator class's TYPE and the op_type the parser writes "
+                "must be one and the same name",
                 details={"key": str(record.key), "problems": problems},
             )
         for litert_key in record.litert_keys:

@@ -91,20 +91,28 @@ arm-none-eabi-ar rcs lib${layout.target}.a *.o
 Link it with `-L${folder}-build -l${layout.target} -lm`, using the same core flags as the rest of the
 firmware (hard- and soft-float objects do not link together). Or with make, a `Makefile` next to
 `${folder}/` and `main.c` (`make` builds `app` on the host; `make CC=arm-none-eabi-gcc
-AR=arm-none-eabi-ar TARGET_FLAGS="${cpu_flags}" lib${layout.target}.a` the target library):
+AR=arm-none-eabi-ar TARGET_FLAGS="${cpu_flags}" lib${layout.target}.a` the target library). Objects
+go to `${folder}-build/`, never into the module folder, so `helia-aot convert --force` can still
+replace the module:
 
 ```make
 MODULE := ${folder}
+BUILD := $(MODULE)-build
 CC := gcc
 TARGET_FLAGS :=
 CFLAGS := -std=c99 -O2 $(TARGET_FLAGS) ${make_incs}
 SOURCES := $(wildcard ${make_globs})
+OBJECTS := $(patsubst $(MODULE)/%.c,$(BUILD)/%.o,$(SOURCES))
 
 app: main.c $(SOURCES)
 	$(CC) $(CFLAGS) $^ -lm -o $@
 
-lib${layout.target}.a: $(SOURCES:.c=.o)
+lib${layout.target}.a: $(OBJECTS)
 	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: $(MODULE)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
 ```
 
 ${h2} One prefix per image

@@ -16,6 +16,9 @@ cmake -S . -B build
 cmake --build build
 ```
 
+The build tree (`build/`) is outside the module folder, so `helia-aot convert --force` can still
+replace the module; keep it there rather than configuring inside `${layout.folder}/`.
+
 For the target core, configure with the cross compiler and the core's flags
 (`${" ".join(layout.cpu_flags) or "<your core's -mcpu flags>"}`, also printed by `helia-aot platforms show ${layout.platform_name}`), for example
 `cmake -S . -B build-arm -DCMAKE_SYSTEM_NAME=Generic -DCMAKE_C_COMPILER=arm-none-eabi-gcc

@@ -220,7 +220,9 @@ def require_profiling_tools() -> None:
     if problem:
         raise ProfileError(
             f"cannot profile: {problem}",
-            hint="install the Arm cross compiler and QEMU (scripts/install_cross_toolchain.sh), or set "
+            hint="install the Arm cross compiler and QEMU (Debian/Ubuntu: sudo apt-get install "
+            "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm; scripts/install_cross_toolchain.sh "
+            "in a helia-aot checkout), or set "
             "HELIA_AOT_CROSS_PREFIX / HELIA_AOT_QEMU / HELIA_AOT_HOST_CC to the tools you have",
         )
 
