@@ -259,11 +259,13 @@ class AotOperator:
 
     def required_input(self, position: int) -> AirTensor:
         """The input at ``position`` (LiteRT positions), for an input the operator's ``check``
-        requires: a KeyError naming the operator if it is absent (``check`` let it through)."""
-        tensor = self.input_or_none(position)
-        if tensor is None:
-            raise KeyError(f"operator {self.op.id} ({self.op.op_type}) has no input at position {position}")
-        return tensor
+        requires: a KeyError naming the operator if it is absent (``check`` let it through).
+        Written out rather than through ``input_or_none``: operators ask it for their weights and
+        sources many times per conversion (tests/core/test_conversion_scaling.py)."""
+        ids = self.op.input_ids
+        if position < len(ids) and ids[position]:
+            return self.model.tensors[ids[position]]
+        raise KeyError(f"operator {self.op.id} ({self.op.op_type}) has no input at position {position}")
 
     @property
     def output_tensors(self) -> list[AirTensor]:
