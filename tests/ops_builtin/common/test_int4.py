@@ -23,7 +23,8 @@ from helia_aot_ops_builtin.fully_connected.fully_connected import fold_fc_bias
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ops_builtin.conv import test_conv, test_depthwise
+from ops_builtin.conv import test_conv
+from ops_builtin.depthwise import test_depthwise
 from ops_builtin.fully_connected.test_fully_connected import FcParams
 from ops_builtin.support import conv_family_refmodels as ref
 from ops_builtin.support.cbuild import build_kernels
