@@ -62,11 +62,6 @@ def bytes_accessed(model: AirModel, operators: Iterable[Any]) -> dict[TensorId, 
     return counts
 
 
-def wait_states(platform: SocPlatform, memory: str) -> int:
-    """The wait states one data access to ``memory`` adds on ``platform`` (0 when undeclared)."""
-    return next((int(n) for m, n in platform.wait_states if m.value.upper() == memory.upper()), 0)
-
-
 def access_width(platform: SocPlatform) -> int:
     """Bytes one bus beat moves: 8 on a Helium core (64-bit), 4 otherwise."""
     return 8 if platform.has_mve else 4
@@ -75,10 +70,10 @@ def access_width(platform: SocPlatform) -> int:
 def wait_cycles(platform: SocPlatform, memory: str, nbytes: int) -> int:
     """Modeled wait-state cycles of accessing ``nbytes`` in ``memory``, one charge per beat."""
     width = access_width(platform)
-    return wait_states(platform, memory) * ((nbytes + width - 1) // width)
+    return platform.wait_states_of(memory) * ((nbytes + width - 1) // width)
 
 
-__all__ = ["access_width", "bytes_accessed", "placement_record", "wait_cycles", "wait_states"]
+__all__ = ["access_width", "bytes_accessed", "placement_record", "wait_cycles"]
 
 
 def placement_record(plan: Any, platform: SocPlatform, names: dict[int, str]) -> dict[str, Any]:

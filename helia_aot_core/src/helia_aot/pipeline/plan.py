@@ -18,7 +18,7 @@ from collections.abc import Callable
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
-from helia_aot.pipeline.access_cost import bytes_accessed, wait_states
+from helia_aot.pipeline.access_cost import bytes_accessed
 from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
 from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
 from helia_aot.pipeline.memory_rules import (
@@ -167,7 +167,7 @@ def scratch_claim(
     planner = make_planner()
     memory = planner.budget.order[0]
     after = fill[fill.index(memory) + 1 :] if memory in fill else []
-    if not after or wait_states(platform, after[0]) <= wait_states(platform, memory):
+    if not after or platform.wait_states_of(after[0]) <= platform.wait_states_of(memory):
         return None
     roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
     if not roots:
