@@ -18,7 +18,7 @@ from collections.abc import Callable
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
-from helia_aot.pipeline.access_cost import bytes_accessed
+from helia_aot.pipeline.access_cost import bytes_accessed, wait_cycles
 from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
 from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
 from helia_aot.pipeline.memory_rules import (
@@ -97,6 +97,7 @@ def plan_memory(
     plan.simplest_constants = {tid: memory for memory, blob in simplest.cold.items() for tid in blob.offsets}
 
     planner = Planner(model, operators, config, budget, rules, alignment, plan, run_planner)
+    planner.access_cost = lambda memory, nbytes: wait_cycles(platform, memory, nbytes)
     planner.place_pinned()
     planner.place_auto("scratch")
     planner.place_auto("persistent")
