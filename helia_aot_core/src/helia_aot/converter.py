@@ -315,7 +315,7 @@ class AotConverter:
             config=user_config,
             dry_run=bool(config.dry_run),
             stage_seconds=dict(self.stage_seconds),
-            occupancy=tuple(scratch_occupancy(model, plan, len(operators))),
+            occupancy=tuple(scratch_occupancy(model, plan, len(operators), platform.wait_states_of)),
             **(views if config.result_views else {}),
         )
 

@@ -686,7 +686,7 @@ def write_module_extras(
             views=views,
             plan=OptimizationPlan.model_validate(records["plan"]),
             report=OptimizationReport.model_validate(records["report"]),
-            occupancy=scratch_occupancy(model, plan, len(operators)),
+            occupancy=scratch_occupancy(model, plan, len(operators), platform.wait_states_of),
             plan_hash=plan_hash(model, plan, operators),
         )
         (module_dir / f"{prefix}_report.html").write_text(text, encoding="utf-8", newline="\n")
