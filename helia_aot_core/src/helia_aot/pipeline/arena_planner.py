@@ -328,6 +328,9 @@ class Planner:
         is smaller. Tensors a rule placed stay in their memory's segment.
         """
         memories = list(self.budget.order)
+        rooms = [self._room(role, m) for m in memories]
+        if None in rooms:  # a memory of no known cap ends the space: nothing after it is needed
+            memories, rooms = memories[: rooms.index(None) + 1], rooms[: rooms.index(None) + 1]
         pinned = {r: memories.index(m) for m in memories for r in self._pinned_in(role, m)}
         roots = [r for r in self.roots if r in pinned] + remaining
         chosen_set = set(roots)
@@ -347,7 +350,6 @@ class Planner:
         together = self.planner(requests, seed=0, options=self.options)
         at = [together.offsets[r.id] for r in requests]
         order = sorted(range(len(roots)), key=lambda i: (roots[i] not in pinned, at[i], i))
-        rooms = [self._room(role, m) for m in memories]
         allowed = {i: pinned[r] for i, r in enumerate(roots) if r in pinned}
         alignment = max(widest.values())
         found = []
