@@ -111,7 +111,7 @@ def test_the_picture_has_one_lane_per_region_with_capacity_and_wait_states(full_
         arena = next(a for a in full_range.arenas if a["region"] == lane["region"])
         memory = str(arena["memory"])
         figures = [int(n.replace(",", "")) for n in re.findall(r"[\d,]{2,}", lane["text"])]
-        assert lane["text"].startswith(f"{memory} (region {lane['region']})")
+        assert lane["text"].startswith(f"{memory} (m_arena_{memory.lower()})")
         assert arena["used"] in figures and arena["capacity"] in figures
         assert f"; {PLATFORM.wait_states_of(memory)} wait states" in lane["text"]
     # Every scratch tensor is drawn once, in the lane of the memory the residency file puts it in,

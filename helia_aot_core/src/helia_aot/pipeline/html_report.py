@@ -169,8 +169,9 @@ def lane_heading(occupancy: RegionOccupancy) -> str:
     """What a lane says of its region: memory, bytes, the memory's capacity and its wait states."""
     capacity = "no known cap" if occupancy.capacity is None else f"capacity {occupancy.capacity:,} B"
     waits = occupancy.wait_states
+    which = occupancy.name or f"region {occupancy.region}"
     return (
-        f"{occupancy.memory} (region {occupancy.region}): {occupancy.used:,} B, peak "
+        f"{occupancy.memory} ({which}): {occupancy.used:,} B, peak "
         f"{occupancy.peak_bytes:,} B live; {capacity}; {waits} wait state{'s' if waits != 1 else ''}"
     )
 
@@ -367,7 +368,7 @@ def render_module_report(
             + ".</p>\n"
         )
     if occupancy:
-        memories = ", ".join(f"{_e(r.memory)} (region {r.region})" for r in occupancy)
+        memories = ", ".join(f"{_e(r.memory)} ({_e(r.name or f'region {r.region}')})" for r in occupancy)
         parts.append(f"<h2>Scratch memory: {memories}</h2>\n")
         parts.append(
             "<p>One lane per scratch region, headed by its memory, its capacity and the wait states "

@@ -8,7 +8,7 @@ counts storage shared by an alias or an in-place output once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from helia_aot.air import AirModel
@@ -44,6 +44,8 @@ class RegionOccupancy:
     live: list[int] = field(default_factory=list)
     capacity: int | None = None
     wait_states: int = 0
+    name: str | None = None
+    """The region's ``<prefix>_arena_region_t`` enumerator, when the caller knows the prefix."""
 
     @property
     def peak_index(self) -> int | None:
@@ -78,9 +80,11 @@ def scratch_occupancy(
     plan: MemoryPlan,
     num_operators: int,
     wait_states: Callable[[str], int] | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> list[RegionOccupancy]:
     """One RegionOccupancy per scratch region of ``plan``, in region order; ``wait_states`` gives
-    each memory's wait states (the platform's ``wait_states_of``; 0 for all without it)."""
+    each memory's wait states (the platform's ``wait_states_of``; 0 for all without it) and
+    ``names`` each region's enumerator by plan region id."""
     lifetimes = compute_lifetimes(model)
     end = max(num_operators - 1, 0)
     regions = {
@@ -90,6 +94,7 @@ def scratch_occupancy(
             r.used,
             capacity=r.capacity,
             wait_states=wait_states(r.memory) if wait_states else 0,
+            name=(names or {}).get(r.id),
         )
         for r in plan.regions
         if r.role == "scratch"
