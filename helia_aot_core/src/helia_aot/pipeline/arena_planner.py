@@ -1,6 +1,8 @@
 """The arena planner: lays out the read-write arenas (scratch, persistent) of one model against one
-memory budget, with the configured buffer planner, filling memories in the budget's order and moving
-the largest tensors on when an arena does not fit. Plan (``pipeline/plan.py``) runs it once per
+memory budget, with the configured buffer planner, filling memories in the budget's order; when
+the tensors do not fit the first memory they spill by the layout :func:`choose_spill` keeps (the
+largest moving on memory by memory, or one offset space cut into the memories,
+:mod:`helia_aot.memory.segments`). Plan (``pipeline/plan.py``) runs it once per
 choice it weighs (``pipeline/plan_choices.py``) and once for the final layout."""
 
 from __future__ import annotations

@@ -2,9 +2,11 @@
 
 The page is one self-contained file (inline CSS and SVG, no scripts, no fonts or links to fetch) so
 it opens from a module directory or an archive on a machine without network access, and it holds
-no date or path, so converting twice gives the same bytes. Its memory picture draws each scratch
-tensor as one rectangle spanning the operators that need it (x) at the bytes it occupies (y); the
-column with the most bytes live is outlined, which is where shrinking a tensor shrinks the arena.
+no date or path, so converting twice gives the same bytes. Its memory picture has one lane per
+scratch arena, headed by its memory, capacity and wait states, so a model that spills shows what
+went where; it draws each scratch tensor as one rectangle spanning the operators that need it (x)
+at the bytes it occupies (y); each lane's column with the most bytes live is outlined, which is
+where shrinking a tensor shrinks that arena.
 """
 
 from __future__ import annotations

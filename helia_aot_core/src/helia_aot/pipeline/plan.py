@@ -3,8 +3,9 @@
 One arena per (role, memory): scratch arenas share bytes between tensors whose lifetimes do not
 meet, persistent arenas keep theirs for the whole run, constant arenas hold the weights. Explicit
 ``memory.tensors[]`` placements are honoured first; everything else fills the read-write memories
-in the budget's order (``memory.constraints`` or the platform's preferred order), and when an
-arena does not fit a memory its largest tensors move on to the next one. Constants are placed
+in the budget's order (``memory.constraints`` or the platform's preferred order); tensors that
+do not fit the first memory spill so the regions add up to about their peak (``arena_planner``,
+``memory/segments.py``). Constants are placed
 before the arenas: each is read in place (cold) from the first memory of the constant order that
 holds it (DTCM first on an Apollo, as heliaAOT 1.1 does), those read most per byte first, unless a
 rule places it or stages it (its bytes stored in the source memory and copied at init into an
