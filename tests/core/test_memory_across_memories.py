@@ -73,7 +73,16 @@ def peak(tensors: list[str], sizes: dict[str, int], spans: dict[str, tuple[int, 
     return max((sum(sizes[t] for t in tensors if spans[t][0] <= s <= spans[t][1]) for s in steps), default=0)
 
 
-def check(sizes: list[int], ops: list[tuple[list[int], int]], caps: list[int], chain: bool) -> None:
+def check(
+    sizes: list[int],
+    ops: list[tuple[list[int], int]],
+    caps: list[int],
+    chain: bool,
+    rules: list[dict] | None = None,
+) -> None:
+    """Plan the graph against ``caps`` (DTCM, SRAM, PSRAM) and check it; with ``rules``
+    (``memory.tensors``) each tensor a rule places must be in its memory, and the bound on the
+    sum is not asked (a rule may cost bytes)."""
     model, operators = build(sizes, ops)
     spans = lifetimes(sizes, ops)
     nbytes = {f"t{i}": s for i, s in enumerate(sizes)}
@@ -85,7 +94,8 @@ def check(sizes: list[int], ops: list[tuple[list[int], int]], caps: list[int], c
             "memory": {
                 "constraints": [
                     {"name": m.lower(), "max_size": cap} for m, cap in zip(MEMORIES, caps, strict=True)
-                ]
+                ],
+                "tensors": rules or [],
             },
         }
     )
@@ -108,6 +118,11 @@ def check(sizes: list[int], ops: list[tuple[list[int], int]], caps: list[int], c
         assert region.used >= region.peak_live
     total = sum(r.used for r in scratch)
     assert total >= whole
+    if rules:
+        for rule in rules:
+            placed = plan.regions[plan.placements[rule["id"]].region]
+            assert placed.memory == rule["attributes"]["memory"].upper()
+        return
     assert total <= SPILL_SLACK * one_arena
     if chain:
         assert one_arena == whole
@@ -139,6 +154,16 @@ def test_chains_spilled_across_memories_stay_at_the_peak(data, graph):
 def test_dags_spilled_across_memories_stay_near_one_arena(data, graph):
     sizes, ops = graph
     check(sizes, ops, capacities(graph, data), chain=False)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), graphs(dag=True))
+def test_tensors_a_rule_places_stay_in_their_memory_when_the_rest_spills(data, graph):
+    sizes, ops = graph
+    caps = capacities(graph, data)
+    pinned = data.draw(st.integers(0, len(sizes) - 1))
+    caps[1] = max(caps[1], 2 * sum(sizes))  # SRAM holds what the rule puts there
+    check(sizes, ops, caps, chain=False, rules=[{"id": f"t{pinned}", "attributes": {"memory": "sram"}}])
 
 
 def test_a_chain_whose_peak_straddles_dtcm_uses_no_region_beyond_its_peak():
