@@ -21,7 +21,7 @@ from helia_aot.pipeline.collector import collector_paused
 from helia_aot.pipeline.emit import emit_module
 from helia_aot.pipeline.export import check_destination, destination_of, export_module
 from helia_aot.pipeline.load import load_model, naming_dynamic_inputs
-from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
+from helia_aot.pipeline.occupancy import RegionOccupancy
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.pipeline.state_feedback import check_state_feedback
@@ -315,7 +315,7 @@ class AotConverter:
             config=user_config,
             dry_run=bool(config.dry_run),
             stage_seconds=dict(self.stage_seconds),
-            occupancy=tuple(scratch_occupancy(model, plan, len(operators))),
+            occupancy=tuple(recs.pictured_occupancy(model, operators, plan, platform, config.module.prefix)),
             **(views if config.result_views else {}),
         )
 

@@ -1,6 +1,8 @@
 """The arena planner: lays out the read-write arenas (scratch, persistent) of one model against one
-memory budget, with the configured buffer planner, filling memories in the budget's order and moving
-the largest tensors on when an arena does not fit. Plan (``pipeline/plan.py``) runs it once per
+memory budget, with the configured buffer planner, filling memories in the budget's order; when
+the tensors do not fit the first memory they spill by the layout :func:`choose_spill` keeps (the
+largest moving on memory by memory, or one offset space cut into the memories,
+:mod:`helia_aot.memory.segments`). Plan (``pipeline/plan.py``) runs it once per
 choice it weighs (``pipeline/plan_choices.py``) and once for the final layout."""
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
-from helia_aot.memory import ArenaPlan, BufferRequest, compute_lifetimes
+from helia_aot.memory import ArenaPlan, BufferRequest, Placer, compute_lifetimes, peak_live
+from helia_aot.memory.segments import place_in_segments, segment_starts
 from helia_aot.pipeline.memory_rules import READ_ONLY_MEMORIES, MemoryBudget, TensorPlacement
 from helia_aot.pipeline.patch_plan import adjust_planner
 from helia_aot.pipeline.plan_records import MemoryPlan, arena_size
@@ -106,6 +109,9 @@ class Planner:
         self.pinned = self._pinned_memory(rules)
         self.grows: set[TensorId] = set()
         self.operators = operators
+        self.latency = str(getattr(config.optimization.goal, "value", config.optimization.goal)) == "latency"
+        self.access_cost: Callable[[str, int], int] | None = None
+        """Wait cycles of accessing ``nbytes`` in a memory (Plan sets it from the platform)."""
         self.inplace = self._inplace(operators)
         adjust_planner(self, plan.patches)
 
@@ -244,27 +250,197 @@ class Planner:
         return moved, layouts.get(moved) if by_size[moved:] else None
 
     def place_auto(self, role: str) -> None:
-        """Fill the budget's memories in order; what does not fit moves on, largest first."""
+        """Place the tensors no rule placed, in the budget's memories, and commit their arenas.
+
+        When they all fit the first memory that is the whole plan. When they spill, the layouts
+        of :meth:`_spill_largest` (each memory filled in turn, its largest tensors moving on) and
+        :meth:`_shared_space` (every memory a segment of one offset space) are weighed by
+        :func:`choose_spill`: the fewest bytes in all, or at goal latency the fewest wait cycles.
+        """
         remaining = [r for r in self.roots if r not in self.pinned and self.role_of(r) == role]
+        if not remaining:
+            return
+        chosen, left, tried = self._spill_largest(role, remaining)
+        if left or len([m for m, roots, _ in chosen if set(roots) & set(remaining)]) > 1:
+            candidates = ([] if left else [chosen]) + self._shared_space(role, remaining)
+            if candidates:
+                chosen, left = choose_spill(candidates, self._total, self._wait_cycles, self.latency), []
+        if left:
+            raise _no_room(self.model, role, left, self.sizes, tried, pinned=False)
+        for memory, roots, layout in chosen:
+            self.commit(role, memory, roots, layout)
+
+    def _wait_cycles(self, layouts: list[tuple[str, list[TensorId], ArenaPlan]]) -> int:
+        """Modeled wait cycles of the accesses one inference makes to these arenas' tensors."""
+        if self.access_cost is None:
+            return 0
+        return sum(
+            self.access_cost(
+                memory, sum(self.plan.accessed.get(t, 0) for r in roots for t in self.members[r])
+            )
+            for memory, roots, _ in layouts
+        )
+
+    def _room(self, role: str, memory: str) -> int | None:
+        """Bytes an arena of ``role`` may take in ``memory``: what is free plus what it holds."""
+        previous = self.arenas.get((role, memory))
+        held = arena_size(previous.used, previous.alignment) if previous else 0
+        free = self.budget.free(memory)
+        return None if free is None else free + held
+
+    def _pinned_in(self, role: str, memory: str) -> list[TensorId]:
+        return [r for r in self.roots if self.pinned.get(r) == memory and self.role_of(r) == role]
+
+    def _total(self, layouts: list[tuple[str, list[TensorId], ArenaPlan]]) -> int:
+        return sum(self._size(roots, layout, memory) for memory, roots, layout in layouts)
+
+    def _spill_largest(
+        self, role: str, remaining: list[TensorId]
+    ) -> tuple[list[tuple[str, list[TensorId], ArenaPlan]], list[TensorId], list[str]]:
+        """Fill the budget's memories in order; what does not fit moves on, largest first.
+
+        Returns the arenas (memory, roots, layout), the tensors no memory took and the memories
+        tried, committing nothing."""
         tried: list[str] = []
+        chosen: list[tuple[str, list[TensorId], ArenaPlan]] = []
         for memory in self.budget.order:
             if not remaining:
-                return
+                break
             tried.append(self.budget.describe(memory))
-            pinned = [r for r in self.roots if self.pinned.get(r) == memory and self.role_of(r) == role]
-            previous = self.arenas.get((role, memory))
-            held = arena_size(previous.used, previous.alignment) if previous else 0
-            free = self.budget.free(memory)
+            pinned = self._pinned_in(role, memory)
             by_size = sorted(remaining, key=lambda t: (-self.sizes[t], self.roots.index(t)))
-            moved, layout = self._fitting_layout(
-                pinned, by_size, None if free is None else free + held, memory
-            )
+            moved, layout = self._fitting_layout(pinned, by_size, self._room(role, memory), memory)
             if layout is not None:
-                self.commit(role, memory, pinned + by_size[moved:], layout)
+                chosen.append((memory, pinned + by_size[moved:], layout))
             moved_out = set(by_size[:moved])
             remaining = [r for r in remaining if r in moved_out]
-        if remaining:
-            raise _no_room(self.model, role, remaining, self.sizes, tried, pinned=False)
+        return chosen, remaining, tried
+
+    def _shared_space(
+        self, role: str, remaining: list[TensorId]
+    ) -> list[list[tuple[str, list[TensorId], ArenaPlan]]]:
+        """Every memory of the budget as one segment of a shared offset space (module
+        :mod:`helia_aot.memory.segments`): the layouts this gives, none when the tensors do not fit.
+
+        The configured planner lays all the tensors out in one arena, as if one memory held them.
+        That layout is cut into the memories two ways: at each memory's free bytes (a tensor that
+        would straddle a cut moves up to the next memory), and at the highest offsets no tensor
+        straddles that each memory's free bytes reach, which keeps the one arena's size in all.
+        Each memory's tensors are then planned again on their own, and that layout kept where it
+        is smaller. Tensors a rule placed stay in their memory's segment.
+        """
+        memories = list(self.budget.order)
+        rooms = [self._room(role, m) for m in memories]
+        if None in rooms:  # a memory of no known cap ends the space: nothing after it is needed
+            memories, rooms = memories[: rooms.index(None) + 1], rooms[: rooms.index(None) + 1]
+        pinned = {r: memories.index(m) for m in memories for r in self._pinned_in(role, m)}
+        roots = [r for r in self.roots if r in pinned] + remaining
+        chosen_set = set(roots)
+        widest = {r: max(self.align(r, m) for m in memories) for r in roots}
+        requests = [
+            BufferRequest(
+                id=str(t),
+                size=max(self.sizes[t], 1),
+                first=self.spans[t][0],
+                last=self.spans[t][1],
+                alignment=widest[t],
+                inplace_of=str(self.inplace[t]) if self.inplace.get(t) in chosen_set else None,
+                grows=t in self.grows,
+            )
+            for t in roots
+        ]
+        together = self.planner(requests, seed=0, options=self.options)
+        at = [together.offsets[r.id] for r in requests]
+        order = sorted(range(len(roots)), key=lambda i: (roots[i] not in pinned, at[i], i))
+        allowed = {i: pinned[r] for i, r in enumerate(roots) if r in pinned}
+        alignment = max(widest.values())
+        found = []
+        placed = place_in_segments(Placer(requests), order, rooms, allowed)
+        if placed is not None:
+            found.append(self._segment_layouts(memories, roots, placed, segment_starts(rooms, alignment)))
+        caps = _clean_caps(rooms, at, [r.size for r in requests], alignment)
+        if caps is not None:
+            starts = segment_starts(caps, alignment)
+            segment = [max(k for k, start in enumerate(starts) if start <= a) for a in at]
+            if all(segment[i] == k for i, k in allowed.items()):
+                found.append(self._segment_layouts(memories, roots, (at, segment), starts))
+        return found
+
+    def _segment_layouts(
+        self,
+        memories: list[str],
+        roots: list[TensorId],
+        placed: tuple[list[int], list[int]],
+        starts: list[int],
+    ) -> list[tuple[str, list[TensorId], ArenaPlan]]:
+        """Each memory's arena from a shared-space placement: its tensors at their offsets less
+        the segment's start, or the configured planner's layout of them where that is smaller."""
+        offsets, segment = placed
+        layouts: list[tuple[str, list[TensorId], ArenaPlan]] = []
+        for k, memory in enumerate(memories):
+            held = [r for i, r in enumerate(roots) if segment[i] == k]
+            if not held:
+                continue
+            own = self.layout(held, memory)
+            local = {str(r): offsets[i] - starts[k] for i, r in enumerate(roots) if segment[i] == k}
+            used = max(local[str(r)] + self.sizes[r] for r in held)
+            if self._size(held, own, memory) > arena_size(used, max(self.align(r, memory) for r in held)):
+                own = ArenaPlan(local, used, peak_live(self.requests(held, memory)), own.planner)
+            layouts.append((memory, held, own))
+        return layouts
+
+
+def _clean_caps(
+    rooms: list[int | None], offsets: list[int], sizes: list[int], alignment: int
+) -> list[int | None] | None:
+    """Segment sizes that cut a one-arena layout only where no buffer straddles the cut: each
+    memory takes up to the highest such offset its free bytes reach (``None``: no limit), or None
+    when the memories do not reach the layout's end. A segment of zero bytes holds nothing."""
+    inside: list[tuple[int, int]] = sorted(zip(offsets, (o + s for o, s in zip(offsets, sizes))))
+    points = sorted({0, *(o for o, _ in inside), *(e for _, e in inside)})
+    clean, reach, k = [], 0, 0
+    for p in points:
+        while k < len(inside) and inside[k][0] < p:
+            reach = max(reach, inside[k][1])
+            k += 1
+        if reach <= p and p % alignment == 0:
+            clean.append(p)
+    caps: list[int | None] = []
+    start, end = 0, max(points)
+    for room in rooms:
+        if room is None or start >= end:
+            caps.append(room)
+            continue
+        cut = max(c for c in clean if c <= start + room)
+        caps.append(cut - start)
+        start = cut
+    return caps if start >= end or rooms[-1] is None else None
+
+
+SPILL_SLACK = 1.02
+"""How far above the smallest spilled layout a faster one may be and still be chosen."""
+
+Layouts = list[tuple[str, list[TensorId], ArenaPlan]]
+
+
+def choose_spill(
+    candidates: list[Layouts],
+    total: Callable[[Layouts], int],
+    wait: Callable[[Layouts], int],
+    latency: bool,
+) -> Layouts:
+    """The layout kept when tensors spill from the first memory.
+
+    At goal latency the one whose tensors pay the fewest modeled wait cycles (then the fewest
+    bytes); at the other goals the one with the fewest wait cycles among those within
+    :data:`SPILL_SLACK` of the fewest bytes in all, so the regions add up to at most 1.02x what
+    the best layout needs. Ties keep the earlier candidate.
+    """
+    if latency:
+        return min(candidates, key=lambda c: (wait(c), total(c)))
+    least = min(total(c) for c in candidates)
+    near = [c for c in candidates if total(c) <= least * SPILL_SLACK]
+    return min(near, key=wait)
 
 
 def _no_room(

@@ -2,9 +2,11 @@
 
 The page is one self-contained file (inline CSS and SVG, no scripts, no fonts or links to fetch) so
 it opens from a module directory or an archive on a machine without network access, and it holds
-no date or path, so converting twice gives the same bytes. Its memory picture draws each scratch
-tensor as one rectangle spanning the operators that need it (x) at the bytes it occupies (y); the
-column with the most bytes live is outlined, which is where shrinking a tensor shrinks the arena.
+no date or path, so converting twice gives the same bytes. Its memory picture has one lane per
+scratch arena, headed by its memory, capacity and wait states, so a model that spills shows what
+went where; it draws each scratch tensor as one rectangle spanning the operators that need it (x)
+at the bytes it occupies (y); each lane's column with the most bytes live is outlined, which is
+where shrinking a tensor shrinks that arena.
 """
 
 from __future__ import annotations
@@ -161,95 +163,123 @@ def _color(k: int) -> str:
     return f"hsl({(k * 137.508) % 360:.1f}, 62%, 58%)"
 
 
+_LANE_GAP = 34
+"""Pixels between two lanes: room for the lower lane's heading."""
+
+
+def lane_heading(occupancy: RegionOccupancy) -> str:
+    """What a lane says of its region: memory, bytes, the memory's capacity and its wait states."""
+    capacity = "no known cap" if occupancy.capacity is None else f"capacity {occupancy.capacity:,} B"
+    waits = occupancy.wait_states
+    which = occupancy.name or f"region {occupancy.region}"
+    return (
+        f"{occupancy.memory} ({which}): {occupancy.used:,} B, peak "
+        f"{occupancy.peak_bytes:,} B live; {capacity}; {waits} wait state{'s' if waits != 1 else ''}"
+    )
+
+
 def memory_svg(
-    occupancy: RegionOccupancy,
+    occupancy: RegionOccupancy | Sequence[RegionOccupancy],
     op_types: Sequence[str],
     techniques: Mapping[int, str] | None = None,
     patches: Sequence[tuple[int, int, int, str]] = (),
 ) -> str:
-    """The scratch picture of one region: one ``<rect>`` per tensor and nothing else as a rect.
+    """The scratch picture: one lane per scratch region (one memory each, fastest first as the
+    plan orders them), one ``<rect>`` per tensor and nothing else as a rect.
 
-    ``techniques`` (operator index -> what goal size did there) marks those columns with a
-    ``<text class="technique">`` above the plot: "ip" where the output overwrites the input.
-    ``patches`` (first index, last index, bands, description) brackets each stage run in
-    patches with a ``<path class="patch">`` cut by one tick per band, labelled with its bands.
+    Each lane is headed by its memory, bytes, the memory's capacity and its wait states
+    (``<text class="lane">``), so a model that spills shows what went where; its y axis is its
+    own region's bytes. ``techniques`` (operator index -> what goal size did there) marks those
+    columns with a ``<text class="technique">`` above the plot: "ip" where the output overwrites
+    the input. ``patches`` (first index, last index, bands, description) brackets each stage run
+    in patches with a ``<path class="patch">`` cut by one tick per band, labelled with its bands.
     """
+    lanes = [occupancy] if isinstance(occupancy, RegionOccupancy) else list(occupancy)
     n = max(len(op_types), 1)
-    plot_w, plot_h = _WIDTH - _LEFT - _RIGHT, _HEIGHT - _TOP - _BOTTOM
-    top_byte = max([occupancy.used, 1] + [t.offset + t.size for t in occupancy.tensors])
+    plot_w = _WIDTH - _LEFT - _RIGHT
+    lane_h = _HEIGHT - _TOP - _BOTTOM if len(lanes) <= 1 else 200
+    height = _TOP + 14 + len(lanes) * lane_h + max(len(lanes) - 1, 0) * _LANE_GAP + _BOTTOM
     col = plot_w / n
-
-    def y(byte: float) -> float:
-        return _TOP + plot_h - byte / top_byte * plot_h
-
+    label = "scratch arena region " + ", ".join(str(o.region) for o in lanes)
     out = [
-        f'<svg width="{_WIDTH}" height="{_HEIGHT}" '
-        f'viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
-        f'aria-label="scratch arena region {occupancy.region}">'
+        f'<svg width="{_WIDTH}" height="{height}" viewBox="0 0 {_WIDTH} {height}" role="img" '
+        f'aria-label="{label}">'
     ]
-    for k, t in enumerate(sorted(occupancy.tensors, key=lambda t: (t.first, t.offset, t.id))):
-        x, w = _LEFT + t.first * col, (t.last - t.first + 1) * col
-        h = max(t.size / top_byte * plot_h, 2.0)
-        label = (
-            f"{t.name}: {t.size:,} B at offset {t.offset:,}, operators {t.first}-{t.last}"
-            f" ({op_types[t.first] if t.first < len(op_types) else '?'} to "
-            f"{op_types[t.last] if t.last < len(op_types) else '?'})"
-        )
+    k = 0
+    bottom = _TOP + 14
+    for number, lane in enumerate(lanes):
+        top = _TOP + 14 + number * (lane_h + _LANE_GAP)
+        bottom = top + lane_h
+        top_byte = max([lane.used, 1] + [t.offset + t.size for t in lane.tensors])
+
+        def y(byte: float, top: int = top, top_byte: int = top_byte) -> float:
+            return top + lane_h - byte / top_byte * lane_h
+
         out.append(
-            f'<rect data-tensor="{_e(t.id)}" x="{x:.2f}" y="{y(t.offset + t.size):.2f}" '
-            f'width="{w:.2f}" height="{h:.2f}" fill="{_color(k)}" fill-opacity="0.85" '
-            f'stroke="#333" stroke-width="0.5"><title>{_e(label)}</title></rect>'
+            f'<text class="lane" x="{_LEFT}" y="{top - 4}" data-region="{lane.region}">'
+            f"{_e(lane_heading(lane))}</text>"
         )
+        for t in sorted(lane.tensors, key=lambda t: (t.first, t.offset, t.id)):
+            x, w = _LEFT + t.first * col, (t.last - t.first + 1) * col
+            h = max(t.size / top_byte * lane_h, 2.0)
+            what = (
+                f"{t.name}: {t.size:,} B at offset {t.offset:,} of {lane.memory}, "
+                f"operators {t.first}-{t.last}"
+                f" ({op_types[t.first] if t.first < len(op_types) else '?'} to "
+                f"{op_types[t.last] if t.last < len(op_types) else '?'})"
+            )
+            out.append(
+                f'<rect data-tensor="{_e(t.id)}" data-region="{lane.region}" x="{x:.2f}" '
+                f'y="{y(t.offset + t.size):.2f}" width="{w:.2f}" height="{h:.2f}" fill="{_color(k)}" '
+                f'fill-opacity="0.85" stroke="#333" stroke-width="0.5"><title>{_e(what)}</title></rect>'
+            )
+            k += 1
+        peak = lane.peak_index
+        if peak is not None:
+            # Drawn over the tensors as an outline, so the column stays visible however full it is.
+            x0 = _LEFT + peak * col
+            out.append(
+                f'<path class="peak" d="M{x0:.2f} {top} h{col:.2f} v{lane_h} h{-col:.2f} Z">'
+                f"<title>peak: {lane.peak_bytes:,} bytes live at operator {peak}</title></path>"
+            )
+        out.append(
+            f'<line class="top" x1="{_LEFT}" y1="{y(lane.used):.2f}" x2="{_LEFT + plot_w}" '
+            f'y2="{y(lane.used):.2f}"><title>arena size {lane.used:,} B</title></line>'
+        )
+        out.append(f'<line class="axis" x1="{_LEFT}" y1="{bottom}" x2="{_LEFT + plot_w}" y2="{bottom}"/>')
+        out.append(f'<line class="axis" x1="{_LEFT}" y1="{top}" x2="{_LEFT}" y2="{bottom}"/>')
+        for value in sorted({0, lane.used // 2, lane.used}):
+            out.append(f'<text x="{_LEFT - 4}" y="{y(value) + 3:.2f}" text-anchor="end">{value:,}</text>')
+    first_top = _TOP + 14
     for first, last, bands, what in patches:
         x0, x1 = _LEFT + first * col, _LEFT + (last + 1) * col
-        ticks = "".join(f" M{x0 + (x1 - x0) * b / bands:.2f} {_TOP + 2} v6" for b in range(1, bands))
+        ticks = "".join(f" M{x0 + (x1 - x0) * b / bands:.2f} {first_top + 2} v6" for b in range(1, bands))
         out.append(
-            f'<path class="patch" d="M{x0:.2f} {_TOP + 10} v-8 H{x1:.2f} v8{ticks}" fill="none" '
+            f'<path class="patch" d="M{x0:.2f} {first_top + 10} v-8 H{x1:.2f} v8{ticks}" fill="none" '
             f'stroke="#2a6" stroke-width="1.5"><title>{_e(what)}</title></path>'
         )
         out.append(
-            f'<text class="patch" x="{(x0 + x1) / 2:.2f}" y="{_TOP + 20}" text-anchor="middle">'
+            f'<text class="patch" x="{(x0 + x1) / 2:.2f}" y="{first_top + 20}" text-anchor="middle">'
             f"{bands} patches<title>{_e(what)}</title></text>"
         )
     for index, technique in sorted((techniques or {}).items()):
         out.append(
-            f'<text class="technique" x="{_LEFT + (index + 0.5) * col:.2f}" y="{_TOP - 18}" '
+            f'<text class="technique" x="{_LEFT + (index + 0.5) * col:.2f}" y="{_TOP - 4}" '
             f'text-anchor="middle">ip<title>operator {index}: {_e(technique)}</title></text>'
         )
-    peak = occupancy.peak_index
-    if peak is not None:
-        # Drawn over the tensors as an outline, so the column stays visible however full it is.
-        x0 = _LEFT + peak * col
-        out.append(
-            f'<path class="peak" d="M{x0:.2f} {_TOP} h{col:.2f} v{plot_h} h{-col:.2f} Z">'
-            f"<title>peak: {occupancy.peak_bytes:,} bytes live at operator {peak}</title></path>"
-        )
-        out.append(
-            f'<text x="{x0 + col / 2:.2f}" y="{_TOP - 6}" text-anchor="middle">peak '
-            f"{occupancy.peak_bytes:,} B</text>"
-        )
-    out.append(
-        f'<line class="top" x1="{_LEFT}" y1="{y(occupancy.used):.2f}" x2="{_LEFT + plot_w}" '
-        f'y2="{y(occupancy.used):.2f}"><title>arena size {occupancy.used:,} B</title></line>'
-    )
-    out.append(
-        f'<line class="axis" x1="{_LEFT}" y1="{_TOP + plot_h}" x2="{_LEFT + plot_w}" y2="{_TOP + plot_h}"/>'
-    )
-    out.append(f'<line class="axis" x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{_TOP + plot_h}"/>')
-    for value in sorted({0, occupancy.used // 2, occupancy.used}):
-        out.append(f'<text x="{_LEFT - 4}" y="{y(value) + 3:.2f}" text-anchor="end">{value:,}</text>')
     step = max(1, -(-n // 24))
     for i in range(0, len(op_types), step):
         out.append(
-            f'<text x="{_LEFT + (i + 0.5) * col:.2f}" y="{_TOP + plot_h + 13}" text-anchor="middle">'
+            f'<text x="{_LEFT + (i + 0.5) * col:.2f}" y="{bottom + 13}" text-anchor="middle">'
             f"{i}<title>{_e(op_types[i])}</title></text>"
         )
     out.append(
-        f'<text x="{_LEFT + plot_w / 2:.2f}" y="{_HEIGHT - 6}" text-anchor="middle">operator index</text>'
+        f'<text x="{_LEFT + plot_w / 2:.2f}" y="{height - 6}" text-anchor="middle">operator index</text>'
     )
+    middle = (_TOP + bottom) / 2
     out.append(
-        f'<text x="12" y="{_TOP + plot_h / 2:.2f}" transform="rotate(-90 12 {_TOP + plot_h / 2:.2f})" '
-        'text-anchor="middle">offset (bytes)</text>'
+        f'<text x="12" y="{middle:.2f}" transform="rotate(-90 12 {middle:.2f})" '
+        'text-anchor="middle">offset in the region (bytes)</text>'
     )
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -339,14 +369,19 @@ def render_module_report(
             + "".join(f"; {_e(what)} (bracketed above the picture)" for *_, what in patches)
             + ".</p>\n"
         )
-    for region in occupancy:
-        parts.append(f"<h2>Scratch memory: region {region.region} ({_e(region.memory)})</h2>\n")
+    if occupancy:
+        memories = ", ".join(f"{_e(r.memory)} ({_e(r.name or f'region {r.region}')})" for r in occupancy)
+        parts.append(f"<h2>Scratch memory: {memories}</h2>\n")
         parts.append(
-            "<p>Each rectangle is one tensor: it spans the operators that need it (x) at "
-            "the bytes it occupies (y). The outlined column is the peak.</p>\n"
+            "<p>One lane per scratch region, headed by its memory, its capacity and the wait states "
+            "one access there pays. Each rectangle is one tensor: it spans the operators that need "
+            "it (x) at the bytes it occupies in its region (y). The outlined column of each lane is "
+            "its peak.</p>\n"
         )
-        parts.append(memory_svg(region, op_types, techniques, patches))
-        parts.append(_peak_section(region, op_types))
+        parts.append(memory_svg(occupancy, op_types, techniques, patches))
+        for region in occupancy:
+            parts.append(f"<h3>{_e(lane_heading(region))}</h3>\n")
+            parts.append(_peak_section(region, op_types))
     parts += [
         "<h2>Operators</h2>\n",
         operator_table(plan, report, views.get("operators"), views.get("tensors")),
@@ -394,19 +429,17 @@ _SUMMARY_SVG_CSS = (
 def memory_pictures(occupancy: Sequence[RegionOccupancy], op_types: Sequence[str]) -> str:
     """Each scratch arena's occupancy over the schedule (the report page's picture) with a caption;
     inline SVG only, so a notebook shows it offline and the same result gives the same bytes."""
-    parts = []
-    for region in occupancy:
-        parts.append(
-            f"<p><b>Scratch memory: region {region.region} ({_e(region.memory)})</b>, "
-            f"{region.used:,} bytes; peak {region.peak_bytes:,} bytes live. Each rectangle is one "
-            "tensor over the operators that need it.</p>\n"
-        )
-        parts.append(memory_svg(region, op_types))
-    return "".join(parts)
+    if not occupancy:
+        return ""
+    return (
+        "<p><b>Scratch memory</b>: one lane per region (its memory, capacity and wait states). Each "
+        "rectangle is one tensor over the operators that need it.</p>\n" + memory_svg(occupancy, op_types)
+    )
 
 
 __all__ = [
     "arena_table",
+    "lane_heading",
     "memory_pictures",
     "memory_svg",
     "operator_table",

@@ -8,6 +8,7 @@ counts storage shared by an alias or an in-place output once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from helia_aot.air import AirModel
@@ -30,13 +31,21 @@ class LiveTensor:
 
 @dataclass(slots=True)
 class RegionOccupancy:
-    """One scratch region over the schedule: its tensors and the bytes live at each operator."""
+    """One scratch region over the schedule: its tensors and the bytes live at each operator.
+
+    ``capacity`` is the cap of its memory (shared with every other region there; None: no known
+    cap) and ``wait_states`` what one access there adds (the platform's figure), so a picture of
+    several regions says which memory each is and what reading from it costs."""
 
     region: int
     memory: str
     used: int
     tensors: list[LiveTensor] = field(default_factory=list)
     live: list[int] = field(default_factory=list)
+    capacity: int | None = None
+    wait_states: int = 0
+    name: str | None = None
+    """The region's ``<prefix>_arena_region_t`` enumerator, when the caller knows the prefix."""
 
     @property
     def peak_index(self) -> int | None:
@@ -66,11 +75,30 @@ def _union_bytes(ranges: list[tuple[int, int]]) -> int:
     return total
 
 
-def scratch_occupancy(model: AirModel, plan: MemoryPlan, num_operators: int) -> list[RegionOccupancy]:
-    """One RegionOccupancy per scratch region of ``plan``, in region order."""
+def scratch_occupancy(
+    model: AirModel,
+    plan: MemoryPlan,
+    num_operators: int,
+    wait_states: Callable[[str], int] | None = None,
+    names: Mapping[int, str] | None = None,
+) -> list[RegionOccupancy]:
+    """One RegionOccupancy per scratch region of ``plan``, in region order; ``wait_states`` gives
+    each memory's wait states (the platform's ``wait_states_of``; 0 for all without it) and
+    ``names`` each region's enumerator by plan region id."""
     lifetimes = compute_lifetimes(model)
     end = max(num_operators - 1, 0)
-    regions = {r.id: RegionOccupancy(r.id, r.memory, r.used) for r in plan.regions if r.role == "scratch"}
+    regions = {
+        r.id: RegionOccupancy(
+            r.id,
+            r.memory,
+            r.used,
+            capacity=r.capacity,
+            wait_states=wait_states(r.memory) if wait_states else 0,
+            name=(names or {}).get(r.id),
+        )
+        for r in plan.regions
+        if r.role == "scratch"
+    }
     for tid, tensor in model.tensors.items():
         placement = plan.placements.get(tid)
         if placement is None or placement.region not in regions:

@@ -3,8 +3,9 @@
 One arena per (role, memory): scratch arenas share bytes between tensors whose lifetimes do not
 meet, persistent arenas keep theirs for the whole run, constant arenas hold the weights. Explicit
 ``memory.tensors[]`` placements are honoured first; everything else fills the read-write memories
-in the budget's order (``memory.constraints`` or the platform's preferred order), and when an
-arena does not fit a memory its largest tensors move on to the next one. Constants are placed
+in the budget's order (``memory.constraints`` or the platform's preferred order); tensors that
+do not fit the first memory spill so the regions add up to about their peak (``arena_planner``,
+``memory/segments.py``). Constants are placed
 before the arenas: each is read in place (cold) from the first memory of the constant order that
 holds it (DTCM first on an Apollo, as heliaAOT 1.1 does), those read most per byte first, unless a
 rule places it or stages it (its bytes stored in the source memory and copied at init into an
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
-from helia_aot.pipeline.access_cost import bytes_accessed
+from helia_aot.pipeline.access_cost import bytes_accessed, wait_cycles
 from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
 from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
 from helia_aot.pipeline.memory_rules import (
@@ -97,6 +98,7 @@ def plan_memory(
     plan.simplest_constants = {tid: memory for memory, blob in simplest.cold.items() for tid in blob.offsets}
 
     planner = Planner(model, operators, config, budget, rules, alignment, plan, run_planner)
+    planner.access_cost = lambda memory, nbytes: wait_cycles(platform, memory, nbytes)
     planner.place_pinned()
     planner.place_auto("scratch")
     planner.place_auto("persistent")

@@ -519,6 +519,15 @@ def tensor_layout_hash(model: AirModel, plan: MemoryPlan) -> str:
     return digest.hexdigest()[:16]
 
 
+def pictured_occupancy(
+    model: AirModel, operators: list[AotOperator], plan: MemoryPlan, platform: SocPlatform, prefix: str
+) -> list[RegionOccupancy]:
+    """The scratch regions as the memory picture draws them: each with its memory's wait states
+    and its ``<prefix>_arena_region_t`` enumerator."""
+    names = {r.id: region_enum_name(prefix, r) for r in plan.regions}
+    return scratch_occupancy(model, plan, len(operators), platform.wait_states_of, names)
+
+
 def region_enum_name(prefix: str, region: Any) -> str:
     """The region's name in the module's arena region enumeration (``<prefix>_arena_<memory>``).
 
@@ -686,7 +695,7 @@ def write_module_extras(
             views=views,
             plan=OptimizationPlan.model_validate(records["plan"]),
             report=OptimizationReport.model_validate(records["report"]),
-            occupancy=scratch_occupancy(model, plan, len(operators)),
+            occupancy=pictured_occupancy(model, operators, plan, platform, prefix),
             plan_hash=plan_hash(model, plan, operators),
         )
         (module_dir / f"{prefix}_report.html").write_text(text, encoding="utf-8", newline="\n")
@@ -718,6 +727,7 @@ __all__ = [
     "operator_knobs",
     "plan_knobs",
     "plan_operator_ids",
+    "pictured_occupancy",
     "region_enum_name",
     "plan_record",
     "report_record",
