@@ -133,3 +133,21 @@ def test_m55_under_qemu_matches_the_reference(tmp_path):
     data = json.loads(result.stdout)
     assert data["target"] == "m55" and data["verdict"] == "bit-exact"
     assert data["outputs"][0]["reference"]["top1_agreement"] == 1.0
+
+
+def test_progress_bars_on_a_terminal_name_each_stage():
+    """On a terminal the command draws one bar per stage (nothing elsewhere: a log stays clean)."""
+    import io
+
+    from helia_aot.cli.validate import _progress_bars
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    with _progress_bars(Console(file=buffer, force_terminal=True, width=80), enabled=True) as update:
+        for stage in ("reference", "optimized", "module"):
+            update(stage, 0, 4)
+            update(stage, 4, 4)
+    text = buffer.getvalue()
+    assert "LiteRT reference kernels" in text and "module (build and run)" in text and "4/4" in text
+    with _progress_bars(Console(file=io.StringIO()), enabled=True) as update:
+        assert update is None

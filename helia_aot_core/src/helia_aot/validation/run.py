@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from helia_aot.config import ConvertArgs
 from helia_aot.config.loading import apply_overrides, invalid_config
-from helia_aot.errors import InvalidConfigError, ValidationDataError
+from helia_aot.errors import InvalidConfigError, ReferenceExecutionError, ValidationDataError
 from helia_aot.pipeline.test_case import INDEX_OPERATORS
 from helia_aot.validation.inputs import InputSource, InputSpec, generated_inputs, load_inputs
 from helia_aot.validation.known_differences import known_differences, reference_bugs
@@ -208,7 +208,14 @@ def _validate_converted(
     operators: list[str] = []
     producers: list[str | None] = []
     for kind in (REFERENCE, OPTIMIZED):
-        interpreter = create_interpreter(reference_file, input_shapes, optimized=kind == OPTIMIZED)
+        try:
+            interpreter = create_interpreter(reference_file, input_shapes, optimized=kind == OPTIMIZED)
+        except ReferenceExecutionError as error:
+            raise ReferenceExecutionError(
+                error.message,
+                hint=f"LiteRT's {kind} kernels cannot run this model, so validate has nothing to compare "
+                "with; helia-aot test --test.golden-data checks it against outputs you supply",
+            ) from error
         if kind == REFERENCE:
             operators, producers = interpreter.operator_names(), interpreter.output_producers()
         rows: list[list[np.ndarray]] = [[] for _ in outputs]
