@@ -54,6 +54,7 @@ def validate_command(
         config = load_config(config_path, overrides)
         state["verbose"] = config.verbose
         stderr = error_console()
+        modules: list[Path] = []
         with _progress_bars(stderr, enabled=config.verbose >= 1) as progress:
             report = validate(
                 config,
@@ -63,7 +64,11 @@ def validate_command(
                 seed=seed,
                 input_range=(float(input_range[0]), float(input_range[1])),
                 progress=progress,
+                converted=lambda result: modules.append(Path(result.output)),
             )
+        if config.keep_work_dir and modules:
+            # validate writes the module to <work>/module/<name> and builds in <work>/build.
+            stderr.print(f"Kept the module and its build in {modules[0].parent.parent}", markup=False)
         if html is not None:
             from helia_aot.validation.html_page import validation_page
 
@@ -79,10 +84,11 @@ def validate_command(
 
 
 class _progress_bars:  # noqa: N801 - used as a context manager, named like one
-    """Rich progress bars on stderr, one per stage (reference, optimized, module), while
+    """Rich progress bars on stderr, one per stage (convert, reference, optimized, module), while
     ``validate`` runs; nothing when disabled or when stderr is not a terminal."""
 
     _LABELS = {
+        "convert": "convert",
         "reference": "LiteRT reference kernels",
         "optimized": "LiteRT optimized kernels",
         "module": "module (build and run)",

@@ -41,8 +41,8 @@ TARGETS = ("host", "m55", "m4")
 DEFAULT_SAMPLES = 10
 
 Progress = Callable[[str, int, int], None]
-"""Called as ``progress(stage, done, total)`` while a stage advances (``module``, ``reference``,
-``optimized``); the command line draws it as rich progress bars."""
+"""Called as ``progress(stage, done, total)`` while a stage advances (``convert``, ``reference``,
+``optimized``, ``module``); the command line draws it as rich progress bars."""
 
 
 def validate(
@@ -102,7 +102,11 @@ def validate(
         run_config = _work_config(base, work)
         from helia_aot.converter import AotConverter
 
+        if progress is not None:
+            progress("convert", 0, 1)
         result = AotConverter(run_config).convert()
+        if progress is not None:
+            progress("convert", 1, 1)
         refuse_foreign_core(result.plan, target)
         if converted is not None:
             converted(result)
@@ -136,7 +140,6 @@ def _work_config(base: ConvertArgs, work: Path) -> ConvertArgs:
         "force": False,
         "dry_run": False,
         "result_views": True,
-        "verbose": 0 if base.verbose < 1 else base.verbose,
     }
     try:
         config = ConvertArgs.model_validate(apply_overrides(data, overrides))
