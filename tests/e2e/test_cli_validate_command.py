@@ -12,6 +12,8 @@ One run under QEMU on the Cortex-M55 (marked cross).
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,8 +54,14 @@ def test_npz_inputs_print_the_table_and_match_the_recorded_reference(tmp_path):
     inputs = tmp_path / "features.npz"
     with np.load(RELU_GOLDEN) as golden:
         np.savez(inputs, input_0=golden["in_0"])
-    result = run("--model.path", str(RELU), "--inputs", str(inputs))
+    result = run("--model.path", str(RELU), "--inputs", str(inputs), "--keep-work-dir")
     assert result.exit_code == 0, result.output
+    kept = Path(result.stderr.split("Kept the module and its build in", 1)[1].split()[0])
+    try:
+        assert sorted(p.name for p in kept.iterdir()) == ["build", "module"]
+        assert (kept / "build" / "batch0" / "main.c").is_file()
+    finally:
+        shutil.rmtree(kept)
     lines = result.stdout.splitlines()
     assert lines[-1] == "PASS: bit-exact against the LiteRT reference kernels over 3 sample(s) on host"
     (ref_row,) = [line for line in lines if "\u2502 ref" in line]
