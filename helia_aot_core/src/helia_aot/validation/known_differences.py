@@ -26,7 +26,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "LEAKY_RELU": "the optimized kernel rescales both slopes with other rounding: expect an off-by-one",
     "HARD_SWISH": "the optimized kernel's fixed-point steps round differently: expect an off-by-one",
     "RESIZE_BILINEAR": "the optimized kernel interpolates with other rounding: expect an off-by-one",
-    "MEAN": "the optimized kernel rescales the mean with other rounding: expect a step or two",
 }
 """Operator (LiteRT name) -> why its optimized int8 output can differ from the reference's (with
 the default XNNPACK delegate; without it, FULLY_CONNECTED also rounds one step away at times)."""
