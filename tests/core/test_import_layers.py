@@ -61,7 +61,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("stages", ("helia_aot.pipeline",)),
     ("converter", ("helia_aot.converter",)),
     ("script surface", ("helia_aot.transforms", "helia_aot.sweeps", "helia_aot.support")),
-    ("command line and testing", ("helia_aot.cli", "helia_aot.testing")),
+    ("command line and testing", ("helia_aot.cli", "helia_aot.testing", "helia_aot.validation")),
     ("facade", (ROOT,)),
 ]
 """Lowest first, as docs/architecture.md lists them; a module belongs to its longest prefix here."""

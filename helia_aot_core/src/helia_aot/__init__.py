@@ -2,7 +2,8 @@
 
 The public facade: :class:`ConvertArgs` (the configuration), :class:`AotConverter` (the six-stage
 pipeline), :class:`ConversionResult` (what a conversion wrote) and :func:`sweep` (one conversion
-per combination of settings, one table row each).
+per combination of settings, one table row each) and :func:`validate` (the module against LiteRT
+on a dataset, with error metrics per output).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ if TYPE_CHECKING:  # the real names for type checkers; at run time __getattr__ i
     from helia_aot.config import ConvertArgs
     from helia_aot.converter import AotConverter, ConversionResult
     from helia_aot.sweeps import sweep
+    from helia_aot.validation import validate
 
-__all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__", "sweep"]
+__all__ = ["AotConverter", "ConversionResult", "ConvertArgs", "__version__", "sweep", "validate"]
 
 
 # The facade is the top layer: every `import helia_aot.<module>` runs this file first, so eager
@@ -34,6 +36,7 @@ __getattr__, __dir__ = lazy_names(
         "ConversionResult": ("helia_aot.converter", "ConversionResult"),
         "ConvertArgs": ("helia_aot.config", "ConvertArgs"),
         "sweep": ("helia_aot.sweeps", "sweep"),
+        "validate": ("helia_aot.validation", "validate"),
     },
     globals(),
 )

@@ -138,6 +138,13 @@ class GoldenDataError(HeliaAotError, ValueError):
     exit_code = 2
 
 
+class ValidationDataError(HeliaAotError, ValueError):
+    """The inputs given to ``helia-aot validate`` (an ``.npz``, a folder of ``.npy``, a callable)
+    cannot be read or do not fit the model's inputs; the message names the input and the fix."""
+
+    exit_code = 2
+
+
 class RegistryFrozenError(HeliaAotError, RuntimeError):
     """A registration was attempted on a frozen registry."""
 
@@ -198,4 +205,5 @@ __all__ = [
     "TemplateRenderError",
     "ToolMissingError",
     "UnsupportedModelError",
+    "ValidationDataError",
 ]

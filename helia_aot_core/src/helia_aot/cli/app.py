@@ -1,5 +1,5 @@
-"""The ``helia-aot`` command: ``version``, ``convert``, ``test``, ``profile``, ``platforms``,
-``plugins``, ``sweep``, ``ops`` and ``check``.
+"""The ``helia-aot`` command: ``version``, ``convert``, ``test``, ``validate``, ``profile``,
+``platforms``, ``plugins``, ``sweep``, ``ops`` and ``check``.
 
 The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
 as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
@@ -21,6 +21,8 @@ from helia_aot.cli.selftest import HELP as TEST_HELP
 from helia_aot.cli.selftest import test_command
 from helia_aot.cli.support import check_command, ops_command
 from helia_aot.cli.sweep import sweep_command
+from helia_aot.cli.validate import HELP as VALIDATE_HELP
+from helia_aot.cli.validate import validate_command
 from helia_aot.plugins.manager import distribution_version
 from helia_aot.version import __version__
 
@@ -104,6 +106,7 @@ def target_info(
 convert.__signature__ = flag_signature()  # type: ignore[attr-defined]
 app.command("convert", cls=DottedFlagsCommand, help=CONVERT_HELP)(convert)
 app.command("test", cls=DottedFlagsCommand, help=TEST_HELP)(test_command)
+app.command("validate", cls=DottedFlagsCommand, help=VALIDATE_HELP)(validate_command)
 app.add_typer(platforms_app, name="platforms")
 app.command("plugins")(plugins_command)
 app.command("profile", cls=DottedFlagsCommand, help=PROFILE_HELP)(profile)

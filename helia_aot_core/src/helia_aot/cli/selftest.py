@@ -29,11 +29,9 @@ from helia_aot.cli.convert import _fallback_verbosity, run_conversion
 from helia_aot.cli.errors import error_console, reported_errors
 from helia_aot.cli.flags import flag_signature, overrides_from_flags
 from helia_aot.config import load_config
-from helia_aot.errors import InvalidConfigError, SelfTestBuildError, ToolMissingError
+from helia_aot.errors import InvalidConfigError, SelfTestBuildError
+from helia_aot.testing.run_targets import TARGETS, check_tools, compiler_output, refuse_foreign_core
 from helia_aot.testing.verdict import BIT_EXACT, MISMATCH, SelfTestReport, parse_self_test
-
-TARGETS = ("host", "m55", "m4")
-"""Where the self-test runs: the host, or a Cortex-M55 / Cortex-M4 emulated by QEMU."""
 
 HOST_TIMEOUT = 300.0
 QEMU_TIMEOUT = 600.0
@@ -48,46 +46,6 @@ Takes every flag of helia-aot convert (the module is written to a temporary fold
 """  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
 
 
-def _tool_missing(tools: list[str], target: str) -> ToolMissingError:
-    if target == "host":
-        hint = "install a C compiler (Debian/Ubuntu: sudo apt-get install gcc) or set CC to one"
-    else:
-        hint = (
-            "run scripts/setup.sh or scripts/install_cross_toolchain.sh from a helia-aot checkout, or "
-            "sudo apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
-        )
-    return ToolMissingError(
-        f"helia-aot test --target {target} needs {', '.join(tools)}, which is not on PATH", hint=hint
-    )
-
-
-def check_tools(target: str) -> None:
-    """Raise ToolMissingError naming what is missing for ``target`` (before any conversion work)."""
-    if target == "host":
-        cc = os.environ.get("CC", "gcc")
-        if shutil.which(cc) is None:
-            raise _tool_missing([cc], target)
-        return
-    from helia_aot.testing import cross
-
-    missing = [tool for tool in (f"{cross.CROSS_PREFIX}gcc", cross.QEMU) if shutil.which(tool) is None]
-    if missing:
-        raise _tool_missing(missing, target)
-    libc = subprocess.run(
-        [f"{cross.CROSS_PREFIX}gcc", "--specs=nano.specs", "-print-file-name=libc_nano.a"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
-    if not os.path.isabs(libc):
-        raise _tool_missing(["newlib-nano for arm-none-eabi (libnewlib-arm-none-eabi)"], target)
-
-
-def _compiler_output(error: subprocess.CalledProcessError) -> str:
-    text = f"{error.stderr or ''}{error.output or ''}".strip()
-    return text[-4000:]
-
-
 def build_and_run(module_dir: Path, build_dir: Path, prefix: str, target: str) -> tuple[bool, str]:
     """Build the module's self-test for ``target`` and run it: (passed, the program's output)."""
     if target == "host":
@@ -99,7 +57,7 @@ def build_and_run(module_dir: Path, build_dir: Path, prefix: str, target: str) -
             )
         except subprocess.CalledProcessError as error:
             raise SelfTestBuildError(
-                "the module's self-test did not compile with the host compiler:\n" + _compiler_output(error),
+                "the module's self-test did not compile with the host compiler:\n" + compiler_output(error),
                 hint="this is a bug in helia-aot or a plugin; rerun with --keep-work-dir and report it",
             ) from error
         try:
@@ -117,7 +75,7 @@ def build_and_run(module_dir: Path, build_dir: Path, prefix: str, target: str) -
     except subprocess.CalledProcessError as error:
         raise SelfTestBuildError(
             f"the module's self-test did not compile for {target} with arm-none-eabi-gcc:\n"
-            + _compiler_output(error),
+            + compiler_output(error),
             hint="this is a bug in helia-aot or a plugin; rerun with --keep-work-dir and report it",
         ) from error
     run = cross.run_qemu(elf, target, timeout=QEMU_TIMEOUT, count=False)
@@ -161,25 +119,6 @@ def judge(passed: bool, report: SelfTestReport, *, exact: bool) -> tuple[bool, s
     if exact and report.verdict != BIT_EXACT:
         return False, f"FAIL: {report.verdict}, not bit-exact (--exact)"
     return True, f"PASS: {report.verdict}"
-
-
-_TARGET_CPU = {"m55": "cortex-m55", "m4": "cortex-m4"}
-
-
-def refuse_foreign_core(plan: Any, target: str) -> None:
-    """Refuse a QEMU target whose core is not the platform's: the module was planned for the
-    platform's core (its kernels, memories and cycle model), so a run on another core tests a
-    module the platform would never receive, and a PASS there would say nothing about it."""
-    wanted = _TARGET_CPU.get(target)
-    cpu = str(plan.platform.cpu).lower()
-    if wanted is None or wanted == cpu:
-        return
-    other = next((name for name, core in _TARGET_CPU.items() if core == cpu), None)
-    raise InvalidConfigError(
-        f"--target {target} runs a {wanted}, but platform {plan.platform.name} has a {cpu}",
-        hint=(f"use --target {other}, or " if other else "")
-        + f"choose a {wanted} platform with --platform.name (helia-aot platforms list names them)",
-    )
 
 
 def run_self_test(target: str, flags: dict[str, Any], stdout: Console, *, exact: bool = False) -> bool:
@@ -276,6 +215,7 @@ __all__ = [
     "TARGETS",
     "build_and_run",
     "check_tools",
+    "compiler_output",
     "judge",
     "run_self_test",
     "test_command",
