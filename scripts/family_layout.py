@@ -253,6 +253,8 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_rnn.h",
         "hk_svdf.h",
         "hk_svdf_f16.h",
+        "hk_lstm_hybrid.h",
+        "hk_lstm_hybrid.c",
         "hk_rnn_hybrid.h",
         "hk_rnn_hybrid.c",
         "hk_svdf_hybrid.h",
@@ -396,7 +398,13 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "index": ("test_argminmax.py", "test_gather.py", "test_index.py", "test_index_ops.py"),
     "reduce": ("test_reduce.py", "test_reduce_minmax_prod.py", "test_reduce_prod_minmax.py"),
-    "recurrent": ("test_gru_ops.py", "test_lstm_ops.py", "test_recurrent_ops.py", "test_svdf.py"),
+    "recurrent": (
+        "test_gru_ops.py",
+        "test_lstm_hybrid.py",
+        "test_lstm_ops.py",
+        "test_recurrent_ops.py",
+        "test_svdf.py",
+    ),
     "control_flow": ("test_control_flow.py", "test_ethos_u.py", "test_resource_variables.py"),
     "quantize": ("test_quantize.py", "test_quantize_per_channel.py", "kernels/test_quantize_per_channel.py"),
 }
