@@ -144,6 +144,9 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_fully_connected_hybrid.c",
         "hk_fully_connected_s4.h",
         "hk_fully_connected_s4.c",
+        "fc_block_sparse.py",
+        "hk_fully_connected_sparse.h",
+        "hk_fully_connected_sparse.c",
     ),
     "elementwise": (
         "binary.py",
@@ -352,6 +355,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "fully_connected": (
         "test_batch_matmul.py",
+        "test_fc_block_sparse.py",
         "test_fc_blocks_hypothesis.py",
         "test_fc_helium.py",
         "test_fc_helium_platform.py",

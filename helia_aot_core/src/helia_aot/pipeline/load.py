@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -269,13 +270,15 @@ def load_view(
         from helia_aot.pipeline.input_shapes import fix_input_shapes
 
         fix_input_shapes(model, Path(path).read_bytes(), subgraph_index, input_shapes)
+    blocks: dict[tuple[int, int], tuple[int, ...]] = {}
     if has_sparse_tensors(model):
         from helia_aot.converters.litert.sparsity import densify_model
 
-        densify_model(model)
+        blocks = densify_model(model)
     mark_source_indices(model)  # before any hook moves an operator
     model = apply_model_hooks(model, context.litert_model_hooks)
-    return build_view(model, subgraph_index, Path(path).name, getattr(context, "litert_arities", None))
+    view = build_view(model, subgraph_index, Path(path).name, getattr(context, "litert_arities", None))
+    return replace(view, stored_blocks=blocks) if blocks else view
 
 
 @contextmanager
@@ -332,6 +335,10 @@ def load_model(
         },
     )
     build_tensors(view.subgraph, air)
+    if view.stored_blocks:  # read by kernels that keep only the nonzero blocks (goal size)
+        air.metadata["stored_blocks"] = {
+            TensorId(str(t)): block for (s, t), block in view.stored_blocks.items() if s == subgraph_index
+        }
     air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
     air.outputs = [TensorId(str(i)) for i in view.subgraph.outputs]
     # A context built without plugins (a test's namespace of registries) blocks none.

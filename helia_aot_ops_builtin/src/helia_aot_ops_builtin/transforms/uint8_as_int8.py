@@ -14,7 +14,7 @@ shift back and forth; each QUANTIZE moves one byte per element.
 from __future__ import annotations
 
 import numpy as np
-from helia_aot.air import AirModel, AirOperator, AirQuantization, AirTensor, AirTensorKind, TensorId
+from helia_aot.air import AirModel, AirOperator, AirQuantization, AirTensor, AirTensorKind, OpId, TensorId
 from helia_aot.air.types import AirTensorType
 from helia_aot.registry import RegistryContext
 from helia_aot.transforms import AirTransform
@@ -88,14 +88,14 @@ class Uint8AsInt8(AirTransform):
             if twin.kind is AirTensorKind.CONSTANT:
                 replaced_constants.append(source.id)
             else:
-                quantize = AirOperator(f"{op.id}_u8_in{position}", "QUANTIZE", [source.id], [twin.id])
+                quantize = AirOperator(OpId(f"{op.id}_u8_in{position}"), "QUANTIZE", [source.id], [twin.id])
                 quantize.region = op.region
                 before.append(quantize)
         for position, tensor_id in enumerate(op.output_ids):
             target = model.tensors[tensor_id]
             twin = self._twin(model, target, "s8")
             op.output_ids[position] = twin.id
-            quantize = AirOperator(f"{op.id}_u8_out{position}", "QUANTIZE", [twin.id], [target.id])
+            quantize = AirOperator(OpId(f"{op.id}_u8_out{position}"), "QUANTIZE", [twin.id], [target.id])
             quantize.region = op.region
             after.append(quantize)
         index = next(i for i, other in enumerate(model.operators) if other is op)
