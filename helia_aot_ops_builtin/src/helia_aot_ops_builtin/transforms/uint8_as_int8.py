@@ -43,7 +43,7 @@ class Uint8AsInt8(AirTransform):
 
     NAME = "UINT8_AS_INT8"
     OPTIONS = None
-    ORDER = 5
+    ORDER = 12
     ADDED_DTYPES = {key: ("uint8",) for key in sorted(SHIFTED_OPERATORS)}
 
     def apply(self, model: AirModel, context: RegistryContext) -> AirModel:
