@@ -144,6 +144,9 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_fully_connected_hybrid.c",
         "hk_fully_connected_s4.h",
         "hk_fully_connected_s4.c",
+        "fc_block_sparse.py",
+        "hk_fully_connected_sparse.h",
+        "hk_fully_connected_sparse.c",
     ),
     "elementwise": (
         "binary.py",
@@ -253,6 +256,8 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_rnn.h",
         "hk_svdf.h",
         "hk_svdf_f16.h",
+        "hk_lstm_hybrid.h",
+        "hk_lstm_hybrid.c",
         "hk_rnn_hybrid.h",
         "hk_rnn_hybrid.c",
         "hk_svdf_hybrid.h",
@@ -350,6 +355,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "fully_connected": (
         "test_batch_matmul.py",
+        "test_fc_block_sparse.py",
         "test_fc_blocks_hypothesis.py",
         "test_fc_helium.py",
         "test_fc_helium_platform.py",
@@ -396,7 +402,13 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "index": ("test_argminmax.py", "test_gather.py", "test_index.py", "test_index_ops.py"),
     "reduce": ("test_reduce.py", "test_reduce_minmax_prod.py", "test_reduce_prod_minmax.py"),
-    "recurrent": ("test_gru_ops.py", "test_lstm_ops.py", "test_recurrent_ops.py", "test_svdf.py"),
+    "recurrent": (
+        "test_gru_ops.py",
+        "test_lstm_hybrid.py",
+        "test_lstm_ops.py",
+        "test_recurrent_ops.py",
+        "test_svdf.py",
+    ),
     "control_flow": ("test_control_flow.py", "test_ethos_u.py", "test_resource_variables.py"),
     "quantize": ("test_quantize.py", "test_quantize_per_channel.py", "kernels/test_quantize_per_channel.py"),
 }

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 from helia_aot_ops_builtin.plugin import registrations
+from helia_aot_ops_builtin.transforms.uint8_as_int8 import Uint8AsInt8
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "operators.md"
@@ -43,10 +44,17 @@ def test_every_registered_operator_is_listed_with_its_types():
     }
     assert listed == declared
     # Constant weight types beyond those (int4), after "; weights also".
-    weights = {key: types.split("; weights also ")[1].split(", ") for key, types, _ in rows if ";" in types}
+    weights = {
+        key: types.split("; weights also ")[1].split(", ")
+        for key, types, _ in rows
+        if "; weights also " in types
+    }
     assert weights == {
         r.key: list(r.operator.WEIGHT_DTYPES) for r in registrations() if r.operator.WEIGHT_DTYPES
     }
+    # Types a transform rewrites onto the kernels' own (uint8 through UINT8_AS_INT8).
+    rewritten = {key for key, types, _ in rows if "; uint8 through UINT8_AS_INT8" in types}
+    assert rewritten == set(Uint8AsInt8.ADDED_DTYPES)
 
 
 def test_every_restriction_sentence_is_on_the_page():

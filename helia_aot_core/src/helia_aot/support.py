@@ -57,6 +57,9 @@ class OperatorEntry:
     distribution: str | None
     weight_dtypes: tuple[str, ...] = ()
     """Element types constant weights may have beyond ``dtypes`` (``AotOperator.WEIGHT_DTYPES``)."""
+    rewritten_dtypes: tuple[tuple[str, str], ...] = ()
+    """(element type, transform name): types a registered transform rewrites the operator from
+    onto ``dtypes`` (``AirTransform.ADDED_DTYPES``), so they convert while it is on."""
 
     @property
     def types_text(self) -> str:
@@ -64,6 +67,7 @@ class OperatorEntry:
         if not self.dtypes:
             return "none: refused at Resolve"
         text = ", ".join(self.dtypes)
+        text += "".join(f"; {dtype} through {name}" for dtype, name in self.rewritten_dtypes)
         return text + (f"; weights also {', '.join(self.weight_dtypes)}" if self.weight_dtypes else "")
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,6 +76,7 @@ class OperatorEntry:
             "litert_keys": list(self.litert_keys),
             "dtypes": list(self.dtypes),
             "weight_dtypes": list(self.weight_dtypes),
+            "rewritten_dtypes": [list(pair) for pair in self.rewritten_dtypes],
             "restrictions": list(self.restrictions),
             "pack": self.pack,
             "distribution": self.distribution,
@@ -94,6 +99,10 @@ def operator_catalogue(plugins: Selection = None) -> list[OperatorEntry]:
         context = build_default_registry_context(plugins=plugins)
     by_key: dict[str, OperatorRecord] = {record.key: record for record in seen}
     labels = {record.label: record for record in host.records}
+    rewritten: dict[str, list[tuple[str, str]]] = {}
+    for name, transform in context.transforms.items():
+        for key, dtypes in (getattr(transform, "ADDED_DTYPES", None) or {}).items():
+            rewritten.setdefault(key, []).extend((str(dtype), str(name)) for dtype in dtypes)
     entries = []
     for key, operator in context.aot_operator_classes.items():
         record = by_key.get(key)
@@ -111,6 +120,7 @@ def operator_catalogue(plugins: Selection = None) -> list[OperatorEntry]:
                 pack=plugin.name if plugin is not None else None,
                 distribution=plugin.distribution if plugin is not None else None,
                 weight_dtypes=tuple(str(t) for t in getattr(operator, "WEIGHT_DTYPES", ()) or ()),
+                rewritten_dtypes=tuple(sorted(rewritten.get(key, ()))),
             )
         )
     return sorted(entries, key=lambda e: e.operator)

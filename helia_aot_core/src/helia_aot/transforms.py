@@ -46,6 +46,9 @@ class AirTransform:
     OPTIONS: ClassVar[type | None] = None
     ORDER: ClassVar[int] = 100
     ENABLED_BY_DEFAULT: ClassVar[bool] = True
+    ADDED_DTYPES: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """Operator key -> element types this transform makes convertible by rewriting the operator
+    onto types its kernels take (the catalogue lists them with the operator's own types)."""
     rewrote: bool = True
     """Set by :meth:`apply`: False when it found nothing to rewrite, so a conversion skips the AIR
     verifier after it (``helia_aot.pipeline.transform``); left True, the graph is verified."""

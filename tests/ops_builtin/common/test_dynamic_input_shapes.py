@@ -18,7 +18,7 @@ from helia_aot.testing import run_module_test_case
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from ops_builtin.support.dynamic_shape_models import pooled_frames
+from ops_builtin.support.dynamic_shape_models import pooled_frames, rectified_frames
 
 SHAPE = [1, 10, 8, 1]
 
@@ -117,3 +117,18 @@ def test_shapes_that_do_not_fit_the_input_are_config_errors(model, shapes, match
 def test_malformed_input_shapes_are_rejected(text):
     with pytest.raises((ValidationError, InvalidConfigError)):
         load_config(None, {"model.input_shapes": text})
+
+
+def test_a_conversion_at_the_placeholder_shape_says_so_in_the_report(tmp_path):
+    """A dynamic input the graph accepts at its stored shape converts, and the report's hints
+    name the input, the shape it was converted at and the flag that gives another; with the
+    shape given, no such hint."""
+    path = rectified_frames(tmp_path / "frames.tflite")
+    placeholder = AotConverter(ConvertArgs(model={"path": str(path)}, dry_run=True)).convert()
+    (hint,) = [h for h in placeholder.report.hints if h.setting == "model.input_shapes"]
+    assert "'frames'" in hint.message and "[1, 1, 4]" in hint.message, hint.message
+    assert "--model.input-shapes 'frames=1,1,4'" in hint.message
+    fixed = AotConverter(
+        ConvertArgs(model={"path": str(path), "input_shapes": {"frames": [1, 6, 4]}}, dry_run=True)
+    ).convert()
+    assert not [h for h in fixed.report.hints if h.setting == "model.input_shapes"]

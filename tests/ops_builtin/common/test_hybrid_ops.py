@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import UnsupportedModelError
+from helia_aot.litert import schema_py_generated as litert
+from helia_aot.litert.builder import LiteRTModelBuilder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -112,6 +114,23 @@ def test_depthwise_hybrid_with_one_filter_scale_is_refused(tmp_path):
     model = conv_hybrid_model(tmp_path / "dw.tflite", depthwise=True, out_channels=3, per_channel=False)
     config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out"), "name": "module"}}
     with pytest.raises(UnsupportedModelError, match="needs 3 filter scales"):
+        AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+def test_hybrid_transpose_conv_is_refused_by_name(tmp_path):
+    """LiteRT has a hybrid TRANSPOSE_CONV; it is not converted yet, and Resolve says so."""
+    b = LiteRTModelBuilder()
+    shape = b.add_tensor("output_shape", (4,), "int32", data=np.int32([1, 8, 8, 4]))
+    scale = (np.array([0.01], np.float32), np.array([0], np.int64), 0)
+    w = b.add_tensor("w", (4, 3, 3, 2), "int8", data=np.ones((4, 3, 3, 2), np.int8), quantization=scale)
+    x, y = b.add_tensor("x", (1, 4, 4, 2), "float32"), b.add_tensor("y", (1, 8, 8, 4), "float32")
+    options = litert.TransposeConvOptionsT()
+    options.padding, options.strideW, options.strideH = litert.Padding.SAME, 2, 2
+    b.add_operator("TRANSPOSE_CONV", [shape, w, x], [y], options)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    config = {"model": {"path": str(b.save(tmp_path / "tc.tflite"))}, "module": {"path": str(tmp_path / "o")}}
+    with pytest.raises(UnsupportedModelError, match="hybrid TRANSPOSE_CONV.*not converted yet"):
         AotConverter(ConvertArgs.model_validate(config)).convert()
 
 

@@ -35,3 +35,15 @@ def pooled_frames(path: Path) -> Path:
     b.set_inputs([x])
     b.set_outputs([flat, mean])
     return b.save(path)
+
+
+def rectified_frames(path: Path) -> Path:
+    """x [1, T, 4] -> RELU: T unknown (-1) in the signature, stored as 1; unlike
+    :func:`pooled_frames` it converts at the stored placeholder shape (one frame)."""
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("frames", (1, 1, 4), "float32", shape_signature=(1, -1, 4))
+    y = b.add_tensor("rectified", (1, 1, 4), "float32", shape_signature=(1, -1, 4))
+    b.add_operator("RELU", [x], [y])
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)

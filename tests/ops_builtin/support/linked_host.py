@@ -17,8 +17,10 @@ from helia_aot import AotConverter, ConvertArgs
 from helia_aot.testing.host import HOST_CFLAGS, SANITIZE_FLAGS, module_sources, printf_hook
 from helia_aot.testing.object_cache import compile_object, is_kernel_source
 
-Case = tuple[Path, Path, int | None]
-"""(model, golden npz, test.tolerance_ulp or None for an integer model: exact)."""
+Case = tuple[Path, Path, int | float | None]
+"""(model, golden npz, bound): an int is test.tolerance_ulp, a float test.tolerance (a fraction of
+the largest expected magnitude, for kernels whose transcendental functions are not the
+reference's), None for an integer model (exact)."""
 
 
 def _run(cmd: list[str]) -> None:
@@ -31,8 +33,14 @@ def run_linked(cases: Mapping[str, Case], root: Path) -> dict[str, str]:
     """Convert, link and run every case; returns each model's section of the output, and fails
     (AssertionError with the whole output) unless every model passes."""
     modules = []
-    for i, (name, (model, golden, ulp)) in enumerate(cases.items()):
-        test = {"enabled": True, "golden_data": str(golden), "tolerance": 0.0, "tolerance_ulp": ulp}
+    for i, (name, (model, golden, bound)) in enumerate(cases.items()):
+        relative = isinstance(bound, float)
+        test = {
+            "enabled": True,
+            "golden_data": str(golden),
+            "tolerance": bound if relative else 0.0,
+            "tolerance_ulp": None if relative else bound,
+        }
         config = {
             "model": {"path": str(model)},
             "module": {"path": str(root / name), "name": "module", "prefix": f"h{i}"},

@@ -40,6 +40,7 @@ class LstmSpec:
     hidden_zero_point: int = 0
     input_zero_point: int = 3
     output_zero_point: int = 0  # also the output state's, which starts at it
+    asymmetric: bool = False  # hybrid: asymmetric_quantize_inputs
     seed: int = 0
 
     @property
@@ -59,6 +60,8 @@ class LstmSpec:
             flags.append("cellclip")
         if self.proj_clip:
             flags.append("projclip")
+        if self.asymmetric:
+            flags.append("asymmetric")
         return f"{self.dtype}_b{self.batch}_t{self.time}_" + ("_".join(flags) or "plain")
 
 
@@ -67,12 +70,18 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
     rng = np.random.default_rng([spec.seed, zlib.crc32(spec.label.encode())])
     b = LiteRTModelBuilder()
     integer = spec.dtype == "int8"
+    hybrid = spec.dtype == "hybrid"  # float32 activations, int8 weights (LiteRT's hybrid LSTM)
+    float_type = "float32" if hybrid else spec.dtype
     n_in, n_cell, n_out = spec.n_input, spec.n_cell, spec.outputs
     io_shape = (spec.time, spec.batch) if spec.time_major else (spec.batch, spec.time)
     act_q = (0.05, spec.input_zero_point) if integer else None
     out_q = (0.012, spec.output_zero_point) if integer else None
 
     def weights(name: str, shape: tuple[int, ...], in_scale: float) -> int:
+        if hybrid:
+            scale = float(rng.uniform(0.5, 1.5)) * 0.9 / np.sqrt(shape[-1]) / 127
+            data = rng.integers(-127, 128, shape)
+            return b.add_tensor(name, shape, "int8", data=data, quantization=(scale, 0))
         if not integer:
             data = rng.standard_normal(shape).astype(np.float32) * (0.9 / np.sqrt(shape[-1]))
             return b.add_tensor(name, shape, spec.dtype, data=data.astype(spec.dtype))
@@ -82,11 +91,14 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
 
     def vector(name: str, kind: str) -> int:
         size = n_out if kind == "proj_bias" else n_cell
+        if hybrid and kind == "peephole":
+            data = rng.integers(-127, 128, size)
+            return b.add_tensor(name, (size,), "int8", data=data, quantization=(0.4 / 127, 0))
         if not integer:
             data = rng.standard_normal(size).astype(np.float32) * 0.4
             if kind == "layer_norm":
                 data = 1.0 + data * 0.5
-            return b.add_tensor(name, (size,), spec.dtype, data=data.astype(spec.dtype))
+            return b.add_tensor(name, (size,), float_type, data=data.astype(float_type))
         if kind == "bias":
             big = 1 << 23 if spec.layer_norm else 400
             return b.add_tensor(name, (size,), "int32", data=rng.integers(-big, big, size))
@@ -98,7 +110,7 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
         data = rng.integers(-20000, 20000, size)  # peephole
         return b.add_tensor(name, (size,), "int16", data=data, quantization=(2.0**-12, 0))
 
-    x = b.add_tensor("x", (*io_shape, n_in), spec.dtype, quantization=act_q)
+    x = b.add_tensor("x", (*io_shape, n_in), float_type, quantization=act_q)
     state_q = out_q
     inputs = [x]
     for g in ("input", "forget", "cell", "output"):
@@ -116,11 +128,11 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
         inputs.append(vector("proj_bias", "proj_bias") if spec.projection_bias else -1)
     else:
         inputs += [-1, -1]
-    inputs.append(b.add_tensor("h", (spec.batch, n_out), spec.dtype, quantization=state_q, variable=True))
+    inputs.append(b.add_tensor("h", (spec.batch, n_out), float_type, quantization=state_q, variable=True))
     cell_q = (2.0**spec.cell_scale_log2, 0) if integer else None
     inputs.append(
         b.add_tensor(
-            "c", (spec.batch, n_cell), "int16" if integer else spec.dtype, quantization=cell_q, variable=True
+            "c", (spec.batch, n_cell), "int16" if integer else float_type, quantization=cell_q, variable=True
         )
     )
     for g in ("input", "forget", "cell", "output"):
@@ -133,12 +145,13 @@ def lstm_model(spec: LstmSpec, path: Path) -> Path:
         for i in range(4):
             intermediates.append(b.add_tensor(f"inter{i}", (0,), "int16", quantization=(0.0007 * (i + 2), 0)))
         intermediates.append(b.add_tensor("inter_hidden", (0,), "int8", quantization=HIDDEN_Q))
-    y = b.add_tensor("y", (*io_shape, n_out), spec.dtype, quantization=out_q)
+    y = b.add_tensor("y", (*io_shape, n_out), float_type, quantization=out_q)
     options = litert.UnidirectionalSequenceLSTMOptionsT()
     options.fusedActivationFunction = getattr(litert.ActivationFunctionType, spec.activation)
     options.cellClip = spec.cell_clip
     options.projClip = spec.proj_clip
     options.timeMajor = spec.time_major
+    options.asymmetricQuantizeInputs = spec.asymmetric
     b.add_operator("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y], options, intermediates=intermediates)
     b.set_inputs([x])
     b.set_outputs([y])

@@ -168,6 +168,41 @@ NARROW_INTEGER_CASES = (
 """Pairs that convert since issue 31 and compute on the stored integers (``hk_math_narrow``)."""
 
 
+UINT8_SHIFTED = tuple(
+    (op, "uint8")
+    for op in (
+        "RELU RELU6 RELU_N1_TO_1 RELU_0_TO_1 LOGISTIC TANH HARD_SWISH GELU LEAKY_RELU LOG_SOFTMAX "
+        "SOFTMAX ADD SUB MUL DIV MAXIMUM MINIMUM"
+    ).split()
+)
+"""uint8 pairs that convert since issue 31 through the int8 kernels (the UINT8_AS_INT8 transform)."""
+
+
+def uint8_golden(model: Path, samples: int, seed: int, target: Path) -> Path:
+    """Golden npz of ``samples`` inputs over the whole uint8 range (0 and 255 included) through
+    the reference kernels; a second input is a divisor, so its zero point (a real 0) is moved."""
+    rng = np.random.default_rng(seed)
+    interpreter = Interpreter(model_path=str(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter.allocate_tensors()
+    details = interpreter.get_input_details()
+    inputs: list[list[np.ndarray]] = [[] for _ in details]
+    outputs = []
+    for _ in range(samples):
+        for i, detail in enumerate(details):
+            value = rng.integers(0, 255, detail["shape"], endpoint=True).astype(np.uint8)
+            value.flat[0], value.flat[-1] = 0, 255
+            if i == 1:
+                zero = int(detail["quantization_parameters"]["zero_points"][0])
+                value[value.astype(np.int64) == zero] = zero + 1
+            interpreter.set_tensor(detail["index"], value)
+            inputs[i].append(value)
+        interpreter.invoke()
+        outputs.append(interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).copy())
+    arrays = {f"input_{i}": np.stack(values) for i, values in enumerate(inputs)}
+    np.savez(target, **arrays, output_0=np.stack(outputs))
+    return target
+
+
 def integer_golden(model: Path, samples: int, seed: int, target: Path) -> Path:
     """Golden npz of ``samples`` random integer inputs through the reference kernels: int8 and
     int16 over their whole range (the extremes included), wider types over +-100000; a second

@@ -284,6 +284,34 @@ def goal_hints(
     return hints
 
 
+def placeholder_shape_hint(inputs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """``model.input_shapes``: the model converted with inputs of unknown size (a -1 in their
+    signature) at the shapes the file stores, which are often placeholders; the module runs
+    only those shapes, so if the model is fed other sizes they must be given."""
+    if not inputs:
+        return None
+    named = "; ".join(
+        f"input {i['position']} {i['name']!r}: signature {i['signature']}, converted at {i['shape']}"
+        for i in inputs
+    )
+    flags = ";".join(f"{i['name']}={','.join(str(d) for d in i['shape'])}" for i in inputs)
+    yaml = "model:\n  input_shapes:\n" + "".join(f"    {i['name']}: {list(i['shape'])}\n" for i in inputs)
+    return {
+        "setting": "model.input_shapes",
+        "message": (
+            f"model.input_shapes: {named}: the module was converted at the shape the file stores, "
+            "often a placeholder for a dynamic input, and runs only that shape; if the model is fed "
+            f"other sizes, convert with --model.input-shapes '{flags}' (with your sizes)"
+        ),
+        "current": "stored shapes",
+        "alternative": flags,
+        "yaml": yaml,
+        "operators": [],
+        "mac_share": None,
+        "facts": {"inputs": [dict(i) for i in inputs]},
+    }
+
+
 def placement_hint(placement: dict[str, Any] | None, platform: SocPlatform) -> dict[str, Any] | None:
     """``constant_placement``: the constants read from outside TCM fit in the DTCM left free, so a
     staging rule would have the kernels read them at TCM speed for that many bytes of DTCM. Its
@@ -319,4 +347,11 @@ def placement_hint(placement: dict[str, Any] | None, platform: SocPlatform) -> d
     }
 
 
-__all__ = ["goal_hints", "knob_hints", "placement_hint", "quoted_measurements", "setting_hints"]
+__all__ = [
+    "goal_hints",
+    "knob_hints",
+    "placeholder_shape_hint",
+    "placement_hint",
+    "quoted_measurements",
+    "setting_hints",
+]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -269,13 +270,15 @@ def load_view(
         from helia_aot.pipeline.input_shapes import fix_input_shapes
 
         fix_input_shapes(model, Path(path).read_bytes(), subgraph_index, input_shapes)
+    blocks: dict[tuple[int, int], tuple[int, ...]] = {}
     if has_sparse_tensors(model):
         from helia_aot.converters.litert.sparsity import densify_model
 
-        densify_model(model)
+        blocks = densify_model(model)
     mark_source_indices(model)  # before any hook moves an operator
     model = apply_model_hooks(model, context.litert_model_hooks)
-    return build_view(model, subgraph_index, Path(path).name, getattr(context, "litert_arities", None))
+    view = build_view(model, subgraph_index, Path(path).name, getattr(context, "litert_arities", None))
+    return replace(view, stored_blocks=blocks) if blocks else view
 
 
 @contextmanager
@@ -306,6 +309,20 @@ def naming_dynamic_inputs(
         raise dynamic_shape_error(error, unfixed) from error
 
 
+def _subgraph_inputs(model: Any, subgraph_index: int) -> list[Any]:
+    subgraphs = sa.subgraphs_of(model)
+    if not 0 <= subgraph_index < len(subgraphs):
+        return []
+    subgraph = subgraphs[subgraph_index]
+    return [sa.tensor_at(subgraph, int(index)) for index in sa.subgraph_inputs(subgraph)]
+
+
+def _has_unknown_dimension(tensor: Any) -> bool:
+    """Whether the tensor's shape signature has a -1 (a cheap test before the full one)."""
+    signature = getattr(tensor, "shapeSignature", None)
+    return signature is not None and any(int(d) < 0 for d in signature)
+
+
 def load_model(
     path: Path,
     subgraph_index: int,
@@ -332,6 +349,18 @@ def load_model(
         },
     )
     build_tensors(view.subgraph, air)
+    if any(_has_unknown_dimension(tensor) for tensor in _subgraph_inputs(model, subgraph_index)):
+        from helia_aot.pipeline.input_shapes import dynamic_inputs
+
+        # Converted at the stored (placeholder) shape: the report's model.input_shapes hint.
+        air.metadata["placeholder_inputs"] = [
+            {"position": i.position, "name": i.name, "shape": list(i.shape), "signature": list(i.signature)}
+            for i in dynamic_inputs(model, subgraph_index)
+        ]
+    if view.stored_blocks:  # read by kernels that keep only the nonzero blocks (goal size)
+        air.metadata["stored_blocks"] = {
+            TensorId(str(t)): block for (s, t), block in view.stored_blocks.items() if s == subgraph_index
+        }
     air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
     air.outputs = [TensorId(str(i)) for i in view.subgraph.outputs]
     # A context built without plugins (a test's namespace of registries) blocks none.

@@ -22,7 +22,7 @@ from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
 from helia_aot.pipeline import access_cost
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
-from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
+from helia_aot.pipeline.knob_hints import placeholder_shape_hint, quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources
 from helia_aot.pipeline.plan_records import MemoryPlan
@@ -444,7 +444,8 @@ def report_record(
         "operators": rows,
         "measurements": quoted_measurements(platform),
         "constant_placement": placement,
-        "hints": setting_hints(operators, ids, platform, config, placement),
+        "hints": setting_hints(operators, ids, platform, config, placement)
+        + [h for h in [placeholder_shape_hint(model.metadata.get("placeholder_inputs", []))] if h],
         "fp16_overflow": [],
         # What FOLD_INVARIANT_VARIABLES (an operator pack's transform) recorded on the model.
         "folded_variables": [dict(v) for v in model.metadata.get("folded_variables", [])],

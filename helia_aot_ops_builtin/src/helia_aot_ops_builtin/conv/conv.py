@@ -514,9 +514,20 @@ class _WindowOperator(KernelCallOperator):
         opts = self.options
         kind = self.kind()
         if kind is None:
+            hybrid = (
+                self.TYPE == AirOpType.TRANSPOSE_CONV.value
+                and self.source.dtype.numpy == np.float32
+                and self.weights.dtype.numpy == np.int8
+            )
             yield (
                 f"types {self.source.dtype} input, {self.weights.dtype} filter, "
                 f"{self.target.dtype} output are not supported"
+                + (
+                    " (LiteRT's hybrid TRANSPOSE_CONV, float32 activations with int8 weights, is not "
+                    "converted yet: keep the layer float32 or quantize it fully)"
+                    if hybrid
+                    else ""
+                )
             )
             return
         if opts.activation not in FUSED_ACTIVATIONS:

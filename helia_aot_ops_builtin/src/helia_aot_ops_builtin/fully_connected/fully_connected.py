@@ -54,6 +54,7 @@ from helia_aot_ops_builtin.common.weighted_prepare import (
     product_multiplier,
     tensor_type_name,
 )
+from helia_aot_ops_builtin.fully_connected.fc_block_sparse import BlockSparseWeights, encode_blocks
 from helia_aot_ops_builtin.fully_connected.fc_helium import (
     HeliumLayer,
     asm_string,
@@ -206,7 +207,39 @@ class FullyConnectedOperator(KernelCallOperator):
             kind = "s16_b32"
         return kind
 
+    def block_sparse(self) -> BlockSparseWeights | None:
+        """The nonzero blocks ``hk_fully_connected_s8_sparse`` keeps, for an int8 layer with goal
+        ``size`` whose constant weights the file stored sparse in blocks (zero point 0, constant
+        bias), when they and the folded bias take fewer bytes than the dense weights and bias."""
+        if "_block_sparse" not in self.__dict__:
+            self.__dict__["_block_sparse"] = self._find_block_sparse()
+        found: BlockSparseWeights | None = self.__dict__["_block_sparse"]
+        return found
+
+    def _find_block_sparse(self) -> BlockSparseWeights | None:
+        weights = self.weights
+        block = self.model.metadata.get("stored_blocks", {}).get(weights.id)
+        if (
+            block is None
+            or len(block) != 2
+            or self.optimization_goal != "size"
+            or self.kind() != "s8"
+            or weights.dtype is AirTensorType.INT4
+            or not weights.is_constant
+            or (self.bias is not None and not self.bias.is_constant)
+            or self.filter_offset() != 0
+        ):
+            return None
+        sparse = encode_blocks(weights.required_data(), int(block[0]), int(block[1]))
+        units = int(weights.shape[0])
+        dense_bytes = weights.nbytes + (0 if self.bias is None else self.bias.nbytes)
+        if sparse is None or sparse.nbytes + 4 * units >= dense_bytes:
+            return None
+        return sparse
+
     def kernel_families(self) -> tuple[str, ...]:
+        if self.block_sparse() is not None:
+            return ("fully_connected_sparse",)
         # float16 runs its own family (``_Float16``, Helium f16 on the M55). The int8 row-major
         # loop is a family of its own too (hk_fully_connected_generic.c), which leaves the packed
         # paths' translation unit, and so their speed, exactly as it was.
@@ -222,6 +255,8 @@ class FullyConnectedOperator(KernelCallOperator):
         return self.op.op_type.lower()  # the records name the call by operator type
 
     def kernel_function(self) -> str:
+        if self.block_sparse() is not None:
+            return "fully_connected_s8_sparse"
         if self.int4_per_use():
             return "fully_connected_s8_s4"
         if self.runs_generic():
@@ -295,6 +330,7 @@ class FullyConnectedOperator(KernelCallOperator):
         return (
             self.kind() == "s8"
             and not self.runs_generic()
+            and self.block_sparse() is None
             and self.weights.is_constant
             and (self.bias is None or self.bias.is_constant)
             and not self.int4_per_use()
@@ -349,7 +385,7 @@ class FullyConnectedOperator(KernelCallOperator):
         return super().knob_values(knob)
 
     def kernel_variants(self) -> list[KernelVariant]:
-        if self.kind() != "s8" or not self.saturation_free():
+        if self.kind() != "s8" or not self.saturation_free() or self.block_sparse() is not None:
             return super().kernel_variants()
         units, depth = self.weights.shape
         packs = self.weights.is_constant and (self.bias is None or self.bias.is_constant)
@@ -371,6 +407,15 @@ class FullyConnectedOperator(KernelCallOperator):
         if self.kind() == "hybrid":
             # One quantized input row at a time (the reference quantizes each row on its own).
             self.add_scratch("quantized_row", int(self.weights.shape[1]), alignment=4)
+        sparse = self.block_sparse()
+        if sparse is not None:
+            self.intern_constant_array("block_values", sparse.values, alignment=4)
+            self.intern_constant_array("block_starts", sparse.starts)
+            self.intern_constant_array("block_columns", sparse.columns)
+            bias = None if self.bias is None else self.bias.data
+            self.intern_constant_array(
+                "folded_bias", fold_fc_bias(self.weights.required_data(), bias, -self.source.zero_point(), 0)
+            )
         per_use = self.int4_per_use()
         if per_use:
             bias = None if self.bias is None else self.bias.data
@@ -401,6 +446,8 @@ class FullyConnectedOperator(KernelCallOperator):
         # int4 kernel reads the weights packed and the folded bias.
         if position == 2 and self.int4_per_use():
             return False
+        if position in (1, 2) and self.block_sparse() is not None:
+            return False  # the kept blocks and the folded bias replace them
         return not (position in (1, 2) and self.packs_filter())
 
     def integer_requant(self) -> IntegerRequant | None:
@@ -526,6 +573,8 @@ class FullyConnectedOperator(KernelCallOperator):
                 ("output_scale", self.table_ref(table)),
                 ("per_channel", "1" if per_channel else "0"),
             ]
+        if self.block_sparse() is not None:
+            return self.sparse_kernel(fields, tables)
         weights, bias = self.data_ptr(self.weights), self.data_ptr(self.bias)
         if self.int4_per_use():
             fields.append(("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)))
@@ -555,6 +604,31 @@ class FullyConnectedOperator(KernelCallOperator):
             self.kernel_function(),
             args,
             "fully_connected_params_t",
+            dict(fields),
+            tables=tables,
+            params_in_run=True,
+        )
+
+    def sparse_kernel(self, fc_fields: list[tuple[str, str]], tables: list[CTable]) -> KernelCall:
+        """``hk_fully_connected_s8_sparse``: the int8 fields plus the kept blocks' layout."""
+        sparse = self.block_sparse()
+        assert sparse is not None
+        fields = [(f"fc.{name}", value) for name, value in fc_fields] + [
+            ("block_units", str(sparse.block_units)),
+            ("block_depth", str(sparse.block_depth)),
+            ("block_starts", self.ptr(self.get_local_tensor("block_starts"), const=True)),
+            ("block_columns", self.ptr(self.get_local_tensor("block_columns"), const=True)),
+            ("folded_bias", self.ptr(self.get_local_tensor("folded_bias"), const=True)),
+        ]
+        args = [
+            self.data_ptr(self.source),
+            self.ptr(self.get_local_tensor("block_values"), const=True),
+            self.ptr(self.target),
+        ]
+        return KernelCall(
+            "fully_connected_s8_sparse",
+            args,
+            "fully_connected_sparse_params_t",
             dict(fields),
             tables=tables,
             params_in_run=True,

@@ -21,7 +21,7 @@
 /* ------------------------------------------------------------------------------------------ */
 /* float32                                                                                    */
 
-static float lstm_activate_f32(float x, int32_t activation)
+float hk_lstm_activate_f32(float x, int32_t activation)
 {
     switch (activation) {
     case 1:
@@ -36,6 +36,26 @@ static float lstm_activate_f32(float x, int32_t activation)
         return 1.0f / (1.0f + expf(-x));
     default:
         return x;
+    }
+}
+
+/* LiteRT MeanStddevNormalization of one gate row, then times the layer-norm coefficients plus
+ * the gate bias (the bias is added after normalising). */
+void hk_lstm_layer_norm_f32(float *gate, const float *coefficients, const float *bias, int32_t n_cell)
+{
+    float sum = 0.0f;
+    for (int32_t i = 0; i < n_cell; ++i) {
+        sum += gate[i];
+    }
+    const float mean = sum / (float)n_cell;
+    float sum_diff_sq = 0.0f;
+    for (int32_t i = 0; i < n_cell; ++i) {
+        const float diff = gate[i] - mean;
+        sum_diff_sq += diff * diff;
+    }
+    const float stddev_inv = 1.0f / sqrtf(sum_diff_sq / (float)n_cell + 1e-8f);
+    for (int32_t i = 0; i < n_cell; ++i) {
+        gate[i] = (gate[i] - mean) * stddev_inv * coefficients[i] + bias[i];
     }
 }
 
@@ -72,23 +92,10 @@ static void lstm_gate_f32(const hk_lstm_f32_params_t *p, const hk_lstm_f32_weigh
         gate[i] = acc;
     }
     if (ln != NULL) {
-        float sum = 0.0f;
-        for (int32_t i = 0; i < n_cell; ++i) {
-            sum += gate[i];
-        }
-        const float mean = sum / (float)n_cell;
-        float sum_diff_sq = 0.0f;
-        for (int32_t i = 0; i < n_cell; ++i) {
-            const float diff = gate[i] - mean;
-            sum_diff_sq += diff * diff;
-        }
-        const float stddev_inv = 1.0f / sqrtf(sum_diff_sq / (float)n_cell + 1e-8f);
-        for (int32_t i = 0; i < n_cell; ++i) {
-            gate[i] = (gate[i] - mean) * stddev_inv * ln[i] + w->bias[g][i];
-        }
+        hk_lstm_layer_norm_f32(gate, ln, w->bias[g], n_cell);
     }
     for (int32_t i = 0; i < n_cell; ++i) {
-        gate[i] = lstm_activate_f32(gate[i], activation);
+        gate[i] = hk_lstm_activate_f32(gate[i], activation);
     }
 }
 
@@ -123,7 +130,7 @@ static void lstm_step_f32(const hk_lstm_f32_params_t *p, const hk_lstm_f32_weigh
     }
     lstm_gate_f32(p, w, HK_LSTM_GATE_OUTPUT, x, aux, h, c, 6, output_gate);
     for (int32_t i = 0; i < n_cell; ++i) {
-        hidden[i] = output_gate[i] * lstm_activate_f32(c[i], p->activation);
+        hidden[i] = output_gate[i] * hk_lstm_activate_f32(c[i], p->activation);
     }
     if (w->projection_weights != NULL) {
         for (int32_t j = 0; j < n_output; ++j) {

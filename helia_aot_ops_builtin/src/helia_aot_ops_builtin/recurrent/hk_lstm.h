@@ -57,6 +57,12 @@ int32_t hk_lstm_f32(const hk_lstm_f32_params_t *params, const hk_lstm_f32_weight
                     const float *input, const float *aux_input, float *output_state,
                     float *cell_state, float *output, float *scratch);
 
+/* The float cell's pieces the hybrid kernel (hk_lstm_hybrid.h) shares: a gate or cell
+ * activation (the codes of hk_lstm_f32_params_t.activation, 6 the sigmoid) and the layer
+ * normalisation of one gate row (mean/stddev, times the coefficients, plus the bias). */
+float hk_lstm_activate_f32(float x, int32_t activation);
+void hk_lstm_layer_norm_f32(float *gate, const float *coefficients, const float *bias, int32_t n_cell);
+
 /* 8x8_16 integer weights: int8 matrices, int16 peephole and layer-norm coefficients; the
  * effective biases fold the zero points (and, without layer norm, the gate bias) in. */
 typedef struct {

@@ -27,6 +27,7 @@ from helia_aot.converters.litert.schema_access import intermediates_of, operator
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.common.base import KERNEL_STATUS_BASE, BuiltinOperator, label
+from helia_aot_ops_builtin.common.hybrid import row_sums
 from helia_aot_ops_builtin.common.kernel_call import designated_init
 from helia_aot_ops_builtin.common.parsing import activation_name, node_options, operator_from_node
 from helia_aot_ops_builtin.common.quantization import checked_log2, quantize_multiplier
@@ -44,6 +45,9 @@ BIAS = (12, 13, 14, 15)
 PROJECTION_WEIGHTS, PROJECTION_BIAS = 16, 17
 OUTPUT_STATE, CELL_STATE = 18, 19
 LAYER_NORM = (20, 21, 22, 23)
+
+HYBRID_WEIGHTS = (*INPUT_TO, *RECURRENT_TO, 9, 10, 11, PROJECTION_WEIGHTS)
+"""The positions a hybrid LSTM holds as int8 (with one float scale each)."""
 
 ACTIVATION_CODES = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
 """The cell activations LiteRT's ApplyActivationToVector applies. NONE is refused: there that
@@ -123,8 +127,10 @@ class LstmOperator(BuiltinOperator):
         "float16: input, weights, biases, states and output all float16, the Keras subset (no "
         "peephole, projection or layer normalization), on an FP16-capable platform (Cortex-M55, "
         "e.g. apollo510_evb).",
-        "float32: input, weights, biases, states and output all float32 (hybrid int8-weight layers "
-        "with a float input are not supported); integer: LiteRT's 8x8_16 LSTM, int8 input, weights, "
+        "float32: input, weights, biases, states and output all float32; hybrid: the same with int8 "
+        "input, recurrent, peephole and projection weights (one scale each), each row quantized at "
+        "run time as LiteRT does (symmetric, or asymmetric with asymmetric_quantize_inputs); "
+        "integer: LiteRT's 8x8_16 LSTM, int8 input, weights, "
         "output state and output, an int16 cell state whose scale is a power of two, int16 "
         "peephole and layer-norm coefficients, int32 biases, all quantized per tensor, and the "
         "node's five intermediates tensors.",
@@ -158,7 +164,16 @@ class LstmOperator(BuiltinOperator):
         """float16 layers run ``hk_lstm_f16`` (the Keras subset, evaluated in float)."""
         return self.source.dtype.numpy == np.float16
 
+    def is_hybrid(self) -> bool:
+        """float32 input with int8 weights: LiteRT's hybrid LSTM (``hk_lstm_hybrid``)."""
+        weights = self.at(INPUT_TO[3])
+        return (
+            self.source.dtype.numpy == np.float32 and weights is not None and weights.dtype.numpy == np.int8
+        )
+
     def kernel_families(self) -> tuple[str, ...]:
+        if self.is_hybrid():
+            return ("lstm_hybrid",)
         return ("lstm_f16",) if self.is_half() else self.KERNELS
 
     def use_layer_norm(self) -> bool:
@@ -241,14 +256,39 @@ class LstmOperator(BuiltinOperator):
             yield from self._integer_problems(cifg, ln)
         elif self.is_half():
             yield from self._half_problems(weights, ln)
+        elif self.is_hybrid():
+            yield from self._hybrid_problems()
         else:
             for tensor in [self.source, self.target, state, cell, *weights]:
                 if tensor is not None and tensor.dtype.numpy != np.float32:
                     yield (
                         f"{label(tensor)} is {tensor.dtype}; a float LSTM has only float32 tensors "
-                        "(hybrid layers with int8 weights are not supported)"
+                        "(a hybrid layer has int8 weights, including input_to_output)"
                     )
                     return
+
+    def _hybrid_problems(self) -> Iterable[str]:
+        """What LiteRT's hybrid LSTM (float32 activations, int8 weights) needs."""
+        state, cell = self.at(OUTPUT_STATE), self.at(CELL_STATE)
+        floats = [self.target, state, cell, *(self.at(p) for p in (*BIAS, PROJECTION_BIAS))]
+        if self.use_layer_norm():
+            floats += [self.at(p) for p in LAYER_NORM]
+        for tensor in floats:
+            if tensor is not None and tensor.dtype.numpy != np.float32:
+                yield f"{label(tensor)} is {tensor.dtype}; a hybrid LSTM keeps it float32"
+        for position in HYBRID_WEIGHTS:
+            tensor = self.at(position)
+            if tensor is None:
+                continue
+            if tensor.dtype.numpy != np.int8:
+                yield f"{label(tensor)} is {tensor.dtype}; a hybrid LSTM has int8 weights throughout"
+                continue
+            q = tensor.quantization
+            if q is None or q.scale is None or np.asarray(q.scale).size != 1:
+                yield (
+                    f"hybrid weights {label(tensor)} need one scale (LiteRT's hybrid LSTM reads a "
+                    "single scale per weight tensor); quantize them per tensor"
+                )
 
     def _half_problems(self, weights: list[AirTensor | None], ln: bool) -> Iterable[str]:
         """What the float16 kernel (the Keras subset) refuses."""
@@ -358,6 +398,9 @@ class LstmOperator(BuiltinOperator):
         if self.is_half():
             self.add_scratch("scratch", 4 * 6 * self.dims()[3], alignment=4)
             return
+        if self.is_hybrid():
+            self.resolve_hybrid()
+            return
         if not self.is_integer():
             _, _, _, n_cell, n_output = self.dims()
             self.add_scratch("scratch", 4 * (5 * n_cell + n_output), alignment=4)
@@ -368,6 +411,23 @@ class LstmOperator(BuiltinOperator):
         _, n_batch, _, n_cell, _ = self.dims()
         rows = n_batch if self.options.time_major else 1
         self.add_scratch("scratch", 9 * rows * n_cell, alignment=4)
+
+    def resolve_hybrid(self) -> None:
+        """The weights' row sums (asymmetric input quantization only) and the scratch."""
+        _, n_batch, n_input, n_cell, n_output = self.dims()
+        if self.options.asymmetric_quantize_inputs:
+            for g in range(4):
+                for prefix, position in (("input", INPUT_TO[g]), ("recurrent", RECURRENT_TO[g])):
+                    tensor = self.at(position)
+                    if tensor is not None:
+                        sums = row_sums(tensor.required_data(), 0)
+                        self.intern_constant_array(f"{prefix}_row_sums_{GATES[g]}", sums)
+            projection = self.at(PROJECTION_WEIGHTS)
+            if projection is not None:
+                self.intern_constant_array("projection_row_sums", row_sums(projection.required_data(), 0))
+        rows = n_batch if self.options.time_major else 1
+        scratch = 4 * (4 * rows * n_cell + n_cell + 6 * rows) + rows * (n_input + n_output + n_cell)
+        self.add_scratch("scratch", scratch, alignment=4)
 
     def reads_input(self, position: int) -> bool:
         # The integer kernel reads effective biases, not the gate and projection biases, unless
@@ -507,6 +567,8 @@ class LstmOperator(BuiltinOperator):
         return self.ptr(self.get_local_tensor(name), const=True, ctype=ctype)
 
     def kernel_calls(self) -> dict[str, str]:
+        if self.is_hybrid():
+            return {"lstm_hybrid": "hk_lstm_hybrid"}
         if self.is_half():
             return {"lstm_f16": "hk_lstm_f16"}
         return {"lstm": "hk_lstm_s8" if self.is_integer() else "hk_lstm_f32"}
@@ -538,6 +600,47 @@ class LstmOperator(BuiltinOperator):
         ]
         return params, weights, args
 
+    def _hybrid_call(self) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+        """The hybrid kernel's params (with the weights' scales), weights and arguments."""
+        opts = self.options
+
+        def scale(position: int | None) -> float:
+            tensor = self.at(position)
+            return 0.0 if tensor is None else _f32(tensor.scale())
+
+        params = {
+            "shape": self.shape_fields(),
+            "activation": ACTIVATION_CODES[opts.activation],
+            "cell_clip": opts.cell_clip,
+            "proj_clip": opts.proj_clip,
+            "asymmetric": int(opts.asymmetric_quantize_inputs),
+            "input_scale": [scale(p) for p in INPUT_TO],
+            "recurrent_scale": [scale(p) for p in RECURRENT_TO],
+            "cell_scale": [scale(p) for p in CELL_TO],
+            "projection_scale": scale(PROJECTION_WEIGHTS),
+        }
+        ln_positions: list[int | None] = list(LAYER_NORM) if self.use_layer_norm() else [None] * 4
+        weights = {
+            "input_to_gate": self._ptrs(INPUT_TO, "int8_t"),
+            "recurrent_to_gate": self._ptrs(RECURRENT_TO, "int8_t"),
+            "cell_to_gate": self._ptrs(CELL_TO, "int8_t"),
+            "layer_norm": self._ptrs(ln_positions, "float"),
+            "bias": self._ptrs(BIAS, "float"),
+            "projection_weights": self._ptrs([PROJECTION_WEIGHTS], "int8_t")[0],
+            "projection_bias": self._ptrs([PROJECTION_BIAS], "float")[0],
+            "input_row_sums": [self._local(f"input_row_sums_{g}", "int32_t") for g in GATES],
+            "recurrent_row_sums": [self._local(f"recurrent_row_sums_{g}", "int32_t") for g in GATES],
+            "projection_row_sums": self._local("projection_row_sums", "int32_t"),
+        }
+        args = [
+            self.ptr(self.source, const=True),
+            self.ptr(self.required_input(OUTPUT_STATE)),
+            self.ptr(self.required_input(CELL_STATE)),
+            self.ptr(self.target),
+            self.ptr(self.get_local_tensor("scratch"), ctype="void"),
+        ]
+        return params, weights, args
+
     def compute_values(self) -> dict[str, Any]:
         ln = self.use_layer_norm()
         ln_positions: list[int | None] = list(LAYER_NORM) if ln else [None] * 4
@@ -547,6 +650,10 @@ class LstmOperator(BuiltinOperator):
         if self.is_half():
             params, weights, args = self._half_call()
             function, params_type, weights_type = "lstm_f16", "lstm_f16_params_t", "lstm_f16_weights_t"
+        elif self.is_hybrid():
+            params, weights, args = self._hybrid_call()
+            function, params_type = "lstm_hybrid", "lstm_hybrid_params_t"
+            weights_type = "lstm_hybrid_weights_t"
         elif self.is_integer():
             constants = self.integer_constants()
             params = {"shape": self.shape_fields(), **constants["params"]}

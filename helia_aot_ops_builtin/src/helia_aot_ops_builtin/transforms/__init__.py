@@ -16,6 +16,7 @@ from helia_aot_ops_builtin.transforms.remove_densify import RemoveDensify
 from helia_aot_ops_builtin.transforms.schedule_constant_dequantize import ScheduleConstantDequantize
 from helia_aot_ops_builtin.transforms.static_shapes import FoldStaticShapeExpressions
 from helia_aot_ops_builtin.transforms.transpose_reverse_conv import TransposeReverseConv
+from helia_aot_ops_builtin.transforms.uint8_as_int8 import Uint8AsInt8
 
 TRANSFORMS: list[type[AirTransform]] = [
     FoldStaticShapeExpressions,
@@ -25,6 +26,7 @@ TRANSFORMS: list[type[AirTransform]] = [
     TransposeReverseConv,
     ScheduleConstantDequantize,
     RemoveDensify,
+    Uint8AsInt8,
 ]
 
 

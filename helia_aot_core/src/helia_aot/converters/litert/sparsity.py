@@ -81,6 +81,19 @@ def _block_sizes(
     return sizes
 
 
+def stored_block(shape: tuple[int, ...], sparsity: Any) -> tuple[int, ...]:
+    """The block a sparse tensor was stored in, one size per dimension (1 where not blocked):
+    what a kernel that keeps only the nonzero blocks (goal ``size``) groups the weights by.
+    Call it after :func:`densify` accepted the parameters."""
+    block = [1] * len(shape)
+    block_map = [int(d) for d in (sparsity.blockMap if sparsity.blockMap is not None else ())]
+    order = [int(d) for d in (sparsity.traversalOrder if sparsity.traversalOrder is not None else ())]
+    metadata = list(sparsity.dimMetadata or ())
+    for b, dim in enumerate(block_map):
+        block[dim] = int(metadata[order[len(shape) + b]].denseSize or 1)
+    return tuple(block)
+
+
 def densify(shape: tuple[int, ...], sparsity: Any, values: np.ndarray, name: str) -> np.ndarray:
     """The dense array of ``shape`` that ``values`` (the stored, kept elements, flat) and the
     ``sparsity`` parameters (a ``SparsityParametersT``) describe; ``name`` names the tensor in errors."""
@@ -142,16 +155,18 @@ def densify(shape: tuple[int, ...], sparsity: Any, values: np.ndarray, name: str
     return dense.reshape(shape)
 
 
-def densify_model(model: litert.ModelT) -> None:
-    """Store every sparse constant of every subgraph of ``model`` dense, in a buffer of its own.
+def densify_model(model: litert.ModelT) -> dict[tuple[int, int], tuple[int, ...]]:
+    """Store every sparse constant of every subgraph of ``model`` dense, in a buffer of its own;
+    returns, by (subgraph index, tensor index), the block each was stored in (:func:`stored_block`).
 
     Load calls it before anything reads the tensors, so the reader, the model hooks and the
     operator parsers see ordinary dense constants. A tensor whose element type the compiler does
     not handle is left as it is (the view names its type).
     """
     buffer_class = object_class("Buffer")
-    for subgraph in sa.subgraphs_of(model):
-        for tensor in sa.tensors_of(subgraph):
+    blocks: dict[tuple[int, int], tuple[int, ...]] = {}
+    for subgraph_index, subgraph in enumerate(sa.subgraphs_of(model)):
+        for tensor_index, tensor in enumerate(sa.tensors_of(subgraph)):
             if tensor.sparsity is None:
                 continue
             name = f"tensor {sa.name_of(tensor)!r}"
@@ -168,6 +183,7 @@ def densify_model(model: litert.ModelT) -> None:
                 else little_endian(raw[: raw.size - raw.size % dtype.itemsize], dtype)
             )
             dense = densify(shape, tensor.sparsity, stored, name)
+            blocks[(subgraph_index, tensor_index)] = stored_block(shape, tensor.sparsity)
             buffer = buffer_class()
             buffer.data = np.frombuffer(dense.astype(dense.dtype.newbyteorder("<")).tobytes(), np.uint8)
             buffers = model.buffers if model.buffers is not None else []
@@ -175,6 +191,7 @@ def densify_model(model: litert.ModelT) -> None:
             model.buffers = buffers
             tensor.buffer = len(buffers) - 1
             tensor.sparsity = None
+    return blocks
 
 
-__all__ = ["densify", "densify_model"]
+__all__ = ["densify", "densify_model", "stored_block"]

@@ -114,6 +114,9 @@ class ModelView:
     arities: Mapping[str, Arity] = field(default_factory=dict)
     """The input and output counts the registered packs declare, by LiteRT key (the context's
     ``litert_arities``): the region subgraphs Load reaches later are checked against them too."""
+    stored_blocks: Mapping[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
+    """The constants the file stored sparse, by (subgraph index, tensor index): the block each
+    was stored in, one size per dimension (``sparsity.stored_block``); Load made them dense."""
 
 
 __all__ = ["Arity", "ModelView", "OperatorView", "SubgraphView", "TensorView"]
