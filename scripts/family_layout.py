@@ -345,6 +345,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "depthwise": (
         "test_depthwise.py",
+        "test_depthwise_3x3_dsp_hypothesis.py",
         "test_depthwise_offset_bias_hypothesis.py",
         "test_depthwise_rows_hypothesis.py",
     ),

@@ -107,6 +107,110 @@ HK_NOINLINE void dw_taps_dsp(const int8_t *const *taps, int32_t ntaps, const int
 }
 
 /*
+ * The whole 3x3 windows of a call whose requantization is HK_REQUANT_Q30 and whose channels
+ * come in fours (dw3x3_whole_ok), four channels at a time over every whole window: the four
+ * channels' filter taps are widened to int16 lanes once per call (SXTB16, on the stack), so
+ * each tap of a window costs one input load, its widening and four multiply-accumulates, the
+ * accumulators stay in registers over the nine taps, and the window's four outputs are
+ * requantized in registers (hk_requant_row_q30_dsp's arithmetic) and stored as one word.
+ * Windows cut by the image edge are left to hk_depthwise_s8_taps_dsp's per-pixel loop.
+ */
+HK_INLINE bool dw3x3_whole_ok(const hk_depthwise_params_t *p, int32_t mode)
+{
+    return p->filter_height == 3 && p->filter_width == 3 && p->input_channels % 4 == 0 &&
+           mode == HK_REQUANT_Q30;
+}
+
+/* One of four requantized channels: hk_requant_row_q30_dsp's value for acc with the doubled
+ * multiplier m2 (= 2m as a word) and the shift's complement ns (= ~shift), as a byte. */
+HK_INLINE uint32_t dw3x3_requant(int32_t acc, int32_t m2, int32_t ns, int32_t offset, int32_t lo,
+                                 int32_t hi)
+{
+    int32_t y;
+#if defined(__GNUC__)
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(y) : "r"(acc), "r"(m2), "r"(acc));
+#else
+    y = (int32_t)(((int64_t)acc * (int64_t)m2 + ((int64_t)acc << 32) + ((int64_t)1 << 31)) >> 32);
+#endif
+    const int32_t q = __qadd((y + (y >> 31)) >> ns, 1);
+    return (uint32_t)(uint8_t)(int8_t)hk_clamp_i32(hk_ssat8_dsp(offset + (q >> 1)), lo, hi);
+}
+
+/* The per-channel constants of four channels for dw3x3_whole_dsp. */
+typedef struct {
+    int32_t even[9], odd[9]; /* each tap's filter bytes 0 and 2, 1 and 3, as int16 lanes */
+    int32_t start[4], m2[4], ns[4];
+} dw3x3_group_t;
+
+HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                                 const int8_t *filter, int8_t *output, int32_t oy_lo,
+                                 int32_t oy_hi, int32_t ox_lo, int32_t ox_hi)
+{
+    const int32_t channels = p->input_channels;
+    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
+    const int32_t offset = p->output_offset;
+    const size_t x_col = (size_t)p->dilation_width * (size_t)channels;
+    const size_t x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)channels;
+    const size_t step = (size_t)p->stride_width * (size_t)channels;
+    const size_t image_size =
+        (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
+    const int32_t count = ox_hi - ox_lo;
+    dw3x3_group_t g;
+    for (int32_t c = 0; c < channels; c += 4) {
+        for (int32_t t = 0; t < 9; ++t) {
+            const uint32_t wb = hk_load_u32(filter + (size_t)t * (size_t)channels + (size_t)c);
+            g.even[t] = hk_sxtb16_even(wb);
+            g.odd[t] = hk_sxtb16_odd(wb);
+        }
+        for (int32_t i = 0; i < 4; ++i) {
+            g.start[i] = p->offset_bias[c + i];
+            g.m2[i] = (int32_t)((uint32_t)p->output_multiplier[c + i] << 1);
+            g.ns[i] = ~p->output_shift[c + i];
+        }
+        for (int32_t b = 0; b < p->batches; ++b) {
+            const int8_t *image = input + (size_t)b * image_size + (size_t)c;
+            int8_t *out_image = output + (size_t)b * (size_t)p->output_height *
+                                             (size_t)p->output_width * (size_t)channels +
+                                (size_t)c;
+            for (int32_t oy = oy_lo; oy < oy_hi; ++oy) {
+                const int32_t iy0 = oy * p->stride_height - p->pad_top;
+                const int32_t ix0 = ox_lo * p->stride_width - p->pad_left;
+                const int8_t *x = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
+                                              (size_t)channels;
+                int8_t *out = out_image + ((size_t)oy * (size_t)p->output_width + (size_t)ox_lo) *
+                                              (size_t)channels;
+                for (int32_t n = count; n > 0; --n, x += step, out += channels) {
+                    int32_t a0 = g.start[0], a1 = g.start[1], a2 = g.start[2], a3 = g.start[3];
+                    const int8_t *xr = x;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 3
+#endif
+                    for (int32_t fy = 0; fy < 3; ++fy, xr += x_row) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 3
+#endif
+                        for (int32_t fx = 0; fx < 3; ++fx) {
+                            const uint32_t xb = hk_load_u32(xr + (size_t)fx * x_col);
+                            const int32_t x02 = hk_sxtb16_even(xb), x13 = hk_sxtb16_odd(xb);
+                            const int32_t w02 = g.even[fy * 3 + fx], w13 = g.odd[fy * 3 + fx];
+                            a0 = __smlabb(x02, w02, a0);
+                            a2 = __smlatt(x02, w02, a2);
+                            a1 = __smlabb(x13, w13, a1);
+                            a3 = __smlatt(x13, w13, a3);
+                        }
+                    }
+                    const uint32_t y0 = dw3x3_requant(a0, g.m2[0], g.ns[0], offset, lo, hi);
+                    const uint32_t y1 = dw3x3_requant(a1, g.m2[1], g.ns[1], offset, lo, hi);
+                    const uint32_t y2 = dw3x3_requant(a2, g.m2[2], g.ns[2], offset, lo, hi);
+                    const uint32_t y3 = dw3x3_requant(a3, g.m2[3], g.ns[3], offset, lo, hi);
+                    hk_store_u32(out, y0 | (y1 << 8) | (y2 << 16) | (y3 << 24));
+                }
+            }
+        }
+    }
+}
+
+/*
  * Depth multiplier 1 with offset_bias on the DSP extension: every window, cut by the image edge
  * or not, starts from offset_bias and multiplies raw inputs. A tap outside the image reads the
  * input zero point, whose product with the weight, -input_offset * w, cancels that tap's share
@@ -138,7 +242,25 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
                 ((size_t)tap_y[t] * (size_t)p->input_width + (size_t)tap_x[t]) * (size_t)channels;
         }
     }
-    const int32_t span_y = tap_y[ntaps - 1], span_x = tap_x[ntaps - 1];
+    const int32_t span_y = (p->filter_height - 1) * p->dilation_height;
+    const int32_t span_x = (p->filter_width - 1) * p->dilation_width;
+    /* The whole windows go to dw3x3_whole_dsp where it applies: output rows [oy_lo, oy_hi)
+     * and columns [ox_lo, ox_hi) (the windows with iy0 in [0, height - 1 - span_y], and
+     * likewise for x); the loop below then takes the windows cut by the image edge only. */
+    int32_t oy_lo = 0, oy_hi = 0, ox_lo = 0, ox_hi = 0;
+    if (dw3x3_whole_ok(p, mode)) {
+        oy_lo = (p->pad_top + p->stride_height - 1) / p->stride_height;
+        ox_lo = (p->pad_left + p->stride_width - 1) / p->stride_width;
+        const int32_t last_y = p->input_height - 1 - span_y + p->pad_top;
+        const int32_t last_x = p->input_width - 1 - span_x + p->pad_left;
+        oy_hi = last_y < 0 ? 0 : hk_min_i32(p->output_height, last_y / p->stride_height + 1);
+        ox_hi = last_x < 0 ? 0 : hk_min_i32(p->output_width, last_x / p->stride_width + 1);
+        if (oy_hi > oy_lo && ox_hi > ox_lo) {
+            dw3x3_whole_dsp(p, input, filter, output, oy_lo, oy_hi, ox_lo, ox_hi);
+        } else {
+            oy_lo = oy_hi = ox_lo = ox_hi = 0;
+        }
+    }
     const int8_t *row[DW_MAX_TAPS]; /* each tap's input at the row's first channel */
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
@@ -146,7 +268,15 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
             const bool rows_inside = iy0 >= 0 && iy0 + span_y < p->input_height;
+            const bool done_row = oy >= oy_lo && oy < oy_hi;
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
+                if (done_row && ox == ox_lo) {
+                    out += (size_t)(ox_hi - ox_lo) * (size_t)channels;
+                    ox = ox_hi;
+                    if (ox == p->output_width) {
+                        break;
+                    }
+                }
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
                 const bool whole = rows_inside && ix0 >= 0 && ix0 + span_x < p->input_width;
                 for (int32_t c0 = 0; c0 < channels; c0 += DW_ROW) {
