@@ -122,9 +122,11 @@ HK_INLINE bool dw3x3_whole_ok(const hk_depthwise_params_t *p, int32_t mode)
 }
 
 /* One of four requantized channels: hk_requant_row_q30_dsp's value for acc with the doubled
- * multiplier m2 (= 2m as a word) and the shift's complement ns (= ~shift), as a byte. */
-HK_INLINE uint32_t dw3x3_requant(int32_t acc, int32_t m2, int32_t ns, int32_t offset, int32_t lo,
-                                 int32_t hi)
+ * multiplier m2 (= 2m as a word) and the shift's complement ns (= ~shift); `clamp` applies
+ * [lo, hi] after the saturation to int8 (a constant at every call: without it lo and hi are
+ * the int8 limits, which the saturation already gives). */
+HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m2, int32_t ns, int32_t offset, bool clamp,
+                               int32_t lo, int32_t hi)
 {
     int32_t y;
 #if defined(__GNUC__)
@@ -133,18 +135,75 @@ HK_INLINE uint32_t dw3x3_requant(int32_t acc, int32_t m2, int32_t ns, int32_t of
     y = (int32_t)(((int64_t)acc * (int64_t)m2 + ((int64_t)acc << 32) + ((int64_t)1 << 31)) >> 32);
 #endif
     const int32_t q = __qadd((y + (y >> 31)) >> ns, 1);
-    return (uint32_t)(uint8_t)(int8_t)hk_clamp_i32(hk_ssat8_dsp(offset + (q >> 1)), lo, hi);
+    const int32_t v = hk_ssat8_dsp(offset + (q >> 1));
+    return (int8_t)(clamp ? hk_clamp_i32(v, lo, hi) : v);
 }
 
 /* The per-channel constants of four channels for dw3x3_whole_dsp. */
 typedef struct {
-    int32_t even[9], odd[9]; /* each tap's filter bytes 0 and 2, 1 and 3, as int16 lanes */
+    int32_t w[9][2]; /* each tap's filter bytes 0 and 2, then 1 and 3, as int16 lanes */
     int32_t start[4], m2[4], ns[4];
 } dw3x3_group_t;
 
-HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *input,
-                                 const int8_t *filter, int8_t *output, int32_t oy_lo,
-                                 int32_t oy_hi, int32_t ox_lo, int32_t ox_hi)
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
+#define DW3X3_ASM 1
+/* One tap of dw3x3_whole_dsp's window: the input word at [x], the tap's widened filter words at
+ * [g, #w], then four multiply-accumulates; the two filter loads pipeline behind the input's. */
+#define DW3X3_TAP(w)                                                                         \
+    "ldr %[xb], [%[x]]\n\t"                                                                  \
+    "ldr %[we], [%[g], #" #w "]\n\t"                                                         \
+    "ldr %[wo], [%[g], #" #w " + 4]\n\t"                                                     \
+    "sxtb16 %[xo], %[xb], ror #8\n\t"                                                        \
+    "sxtb16 %[xb], %[xb]\n\t"                                                                \
+    "smlabb %[a0], %[xb], %[we], %[a0]\n\t"                                                  \
+    "smlatt %[a2], %[xb], %[we], %[a2]\n\t"                                                  \
+    "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"                                                  \
+    "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+#define DW3X3_ROW(w0, w1, w2)                                                                \
+    DW3X3_TAP(w0) "add %[x], %[x], %[col]\n\t" DW3X3_TAP(w1) "add %[x], %[x], %[col]\n\t"     \
+        DW3X3_TAP(w2) "add %[x], %[x], %[next]\n\t"
+#else
+#define DW3X3_ASM 0
+#endif
+
+/* The four channels' sums over one whole window from x: start plus input * filter. */
+HK_INLINE void dw3x3_window(const dw3x3_group_t *g, const int8_t *x, size_t x_col, size_t x_row,
+                            int32_t *acc)
+{
+    int32_t a0 = g->start[0], a1 = g->start[1], a2 = g->start[2], a3 = g->start[3];
+#if DW3X3_ASM
+    /* Nine taps in 84 instructions, twelve registers: x steps along the window's rows. */
+    const size_t next = x_row - 2 * x_col;
+    int32_t xb, xo, we, wo;
+    __asm__(DW3X3_ROW(0, 8, 16) DW3X3_ROW(24, 32, 40) DW3X3_ROW(48, 56, 64)
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+              [xb] "=&r"(xb), [xo] "=&r"(xo), [we] "=&r"(we), [wo] "=&r"(wo)
+            : [g] "r"(g->w), [col] "r"(x_col), [next] "r"(next)
+            : "memory");
+#else
+    for (int32_t fy = 0; fy < 3; ++fy, x += x_row) {
+        for (int32_t fx = 0; fx < 3; ++fx) {
+            const uint32_t xb = hk_load_u32(x + (size_t)fx * x_col);
+            const int32_t x02 = hk_sxtb16_even(xb), x13 = hk_sxtb16_odd(xb);
+            const int32_t w02 = g->w[fy * 3 + fx][0], w13 = g->w[fy * 3 + fx][1];
+            a0 = __smlabb(x02, w02, a0);
+            a2 = __smlatt(x02, w02, a2);
+            a1 = __smlabb(x13, w13, a1);
+            a3 = __smlatt(x13, w13, a3);
+        }
+    }
+#endif
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* Every whole window of the output rows [oy_lo, oy_hi) and columns [ox_lo, ox_hi) for the four
+ * channels of g (from image and out_image at their first channel). */
+HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t *g,
+                             const int8_t *image, int8_t *out_image, int32_t oy_lo,
+                             int32_t oy_hi, int32_t ox_lo, int32_t ox_hi, bool clamp)
 {
     const int32_t channels = p->input_channels;
     const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
@@ -152,15 +211,40 @@ HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *i
     const size_t x_col = (size_t)p->dilation_width * (size_t)channels;
     const size_t x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)channels;
     const size_t step = (size_t)p->stride_width * (size_t)channels;
+    for (int32_t oy = oy_lo; oy < oy_hi; ++oy) {
+        const int32_t iy0 = oy * p->stride_height - p->pad_top;
+        const int32_t ix0 = ox_lo * p->stride_width - p->pad_left;
+        const int8_t *x =
+            image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)channels;
+        int8_t *out =
+            out_image + ((size_t)oy * (size_t)p->output_width + (size_t)ox_lo) * (size_t)channels;
+        for (int32_t n = ox_hi - ox_lo; n > 0; --n, x += step, out += channels) {
+            int32_t acc[4];
+            dw3x3_window(g, x, x_col, x_row, acc);
+            out[0] = dw3x3_requant(acc[0], g->m2[0], g->ns[0], offset, clamp, lo, hi);
+            out[1] = dw3x3_requant(acc[1], g->m2[1], g->ns[1], offset, clamp, lo, hi);
+            out[2] = dw3x3_requant(acc[2], g->m2[2], g->ns[2], offset, clamp, lo, hi);
+            out[3] = dw3x3_requant(acc[3], g->m2[3], g->ns[3], offset, clamp, lo, hi);
+        }
+    }
+}
+
+HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                                 const int8_t *filter, int8_t *output, int32_t oy_lo,
+                                 int32_t oy_hi, int32_t ox_lo, int32_t ox_hi)
+{
+    const int32_t channels = p->input_channels;
+    const bool clamp = p->act_min > -128 || p->act_max < 127;
     const size_t image_size =
         (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
-    const int32_t count = ox_hi - ox_lo;
+    const size_t out_size =
+        (size_t)p->output_height * (size_t)p->output_width * (size_t)channels;
     dw3x3_group_t g;
     for (int32_t c = 0; c < channels; c += 4) {
         for (int32_t t = 0; t < 9; ++t) {
             const uint32_t wb = hk_load_u32(filter + (size_t)t * (size_t)channels + (size_t)c);
-            g.even[t] = hk_sxtb16_even(wb);
-            g.odd[t] = hk_sxtb16_odd(wb);
+            g.w[t][0] = hk_sxtb16_even(wb);
+            g.w[t][1] = hk_sxtb16_odd(wb);
         }
         for (int32_t i = 0; i < 4; ++i) {
             g.start[i] = p->offset_bias[c + i];
@@ -169,42 +253,11 @@ HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *i
         }
         for (int32_t b = 0; b < p->batches; ++b) {
             const int8_t *image = input + (size_t)b * image_size + (size_t)c;
-            int8_t *out_image = output + (size_t)b * (size_t)p->output_height *
-                                             (size_t)p->output_width * (size_t)channels +
-                                (size_t)c;
-            for (int32_t oy = oy_lo; oy < oy_hi; ++oy) {
-                const int32_t iy0 = oy * p->stride_height - p->pad_top;
-                const int32_t ix0 = ox_lo * p->stride_width - p->pad_left;
-                const int8_t *x = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) *
-                                              (size_t)channels;
-                int8_t *out = out_image + ((size_t)oy * (size_t)p->output_width + (size_t)ox_lo) *
-                                              (size_t)channels;
-                for (int32_t n = count; n > 0; --n, x += step, out += channels) {
-                    int32_t a0 = g.start[0], a1 = g.start[1], a2 = g.start[2], a3 = g.start[3];
-                    const int8_t *xr = x;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 3
-#endif
-                    for (int32_t fy = 0; fy < 3; ++fy, xr += x_row) {
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 3
-#endif
-                        for (int32_t fx = 0; fx < 3; ++fx) {
-                            const uint32_t xb = hk_load_u32(xr + (size_t)fx * x_col);
-                            const int32_t x02 = hk_sxtb16_even(xb), x13 = hk_sxtb16_odd(xb);
-                            const int32_t w02 = g.even[fy * 3 + fx], w13 = g.odd[fy * 3 + fx];
-                            a0 = __smlabb(x02, w02, a0);
-                            a2 = __smlatt(x02, w02, a2);
-                            a1 = __smlabb(x13, w13, a1);
-                            a3 = __smlatt(x13, w13, a3);
-                        }
-                    }
-                    const uint32_t y0 = dw3x3_requant(a0, g.m2[0], g.ns[0], offset, lo, hi);
-                    const uint32_t y1 = dw3x3_requant(a1, g.m2[1], g.ns[1], offset, lo, hi);
-                    const uint32_t y2 = dw3x3_requant(a2, g.m2[2], g.ns[2], offset, lo, hi);
-                    const uint32_t y3 = dw3x3_requant(a3, g.m2[3], g.ns[3], offset, lo, hi);
-                    hk_store_u32(out, y0 | (y1 << 8) | (y2 << 16) | (y3 << 24));
-                }
+            int8_t *out_image = output + (size_t)b * out_size + (size_t)c;
+            if (clamp) {
+                dw3x3_windows(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, true);
+            } else {
+                dw3x3_windows(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, false);
             }
         }
     }
