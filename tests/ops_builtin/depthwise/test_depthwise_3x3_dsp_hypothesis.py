@@ -10,6 +10,9 @@ input zero points at the int8 limits, clamps wider than int8, left shifts and sh
 keep the call off the loop), and one program holding a draw's cases is cross-built for the
 Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portable reference
 path), each case checked byte for byte against the numpy reference.
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+dw3x3_window (hk_depthwise_dsp.c).
 """
 
 from __future__ import annotations

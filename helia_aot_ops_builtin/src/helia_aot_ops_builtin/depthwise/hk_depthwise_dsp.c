@@ -121,19 +121,14 @@ HK_INLINE bool dw3x3_whole_ok(const hk_depthwise_params_t *p, int32_t mode)
            mode == HK_REQUANT_Q30;
 }
 
-/* One of four requantized channels: hk_requant_row_q30_dsp's value for acc with the doubled
- * multiplier m2 (= 2m as a word) and the shift's complement ns (= ~shift); `clamp` applies
+/* One of four requantized channels: hk_requant_row_q30_dsp's value for acc with the multiplier
+ * m and the shift's complement ns (= ~shift); `clamp` applies
  * [lo, hi] after the saturation to int8 (a constant at every call: without it lo and hi are
  * the int8 limits, which the saturation already gives). */
-HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m2, int32_t ns, int32_t offset, bool clamp,
+HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m, int32_t ns, int32_t offset, bool clamp,
                                int32_t lo, int32_t hi)
 {
-    int32_t y;
-#if defined(__GNUC__)
-    __asm__("smmlar %0, %1, %2, %3" : "=r"(y) : "r"(acc), "r"(m2), "r"(acc));
-#else
-    y = (int32_t)(((int64_t)acc * (int64_t)m2 + ((int64_t)acc << 32) + ((int64_t)1 << 31)) >> 32);
-#endif
+    const int32_t y = hk_doubling_high_q30(acc, m);
     const int32_t q = __qadd((y + (y >> 31)) >> ns, 1);
     const int32_t v = hk_ssat8_dsp(offset + (q >> 1));
     return (int8_t)(clamp ? hk_clamp_i32(v, lo, hi) : v);
@@ -142,7 +137,7 @@ HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m2, int32_t ns, int32_t offs
 /* The per-channel constants of four channels for dw3x3_whole_dsp. */
 typedef struct {
     int32_t w[9][2]; /* each tap's filter bytes 0 and 2, then 1 and 3, as int16 lanes */
-    int32_t start[4], m2[4], ns[4];
+    int32_t start[4], m[4], ns[4];
 } dw3x3_group_t;
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
@@ -221,10 +216,10 @@ HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t
         for (int32_t n = ox_hi - ox_lo; n > 0; --n, x += step, out += channels) {
             int32_t acc[4];
             dw3x3_window(g, x, x_col, x_row, acc);
-            out[0] = dw3x3_requant(acc[0], g->m2[0], g->ns[0], offset, clamp, lo, hi);
-            out[1] = dw3x3_requant(acc[1], g->m2[1], g->ns[1], offset, clamp, lo, hi);
-            out[2] = dw3x3_requant(acc[2], g->m2[2], g->ns[2], offset, clamp, lo, hi);
-            out[3] = dw3x3_requant(acc[3], g->m2[3], g->ns[3], offset, clamp, lo, hi);
+            out[0] = dw3x3_requant(acc[0], g->m[0], g->ns[0], offset, clamp, lo, hi);
+            out[1] = dw3x3_requant(acc[1], g->m[1], g->ns[1], offset, clamp, lo, hi);
+            out[2] = dw3x3_requant(acc[2], g->m[2], g->ns[2], offset, clamp, lo, hi);
+            out[3] = dw3x3_requant(acc[3], g->m[3], g->ns[3], offset, clamp, lo, hi);
         }
     }
 }
@@ -248,7 +243,7 @@ HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *i
         }
         for (int32_t i = 0; i < 4; ++i) {
             g.start[i] = p->offset_bias[c + i];
-            g.m2[i] = (int32_t)((uint32_t)p->output_multiplier[c + i] << 1);
+            g.m[i] = p->output_multiplier[c + i];
             g.ns[i] = ~p->output_shift[c + i];
         }
         for (int32_t b = 0; b < p->batches; ++b) {
