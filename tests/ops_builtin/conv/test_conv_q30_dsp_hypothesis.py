@@ -1,11 +1,10 @@
 """The DSP path's int8 CONV_2D loop with requantization in registers against the reference.
 
 hk_conv_dsp.c runs a call whose every filter requantizes in the Q30 form (multipliers in
-[2^30, 2^31), shifts in [-31, -1]) and whose receptive field has a multiple of four taps through
-conv_dots2_q30_s8: two pixels and two filters at a time as conv_dots2_s8, but each filter pair's
+[2^30, 2^31), shifts in [-31, -1]) through conv_dots2_q30_s8: two pixels and two filters at a time as conv_dots2_s8, but each filter pair's
 four sums are requantized in registers and stored to the output pixels at once, with no
-accumulator row. Hypothesis draws convolutions in and around that space (pointwise and 3x3,
-input channels that make the taps a multiple of four and not, odd filter counts, odd pixel
+accumulator row (the last taps % 4 in plain C). Hypothesis draws convolutions in and around that
+space (pointwise and 3x3, input channels that make the taps a multiple of four and not, odd filter counts, odd pixel
 counts, strides, padding, dilations, input zero points at the int8 limits, RELU-like and wide
 clamps, and shifts of 0 or left shifts that keep the call off the loop), and one program holding
 a draw's cases is cross-built for the Cortex-M4 and the M55 without MVE (both DSP) and without

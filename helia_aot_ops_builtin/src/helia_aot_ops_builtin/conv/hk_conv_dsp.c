@@ -163,8 +163,8 @@ HK_INLINE int8_t conv_requant_q30(int32_t acc, int32_t m, int32_t ns, const conv
 }
 
 /*
- * conv_dots2_s8 for a call whose every filter requantizes in the Q30 form (hk_requant.h) and
- * whose taps come in fours: each filter pair's four sums are requantized in registers as soon
+ * conv_dots2_s8 for a call whose every filter requantizes in the Q30 form (hk_requant.h): each
+ * filter pair's four sums are requantized in registers as soon
  * as they are complete and stored to the two output pixels out0 and out1 (the same pixel for a
  * last odd one), so no accumulator row is written and read back and no second loop runs.
  */
@@ -174,6 +174,7 @@ HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t t
                                    const conv_q30_out_t *o, uint8_t *words, int8_t *out0,
                                    int8_t *out1, bool clamp)
 {
+    const int32_t whole = taps & ~3;
     conv_widen2_s8(x0, x1, taps, words);
     for (int32_t oc = 0; oc < channels; oc += 2) {
         /* An odd last filter is computed twice and stored once. */
@@ -185,11 +186,11 @@ HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t t
         const int32_t *xw = (const int32_t *)(const void *)words;
         const int8_t *wa = w0, *wb = w1;
 #if CONV_DSP_ASM
-        if (taps & 4) {
+        if (whole & 4) {
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
-        if (taps >= 8) {
-            const int8_t *const wa_end = w0 + taps;
+        if (whole >= 8) {
+            const int8_t *const wa_end = w0 + whole;
             int32_t p02, p13, q02, q13, w, e;
             __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 "ldr %[e], %[end]\n\t"
                     "cmp %[wa], %[e]\n\t"
@@ -202,10 +203,16 @@ HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t t
                     : "cc", "memory");
         }
 #else
-        for (int32_t k = 0; k < taps; k += 4) {
+        for (int32_t k = 0; k < whole; k += 4) {
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
 #endif
+        for (int32_t k = whole; k < taps; ++k) {
+            a.a00 += x0[k] * w0[k];
+            a.a10 += x1[k] * w0[k];
+            a.a01 += x0[k] * w1[k];
+            a.a11 += x1[k] * w1[k];
+        }
         const int32_t m0 = mult[oc], n0 = ~shift[oc];
         out0[oc] = conv_requant_q30(a.a00, m0, n0, o, clamp);
         out1[oc] = conv_requant_q30(a.a10, m0, n0, o, clamp);
@@ -249,7 +256,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
     const int32_t pixels = p->batches * p->output_height * p->output_width;
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
-    if (mode == HK_REQUANT_Q30 && taps % 4 == 0) {
+    if (mode == HK_REQUANT_Q30) {
         const conv_q30_out_t o = {p->output_offset, lo, hi};
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             /* Two pixels at a time; a last odd one is computed twice and stored once. */
