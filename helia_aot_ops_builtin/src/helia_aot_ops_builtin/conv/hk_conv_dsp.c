@@ -164,17 +164,18 @@ HK_INLINE int8_t conv_requant_q30(int32_t acc, int32_t m, int32_t ns, const conv
 
 /*
  * conv_dots2_s8 for a call whose every filter requantizes in the Q30 form (hk_requant.h): each
- * filter pair's four sums are requantized in registers as soon
- * as they are complete and stored to the two output pixels out0 and out1 (the same pixel for a
- * last odd one), so no accumulator row is written and read back and no second loop runs.
+ * filter pair's four sums are requantized in registers as soon as they are complete and stored
+ * to the two output pixels out0 and out1 (the same pixel for a last odd one), so no accumulator
+ * row is written and read back and no second loop runs. With `tail` the last taps % 4 run in
+ * plain C; `clamp` and `tail` are constants at every call.
  */
 HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t taps,
                                    const int8_t *filter, int32_t channels, const int32_t *bias,
                                    const int32_t *mult, const int32_t *shift,
                                    const conv_q30_out_t *o, uint8_t *words, int8_t *out0,
-                                   int8_t *out1, bool clamp)
+                                   int8_t *out1, bool clamp, bool tail)
 {
-    const int32_t whole = taps & ~3;
+    const int32_t whole = tail ? taps & ~3 : taps;
     conv_widen2_s8(x0, x1, taps, words);
     for (int32_t oc = 0; oc < channels; oc += 2) {
         /* An odd last filter is computed twice and stored once. */
@@ -207,7 +208,7 @@ HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t t
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
 #endif
-        for (int32_t k = whole; k < taps; ++k) {
+        for (int32_t k = whole; tail && k < taps; ++k) {
             a.a00 += x0[k] * w0[k];
             a.a10 += x1[k] * w0[k];
             a.a01 += x0[k] * w1[k];
@@ -230,12 +231,21 @@ HK_NOINLINE void conv_dots2_q30_s8(const int8_t *x0, const int8_t *x1, int32_t t
                                    const conv_q30_out_t *o, uint8_t *words, int8_t *out0,
                                    int8_t *out1)
 {
-    if (o->lo > -128 || o->hi < 127) {
+    /* One copy per constant pair (clamp, tail): a tail loop or a clamp the call does not need
+     * would cost the pair loop registers. */
+    const bool clamp = o->lo > -128 || o->hi < 127, tail = (taps & 3) != 0;
+    if (clamp && tail) {
         conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, o, words, out0,
-                            out1, true);
+                            out1, true, true);
+    } else if (clamp) {
+        conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, o, words, out0,
+                            out1, true, false);
+    } else if (tail) {
+        conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, o, words, out0,
+                            out1, false, true);
     } else {
         conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, o, words, out0,
-                            out1, false);
+                            out1, false, false);
     }
 }
 
