@@ -107,14 +107,15 @@ HK_NOINLINE void dw_taps_dsp(const int8_t *const *taps, int32_t ntaps, const int
 }
 
 /*
- * The 3x3 windows of a call whose requantization is HK_REQUANT_Q30 and whose channels come in
- * fours (dw3x3_ok), four channels at a time over every window (dw3x3_dsp): the four channels'
- * filter taps are widened to int16 lanes once per call (SXTB16, on the stack), so each tap of a
- * window costs one input load, its widening and four multiply-accumulates, the accumulators stay
- * in registers over the nine taps (one assembly block for a whole window), and the window's four
- * outputs are requantized in registers (hk_requant_row_q30_dsp's arithmetic) and stored at once.
+ * The whole 3x3 windows of a call whose requantization is HK_REQUANT_Q30 and whose channels
+ * come in fours (dw3x3_whole_ok), four channels at a time over every whole window: the four
+ * channels' filter taps are widened to int16 lanes once per call (SXTB16, on the stack), so
+ * each tap of a window costs one input load, its widening and four multiply-accumulates, the
+ * accumulators stay in registers over the nine taps, and the window's four outputs are
+ * requantized in registers (hk_requant_row_q30_dsp's arithmetic) and stored as one word.
+ * Windows cut by the image edge are left to hk_depthwise_s8_taps_dsp's per-pixel loop.
  */
-HK_INLINE bool dw3x3_ok(const hk_depthwise_params_t *p, int32_t mode)
+HK_INLINE bool dw3x3_whole_ok(const hk_depthwise_params_t *p, int32_t mode)
 {
     return p->filter_height == 3 && p->filter_width == 3 && p->input_channels % 4 == 0 &&
            mode == HK_REQUANT_Q30;
@@ -133,7 +134,7 @@ HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m, int32_t ns, int32_t offse
     return (int8_t)(clamp ? hk_clamp_i32(v, lo, hi) : v);
 }
 
-/* The per-channel constants of four channels for dw3x3_dsp. */
+/* The per-channel constants of four channels for dw3x3_whole_dsp. */
 typedef struct {
     int32_t w[9][2]; /* each tap's filter bytes 0 and 2, then 1 and 3, as int16 lanes */
     int32_t start[4], m[4], ns[4];
@@ -141,7 +142,7 @@ typedef struct {
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
 #define DW3X3_ASM 1
-/* One tap of dw3x3_window: the input word at [x], the tap's widened filter words at
+/* One tap of dw3x3_whole_dsp's window: the input word at [x], the tap's widened filter words at
  * [g, #w], then four multiply-accumulates; the two filter loads pipeline behind the input's. */
 #define DW3X3_TAP(w)                                                                         \
     "ldr %[xb], [%[x]]\n\t"                                                                  \
@@ -223,65 +224,12 @@ HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t
     }
 }
 
-/* The windows cut by the image edge (every output pixel outside rows [oy_lo, oy_hi) x columns
- * [ox_lo, ox_hi)) for the four channels of g: a tap outside the image reads zpw, four copies of
- * the input zero point, whose product with the filter cancels that tap's share of offset_bias
- * (as in hk_depthwise_s8_taps_dsp). */
-HK_INLINE void dw3x3_edges(const hk_depthwise_params_t *p, const dw3x3_group_t *g,
-                           const int8_t *image, int8_t *out_image, int32_t oy_lo, int32_t oy_hi,
-                           int32_t ox_lo, int32_t ox_hi, uint32_t zpw, bool clamp)
-{
-    const int32_t channels = p->input_channels;
-    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
-    const int32_t offset = p->output_offset;
-    int8_t *out = out_image;
-    for (int32_t oy = 0; oy < p->output_height; ++oy) {
-        const int32_t iy0 = oy * p->stride_height - p->pad_top;
-        const bool inner = oy >= oy_lo && oy < oy_hi;
-        for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
-            if (inner && ox == ox_lo) {
-                /* dw3x3_windows did these. */
-                out += (size_t)(ox_hi - 1 - ox) * (size_t)channels;
-                ox = ox_hi - 1;
-                continue;
-            }
-            const int32_t ix0 = ox * p->stride_width - p->pad_left;
-            int32_t a0 = g->start[0], a1 = g->start[1], a2 = g->start[2], a3 = g->start[3];
-            for (int32_t fy = 0, t = 0; fy < 3; ++fy) {
-                const int32_t iy = iy0 + fy * p->dilation_height;
-                const bool row_in = iy >= 0 && iy < p->input_height;
-                for (int32_t fx = 0; fx < 3; ++fx, ++t) {
-                    const int32_t ix = ix0 + fx * p->dilation_width;
-                    const uint32_t xb =
-                        row_in && ix >= 0 && ix < p->input_width
-                            ? hk_load_u32(image + ((size_t)iy * (size_t)p->input_width +
-                                                   (size_t)ix) *
-                                                      (size_t)channels)
-                            : zpw;
-                    const int32_t x02 = hk_sxtb16_even(xb), x13 = hk_sxtb16_odd(xb);
-                    a0 = __smlabb(x02, g->w[t][0], a0);
-                    a2 = __smlatt(x02, g->w[t][0], a2);
-                    a1 = __smlabb(x13, g->w[t][1], a1);
-                    a3 = __smlatt(x13, g->w[t][1], a3);
-                }
-            }
-            out[0] = dw3x3_requant(a0, g->m[0], g->ns[0], offset, clamp, lo, hi);
-            out[1] = dw3x3_requant(a1, g->m[1], g->ns[1], offset, clamp, lo, hi);
-            out[2] = dw3x3_requant(a2, g->m[2], g->ns[2], offset, clamp, lo, hi);
-            out[3] = dw3x3_requant(a3, g->m[3], g->ns[3], offset, clamp, lo, hi);
-        }
-    }
-}
-
-/* Every window of the call, four channels at a time: the whole ones (rows [oy_lo, oy_hi) x
- * columns [ox_lo, ox_hi), possibly none) by dw3x3_windows, the others by dw3x3_edges. */
-HK_NOINLINE void dw3x3_dsp(const hk_depthwise_params_t *p, const int8_t *input,
-                           const int8_t *filter, int8_t *output, int32_t oy_lo, int32_t oy_hi,
-                           int32_t ox_lo, int32_t ox_hi)
+HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                                 const int8_t *filter, int8_t *output, int32_t oy_lo,
+                                 int32_t oy_hi, int32_t ox_lo, int32_t ox_hi)
 {
     const int32_t channels = p->input_channels;
     const bool clamp = p->act_min > -128 || p->act_max < 127;
-    const uint32_t zpw = (uint32_t)(uint8_t)(int8_t)(-p->input_offset) * 0x01010101u;
     const size_t image_size =
         (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
     const size_t out_size =
@@ -303,10 +251,8 @@ HK_NOINLINE void dw3x3_dsp(const hk_depthwise_params_t *p, const int8_t *input,
             int8_t *out_image = output + (size_t)b * out_size + (size_t)c;
             if (clamp) {
                 dw3x3_windows(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, true);
-                dw3x3_edges(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, zpw, true);
             } else {
                 dw3x3_windows(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, false);
-                dw3x3_edges(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, zpw, false);
             }
         }
     }
@@ -329,25 +275,6 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
     const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
     const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
-    if (dw3x3_ok(p, mode)) {
-        /* The whole windows: output rows [oy_lo, oy_hi) and columns [ox_lo, ox_hi), those
-         * whose iy0 lies in [0, height - 1 - span] (span: the filter's extent less one), and
-         * likewise for x. */
-        const int32_t span_y = 2 * p->dilation_height, span_x = 2 * p->dilation_width;
-        int32_t oy_lo = (p->pad_top + p->stride_height - 1) / p->stride_height;
-        int32_t ox_lo = (p->pad_left + p->stride_width - 1) / p->stride_width;
-        const int32_t last_y = p->input_height - 1 - span_y + p->pad_top;
-        const int32_t last_x = p->input_width - 1 - span_x + p->pad_left;
-        int32_t oy_hi =
-            last_y < 0 ? 0 : hk_min_i32(p->output_height, last_y / p->stride_height + 1);
-        int32_t ox_hi =
-            last_x < 0 ? 0 : hk_min_i32(p->output_width, last_x / p->stride_width + 1);
-        if (oy_hi <= oy_lo || ox_hi <= ox_lo) {
-            oy_lo = oy_hi = ox_lo = ox_hi = 0; /* no whole window */
-        }
-        dw3x3_dsp(p, input, filter, output, oy_lo, oy_hi, ox_lo, ox_hi);
-        return;
-    }
     int8_t zero_point[DW_ROW];
     hk_fill_s8(zero_point, (int8_t)(-p->input_offset), DW_ROW);
     int32_t acc[DW_ROW];
@@ -363,7 +290,25 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
                 ((size_t)tap_y[t] * (size_t)p->input_width + (size_t)tap_x[t]) * (size_t)channels;
         }
     }
-    const int32_t span_y = tap_y[ntaps - 1], span_x = tap_x[ntaps - 1];
+    const int32_t span_y = (p->filter_height - 1) * p->dilation_height;
+    const int32_t span_x = (p->filter_width - 1) * p->dilation_width;
+    /* The whole windows go to dw3x3_whole_dsp where it applies: output rows [oy_lo, oy_hi)
+     * and columns [ox_lo, ox_hi) (the windows with iy0 in [0, height - 1 - span_y], and
+     * likewise for x); the loop below then takes the windows cut by the image edge only. */
+    int32_t oy_lo = 0, oy_hi = 0, ox_lo = 0, ox_hi = 0;
+    if (dw3x3_whole_ok(p, mode)) {
+        oy_lo = (p->pad_top + p->stride_height - 1) / p->stride_height;
+        ox_lo = (p->pad_left + p->stride_width - 1) / p->stride_width;
+        const int32_t last_y = p->input_height - 1 - span_y + p->pad_top;
+        const int32_t last_x = p->input_width - 1 - span_x + p->pad_left;
+        oy_hi = last_y < 0 ? 0 : hk_min_i32(p->output_height, last_y / p->stride_height + 1);
+        ox_hi = last_x < 0 ? 0 : hk_min_i32(p->output_width, last_x / p->stride_width + 1);
+        if (oy_hi > oy_lo && ox_hi > ox_lo) {
+            dw3x3_whole_dsp(p, input, filter, output, oy_lo, oy_hi, ox_lo, ox_hi);
+        } else {
+            oy_lo = oy_hi = ox_lo = ox_hi = 0;
+        }
+    }
     const int8_t *row[DW_MAX_TAPS]; /* each tap's input at the row's first channel */
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
@@ -371,7 +316,15 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
             const bool rows_inside = iy0 >= 0 && iy0 + span_y < p->input_height;
+            const bool done_row = oy >= oy_lo && oy < oy_hi;
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
+                if (done_row && ox == ox_lo) {
+                    out += (size_t)(ox_hi - ox_lo) * (size_t)channels;
+                    ox = ox_hi;
+                    if (ox == p->output_width) {
+                        break;
+                    }
+                }
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
                 const bool whole = rows_inside && ix0 >= 0 && ix0 + span_x < p->input_width;
                 for (int32_t c0 = 0; c0 < channels; c0 += DW_ROW) {
