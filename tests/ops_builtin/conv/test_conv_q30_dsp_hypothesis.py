@@ -1,15 +1,15 @@
 """The DSP path's int8 CONV_2D loop with requantization in registers against the reference.
 
 hk_conv_dsp.c runs a call whose every filter requantizes in the Q30 form (multipliers in
-[2^30, 2^31), shifts in [-31, -1]) through conv_dots2_q30_s8: two pixels and two filters at a time as conv_dots2_s8, but each filter pair's
-four sums are requantized in registers and stored to the output pixels at once, with no
-accumulator row (the last taps % 4 in plain C). Hypothesis draws convolutions in and around that
-space (pointwise and 3x3, input channels that make the taps a multiple of four and not, odd filter counts, odd pixel
-counts, strides, padding, dilations, input zero points at the int8 limits, RELU-like and wide
-clamps, and shifts of 0 or left shifts that keep the call off the loop), and one program holding
-a draw's cases is cross-built for the Cortex-M4 and the M55 without MVE (both DSP) and without
-MVE or DSP (the portable reference path), each case checked byte for byte against the numpy
-reference.
+[2^30, 2^31), shifts in [-31, -1]) through conv_dots2_q30_s8: two pixels and two filters at a
+time as conv_dots2_s8, but each filter pair's four sums are requantized in registers and stored
+to the output pixels at once, with no accumulator row (the last taps % 4 in plain C). Hypothesis
+draws convolutions in and around that space (pointwise and 3x3, input channels that make the taps
+a multiple of four and not, odd filter counts, odd pixel counts, strides, padding, dilations,
+input zero points at the int8 limits, RELU-like and wide clamps, and shifts of 0 or left shifts
+that keep the call off the loop), and one program holding a draw's cases is cross-built for the
+Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portable reference
+path), each case checked byte for byte against the numpy reference.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_q30_body (hk_conv_dsp.c).
@@ -60,7 +60,9 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
     # an odd pixel count) and a 3x3 over 4 channels, and KWS's (64 to 64, 25x5 cut to 5x5).
     cases.append(conv_case(np.random.default_rng(0), 8, 16, 1, 1, mode="VALID", size=(5, 5), right_only=True))
     cases.append(conv_case(np.random.default_rng(1), 4, 7, 3, 3, stride=(2, 2), size=(7, 6), right_only=True))
-    cases.append(conv_case(np.random.default_rng(2), 64, 64, 1, 1, mode="VALID", size=(5, 5), right_only=True))
+    cases.append(
+        conv_case(np.random.default_rng(2), 64, 64, 1, 1, mode="VALID", size=(5, 5), right_only=True)
+    )
     check_program(
         program(cases),
         tmp_path_factory.mktemp("conv_q30_dsp"),
@@ -68,4 +70,3 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
         ("conv", "depthwise"),
         len(cases) + len(requant_rows()),
     )
-
