@@ -115,6 +115,9 @@ HK_NOINLINE void dw_taps_dsp(const int8_t *const *taps, int32_t ntaps, const int
  * requantized in registers (hk_requant_row_q30_dsp's arithmetic) and stored as one word.
  * Windows cut by the image edge are left to hk_depthwise_s8_taps_dsp's per-pixel loop.
  */
+/* The fewest whole windows for which dw3x3_whole_dsp pays for its per-call widening. */
+#define DW3X3_MIN_WINDOWS 16
+
 HK_INLINE bool dw3x3_whole_ok(const hk_depthwise_params_t *p, int32_t mode)
 {
     return p->filter_height == 3 && p->filter_width == 3 && p->input_channels % 4 == 0 &&
@@ -303,7 +306,10 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         const int32_t last_x = p->input_width - 1 - span_x + p->pad_left;
         oy_hi = last_y < 0 ? 0 : hk_min_i32(p->output_height, last_y / p->stride_height + 1);
         ox_hi = last_x < 0 ? 0 : hk_min_i32(p->output_width, last_x / p->stride_width + 1);
-        if (oy_hi > oy_lo && ox_hi > ox_lo) {
+        /* Widening the filter costs about two whole windows per four channels: a call with
+         * few whole windows (goal size's row-by-row calls) keeps the per-pixel loop. */
+        if (oy_hi > oy_lo && ox_hi > ox_lo &&
+            (oy_hi - oy_lo) * (ox_hi - ox_lo) * p->batches >= DW3X3_MIN_WINDOWS) {
             dw3x3_whole_dsp(p, input, filter, output, oy_lo, oy_hi, ox_lo, ox_hi);
         } else {
             oy_lo = oy_hi = ox_lo = ox_hi = 0;
