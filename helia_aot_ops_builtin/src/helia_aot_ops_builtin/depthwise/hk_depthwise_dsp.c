@@ -279,7 +279,11 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
     const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
     const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
     int8_t zero_point[DW_ROW];
-    hk_fill_s8(zero_point, (int8_t)(-p->input_offset), DW_ROW);
+    /* A word at a time (goal size calls this once per output pixel). */
+    const uint32_t zero_word = (uint32_t)(uint8_t)(int8_t)(-p->input_offset) * 0x01010101u;
+    for (int32_t i = 0; i < DW_ROW; i += 4) {
+        hk_store_u32(zero_point + i, zero_word);
+    }
     int32_t acc[DW_ROW];
     /* Each tap's place in the window: rows and columns from its origin, and bytes from the
      * origin's first channel (for windows inside the image, whose taps need no check). */
@@ -299,7 +303,8 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
      * and columns [ox_lo, ox_hi) (the windows with iy0 in [0, height - 1 - span_y], and
      * likewise for x); the loop below then takes the windows cut by the image edge only. */
     int32_t oy_lo = 0, oy_hi = 0, ox_lo = 0, ox_hi = 0;
-    if (dw3x3_whole_ok(p, mode)) {
+    if (p->batches * p->output_height * p->output_width >= DW3X3_MIN_WINDOWS &&
+        dw3x3_whole_ok(p, mode)) {
         oy_lo = (p->pad_top + p->stride_height - 1) / p->stride_height;
         ox_lo = (p->pad_left + p->stride_width - 1) / p->stride_width;
         const int32_t last_y = p->input_height - 1 - span_y + p->pad_top;
@@ -307,7 +312,7 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         oy_hi = last_y < 0 ? 0 : hk_min_i32(p->output_height, last_y / p->stride_height + 1);
         ox_hi = last_x < 0 ? 0 : hk_min_i32(p->output_width, last_x / p->stride_width + 1);
         /* Widening the filter costs about two whole windows per four channels: a call with
-         * few whole windows (goal size's row-by-row calls) keeps the per-pixel loop. */
+         * few whole windows (goal size calls it once per output pixel) keeps the per-pixel loop. */
         if (oy_hi > oy_lo && ox_hi > ox_lo &&
             (oy_hi - oy_lo) * (ox_hi - ox_lo) * p->batches >= DW3X3_MIN_WINDOWS) {
             dw3x3_whole_dsp(p, input, filter, output, oy_lo, oy_hi, ox_lo, ox_hi);
