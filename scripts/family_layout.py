@@ -335,6 +335,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_conv_im2col_selection.py",
         "test_conv_pairs_hypothesis.py",
         "test_conv_paths.py",
+        "test_conv_q30_dsp_hypothesis.py",
         "test_conv_quads_hypothesis.py",
         "test_conv_reuse.py",
         "test_conv_unfolded_hypothesis.py",
@@ -350,6 +351,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "depthwise": (
         "test_depthwise.py",
+        "test_depthwise_3x3_dsp_hypothesis.py",
         "test_depthwise_offset_bias_hypothesis.py",
         "test_depthwise_rows_hypothesis.py",
     ),

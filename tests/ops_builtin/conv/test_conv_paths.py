@@ -123,7 +123,10 @@ def conv_case(
     left=False,
     zp_in=None,
     size=(6, 5),
+    right_only=False,
 ) -> Case:
+    """A convolution case; ``right_only`` clips every shift to at most -1 (the DSP path's Q30
+    requantization, hk_requant.h, then applies to every filter)."""
     fic = c // groups
     h, w_ = size
     (oh, pt), (ow, pl) = (
@@ -136,6 +139,8 @@ def conv_case(
     w = rng.integers(-127, 127, (oc, kh, kw, fic), endpoint=True).astype(np.int8)
     bias = rng.integers(-(1 << 16), 1 << 16, oc).astype(np.int32)
     mult, shift = _quant(rng, oc, left)
+    if right_only:
+        shift = np.minimum(shift, -1).astype(np.int32)
     act = (-128, 127) if rng.random() < 0.5 else (-300, 300)
     if rng.random() < 0.3:
         act = (int(zp_out), 127)  # a RELU-like clamp
@@ -196,7 +201,10 @@ def dw_case(
     zp_in=None,
     size=(6, 5),
     with_bias=True,
+    right_only=False,
 ) -> Case:
+    """A depthwise case; ``right_only`` clips every shift to at most -1 (the DSP path's Q30
+    requantization, hk_requant.h, then applies to every channel)."""
     h, w_ = size
     oc = c * dm
     (oh, pt), (ow, pl) = (
@@ -209,6 +217,8 @@ def dw_case(
     w = rng.integers(-127, 127, (1, kh, kw, oc), endpoint=True).astype(np.int8)
     bias = rng.integers(-(1 << 16), 1 << 16, oc).astype(np.int32) if with_bias else None
     mult, shift = _quant(rng, oc, left)
+    if right_only:
+        shift = np.minimum(shift, -1).astype(np.int32)
     act = (-128, 127) if rng.random() < 0.5 else (-300, 300)
     fields = dict(
         batches=1,

@@ -111,10 +111,22 @@ HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
         if (whole & 4) {
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
-        if (whole >= 8) {
+        int32_t p02, p13, q02, q13, w, e;
+        if (whole & 8) {
+            __asm__(CONV_DSP_STEP4 CONV_DSP_STEP4
+                    : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
+                      [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
+                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
+                      [w] "=&r"(w), [e] "=&r"(e)
+                    :
+                    : "memory");
+        }
+        if (whole >= 16) {
+            /* Sixteen taps a pass: the end test (a load, a compare and a taken branch) once
+             * per 64 multiply-accumulates. */
             const int8_t *const wa_end = w0 + whole;
-            int32_t p02, p13, q02, q13, w, e;
-            __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 "ldr %[e], %[end]\n\t"
+            __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 CONV_DSP_STEP4 CONV_DSP_STEP4
+                    "ldr %[e], %[end]\n\t"
                     "cmp %[wa], %[e]\n\t"
                     "bne 1b"
                     : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
@@ -145,6 +157,105 @@ HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
     }
 }
 
+/* hk_requant_row_q30_dsp's value of one accumulator, for the filter whose multiplier is m and
+ * whose shift's complement is ns; `clamp` (a constant at every call)
+ * applies [lo, hi] after the saturation to int8, which alone gives the int8 limits. */
+HK_INLINE int8_t conv_requant_q30(int32_t acc, int32_t m, int32_t ns, int32_t offset,
+                                  bool clamp, int32_t lo, int32_t hi)
+{
+    const int32_t y = hk_doubling_high_q30(acc, m);
+    const int32_t q = __qadd((y + (y >> 31)) >> ns, 1);
+    const int32_t v = hk_ssat8_dsp(offset + (q >> 1));
+    return (int8_t)(clamp ? hk_clamp_i32(v, lo, hi) : v);
+}
+
+/*
+ * conv_dots2_s8 for a call whose every filter requantizes in the Q30 form (hk_requant.h): each
+ * filter pair's four sums are requantized in registers as soon as they are complete and stored
+ * to the two output pixels out0 and out1 (the same pixel for a last odd one), so no accumulator
+ * row is written and read back and no second loop runs. With `tail` the last taps % 4 run in
+ * plain C; `clamp` and `tail` are constants at every call.
+ */
+HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t taps,
+                                   const int8_t *filter, int32_t channels, const int32_t *bias,
+                                   const int32_t *mult, const int32_t *shift,
+                                   int32_t offset, int32_t lo, int32_t hi, uint8_t *words,
+                                   int8_t *out0, int8_t *out1, bool clamp, bool tail)
+{
+    const int32_t whole = tail ? taps & ~3 : taps;
+    conv_widen2_s8(x0, x1, taps, words);
+    for (int32_t oc = 0; oc < channels; oc += 2) {
+        /* An odd last filter is computed twice and stored once. */
+        const bool pair = oc + 1 < channels;
+        const int8_t *w0 = filter + (size_t)oc * (size_t)taps;
+        const int8_t *w1 = pair ? w0 + taps : w0;
+        const int32_t b0 = bias[oc], b1 = pair ? bias[oc + 1] : b0;
+        conv_acc2x2_t a = {b0, b0, b1, b1};
+        const int32_t *xw = (const int32_t *)(const void *)words;
+        const int8_t *wa = w0, *wb = w1;
+#if CONV_DSP_ASM
+        if (whole & 4) {
+            conv_step4_s8(&a, &xw, &wa, &wb);
+        }
+        if (whole >= 8) {
+            const int8_t *const wa_end = w0 + whole;
+            int32_t p02, p13, q02, q13, w, e;
+            __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 "ldr %[e], %[end]\n\t"
+                    "cmp %[wa], %[e]\n\t"
+                    "bne 1b"
+                    : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
+                      [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
+                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
+                      [w] "=&r"(w), [e] "=&r"(e)
+                    : [end] "m"(wa_end)
+                    : "cc", "memory");
+        }
+#else
+        for (int32_t k = 0; k < whole; k += 4) {
+            conv_step4_s8(&a, &xw, &wa, &wb);
+        }
+#endif
+        for (int32_t k = whole; tail && k < taps; ++k) {
+            a.a00 += x0[k] * w0[k];
+            a.a10 += x1[k] * w0[k];
+            a.a01 += x0[k] * w1[k];
+            a.a11 += x1[k] * w1[k];
+        }
+        const int32_t m0 = mult[oc], n0 = ~shift[oc];
+        out0[oc] = conv_requant_q30(a.a00, m0, n0, offset, clamp, lo, hi);
+        out1[oc] = conv_requant_q30(a.a10, m0, n0, offset, clamp, lo, hi);
+        if (pair) {
+            const int32_t m1 = mult[oc + 1], n1 = ~shift[oc + 1];
+            out0[oc + 1] = conv_requant_q30(a.a01, m1, n1, offset, clamp, lo, hi);
+            out1[oc + 1] = conv_requant_q30(a.a11, m1, n1, offset, clamp, lo, hi);
+        }
+    }
+}
+
+HK_NOINLINE void conv_dots2_q30_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
+                                   const int8_t *filter, int32_t channels, const int32_t *bias,
+                                   const int32_t *mult, const int32_t *shift,
+                                   int32_t offset, int32_t lo, int32_t hi, uint8_t *words,
+                                   int8_t *out0, int8_t *out1)
+{
+    /* One copy per constant pair (clamp, tail): a tail loop or a clamp the call does not need
+     * would cost the pair loop registers. */
+    const bool clamp = lo > -128 || hi < 127, tail = (taps & 3) != 0;
+    if (clamp && tail) {
+        conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, offset, lo,
+                            hi, words, out0, out1, true, true);
+    } else if (clamp) {
+        conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, offset, lo,
+                            hi, words, out0, out1, true, false);
+    } else if (tail) {
+        conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, offset, lo,
+                            hi, words, out0, out1, false, true);
+    } else {
+        conv_dots2_q30_body(x0, x1, taps, filter, channels, bias, mult, shift, offset, lo,
+                            hi, words, out0, out1, false, false);
+    }
+}
+
 void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
                      int8_t *output)
 {
@@ -162,6 +273,20 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
     const int32_t pixels = p->batches * p->output_height * p->output_width;
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
+    if (mode == HK_REQUANT_Q30) {
+        for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+            /* Two pixels at a time; a last odd one is computed twice and stored once. */
+            const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);
+            const bool two = i + 1 < pixels;
+            const int8_t *x1 =
+                two ? conv_source(p, input, direct, &at, s.patch1, conv_gather_s8) : x0;
+            conv_dots2_q30_s8(x0, x1, taps, filter, channels, p->offset_bias,
+                              p->output_multiplier, p->output_shift, p->output_offset, lo, hi,
+                              s.words, out,
+                              two ? out + channels : out);
+        }
+        return;
+    }
     for (int32_t i = 0; i < pixels; ++i, out += channels) {
         /* Two pixels at a time; a last odd one is computed twice and stored once. */
         const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);

@@ -107,6 +107,161 @@ HK_NOINLINE void dw_taps_dsp(const int8_t *const *taps, int32_t ntaps, const int
 }
 
 /*
+ * The whole 3x3 windows of a call whose requantization is HK_REQUANT_Q30 and whose channels
+ * come in fours (dw3x3_whole_ok), four channels at a time over every whole window: the four
+ * channels' filter taps are widened to int16 lanes once per call (SXTB16, on the stack), so
+ * each tap of a window costs one input load, its widening and four multiply-accumulates, the
+ * accumulators stay in registers over the nine taps, and the window's four outputs are
+ * requantized in registers (hk_requant_row_q30_dsp's arithmetic) and stored as one word.
+ * Windows cut by the image edge are left to hk_depthwise_s8_taps_dsp's per-pixel loop.
+ */
+/* The fewest whole windows for which dw3x3_whole_dsp pays for its per-call widening. */
+#define DW3X3_MIN_WINDOWS 16
+
+HK_INLINE bool dw3x3_whole_ok(const hk_depthwise_params_t *p, int32_t mode)
+{
+    return p->filter_height == 3 && p->filter_width == 3 && p->input_channels % 4 == 0 &&
+           mode == HK_REQUANT_Q30;
+}
+
+/* One of four requantized channels: hk_requant_row_q30_dsp's value for acc with the multiplier
+ * m and the shift's complement ns (= ~shift); `clamp` applies
+ * [lo, hi] after the saturation to int8 (a constant at every call: without it lo and hi are
+ * the int8 limits, which the saturation already gives). */
+HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m, int32_t ns, int32_t offset, bool clamp,
+                               int32_t lo, int32_t hi)
+{
+    const int32_t y = hk_doubling_high_q30(acc, m);
+    const int32_t q = __qadd((y + (y >> 31)) >> ns, 1);
+    const int32_t v = hk_ssat8_dsp(offset + (q >> 1));
+    return (int8_t)(clamp ? hk_clamp_i32(v, lo, hi) : v);
+}
+
+/* The per-channel constants of four channels for dw3x3_whole_dsp. */
+typedef struct {
+    int32_t w[9][2]; /* each tap's filter bytes 0 and 2, then 1 and 3, as int16 lanes */
+    int32_t start[4], m[4], ns[4];
+} dw3x3_group_t;
+
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
+#define DW3X3_ASM 1
+/* One tap of dw3x3_whole_dsp's window: the input word at [x], the tap's widened filter words at
+ * [g, #w], then four multiply-accumulates; the two filter loads pipeline behind the input's. */
+#define DW3X3_TAP(w)                                                                         \
+    "ldr %[xb], [%[x]]\n\t"                                                                  \
+    "ldr %[we], [%[g], #" #w "]\n\t"                                                         \
+    "ldr %[wo], [%[g], #" #w " + 4]\n\t"                                                     \
+    "sxtb16 %[xo], %[xb], ror #8\n\t"                                                        \
+    "sxtb16 %[xb], %[xb]\n\t"                                                                \
+    "smlabb %[a0], %[xb], %[we], %[a0]\n\t"                                                  \
+    "smlatt %[a2], %[xb], %[we], %[a2]\n\t"                                                  \
+    "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"                                                  \
+    "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+#define DW3X3_ROW(w0, w1, w2)                                                                \
+    DW3X3_TAP(w0) "add %[x], %[x], %[col]\n\t" DW3X3_TAP(w1) "add %[x], %[x], %[col]\n\t"     \
+        DW3X3_TAP(w2) "add %[x], %[x], %[next]\n\t"
+#else
+#define DW3X3_ASM 0
+#endif
+
+/* The four channels' sums over one whole window from x: start plus input * filter. */
+HK_INLINE void dw3x3_window(const dw3x3_group_t *g, const int8_t *x, size_t x_col, size_t x_row,
+                            int32_t *acc)
+{
+    int32_t a0 = g->start[0], a1 = g->start[1], a2 = g->start[2], a3 = g->start[3];
+#if DW3X3_ASM
+    /* Nine taps in 84 instructions, twelve registers: x steps along the window's rows. */
+    const size_t next = x_row - 2 * x_col;
+    int32_t xb, xo, we, wo;
+    __asm__(DW3X3_ROW(0, 8, 16) DW3X3_ROW(24, 32, 40) DW3X3_ROW(48, 56, 64)
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+              [xb] "=&r"(xb), [xo] "=&r"(xo), [we] "=&r"(we), [wo] "=&r"(wo)
+            : [g] "r"(g->w), [col] "r"(x_col), [next] "r"(next)
+            : "memory");
+#else
+    for (int32_t fy = 0; fy < 3; ++fy, x += x_row) {
+        for (int32_t fx = 0; fx < 3; ++fx) {
+            const uint32_t xb = hk_load_u32(x + (size_t)fx * x_col);
+            const int32_t x02 = hk_sxtb16_even(xb), x13 = hk_sxtb16_odd(xb);
+            const int32_t w02 = g->w[fy * 3 + fx][0], w13 = g->w[fy * 3 + fx][1];
+            a0 = __smlabb(x02, w02, a0);
+            a2 = __smlatt(x02, w02, a2);
+            a1 = __smlabb(x13, w13, a1);
+            a3 = __smlatt(x13, w13, a3);
+        }
+    }
+#endif
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* Every whole window of the output rows [oy_lo, oy_hi) and columns [ox_lo, ox_hi) for the four
+ * channels of g (from image and out_image at their first channel). */
+HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t *g,
+                             const int8_t *image, int8_t *out_image, int32_t oy_lo,
+                             int32_t oy_hi, int32_t ox_lo, int32_t ox_hi, bool clamp)
+{
+    const int32_t channels = p->input_channels;
+    const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
+    const int32_t offset = p->output_offset;
+    const size_t x_col = (size_t)p->dilation_width * (size_t)channels;
+    const size_t x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)channels;
+    const size_t step = (size_t)p->stride_width * (size_t)channels;
+    for (int32_t oy = oy_lo; oy < oy_hi; ++oy) {
+        const int32_t iy0 = oy * p->stride_height - p->pad_top;
+        const int32_t ix0 = ox_lo * p->stride_width - p->pad_left;
+        const int8_t *x =
+            image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)channels;
+        int8_t *out =
+            out_image + ((size_t)oy * (size_t)p->output_width + (size_t)ox_lo) * (size_t)channels;
+        for (int32_t n = ox_hi - ox_lo; n > 0; --n, x += step, out += channels) {
+            int32_t acc[4];
+            dw3x3_window(g, x, x_col, x_row, acc);
+            out[0] = dw3x3_requant(acc[0], g->m[0], g->ns[0], offset, clamp, lo, hi);
+            out[1] = dw3x3_requant(acc[1], g->m[1], g->ns[1], offset, clamp, lo, hi);
+            out[2] = dw3x3_requant(acc[2], g->m[2], g->ns[2], offset, clamp, lo, hi);
+            out[3] = dw3x3_requant(acc[3], g->m[3], g->ns[3], offset, clamp, lo, hi);
+        }
+    }
+}
+
+HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *input,
+                                 const int8_t *filter, int8_t *output, int32_t oy_lo,
+                                 int32_t oy_hi, int32_t ox_lo, int32_t ox_hi)
+{
+    const int32_t channels = p->input_channels;
+    const bool clamp = p->act_min > -128 || p->act_max < 127;
+    const size_t image_size =
+        (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
+    const size_t out_size =
+        (size_t)p->output_height * (size_t)p->output_width * (size_t)channels;
+    dw3x3_group_t g;
+    for (int32_t c = 0; c < channels; c += 4) {
+        for (int32_t t = 0; t < 9; ++t) {
+            const uint32_t wb = hk_load_u32(filter + (size_t)t * (size_t)channels + (size_t)c);
+            g.w[t][0] = hk_sxtb16_even(wb);
+            g.w[t][1] = hk_sxtb16_odd(wb);
+        }
+        for (int32_t i = 0; i < 4; ++i) {
+            g.start[i] = p->offset_bias[c + i];
+            g.m[i] = p->output_multiplier[c + i];
+            g.ns[i] = ~p->output_shift[c + i];
+        }
+        for (int32_t b = 0; b < p->batches; ++b) {
+            const int8_t *image = input + (size_t)b * image_size + (size_t)c;
+            int8_t *out_image = output + (size_t)b * out_size + (size_t)c;
+            if (clamp) {
+                dw3x3_windows(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, true);
+            } else {
+                dw3x3_windows(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, false);
+            }
+        }
+    }
+}
+
+/*
  * Depth multiplier 1 with offset_bias on the DSP extension: every window, cut by the image edge
  * or not, starts from offset_bias and multiplies raw inputs. A tap outside the image reads the
  * input zero point, whose product with the weight, -input_offset * w, cancels that tap's share
@@ -124,7 +279,11 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
     const int32_t lo = hk_max_i32(p->act_min, -128), hi = hk_min_i32(p->act_max, 127);
     const int32_t mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
     int8_t zero_point[DW_ROW];
-    hk_fill_s8(zero_point, (int8_t)(-p->input_offset), DW_ROW);
+    /* A word at a time (goal size calls this once per output pixel). */
+    const uint32_t zero_word = (uint32_t)(uint8_t)(int8_t)(-p->input_offset) * 0x01010101u;
+    for (int32_t i = 0; i < DW_ROW; i += 4) {
+        hk_store_u32(zero_point + i, zero_word);
+    }
     int32_t acc[DW_ROW];
     /* Each tap's place in the window: rows and columns from its origin, and bytes from the
      * origin's first channel (for windows inside the image, whose taps need no check). */
@@ -138,7 +297,29 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
                 ((size_t)tap_y[t] * (size_t)p->input_width + (size_t)tap_x[t]) * (size_t)channels;
         }
     }
-    const int32_t span_y = tap_y[ntaps - 1], span_x = tap_x[ntaps - 1];
+    const int32_t span_y = (p->filter_height - 1) * p->dilation_height;
+    const int32_t span_x = (p->filter_width - 1) * p->dilation_width;
+    /* The whole windows go to dw3x3_whole_dsp where it applies: output rows [oy_lo, oy_hi)
+     * and columns [ox_lo, ox_hi) (the windows with iy0 in [0, height - 1 - span_y], and
+     * likewise for x); the loop below then takes the windows cut by the image edge only. */
+    int32_t oy_lo = 0, oy_hi = 0, ox_lo = 0, ox_hi = 0;
+    if (p->batches * p->output_height * p->output_width >= DW3X3_MIN_WINDOWS &&
+        dw3x3_whole_ok(p, mode)) {
+        oy_lo = (p->pad_top + p->stride_height - 1) / p->stride_height;
+        ox_lo = (p->pad_left + p->stride_width - 1) / p->stride_width;
+        const int32_t last_y = p->input_height - 1 - span_y + p->pad_top;
+        const int32_t last_x = p->input_width - 1 - span_x + p->pad_left;
+        oy_hi = last_y < 0 ? 0 : hk_min_i32(p->output_height, last_y / p->stride_height + 1);
+        ox_hi = last_x < 0 ? 0 : hk_min_i32(p->output_width, last_x / p->stride_width + 1);
+        /* Widening the filter costs about two whole windows per four channels: a call with
+         * few whole windows (goal size calls it once per output pixel) keeps the per-pixel loop. */
+        if (oy_hi > oy_lo && ox_hi > ox_lo &&
+            (oy_hi - oy_lo) * (ox_hi - ox_lo) * p->batches >= DW3X3_MIN_WINDOWS) {
+            dw3x3_whole_dsp(p, input, filter, output, oy_lo, oy_hi, ox_lo, ox_hi);
+        } else {
+            oy_lo = oy_hi = ox_lo = ox_hi = 0;
+        }
+    }
     const int8_t *row[DW_MAX_TAPS]; /* each tap's input at the row's first channel */
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
@@ -146,7 +327,15 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
             const bool rows_inside = iy0 >= 0 && iy0 + span_y < p->input_height;
+            const bool done_row = oy >= oy_lo && oy < oy_hi;
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += channels) {
+                if (done_row && ox == ox_lo) {
+                    out += (size_t)(ox_hi - ox_lo) * (size_t)channels;
+                    ox = ox_hi;
+                    if (ox == p->output_width) {
+                        break;
+                    }
+                }
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
                 const bool whole = rows_inside && ix0 >= 0 && ix0 + span_x < p->input_width;
                 for (int32_t c0 = 0; c0 < channels; c0 += DW_ROW) {

@@ -1,0 +1,72 @@
+"""The DSP path's int8 CONV_2D loop with requantization in registers against the reference.
+
+hk_conv_dsp.c runs a call whose every filter requantizes in the Q30 form (multipliers in
+[2^30, 2^31), shifts in [-31, -1]) through conv_dots2_q30_s8: two pixels and two filters at a
+time as conv_dots2_s8, but each filter pair's four sums are requantized in registers and stored
+to the output pixels at once, with no accumulator row (the last taps % 4 in plain C). Hypothesis
+draws convolutions in and around that space (pointwise and 3x3, input channels that make the taps
+a multiple of four and not, odd filter counts, odd pixel counts, strides, padding, dilations,
+input zero points at the int8 limits, RELU-like and wide clamps, and shifts of 0 or left shifts
+that keep the call off the loop), and one program holding a draw's cases is cross-built for the
+Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portable reference
+path), each case checked byte for byte against the numpy reference.
+
+Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
+conv_dots2_q30_body (hk_conv_dsp.c).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ops_builtin.conv.test_conv_paths import conv_case, program, requant_rows
+from ops_builtin.support.cross_check import FEW_BUILDS, check_program, drawn_cases, paths
+
+pytestmark = [pytest.mark.cross]
+
+PATHS = paths("m4-dsp", "m55-dsp", "m55-portable")
+
+
+@st.composite
+def q30_conv_case(draw):
+    """Keyword arguments of conv_case for a convolution the Q30 loop may take."""
+    in_space = draw(st.integers(0, 3)) > 0
+    k = draw(st.sampled_from([1, 3]))
+    return dict(
+        c=draw(st.sampled_from([4, 8, 12, 16, 32]) if in_space else st.integers(1, 20)),
+        oc=draw(st.integers(1, 20)),
+        kh=k,
+        kw=k,
+        stride=(draw(st.integers(1, 2)), draw(st.integers(1, 2))),
+        dilation=(1, 1) if in_space else (draw(st.integers(1, 2)), 1),
+        mode=draw(st.sampled_from(["SAME", "VALID"])),
+        size=(draw(st.integers(3, 7)), draw(st.integers(3, 7))),
+        left=draw(st.integers(0, 7)) == 0,
+        right_only=in_space,
+        zp_in=draw(st.sampled_from([None, -128, 127])),
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+@pytest.mark.parametrize("path_name", sorted(PATHS))
+@FEW_BUILDS
+@given(drawn=st.lists(q30_conv_case(), min_size=8, max_size=12))
+def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
+    cases = drawn_cases(drawn, conv_case)
+    # Always the MLPerf shapes the loop was written for: VWW's pointwise layers (8 channels to 16,
+    # an odd pixel count) and a 3x3 over 4 channels, and KWS's (64 to 64, 25x5 cut to 5x5).
+    cases.append(conv_case(np.random.default_rng(0), 8, 16, 1, 1, mode="VALID", size=(5, 5), right_only=True))
+    cases.append(conv_case(np.random.default_rng(1), 4, 7, 3, 3, stride=(2, 2), size=(7, 6), right_only=True))
+    cases.append(
+        conv_case(np.random.default_rng(2), 64, 64, 1, 1, mode="VALID", size=(5, 5), right_only=True)
+    )
+    check_program(
+        program(cases),
+        tmp_path_factory.mktemp("conv_q30_dsp"),
+        PATHS[path_name],
+        ("conv", "depthwise"),
+        len(cases) + len(requant_rows()),
+    )
