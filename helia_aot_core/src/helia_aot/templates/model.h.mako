@@ -20,6 +20,9 @@ extern "C" {
 /* Initialize ctx (${prefix}_context_init, constant hydration, every operator's init).
 % if not allocate_arenas:
  * Bind every arena region first (${prefix}_bind_arena / ${prefix}_bind_arenas).
+% elif bound_regions:
+ * Bind every scratch region first (${prefix}_bind_arena): memory.shared_arena leaves them to the
+ * application, which gives every module of the image the same buffer.
 % endif
  * Returns 0, 13 for a NULL ctx, or the first failure of a step. */
 int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx);

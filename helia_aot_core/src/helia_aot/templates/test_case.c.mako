@@ -45,7 +45,12 @@ static int32_t ${prefix}_test_ready = 0;
 
 /* The module leaves its arenas to the application (memory.allocate_arenas: false): the test binds
  * them as an application would, cold constants to a copy of the module's sidecar files. */
-% for r in c_regions:
+% elif bound_regions:
+
+/* The module leaves its scratch arenas to the application (memory.shared_arena): the test binds
+ * a buffer of its own to each, where an application gives every module of its image the same one. */
+% endif
+% for r in bound_regions:
 % if r.cold:
 static const uint8_t ${prefix}_test_${r.blob}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) = {
 ${test_blobs[r.blob]}
@@ -54,7 +59,6 @@ ${test_blobs[r.blob]}
 static uint8_t ${prefix}_test_${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${r.memory};
 % endif
 % endfor
-% endif
 % if any(out.kind == "ulp" for out in outputs_check):
 
 /* A float's place on the number line as an integer: adjacent float32 values differ by 1, and
@@ -242,15 +246,13 @@ int32_t ${prefix}_test_case_init(void)
     int32_t status;
     memset(&${prefix}_test_ctx, 0, sizeof(${prefix}_test_ctx));
     ${prefix}_test_ready = 0;
-% if not allocate_arenas:
-% for r in c_regions:
+% for r in bound_regions:
     status = ${prefix}_bind_arena(${r.enum}, ${"(void *)(uintptr_t)" if r.cold else ""}${prefix}_test_${r.blob if r.cold else r.buffer}, ${r.total_size}u);
     if (status != ${prefix}_status_ok) {
         ${PREFIX}_PRINTF("${prefix}_test_case: binding ${r.enum} failed with status %ld\n", (long)status);
         return status;
     }
 % endfor
-% endif
     status = ${prefix}_model_init(&${prefix}_test_ctx);
     if (status != ${prefix}_status_ok) {
         ${PREFIX}_PRINTF("${prefix}_test_case: init failed with status %ld\n", (long)status);
