@@ -68,7 +68,9 @@ def shared_main(result, path: Path) -> Path:
         p = converted.prefix
         with np.load(golden_path(entries[name])) as golden:
             inputs = [golden[k] for k in sorted(golden.files) if k.startswith("in_")]
-            outputs = [golden[f"ref_out_{j}"] for j in range(len([k for k in golden.files if "ref_out" in k]))]
+            outputs = [
+                golden[f"ref_out_{j}"] for j in range(len([k for k in golden.files if "ref_out" in k]))
+            ]
         samples = inputs[0].shape[0]
         for s in range(samples):
             for i, array in enumerate(inputs):
@@ -88,7 +90,8 @@ def shared_main(result, path: Path) -> Path:
             body.append(f"    if ({p}_model_run(&{p}_ctx) != 0) return 5;")
             for j in range(len(outputs)):
                 body.append(
-                    f"    if (memcmp({p}_ctx.outputs[{j}].data, {p}_out_{s}_{j}, sizeof({p}_out_{s}_{j})) != 0)"
+                    f"    if (memcmp({p}_ctx.outputs[{j}].data, {p}_out_{s}_{j},"
+                    f" sizeof({p}_out_{s}_{j})) != 0)"
                     f' {{ printf("{name} sample {s} output {j} differs\\n"); ++failures; }}'
                 )
             runs.append((s, "\n".join(body)))
@@ -111,8 +114,16 @@ def _sources(result) -> list[Path]:
     return [s for r in result.results for s in sorted((Path(r.output) / "src").rglob("*.c"))]
 
 
+def _module_dirs(module: Path) -> tuple[Path, Path]:
+    return module / "includes-api", module / "src" / "kernels"
+
+
 def _includes(result) -> list[Path]:
-    return [d for r in result.results for d in (Path(r.output) / "includes-api", Path(r.output) / "src" / "kernels")]
+    return [
+        d
+        for r in result.results
+        for d in (Path(r.output) / "includes-api", Path(r.output) / "src" / "kernels")
+    ]
 
 
 def test_the_shared_size_is_the_largest_need_and_each_report_says_who_sets_it(shared):
@@ -156,7 +167,9 @@ def test_two_modules_share_one_buffer_bit_exact_on_the_host(shared, tmp_path):
     assert not [s for s in defined if s.startswith("hk_")]
     assert len(defined) == len(set(defined))
     exe = tmp_path / "shared"
-    subprocess.run(["gcc", *flags, *map(str, objects), "-o", str(exe), "-lm"], check=True, capture_output=True)
+    subprocess.run(
+        ["gcc", *flags, *map(str, objects), "-o", str(exe), "-lm"], check=True, capture_output=True
+    )
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 failing" in run.stdout

@@ -115,7 +115,9 @@ def io_entries(details: list[dict]) -> list[dict]:
     for d in details:
         scale, zero_point = d["quantization"]
         quant = {"scale": float(scale), "zero_point": int(zero_point)} if scale else None
-        rows.append({"name": d["name"], "shape": d["shape"].tolist(), "dtype": d["dtype"].__name__, "quant": quant})
+        rows.append(
+            {"name": d["name"], "shape": d["shape"].tolist(), "dtype": d["dtype"].__name__, "quant": quant}
+        )
     return rows
 
 

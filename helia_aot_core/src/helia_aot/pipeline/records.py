@@ -21,8 +21,8 @@ from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
 from helia_aot.pipeline import access_cost
-from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.bound_regions import is_bound, shared_arena_record
+from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources

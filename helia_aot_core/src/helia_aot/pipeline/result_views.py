@@ -11,8 +11,8 @@ from typing import Any
 
 from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId
 from helia_aot.optimization.figures import operator_macs, operator_parameters, weight_positions
-from helia_aot.pipeline.emit import c_regions
 from helia_aot.pipeline.bound_regions import is_bound
+from helia_aot.pipeline.emit import c_regions
 from helia_aot.pipeline.plan_records import MemoryPlan
 from helia_aot.platforms.model import MemoryType
 from helia_aot.views import (
