@@ -29,6 +29,11 @@ int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx);
 
 /* Run one inference on ctx->inputs, writing ctx->outputs. Returns 0, 13 for a NULL ctx, 14 when
  * ${prefix}_model_init has not succeeded${", 200 when staged constants are not hydrated" if staged_regions else ""}, or an operator's failure. */
+% if bound_inputs:
+/* memory.bind_inputs: after ${prefix}_model_init, set ctx->inputs[i].data to each input's buffer
+ * (ctx->inputs[i].size bytes); the run reads the inputs there and never writes them, and returns
+ * 15 when one is NULL. */
+% endif
 int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx);
 
 /* Put the model's state (every persistent tensor: resource variables, recurrent state) back to

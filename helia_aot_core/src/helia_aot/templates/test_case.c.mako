@@ -41,6 +41,13 @@ static const int32_t ${prefix}_test_feedback[${len(feedback)}][2] = {${", ".join
 
 static ${prefix}_model_context_t ${prefix}_test_ctx;
 static int32_t ${prefix}_test_ready = 0;
+% if bound_inputs:
+
+/* memory.bind_inputs: the inputs live in the caller's buffers, here the test's own. */
+% for t in inputs:
+static uint8_t ${prefix}_test_bound_input_${loop.index}[${max(t.nbytes, 1)}] ${PREFIX}_ALIGNED(16);
+% endfor
+% endif
 % if not allocate_arenas:
 
 /* The module leaves its arenas to the application (memory.allocate_arenas: false): the test binds
@@ -258,6 +265,9 @@ int32_t ${prefix}_test_case_init(void)
         ${PREFIX}_PRINTF("${prefix}_test_case: init failed with status %ld\n", (long)status);
         return status;
     }
+% for t in (inputs if bound_inputs else []):
+    ${prefix}_test_ctx.inputs[${loop.index}].data = (int8_t *)${prefix}_test_bound_input_${loop.index};
+% endfor
     ${prefix}_test_ready = 1;
     return ${prefix}_status_ok;
 }
