@@ -135,7 +135,7 @@ def main() -> None:
         "ops": sorted({op["op_name"] for op in interpreter._get_ops_details()}),
         "bytes": len(raw),
         "sha256": hashlib.sha256(raw).hexdigest(),
-        "inputs": io_entries(interpreter.get_input_details()),
+        "inputs": [dict(row, golden_range=[0.0, 1.0]) for row in io_entries(interpreter.get_input_details())],
         "outputs": io_entries(interpreter.get_output_details()),
         "golden": f"golden/{NAME}.npz",
         "reference_op_resolver": "BUILTIN_REF",
