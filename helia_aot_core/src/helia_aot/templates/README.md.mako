@@ -235,6 +235,6 @@ The module calls its ${num_operators} operators straight-line (`module.schedule:
 `ctx.callback` is not used.
 % endif
 Status codes (`${prefix}_status_t` in `${prefix}_tensors.h`): 0 is success; 1-4 arena binding,
-10-14 context and lifecycle, 100-101 bulk binding, 200 hydration; 1000-1999 come from custom
+10-${15 if bound_inputs else 14} context and lifecycle, 100-101 bulk binding, 200 hydration; 1000-1999 come from custom
 operators; a negative status is a kernel's failure. The C API is version
 ${PREFIX}_API_VERSION_MAJOR.MINOR.PATCH = 1.1.0 (`${prefix}_model.h`).
