@@ -213,3 +213,12 @@ def test_convert_set_plans_the_set_on_the_command_line(tmp_path):
     (setter,) = {c[4] for c in cells}
     assert [c[0] for c in cells if c[2] == shared_size] == [setter]
     assert not (tmp_path / "out").exists()  # --dry-run writes nothing
+
+
+def test_a_set_needs_an_output_per_model(tmp_path):
+    one = _config(MODELS[0], 0, tmp_path)
+    other = _config(MODELS[1], 1, tmp_path).model_copy(
+        update={"module": one.module.model_copy(update={"prefix": "m1"})}
+    )
+    with pytest.raises(InvalidConfigError, match="both use output"):
+        convert_shared([one, other])

@@ -59,21 +59,23 @@ def check_set(configs: Sequence[ConvertArgs]) -> None:
             f"a shared scratch buffer needs two or more models, got {len(configs)}",
             hint="give one configuration per model (helia-aot convert-set --path a.yaml --path b.yaml)",
         )
-    for what, key in (("module.prefix", lambda c: c.module.prefix), ("module.name", _destination)):
+    for what, key in (("module.prefix", lambda c: c.module.prefix), ("output", _destination)):
         seen: dict[str, int] = {}
         for index, config in enumerate(configs):
             value = str(key(config))
             if value in seen:
                 raise InvalidConfigError(
                     f"models {seen[value]} and {index} of the set both use {what} {value!r}",
-                    hint="give each module of one image its own module.prefix and module.name "
-                    "(every C symbol starts with the prefix)",
+                    hint="give each module of one image its own module.prefix (every C symbol "
+                    "starts with it) and its own output (module.path and module.name)",
                 )
             seen[value] = index
 
 
 def _destination(config: ConvertArgs) -> str:
-    return f"{config.module.path}/{config.module.name}"
+    from helia_aot.pipeline.export import destination_of  # the pipeline: only when a set is checked
+
+    return str(destination_of(config))
 
 
 def _with_shared(config: ConvertArgs, shared: dict[str, Any], **top: Any) -> ConvertArgs:
