@@ -138,3 +138,16 @@ def test_a_run_with_an_unbound_input_returns_its_status(tmp_path):
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "status 15" in run.stdout
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("bind", [False, True], ids=["quantize_in_place", "input_bound"])
+def test_the_float_input_vww_at_size_is_bit_exact_on_the_m55(bind, tmp_path):
+    """On Helium: the QUANTIZE writing over the image it reads, and the bound image's body in a
+    patch stage and in-place row loops."""
+    from helia_aot.testing import cross_build_module, run_qemu
+
+    result = convert(FLOAT_INPUT_VWW, tmp_path, goal="size", bind=bind)
+    elf = cross_build_module(result.output, tmp_path / "m55", "m55", prefix="m")
+    run = run_qemu(elf, "m55", timeout=600, count=False)
+    assert run.passed and "bit-exact" in run.stdout, run.stdout
