@@ -132,6 +132,7 @@ class Break:
 # --- the table --------------------------------------------------------------------------------------
 
 BREAKS: dict[str, list[Break]] = {
+    "SharedArenaConfig._positive": [Break("memory.shared_arena.size", {"dtcm": 0}, "must be positive")],
     "ModuleConfig._alias": [Break("module.type", "  ", "module.type must not be empty")],
     "ModuleConfig._folder_name": [
         Break("module.name", "../escape", "must be a single folder name"),
@@ -226,6 +227,9 @@ BREAKS: dict[str, list[Break]] = {
 """Validator -> settings it must reject (each alone), the key the error names and words it says."""
 
 REWRITES: dict[str, list[tuple[dict[str, Any], str, Any]]] = {
+    "SharedArenaConfig._memory_names": [
+        ({"memory": {"shared_arena": {"size": {"DTCM": 5}}}}, "memory.shared_arena.size", {"dtcm": 5})
+    ],
     "ConvertArgs._model_bytes": [({"model": memoryview(b"TFL3")}, "model.data", b"TFL3")],
     "ConvertArgs._platform_name": [({"platform": "apollo4p_evb"}, "platform.name", "apollo4p_evb")],
     "ModelConfig._data": [({"model": {"data": memoryview(b"TFL3")}}, "model.data", b"TFL3")],

@@ -261,3 +261,14 @@ def test_profile_rejects_unknown_target(tmp_path):
     )
     assert result.exit_code == 2
     assert "'m7' is not one of m55, m4" in result.output
+
+
+@pytest.mark.parametrize("flag", ["--memory.shared-arena.enabled", "--memory.bind-inputs"])
+def test_profile_refuses_buffers_the_application_binds(flag, tmp_path):
+    from helia_aot.testing import require_toolchain
+
+    require_toolchain()
+    arguments = ["profile", "--model.path", str(KWS), "--module.path", str(tmp_path / "m"), flag]
+    result = runner.invoke(app, arguments, env={"COLUMNS": "200"})
+    assert result.exit_code == 2  # a configuration problem, found before converting
+    assert "leaves them to the application" in result.output and "Traceback" not in result.output

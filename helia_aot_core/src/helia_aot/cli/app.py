@@ -1,5 +1,5 @@
 """The ``helia-aot`` command: ``version``, ``convert``, ``test``, ``validate``, ``profile``,
-``platforms``, ``plugins``, ``sweep``, ``ops`` and ``check``.
+``platforms``, ``plugins``, ``sweep``, ``convert-set``, ``ops`` and ``check``.
 
 The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
 as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
@@ -12,6 +12,7 @@ import typer
 
 from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
+from helia_aot.cli.convert_set import convert_set_command
 from helia_aot.cli.dotted_command import DottedFlagsCommand
 from helia_aot.cli.flags import flag_signature
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
@@ -111,6 +112,7 @@ app.add_typer(platforms_app, name="platforms")
 app.command("plugins")(plugins_command)
 app.command("profile", cls=DottedFlagsCommand, help=PROFILE_HELP)(profile)
 app.command("sweep")(sweep_command)
+app.command("convert-set")(convert_set_command)
 app.command("ops")(ops_command)
 app.command("check")(check_command)
 

@@ -174,6 +174,52 @@ class TensorRule(ConfigSection):
         return self
 
 
+class SharedArenaConfig(ConfigSection):
+    """One scratch buffer that several modules of one image share (``memory.shared_arena``).
+
+    Modules linked into one program that run one after another need scratch for one model at a
+    time: with ``enabled`` the module leaves its scratch arenas to the application, which binds the
+    same buffer to every module (``<prefix>_bind_arena``). ``size``, ``set_by`` and ``modules`` say
+    what planning the set together found (:func:`helia_aot.shared_arena.convert_shared`, ``helia-aot
+    convert-set``): the buffer's bytes per memory, the largest need of the set, the module whose need
+    sets each size, and the modules that share it. The module states them in its report, its README
+    and ``<prefix>_shared_arena_<memory>_size``; they change no byte of its plan.
+    """
+
+    SECTION: ClassVar[str] = "memory.shared_arena"
+
+    enabled: bool = Field(
+        False,
+        description="Leave the scratch arenas to the application, which binds one buffer every module "
+        "of the image shares (bind_arena).",
+    )
+    size: dict[str, int] = Field(
+        default_factory=dict,
+        description="Bytes of the shared buffer per memory (the largest need of the set; helia-aot "
+        "convert-set fills it); empty: this module's own need.",
+    )
+    set_by: dict[str, str] = Field(
+        default_factory=dict, description="The module whose need sets each memory's size (convert-set)."
+    )
+    modules: list[str] = Field(
+        default_factory=empty_list, description="The modules that share the buffer (convert-set)."
+    )
+
+    @field_validator("size", "set_by", mode="before")
+    @classmethod
+    def _memory_names(cls, value: Any) -> Any:
+        # Memory names as the module writes them: lower case.
+        return {str(k).lower(): v for k, v in value.items()} if isinstance(value, dict) else value
+
+    @field_validator("size")
+    @classmethod
+    def _positive(cls, value: dict[str, int]) -> dict[str, int]:
+        for memory, size in value.items():
+            if size <= 0:
+                raise ValueError(f"memory.shared_arena.size of {memory} must be positive, not {size}")
+        return value
+
+
 class MemoryConfig(ConfigSection):
     """Arena planning and tensor placement (``memory``)."""
 
@@ -193,6 +239,15 @@ class MemoryConfig(ConfigSection):
     )
     dump_residency_json: bool = Field(
         False, description="Write <prefix>_residency.json, the memory layout report."
+    )
+    bind_inputs: bool = Field(
+        False,
+        description="Leave every model input in the caller's buffer (set ctx->inputs[i].data after "
+        "model_init): inputs take no arena bytes.",
+    )
+    shared_arena: SharedArenaConfig = Field(
+        default_factory=SharedArenaConfig,
+        description="One scratch buffer shared by several modules of one image.",
     )
     constraints: list[MemoryConstraint] | None = Field(
         None,
@@ -283,6 +338,7 @@ class TransformConfig(ConfigSection):
 __all__ = [
     "REMOVED_MEMORY_KEYS",
     "MemoryConfig",
+    "SharedArenaConfig",
     "RuleId",
     "rule_ids",
     "rule_reaches",

@@ -21,11 +21,15 @@ from helia_aot.pipeline.patch_plan import adjust_planner
 from helia_aot.pipeline.plan_records import MemoryPlan, arena_size
 
 
-def alias_map(model: AirModel, operators: list[AotOperator]) -> dict[TensorId, TensorId]:
+def alias_map(
+    model: AirModel, operators: list[AotOperator], *, bound: frozenset[TensorId] = frozenset()
+) -> dict[TensorId, TensorId]:
     """Outputs of byte movers that share their input's storage, mapped to the storage root.
 
     Only operators a transform marked ``shares_input_storage`` (PRUNE_IDENTITY_OPS) whose class
     allows it (``ALIASES_INPUT``) alias: with the transform off, every copy keeps its own buffer.
+    Nothing aliases a ``bound`` input (``memory.bind_inputs``): its bytes are the caller's, known
+    only at run time.
     """
     alias: dict[TensorId, TensorId] = {}
     outputs = set(model.outputs)
@@ -38,11 +42,20 @@ def alias_map(model: AirModel, operators: list[AotOperator]) -> dict[TensorId, T
         if source.kind is not AirTensorKind.SCRATCH or model.tensors[dst].nbytes != source.nbytes:
             continue
         root = alias.get(src, src)
+        if root in bound:
+            continue
         # Two model I/O tensors must stay distinct buffers: the caller owns both pointers.
         if (root in model.inputs or root in outputs) and dst in outputs:
             continue
         alias[dst] = root
     return alias
+
+
+def bound_inputs(model: AirModel, config: ConvertArgs) -> frozenset[TensorId]:
+    """The model inputs that live in the caller's buffers (``memory.bind_inputs``), not an arena."""
+    if not config.memory.bind_inputs:
+        return frozenset()
+    return frozenset(t for t in model.inputs if model.tensors[t].kind is AirTensorKind.SCRATCH)
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -88,7 +101,14 @@ class Planner:
         self.spans: dict[TensorId, tuple[int, int]] = {}
         self.align_of: dict[TensorId, int] = {}
         self.members: dict[TensorId, list[TensorId]] = {}
+        # Model inputs the caller binds (memory.bind_inputs) live in its buffers, not in an arena.
+        self.bound_inputs = bound_inputs(model, config)
+        # At goal size the caller writes every input before every run, so an input's bytes are
+        # free once its last reader has read them: an elementwise operator may write over them.
+        self.inputs_consumed = str(config.optimization.goal) == "size" and not self.bound_inputs
         for tid, span in lifetimes.items():
+            if tid in self.bound_inputs:
+                continue
             if model.tensors[tid].kind is AirTensorKind.SCRATCH:
                 self.spans[tid] = span
                 self.members[tid] = [tid]
@@ -149,7 +169,7 @@ class Planner:
                     and dst not in inplace
                     and self.spans[src][1] == index == self.spans[dst][0]
                     and (self.sizes[dst] <= self.sizes[src] or aot_op.INPLACE_GROWS)
-                    and src not in self.model.inputs
+                    and (src not in self.model.inputs or self.inputs_consumed)
                     and self.model.tensors[src].kind is AirTensorKind.SCRATCH
                 ):
                     inplace[dst] = src

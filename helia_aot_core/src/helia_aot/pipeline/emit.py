@@ -33,6 +33,7 @@ from helia_aot.codegen.files import write_text_file
 from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pack.kernel_library import kernel_text, scan_once
+from helia_aot.pipeline.bound_regions import is_bound, shared_scratch
 from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan
 from helia_aot.registry.registry import Registry
 from helia_aot.version import __version__
@@ -119,6 +120,9 @@ class CRegion:
     source_memory: str | None
     source_plan_id: int | None
     source_offset: int
+    bound: bool = False
+    """Whether the application binds the region (``bound_regions.is_bound``) instead of the module
+    defining its buffer; set by Emit, which knows the configuration."""
 
     @property
     def buffer(self) -> str:
@@ -511,6 +515,9 @@ def _template_values(
     )
     # With IF/WHILE, region operators run only when their owner calls <prefix>_run_range.
     next_index = list(region_layout(model).next_index) if model.regions else []
+    for r in cregions:
+        r.bound = is_bound(config, r.role)
+    own = {r.memory.lower(): r.total_size for r in cregions if r.role == "scratch"}
     return {
         "prefix": prefix,
         "PREFIX": prefix.upper(),
@@ -530,6 +537,10 @@ def _template_values(
         "num_operators": len(operators),
         "operators": operators,
         "allocate_arenas": bool(config.memory.allocate_arenas),
+        "bound_regions": [r for r in cregions if r.bound],
+        "shared_scratch": shared_scratch(config, own),
+        "shared_modules": list(config.memory.shared_arena.modules) or [config.module.name],
+        "bound_inputs": bool(config.memory.bind_inputs),
         "schedule": str(config.module.schedule),  # the word: ScheduleMode prints its value
         "plan_hash": hash_,
         "itcm_operators": itcm_operators(operators, platform),

@@ -20,7 +20,7 @@ from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
 from helia_aot.pipeline.access_cost import bytes_accessed, wait_cycles
-from helia_aot.pipeline.arena_planner import Planner, alias_map, memory_rank
+from helia_aot.pipeline.arena_planner import Planner, alias_map, bound_inputs, memory_rank
 from helia_aot.pipeline.constant_pool import ConstantPool, FillOrder, tensors_read
 from helia_aot.pipeline.memory_rules import (
     check_rule_memory,
@@ -57,7 +57,7 @@ def plan_memory(
     rules = tensor_placements(model, memory_cfg.tensors)
     for tid, rule in rules.items():
         check_rule_memory(rule, model.tensors[tid].kind, budget, platform)
-    plan = MemoryPlan(alias_of=alias_map(model, operators))
+    plan = MemoryPlan(alias_of=alias_map(model, operators, bound=bound_inputs(model, config)))
     _, run_planner = context.memory_planners.select(config.memory.planner, setting="memory.planner")
 
     def make_planner() -> Planner:

@@ -21,6 +21,7 @@ from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
 from helia_aot.pipeline import access_cost
+from helia_aot.pipeline.bound_regions import is_bound, shared_arena_record
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import placeholder_shape_hint, quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
@@ -436,7 +437,7 @@ def report_record(
     for row in rows:
         if row.get("patch_stage") is not None:
             row["patch_stage"] = by_air.get(row["patch_stage"], row["patch_stage"])
-    return {
+    report: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "plan_file": f"{config.module.prefix}_plan.json",
         "kernel_calls": _kernel_calls(rows),
@@ -459,6 +460,14 @@ def report_record(
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
         "placement": placement_record(plan, platform, config.module.prefix),
     }
+    # Only in modules that ask for them, so every other report keeps its bytes.
+    own = {str(r.memory).lower(): r.total_size for r in plan.regions if r.role == "scratch"}
+    shared = shared_arena_record(config, own)
+    if shared is not None:
+        report["shared_arena"] = shared
+    if config.memory.bind_inputs:
+        report["bound_inputs"] = [model.tensors[t].name for t in model.inputs]
+    return report
 
 
 def _memory_technique(aot_op: AotOperator) -> dict[str, Any]:
@@ -540,13 +549,14 @@ def region_enum_name(prefix: str, region: Any) -> str:
     return f"{prefix}_arena_{infix}{memory}"
 
 
-def _storage(region: CRegion, allocate: bool) -> dict[str, Any]:
+def _storage(region: CRegion, allocate: bool, bound: bool) -> dict[str, Any]:
     """Who provides a C region's bytes at run time and, for a staged region, where they come from.
 
     With the module's own arenas every region is its array (a cold constant region its
     ``__blob``); with ``allocate_arenas: false`` the application binds every region, and a
     constant region's bytes are also a sidecar file (the cold blob the application binds, the
-    staged source it may place itself).
+    staged source it may place itself). ``bound``: the application binds this region (every
+    region without the module's own arenas, the scratch regions with ``memory.shared_arena``).
     """
     source = None
     if region.staged:
@@ -568,9 +578,9 @@ def _storage(region: CRegion, allocate: bool) -> dict[str, Any]:
         "runtime": {
             "data_offset_bytes": 0,
             "memory": region.memory.lower(),
-            "owner": "generated" if allocate else "application",
+            "owner": "application" if bound else "generated",
             "size_bytes": region.used,
-            "symbol": symbol if allocate else None,
+            "symbol": None if bound else symbol,
         },
         "sidecar": sidecar,
         "source": source,
@@ -614,7 +624,7 @@ def residency_record(
             "alignment": region.alignment,
             "memory": str(region.memory).lower(),
             "region_id": c.index,
-            "storage": _storage(c, allocate),
+            "storage": _storage(c, allocate, is_bound(config, c.role)),
             "used": region.used,
         }
         if region.role == "constant":

@@ -11,6 +11,7 @@ from typing import Any
 
 from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId
 from helia_aot.optimization.figures import operator_macs, operator_parameters, weight_positions
+from helia_aot.pipeline.bound_regions import is_bound
 from helia_aot.pipeline.emit import c_regions
 from helia_aot.pipeline.plan_records import MemoryPlan
 from helia_aot.platforms.model import MemoryType
@@ -161,7 +162,7 @@ def region_views(plan: MemoryPlan, config: Any) -> tuple[RegionView, ...]:
                 offset=0,
                 size=int(region.total_size),
                 alignment=int(region.alignment),
-                symbol=(c.blob if c.cold else c.buffer) if allocate else None,
+                symbol=None if is_bound(config, c.role) else (c.blob if c.cold else c.buffer),
                 source_symbol=c.source if c.staged else None,
                 source_offset=0,
                 sidecar_file=sidecar,

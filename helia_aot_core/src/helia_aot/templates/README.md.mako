@@ -36,8 +36,10 @@ ${h2} Arenas
     row = next(x for x in regions if x.id == r.plan_id)
     if r.cold:
         buffer = f"`{r.blob}` (const, part of the module)" if allocate_arenas else f"bound by the application to the bytes of `{r.blob}.bin`"
-    elif allocate_arenas:
+    elif not r.bound:
         buffer = f"`{r.buffer}`"
+    elif allocate_arenas:
+        buffer = "bound by the application: the scratch buffer every module of the image shares (memory.shared_arena)"
     else:
         buffer = "bound by the application"
     if r.staged:
@@ -48,6 +50,26 @@ ${h2} Arenas
 
 Each arena carries the `${PREFIX}_PUT_IN_<MEMORY>` macro of its memory (empty by default): define
 it to place the arena in the section your linker script gives that memory.
+% if shared_scratch:
+
+The scratch buffer is shared (`memory.shared_arena`) by ${", ".join(f"`{m}`" for m in shared_modules)}:
+bind one buffer of at least the shared size to the scratch region of every one of those modules
+(each `<prefix>_bind_arena`), run them one after another, and read each model's outputs before the
+next model runs.
+
+| memory | shared size (B) | set by | this module needs (B) |
+|---|---:|---|---:|
+% for row in shared_scratch:
+| ${row.memory.upper()} | ${row.size} | `${row.set_by}` | ${row.own} |
+% endfor
+% endif
+% if bound_inputs:
+
+The model inputs live in the caller's buffers (`memory.bind_inputs`), not in an arena: after
+`${prefix}_model_init`, set `ctx.inputs[i].data` to each input's buffer (`ctx.inputs[i].size` bytes);
+every run reads them from there and never writes them. A run with an input left unset returns
+`${prefix}_status_input_unbound` (15).
+% endif
 % if itcm_operators:
 These run functions carry `${PREFIX}_PUT_CODE_IN_ITCM` (operators[] `code_placement: ITCM`):
 ${", ".join(f"`{op.stem}_run`" for op in itcm_operators)}.
@@ -168,8 +190,7 @@ ${h2} Use
 #include "${prefix}_model.h"
 
 static ${prefix}_model_context_t ctx = {0};
-% if not allocate_arenas:
-% for r in c_regions:
+% for r in bound_regions:
 % if r.cold:
 /* The bytes of ${r.blob}.bin, linked or loaded by the application. */
 extern const uint8_t ${r.enum}_bytes[${r.enum}_size];
@@ -177,23 +198,28 @@ extern const uint8_t ${r.enum}_bytes[${r.enum}_size];
 static uint8_t ${r.enum}_storage[${r.enum}_size] ${PREFIX}_ALIGNED(${r.enum}_alignment);
 % endif
 % endfor
-% endif
 
 int run_once(const void *input, size_t input_bytes)
 {
 % if not allocate_arenas:
     /* Bind every region first; cold constant regions take the bytes of their .bin file. */
-% for r in c_regions:
+% elif bound_regions:
+    /* Bind every scratch region first (memory.shared_arena): other modules bind the same buffer. */
+% endif
+% for r in bound_regions:
 % if r.cold:
     if (${prefix}_bind_arena(${r.enum}, (void *)(uintptr_t)${r.enum}_bytes, ${r.enum}_size) != 0) return -1;
 % else:
     if (${prefix}_bind_arena(${r.enum}, ${r.enum}_storage, sizeof(${r.enum}_storage)) != 0) return -1;
 % endif
 % endfor
-% endif
     if (${prefix}_model_init(&ctx) != 0) return -1;
     if (input_bytes != ctx.inputs[0].size) return -1;
+% if bound_inputs:
+    ctx.inputs[0].data = (int8_t *)(uintptr_t)input; /* memory.bind_inputs: read in place */
+% else:
     memcpy(ctx.inputs[0].data, input, input_bytes);
+% endif
     if (${prefix}_model_run(&ctx) != 0) return -1;
     /* read ctx.outputs[0].data (ctx.outputs[0].size bytes) */
     return 0;
@@ -209,6 +235,6 @@ The module calls its ${num_operators} operators straight-line (`module.schedule:
 `ctx.callback` is not used.
 % endif
 Status codes (`${prefix}_status_t` in `${prefix}_tensors.h`): 0 is success; 1-4 arena binding,
-10-14 context and lifecycle, 100-101 bulk binding, 200 hydration; 1000-1999 come from custom
+10-${15 if bound_inputs else 14} context and lifecycle, 100-101 bulk binding, 200 hydration; 1000-1999 come from custom
 operators; a negative status is a kernel's failure. The C API is version
 ${PREFIX}_API_VERSION_MAJOR.MINOR.PATCH = 1.1.0 (`${prefix}_model.h`).

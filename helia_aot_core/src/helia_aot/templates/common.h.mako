@@ -13,8 +13,10 @@
 #include "${prefix}_tensors.h"
 #include "${prefix}_context.h"
 
-/* Byte copy kept for operator packs written against CMSIS-NN's helper of this name. */
-#ifndef ${PREFIX}_NO_ARM_MEMCPY_S8
+/* Byte copy kept for operator packs written against CMSIS-NN's helper of this name. Every module
+ * defines the same one, so a file that includes two modules' headers takes the first. */
+#if !defined(${PREFIX}_NO_ARM_MEMCPY_S8) && !defined(HELIA_AOT_ARM_MEMCPY_S8)
+#define HELIA_AOT_ARM_MEMCPY_S8
 static inline void arm_memcpy_s8(int8_t *dst, const int8_t *src, int32_t block_size)
 {
     memcpy(dst, src, (size_t)block_size);

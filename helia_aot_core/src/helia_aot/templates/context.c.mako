@@ -69,7 +69,7 @@ int32_t ${prefix}_context_init(${prefix}_model_context_t *ctx)
 % if staged_regions:
     ${prefix}_clear_hydrated();
 % endif
-% if allocate_arenas:
+% if not bound_regions:
     ctx->arena_buffers = ${prefix}_arena_buffers;
 % else:
     if (${prefix}_arena_buffers_table_any_unbound()) {

@@ -156,6 +156,15 @@ int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx)
         return ${prefix}_status_hydration_required;
     }
 % endif
+% if bound_inputs:
+    /* memory.bind_inputs: every input is read where the caller put it. */
+    for (int32_t i = 0; i < ${prefix}_num_inputs; ++i) {
+        if (ctx->inputs[i].data == NULL) {
+            return ${prefix}_status_input_unbound;
+        }
+        ctx->tensor_ptrs[ctx->inputs[i].id] = ctx->inputs[i].data;
+    }
+% endif
 % if control_flow:
     status = ${prefix}_run_range(ctx, 0, ${prefix}_num_operators);
 % elif schedule == "table":

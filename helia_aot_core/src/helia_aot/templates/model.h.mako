@@ -20,12 +20,20 @@ extern "C" {
 /* Initialize ctx (${prefix}_context_init, constant hydration, every operator's init).
 % if not allocate_arenas:
  * Bind every arena region first (${prefix}_bind_arena / ${prefix}_bind_arenas).
+% elif bound_regions:
+ * Bind every scratch region first (${prefix}_bind_arena): memory.shared_arena leaves them to the
+ * application, which gives every module of the image the same buffer.
 % endif
  * Returns 0, 13 for a NULL ctx, or the first failure of a step. */
 int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx);
 
 /* Run one inference on ctx->inputs, writing ctx->outputs. Returns 0, 13 for a NULL ctx, 14 when
  * ${prefix}_model_init has not succeeded${", 200 when staged constants are not hydrated" if staged_regions else ""}, or an operator's failure. */
+% if bound_inputs:
+/* memory.bind_inputs: after ${prefix}_model_init, set ctx->inputs[i].data to each input's buffer
+ * (ctx->inputs[i].size bytes); the run reads the inputs there and never writes them, and returns
+ * 15 when one is NULL. */
+% endif
 int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx);
 
 /* Put the model's state (every persistent tensor: resource variables, recurrent state) back to

@@ -1,7 +1,7 @@
 /* ${prefix}_tensors.c: arena storage or binding, and the tables of ${prefix}_tensors.h. */
 #include "${prefix}_common.h"
 
-% if allocate_arenas:
+% if not bound_regions:
 % for r in c_regions:
 % if r.cold:
 extern const uint8_t ${r.blob}[${r.total_size}];
@@ -16,8 +16,30 @@ const void * const ${prefix}_arena_buffers[${prefix}_num_arena_buffers] = {
 % endfor
 };
 % else:
+% for r in c_regions:
+% if not r.bound:
+% if r.cold:
+extern const uint8_t ${r.blob}[${r.total_size}];
+% else:
+static ${PREFIX}_PUT_IN_${r.memory} uint8_t ${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment});
+% endif
+% endif
+% endfor
+% if len(bound_regions) < len(c_regions):
+
+% endif
 /* Module-global binding table: ${prefix}_context_init installs it in every context. */
+% if len(bound_regions) < len(c_regions):
+static const void *${prefix}_arena_table[${prefix}_num_arena_buffers] = {
+% for r in c_regions:
+% if not r.bound:
+    [${r.enum}] = ${r.blob if r.cold else r.buffer},
+% endif
+% endfor
+};
+% else:
 static const void *${prefix}_arena_table[${prefix}_num_arena_buffers];
+% endif
 
 int32_t ${prefix}_bind_arena(${prefix}_arena_region_t region, void *buffer, size_t size)
 {

@@ -57,6 +57,9 @@ typedef enum {
     ${prefix}_status_hydrate_null_blob = 12,
     ${prefix}_status_null_context = 13,
     ${prefix}_status_not_initialized = 14,
+% if bound_inputs:
+    ${prefix}_status_input_unbound = 15,
+% endif
     ${prefix}_status_bind_bulk_null_argument = 100,
     ${prefix}_status_bind_bulk_wrong_count = 101,
     ${prefix}_status_hydration_required = 200,
@@ -85,14 +88,29 @@ typedef struct {
 #define ${r.enum}_alignment ${r.alignment}
 % endfor
 
-% if allocate_arenas:
+% for row in shared_scratch:
+/* memory.shared_arena: bytes of the scratch buffer in ${row.memory.upper()} that every module of the
+ * image shares (the largest need of the set, ${row.set_by}'s; this module needs ${row.own}). */
+#define ${prefix}_shared_arena_${row.memory}_size ${row.size}
+% endfor
+% if shared_scratch:
+
+% endif
+% if not bound_regions:
 /* The module's own storage of every region, by region. */
 extern const void * const ${prefix}_arena_buffers[${prefix}_num_arena_buffers];
+% else:
+% if allocate_arenas:
+/* memory.shared_arena - the application binds every scratch region before ${prefix}_model_init to
+ * writable memory of at least ${prefix}_arena_sizes[region] bytes aligned to
+ * ${prefix}_arena_alignments[region]: one buffer for every module of the image, which run one after
+ * another. The module defines its other regions itself. Binding is
 % else:
 /* memory.allocate_arenas: false - the application binds every region before ${prefix}_model_init:
  * scratch, persistent and staged-constant regions to writable memory of at least
  * ${prefix}_arena_sizes[region] bytes aligned to ${prefix}_arena_alignments[region], cold-constant
  * regions to the bytes of ${prefix}_arena_const_<memory>__blob.bin shipped with the module. Binding is
+% endif
  * module-global (no context) and rebinding a region replaces the earlier buffer.
  * Returns 1 for an unknown region, 2 for a NULL buffer, 3 when size is too small, 4 when the
  * buffer is misaligned. */

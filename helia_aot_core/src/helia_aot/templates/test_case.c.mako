@@ -41,11 +41,23 @@ static const int32_t ${prefix}_test_feedback[${len(feedback)}][2] = {${", ".join
 
 static ${prefix}_model_context_t ${prefix}_test_ctx;
 static int32_t ${prefix}_test_ready = 0;
+% if bound_inputs:
+
+/* memory.bind_inputs: the inputs live in the caller's buffers, here the test's own. */
+% for t in inputs:
+static uint8_t ${prefix}_test_bound_input_${loop.index}[${max(t.nbytes, 1)}] ${PREFIX}_ALIGNED(16);
+% endfor
+% endif
 % if not allocate_arenas:
 
 /* The module leaves its arenas to the application (memory.allocate_arenas: false): the test binds
  * them as an application would, cold constants to a copy of the module's sidecar files. */
-% for r in c_regions:
+% elif bound_regions:
+
+/* The module leaves its scratch arenas to the application (memory.shared_arena): the test binds
+ * a buffer of its own to each, where an application gives every module of its image the same one. */
+% endif
+% for r in bound_regions:
 % if r.cold:
 static const uint8_t ${prefix}_test_${r.blob}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) = {
 ${test_blobs[r.blob]}
@@ -54,7 +66,6 @@ ${test_blobs[r.blob]}
 static uint8_t ${prefix}_test_${r.buffer}[${r.total_size}] ${PREFIX}_ALIGNED(${r.alignment}) ${PREFIX}_PUT_IN_${r.memory};
 % endif
 % endfor
-% endif
 % if any(out.kind == "ulp" for out in outputs_check):
 
 /* A float's place on the number line as an integer: adjacent float32 values differ by 1, and
@@ -242,20 +253,21 @@ int32_t ${prefix}_test_case_init(void)
     int32_t status;
     memset(&${prefix}_test_ctx, 0, sizeof(${prefix}_test_ctx));
     ${prefix}_test_ready = 0;
-% if not allocate_arenas:
-% for r in c_regions:
+% for r in bound_regions:
     status = ${prefix}_bind_arena(${r.enum}, ${"(void *)(uintptr_t)" if r.cold else ""}${prefix}_test_${r.blob if r.cold else r.buffer}, ${r.total_size}u);
     if (status != ${prefix}_status_ok) {
         ${PREFIX}_PRINTF("${prefix}_test_case: binding ${r.enum} failed with status %ld\n", (long)status);
         return status;
     }
 % endfor
-% endif
     status = ${prefix}_model_init(&${prefix}_test_ctx);
     if (status != ${prefix}_status_ok) {
         ${PREFIX}_PRINTF("${prefix}_test_case: init failed with status %ld\n", (long)status);
         return status;
     }
+% for t in (inputs if bound_inputs else []):
+    ${prefix}_test_ctx.inputs[${loop.index}].data = (int8_t *)${prefix}_test_bound_input_${loop.index};
+% endfor
     ${prefix}_test_ready = 1;
     return ${prefix}_status_ok;
 }
