@@ -60,7 +60,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("pack authoring surface", ("helia_aot.pack",)),
     ("stages", ("helia_aot.pipeline",)),
     ("converter", ("helia_aot.converter",)),
-    ("script surface", ("helia_aot.transforms", "helia_aot.sweeps", "helia_aot.support")),
+    (
+        "script surface",
+        ("helia_aot.transforms", "helia_aot.sweeps", "helia_aot.sweeps_dask", "helia_aot.support"),
+    ),
     ("command line and testing", ("helia_aot.cli", "helia_aot.testing", "helia_aot.validation")),
     ("facade", (ROOT,)),
 ]
