@@ -62,7 +62,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("converter", ("helia_aot.converter",)),
     (
         "script surface",
-        ("helia_aot.transforms", "helia_aot.sweeps", "helia_aot.shared_arena", "helia_aot.support"),
+        (
+            "helia_aot.transforms",
+            "helia_aot.sweeps",
+            "helia_aot.sweeps_dask",
+            "helia_aot.shared_arena",
+            "helia_aot.support",
+        ),
     ),
     ("command line and testing", ("helia_aot.cli", "helia_aot.testing", "helia_aot.validation")),
     ("facade", (ROOT,)),

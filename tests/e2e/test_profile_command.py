@@ -9,8 +9,10 @@ schedule) need no toolchain.
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,17 +37,41 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def kws_profile(tmp_path_factory) -> dict:
+def kws_run(tmp_path_factory) -> tuple[dict, str]:
+    """The --json document and the --html page of one profile run."""
     from helia_aot.testing import require_toolchain
 
     require_toolchain()
-    out = tmp_path_factory.mktemp("profile") / "kws"
-    result = runner.invoke(
-        app,
-        ["profile", "--model.path", str(KWS), "--module.path", str(out), "--target", "m55", "--json"],
-    )
+    work = tmp_path_factory.mktemp("profile")
+    args = ["profile", "--model.path", str(KWS), "--module.path", str(work / "kws"), "--target", "m55"]
+    result = runner.invoke(app, [*args, "--json", "--html", str(work / "kws.html")])
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    return json.loads(result.stdout), (work / "kws.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def kws_profile(kws_run) -> dict:
+    return kws_run[0]
+
+
+@pytest.mark.cross
+def test_profile_html_has_a_bar_per_operator_adding_up_to_the_total(kws_run):
+    from helia_aot.testing.profile_html import BAR_WIDTH
+
+    doc, page = kws_run
+    bars = re.findall(r'data-operator="([^"]*)" data-cycles="(\d+)".*?<rect [^>]*width="([\d.]+)"', page)
+    labels = [html.unescape(label) for label, _, _ in bars]
+    assert labels == [f"{op['index']} {op['op_type']} {op['id']}" for op in doc["operators"]] + ["(runtime)"]
+    cycles = [int(c) for _, c, _ in bars]
+    assert cycles == [op["cycles"] for op in doc["operators"]] + [doc["runtime_cycles"]]
+    assert sum(cycles) == doc["total_cycles"]
+    widths = [float(w) for _, _, w in bars]
+    assert max(widths) == BAR_WIDTH
+    for width, count in zip(widths, cycles, strict=True):
+        assert abs(width - BAR_WIDTH * count / max(cycles)) <= 0.006
+    assert (
+        f'<td class="n">{doc["total_cycles"]:,}</td><td class="n">{doc["total_instructions"]:,}</td>' in page
+    )
 
 
 @pytest.mark.cross

@@ -175,6 +175,13 @@ class ProfileError(HeliaAotError, RuntimeError):
     exit_code = 1
 
 
+class ClusterUnavailableError(HeliaAotError, ConnectionError):
+    """A sweep was sent to a Dask cluster that cannot be used: the ``distributed`` extra is not
+    installed, or no scheduler answers at the address (exit code 2)."""
+
+    exit_code = 2
+
+
 class PluginError(HeliaAotError, RuntimeError):
     """A plugin failed to import or raised inside a hook."""
 
@@ -182,6 +189,7 @@ class PluginError(HeliaAotError, RuntimeError):
 
 
 __all__ = [
+    "ClusterUnavailableError",
     "ConfigValueError",
     "DuplicateRegistrationError",
     "DynamicShapeError",

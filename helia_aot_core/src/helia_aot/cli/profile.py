@@ -26,11 +26,13 @@ from helia_aot.errors import InvalidConfigError
 
 HELP = """Convert a model, then count the instructions and model the cycles of one inference per operator under QEMU.
 
-Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo5/510 core; m4: Cortex-M4 with DSP, Apollo3/4; default: the platform's core), --clock-mhz (run the platform at another clock: the wait states of memories outside the core's clock domain and the milliseconds follow it; default: the platform's declared clock) and --json (one JSON document on stdout). The module is cross-built at -O2 with arm-none-eabi-gcc and run on a QEMU board under the cycle model (docs/cycles.md); the table lists each operator's instructions, cycles, cycles per instruction and milliseconds, the runtime's (model_run's loop and the profiling callback), their total, and the module's code, constant and RAM bytes from the link map. Inputs are zero bytes. Needs arm-none-eabi-gcc with newlib and qemu-system-arm (scripts/install_cross_toolchain.sh).
+Takes every convert flag, plus --target (m55: Cortex-M55 with Helium, the Apollo5/510 core; m4: Cortex-M4 with DSP, Apollo3/4; default: the platform's core), --clock-mhz (run the platform at another clock: the wait states of memories outside the core's clock domain and the milliseconds follow it; default: the platform's declared clock), --json (one JSON document on stdout) and --html PATH (also write a self-contained page with a bar of modeled cycles per operator, instructions beside it). The module is cross-built at -O2 with arm-none-eabi-gcc and run on a QEMU board under the cycle model (docs/cycles.md); the table lists each operator's instructions, cycles, cycles per instruction and milliseconds, the runtime's (model_run's loop and the profiling callback), their total, and the module's code, constant and RAM bytes from the link map. Inputs are zero bytes. Needs arm-none-eabi-gcc with newlib and qemu-system-arm (scripts/install_cross_toolchain.sh).
 
   helia-aot profile --model.path kws.tflite --module.path out/ --target m55
 
   helia-aot profile --path kws.yaml --target m4 --json > kws_m4.json
+
+  helia-aot profile --path kws.yaml --html kws_profile.html
 """  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
 
 TARGETS = ("m55", "m4")
@@ -52,6 +54,11 @@ TARGET_OPTION = typer.Option(
     "--target", help="Core to run on: m55 or m4 (default: the platform's core).", show_default=False
 )
 JSON_OPTION = typer.Option("--json", help="Print one JSON document instead of the table.")
+HTML_OPTION = typer.Option(
+    "--html",
+    help="Also write a page with a bar of modeled cycles per operator (self-contained HTML).",
+    show_default=False,
+)
 CLOCK_OPTION = typer.Option(
     "--clock-mhz",
     help="Core clock to run at: the wait states and milliseconds follow it "
@@ -61,7 +68,11 @@ CLOCK_OPTION = typer.Option(
 
 
 def profile(
-    target: str | None = None, as_json: bool = False, clock_mhz: float | None = None, **flags: Any
+    target: str | None = None,
+    as_json: bool = False,
+    clock_mhz: float | None = None,
+    html: Path | None = None,
+    **flags: Any,
 ) -> None:
     """Run ``helia-aot profile`` (the convert flags arrive by parameter name, as for convert)."""
     state: dict[str, int] = {"verbose": 1}
@@ -107,14 +118,20 @@ def profile(
                     markup=False,
                 )
         try:
-            _profile_converted(profiling, config, stderr, target, as_json, clock_mhz)
+            _profile_converted(profiling, config, stderr, target, as_json, clock_mhz, html)
         finally:
             if work is not None:
                 shutil.rmtree(work, ignore_errors=True)
 
 
 def _profile_converted(
-    profiling: Any, config: Any, stderr: Console, target: str | None, as_json: bool, clock_mhz: float | None
+    profiling: Any,
+    config: Any,
+    stderr: Console,
+    target: str | None,
+    as_json: bool,
+    clock_mhz: float | None,
+    html: Path | None,
 ) -> None:
     """Convert with ``config``, cross-build for the core, run under QEMU and print the profile."""
     result = run_conversion(config, stderr, progress=not as_json)
@@ -126,6 +143,10 @@ def _profile_converted(
         typer.echo(json.dumps(report.to_json(), indent=2))
     else:
         Console(highlight=False, soft_wrap=True).print(profiling.format_profile(report), markup=False)
+    if html is not None:
+        page = importlib.import_module("helia_aot.testing.profile_html").write_profile_html(report, html)
+        if config.verbose >= 1 and not as_json:
+            stderr.print(f"Wrote the per-operator cycle bars to {page}", markup=False)
 
 
 profile.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -138,6 +159,12 @@ profile.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         ),
         inspect.Parameter(
             "as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=Annotated[bool, JSON_OPTION]
+        ),
+        inspect.Parameter(
+            "html",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[Path | None, HTML_OPTION],
         ),
         inspect.Parameter(
             "clock_mhz",

@@ -2,8 +2,9 @@
 
 Each ``--vary KEY=V1,V2`` names a configuration key (as in the YAML file) and its values, read
 exactly as ``helia-aot convert --KEY V`` reads one value; the points run on a process pool
-(``--workers``). The table on stdout shows the varied settings and what each point costs in memory
-and time; ``--csv`` and ``--json`` write every summary column for a spreadsheet or a script.
+(``--workers``), or on a Dask cluster (``--dask ADDRESS``). The table on stdout shows the varied
+settings and what each point costs in memory and time; ``--csv`` and ``--json`` write every
+summary column for a spreadsheet or a script.
 """
 
 from __future__ import annotations
@@ -112,6 +113,14 @@ WORKERS_OPTION = typer.Option(
     None, "--workers", min=1, help="Processes converting at once (default: one per CPU)."
 )
 
+DASK_OPTION = typer.Option(
+    None,
+    "--dask",
+    help="Run the points on the Dask scheduler at this address (tcp://host:8786) instead of "
+    'local processes; needs pip install "helia-aot[distributed]".',
+    show_default=False,
+)
+
 
 def sweep_command(
     path: Path = PATH_OPTION,
@@ -121,15 +130,18 @@ def sweep_command(
     dry_run: bool = DRY_RUN_OPTION,
     force: bool = FORCE_OPTION,
     workers: int | None = WORKERS_OPTION,
+    dask: str | None = DASK_OPTION,
 ) -> None:
     """Convert the base configuration once per combination of --vary values and print a table.
 
     Each point writes its module into its own folder under module.path, named for its values
-    (greedy-apollo4p_evb), unless --dry-run. Exit status 0 when every point converted, 1 when one
-    failed (its row says why), 2 for a bad --vary or configuration.
+    (greedy-apollo4p_evb), unless --dry-run. With --dask ADDRESS the points run on that Dask
+    cluster's workers. Exit status 0 when every point converted, 1 when one failed (its row says
+    why), 2 for a bad --vary or configuration, or a cluster that cannot be reached.
     """
     # Looked up at call time, as convert does: the sweep pulls in the whole pipeline.
     from helia_aot.sweeps import sweep
+    from helia_aot.sweeps_dask import dask_executor
 
     with reported_errors(lambda: 1):
         varied = parse_vary(vary)
@@ -139,7 +151,16 @@ def sweep_command(
         if force:
             overrides["force"] = True
         base = load_config(path, overrides)
-        rows = sweep(base, varied, max_workers=workers, console=error_console())
+        if dask is not None and workers is not None:
+            raise InvalidConfigError(
+                "--workers sets local processes, which --dask does not use",
+                hint="give one of them: the cluster's workers decide how many points run at once",
+            )
+        if dask is None:
+            rows = sweep(base, varied, max_workers=workers, console=error_console())
+        else:
+            with dask_executor(dask) as executor:
+                rows = sweep(base, varied, executor=executor, console=error_console())
         stdout = Console(highlight=False, soft_wrap=True)
         if not stdout.is_terminal:  # a log or a pipe: a row per line rather than wrapped cells
             stdout = Console(highlight=False, soft_wrap=True, width=1000)
