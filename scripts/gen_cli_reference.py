@@ -59,7 +59,10 @@ def _section(path: list[str], command: Any) -> str:
     options = [p for p in command.params if p.param_type_name == "option" and not p.hidden]
     if arguments:
         lines += ["| argument | meaning |", "|---|---|"]
-        lines += [f"| `{(a.metavar or a.name or '').upper()}` | {_cell(getattr(a, 'help', None) or '')} |" for a in arguments]
+        lines += [
+            f"| `{(a.metavar or a.name or '').upper()}` | {_cell(getattr(a, 'help', None) or '')} |"
+            for a in arguments
+        ]
         lines.append("")
     if options:
         lines += ["| option | meaning |", "|---|---|"]
@@ -76,14 +79,21 @@ def _section(path: list[str], command: Any) -> str:
 
 def render() -> str:
     """The page's text: the introduction, then one section per command."""
-    return INTRO + "\n" + "\n".join(_section(path, command) for path, command in _commands(_app_command(), ["helia-aot"]))
+    return (
+        INTRO
+        + "\n"
+        + "\n".join(_section(path, command) for path, command in _commands(_app_command(), ["helia-aot"]))
+    )
 
 
 def main(argv: list[str]) -> int:
     text = render()
     if "--check" in argv:
         if DOC.read_text(encoding="utf-8") != text:
-            print(f"{DOC.relative_to(ROOT)} is out of date; run python scripts/gen_cli_reference.py", file=sys.stderr)
+            print(
+                f"{DOC.relative_to(ROOT)} is out of date; run python scripts/gen_cli_reference.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     DOC.write_text(text, encoding="utf-8")

@@ -80,7 +80,9 @@ def _topics() -> list[tuple[str, str]]:
 def test_every_docs_topic_named_is_a_page() -> None:
     topics = _topics()
     assert ("helia_aot_core/src/helia_aot/testing/profiling.py", "cycles") in topics  # the scan works
-    missing = [f"{where}: helia-aot docs {topic}" for where, topic in topics if not (DOCS / f"{topic}.md").is_file()]
+    missing = [
+        f"{where}: helia-aot docs {topic}" for where, topic in topics if not (DOCS / f"{topic}.md").is_file()
+    ]
     assert missing == []
 
 

@@ -36,7 +36,9 @@ def topics() -> dict[str, str]:
     """Every topic with its page's title (the first heading)."""
     titles = {}
     for topic, page in _pages().items():
-        first = next((line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("#")), "")
+        first = next(
+            (line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("#")), ""
+        )
         titles[topic] = first.lstrip("#").strip() or topic
     return titles
 
