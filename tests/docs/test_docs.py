@@ -1,5 +1,5 @@
-"""Every runnable block in docs/ runs: python blocks execute, shell lines invoking helia-aot run,
-and C programs compile against a converted module and exit 0.
+"""Every runnable block in docs/ runs: python blocks execute, shell blocks (of README.md too) run
+as written, and C programs compile against a converted module and exit 0.
 
 Blocks run in a temporary directory holding the bundled KWS example (kws_int8.tflite,
 kws_int8_probe.tflite with kws_int8_probe_golden.npz, and a convert.yaml) and the streaming
@@ -8,8 +8,9 @@ A C program is built against kws_int8 converted with prefix ``kws``, or the mode
 ``C_PROGRAM_MODELS`` (streaming.md: okay_nabu, whose state the program resets). ``text`` and
 ``toml`` blocks are illustrations and are not run.
 
-Shell blocks (``sh``, ``bash``, ``console``) of README.md and docs/ run as written: see
-``test_shell_block_runs``.
+Shell blocks (``sh``, ``bash``, ``console``) run whole, in the same kind of folder plus what a
+command written for the repository root reaches (``shell_workdir``); a ``<!-- shell: ... -->``
+comment before a block marks it ``cross`` or ``not run: REASON`` (docs/index.md, "Writing a page").
 """
 
 from __future__ import annotations
