@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -42,7 +43,7 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=300,
-        env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(Path(sys.executable).parent)},
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     api = (tmp_path / "site" / "api-reference" / "index.html").read_text(encoding="utf-8")
