@@ -94,6 +94,9 @@ def test_wheel_builds_without_deprecation_warnings(directory: str, tmp_path: Pat
     package = DISTRIBUTIONS[directory]
     if package:
         assert f"{package}/py.typed" in names
+    if package == "helia_aot":  # the pages `helia-aot docs TOPIC` prints to pip users
+        pages = {name for name in names if name.startswith("helia_aot/pages/")}
+        assert {f"helia_aot/pages/{page.name}" for page in (ROOT / "docs").glob("*.md")} == pages
 
 
 def test_distributions_share_licence_python_floor_and_build_requirements() -> None:

@@ -20,6 +20,9 @@ SOURCES = [
     ROOT / "plugins-example" / "src",
 ]
 REFERENCE = re.compile(r"docs/([A-Za-z0-9_.-]+\.md)(?:#([a-z0-9-]+))?")
+TOPIC = re.compile(r"helia-aot docs ([a-z0-9][a-z0-9-]*)")
+"""How a hint or a printed line sends a pip user to a page: ``helia-aot docs TOPIC`` prints
+docs/TOPIC.md from the wheel."""
 
 
 def _anchors(page: Path) -> set[str]:
@@ -58,6 +61,31 @@ def test_every_docs_page_the_code_names_exists() -> None:
     assert missing == []
 
 
+def _topics() -> list[tuple[str, str]]:
+    """Every ``helia-aot docs TOPIC`` in the sources, the README and the pages themselves."""
+    texts = [
+        path
+        for source in SOURCES
+        for path in sorted(source.rglob("*"))
+        if path.suffix in (".py", ".mako") and path.name != "schema_py_generated.py"
+    ]
+    texts += [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    return [
+        (str(path.relative_to(ROOT)), match.group(1))
+        for path in texts
+        for match in TOPIC.finditer(path.read_text(encoding="utf-8"))
+    ]
+
+
+def test_every_docs_topic_named_is_a_page() -> None:
+    topics = _topics()
+    assert ("helia_aot_core/src/helia_aot/testing/profiling.py", "cycles") in topics  # the scan works
+    missing = [
+        f"{where}: helia-aot docs {topic}" for where, topic in topics if not (DOCS / f"{topic}.md").is_file()
+    ]
+    assert missing == []
+
+
 def _hint_texts(tree: ast.AST) -> list[str]:
     """The string constants of every ``hint=`` argument and every ``*_HINT = ...`` assignment."""
     values: list[ast.AST] = []
@@ -78,7 +106,8 @@ def _hint_texts(tree: ast.AST) -> list[str]:
 
 def test_hints_send_no_pip_user_to_a_docs_page() -> None:
     """A hint is read by whoever installed the wheel, which has no docs/ folder: it names what
-    they have (a command's --help, a package to install) or stands on its own."""
+    they have (a command's --help, ``helia-aot docs TOPIC``, a package to install) or stands on
+    its own."""
     pointing = [
         f"{path.relative_to(ROOT)}: {text!r}"
         for source in SOURCES

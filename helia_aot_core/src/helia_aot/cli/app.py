@@ -1,5 +1,5 @@
 """The ``helia-aot`` command: ``version``, ``convert``, ``test``, ``validate``, ``profile``,
-``platforms``, ``plugins``, ``sweep``, ``convert-set``, ``ops`` and ``check``.
+``platforms``, ``plugins``, ``sweep``, ``convert-set``, ``ops``, ``check`` and ``docs``.
 
 The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
 as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
@@ -13,6 +13,7 @@ import typer
 from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
 from helia_aot.cli.convert_set import convert_set_command
+from helia_aot.cli.docs import docs_command
 from helia_aot.cli.dotted_command import DottedFlagsCommand
 from helia_aot.cli.flags import flag_signature
 from helia_aot.cli.listing import platforms_app, platforms_list, platforms_show, plugins_command
@@ -115,6 +116,7 @@ app.command("sweep")(sweep_command)
 app.command("convert-set")(convert_set_command)
 app.command("ops")(ops_command)
 app.command("check")(check_command)
+app.command("docs")(docs_command)
 
 
 __all__ = ["app", "core_version", "version_text"]

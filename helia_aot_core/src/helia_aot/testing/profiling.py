@@ -398,8 +398,8 @@ def format_profile(profile: ModuleProfile, *, id_width: int = 40) -> str:
             if profile.unknown_instructions
             else []
         ),
-        "Instructions are counted exactly by QEMU; cycles are modeled (docs/cycles.md: timing tables "
-        "per core, wait states per memory), not measured.",
+        "Instructions are counted exactly by QEMU; cycles are modeled (`helia-aot docs cycles`: "
+        "timing tables per core, wait states per memory), not measured.",
     ]
     return "\n".join(lines)
 
