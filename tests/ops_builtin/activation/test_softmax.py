@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ops_builtin.support.activation_refmodels import softmax_f32, softmax_s8, softmax_s16
 from ops_builtin.support.cbuild import build_kernels
+from ops_builtin.support.single_op import check_against_reference, options, unary
 
 I32 = ctypes.c_int32
 
@@ -127,3 +128,32 @@ def test_softmax_rejects_empty_rows():
     x = np.zeros(4, np.float32)
     params = SoftmaxF32C(1, 0, 1.0)
     assert lib().hk_softmax_f32(ctypes.byref(params), ptr(x), ptr(x)) != 0
+
+
+# SOFTMAX alone in a model, per element type, against LiteRT's reference kernels
+# (tests/ops_builtin/support/single_op.py).
+
+REFERENCE_CASES = {
+    "float32": unary("SOFTMAX", "float32", shape=(3, 20), opts=options("SoftmaxOptionsT", beta=1.0)),
+    "int8": unary(
+        "SOFTMAX",
+        "int8",
+        shape=(3, 20),
+        quant=(0.1, 3),
+        out_quant=(1 / 256, -128),
+        opts=options("SoftmaxOptionsT", beta=1.0),
+    ),
+    "int16": unary(
+        "SOFTMAX",
+        "int16",
+        shape=(3, 20),
+        quant=(0.0005, 0),
+        out_quant=(1 / 32768, 0),
+        opts=options("SoftmaxOptionsT", beta=1.0),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_softmax_matches_the_reference(tmp_path):
+    check_against_reference(REFERENCE_CASES, tmp_path)

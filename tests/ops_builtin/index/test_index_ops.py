@@ -56,18 +56,6 @@ def _convert(builder: LiteRTModelBuilder, tmp_path):
     return AotConverter(ConvertArgs.model_validate(config)).convert()
 
 
-def test_where_of_a_computed_condition_is_refused(tmp_path):
-    b = LiteRTModelBuilder()
-    c = b.add_tensor("c", (2, 3), "bool")
-    w = b.add_tensor("w", (6, 2), "int64")
-    b.add_operator("WHERE", [c], [w])
-    b.set_inputs([c])
-    b.set_outputs([w])
-    with pytest.raises(UnsupportedModelError, match="computed at run time") as info:
-        _convert(b, tmp_path)
-    assert "The condition must be a constant" in str(info.value)
-
-
 def test_constant_indices_out_of_range_are_refused_with_every_problem(tmp_path):
     b = LiteRTModelBuilder()
     x = b.add_tensor("x", (3, 4), "float32")

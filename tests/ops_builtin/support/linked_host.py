@@ -27,12 +27,16 @@ def _run(cmd: list[str]) -> None:
         raise subprocess.CalledProcessError(proc.returncode, cmd, proc.stdout, proc.stderr)
 
 
-def run_linked(cases: Mapping[str, Case], root: Path) -> dict[str, str]:
+def run_linked(
+    cases: Mapping[str, Case], root: Path, tolerances: Mapping[str, float] | None = None
+) -> dict[str, str]:
     """Convert, link and run every case; returns each model's section of the output, and fails
-    (AssertionError with the whole output) unless every model passes."""
+    (AssertionError with the whole output) unless every model passes. ``tolerances`` gives a
+    case's test.tolerance (0 unless named)."""
     modules = []
     for i, (name, (model, golden, ulp)) in enumerate(cases.items()):
-        test = {"enabled": True, "golden_data": str(golden), "tolerance": 0.0, "tolerance_ulp": ulp}
+        tolerance = (tolerances or {}).get(name, 0.0)
+        test = {"enabled": True, "golden_data": str(golden), "tolerance": tolerance, "tolerance_ulp": ulp}
         config = {
             "model": {"path": str(model)},
             "module": {"path": str(root / name), "name": "module", "prefix": f"h{i}"},

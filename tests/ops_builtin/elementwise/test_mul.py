@@ -1,0 +1,23 @@
+"""MUL: the broadcast product (int8/int16 rescaled to the output's scale).
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+from ops_builtin.support.single_op import binary, check_against_reference
+
+CASES = {
+    "float32": binary("MUL", "float32"),
+    "int8": binary("MUL", "int8", quants=((0.05, 3), (0.03, -7), (0.2, -2))),
+    "int16": binary("MUL", "int16", quants=((0.001, 0), (0.002, 0), (0.05, 0))),
+    "int32": binary("MUL", "int32"),
+    "int64": binary("MUL", "int64"),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_mul_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)

@@ -1,0 +1,36 @@
+"""REDUCE_MIN: the smallest value over constant axes.
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
+
+CASES = {
+    "float32": SingleOp(
+        "REDUCE_MIN",
+        [T((2, 3, 4, 5), "float32"), const((2,), "int32", [1, 3])],
+        [T((2, 1, 4, 1), "float32")],
+        options("ReducerOptionsT", keepDims=True),
+    ),
+    "int8": SingleOp(
+        "REDUCE_MIN",
+        [T((2, 3, 4), "int8", (0.05, 3)), const((1,), "int32", [-1])],
+        [T((2, 3), "int8", (0.05, 3))],
+        options("ReducerOptionsT", keepDims=False),
+    ),
+    "int32": SingleOp(
+        "REDUCE_MIN",
+        [T((3, 4), "int32"), const((1,), "int32", [0])],
+        [T((4,), "int32")],
+        options("ReducerOptionsT", keepDims=False),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_reduce_min_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)

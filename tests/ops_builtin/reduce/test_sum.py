@@ -1,0 +1,30 @@
+"""SUM: the sum over constant axes.
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
+
+CASES = {
+    "float32": SingleOp(
+        "SUM",
+        [T((2, 3, 4, 5), "float32"), const((1,), "int32", [3])],
+        [T((2, 3, 4, 1), "float32")],
+        options("ReducerOptionsT", keepDims=True),
+    ),
+    "int32": SingleOp(
+        "SUM",
+        [T((2, 3, 4), "int32"), const((2,), "int32", [0, 2])],
+        [T((3,), "int32")],
+        options("ReducerOptionsT", keepDims=False),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_sum_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)
