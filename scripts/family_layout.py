@@ -305,6 +305,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "sparse_models.py",
         "single_op.py",
         "variable_models.py",
+        "float16_cases.py",
     ),
     "common": (
         "test_asm_inventory.py",

@@ -10,10 +10,12 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
 from helia_aot_ops_builtin.activation import activation_quantization as aq
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ops_builtin.support import float16_cases
 from ops_builtin.support.activation_refmodels import softmax_f32, softmax_s8, softmax_s16
 from ops_builtin.support.cbuild import build_kernels
 from ops_builtin.support.single_op import check_against_reference, options, unary
@@ -157,3 +159,13 @@ REFERENCE_CASES = {
 
 def test_softmax_matches_the_reference(tmp_path):
     check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("softmax")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_softmax_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

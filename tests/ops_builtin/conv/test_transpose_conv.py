@@ -10,11 +10,13 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
 from helia_aot.litert import schema_py_generated as litert
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import build_kernels
 from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
 
@@ -305,3 +307,13 @@ REFERENCE_CASES = {
 
 def test_transpose_conv_matches_the_reference(tmp_path):
     check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("transpose_conv_3x3_s2_same", "transpose_conv_2x2_valid_no_bias")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_transpose_conv_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import build_kernels
 from ops_builtin.support.single_op import SingleOp, T, check_against_reference, options
 
@@ -176,3 +178,13 @@ REFERENCE_CASES = {
 
 def test_batch_matmul_matches_the_reference(tmp_path):
     check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("batch_matmul_adj_y", "batch_matmul_broadcast_const")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_batch_matmul_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

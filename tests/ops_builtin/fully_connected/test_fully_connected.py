@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import CFLAGS, build_kernels
 from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
 
@@ -417,3 +418,13 @@ REFERENCE_CASES = {
 
 def test_fully_connected_matches_the_reference(tmp_path):
     check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("fully_connected_2x40", "fully_connected_1x9", "fully_connected_2x40_fast")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_fully_connected_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

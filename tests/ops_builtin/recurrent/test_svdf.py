@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import build_kernels
 from ops_builtin.support.recurrent_models import check_streamed, convert_and_run, random_inputs, svdf_model
 
@@ -236,3 +237,13 @@ def test_svdf_refusals_name_the_problem(tmp_path):
     config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out")}}
     with pytest.raises(UnsupportedModelError, match="RELU"):
         AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+FLOAT16 = float16_cases.named("svdf_rank2")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_svdf_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

@@ -7,6 +7,9 @@ inputs seeded, compared with LiteRT's reference kernels on the host
 
 from __future__ import annotations
 
+import pytest
+
+from ops_builtin.support import float16_cases
 from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
 
 CASES = {
@@ -34,3 +37,13 @@ CASES = {
 
 def test_mean_matches_the_reference(tmp_path):
     check_against_reference(CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("mean_hw")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_mean_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)
