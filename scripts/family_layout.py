@@ -306,6 +306,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "single_op.py",
         "variable_models.py",
         "float16_cases.py",
+        "index_kernels.py",
     ),
     "common": (
         "test_asm_inventory.py",

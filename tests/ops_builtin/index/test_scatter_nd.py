@@ -7,6 +7,22 @@ inputs seeded, compared with LiteRT's reference kernels on the host
 
 from __future__ import annotations
 
+import ctypes
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ops_builtin.support.index_kernels import (
+    OK,
+    SCATTER_KINDS,
+    index_lib,
+    index_vectors,
+    nd_case,
+    nd_params,
+    ptr,
+    random_values,
+)
 from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const
 
 CASES = {
@@ -34,3 +50,22 @@ CASES = {
 
 def test_scatter_nd_matches_the_reference(tmp_path):
     check_against_reference(CASES, tmp_path)
+
+
+# The kernel against a numpy model of the reference (support/index_kernels.py).
+
+
+@given(case=nd_case(), dtype=st.sampled_from(sorted(SCATTER_KINDS, key=lambda t: np.dtype(t).name)))
+def test_scatter_nd_matches_reference(case, dtype):
+    shape, depth, count, _, seed = case
+    rng = np.random.default_rng(seed)
+    vectors = index_vectors(rng, shape, depth, count, 4)
+    updates = random_values(rng, (count, *shape[depth:]), dtype)
+    expected = np.zeros(shape, dtype=dtype)
+    for v, u in zip(vectors.astype(np.int64), updates):
+        with np.errstate(over="ignore"):
+            expected[tuple(v)] += u  # in index order; integers wrap
+    out = np.full(shape, 7, dtype=dtype)
+    p = nd_params(shape, depth, count, np.dtype(dtype).itemsize, 4, SCATTER_KINDS[dtype])
+    assert index_lib().hk_scatter_nd(ctypes.byref(p), ptr(vectors), ptr(updates), ptr(out)) == OK
+    np.testing.assert_array_equal(out, expected)
