@@ -10,11 +10,14 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
+from helia_aot.errors import UnsupportedModelError
+from helia_aot.testing import convert_model
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ops_builtin.support.index_kernels import CUMSUM_KINDS, OK, CumsumParams, index_lib, ptr, random_values
-from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
+from ops_builtin.support.single_op import SingleOp, T, build, check_against_reference, const, options
 
 CASES = {
     "float32": SingleOp(
@@ -68,3 +71,10 @@ def test_cumsum_matches_reference(shape, data, dtype, exclusive, reverse):
     )
     assert index_lib().hk_cumsum(ctypes.byref(p), ptr(source), ptr(out)) == OK
     np.testing.assert_array_equal(out, expected)
+
+
+def test_cumsum_of_int8_is_refused_naming_the_supported_types(tmp_path):
+    x = T((4,), "int8", (0.1, 0))
+    model = build(SingleOp("CUMSUM", [x, const((), "int32", 0)], [x]), tmp_path / "model.tflite")
+    with pytest.raises(UnsupportedModelError, match="supported: float32, int32, int64"):
+        convert_model(model, tmp_path / "out")

@@ -76,17 +76,6 @@ def test_constant_indices_out_of_range_are_refused_with_every_problem(tmp_path):
         _convert(b, tmp_path)
 
 
-def test_cumsum_of_int8_is_refused_naming_the_supported_types(tmp_path):
-    b = LiteRTModelBuilder()
-    x = b.add_tensor("x", (4,), "int8", quantization=(0.1, 0))
-    y = b.add_tensor("y", (4,), "int8", quantization=(0.1, 0))
-    b.add_operator("CUMSUM", [x, const(b, "a", 0)], [y])
-    b.set_inputs([x])
-    b.set_outputs([y])
-    with pytest.raises(UnsupportedModelError, match="supported: float32, int32, int64"):
-        _convert(b, tmp_path)
-
-
 def test_constant_indices_become_strided_copies_and_run_time_ones_the_kernel(tmp_path):
     """Constant index tensors need no hk_index kernel: the module carries a copy table instead."""
     for name, run_time in (("constant", False), ("run_time", True)):
