@@ -41,3 +41,21 @@ def test_every_operator_has_a_row_whose_files_exist():
         for test in re.findall(r"`([^`]+)`", tests):
             assert (ROOT / "tests" / "ops_builtin" / test).is_file(), (key, test)
     assert rows["CUMSUM"][0] == "index/cumsum.py" and "index/test_index_ops.py" in rows["CUMSUM"][2]
+
+
+def test_every_operator_has_its_own_test_file_listed_first():
+    """Tests mirror the pack: each operator's own tests sit in tests/ops_builtin/<family>/
+    test_<operator>.py (its family being its module's folder), and the index names that file first."""
+    generator = load_generator()
+    missing = []
+    for row in generator.rows():
+        own = generator.own_test(row.key, row.module)
+        if not (ROOT / "tests" / "ops_builtin" / own).is_file():
+            missing.append(
+                f"{row.key}: create tests/ops_builtin/{own} with the operator's own tests (a single-operator "
+                "model per element type against the reference: tests/ops_builtin/support/single_op.py) "
+                "and add its name to TESTS in scripts/family_layout.py"
+            )
+        elif row.tests[:1] != (own,):
+            missing.append(f"{row.key}: the index lists {row.tests[:1]} first, not {own}")
+    assert not missing, "\n".join(missing)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
 from helia_aot_ops_builtin.activation import activation_quantization as aq
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ops_builtin.support import float16_cases
 from ops_builtin.support.activation_refmodels import softmax_f32, softmax_s8, softmax_s16
 from ops_builtin.support.cbuild import build_kernels
+from ops_builtin.support.single_op import check_against_reference, options, unary
 
 I32 = ctypes.c_int32
 
@@ -127,3 +130,42 @@ def test_softmax_rejects_empty_rows():
     x = np.zeros(4, np.float32)
     params = SoftmaxF32C(1, 0, 1.0)
     assert lib().hk_softmax_f32(ctypes.byref(params), ptr(x), ptr(x)) != 0
+
+
+# SOFTMAX alone in a model, per element type, against LiteRT's reference kernels
+# (tests/ops_builtin/support/single_op.py).
+
+REFERENCE_CASES = {
+    "float32": unary("SOFTMAX", "float32", shape=(3, 20), opts=options("SoftmaxOptionsT", beta=1.0)),
+    "int8": unary(
+        "SOFTMAX",
+        "int8",
+        shape=(3, 20),
+        quant=(0.1, 3),
+        out_quant=(1 / 256, -128),
+        opts=options("SoftmaxOptionsT", beta=1.0),
+    ),
+    "int16": unary(
+        "SOFTMAX",
+        "int16",
+        shape=(3, 20),
+        quant=(0.0005, 0),
+        out_quant=(1 / 32768, 0),
+        opts=options("SoftmaxOptionsT", beta=1.0),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_softmax_matches_the_reference(tmp_path):
+    check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("softmax")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_softmax_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

@@ -16,114 +16,10 @@ import numpy as np
 import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import UnsupportedModelError
-from helia_aot.interpreters import create_interpreter
 from helia_aot.litert import schema_py_generated as litert
-from helia_aot.litert.builder import LiteRTModelBuilder, pack_model
-from helia_aot.testing import run_module_test_case
+from helia_aot.litert.builder import LiteRTModelBuilder
 
-FRAMES = 20
-
-
-def _var_handle(b: LiteRTModelBuilder, name: str) -> int:
-    handle = b.add_tensor(f"{name}_handle", (), "int32")
-    options = litert.VarHandleOptionsT()
-    options.container, options.sharedName = b"", name.encode()
-    b.add_operator("VAR_HANDLE", [], [handle], options)
-    return handle
-
-
-def _with_init(main: LiteRTModelBuilder, init: LiteRTModelBuilder, path: Path) -> Path:
-    """``main`` with ``init`` as subgraph 1 (which main's CALL_ONCE names); handle tensors
-    (named ``*_handle``) become RESOURCE tensors as a converter writes them."""
-    model, extra = main.build(), init.build()
-    offset = len(model.buffers) - 1
-    model.buffers.extend(extra.buffers[1:])
-    codes = {}
-    for i, code in enumerate(extra.operatorCodes):
-        model.operatorCodes.append(code)
-        codes[i] = len(model.operatorCodes) - 1
-    sub = extra.subgraphs[0]
-    sub.name = "init"
-    for tensor in sub.tensors:
-        if tensor.buffer:
-            tensor.buffer += offset
-    for op in sub.operators:
-        op.opcodeIndex = codes[op.opcodeIndex]
-    model.subgraphs.append(sub)
-    for subgraph in model.subgraphs:
-        for tensor in subgraph.tensors:
-            name = tensor.name.decode() if isinstance(tensor.name, bytes) else tensor.name
-            if name.endswith("_handle"):
-                tensor.type = litert.TensorType.RESOURCE
-    path.write_bytes(pack_model(model))
-    return path
-
-
-def _call_once(b: LiteRTModelBuilder) -> None:
-    options = litert.CallOnceOptionsT()
-    options.initSubgraphIndex = 1
-    b.add_operator("CALL_ONCE", [], [], options)
-
-
-def _init_subgraph(values: dict[str, np.ndarray], *, via_add: bool = False) -> LiteRTModelBuilder:
-    init = LiteRTModelBuilder()
-    for name, value in values.items():
-        handle = _var_handle(init, name)
-        if via_add:  # value = (value - 1) + 1, computed at conversion time
-            a = init.add_tensor(f"{name}_a", value.shape, "float32", data=value - 1.0)
-            one = init.add_tensor(f"{name}_one", value.shape, "float32", data=np.ones_like(value))
-            total = init.add_tensor(f"{name}_sum", value.shape, "float32")
-            init.add_operator("ADD", [a, one], [total], litert.AddOptionsT())
-        else:
-            total = init.add_tensor(f"{name}_init", value.shape, "float32", data=value)
-        init.add_operator("ASSIGN_VARIABLE", [handle, total], [])
-    return init
-
-
-def clamp_model(path: Path, initial: np.ndarray, low: float, high: float, *, via_add: bool = False) -> Path:
-    """y = x * gain + bias; gain is re-clamped to [low, high] every run, bias is never assigned."""
-    b = LiteRTModelBuilder()
-    x = b.add_tensor("x", (1, 4), "float32")
-    _call_once(b)
-    gain_h, bias_h = _var_handle(b, "gain"), _var_handle(b, "bias")
-    gain = b.add_tensor("gain_value", (1, 4), "float32")
-    bias = b.add_tensor("bias_value", (1, 4), "float32")
-    b.add_operator("READ_VARIABLE", [gain_h], [gain])
-    b.add_operator("READ_VARIABLE", [bias_h], [bias])
-    lo = b.add_tensor("low", (1,), "float32", data=np.float32([low]))
-    hi = b.add_tensor("high", (1,), "float32", data=np.float32([high]))
-    raised = b.add_tensor("raised", (1, 4), "float32")
-    clamped = b.add_tensor("clamped", (1, 4), "float32")
-    b.add_operator("MAXIMUM", [gain, lo], [raised])
-    b.add_operator("MINIMUM", [raised, hi], [clamped])
-    b.add_operator("ASSIGN_VARIABLE", [gain_h, clamped], [])
-    scaled = b.add_tensor("scaled", (1, 4), "float32")
-    y = b.add_tensor("y", (1, 4), "float32")
-    b.add_operator("MUL", [x, gain], [scaled], litert.MulOptionsT())
-    b.add_operator("ADD", [scaled, bias], [y], litert.AddOptionsT())
-    b.set_inputs([x])
-    b.set_outputs([y])
-    init = _init_subgraph({"gain": initial, "bias": np.float32([[0.5, -1.0, 2.0, 0.0]])}, via_add=via_add)
-    return _with_init(b, init, path)
-
-
-def stream(path: Path, tmp_path: Path, **sections):
-    rng = np.random.default_rng(5)
-    frames = [rng.uniform(-1, 1, size=(1, 4)).astype(np.float32) for _ in range(FRAMES)]
-    interpreter = create_interpreter(path)
-    expected = [interpreter.run([f])[0] for f in frames]
-    np.savez(tmp_path / "golden.npz", input_0=np.stack(frames), output_0=np.stack(expected))
-    config: dict = {
-        "model": {"path": str(path)},
-        "module": {"path": str(tmp_path / "out"), "name": "module"},
-        "test": {"enabled": True, "golden_data": str(tmp_path / "golden.npz"), "tolerance": 0.0},
-    }
-    config.update(sections)
-    result = AotConverter(ConvertArgs.model_validate(config)).convert()
-    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
-    assert run.passed, run.stdout + run.stderr[-3000:]
-    report = json.loads(next(Path(result.output).glob("*_report.json")).read_text())
-    return result, report, expected
+from ops_builtin.support.variable_models import call_once, clamp_model, stream, var_handle, with_init
 
 
 @pytest.mark.parametrize("via_add", [False, True])
@@ -143,43 +39,11 @@ def test_invariant_variables_fold_into_constants(via_add, tmp_path):
     assert not [r for r in report["arenas"] if r["role"] == "persistent"]
 
 
-def test_a_clamp_that_changes_the_value_keeps_the_variable(tmp_path):
-    """gain starts at 1.5 and is clamped to 1.0 after the first run: the state matters, so it stays
-    a variable (bias, never assigned, still folds) and every frame matches the reference."""
-    initial = np.float32([[1.5, 0.25, -0.5, 0.75]])
-    _, report, expected = stream(clamp_model(tmp_path / "m.tflite", initial, 0.0, 1.0), tmp_path)
-    assert [v["variable"] for v in report["folded_variables"]] == ["bias"]
-    assert [r["used"] for r in report["arenas"] if r["role"] == "persistent"] == [16]
-
-
-def test_folding_can_be_disabled(tmp_path):
-    """Without folding every READ/ASSIGN_VARIABLE stays; each operator is named by its index in
-    the file (CALL_ONCE is #0, the two VAR_HANDLEs #1 and #2, all removed at Load)."""
-    initial = np.float32([[0.5, 0.25, 1.0, 0.75]])
-    result, report, _ = stream(
-        clamp_model(tmp_path / "m.tflite", initial, 0.0, 1.0),
-        tmp_path,
-        transforms=[{"name": "FOLD_INVARIANT_VARIABLES", "enabled": False}],
-    )
-    assert report["folded_variables"] == []
-    assert [r for r in report["arenas"] if r["role"] == "persistent"]
-    plan = json.loads(next(Path(result.output).glob("*_plan.json")).read_text())
-    assert [(op["op_type"], op["source_indices"]) for op in plan["operators"]] == [
-        ("READ_VARIABLE", [3]),
-        ("READ_VARIABLE", [4]),
-        ("MAXIMUM", [5]),
-        ("MINIMUM", [6]),
-        ("ASSIGN_VARIABLE", [7]),
-        ("MUL", [8]),
-        ("ADD", [9]),
-    ]
-
-
 def test_an_init_subgraph_beyond_constant_arithmetic_is_refused(tmp_path):
     b = LiteRTModelBuilder()
     x = b.add_tensor("x", (1, 4), "float32")
-    _call_once(b)
-    h = _var_handle(b, "v")
+    call_once(b)
+    h = var_handle(b, "v")
     v = b.add_tensor("v_value", (1, 4), "float32")
     y = b.add_tensor("y", (1, 4), "float32")
     b.add_operator("READ_VARIABLE", [h], [v])
@@ -187,12 +51,12 @@ def test_an_init_subgraph_beyond_constant_arithmetic_is_refused(tmp_path):
     b.set_inputs([x])
     b.set_outputs([y])
     init = LiteRTModelBuilder()
-    ih = _var_handle(init, "v")
+    ih = var_handle(init, "v")
     c = init.add_tensor("c", (1, 4), "float32", data=np.ones((1, 4), np.float32))
     t = init.add_tensor("t", (1, 4), "float32")
     init.add_operator("TANH", [c], [t])
     init.add_operator("ASSIGN_VARIABLE", [ih, t], [])
-    path = _with_init(b, init, tmp_path / "m.tflite")
+    path = with_init(b, init, tmp_path / "m.tflite")
     config = {"model": {"path": str(path)}, "module": {"path": str(tmp_path / "out")}}
     with pytest.raises(UnsupportedModelError, match="TANH is not evaluated at conversion time"):
         AotConverter(ConvertArgs.model_validate(config)).convert()

@@ -10,11 +10,15 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
+from helia_aot.litert import schema_py_generated as litert
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import build_kernels
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
 
 STATUS_OK, STATUS_BAD_PARAM = 0, 5
 F32 = np.float32
@@ -263,3 +267,53 @@ def test_transpose_conv_rejects_bad_geometry():
         "hk_transpose_conv_s8", geo, buf, buf, None, np.int8, mult=mult, shift=shift, act=(-128, 127)
     )
     assert status == STATUS_OK
+
+
+# TRANSPOSE_CONV alone in a model, per element type, against LiteRT's reference kernels
+# (tests/ops_builtin/support/single_op.py).
+
+PADDING_SAME, PADDING_VALID = litert.Padding.SAME, litert.Padding.VALID
+REFERENCE_RNG = np.random.default_rng(24602)
+
+REFERENCE_CASES = {
+    "float32": SingleOp(
+        "TRANSPOSE_CONV",
+        [
+            const((4,), "int32", [1, 6, 8, 3]),
+            const((3, 3, 3, 5), "float32", REFERENCE_RNG.uniform(-1, 1, 135)),
+            T((1, 3, 4, 5), "float32"),
+        ],
+        [T((1, 6, 8, 3), "float32")],
+        options("TransposeConvOptionsT", padding=PADDING_SAME, strideW=2, strideH=2),
+    ),
+    "int8": SingleOp(
+        "TRANSPOSE_CONV",
+        [
+            const((4,), "int32", [1, 5, 5, 2]),
+            const(
+                (2, 3, 3, 4),
+                "int8",
+                REFERENCE_RNG.integers(-127, 128, 72),
+                (np.array([0.01, 0.02]), np.zeros(2, np.int64), 0),
+            ),
+            T((1, 3, 3, 4), "int8", (0.05, 3)),
+        ],
+        [T((1, 5, 5, 2), "int8", (0.1, -5))],
+        options("TransposeConvOptionsT", padding=PADDING_VALID, strideW=1, strideH=1),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_transpose_conv_matches_the_reference(tmp_path):
+    check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("transpose_conv_3x3_s2_same", "transpose_conv_2x2_valid_no_bias")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_transpose_conv_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ops_builtin.support.cbuild import build_kernels
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference
 
 TYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float32")
 
@@ -139,3 +140,21 @@ def test_kernel_matches_model(source, data):
             np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
         else:
             np.testing.assert_array_equal(got, want, err_msg=f"{source}->{target}")
+
+
+# CAST alone in a model, per element type, against LiteRT's reference kernels
+# (tests/ops_builtin/support/single_op.py).
+
+REFERENCE_CASES = {
+    "float32_to_int32": SingleOp(
+        "CAST", [T((2, 7), "float32", low=-100.0, high=100.0)], [T((2, 7), "int32")]
+    ),
+    "int32_to_float32": SingleOp("CAST", [T((2, 7), "int32")], [T((2, 7), "float32")]),
+    "int8_to_int16": SingleOp("CAST", [T((2, 7), "int8")], [T((2, 7), "int16")]),
+    "bool_to_float32": SingleOp("CAST", [T((2, 7), "bool")], [T((2, 7), "float32")]),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_cast_matches_the_reference(tmp_path):
+    check_against_reference(REFERENCE_CASES, tmp_path)

@@ -10,11 +10,14 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import build_kernels
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference, options
 
 STATUS_OK, STATUS_BAD_PARAM = 0, 5
 F32 = np.float32
@@ -151,3 +154,37 @@ def test_batch_matmul_rejects_unbroadcastable_batches():
     buf = np.zeros(128, F32)
     status = _fn("hk_batch_matmul_f32")(ctypes.byref(p), buf.ctypes.data, buf.ctypes.data, buf.ctypes.data)
     assert status == STATUS_BAD_PARAM
+
+
+# BATCH_MATMUL alone in a model, per element type, against LiteRT's reference kernels
+# (tests/ops_builtin/support/single_op.py).
+
+REFERENCE_CASES = {
+    "float32": SingleOp(
+        "BATCH_MATMUL",
+        [T((2, 3, 4), "float32"), T((2, 4, 5), "float32")],
+        [T((2, 3, 5), "float32")],
+        options("BatchMatMulOptionsT"),
+    ),
+    "int8_adj_y": SingleOp(
+        "BATCH_MATMUL",
+        [T((2, 3, 6), "int8", (0.05, 3)), T((2, 5, 6), "int8", (0.04, 0))],
+        [T((2, 3, 5), "int8", (0.3, -2))],
+        options("BatchMatMulOptionsT", adjY=True),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_batch_matmul_matches_the_reference(tmp_path):
+    check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("batch_matmul_adj_y", "batch_matmul_broadcast_const")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_batch_matmul_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

@@ -26,7 +26,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import CFLAGS, build_kernels
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
 
 STATUS_OK, STATUS_BAD_PARAM = 0, 5
 F32 = np.float32
@@ -382,3 +384,47 @@ def test_fc_rejects_missing_scales_and_negative_sizes():
     p = FcParams(batches=-1, input_features=3, output_features=4)
     status = _fn("hk_fully_connected_f32")(ctypes.byref(p), x.ctypes.data, w.ctypes.data, None, x.ctypes.data)
     assert status == STATUS_BAD_PARAM
+
+
+# FULLY_CONNECTED alone in a model, per element type, against LiteRT's reference kernels
+# (tests/ops_builtin/support/single_op.py).
+
+REFERENCE_RNG = np.random.default_rng(11753)
+
+REFERENCE_CASES = {
+    "float32": SingleOp(
+        "FULLY_CONNECTED",
+        [
+            T((2, 8), "float32"),
+            const((6, 8), "float32", REFERENCE_RNG.uniform(-1, 1, 48)),
+            const((6,), "float32", np.arange(6) * 0.5),
+        ],
+        [T((2, 6), "float32")],
+        options("FullyConnectedOptionsT"),
+    ),
+    "int8": SingleOp(
+        "FULLY_CONNECTED",
+        [
+            T((3, 10), "int8", (0.05, 3)),
+            const((4, 10), "int8", REFERENCE_RNG.integers(-127, 128, 40), (0.02, 0)),
+            const((4,), "int32", [5, -9, 100, 0], (0.001, 0)),
+        ],
+        [T((3, 4), "int8", (0.1, -3))],
+        options("FullyConnectedOptionsT", fusedActivationFunction=3),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_fully_connected_matches_the_reference(tmp_path):
+    check_against_reference(REFERENCE_CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("fully_connected_2x40", "fully_connected_1x9", "fully_connected_2x40_fast")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_fully_connected_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

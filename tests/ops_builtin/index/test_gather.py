@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ops_builtin.support.cbuild import build_kernels
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference, options
 
 STATUS_OK = 0
 STATUS_BAD_PARAM = 5
@@ -119,3 +120,27 @@ def test_gather_rejects_bad_params():
         lib.hk_gather(ctypes.byref(params), buf.ctypes.data, buf.ctypes.data, buf.ctypes.data)
         == STATUS_BAD_PARAM
     )
+
+
+# GATHER alone in a model, per element type, against LiteRT's reference kernels
+# (tests/ops_builtin/support/single_op.py).
+
+REFERENCE_CASES = {
+    "float32": SingleOp(
+        "GATHER",
+        [T((5, 4), "float32"), T((3,), "int32", low=0, high=4)],
+        [T((3, 4), "float32")],
+        options("GatherOptionsT", axis=0),
+    ),
+    "int8": SingleOp(
+        "GATHER",
+        [T((2, 6, 3), "int8", (0.05, 3)), T((2, 4), "int64", low=0, high=5)],
+        [T((2, 2, 4, 3), "int8", (0.05, 3))],
+        options("GatherOptionsT", axis=1),
+    ),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_gather_matches_the_reference(tmp_path):
+    check_against_reference(REFERENCE_CASES, tmp_path)

@@ -56,18 +56,6 @@ def _convert(builder: LiteRTModelBuilder, tmp_path):
     return AotConverter(ConvertArgs.model_validate(config)).convert()
 
 
-def test_where_of_a_computed_condition_is_refused(tmp_path):
-    b = LiteRTModelBuilder()
-    c = b.add_tensor("c", (2, 3), "bool")
-    w = b.add_tensor("w", (6, 2), "int64")
-    b.add_operator("WHERE", [c], [w])
-    b.set_inputs([c])
-    b.set_outputs([w])
-    with pytest.raises(UnsupportedModelError, match="computed at run time") as info:
-        _convert(b, tmp_path)
-    assert "The condition must be a constant" in str(info.value)
-
-
 def test_constant_indices_out_of_range_are_refused_with_every_problem(tmp_path):
     b = LiteRTModelBuilder()
     x = b.add_tensor("x", (3, 4), "float32")
@@ -85,17 +73,6 @@ def test_constant_indices_out_of_range_are_refused_with_every_problem(tmp_path):
     with pytest.raises(
         UnsupportedModelError, match=r"outside the dimensions \[3, 4\] \(the first: \[2, 4\]\)"
     ):
-        _convert(b, tmp_path)
-
-
-def test_cumsum_of_int8_is_refused_naming_the_supported_types(tmp_path):
-    b = LiteRTModelBuilder()
-    x = b.add_tensor("x", (4,), "int8", quantization=(0.1, 0))
-    y = b.add_tensor("y", (4,), "int8", quantization=(0.1, 0))
-    b.add_operator("CUMSUM", [x, const(b, "a", 0)], [y])
-    b.set_inputs([x])
-    b.set_outputs([y])
-    with pytest.raises(UnsupportedModelError, match="supported: float32, int32, int64"):
         _convert(b, tmp_path)
 
 

@@ -12,11 +12,19 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+import pytest
+from ai_edge_litert.interpreter import Interpreter
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.errors import UnsupportedModelError
+from helia_aot_ops_builtin.common.quantization import quantize_multiplier
+from helia_aot_ops_builtin.recurrent.svdf import float32_scale
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.support import conv_family_refmodels as ref
+from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import build_kernels
+from ops_builtin.support.recurrent_models import check_streamed, convert_and_run, random_inputs, svdf_model
 
 I32 = ctypes.c_int32
 
@@ -126,3 +134,116 @@ def test_svdf_kernels_refuse_bad_geometry():
     ptr = buf.ctypes.data_as(ctypes.c_void_p)
     for name in ("hk_svdf_s8_s16", "hk_svdf_s8_s8", "hk_svdf_f32"):
         assert getattr(lib, name)(ctypes.byref(params), ptr, ptr, ptr, None, ptr, ptr) == 5
+
+
+# SVDF models converted and run against the reference over consecutive runs (the state carried).
+
+
+@pytest.mark.parametrize(
+    ("batch", "inputs", "units", "rank", "memory", "bias"),
+    [(1, 8, 4, 1, 4, True), (2, 5, 3, 2, 6, True), (3, 7, 2, 3, 2, False), (1, 1, 1, 1, 2, True)],
+)
+def test_int8_svdf_with_int16_state_matches_reference(tmp_path, batch, inputs, units, rank, memory, bias):
+    model = svdf_model(
+        tmp_path / "svdf.tflite",
+        batch=batch,
+        inputs=inputs,
+        units=units,
+        rank=rank,
+        memory=memory,
+        dtype="int8",
+        activation="RELU",
+        bias=bias,
+        seed=batch * 10 + rank,
+    )
+    check_streamed(model, tmp_path, runs=memory + 4)
+
+
+@pytest.mark.parametrize(
+    ("activation", "rank", "bias"),
+    [("NONE", 1, True), ("RELU", 2, False), ("TANH", 2, True), ("RELU6", 3, True), ("RELU_N1_TO_1", 1, True)],
+)
+def test_float32_svdf_matches_reference(tmp_path, activation, rank, bias):
+    model = svdf_model(
+        tmp_path / "svdf.tflite",
+        batch=2,
+        inputs=6,
+        units=3,
+        rank=rank,
+        memory=4,
+        dtype="float32",
+        activation=activation,
+        bias=bias,
+    )
+    check_streamed(model, tmp_path, tolerance=1e-6)
+
+
+def test_int8_svdf_with_int8_state_matches_reference_arithmetic(tmp_path):
+    scales = (0.05, 0.02, 0.06, 0.01, 0.03)
+    model = svdf_model(
+        tmp_path / "svdf.tflite",
+        batch=2,
+        inputs=6,
+        units=3,
+        rank=2,
+        memory=4,
+        dtype="int8",
+        state_dtype="int8",
+        activation="RELU",
+        scales=scales,
+        seed=4,
+    )
+    s_in, s_wf, s_state, s_wt, s_out = scales
+    m1, sh1 = quantize_multiplier(float32_scale(s_in, s_wf, divide_by=s_state))
+    m2, sh2 = quantize_multiplier(float32_scale(s_state, s_wt, divide_by=s_out))
+    params = SvdfParams(
+        batches=2,
+        input_size=6,
+        filters=6,
+        rank=2,
+        memory=4,
+        input_offset=-5,
+        output_offset=-7,
+        feature_multiplier=m1,
+        feature_shift=sh1,
+        time_multiplier=m2,
+        time_shift=sh2,
+    )
+    interpreter = Interpreter(model_path=str(model))
+    tensors = {d["name"]: d["index"] for d in interpreter.get_tensor_details()}
+    wf = interpreter.get_tensor(tensors["weights_feature"])
+    wt = interpreter.get_tensor(tensors["weights_time"])
+    bias = interpreter.get_tensor(tensors["bias"])
+    samples = random_inputs(model, 8, seed=3)
+    outputs = reference_steps([s[0] for s in samples], wf, wt, bias, params, np.int8)
+    assert any(not np.array_equal(outputs[0], o) for o in outputs[1:])
+    golden = tmp_path / "golden.npz"
+    np.savez(golden, input_0=np.stack([s[0] for s in samples]), output_0=np.stack(outputs))
+    convert_and_run(model, golden, tmp_path)
+
+
+def test_svdf_refusals_name_the_problem(tmp_path):
+    """LiteRT refuses int8 SVDF without RELU; hybrid SVDF is not supported: typed errors, listed."""
+    model = svdf_model(
+        tmp_path / "none.tflite",
+        batch=1,
+        inputs=4,
+        units=2,
+        rank=1,
+        memory=3,
+        dtype="int8",
+        activation="NONE",
+    )
+    config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out")}}
+    with pytest.raises(UnsupportedModelError, match="RELU"):
+        AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+FLOAT16 = float16_cases.named("svdf_rank2")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_svdf_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

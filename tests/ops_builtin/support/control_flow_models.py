@@ -10,9 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.interpreters import create_interpreter
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.testing import run_module_test_case
 
 Q8 = (0.05, 0)
 """int8 quantization of the loop values: [-6.4, 6.35] in steps of 0.05."""
@@ -294,3 +296,36 @@ def write_golden(path: Path, seed: int, samples: int) -> tuple[Path, list[np.nda
     golden = path.with_suffix(".npz")
     np.savez(golden, input_0=inputs, **{f"output_{k}": v for k, v in enumerate(outputs)})
     return golden, outputs
+
+
+SAMPLES = 12
+"""Inputs per model: enough that every branch and several trip counts occur."""
+
+VARIES = {
+    "while_float32": (1, 3),  # the iteration count
+    "while_int8": (1, 4),  # the iteration count
+    "if_int8": (1, SAMPLES),  # z is 2x in one branch and x in the other
+    "nested_while_float32": (1, 3),  # the outer iteration count
+}
+"""What shows the branch or trip count varied over the samples: (output position, minimum number
+of distinct values it takes)."""
+
+
+def check_against_reference(name: str, tmp_path: Path) -> None:
+    """Convert the model ``name`` of :data:`MODELS` with the reference's outputs on ``SAMPLES``
+    random inputs as golden data (which must exercise the control flow, :data:`VARIES`), build it
+    under ASan/UBSan and run its self test: every sample exact."""
+    path = MODELS[name](tmp_path / f"{name}.tflite")
+    golden, outputs = write_golden(path, seed=len(name), samples=SAMPLES)
+    position, wanted = VARIES[name]
+    distinct = len({row.tobytes() for row in outputs[position]})
+    assert distinct >= wanted, "the inputs do not exercise the control flow"
+    config = {
+        "model": {"path": str(path)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "tolerance": 0.0, "golden_data": str(golden)},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+    assert f"PASS ({SAMPLES} sample(s)" in run.stdout

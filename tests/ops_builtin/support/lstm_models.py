@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 
@@ -246,3 +247,14 @@ def bidirectional_model(spec: BidiSpec, path: Path) -> Path:
     b.set_inputs([x] if aux < 0 else [x, aux])
     b.set_outputs(outputs)
     return b.save(path)
+
+
+def convert_lstm(path: Path, out: Path, spec: LstmSpec, samples: int = 4):
+    """Convert an LSTM model with its self test over ``samples`` consecutive runs (float32 within
+    1e-5, integers exact)."""
+    config = {
+        "model": {"path": str(path)},
+        "module": {"path": str(out / "out"), "name": "module"},
+        "test": {"enabled": True, "samples": samples, "tolerance": 1e-5 if spec.dtype == "float32" else 0.0},
+    }
+    return AotConverter(ConvertArgs.model_validate(config)).convert()

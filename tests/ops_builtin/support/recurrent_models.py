@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.testing import run_module_test_case
 
 ACTIVATIONS = {
     name: code
@@ -292,3 +294,27 @@ def gru_unrolled_model(
     b.set_inputs([x])
     b.set_outputs([y])
     return b.save(path)
+
+
+RUNS = 6
+"""Consecutive runs of a streamed model: each starts from the state the earlier ones left."""
+
+
+def convert_and_run(model: Path, golden: Path, tmp_path: Path, tolerance: float = 0.0) -> None:
+    """Convert ``model`` with ``golden`` as its self test, build it under ASan/UBSan and run it."""
+    config = {
+        "model": {"path": str(model)},
+        "module": {"path": str(tmp_path / "out"), "name": "module"},
+        "test": {"enabled": True, "golden_data": str(golden), "tolerance": tolerance},
+    }
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
+
+
+def check_streamed(model: Path, tmp_path: Path, tolerance: float = 0.0, runs: int = RUNS) -> None:
+    """``runs`` random samples through one reference interpreter (the state must change some
+    output) as the golden of :func:`convert_and_run`."""
+    samples = random_inputs(model, runs, seed=11)
+    assert state_matters(model, samples), "the state should change some output"
+    convert_and_run(model, streamed_golden(model, samples, tmp_path / "golden.npz"), tmp_path, tolerance)

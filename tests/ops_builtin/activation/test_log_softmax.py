@@ -1,0 +1,20 @@
+"""LOG_SOFTMAX: log(softmax(x)) over the last axis.
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+from ops_builtin.support.single_op import check_against_reference, unary
+
+CASES = {
+    "float32": unary("LOG_SOFTMAX", "float32", shape=(3, 12)),
+    "int8": unary("LOG_SOFTMAX", "int8", shape=(3, 12), quant=(0.1, 3), out_quant=(16 / 256, 127)),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_log_softmax_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)

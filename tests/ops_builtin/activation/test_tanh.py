@@ -1,0 +1,34 @@
+"""TANH: the hyperbolic tangent (int8/int16 outputs at LiteRT's fixed scales).
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ops_builtin.support import float16_cases
+from ops_builtin.support.single_op import check_against_reference, unary
+
+CASES = {
+    "float32": unary("TANH", "float32"),
+    "int8": unary("TANH", "int8", quant=(0.05, 3), out_quant=(1 / 128, 0)),
+    "int16": unary("TANH", "int16", quant=(0.0005, 0), out_quant=(1 / 32768, 0)),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_tanh_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("tanh")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_tanh_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

@@ -1,0 +1,20 @@
+"""ZEROS_LIKE: zeros of the input's shape and type.
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+from ops_builtin.support.single_op import SingleOp, T, check_against_reference
+
+CASES = {
+    "float32": SingleOp("ZEROS_LIKE", [T((3, 4), "float32")], [T((3, 4), "float32")]),
+    "int32": SingleOp("ZEROS_LIKE", [T((2, 5), "int32")], [T((2, 5), "int32")]),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_zeros_like_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)

@@ -1,0 +1,35 @@
+"""ABS: |x| per element, rescaled for the quantized types.
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ops_builtin.support import float16_cases
+from ops_builtin.support.single_op import check_against_reference, unary
+
+CASES = {
+    "float32": unary("ABS", "float32"),
+    "int8": unary("ABS", "int8", quant=(0.05, 3), out_quant=(0.07, -100)),
+    "int16": unary("ABS", "int16", quant=(0.001, 0), out_quant=(0.0005, 0)),
+    "int32": unary("ABS", "int32"),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_abs_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("abs")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_abs_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)

@@ -1,0 +1,36 @@
+"""ADD: the broadcast sum (int8/int16 rescaled to the output's scale).
+
+The operator's own cases: one single-operator model per element type (or variant), its
+inputs seeded, compared with LiteRT's reference kernels on the host
+(tests/ops_builtin/support/single_op.py; all cases of this file in one linked build).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ops_builtin.support import float16_cases
+from ops_builtin.support.single_op import binary, check_against_reference
+
+CASES = {
+    "float32": binary("ADD", "float32"),
+    "int8": binary("ADD", "int8", quants=((0.05, 3), (0.03, -7), (0.07, -2))),
+    "int16": binary("ADD", "int16", quants=((0.001, 0), (0.002, 0), (0.003, 0))),
+    "int32": binary("ADD", "int32"),
+    "int64": binary("ADD", "int64"),
+}
+"""Case name -> its one-operator model."""
+
+
+def test_add_matches_the_reference(tmp_path):
+    check_against_reference(CASES, tmp_path)
+
+
+FLOAT16 = float16_cases.named("add_broadcast")
+"""The float16 cases (support/float16_cases.py): the float16 model against its float32 twin run by
+the reference, within the bound docs/float16.md states."""
+
+
+@pytest.mark.parametrize("case", FLOAT16, ids=[c.name for c in FLOAT16])
+def test_add_float16_matches_its_float32_twin(case, tmp_path):
+    float16_cases.check_on_host(case, tmp_path)
