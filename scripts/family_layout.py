@@ -111,6 +111,9 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_conv_hybrid.c",
         "hk_conv_s4.h",
         "hk_conv_s4.c",
+        "hk_conv_s4_mve.c",
+        "hk_conv_s4_dsp.c",
+        "hk_conv_loop.h",
     ),
     "depthwise": (
         "hk_depthwise.h",
@@ -122,6 +125,9 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_depthwise_walk.h",
         "hk_depthwise_s4.h",
         "hk_depthwise_s4.c",
+        "hk_depthwise_s4_mve.c",
+        "hk_depthwise_s4_dsp.c",
+        "hk_depthwise_loop.h",
     ),
     "fully_connected": (
         "fully_connected.py",
