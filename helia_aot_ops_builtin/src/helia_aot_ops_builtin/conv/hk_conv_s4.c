@@ -7,30 +7,39 @@
 #include "hk_conv_loop.h"
 #include "hk_isa.h"
 
-/* One run of a packed int4 filter. A run that starts on a byte (after one nibble if it does
- * not) goes to the fast paths' blocks first (Helium, DSP), which split the nibbles in
- * registers; the rest is read one nibble at a time. */
+/* One run of a packed int4 filter, one nibble at a time. */
 HK_INLINE int32_t dot_s4(const void *filter, size_t taps, size_t tap, const int8_t *x,
                          int32_t len, int32_t in_offset, int32_t acc)
 {
     const uint8_t *packed = (const uint8_t *)filter;
     const int32_t first = (int32_t)(taps + tap);
-    int32_t c = 0;
+    for (int32_t c = 0; c < len; ++c) {
+        acc += hk_s4_at(packed, first + c) * ((int32_t)x[c] + in_offset);
+    }
+    return acc;
+}
+
 #if HK_HAVE_MVE || HK_HAVE_DSP
-    if ((first & 1) != 0 && len > 0) {
+/* One run through the fast paths' blocks (Helium, DSP), which split the nibbles in registers,
+ * from its first whole byte on (after one nibble if it starts on a high one); the rest one
+ * nibble at a time. */
+HK_INLINE int32_t dot_s4_blocks(const void *filter, size_t taps, size_t tap, const int8_t *x,
+                                int32_t len, int32_t in_offset, int32_t acc)
+{
+    const uint8_t *packed = (const uint8_t *)filter;
+    const int32_t first = (int32_t)(taps + tap);
+    int32_t c = 0;
+    if ((first & 1) != 0) {
         acc += hk_s4_at(packed, first) * ((int32_t)x[0] + in_offset);
         c = 1;
     }
     int32_t done = 0;
     acc = hk_conv_dot_s4_blocks(x + c, packed + ((first + c) >> 1), len - c, in_offset, acc,
                                 &done);
-    c += done;
-#endif
-    for (; c < len; ++c) {
-        acc += hk_s4_at(packed, first + c) * ((int32_t)x[c] + in_offset);
-    }
-    return acc;
+    return dot_s4(filter, taps, tap + (size_t)(c + done), x + c + done, len - c - done,
+                  in_offset, acc);
 }
+#endif
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8) on the unpacked filter, as
  * hk_conv_s8_generic does on an int8 one (the same loop, hk_conv_loop.h): each weight is read
@@ -38,5 +47,12 @@ HK_INLINE int32_t dot_s4(const void *filter, size_t taps, size_t tap, const int8
 int32_t hk_conv_s8_s4(const hk_conv_params_t *params, const int8_t *input,
                       const uint8_t *filter, const int32_t *bias, int8_t *output)
 {
+#if HK_HAVE_MVE || HK_HAVE_DSP
+    /* Runs are a group's input channels: a first layer's few take the nibble loop whole (the
+     * blocks' call would cost more than it saves), chosen once, not per run. */
+    if (params != NULL && params->filter_input_channels >= HK_CONV_S4_BLOCKS_FROM) {
+        return hk_conv_s8_loop(params, input, filter, bias, output, dot_s4_blocks);
+    }
+#endif
     return hk_conv_s8_loop(params, input, filter, bias, output, dot_s4);
 }
