@@ -131,7 +131,7 @@ def constant_bytes(work: Path) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write-figures", action="store_true", help="record the figures in docs/figures.json")
+    parser.add_argument("--write-figures", action="store_true", help="record docs/int4.md's figures")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="int4_per_use_") as tmp:
         counts = instructions(Path(tmp))
