@@ -9,10 +9,8 @@
 #if HK_HAVE_DSP
 
 /* Four channels per tap: their input word's even and odd bytes sign-extended into halves with
- * the input offset added (SXTAB16), their two weight bytes spread into the halves of a word and
- * split into the low nibbles (channels 0 and 2) and high nibbles (1 and 3), sign-extended per
- * half by subtracting 16 where bit 3 is set; one half-by-half multiply-accumulate per channel
- * (SMLABB, SMLATT). */
+ * the input offset added (SXTAB16), their two weight bytes as the halves of channels 0, 2 and
+ * 1, 3 (hk_s4_halves_dsp); one half-by-half multiply-accumulate per channel (SMLABB, SMLATT). */
 void hk_depthwise_s4_block(const uint8_t *filter, const hk_depthwise_window_t *win, size_t oc,
                            int32_t *acc)
 {
@@ -28,11 +26,8 @@ void hk_depthwise_s4_block(const uint8_t *filter, const hk_depthwise_window_t *w
             memcpy(&xv, x, sizeof xv);
             const int16x2_t x02 = (int16x2_t)__sxtab16(offsets, (int32_t)xv);
             const int16x2_t x13 = (int16x2_t)__sxtab16(offsets, (int32_t)(xv >> 8));
-            const uint32_t pair = (uint32_t)w[0] | ((uint32_t)w[1] << 16);
-            const uint32_t lo = pair & 0x000F000Fu;
-            const uint32_t hi = (pair >> 4) & 0x000F000Fu;
-            const int16x2_t w02 = (int16x2_t)__ssub16((int16x2_t)lo, (int16x2_t)((lo & 0x00080008u) << 1));
-            const int16x2_t w13 = (int16x2_t)__ssub16((int16x2_t)hi, (int16x2_t)((hi & 0x00080008u) << 1));
+            int16x2_t w02, w13;
+            hk_s4_halves_dsp(w, &w02, &w13);
             s0 = __smlabb(w02, x02, s0);
             s2 = __smlatt(w02, x02, s2);
             s1 = __smlabb(w13, x13, s1);
