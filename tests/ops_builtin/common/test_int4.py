@@ -5,11 +5,12 @@ converter's reader). ``hk_unpack_s4`` must give those values on every path (Heli
 bytes at a time and interleaves them with a two-way store); ``hk_fully_connected_s8_s4`` must give
 the int8 reference kernel's outputs on the unpacked weights (Helium and the DSP extension split
 the nibbles in registers for rows that start on a byte; odd depths take the element loop), and
-``hk_conv_s8_s4`` / ``hk_depthwise_s8_s4`` (the general loops on nibbles) the int8 reference's on
-the unpacked filter. On the host hypothesis draws many calls (UBSan, no recovery); on each core one
-program holding a draw's unpack and fully connected cases is cross-built for Helium, DSP and plain
-C and run under QEMU (the window kernels are plain C on every core; tests/e2e/test_int4_models.py
-runs them on both cores).
+``hk_conv_s8_s4`` / ``hk_depthwise_s8_s4`` (the general loops on nibbles, with Helium and DSP
+blocks for long runs and channel blocks) the int8 reference's on the unpacked filter. On the host
+hypothesis draws many calls (UBSan, no recovery); on each core one program holding a draw's unpack
+and fully connected cases, and one holding its convolution and depthwise cases, is cross-built for
+Helium, DSP and plain C and run under QEMU (tests/e2e/test_int4_models.py runs whole models on
+both cores).
 """
 
 from __future__ import annotations
