@@ -42,8 +42,9 @@ FAMILIES = {
     "common": "what several families share: the operator base class, the kernel-call base, parsing and "
     "quantization helpers, and the C headers every kernel includes",
     "conv": "CONV_2D, TRANSPOSE_CONV and DEPTHWISE_CONV_2D's operator classes, row streaming and patches, "
-    "the convolution and transposed-convolution kernels",
+    "the convolution kernels",
     "depthwise": "the depthwise-convolution kernels (the operator class is conv/conv.py's)",
+    "transpose_conv": "the transposed-convolution kernels (the operator class is conv/conv.py's)",
     "fully_connected": "FULLY_CONNECTED and BATCH_MATMUL",
     "elementwise": "binary and unary arithmetic, comparisons, logical operators, CAST",
     "activation": "activations, their lookup tables, SOFTMAX and the row normalizations",
@@ -105,12 +106,17 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_conv_s16.h",
         "hk_conv_unfolded.h",
         "hk_conv_unfolded_im2col.h",
-        "hk_transpose_conv.h",
-        "hk_transpose_conv_f16.h",
         "hk_conv_hybrid.h",
         "hk_conv_hybrid.c",
         "hk_conv_s4.h",
         "hk_conv_s4.c",
+        "hk_conv_s4_mve.c",
+        "hk_conv_s4_dsp.c",
+        "hk_conv_loop.h",
+    ),
+    "transpose_conv": (
+        "hk_transpose_conv.h",
+        "hk_transpose_conv_f16.h",
     ),
     "depthwise": (
         "hk_depthwise.h",
@@ -122,6 +128,9 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_depthwise_walk.h",
         "hk_depthwise_s4.h",
         "hk_depthwise_s4.c",
+        "hk_depthwise_s4_mve.c",
+        "hk_depthwise_s4_dsp.c",
+        "hk_depthwise_loop.h",
     ),
     "fully_connected": (
         "fully_connected.py",

@@ -46,6 +46,8 @@ SAMPLES = 3
 QUANTIZED = [
     ("aeq_kws_dscnn_probe_w8a8", "mlperf_kws_dscnn_float32_probe", 8, "CHANNELWISE", (-2.0, 2.0)),
     ("aeq_kws_dscnn_probe_w4a8", "mlperf_kws_dscnn_float32_probe", 8, "CHANNELWISE", (-2.0, 2.0)),
+    # Depthwise filters int4 too (_dw4): what the KWS constant ratio is with every filter packed.
+    ("aeq_kws_dscnn_probe_w4a8_dw4", "mlperf_kws_dscnn_float32_probe", 8, "CHANNELWISE", (-2.0, 2.0)),
     ("aeq_small_cnn_w4a8", "small_cnn_conv_pool_fc_float32", 8, "CHANNELWISE", (0.0, 1.0)),
     ("aeq_small_cnn_w4a8_tensorwise", "small_cnn_conv_pool_fc_float32", 8, "TENSORWISE", (0.0, 1.0)),
     ("aeq_conv2d_3x3_s2_valid_w4a8", "conv2d_3x3_s2_valid_relu6_float32", 8, "CHANNELWISE", (-1.0, 1.0)),
@@ -177,6 +179,22 @@ def _quantize(name: str, source: str, bits: int, granularity: str, work: Path) -
             operation_name=getattr(qtyping.TFLOperationName, op),
             activation_num_bits=bits,
             weight_num_bits=8,
+        )
+    if name.endswith("_dw4"):
+        # Its policy has no int4-weight integer config for DEPTHWISE_CONV_2D (add_static_config
+        # raises "... was not found in the policy"); skip_checks forces one, and LiteRT's
+        # reference int8 depthwise kernel unpacks int4 filters.
+        qt.update_quantization_recipe(
+            regex=".*",
+            operation_name=qtyping.TFLOperationName.DEPTHWISE_CONV_2D,
+            op_config=qtyping.OpQuantizationConfig(
+                activation_tensor_config=qtyping.TensorQuantizationConfig(num_bits=bits, symmetric=False),
+                weight_tensor_config=qtyping.TensorQuantizationConfig(
+                    num_bits=4, symmetric=True, granularity=getattr(qtyping.QuantGranularity, granularity)
+                ),
+                compute_precision=qtyping.ComputePrecision.INTEGER,
+                skip_checks=True,
+            ),
         )
     lo, hi = dict((q[0], q[4]) for q in _quantized())[name]
     rng = np.random.default_rng(7)

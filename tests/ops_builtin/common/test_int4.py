@@ -5,11 +5,12 @@ converter's reader). ``hk_unpack_s4`` must give those values on every path (Heli
 bytes at a time and interleaves them with a two-way store); ``hk_fully_connected_s8_s4`` must give
 the int8 reference kernel's outputs on the unpacked weights (Helium and the DSP extension split
 the nibbles in registers for rows that start on a byte; odd depths take the element loop), and
-``hk_conv_s8_s4`` / ``hk_depthwise_s8_s4`` (the general loops on nibbles) the int8 reference's on
-the unpacked filter. On the host hypothesis draws many calls (UBSan, no recovery); on each core one
-program holding a draw's unpack and fully connected cases is cross-built for Helium, DSP and plain
-C and run under QEMU (the window kernels are plain C on every core; tests/e2e/test_int4_models.py
-runs them on both cores).
+``hk_conv_s8_s4`` / ``hk_depthwise_s8_s4`` (the general loops on nibbles, with Helium and DSP
+blocks for long runs and channel blocks) the int8 reference's on the unpacked filter. On the host
+hypothesis draws many calls (UBSan, no recovery); on each core one program holding a draw's unpack
+and fully connected cases, and one holding its convolution and depthwise cases, is cross-built for
+Helium, DSP and plain C and run under QEMU (tests/e2e/test_int4_models.py runs whole models on
+both cores).
 """
 
 from __future__ import annotations
@@ -245,6 +246,139 @@ def test_depthwise_s8_s4_matches_the_reference_on_the_unpacked_filter(case, with
     acc = ref.depthwise_accumulate(x, w, input_offset=-zp_in, **test_depthwise._model_args(geo))
     assert status == 0
     np.testing.assert_array_equal(y, ref.requantize(acc, bias, mult, shift, zp_out, act, np.int8))
+
+
+@st.composite
+def window_s4_draw(draw, family: str):
+    """A small window geometry with many channels (runs and channel blocks the fast paths take
+    whole, with tails and odd starts), its data seed."""
+    geo = {
+        "batches": 1,
+        "input_height": draw(st.integers(1, 4)),
+        "input_width": draw(st.integers(1, 4)),
+        "filter_height": draw(st.integers(1, 3)),
+        "filter_width": draw(st.integers(1, 3)),
+        "stride_height": draw(st.integers(1, 2)),
+        "stride_width": draw(st.integers(1, 2)),
+        "dilation_height": draw(st.integers(1, 2)),
+        "dilation_width": draw(st.integers(1, 2)),
+        "pad_top": draw(st.integers(0, 1)),
+        "pad_left": draw(st.integers(0, 1)),
+        "output_height": draw(st.integers(1, 2)),
+        "output_width": draw(st.integers(1, 2)),
+    }
+    channels = st.one_of(st.integers(1, 40), st.sampled_from([16, 32, 33, 64, 70]))
+    if family == "conv":
+        geo["filter_input_channels"] = geo["input_channels"] = draw(channels)
+        geo["output_channels"] = draw(st.integers(1, 3))
+    else:
+        geo["input_channels"] = draw(channels)
+        geo["depth_multiplier"] = draw(st.sampled_from([1, 1, 1, 2]))
+    return family, geo, draw(st.integers(0, 2**32 - 1))
+
+
+def window_s4_case(rng, family, geo):
+    """(family, geo, x, int4 filter, bias, multipliers, shifts, offsets and clamp, expected)."""
+    module = test_conv if family == "conv" else test_depthwise
+    xs, ws, ys = module._shapes(geo)
+    x = rng.integers(-128, 128, xs).astype(np.int8)
+    w = rng.integers(-8, 8, ws).astype(np.int8)
+    bias = rng.integers(-(1 << 14), 1 << 14, ys[3]).astype(np.int32)
+    zp_in, zp_out = (int(v) for v in rng.integers(-128, 128, 2))
+    mult = rng.integers(1 << 30, (1 << 31) - 1, ys[3], dtype=np.int32, endpoint=True)
+    shift = rng.integers(-12, 0, ys[3], dtype=np.int32, endpoint=True)
+    if family == "conv":
+        acc = ref.conv_accumulate(x, w, input_offset=-zp_in, **test_conv._geometry_args(geo))
+    else:
+        acc = ref.depthwise_accumulate(x, w, input_offset=-zp_in, **test_depthwise._model_args(geo))
+    expected = ref.requantize(acc, bias, mult, shift, zp_out, (-128, 127), np.int8)
+    return family, geo, x, w, bias, mult, shift, (-zp_in, zp_out), expected
+
+
+def window_program(cases: list[tuple]) -> str:
+    """One program: every conv and depthwise case through hk_conv_s8_s4 / hk_depthwise_s8_s4,
+    its bytes compared with the reference's."""
+    parts = [
+        '#include <stdio.h>\n#include <string.h>\n#include "hk_conv_s4.h"\n'
+        '#include "hk_depthwise_s4.h"\n#include "hk_isa.h"\n\n',
+        "static int8_t out[4096] __attribute__((aligned(16)));\n\n",
+    ]
+    calls = []
+    for i, (family, geo, x, w, bias, mult, shift, (in_off, out_off), expected) in enumerate(cases):
+        parts.append(_c_array(f"c{i}_x", x, "int8_t"))
+        parts.append(_c_array(f"c{i}_w", np.frombuffer(pack_int4(w), np.uint8), "uint8_t"))
+        parts.append(_c_array(f"c{i}_b", bias, "int32_t"))
+        parts.append(_c_array(f"c{i}_m", mult, "int32_t"))
+        parts.append(_c_array(f"c{i}_s", shift, "int32_t"))
+        parts.append(_c_array(f"c{i}_y", expected, "int8_t"))
+        fields = {**geo, "input_offset": in_off, "output_offset": out_off, "act_min": -128, "act_max": 127}
+        init = ", ".join(f".{k} = {v}" for k, v in fields.items())
+        init += f", .output_multiplier = c{i}_m, .output_shift = c{i}_s"
+        kind = "hk_conv_params_t" if family == "conv" else "hk_depthwise_params_t"
+        calls.append(
+            f"    {{\n        const {kind} p = {{{init}}};\n"
+            f"        memset(out, 0x5A, sizeof out);\n"
+            f"        if (hk_{family}_s8_s4(&p, c{i}_x, c{i}_w, c{i}_b, out) != 0 || "
+            f"memcmp(out, c{i}_y, {expected.size}u) != 0 || out[{expected.size}] != 0x5A) {{\n"
+            f'            printf("{family} {i} differs\\n");\n            ++failures;\n        }}\n    }}\n'
+        )
+    parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n')
+    parts.extend(calls)
+    parts.append(f'    printf("%d of {len(cases)} cases differ\\n", failures);\n    return failures;\n}}\n')
+    return "".join(parts)
+
+
+WINDOW_PATHS = paths("m55-mve", "m55-mve-O0", "m55-dsp", "m55-portable", "m4-dsp")
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("path_name", sorted(WINDOW_PATHS))
+@FEW_BUILDS
+@given(
+    drawn=st.tuples(
+        st.lists(window_s4_draw("conv"), min_size=5, max_size=6),
+        st.lists(window_s4_draw("depthwise"), min_size=5, max_size=6),
+    )
+)
+def test_window_paths_match_the_reference(path_name, drawn, tmp_path_factory):
+    """hk_conv_s8_s4 and hk_depthwise_s8_s4 per use on every path: Helium and the DSP extension
+    split the nibbles in registers (conv runs from a byte, after one nibble if odd; depthwise
+    blocks of 8 or 4 channels with a depth multiplier of 1 and an even channel count), the rest
+    one nibble at a time, all equal to the reference on the unpacked filter."""
+    draws = [*drawn[0], *drawn[1]]
+    cases = [window_s4_case(np.random.default_rng(seed), family, geo) for family, geo, seed in draws]
+    rng = np.random.default_rng(len(draws))
+    whole = {
+        "batches": 1,
+        "input_height": 3,
+        "input_width": 3,
+        "filter_height": 3,
+        "filter_width": 3,
+        "stride_height": 1,
+        "stride_width": 1,
+        "dilation_height": 1,
+        "dilation_width": 1,
+        "pad_top": 1,
+        "pad_left": 1,
+        "output_height": 3,
+        "output_width": 3,
+    }
+    # Whole Helium blocks; odd runs (every other one starts on a high nibble); an odd channel
+    # count and a multiplier of 2 (depthwise one channel at a time).
+    for channels, units in ((64, 2), (37, 3)):
+        conv = {"input_channels": channels, "filter_input_channels": channels, "output_channels": units}
+        cases.append(window_s4_case(rng, "conv", {**whole, **conv}))
+    for channels, multiplier in ((24, 1), (13, 1), (10, 2)):
+        depthwise = {"input_channels": channels, "depth_multiplier": multiplier}
+        cases.append(window_s4_case(rng, "depthwise", {**whole, **depthwise}))
+    check_program(
+        window_program(cases),
+        tmp_path_factory.mktemp("int4_window"),
+        WINDOW_PATHS[path_name],
+        ("conv_s4", "depthwise_s4"),
+        len(cases),
+        timeout=120,
+    )
 
 
 class _ChannelParams(ctypes.Structure):

@@ -13,6 +13,7 @@
 #define HK_INT4_H
 
 #include "hk_common.h"
+#include "hk_isa.h"
 
 /* Element `index` of packed int4 data, sign-extended. */
 HK_INLINE int32_t hk_s4_at(const uint8_t *packed, int32_t index)
@@ -21,6 +22,20 @@ HK_INLINE int32_t hk_s4_at(const uint8_t *packed, int32_t index)
     const uint32_t nibble = (index & 1) ? (byte >> 4) : (byte & 0x0Fu);
     return (int32_t)(nibble ^ 0x08u) - 8;
 }
+
+#if HK_HAVE_DSP
+/* Four int4 values from the bytes w[0] and w[1] as two pairs of 16-bit halves, for SMLAD and its
+ * kin: *even gets values 0 and 2 (the low nibbles), *odd values 1 and 3 (the high nibbles), each
+ * sign-extended per half by subtracting 16 where bit 3 is set. */
+HK_INLINE void hk_s4_halves_dsp(const uint8_t *w, int16x2_t *even, int16x2_t *odd)
+{
+    const uint32_t pair = (uint32_t)w[0] | ((uint32_t)w[1] << 16);
+    const uint32_t lo = pair & 0x000F000Fu;
+    const uint32_t hi = (pair >> 4) & 0x000F000Fu;
+    *even = (int16x2_t)__ssub16((int16x2_t)lo, (int16x2_t)((lo & 0x00080008u) << 1));
+    *odd = (int16x2_t)__ssub16((int16x2_t)hi, (int16x2_t)((hi & 0x00080008u) << 1));
+}
+#endif
 
 /* Unpacks `count` int4 values into int8 `out` (Helium: 32 values per iteration, interleaved by
  * a two-way store; elsewhere one byte at a time). */

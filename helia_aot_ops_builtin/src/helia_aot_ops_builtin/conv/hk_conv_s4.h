@@ -15,4 +15,12 @@
 int32_t hk_conv_s8_s4(const hk_conv_params_t *params, const int8_t *input,
                       const uint8_t *filter, const int32_t *bias, int8_t *output);
 
+/* The fast paths' part of one run (hk_conv_s4_mve.c, _dsp.c): acc plus the products of
+ * x[c] + in_offset and the packed weights w (a run that starts on a byte) over the first *done
+ * of `len` inputs, which they take in whole blocks (the caller adds the rest); worth the call
+ * from HK_CONV_S4_BLOCKS_FROM inputs on. */
+#define HK_CONV_S4_BLOCKS_FROM 8
+int32_t hk_conv_dot_s4_blocks(const int8_t *x, const uint8_t *w, int32_t len, int32_t in_offset,
+                              int32_t acc, int32_t *done);
+
 #endif /* HK_CONV_S4_H */

@@ -4,75 +4,47 @@
  */
 #include "hk_depthwise_s4.h"
 
-#include "hk_requant.h"
-#include "hk_window.h"
+#include "hk_isa.h"
 
-static bool depthwise_s4_params_ok(const hk_depthwise_params_t *p)
+HK_INLINE int32_t read_s4(const void *filter, size_t index)
 {
-    return p != NULL && p->batches >= 0 && p->input_height >= 1 && p->input_width >= 1 &&
-           p->input_channels >= 1 && p->depth_multiplier >= 1 && p->filter_height >= 1 &&
-           p->filter_width >= 1 && p->output_height >= 0 && p->output_width >= 0 &&
-           p->stride_height >= 1 && p->stride_width >= 1 && p->dilation_height >= 1 &&
-           p->dilation_width >= 1 && p->output_multiplier != NULL && p->output_shift != NULL &&
-           p->act_min <= p->act_max;
+    return hk_s4_at((const uint8_t *)filter, (int32_t)index);
 }
 
+/* One channel, one nibble at a time. */
+HK_INLINE int32_t sums_s4(const void *filter, const hk_depthwise_window_t *win, size_t oc,
+                          int32_t *acc)
+{
+    acc[0] = hk_depthwise_channel_sum(filter, win, oc, read_s4);
+    return 1;
+}
+
+#if HK_HAVE_MVE || HK_HAVE_DSP
+/* A whole block of channels from the fast paths (Helium, DSP: the nibbles split in
+ * registers); the last channels that make no block one at a time. */
+HK_INLINE int32_t sums_s4_blocks(const void *filter, const hk_depthwise_window_t *win, size_t oc,
+                                 int32_t *acc)
+{
+    if (oc + HK_DEPTHWISE_S4_BLOCK <= win->out_c) {
+        hk_depthwise_s4_block((const uint8_t *)filter, win, oc, acc);
+        return HK_DEPTHWISE_S4_BLOCK;
+    }
+    return sums_s4(filter, win, oc, acc);
+}
+#endif
+
 /* Follows LiteRT reference_integer_ops::DepthwiseConvPerChannel (int8) on the unpacked filter,
- * as hk_depthwise_s8_generic does on an int8 one, each weight read from its nibble. */
+ * as hk_depthwise_s8_generic does on an int8 one (the same loop, hk_depthwise_loop.h). */
 int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *input,
                            const uint8_t *filter, const int32_t *bias, int8_t *output)
 {
-    if (!depthwise_s4_params_ok(params) || input == NULL || filter == NULL ||
-        output == NULL) {
-        return HK_STATUS_BAD_PARAM;
+#if HK_HAVE_MVE || HK_HAVE_DSP
+    /* Blocks where their weights start on a byte at every tap: a depth multiplier of 1 and an
+     * even channel count, at least one block's worth (chosen once, not per channel). */
+    if (params != NULL && params->depth_multiplier == 1 && (params->input_channels & 1) == 0 &&
+        params->input_channels >= HK_DEPTHWISE_S4_BLOCK) {
+        return hk_depthwise_s8_loop(params, input, filter, bias, output, sums_s4_blocks);
     }
-    const hk_depthwise_params_t *p = params;
-    const int32_t in_c = p->input_channels;
-    const int32_t dm = p->depth_multiplier;
-    const size_t out_c = (size_t)in_c * (size_t)dm;
-    const int32_t act_min = hk_max_i32(p->act_min, -128);
-    const int32_t act_max = hk_min_i32(p->act_max, 127);
-    /* Read once: the int8 stores may alias the params, which would reload them per tap. */
-    const int32_t in_offset = p->input_offset;
-    const size_t in_w = (size_t)p->input_width;
-    const size_t filter_w = (size_t)p->filter_width;
-    int8_t *out = output;
-    for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *image =
-            input + (size_t)b * (size_t)p->input_height * (size_t)p->input_width * (size_t)in_c;
-        for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            const int32_t iy0 = oy * p->stride_height - p->pad_top;
-            int32_t fy0, fy1;
-            hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, &fy0,
-                           &fy1);
-            for (int32_t ox = 0; ox < p->output_width; ++ox) {
-                const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                int32_t fx0, fx1;
-                hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, &fx0,
-                               &fx1);
-                for (size_t oc = 0; oc < out_c; ++oc) {
-                    const size_t ic = oc / (size_t)dm;
-                    int32_t acc = 0;
-                    for (int32_t fy = fy0; fy < fy1; ++fy) {
-                        const int32_t iy = iy0 + fy * p->dilation_height;
-                        for (int32_t fx = fx0; fx < fx1; ++fx) {
-                            const int32_t ix = ix0 + fx * p->dilation_width;
-                            const int32_t x =
-                                image[((size_t)iy * in_w + (size_t)ix) * (size_t)in_c + ic];
-                            const int32_t w = hk_s4_at(
-                                filter, (int32_t)(((size_t)fy * filter_w + (size_t)fx) * out_c + oc));
-                            acc += w * (x + in_offset);
-                        }
-                    }
-                    if (bias != NULL) {
-                        acc += bias[oc];
-                    }
-                    const int32_t value =
-                        hk_requant(acc, p->output_multiplier[oc], p->output_shift[oc]);
-                    *out++ = (int8_t)hk_clamp_i32(value + p->output_offset, act_min, act_max);
-                }
-            }
-        }
-    }
-    return HK_STATUS_OK;
+#endif
+    return hk_depthwise_s8_loop(params, input, filter, bias, output, sums_s4);
 }

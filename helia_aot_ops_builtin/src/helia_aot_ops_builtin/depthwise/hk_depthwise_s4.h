@@ -7,11 +7,24 @@
 #define HK_DEPTHWISE_S4_H
 
 #include "hk_depthwise.h"
+#include "hk_depthwise_loop.h"
 #include "hk_int4.h"
+#include "hk_isa.h"
 
 /* int8 activations, packed int4 filter, int32 bias (may be NULL): the general loop (ignores
  * offset_bias); the outputs of hk_depthwise_s8 on the unpacked filter. */
 int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *input,
                            const uint8_t *filter, const int32_t *bias, int8_t *output);
+
+/* The fast paths' block (hk_depthwise_s4_mve.c, _dsp.c): the window's sums of output channels
+ * oc..oc+HK_DEPTHWISE_S4_BLOCK-1 into acc, for a depth multiplier of 1, an even channel count
+ * and oc a multiple of 2 (the block's weights start on a byte at every tap). */
+#if HK_HAVE_MVE
+#define HK_DEPTHWISE_S4_BLOCK 8
+#else
+#define HK_DEPTHWISE_S4_BLOCK 4
+#endif
+void hk_depthwise_s4_block(const uint8_t *filter, const hk_depthwise_window_t *win, size_t oc,
+                           int32_t *acc);
 
 #endif /* HK_DEPTHWISE_S4_H */

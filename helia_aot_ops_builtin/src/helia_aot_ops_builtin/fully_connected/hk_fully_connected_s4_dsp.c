@@ -10,9 +10,8 @@
 
 #if HK_HAVE_DSP
 
-/* Four weights per step: two bytes spread into the halves of a word, their low nibbles (weights
- * d and d+2) and high nibbles (d+1 and d+3) sign-extended per half by subtracting 16 where bit 3
- * is set, then SMLAD against the input word's sign-extended even and odd bytes. */
+/* Four weights per step: two bytes as the halves of weights d, d+2 and d+1, d+3
+ * (hk_s4_halves_dsp), then SMLAD against the input word's sign-extended even and odd bytes. */
 uint32_t hk_fc_dot_s4_blocks(const int8_t *x, const uint8_t *w, int32_t depth, uint32_t acc,
                              int32_t *done)
 {
@@ -21,11 +20,8 @@ uint32_t hk_fc_dot_s4_blocks(const int8_t *x, const uint8_t *w, int32_t depth, u
     for (; d + 4 <= depth; d += 4) {
         uint32_t xv;
         memcpy(&xv, x + d, sizeof xv);
-        const uint32_t pair = (uint32_t)w[d >> 1] | ((uint32_t)w[(d >> 1) + 1] << 16);
-        const uint32_t lo = pair & 0x000F000Fu;
-        const uint32_t hi = (pair >> 4) & 0x000F000Fu;
-        const int16x2_t wlo = (int16x2_t)__ssub16((int16x2_t)lo, (int16x2_t)((lo & 0x00080008u) << 1));
-        const int16x2_t whi = (int16x2_t)__ssub16((int16x2_t)hi, (int16x2_t)((hi & 0x00080008u) << 1));
+        int16x2_t wlo, whi;
+        hk_s4_halves_dsp(w + (d >> 1), &wlo, &whi);
         sum = __smlad(wlo, __sxtb16((int32_t)xv), sum);
         sum = __smlad(whi, __sxtb16((int32_t)(xv >> 8)), sum);
     }
