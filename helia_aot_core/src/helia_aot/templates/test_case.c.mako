@@ -32,9 +32,12 @@ static const ${arr.ctype} ${arr.symbol}[${PREFIX}_TEST_SAMPLES][${arr.frames}][$
 };
 % endfor
 
+% if inputs:
+## A model without run-time inputs has none to feed (and C has no empty array).
 /* 1 for inputs fed back from an output (test.state_feedback): they get the stimulus only on the
  * first iteration. */
 static const uint8_t ${prefix}_test_fed_input[${prefix}_num_inputs] = {${", ".join("1" if i in fed_inputs else "0" for i in range(len(inputs)))}};
+% endif
 % if feedback:
 static const int32_t ${prefix}_test_feedback[${len(feedback)}][2] = {${", ".join(f"{{{o}, {i}}}" for o, i in feedback)}};
 % endif
