@@ -33,7 +33,7 @@ def c_value(value: Any) -> str:
     if kind is int:
         return str(value)
     if kind is str:
-        return str(value)  # the same object (no call: a type, not a function)
+        return str(value)  # that same str, typed
     if isinstance(value, Mapping):
         return designated_init(value)
     if isinstance(value, (list, tuple)):
