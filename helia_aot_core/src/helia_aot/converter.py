@@ -34,9 +34,9 @@ from helia_aot.registry.context import RegistryContext
 if TYPE_CHECKING:  # annotations only: the views are built (and imported) only with result_views
     from helia_aot.air import AirModel
     from helia_aot.aot.operators import AotOperator
+    from helia_aot.optimization.records import OptimizationPlan, OptimizationReport
     from helia_aot.pipeline.plan_records import MemoryPlan
     from helia_aot.platforms.model import SocPlatform
-    from helia_aot.optimization.records import OptimizationPlan, OptimizationReport
     from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 _Finished = TypeVar("_Finished")
