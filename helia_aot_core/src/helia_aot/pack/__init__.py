@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from helia_aot.codegen import c_bool, c_float, c_float_list, c_hex_bytes, c_int_list, render_template
+from helia_aot.converters.litert.parser_types import LiteRTModelHook, LiteRTParser
 from helia_aot.converters.litert.schema_access import (
     builtin_options_of,
     custom_options_of,
@@ -47,7 +48,6 @@ from helia_aot.converters.litert.schema_access import (
     outputs_of,
     tensor_at,
 )
-from helia_aot.converters.litert.parser_types import LiteRTModelHook, LiteRTParser
 from helia_aot.converters.litert.view import Arity
 from helia_aot.lazy_names import WHOLE_MODULE, lazy_names
 from helia_aot.pack.deferred import register_operator_modules
