@@ -62,3 +62,22 @@ def test_templates_are_checked_once_inside_the_block_only(tmp_path, monkeypatch)
         assert renderer.render("page.mako", x=3) == "second 3\n"
     finally:
         templates.compiled_template_dir.cache_clear()
+
+
+def _tidied_line_by_line(text: str) -> str:
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+_TIDY_ALPHABET = st.sampled_from(
+    ["a", "}", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(_TIDY_ALPHABET, max_size=40), st.text(max_size=40)))
+def test_tidy_lines_matches_stripping_line_by_line(text):
+    """The one-substitution tidy gives the rendered files the bytes the line-by-line one gave."""
+    assert templates.tidy_lines(text) == _tidied_line_by_line(text)

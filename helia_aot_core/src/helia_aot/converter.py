@@ -32,7 +32,11 @@ from helia_aot.registry.build import build_default_registry_context
 from helia_aot.registry.context import RegistryContext
 
 if TYPE_CHECKING:  # annotations only: the views are built (and imported) only with result_views
+    from helia_aot.air import AirModel
+    from helia_aot.aot.operators import AotOperator
     from helia_aot.optimization.records import OptimizationPlan, OptimizationReport
+    from helia_aot.pipeline.plan_records import MemoryPlan
+    from helia_aot.platforms.model import SocPlatform
     from helia_aot.views import OperatorView, PlacementView, RegionView, TensorView
 
 _Finished = TypeVar("_Finished")
@@ -283,10 +287,10 @@ class AotConverter:
     def _result(
         self,
         output: Path,
-        model: Any,
-        operators: list[Any],
-        plan: Any,
-        platform: Any,
+        model: AirModel,
+        operators: list[AotOperator],
+        plan: MemoryPlan,
+        platform: SocPlatform,
         built: dict[str, Any] | None,
         user_config: ConvertArgs,
         config: ConvertArgs,
@@ -322,10 +326,10 @@ class AotConverter:
     def _summary(
         self,
         output: Path,
-        model: Any,
-        operators: list[Any],
-        plan: Any,
-        platform: Any,
+        model: AirModel,
+        operators: list[AotOperator],
+        plan: MemoryPlan,
+        platform: SocPlatform,
         built: dict[str, Any] | None,
         user_config: ConvertArgs,
         config: ConvertArgs,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helia_aot.converters.litert import schema_access as sa
 from helia_aot.pack import OperatorRecord, hookimpl, register_operator_modules
@@ -12,6 +12,9 @@ from helia_aot.registry import RegistryContext
 
 from helia_aot_ops_builtin.families import family_packages
 from helia_aot_ops_builtin.transforms import register_transforms
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 
 def registrations() -> list[OperatorRecord]:
@@ -30,7 +33,7 @@ def aot_operator_classes() -> list[tuple[str, type]]:
     return [(record.key, record.operator) for record in registrations()]
 
 
-def fuse_rolled_gru(model: Any) -> Any:
+def fuse_rolled_gru(model: litert.ModelT) -> litert.ModelT | None:
     """The ``fuse_rolled_gru`` model hook: :func:`helia_aot_ops_builtin.recurrent.gru_fusion.fuse_rolled_gru`,
     imported only for a model whose operator codes include WHILE (a model without one has no loop
     to fuse, and most models have none; Load has marked the operators' source indices already)."""
@@ -42,7 +45,7 @@ def fuse_rolled_gru(model: Any) -> Any:
     return fuse(model)
 
 
-def resolve_resource_variables(model: Any) -> None:
+def resolve_resource_variables(model: litert.ModelT) -> None:
     """The ``resolve_resource_variables`` model hook:
     :func:`helia_aot_ops_builtin.control_flow.resource_variables.resolve_resource_variables`,
     imported only for a model with a VAR_HANDLE or CALL_ONCE operator (its own first check, made

@@ -9,10 +9,13 @@ other LiteRT builtin type has none, even when its lowering does arithmetic.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.litert.schema_tables import BuiltinOperator
+
+if TYPE_CHECKING:  # the operator layer is above this one: annotations only
+    from helia_aot.aot.operators.base import AotOperator
 
 # Where the weights and bias of each counted type sit among its inputs (LiteRT positions).
 _WEIGHT_POSITIONS: dict[str, tuple[int, ...]] = {
@@ -43,7 +46,7 @@ def has_defined_count(op_type: str) -> bool:
     return op_type in COUNTED_TYPES or op_type not in _builtin_names()
 
 
-def operator_macs(aot_op: Any) -> int | None:
+def operator_macs(aot_op: AotOperator) -> int | None:
     """Multiply-accumulates per inference, a fused activation not counted; None when undefined.
 
     One per weight for each output row (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED), one per
@@ -60,7 +63,7 @@ def operator_macs(aot_op: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def operator_parameters(aot_op: Any) -> int | None:
+def operator_parameters(aot_op: AotOperator) -> int | None:
     """Elements of the constant weights and bias, as the model file holds them; None when undefined.
 
     Counted from the operator's inputs rather than from what lowering made of them, so repacked or

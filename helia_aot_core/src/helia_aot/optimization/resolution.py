@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.config.enums import OptimizationGoal
 from helia_aot.optimization.knobs import KnobSpec
 from helia_aot.optimization.measured import measured_choice
+
+if TYPE_CHECKING:
+    from helia_aot.config.args import ConvertArgs
 
 AUTO = "auto"
 
@@ -87,14 +90,15 @@ class KnobSettings:
     requested: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_config(cls, config: Any, names: Iterable[str]) -> KnobSettings:
-        optimization = getattr(config, "optimization", None)
-        goal = OptimizationGoal(str(getattr(optimization, "goal", "balanced") or "balanced").lower())
+    def from_config(cls, config: ConvertArgs, names: Iterable[str]) -> KnobSettings:
+        optimization = config.optimization
+        goal = OptimizationGoal(str(optimization.goal or "balanced").lower())
         requested = {}
         for name in names:
+            # A knob by its name: the section has a field per built-in knob, none for a pack's own.
             value = getattr(optimization, name, None)
             requested[name] = str(getattr(value, "value", value) or AUTO).lower()
-        return cls(goal, bool(getattr(optimization, "allow_approximate", False)), requested)
+        return cls(goal, bool(optimization.allow_approximate), requested)
 
 
 def knob_requests(

@@ -20,7 +20,10 @@ and ``custom_code_to_op_key`` from ``helia_aot.air``, ``RegistryContext`` from
 - ``hookimpl``, which marks the hook;
 - the code-generation helpers (``render_template`` and the C literal formatters);
 - the LiteRT accessors a parser reads a node through, the LiteRT object-API module (``litert``)
-  and ``LiteRTModelBuilder``, which writes models for a pack's examples and tests.
+  and ``LiteRTModelBuilder``, which writes models for a pack's examples and tests;
+- :class:`LiteRTParser` and :class:`LiteRTModelHook`, the types of a parser and of a model hook
+  (a parser annotated ``(op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT,
+  air_model: AirModel) -> AirOperator`` is one, and a type checker checks what it reads).
 
 The surface is provisional like the operator classes: pin the ``helia-aot-core`` release a pack is
 tested with. docs/plugin-author-guide.md shows it in use.
@@ -31,6 +34,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from helia_aot.codegen import c_bool, c_float, c_float_list, c_hex_bytes, c_int_list, render_template
+from helia_aot.converters.litert.parser_types import LiteRTModelHook, LiteRTParser
 from helia_aot.converters.litert.schema_access import (
     builtin_options_of,
     custom_options_of,
@@ -62,6 +66,8 @@ __all__ = [
     "Arity",
     "KernelLibrary",
     "LiteRTModelBuilder",
+    "LiteRTModelHook",
+    "LiteRTParser",
     "OperatorRecord",
     "TemplateOperator",
     "builtin_options_of",

@@ -12,12 +12,17 @@ its kernels offer; the operator class then lists those values (``KNOB_VALUES`` o
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helia_aot.optimization.knobs import KnobSpec
 
+if TYPE_CHECKING:
+    from helia_aot.registry.context import RegistryContext
 
-def register_knob_values(context: Any, knob: str, op_type: str, values: tuple[str, ...] = ()) -> KnobSpec:
+
+def register_knob_values(
+    context: RegistryContext, knob: str, op_type: str, values: tuple[str, ...] = ()
+) -> KnobSpec:
     """Make knob ``knob`` apply to ``op_type`` (and accept ``values``); returns the spec registered.
 
     ``values`` may add values the knob did not have (a pack's own variant); the configuration

@@ -12,15 +12,15 @@ built-in operators and third-party packs register through the same function.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from helia_aot.air import AirOperatorOptions, custom_code_to_op_key
 from helia_aot.aot.operators import AotOperator
+from helia_aot.converters.litert.parser_types import LiteRTParser
 from helia_aot.converters.litert.view import Arity
 from helia_aot.errors import PluginError
 from helia_aot.pack.template_operator import TemplateOperator
@@ -47,7 +47,7 @@ class OperatorRecord:
     """
 
     key: str
-    parser: Callable[..., Any]
+    parser: LiteRTParser
     options: type[AirOperatorOptions] | None
     operator: type[AotOperator]
     litert_keys: tuple[str, ...] = ()

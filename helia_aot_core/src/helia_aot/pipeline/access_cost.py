@@ -17,11 +17,14 @@ ranks tensors as the kernels do and prices the difference between two placements
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel, TensorId
 from helia_aot.optimization.figures import operator_macs
 from helia_aot.platforms.model import SocPlatform
+
+if TYPE_CHECKING:  # plan_records' planner imports this module
+    from helia_aot.pipeline.plan_records import MemoryPlan
 
 
 def bytes_accessed(model: AirModel, operators: Iterable[Any]) -> dict[TensorId, int]:
@@ -76,7 +79,7 @@ def wait_cycles(platform: SocPlatform, memory: str, nbytes: int) -> int:
 __all__ = ["access_width", "bytes_accessed", "placement_record", "wait_cycles"]
 
 
-def placement_record(plan: Any, platform: SocPlatform, names: dict[int, str]) -> dict[str, Any]:
+def placement_record(plan: MemoryPlan, platform: SocPlatform, names: dict[int, str]) -> dict[str, Any]:
     """The report's ``placement``: per region what went there and its modeled wait cycles, and
     what the constants' placement saves against the simplest one (each constant, in model order,
     in the first memory that holds it).
@@ -106,11 +109,11 @@ def placement_record(plan: Any, platform: SocPlatform, names: dict[int, str]) ->
         row["wait_cycles"] = wait_cycles(platform, str(region.memory), row["bytes_accessed"])
     ours = simplest = 0
     for tid, memory in plan.simplest_constants.items():
-        placed = plan.placements.get(tid)
-        if placed is None:
+        kept = plan.placements.get(tid)
+        if kept is None:
             continue
         nbytes = accessed.get(tid, 0)
-        ours += wait_cycles(platform, str(plan.regions[placed.region].memory), nbytes)
+        ours += wait_cycles(platform, str(plan.regions[kept.region].memory), nbytes)
         simplest += wait_cycles(platform, memory, nbytes)
     return {
         "rule": "constants first, read most per byte first, each in the first memory that holds it",

@@ -11,11 +11,15 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from helia_aot.errors import InvalidConfigError
+
+if TYPE_CHECKING:
+    from helia_aot.config.rules import OperatorRule
+    from helia_aot.registry.context import RegistryContext
 
 REMOVED_KEYS = {
     "scratch_placement": "scratch tensors are placed with memory.tensors[] rules (type: scratch)",
@@ -42,14 +46,14 @@ def _annotation(field: Any) -> Any:
     return getattr(field, "annotation", None) or getattr(field, "type", Any)
 
 
-def _reached(rule: Any, context: Any) -> list[tuple[str, type | None]]:
+def _reached(rule: OperatorRule, context: RegistryContext) -> list[tuple[str, type | None]]:
     classes = context.aot_operator_classes
-    rule_type = str(getattr(rule, "type", "*") or "*")
+    rule_type = str(rule.type or "*")
     keys = list(classes.keys()) if rule_type == "*" else [rule_type]
     return [(key, getattr(classes.get(key), "ATTRIBUTES", None)) for key in keys if key in classes]
 
 
-def check_operator_rules(rules: Iterable[Any], context: Any) -> None:
+def check_operator_rules(rules: Iterable[OperatorRule], context: RegistryContext) -> None:
     """Raise InvalidConfigError for an attribute key or value no operator the rule reaches takes.
 
     A rule for one type whose operator takes free-form keys accepts any key it does not declare; a
@@ -58,7 +62,7 @@ def check_operator_rules(rules: Iterable[Any], context: Any) -> None:
     reports it with the operator pack that provides it, which says more than a rule check could.
     """
     for index, rule in enumerate(rules or ()):
-        attributes = dict(getattr(rule, "attributes", None) or {})
+        attributes = dict(rule.attributes or {})
         if not attributes:
             continue
         reached = [(key, cls) for key, cls in _reached(rule, context) if cls is not None]

@@ -11,11 +11,11 @@ one error lists them all, with the distribution that would add the support.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from helia_aot.air import (
     AirModel,
@@ -46,8 +46,10 @@ from helia_aot.pipeline.regions_load import Failure, load_regions
 from helia_aot.plugins.manager import distribution_installed
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.converters.litert.parser_types import LiteRTModelHook, LiteRTParser
     from helia_aot.litert import schema_py_generated as litert
     from helia_aot.registry.context import RegistryContext
+    from helia_aot.registry.registry import Registry
 
 BUILTIN_DISTRIBUTION = "helia-aot-ops-builtin"
 """The distribution whose operator pack parses LiteRT builtin operators."""
@@ -84,11 +86,13 @@ def missing_parser_reason(key: str, blocked: Mapping[str, str] | None = None) ->
     return f"no parser registered; {hint}", hint
 
 
-def _registered(registry: Any) -> Iterable[tuple[str, Any]]:
-    """``(name, value)`` pairs of a registry (or a plain sequence) in registration order."""
-    if hasattr(registry, "items"):
-        return list(registry.items())
-    return [(getattr(v, "__qualname__", repr(v)), v) for v in registry]
+def _registered(
+    hooks: Registry[LiteRTModelHook] | Mapping[str, LiteRTModelHook] | Sequence[LiteRTModelHook],
+) -> list[tuple[str, LiteRTModelHook]]:
+    """``(name, hook)`` pairs of a registry, a mapping or a plain sequence, in their order."""
+    if isinstance(hooks, Sequence):
+        return [(getattr(hook, "__qualname__", repr(hook)), hook) for hook in hooks]
+    return list(hooks.items())
 
 
 def is_model_object(value: object) -> bool:
@@ -101,7 +105,10 @@ def is_model_object(value: object) -> bool:
     return bindings is not None and isinstance(value, bindings.ModelT)
 
 
-def apply_model_hooks(model: litert.ModelT, hooks: Any) -> litert.ModelT:
+def apply_model_hooks(
+    model: litert.ModelT,
+    hooks: Registry[LiteRTModelHook] | Mapping[str, LiteRTModelHook] | Sequence[LiteRTModelHook],
+) -> litert.ModelT:
     """Run each hook on the model in order; a hook returns a replacement or None (edited in place)."""
     for name, hook in _registered(hooks):
         try:
@@ -150,7 +157,7 @@ def parse_operators(
     subgraph: SubgraphView,
     model: litert.ModelT,
     air: AirModel,
-    parsers: Any,
+    parsers: Registry[LiteRTParser],
     blocked: Mapping[str, str] | None = None,
 ) -> list[Failure]:
     """Parse every operator of ``subgraph`` into ``air.operators``; return the ones that failed.
@@ -166,7 +173,7 @@ def parse_operators(
         # The index in the file the user gave (hooks may have moved the operator): errors and
         # source_indices name it; a hook-made operator has none unless its parser states them.
         file_index = source_index(op.node) if marked else index
-        parser: Callable[..., Any] | None = parsers.get(key) if key in parsers else None
+        parser = parsers.get(key) if key in parsers else None
         if parser is None:
             failures.append((_shown(file_index, index), key, *missing_parser_reason(key, blocked)))
             continue
@@ -196,7 +203,7 @@ def parse_operators(
 
 
 def build_operators(
-    view: ModelView, air: AirModel, parsers: Any, blocked: Mapping[str, str] | None = None
+    view: ModelView, air: AirModel, parsers: Registry[LiteRTParser], blocked: Mapping[str, str] | None = None
 ) -> None:
     """Parse every operator of the view's subgraph, then the subgraphs its control-flow operators
     run (see :mod:`helia_aot.pipeline.regions_load`); raise one UnsupportedModelError listing all

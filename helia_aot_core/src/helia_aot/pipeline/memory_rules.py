@@ -20,7 +20,7 @@ from helia_aot.config.sections import check_alignment
 from helia_aot.errors import InvalidConfigError
 
 if TYPE_CHECKING:
-    from helia_aot.config.rules import MemoryConstraint
+    from helia_aot.config.rules import MemoryConstraint, TensorRule
     from helia_aot.platforms.model import SocPlatform
 
 READ_ONLY_MEMORIES = ("MRAM", "FLASH")
@@ -48,12 +48,12 @@ class TensorPlacement:
     rules: list[int] = field(default_factory=list)
 
 
-def _reaches(rule: Any, kind: AirTensorKind) -> bool:
-    selector = str(getattr(rule.type, "value", rule.type))
+def _reaches(rule: TensorRule, kind: AirTensorKind) -> bool:
+    selector = str(rule.type.value)
     return selector == "*" or selector == kind.value
 
 
-def tensor_placements(model: AirModel, rules: Iterable[Any]) -> dict[TensorId, TensorPlacement]:
+def tensor_placements(model: AirModel, rules: Iterable[TensorRule]) -> dict[TensorId, TensorPlacement]:
     """Merge the ``memory.tensors[]`` rules into one :class:`TensorPlacement` per reached tensor.
 
     Raises InvalidConfigError for a rule naming a tensor id the model does not have (naming the

@@ -29,6 +29,7 @@ from helia_aot.air import AirModel, AirTensorKind, TensorId
 from helia_aot.memory import BufferRequest, alias_roots, compute_lifetimes, peak_live, plan_greedy_by_size
 
 if TYPE_CHECKING:  # the band arithmetic is imported by the functions that run it (goal size only)
+    from helia_aot.aot.operators.base import AotOperator
     from helia_aot.memory.patches import BandCall, RowLayer
 
 MAX_STAGE_LAYERS = 8
@@ -119,7 +120,9 @@ def _readers(model: AirModel) -> dict[TensorId, int]:
     return count
 
 
-def _chains(model: AirModel, operators: list[Any], alias_of: dict[TensorId, TensorId]) -> list[list[int]]:
+def _chains(
+    model: AirModel, operators: list[AotOperator], alias_of: dict[TensorId, TensorId]
+) -> list[list[int]]:
     """Maximal runs of consecutive patchable operators, each linked to the next by a tensor only
     the next one reads (scratch, no alias, not a model input or output)."""
     readers = _readers(model)
@@ -130,7 +133,7 @@ def _chains(model: AirModel, operators: list[Any], alias_of: dict[TensorId, Tens
         ask = getattr(aot_op, "patch_geometry", None)
         return ask is not None and ask() is not None
 
-    def linked(a: Any, b: Any) -> bool:
+    def linked(a: AotOperator, b: AotOperator) -> bool:
         tid = a.op.output_ids[0]
         return (
             b.op.input_ids[0] == tid

@@ -20,17 +20,19 @@ from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.optimization.figures import operator_macs, operator_parameters
 from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
+from helia_aot.pack.template_operator import TemplateOperator
 from helia_aot.pipeline import access_cost
 from helia_aot.pipeline.bound_regions import is_bound, shared_arena_record
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import placeholder_shape_hint, quoted_measurements, setting_hints
 from helia_aot.pipeline.occupancy import RegionOccupancy, scratch_occupancy
 from helia_aot.pipeline.operator_ids import plan_operator_id_sources
-from helia_aot.pipeline.plan_records import MemoryPlan
+from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan
 from helia_aot.pipeline.resolve import _matches as rule_matches  # the rule reach Resolve applies
 from helia_aot.version import __version__
 
 if TYPE_CHECKING:
+    from helia_aot.air import AirOperator
     from helia_aot.aot.operators.base import AotOperator
     from helia_aot.config.args import ConvertArgs
     from helia_aot.platforms.model import SocPlatform
@@ -55,7 +57,7 @@ APPROXIMATE_KNOB_VALUES: dict[str, frozenset[str]] = {spec.name: spec.approximat
 CMSIS_NN_REQUIRED = ""
 
 
-def arena_row(region: Any) -> dict[str, Any]:
+def arena_row(region: ArenaRegion) -> dict[str, Any]:
     """One arena for the report and the CLI's results panel."""
     return {
         "region": region.id,
@@ -75,9 +77,10 @@ def _platform_name(platform: SocPlatform) -> str:
     return platform.name
 
 
-def _kernel_choice(op: Any) -> dict[str, Any] | None:
-    """The plan's ``kernel``: the main entry (null when the operator calls none) and our extras."""
-    families = list(getattr(op, "kernel_families", lambda: ())())
+def _kernel_choice(op: AotOperator) -> dict[str, Any] | None:
+    """The plan's ``kernel``: the main entry (null when the operator calls none) and our extras;
+    the kernel families are a :class:`TemplateOperator`'s (it copies kernels by family)."""
+    families = list(op.kernel_families()) if isinstance(op, TemplateOperator) else []
     calls = dict(op.kernel_calls() or {})
     entry = next(iter(calls.values()), None)
     if entry is None:
@@ -96,7 +99,7 @@ def _kernel_choice(op: Any) -> dict[str, Any] | None:
     }
 
 
-def _requests(config: ConvertArgs, op: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+def _requests(config: ConvertArgs, op: AirOperator) -> dict[str, tuple[str, dict[str, Any]]]:
     """Each knob's requested value for ``op`` and its source, as the plan's ``KnobSource`` says it.
 
     The model-wide ``optimization`` section first (source ``model`` when not ``auto``, else
@@ -118,7 +121,7 @@ def _requests(config: ConvertArgs, op: Any) -> dict[str, tuple[str, dict[str, An
     return requested
 
 
-def requested_knobs(config: ConvertArgs, op: Any) -> dict[str, str]:
+def requested_knobs(config: ConvertArgs, op: AirOperator) -> dict[str, str]:
     """The knob values the configuration asks of ``op``: global values, then the rules in order."""
     return {name: value for name, (value, _source) in _requests(config, op).items()}
 
@@ -194,13 +197,13 @@ def _platform_identity(platform: SocPlatform) -> dict[str, Any]:
     }
 
 
-def _dropped_scratch(op: Any) -> list[dict[str, Any]]:
+def _dropped_scratch(op: AotOperator) -> list[dict[str, Any]]:
     """``dropped_scratch`` (ours): each kernel buffer the memory-aware choice gave up, its bytes
     and the goal's reason, so the plan shows what the arena saving cost (empty: every kept)."""
-    reasons = getattr(op, "scratch_drop_reasons", {})
+    reasons = op.scratch_drop_reasons
     return [
         {"buffer": name, "bytes": nbytes, "reason": reasons.get(name, "")}
-        for name, nbytes in sorted(getattr(op, "dropped_scratch", {}).items())
+        for name, nbytes in sorted(op.dropped_scratch.items())
     ]
 
 
@@ -379,7 +382,7 @@ def constant_placement(plan: MemoryPlan, platform: SocPlatform, config: ConvertA
     }
 
 
-def _is_staging_source(plan: MemoryPlan, region: Any) -> bool:
+def _is_staging_source(plan: MemoryPlan, region: ArenaRegion) -> bool:
     """Whether every byte of a cold constant region is only the source of staged regions."""
     staged_from = [r for r in plan.regions if r.staged and r.source_region == region.id]
     return bool(staged_from) and sum(r.used for r in staged_from) >= region.used
@@ -538,7 +541,7 @@ def pictured_occupancy(
     return scratch_occupancy(model, plan, len(operators), platform.wait_states_of, names)
 
 
-def region_enum_name(prefix: str, region: Any) -> str:
+def region_enum_name(prefix: str, region: ArenaRegion) -> str:
     """The region's name in the module's arena region enumeration (``<prefix>_arena_<memory>``).
 
     Constant regions are ``<prefix>_arena_const_<memory>``, persistent ones
@@ -587,7 +590,7 @@ def _storage(region: CRegion, allocate: bool, bound: bool) -> dict[str, Any]:
     }
 
 
-def _budget(plan: MemoryPlan, region: Any) -> int:
+def _budget(plan: MemoryPlan, region: ArenaRegion) -> int:
     """Bytes available to a scratch or persistent arena: its memory's cap less the other arenas there."""
     if region.capacity is None:
         return int(region.total_size)

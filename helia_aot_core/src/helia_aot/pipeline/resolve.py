@@ -27,30 +27,32 @@ if TYPE_CHECKING:
     from helia_aot.air import AirOperator
     from helia_aot.aot.operators.base import AotOperator
     from helia_aot.config.args import ConvertArgs
+    from helia_aot.config.rules import OperatorRule
     from helia_aot.platforms.model import SocPlatform
     from helia_aot.registry.context import RegistryContext
 
 
-def _matches(rule: Any, op: Any, aliases: frozenset[str] | None = None) -> bool:
+def _matches(rule: OperatorRule, op: AirOperator, aliases: frozenset[str] | None = None) -> bool:
     """Whether ``rule`` reaches ``op``; ``aliases`` are the ids it may be named by (default: its id)."""
-    rule_type = str(getattr(rule, "type", "*") or "*")
-    return rule_reaches(rule_type, getattr(rule, "id", None), op.op_type, aliases or {str(op.id)})
+    return rule_reaches(str(rule.type or "*"), rule.id, op.op_type, aliases or {str(op.id)})
 
 
-def operator_attributes(rules: list[Any], op: Any, aliases: frozenset[str] | None = None) -> dict[str, Any]:
+def operator_attributes(
+    rules: list[OperatorRule], op: AirOperator, aliases: frozenset[str] | None = None
+) -> dict[str, Any]:
     """Merge the attributes of every ``operators[]`` rule reaching ``op``; later rules win."""
     merged: dict[str, Any] = {}
     for rule in rules or ():
         if _matches(rule, op, aliases):
-            merged.update(dict(getattr(rule, "attributes", None) or {}))
+            merged.update(dict(rule.attributes or {}))
     return merged
 
 
-def check_rule_ids(rules: list[Any], model: AirModel, subgraph: int = 0) -> None:
+def check_rule_ids(rules: list[OperatorRule], model: AirModel, subgraph: int = 0) -> None:
     """Raise OperatorIdError for a rule naming an id no operator has (by index or plan id)."""
     known = set().union(*operator_aliases(model, subgraph).values()) if model.operators else set()
     for rule in rules or ():
-        for rid in rule_ids(getattr(rule, "id", None)):
+        for rid in rule_ids(rule.id):
             if rid not in known:
                 raise OperatorIdError(
                     f"operators[] names operator id {rid!r}, which the model does not have",
@@ -59,20 +61,19 @@ def check_rule_ids(rules: list[Any], model: AirModel, subgraph: int = 0) -> None
                 )
 
 
-def _platforms_with(context: Any, capability: str) -> list[str]:
+def _platforms_with(context: RegistryContext, capability: str) -> list[str]:
     """The registered platforms that declare ``capability`` (lower case), sorted by name."""
-    platforms = getattr(context, "platforms", None)
-    if platforms is None:
-        return []
     return sorted(
-        p.name
-        for _, p in platforms.items()
-        if capability in {str(c).lower() for c in getattr(p, "capabilities", ())}
+        p.name for _, p in context.platforms.items() if capability in {str(c).lower() for c in p.capabilities}
     )
 
 
 def capability_problem(
-    model: AirModel, op: AirOperator, cls: type[AotOperator], platform: SocPlatform, context: Any
+    model: AirModel,
+    op: AirOperator,
+    cls: type[AotOperator],
+    platform: SocPlatform,
+    context: RegistryContext,
 ) -> str | None:
     """Why ``op`` cannot run on ``platform``: a capability its class declares for an element type
     (``DTYPE_PLATFORM_CAPABILITIES``, e.g. float16 -> FP16) that the platform lacks, or None.
@@ -121,15 +122,17 @@ def empty_input_problem(model: AirModel, aot_op: AotOperator) -> str | None:
     return None
 
 
-def knob_specs(context: Any) -> list[KnobSpec]:
+def knob_specs(context: RegistryContext) -> list[KnobSpec]:
     """The knobs of the registry context (a pack may have added or widened some), else the built-ins."""
-    registry = getattr(context, "knobs", None)
-    specs = [spec for _name, spec in registry.items()] if registry is not None else []
+    specs = [spec for _name, spec in context.knobs.items()]
     return [s for s in specs if isinstance(s, KnobSpec)] or list(KNOBS)
 
 
 def knob_resolver(
-    config: ConvertArgs, context: Any, rules: list[Any], aliases: dict[str, frozenset[str]]
+    config: ConvertArgs,
+    context: RegistryContext,
+    rules: list[OperatorRule],
+    aliases: dict[str, frozenset[str]],
 ) -> Callable[[AotOperator], None]:
     """The callback AotOperator.resolve() calls to set ``resolved_knobs`` and ``knob_choices``.
 

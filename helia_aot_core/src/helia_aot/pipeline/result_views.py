@@ -7,7 +7,7 @@ a region (staging source, sidecar file, an explicit symbol) are read when the re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirModel, AirTensor, AirTensorKind, TensorId
 from helia_aot.optimization.figures import operator_macs, operator_parameters, weight_positions
@@ -23,6 +23,10 @@ from helia_aot.views import (
     RegionView,
     TensorView,
 )
+
+if TYPE_CHECKING:
+    from helia_aot.aot.operators.base import AotOperator
+    from helia_aot.config.args import ConvertArgs
 
 
 def tensor_kind(model: AirModel, tid: TensorId) -> str:
@@ -71,7 +75,7 @@ def tensor_views(model: AirModel, plan: MemoryPlan) -> tuple[TensorView, ...]:
     return tuple(views)
 
 
-def operands(aot_op: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def operands(aot_op: AotOperator) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The operator's ``input_ids`` and ``local_tensor_ids``, as the product's views give them.
 
     Inputs are the tensors the operator reads as operands, in operand order. Its constant weights
@@ -134,7 +138,7 @@ def operator_views(operators: list[Any]) -> tuple[OperatorView, ...]:
     return tuple(views)
 
 
-def region_views(plan: MemoryPlan, config: Any) -> tuple[RegionView, ...]:
+def region_views(plan: MemoryPlan, config: ConvertArgs) -> tuple[RegionView, ...]:
     """One view per region of the C API; ``regions[i].id == i`` is its ``<prefix>_arena_region_t``.
 
     A cold region that only stores the sources of staged regions is not a C region, so it has no
@@ -199,7 +203,9 @@ def placement_views(
     return FrozenMapping(rows)
 
 
-def build_views(model: AirModel, operators: list[Any], plan: MemoryPlan, config: Any) -> dict[str, Any]:
+def build_views(
+    model: AirModel, operators: list[AotOperator], plan: MemoryPlan, config: ConvertArgs
+) -> dict[str, Any]:
     """The four view fields of a ConversionResult."""
     regions = region_views(plan, config)
     return {

@@ -12,6 +12,7 @@ from helia_aot.platforms.model import SocPlatform
 from helia_aot.registry.registry import Registry
 
 if TYPE_CHECKING:
+    from helia_aot.converters.litert.parser_types import LiteRTModelHook, LiteRTParser
     from helia_aot.converters.litert.view import Arity
 
 Customizer = Callable[["RegistryContext"], None]
@@ -45,8 +46,8 @@ class RegistryBundle:
     compiler adds (planners, exporters, platforms, knobs, settings) start empty in such a context.
     """
 
-    litert_model_hooks: Registry[Callable[..., Any]]
-    litert_parsers: Registry[Callable[..., Any]]
+    litert_model_hooks: Registry[LiteRTModelHook]
+    litert_parsers: Registry[LiteRTParser]
     aot_operator_classes: Registry[type]
     transforms: Registry[type]
     air_options: Registry[type]
@@ -76,10 +77,10 @@ class RegistryContext:
     def __init__(self, bundle: RegistryBundle | None = None) -> None:
         if bundle is not None and not isinstance(bundle, RegistryBundle):
             raise TypeError(f"RegistryContext takes a RegistryBundle, not {type(bundle).__name__}")
-        self.litert_model_hooks: Registry[Callable[..., Any]] = (
+        self.litert_model_hooks: Registry[LiteRTModelHook] = (
             bundle.litert_model_hooks if bundle else Registry("litert_model_hooks")
         )
-        self.litert_parsers: Registry[Callable[..., Any]] = (
+        self.litert_parsers: Registry[LiteRTParser] = (
             bundle.litert_parsers if bundle else Registry("litert_parsers")
         )
         self.air_options: Registry[type] = bundle.air_options if bundle else Registry("air_options")

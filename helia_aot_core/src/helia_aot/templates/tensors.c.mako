@@ -117,9 +117,8 @@ const int32_t ${prefix}_outputs_zero_point[${prefix}_num_outputs] = {${", ".join
 const float ${prefix}_outputs_scale[${prefix}_num_outputs] = {${", ".join(io.scale for io in outputs)}};
 
 const ${prefix}_tensor_descriptor_t ${prefix}_tensor_descriptors[${prefix}_num_tensors] = {
-% for t in tensors:
-    {${prefix}_tensor_type_${t.kind}, ${c_regions[t.region].enum if t.region is not None else prefix + "_num_arena_buffers"}, ${t.offset}u, ${t.size}u}, /* ${prefix}_tensor_${t.ident} */
-% endfor
+## One Python string per row, written once (see tensors.h.mako).
+${"".join([f"    {{{prefix}_tensor_type_{t.kind}, {c_regions[t.region].enum if t.region is not None else prefix + '_num_arena_buffers'}, {t.offset}u, {t.size}u}}, /* {prefix}_tensor_{t.ident} */\n" for t in tensors])}\
 };
 % if staged_regions:
 

@@ -17,12 +17,10 @@ extern "C" {
  * tensor index or <operator>_<role> for tensors an operator adds. The ${prefix}_t<N>_<name> names
  * (the module's own, from the model's tensor names) are the same values. */
 typedef enum {
-% for t in tensors:
-    ${prefix}_tensor_${t.ident} = ${loop.index}, /* ${t.comment} */
-% endfor
-% for t in tensors:
-    ${prefix}_${t.name} = ${loop.index},
-% endfor
+## A table row per tensor is one Python string, written once: a line of five expressions
+## written one by one cost a call each, per tensor (tests/core/test_conversion_scaling.py).
+${"".join([f"    {prefix}_tensor_{t.ident} = {i}, /* {t.comment} */\n" for i, t in enumerate(tensors)])}\
+${"".join([f"    {prefix}_{t.name} = {i},\n" for i, t in enumerate(tensors)])}\
     ${prefix}_num_tensors = ${len(tensors)}
 } ${prefix}_tensor_ident_t;
 

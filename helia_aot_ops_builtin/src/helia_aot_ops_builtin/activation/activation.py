@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
@@ -28,6 +28,9 @@ from helia_aot_ops_builtin.common.c_struct import struct_init
 from helia_aot_ops_builtin.common.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.common.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.common.parsing import simple_parser
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 RELU_N1_TO_1 = "RELU_N1_TO_1"
 RELU_0_TO_1 = "RELU_0_TO_1"
@@ -43,8 +46,8 @@ class AirLeakyReluOptions(AirOperatorOptions):
     alpha: float = 0.2
 
 
-def _leaky_relu_options(raw: Any) -> AirLeakyReluOptions:
-    return AirLeakyReluOptions(alpha=float(np.float32(getattr(raw, "alpha", 0.0) or 0.0)))
+def _leaky_relu_options(raw: litert.LeakyReluOptionsT | None) -> AirLeakyReluOptions:
+    return AirLeakyReluOptions(alpha=float(np.float32((raw.alpha if raw is not None else 0.0) or 0.0)))
 
 
 def quant(tensor: AirTensor) -> tuple[float, int]:

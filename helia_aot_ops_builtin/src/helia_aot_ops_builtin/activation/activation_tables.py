@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions
@@ -23,6 +23,9 @@ from helia_aot_ops_builtin.activation import activation_quantization as aq
 from helia_aot_ops_builtin.activation.activation import PER_TENSOR, SAME_TYPE, ActivationOperator, quant
 from helia_aot_ops_builtin.common.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.common.parsing import simple_parser
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 GELU = "GELU"
 ELU = "ELU"
@@ -35,8 +38,8 @@ class AirGeluOptions(AirOperatorOptions):
     approximate: bool = False
 
 
-def _gelu_options(raw: Any) -> AirGeluOptions:
-    return AirGeluOptions(approximate=bool(getattr(raw, "approximate", False)))
+def _gelu_options(raw: litert.GeluOptionsT | None) -> AirGeluOptions:
+    return AirGeluOptions(approximate=bool(raw.approximate if raw is not None else False))
 
 
 class _TableOperator(ActivationOperator):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor
@@ -23,6 +23,9 @@ from helia_aot_ops_builtin.activation import activation_quantization as aq
 from helia_aot_ops_builtin.common.c_struct import struct_init
 from helia_aot_ops_builtin.common.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.common.parsing import activation_name, simple_parser
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 LOG_SOFTMAX = "LOG_SOFTMAX"
 L2_NORMALIZATION = "L2_NORMALIZATION"
@@ -47,20 +50,18 @@ class AirLrnOptions(AirOperatorOptions):
     beta: float = 0.5
 
 
-def _l2_options(raw: Any) -> AirL2NormOptions:
-    return AirL2NormOptions(activation=activation_name(getattr(raw, "fusedActivationFunction", 0)))
+def _l2_options(raw: litert.L2NormOptionsT | None) -> AirL2NormOptions:
+    return AirL2NormOptions(activation=activation_name(raw.fusedActivationFunction if raw is not None else 0))
 
 
-def _lrn_options(raw: Any) -> AirLrnOptions:
-    def f32(name: str, default: float) -> float:
-        value = getattr(raw, name, None)
-        return float(np.float32(default if value is None else value))
-
+def _lrn_options(raw: litert.LocalResponseNormalizationOptionsT | None) -> AirLrnOptions:
+    if raw is None:
+        return AirLrnOptions(radius=0, bias=0.0, alpha=0.0, beta=0.0)
     return AirLrnOptions(
-        radius=int(getattr(raw, "radius", 0) or 0),
-        bias=f32("bias", 0.0),
-        alpha=f32("alpha", 0.0),
-        beta=f32("beta", 0.0),
+        radius=int(raw.radius or 0),
+        bias=float(np.float32(raw.bias)),
+        alpha=float(np.float32(raw.alpha)),
+        beta=float(np.float32(raw.beta)),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
@@ -22,6 +22,9 @@ from helia_aot_ops_builtin.common.c_struct import struct_init
 from helia_aot_ops_builtin.common.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.common.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.common.parsing import simple_parser
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _PAIRS: dict[tuple[type, type], str] = {
     (np.float32, np.float32): "softmax_f32",
@@ -39,8 +42,8 @@ class AirSoftmaxOptions(AirOperatorOptions):
     beta: float = 1.0
 
 
-def _softmax_options(raw: Any) -> AirSoftmaxOptions:
-    beta = getattr(raw, "beta", None)
+def _softmax_options(raw: litert.SoftmaxOptionsT | None) -> AirSoftmaxOptions:
+    beta = raw.beta if raw is not None else None
     return AirSoftmaxOptions(beta=float(np.float32(1.0 if beta is None else beta)))
 
 

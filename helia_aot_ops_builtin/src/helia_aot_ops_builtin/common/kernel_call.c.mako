@@ -22,9 +22,7 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 % endfor
 % if fields is not None:
     const ${k}${params_type} params = {
-% for name, value in fields:
-        .${name} = ${value},
-% endfor
+${"".join([f"        .{name} = {value},\n" for name, value in fields])}\
     };
     const int32_t status = ${k}${function}(&params, ${",\n        ".join(args)});
 % else:

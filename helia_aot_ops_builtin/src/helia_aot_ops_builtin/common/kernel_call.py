@@ -26,10 +26,18 @@ from helia_aot_ops_builtin.common.base import KERNEL_STATUS_BASE, BuiltinOperato
 
 def c_value(value: Any) -> str:
     """One initializer value: mappings become designated structs, sequences brace lists."""
+    # Exact ints and strings (most fields) first, by type identity: a struct field spelled through
+    # the isinstance chain below cost six calls (the Mapping check is an ABC's), and a 1x1
+    # convolution has some fifty (tests/core/test_conversion_scaling.py counts them).
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is str:
+        return str(value)  # that same str, typed
     if isinstance(value, Mapping):
         return designated_init(value)
     if isinstance(value, (list, tuple)):
-        return "{" + ", ".join(c_value(v) for v in value) + "}"
+        return "{" + ", ".join([c_value(v) for v in value]) + "}"
     if isinstance(value, (bool, np.bool_)):
         return c_bool(bool(value))
     if isinstance(value, (float, np.floating)):

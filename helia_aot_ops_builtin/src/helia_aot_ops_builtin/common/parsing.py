@@ -1,13 +1,26 @@
-"""Helpers that turn LiteRT nodes into AIR operators (object API, read through schema_access)."""
+"""Helpers that turn LiteRT nodes into AIR operators (object API, read through schema_access).
+
+Parsers are typed with the flatc bindings' classes (:mod:`helia_aot.converters.litert.parser_types`),
+and so is each options decoder (``_conv_options(raw: litert.Conv2DOptionsT | None)``): the
+options table of a node is the one its operator code takes, which Load checked before any parser
+runs (``OPTIONS_TABLES`` in :mod:`helia_aot.converters.litert.validate`), so a parser states the
+class it reads (:func:`simple_parser`, or a ``cast``) and a type checker checks every field read.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, OpId, TensorId
+from helia_aot.converters.litert.parser_types import LiteRTParser
 from helia_aot.converters.litert.schema_access import inputs_of, operator_at, outputs_of
 from helia_aot.litert.schema_tables import ActivationFunctionType, Padding
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
+_Raw = TypeVar("_Raw")
 
 
 def _reverse(enum_cls: type) -> dict[int, str]:
@@ -28,13 +41,14 @@ def padding_name(code: int | None) -> str:
     return _PADDINGS.get(int(code or 0), f"UNKNOWN_{code}")
 
 
-def node_options(subgraph: Any, op_id: int) -> Any:
-    """The node's builtin options object (object API), or None."""
-    return getattr(operator_at(subgraph, op_id), "builtinOptions", None)
+def node_options(subgraph: litert.SubGraphT, op_id: int) -> object:
+    """The node's builtin options table (object API), or None; of the class its operator code
+    takes (Load refused any other), which the parser states with a ``cast``."""
+    return operator_at(subgraph, op_id).builtinOptions
 
 
 def operator_from_node(
-    op_id: int, subgraph: Any, op_type: str, options: AirOperatorOptions | None = None
+    op_id: int, subgraph: litert.SubGraphT, op_type: str, options: AirOperatorOptions | None = None
 ) -> AirOperator:
     """An AirOperator for node ``op_id`` with its inputs (absent optional ones as "") and outputs."""
     node = operator_at(subgraph, op_id)
@@ -48,14 +62,19 @@ def operator_from_node(
 
 
 def simple_parser(
-    op_type: str, make_options: Callable[[Any], AirOperatorOptions] | None = None
-) -> Callable[[int, Any, Any, AirModel], AirOperator]:
-    """A parser for nodes whose options map one-to-one from the builtin options object."""
+    op_type: str, make_options: Callable[[_Raw | None], AirOperatorOptions] | None = None
+) -> LiteRTParser:
+    """A parser for nodes whose options map one-to-one from the builtin options object, decoded by
+    ``make_options`` (which is given the node's options table, of the class it declares, or None)."""
 
-    def parse(op_id: int, model: Any, subgraph: Any, air_model: AirModel) -> AirOperator:
+    def parse(
+        op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT, air_model: AirModel
+    ) -> AirOperator:
         del model, air_model
-        raw = node_options(subgraph, op_id)
-        options = make_options(raw) if make_options else AirOperatorOptions()
+        if make_options is None:
+            options = AirOperatorOptions()
+        else:
+            options = make_options(cast("_Raw | None", node_options(subgraph, op_id)))
         return operator_from_node(op_id, subgraph, op_type, options)
 
     parse.__name__ = f"parse_{op_type.lower()}"

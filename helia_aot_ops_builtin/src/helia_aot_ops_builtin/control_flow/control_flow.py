@@ -14,14 +14,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from helia_aot.air import AirControlFlowOptions, AirRegion, AirTensor, AirTensorType, TensorId, region_layout
+from helia_aot.air import (
+    AirControlFlowOptions,
+    AirModel,
+    AirOperator,
+    AirRegion,
+    AirTensor,
+    AirTensorType,
+    TensorId,
+    region_layout,
+)
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.common.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.common.parsing import node_options, operator_from_node
 from helia_aot_ops_builtin.data_movement.movers import ANY_DTYPE
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 
 @dataclass(slots=True)
@@ -36,20 +48,24 @@ class AirWhileOptions(AirControlFlowOptions):
     LOOPS: ClassVar[bool] = True
 
 
-def parse_if(op_id: int, model: Any, subgraph: Any, air_model: Any) -> Any:
+def parse_if(
+    op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT, air_model: AirModel
+) -> AirOperator:
     """Parse one LiteRT IF node: the then and else subgraph indices become its regions at Load."""
     del model, air_model
-    raw = node_options(subgraph, op_id)
+    raw = cast("litert.IfOptionsT | None", node_options(subgraph, op_id))
     if raw is None:
         raise ValueError("IF carries no IfOptions naming its then and else subgraphs")
     options = AirIfOptions(subgraphs=(int(raw.thenSubgraphIndex), int(raw.elseSubgraphIndex)))
     return operator_from_node(op_id, subgraph, "IF", options)
 
 
-def parse_while(op_id: int, model: Any, subgraph: Any, air_model: Any) -> Any:
+def parse_while(
+    op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT, air_model: AirModel
+) -> AirOperator:
     """Parse one LiteRT WHILE node: the cond and body subgraph indices become its regions at Load."""
     del model, air_model
-    raw = node_options(subgraph, op_id)
+    raw = cast("litert.WhileOptionsT | None", node_options(subgraph, op_id))
     if raw is None:
         raise ValueError("WHILE carries no WhileOptions naming its cond and body subgraphs")
     options = AirWhileOptions(subgraphs=(int(raw.condSubgraphIndex), int(raw.bodySubgraphIndex)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
@@ -59,6 +59,9 @@ from helia_aot_ops_builtin.conv.im2col_packing import (
     im2col_quant,
 )
 from helia_aot_ops_builtin.conv.row_stream import RowGeometry, backward, ring_rows
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 # The stack a goal-size depthwise row loop may give its once-per-layer offset_bias (64 channels:
 # KWS's depthwise layers); wider layers fold in every row call instead.
@@ -112,37 +115,46 @@ class AirTransposeConvOptions(AirOperatorOptions):
     quantized_bias_type: str = "FLOAT32"
 
 
-def _window_fields(raw: Any) -> dict[str, Any]:
+def _window_fields(
+    raw: litert.Conv2DOptionsT | litert.DepthwiseConv2DOptionsT | litert.TransposeConvOptionsT,
+    quantized_bias_type: int,
+) -> dict[str, Any]:
+    """The fields the three tables share; ``quantized_bias_type`` is not one of them
+    (DepthwiseConv2DOptions has none: its bias type is the default, FLOAT32)."""
     return {
         "padding": padding_name(raw.padding),
         "stride_h": int(raw.strideH),
         "stride_w": int(raw.strideW),
         "activation": activation_name(raw.fusedActivationFunction),
-        "quantized_bias_type": tensor_type_name(getattr(raw, "quantizedBiasType", 0)),
+        "quantized_bias_type": tensor_type_name(quantized_bias_type),
     }
 
 
-def _conv_options(raw: Any) -> AirConv2DOptions:
+def _conv_options(raw: litert.Conv2DOptionsT | None) -> AirConv2DOptions:
     if raw is None:
         return AirConv2DOptions()
     return AirConv2DOptions(
-        **_window_fields(raw), dilation_h=int(raw.dilationHFactor), dilation_w=int(raw.dilationWFactor)
+        **_window_fields(raw, raw.quantizedBiasType),
+        dilation_h=int(raw.dilationHFactor),
+        dilation_w=int(raw.dilationWFactor),
     )
 
 
-def _depthwise_options(raw: Any) -> AirDepthwiseConv2DOptions:
+def _depthwise_options(raw: litert.DepthwiseConv2DOptionsT | None) -> AirDepthwiseConv2DOptions:
     if raw is None:
         return AirDepthwiseConv2DOptions()
     return AirDepthwiseConv2DOptions(
-        **_window_fields(raw),
+        **_window_fields(raw, 0),
         dilation_h=int(raw.dilationHFactor),
         dilation_w=int(raw.dilationWFactor),
         depth_multiplier=int(raw.depthMultiplier),
     )
 
 
-def _transpose_conv_options(raw: Any) -> AirTransposeConvOptions:
-    return AirTransposeConvOptions() if raw is None else AirTransposeConvOptions(**_window_fields(raw))
+def _transpose_conv_options(raw: litert.TransposeConvOptionsT | None) -> AirTransposeConvOptions:
+    if raw is None:
+        return AirTransposeConvOptions()
+    return AirTransposeConvOptions(**_window_fields(raw, raw.quantizedBiasType))
 
 
 parse_conv_2d = simple_parser(AirOpType.CONV_2D.value, _conv_options)

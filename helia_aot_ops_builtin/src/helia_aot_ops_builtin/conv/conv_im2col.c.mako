@@ -9,16 +9,12 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 % endfor
 #if ${K}HAVE_MVE
     const ${k}${params_type} params = {
-% for name, value in fields:
-        .${name} = ${value},
-% endfor
+${"".join([f"        .{name} = {value},\n" for name, value in fields])}\
     };
     const int32_t status = ${k}${function}(&params, ${",\n        ".join(args)});
 #else
     const ${k}${fallback["params_type"]} params = {
-% for name, value in fallback["fields"]:
-        .${name} = ${value},
-% endfor
+${"".join([f"        .{name} = {value},\n" for name, value in fallback["fields"]])}\
     };
     const int32_t status = ${k}${fallback["function"]}(&params, ${",\n        ".join(fallback["args"])});
 #endif

@@ -37,9 +37,7 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
     (void)${k}unpack_s4(${src}, ${dst}, ${count});
 % endfor
     const ${k}${params_type} whole = {
-% for name, value in fields:
-        .${name} = ${value},
-% endfor
+${"".join([f"        .{name} = {value},\n" for name, value in fields])}\
     };
     ${k}${params_type} row = whole;
 % if rows.get("fold_channels"):

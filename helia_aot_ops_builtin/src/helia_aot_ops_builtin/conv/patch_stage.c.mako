@@ -19,9 +19,7 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
 % for j, layer in enumerate(layers):
     /* ${layer["op"].op.op_type} ${layer["op"].op.id} */
     const ${k}${layer["params_type"]} whole_${j} = {
-% for name, value in layer["fields"]:
-        .${name} = ${value},
-% endfor
+${"".join([f"        .{name} = {value},\n" for name, value in layer["fields"]])}\
     };
 % endfor
     for (int32_t b = 0; b < ${stage.bands}; ++b) {

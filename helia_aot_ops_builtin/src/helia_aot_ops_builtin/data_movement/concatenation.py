@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.pack import Arity, OperatorRecord
@@ -19,6 +19,9 @@ from helia_aot.pack import Arity, OperatorRecord
 from helia_aot_ops_builtin.common.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.data_movement.layout import band_copies, normalize_axis, product
 from helia_aot_ops_builtin.data_movement.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 
 @dataclass(slots=True)
@@ -37,16 +40,17 @@ class AirPackOptions(AirOperatorOptions):
     axis: int = 0
 
 
-def _concatenation_options(raw: Any) -> AirConcatenationOptions:
+def _concatenation_options(raw: litert.ConcatenationOptionsT | None) -> AirConcatenationOptions:
     return AirConcatenationOptions(
-        axis=int(getattr(raw, "axis", 0) or 0),
-        activation=activation_name(getattr(raw, "fusedActivationFunction", 0)),
+        axis=int((raw.axis if raw is not None else 0) or 0),
+        activation=activation_name(raw.fusedActivationFunction if raw is not None else 0),
     )
 
 
-def _pack_options(raw: Any) -> AirPackOptions:
+def _pack_options(raw: litert.PackOptionsT | None) -> AirPackOptions:
     return AirPackOptions(
-        values_count=int(getattr(raw, "valuesCount", 0) or 0), axis=int(getattr(raw, "axis", 0) or 0)
+        values_count=int((raw.valuesCount if raw is not None else 0) or 0),
+        axis=int((raw.axis if raw is not None else 0) or 0),
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions
@@ -28,6 +28,9 @@ from helia_aot_ops_builtin.data_movement.movers import (
     constant_ints,
 )
 
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
 MODES = {0: "REFLECT", 1: "SYMMETRIC"}
 
 
@@ -38,8 +41,8 @@ class AirMirrorPadOptions(AirOperatorOptions):
     mode: str = "REFLECT"
 
 
-def _mirror_pad_options(raw: Any) -> AirMirrorPadOptions:
-    code = int(getattr(raw, "mode", 0) or 0)
+def _mirror_pad_options(raw: litert.MirrorPadOptionsT | None) -> AirMirrorPadOptions:
+    code = int((raw.mode if raw is not None else 0) or 0)
     return AirMirrorPadOptions(mode=MODES.get(code, f"UNKNOWN_{code}"))
 
 

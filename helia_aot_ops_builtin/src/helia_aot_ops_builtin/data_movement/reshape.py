@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.converters.litert.schema_access import int_list
@@ -21,6 +21,9 @@ from helia_aot_ops_builtin.common.base import KERNEL_STATUS_BASE, BuiltinOperato
 from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.common.quantization import quantization_problems
 from helia_aot_ops_builtin.data_movement.movers import ANY_DTYPE, SAME_QUANTIZATION, constant_ints
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 
 @dataclass(slots=True)
@@ -37,13 +40,13 @@ class AirSqueezeOptions(AirOperatorOptions):
     squeeze_dims: tuple[int, ...] = ()
 
 
-def _reshape_options(raw: Any) -> AirReshapeOptions:
-    shape = getattr(raw, "newShape", None)
+def _reshape_options(raw: litert.ReshapeOptionsT | None) -> AirReshapeOptions:
+    shape = raw.newShape if raw is not None else None
     return AirReshapeOptions(new_shape=tuple(int_list(shape)) if shape is not None else None)
 
 
-def _squeeze_options(raw: Any) -> AirSqueezeOptions:
-    return AirSqueezeOptions(squeeze_dims=tuple(int_list(getattr(raw, "squeezeDims", None))))
+def _squeeze_options(raw: litert.SqueezeOptionsT | None) -> AirSqueezeOptions:
+    return AirSqueezeOptions(squeeze_dims=tuple(int_list(raw.squeezeDims if raw is not None else None)))
 
 
 parse_reshape = simple_parser(AirOpType.RESHAPE.value, _reshape_options)

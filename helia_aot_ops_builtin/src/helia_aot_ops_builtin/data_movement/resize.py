@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
@@ -21,6 +21,9 @@ from helia_aot_ops_builtin.common.base import KERNEL_STATUS_BASE, BuiltinOperato
 from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.common.quantization import quantization_problems
 from helia_aot_ops_builtin.data_movement.movers import SAME_QUANTIZATION, constant_ints
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _F32 = np.float32
 _BILINEAR = {
@@ -38,10 +41,12 @@ class AirResizeOptions(AirOperatorOptions):
     half_pixel_centers: bool = False
 
 
-def _resize_options(raw: Any) -> AirResizeOptions:
+def _resize_options(
+    raw: litert.ResizeBilinearOptionsT | litert.ResizeNearestNeighborOptionsT | None,
+) -> AirResizeOptions:
     return AirResizeOptions(
-        align_corners=bool(getattr(raw, "alignCorners", False)),
-        half_pixel_centers=bool(getattr(raw, "halfPixelCenters", False)),
+        align_corners=bool(raw.alignCorners if raw is not None else False),
+        half_pixel_centers=bool(raw.halfPixelCenters if raw is not None else False),
     )
 
 

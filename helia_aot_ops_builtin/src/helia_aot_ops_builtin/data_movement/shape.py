@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensorType
@@ -21,6 +21,9 @@ from helia_aot.pack import OperatorRecord
 from helia_aot_ops_builtin.common.base import KERNEL_STATUS_BASE, BuiltinOperator
 from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.data_movement.movers import ANY_DTYPE
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 OUTPUT_TYPES = "The output must be an int32 or int64 vector with one element per input dimension."
 
@@ -32,8 +35,8 @@ class AirShapeOptions(AirOperatorOptions):
     out_type: str = "INT32"
 
 
-def _shape_options(raw: Any) -> AirShapeOptions:
-    code = getattr(raw, "outType", None)
+def _shape_options(raw: litert.ShapeOptionsT | None) -> AirShapeOptions:
+    code = raw.outType if raw is not None else None
     return AirShapeOptions(out_type="INT32" if code is None else tensor_type_name(code))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helia_aot.air import AirOperatorOptions, AirOpType
 from helia_aot.pack import Arity, OperatorRecord
@@ -24,6 +24,9 @@ from helia_aot_ops_builtin.data_movement.movers import (
     CopyStep,
     constant_ints,
 )
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 
 @dataclass(slots=True)
@@ -39,17 +42,18 @@ class AirStridedSliceOptions(AirOperatorOptions):
     offset: bool = False
 
 
-def _strided_slice_options(raw: Any) -> AirStridedSliceOptions:
-    def field(name: str) -> int:
-        return int(getattr(raw, name, 0) or 0)
-
+def _strided_slice_options(raw: litert.StridedSliceOptionsT | None) -> AirStridedSliceOptions:
+    if raw is None:
+        return AirStridedSliceOptions(
+            begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, offset=False
+        )
     return AirStridedSliceOptions(
-        begin_mask=field("beginMask"),
-        end_mask=field("endMask"),
-        ellipsis_mask=field("ellipsisMask"),
-        new_axis_mask=field("newAxisMask"),
-        shrink_axis_mask=field("shrinkAxisMask"),
-        offset=bool(getattr(raw, "offset", False)),
+        begin_mask=int(raw.beginMask or 0),
+        end_mask=int(raw.endMask or 0),
+        ellipsis_mask=int(raw.ellipsisMask or 0),
+        new_axis_mask=int(raw.newAxisMask or 0),
+        shrink_axis_mask=int(raw.shrinkAxisMask or 0),
+        offset=bool(raw.offset),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions
@@ -20,6 +20,9 @@ from helia_aot.pack import Arity, OperatorRecord
 from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.data_movement.layout import StridedCopy
 from helia_aot_ops_builtin.data_movement.movers import SAME_QUANTIZATION, CopyPlanOperator, CopyStep
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 BLOCK_DTYPES: tuple[type, ...] = (np.int8, np.uint8, np.int32, np.int64, np.float32)
 """What LiteRT's reference SpaceToDepth / DepthToSpace kernels take (no int16: they refuse it)."""
@@ -38,8 +41,10 @@ class AirBlockSizeOptions(AirOperatorOptions):
     block_size: int = 0
 
 
-def _block_options(raw: Any) -> AirBlockSizeOptions:
-    return AirBlockSizeOptions(block_size=int(getattr(raw, "blockSize", 0) or 0))
+def _block_options(
+    raw: litert.SpaceToDepthOptionsT | litert.DepthToSpaceOptionsT | None,
+) -> AirBlockSizeOptions:
+    return AirBlockSizeOptions(block_size=int((raw.blockSize if raw is not None else 0) or 0))
 
 
 parse_space_to_depth = simple_parser("SPACE_TO_DEPTH", _block_options)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
 from helia_aot.pack import Arity, OperatorRecord
@@ -23,6 +23,9 @@ from helia_aot_ops_builtin.data_movement.movers import (
     CopyStep,
     constant_ints,
 )
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 
 @dataclass(slots=True)
@@ -40,12 +43,14 @@ class AirUnpackOptions(AirOperatorOptions):
     axis: int = 0
 
 
-def _split_options(raw: Any) -> AirSplitOptions:
-    return AirSplitOptions(num_splits=int(getattr(raw, "numSplits", 0) or 0))
+def _split_options(raw: litert.SplitOptionsT | None) -> AirSplitOptions:
+    return AirSplitOptions(num_splits=int((raw.numSplits if raw is not None else 0) or 0))
 
 
-def _unpack_options(raw: Any) -> AirUnpackOptions:
-    return AirUnpackOptions(num=int(getattr(raw, "num", 0) or 0), axis=int(getattr(raw, "axis", 0) or 0))
+def _unpack_options(raw: litert.UnpackOptionsT | None) -> AirUnpackOptions:
+    return AirUnpackOptions(
+        num=int((raw.num if raw is not None else 0) or 0), axis=int((raw.axis if raw is not None else 0) or 0)
+    )
 
 
 parse_split = simple_parser(AirOpType.SPLIT.value, _split_options)

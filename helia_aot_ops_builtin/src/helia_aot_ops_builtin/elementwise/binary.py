@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
@@ -43,6 +43,9 @@ from helia_aot_ops_builtin.elementwise.broadcast_geometry import (
     broadcast_shape,
 )
 from helia_aot_ops_builtin.elementwise.walk_geometry import walk_geometry
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _SUFFIX = {
     np.dtype(np.int8): "s8",
@@ -93,15 +96,15 @@ class AirMulOptions(AirOperatorOptions):
     activation: str = "NONE"
 
 
-def _pot_flag(raw: Any) -> bool:
+def _pot_flag(raw: litert.AddOptionsT | litert.SubOptionsT) -> bool:
     # The schema's default is true: options that never wrote the field take the POT path.
-    value = getattr(raw, "potScaleInt16", True)
+    value = raw.potScaleInt16 if raw is not None else True
     return True if value is None else bool(value)
 
 
 # A node without options gets LiteRT's zero-initialized params: no activation, and
 # pot_scale_int16 false (the general int16 path).
-def _add_options(raw: Any) -> AirAddOptions:
+def _add_options(raw: litert.AddOptionsT | None) -> AirAddOptions:
     if raw is None:
         return AirAddOptions(pot_scale_int16=False)
     return AirAddOptions(
@@ -109,7 +112,7 @@ def _add_options(raw: Any) -> AirAddOptions:
     )
 
 
-def _sub_options(raw: Any) -> AirSubOptions:
+def _sub_options(raw: litert.SubOptionsT | None) -> AirSubOptions:
     if raw is None:
         return AirSubOptions(pot_scale_int16=False)
     return AirSubOptions(
@@ -117,7 +120,7 @@ def _sub_options(raw: Any) -> AirSubOptions:
     )
 
 
-def _mul_options(raw: Any) -> AirMulOptions:
+def _mul_options(raw: litert.MulOptionsT | None) -> AirMulOptions:
     if raw is None:
         return AirMulOptions()
     return AirMulOptions(activation=activation_name(raw.fusedActivationFunction))

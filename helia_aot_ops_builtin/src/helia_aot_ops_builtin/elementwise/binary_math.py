@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor
@@ -32,6 +32,9 @@ from helia_aot_ops_builtin.common.quantization import (
 from helia_aot_ops_builtin.elementwise.binary_f16_call import binary_f16_call
 from helia_aot_ops_builtin.elementwise.broadcast_geometry import BINARY_MAX_RANK, broadcast_geometry
 from helia_aot_ops_builtin.elementwise.walk_geometry import WALK_MAX_RANK, broadcast_shapes, walk_geometry
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.int32): "s32"}
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -58,7 +61,7 @@ class AirDivOptions(AirOperatorOptions):
     activation: str = "NONE"
 
 
-def _div_options(raw: Any) -> AirDivOptions:
+def _div_options(raw: litert.DivOptionsT | None) -> AirDivOptions:
     return (
         AirDivOptions()
         if raw is None

@@ -56,9 +56,7 @@ int32_t ${stem}_run(${prefix}_model_context_t *ctx)
     (void)${k}unpack_s4(${src}, ${dst}, ${count});
 % endfor
     const ${k}${params_type} params = {
-% for name, value in fields:
-        .${name} = ${value},
-% endfor
+${"".join([f"        .{name} = {value},\n" for name, value in fields])}\
     };
     const int32_t status = ${k}${function}(&params, ${",\n        ".join(args)});
     return status == 0 ? 0 : -(${status_base} + status);

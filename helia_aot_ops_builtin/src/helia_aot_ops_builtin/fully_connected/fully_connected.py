@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
@@ -69,6 +69,9 @@ from helia_aot_ops_builtin.fully_connected.fc_integer_requant import (
     saturation_free,
 )
 
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
 
 @dataclass(slots=True)
 class AirFullyConnectedOptions(AirOperatorOptions):
@@ -90,25 +93,25 @@ class AirBatchMatMulOptions(AirOperatorOptions):
     asymmetric_quantize_inputs: bool = False
 
 
-def _fc_options(raw: Any) -> AirFullyConnectedOptions:
+def _fc_options(raw: litert.FullyConnectedOptionsT | None) -> AirFullyConnectedOptions:
     if raw is None:
         return AirFullyConnectedOptions()
     return AirFullyConnectedOptions(
         activation=activation_name(raw.fusedActivationFunction),
         weights_format=int(raw.weightsFormat or 0),
         keep_num_dims=bool(raw.keepNumDims),
-        quantized_bias_type=tensor_type_name(getattr(raw, "quantizedBiasType", 0)),
-        asymmetric_quantize_inputs=bool(getattr(raw, "asymmetricQuantizeInputs", False)),
+        quantized_bias_type=tensor_type_name(raw.quantizedBiasType if raw is not None else 0),
+        asymmetric_quantize_inputs=bool(raw.asymmetricQuantizeInputs if raw is not None else False),
     )
 
 
-def _bmm_options(raw: Any) -> AirBatchMatMulOptions:
+def _bmm_options(raw: litert.BatchMatMulOptionsT | None) -> AirBatchMatMulOptions:
     if raw is None:
         return AirBatchMatMulOptions()
     return AirBatchMatMulOptions(
         adj_x=bool(raw.adjX),
         adj_y=bool(raw.adjY),
-        asymmetric_quantize_inputs=bool(getattr(raw, "asymmetricQuantizeInputs", False)),
+        asymmetric_quantize_inputs=bool(raw.asymmetricQuantizeInputs if raw is not None else False),
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensorType
@@ -21,6 +21,9 @@ from helia_aot_ops_builtin.common.float16 import FLOAT16_RESTRICTION
 from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.data_movement.layout import normalize_axis, product
 from helia_aot_ops_builtin.data_movement.movers import constant_ints
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _KERNELS = {
     AirTensorType.INT8: "s8",
@@ -39,8 +42,8 @@ class AirArgMinMaxOptions(AirOperatorOptions):
     output_type: str = "INT64"
 
 
-def _arg_options(raw: Any) -> AirArgMinMaxOptions:
-    code = getattr(raw, "outputType", None)
+def _arg_options(raw: litert.ArgMaxOptionsT | litert.ArgMinOptionsT | None) -> AirArgMinMaxOptions:
+    code = raw.outputType if raw is not None else None
     return AirArgMinMaxOptions(output_type="INT64" if code is None else tensor_type_name(code))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensorType
@@ -19,6 +19,9 @@ from helia_aot_ops_builtin.common.kernel_call import KernelCall, KernelCallOpera
 from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.data_movement.layout import product
 from helia_aot_ops_builtin.index.index_geometry import constant_values, tensor_ptr
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 KINDS = {AirTensorType.FLOAT32: 0, AirTensorType.INT32: 1, AirTensorType.INT64: 2}
 
@@ -31,9 +34,10 @@ class AirCumsumOptions(AirOperatorOptions):
     reverse: bool = False
 
 
-def _cumsum_options(raw: Any) -> AirCumsumOptions:
+def _cumsum_options(raw: litert.CumsumOptionsT | None) -> AirCumsumOptions:
     return AirCumsumOptions(
-        exclusive=bool(getattr(raw, "exclusive", False)), reverse=bool(getattr(raw, "reverse", False))
+        exclusive=bool(raw.exclusive if raw is not None else False),
+        reverse=bool(raw.reverse if raw is not None else False),
     )
 
 

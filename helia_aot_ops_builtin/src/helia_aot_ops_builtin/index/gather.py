@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
@@ -21,6 +21,9 @@ from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.common.quantization import quantization_problems
 from helia_aot_ops_builtin.data_movement.layout import product
 from helia_aot_ops_builtin.data_movement.movers import ANY_DTYPE, SAME_QUANTIZATION
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 _INDEX_TYPES = (AirTensorType.INT16, AirTensorType.INT32, AirTensorType.INT64)
 
@@ -33,9 +36,10 @@ class AirGatherOptions(AirOperatorOptions):
     batch_dims: int = 0
 
 
-def _gather_options(raw: Any) -> AirGatherOptions:
+def _gather_options(raw: litert.GatherOptionsT | None) -> AirGatherOptions:
     return AirGatherOptions(
-        axis=int(getattr(raw, "axis", 0) or 0), batch_dims=int(getattr(raw, "batchDims", 0) or 0)
+        axis=int((raw.axis if raw is not None else 0) or 0),
+        batch_dims=int((raw.batchDims if raw is not None else 0) or 0),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensorType
@@ -22,6 +22,9 @@ from helia_aot_ops_builtin.common.parsing import simple_parser
 from helia_aot_ops_builtin.data_movement.layout import product
 from helia_aot_ops_builtin.index.index_geometry import INDEX_SIZES, constant_values, tensor_ptr
 
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
 
 @dataclass(slots=True)
 class AirOneHotOptions(AirOperatorOptions):
@@ -30,8 +33,8 @@ class AirOneHotOptions(AirOperatorOptions):
     axis: int = -1
 
 
-def _one_hot_options(raw: Any) -> AirOneHotOptions:
-    return AirOneHotOptions(axis=int(getattr(raw, "axis", -1) if raw is not None else -1))
+def _one_hot_options(raw: litert.OneHotOptionsT | None) -> AirOneHotOptions:
+    return AirOneHotOptions(axis=int((raw.axis if raw is not None else -1) if raw is not None else -1))
 
 
 parse_one_hot = simple_parser("ONE_HOT", _one_hot_options)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor, AirTensorType
@@ -32,6 +32,9 @@ from helia_aot_ops_builtin.index.index_geometry import (
     tensor_ptr,
 )
 
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
 LONG_INDICES = (AirTensorType.INT32, AirTensorType.INT64)
 RANK_LIMIT = f"Tensors may have at most {MAX_RANK} dimensions."
 
@@ -46,9 +49,10 @@ class AirReverseSequenceOptions(AirOperatorOptions):
     batch_dim: int = 0
 
 
-def _reverse_sequence_options(raw: Any) -> AirReverseSequenceOptions:
+def _reverse_sequence_options(raw: litert.ReverseSequenceOptionsT | None) -> AirReverseSequenceOptions:
     return AirReverseSequenceOptions(
-        seq_dim=int(getattr(raw, "seqDim", 0) or 0), batch_dim=int(getattr(raw, "batchDim", 0) or 0)
+        seq_dim=int((raw.seqDim if raw is not None else 0) or 0),
+        batch_dim=int((raw.batchDim if raw is not None else 0) or 0),
     )
 
 

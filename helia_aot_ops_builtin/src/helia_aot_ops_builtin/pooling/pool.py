@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor
@@ -28,6 +28,9 @@ from helia_aot_ops_builtin.common.quantization import (
 )
 from helia_aot_ops_builtin.common.weighted_prepare import window_geometry
 
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
 _SUFFIX = {np.float32: "f32", np.float16: "f16", np.int8: "s8", np.int16: "s16"}
 
 
@@ -43,7 +46,7 @@ class AirPool2DOptions(AirOperatorOptions):
     activation: str = "NONE"
 
 
-def _pool_options(raw: Any) -> AirPool2DOptions:
+def _pool_options(raw: litert.Pool2DOptionsT | None) -> AirPool2DOptions:
     if raw is None:
         return AirPool2DOptions()
     return AirPool2DOptions(

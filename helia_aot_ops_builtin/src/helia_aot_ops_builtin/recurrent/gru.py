@@ -13,9 +13,9 @@ the original model the operator stands for (the ``fuse_rolled_gru`` model hook s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from flatbuffers import flexbuffers
@@ -27,6 +27,9 @@ from helia_aot_ops_builtin.common.base import label
 from helia_aot_ops_builtin.common.kernel_call import KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.common.parsing import operator_from_node
 
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
 
 @dataclass(slots=True)
 class AirGruOptions(AirOperatorOptions):
@@ -35,7 +38,7 @@ class AirGruOptions(AirOperatorOptions):
     source_indices: list[int] = field(default_factory=list)
 
 
-def decode_custom_options(raw: Any) -> dict[str, Any]:
+def decode_custom_options(raw: Sequence[int] | None) -> dict[str, Any]:
     """The FlexBuffers map of a custom operator's options ({} when there are none)."""
     if raw is None or len(raw) == 0:
         return {}
@@ -48,10 +51,12 @@ def decode_custom_options(raw: Any) -> dict[str, Any]:
     return value
 
 
-def parse_gru(op_id: int, model: Any, subgraph: Any, air_model: AirModel) -> AirOperator:
+def parse_gru(
+    op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT, air_model: AirModel
+) -> AirOperator:
     """Parse one ``GRU`` custom node into one AIR operator."""
     del model, air_model
-    options = decode_custom_options(getattr(operator_at(subgraph, op_id), "customOptions", None))
+    options = decode_custom_options(operator_at(subgraph, op_id).customOptions)
     sources = [int(i) for i in options.get("source_indices", [])]
     op = operator_from_node(op_id, subgraph, "GRU", AirGruOptions(source_indices=sources))
     if sources:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from helia_aot.air import AirModel, AirOperator, AirOperatorOptions, AirTensor
-from helia_aot.converters.litert.schema_access import intermediates_of, operator_at
+from helia_aot.converters.litert.schema_access import intermediates_of, operator_at, tensor_at
 from helia_aot.pack import OperatorRecord
 
 from helia_aot_ops_builtin.common.base import KERNEL_STATUS_BASE, BuiltinOperator, label
@@ -31,6 +31,9 @@ from helia_aot_ops_builtin.common.hybrid import row_sums
 from helia_aot_ops_builtin.common.kernel_call import designated_init
 from helia_aot_ops_builtin.common.parsing import activation_name, node_options, operator_from_node
 from helia_aot_ops_builtin.common.quantization import checked_log2, quantize_multiplier
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 UNIDIRECTIONAL_KEY = "UNIDIRECTIONAL_SEQUENCE_LSTM"
 
@@ -70,11 +73,13 @@ class AirLstmOptions(AirOperatorOptions):
     intermediate_zero_points: tuple[int, ...] = field(default_factory=tuple)
 
 
-def _intermediates(op_id: int, subgraph: Any) -> tuple[tuple[float | None, ...], tuple[int, ...]]:
+def _intermediates(
+    op_id: int, subgraph: litert.SubGraphT
+) -> tuple[tuple[float | None, ...], tuple[int, ...]]:
     scales: list[float | None] = []
     zero_points: list[int] = []
     for index in intermediates_of(operator_at(subgraph, op_id)):
-        q = subgraph.tensors[index].quantization if index >= 0 else None
+        q = tensor_at(subgraph, index).quantization if index >= 0 else None
         scale = [] if q is None or q.scale is None else list(q.scale)
         zero_point = [] if q is None or q.zeroPoint is None else list(q.zeroPoint)
         scales.append(float(np.float32(scale[0])) if scale else None)
@@ -82,21 +87,28 @@ def _intermediates(op_id: int, subgraph: Any) -> tuple[tuple[float | None, ...],
     return tuple(scales), tuple(zero_points)
 
 
-def parse_unidirectional_lstm(op_id: int, model: Any, subgraph: Any, air_model: AirModel) -> AirOperator:
+def parse_unidirectional_lstm(
+    op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT, air_model: AirModel
+) -> AirOperator:
     """Parse one UNIDIRECTIONAL_SEQUENCE_LSTM node, keeping its intermediates' quantization."""
     del model, air_model
-    raw = node_options(subgraph, op_id)
+    raw = cast("litert.UnidirectionalSequenceLSTMOptionsT | None", node_options(subgraph, op_id))
     scales, zero_points = _intermediates(op_id, subgraph)
-    options = AirLstmOptions(
-        activation=activation_name(getattr(raw, "fusedActivationFunction", 0)),
-        cell_clip=float(np.float32(getattr(raw, "cellClip", 0.0) or 0.0)),
-        proj_clip=float(np.float32(getattr(raw, "projClip", 0.0) or 0.0)),
-        time_major=bool(getattr(raw, "timeMajor", False)),
-        asymmetric_quantize_inputs=bool(getattr(raw, "asymmetricQuantizeInputs", False)),
-        diagonal_recurrent=bool(getattr(raw, "diagonalRecurrentTensors", False)),
-        intermediate_scales=scales,
-        intermediate_zero_points=zero_points,
-    )
+    if raw is None:  # LiteRT's zero-initialized params
+        options = AirLstmOptions(
+            activation=activation_name(0), intermediate_scales=scales, intermediate_zero_points=zero_points
+        )
+    else:
+        options = AirLstmOptions(
+            activation=activation_name(raw.fusedActivationFunction),
+            cell_clip=float(np.float32(raw.cellClip or 0.0)),
+            proj_clip=float(np.float32(raw.projClip or 0.0)),
+            time_major=bool(raw.timeMajor),
+            asymmetric_quantize_inputs=bool(raw.asymmetricQuantizeInputs),
+            diagonal_recurrent=bool(raw.diagonalRecurrentTensors),
+            intermediate_scales=scales,
+            intermediate_zero_points=zero_points,
+        )
     return operator_from_node(op_id, subgraph, UNIDIRECTIONAL_KEY, options)
 
 
@@ -776,17 +788,22 @@ class AirBidirectionalLstmOptions(AirOperatorOptions):
     time_major: bool = True
 
 
-def parse_bidirectional_lstm(op_id: int, model: Any, subgraph: Any, air_model: AirModel) -> AirOperator:
+def parse_bidirectional_lstm(
+    op_id: int, model: litert.ModelT, subgraph: litert.SubGraphT, air_model: AirModel
+) -> AirOperator:
     """Parse one BIDIRECTIONAL_SEQUENCE_LSTM node."""
     del model, air_model
-    raw = node_options(subgraph, op_id)
-    options = AirBidirectionalLstmOptions(
-        activation=activation_name(getattr(raw, "fusedActivationFunction", 0)),
-        cell_clip=float(np.float32(getattr(raw, "cellClip", 0.0) or 0.0)),
-        proj_clip=float(np.float32(getattr(raw, "projClip", 0.0) or 0.0)),
-        merge_outputs=bool(getattr(raw, "mergeOutputs", False)),
-        time_major=bool(getattr(raw, "timeMajor", True)),
-    )
+    raw = cast("litert.BidirectionalSequenceLSTMOptionsT | None", node_options(subgraph, op_id))
+    if raw is None:
+        options = AirBidirectionalLstmOptions(activation=activation_name(0), time_major=True)
+    else:
+        options = AirBidirectionalLstmOptions(
+            activation=activation_name(raw.fusedActivationFunction),
+            cell_clip=float(np.float32(raw.cellClip or 0.0)),
+            proj_clip=float(np.float32(raw.projClip or 0.0)),
+            merge_outputs=bool(raw.mergeOutputs),
+            time_major=bool(raw.timeMajor),
+        )
     return operator_from_node(op_id, subgraph, BIDIRECTIONAL_KEY, options)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor, AirTensorKind
@@ -25,6 +25,9 @@ from helia_aot_ops_builtin.common.kernel_call import CTable, KernelCall, KernelC
 from helia_aot_ops_builtin.common.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.recurrent.svdf import FLOAT_ACTIVATIONS
 
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
+
 
 @dataclass(slots=True)
 class AirSequenceRnnOptions(AirOperatorOptions):
@@ -35,18 +38,28 @@ class AirSequenceRnnOptions(AirOperatorOptions):
     asymmetric_quantize_inputs: bool = False
 
 
-def _sequence_options(raw: Any) -> AirSequenceRnnOptions:
+def _sequence_options(raw: litert.SequenceRNNOptionsT | None) -> AirSequenceRnnOptions:
     if raw is None:
         return AirSequenceRnnOptions()
     return AirSequenceRnnOptions(
-        time_major=bool(getattr(raw, "timeMajor", False)),
+        time_major=bool(raw.timeMajor),
+        activation=activation_name(raw.fusedActivationFunction),
+        asymmetric_quantize_inputs=bool(raw.asymmetricQuantizeInputs),
+    )
+
+
+def _rnn_options(raw: litert.RNNOptionsT | None) -> AirSequenceRnnOptions:
+    """RNN's options: one step, so no ``timeMajor`` (the layout is the sequence one's default)."""
+    if raw is None:
+        return AirSequenceRnnOptions()
+    return AirSequenceRnnOptions(
         activation=activation_name(raw.fusedActivationFunction),
         asymmetric_quantize_inputs=bool(raw.asymmetricQuantizeInputs),
     )
 
 
 parse_sequence_rnn = simple_parser("UNIDIRECTIONAL_SEQUENCE_RNN", _sequence_options)
-parse_rnn = simple_parser("RNN", _sequence_options)
+parse_rnn = simple_parser("RNN", _rnn_options)
 
 
 class SequenceRnnOperator(KernelCallOperator):

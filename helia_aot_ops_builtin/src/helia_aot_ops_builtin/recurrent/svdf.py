@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirTensor, AirTensorKind
@@ -33,6 +33,9 @@ from helia_aot_ops_builtin.common.hybrid import row_sums
 from helia_aot_ops_builtin.common.kernel_call import CTable, KernelCall, KernelCallOperator
 from helia_aot_ops_builtin.common.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.common.quantization import quantize_multiplier
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 FLOAT_ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
 """Fused activations the float32 recurrent kernels apply, by their ``HK_ACT_F32_*`` codes (the
@@ -48,7 +51,7 @@ class AirSvdfOptions(AirOperatorOptions):
     asymmetric_quantize_inputs: bool = False
 
 
-def _svdf_options(raw: Any) -> AirSvdfOptions:
+def _svdf_options(raw: litert.SVDFOptionsT | None) -> AirSvdfOptions:
     if raw is None:
         return AirSvdfOptions()
     return AirSvdfOptions(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from helia_aot.air import AirOperatorOptions, AirOpType, AirTensor, AirTensorType
@@ -40,6 +40,9 @@ from helia_aot_ops_builtin.elementwise.broadcast_geometry import (
     reduce_geometry,
     reduced_shape,
 )
+
+if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
+    from helia_aot.litert import schema_py_generated as litert
 
 SAME_TYPE = "The input and output must have one element type."
 _SUFFIX = {
@@ -67,8 +70,8 @@ class AirReducerOptions(AirOperatorOptions):
     keep_dims: bool = False
 
 
-def _reducer_options(raw: Any) -> AirReducerOptions:
-    return AirReducerOptions(keep_dims=bool(getattr(raw, "keepDims", False)))
+def _reducer_options(raw: litert.ReducerOptionsT | None) -> AirReducerOptions:
+    return AirReducerOptions(keep_dims=bool(raw.keepDims if raw is not None else False))
 
 
 parse_mean = simple_parser(AirOpType.MEAN.value, _reducer_options)

@@ -261,10 +261,14 @@ class AotOperator:
         """The input at ``position`` (LiteRT positions), for an input the operator's ``check``
         requires: a KeyError naming the operator if it is absent (``check`` let it through).
         Written out rather than through ``input_or_none``: operators ask it for their weights and
-        sources many times per conversion (tests/core/test_conversion_scaling.py)."""
-        ids = self.op.input_ids
-        if position < len(ids) and ids[position]:
-            return self.model.tensors[ids[position]]
+        sources many times per conversion (tests/core/test_conversion_scaling.py), and without
+        ``len`` (a call each time): an index past the end is caught instead."""
+        try:
+            tensor_id = self.op.input_ids[position]
+        except IndexError:
+            tensor_id = TensorId("")
+        if tensor_id:
+            return self.model.tensors[tensor_id]
         raise KeyError(f"operator {self.op.id} ({self.op.op_type}) has no input at position {position}")
 
     @property

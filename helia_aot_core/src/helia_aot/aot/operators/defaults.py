@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the registry layer is above this one: annotations only
+    from helia_aot.registry.registry import Registry
 
 ENTRY_POINT_GROUP = "helia_aot"
 _AUTOLOAD_OFF = "HELIA_AOT_DISABLE_PLUGIN_AUTOLOAD"
 
 
-def register_default_aot_operators(registry: Any) -> None:
+def register_default_aot_operators(registry: Registry[type]) -> None:
     """Register (with overwrite) the operator class of every built-in key into ``registry``.
 
     ``registry`` is a :class:`helia_aot.registry.Registry` of operator classes (a context's
