@@ -316,7 +316,7 @@ def naming_dynamic_inputs(
         raise dynamic_shape_error(error, unfixed) from error
 
 
-def _subgraph_inputs(model: Any, subgraph_index: int) -> list[Any]:
+def _subgraph_inputs(model: litert.ModelT, subgraph_index: int) -> list[litert.TensorT]:
     subgraphs = sa.subgraphs_of(model)
     if not 0 <= subgraph_index < len(subgraphs):
         return []
@@ -324,9 +324,9 @@ def _subgraph_inputs(model: Any, subgraph_index: int) -> list[Any]:
     return [sa.tensor_at(subgraph, int(index)) for index in sa.subgraph_inputs(subgraph)]
 
 
-def _has_unknown_dimension(tensor: Any) -> bool:
+def _has_unknown_dimension(tensor: litert.TensorT) -> bool:
     """Whether the tensor's shape signature has a -1 (a cheap test before the full one)."""
-    signature = getattr(tensor, "shapeSignature", None)
+    signature = tensor.shapeSignature
     return signature is not None and any(int(d) < 0 for d in signature)
 
 
