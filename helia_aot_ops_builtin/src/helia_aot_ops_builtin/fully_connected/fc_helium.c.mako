@@ -8,9 +8,9 @@ static const int32_t ${stem}_blocks[${len(helium["table"])}] = {
     ${",\n    ".join(", ".join(helium["table"][i:i + 8]) for i in range(0, len(helium["table"]), 8))}
 };
 
-/* This layer's Helium loop (helia_aot_ops_builtin.fc_helium): LiteRT's reference int8
- * FullyConnected through the integer requantization the converter proved equal to its double
- * rounding, every shape, shift and offset an immediate. */
+/* This layer's Helium loop (helia_aot_ops_builtin.fully_connected.fc_helium): LiteRT's
+ * reference int8 FullyConnected through the integer requantization the converter proved equal
+ * to its double rounding, every shape, shift and offset an immediate. */
 static void ${stem}_row(const int8_t *x, const int8_t *w, int8_t *out)
 {
     const void *const a[4] = {x, w + ${helium["weight_bias"]}, out, ${stem}_blocks};

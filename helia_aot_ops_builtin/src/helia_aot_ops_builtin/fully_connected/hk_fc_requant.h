@@ -140,10 +140,10 @@ static inline int32_t hk_fc_requant(int32_t acc, double scale)
 #endif
 
 /* hk_fc_requant for a layer whose outputs the converter proved unaffected by where a value
- * beyond int32 goes (helia_aot_ops_builtin.fc_integer_requant.saturation_free: every |acc *
- * scale| below 2^31 - 1, or an output offset other than 0, which sends INT32_MAX and INT32_MIN
- * to the same clamped output once added modulo 2^32): the packed int8 paths, which on the
- * Cortex-M55 then take VCVTA alone. */
+ * beyond int32 goes (helia_aot_ops_builtin.fully_connected.fc_integer_requant.saturation_free:
+ * every |acc * scale| below 2^31 - 1, or an output offset other than 0, which sends INT32_MAX
+ * and INT32_MIN to the same clamped output once added modulo 2^32): the packed int8 paths, which
+ * on the Cortex-M55 then take VCVTA alone. */
 #if !defined(HK_FC_REQUANT_BOUNDED_VCVTA)
 static inline int32_t hk_fc_requant_bounded(int32_t acc, double scale)
 {

@@ -49,7 +49,7 @@ typedef struct {
      * feature, the multiplier of an integer requantization of eight units at once,
      * sat((sat(acc << requant_left) * multiplier * 2 + 2^31) >> 32) shifted right by
      * requant_right with rounding, which the converter checked gives the double form's outputs
-     * for every accumulator (helia_aot_ops_builtin.fc_integer_requant). */
+     * for every accumulator (helia_aot_ops_builtin.fully_connected.fc_integer_requant). */
     const int32_t *requant_multiplier;
     int32_t requant_left;
     int32_t requant_right;
