@@ -12,10 +12,16 @@ import pytest
 from helia_aot.litert import schema_py_generated as litert
 
 from ops_builtin.support import float16_cases
-from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
+from ops_builtin.support.single_op import (
+    SingleOp,
+    T,
+    check_against_reference,
+    const,
+    options,
+    seeded_integers,
+    seeded_uniform,
+)
 
-RNG = np.random.default_rng(34464)
-"""Constant weights are drawn once from this seed (the same every run)."""
 SAME, VALID = litert.Padding.SAME, litert.Padding.VALID
 
 CASES = {
@@ -23,7 +29,7 @@ CASES = {
         "CONV_2D",
         [
             T((1, 6, 7, 5), "float32"),
-            const((4, 3, 3, 5), "float32", RNG.uniform(-1, 1, 180)),
+            const((4, 3, 3, 5), "float32", seeded_uniform(34465, -1, 1, 180)),
             const((4,), "float32", [0.5, -1, 0, 2]),
         ],
         [T((1, 6, 7, 4), "float32")],
@@ -36,7 +42,7 @@ CASES = {
             const(
                 (4, 2, 2, 3),
                 "int8",
-                RNG.integers(-127, 128, 48),
+                seeded_integers(34466, -127, 128, 48),
                 (np.array([0.01, 0.02, 0.005, 0.03]), np.zeros(4, np.int64), 0),
             ),
             const(

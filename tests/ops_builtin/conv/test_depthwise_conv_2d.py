@@ -12,10 +12,16 @@ import pytest
 from helia_aot.litert import schema_py_generated as litert
 
 from ops_builtin.support import float16_cases
-from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
+from ops_builtin.support.single_op import (
+    SingleOp,
+    T,
+    check_against_reference,
+    const,
+    options,
+    seeded_integers,
+    seeded_uniform,
+)
 
-RNG = np.random.default_rng(32326)
-"""Constant weights are drawn once from this seed (the same every run)."""
 SAME, VALID = litert.Padding.SAME, litert.Padding.VALID
 
 CASES = {
@@ -23,7 +29,7 @@ CASES = {
         "DEPTHWISE_CONV_2D",
         [
             T((1, 5, 6, 3), "float32"),
-            const((1, 3, 3, 6), "float32", RNG.uniform(-1, 1, 54)),
+            const((1, 3, 3, 6), "float32", seeded_uniform(32327, -1, 1, 54)),
             const((6,), "float32", np.arange(6) * 0.25),
         ],
         [T((1, 5, 6, 6), "float32")],
@@ -36,7 +42,7 @@ CASES = {
             const(
                 (1, 3, 3, 4),
                 "int8",
-                RNG.integers(-127, 128, 36),
+                seeded_integers(32328, -127, 128, 36),
                 (np.array([0.01, 0.02, 0.005, 0.03]), np.zeros(4, np.int64), 3),
             ),
             const(

@@ -28,7 +28,15 @@ from hypothesis import strategies as st
 from ops_builtin.support import conv_family_refmodels as ref
 from ops_builtin.support import float16_cases
 from ops_builtin.support.cbuild import CFLAGS, build_kernels
-from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
+from ops_builtin.support.single_op import (
+    SingleOp,
+    T,
+    check_against_reference,
+    const,
+    options,
+    seeded_integers,
+    seeded_uniform,
+)
 
 STATUS_OK, STATUS_BAD_PARAM = 0, 5
 F32 = np.float32
@@ -389,14 +397,13 @@ def test_fc_rejects_missing_scales_and_negative_sizes():
 # FULLY_CONNECTED alone in a model, per element type, against LiteRT's reference kernels
 # (tests/ops_builtin/support/single_op.py).
 
-REFERENCE_RNG = np.random.default_rng(11753)
 
 REFERENCE_CASES = {
     "float32": SingleOp(
         "FULLY_CONNECTED",
         [
             T((2, 8), "float32"),
-            const((6, 8), "float32", REFERENCE_RNG.uniform(-1, 1, 48)),
+            const((6, 8), "float32", seeded_uniform(11754, -1, 1, 48)),
             const((6,), "float32", np.arange(6) * 0.5),
         ],
         [T((2, 6), "float32")],
@@ -406,7 +413,7 @@ REFERENCE_CASES = {
         "FULLY_CONNECTED",
         [
             T((3, 10), "int8", (0.05, 3)),
-            const((4, 10), "int8", REFERENCE_RNG.integers(-127, 128, 40), (0.02, 0)),
+            const((4, 10), "int8", seeded_integers(11755, -127, 128, 40), (0.02, 0)),
             const((4,), "int32", [5, -9, 100, 0], (0.001, 0)),
         ],
         [T((3, 4), "int8", (0.1, -3))],

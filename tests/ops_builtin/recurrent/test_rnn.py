@@ -9,12 +9,14 @@ order, the reference's matrix-vector products may not.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ops_builtin.support.single_op import SingleOp, T, check_against_reference, const, options
-
-RNG = np.random.default_rng(2718)
-"""Constant weights are drawn once from this seed (the same every run)."""
+from ops_builtin.support.single_op import (
+    SingleOp,
+    T,
+    check_against_reference,
+    const,
+    options,
+    seeded_uniform,
+)
 
 
 def _rnn(activation: int, batch: int = 2, inputs: int = 4, units: int = 5) -> SingleOp:
@@ -22,9 +24,9 @@ def _rnn(activation: int, batch: int = 2, inputs: int = 4, units: int = 5) -> Si
         "RNN",
         [
             T((batch, inputs), "float32", low=-1.0, high=1.0),
-            const((units, inputs), "float32", RNG.uniform(-0.8, 0.8, units * inputs)),
-            const((units, units), "float32", RNG.uniform(-0.6, 0.6, units * units)),
-            const((units,), "float32", RNG.uniform(-0.5, 0.5, units)),
+            const((units, inputs), "float32", seeded_uniform(2719, -0.8, 0.8, units * inputs)),
+            const((units, units), "float32", seeded_uniform(2720, -0.6, 0.6, units * units)),
+            const((units,), "float32", seeded_uniform(2721, -0.5, 0.5, units)),
             T((batch, units), "float32", variable=True),
         ],
         [T((batch, units), "float32")],

@@ -79,6 +79,17 @@ def const(shape: Sequence[int], dtype: str, values: Any, quant: tuple[Any, ...] 
     return T(tuple(shape), dtype, quant, np.asarray(values).reshape(shape))
 
 
+def seeded_uniform(seed: int, low: float, high: float, count: int) -> np.ndarray:
+    """``count`` constant values in [low, high) from a generator of their own (a module-level
+    generator shared by several constants would make each depend on the ones drawn before it)."""
+    return np.random.default_rng(seed).uniform(low, high, count)
+
+
+def seeded_integers(seed: int, low: int, high: int, count: int) -> np.ndarray:
+    """``count`` constant integers in [low, high) from a generator of their own."""
+    return np.random.default_rng(seed).integers(low, high, count)
+
+
 def build(case: SingleOp, path: Path) -> Path:
     """Save the one-operator model of ``case`` to ``path``."""
     b = LiteRTModelBuilder()
