@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helia_aot.board_app import APP_MARKER, OUTPUTS_CHECK_LINE
+from helia_aot.board_app import APP_MARKER, LABEL_WIDTH, OUTPUTS_CHECK_LINE, operator_label
 from helia_aot.cli.app import app
 from helia_aot.testing.required_tools import require_tools
 from typer.testing import CliRunner
@@ -41,7 +41,7 @@ def m55_app(tmp_path_factory) -> Path:
 
 def _operators(app_dir: Path) -> list[str]:
     plan = json.loads(next((app_dir / "module").glob("*/*_plan.json")).read_text(encoding="utf-8"))
-    return [f"{op['op_type']} {op['id']}" for op in plan["operators"]]
+    return [operator_label(op["op_type"], op["id"]) for op in plan["operators"]]
 
 
 def test_the_app_holds_the_module_main_board_runtime_and_cmake_project(m55_app):
@@ -65,6 +65,14 @@ def test_the_app_holds_the_module_main_board_runtime_and_cmake_project(m55_app):
         assert f'"{operator}"' in main
     cmake = (m55_app / "CMakeLists.txt").read_text(encoding="utf-8")
     assert "-mcpu=cortex-m55" in cmake and f"add_subdirectory(module/{module.name})" in cmake
+
+
+def test_long_operator_labels_are_cut_to_the_table_width():
+    long_id = "0:functional_1/activation_1/Relu;functional_1/batch_normalization_1/batchnorm/add_1"
+    label = operator_label("DEPTHWISE_CONV_2D", long_id)
+    assert len(label) == LABEL_WIDTH and label.endswith("...")
+    assert label.startswith("DEPTHWISE_CONV_2D 0:functional_1/")
+    assert operator_label("SOFTMAX", "0:Identity") == "SOFTMAX 0:Identity"
 
 
 def test_the_same_model_gives_the_same_app(m55_app, tmp_path):

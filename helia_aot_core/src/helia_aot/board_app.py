@@ -24,7 +24,16 @@ from typing import Any
 
 from helia_aot.testing.cross import CORES, TARGET_DIR
 
-__all__ = ["APP_MARKER", "BOARD_FILES", "OUTPUTS_CHECK_LINE", "BoardApp", "main_source", "write_board_app"]
+__all__ = [
+    "APP_MARKER",
+    "BOARD_FILES",
+    "LABEL_WIDTH",
+    "OUTPUTS_CHECK_LINE",
+    "BoardApp",
+    "main_source",
+    "operator_label",
+    "write_board_app",
+]
 
 BOARD_FILES = ("startup.S", "semihost.c", "harness.h", "sections.ld")
 """The runtime files copied from the cross-build harness into the app's ``board/`` folder (the
@@ -135,7 +144,8 @@ int main(void)
     }}
     printf("cycles per operator (DWT CYCCNT; 0 under QEMU, which does not count cycles):\\n");
     for (i = 0; i < APP_NUM_OPERATORS; ++i) {{
-        printf("  %3ld %-40s %10lu\\n", (long)i, app_operator_names[i], (unsigned long)app_cycles[i]);
+        printf("  %3ld %-{label_width}s %10lu\\n", (long)i, app_operator_names[i],
+               (unsigned long)app_cycles[i]);
     }}
     printf("total cycles: %lu\\n", (unsigned long)total);
     return failures == 0 ? 0 : 1;
@@ -228,6 +238,17 @@ the cycle counts are then the core's clock cycles.
 """
 
 
+LABEL_WIDTH = 48
+"""The widest operator label main.c prints: tensor names of converted Keras models run to hundreds
+of characters, and a label longer than this is cut, ending in ``...``."""
+
+
+def operator_label(op_type: str, ident: str) -> str:
+    """The label of an operator in main.c's cycle table: its type and output tensor, cut to fit."""
+    label = f"{op_type} {ident}"
+    return label if len(label) <= LABEL_WIDTH else label[: LABEL_WIDTH - 3] + "..."
+
+
 def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -236,13 +257,14 @@ def main_source(plan: Any, name: str) -> str:
     """The app's ``main.c`` for the module of ``plan`` (named ``name``)."""
     prefix = plan.module_prefix
     operators = sorted(plan.operators, key=lambda op: op.index)
-    names = [_c_string(f"{op.op_type} {op.id}") for op in operators] or ['"(none)"']
+    names = [_c_string(operator_label(op.op_type, op.id)) for op in operators] or ['"(none)"']
     return _MAIN.format(
         name=name,
         prefix=prefix,
         num_operators=max(len(operators), 1),
         operator_names="\n".join(f"    {text}," for text in names),
         outputs_check=OUTPUTS_CHECK_LINE,
+        label_width=LABEL_WIDTH,
     )
 
 
