@@ -103,6 +103,12 @@ def test_force_replaces_an_app_it_wrote(tmp_path):
     assert not (app_dir / "stale.c").exists() and (app_dir / "board" / "m4_an386.ld").is_file()
 
 
+def test_a_module_type_other_than_cmake_is_refused(tmp_path):
+    code, output = _write_app(tmp_path / "app", PLATFORMS["m55"], "--module.type", "zephyr")
+    assert code == 2 and "module.type 'zephyr'" in output
+    assert not (tmp_path / "app").exists()
+
+
 def test_app_without_a_folder_is_a_usage_error():
     result = runner.invoke(app, ["app", "--model.path", str(MODEL), "--verbose", "0"])
     assert result.exit_code == 2 and "--app.path" in result.output

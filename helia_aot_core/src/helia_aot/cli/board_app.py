@@ -77,6 +77,14 @@ def app_command(app_path: Path | None = None, platform: str | None = None, **fla
                 "memory.shared_arena is on",
                 hint="write the app without them, then bind your own buffers in its main.c",
             )
+        module_type = str(getattr(config.module.type, "value", config.module.type))
+        if module_type != "cmake":
+            raise InvalidConfigError(
+                f"helia-aot app writes a plain-CMake application, which builds a cmake module, "
+                f"not module.type {module_type!r}",
+                hint="leave --module.type out (cmake is the default); neuralSPOT and Zephyr "
+                "applications are not written yet, convert --module.type packages the module for them",
+            )
         if getattr(config.module.schedule, "value", config.module.schedule) == "static":
             raise InvalidConfigError(
                 "the app times each operator through the operator callback, which module.schedule "
