@@ -86,7 +86,7 @@ static const char *const app_operator_names[APP_NUM_OPERATORS] = {{
 {operator_names}
 }};
 
-static uint32_t app_started[APP_NUM_OPERATORS];
+{modeled_table}static uint32_t app_started[APP_NUM_OPERATORS];
 static uint32_t app_cycles[APP_NUM_OPERATORS];
 static {prefix}_model_context_t app_ctx;
 
@@ -142,12 +142,7 @@ int main(void)
         printf("{prefix}_model_run failed with status %ld\\n", (long)status);
         return 1;
     }}
-    printf("cycles per operator (DWT CYCCNT; 0 under QEMU, which does not count cycles):\\n");
-    for (i = 0; i < APP_NUM_OPERATORS; ++i) {{
-        printf("  %3ld %-{label_width}s %10lu\\n", (long)i, app_operator_names[i],
-               (unsigned long)app_cycles[i]);
-    }}
-    printf("total cycles: %lu\\n", (unsigned long)total);
+{print_table}
     return failures == 0 ? 0 : 1;
 }}
 """
@@ -253,12 +248,63 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def main_source(plan: Any, name: str) -> str:
-    """The app's ``main.c`` for the module of ``plan`` (named ``name``)."""
+_PLAIN_TABLE = """\
+    printf("cycles per operator (DWT CYCCNT; 0 under QEMU, which does not count cycles):\\n");
+    for (i = 0; i < APP_NUM_OPERATORS; ++i) {{
+        printf("  %3ld %-{label_width}s %10lu\\n", (long)i, app_operator_names[i],
+               (unsigned long)app_cycles[i]);
+    }}
+    printf("total cycles: %lu\\n", (unsigned long)total);"""
+
+_MODELED_TABLE = """\
+    printf("cycles per operator: DWT CYCCNT (0 under QEMU, which does not count cycles), then as "
+           "modeled by helia-aot for {platform} at {clock} MHz:\\n");
+    for (i = 0; i < APP_NUM_OPERATORS; ++i) {{
+        printf("  %3ld %-{label_width}s %10lu %10lu\\n", (long)i, app_operator_names[i],
+               (unsigned long)app_cycles[i], (unsigned long)app_modeled_cycles[i]);
+    }}
+    printf("total cycles: %lu (modeled: %lu)\\n", (unsigned long)total, (unsigned long)APP_MODELED_TOTAL);"""
+
+
+@dataclass(frozen=True, slots=True)
+class ModeledCycles:
+    """The cycles ``helia-aot profile`` models for one inference: per operator in execution order,
+    their total with the runtime's, and the platform and clock they were modeled for."""
+
+    operators: tuple[int, ...]
+    total: int
+    platform: str
+    clock_mhz: float
+
+
+def modeled_from_profile(report: Any) -> ModeledCycles:
+    """The modeled cycles of a :class:`helia_aot.testing.profiling.ModuleProfile`."""
+    operators = tuple(op.cycles for op in sorted(report.operators, key=lambda op: op.index))
+    return ModeledCycles(operators, report.total_cycles, report.platform, report.clock_mhz)
+
+
+def main_source(plan: Any, name: str, modeled: ModeledCycles | None = None) -> str:
+    """The app's ``main.c`` for the module of ``plan`` (named ``name``), with the modeled cycles
+    printed beside the measured ones when ``modeled`` is given."""
     prefix = plan.module_prefix
     operators = sorted(plan.operators, key=lambda op: op.index)
     names = [_c_string(operator_label(op.op_type, op.id)) for op in operators] or ['"(none)"']
+    modeled_table = ""
+    print_table = _PLAIN_TABLE.format(label_width=LABEL_WIDTH)
+    if modeled is not None:
+        values = ", ".join(f"{cycles}u" for cycles in modeled.operators) or "0u"
+        modeled_table = (
+            f"/* Cycles modeled by helia-aot (helia-aot profile) for {modeled.platform} at "
+            f"{modeled.clock_mhz:g} MHz. */\n"
+            f"static const uint32_t app_modeled_cycles[APP_NUM_OPERATORS] = {{{values}}};\n"
+            f"#define APP_MODELED_TOTAL {modeled.total}u\n\n"
+        )
+        print_table = _MODELED_TABLE.format(
+            label_width=LABEL_WIDTH, platform=modeled.platform, clock=f"{modeled.clock_mhz:g}"
+        )
     return _MAIN.format(
+        modeled_table=modeled_table,
+        print_table=print_table,
         name=name,
         prefix=prefix,
         num_operators=max(len(operators), 1),
@@ -268,9 +314,17 @@ def main_source(plan: Any, name: str) -> str:
     )
 
 
-def write_board_app(app_dir: Path, module_dir: Path, plan: Any, core: str, platform: str) -> BoardApp:
+def write_board_app(
+    app_dir: Path,
+    module_dir: Path,
+    plan: Any,
+    core: str,
+    platform: str,
+    modeled: ModeledCycles | None = None,
+) -> BoardApp:
     """Write the application around ``module_dir`` (already inside ``app_dir/module/``) for
-    ``core`` (``m55`` or ``m4``): main.c, board/, the toolchain file, CMakeLists.txt, README.md."""
+    ``core`` (``m55`` or ``m4``): main.c, board/, the toolchain file, CMakeLists.txt, README.md.
+    With ``modeled``, main.c prints those cycles beside the DWT counter's."""
     app_dir, module_dir = Path(app_dir), Path(module_dir)
     spec = CORES[core]
     name = module_dir.name
@@ -280,7 +334,7 @@ def write_board_app(app_dir: Path, module_dir: Path, plan: Any, core: str, platf
         shutil.copyfile(TARGET_DIR / file, board / file)
     (app_dir / "cmake").mkdir(exist_ok=True)
     (app_dir / "cmake" / "arm-none-eabi.cmake").write_text(_TOOLCHAIN, encoding="utf-8")
-    (app_dir / "main.c").write_text(main_source(plan, name), encoding="utf-8")
+    (app_dir / "main.c").write_text(main_source(plan, name, modeled), encoding="utf-8")
     fields = {
         "name": name,
         "prefix_upper": plan.module_prefix.upper(),

@@ -8,6 +8,7 @@ The layout itself is :mod:`helia_aot.board_app`.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import shutil
 from pathlib import Path
@@ -24,7 +25,7 @@ from helia_aot.errors import ForeignOutputError, InvalidConfigError, OutputExist
 
 HELP = """Convert a model with its golden self-test and write a ready-to-build Cortex-M application around it.
 
-Takes every convert flag plus --app.path DIR (the application's folder; an existing non-empty one is refused unless --force) and --platform NAME (short for --platform.name). DIR gets the module (in DIR/module/), main.c (runs the golden self-test and prints "outputs check: pass" or FAIL, then one inference with the cycles of every operator and their total from the DWT cycle counter, which reads 0 under QEMU), board/ (startup code, semihosted printf and the linker script of the core's QEMU board), cmake/arm-none-eabi.cmake, CMakeLists.txt and a README with the build and QEMU commands. The core follows the platform: Cortex-M55 for Apollo5/510, Cortex-M4 for Apollo3/4.
+Takes every convert flag plus --app.path DIR (the application's folder; an existing non-empty one is refused unless --force), --platform NAME (short for --platform.name) and --modeled-cycles (profile the module under QEMU as helia-aot profile does, and print its modeled cycles per operator beside the measured ones). DIR gets the module (in DIR/module/), main.c (runs the golden self-test and prints "outputs check: pass" or FAIL, then one inference with the cycles of every operator and their total from the DWT cycle counter, which reads 0 under QEMU), board/ (startup code, semihosted printf and the linker script of the core's QEMU board), cmake/arm-none-eabi.cmake, CMakeLists.txt and a README with the build and QEMU commands. The core follows the platform: Cortex-M55 for Apollo5/510, Cortex-M4 for Apollo3/4.
 
   helia-aot app --model.path kws.tflite --platform apollo510_evb --app.path kws_app/
 
@@ -55,7 +56,9 @@ def _refuse_existing(app_dir: Path, force: bool) -> None:
         shutil.rmtree(app_dir)
 
 
-def app_command(app_path: Path | None = None, platform: str | None = None, **flags: Any) -> None:
+def app_command(
+    app_path: Path | None = None, platform: str | None = None, modeled_cycles: bool = False, **flags: Any
+) -> None:
     """Run ``helia-aot app`` (the convert flags arrive by parameter name, as for convert)."""
     state: dict[str, int] = {"verbose": 1}
     with reported_errors(lambda: state["verbose"]):
@@ -91,6 +94,8 @@ def app_command(app_path: Path | None = None, platform: str | None = None, **fla
                 "'static' leaves out",
                 hint="write the app with --module.schedule table (the default)",
             )
+        if modeled_cycles:
+            importlib.import_module("helia_aot.testing.profiling").require_profiling_tools()
         _refuse_existing(app_dir, bool(config.force))
         config = load_config(
             config_path,
@@ -104,10 +109,17 @@ def app_command(app_path: Path | None = None, platform: str | None = None, **fla
         )
         stderr = error_console()
         result = run_conversion(config, stderr)
-        from helia_aot.board_app import write_board_app
+        from helia_aot.board_app import modeled_from_profile, write_board_app
 
         core = target_for(result.plan, None)
-        app = write_board_app(app_dir, Path(result.output), result.plan, core, result.plan.platform.name)
+        modeled = None
+        if modeled_cycles:
+            if config.verbose >= 1:
+                stderr.print(f"Modeling the cycles on {core} under QEMU ...", markup=False)
+            profiling = importlib.import_module("helia_aot.testing.profiling")
+            modeled = modeled_from_profile(profiling.profile_module(Path(result.output), result.plan, core))
+        platform_name = result.plan.platform.name
+        app = write_board_app(app_dir, Path(result.output), result.plan, core, platform_name, modeled)
         if config.verbose >= 1:
             stderr.print(f"Wrote the {core} application to {app.path}", markup=False)
         typer.echo(str(app.path))
@@ -117,6 +129,11 @@ APP_PATH_OPTION = typer.Option(
     "--app.path",
     help="Folder to write the application to (refused when not empty, unless --force).",
     show_default=False,
+)
+MODELED_OPTION = typer.Option(
+    "--modeled-cycles",
+    help="Also print the cycles helia-aot models for each operator beside the DWT counter's "
+    "(profiles the module under QEMU while writing the app).",
 )
 PLATFORM_OPTION = typer.Option(
     "--platform", help="Platform to build for (short for --platform.name).", show_default=False
@@ -135,6 +152,12 @@ app_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             inspect.Parameter.KEYWORD_ONLY,
             default=None,
             annotation=Annotated[str | None, PLATFORM_OPTION],
+        ),
+        inspect.Parameter(
+            "modeled_cycles",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[bool, MODELED_OPTION],
         ),
         *flag_signature().parameters.values(),
     ]
