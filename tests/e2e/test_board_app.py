@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helia_aot.board_app import APP_MARKER, LABEL_WIDTH, OUTPUTS_CHECK_LINE, operator_label
 from helia_aot.cli.app import app
+from helia_aot.testing.board_app import APP_MARKER, LABEL_WIDTH, OUTPUTS_CHECK_LINE, operator_label
 from helia_aot.testing.required_tools import require_tools
 from typer.testing import CliRunner
 

@@ -3,7 +3,7 @@
 It takes every ``convert`` flag plus ``--app.path DIR`` (where the application goes) and
 ``--platform NAME`` (short for ``--platform.name``); the module is written to ``DIR/module/``
 whatever ``--module.path`` says, converted with ``test.enabled`` so the app carries golden data.
-The layout itself is :mod:`helia_aot.board_app`.
+The layout itself is :mod:`helia_aot.testing.board_app`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ def _refuse_existing(app_dir: Path, force: bool) -> None:
                 f"--app.path {app_dir} exists and is not empty",
                 hint="choose another folder, or add --force to replace it",
             )
-        from helia_aot.board_app import APP_MARKER  # the layout's module, loaded when the command runs
+        from helia_aot.testing.board_app import (
+            APP_MARKER,
+        )  # the layout's module, loaded when the command runs
 
         if not (app_dir / APP_MARKER).is_file():
             raise ForeignOutputError(
@@ -109,7 +111,7 @@ def app_command(
         )
         stderr = error_console()
         result = run_conversion(config, stderr)
-        from helia_aot.board_app import modeled_from_profile, write_board_app
+        from helia_aot.testing.board_app import modeled_from_profile, write_board_app
 
         core = target_for(result.plan, None)
         modeled = None
