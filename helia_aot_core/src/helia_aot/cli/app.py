@@ -1,5 +1,5 @@
 """The ``helia-aot`` command: ``version``, ``convert``, ``test``, ``validate``, ``profile``,
-``platforms``, ``plugins``, ``sweep``, ``convert-set``, ``ops``, ``check`` and ``docs``.
+``app``, ``platforms``, ``plugins``, ``sweep``, ``convert-set``, ``ops``, ``check`` and ``docs``.
 
 The product's commands keep its names: ``version``, and ``list-targets`` / ``target-info --name``
 as deprecated aliases of ``platforms list`` / ``platforms show`` (each warns on stderr, so the
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import typer
 
+from helia_aot.cli.board_app import HELP as APP_HELP
+from helia_aot.cli.board_app import app_command
 from helia_aot.cli.convert import HELP as CONVERT_HELP
 from helia_aot.cli.convert import convert
 from helia_aot.cli.convert_set import convert_set_command
@@ -112,6 +114,7 @@ app.command("validate", cls=DottedFlagsCommand, help=VALIDATE_HELP)(validate_com
 app.add_typer(platforms_app, name="platforms")
 app.command("plugins")(plugins_command)
 app.command("profile", cls=DottedFlagsCommand, help=PROFILE_HELP)(profile)
+app.command("app", cls=DottedFlagsCommand, help=APP_HELP)(app_command)
 app.command("sweep")(sweep_command)
 app.command("convert-set")(convert_set_command)
 app.command("ops")(ops_command)
