@@ -90,3 +90,15 @@ def test_a_distribution_without_a_name_is_a_plugin_error(tmp_path):
     (dist,) = list(metadata.distributions(path=[str(root)]))
     with pytest.raises(PluginError, match="has no Name in its metadata"):
         manager._name_and_version(dist)
+
+
+def test_a_nameless_distribution_found_through_importlib_metadata_is_a_plugin_error(tmp_path):
+    """The backport (imported by dask, mkdocs and others, after which it also answers the
+    standard library's discovery) raises KeyError for a missing header: still a PluginError."""
+    import importlib_metadata
+
+    root = make_distribution(tmp_path, "nameless", "1.0", "nameless_mod", "X = 1\n")
+    (next(root.glob("*.dist-info")) / "METADATA").write_text("Metadata-Version: 2.1\nVersion: 1.0\n")
+    (dist,) = list(importlib_metadata.distributions(path=[str(root)]))
+    with pytest.raises(PluginError, match="has no Name in its metadata"):
+        manager._name_and_version(dist)

@@ -15,7 +15,6 @@ from helia_aot.aot.operators.base import AotOperator
 from helia_aot.config.args import ConvertArgs
 from helia_aot.errors import InvalidConfigError, UnsupportedModelError
 from helia_aot.memory import ArenaPlan, BufferRequest, Placer, compute_lifetimes, peak_live
-from helia_aot.memory.segments import place_in_segments, segment_starts
 from helia_aot.pipeline.memory_rules import READ_ONLY_MEMORIES, MemoryBudget, TensorPlacement
 from helia_aot.pipeline.patch_plan import adjust_planner
 from helia_aot.pipeline.plan_records import MemoryPlan, arena_size
@@ -375,6 +374,9 @@ class Planner:
         allowed = {i: pinned[r] for i, r in enumerate(roots) if r in pinned}
         alignment = max(widest.values())
         found = []
+        # Imported here: only scratch that spills past its first memory is laid out in segments.
+        from helia_aot.memory.segments import place_in_segments, segment_starts
+
         placed = place_in_segments(Placer(requests), order, rooms, allowed)
         if placed is not None:
             found.append(self._segment_layouts(memories, roots, placed, segment_starts(rooms, alignment)))

@@ -180,7 +180,9 @@ def _name_and_version(dist: Any) -> tuple[str, str]:
         known = _header_identity(text)
         if known is None:
             fields = dist.metadata
-            name, version = fields["Name"], fields["Version"]
+            # .get, not [...]: importlib_metadata (which dask, mkdocs and others import, and which
+            # then answers the standard library's discovery too) raises KeyError for a missing key.
+            name, version = fields.get("Name"), fields.get("Version")
             if name is None or version is None:
                 raise PluginError(
                     f"an installed distribution ({getattr(dist, '_path', dist)}) has no "

@@ -54,7 +54,6 @@ from helia_aot_ops_builtin.common.weighted_prepare import (
     product_multiplier,
     tensor_type_name,
 )
-from helia_aot_ops_builtin.fully_connected.fc_block_sparse import BlockSparseWeights, encode_blocks
 from helia_aot_ops_builtin.fully_connected.fc_helium import (
     HeliumLayer,
     asm_string,
@@ -71,6 +70,8 @@ from helia_aot_ops_builtin.fully_connected.fc_integer_requant import (
 
 if TYPE_CHECKING:  # annotations only: a conversion does not import the 1 MB flatc bindings
     from helia_aot.litert import schema_py_generated as litert
+
+    from helia_aot_ops_builtin.fully_connected.fc_block_sparse import BlockSparseWeights
 
 
 @dataclass(slots=True)
@@ -233,6 +234,9 @@ class FullyConnectedOperator(KernelCallOperator):
             or self.filter_offset() != 0
         ):
             return None
+        # Imported here: only a size-goal layer whose weights came block-sparse reaches this line.
+        from helia_aot_ops_builtin.fully_connected.fc_block_sparse import encode_blocks
+
         sparse = encode_blocks(weights.required_data(), int(block[0]), int(block[1]))
         units = int(weights.shape[0])
         dense_bytes = weights.nbytes + (0 if self.bias is None else self.bias.nbytes)
