@@ -31,7 +31,9 @@ fi
 
 case "${1:-}" in
     example) exec "$VENV/bin/python" scripts/run_example.py ;;
-    test) shift; exec "$VENV/bin/python" -m pytest -n auto "$@" ;;
+    # worksteal: a worker that runs dry takes queued tests from the other, so the long QEMU tests
+    # do not leave one worker busy alone at the end of the run.
+    test) shift; exec "$VENV/bin/python" -m pytest -n auto --dist worksteal "$@" ;;
     "") ;;
     *) echo "usage: scripts/setup.sh [example|test [pytest args]]" >&2; exit 2 ;;
 esac
