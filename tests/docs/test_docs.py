@@ -10,7 +10,10 @@ A C program is built against kws_int8 converted with prefix ``kws``, or the mode
 
 Shell blocks (``sh``, ``bash``, ``console``) run whole, in the same kind of folder plus what a
 command written for the repository root reaches (``shell_workdir``); a ``<!-- shell: ... -->``
-comment before a block marks it ``cross`` or ``not run: REASON`` (docs/index.md, "Writing a page").
+comment before a block marks it ``cross``, ``walk`` or ``not run: REASON`` (docs/index.md, "Writing a
+page"). A page's ``walk`` blocks run one after the other in one folder, as one test, so each
+command can use what the ones before it wrote (getting-started.md's convert -> validate -> profile
+-> app -> sweep).
 """
 
 from __future__ import annotations
@@ -109,10 +112,12 @@ def test_c_program_builds_and_runs(block, workdir):
 
 SHELL_LANGUAGES = ("sh", "bash", "console")
 SHELL_PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
-SHELL_MARK = re.compile(r"^<!-- shell: (?:(?P<cross>cross)|not run: (?P<reason>.*?)) -->$")
+SHELL_MARK = re.compile(r"^<!-- shell: (?:(?P<cross>cross)|(?P<walk>walk)|not run: (?P<reason>.*?)) -->$")
 """The comment on the line before a shell block that changes how it runs: ``cross`` (it needs the
-Arm cross toolchain or QEMU, so it runs in the cross tier) or ``not run: REASON`` (it cannot run in
-a test: it installs system packages, runs the whole suite, or takes hours; the reason says so)."""
+Arm cross toolchain or QEMU, so it runs in the cross tier), ``walk`` (it continues the page's walk:
+the page's walk blocks run in order in one folder, one test, in the cross tier when one of them
+needs it) or ``not run: REASON`` (it cannot run in a test: it installs system packages, runs the
+whole suite, or takes hours; the reason says so)."""
 
 
 @dataclass(frozen=True)
@@ -149,8 +154,8 @@ def _shell_params() -> list[Any]:
     params = []
     for block in SHELL:
         parsed = SHELL_MARK.match(block.mark) if block.mark else None
-        if parsed and parsed.group("reason") is not None:
-            continue  # not run: test_every_shell_block_runs_or_says_why checks the reason
+        if parsed and (parsed.group("reason") is not None or parsed.group("walk")):
+            continue  # not run (test_every_shell_block_runs_or_says_why checks why), or a walk's
         marks = [pytest.mark.cross] if parsed and parsed.group("cross") else []
         params.append(pytest.param(block, id=block.id, marks=marks))
     return params
@@ -175,6 +180,37 @@ def test_every_shell_block_runs_or_says_why() -> None:
             problems.append(f"{block.id}: starts QEMU or cross-builds but is not marked cross")
     assert problems == []
     assert len(_shell_params()) >= 20  # the blocks that run are most of them
+
+
+def _walks() -> list[Any]:
+    """One test per page with ``walk`` blocks: the blocks in page order, in the cross tier when
+    one of them cross-builds or starts QEMU."""
+    pages: dict[str, list[ShellBlock]] = {}
+    for block in SHELL:
+        parsed = SHELL_MARK.match(block.mark) if block.mark else None
+        if parsed and parsed.group("walk"):
+            pages.setdefault(block.page, []).append(block)
+    return [
+        pytest.param(
+            walk,
+            id=f"{page}#walk",
+            marks=[pytest.mark.cross] if any(QEMU_USE.search(b.body) for b in walk) else [],
+        )
+        for page, walk in pages.items()
+    ]
+
+
+WALKS = _walks()
+
+
+def test_getting_started_walks_convert_validate_profile_app_sweep() -> None:
+    """getting-started.md's walk runs the commands of the whole path, in this order."""
+    (walk,) = [param.values[0] for param in WALKS if param.id == "getting-started.md#walk"]
+    text = "\n".join(block.body for block in walk)
+    found = [
+        text.index(f"helia-aot {command} ") for command in ("convert", "validate", "profile", "app", "sweep")
+    ]
+    assert found == sorted(found)
 
 
 @pytest.fixture
@@ -205,22 +241,35 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
+def _run_shell(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", COLUMNS="200")
+    return subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+@pytest.mark.parametrize("walk", WALKS)
+def test_shell_walk_runs(walk: list[ShellBlock], shell_workdir: Path) -> None:
+    """A page's ``walk`` blocks run in page order in one folder, each whole under ``bash -e``."""
+    for block in walk:
+        proc = _run_shell(block.body, shell_workdir)
+        assert proc.returncode == 0, f"{block.id}\n{block.body}\n{proc.stdout}\n{proc.stderr}"
+        assert "Traceback" not in proc.stderr
+
+
 @pytest.mark.parametrize("block", _shell_params())
 def test_shell_block_runs(block: ShellBlock, shell_workdir: Path) -> None:
     """``sh``/``bash`` blocks run whole under ``bash -e`` (every line, in order, each must succeed
     unless the block says ``|| ...``). A ``console`` transcript runs command by command: one whose
     shown output has an ``Error:`` line must fail with the ``hint:`` shown, the others succeed."""
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", COLUMNS="200")
 
     def run(script: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["bash", "-e", "-o", "pipefail", "-c", script],
-            cwd=shell_workdir,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
+        return _run_shell(script, shell_workdir)
 
     if block.language != "console":
         proc = run(block.body)

@@ -49,6 +49,7 @@ def test_the_app_holds_the_module_main_board_runtime_and_cmake_project(m55_app):
     names = {path.relative_to(m55_app).as_posix() for path in m55_app.rglob("*") if path.is_file()}
     for expected in (
         "main.c",
+        "app_port.h",
         "CMakeLists.txt",
         "README.md",
         "cmake/arm-none-eabi.cmake",

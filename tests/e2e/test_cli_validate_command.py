@@ -159,3 +159,45 @@ def test_progress_bars_on_a_terminal_name_each_stage():
     assert "LiteRT reference kernels" in text and "module (build and run)" in text and "4/4" in text
     with _progress_bars(Console(file=io.StringIO()), enabled=True) as update:
         assert update is None
+
+
+def test_the_results_join_the_module_report_as_a_section(tmp_path):
+    """--module-report adds the Validation section to the report convert wrote, before its end; a
+    later run replaces it; a report of another plan, or no report, is refused with exit 2."""
+    from helia_aot import AotConverter
+    from helia_aot.validation.html_page import SECTION_END, SECTION_START
+
+    result = AotConverter(
+        ConvertArgs.model_validate(
+            {
+                "model": {"path": str(RELU)},
+                "module": {"path": str(tmp_path / "out")},
+                "documentation": {"html": True},
+            }
+        )
+    ).convert()
+    page = Path(result.output) / f"{result.prefix}_report.html"
+    before = page.read_text(encoding="utf-8")
+    for samples in ("3", "2"):
+        outcome = run("--model.path", str(RELU), "--samples", samples, "--module-report", str(page))
+        assert outcome.exit_code == 0, outcome.output
+    text = page.read_text(encoding="utf-8")
+    assert text.count(SECTION_START) == 1 and text.count("<h2>Validation</h2>") == 1
+    start, end = text.index(SECTION_START), text.index(SECTION_END) + len(SECTION_END) + 1
+    assert text[:start] + text[end:] == before  # the module report itself is untouched
+    section = text[start:end]
+    assert "<td>Samples</td><td>2</td>" in section and "bit-exact" in section
+    other = run(
+        "--model.path",
+        str(RELU),
+        "--samples",
+        "1",
+        "--platform.name",
+        "apollo4p_evb",
+        "--module-report",
+        str(page),
+    )
+    assert other.exit_code == 2 and "describes plan" in other.output
+    assert page.read_text(encoding="utf-8") == text
+    missing = run("--model.path", str(RELU), "--module-report", str(tmp_path / "none.html"))
+    assert missing.exit_code == 2 and "does not exist" in missing.output

@@ -1,13 +1,15 @@
 """``helia-aot app``: convert a model with its self-test and write a board application around it.
 
-It takes every ``convert`` flag plus ``--app.path DIR`` (where the application goes) and
-``--platform NAME`` (short for ``--platform.name``); the module is written to ``DIR/module/``
+It takes every ``convert`` flag plus ``--app.path DIR`` (where the application goes),
+``--platform NAME`` (short for ``--platform.name``) and ``--app.layout`` (the build system: plain
+CMake, neuralSPOT or Zephyr); the module is written to ``DIR/module/``
 whatever ``--module.path`` says, converted with ``test.enabled`` so the app carries golden data.
 The layout itself is :mod:`helia_aot.testing.board_app`.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import shutil
@@ -25,11 +27,13 @@ from helia_aot.errors import ForeignOutputError, InvalidConfigError, OutputExist
 
 HELP = """Convert a model with its golden self-test and write a ready-to-build Cortex-M application around it.
 
-Takes every convert flag plus --app.path DIR (the application's folder; an existing non-empty one is refused unless --force), --platform NAME (short for --platform.name) and --modeled-cycles (profile the module under QEMU as helia-aot profile does, and print its modeled cycles per operator beside the measured ones). DIR gets the module (in DIR/module/), main.c (runs the golden self-test and prints "outputs check: pass" or FAIL, then one inference with the cycles of every operator and their total from the DWT cycle counter, which reads 0 under QEMU), board/ (startup code, semihosted printf and the linker script of the core's QEMU board), cmake/arm-none-eabi.cmake, CMakeLists.txt and a README with the build and QEMU commands. The core follows the platform: Cortex-M55 for Apollo5/510, Cortex-M4 for Apollo3/4.
+Takes every convert flag plus --app.path DIR (the application's folder; an existing non-empty one is refused unless --force), --platform NAME (short for --platform.name), --app.layout (cmake, the default: a plain CMake project; neuralspot: a neuralSPOT apps/ folder with its module.mk; zephyr: a Zephyr application with prj.conf and the module as a Zephyr module) and --modeled-cycles (profile the module under QEMU as helia-aot profile does, and print its modeled cycles per operator beside the measured ones). Every layout has the module (in DIR/module/), the same main program (runs the golden self-test and prints "outputs check: pass" or FAIL, then one inference with the cycles of every operator and their total from the DWT cycle counter, which reads 0 under QEMU), app_port.h (how the build system prints and starts) and a README with its build commands. The cmake layout adds board/ (startup code, semihosted printf and the linker script of the core's QEMU board), cmake/arm-none-eabi.cmake and CMakeLists.txt, and runs under QEMU as written. The core follows the platform: Cortex-M55 for Apollo5/510, Cortex-M4 for Apollo3/4.
 
   helia-aot app --model.path kws.tflite --platform apollo510_evb --app.path kws_app/
 
   cmake -S kws_app -B kws_app/build -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake
+
+  helia-aot app --model.path kws.tflite --platform apollo510_evb --app.path kws_zephyr --app.layout zephyr
 """  # noqa: E501 - one line per paragraph: the help formatter wraps them to the terminal
 
 
@@ -58,8 +62,46 @@ def _refuse_existing(app_dir: Path, force: bool) -> None:
         shutil.rmtree(app_dir)
 
 
+def _layout(name: str) -> str:
+    """The app layout ``--app.layout`` names, or a usage error listing them."""
+    from helia_aot.testing.board_app import LAYOUTS
+
+    layout = name.strip().lower()
+    if layout not in LAYOUTS:
+        close = difflib.get_close_matches(layout, LAYOUTS, n=1)
+        raise InvalidConfigError(
+            f"--app.layout {name!r} is not one of {', '.join(LAYOUTS)}",
+            hint=(f"did you mean {close[0]}? " if close else "")
+            + "cmake: a plain CMake project; neuralspot: a neuralSPOT apps/ folder; "
+            "zephyr: a Zephyr application",
+        )
+    return layout
+
+
+def _module_type_overrides(config: Any, layout: str) -> dict[str, Any]:
+    """The ``module.type`` of the layout's module, refusing one the user chose for another."""
+    from helia_aot.testing.board_app import MODULE_TYPES
+
+    wanted = MODULE_TYPES[layout]
+    module_type = str(getattr(config.module.type, "value", config.module.type))
+    if module_type not in ("cmake", wanted):  # cmake is the default, so it may be no one's choice
+        others = [name for name, kind in MODULE_TYPES.items() if kind == module_type]
+        raise InvalidConfigError(
+            f"helia-aot app --app.layout {layout} converts the module as module.type {wanted!r}, "
+            f"not module.type {module_type!r}",
+            hint=f"write the app with --app.layout {others[0]}"
+            if others
+            else f"leave --module.type out: the {layout} layout sets it",
+        )
+    return {"module.type": wanted}
+
+
 def app_command(
-    app_path: Path | None = None, platform: str | None = None, modeled_cycles: bool = False, **flags: Any
+    app_path: Path | None = None,
+    platform: str | None = None,
+    modeled_cycles: bool = False,
+    app_layout: str = "cmake",
+    **flags: Any,
 ) -> None:
     """Run ``helia-aot app`` (the convert flags arrive by parameter name, as for convert)."""
     state: dict[str, int] = {"verbose": 1}
@@ -69,6 +111,7 @@ def app_command(
                 "helia-aot app needs --app.path, the folder to write the application to",
                 hint="add --app.path my_app/",
             )
+        layout = _layout(app_layout)
         config_path, overrides = overrides_from_flags(flags)
         state["verbose"] = _fallback_verbosity(overrides)
         if platform is not None:
@@ -82,14 +125,7 @@ def app_command(
                 "memory.shared_arena is on",
                 hint="write the app without them, then bind your own buffers in its main.c",
             )
-        module_type = str(getattr(config.module.type, "value", config.module.type))
-        if module_type != "cmake":
-            raise InvalidConfigError(
-                f"helia-aot app writes a plain-CMake application, which builds a cmake module, "
-                f"not module.type {module_type!r}",
-                hint="leave --module.type out (cmake is the default); neuralSPOT and Zephyr "
-                "applications are not written yet, convert --module.type packages the module for them",
-            )
+        type_overrides = _module_type_overrides(config, layout)
         if getattr(config.module.schedule, "value", config.module.schedule) == "static":
             raise InvalidConfigError(
                 "the app times each operator through the operator callback, which module.schedule "
@@ -103,6 +139,7 @@ def app_command(
             config_path,
             {
                 **overrides,
+                **type_overrides,
                 "test.enabled": True,
                 "module.path": str(app_dir / "module"),
                 "force": False,
@@ -121,9 +158,9 @@ def app_command(
             profiling = importlib.import_module("helia_aot.testing.profiling")
             modeled = modeled_from_profile(profiling.profile_module(Path(result.output), result.plan, core))
         platform_name = result.plan.platform.name
-        app = write_board_app(app_dir, Path(result.output), result.plan, core, platform_name, modeled)
+        app = write_board_app(app_dir, Path(result.output), result.plan, core, platform_name, modeled, layout)
         if config.verbose >= 1:
-            stderr.print(f"Wrote the {core} application to {app.path}", markup=False)
+            stderr.print(f"Wrote the {core} application ({layout} layout) to {app.path}", markup=False)
         typer.echo(str(app.path))
 
 
@@ -136,6 +173,11 @@ MODELED_OPTION = typer.Option(
     "--modeled-cycles",
     help="Also print the cycles helia-aot models for each operator beside the DWT counter's "
     "(profiles the module under QEMU while writing the app).",
+)
+LAYOUT_OPTION = typer.Option(
+    "--app.layout",
+    help="The application's build system: cmake (a plain CMake project that runs under QEMU), "
+    "neuralspot (a neuralSPOT apps/ folder with module.mk) or zephyr (a Zephyr application).",
 )
 PLATFORM_OPTION = typer.Option(
     "--platform", help="Platform to build for (short for --platform.name).", show_default=False
@@ -154,6 +196,12 @@ app_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             inspect.Parameter.KEYWORD_ONLY,
             default=None,
             annotation=Annotated[str | None, PLATFORM_OPTION],
+        ),
+        inspect.Parameter(
+            "app_layout",
+            inspect.Parameter.KEYWORD_ONLY,
+            default="cmake",
+            annotation=Annotated[str, LAYOUT_OPTION],
         ),
         inspect.Parameter(
             "modeled_cycles",

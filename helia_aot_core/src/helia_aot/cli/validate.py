@@ -25,7 +25,7 @@ from helia_aot.config import load_config
 
 HELP = """Convert a model, run the module and LiteRT on a dataset, and print each output's error metrics.
 
-Takes every convert flag (the module is written to a temporary folder, kept with --keep-work-dir) plus --target (host: gcc; m55 or m4: arm-none-eabi-gcc under QEMU), --inputs (an .npz with input_0... or the inputs' names, or a folder of .npy files; samples stacked on the first axis), or --samples N generated over each input's range (--input-range LOW HIGH for float inputs, --seed). Each output is compared with LiteRT's reference kernels (helia-aot's exactness claim, judged by --test.tolerance as helia-aot test judges it) and with its optimized kernels (what Interpreter() runs; their known int8 rounding differences are explained under the table): max and mean absolute error (quantization steps for integer outputs), relative L2, cosine similarity, exact-match rate and top-1 agreement for classifiers. --json prints one JSON document, --html PATH writes an HTML page. Exit code 0: every output bit-exact or within tolerance of the reference (with --exact: bit-exact); 1: a mismatch, or a failed build or run; 2: a usage problem, unreadable or ill-shaped inputs, or a missing tool.
+Takes every convert flag (the module is written to a temporary folder, kept with --keep-work-dir) plus --target (host: gcc; m55 or m4: arm-none-eabi-gcc under QEMU), --inputs (an .npz with input_0... or the inputs' names, or a folder of .npy files; samples stacked on the first axis), or --samples N generated over each input's range (--input-range LOW HIGH for float inputs, --seed). Each output is compared with LiteRT's reference kernels (helia-aot's exactness claim, judged by --test.tolerance as helia-aot test judges it) and with its optimized kernels (what Interpreter() runs; their known int8 rounding differences are explained under the table): max and mean absolute error (quantization steps for integer outputs), relative L2, cosine similarity, exact-match rate and top-1 agreement for classifiers. --json prints one JSON document, --html PATH writes an HTML page, --module-report PATH adds the results as a Validation section of a module report (<prefix>_report.html of the same plan, which convert --documentation.html writes; a later run replaces the section). Exit code 0: every output bit-exact or within tolerance of the reference (with --exact: bit-exact); 1: a mismatch, or a failed build or run; 2: a usage problem, unreadable or ill-shaped inputs, or a missing tool.
 
   helia-aot validate --model.path kws.tflite --samples 100
 
@@ -42,6 +42,7 @@ def validate_command(
     as_json: bool = False,
     html: Path | None = None,
     exact: bool = False,
+    module_report: Path | None = None,
     **flags: Any,
 ) -> None:
     """Run ``helia-aot validate`` (the convert flags arrive by parameter name, as for convert)."""
@@ -53,6 +54,10 @@ def validate_command(
         state["verbose"] = _fallback_verbosity(overrides)
         config = load_config(config_path, overrides)
         state["verbose"] = config.verbose
+        if module_report is not None:  # before the run: a wrong path should not cost one
+            from helia_aot.validation.html_page import read_module_report
+
+            read_module_report(module_report)
         stderr = error_console()
         modules: list[Path] = []
         with _progress_bars(stderr, enabled=config.verbose >= 1) as progress:
@@ -74,6 +79,12 @@ def validate_command(
 
             html.parent.mkdir(parents=True, exist_ok=True)
             html.write_text(validation_page(report), encoding="utf-8", newline="\n")
+        if module_report is not None:
+            from helia_aot.validation.html_page import add_to_module_report
+
+            add_to_module_report(report, module_report)
+            if config.verbose >= 1 and not as_json:
+                stderr.print(f"Added the validation section to {module_report}", markup=False)
         if as_json:
             typer.echo(json.dumps(report.to_json(exact=exact), indent=2))
         else:
@@ -201,6 +212,18 @@ def _signature() -> inspect.Signature:
             typer.Option(
                 "--html",
                 help="Also write the results as an HTML page (beside the module report)",
+                rich_help_panel=panel,
+                show_default=False,
+            ),
+        ),
+        _option(
+            "module_report",
+            None,
+            Path | None,
+            typer.Option(
+                "--module-report",
+                help="Also add the results as a Validation section of this module report "
+                "(<prefix>_report.html, written by convert --documentation.html for the same plan)",
                 rich_help_panel=panel,
                 show_default=False,
             ),

@@ -1,18 +1,23 @@
 """A ready-to-build Cortex-M application around a converted module (``helia-aot app``).
 
 A user with a board wants to see the module run and what it costs before writing any firmware of
-their own. :func:`write_board_app` lays out a plain-CMake project beside the module it was given:
+their own. :func:`write_board_app` writes one of three layouts (:data:`LAYOUTS`) around the module
+it was given, all running the same program (:func:`main_source`):
 
-- ``module/<name>/``: the module, converted with its golden self-test (``test.enabled``);
 - ``main.c``: runs the self-test (golden inputs in, outputs compared, a verdict per output), prints
   ``outputs check: pass`` or ``FAIL``, then runs one inference on the application's own context and
-  prints the cycles of every operator and their total, read from the DWT cycle counter;
-- ``board/``: startup code, semihosted ``printf`` and the linker script of the core's QEMU board
-  (the same runtime ``helia_aot.testing.cross`` builds self-tests with), so the app runs under
-  QEMU as written; for a real board these are the files to swap for the board's own;
-- ``cmake/arm-none-eabi.cmake`` and ``CMakeLists.txt``; ``README.md`` with the commands.
+  prints the cycles of every operator and their total, read from the DWT cycle counter. What
+  differs between build systems (how to print, the SDK's start-up) is in ``app_port.h`` beside it,
+  so ``main.c`` is the same bytes in every layout.
+- ``cmake`` (the default): a plain CMake project, ``module/<name>/`` (converted with its golden
+  self-test, ``test.enabled``), ``board/`` (startup code, semihosted ``printf`` and the linker
+  script of the core's QEMU board: the runtime ``helia_aot.testing.cross`` builds self-tests with,
+  so the app runs under QEMU as written), ``cmake/arm-none-eabi.cmake``, ``CMakeLists.txt`` and a
+  ``README.md`` with the commands.
+- ``neuralspot``: a neuralSPOT ``apps/<name>`` folder (:mod:`helia_aot.testing.app_neuralspot`).
+- ``zephyr``: a Zephyr application folder (:mod:`helia_aot.testing.app_zephyr`).
 
-The files are written from templates here, deterministically (the same module gives the same app).
+The files are written from templates, deterministically (the same module gives the same app).
 """
 
 from __future__ import annotations
@@ -28,12 +33,21 @@ __all__ = [
     "APP_MARKER",
     "BOARD_FILES",
     "LABEL_WIDTH",
+    "LAYOUTS",
+    "MODULE_TYPES",
     "OUTPUTS_CHECK_LINE",
     "BoardApp",
     "main_source",
     "operator_label",
     "write_board_app",
 ]
+
+LAYOUTS = ("cmake", "neuralspot", "zephyr")
+"""The application layouts ``helia-aot app --app.layout`` writes."""
+
+MODULE_TYPES = {"cmake": "cmake", "neuralspot": "cmake", "zephyr": "zephyr"}
+"""The ``module.type`` the module of each layout is converted with: the Zephyr app takes the module
+as a Zephyr module; neuralSPOT's ``module.mk`` lists the sources of a plain one."""
 
 BOARD_FILES = ("startup.S", "semihost.c", "harness.h", "sections.ld")
 """The runtime files copied from the cross-build harness into the app's ``board/`` folder (the
@@ -57,7 +71,7 @@ class BoardApp:
 
 
 _MAIN = """\
-/* main.c: {name} on a Cortex-M board, written by helia-aot app.
+/* {name} on a Cortex-M board: the program helia-aot app writes, the same in every layout.
  *
  * 1. The module's golden self-test: the stored inputs run through the model and every output is
  *    compared with the LiteRT reference's; the last line says "outputs check: pass" or "FAIL".
@@ -65,11 +79,12 @@ _MAIN = """\
  *    arenas), inputs zeroed: put your own data in ctx.inputs[i].data instead. The cycles of every
  *    operator and their total come from the DWT cycle counter (CYCCNT). QEMU does not model the
  *    counter, so under QEMU the cycles read 0; on a board they are the core's clock cycles.
+ * What differs between build systems (printing, the SDK's start-up) is in app_port.h.
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "app_port.h"
 #include "{prefix}_model.h"
 #include "{prefix}_test_case.h"
 
@@ -120,16 +135,17 @@ int main(void)
     uint32_t begin;
     uint32_t total;
 
+    app_port_init();
     app_cycle_counter_start();
-    printf("{name}: golden self-test\\n");
+    APP_PRINTF("{name}: golden self-test\\n");
     failures = {prefix}_test_case_run();
-    printf("{outputs_check}%s\\n", failures == 0 ? "pass" : "FAIL");
+    APP_PRINTF("{outputs_check}%s\\n", failures == 0 ? "pass" : "FAIL");
 
     memset(&app_ctx, 0, sizeof(app_ctx));
     app_ctx.callback = app_on_operator;
     status = {prefix}_model_init(&app_ctx);
     if (status != 0) {{
-        printf("{prefix}_model_init failed with status %ld\\n", (long)status);
+        APP_PRINTF("{prefix}_model_init failed with status %ld\\n", (long)status);
         return 1;
     }}
     for (i = 0; i < {prefix}_num_inputs; ++i) {{
@@ -139,12 +155,30 @@ int main(void)
     status = {prefix}_model_run(&app_ctx);
     total = APP_DWT_CYCCNT - begin;
     if (status != 0) {{
-        printf("{prefix}_model_run failed with status %ld\\n", (long)status);
+        APP_PRINTF("{prefix}_model_run failed with status %ld\\n", (long)status);
         return 1;
     }}
 {print_table}
     return failures == 0 ? 0 : 1;
 }}
+"""
+
+PORT_HEADER = """\
+/* app_port.h: what main.c needs from the board (written by helia-aot app, plain-CMake layout).
+ * Output goes through printf, which board/semihost.c sends over Arm semihosting; retarget it to
+ * the board's UART or SWO without a debugger. There is nothing to start before main(). */
+#ifndef APP_PORT_H
+#define APP_PORT_H
+
+#include <stdio.h>
+
+#define APP_PRINTF(...) printf(__VA_ARGS__)
+
+static inline void app_port_init(void)
+{
+}
+
+#endif /* APP_PORT_H */
 """
 
 _TOOLCHAIN = """\
@@ -249,21 +283,22 @@ def _c_string(text: str) -> str:
 
 
 _PLAIN_TABLE = """\
-    printf("cycles per operator (DWT CYCCNT; 0 under QEMU, which does not count cycles):\\n");
+    APP_PRINTF("cycles per operator (DWT CYCCNT; 0 under QEMU, which does not count cycles):\\n");
     for (i = 0; i < APP_NUM_OPERATORS; ++i) {{
-        printf("  %3ld %-{label_width}s %10lu\\n", (long)i, app_operator_names[i],
-               (unsigned long)app_cycles[i]);
+        APP_PRINTF("  %3ld %-{label_width}s %10lu\\n", (long)i, app_operator_names[i],
+                   (unsigned long)app_cycles[i]);
     }}
-    printf("total cycles: %lu\\n", (unsigned long)total);"""
+    APP_PRINTF("total cycles: %lu\\n", (unsigned long)total);"""
 
 _MODELED_TABLE = """\
-    printf("cycles per operator: DWT CYCCNT (0 under QEMU, which does not count cycles), then as "
-           "modeled by helia-aot for {platform} at {clock} MHz:\\n");
+    APP_PRINTF("cycles per operator: DWT CYCCNT (0 under QEMU, which does not count cycles), then as "
+               "modeled by helia-aot for {platform} at {clock} MHz:\\n");
     for (i = 0; i < APP_NUM_OPERATORS; ++i) {{
-        printf("  %3ld %-{label_width}s %10lu %10lu\\n", (long)i, app_operator_names[i],
-               (unsigned long)app_cycles[i], (unsigned long)app_modeled_cycles[i]);
+        APP_PRINTF("  %3ld %-{label_width}s %10lu %10lu\\n", (long)i, app_operator_names[i],
+                   (unsigned long)app_cycles[i], (unsigned long)app_modeled_cycles[i]);
     }}
-    printf("total cycles: %lu (modeled: %lu)\\n", (unsigned long)total, (unsigned long)APP_MODELED_TOTAL);"""
+    APP_PRINTF("total cycles: %lu (modeled: %lu)\\n", (unsigned long)total,
+               (unsigned long)APP_MODELED_TOTAL);"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,11 +356,36 @@ def write_board_app(
     core: str,
     platform: str,
     modeled: ModeledCycles | None = None,
+    layout: str = "cmake",
 ) -> BoardApp:
-    """Write the application around ``module_dir`` (already inside ``app_dir/module/``) for
-    ``core`` (``m55`` or ``m4``): main.c, board/, the toolchain file, CMakeLists.txt, README.md.
-    With ``modeled``, main.c prints those cycles beside the DWT counter's."""
+    """Write the application of ``layout`` around ``module_dir`` (already inside
+    ``app_dir/module/``, converted with the layout's :data:`MODULE_TYPES`) for ``core`` (``m55`` or
+    ``m4``). With ``modeled``, main.c prints those cycles beside the DWT counter's."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown app layout {layout!r}; one of {', '.join(LAYOUTS)}")
     app_dir, module_dir = Path(app_dir), Path(module_dir)
+    spec = CORES[core]
+    main_c = main_source(plan, module_dir.name, modeled)
+    if layout == "neuralspot":
+        from helia_aot.testing.app_neuralspot import write_neuralspot_app
+
+        write_neuralspot_app(app_dir, module_dir, main_c, platform, spec.description, plan.module_prefix)
+    elif layout == "zephyr":
+        from helia_aot.testing.app_zephyr import write_zephyr_app
+
+        write_zephyr_app(app_dir, module_dir, main_c, platform, spec.description)
+    else:
+        _write_cmake_app(app_dir, module_dir, main_c, plan.module_prefix, core, platform)
+    marker = f"helia-aot app: {module_dir.name} for {platform} ({core}, {layout} layout)\n"
+    (app_dir / APP_MARKER).write_text(marker, encoding="utf-8")
+    return BoardApp(app_dir, module_dir, core, plan.module_prefix)
+
+
+def _write_cmake_app(
+    app_dir: Path, module_dir: Path, main_c: str, prefix: str, core: str, platform: str
+) -> None:
+    """The plain-CMake layout: main.c, app_port.h, board/, the toolchain file, CMakeLists.txt and
+    README.md."""
     spec = CORES[core]
     name = module_dir.name
     board = app_dir / "board"
@@ -334,10 +394,11 @@ def write_board_app(
         shutil.copyfile(TARGET_DIR / file, board / file)
     (app_dir / "cmake").mkdir(exist_ok=True)
     (app_dir / "cmake" / "arm-none-eabi.cmake").write_text(_TOOLCHAIN, encoding="utf-8")
-    (app_dir / "main.c").write_text(main_source(plan, name, modeled), encoding="utf-8")
+    (app_dir / "main.c").write_text(main_c, encoding="utf-8")
+    (app_dir / "app_port.h").write_text(PORT_HEADER, encoding="utf-8")
     fields = {
         "name": name,
-        "prefix_upper": plan.module_prefix.upper(),
+        "prefix_upper": prefix.upper(),
         "core_description": spec.description,
         "cpu_flags": " ".join(spec.cpu_flags),
         "machine": spec.machine,
@@ -346,5 +407,3 @@ def write_board_app(
     }
     (app_dir / "CMakeLists.txt").write_text(_CMAKE.format(**fields), encoding="utf-8")
     (app_dir / "README.md").write_text(_README.format(**fields), encoding="utf-8")
-    (app_dir / APP_MARKER).write_text(f"helia-aot app: {name} for {platform} ({core})\n", encoding="utf-8")
-    return BoardApp(app_dir, module_dir, core, plan.module_prefix)

@@ -92,6 +92,9 @@ class ValidationReport:
     outputs: tuple[OutputResult, ...]
     known_differences: tuple[tuple[str, str], ...] = field(default=())
     reference_bugs: tuple[tuple[str, str], ...] = field(default=())
+    plan_hash: str | None = None
+    """The plan hash of the module that ran (``<PREFIX>_PLAN_HASH``): the module report it may
+    join (:func:`helia_aot.validation.html_page.add_to_module_report`) must show the same."""
 
     @property
     def verdict(self) -> str:
@@ -139,6 +142,7 @@ class ValidationReport:
         return {
             "model": self.model,
             "platform": self.platform,
+            "plan_hash": self.plan_hash,
             "target": self.target,
             "samples": self.samples,
             "inputs": self.inputs,

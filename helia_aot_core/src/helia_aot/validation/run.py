@@ -10,6 +10,7 @@ optimized ones (what ``Interpreter()`` gives). The metrics are
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -266,7 +267,21 @@ def _validate_converted(
         outputs=tuple(results),
         known_differences=tuple(known_differences(operators)),
         reference_bugs=tuple(reference_bugs(operators)),
+        plan_hash=module_plan_hash(Path(result.output), result.prefix),
     )
+
+
+def module_plan_hash(module: Path, prefix: str) -> str | None:
+    """The plan hash a module states in its public header (``#define <PREFIX>_PLAN_HASH``)."""
+    header = module / "includes-api" / f"{prefix}_tensors.h"
+    if not header.is_file():
+        return None
+    match = re.search(
+        rf'^#define {re.escape(prefix.upper())}_PLAN_HASH "([0-9a-f]+)"$',
+        header.read_text(encoding="utf-8"),
+        re.MULTILINE,
+    )
+    return match.group(1) if match else None
 
 
 def _output_result(
