@@ -104,7 +104,8 @@ def _fix_input_shapes(model: onnx.ModelProto, input_shapes: Mapping[str, Sequenc
             wanted = [int(d) for d in input_shapes[value.name]]
             if len(wanted) != len(dims):
                 raise DynamicShapeError(
-                    f"model.input_shapes gives input {value.name!r} {len(wanted)} dimensions; it has {len(dims)}",
+                    f"model.input_shapes gives input {value.name!r} {len(wanted)} dimensions; "
+                    f"it has {len(dims)}",
                     hint="give one size per dimension",
                 )
             for dim, size in zip(dims, wanted, strict=True):
@@ -189,7 +190,7 @@ def _fold_batch_norms(graph: OnnxGraph) -> None:
         weight = graph.constants.get(graph.resolve(conv.input[1]))
         if weight is None or weight.dtype != np.float32:
             continue
-        gamma, beta, mean, var = (np.asarray(p, dtype=np.float64) for p in params)  # type: ignore[arg-type]
+        gamma, beta, mean, var = (np.asarray(p, dtype=np.float64) for p in params)
         eps = float(_attribute(node, "epsilon", 1e-5))
         scale = gamma / np.sqrt(var + eps)
         bias_name = graph.resolve(conv.input[2]) if len(conv.input) > 2 and conv.input[2] else ""

@@ -55,7 +55,10 @@ def _layout_4d(b: Builder, name: str) -> Perm:
 
 # -- convolution and dense ----------------------------------------------------------------------
 def _same_or_explicit(
-    size: tuple[int, int], kernel: tuple[int, int], strides: tuple[int, int], dilations: tuple[int, int],
+    size: tuple[int, int],
+    kernel: tuple[int, int],
+    strides: tuple[int, int],
+    dilations: tuple[int, int],
     pads: list[int],
 ) -> tuple[str, tuple[int, int, int, int] | None]:
     """``(padding, explicit)`` of a window: VALID, SAME (LiteRT's split: the extra pad at the end)
@@ -160,7 +163,10 @@ def conv_transpose(b: Builder, node: onnx.NodeProto) -> None:
         if out_shape[2:] == ((h - 1) * strides[0] + kh, (wd - 1) * strides[1] + kw):
             padding = "VALID"
     if padding is None and out_shape[2:] == (h * strides[0], wd * strides[1]):
-        totals = [max((h - 1) * strides[0] + kh - out_shape[2], 0), max((wd - 1) * strides[1] + kw - out_shape[3], 0)]
+        totals = [
+            max((h - 1) * strides[0] + kh - out_shape[2], 0),
+            max((wd - 1) * strides[1] + kw - out_shape[3], 0),
+        ]
         want = [totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2]
         if attr(node, "auto_pad", "NOTSET") in ("SAME_UPPER", "NOTSET") and (pads == want or not any(pads)):
             padding = "SAME"
@@ -171,9 +177,7 @@ def conv_transpose(b: Builder, node: onnx.NodeProto) -> None:
     shape = b.constant(np.array(permuted(out_shape, NHWC)), "output_shape")
     bias = b.input(node.input[2]) if len(node.input) > 2 and node.input[2] else _none()
     out = b.output(node.output[0], NHWC)
-    options = b.options(
-        "TRANSPOSE_CONV", padding=padding, stride_h=int(strides[0]), stride_w=int(strides[1])
-    )
+    options = b.options("TRANSPOSE_CONV", padding=padding, stride_h=int(strides[0]), stride_w=int(strides[1]))
     del n
     b.op("TRANSPOSE_CONV", [shape, filt, source, bias], [out], options)
 
@@ -197,9 +201,15 @@ def gemm(b: Builder, node: onnx.NodeProto) -> None:
 def _fully_connected(b: Builder, node: onnx.NodeProto, weight: np.ndarray, bias: np.ndarray | None) -> None:
     shape = b.shape_of(node.input[0])
     perm = b.perm_of(node.input[0])
-    source = b.input(node.input[0], perm if len(shape) == 2 or perm == identity(len(shape)) else identity(len(shape)))
+    source = b.input(
+        node.input[0], perm if len(shape) == 2 or perm == identity(len(shape)) else identity(len(shape))
+    )
     filt = b.constant(np.ascontiguousarray(weight, dtype=np.float32), node.input[1])
-    bias_id = b.constant(np.ascontiguousarray(bias, dtype=np.float32), f"{node.output[0]}_bias") if bias is not None else _none()
+    bias_id = (
+        b.constant(np.ascontiguousarray(bias, dtype=np.float32), f"{node.output[0]}_bias")
+        if bias is not None
+        else _none()
+    )
     out = b.output(node.output[0], identity(len(b.shape_of(node.output[0]))))
     keep = len(shape) > 2
     b.op("FULLY_CONNECTED", [source, filt, bias_id], [out], b.options("FULLY_CONNECTED", keep_num_dims=keep))
@@ -400,7 +410,12 @@ def reshape(b: Builder, node: onnx.NodeProto) -> None:
     source = b.input(node.input[0], perm)
     target = b.shape_of(node.output[0])
     out = b.output(node.output[0], identity(len(target)))
-    b.op("RESHAPE", [source, b.constant(np.array(target), "shape")], [out], b.options("RESHAPE", new_shape=target))
+    b.op(
+        "RESHAPE",
+        [source, b.constant(np.array(target), "shape")],
+        [out],
+        b.options("RESHAPE", new_shape=target),
+    )
 
 
 def transpose(b: Builder, node: onnx.NodeProto) -> None:
@@ -480,7 +495,10 @@ def slice_(b: Builder, node: onnx.NodeProto) -> None:
     perm = b.perm_of(node.input[0])
     source = b.input(node.input[0], perm)
     out = b.output(node.output[0], perm)
-    tensors = [b.constant(np.array([row[a] for a in perm]), n) for row, n in ((begin, "begin"), (end, "end"), (stride, "strides"))]
+    tensors = [
+        b.constant(np.array([row[a] for a in perm]), n)
+        for row, n in ((begin, "begin"), (end, "end"), (stride, "strides"))
+    ]
     b.op("STRIDED_SLICE", [source, *tensors], [out], b.options("STRIDED_SLICE"))
 
 
@@ -495,7 +513,8 @@ def resize(b: Builder, node: onnx.NodeProto) -> None:
         if transform != "asymmetric" or attr(node, "nearest_mode", "round_prefer_floor") != "floor":
             raise Unsupported(
                 f"nearest resize with {transform} coordinates and "
-                f"{attr(node, 'nearest_mode', 'round_prefer_floor')} rounding; supported: asymmetric with floor"
+                f"{attr(node, 'nearest_mode', 'round_prefer_floor')} rounding; "
+                "supported: asymmetric with floor"
             )
         op_type, flags = "RESIZE_NEAREST_NEIGHBOR", {"align_corners": False, "half_pixel_centers": False}
     elif mode == "linear":
@@ -528,8 +547,12 @@ def batch_norm(b: Builder, node: onnx.NodeProto) -> None:
     perm = b.perm_of(node.input[0])
     source = b.input(node.input[0], perm)
     shaped = (1, -1) + (1,) * (rank - 2)
-    multiplier = b.constant(np.transpose(scale.reshape(shaped), perm).astype(np.float32), f"{node.output[0]}_scale")
-    offset = b.constant(np.transpose(shift.reshape(shaped), perm).astype(np.float32), f"{node.output[0]}_shift")
+    multiplier = b.constant(
+        np.transpose(scale.reshape(shaped), perm).astype(np.float32), f"{node.output[0]}_scale"
+    )
+    offset = b.constant(
+        np.transpose(shift.reshape(shaped), perm).astype(np.float32), f"{node.output[0]}_shift"
+    )
     scaled = b.tensor(b.air.tensors[source].shape, name=f"{node.output[0]}_scaled")
     b.op("MUL", [source, multiplier], [scaled], b.options("MUL", activation="NONE"))
     out = b.output(node.output[0], perm)

@@ -38,9 +38,7 @@ def _node_label(node: Any) -> str:
     return f"{node.op_type} {node.name!r}" if node.name else str(node.op_type)
 
 
-def build_model(
-    graph: OnnxGraph, context: RegistryContext, name: str
-) -> tuple[AirModel, list[Failure]]:
+def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[AirModel, list[Failure]]:
     """The AIR model of ``graph`` and the nodes it could not convert."""
     b = Builder(graph, context, name)
     failures: list[Failure] = []
@@ -51,7 +49,9 @@ def build_model(
             raise UnsupportedModelError(f"ONNX input {input_name!r} has no static shape")
         dtype = graph.dtypes.get(input_name)
         if dtype is not None and dtype.name != "float32":
-            failures.append((-1, "(model input)", f"input {input_name!r} is {dtype}; only float32 is supported"))
+            failures.append(
+                (-1, "(model input)", f"input {input_name!r} is {dtype}; only float32 is supported")
+            )
         perm = NHWC if len(shape) == 4 else identity(len(shape))
         tid = b.output(input_name, perm)
         b.air.inputs.append(tid)
@@ -71,7 +71,8 @@ def build_model(
             raise
         except Exception as exc:  # a converter bug: name the node
             raise PluginError(
-                f"the ONNX front end failed on node #{index} {_node_label(node)}: {type(exc).__name__}: {exc}",
+                f"the ONNX front end failed on node #{index} {_node_label(node)}: "
+                f"{type(exc).__name__}: {exc}",
                 hint="report it to helia-aot-frontend-onnx with the model",
             ) from exc
     b.node_index = -1
@@ -146,7 +147,9 @@ def unsupported_nodes_error(path: Path, failures: list[Failure]) -> UnsupportedM
 class OnnxReader(ModelReader):
     """Reads ONNX models (opset 13 and later, float32) into AIR."""
 
-    def _build(self, path: Path, config: ConvertArgs, context: RegistryContext) -> tuple[OnnxGraph, AirModel, list[Failure]]:
+    def _build(
+        self, path: Path, config: ConvertArgs, context: RegistryContext
+    ) -> tuple[OnnxGraph, AirModel, list[Failure]]:
         model = read_onnx(path)
         graph = prepare_graph(model, config.model.input_shapes)
         air, failures = build_model(graph, context, c_identifier(path.stem, fallback="model"))
