@@ -128,7 +128,21 @@ def conv(b: Builder, node: onnx.NodeProto) -> None:
         "explicit_padding": w["explicit"],
     }
     if group == in_channels and per_group == 1 and group > 1:
-        # Depthwise: filter (1, kh, kw, channels * multiplier).
+        # Depthwise: filter (1, kh, kw, channels * multiplier). Pads SAME cannot express come
+        # from a PAD before a VALID window (the depthwise kernels take SAME or VALID only).
+        if fields["explicit_padding"] is not None:
+            top, bottom, left, right = fields["explicit_padding"]
+            padded_shape = b.air.tensors[source].shape
+            padded_shape = (
+                padded_shape[0],
+                padded_shape[1] + top + bottom,
+                padded_shape[2] + left + right,
+                padded_shape[3],
+            )
+            padded = b.tensor(padded_shape, name=f"{node.output[0]}_padded")
+            rows = b.constant(np.array([[0, 0], [top, bottom], [left, right], [0, 0]]), "paddings")
+            b.op("PAD", [source, rows], [padded])
+            source, fields["padding"], fields["explicit_padding"] = padded, "VALID", None
         filt = b.constant(np.transpose(weight, (1, 2, 3, 0)), node.input[1])
         op_type = "DEPTHWISE_CONV_2D"
         fields["depth_multiplier"] = out_channels // in_channels
