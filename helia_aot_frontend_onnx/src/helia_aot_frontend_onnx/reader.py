@@ -62,11 +62,14 @@ def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[
         if converter is None:
             where = f"domain {node.domain!r} " if node.domain not in ("", "ai.onnx") else ""
             failures.append((index, node.op_type, f"{where}operator not supported by the ONNX front end"))
+            _stand_in(b, node)
             continue
         try:
             converter(b, node)
         except (Unsupported, UnsupportedModelError, ValueError) as exc:
-            failures.append((index, node.op_type, f"{_node_label(node)}: {exc}"))
+            reason = f"{node.name!r}: {exc}" if node.name else str(exc)
+            failures.append((index, node.op_type, reason))
+            _stand_in(b, node)
         except HeliaAotError:
             raise
         except Exception as exc:  # a converter bug: name the node
@@ -99,6 +102,13 @@ def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[
     if any(layouts["inputs"]) or any(layouts["outputs"]):
         b.air.metadata["source_layouts"] = layouts
     return b.air, failures
+
+
+def _stand_in(b: Builder, node: Any) -> None:
+    """Outputs for a node that did not convert, so the nodes after it are judged on their own."""
+    for name in node.output:
+        if name and name not in b.values and name in b.graph.shapes:
+            b.output(name, identity(len(b.graph.shapes[name])))
 
 
 def _fuse_activations(air: AirModel) -> None:
