@@ -153,6 +153,7 @@ def reference_golden(
     *,
     iterations: int = 1,
     feedback: Sequence[tuple[int, int]] = (),
+    interpreter: Any = None,
 ) -> GoldenData:
     """Random inputs over each input's full range, outputs from the reference interpreter.
 
@@ -162,8 +163,11 @@ def reference_golden(
     (a fed input keeps one frame: its first run's), and every run's outputs are kept, so the
     self-test compares the stream frame by frame. One interpreter runs everything in order, as
     the module's one context does, so state carries over between runs and samples.
+    ``interpreter`` replaces LiteRT's (a front end's runtime: ``ModelReader.reference``).
     """
     rng = np.random.default_rng(seed)
+    if interpreter is not None:
+        return _run_reference(interpreter, model, rng, samples, iterations, feedback)
     with tempfile.TemporaryDirectory(prefix="helia-aot-twin") as tmp:
         reference = _reference_model(Path(model_path), Path(tmp))
         # At the shapes the module has (model.input_shapes may have resized an input).

@@ -187,6 +187,12 @@ class OnnxReader(ModelReader):
             )
         return air
 
+    def reference(self, path: Path, model: AirModel, *, optimized: bool = False) -> Any:
+        """onnxruntime's CPU session, fed and read in the module's layouts (needs onnxruntime)."""
+        from helia_aot_frontend_onnx.reference import OnnxRuntimeReference
+
+        return OnnxRuntimeReference(path, model, optimized=optimized)
+
     def check(self, path: Path, config: ConvertArgs, context: RegistryContext) -> LoadCheck:
         graph, air, failures = self._build(path, config, context)
         listed = [(index, str(node.op_type)) for index, node in enumerate(graph.all_nodes)]

@@ -35,7 +35,7 @@ HEAD_BYTES = 64
 """How many leading bytes of a file a loader's ``claims`` sees."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class LoadCheck:
     """What Load makes of a model file for ``helia-aot check``, node by node.
 
@@ -56,7 +56,8 @@ class ModelReader:
 
     ``load`` is the Load stage (one UnsupportedModelError naming every node it cannot convert);
     ``check`` is Load for ``helia-aot check`` (:class:`LoadCheck`), and ``notes`` the extra rows
-    ``(label, reason)`` the check prints when anything fails; ``explaining`` wraps Load,
+    ``(label, reason)`` the check prints when anything fails; ``reference`` the runtime that
+    computes expected outputs for the self test and ``validate``; ``explaining`` wraps Load,
     Transform and Resolve so a front end can restate an error in the file's own terms (LiteRT
     names the dynamic inputs a failure comes from). A model whose inputs or outputs the front end
     laid out differently from the file records it in ``model.metadata["source_layouts"]`` (see
@@ -72,12 +73,20 @@ class ModelReader:
     def notes(self, path: Path, config: ConvertArgs) -> list[tuple[str, str]]:
         return []
 
+    def reference(self, path: Path, model: AirModel, *, optimized: bool = False) -> Any:
+        """The interpreter golden data and ``helia-aot validate`` take expected outputs from, for a
+        model of this format: an object with ``run(inputs) -> outputs`` (one sample, arrays in the
+        module's layout and input order), ``operator_names()`` and ``output_producers()``, as
+        :class:`helia_aot.interpreters.AirInterpreter` has them; ``optimized`` asks for the
+        runtime's optimized kernels beside its reference ones. None: LiteRT's interpreter."""
+        return None
+
     @contextmanager
     def explaining(self, path: Path, config: ConvertArgs) -> Iterator[None]:
         yield
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class ModelLoader:
     """One registered front end (see the module docstring).
 

@@ -18,7 +18,6 @@ from helia_aot.converters.litert import schema_access as sa
 from helia_aot.converters.litert.reader import read_model
 from helia_aot.converters.loaders import LoadCheck, ModelReader
 from helia_aot.errors import UnsupportedModelError
-from helia_aot.pipeline.input_shapes import dynamic_inputs
 from helia_aot.pipeline.load import (
     build_tensors,
     load_model,
@@ -101,6 +100,9 @@ def _view_problems(error: UnsupportedModelError) -> dict[int, list[str]]:
 def _unfixed_inputs(path: Path, config: ConvertArgs) -> list[tuple[str, str]]:
     """The inputs of unknown size ``model.input_shapes`` leaves open, as the conversion's
     DynamicShapeError names them."""
+    # Imported here, as load.py does: only a check that found a problem needs it.
+    from helia_aot.pipeline.input_shapes import dynamic_inputs
+
     found = dynamic_inputs(read_model(path), config.model.subgraph)
     rows = []
     for dynamic in found:
