@@ -152,3 +152,21 @@ def test_the_plugin_registers_without_importing_onnx():
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
     assert onnx.__version__  # the test venv has it; the plugin merely did not import it
+
+
+def test_the_reference_runs_onnxruntime_in_the_module_layout(tmp_path, context):
+    import onnxruntime as ort
+
+    path = _conv_chain(tmp_path)
+    model = _load(path, context)
+    config = ConvertArgs.model_validate({"model": {"path": str(path)}})
+    reader = loader_for(path, config, context).open()
+    sample = np.random.default_rng(3).uniform(-1, 1, (1, 8, 8, 2)).astype(np.float32)  # NHWC
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {"x": np.transpose(sample, (0, 3, 1, 2))})
+    for optimized in (False, True):
+        reference = reader.reference(path, model, optimized=optimized)
+        (got,) = reference.run([sample])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        assert reference.operator_names()[:2] == ["Conv", "Relu"]
+        assert reference.output_producers() == ["Flatten"]
