@@ -170,3 +170,30 @@ def test_the_reference_runs_onnxruntime_in_the_module_layout(tmp_path, context):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         assert reference.operator_names()[:2] == ["Conv", "Relu"]
         assert reference.output_producers() == ["Flatten"]
+
+
+def test_a_qdq_model_is_refused_with_its_own_reason(tmp_path, context):
+    g = Graph()
+    scale, zero = g.const(np.float32(0.05)), g.const(np.int8(0))
+    y = g.node("DequantizeLinear", [g.node("QuantizeLinear", ["x", scale, zero]), scale, zero])
+    path = save(g.model({"x": [1, 8]}, [y]), tmp_path / "qdq.onnx")
+    with pytest.raises(UnsupportedModelError) as error:
+        _load(path, context)
+    assert error.value.message.count("QDQ-quantized models are not read yet") == 2
+
+
+def test_validate_reads_a_dataset_in_the_file_layout(tmp_path, context):
+    from helia_aot.golden import from_source_layout
+    from helia_aot.validation.inputs import InputSpec
+    from helia_aot.validation.run import _file_spec, _front_end
+
+    path = _conv_chain(tmp_path)
+    config = ConvertArgs.model_validate({"model": {"path": str(path)}})
+    front = _front_end(config, path)
+    assert front is not None
+    model = front[1]
+    spec = InputSpec(index=0, name="x", shape=(1, 8, 8, 2), dtype=np.dtype(np.float32))
+    assert _file_spec(spec, model).shape == (1, 2, 8, 8)  # what the user's NCHW dataset holds
+    nchw = np.arange(2 * 2 * 8 * 8, dtype=np.float32).reshape(2, 1, 2, 8, 8)  # two samples
+    nhwc = from_source_layout(nchw, model, "input", 0)
+    assert nhwc.shape == (2, 1, 8, 8, 2) and nhwc[1, 0, 3, 5, 1] == nchw[1, 0, 1, 3, 5]

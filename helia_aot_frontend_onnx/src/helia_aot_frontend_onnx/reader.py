@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from helia_aot.config.args import ConvertArgs
     from helia_aot.registry.context import RegistryContext
 
+QDQ_NODES = frozenset({"QuantizeLinear", "DequantizeLinear"})
+"""The nodes of a QDQ-quantized model, which this version refuses with its own reason."""
+
 Failure = tuple[int, str, str]
 """(node index, op_type, reason)."""
 
@@ -61,7 +64,10 @@ def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[
         converter = CONVERTERS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         if converter is None:
             where = f"domain {node.domain!r} " if node.domain not in ("", "ai.onnx") else ""
-            failures.append((index, node.op_type, f"{where}operator not supported by the ONNX front end"))
+            reason = f"{where}operator not supported by the ONNX front end"
+            if node.op_type in QDQ_NODES:
+                reason = "QDQ-quantized models are not read yet; convert the float model"
+            failures.append((index, node.op_type, reason))
             _stand_in(b, node)
             continue
         try:
