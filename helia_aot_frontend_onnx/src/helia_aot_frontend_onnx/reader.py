@@ -163,6 +163,9 @@ def unsupported_nodes_error(path: Path, failures: list[Failure]) -> UnsupportedM
 class OnnxReader(ModelReader):
     """Reads ONNX models (opset 13 and later, float32) into AIR."""
 
+    RUNTIME = "onnxruntime"
+    """Who computes expected outputs (``reference``), as ``helia-aot validate`` names it."""
+
     def _build(
         self, path: Path, config: ConvertArgs, context: RegistryContext
     ) -> tuple[OnnxGraph, AirModel, list[Failure]]:

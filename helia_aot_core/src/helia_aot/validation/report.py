@@ -92,6 +92,9 @@ class ValidationReport:
     outputs: tuple[OutputResult, ...]
     known_differences: tuple[tuple[str, str], ...] = field(default=())
     reference_bugs: tuple[tuple[str, str], ...] = field(default=())
+    runtime: str = "LiteRT"
+    """Who computed the expected outputs: LiteRT, or the runtime of the model's front end
+    (onnxruntime for ONNX models, whose ``ref`` runs with graph optimizations off)."""
 
     @property
     def verdict(self) -> str:
@@ -127,7 +130,7 @@ class ValidationReport:
 
     def summary_line(self, *, exact: bool = False) -> str:
         """``PASS: bit-exact ...`` or ``FAIL: ...``: the last line the command prints."""
-        what = f"against the LiteRT reference kernels over {self.samples} sample(s) on {self.target}"
+        what = f"against the {self.runtime} reference kernels over {self.samples} sample(s) on {self.target}"
         if not self.passed(exact=exact):
             if self.verdict == MISMATCH:
                 return f"FAIL: {MISMATCH} {what}"
@@ -191,8 +194,14 @@ class ValidationReport:
             ),
             self.table(),
             Text(
-                "ref: LiteRT reference kernels (the exactness claim); opt: optimized kernels, as "
-                "Interpreter() runs them. err: absolute error, in quantization steps for integer "
+                (
+                    "ref: LiteRT reference kernels (the exactness claim); opt: optimized kernels, as "
+                    "Interpreter() runs them."
+                    if self.runtime == "LiteRT"
+                    else f"ref: {self.runtime} with graph optimizations off; opt: {self.runtime} as a "
+                    "default session runs."
+                )
+                + " err: absolute error, in quantization steps for integer "
                 "outputs; exact: equal elements; top-1: classifier agreement"
             ),
         ]

@@ -303,8 +303,9 @@ def _validate_converted(
         seed=seed if source is None else None,
         tolerance=tolerance,
         outputs=tuple(results),
-        known_differences=tuple(known_differences(operators)),
-        reference_bugs=tuple(reference_bugs(operators)),
+        known_differences=tuple(known_differences(operators)) if front is None else (),
+        reference_bugs=tuple(reference_bugs(operators)) if front is None else (),
+        runtime="LiteRT" if front is None else str(getattr(front[0], "RUNTIME", "the front end's runtime")),
     )
 
 
