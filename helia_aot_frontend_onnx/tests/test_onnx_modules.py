@@ -90,7 +90,9 @@ def spatial() -> tuple[Graph, dict, list[str]]:
     )
     y = g.node("Conv", [bn, g.weights((4, 8, 3, 3))], pads=[0, 0, 1, 1])
     pooled = g.node("ReduceMean", [up], axes=[2, 3], keepdims=1)
-    return g, {"x": [1, 4, 6, 6]}, [y, pooled]
+    # A feature map flattened into a dense layer: the weights' columns follow NHWC, no TRANSPOSE.
+    dense = g.node("Gemm", [g.node("Flatten", [y]), g.weights((3, 100), scale=0.1)], transB=1)
+    return g, {"x": [1, 4, 6, 6]}, [y, pooled, dense]
 
 
 NHWC = [0, 2, 3, 1]
@@ -98,7 +100,7 @@ MODELS = {
     # name: (model, the plan's record of the inputs' and outputs' layouts)
     "conv_net": (conv_net, {"inputs": [NHWC], "outputs": [None]}),
     "mlp": (mlp, None),
-    "spatial": (spatial, {"inputs": [NHWC], "outputs": [NHWC, NHWC]}),
+    "spatial": (spatial, {"inputs": [NHWC], "outputs": [NHWC, NHWC, None]}),
 }
 
 

@@ -65,12 +65,17 @@ def same_memory_order(shape: tuple[int, ...], perm: Perm) -> bool:
 
 @dataclass(slots=True)
 class Value:
-    """One ONNX value as AIR holds it: its tensor and perm (None until made), or a constant."""
+    """One ONNX value as AIR holds it: its tensor and perm (None until made), or a constant.
+
+    ``columns`` is set on a feature map flattened straight from NHWC for dense layers only: AIR
+    column k holds ONNX column ``columns[k]``, and the dense layers permute their weights so.
+    """
 
     shape: tuple[int, ...]
     tensor: TensorId | None = None
     perm: Perm = ()
     constant: np.ndarray | None = None
+    columns: np.ndarray | None = None
 
 
 _AIR_TYPES = {

@@ -218,6 +218,9 @@ def _fully_connected(b: Builder, node: onnx.NodeProto, weight: np.ndarray, bias:
     source = b.input(
         node.input[0], perm if len(shape) == 2 or perm == identity(len(shape)) else identity(len(shape))
     )
+    flattened = b.values.get(b.graph.resolve(node.input[0]))
+    if flattened is not None and flattened.columns is not None:  # see reshape: weights follow NHWC
+        weight = weight[:, flattened.columns]
     filt = b.constant(np.ascontiguousarray(weight, dtype=np.float32), node.input[1])
     bias_id = (
         b.constant(np.ascontiguousarray(bias, dtype=np.float32), f"{node.output[0]}_bias")
@@ -413,16 +416,54 @@ def reduce_mean(b: Builder, node: onnx.NodeProto) -> None:
 
 
 # -- shapes and data movement -------------------------------------------------------------------
+def _feeds_dense_layers_only(b: Builder, name: str) -> bool:
+    """Whether every reader of ``name`` is a Gemm or MatMul taking it as A with a constant 2-D B."""
+    if name in b.graph.outputs:
+        return False
+    nodes = dict(b.graph.nodes)
+    readers = b.graph.consumers().get(name, [])
+    for index in readers:
+        node = nodes[index]
+        weight = b.const_value(node.input[1]) if len(node.input) > 1 else None
+        if node.op_type not in ("Gemm", "MatMul") or b.graph.resolve(node.input[0]) != name:
+            return False
+        if weight is None or weight.ndim != 2 or attr(node, "transA", 0) or node.input[1] == node.input[0]:
+            return False
+    return bool(readers)
+
+
 def reshape(b: Builder, node: onnx.NodeProto) -> None:
     """Reshape, Flatten, Squeeze, Unsqueeze: a RESHAPE to the inferred shape, of the input in its
     own layout when that keeps the bytes in ONNX order (only unit axes moved), else of the input
-    laid out back in ONNX order."""
+    laid out back in ONNX order. A feature map flattened for dense layers only is flattened
+    straight from NHWC, and those layers permute their weights' columns instead."""
     shape = b.shape_of(node.input[0])
     perm = b.perm_of(node.input[0])
+    target = b.shape_of(node.output[0])
+    if (
+        len(shape) == 4
+        and perm == NHWC
+        and not same_memory_order(shape, perm)
+        and len(target) == 2
+        and target[0] == shape[0]
+        and _feeds_dense_layers_only(b, node.output[0])
+    ):
+        _, c, h, w = shape
+        source = b.input(node.input[0], NHWC)
+        out = b.output(node.output[0], (0, 1))
+        b.values[node.output[0]].columns = (
+            np.arange(c * h * w).reshape(c, h, w).transpose(1, 2, 0).reshape(-1)
+        )
+        b.op(
+            "RESHAPE",
+            [source, b.constant(np.array(target), "shape")],
+            [out],
+            b.options("RESHAPE", new_shape=target),
+        )
+        return
     if not same_memory_order(shape, perm):
         perm = identity(len(shape))
     source = b.input(node.input[0], perm)
-    target = b.shape_of(node.output[0])
     out = b.output(node.output[0], identity(len(target)))
     b.op(
         "RESHAPE",
