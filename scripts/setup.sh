@@ -18,13 +18,14 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 stamp=$VENV/.helia-aot-installed
 want=$(cat pyproject.toml helia_aot_core/pyproject.toml helia_aot_ops_builtin/pyproject.toml \
-       helia_aot_platforms_apollo/pyproject.toml | sha256sum | cut -d' ' -f1)
+       helia_aot_platforms_apollo/pyproject.toml helia_aot_frontend_onnx/pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     "$VENV/bin/python" -m pip install --quiet --upgrade pip setuptools wheel
     "$VENV/bin/python" -m pip install --quiet \
         -e "./helia_aot_core[test,reference]" \
         -e "./helia_aot_ops_builtin[test]" \
         -e ./helia_aot_platforms_apollo \
+        -e "./helia_aot_frontend_onnx[test]" \
         -e .
     echo "$want" > "$stamp"
 fi

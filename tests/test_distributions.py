@@ -27,6 +27,7 @@ DISTRIBUTIONS = {
     "helia_aot_core": "helia_aot",
     "helia_aot_ops_builtin": "helia_aot_ops_builtin",
     "helia_aot_platforms_apollo": "helia_aot_platforms_apollo",
+    "helia_aot_frontend_onnx": "helia_aot_frontend_onnx",
     "plugins-example": "helia_aot_example_ops",
 }
 

@@ -2,8 +2,9 @@
 
 ruff (rules and formatter) and mypy come from the core's ``test`` extra, pinned, and read their
 configuration from the root ``pyproject.toml``: ruff checks the whole repository, mypy checks the
-core (``helia_aot``), the built-in operator pack (``helia_aot_ops_builtin``) and the Apollo
-platform pack (``helia_aot_platforms_apollo``) in strict mode.
+core (``helia_aot``), the built-in operator pack (``helia_aot_ops_builtin``), the Apollo
+platform pack (``helia_aot_platforms_apollo``) and the ONNX front end (``helia_aot_frontend_onnx``)
+in strict mode.
 Each test prints the tool's own report when it fails, which names every file and line to fix.
 """
 
@@ -34,6 +35,7 @@ MYPY_CHECKED = (
     "helia_aot_core/src/helia_aot",
     "helia_aot_ops_builtin/src/helia_aot_ops_builtin",
     "helia_aot_platforms_apollo/src/helia_aot_platforms_apollo",
+    "helia_aot_frontend_onnx/src/helia_aot_frontend_onnx",
 )
 
 

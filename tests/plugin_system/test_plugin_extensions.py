@@ -166,7 +166,9 @@ def test_plugin_extensions_are_listed_by_helia_aot_plugins(acme):
         "module_exporters": ["acme_make"],
         "platforms": ["acme_board"],
     }
-    assert set(rows["core"]["registered"]) == {"memory_planners", "module_exporters", "knobs", "settings"}
+    core = rows["core"]["registered"]
+    assert set(core) == {"memory_planners", "module_exporters", "knobs", "settings", "model_loaders"}
+    assert core["model_loaders"] == ["litert"]  # the core's front end registers like any plugin's
 
 
 def test_plugin_extensions_are_selected_from_yaml(acme, tmp_path):

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from helia_aot.air import verify_model
 from helia_aot.codegen.templates import templates_checked_once
 from helia_aot.config.args import ConvertArgs
+from helia_aot.converters.loaders import loader_for
 from helia_aot.errors import OperatorOrderError
 from helia_aot.pipeline import records as recs
 from helia_aot.pipeline.attribute_rules import check_operator_rules
 from helia_aot.pipeline.collector import collector_paused
 from helia_aot.pipeline.emit import emit_module
 from helia_aot.pipeline.export import check_destination, destination_of, export_module
-from helia_aot.pipeline.load import load_model, naming_dynamic_inputs
 from helia_aot.pipeline.occupancy import RegionOccupancy
 from helia_aot.pipeline.plan import plan_memory
 from helia_aot.pipeline.resolve import resolve_operators
@@ -201,10 +201,11 @@ class AotConverter:
         try:
             config = with_model_file(config, work_dir)
             details: dict[str, Any] = {}
-            shapes = config.model.input_shapes
-            with naming_dynamic_inputs(Path(config.model.path), config.model.subgraph, shapes):
+            path = Path(config.model.path)
+            reader = loader_for(path, config, context).open()
+            with reader.explaining(path, config):
                 with self._stage("load", details):
-                    model = load_model(Path(config.model.path), config.model.subgraph, context, shapes)
+                    model = reader.load(path, config, context)
                     if config.model.name:
                         model.name = config.model.name
                     check_state_feedback(model, config.test.state_feedback)

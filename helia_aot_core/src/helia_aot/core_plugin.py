@@ -1,6 +1,6 @@
 """The core's own built-ins: the memory planners, the module exporters of the four
-``module.type`` values and the optimization knobs and settings, registered as plugin ``core``
-through the same hook as any plugin.
+``module.type`` values, the optimization knobs and settings, and the LiteRT model loader,
+registered as plugin ``core`` through the same hooks as any plugin.
 
 The function is a plain customizer; the plugin loader marks it as the ``core`` plugin's
 ``helia_aot_register`` so this module needs nothing from the plugin machinery above it.
@@ -8,8 +8,11 @@ The function is a plain customizer; the plugin loader marks it as the ``core`` p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from helia_aot.converters.litert.format import LITERT_LOADER
+from helia_aot.converters.loaders import ModelLoader
 from helia_aot.exporters import CMakeExporter, CmsisPackExporter, NsxExporter, ZephyrExporter
 from helia_aot.memory.planners import plan_greedy, plan_greedy_by_size, plan_hill_climb
 from helia_aot.optimization.knobs import KNOBS
@@ -34,4 +37,10 @@ def register_builtins(context: RegistryContext) -> None:
         context.settings.register(setting.name, setting)
 
 
-__all__ = ["register_builtins"]
+def model_loaders() -> Iterable[ModelLoader]:
+    """The core's front end: LiteRT flatbuffers (``.tflite``), read by
+    :class:`~helia_aot.pipeline.litert_reader.LiteRTReader`, registered like any plugin's loader."""
+    return [LITERT_LOADER]
+
+
+__all__ = ["model_loaders", "register_builtins"]

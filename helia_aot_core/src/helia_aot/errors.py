@@ -43,6 +43,13 @@ class ModelLoadError(HeliaAotError, OSError):
     exit_code = 2
 
 
+class UnknownModelFormatError(ModelLoadError):
+    """No installed model loader reads the file's format, or ``model.format`` names none; the
+    message names the format and the loaders installed."""
+
+    exit_code = 2
+
+
 class OutputExistsError(HeliaAotError, FileExistsError):
     """The output already exists and ``force`` was not given."""
 
@@ -212,6 +219,7 @@ __all__ = [
     "SelfTestBuildError",
     "TemplateRenderError",
     "ToolMissingError",
+    "UnknownModelFormatError",
     "UnsupportedModelError",
     "ValidationDataError",
 ]

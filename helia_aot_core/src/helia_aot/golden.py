@@ -1,7 +1,9 @@
 """Golden data for the module's self test: supplied as ``.npz`` or computed by the reference.
 
 An archive holds ``input_N`` and ``output_N`` for every model input and output, either one sample
-shaped like the tensor or several samples stacked on a new leading axis. With
+shaped like the tensor or several samples stacked on a new leading axis, in the model file's own
+layout (NCHW for ONNX: a front end that lays a tensor out otherwise records it, and the arrays
+are transposed here, :func:`from_source_layout`). With
 ``test.num_iterations`` = R > 1 the self-test runs every sample R times in a row on one context,
 and an array may hold one *frame per run* instead: R frames per sample, stacked as
 ``(samples * R, *shape)`` or ``(samples, R, *shape)``. An input with frames gets frame k on run k
@@ -83,6 +85,29 @@ def _as_samples(value: np.ndarray, tensor: AirTensor, key: str, runs: int = 1) -
     )
 
 
+def source_layout(model: AirModel, role: str, index: int) -> tuple[int, ...] | None:
+    """The perm that lays input or output ``index`` of the model file out as the module holds it
+    (``module = numpy.transpose(file_value, perm)``), or None when the two agree.
+
+    A front end that changes a layout records it in ``metadata["source_layouts"]`` (the ONNX one
+    lays NCHW images out NHWC): ``{"inputs": [perm or None, ...], "outputs": [...]}``.
+    """
+    layouts = model.metadata.get("source_layouts") or {}
+    perms = layouts.get(f"{role}s") or []
+    perm = perms[index] if index < len(perms) else None
+    return tuple(int(a) for a in perm) if perm else None
+
+
+def from_source_layout(value: np.ndarray, model: AirModel, role: str, index: int) -> np.ndarray:
+    """Golden ``value`` (one sample shaped like the file's tensor, or samples stacked in front)
+    in the module's layout: its trailing axes permuted by :func:`source_layout`."""
+    perm = source_layout(model, role, index)
+    if perm is None or value.ndim < len(perm):
+        return value
+    lead = value.ndim - len(perm)
+    return np.ascontiguousarray(np.transpose(value, (*range(lead), *(lead + a for a in perm))))
+
+
 def load_golden(path: Path, model: AirModel, runs: int = 1) -> GoldenData:
     """Read and check an archive against the model's inputs and outputs (``runs``:
     test.num_iterations, which decides whether stacked arrays are samples or frames)."""
@@ -112,7 +137,8 @@ def load_golden(path: Path, model: AirModel, runs: int = 1) -> GoldenData:
                     hint=f"it needs input_0..input_{len(model.inputs) - 1} and "
                     f"output_0..output_{len(model.outputs) - 1}",
                 )
-            target.append(_as_samples(arrays[key], model.tensors[tid], key, runs))
+            value = from_source_layout(arrays[key], model, role, i)
+            target.append(_as_samples(value, model.tensors[tid], key, runs))
     counts = {a.shape[0] for a in result.inputs + result.outputs}
     if len(counts) > 1:
         raise GoldenDataError(f"golden data {path.name} mixes sample counts {sorted(counts)}")
@@ -127,6 +153,7 @@ def reference_golden(
     *,
     iterations: int = 1,
     feedback: Sequence[tuple[int, int]] = (),
+    interpreter: Any = None,
 ) -> GoldenData:
     """Random inputs over each input's full range, outputs from the reference interpreter.
 
@@ -136,8 +163,11 @@ def reference_golden(
     (a fed input keeps one frame: its first run's), and every run's outputs are kept, so the
     self-test compares the stream frame by frame. One interpreter runs everything in order, as
     the module's one context does, so state carries over between runs and samples.
+    ``interpreter`` replaces LiteRT's (a front end's runtime: ``ModelReader.reference``).
     """
     rng = np.random.default_rng(seed)
+    if interpreter is not None:
+        return _run_reference(interpreter, model, rng, samples, iterations, feedback)
     with tempfile.TemporaryDirectory(prefix="helia-aot-twin") as tmp:
         reference = _reference_model(Path(model_path), Path(tmp))
         # At the shapes the module has (model.input_shapes may have resized an input).

@@ -19,17 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from helia_aot.air import AirModel, TensorId, c_identifier
+from helia_aot.air import AirModel
 from helia_aot.config import ConvertArgs
 from helia_aot.converter import check_extension_names, with_model_file
-from helia_aot.converters.litert import schema_access as sa
-from helia_aot.converters.litert.reader import read_model
-from helia_aot.converters.litert.view import ModelView
+from helia_aot.converters.loaders import loader_for
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.pack.record import OperatorRecord, recorded_operators
 from helia_aot.pipeline.attribute_rules import check_operator_rules
-from helia_aot.pipeline.input_shapes import DynamicInput, dynamic_inputs
-from helia_aot.pipeline.load import build_tensors, load_model, load_view, parse_operators
 from helia_aot.pipeline.resolve import resolve_operators
 from helia_aot.pipeline.state_feedback import check_state_feedback
 from helia_aot.pipeline.transform import run_transforms
@@ -181,43 +177,6 @@ def _resolve_problems(model: AirModel, config: ConvertArgs, context: RegistryCon
     return {}
 
 
-def _partial_model(view: ModelView, path: Path, context: RegistryContext) -> tuple[AirModel, list[Any]]:
-    """The AIR model of the operators that parse (as Load builds it), and the ones that do not."""
-    air = AirModel(name=c_identifier(path.stem, fallback="model"))
-    build_tensors(view.subgraph, air)
-    air.inputs = [TensorId(str(i)) for i in view.subgraph.inputs]
-    air.outputs = [TensorId(str(i)) for i in view.subgraph.outputs]
-    blocked = getattr(context, "blocked_plugins", None)
-    failures = parse_operators(view.subgraph, view.node, air, context.litert_parsers, blocked)
-    return air, failures
-
-
-def _file_operators(path: Path, subgraph: int) -> list[tuple[int, str]]:
-    """(index, key) of each operator of the file's subgraph, as the user wrote it (before any
-    model hook removes or fuses one)."""
-    model = read_model(path)
-    subgraphs = sa.subgraphs_of(model)
-    if not 0 <= subgraph < len(subgraphs):
-        return []  # load_view names the bad index
-    return [
-        (index, sa.op_key(model, node)) for index, node in enumerate(sa.operators_of(subgraphs[subgraph]))
-    ]
-
-
-def _view_problems(error: UnsupportedModelError) -> dict[int, list[str]]:
-    """The tensor and operator problems Load collected, by the file index of each operator they
-    concern (-1: a tensor no operator uses)."""
-    found: dict[int, list[str]] = {}
-    details: list[dict[str, Any]] = (
-        error.details if isinstance(error.details, list) else [{"operators": [], "reason": error.message}]
-    )
-    for problem in details:
-        operators = problem.get("operators") or [{"index": -1}]
-        for op in operators:
-            found.setdefault(int(op["index"]), []).append(str(problem["reason"]))
-    return found
-
-
 def check_model(config: ConvertArgs, context: RegistryContext | None = None) -> list[OperatorSupport]:
     """Each operator of ``config``'s model file (its subgraph, in file order) with the reasons it
     cannot be converted for ``config``'s platform and settings; nothing is planned or written.
@@ -237,39 +196,23 @@ def check_model(config: ConvertArgs, context: RegistryContext | None = None) -> 
     with tempfile.TemporaryDirectory(prefix="helia_aot_check_") as work:
         config = with_model_file(config, Path(work))
         path = Path(config.model.path)
-        listed = _file_operators(path, config.model.subgraph)
-        problems: dict[int, list[str]] = {}
-        shapes = config.model.input_shapes
-        try:
-            view = load_view(path, config.model.subgraph, context, shapes)
-        except UnsupportedModelError as error:
-            problems = _view_problems(error)
-        else:
-            air, failures = _partial_model(view, path, context)
-            if failures:
-                for index, _key, reason, _hint in failures:
-                    problems.setdefault(int(index), []).append(str(reason))
-            else:
-                air = load_model(path, config.model.subgraph, context, shapes)
+        reader = loader_for(path, config, context).open()
+        loaded = reader.check(path, config, context)
+        problems = {index: list(reasons) for index, reasons in loaded.problems.items()}
+        air = loaded.model
+        if air is not None:
+            if loaded.complete:
                 check_state_feedback(air, config.test.state_feedback)
                 air = run_transforms(air, config, context)
             for index, reasons in _resolve_problems(air, config, context).items():
                 problems.setdefault(index, []).extend(reasons)
-        unfixed = _unfixed_dynamic_inputs(path, config) if problems else []
-    rows = [OperatorSupport(index, key, tuple(problems.pop(index, ()))) for index, key in listed]
+        notes = reader.notes(path, config) if problems else []
+    rows = [OperatorSupport(index, key, tuple(problems.pop(index, ()))) for index, key in loaded.operators]
     leftover = [reason for reasons in problems.values() for reason in reasons]
     if leftover:  # an operator a hook or transform made, with no file index: shown on its own row
         rows.append(OperatorSupport(-1, "(made by the converter)", tuple(leftover)))
-    for dynamic in unfixed:  # as the conversion's DynamicShapeError names them
-        fix = f"fix it with --model.input-shapes {dynamic.flag()} (with its real sizes)"
-        rows.append(OperatorSupport(-1, f"(model input {dynamic.name!r})", (f"{dynamic.sentence()}; {fix}",)))
+    rows.extend(OperatorSupport(-1, label, (reason,)) for label, reason in notes)
     return rows
-
-
-def _unfixed_dynamic_inputs(path: Path, config: ConvertArgs) -> list[DynamicInput]:
-    """The inputs of unknown size ``model.input_shapes`` leaves open (see ``naming_dynamic_inputs``)."""
-    found = dynamic_inputs(read_model(path), config.model.subgraph)
-    return [i for i in found if i.name not in config.model.input_shapes]
 
 
 __all__ = ["OperatorEntry", "OperatorSupport", "check_model", "operator_catalogue"]

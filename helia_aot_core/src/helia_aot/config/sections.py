@@ -94,10 +94,18 @@ class ModelConfig(ConfigSection):
 
     SECTION: ClassVar[str] = "model"
 
-    path: Path = Field(Path("model.tflite"), description="The LiteRT (.tflite) model file to convert.")
+    path: Path = Field(
+        Path("model.tflite"),
+        description="The model file to convert: LiteRT (.tflite), or ONNX with its front end.",
+    )
     subgraph: int = Field(0, ge=0, description="Index of the model subgraph to convert.")
     type: ModelType | None = Field(
         None, description="The file's format, tflite or litert; without it the file extension decides."
+    )
+    format: str | None = Field(
+        None,
+        description="The model loader (front end) that reads the file: litert, onnx or another "
+        "installed loader's format (helia-aot plugins lists them); without it the file's first bytes decide.",
     )
     name: str = Field("model", description="Name used in generated comments, docs and the results.")
     description: str | None = Field(

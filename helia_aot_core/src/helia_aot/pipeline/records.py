@@ -216,7 +216,7 @@ def plan_record(
     ``attributes``, the kernel's ``family``/``families``/``calls`` and ``model_name`` are ours.
     """
     ids = plan_operator_ids(model, operators)
-    return {
+    plan: dict[str, Any] = {
         "schema_version": PLAN_SCHEMA_VERSION,
         "generator": {"helia_aot": __version__, "cmsis_nn_required": CMSIS_NN_REQUIRED},
         "model": _model_identity(config),
@@ -245,6 +245,26 @@ def plan_record(
         ],
         "tensors": [],
         "model_name": model.name,
+    }
+    source = source_record(model)
+    if source is not None:  # only for a model another front end laid out: LiteRT plans keep their bytes
+        plan["source"] = source
+    return plan
+
+
+def source_record(model: AirModel) -> dict[str, Any] | None:
+    """The front end and the layout changes it made, for a model whose inputs or outputs the
+    module holds in another layout than the file (``metadata["source_layouts"]``, see
+    :func:`helia_aot.golden.source_layout`): golden data and test inputs in the file's layout
+    are transposed by these perms (``module = transpose(file, perm)``). None otherwise."""
+    layouts = model.metadata.get("source_layouts")
+    if not layouts:
+        return None
+    return {
+        "format": str(model.metadata.get("source_format", "")),
+        "layouts": {
+            role: [list(p) if p else None for p in layouts.get(role, [])] for role in ("inputs", "outputs")
+        },
     }
 
 
@@ -463,6 +483,9 @@ def report_record(
         "total_parameters": sum(r["parameters"] or 0 for r in rows),
         "placement": placement_record(plan, platform, config.module.prefix),
     }
+    source = source_record(model)
+    if source is not None:  # the layout the golden path transposes from (see source_record)
+        report["source"] = source
     # Only in modules that ask for them, so every other report keeps its bytes.
     own = {str(r.memory).lower(): r.total_size for r in plan.regions if r.role == "scratch"}
     shared = shared_arena_record(config, own)

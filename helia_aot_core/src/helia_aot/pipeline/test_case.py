@@ -15,8 +15,10 @@ import numpy as np
 
 from helia_aot.air import AirModel, AirOperator, AirTensor
 from helia_aot.codegen import c_float_list, c_int_list
+from helia_aot.converters.loaders import choose_loader
 from helia_aot.errors import InvalidConfigError
 from helia_aot.pipeline.state_feedback import check_state_feedback
+from helia_aot.registry.build import build_default_registry_context
 
 
 @dataclass(slots=True)
@@ -81,6 +83,7 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
             samples=int(test.samples or 1),
             iterations=iterations,
             feedback=feedback,
+            interpreter=front_end_reference(model, config),
         )
     limit = int(test.samples) if test.samples else golden.num_samples
     prefix = config.module.prefix
@@ -130,6 +133,18 @@ def test_case_values(model: AirModel, config: Any) -> dict[str, Any]:
         "feedback": feedback,
         "fed_inputs": {i for _, i in feedback},
     }
+
+
+def front_end_reference(model: AirModel, config: Any, *, optimized: bool = False) -> Any:
+    """The runtime of the front end that read ``model`` when it is not LiteRT (the ONNX front
+    end's onnxruntime), else None: LiteRT's interpreter, as always."""
+    source = model.metadata.get("source_format")
+    if source in (None, "litert"):
+        return None
+    context = build_default_registry_context(plugins=config.plugins)
+    path = Path(config.model.path)
+    loader = choose_loader(path, source, context.model_loaders, context.blocked_plugins)
+    return loader.open().reference(path, model, optimized=optimized)
 
 
 def _is_index_output(producer: AirOperator | None, tensor: AirTensor) -> bool:
@@ -194,4 +209,4 @@ def state_feedback_pairs(model: AirModel, pairs: Any) -> list[tuple[int, int]]:
     return checked
 
 
-__all__ = ["INDEX_OPERATORS", "state_feedback_pairs", "test_case_values"]
+__all__ = ["INDEX_OPERATORS", "front_end_reference", "state_feedback_pairs", "test_case_values"]

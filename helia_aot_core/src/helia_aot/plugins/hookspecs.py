@@ -16,10 +16,12 @@ from helia_aot.plugins.markers import PROJECT, hookspec
 
 if TYPE_CHECKING:  # pragma: no cover - the context is built by the layer above, which loads these hooks
     from helia_aot.config.args import ConvertArgs
+    from helia_aot.converters.loaders import ModelLoader
     from helia_aot.registry.context import RegistryContext
 
 __all__ = [
     "PROJECT",
+    "helia_aot_model_loaders",
     "helia_aot_platforms",
     "helia_aot_register",
     "helia_aot_stage_finished",
@@ -49,6 +51,18 @@ def helia_aot_platforms() -> Iterable[SocPlatform]:
     They are registered into the context's ``platforms`` registry under their names, right after
     the plugin's ``helia_aot_register``; registering them there directly is equivalent. The core
     validates every record and rejects two plugins providing the same platform name.
+    """
+    raise NotImplementedError  # a specification: pluggy calls the plugins' implementations only
+
+
+@hookspec
+def helia_aot_model_loaders() -> Iterable[ModelLoader]:
+    """Return the model loaders (front ends) this plugin provides, as ``ModelLoader`` records.
+
+    They are registered into the context's ``model_loaders`` registry under their formats, right
+    after the plugin's ``helia_aot_platforms``; a conversion picks the one whose ``claims`` accepts
+    the model file's first bytes, or the one ``model.format`` names. The core's LiteRT reader
+    comes through this hook too. Two plugins providing the same format are rejected.
     """
     raise NotImplementedError  # a specification: pluggy calls the plugins' implementations only
 

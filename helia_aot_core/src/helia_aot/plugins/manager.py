@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pluggy
 
 import helia_aot.core_plugin as core_plugin
+from helia_aot.converters.loaders import ModelLoader
 from helia_aot.errors import DuplicateRegistrationError, InvalidConfigError, PluginError
 from helia_aot.platforms.model import SocPlatform
 from helia_aot.plugins import hookspecs
@@ -256,7 +257,8 @@ class PluginHost:
         """
         platform_impls = {impl.plugin_name: impl for impl in self._impls("helia_aot_platforms")}
         register_impls = {impl.plugin_name: impl for impl in self._impls("helia_aot_register")}
-        names = sorted(set(platform_impls) | set(register_impls), key=lambda n: self._order_of_name(n))
+        loader_impls = {impl.plugin_name: impl for impl in self._impls("helia_aot_model_loaders")}
+        names = sorted(set(platform_impls) | set(register_impls) | set(loader_impls), key=self._order_of_name)
         for name in names:
             record = self._by_plugin.get(name)
             label = record.label if record else f"plugin {name!r}"
@@ -267,6 +269,10 @@ class PluginHost:
                     provided = self._call(platform_impls[name], "helia_aot_platforms")
                     for platform in provided or ():
                         self._register_platform(context, platform, label)
+                if name in loader_impls:
+                    loaders = self._call(loader_impls[name], "helia_aot_model_loaders")
+                    for loader in loaders or ():
+                        self._register_loader(context, loader, label)
             if record is not None:
                 record.registered = context.registered_by(label)
         context.blocked_plugins = {rec.name: rec.distribution for rec in self.blocked}
@@ -289,6 +295,21 @@ class PluginHost:
             )
         context.platforms.register(platform.name, platform)
 
+    @staticmethod
+    def _register_loader(context: RegistryContext, loader: object, label: str) -> None:
+        if not isinstance(loader, ModelLoader):
+            raise PluginError(
+                f"{label} returned {type(loader).__name__} {loader!r} instead of a ModelLoader",
+                hint="helia_aot_model_loaders() must return helia_aot.converters.loaders.ModelLoader records",
+            )
+        if loader.format in context.model_loaders:
+            raise DuplicateRegistrationError(
+                f"model format {loader.format!r} is read by both "
+                f"{context.model_loaders.provider(loader.format)} and {label}",
+                hint="uninstall or disable one of the two plugins (plugins.disabled)",
+            )
+        context.model_loaders.register(loader.format, loader)
+
     def stage_started(self, stage: str, config: ConvertArgs) -> None:
         for impl in self._impls("helia_aot_stage_started"):
             self._call(impl, "helia_aot_stage_started", stage=stage, config=config)
@@ -306,6 +327,7 @@ class _CorePlugin:
     """The core's built-ins (:mod:`helia_aot.core_plugin`) as the plugin object pluggy registers."""
 
     helia_aot_register = staticmethod(hookimpl(core_plugin.register_builtins))
+    helia_aot_model_loaders = staticmethod(hookimpl(core_plugin.model_loaders))
 
 
 def _core_record() -> PluginRecord:

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from helia_aot.converters.loaders import ModelLoader, check_loader
 from helia_aot.errors import PluginError
 from helia_aot.platforms.model import SocPlatform
 from helia_aot.registry.registry import Registry
@@ -63,7 +64,9 @@ class RegistryContext:
     their classes declare (``ORDER``, then name); ``memory_planners`` ``memory.planner`` -> planner
     function (see ``helia_aot.memory``); ``module_exporters`` ``module.type`` -> the
     ``ModuleExporter`` class writing that build system's files; ``platforms`` ``platform.name`` ->
-    ``SocPlatform``; ``knobs`` (``KnobSpec``) and ``settings`` (``SettingSpec``) the optimization
+    ``SocPlatform``; ``model_loaders`` file format -> the ``ModelLoader`` (front end) that reads it
+    (:mod:`helia_aot.converters.loaders`); ``knobs`` (``KnobSpec``) and ``settings``
+    (``SettingSpec``) the optimization
     choices operators may offer and the report measures (the core plugin registers the built-in
     ones, ``helia_aot.optimization.KNOBS`` / ``SETTINGS``).
 
@@ -91,6 +94,7 @@ class RegistryContext:
         self.memory_planners: Registry[Callable[..., Any]] = Registry("memory_planners")
         self.module_exporters: Registry[type] = Registry("module_exporters")
         self.platforms: Registry[SocPlatform] = Registry("platforms", _check_platform)
+        self.model_loaders: Registry[ModelLoader] = Registry("model_loaders", check_loader)
         self.knobs: Registry[Any] = Registry("knobs")
         self.settings: Registry[Any] = Registry("settings")
         self.blocked_plugins: dict[str, str] = {}

@@ -95,6 +95,9 @@ class ValidationReport:
     plan_hash: str | None = None
     """The plan hash of the module that ran (``<PREFIX>_PLAN_HASH``): the module report it may
     join (:func:`helia_aot.validation.html_page.add_to_module_report`) must show the same."""
+    runtime: str = "LiteRT"
+    """Who computed the expected outputs: LiteRT, or the runtime of the model's front end
+    (onnxruntime for ONNX models, whose ``ref`` runs with graph optimizations off)."""
 
     @property
     def verdict(self) -> str:
@@ -130,7 +133,7 @@ class ValidationReport:
 
     def summary_line(self, *, exact: bool = False) -> str:
         """``PASS: bit-exact ...`` or ``FAIL: ...``: the last line the command prints."""
-        what = f"against the LiteRT reference kernels over {self.samples} sample(s) on {self.target}"
+        what = f"against the {self.runtime} reference kernels over {self.samples} sample(s) on {self.target}"
         if not self.passed(exact=exact):
             if self.verdict == MISMATCH:
                 return f"FAIL: {MISMATCH} {what}"
@@ -143,6 +146,7 @@ class ValidationReport:
             "model": self.model,
             "platform": self.platform,
             "plan_hash": self.plan_hash,
+            "runtime": self.runtime,
             "target": self.target,
             "samples": self.samples,
             "inputs": self.inputs,
@@ -195,8 +199,14 @@ class ValidationReport:
             ),
             self.table(),
             Text(
-                "ref: LiteRT reference kernels (the exactness claim); opt: optimized kernels, as "
-                "Interpreter() runs them. err: absolute error, in quantization steps for integer "
+                (
+                    "ref: LiteRT reference kernels (the exactness claim); opt: optimized kernels, as "
+                    "Interpreter() runs them."
+                    if self.runtime == "LiteRT"
+                    else f"ref: {self.runtime} with graph optimizations off; opt: {self.runtime} as a "
+                    "default session runs."
+                )
+                + " err: absolute error, in quantization steps for integer "
                 "outputs; exact: equal elements; top-1: classifier agreement"
             ),
         ]

@@ -14,16 +14,22 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
 
+from helia_aot.air import AirModel
 from helia_aot.config import ConvertArgs
 from helia_aot.config.loading import apply_overrides, invalid_config
+from helia_aot.converters.litert.format import LITERT_LOADER
+from helia_aot.converters.loaders import loader_for
 from helia_aot.errors import InvalidConfigError, ReferenceExecutionError, ValidationDataError
+from helia_aot.golden import from_source_layout, source_layout
 from helia_aot.pipeline.test_case import INDEX_OPERATORS
+from helia_aot.registry.build import build_default_registry_context
 from helia_aot.validation.inputs import InputSource, InputSpec, generated_inputs, load_inputs
 from helia_aot.validation.known_differences import known_differences, reference_bugs
 from helia_aot.validation.metrics import compare_output, is_classifier
@@ -123,7 +129,7 @@ def _config(config: ConvertArgs | Mapping[str, Any] | str | Path) -> ConvertArgs
     if isinstance(config, ConvertArgs):
         return config
     if isinstance(config, (str, Path)):
-        if Path(config).suffix.lower() in (".tflite", ".litert"):
+        if Path(config).suffix.lower() in (".tflite", ".litert", ".onnx"):
             return ConvertArgs.model_validate({"model": {"path": str(config)}})
         return ConvertArgs.from_yaml(config)
     try:
@@ -174,6 +180,28 @@ def _specs(result: Any) -> tuple[list[InputSpec], list[Any]]:
     return specs, outputs
 
 
+def _front_end(config: ConvertArgs, path: Path) -> tuple[Any, AirModel] | None:
+    """The reader and AIR model of a model another front end than LiteRT reads (its runtime is
+    the reference, its file layout the dataset's), or None for a LiteRT model."""
+    context = build_default_registry_context(plugins=config.plugins)
+    loader = loader_for(path, config, context)
+    if loader is LITERT_LOADER:
+        return None
+    reader = loader.open()
+    return reader, reader.load(path, config, context)
+
+
+def _file_spec(spec: InputSpec, model: AirModel) -> InputSpec:
+    """``spec`` with the shape the model file gives the input (before the front end's layout)."""
+    perm = source_layout(model, "input", spec.index)
+    if perm is None:
+        return spec
+    shape = [0] * len(perm)
+    for position, axis in enumerate(perm):
+        shape[axis] = spec.shape[position]
+    return replace(spec, shape=tuple(shape))
+
+
 def _model_file(config: ConvertArgs, work: Path) -> Path:
     if config.model.data is not None:
         path = work / "model.tflite"
@@ -197,23 +225,34 @@ def _validate_converted(
     from helia_aot.interpreters import create_interpreter
 
     specs, outputs = _specs(result)
+    model_file = _model_file(config, work)
+    front = _front_end(config, model_file)
     if source is None:
         dataset = generated_inputs(specs, samples or DEFAULT_SAMPLES, seed=seed, float_range=input_range)
         described = "generated"
+    elif front is not None:  # a dataset in the model file's own layout (NCHW for ONNX)
+        model = front[1]
+        file_specs = [_file_spec(spec, model) for spec in specs]
+        loaded = load_inputs(source, file_specs, samples=samples)
+        dataset = [from_source_layout(a, model, "input", i) for i, a in enumerate(loaded)]
+        described = "callable" if callable(source) else str(source)
     else:
         dataset = load_inputs(source, specs, samples=samples)
         described = "callable" if callable(source) else str(source)
     count = int(dataset[0].shape[0]) if dataset else (samples or DEFAULT_SAMPLES)
     shapes = [tuple(int(d) for d in o.shape) for o in outputs]
     report = progress or (lambda stage, done, total: None)
-    reference_file = _reference_model(_model_file(config, work), work)
+    reference_file = model_file if front is not None else _reference_model(model_file, work)
     input_shapes = [spec.shape for spec in specs]
     expected: dict[str, list[np.ndarray]] = {}
     operators: list[str] = []
     producers: list[str | None] = []
     for kind in (REFERENCE, OPTIMIZED):
         try:
-            interpreter = create_interpreter(reference_file, input_shapes, optimized=kind == OPTIMIZED)
+            if front is not None:
+                interpreter = front[0].reference(reference_file, front[1], optimized=kind == OPTIMIZED)
+            else:
+                interpreter = create_interpreter(reference_file, input_shapes, optimized=kind == OPTIMIZED)
         except ReferenceExecutionError as error:
             raise ReferenceExecutionError(
                 error.message,
@@ -265,8 +304,9 @@ def _validate_converted(
         seed=seed if source is None else None,
         tolerance=tolerance,
         outputs=tuple(results),
-        known_differences=tuple(known_differences(operators)),
-        reference_bugs=tuple(reference_bugs(operators)),
+        known_differences=tuple(known_differences(operators)) if front is None else (),
+        reference_bugs=tuple(reference_bugs(operators)) if front is None else (),
+        runtime="LiteRT" if front is None else str(getattr(front[0], "RUNTIME", "the front end's runtime")),
         plan_hash=module_plan_hash(Path(result.output), result.prefix),
     )
 
