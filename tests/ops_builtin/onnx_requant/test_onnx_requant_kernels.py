@@ -168,8 +168,9 @@ def test_average_pool_and_mean(shape, window, seed):
     rng = np.random.default_rng(seed)
     oh, ow, pt, pl = _geometry(n, h, w, fh, fw, sh, sw, 1, 1, same)
     x = rng.integers(-128, 128, shape).astype(np.int8)
-    sx, sy = _scale(rng), _scale(rng)
-    zx, zy = (int(v) for v in rng.integers(-128, 128, 2))
+    sx = _scale(rng)
+    sy = sx * float(rng.choice([0.375, 0.75, 1.0, 1.5]))  # outputs spread over the int8 range
+    zx, zy = (int(v) for v in rng.integers(-30, 30, 2))
     want = ref.avg_pool(x, zx, sx, fh, fw, (sh, sw), (pt, pl), (oh, ow), sy, zy, -128, 127)
     out = np.zeros((n, oh, ow, c), np.int8)
     call("onnx_avg_pool_s8", PoolParams(n, h, w, c, oh, ow, fh, fw, sh, sw, pt, pl, zx, zy, sx, sy, -128, 127), x, out)
