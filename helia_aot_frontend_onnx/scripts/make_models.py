@@ -47,9 +47,13 @@ LOGIT_SPREAD = 2.0
 """The standard deviation of the classifiers' logits over random inputs."""
 
 
-def conv_bn(cin: int, cout: int, k: int, stride: int = 1, groups: int = 1, pad: int | None = None) -> nn.Sequential:
+def conv_bn(
+    cin: int, cout: int, k: int, stride: int = 1, groups: int = 1, pad: int | None = None
+) -> nn.Sequential:
     pad = k // 2 if pad is None else pad
-    return nn.Sequential(nn.Conv2d(cin, cout, k, stride, pad, groups=groups, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, k, stride, pad, groups=groups, bias=False), nn.BatchNorm2d(cout), nn.ReLU()
+    )
 
 
 class DsCnn(nn.Module):
@@ -57,7 +61,11 @@ class DsCnn(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        layers: list[nn.Module] = [nn.Conv2d(1, 64, (10, 4), (2, 2), (5, 1), bias=False), nn.BatchNorm2d(64), nn.ReLU()]
+        layers: list[nn.Module] = [
+            nn.Conv2d(1, 64, (10, 4), (2, 2), (5, 1), bias=False),
+            nn.BatchNorm2d(64),
+            nn.ReLU(),
+        ]
         for _ in range(4):
             layers += [conv_bn(64, 64, 3, groups=64), conv_bn(64, 64, 1)]
         self.features = nn.Sequential(*layers)
@@ -85,7 +93,9 @@ class ResNet8(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.stem = conv_bn(3, 16, 3)
-        self.stacks = nn.Sequential(ResidualStack(16, 16, 1), ResidualStack(16, 32, 2), ResidualStack(32, 64, 2))
+        self.stacks = nn.Sequential(
+            ResidualStack(16, 16, 1), ResidualStack(16, 32, 2), ResidualStack(32, 64, 2)
+        )
         self.pool = nn.AvgPool2d(8)
         self.fc = nn.Linear(64, 10)
 
@@ -98,7 +108,21 @@ class MobileNetV1Vww(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        plan = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2), (128, 1), (128, 1), (128, 1), (128, 1), (128, 1), (256, 2), (256, 1)]
+        plan = [
+            (16, 1),
+            (32, 2),
+            (32, 1),
+            (64, 2),
+            (64, 1),
+            (128, 2),
+            (128, 1),
+            (128, 1),
+            (128, 1),
+            (128, 1),
+            (128, 1),
+            (256, 2),
+            (256, 1),
+        ]
         layers: list[nn.Module] = [conv_bn(3, 8, 3, 2)]
         cin = 8
         for cout, stride in plan:
@@ -218,15 +242,26 @@ def make(name: str, factory: Callable[[], nn.Module], shape: tuple[int, ...]) ->
         spread_logits(model, shape)
     float_path, qdq_path = DATA / f"{name}_float.onnx", DATA / f"{name}_qdq.onnx"
     torch.onnx.export(
-        model, (torch.zeros(shape),), str(float_path), opset_version=13, input_names=["input"],
-        output_names=["output"], do_constant_folding=True, dynamo=False,
+        model,
+        (torch.zeros(shape),),
+        str(float_path),
+        opset_version=13,
+        input_names=["input"],
+        output_names=["output"],
+        do_constant_folding=True,
+        dynamo=False,
     )
     onnx.checker.check_model(onnx.load(str(float_path)))
     rng = np.random.default_rng(SEED)
     calibration = rng.standard_normal((CALIBRATION_SAMPLES, *shape)).astype(np.float32)
     quantize_static(
-        str(float_path), str(qdq_path), RandomReader("input", calibration), quant_format=QuantFormat.QDQ,
-        per_channel=True, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+        str(float_path),
+        str(qdq_path),
+        RandomReader("input", calibration),
+        quant_format=QuantFormat.QDQ,
+        per_channel=True,
+        activation_type=QuantType.QInt8,
+        weight_type=QuantType.QInt8,
     )
     files = {}
     for kind, path in (("float", float_path), ("qdq", qdq_path)):
@@ -244,8 +279,14 @@ def make(name: str, factory: Callable[[], nn.Module], shape: tuple[int, ...]) ->
         "source": "helia_aot_frontend_onnx/scripts/make_models.py",
         "seed": SEED,
         "input_shape": list(shape),
-        "versions": {"torch": torch.__version__, "onnx": onnx.__version__, "onnxruntime": ort.__version__, "python": sys.version.split()[0]},
-        "quantization": "quantize_static, QDQ, int8 activations, per-channel symmetric int8 weights, 32 seeded random calibration samples",
+        "versions": {
+            "torch": torch.__version__,
+            "onnx": onnx.__version__,
+            "onnxruntime": ort.__version__,
+            "python": sys.version.split()[0],
+        },
+        "quantization": "quantize_static, QDQ, int8 activations, per-channel symmetric int8 weights, "
+        f"{CALIBRATION_SAMPLES} seeded random calibration samples",
         "files": {n: {"sha256": sha256(p), "bytes": p.stat().st_size} for n, p in sorted(files.items())},
     }
     (DATA / f"{name}.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -60,7 +60,12 @@ class PoolParams(ctypes.Structure):
             "filter_width stride_height stride_width pad_top pad_left input_zero_point "
             "output_zero_point"
         ).split()
-    ] + [("input_scale", ctypes.c_float), ("output_scale", ctypes.c_float), ("act_min", I32), ("act_max", I32)]
+    ] + [
+        ("input_scale", ctypes.c_float),
+        ("output_scale", ctypes.c_float),
+        ("act_min", I32),
+        ("act_max", I32),
+    ]
 
 
 class MeanParams(ctypes.Structure):

@@ -49,7 +49,9 @@ def conv_case(rng, n, h, w, ic, oc, fh, fw, stride, depthwise=False, mdepth=1) -
     wt = rng.integers(-127, 128, (1, fh, fw, oc) if depthwise else (oc, fh, fw, ic)).astype(np.int8)
     bias = rng.integers(-3000, 3000, oc).astype(np.int32)
     zx, zy = int(rng.integers(-128, 128)), int(rng.integers(-20, 20))
-    mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(oc)], _scale(rng) * 64).astype(np.float32)
+    mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(oc)], _scale(rng) * 64).astype(
+        np.float32
+    )
     args = ((stride, stride), (1, 1), (0, 0), (oh, ow), mult, zy, -128, 127)
     if depthwise:
         want = ref.depthwise(x, zx, wt, bias, mdepth, *args)
@@ -64,8 +66,12 @@ def conv_case(rng, n, h, w, ic, oc, fh, fw, stride, depthwise=False, mdepth=1) -
     )
     kind = "depthwise" if depthwise else "conv"
     return Case(
-        f"{kind} {h}x{w}x{ic}->{oc} k{fh}x{fw} s{stride} m{mdepth}", "hk_onnx_conv_params_t", init,
-        f"hk_onnx_{kind}_s8($p, $x, $w, out)", {"x": x, "w": wt, "b": bias, "m": mult}, want,
+        f"{kind} {h}x{w}x{ic}->{oc} k{fh}x{fw} s{stride} m{mdepth}",
+        "hk_onnx_conv_params_t",
+        init,
+        f"hk_onnx_{kind}_s8($p, $x, $w, out)",
+        {"x": x, "w": wt, "b": bias, "m": mult},
+        want,
     )
 
 
@@ -74,7 +80,9 @@ def matmul_case(rng, rows, cols, depth, zb=0, tie=False) -> Case:
     b_nk = rng.integers(-127, 128, (1, cols, depth)).astype(np.int8)  # read as [k, n] through strides
     za = int(rng.integers(-128, 128))
     bias = rng.integers(-5000, 5000, cols).astype(np.int32)
-    mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(cols)], _scale(rng) * 32).astype(np.float32)
+    mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(cols)], _scale(rng) * 32).astype(
+        np.float32
+    )
     if tie:  # every accumulator its (odd) bias, scaled by one half: all ties
         a[:] = 0
         b_nk[:] = 0
@@ -89,8 +97,12 @@ def matmul_case(rng, rows, cols, depth, zb=0, tie=False) -> Case:
         f".act_min = -128, .act_max = 127, .per_channel = 1, .multiplier = $m, .bias = $b"
     )
     return Case(
-        f"matmul {rows}x{depth}x{cols} zb{zb}{' ties' if tie else ''}", "hk_onnx_matmul_params_t", init,
-        "hk_onnx_matmul_s8($p, $a, $w, out)", {"a": a, "w": b_nk, "b": bias, "m": mult}, want,
+        f"matmul {rows}x{depth}x{cols} zb{zb}{' ties' if tie else ''}",
+        "hk_onnx_matmul_params_t",
+        init,
+        "hk_onnx_matmul_s8($p, $a, $w, out)",
+        {"a": a, "w": b_nk, "b": bias, "m": mult},
+        want,
     )
 
 
@@ -114,8 +126,14 @@ def binary_case(rng, kind, shape) -> Case:
         f".output_zero_point = {zy}, .a_scale = {float(sa).hex()}f, .b_scale = {float(sb).hex()}f, "
         f".output_scale = {float(sy).hex()}f, .act_min = -128, .act_max = 127"
     )
-    return Case(f"{kind} {shape}", "hk_onnx_binary_params_t", init, f"hk_onnx_{kind}_s8($p, $a, $b, out)",
-                {"a": a, "b": b}, want)
+    return Case(
+        f"{kind} {shape}",
+        "hk_onnx_binary_params_t",
+        init,
+        f"hk_onnx_{kind}_s8($p, $a, $b, out)",
+        {"a": a, "b": b},
+        want,
+    )
 
 
 def pool_case(rng, h, w, c, f, stride) -> Case:
@@ -132,8 +150,14 @@ def pool_case(rng, h, w, c, f, stride) -> Case:
         f".output_zero_point = {zy}, .input_scale = {float(sx).hex()}f, .output_scale = {float(sy).hex()}f, "
         f".act_min = -128, .act_max = 127"
     )
-    return Case(f"avg pool {h}x{w}x{c} f{f}", "hk_onnx_pool_params_t", init, "hk_onnx_avg_pool_s8($p, $x, out)",
-                {"x": x}, want)
+    return Case(
+        f"avg pool {h}x{w}x{c} f{f}",
+        "hk_onnx_pool_params_t",
+        init,
+        "hk_onnx_avg_pool_s8($p, $x, out)",
+        {"x": x},
+        want,
+    )
 
 
 def mean_case(rng, outer, reduce, inner) -> Case:
@@ -145,8 +169,14 @@ def mean_case(rng, outer, reduce, inner) -> Case:
         f".outer = {outer}, .reduce = {reduce}, .inner = {inner}, .input_zero_point = {zx}, "
         f".output_zero_point = {zy}, .input_scale = {float(sx).hex()}f, .output_scale = {float(sy).hex()}f"
     )
-    return Case(f"mean {outer}x{reduce}x{inner}", "hk_onnx_mean_params_t", init, "hk_onnx_mean_s8($p, $x, out)",
-                {"x": x}, ref.mean(x, zx, sx, sy, zy))
+    return Case(
+        f"mean {outer}x{reduce}x{inner}",
+        "hk_onnx_mean_params_t",
+        init,
+        "hk_onnx_mean_s8($p, $x, out)",
+        {"x": x},
+        ref.mean(x, zx, sx, sy, zy),
+    )
 
 
 def cases() -> list[Case]:
@@ -189,8 +219,10 @@ def fill(template: str, names: dict) -> str:
 
 def program(all_cases: list[Case]) -> str:
     out_bytes = max(c.expected.nbytes for c in all_cases)
-    parts = ['#include <stdio.h>\n#include <string.h>\n#include "hk_isa.h"\n#include "hk_onnx_requant.h"\n\n',
-             f"static int8_t out[{out_bytes}];\n\n"]
+    parts = [
+        '#include <stdio.h>\n#include <string.h>\n#include "hk_isa.h"\n#include "hk_onnx_requant.h"\n\n',
+        f"static int8_t out[{out_bytes}];\n\n",
+    ]
     calls = []
     for i, c in enumerate(all_cases):
         names = {"p": f"&p{i}"}
@@ -202,11 +234,14 @@ def program(all_cases: list[Case]) -> str:
             f"    {{\n        const {c.params_type} p{i} = {{{fill(c.init, names)}}};\n"
             f"        memset(out, 0x5A, sizeof out);\n"
             f"        if ({fill(c.call, names)} != 0 || memcmp(out, c{i}_y, {c.expected.nbytes}u) != 0) {{\n"
-            f'            printf("case {i} ({c.label}) differs\\n");\n            ++failures;\n        }}\n    }}\n'
+            f'            printf("case {i} ({c.label}) differs\\n");\n'
+            "            ++failures;\n        }\n    }\n"
         )
     parts.append('\nint main(void)\n{\n    int failures = 0;\n    printf("path %s\\n", HK_ISA_PATH);\n')
     parts.extend(calls)
-    parts.append(f'    printf("%d of {len(all_cases)} cases differ\\n", failures);\n    return failures;\n}}\n')
+    parts.append(
+        f'    printf("%d of {len(all_cases)} cases differ\\n", failures);\n    return failures;\n}}\n'
+    )
     return "".join(parts)
 
 

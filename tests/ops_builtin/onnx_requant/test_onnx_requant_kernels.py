@@ -46,9 +46,18 @@ def _geometry(n, h, w, fh, fw, sh, sw, dh, dw, same):
 
 
 conv_shapes = st.tuples(
-    st.integers(1, 2), st.integers(1, 7), st.integers(1, 7), st.integers(1, 70), st.integers(1, 70),
-    st.integers(1, 3), st.integers(1, 3), st.integers(1, 2), st.integers(1, 2), st.integers(1, 2),
-    st.integers(1, 2), st.booleans(),
+    st.integers(1, 2),
+    st.integers(1, 7),
+    st.integers(1, 7),
+    st.integers(1, 70),
+    st.integers(1, 70),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(1, 2),
+    st.integers(1, 2),
+    st.integers(1, 2),
+    st.integers(1, 2),
+    st.booleans(),
 )
 
 
@@ -69,7 +78,9 @@ def test_conv_and_depthwise(shape, depthwise, seed):
     mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(oc)], _scale(rng) * 64)
     lo, hi = (zy, 127) if rng.integers(0, 2) else (-128, 127)
     if depthwise:
-        want = ref.depthwise(x, zx, wt, bias, mdepth, (sh, sw), (dh, dw), (pt, pl), (oh, ow), mult, zy, lo, hi)
+        want = ref.depthwise(
+            x, zx, wt, bias, mdepth, (sh, sw), (dh, dw), (pt, pl), (oh, ow), mult, zy, lo, hi
+        )
     else:
         want = ref.conv(x, zx, wt, bias, (sh, sw), (dh, dw), (pt, pl), (oh, ow), mult, zy, lo, hi)
     out = np.zeros((n, oh, ow, oc), np.int8)
@@ -107,8 +118,22 @@ def test_matmul(dims, layout, seed):
     want = ref.matmul(a, za, b_kn, zb, bias, mult, zy, -128, 127)
     out = np.zeros((batches, m, n), np.int8)
     params = MatmulParams(
-        batches, m, n, k, m * k, k, 1, 0 if b_batches == 1 else k * n, b_depth_stride, b_col_stride,
-        -za, -zb, zy, -128, 127, 1 if fc else 0,
+        batches,
+        m,
+        n,
+        k,
+        m * k,
+        k,
+        1,
+        0 if b_batches == 1 else k * n,
+        b_depth_stride,
+        b_col_stride,
+        -za,
+        -zb,
+        zy,
+        -128,
+        127,
+        1 if fc else 0,
     )
     mult32 = np.ascontiguousarray(mult, np.float32)
     params.multiplier = mult32.ctypes.data
@@ -145,7 +170,12 @@ def test_binary(out_shape, mask, kind, seed):
     params = BinaryParams()
     params.dims = dims
     for i, (size, s_a, s_b) in enumerate(
-        zip(out_shape, _broadcast_strides(out_shape, out_shape), _broadcast_strides(b_shape, out_shape), strict=True)
+        zip(
+            out_shape,
+            _broadcast_strides(out_shape, out_shape),
+            _broadcast_strides(b_shape, out_shape),
+            strict=True,
+        )
     ):
         params.shape[i], params.a_strides[i], params.b_strides[i] = size, s_a, s_b
     params.a_zero_point, params.b_zero_point, params.output_zero_point = za, zb, zy
@@ -159,7 +189,9 @@ def test_binary(out_shape, mask, kind, seed):
 @FEW
 @given(
     shape=st.tuples(st.integers(1, 2), st.integers(1, 9), st.integers(1, 9), st.integers(1, 20)),
-    window=st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.booleans()),
+    window=st.tuples(
+        st.integers(1, 4), st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.booleans()
+    ),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_average_pool_and_mean(shape, window, seed):
@@ -173,7 +205,12 @@ def test_average_pool_and_mean(shape, window, seed):
     zx, zy = (int(v) for v in rng.integers(-30, 30, 2))
     want = ref.avg_pool(x, zx, sx, fh, fw, (sh, sw), (pt, pl), (oh, ow), sy, zy, -128, 127)
     out = np.zeros((n, oh, ow, c), np.int8)
-    call("onnx_avg_pool_s8", PoolParams(n, h, w, c, oh, ow, fh, fw, sh, sw, pt, pl, zx, zy, sx, sy, -128, 127), x, out)
+    call(
+        "onnx_avg_pool_s8",
+        PoolParams(n, h, w, c, oh, ow, fh, fw, sh, sw, pt, pl, zx, zy, sx, sy, -128, 127),
+        x,
+        out,
+    )
     np.testing.assert_array_equal(out, want)
     # MEAN over the spatial axes (a global average pool), as [n, h * w, c].
     mean_out = np.zeros((n, c), np.int8)

@@ -39,13 +39,26 @@ def _scales(seed: int, n: int) -> np.ndarray:
 
 
 Q = {  # (scale, zero point) of each activation
-    "x": (0.05, 3), "conv": (0.11, -20), "dw": (0.09, 5), "addc": (0.07, -2), "add": (0.12, 1),
-    "mulc": (0.02, 0), "mul": (0.05, -3), "bmmc": (0.03, 2), "bmm": (0.2, 0), "pool": (0.15, 4),
-    "mean": (0.1, -1), "fc": (0.3, 2),
+    "x": (0.05, 3),
+    "conv": (0.11, -20),
+    "dw": (0.09, 5),
+    "addc": (0.07, -2),
+    "add": (0.12, 1),
+    "mulc": (0.02, 0),
+    "mul": (0.05, -3),
+    "bmmc": (0.03, 2),
+    "bmm": (0.2, 0),
+    "pool": (0.15, 4),
+    "mean": (0.1, -1),
+    "fc": (0.3, 2),
 }
 CONV_W, CONV_S, CONV_B = _ints(1, -127, 128, (7, 3, 3, 5)), _scales(2, 7), _ints(3, -2000, 2000, (7,))
 DW_W, DW_S, DW_B = _ints(4, -127, 128, (1, 3, 3, 7)), _scales(5, 7), _ints(6, -2000, 2000, (7,))
-ADD_C, MUL_C, BMM_C = _ints(7, -128, 128, (1, 1, 1, 7)), _ints(8, -128, 128, (7,)), _ints(9, -128, 128, (7, 4))
+ADD_C, MUL_C, BMM_C = (
+    _ints(7, -128, 128, (1, 1, 1, 7)),
+    _ints(8, -128, 128, (7,)),
+    _ints(9, -128, 128, (7, 4)),
+)
 FC_W, FC_S, FC_B = _ints(10, -127, 128, (3, 4)), _scales(11, 3), _ints(12, -500, 500, (3,))
 
 
@@ -106,15 +119,21 @@ def expected(x: np.ndarray) -> np.ndarray:
     mult = ref.conv_multipliers(sx, CONV_S, s)
     y = ref.conv(x, zx, CONV_W, CONV_B, (1, 1), (1, 1), (1, 1), (6, 6), mult, z, max(-128, z), 127)
     s2, z2 = Q["dw"]
-    y = ref.depthwise(y, z, DW_W, DW_B, 1, (2, 2), (1, 1), (0, 0), (3, 3), ref.conv_multipliers(s, DW_S, s2), z2, -128, 127)
+    y = ref.depthwise(
+        y, z, DW_W, DW_B, 1, (2, 2), (1, 1), (0, 0), (3, 3), ref.conv_multipliers(s, DW_S, s2), z2, -128, 127
+    )
     y = ref.binary("add", y, s2, z2, ADD_C, *Q["addc"], *Q["add"])
     y = ref.binary("mul", y, *Q["add"], MUL_C, *Q["mulc"], *Q["mul"])
     (sm, zm), (sb, zb), (so, zo) = Q["mul"], Q["bmmc"], Q["bmm"]
-    y = ref.matmul(y.reshape(3, 3, 7), zm, BMM_C[None], zb, None, ref.conv_multipliers(sm, [sb], so), zo, -128, 127)
+    y = ref.matmul(
+        y.reshape(3, 3, 7), zm, BMM_C[None], zb, None, ref.conv_multipliers(sm, [sb], so), zo, -128, 127
+    )
     y = ref.avg_pool(y.reshape(1, 3, 3, 4), zo, so, 2, 2, (1, 1), (0, 0), (2, 2), *Q["pool"], -128, 127)
     y = ref.mean(y.reshape(1, 4, 4), Q["pool"][1], Q["pool"][0], *Q["mean"])
     (sm, zm), (sf, zf) = Q["mean"], Q["fc"]
-    return ref.matmul(y[None], zm, FC_W.T[None], 0, FC_B, ref.conv_multipliers(sm, FC_S, sf), zf, -128, 127)[0]
+    return ref.matmul(y[None], zm, FC_W.T[None], 0, FC_B, ref.conv_multipliers(sm, FC_S, sf), zf, -128, 127)[
+        0
+    ]
 
 
 def context_with_mode(mode: str | None) -> RegistryContext:
@@ -163,8 +182,14 @@ def test_onnx_mode_module_matches_qdq_model(model_file, tmp_path):
     report = json.loads(next(module.glob("*_report.json")).read_text())
     assert plan["requantization"] == report["requantization"] == "onnx"
     assert [op["op_type"] for op in plan["operators"]] == [
-        "ONNX_CONV_2D", "ONNX_DEPTHWISE_CONV_2D", "ONNX_ADD", "ONNX_MUL", "ONNX_BATCH_MATMUL",
-        "ONNX_AVERAGE_POOL_2D", "ONNX_MEAN", "ONNX_FULLY_CONNECTED",
+        "ONNX_CONV_2D",
+        "ONNX_DEPTHWISE_CONV_2D",
+        "ONNX_ADD",
+        "ONNX_MUL",
+        "ONNX_BATCH_MATMUL",
+        "ONNX_AVERAGE_POOL_2D",
+        "ONNX_MEAN",
+        "ONNX_FULLY_CONNECTED",
     ]
 
 

@@ -35,13 +35,23 @@ def requantize(acc: np.ndarray, multiplier: np.ndarray, zero_point: int, lo: int
     return quantize_rne(v, zero_point, lo, hi)
 
 
-def _windows(x: np.ndarray, fh: int, fw: int, stride: tuple[int, int], dilation: tuple[int, int],
-             pads: tuple[int, int], out_hw: tuple[int, int], fill: int) -> np.ndarray:
+def _windows(
+    x: np.ndarray,
+    fh: int,
+    fw: int,
+    stride: tuple[int, int],
+    dilation: tuple[int, int],
+    pads: tuple[int, int],
+    out_hw: tuple[int, int],
+    fill: int,
+) -> np.ndarray:
     """[n, oh, ow, fh, fw, c] of the padded input (``fill`` outside the image)."""
     n, h, w, c = x.shape
     oh, ow = out_hw
     (sh, sw), (dh, dw), (pt, pl) = stride, dilation, pads
-    big = np.full((n, h + 2 * pt + (fh - 1) * dh + sh * oh, w + 2 * pl + (fw - 1) * dw + sw * ow, c), fill, np.int64)
+    big = np.full(
+        (n, h + 2 * pt + (fh - 1) * dh + sh * oh, w + 2 * pl + (fw - 1) * dw + sw * ow, c), fill, np.int64
+    )
     big[:, pt : pt + h, pl : pl + w, :] = x
     out = np.empty((n, oh, ow, fh, fw, c), np.int64)
     for ky in range(fh):

@@ -29,13 +29,25 @@ from helia_aot_ops_builtin.common.quantization import FUSED_ACTIVATIONS, quantiz
 from helia_aot_ops_builtin.common.weighted_prepare import window_geometry
 from helia_aot_ops_builtin.conv.conv import AirConv2DOptions, AirDepthwiseConv2DOptions
 from helia_aot_ops_builtin.elementwise.binary import AirAddOptions, AirMulOptions
-from helia_aot_ops_builtin.fully_connected.fully_connected import AirBatchMatMulOptions, AirFullyConnectedOptions
+from helia_aot_ops_builtin.fully_connected.fully_connected import (
+    AirBatchMatMulOptions,
+    AirFullyConnectedOptions,
+)
 from helia_aot_ops_builtin.pooling.pool import AirPool2DOptions
 from helia_aot_ops_builtin.reduce.reduce import AirReducerOptions
 
 METADATA_KEY = "requantization"
 MODES = ("litert", "onnx")
-REWRITTEN = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_MATMUL", "ADD", "MUL", "AVERAGE_POOL_2D", "MEAN")
+REWRITTEN = (
+    "CONV_2D",
+    "DEPTHWISE_CONV_2D",
+    "FULLY_CONNECTED",
+    "BATCH_MATMUL",
+    "ADD",
+    "MUL",
+    "AVERAGE_POOL_2D",
+    "MEAN",
+)
 """The operators whose requantization differs between the two modes, each run as ``ONNX_<type>``."""
 F32 = np.float32
 
@@ -142,12 +154,19 @@ class _OnnxWeighted(_OnnxOperator):
         return (F32(x.scale()) * scales) / F32(y.scale())
 
     def _tables(self, channels: int) -> tuple[list[CTable], str, str]:
-        mult = self._table("multiplier", "float", _float_table(self._multipliers(channels)), "onnxruntime's float32 multipliers")
+        mult = self._table(
+            "multiplier",
+            "float",
+            _float_table(self._multipliers(channels)),
+            "onnxruntime's float32 multipliers",
+        )
         tables = [mult]
         bias_ref = "NULL"
         bias = self._bias()
         if bias is not None:
-            b = self._table("bias", "int32_t", [str(int(v)) for v in bias.required_data().reshape(-1)], "bias")
+            b = self._table(
+                "bias", "int32_t", [str(int(v)) for v in bias.required_data().reshape(-1)], "bias"
+            )
             tables.append(b)
             bias_ref = self.table_ref(b)
         return tables, self.table_ref(mult), bias_ref
@@ -203,14 +222,28 @@ class OnnxConv2DOperator(_OnnxWeighted):
         lo, hi = self._activation()
         tables, mult, bias = self._tables(oc)
         params: dict[str, Any] = {
-            "batches": n, "input_height": h, "input_width": wd, "input_channels": ic,
-            "output_height": oh, "output_width": ow, "output_channels": oc,
-            "filter_height": w.shape[1], "filter_width": w.shape[2],
-            "stride_height": o.stride_h, "stride_width": o.stride_w,
-            "dilation_height": o.dilation_h, "dilation_width": o.dilation_w,
-            "pad_top": pt, "pad_left": pl, "depth_multiplier": oc // ic if self.DEPTHWISE else 1,
-            "input_offset": -x.zero_point(), "output_offset": y.zero_point(),
-            "act_min": lo, "act_max": hi, "multiplier": mult, "bias": bias,
+            "batches": n,
+            "input_height": h,
+            "input_width": wd,
+            "input_channels": ic,
+            "output_height": oh,
+            "output_width": ow,
+            "output_channels": oc,
+            "filter_height": w.shape[1],
+            "filter_width": w.shape[2],
+            "stride_height": o.stride_h,
+            "stride_width": o.stride_w,
+            "dilation_height": o.dilation_h,
+            "dilation_width": o.dilation_w,
+            "pad_top": pt,
+            "pad_left": pl,
+            "depth_multiplier": oc // ic if self.DEPTHWISE else 1,
+            "input_offset": -x.zero_point(),
+            "output_offset": y.zero_point(),
+            "act_min": lo,
+            "act_max": hi,
+            "multiplier": mult,
+            "bias": bias,
         }
         function = "onnx_depthwise_s8" if self.DEPTHWISE else "onnx_conv_s8"
         args = [self.ptr(x, const=True), self.ptr(w, const=True), self.ptr(y)]
@@ -250,11 +283,24 @@ class OnnxFullyConnectedOperator(_OnnxWeighted):
         lo, hi = self._activation()
         tables, mult, bias = self._tables(units)
         params: dict[str, Any] = {
-            "batches": 1, "rows": rows, "cols": units, "depth": depth,
-            "a_batch_stride": 0, "a_row_stride": depth, "a_depth_stride": 1,
-            "b_batch_stride": 0, "b_depth_stride": 1, "b_col_stride": depth,
-            "a_offset": -x.zero_point(), "b_offset": 0, "output_offset": y.zero_point(),
-            "act_min": lo, "act_max": hi, "per_channel": 1, "multiplier": mult, "bias": bias,
+            "batches": 1,
+            "rows": rows,
+            "cols": units,
+            "depth": depth,
+            "a_batch_stride": 0,
+            "a_row_stride": depth,
+            "a_depth_stride": 1,
+            "b_batch_stride": 0,
+            "b_depth_stride": 1,
+            "b_col_stride": depth,
+            "a_offset": -x.zero_point(),
+            "b_offset": 0,
+            "output_offset": y.zero_point(),
+            "act_min": lo,
+            "act_max": hi,
+            "per_channel": 1,
+            "multiplier": mult,
+            "bias": bias,
         }
         args = [self.ptr(x, const=True), self.ptr(w, const=True), self.ptr(y)]
         return KernelCall("onnx_matmul_s8", args, "onnx_matmul_params_t", params, tables=tables)
@@ -289,7 +335,11 @@ class OnnxBatchMatMulOperator(_OnnxOperator):
         batches, ab, bb, rows, depth, cols = self._dims()
         if depth != depth_b:
             yield f"inner dimensions {depth} and {depth_b} differ"
-        if ab not in (1, batches) or bb not in (1, batches) or (ab != bb and a.shape[:-2] != y.shape[:-2] and b.shape[:-2] != y.shape[:-2]):
+        if (
+            ab not in (1, batches)
+            or bb not in (1, batches)
+            or (ab != bb and a.shape[:-2] != y.shape[:-2] and b.shape[:-2] != y.shape[:-2])
+        ):
             yield "only whole-batch broadcasting (one operand with a single batch) is supported"
         if y.size != batches * rows * cols:
             yield f"output shape {tuple(y.shape)} does not match"
@@ -299,16 +349,28 @@ class OnnxBatchMatMulOperator(_OnnxOperator):
         a, b, y = self.input_tensors[0], self.input_tensors[1], self.output_tensors[0]
         batches, ab, bb, rows, depth, cols = self._dims()
         mult = (F32(a.scale()) * F32(b.scale())) / F32(y.scale())
-        table = self._table("multiplier", "float", _float_table(np.array([mult])), "onnxruntime's float32 multiplier")
+        table = self._table(
+            "multiplier", "float", _float_table(np.array([mult])), "onnxruntime's float32 multiplier"
+        )
         params: dict[str, Any] = {
-            "batches": batches, "rows": rows, "cols": cols, "depth": depth,
+            "batches": batches,
+            "rows": rows,
+            "cols": cols,
+            "depth": depth,
             "a_batch_stride": 0 if ab == 1 else rows * depth,
-            "a_row_stride": 1 if o.adj_x else depth, "a_depth_stride": rows if o.adj_x else 1,
+            "a_row_stride": 1 if o.adj_x else depth,
+            "a_depth_stride": rows if o.adj_x else 1,
             "b_batch_stride": 0 if bb == 1 else depth * cols,
-            "b_depth_stride": 1 if o.adj_y else cols, "b_col_stride": depth if o.adj_y else 1,
-            "a_offset": -a.zero_point(), "b_offset": -b.zero_point(), "output_offset": y.zero_point(),
-            "act_min": -128, "act_max": 127, "per_channel": 0,
-            "multiplier": self.table_ref(table), "bias": "NULL",
+            "b_depth_stride": 1 if o.adj_y else cols,
+            "b_col_stride": depth if o.adj_y else 1,
+            "a_offset": -a.zero_point(),
+            "b_offset": -b.zero_point(),
+            "output_offset": y.zero_point(),
+            "act_min": -128,
+            "act_max": 127,
+            "per_channel": 0,
+            "multiplier": self.table_ref(table),
+            "bias": "NULL",
         }
         args = [self.ptr(a, const=True), self.ptr(b, const=True), self.ptr(y)]
         return KernelCall("onnx_matmul_s8", args, "onnx_matmul_params_t", params, tables=[table])
@@ -343,7 +405,9 @@ class _OnnxBinary(_OnnxOperator):
         for size in reversed(shape):
             strides.append(step)
             step *= size
-        return [0 if s == 1 and o != 1 else st for s, st, o in zip(shape, reversed(strides), out, strict=True)]
+        return [
+            0 if s == 1 and o != 1 else st for s, st, o in zip(shape, reversed(strides), out, strict=True)
+        ]
 
     def kernel(self) -> KernelCall:
         a, b, y = self.input_tensors[0], self.input_tensors[1], self.output_tensors[0]
@@ -351,12 +415,18 @@ class _OnnxBinary(_OnnxOperator):
         pad = [0] * (MAX_DIMS - len(out))
         lo, hi = self._activation()
         params: dict[str, Any] = {
-            "dims": len(out), "shape": [*out, *[1] * len(pad)],
+            "dims": len(out),
+            "shape": [*out, *[1] * len(pad)],
             "a_strides": [*self._strides(tuple(a.shape), out), *pad],
             "b_strides": [*self._strides(tuple(b.shape), out), *pad],
-            "a_zero_point": a.zero_point(), "b_zero_point": b.zero_point(), "output_zero_point": y.zero_point(),
-            "a_scale": F32(a.scale()), "b_scale": F32(b.scale()), "output_scale": F32(y.scale()),
-            "act_min": lo, "act_max": hi,
+            "a_zero_point": a.zero_point(),
+            "b_zero_point": b.zero_point(),
+            "output_zero_point": y.zero_point(),
+            "a_scale": F32(a.scale()),
+            "b_scale": F32(b.scale()),
+            "output_scale": F32(y.scale()),
+            "act_min": lo,
+            "act_max": hi,
         }
         args = [self.ptr(a, const=True), self.ptr(b, const=True), self.ptr(y)]
         return KernelCall(f"onnx_{self.KIND}_s8", args, "onnx_binary_params_t", params)
@@ -407,13 +477,28 @@ class OnnxAveragePool2DOperator(_OnnxOperator):
         oh, ow, pt, pl = self._spatial()
         lo, hi = quantized_clamp(o.activation, y)
         params: dict[str, Any] = {
-            "batches": n, "input_height": h, "input_width": w, "channels": c,
-            "output_height": oh, "output_width": ow, "filter_height": o.filter_h, "filter_width": o.filter_w,
-            "stride_height": o.stride_h, "stride_width": o.stride_w, "pad_top": pt, "pad_left": pl,
-            "input_zero_point": x.zero_point(), "output_zero_point": y.zero_point(),
-            "input_scale": F32(x.scale()), "output_scale": F32(y.scale()), "act_min": lo, "act_max": hi,
+            "batches": n,
+            "input_height": h,
+            "input_width": w,
+            "channels": c,
+            "output_height": oh,
+            "output_width": ow,
+            "filter_height": o.filter_h,
+            "filter_width": o.filter_w,
+            "stride_height": o.stride_h,
+            "stride_width": o.stride_w,
+            "pad_top": pt,
+            "pad_left": pl,
+            "input_zero_point": x.zero_point(),
+            "output_zero_point": y.zero_point(),
+            "input_scale": F32(x.scale()),
+            "output_scale": F32(y.scale()),
+            "act_min": lo,
+            "act_max": hi,
         }
-        return KernelCall("onnx_avg_pool_s8", [self.ptr(x, const=True), self.ptr(y)], "onnx_pool_params_t", params)
+        return KernelCall(
+            "onnx_avg_pool_s8", [self.ptr(x, const=True), self.ptr(y)], "onnx_pool_params_t", params
+        )
 
 
 class OnnxMeanOperator(_OnnxOperator):
@@ -443,12 +528,17 @@ class OnnxMeanOperator(_OnnxOperator):
         shape = [int(d) for d in x.shape]
         first, last = (axes[0], axes[-1] + 1) if axes else (0, 0)
         params: dict[str, Any] = {
-            "outer": int(np.prod(shape[:first])), "reduce": int(np.prod(shape[first:last])),
+            "outer": int(np.prod(shape[:first])),
+            "reduce": int(np.prod(shape[first:last])),
             "inner": int(np.prod(shape[last:])),
-            "input_zero_point": x.zero_point(), "output_zero_point": y.zero_point(),
-            "input_scale": F32(x.scale()), "output_scale": F32(y.scale()),
+            "input_zero_point": x.zero_point(),
+            "output_zero_point": y.zero_point(),
+            "input_scale": F32(x.scale()),
+            "output_scale": F32(y.scale()),
         }
-        return KernelCall("onnx_mean_s8", [self.ptr(x, const=True), self.ptr(y)], "onnx_mean_params_t", params)
+        return KernelCall(
+            "onnx_mean_s8", [self.ptr(x, const=True), self.ptr(y)], "onnx_mean_params_t", params
+        )
 
 
 def _not_in_files(*_: object) -> AirOperator:
