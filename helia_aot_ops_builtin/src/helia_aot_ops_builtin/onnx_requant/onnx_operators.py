@@ -50,6 +50,11 @@ REWRITTEN = (
 )
 """The operators whose requantization differs between the two modes, each run as ``ONNX_<type>``."""
 F32 = np.float32
+MADE = (
+    "Made by the ONNX_REQUANTIZATION transform from the LiteRT-named operator in a model whose "
+    "metadata asks for requantization 'onnx' (the ONNX front end); never read from a file."
+)
+PER_TENSOR = "Activations int8, quantized per tensor."
 
 
 def requantization_mode(model: AirModel) -> str:
@@ -175,6 +180,13 @@ class _OnnxWeighted(_OnnxOperator):
 class OnnxConv2DOperator(_OnnxWeighted):
     """ONNX_CONV_2D: CONV_2D (and DEPTHWISE_CONV_2D) with onnxruntime's requantization."""
 
+    RESTRICTIONS = (
+        MADE,
+        PER_TENSOR,
+        "Weights constant int8 with zero zero points (per tensor or per channel); bias constant int32.",
+        "Padding SAME, VALID or explicit; no grouped convolution.",
+    )
+
     TYPE = "ONNX_CONV_2D"
     DEPTHWISE = False
 
@@ -265,6 +277,12 @@ class OnnxDepthwiseConv2DOperator(OnnxConv2DOperator):
 class OnnxFullyConnectedOperator(_OnnxWeighted):
     """ONNX_FULLY_CONNECTED: FULLY_CONNECTED with onnxruntime's requantization (QGemm)."""
 
+    RESTRICTIONS = (
+        MADE,
+        PER_TENSOR,
+        "Weights constant int8 [units, depth] with zero zero points; bias constant int32.",
+    )
+
     TYPE = "ONNX_FULLY_CONNECTED"
 
     def check(self) -> Iterable[str]:
@@ -312,6 +330,12 @@ class OnnxFullyConnectedOperator(_OnnxWeighted):
 class OnnxBatchMatMulOperator(_OnnxOperator):
     """ONNX_BATCH_MATMUL: BATCH_MATMUL (QLinearMatMul) with onnxruntime's requantization; the
     batch dimensions of either operand may be one (broadcast), per-tensor quantization only."""
+
+    RESTRICTIONS = (
+        MADE,
+        PER_TENSOR,
+        "Either operand's batch dimensions may be one (broadcast) or the output's.",
+    )
 
     TYPE = "ONNX_BATCH_MATMUL"
 
@@ -380,6 +404,7 @@ MAX_DIMS = 5
 
 
 class _OnnxBinary(_OnnxOperator):
+    RESTRICTIONS = (MADE, PER_TENSOR, "Up to 5 dimensions, broadcast by numpy's rules.")
     KIND = ""
 
     def check(self) -> Iterable[str]:
@@ -450,6 +475,8 @@ class OnnxAveragePool2DOperator(_OnnxOperator):
     """ONNX_AVERAGE_POOL_2D: the in-image taps' exact sum times input scale / (output scale *
     count) in float32, rounded half to even (onnxruntime's QLinear average pooling)."""
 
+    RESTRICTIONS = (MADE, PER_TENSOR, "4-D NHWC input; padding SAME or VALID (padding taps not counted).")
+
     TYPE = "ONNX_AVERAGE_POOL_2D"
 
     def _spatial(self) -> tuple[int, int, int, int]:
@@ -503,6 +530,8 @@ class OnnxAveragePool2DOperator(_OnnxOperator):
 
 class OnnxMeanOperator(_OnnxOperator):
     """ONNX_MEAN: MEAN over adjacent axes as QLinearGlobalAveragePool computes it."""
+
+    RESTRICTIONS = (MADE, PER_TENSOR, "Constant axes, adjacent to one another.")
 
     TYPE = "ONNX_MEAN"
 
