@@ -2,11 +2,12 @@
 
 A front end that records ``requantization: "onnx"`` in the AIR model's metadata (the ONNX front
 end does, for QDQ models) has its int8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL,
-ADD, MUL, AVERAGE_POOL_2D and MEAN rewritten by the ONNX_REQUANTIZATION transform into the
-``ONNX_*`` operators here, whose kernels (``hk_onnx_requant.h``) requantize as onnxruntime's
-integer kernels do: the float32 multiplier ``input scale * weight scale / output scale``, the
-accumulator converted to float32 and multiplied, rounded half to even. ADD and MUL dequantize,
-compute and quantize in float32 as ONNX's QDQ definition says. A model without the metadata, or
+ADD, MUL, AVERAGE_POOL_2D and MEAN rewritten by the ONNX_REQUANTIZATION transform
+(``transforms/onnx_requantization.py``) into the ``ONNX_*`` operators here, whose kernels
+(``hk_onnx_requant.h``) requantize as onnxruntime's integer kernels do: the float32 multiplier
+``input scale * weight scale / output scale``, the accumulator converted to float32 and
+multiplied, rounded half to even. ADD and MUL dequantize, compute and quantize in float32 as
+ONNX's QDQ definition says. A model without the metadata, or
 with ``"litert"``, never meets these operators: its modules are what they always were.
 """
 
@@ -16,12 +17,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-from helia_aot.air import AirModel, AirOperator, AirTensor
+from helia_aot.air import AirOperator, AirTensor
 from helia_aot.codegen import c_float
-from helia_aot.errors import InvalidConfigError, UnsupportedModelError
+from helia_aot.errors import UnsupportedModelError
 from helia_aot.pack import OperatorRecord
-from helia_aot.registry import RegistryContext
-from helia_aot.transforms import AirTransform
 
 from helia_aot_ops_builtin.common.base import label
 from helia_aot_ops_builtin.common.kernel_call import CTable, KernelCall, KernelCallOperator
@@ -36,63 +35,12 @@ from helia_aot_ops_builtin.fully_connected.fully_connected import (
 from helia_aot_ops_builtin.pooling.pool import AirPool2DOptions
 from helia_aot_ops_builtin.reduce.reduce import AirReducerOptions
 
-METADATA_KEY = "requantization"
-MODES = ("litert", "onnx")
-REWRITTEN = (
-    "CONV_2D",
-    "DEPTHWISE_CONV_2D",
-    "FULLY_CONNECTED",
-    "BATCH_MATMUL",
-    "ADD",
-    "MUL",
-    "AVERAGE_POOL_2D",
-    "MEAN",
-)
-"""The operators whose requantization differs between the two modes, each run as ``ONNX_<type>``."""
 F32 = np.float32
 MADE = (
     "Made by the ONNX_REQUANTIZATION transform from the LiteRT-named operator in a model whose "
     "metadata asks for requantization 'onnx' (the ONNX front end); never read from a file."
 )
 PER_TENSOR = "Activations int8, quantized per tensor."
-
-
-def requantization_mode(model: AirModel) -> str:
-    """The model's requantization mode: ``"litert"`` (the default) or ``"onnx"``."""
-    mode = model.metadata.get(METADATA_KEY, "litert")
-    if mode not in MODES:
-        raise InvalidConfigError(
-            f"the model's metadata asks for requantization {mode!r}, which is neither 'litert' nor 'onnx'",
-            hint="a front end records 'onnx' for onnxruntime's arithmetic or leaves the key out",
-        )
-    return str(mode)
-
-
-def _all_int8(model: AirModel, op: AirOperator) -> bool:
-    """Every activation tensor int8; constants (weights int8, bias int32) are checked later."""
-    tensors = [model.tensors[t] for t in (*op.input_ids, *op.output_ids) if t]
-    return all(t.is_constant or t.dtype.numpy == np.int8 for t in tensors)
-
-
-class OnnxRequantization(AirTransform):
-    """ONNX_REQUANTIZATION: in a model whose metadata asks for ``"onnx"``, run its int8
-    convolutions, matrix products, ADD, MUL, average poolings and means as the ``ONNX_*``
-    operators (onnxruntime's requantization); a model that does not ask is left untouched."""
-
-    NAME = "ONNX_REQUANTIZATION"
-    OPTIONS = None
-    ORDER = 90  # after every rewrite that may still make or fold one of these operators
-
-    def apply(self, model: AirModel, context: RegistryContext) -> AirModel:
-        del context
-        self.rewrote = False
-        if requantization_mode(model) != "onnx":
-            return model
-        for op in model.operators:
-            if op.op_type in REWRITTEN and _all_int8(model, op):
-                op.op_type = "ONNX_" + op.op_type
-                self.rewrote = True
-        return model
 
 
 class _OnnxOperator(KernelCallOperator):

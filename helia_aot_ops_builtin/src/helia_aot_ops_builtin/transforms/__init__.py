@@ -9,9 +9,9 @@ from __future__ import annotations
 from helia_aot.registry import RegistryContext
 from helia_aot.transforms import AirTransform
 
-from helia_aot_ops_builtin.onnx_requant.onnx_operators import OnnxRequantization
 from helia_aot_ops_builtin.transforms.depthwise_to_conv import DepthwiseToConv
 from helia_aot_ops_builtin.transforms.fold_invariant_variables import FoldInvariantVariables
+from helia_aot_ops_builtin.transforms.onnx_requantization import OnnxRequantization
 from helia_aot_ops_builtin.transforms.prune_identity_ops import PruneIdentityOps
 from helia_aot_ops_builtin.transforms.remove_densify import RemoveDensify
 from helia_aot_ops_builtin.transforms.schedule_constant_dequantize import ScheduleConstantDequantize
