@@ -289,6 +289,11 @@ CASES: dict[str, OnnxCase] = {
         _binary("ADD", (1, 3, 4, 5), 0.09, -1),
         lambda a, c: ref.binary("add", a, 0.07, 3, c, 0.05, -8, 0.09, -1),
     ),
+    "ONNX_SUB": OnnxCase(
+        (((2, 3, 4), 0.06, -4), ((3, 1), 0.08, 2)),
+        _binary("SUB", (2, 3, 4), 0.1, 0),
+        lambda a, c: ref.binary("sub", a, 0.06, -4, c, 0.08, 2, 0.1, 0),
+    ),
     "ONNX_MUL": OnnxCase(
         (((2, 6), 0.07, 3), ((6,), 0.05, -8)),
         _binary("MUL", (2, 6), 0.4, 4),

@@ -80,9 +80,9 @@ def matmul_case(rng, rows, cols, depth, zb=0, tie=False) -> Case:
     b_nk = rng.integers(-127, 128, (1, cols, depth)).astype(np.int8)  # read as [k, n] through strides
     za = int(rng.integers(-128, 128))
     bias = rng.integers(-5000, 5000, cols).astype(np.int32)
-    mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(cols)], _scale(rng) * 32).astype(
-        np.float32
-    )
+    sx, sw = _scale(rng), [_scale(rng) for _ in range(cols)]
+    # An output scale that keeps the outputs off the clamp: about the accumulators' spread.
+    mult = ref.conv_multipliers(sx, sw, sx * max(sw) * 48 * np.sqrt(depth)).astype(np.float32)
     if tie:  # every accumulator its (odd) bias, scaled by one half: all ties
         a[:] = 0
         b_nk[:] = 0
@@ -109,7 +109,8 @@ def matmul_case(rng, rows, cols, depth, zb=0, tie=False) -> Case:
 def binary_case(rng, kind, shape) -> Case:
     a = rng.integers(-128, 128, shape).astype(np.int8)
     b = rng.integers(-128, 128, (shape[-1],)).astype(np.int8)  # broadcast along the last axis
-    sa, sb, sy = _scale(rng), _scale(rng), _scale(rng) * (1 if kind == "add" else 16)
+    sa, sb = _scale(rng), _scale(rng)
+    sy = sa * sb * 256 if kind == "mul" else (sa + sb) * 1.5  # outputs spread over the int8 range
     za, zb, zy = (int(v) for v in rng.integers(-128, 128, 3))
     want = ref.binary(kind, a, sa, za, b, sb, zb, sy, zy)
     dims = len(shape)
@@ -195,6 +196,7 @@ def cases() -> list[Case]:
         matmul_case(rng, 1, 41, 4, tie=True),
         binary_case(rng, "add", (3, 7)),
         binary_case(rng, "mul", (2, 2, 5)),
+        binary_case(rng, "sub", (4, 3)),
         pool_case(rng, 6, 6, 5, 2, 2),
         pool_case(rng, 5, 4, 17, 3, 1),
         mean_case(rng, 2, 12, 7),

@@ -39,7 +39,7 @@ def test_onnx_mode_module_matches_qdq_model(onnx_modules):
     report = json.loads(next(onnx_modules.folder.glob("*_report.json")).read_text())
     assert plan["requantization"] == report["requantization"] == "onnx"
     assert {op["op_type"] for op in plan["operators"]} == REWRITTEN
-    assert len(REWRITTEN) == 8
+    assert len(REWRITTEN) == 9
 
 
 def test_litert_mode_keeps_litert_operators(onnx_modules, tmp_path):

@@ -8,8 +8,8 @@ Written from the ONNX operator definitions and onnxruntime's integer kernels, ne
   output zero point, saturated (and clamped to a fused activation's range);
 - averages (pooling, MEAN) sum the taps exactly and multiply by ``x_scale / (y_scale * count)``
   in float32, as QLinearGlobalAveragePool does;
-- ADD and MUL dequantize each operand in float32 (``scale * (q - zero_point)``), add or multiply in
-  float32 and quantize as QuantizeLinear does (divide by the output scale, round half to even).
+- ADD, SUB and MUL dequantize each operand in float32 (``scale * (q - zero_point)``), add, subtract
+  or multiply in float32 and quantize as QuantizeLinear does (divide by the output scale, round half to even).
 """
 
 from __future__ import annotations
@@ -89,10 +89,10 @@ def matmul(a, za, b, zb, bias, mult, zy, lo, hi):
 
 
 def binary(kind: str, a, sa, za, b, sb, zb, sy, zy, lo=-128, hi=127):
-    """ADD or MUL in float32 after dequantization, then QuantizeLinear (divide, half to even)."""
+    """ADD, SUB or MUL in float32 after dequantization, then QuantizeLinear (divide, half to even)."""
     va = F32(sa) * (a.astype(np.int32) - za).astype(F32)
     vb = F32(sb) * (b.astype(np.int32) - zb).astype(F32)
-    v = (va + vb) if kind == "add" else (va * vb)
+    v = {"add": va + vb, "sub": va - vb, "mul": va * vb}[kind]
     return quantize_rne(v.astype(F32) / F32(sy), zy, lo, hi)
 
 

@@ -8,7 +8,7 @@
 #include "hk_onnx_requant.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
-/* ADD and MUL compute a * b + c in float32 with two roundings, as onnxruntime does: no FMA. */
+/* ADD, SUB and MUL compute a * b + c in float32 with two roundings, as onnxruntime does: no FMA. */
 #pragma GCC optimize("fp-contract=off")
 #elif defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -196,7 +196,8 @@ int32_t hk_onnx_matmul_s8(const hk_onnx_matmul_params_t *p, const int8_t *a, con
     return HK_STATUS_OK;
 }
 
-/* Walk the broadcast output in order; op 0 adds, 1 multiplies the dequantized operands. */
+/* Walk the broadcast output in order; op 0 adds, 1 multiplies, 2 subtracts the dequantized
+ * operands. */
 static int32_t onnx_binary(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
                            int8_t *output, int32_t op)
 {
@@ -209,7 +210,7 @@ static int32_t onnx_binary(const hk_onnx_binary_params_t *p, const int8_t *a, co
     for (int64_t o = 0; o < total; ++o) {
         const float va = p->a_scale * (float)((int32_t)a[ai] - p->a_zero_point);
         const float vb = p->b_scale * (float)((int32_t)b[bi] - p->b_zero_point);
-        const float v = op == 0 ? va + vb : va * vb;
+        const float v = op == 0 ? va + vb : (op == 1 ? va * vb : va - vb);
         output[o] = (int8_t)hk_onnx_quantize(v / p->output_scale, p->output_zero_point, p->act_min,
                                              p->act_max);
         for (int32_t d = p->dims - 1; d >= 0; --d) {
@@ -236,6 +237,12 @@ int32_t hk_onnx_mul_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const 
                        int8_t *output)
 {
     return onnx_binary(p, a, b, output, 1);
+}
+
+int32_t hk_onnx_sub_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
+                       int8_t *output)
+{
+    return onnx_binary(p, a, b, output, 2);
 }
 
 /* onnxruntime's average multiplier for `count` taps: input scale / (output scale * count). */

@@ -8,7 +8,7 @@
  * and round half to even. A model from the ONNX front end records requantization "onnx" and
  * its convolutions, matrix products, poolings and means run these kernels instead, so the
  * generated code agrees with onnxruntime bit for bit wherever onnxruntime runs an integer
- * kernel. ADD and MUL follow ONNX's QDQ definition in float32 (dequantize, add or multiply,
+ * kernel. ADD, SUB and MUL follow ONNX's QDQ definition in float32 (dequantize, add, subtract or multiply,
  * divide by the output scale, round half to even), as onnxruntime's reference loop does.
  *
  * Rounding is done on the float's bits (hk_onnx_rne), never by adding a magic constant: a
@@ -212,6 +212,8 @@ int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input
 int32_t hk_onnx_matmul_s8(const hk_onnx_matmul_params_t *p, const int8_t *a, const int8_t *b,
                           int8_t *output);
 int32_t hk_onnx_add_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
+                       int8_t *output);
+int32_t hk_onnx_sub_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
                        int8_t *output);
 int32_t hk_onnx_mul_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
                        int8_t *output);

@@ -2,11 +2,11 @@
 
 A front end that records ``requantization: "onnx"`` in the AIR model's metadata (the ONNX front
 end does, for QDQ models) has its int8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL,
-ADD, MUL, AVERAGE_POOL_2D and MEAN rewritten by the ONNX_REQUANTIZATION transform
+ADD, SUB, MUL, AVERAGE_POOL_2D and MEAN rewritten by the ONNX_REQUANTIZATION transform
 (``transforms/onnx_requantization.py``) into the ``ONNX_*`` operators here, whose kernels
 (``hk_onnx_requant.h``) requantize as onnxruntime's integer kernels do: the float32 multiplier
 ``input scale * weight scale / output scale``, the accumulator converted to float32 and
-multiplied, rounded half to even. ADD and MUL dequantize, compute and quantize in float32 as
+multiplied, rounded half to even. ADD, SUB and MUL dequantize, compute and quantize in float32 as
 ONNX's QDQ definition says. A model without the metadata, or
 with ``"litert"``, never meets these operators: its modules are what they always were.
 """
@@ -27,7 +27,7 @@ from helia_aot_ops_builtin.common.kernel_call import CTable, KernelCall, KernelC
 from helia_aot_ops_builtin.common.quantization import FUSED_ACTIVATIONS, quantized_clamp
 from helia_aot_ops_builtin.common.weighted_prepare import window_geometry
 from helia_aot_ops_builtin.conv.conv import AirConv2DOptions, AirDepthwiseConv2DOptions
-from helia_aot_ops_builtin.elementwise.binary import AirAddOptions, AirMulOptions
+from helia_aot_ops_builtin.elementwise.binary import AirAddOptions, AirMulOptions, AirSubOptions
 from helia_aot_ops_builtin.fully_connected.fully_connected import (
     AirBatchMatMulOptions,
     AirFullyConnectedOptions,
@@ -412,6 +412,13 @@ class OnnxAddOperator(_OnnxBinary):
     KIND = "add"
 
 
+class OnnxSubOperator(_OnnxBinary):
+    """ONNX_SUB: SUB dequantized, subtracted and quantized in float32 (QDQ Sub)."""
+
+    TYPE = "ONNX_SUB"
+    KIND = "sub"
+
+
 class OnnxMulOperator(_OnnxBinary):
     """ONNX_MUL: MUL dequantized, multiplied and quantized in float32 (QDQ Mul)."""
 
@@ -534,6 +541,7 @@ REGISTRATIONS = [
         (OnnxFullyConnectedOperator, AirFullyConnectedOptions),
         (OnnxBatchMatMulOperator, AirBatchMatMulOptions),
         (OnnxAddOperator, AirAddOptions),
+        (OnnxSubOperator, AirSubOptions),
         (OnnxMulOperator, AirMulOptions),
         (OnnxAveragePool2DOperator, AirPool2DOptions),
         (OnnxMeanOperator, AirReducerOptions),

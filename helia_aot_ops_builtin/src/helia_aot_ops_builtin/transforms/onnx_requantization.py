@@ -22,6 +22,7 @@ REWRITTEN = (
     "FULLY_CONNECTED",
     "BATCH_MATMUL",
     "ADD",
+    "SUB",
     "MUL",
     "AVERAGE_POOL_2D",
     "MEAN",
@@ -48,7 +49,7 @@ def _all_int8(model: AirModel, op: AirOperator) -> bool:
 
 class OnnxRequantization(AirTransform):
     """ONNX_REQUANTIZATION: in a model whose metadata asks for ``"onnx"``, run its int8
-    convolutions, matrix products, ADD, MUL, average poolings and means as the ``ONNX_*``
+    convolutions, matrix products, ADD, SUB, MUL, average poolings and means as the ``ONNX_*``
     operators (onnxruntime's requantization); a model that does not ask is left untouched."""
 
     NAME = "ONNX_REQUANTIZATION"
