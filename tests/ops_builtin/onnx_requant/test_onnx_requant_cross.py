@@ -1,11 +1,12 @@
 """The onnx requantization kernels give the numpy QDQ model's bytes on the Cortex-M55 (Helium:
-VCVTN requantization, vectorized inner products and depthwise channels) and the Cortex-M4 (DSP:
-SMLAD inner products, FPv4 single-precision float), under QEMU.
+VCVTN requantization, vectorized inner products, depthwise channels, pooling windows and means)
+and the Cortex-M4 (DSP: SMLAD inner products, FPv4 single-precision float), under QEMU.
 
 One program holds a fixed set of cases (parameters, inputs and the expected outputs of
 support/onnx_qdq_refmodels.py), cross-built once per core. The cases reach what selects code in
 the fast paths: depths below, at and past the vector and word widths, channel counts with a
-predicated tail, a depthwise multiplier of one (Helium's vector loop) and two (the scalar loop),
+predicated tail (convolutions, poolings, means), a depthwise multiplier of one (Helium's vector
+loop) and two (the scalar loop),
 matrix operands read with strides (the generic loop) and with a nonzero second zero point, and
 accumulators whose scaled values are exact rounding ties.
 """

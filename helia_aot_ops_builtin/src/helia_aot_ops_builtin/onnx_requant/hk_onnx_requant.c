@@ -3,7 +3,9 @@
  *
  * Every path (Helium, DSP, portable) computes the same int32 accumulators and requantizes them
  * with the same float32 operations, so all give identical bytes. Helium requantizes four
- * channels per VCVTN; the DSP extension speeds the inner products (two SMLADs per four taps).
+ * channels per VCVTN and sums pooling windows and means four channels a vector; the DSP
+ * extension speeds the inner products (two SMLADs per four taps). ADD, SUB and MUL divide by the
+ * output scale, which has no vector form, and run the scalar loop on every path.
  */
 #include "hk_onnx_requant.h"
 
@@ -270,7 +272,25 @@ int32_t hk_onnx_avg_pool_s8(const hk_onnx_pool_params_t *p, const int8_t *input,
                     continue;
                 }
                 const float m = onnx_average_multiplier(p->input_scale, p->output_scale, count);
-                for (int32_t c = 0; c < ch; ++c) {
+                int32_t c = 0;
+#if HK_ONNX_MVE_F
+                /* Four channels a vector (channels are innermost), requantized by one VCVTN. */
+                for (; c < ch; c += 4) {
+                    const mve_pred16_t pr = vctp32q((uint32_t)(ch - c));
+                    int32x4_t sum = vdupq_n_s32(-p->input_zero_point * count);
+                    for (int32_t y = ylo; y < yhi; ++y) {
+                        for (int32_t x = xlo; x < xhi; ++x) {
+                            const int8_t *in =
+                                input + (((int64_t)b * p->input_height + y) * p->input_width + x) * ch + c;
+                            sum = vaddq_s32(sum, vldrbq_z_s32(in, pr));
+                        }
+                    }
+                    const int32x4_t q = hk_onnx_requant_mve(sum, vdupq_n_f32(m), p->output_zero_point,
+                                                            p->act_min, p->act_max);
+                    vstrbq_p_s32(out + c, q, pr);
+                }
+#endif
+                for (; c < ch; ++c) {
                     int32_t sum = -p->input_zero_point * count;
                     for (int32_t y = ylo; y < yhi; ++y) {
                         for (int32_t x = xlo; x < xhi; ++x) {
@@ -292,7 +312,21 @@ int32_t hk_onnx_mean_s8(const hk_onnx_mean_params_t *p, const int8_t *input, int
     }
     const float m = onnx_average_multiplier(p->input_scale, p->output_scale, p->reduce);
     for (int32_t o = 0; o < p->outer; ++o) {
-        for (int32_t i = 0; i < p->inner; ++i) {
+        int32_t i = 0;
+#if HK_ONNX_MVE_F
+        /* Four neighbouring positions of the inner dimensions a vector. */
+        for (; i < p->inner; i += 4) {
+            const mve_pred16_t pr = vctp32q((uint32_t)(p->inner - i));
+            const int8_t *x = input + (int64_t)o * p->reduce * p->inner + i;
+            int32x4_t sum = vdupq_n_s32(-p->input_zero_point * p->reduce);
+            for (int32_t r = 0; r < p->reduce; ++r) {
+                sum = vaddq_s32(sum, vldrbq_z_s32(x + (int64_t)r * p->inner, pr));
+            }
+            const int32x4_t q = hk_onnx_requant_mve(sum, vdupq_n_f32(m), p->output_zero_point, -128, 127);
+            vstrbq_p_s32(output + (int64_t)o * p->inner + i, q, pr);
+        }
+#endif
+        for (; i < p->inner; ++i) {
             const int8_t *x = input + (int64_t)o * p->reduce * p->inner + i;
             int32_t sum = -p->input_zero_point * p->reduce;
             for (int32_t r = 0; r < p->reduce; ++r) {
