@@ -18,8 +18,8 @@ from ops_builtin.onnx_requant.onnx_single_ops import ModuleRun, run_all
 
 
 @pytest.fixture(scope="session")
-def onnx_modules(tmp_path_factory, worker_id) -> ModuleRun:
-    if worker_id == "master":  # no xdist: this session is the run
+def onnx_modules(tmp_path_factory, request) -> ModuleRun:
+    if not hasattr(request.config, "workerinput"):  # not an xdist worker: this session is the run
         return run_all(tmp_path_factory.mktemp("onnx_single_ops"))
     shared = tmp_path_factory.getbasetemp().parent / "onnx_single_ops"  # one per run
     shared.mkdir(exist_ok=True)
