@@ -55,6 +55,8 @@ FAMILIES = {
     "recurrent": "LSTM, GRU, RNN and SVDF",
     "control_flow": "IF, WHILE, resource variables and custom (Ethos-U) operators",
     "quantize": "QUANTIZE and DEQUANTIZE",
+    "onnx_requant": "the integer operators of a model that asks for onnxruntime's requantization "
+    "(float multiplier, round half to even), their transform and kernels",
 }
 
 PACK: dict[str, tuple[str, ...]] = {
@@ -204,6 +206,10 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_softmax_f16.h",
         "hk_table.h",
     ),
+    "onnx_requant": (
+        "onnx_operators.py",
+        "hk_onnx_requant.h",
+    ),
     "pooling": (
         "pool.py",
         "hk_pool.h",
@@ -307,6 +313,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "cross_check.py",
         "elementwise_ctypes.py",
         "elementwise_refmodels.py",
+        "onnx_qdq_refmodels.py",
         "index_model.py",
         "lstm_models.py",
         "recurrent_models.py",
@@ -402,6 +409,23 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_softmax.py",
     ),
     "pooling": ("test_pool.py",),
+    "onnx_requant": (
+        "conftest.py",
+        "onnx_requant_ctypes.py",
+        "onnx_single_ops.py",
+        "test_onnx_add.py",
+        "test_onnx_average_pool_2d.py",
+        "test_onnx_batch_matmul.py",
+        "test_onnx_conv_2d.py",
+        "test_onnx_depthwise_conv_2d.py",
+        "test_onnx_fully_connected.py",
+        "test_onnx_mean.py",
+        "test_onnx_mul.py",
+        "test_onnx_sub.py",
+        "test_onnx_requant_kernels.py",
+        "test_onnx_requant_cross.py",
+        "test_onnx_requant_modules.py",
+    ),
     "data_movement": (
         "test_block_movers.py",
         "test_data_movement_cross_compile.py",

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from helia_aot import AotConverter, ConvertArgs
+from helia_aot.registry import RegistryContext
 from helia_aot.testing.host import HOST_CFLAGS, SANITIZE_FLAGS, module_sources, printf_hook
 from helia_aot.testing.object_cache import compile_object, is_kernel_source
 
@@ -29,9 +30,12 @@ def _run(cmd: list[str]) -> None:
         raise subprocess.CalledProcessError(proc.returncode, cmd, proc.stdout, proc.stderr)
 
 
-def run_linked(cases: Mapping[str, Case], root: Path) -> dict[str, str]:
-    """Convert, link and run every case; returns each model's section of the output, and fails
-    (AssertionError with the whole output) unless every model passes."""
+def run_linked(
+    cases: Mapping[str, Case], root: Path, registry_context: RegistryContext | None = None
+) -> dict[str, str]:
+    """Convert (with ``registry_context``, default the installed plugins'), link and run every
+    case; returns each model's section of the output, and fails (AssertionError with the whole
+    output) unless every model passes."""
     modules = []
     for i, (name, (model, golden, bound)) in enumerate(cases.items()):
         relative = isinstance(bound, float)
@@ -46,7 +50,7 @@ def run_linked(cases: Mapping[str, Case], root: Path) -> dict[str, str]:
             "module": {"path": str(root / name), "name": "module", "prefix": f"h{i}"},
             "test": test,
         }
-        result = AotConverter(ConvertArgs.model_validate(config)).convert()
+        result = AotConverter(ConvertArgs.model_validate(config), registry_context).convert()
         modules.append((name, result.prefix, Path(result.output)))
     includes = "".join(f'#include "{prefix}_test_case.h"\n' for _, prefix, _ in modules)
     runs = "".join(

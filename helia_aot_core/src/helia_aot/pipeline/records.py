@@ -245,6 +245,7 @@ def plan_record(
         ],
         "tensors": [],
         "model_name": model.name,
+        **requantization_record(model),
     }
     source = source_record(model)
     if source is not None:  # only for a model another front end laid out: LiteRT plans keep their bytes
@@ -493,7 +494,16 @@ def report_record(
         report["shared_arena"] = shared
     if config.memory.bind_inputs:
         report["bound_inputs"] = [model.tensors[t].name for t in model.inputs]
+    report.update(requantization_record(model))
     return report
+
+
+def requantization_record(model: AirModel) -> dict[str, str]:
+    """``{"requantization": mode}`` when a front end chose a mode other than LiteRT's (the ONNX
+    front end records ``"onnx"`` in the model's metadata); empty otherwise, so every LiteRT
+    module's plan and report keep their bytes."""
+    mode = model.metadata.get("requantization", "litert")
+    return {} if mode == "litert" else {"requantization": str(mode)}
 
 
 def _memory_technique(aot_op: AotOperator) -> dict[str, Any]:

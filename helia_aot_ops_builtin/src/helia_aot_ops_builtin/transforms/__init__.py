@@ -11,6 +11,7 @@ from helia_aot.transforms import AirTransform
 
 from helia_aot_ops_builtin.transforms.depthwise_to_conv import DepthwiseToConv
 from helia_aot_ops_builtin.transforms.fold_invariant_variables import FoldInvariantVariables
+from helia_aot_ops_builtin.transforms.onnx_requantization import OnnxRequantization
 from helia_aot_ops_builtin.transforms.prune_identity_ops import PruneIdentityOps
 from helia_aot_ops_builtin.transforms.remove_densify import RemoveDensify
 from helia_aot_ops_builtin.transforms.schedule_constant_dequantize import ScheduleConstantDequantize
@@ -27,6 +28,7 @@ TRANSFORMS: list[type[AirTransform]] = [
     ScheduleConstantDequantize,
     RemoveDensify,
     Uint8AsInt8,
+    OnnxRequantization,
 ]
 
 

@@ -1,0 +1,223 @@
+/*
+ * helia-aot kernel library: integer kernels with onnxruntime's requantization.
+ *
+ * LiteRT requantizes an int32 accumulator with a fixed-point multiplier and rounds ties away
+ * from zero; onnxruntime's CPU integer kernels (QLinearConv, QLinearMatMul, QGemm,
+ * QLinearGlobalAveragePool) multiply the accumulator, converted to float32, by a float32
+ * multiplier (input scale * weight scale / output scale, in that order, each step in float32)
+ * and round half to even. A model from the ONNX front end records requantization "onnx" and
+ * its convolutions, matrix products, poolings and means run these kernels instead, so the
+ * generated code agrees with onnxruntime bit for bit wherever onnxruntime runs an integer
+ * kernel. ADD, SUB and MUL follow ONNX's QDQ definition in float32 (dequantize, add, subtract or multiply,
+ * divide by the output scale, round half to even), as onnxruntime's reference loop does.
+ *
+ * Rounding is done on the float's bits (hk_onnx_rne), never by adding a magic constant: a
+ * compiler may fuse a multiply and a following add into one FMA, which rounds once instead of
+ * twice and would change results; a lone multiply cannot be fused with anything.
+ */
+#ifndef HK_ONNX_REQUANT_H
+#define HK_ONNX_REQUANT_H
+
+#include <string.h>
+
+#include "hk_common.h"
+#include "hk_isa.h"
+#include "hk_simd.h"
+
+/* Helium's float conversion with round-to-nearest-even needs the floating-point MVE. */
+#if HK_HAVE_MVE && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#define HK_ONNX_MVE_F 1
+#else
+#define HK_ONNX_MVE_F 0
+#endif
+
+/* Round a float in [-2^30, 2^30] to the nearest integer, ties to even, from its bits. */
+HK_INLINE int32_t hk_onnx_rne(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    const int32_t e = (int32_t)((u >> 23) & 0xFFu) - 127;
+    if (e < -1) {
+        return 0;
+    }
+    const uint32_t mant = (u & 0x7FFFFFu) | 0x800000u;
+    int32_t q;
+    if (e >= 23) {
+        q = (int32_t)(mant << (e - 23));
+    } else {
+        const int32_t shift = 23 - e; /* 1..24 */
+        const uint32_t half = 1u << (shift - 1);
+        const uint32_t rem = mant & ((half << 1) - 1u);
+        uint32_t t = mant >> shift;
+        t += (rem > half || (rem == half && (t & 1u))) ? 1u : 0u;
+        q = (int32_t)t;
+    }
+    return (u >> 31) ? -q : q;
+}
+
+/* clamp(rne(v) + zero_point, lo, hi), with v first clamped in float so its bits stay in range
+ * (the bounds are integers, so clamping before or after rounding gives the same integer). */
+HK_INLINE int32_t hk_onnx_quantize(float v, int32_t zero_point, int32_t lo, int32_t hi)
+{
+    const float flo = (float)(lo - zero_point), fhi = (float)(hi - zero_point);
+    v = v < flo ? flo : (v > fhi ? fhi : v);
+    return hk_clamp_i32(hk_onnx_rne(v) + zero_point, lo, hi);
+}
+
+/* onnxruntime's requantization of one accumulator: float(acc) * multiplier, round half even. */
+HK_INLINE int8_t hk_onnx_requant_s8(int32_t acc, float multiplier, int32_t zero_point, int32_t lo,
+                                    int32_t hi)
+{
+    return (int8_t)hk_onnx_quantize((float)acc * multiplier, zero_point, lo, hi);
+}
+
+#if HK_ONNX_MVE_F
+/* Four accumulators at once: VCVTN rounds to nearest with ties to even. */
+HK_INLINE int32x4_t hk_onnx_requant_mve(int32x4_t acc, float32x4_t multiplier, int32_t zero_point,
+                                        int32_t lo, int32_t hi)
+{
+    float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc), multiplier);
+    v = vmaxnmq_f32(v, vdupq_n_f32((float)(lo - zero_point)));
+    v = vminnmq_f32(v, vdupq_n_f32((float)(hi - zero_point)));
+    return vaddq_n_s32(vcvtnq_s32_f32(v), zero_point);
+}
+#endif
+
+/* sum over i < n of (x[i] + x_offset) * w[i]: the inner product every convolution, depthwise
+ * row and matrix product here reduces to (x_offset is minus the input zero point). */
+HK_INLINE int32_t hk_onnx_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset)
+{
+    int32_t acc = 0;
+    int32_t i = 0;
+#if HK_HAVE_MVE
+    int32_t sum = 0;
+    for (; i < n; i += 8) {
+        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
+        const int16x8_t xv = vaddq_n_s16(vldrbq_z_s16(x + i, p), (int16_t)x_offset);
+        const int16x8_t wv = vldrbq_z_s16(w + i, p);
+        sum = vmladavaq_p_s16(sum, xv, wv, p);
+    }
+    acc = sum;
+#elif HK_HAVE_DSP
+    /* Two taps per SMLAD: SXTB16 spreads bytes 0 and 2 (and, after a rotate, 1 and 3) into
+     * halfwords, SADD16 adds the offset to both. */
+    const int32_t offset2 = (int32_t)(((uint32_t)(uint16_t)x_offset << 16) | (uint16_t)x_offset);
+    for (; i + 4 <= n; i += 4) {
+        uint32_t xw, ww;
+        memcpy(&xw, x + i, 4);
+        memcpy(&ww, w + i, 4);
+        const int32_t x02 = __sadd16(hk_sxtb16_even(xw), offset2);
+        const int32_t x13 = __sadd16(hk_sxtb16_odd(xw), offset2);
+        const int32_t w02 = hk_sxtb16_even(ww);
+        const int32_t w13 = hk_sxtb16_odd(ww);
+        acc = __smlad(x02, w02, acc);
+        acc = __smlad(x13, w13, acc);
+    }
+#endif
+    for (; i < n; ++i) {
+        acc += ((int32_t)x[i] + x_offset) * (int32_t)w[i];
+    }
+    return acc;
+}
+
+typedef struct {
+    int32_t batches;
+    int32_t input_height;
+    int32_t input_width;
+    int32_t input_channels;
+    int32_t output_height;
+    int32_t output_width;
+    int32_t output_channels;
+    int32_t filter_height;
+    int32_t filter_width;
+    int32_t stride_height;
+    int32_t stride_width;
+    int32_t dilation_height;
+    int32_t dilation_width;
+    int32_t pad_top;
+    int32_t pad_left;
+    int32_t depth_multiplier; /* depthwise only */
+    int32_t input_offset;     /* minus the input zero point */
+    int32_t output_offset;    /* the output zero point */
+    int32_t act_min;
+    int32_t act_max;
+    const float *multiplier; /* one per output channel */
+    const int32_t *bias;     /* one per output channel, or NULL */
+} hk_onnx_conv_params_t;
+
+typedef struct {
+    int32_t batches;
+    int32_t rows;     /* M */
+    int32_t cols;     /* N: output channels */
+    int32_t depth;    /* K */
+    int32_t a_batch_stride, a_row_stride, a_depth_stride;
+    int32_t b_batch_stride, b_depth_stride, b_col_stride;
+    int32_t a_offset; /* minus the zero point of a */
+    int32_t b_offset; /* minus the zero point of b */
+    int32_t output_offset;
+    int32_t act_min;
+    int32_t act_max;
+    int32_t per_channel; /* multiplier and bias hold `cols` entries, else one multiplier */
+    const float *multiplier;
+    const int32_t *bias; /* `cols` entries, or NULL */
+} hk_onnx_matmul_params_t;
+
+#define HK_ONNX_MAX_DIMS 5
+typedef struct {
+    int32_t dims; /* 1..HK_ONNX_MAX_DIMS */
+    int32_t shape[HK_ONNX_MAX_DIMS];
+    int32_t a_strides[HK_ONNX_MAX_DIMS]; /* 0 along a broadcast dimension */
+    int32_t b_strides[HK_ONNX_MAX_DIMS];
+    int32_t a_zero_point, b_zero_point, output_zero_point;
+    float a_scale, b_scale, output_scale;
+    int32_t act_min;
+    int32_t act_max;
+} hk_onnx_binary_params_t;
+
+typedef struct {
+    int32_t batches;
+    int32_t input_height;
+    int32_t input_width;
+    int32_t channels;
+    int32_t output_height;
+    int32_t output_width;
+    int32_t filter_height;
+    int32_t filter_width;
+    int32_t stride_height;
+    int32_t stride_width;
+    int32_t pad_top;
+    int32_t pad_left;
+    int32_t input_zero_point;
+    int32_t output_zero_point;
+    float input_scale;
+    float output_scale;
+    int32_t act_min;
+    int32_t act_max;
+} hk_onnx_pool_params_t;
+
+typedef struct {
+    int32_t outer;  /* product of the dimensions before the reduced ones */
+    int32_t reduce; /* product of the reduced (adjacent) dimensions */
+    int32_t inner;  /* product of the dimensions after them */
+    int32_t input_zero_point;
+    int32_t output_zero_point;
+    float input_scale;
+    float output_scale;
+} hk_onnx_mean_params_t;
+
+int32_t hk_onnx_conv_s8(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                        int8_t *output);
+int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
+                             const int8_t *filter, int8_t *output);
+int32_t hk_onnx_matmul_s8(const hk_onnx_matmul_params_t *p, const int8_t *a, const int8_t *b,
+                          int8_t *output);
+int32_t hk_onnx_add_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
+                       int8_t *output);
+int32_t hk_onnx_sub_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
+                       int8_t *output);
+int32_t hk_onnx_mul_s8(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
+                       int8_t *output);
+int32_t hk_onnx_avg_pool_s8(const hk_onnx_pool_params_t *p, const int8_t *input, int8_t *output);
+int32_t hk_onnx_mean_s8(const hk_onnx_mean_params_t *p, const int8_t *input, int8_t *output);
+
+#endif /* HK_ONNX_REQUANT_H */

@@ -1,0 +1,128 @@
+"""numpy models of the ONNX QDQ semantics the onnx requantization kernels must match bit for bit.
+
+Written from the ONNX operator definitions and onnxruntime's integer kernels, never from our C:
+- convolution, depthwise convolution and matrix products accumulate sum((x - zx) * (w - zw)) + bias
+  exactly (int64 here), then requantize as onnxruntime's integer kernels do: the float32
+  multiplier ``x_scale * w_scale / y_scale`` (two float32 roundings, left to right), the
+  accumulator converted to float32 and multiplied in float32, rounded half to even, plus the
+  output zero point, saturated (and clamped to a fused activation's range);
+- averages (pooling, MEAN) sum the taps exactly and multiply by ``x_scale / (y_scale * count)``
+  in float32, as QLinearGlobalAveragePool does;
+- ADD, SUB and MUL dequantize each operand in float32 (``scale * (q - zero_point)``), add, subtract
+  or multiply in float32 and quantize as QuantizeLinear does (divide by the output scale, round half to even).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+F32 = np.float32
+
+
+def quantize_rne(v: np.ndarray, zero_point: int, lo: int = -128, hi: int = 127) -> np.ndarray:
+    """QuantizeLinear's rounding and saturation of already-scaled values: half to even."""
+    return np.clip(np.rint(v.astype(np.float64)) + zero_point, lo, hi).astype(np.int8)
+
+
+def conv_multipliers(x_scale: float, w_scales: np.ndarray, y_scale: float) -> np.ndarray:
+    """onnxruntime's per-channel requantization multipliers, in float32 left to right."""
+    return (F32(x_scale) * np.asarray(w_scales, F32)) / F32(y_scale)
+
+
+def requantize(acc: np.ndarray, multiplier: np.ndarray, zero_point: int, lo: int, hi: int) -> np.ndarray:
+    """float32(acc) * multiplier in float32, rounded half to even, offset and clamped."""
+    v = acc.astype(np.int64).astype(F32) * np.asarray(multiplier, F32)
+    return quantize_rne(v, zero_point, lo, hi)
+
+
+def _windows(
+    x: np.ndarray,
+    fh: int,
+    fw: int,
+    stride: tuple[int, int],
+    dilation: tuple[int, int],
+    pads: tuple[int, int],
+    out_hw: tuple[int, int],
+    fill: int,
+) -> np.ndarray:
+    """[n, oh, ow, fh, fw, c] of the padded input (``fill`` outside the image)."""
+    n, h, w, c = x.shape
+    oh, ow = out_hw
+    (sh, sw), (dh, dw), (pt, pl) = stride, dilation, pads
+    big = np.full(
+        (n, h + 2 * pt + (fh - 1) * dh + sh * oh, w + 2 * pl + (fw - 1) * dw + sw * ow, c), fill, np.int64
+    )
+    big[:, pt : pt + h, pl : pl + w, :] = x
+    out = np.empty((n, oh, ow, fh, fw, c), np.int64)
+    for ky in range(fh):
+        for kx in range(fw):
+            ys, xs = ky * dh, kx * dw
+            out[:, :, :, ky, kx, :] = big[:, ys : ys + sh * oh : sh, xs : xs + sw * ow : sw, :][:, :oh, :ow]
+    return out
+
+
+def conv(x, zx, w, bias, stride, dilation, pads, out_hw, mult, zy, lo, hi):
+    """CONV_2D over NHWC x and OHWI w (zero weight zero point)."""
+    win = _windows(x, w.shape[1], w.shape[2], stride, dilation, pads, out_hw, zx) - zx
+    acc = np.einsum("nyxabc,oabc->nyxo", win, w.astype(np.int64))
+    if bias is not None:
+        acc = acc + bias.astype(np.int64)
+    return requantize(acc, mult, zy, lo, hi)
+
+
+def depthwise(x, zx, w, bias, multiplier_depth, stride, dilation, pads, out_hw, mult, zy, lo, hi):
+    """DEPTHWISE_CONV_2D: w is [1, fh, fw, c * multiplier_depth]."""
+    win = _windows(x, w.shape[1], w.shape[2], stride, dilation, pads, out_hw, zx) - zx
+    win = np.repeat(win, multiplier_depth, axis=-1)
+    acc = np.einsum("nyxabc,abc->nyxc", win, w[0].astype(np.int64))
+    if bias is not None:
+        acc = acc + bias.astype(np.int64)
+    return requantize(acc, mult, zy, lo, hi)
+
+
+def matmul(a, za, b, zb, bias, mult, zy, lo, hi):
+    """[batch, m, k] x [batch, k, n] (batches broadcast by numpy's rules)."""
+    acc = np.matmul(a.astype(np.int64) - za, b.astype(np.int64) - zb)
+    if bias is not None:
+        acc = acc + bias.astype(np.int64)
+    return requantize(acc, mult, zy, lo, hi)
+
+
+def binary(kind: str, a, sa, za, b, sb, zb, sy, zy, lo=-128, hi=127):
+    """ADD, SUB or MUL in float32 after dequantization, then QuantizeLinear (divide, half to even)."""
+    va = F32(sa) * (a.astype(np.int32) - za).astype(F32)
+    vb = F32(sb) * (b.astype(np.int32) - zb).astype(F32)
+    v = {"add": va + vb, "sub": va - vb, "mul": va * vb}[kind]
+    return quantize_rne(v.astype(F32) / F32(sy), zy, lo, hi)
+
+
+def average_multiplier(sx: float, sy: float, count: int) -> np.float32:
+    return F32(sx) / (F32(sy) * F32(count))
+
+
+def avg_pool(x, zx, sx, fh, fw, stride, pads, out_hw, sy, zy, lo, hi):
+    """AVERAGE_POOL_2D over the in-image taps (padding not counted)."""
+    n, h, w, c = x.shape
+    oh, ow = out_hw
+    out = np.empty((n, oh, ow, c), np.int8)
+    for oy in range(oh):
+        y0 = oy * stride[0] - pads[0]
+        ys = slice(max(y0, 0), min(y0 + fh, h))
+        for ox in range(ow):
+            x0 = ox * stride[1] - pads[1]
+            xs = slice(max(x0, 0), min(x0 + fw, w))
+            taps = x[:, ys, xs, :].astype(np.int64)
+            count = taps.shape[1] * taps.shape[2]
+            if count == 0:
+                out[:, oy, ox, :] = np.clip(zy, lo, hi)
+                continue
+            acc = taps.sum(axis=(1, 2)) - zx * count
+            out[:, oy, ox, :] = requantize(acc, average_multiplier(sx, sy, count), zy, lo, hi)
+    return out
+
+
+def mean(x3, zx, sx, sy, zy):
+    """MEAN of [outer, reduce, inner] over its middle axis."""
+    count = x3.shape[1]
+    acc = x3.astype(np.int64).sum(axis=1) - zx * count
+    return requantize(acc, average_multiplier(sx, sy, count), zy, -128, 127)
