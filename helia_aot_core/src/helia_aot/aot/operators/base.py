@@ -488,6 +488,13 @@ class AotOperator:
         """
         return tuple(self.KNOB_VALUES.get(knob, ()))
 
+    def modeled_knob_choice(self, knob: str, goal: str, offered: tuple[str, ...], today: str) -> str | None:
+        """The value of ``knob`` this operator's modeled cycles prefer at ``goal`` over ``today``
+        (the knob's ``auto`` table value), or None: no say, the ``auto`` table decides (here, for
+        every operator; a pack that measured its kernels' cycles by shape overrides it, as the
+        built-in pack does from its kernel cycle table)."""
+        return None
+
     def goal_size_savings(self) -> tuple[int, int]:
         """Constant and scratch bytes this operator gives up under goal ``size`` beyond what its
         knob values change (a kernel that runs another form there), for the goal hint: (0, 0)."""
