@@ -6,8 +6,9 @@ one corpus model holding only that operator is converted with ``kernel: speciali
 (``helia_aot.testing.cross``): the golden test first (it must PASS: every value is bit-exact),
 then one counted inference. Code and constants are the module's linked ``.text`` and ``.rodata``
 (``module_size``, golden test left out), scratch the module's scratch arena. The table is
-written to ``helia_aot/optimization/measured.json``, which the ``auto`` choices of ``goal: size``
-and ``goal: latency`` read (see ``helia_aot.optimization.measured``).
+written to ``helia_aot/optimization/measured.json``, whose code bytes and instructions the
+report's hints quote (see ``helia_aot.optimization.measured``). The choice of a kernel per layer
+reads modeled cycles per shape instead: bench/kernel_cycles.py's table.
 
     python bench/knob_measurements.py                   # measure and rewrite measured.json
     python bench/knob_measurements.py --dry-run         # measure and print only

@@ -84,6 +84,8 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_window.h",
         "hybrid.py",
         "int4_weights.py",
+        "kernel_cycles.py",
+        "kernel_cycles.json",
         "hk_hybrid_quant.h",
         "hk_int4.h",
         "hk_int4.c",
@@ -344,6 +346,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "kernels/test_int4.py",
         "test_hybrid_ops.py",
         "test_dynamic_input_shapes.py",
+        "test_kernel_cycles.py",
     ),
     "conv": (
         "test_asm_unfolded_blocks.py",

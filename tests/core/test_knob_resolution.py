@@ -1,4 +1,4 @@
-"""Knob resolution: the goal's auto table, the measured table, overrides and what the plan records.
+"""Knob resolution: the auto table, an operator's modeled preference, overrides, what the plan records.
 
 The unit tests resolve one knob against the built-in specs; the conversion tests run the KWS
 DS-CNN int8 model and read the plan, so the overrides are checked through the very ids a user
@@ -14,7 +14,6 @@ from helia_aot import AotConverter, ConvertArgs
 from helia_aot.config.enums import OptimizationGoal
 from helia_aot.optimization import knob
 from helia_aot.optimization import measured as measured_module
-from helia_aot.optimization.measured import MeasuredKnob, measured_choice
 from helia_aot.optimization.resolution import KnobRequest, KnobSettings, resolve_knob
 from helia_aot.pack import register_knob_values
 from helia_aot.registry import build_default_registry_context
@@ -75,34 +74,27 @@ def test_explicit_request_a_kernel_cannot_honour_falls_back_and_says_so():
     assert (choice.value, choice.honoured) == ("generic", True)
 
 
-def _row(value: str, instructions: int, code: int) -> MeasuredKnob:
-    return MeasuredKnob(
-        family="conv_s8",
-        knob="kernel",
-        value=value,
-        cpu="cortex-m55",
-        instructions=instructions,
-        code_bytes=code,
-        const_bytes=0,
-        scratch_bytes=0,
-        subject="test",
-    )
+def test_modeled_preference_replaces_the_auto_table_value():
+    asked: list[tuple[str, str, tuple[str, ...], str]] = []
 
+    def prefers_generic(knob_name: str, goal: str, offered: tuple[str, ...], today: str) -> str | None:
+        asked.append((knob_name, goal, offered, today))
+        return "generic" if goal == "latency" else None
 
-def test_measured_table_decides_latency_only(monkeypatch):
-    rows = (_row("generic", 1_000, 2_000), _row("specialized", 5_000, 9_000))
-    monkeypatch.setattr(measured_module, "measured_table", lambda: rows)
-    assert measured_choice("conv_s8", "kernel", OptimizationGoal.LATENCY, BOTH) == "generic"
-    assert measured_choice("conv_s8", "kernel", OptimizationGoal.LATENCY, BOTH, "cortex-m4") is None
-    # Size runs its kernels without the measured form's folded constants and buffers: the
-    # measured bytes are not its bytes, so it keeps the auto table, as balanced does.
-    assert measured_choice("conv_s8", "kernel", OptimizationGoal.SIZE, BOTH) is None
-    assert measured_choice("conv_s8", "kernel", OptimizationGoal.BALANCED, BOTH) is None
-    # A measured preference overrides the per-operator auto table: resolution records the basis.
-    choice = resolve_knob(
-        knob("kernel"), AUTO, KnobSettings(OptimizationGoal.LATENCY), "DEPTHWISE_CONV_2D", BOTH, "conv_s8"
+    spec = knob("kernel")
+    latency = KnobSettings(OptimizationGoal.LATENCY)
+    choice = resolve_knob(spec, AUTO, latency, "DEPTHWISE_CONV_2D", BOTH, prefers_generic)
+    assert (choice.value, choice.auto_basis, choice.honoured) == ("generic", "modeled_cycles", True)
+    assert asked == [("kernel", "latency", BOTH, "specialized")]  # told what the auto table names
+    # No say (None) or the auto table's own value: the auto table decides.
+    choice = resolve_knob(spec, AUTO, KnobSettings(), "DEPTHWISE_CONV_2D", BOTH, prefers_generic)
+    assert (choice.value, choice.auto_basis) == ("specialized", "auto_table")
+    # An explicit request is never second-guessed, and a value not offered is not taken.
+    asked_for = KnobRequest("specialized", "model")
+    assert resolve_knob(spec, asked_for, latency, "CONV_2D", BOTH, prefers_generic).value == "specialized"
+    assert (
+        resolve_knob(spec, AUTO, latency, "CONV_2D", ("specialized",), prefers_generic).value == "specialized"
     )
-    assert (choice.value, choice.auto_basis) == ("generic", "measured")
 
 
 def test_packaged_measured_table_reads():

@@ -2,12 +2,11 @@
 
 ``measured.json`` (beside this module) is written by ``bench/knob_measurements.py``, which
 converts one small model per kernel family with each knob value, runs it on the Cortex-M55 and
-Cortex-M4 under QEMU and links it for the target. The ``auto`` choices read it: ``goal: latency``
-takes the offered value with the fewest instructions on the target's CPU; the other goals keep
-the knob's ``auto`` table (``balanced`` is the module the benchmark floors pin; ``size`` runs its
-kernels in another form than the one measured here, without folded constants or fast-path
-buffers, so these bytes are not its bytes). A family or CPU the table does not cover falls back
-to the ``auto`` table: nothing is extrapolated.
+Cortex-M4 under QEMU and links it for the target. The report's goal hints quote its code bytes
+and instructions (``helia_aot.pipeline.knob_hints``). It decides no choice: which kernel a goal
+takes for a layer is the operator's, by modeled cycles per layer shape
+(``AotOperator.modeled_knob_choice``; the built-in pack's kernel cycle table, written by
+``bench/kernel_cycles.py``), else the knob's ``auto`` table.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-
-from helia_aot.config.enums import OptimizationGoal
 
 MEASURED_FORMAT_VERSION = 1
 
@@ -63,16 +60,4 @@ def measured_for(family: str, knob: str, cpu: str = "cortex-m55") -> dict[str, M
     return {e.value: e for e in measured_table() if (e.family, e.knob, e.cpu) == (family, knob, cpu)}
 
 
-def measured_choice(
-    family: str, knob: str, goal: OptimizationGoal, offered: tuple[str, ...], cpu: str = "cortex-m55"
-) -> str | None:
-    """The offered value the goal prefers by the measurements, or None (no goal rule, no data)."""
-    if goal is not OptimizationGoal.LATENCY:
-        return None
-    rows = {v: e for v, e in measured_for(family, knob, cpu).items() if v in offered}
-    if len(rows) < 2:
-        return None
-    return min(offered, key=lambda v: (rows[v].instructions, offered.index(v)) if v in rows else (1 << 62, 0))
-
-
-__all__ = ["MEASURED_FORMAT_VERSION", "MeasuredKnob", "measured_choice", "measured_for", "measured_table"]
+__all__ = ["MEASURED_FORMAT_VERSION", "MeasuredKnob", "measured_for", "measured_table"]

@@ -3,8 +3,10 @@
 A knob's requested value comes from, in rising precedence, nothing (``auto``, source
 ``default``), the model-wide ``optimization`` section (source ``model``) and every
 ``operators[]`` rule reaching the operator, later rules winning (source ``operator``). ``auto``
-becomes a value through the goal: first our measured table (:mod:`helia_aot.optimization.measured`,
-for ``size`` and ``latency``), then the knob's ``auto`` table. The operator then says which
+becomes a value through the goal: the knob's ``auto`` table names one, and then the operator may
+prefer another by its modeled cycles (``AotOperator.modeled_knob_choice``: the built-in pack reads
+a cycle table per layer shape that bench/kernel_cycles.py writes, for ``latency`` and
+``balanced``). The operator then says which
 values its kernels offer (``AotOperator.knob_values``): a value it does not offer falls back to
 its first offered value, and when that value was asked for explicitly the report carries a
 ``knob_not_honoured`` hint. The result is recorded in the plan exactly as resolved, so the plan
@@ -19,12 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from helia_aot.config.enums import OptimizationGoal
 from helia_aot.optimization.knobs import KnobSpec
-from helia_aot.optimization.measured import measured_choice
 
 if TYPE_CHECKING:
     from helia_aot.config.args import ConvertArgs
 
 AUTO = "auto"
+
+ModeledChoice = Callable[[str, str, tuple[str, ...], str], "str | None"]
+"""An operator's preference by modeled cycles: (knob, goal, offered values, the ``auto`` table's
+value) -> the value it prefers, or None for no say (``AotOperator.modeled_knob_choice``)."""
 
 
 # Never compared, hashed (a mapping field makes it unhashable) or printed: no generated
@@ -136,8 +141,7 @@ def resolve_knob(
     settings: KnobSettings,
     op_type: str,
     offered: Sequence[str],
-    family: str | None = None,
-    cpu: str = "cortex-m55",
+    modeled: ModeledChoice | None = None,
 ) -> KnobResolution:
     """Resolve one knob of one operator (see the module docstring for the order of sources)."""
     offer = tuple(offered) or (spec.default,)
@@ -145,15 +149,11 @@ def resolve_knob(
     if request.explicit:
         wanted = request.value
     else:
-        wanted = ""
-        if family is not None:
-            wanted = measured_choice(family, spec.name, settings.goal, offer, cpu) or ""
-            basis = "measured" if wanted else ""
-        if not wanted:
-            wanted = spec.resolve(
-                settings.goal, op_type=op_type, allow_approximate=settings.allow_approximate
-            )
-            basis = "auto_table"
+        wanted = spec.resolve(settings.goal, op_type=op_type, allow_approximate=settings.allow_approximate)
+        basis = "auto_table"
+        preferred = modeled(spec.name, settings.goal.value, offer, wanted) if modeled is not None else None
+        if preferred is not None and preferred in offer and preferred != wanted:
+            wanted, basis = preferred, "modeled_cycles"
     reason = ""
     honoured = True
     value = wanted
@@ -177,4 +177,12 @@ def resolve_knob(
     )
 
 
-__all__ = ["AUTO", "KnobRequest", "KnobResolution", "KnobSettings", "knob_requests", "resolve_knob"]
+__all__ = [
+    "AUTO",
+    "KnobRequest",
+    "ModeledChoice",
+    "KnobResolution",
+    "KnobSettings",
+    "knob_requests",
+    "resolve_knob",
+]

@@ -209,21 +209,30 @@ def goal_hints(
             continue
         settings = replace(now, goal=OptimizationGoal(goal))
         changes: dict[str, list[tuple[Any, str]]] = {}
-        # An ``auto`` request resolves from the knob, the operator type, the offer and the family
-        # alone (the request itself only says ``auto``), so operators alike resolve once: a
-        # thousand-layer chain asked the same question four thousand times.
+        # An ``auto`` request resolves from the knob, the operator type, the offer and the
+        # operator's modeled preference alone (the request itself only says ``auto``), so
+        # operators alike resolve once: a thousand-layer chain asked the same question four
+        # thousand times.
         resolved: dict[tuple[str, str, tuple[str, ...], str | None], str] = {}
         for op in operators:
             for name, choice in (getattr(op, "knob_choices", None) or {}).items():
                 spec = specs.get(name)
                 if spec is None or choice.request.explicit:
                     continue
-                family = op.KNOB_FAMILY or None
-                key = (name, op.op.op_type, tuple(choice.offered), family)
+                auto = spec.resolve(
+                    settings.goal, op_type=op.op.op_type, allow_approximate=settings.allow_approximate
+                )
+                modeled = op.modeled_knob_choice(name, goal, tuple(choice.offered), auto)
+                key = (name, op.op.op_type, tuple(choice.offered), modeled)
                 value = resolved.get(key)
                 if value is None:
                     value = resolved[key] = resolve_knob(
-                        spec, choice.request, settings, op.op.op_type, choice.offered, family, cpu
+                        spec,
+                        choice.request,
+                        settings,
+                        op.op.op_type,
+                        choice.offered,
+                        lambda *_: modeled,  # noqa: B023  (called here, in this iteration)
                     ).value
                 if value != choice.value:
                     changes.setdefault(name, []).append((op, value))

@@ -158,8 +158,7 @@ def knob_resolver(
                 settings,
                 op.op_type,
                 aot_op.knob_values(spec.name),
-                aot_op.KNOB_FAMILY,
-                aot_op.platform.cpu,
+                aot_op.modeled_knob_choice,
             )
             aot_op.knob_choices[spec.name] = choice
             aot_op.resolved_knobs[spec.name] = choice.value

@@ -33,6 +33,7 @@ from helia_aot_ops_builtin.common.float16 import (
 )
 from helia_aot_ops_builtin.common.hybrid import HYBRID_RESTRICTION, hybrid_weight_problems, is_hybrid
 from helia_aot_ops_builtin.common.kernel_call import KernelCall, KernelCallOperator
+from helia_aot_ops_builtin.common.kernel_cycles import IM2COL_VALUES, layer_choice, modeled_choice
 from helia_aot_ops_builtin.common.parsing import activation_name, padding_name, simple_parser
 from helia_aot_ops_builtin.common.quantization import (
     ACTIVATION_RESTRICTION,
@@ -275,6 +276,23 @@ class _WindowOperator(KernelCallOperator):
         if knob == "accumulation" and self.FAMILY in ("conv", "depthwise") and self.kind() == "f16":
             return F16_ACCUMULATION
         return super().knob_values(knob)
+
+    def kernel_shape(self) -> tuple[int, ...] | None:
+        """The layer's shape as the kernel cycle table describes it (``common.kernel_cycles``):
+        int8 CONV_2D (height, width, input channels, filters, filter height and width, stride)
+        and DEPTHWISE_CONV_2D (height, width, channels, filter height and width, stride)."""
+        if self.FAMILY not in ("conv", "depthwise") or self.kind() != "s8":
+            return None
+        _, h, w, cin = (int(d) for d in self.source.shape)
+        oc, kh, kw = int(self.weights.shape[0]), int(self.weights.shape[1]), int(self.weights.shape[2])
+        stride = int(self.options.stride_h)
+        if self.FAMILY == "depthwise":
+            return (h, w, self.channels, kh, kw, stride)
+        return (h, w, cin, oc, kh, kw, stride)
+
+    def modeled_knob_choice(self, knob: str, goal: str, offered: tuple[str, ...], today: str) -> str | None:
+        """The ``kernel`` the kernel cycle table prefers for this layer's shape (``common.kernel_cycles``)."""
+        return layer_choice(self, knob, goal, offered, today)
 
     def generic_kernel(self) -> bool:
         """Whether the ``kernel`` knob resolved to ``generic`` (specialized when never resolved),
@@ -890,12 +908,27 @@ class Conv2DOperator(_WindowOperator):
         )
 
     def im2col_shape(self) -> bool:
-        """Whether the int8 fast path folds the offset here and the geometry suits the im2col
-        kernel (a window over few input channels, see ``im2col_packing``)."""
+        """Whether the int8 fast path folds the offset here, the geometry suits the im2col kernel
+        (a window over few input channels, see ``im2col_packing``) and the cycle model keeps it
+        (:meth:`im2col_modeled`)."""
         if not self.folds_offset():
             return False
         _, kh, kw, fic = self.weights.shape
-        return im2col_applies(int(kh), int(kw), int(fic), int(self.source.shape[3]))
+        if not im2col_applies(int(kh), int(kw), int(fic), int(self.source.shape[3])):
+            return False
+        return self.im2col_modeled()
+
+    def im2col_modeled(self) -> bool:
+        """Whether the kernel cycle table keeps the im2col kernel for this shape on this core
+        (``common.kernel_cycles``, decision ``conv_im2col``): at ``latency`` and ``balanced`` the
+        direct fast path replaces it where its modeled cycles are fewer and its instructions no
+        more; both use the same scratch, so the arena stays. No rows (other cores): kept."""
+        shape = self.kernel_shape()
+        if shape is None:
+            return True
+        cpu = str(self.platform.cpu)
+        choice = modeled_choice("conv_im2col", cpu, shape, self.optimization_goal, IM2COL_VALUES, "im2col")
+        return choice != "direct"
 
     im2col_off: bool = False  # set while the other cores' call is rendered
 

@@ -40,6 +40,7 @@ from helia_aot_ops_builtin.common.hybrid import (
     row_sums,
 )
 from helia_aot_ops_builtin.common.kernel_call import CTable, KernelCall, KernelCallOperator
+from helia_aot_ops_builtin.common.kernel_cycles import layer_choice
 from helia_aot_ops_builtin.common.parsing import activation_name, simple_parser
 from helia_aot_ops_builtin.common.quantization import (
     ACTIVATION_RESTRICTION,
@@ -390,6 +391,18 @@ class FullyConnectedOperator(KernelCallOperator):
         if knob == "accumulation" and self.kind() == "f16":
             return F16_ACCUMULATION
         return super().knob_values(knob)
+
+    def kernel_shape(self) -> tuple[int, ...] | None:
+        """The layer's shape as the kernel cycle table describes it (``common.kernel_cycles``):
+        (depth, units) of an int8 layer."""
+        if self.kind() != "s8" or len(self.weights.shape) != 2:
+            return None
+        units, depth = (int(d) for d in self.weights.shape)
+        return (depth, units)
+
+    def modeled_knob_choice(self, knob: str, goal: str, offered: tuple[str, ...], today: str) -> str | None:
+        """The ``kernel`` the kernel cycle table prefers for this layer's shape (``common.kernel_cycles``)."""
+        return layer_choice(self, knob, goal, offered, today)
 
     def kernel_variants(self) -> list[KernelVariant]:
         if self.kind() != "s8" or not self.saturation_free() or self.block_sparse() is not None:

@@ -137,7 +137,8 @@ class AotOperator:
     KNOB_VALUES: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     """Per knob, the values this operator's kernels offer, preferred first (see ``knob_values``)."""
     KNOB_FAMILY: ClassVar[str | None] = None
-    """The family name ``helia_aot/optimization/measured.json`` measures this operator under."""
+    """The family name measured tables file this operator under (``measured.json``'s code bytes for
+    the hints; a pack's own cycle table, such as the built-in pack's ``kernel_cycles.json``)."""
     DTYPE_PLATFORM_CAPABILITIES: ClassVar[Mapping[str, str]] = {}
     """Per element type (``"float16"``), the platform capability (``"fp16"``) the operator's kernels
     need to compute on non-constant tensors of that type. Resolve refuses the operator on a platform
@@ -487,6 +488,13 @@ class AotOperator:
         fast path that needs constant weights).
         """
         return tuple(self.KNOB_VALUES.get(knob, ()))
+
+    def modeled_knob_choice(self, knob: str, goal: str, offered: tuple[str, ...], today: str) -> str | None:
+        """The value of ``knob`` this operator's modeled cycles prefer at ``goal`` over ``today``
+        (the knob's ``auto`` table value), or None: no say, the ``auto`` table decides (here, for
+        every operator; a pack that measured its kernels' cycles by shape overrides it, as the
+        built-in pack does from its kernel cycle table)."""
+        return None
 
     def goal_size_savings(self) -> tuple[int, int]:
         """Constant and scratch bytes this operator gives up under goal ``size`` beyond what its
