@@ -10,8 +10,10 @@
 #include "hk_conv.h"
 #include "hk_int4.h"
 
-/* int8 activations, packed int4 filter, int32 bias (may be NULL): the general loop (ignores
- * offset_bias and scratch); the outputs of hk_conv_s8 on the unpacked filter. */
+/* int8 activations, packed int4 filter, int32 bias (may be NULL; the converter passes NULL):
+ * the general loop (ignores offset_bias and scratch); the outputs of hk_conv_s8 on the unpacked
+ * filter. output_shift holds channel words (hk_int4.h): each channel's shift and its bias,
+ * which is added to `bias`'s. */
 int32_t hk_conv_s8_s4(const hk_conv_params_t *params, const int8_t *input,
                       const uint8_t *filter, const int32_t *bias, int8_t *output);
 

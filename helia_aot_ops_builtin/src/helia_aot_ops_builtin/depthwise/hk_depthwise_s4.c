@@ -33,8 +33,18 @@ HK_INLINE int32_t sums_s4_blocks(const void *filter, const hk_depthwise_window_t
 }
 #endif
 
+/* The bias and shift from channel words (hk_int4.h), the multiplier from its int32. */
+HK_INLINE int32_t requant_words(const hk_depthwise_params_t *p, const int32_t *bias, size_t oc,
+                                int32_t acc)
+{
+    const int32_t word = p->output_shift[oc];
+    const int32_t sum = acc + hk_channel_word_bias(word) + (bias != NULL ? bias[oc] : 0);
+    return hk_requant(sum, p->output_multiplier[oc], hk_channel_word_shift(word));
+}
+
 /* Follows LiteRT reference_integer_ops::DepthwiseConvPerChannel (int8) on the unpacked filter,
- * as hk_depthwise_s8_generic does on an int8 one (the same loop, hk_depthwise_loop.h). */
+ * as hk_depthwise_s8_generic does on an int8 one (the same loop, hk_depthwise_loop.h), each
+ * channel's bias and shift from its word. */
 int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *input,
                            const uint8_t *filter, const int32_t *bias, int8_t *output)
 {
@@ -43,8 +53,10 @@ int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *in
      * even channel count, at least one block's worth (chosen once, not per channel). */
     if (params != NULL && params->depth_multiplier == 1 && (params->input_channels & 1) == 0 &&
         params->input_channels >= HK_DEPTHWISE_S4_BLOCK) {
-        return hk_depthwise_s8_loop(params, input, filter, bias, output, sums_s4_blocks);
+        return hk_depthwise_s8_loop_requant(params, input, filter, bias, output, sums_s4_blocks,
+                                            requant_words);
     }
 #endif
-    return hk_depthwise_s8_loop(params, input, filter, bias, output, sums_s4);
+    return hk_depthwise_s8_loop_requant(params, input, filter, bias, output, sums_s4,
+                                        requant_words);
 }
