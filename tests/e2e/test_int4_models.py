@@ -250,25 +250,51 @@ def _depthwise_int16_int4(path: Path) -> Path:
     return b.save(path)
 
 
+def _depthwise_hybrid_int4(path: Path) -> Path:
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("in", (1, 4, 4, 2), "float32")
+    q = (np.float32([0.1, 0.2]), np.int64([0, 0]), 3)
+    w = b.add_tensor("w", (1, 3, 3, 2), AirTensorType.INT4, np.ones((1, 3, 3, 2)), q)
+    bias = b.add_tensor("b", (2,), "float32", np.float32([0.5, -0.5]))
+    y = b.add_tensor("out", (1, 4, 4, 2), "float32")
+    opts = litert.DepthwiseConv2DOptionsT()
+    opts.padding, opts.strideH, opts.strideW, opts.depthMultiplier = litert.Padding.SAME, 1, 1, 1
+    opts.dilationHFactor = opts.dilationWFactor = 1
+    b.add_operator("DEPTHWISE_CONV_2D", [x, w, bias], [y], opts)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+LITERT_REFUSES = {
+    _batch_matmul_int4: "rhs_data->type == kTfLiteFloat32",
+    _depthwise_hybrid_int4: "Type FLOAT32 with filter type INT4 not currently supported",
+}
+"""What LiteRT's reference says of the models it refuses (in Prepare or at the first Invoke)."""
+
+
 @pytest.mark.parametrize(
     ("build", "message"),
     [
         (_batch_matmul_int4, "int4 operands are not supported"),
         (_depthwise_int16_int4, "int4 filter with int16 activations is not supported"),
+        (_depthwise_hybrid_int4, r"int4 filter with float32 activations \(hybrid\) is not supported"),
     ],
 )
 def test_int4_where_litert_does_not_unpack_is_refused_by_name(build, message, tmp_path):
-    """LiteRT's BATCH_MATMUL refuses int4, and its int16 depthwise reads the packed bytes as
-    int8: a typed error naming the operator and why, never a module that cannot match."""
+    """LiteRT's BATCH_MATMUL and hybrid depthwise refuse int4, and its int16 depthwise reads the
+    packed bytes as int8: a typed error naming the operator and why, never a module that cannot
+    match."""
     path = build(tmp_path / "model.tflite")
-    if build is _batch_matmul_int4:
-        # The reference refuses the model in its Prepare: should a LiteRT release accept int4
-        # here, this fails and the refusal must become a kernel.
+    if build in LITERT_REFUSES:
+        # Should a LiteRT release accept int4 here, this fails and the refusal must become a
+        # kernel.
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
         interpreter = Interpreter(str(path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-        with pytest.raises(RuntimeError, match="rhs_data->type == kTfLiteFloat32"):
+        with pytest.raises(RuntimeError, match=LITERT_REFUSES[build]):
             interpreter.allocate_tensors()
+            interpreter.invoke()
     config = ConvertArgs.model_validate(
         {"model": {"path": str(path)}, "module": {"path": str(tmp_path / "out")}}
     )

@@ -209,18 +209,17 @@ def _window_fn(family: str, params: type) -> ctypes._CFuncPtr:
 
 
 def _window_call(family, params_type, geo, x, w, bias, y, mult, shift, zp_in, zp_out, act):
-    """One call, each channel's shift in its word (hk_int4.h) with part of its bias, the rest
-    of the bias in the int32 bias argument (the kernel adds both; the converter passes the
-    whole bias in the words)."""
+    """One call, each channel's bias and shift in its word (hk_int4.h), the bias argument NULL;
+    a bias argument as well is refused (it would be a second bias)."""
     p = params_type(**geo, input_offset=-zp_in, output_offset=zp_out, act_min=act[0], act_max=act[1])
     p.output_multiplier = mult.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
-    in_words = None if bias is None else bias // 3
-    words = channel_words(in_words, shift)
+    words = channel_words(bias, shift)
     assert words is not None
     p.output_shift = words.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
-    rest = None if bias is None else (bias - in_words).astype(np.int32)
     packed = np.frombuffer(pack_int4(w), np.uint8).copy()
-    return _window_fn(family, params_type)(ctypes.byref(p), _ptr(x), _ptr(packed), _ptr(rest), _ptr(y))
+    fn = _window_fn(family, params_type)
+    assert fn(ctypes.byref(p), _ptr(x), _ptr(packed), _ptr(words), _ptr(y)) != 0
+    return fn(ctypes.byref(p), _ptr(x), _ptr(packed), None, _ptr(y))
 
 
 @settings(max_examples=80, deadline=None)

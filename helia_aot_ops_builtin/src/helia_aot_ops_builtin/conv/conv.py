@@ -567,6 +567,13 @@ class _WindowOperator(KernelCallOperator):
         if bias is not None and bias.size != self.channels:
             yield f"bias {label(bias)} has {bias.size} elements for {self.channels} output channels"
         if kind == "hybrid":
+            if self.int4_filter() and self.FAMILY == "depthwise":
+                yield (
+                    "an int4 filter with float32 activations (hybrid) is not supported: LiteRT's "
+                    "reference kernel refuses it (FLOAT32 with filter type INT4), so there is "
+                    "nothing to match; use an int8 filter"
+                )
+                return
             yield from hybrid_weight_problems(self.weights, self.channels, self.CHANNEL_AXIS, bias)
             yield from self.hybrid_problems()
             return

@@ -45,9 +45,10 @@ HK_INLINE int32_t dot_s4_blocks(const void *filter, size_t taps, size_t tap, con
 HK_INLINE int32_t requant_words(const hk_conv_params_t *p, const int32_t *bias, int32_t oc,
                                 int32_t acc)
 {
+    (void)bias; /* NULL: in the words (the entry checks) */
     const int32_t word = p->output_shift[oc];
-    const int32_t sum = acc + hk_channel_word_bias(word) + (bias != NULL ? bias[oc] : 0);
-    return hk_requant(sum, p->output_multiplier[oc], hk_channel_word_shift(word));
+    return hk_requant(acc + hk_channel_word_bias(word), p->output_multiplier[oc],
+                      hk_channel_word_shift(word));
 }
 
 /* Follows LiteRT reference_integer_ops::ConvPerChannel (int8) on the unpacked filter, as
@@ -56,6 +57,9 @@ HK_INLINE int32_t requant_words(const hk_conv_params_t *p, const int32_t *bias, 
 int32_t hk_conv_s8_s4(const hk_conv_params_t *params, const int8_t *input,
                       const uint8_t *filter, const int32_t *bias, int8_t *output)
 {
+    if (bias != NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
 #if HK_HAVE_MVE || HK_HAVE_DSP
     /* Runs are a group's input channels: a first layer's few take the nibble loop whole (the
      * blocks' call would cost more than it saves), chosen once, not per run. */

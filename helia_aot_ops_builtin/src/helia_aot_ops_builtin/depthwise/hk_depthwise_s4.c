@@ -37,9 +37,10 @@ HK_INLINE int32_t sums_s4_blocks(const void *filter, const hk_depthwise_window_t
 HK_INLINE int32_t requant_words(const hk_depthwise_params_t *p, const int32_t *bias, size_t oc,
                                 int32_t acc)
 {
+    (void)bias; /* NULL: in the words (the entry checks) */
     const int32_t word = p->output_shift[oc];
-    const int32_t sum = acc + hk_channel_word_bias(word) + (bias != NULL ? bias[oc] : 0);
-    return hk_requant(sum, p->output_multiplier[oc], hk_channel_word_shift(word));
+    return hk_requant(acc + hk_channel_word_bias(word), p->output_multiplier[oc],
+                      hk_channel_word_shift(word));
 }
 
 /* Follows LiteRT reference_integer_ops::DepthwiseConvPerChannel (int8) on the unpacked filter,
@@ -48,6 +49,9 @@ HK_INLINE int32_t requant_words(const hk_depthwise_params_t *p, const int32_t *b
 int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *input,
                            const uint8_t *filter, const int32_t *bias, int8_t *output)
 {
+    if (bias != NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
 #if HK_HAVE_MVE || HK_HAVE_DSP
     /* Blocks where their weights start on a byte at every tap: a depth multiplier of 1 and an
      * even channel count, at least one block's worth (chosen once, not per channel). */
