@@ -356,8 +356,9 @@ WINDOW_PATHS = paths("m55-mve", "m55-mve-O0", "m55-dsp", "m55-portable", "m4-dsp
 def test_window_paths_match_the_reference(path_name, drawn, tmp_path_factory):
     """hk_conv_s8_s4 and hk_depthwise_s8_s4 per use on every path: Helium and the DSP extension
     split the nibbles in registers (conv runs from a byte, after one nibble if odd; depthwise
-    blocks of 8 or 4 channels with a depth multiplier of 1 and an even channel count), the rest
-    one nibble at a time, all equal to the reference on the unpacked filter."""
+    blocks of 8 or 4 channels with a depth multiplier of 1 and an even channel count, Helium's
+    predicated tail of 2 to 6), the rest one nibble at a time, all equal to the reference on the
+    unpacked filter."""
     draws = [*drawn[0], *drawn[1]]
     cases = [window_s4_case(np.random.default_rng(seed), family, geo) for family, geo, seed in draws]
     rng = np.random.default_rng(len(draws))
@@ -377,11 +378,12 @@ def test_window_paths_match_the_reference(path_name, drawn, tmp_path_factory):
         "output_width": 3,
     }
     # Whole Helium blocks; odd runs (every other one starts on a high nibble); an odd channel
-    # count and a multiplier of 2 (depthwise one channel at a time).
+    # count and a multiplier of 2 (depthwise one channel at a time); Helium's depthwise tail
+    # block (2, 6 channels, and 4 after a block of 8).
     for channels, units in ((64, 2), (37, 3)):
         conv = {"input_channels": channels, "filter_input_channels": channels, "output_channels": units}
         cases.append(window_s4_case(rng, "conv", {**whole, **conv}))
-    for channels, multiplier in ((24, 1), (13, 1), (10, 2)):
+    for channels, multiplier in ((24, 1), (13, 1), (10, 2), (6, 1), (12, 1), (2, 1)):
         depthwise = {"input_channels": channels, "depth_multiplier": multiplier}
         cases.append(window_s4_case(rng, "depthwise", {**whole, **depthwise}))
     check_program(

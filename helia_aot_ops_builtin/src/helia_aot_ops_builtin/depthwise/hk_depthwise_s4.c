@@ -21,7 +21,8 @@ HK_INLINE int32_t sums_s4(const void *filter, const hk_depthwise_window_t *win, 
 
 #if HK_HAVE_MVE || HK_HAVE_DSP
 /* A whole block of channels from the fast paths (Helium, DSP: the nibbles split in
- * registers); the last channels that make no block one at a time. */
+ * registers); the last channels that make no block under Helium's predicates, on the DSP
+ * extension one at a time. */
 HK_INLINE int32_t sums_s4_blocks(const void *filter, const hk_depthwise_window_t *win, size_t oc,
                                  int32_t *acc)
 {
@@ -29,7 +30,13 @@ HK_INLINE int32_t sums_s4_blocks(const void *filter, const hk_depthwise_window_t
         hk_depthwise_s4_block((const uint8_t *)filter, win, oc, acc);
         return HK_DEPTHWISE_S4_BLOCK;
     }
+#if HK_HAVE_MVE
+    const int32_t rest = (int32_t)(win->out_c - oc); /* even: the channel count is */
+    hk_depthwise_s4_tail((const uint8_t *)filter, win, oc, rest, acc);
+    return rest;
+#else
     return sums_s4(filter, win, oc, acc);
+#endif
 }
 #endif
 
@@ -54,9 +61,10 @@ int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *in
     }
 #if HK_HAVE_MVE || HK_HAVE_DSP
     /* Blocks where their weights start on a byte at every tap: a depth multiplier of 1 and an
-     * even channel count, at least one block's worth (chosen once, not per channel). */
+     * even channel count, at least one block's worth on the DSP extension, two channels on
+     * Helium (its tail block), chosen once, not per channel. */
     if (params != NULL && params->depth_multiplier == 1 && (params->input_channels & 1) == 0 &&
-        params->input_channels >= HK_DEPTHWISE_S4_BLOCK) {
+        params->input_channels >= HK_DEPTHWISE_S4_FROM) {
         return hk_depthwise_s8_loop_requant(params, input, filter, bias, output, sums_s4_blocks,
                                             requant_words);
     }

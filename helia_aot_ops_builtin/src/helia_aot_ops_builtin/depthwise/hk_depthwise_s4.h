@@ -29,4 +29,15 @@ int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *in
 void hk_depthwise_s4_block(const uint8_t *filter, const hk_depthwise_window_t *win, size_t oc,
                            int32_t *acc);
 
+#if HK_HAVE_MVE
+/* Helium's block for the last `count` channels when fewer than a block remain (count 2, 4 or 6:
+ * the channel count is even), so a layer of 2 to 6 channels, or a block's remainder, is not
+ * read one nibble at a time. */
+void hk_depthwise_s4_tail(const uint8_t *filter, const hk_depthwise_window_t *win, size_t oc,
+                          int32_t count, int32_t *acc);
+#define HK_DEPTHWISE_S4_FROM 2
+#else
+#define HK_DEPTHWISE_S4_FROM HK_DEPTHWISE_S4_BLOCK
+#endif
+
 #endif /* HK_DEPTHWISE_S4_H */
