@@ -2,15 +2,15 @@
 SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM on both cores under QEMU (the recurrent states carried
 across the golden samples).
 
-The builder-made hybrid models of tests/ops_builtin/support/hybrid_models.py (float32 activations, int8
-weights, int4 ones for a FULLY_CONNECTED and a CONV_2D; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
-golden outputs from LiteRT's reference kernels, and the hybrid corpus models (KWS DS-CNN and the
-AD autoencoder quantized with ai-edge-quantizer's dynamic recipe), linked into one program per
-core. Float outputs
-must be within the core's documented bound (CORE_FLOAT_ULP); the kernels call no libm function
-here (no TANH), so the measured result is exact on both cores. The exception is the LSTM made by
-TensorFlow's converter (tests/data/hybrid/lstm_hybrid.tflite), whose gates call expf and tanhf:
-it is held to HYBRID_LSTM_TOLERANCE of its range, as on the host.
+The builder-made hybrid models of tests/ops_builtin/support/hybrid_models.py (float32
+activations, int8 weights, int4 ones for a FULLY_CONNECTED and a CONV_2D; symmetric and
+asymmetric input quantization, per-tensor and per-unit scales), each with golden outputs from
+LiteRT's reference kernels, and the hybrid corpus models (KWS DS-CNN and the AD autoencoder
+quantized with ai-edge-quantizer's dynamic recipe), linked into one program per core. Float
+outputs must be within the core's documented bound (CORE_FLOAT_ULP); the kernels call no libm
+function here (no TANH), so the measured result is exact on both cores. The exception is the
+LSTM made by TensorFlow's converter (tests/data/hybrid/lstm_hybrid.tflite), whose gates call
+expf and tanhf: it is held to HYBRID_LSTM_TOLERANCE of its range, as on the host.
 """
 
 from __future__ import annotations
