@@ -111,15 +111,13 @@ def test_convolution_hybrid_is_bit_exact(tmp_path):
 
 
 INT4_CASES = {
-    "fc_symmetric_per_tensor": (fc_hybrid_model, dict(batches=2, depth=37, units=7)),
     "fc_asymmetric_per_unit_no_bias": (
         fc_hybrid_model,
         dict(batches=3, depth=40, units=9, per_channel=True, asymmetric=True, bias=False),
     ),
-    "conv_per_channel_strided": (conv_hybrid_model, dict(stride=(2, 1), activation="RELU6")),
-    "conv_per_tensor_pointwise": (
+    "conv_per_tensor_strided": (
         conv_hybrid_model,
-        dict(channels=5, out_channels=6, kernel=(1, 1), per_channel=False),
+        dict(stride=(2, 1), activation="RELU6", per_channel=False),
     ),
 }
 """Hybrid layers with int4 weights where LiteRT's reference runs them (its hybrid CONV_2D needs
