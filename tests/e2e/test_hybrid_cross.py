@@ -2,15 +2,15 @@
 SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM on both cores under QEMU (the recurrent states carried
 across the golden samples).
 
-The builder-made hybrid models of tests/ops_builtin/support/hybrid_models.py (float32 activations, int8
-weights; symmetric and asymmetric input quantization, per-tensor and per-unit scales), each with
-golden outputs from LiteRT's reference kernels, and the hybrid corpus models (KWS DS-CNN and the
-AD autoencoder quantized with ai-edge-quantizer's dynamic recipe), linked into one program per
-core. Float outputs
-must be within the core's documented bound (CORE_FLOAT_ULP); the kernels call no libm function
-here (no TANH), so the measured result is exact on both cores. The exception is the LSTM made by
-TensorFlow's converter (tests/data/hybrid/lstm_hybrid.tflite), whose gates call expf and tanhf:
-it is held to HYBRID_LSTM_TOLERANCE of its range, as on the host.
+The builder-made hybrid models of tests/ops_builtin/support/hybrid_models.py (float32
+activations, int8 weights, int4 ones for a FULLY_CONNECTED and a CONV_2D; symmetric and
+asymmetric input quantization, per-tensor and per-unit scales), each with golden outputs from
+LiteRT's reference kernels, and the hybrid corpus models (KWS DS-CNN and the AD autoencoder
+quantized with ai-edge-quantizer's dynamic recipe), linked into one program per core. Float
+outputs must be within the core's documented bound (CORE_FLOAT_ULP); the kernels call no libm
+function here (no TANH), so the measured result is exact on both cores. The exception is the
+LSTM made by TensorFlow's converter (tests/data/hybrid/lstm_hybrid.tflite), whose gates call
+expf and tanhf: it is held to HYBRID_LSTM_TOLERANCE of its range, as on the host.
 """
 
 from __future__ import annotations
@@ -53,6 +53,20 @@ def models(root: Path) -> dict[str, Path]:
             root / "fc_a.tflite", batches=3, depth=48, units=8, per_channel=True, asymmetric=True, seed=2
         ),
         "conv_per_channel": H.conv_hybrid_model(root / "conv_c.tflite", stride=(2, 1), seed=3),
+        # Int4 weights (unpacked once, then the same kernels), where LiteRT runs them hybrid.
+        "fc_int4_asymmetric_per_unit": H.fc_hybrid_model(
+            root / "fc_4.tflite",
+            batches=2,
+            depth=33,
+            units=6,
+            per_channel=True,
+            asymmetric=True,
+            int4=True,
+            seed=9,
+        ),
+        "conv_int4_per_channel": H.conv_hybrid_model(
+            root / "conv_4.tflite", activation="RELU", int4=True, seed=10
+        ),
         "conv_per_tensor": H.conv_hybrid_model(
             root / "conv_t.tflite", per_channel=False, activation="RELU6", seed=4
         ),

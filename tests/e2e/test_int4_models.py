@@ -114,11 +114,26 @@ def _weight_bytes(path: Path) -> dict[str, int]:
     return found
 
 
-def test_kws_with_every_filter_int4_saves_exactly_half_its_filter_bytes(tmp_path):
-    """The KWS twin with int4 depthwise filters too (ai-edge-quantizer forced past its policy):
-    the module saves exactly half the int8 twin's filter bytes and nothing else changes, so the
-    packing is as tight as it can be; the ratio stays above 0.55 because the per-channel
-    requantization parameters and int32 biases are the same in both (docs/int4.md)."""
+def _window_channels(path: Path) -> int:
+    """Output channels of the model's CONV_2D and DEPTHWISE_CONV_2D layers."""
+    from helia_aot.converters.litert.reader import read_model
+
+    model = read_model(path)
+    graph = model.subgraphs[0]
+    windows = (litert.BuiltinOperator.CONV_2D, litert.BuiltinOperator.DEPTHWISE_CONV_2D)
+    channels = 0
+    for op in graph.operators:
+        code = model.operatorCodes[op.opcodeIndex]
+        if max(code.builtinCode, code.deprecatedBuiltinCode) in windows:
+            channels += int(graph.tensors[op.outputs[0]].shape[-1])
+    return channels
+
+
+def test_kws_with_every_filter_int4_keeps_at_most_055_of_the_int8_twin_at_goal_size(tmp_path):
+    """The KWS twin with int4 depthwise filters too (ai-edge-quantizer forced past its policy),
+    at goal size: the module saves exactly half the int8 twin's filter bytes, and 4 bytes per
+    convolution channel more, whose bias and shift share one channel word (hk_int4.h) in place
+    of two int32; the int8 twin keeps its int32 arrays (docs/int4.md)."""
     int4_model, int8_model = (
         DATA / "aeq_kws_dscnn_probe_w4a8_dw4.tflite",
         DATA / "aeq_kws_dscnn_probe_w8a8.tflite",
@@ -127,7 +142,78 @@ def test_kws_with_every_filter_int4_saves_exactly_half_its_filter_bytes(tmp_path
     assert "INT8" not in int4_weights and 2 * int4_weights["INT4"] == int8_weights["INT8"]
     int4, _ = _constant_bytes(int4_model, tmp_path / "int4", "size")
     int8, _ = _constant_bytes(int8_model, tmp_path / "int8", "size")
-    assert int8 - int4 == int8_weights["INT8"] - int4_weights["INT4"], (int4, int8)
+    words = 4 * _window_channels(int4_model)
+    assert int8 - int4 == int8_weights["INT8"] - int4_weights["INT4"] + words, (int4, int8)
+    assert int4 <= CONSTANT_RATIO * int8, (int4, int8)
+
+
+def _wide_bias_model(path: Path) -> Path:
+    """CONV_2D then DEPTHWISE_CONV_2D, int4 filters, each with one bias of 2^23 or more in
+    magnitude (more than a channel word's 24 bits) among small ones."""
+    rng = np.random.default_rng(31)
+    b = LiteRTModelBuilder()
+
+    def activations(name: str, shape: tuple[int, ...], scale: float, zero_point: int) -> int:
+        q = AirQuantization(np.float32([scale]), np.int64([zero_point]))
+        return b.add_tensor(name, shape, "int8", quantization=q)
+
+    def constants(name: str, shape: tuple[int, ...], scales: list[float], axis: int) -> tuple[int, int]:
+        zeros = np.zeros(len(scales), np.int64)
+        q = (np.float32(scales), zeros, axis)
+        w = b.add_tensor(f"{name}_w", shape, AirTensorType.INT4, rng.integers(-8, 8, shape), q)
+        bias = rng.integers(-400, 400, len(scales))
+        bias[1] = -(1 << 24) if axis else (1 << 23) + 77  # beyond 24 bits
+        bias_q = AirQuantization(np.float32(scales) * np.float32(0.05), zeros)
+        return w, b.add_tensor(f"{name}_b", (len(scales),), "int32", bias, bias_q)
+
+    x = activations("in", (1, 5, 5, 3), 0.05, -3)
+    mid = activations("mid", (1, 5, 5, 4), 0.4, 2)
+    y = activations("out", (1, 5, 5, 4), 0.3, -1)
+    w1, b1 = constants("conv", (4, 3, 3, 3), [0.004, 0.1, 0.2, 0.15], 0)
+    w2, b2 = constants("depthwise", (1, 3, 3, 4), [0.1, 0.02, 0.1, 0.05], 3)
+    conv, depthwise = litert.Conv2DOptionsT(), litert.DepthwiseConv2DOptionsT()
+    for opts in (conv, depthwise):
+        opts.padding, opts.strideH, opts.strideW = litert.Padding.SAME, 1, 1
+        opts.dilationHFactor = opts.dilationWFactor = 1
+    depthwise.depthMultiplier = 1
+    b.add_operator("CONV_2D", [x, w1, b1], [mid], conv)
+    b.add_operator("DEPTHWISE_CONV_2D", [mid, w2, b2], [y], depthwise)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+def test_a_bias_wider_than_a_channel_word_unpacks_once_at_goal_size(tmp_path):
+    """Goal size reads int4 filters per use with each channel's bias and shift in one word; a
+    bias that needs more than its 24 bits makes the layer unpack once instead (the int8 kernel
+    with int32 arrays), and the module still matches LiteRT."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    model = _wide_bias_model(tmp_path / "model.tflite")
+    rng = np.random.default_rng(7)
+    samples = rng.integers(-128, 128, (3, 1, 5, 5, 3)).astype(np.int8)
+    interpreter = Interpreter(str(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interpreter.allocate_tensors()
+    outputs = []
+    for sample in samples:
+        interpreter.set_tensor(interpreter.get_input_details()[0]["index"], sample)
+        interpreter.invoke()
+        outputs.append(interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).copy())
+    assert len({o.tobytes() for o in outputs}) == len(outputs)
+    np.savez(tmp_path / "golden.npz", input_0=samples, output_0=np.stack(outputs))
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(model)},
+            "module": {"path": str(tmp_path / "out"), "name": "module"},
+            "optimization": {"goal": "size"},
+            "test": {"enabled": True, "golden_data": str(tmp_path / "golden.npz"), "tolerance": 0.0},
+        }
+    )
+    result = AotConverter(config).convert()
+    code = "".join(f.read_text() for f in Path(result.output).rglob("*.c") if "kernels" not in f.parts)
+    assert "unpack_s4(" in code and "_s8_s4(" not in code
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed, f"{run.stdout}\n{run.stderr[-4000:]}"
 
 
 def _batch_matmul_int4(path: Path) -> Path:
@@ -164,25 +250,51 @@ def _depthwise_int16_int4(path: Path) -> Path:
     return b.save(path)
 
 
+def _depthwise_hybrid_int4(path: Path) -> Path:
+    b = LiteRTModelBuilder()
+    x = b.add_tensor("in", (1, 4, 4, 2), "float32")
+    q = (np.float32([0.1, 0.2]), np.int64([0, 0]), 3)
+    w = b.add_tensor("w", (1, 3, 3, 2), AirTensorType.INT4, np.ones((1, 3, 3, 2)), q)
+    bias = b.add_tensor("b", (2,), "float32", np.float32([0.5, -0.5]))
+    y = b.add_tensor("out", (1, 4, 4, 2), "float32")
+    opts = litert.DepthwiseConv2DOptionsT()
+    opts.padding, opts.strideH, opts.strideW, opts.depthMultiplier = litert.Padding.SAME, 1, 1, 1
+    opts.dilationHFactor = opts.dilationWFactor = 1
+    b.add_operator("DEPTHWISE_CONV_2D", [x, w, bias], [y], opts)
+    b.set_inputs([x])
+    b.set_outputs([y])
+    return b.save(path)
+
+
+LITERT_REFUSES = {
+    _batch_matmul_int4: "rhs_data->type == kTfLiteFloat32",
+    _depthwise_hybrid_int4: "Type FLOAT32 with filter type INT4 not currently supported",
+}
+"""What LiteRT's reference says of the models it refuses (in Prepare or at the first Invoke)."""
+
+
 @pytest.mark.parametrize(
     ("build", "message"),
     [
         (_batch_matmul_int4, "int4 operands are not supported"),
         (_depthwise_int16_int4, "int4 filter with int16 activations is not supported"),
+        (_depthwise_hybrid_int4, r"int4 filter with float32 activations \(hybrid\) is not supported"),
     ],
 )
 def test_int4_where_litert_does_not_unpack_is_refused_by_name(build, message, tmp_path):
-    """LiteRT's BATCH_MATMUL refuses int4, and its int16 depthwise reads the packed bytes as
-    int8: a typed error naming the operator and why, never a module that cannot match."""
+    """LiteRT's BATCH_MATMUL and hybrid depthwise refuse int4, and its int16 depthwise reads the
+    packed bytes as int8: a typed error naming the operator and why, never a module that cannot
+    match."""
     path = build(tmp_path / "model.tflite")
-    if build is _batch_matmul_int4:
-        # The reference refuses the model in its Prepare: should a LiteRT release accept int4
-        # here, this fails and the refusal must become a kernel.
+    if build in LITERT_REFUSES:
+        # Should a LiteRT release accept int4 here, this fails and the refusal must become a
+        # kernel.
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
         interpreter = Interpreter(str(path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-        with pytest.raises(RuntimeError, match="rhs_data->type == kTfLiteFloat32"):
+        with pytest.raises(RuntimeError, match=LITERT_REFUSES[build]):
             interpreter.allocate_tensors()
+            interpreter.invoke()
     config = ConvertArgs.model_validate(
         {"model": {"path": str(path)}, "module": {"path": str(tmp_path / "out")}}
     )

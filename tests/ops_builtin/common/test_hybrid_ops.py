@@ -110,6 +110,34 @@ def test_convolution_hybrid_is_bit_exact(tmp_path):
     check_group(conv_hybrid_model, CONV_CASES, tmp_path, seed=11)
 
 
+INT4_CASES = {
+    "fc_asymmetric_per_unit_no_bias": (
+        fc_hybrid_model,
+        dict(batches=3, depth=40, units=9, per_channel=True, asymmetric=True, bias=False),
+    ),
+    "conv_per_tensor_strided": (
+        conv_hybrid_model,
+        dict(stride=(2, 1), activation="RELU6", per_channel=False),
+    ),
+}
+"""Hybrid layers with int4 weights where LiteRT's reference runs them (its hybrid CONV_2D needs
+a bias with an int4 filter; its hybrid DEPTHWISE_CONV_2D refuses int4, and so does the
+converter, tests/e2e/test_int4_models.py)."""
+
+
+def test_hybrid_with_int4_weights_is_bit_exact(tmp_path):
+    """Int4 weights unpacked once into int8 scratch, then the hybrid kernels: the reference's
+    per-batch input quantization and float outputs, bit for bit."""
+    linked = {}
+    for name, (builder, params) in INT4_CASES.items():
+        model = builder(tmp_path / f"{name}.tflite", seed=13, int4=True, **params)
+        golden = reference_golden(model, hybrid_samples(model, 5, 13), tmp_path / f"{name}.npz")
+        linked[name] = (model, golden, 0)
+    sections = run_linked(linked, tmp_path / "linked")
+    for name in INT4_CASES:
+        assert "bit-exact" in sections[name], sections[name]
+
+
 def test_depthwise_hybrid_with_one_filter_scale_is_refused(tmp_path):
     model = conv_hybrid_model(tmp_path / "dw.tflite", depthwise=True, out_channels=3, per_channel=False)
     config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out"), "name": "module"}}

@@ -20,6 +20,7 @@ import ctypes
 import numpy as np
 import pytest
 from helia_aot.air import pack_int4, unpack_int4
+from helia_aot_ops_builtin.common.int4_weights import channel_words
 from helia_aot_ops_builtin.fully_connected.fully_connected import fold_fc_bias
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -193,6 +194,13 @@ def test_every_path_matches_the_reference(path_name, drawn, tmp_path_factory):
     )
 
 
+def _bias(rng: np.random.Generator, channels: int) -> np.ndarray:
+    """Small biases, the first at an end of a channel word's 24 bits (hk_int4.h)."""
+    bias = rng.integers(-(1 << 14), 1 << 14, channels).astype(np.int32)
+    bias[0] = rng.choice([-(1 << 23), (1 << 23) - 1])
+    return bias
+
+
 def _window_fn(family: str, params: type) -> ctypes._CFuncPtr:
     fn = getattr(build_kernels(f"{family}_s4"), f"hk_{family}_s8_s4")
     fn.argtypes = [ctypes.POINTER(params), P, P, P, P]
@@ -201,11 +209,17 @@ def _window_fn(family: str, params: type) -> ctypes._CFuncPtr:
 
 
 def _window_call(family, params_type, geo, x, w, bias, y, mult, shift, zp_in, zp_out, act):
+    """One call, each channel's bias and shift in its word (hk_int4.h), the bias argument NULL;
+    a bias argument as well is refused (it would be a second bias)."""
     p = params_type(**geo, input_offset=-zp_in, output_offset=zp_out, act_min=act[0], act_max=act[1])
     p.output_multiplier = mult.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
-    p.output_shift = shift.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+    words = channel_words(bias, shift)
+    assert words is not None
+    p.output_shift = words.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
     packed = np.frombuffer(pack_int4(w), np.uint8).copy()
-    return _window_fn(family, params_type)(ctypes.byref(p), _ptr(x), _ptr(packed), _ptr(bias), _ptr(y))
+    fn = _window_fn(family, params_type)
+    assert fn(ctypes.byref(p), _ptr(x), _ptr(packed), _ptr(words), _ptr(y)) != 0
+    return fn(ctypes.byref(p), _ptr(x), _ptr(packed), None, _ptr(y))
 
 
 @settings(max_examples=80, deadline=None)
@@ -216,7 +230,7 @@ def test_conv_s8_s4_matches_the_reference_on_the_unpacked_filter(case, with_bias
     xs, ws, ys = test_conv._shapes(geo)
     x = rng.integers(-128, 128, xs).astype(np.int8)
     w = rng.integers(-8, 8, ws).astype(np.int8)
-    bias = rng.integers(-(1 << 14), 1 << 14, ys[3]).astype(np.int32) if with_bias else None
+    bias = _bias(rng, ys[3]) if with_bias else None
     zp_in, zp_out = (int(v) for v in rng.integers(-128, 128, 2))
     mult, shift, lo, hi = test_conv._quant(rng, geo, np.int8)
     y = np.zeros(ys, np.int8)
@@ -236,7 +250,7 @@ def test_depthwise_s8_s4_matches_the_reference_on_the_unpacked_filter(case, with
     xs, ws, ys = test_depthwise._shapes(geo)
     x = rng.integers(-128, 128, xs).astype(np.int8)
     w = rng.integers(-8, 8, ws).astype(np.int8)
-    bias = rng.integers(-(1 << 14), 1 << 14, ys[3]).astype(np.int32) if with_bias else None
+    bias = _bias(rng, ys[3]) if with_bias else None
     zp_in, zp_out = (int(v) for v in rng.integers(-128, 128, 2))
     mult, shift, act = test_depthwise._quant(rng, ys[3], np.int8, (-16, 1))
     y = np.zeros(ys, np.int8)
@@ -283,7 +297,7 @@ def window_s4_case(rng, family, geo):
     xs, ws, ys = module._shapes(geo)
     x = rng.integers(-128, 128, xs).astype(np.int8)
     w = rng.integers(-8, 8, ws).astype(np.int8)
-    bias = rng.integers(-(1 << 14), 1 << 14, ys[3]).astype(np.int32)
+    bias = _bias(rng, ys[3])
     zp_in, zp_out = (int(v) for v in rng.integers(-128, 128, 2))
     mult = rng.integers(1 << 30, (1 << 31) - 1, ys[3], dtype=np.int32, endpoint=True)
     shift = rng.integers(-12, 0, ys[3], dtype=np.int32, endpoint=True)
@@ -307,9 +321,8 @@ def window_program(cases: list[tuple]) -> str:
     for i, (family, geo, x, w, bias, mult, shift, (in_off, out_off), expected) in enumerate(cases):
         parts.append(_c_array(f"c{i}_x", x, "int8_t"))
         parts.append(_c_array(f"c{i}_w", np.frombuffer(pack_int4(w), np.uint8), "uint8_t"))
-        parts.append(_c_array(f"c{i}_b", bias, "int32_t"))
         parts.append(_c_array(f"c{i}_m", mult, "int32_t"))
-        parts.append(_c_array(f"c{i}_s", shift, "int32_t"))
+        parts.append(_c_array(f"c{i}_s", channel_words(bias, shift), "int32_t"))  # bias and shift
         parts.append(_c_array(f"c{i}_y", expected, "int8_t"))
         fields = {**geo, "input_offset": in_off, "output_offset": out_off, "act_min": -128, "act_max": 127}
         init = ", ".join(f".{k} = {v}" for k, v in fields.items())
@@ -318,7 +331,7 @@ def window_program(cases: list[tuple]) -> str:
         calls.append(
             f"    {{\n        const {kind} p = {{{init}}};\n"
             f"        memset(out, 0x5A, sizeof out);\n"
-            f"        if (hk_{family}_s8_s4(&p, c{i}_x, c{i}_w, c{i}_b, out) != 0 || "
+            f"        if (hk_{family}_s8_s4(&p, c{i}_x, c{i}_w, NULL, out) != 0 || "
             f"memcmp(out, c{i}_y, {expected.size}u) != 0 || out[{expected.size}] != 0x5A) {{\n"
             f'            printf("{family} {i} differs\\n");\n            ++failures;\n        }}\n    }}\n'
         )
@@ -343,8 +356,9 @@ WINDOW_PATHS = paths("m55-mve", "m55-mve-O0", "m55-dsp", "m55-portable", "m4-dsp
 def test_window_paths_match_the_reference(path_name, drawn, tmp_path_factory):
     """hk_conv_s8_s4 and hk_depthwise_s8_s4 per use on every path: Helium and the DSP extension
     split the nibbles in registers (conv runs from a byte, after one nibble if odd; depthwise
-    blocks of 8 or 4 channels with a depth multiplier of 1 and an even channel count), the rest
-    one nibble at a time, all equal to the reference on the unpacked filter."""
+    blocks of 8 or 4 channels with a depth multiplier of 1 and an even channel count, Helium's
+    predicated tail of 2 to 6), the rest one nibble at a time, all equal to the reference on the
+    unpacked filter."""
     draws = [*drawn[0], *drawn[1]]
     cases = [window_s4_case(np.random.default_rng(seed), family, geo) for family, geo, seed in draws]
     rng = np.random.default_rng(len(draws))
@@ -364,11 +378,12 @@ def test_window_paths_match_the_reference(path_name, drawn, tmp_path_factory):
         "output_width": 3,
     }
     # Whole Helium blocks; odd runs (every other one starts on a high nibble); an odd channel
-    # count and a multiplier of 2 (depthwise one channel at a time).
+    # count and a multiplier of 2 (depthwise one channel at a time); Helium's depthwise tail
+    # block (2, 6 channels, and 4 after a block of 8).
     for channels, units in ((64, 2), (37, 3)):
         conv = {"input_channels": channels, "filter_input_channels": channels, "output_channels": units}
         cases.append(window_s4_case(rng, "conv", {**whole, **conv}))
-    for channels, multiplier in ((24, 1), (13, 1), (10, 2)):
+    for channels, multiplier in ((24, 1), (13, 1), (10, 2), (6, 1), (12, 1), (2, 1)):
         depthwise = {"input_channels": channels, "depth_multiplier": multiplier}
         cases.append(window_s4_case(rng, "depthwise", {**whole, **depthwise}))
     check_program(

@@ -12,15 +12,19 @@ from pathlib import Path
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from helia_aot.air import AirTensorType
 from helia_aot.litert import schema_py_generated as litert
 from helia_aot.litert.builder import LiteRTModelBuilder
 
 ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
 
 
-def int8_weights(rng: np.random.Generator, shape: tuple[int, ...], axis: int, per_channel: bool):
-    """Random int8 weights with symmetric scales (one, or one per unit along ``axis``)."""
-    data = rng.integers(-127, 128, shape).astype(np.int8)
+def int8_weights(
+    rng: np.random.Generator, shape: tuple[int, ...], axis: int, per_channel: bool, *, int4: bool = False
+):
+    """Random int8 weights (``int4``: in -8..7, stored packed as INT4) with symmetric scales
+    (one, or one per unit along ``axis``)."""
+    data = (rng.integers(-8, 8, shape) if int4 else rng.integers(-127, 128, shape)).astype(np.int8)
     units = shape[axis] if per_channel else 1
     scales = rng.uniform(2e-3, 2e-2, units).astype(np.float32)
     return data, (scales, np.zeros(units, np.int64), axis if per_channel else 0)
@@ -36,14 +40,18 @@ def fc_hybrid_model(
     asymmetric: bool = False,
     activation: str = "NONE",
     bias: bool = True,
+    int4: bool = False,
     seed: int = 0,
 ) -> Path:
-    """One hybrid FULLY_CONNECTED: [batches, depth] float32 x [units, depth] int8 weights."""
+    """One hybrid FULLY_CONNECTED: [batches, depth] float32 x [units, depth] int8 (or int4)
+    weights."""
     rng = np.random.default_rng(seed)
     b = LiteRTModelBuilder()
     x = b.add_tensor("input", (batches, depth), "float32")
-    data, q = int8_weights(rng, (units, depth), 0, per_channel)
-    w = b.add_tensor("weights", (units, depth), "int8", data=data, quantization=q)
+    data, q = int8_weights(rng, (units, depth), 0, per_channel, int4=int4)
+    w = b.add_tensor(
+        "weights", (units, depth), AirTensorType.INT4 if int4 else "int8", data=data, quantization=q
+    )
     inputs = [x, w]
     if bias:
         inputs.append(b.add_tensor("bias", (units,), "float32", data=rng.uniform(-1, 1, units)))
@@ -109,17 +117,19 @@ def conv_hybrid_model(
     per_channel: bool = True,
     activation: str = "NONE",
     bias: bool = True,
+    int4: bool = False,
     seed: int = 0,
 ) -> Path:
     """One hybrid CONV_2D (filter [out, kh, kw, in]) or DEPTHWISE_CONV_2D (filter [1, kh, kw,
-    out], out a multiple of the input channels) over a float32 NHWC input."""
+    out], out a multiple of the input channels) over a float32 NHWC input; int8 (or int4)
+    filter."""
     rng = np.random.default_rng(seed)
     kh, kw = kernel
     b = LiteRTModelBuilder()
     x = b.add_tensor("input", (batches, height, width, channels), "float32")
     shape = (1, kh, kw, out_channels) if depthwise else (out_channels, kh, kw, channels)
-    data, q = int8_weights(rng, shape, 3 if depthwise else 0, per_channel)
-    w = b.add_tensor("filter", shape, "int8", data=data, quantization=q)
+    data, q = int8_weights(rng, shape, 3 if depthwise else 0, per_channel, int4=int4)
+    w = b.add_tensor("filter", shape, AirTensorType.INT4 if int4 else "int8", data=data, quantization=q)
     inputs = [x, w]
     if bias:
         inputs.append(b.add_tensor("bias", (out_channels,), "float32", data=rng.uniform(-1, 1, out_channels)))

@@ -37,6 +37,23 @@ HK_INLINE void hk_s4_halves_dsp(const uint8_t *w, int16x2_t *even, int16x2_t *od
 }
 #endif
 
+/*
+ * Channel words: goal size's per-channel parameters of the int4 per-use convolutions
+ * (hk_conv_s8_s4, hk_depthwise_s8_s4), one int32 per output channel in place of an int32 bias
+ * and an int32 shift: bias * 256 + (shift & 255), the requantization shift (in [-31, 31]) in the
+ * low byte and the bias (in [-2^23, 2^23)) in the upper 24 bits. The multiplier keeps its own
+ * int32. Four bytes a channel instead of eight; the converter packs them where every bias fits.
+ */
+HK_INLINE int32_t hk_channel_word_shift(int32_t word)
+{
+    return (int32_t)(((uint32_t)word & 0xFFu) ^ 0x80u) - 0x80;
+}
+
+HK_INLINE int32_t hk_channel_word_bias(int32_t word)
+{
+    return word >> 8; /* arithmetic: the low byte is the shift's, 0..255 */
+}
+
 /* Unpacks `count` int4 values into int8 `out` (Helium: 32 values per iteration, interleaved by
  * a two-way store; elsewhere one byte at a time). */
 int32_t hk_unpack_s4(const uint8_t *packed, int8_t *out, int32_t count);

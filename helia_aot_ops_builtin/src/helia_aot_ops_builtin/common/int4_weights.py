@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from helia_aot.air import AirTensor, AirTensorKind, AirTensorType
 
 INT4_DERIVED = ("packed_filter", "im2col_filter")
@@ -105,3 +106,32 @@ def unpack_calls(op: Any, raw_ptr: Any) -> list[tuple[str, str, int]]:
         if copy is not None:
             calls.append((raw_ptr(tensor, "uint8_t", True), raw_ptr(copy, "int8_t", False), tensor.size))
     return calls
+
+
+CHANNEL_WORD_BIAS_BITS = 24
+"""Bits of a channel word's bias (hk_int4.h): the low byte holds the shift."""
+
+
+def channel_words(bias: np.ndarray | None, shifts: np.ndarray) -> np.ndarray | None:
+    """Goal size's per-channel parameters of the per-use convolutions (``hk_int4.h``), one int32
+    per output channel in place of an int32 bias and an int32 shift: ``bias * 256 + (shift &
+    255)``. None when a bias needs more than 24 bits (the layer then unpacks once, with the
+    int8 kernel's arrays). The int4 models' biases are small: their filter scales are about
+    sixteen times the int8 twins', so the same float bias is about sixteen times smaller."""
+    shifts = np.asarray(shifts, np.int64).reshape(-1)
+    values = np.zeros(shifts.size, np.int64) if bias is None else np.asarray(bias, np.int64).reshape(-1)
+    limit = 1 << (CHANNEL_WORD_BIAS_BITS - 1)
+    if values.size != shifts.size or np.any(values < -limit) or np.any(values >= limit):
+        return None
+    if np.any(shifts < -31) or np.any(shifts > 31):
+        return None
+    return (values * 256 + (shifts & 0xFF)).astype(np.int32)
+
+
+def channel_words_fit(bias: AirTensor | None, channels: int) -> bool:
+    """Whether :func:`channel_words` can carry ``bias`` (constant, or absent)."""
+    if bias is None:
+        return True
+    if not bias.is_constant or bias.data is None:
+        return False
+    return channel_words(bias.data, np.zeros(channels, np.int32)) is not None

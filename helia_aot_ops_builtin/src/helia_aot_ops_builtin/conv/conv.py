@@ -318,7 +318,14 @@ class _WindowOperator(KernelCallOperator):
             and self.int4_filter()
             and self.optimization_goal == "size"
             and self.kind() == "s8"
+            and self._bias_in_words()
         )
+
+    def _bias_in_words(self) -> bool:
+        """Whether the per-use kernels' channel words can carry the bias (``channel_words``)."""
+        from helia_aot_ops_builtin.common.int4_weights import channel_words_fit  # int4 models only
+
+        return channel_words_fit(self.bias, self.channels)
 
     # -- in place, row by row (goal size; see helia_aot_ops_builtin.conv.row_stream) ---------------
     ring: int = 0
@@ -503,6 +510,8 @@ class _WindowOperator(KernelCallOperator):
         layer: 6,200 M55 instructions more from offset_bias). Capped at ROWS_FOLD_STACK_BYTES."""
         if self.FAMILY != "depthwise" or self.kind() != "s8" or self.bias_folded or self.row_block != 1:
             return 0
+        if self.int4_filter():  # hk_depthwise_s8_s4 reads no offset_bias (nor an int8 filter)
+            return 0
         if not self.adds_offset_per_input() or self.source.zero_point() == 0:
             return 0
         return self.channels if 4 * self.channels <= ROWS_FOLD_STACK_BYTES else 0
@@ -576,6 +585,13 @@ class _WindowOperator(KernelCallOperator):
         if bias is not None and bias.size != self.channels:
             yield f"bias {label(bias)} has {bias.size} elements for {self.channels} output channels"
         if kind == "hybrid":
+            if self.int4_filter() and self.FAMILY == "depthwise":
+                yield (
+                    "an int4 filter with float32 activations (hybrid) is not supported: LiteRT's "
+                    "reference kernel refuses it (FLOAT32 with filter type INT4), so there is "
+                    "nothing to match; use an int8 filter"
+                )
+                return
             yield from hybrid_weight_problems(self.weights, self.channels, self.CHANNEL_AXIS, bias)
             yield from self.hybrid_problems()
             return
@@ -661,6 +677,14 @@ class _WindowOperator(KernelCallOperator):
         if self.kind() not in ("f32", "f16"):
             mult, shift = conv_multipliers(self.source, self.weights, self.target, self.channels)
             self.intern_constant_array("output_multiplier", mult)
+            if self.int4_per_use():
+                # Each channel's bias and shift in one int32 word (hk_int4.h): 4 B a channel
+                # less than an int32 bias and an int32 shift; the model's bias is not read.
+                from helia_aot_ops_builtin.common.int4_weights import channel_words
+
+                words = channel_words(None if self.bias is None else self.bias.data, shift)
+                assert words is not None  # int4_per_use checked that the bias fits
+                shift = words
             self.intern_constant_array("output_shift", shift)
         if self.folds_offset():
             bias = None if self.bias is None else self.bias.data
@@ -726,8 +750,9 @@ class _WindowOperator(KernelCallOperator):
         )
 
     def reads_input(self, position: int) -> bool:
-        """The model's bias is not read where the folded copy replaces it (goal size)."""
-        return not (position == self.BIAS and self.bias_folded)
+        """The model's bias is not read where the folded copy replaces it (goal size), nor by
+        the int4 per-use kernels, whose channel words carry it."""
+        return not (position == self.BIAS and (self.bias_folded or self.int4_per_use()))
 
     def folds_offset(self) -> bool:
         """Whether the int8 fast paths get ``offset_bias``: it needs the filter and bias as data,
@@ -797,6 +822,8 @@ class _WindowOperator(KernelCallOperator):
                 self.ptr(self.target),
             ]
         bias = self.get_local_tensor("folded_bias") if self.bias_folded else self.bias
+        if self.int4_per_use():
+            bias = None  # in the channel words (output_shift)
         return [
             self.data_ptr(self.source),
             self.data_ptr(self.weights),

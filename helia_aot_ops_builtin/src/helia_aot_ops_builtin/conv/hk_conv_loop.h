@@ -6,7 +6,9 @@
  * taps, each a run of the group's input channels, int32 sums, per-channel requantization,
  * clamp. Each run's sum is left to the caller's `dot` function, which reads the filter as it is
  * stored; the loop and `dot` are inlined into each entry, so each compiles to its own loop with
- * the read in its innermost place, as if written out by hand.
+ * the read in its innermost place, as if written out by hand. How a channel's bias, multiplier
+ * and shift are stored is left to a `requant` function the same way (hk_conv_requant_s8: int32
+ * arrays; the int4 entry's channel words, hk_int4.h).
  */
 #ifndef HK_CONV_LOOP_H
 #define HK_CONV_LOOP_H
@@ -20,6 +22,21 @@
 typedef int32_t (*hk_conv_run_dot_t)(const void *filter, size_t taps, size_t tap,
                                      const int8_t *x, int32_t len, int32_t in_offset,
                                      int32_t acc);
+
+/* Output channel oc's sum `acc` (the taps only) plus its bias, requantized: what the output
+ * offset and clamp are applied to. */
+typedef int32_t (*hk_conv_requant_t)(const hk_conv_params_t *p, const int32_t *bias, int32_t oc,
+                                     int32_t acc);
+
+/* The int32 bias (may be NULL), output_multiplier and output_shift arrays of hk_conv_s8. */
+HK_INLINE int32_t hk_conv_requant_s8(const hk_conv_params_t *p, const int32_t *bias, int32_t oc,
+                                     int32_t acc)
+{
+    if (bias != NULL) {
+        acc += bias[oc];
+    }
+    return hk_requant(acc, p->output_multiplier[oc], p->output_shift[oc]);
+}
 
 /* The geometry the general loop needs: sizes at least 1 (output sizes and batches at least
  * 0), groups that divide both channel counts, a clamp range that is not empty. */
@@ -39,11 +56,12 @@ HK_INLINE bool hk_conv_loop_params_ok(const hk_conv_params_t *p)
     return p->output_channels % (p->input_channels / p->filter_input_channels) == 0;
 }
 
-/* int8 activations, the filter OHWI as `dot` reads it, int32 bias (may be NULL); ignores
- * offset_bias and scratch. */
-HK_INLINE int32_t hk_conv_s8_loop(const hk_conv_params_t *params, const int8_t *input,
-                                  const void *filter, const int32_t *bias, int8_t *output,
-                                  hk_conv_run_dot_t dot)
+/* int8 activations, the filter OHWI as `dot` reads it, the bias (may be NULL) and per-channel
+ * requantization as `requant` reads them; ignores offset_bias and scratch. */
+HK_INLINE int32_t hk_conv_s8_loop_requant(const hk_conv_params_t *params, const int8_t *input,
+                                          const void *filter, const int32_t *bias,
+                                          int8_t *output, hk_conv_run_dot_t dot,
+                                          hk_conv_requant_t requant)
 {
     if (!hk_conv_loop_params_ok(params) || input == NULL || filter == NULL || output == NULL) {
         return HK_STATUS_BAD_PARAM;
@@ -86,17 +104,21 @@ HK_INLINE int32_t hk_conv_s8_loop(const hk_conv_params_t *params, const int8_t *
                             acc = dot(filter, taps, tap, x, fic, in_offset, acc);
                         }
                     }
-                    if (bias != NULL) {
-                        acc += bias[oc];
-                    }
-                    const int32_t value =
-                        hk_requant(acc, p->output_multiplier[oc], p->output_shift[oc]);
+                    const int32_t value = requant(p, bias, oc, acc);
                     *out++ = (int8_t)hk_clamp_i32(value + p->output_offset, act_min, act_max);
                 }
             }
         }
     }
     return HK_STATUS_OK;
+}
+
+/* hk_conv_s8_loop_requant with hk_conv_s8's int32 bias and requantization arrays. */
+HK_INLINE int32_t hk_conv_s8_loop(const hk_conv_params_t *params, const int8_t *input,
+                                  const void *filter, const int32_t *bias, int8_t *output,
+                                  hk_conv_run_dot_t dot)
+{
+    return hk_conv_s8_loop_requant(params, input, filter, bias, output, dot, hk_conv_requant_s8);
 }
 
 #endif /* HK_CONV_LOOP_H */

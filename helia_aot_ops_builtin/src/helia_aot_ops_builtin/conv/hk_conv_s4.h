@@ -10,8 +10,10 @@
 #include "hk_conv.h"
 #include "hk_int4.h"
 
-/* int8 activations, packed int4 filter, int32 bias (may be NULL): the general loop (ignores
- * offset_bias and scratch); the outputs of hk_conv_s8 on the unpacked filter. */
+/* int8 activations, packed int4 filter, bias NULL: the general loop (ignores offset_bias and
+ * scratch); the outputs of hk_conv_s8 on the unpacked filter and its int32 bias. output_shift
+ * holds channel words (hk_int4.h), each channel's shift and bias in one int32; a non-NULL
+ * `bias` is HK_STATUS_BAD_PARAM (it would be a second one). */
 int32_t hk_conv_s8_s4(const hk_conv_params_t *params, const int8_t *input,
                       const uint8_t *filter, const int32_t *bias, int8_t *output);
 

@@ -8,7 +8,9 @@
  * per-channel requantization, clamp. The sums of one output pixel are left to the caller's
  * `sums` function, which reads the filter as it is stored and may fill several channels at once
  * (a fast path's block); the loop and `sums` are inlined into each entry, so each compiles to
- * its own loop, as if written out by hand.
+ * its own loop, as if written out by hand. How a channel's bias, multiplier and shift are stored
+ * is left to a `requant` function the same way (hk_depthwise_requant_s8: int32 arrays; the int4
+ * entry's channel words, hk_int4.h).
  */
 #ifndef HK_DEPTHWISE_LOOP_H
 #define HK_DEPTHWISE_LOOP_H
@@ -60,6 +62,19 @@ HK_INLINE int32_t hk_depthwise_channel_sum(const void *filter, const hk_depthwis
     return acc;
 }
 
+/* Output channel oc's sum `acc` (the taps only) plus its bias, requantized: what the output
+ * offset and clamp are applied to. */
+typedef int32_t (*hk_depthwise_requant_t)(const hk_depthwise_params_t *p, const int32_t *bias,
+                                          size_t oc, int32_t acc);
+
+/* The int32 bias (may be NULL), output_multiplier and output_shift arrays of hk_depthwise_s8. */
+HK_INLINE int32_t hk_depthwise_requant_s8(const hk_depthwise_params_t *p, const int32_t *bias,
+                                          size_t oc, int32_t acc)
+{
+    const int32_t sum = bias != NULL ? acc + bias[oc] : acc;
+    return hk_requant(sum, p->output_multiplier[oc], p->output_shift[oc]);
+}
+
 /* The geometry the general loop needs: sizes at least 1 (output sizes and batches at least
  * 0), a clamp range that is not empty. */
 HK_INLINE bool hk_depthwise_loop_params_ok(const hk_depthwise_params_t *p)
@@ -72,11 +87,13 @@ HK_INLINE bool hk_depthwise_loop_params_ok(const hk_depthwise_params_t *p)
            p->act_min <= p->act_max;
 }
 
-/* int8 activations, the filter [1, H, W, output channels] as `sums` reads it, int32 bias (may
- * be NULL); ignores offset_bias. */
-HK_INLINE int32_t hk_depthwise_s8_loop(const hk_depthwise_params_t *params, const int8_t *input,
-                                       const void *filter, const int32_t *bias, int8_t *output,
-                                       hk_depthwise_sums_t sums)
+/* int8 activations, the filter [1, H, W, output channels] as `sums` reads it, the bias (may be
+ * NULL) and per-channel requantization as `requant` reads them; ignores offset_bias. */
+HK_INLINE int32_t hk_depthwise_s8_loop_requant(const hk_depthwise_params_t *params,
+                                               const int8_t *input, const void *filter,
+                                               const int32_t *bias, int8_t *output,
+                                               hk_depthwise_sums_t sums,
+                                               hk_depthwise_requant_t requant)
 {
     if (!hk_depthwise_loop_params_ok(params) || input == NULL || filter == NULL ||
         output == NULL) {
@@ -111,9 +128,7 @@ HK_INLINE int32_t hk_depthwise_s8_loop(const hk_depthwise_params_t *params, cons
                     int32_t acc[HK_DEPTHWISE_LOOP_MOST];
                     const int32_t n = sums(filter, &win, oc, acc);
                     for (int32_t k = 0; k < n; ++k, ++oc) {
-                        const int32_t sum = bias != NULL ? acc[k] + bias[oc] : acc[k];
-                        const int32_t value =
-                            hk_requant(sum, p->output_multiplier[oc], p->output_shift[oc]);
+                        const int32_t value = requant(p, bias, oc, acc[k]);
                         *out++ = (int8_t)hk_clamp_i32(value + p->output_offset, act_min, act_max);
                     }
                 }
@@ -121,6 +136,15 @@ HK_INLINE int32_t hk_depthwise_s8_loop(const hk_depthwise_params_t *params, cons
         }
     }
     return HK_STATUS_OK;
+}
+
+/* hk_depthwise_s8_loop_requant with hk_depthwise_s8's int32 bias and requantization arrays. */
+HK_INLINE int32_t hk_depthwise_s8_loop(const hk_depthwise_params_t *params, const int8_t *input,
+                                       const void *filter, const int32_t *bias, int8_t *output,
+                                       hk_depthwise_sums_t sums)
+{
+    return hk_depthwise_s8_loop_requant(params, input, filter, bias, output, sums,
+                                        hk_depthwise_requant_s8);
 }
 
 #endif /* HK_DEPTHWISE_LOOP_H */

@@ -11,8 +11,10 @@
 #include "hk_int4.h"
 #include "hk_isa.h"
 
-/* int8 activations, packed int4 filter, int32 bias (may be NULL): the general loop (ignores
- * offset_bias); the outputs of hk_depthwise_s8 on the unpacked filter. */
+/* int8 activations, packed int4 filter, bias NULL: the general loop (ignores offset_bias);
+ * the outputs of hk_depthwise_s8 on the unpacked filter and its int32 bias. output_shift holds
+ * channel words (hk_int4.h), each channel's shift and bias in one int32; a non-NULL `bias` is
+ * HK_STATUS_BAD_PARAM (it would be a second one). */
 int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *input,
                            const uint8_t *filter, const int32_t *bias, int8_t *output);
 
@@ -26,5 +28,16 @@ int32_t hk_depthwise_s8_s4(const hk_depthwise_params_t *params, const int8_t *in
 #endif
 void hk_depthwise_s4_block(const uint8_t *filter, const hk_depthwise_window_t *win, size_t oc,
                            int32_t *acc);
+
+#if HK_HAVE_MVE
+/* Helium's block for the last `count` channels when fewer than a block remain (count 2, 4 or 6:
+ * the channel count is even), so a layer of 2 to 6 channels, or a block's remainder, is not
+ * read one nibble at a time. */
+void hk_depthwise_s4_tail(const uint8_t *filter, const hk_depthwise_window_t *win, size_t oc,
+                          int32_t count, int32_t *acc);
+#define HK_DEPTHWISE_S4_FROM 2
+#else
+#define HK_DEPTHWISE_S4_FROM HK_DEPTHWISE_S4_BLOCK
+#endif
 
 #endif /* HK_DEPTHWISE_S4_H */
