@@ -60,25 +60,25 @@ HK_INLINE void conv_step4_s8(conv_acc2x2_t *a, const int32_t **xw, const int8_t 
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
 #define CONV_DSP_ASM 1
-/* conv_step4_s8 in seventeen instructions (LDRD reads two widened words: scratch is word
- * aligned). */
-#define CONV_DSP_STEP4                                                                         \
-    "ldrd %[p02], %[p13], [%[xw]], #16\n\t"                                                   \
-    "ldrd %[q02], %[q13], [%[xw], #-8]\n\t"                                                   \
+/* conv_step4_s8 in fourteen instructions: one LDM reads the four widened pixel words (five
+ * cycles, against six for two LDRDs; scratch is word aligned) into r8 to r11, which each
+ * block clobbers (GCC finds no allocation for the other operands with low registers fixed). */
+#define CONV_DSP_STEP4                                                                        \
+    "ldmia %[xw]!, {r8, r9, r10, r11}\n\t"                                                    \
     "ldr %[w], [%[wa]], #4\n\t"                                                               \
     "sxtb16 %[e], %[w]\n\t"                                                                   \
     "sxtb16 %[w], %[w], ror #8\n\t"                                                           \
-    "smlad %[a00], %[e], %[p02], %[a00]\n\t"                                                  \
-    "smlad %[a00], %[w], %[p13], %[a00]\n\t"                                                  \
-    "smlad %[a10], %[e], %[q02], %[a10]\n\t"                                                  \
-    "smlad %[a10], %[w], %[q13], %[a10]\n\t"                                                  \
+    "smlad %[a00], %[e], r8, %[a00]\n\t"                                                      \
+    "smlad %[a00], %[w], r9, %[a00]\n\t"                                                      \
+    "smlad %[a10], %[e], r10, %[a10]\n\t"                                                     \
+    "smlad %[a10], %[w], r11, %[a10]\n\t"                                                     \
     "ldr %[w], [%[wb]], #4\n\t"                                                               \
     "sxtb16 %[e], %[w]\n\t"                                                                   \
     "sxtb16 %[w], %[w], ror #8\n\t"                                                           \
-    "smlad %[a01], %[e], %[p02], %[a01]\n\t"                                                  \
-    "smlad %[a01], %[w], %[p13], %[a01]\n\t"                                                  \
-    "smlad %[a11], %[e], %[q02], %[a11]\n\t"                                                  \
-    "smlad %[a11], %[w], %[q13], %[a11]\n\t"
+    "smlad %[a01], %[e], r8, %[a01]\n\t"                                                      \
+    "smlad %[a01], %[w], r9, %[a01]\n\t"                                                      \
+    "smlad %[a11], %[e], r10, %[a11]\n\t"                                                     \
+    "smlad %[a11], %[w], r11, %[a11]\n\t"
 #else
 #define CONV_DSP_ASM 0
 #endif
@@ -111,15 +111,14 @@ HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
         if (whole & 4) {
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
-        int32_t p02, p13, q02, q13, w, e;
+        int32_t w, e;
         if (whole & 8) {
             __asm__(CONV_DSP_STEP4 CONV_DSP_STEP4
                     : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
                       [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
-                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
                       [w] "=&r"(w), [e] "=&r"(e)
                     :
-                    : "memory");
+                    : "r8", "r9", "r10", "r11", "memory");
         }
         if (whole >= 16) {
             /* Sixteen taps a pass: the end test (a load, a compare and a taken branch) once
@@ -131,10 +130,9 @@ HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
                     "bne 1b"
                     : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
                       [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
-                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
                       [w] "=&r"(w), [e] "=&r"(e)
                     : [end] "m"(wa_end)
-                    : "cc", "memory");
+                    : "r8", "r9", "r10", "r11", "cc", "memory");
         }
 #else
         for (int32_t k = 0; k < whole; k += 4) {
@@ -197,18 +195,27 @@ HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t t
         if (whole & 4) {
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
-        if (whole >= 8) {
+        int32_t w, e;
+        if (whole & 8) {
+            __asm__(CONV_DSP_STEP4 CONV_DSP_STEP4
+                    : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
+                      [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
+                      [w] "=&r"(w), [e] "=&r"(e)
+                    :
+                    : "r8", "r9", "r10", "r11", "memory");
+        }
+        if (whole >= 16) {
+            /* Sixteen taps a pass: the end test once per 64 multiply-accumulates. */
             const int8_t *const wa_end = w0 + whole;
-            int32_t p02, p13, q02, q13, w, e;
-            __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 "ldr %[e], %[end]\n\t"
+            __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 CONV_DSP_STEP4 CONV_DSP_STEP4
+                    "ldr %[e], %[end]\n\t"
                     "cmp %[wa], %[e]\n\t"
                     "bne 1b"
                     : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
                       [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
-                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
                       [w] "=&r"(w), [e] "=&r"(e)
                     : [end] "m"(wa_end)
-                    : "cc", "memory");
+                    : "r8", "r9", "r10", "r11", "cc", "memory");
         }
 #else
         for (int32_t k = 0; k < whole; k += 4) {
