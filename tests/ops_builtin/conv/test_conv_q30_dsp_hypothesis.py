@@ -3,7 +3,9 @@
 hk_conv_dsp.c runs a call whose every filter requantizes in the Q30 form (multipliers in
 [2^30, 2^31), shifts in [-31, -1]) through conv_dots2_q30_s8: two pixels and two filters at a
 time as conv_dots2_s8, but each filter pair's four sums are requantized in registers and stored
-to the output pixels at once, with no accumulator row (the last taps % 4 in plain C). Hypothesis
+to the output pixels at once, with no accumulator row (the last taps % 4 in plain C); without a
+clamp, with taps a multiple of eight and an even filter count, conv_pairs_q30_asm runs every
+filter pair in one assembly block (taps 8, 16, 32 and 72 take its three loop shapes). Hypothesis
 draws convolutions in and around that space (pointwise and 3x3, input channels that make the taps
 a multiple of four and not, odd filter counts, odd pixel counts, strides, padding, dilations,
 input zero points at the int8 limits, RELU-like and wide clamps, and shifts of 0 or left shifts
@@ -12,7 +14,7 @@ Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portabl
 path), each case checked byte for byte against the numpy reference.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-conv_dots2_q30_body (hk_conv_dsp.c).
+conv_dots2_q30_body and conv_pairs_q30_asm (hk_conv_dsp.c).
 """
 
 from __future__ import annotations
