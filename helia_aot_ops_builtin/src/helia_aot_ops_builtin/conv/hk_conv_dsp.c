@@ -28,6 +28,26 @@ static void conv_widen2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uin
     }
 }
 
+/* The last taps % 4 (one to three) of x0 and x1 widened as conv_widen2_s8 widens four, the
+ * missing lanes zero, after conv_widen2_s8's words. */
+static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uint8_t *words)
+{
+    const int32_t whole = taps & ~3;
+    uint32_t b0 = 0u, b1 = 0u;
+    for (int32_t k = whole; k < taps; ++k) {
+        b0 |= (uint32_t)(uint8_t)x0[k] << (8 * (k - whole));
+        b1 |= (uint32_t)(uint8_t)x1[k] << (8 * (k - whole));
+    }
+    uint32_t pair[2];
+    words += 4 * whole;
+    hk_widen_s8x4(b0, pair);
+    hk_store_u32(words, pair[0]);
+    hk_store_u32(words + 4, pair[1]);
+    hk_widen_s8x4(b1, pair);
+    hk_store_u32(words + 8, pair[0]);
+    hk_store_u32(words + 12, pair[1]);
+}
+
 /* Two filters' accumulators for two pixels. */
 typedef struct {
     int32_t a00, a10, a01, a11; /* filter 0 pixel 0, filter 0 pixel 1, filter 1 pixel 0, ... */
@@ -360,13 +380,34 @@ typedef struct {
 /* CONV_DSP_STEP4 on the block's registers: sums r0..r3, pixel words r4, filters r5 and r6. */
 #define CONV_Q30_STEP4 CONV_DSP_STEP4_WITH("r0", "r1", "r2", "r3", "r4", "r5", "r6", "r12", "lr")
 #define CONV_Q30_STEP8 CONV_Q30_STEP4 CONV_Q30_STEP4
+/* The last three taps: their pixel words are widened with a zero fourth lane
+ * (conv_widen_tail2_s8), and each filter's three bytes are read one by one (nothing past the
+ * filter), the first and third packed into one word (PKHBT) and the second left sign-extended,
+ * whose upper lane meets the zero lane. */
+#define CONV_Q30_TAIL3_FILTER(wp, a, b)                                                        \
+    "ldrsb lr, [" wp ", #2]\n\t"                                                               \
+    "ldrsb r12, [" wp "]\n\t"                                                                  \
+    "pkhbt lr, r12, lr, lsl #16\n\t"                                                           \
+    "ldrsb r12, [" wp ", #1]\n\t"                                                              \
+    "add " wp ", " wp ", #3\n\t"                                                               \
+    "smlad " a ", lr, r8, " a "\n\t"                                                           \
+    "smlad " a ", r12, r9, " a "\n\t"                                                          \
+    "smlad " b ", lr, r10, " b "\n\t"                                                          \
+    "smlad " b ", r12, r11, " b "\n\t"
+#define CONV_Q30_TAIL3                                                                         \
+    "ldmia r4!, {r8, r9, r10, r11}\n\t" CONV_Q30_TAIL3_FILTER("r5", "r0", "r1")                \
+        CONV_Q30_TAIL3_FILTER("r6", "r2", "r3")
 HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
 {
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
     conv_q30_run_t copy = *run;
     conv_q30_run_t *r = &copy;
-    /* Three shapes of the tap loop: eight taps then sixteen a pass, eight only, sixteen a pass. */
-    if ((r->taps & 8) != 0 && r->taps > 8) {
+    /* Four shapes of the tap loop: eight taps, sixteen a pass and three more (an RGB 3x3
+     * window's 27); eight then sixteen a pass; eight only; sixteen a pass. */
+    if ((r->taps & 3) != 0) {
+        __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP16
+                             CONV_Q30_TAIL3 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+    } else if ((r->taps & 8) != 0 && r->taps > 8) {
         __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP16
                              CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
     } else if ((r->taps & 8) != 0) {
@@ -397,8 +438,8 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
 #if CONV_DSP_ASM
-    if (mode == HK_REQUANT_Q30 && lo == -128 && hi == 127 && (taps & 7) == 0 &&
-        (channels & 1) == 0) {
+    if (mode == HK_REQUANT_Q30 && lo == -128 && hi == 127 && (channels & 1) == 0 &&
+        ((taps & 7) == 0 || ((taps & 15) == 11 && taps > 16))) {
         /* Each filter's doubled multiplier and inverted shift, once per call, in the
          * accumulator rows this loop does not use (two words per filter). */
         int32_t *table = s.acc0;
@@ -408,7 +449,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         }
         conv_q30_run_t run;
         run.words = s.words;
-        run.words_end = s.words + 4 * taps;
+        run.words_end = s.words + 4 * (taps & ~3); /* the sixteen-tap loop's end */
         run.filter = filter;
         run.taps = taps;
         run.offset = p->output_offset;
@@ -419,6 +460,9 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
             const int8_t *x1 =
                 two ? conv_source(p, input, direct, &at, s.patch1, conv_gather_s8) : x0;
             conv_widen2_s8(x0, x1, taps, s.words);
+            if ((taps & 3) != 0) {
+                conv_widen_tail2_s8(x0, x1, taps, s.words);
+            }
             run.bias = p->offset_bias;
             run.table = table;
             run.out0 = out;
