@@ -141,6 +141,7 @@ HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m, int32_t ns, int32_t offse
 typedef struct {
     int32_t w[9][2]; /* each tap's filter bytes 0 and 2, then 1 and 3, as int16 lanes */
     int32_t start[4], m[4], ns[4];
+    int32_t m2[4]; /* m doubled (hk_doubling_high_q30's word), for dw3x3_row_asm */
 } dw3x3_group_t;
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
@@ -160,6 +161,108 @@ typedef struct {
 #define DW3X3_ROW(w0, w1, w2)                                                                \
     DW3X3_TAP(w0) "add %[x], %[x], %[col]\n\t" DW3X3_TAP(w1) "add %[x], %[x], %[col]\n\t"     \
         DW3X3_TAP(w2) "add %[x], %[x], %[next]\n\t"
+
+/*
+ * A row of whole windows without a clamp in one assembly block: per window the four sums start
+ * from g->start (one LDM), take the nine taps as dw3x3_window's block does, and are requantized
+ * in registers (hk_requant_row_q30_dsp's arithmetic, the multipliers doubled in g->m2 and the
+ * shifts inverted in g->ns), packed into one word (BFI) and stored. Registers: sums r0..r3
+ * (channels 0..3), input r4, group r5, column step r6, row step r8, temporaries r9..r12 and
+ * lr; the loop state (dw3x3_run_t) on the stack, read through sp.
+ */
+typedef struct {
+    const int8_t *x;              /* the first window's origin */
+    const dw3x3_group_t *g;
+    int32_t col, next, back;      /* tap to tap, row end to next row, window end to next window */
+    int8_t *out, *out_end;        /* the first window's output and one past the last's */
+    int32_t offset, out_step;     /* output zero point; bytes from one output pixel to the next */
+} dw3x3_run_t;
+
+/* The group offsets the block reads: start at 72, ns at 104, m2 at 120. */
+typedef char dw3x3_group_layout_t[(offsetof(dw3x3_group_t, start) == 72 &&
+                                   offsetof(dw3x3_group_t, ns) == 104 &&
+                                   offsetof(dw3x3_group_t, m2) == 120)
+                                      ? 1
+                                      : -1];
+
+#define DW3X3_TAP_R(w)                                                                       \
+    "ldr r9, [r4]\n\t"                                                                       \
+    "ldr r11, [r5, #" #w "]\n\t"                                                             \
+    "ldr r12, [r5, #" #w " + 4]\n\t"                                                         \
+    "sxtb16 r10, r9, ror #8\n\t"                                                             \
+    "sxtb16 r9, r9\n\t"                                                                      \
+    "smlabb r0, r9, r11, r0\n\t"                                                             \
+    "smlatt r2, r9, r11, r2\n\t"                                                             \
+    "smlabb r1, r10, r12, r1\n\t"                                                            \
+    "smlatt r3, r10, r12, r3\n\t"
+#define DW3X3_ROW_R(w0, w1, w2)                                                              \
+    DW3X3_TAP_R(w0) "add r4, r4, r6\n\t" DW3X3_TAP_R(w1) "add r4, r4, r6\n\t"                \
+        DW3X3_TAP_R(w2) "add r4, r4, r8\n\t"
+
+HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
+{
+    /* A copy on the stack, so the block reads it through sp and every other register is its. */
+    dw3x3_run_t copy = *run;
+    dw3x3_run_t *r = &copy;
+    __asm__ volatile(
+        "ldr r4, %[x]\n\t"
+        "ldr r5, %[g]\n\t"
+        "ldr r6, %[col]\n\t"
+        "ldr r8, %[next]\n\t"
+        "0:\n\t"
+        "add lr, r5, #72\n\t"
+        "ldmia lr, {r0, r1, r2, r3}\n\t"
+        DW3X3_ROW_R(0, 8, 16) DW3X3_ROW_R(24, 32, 40) DW3X3_ROW_R(48, 56, 64)
+        "add lr, r5, #120\n\t"
+        "ldmia lr, {r9, r10, r11, r12}\n\t"
+        "smmlar r0, r0, r9, r0\n\t"
+        "smmlar r1, r1, r10, r1\n\t"
+        "smmlar r2, r2, r11, r2\n\t"
+        "smmlar r3, r3, r12, r3\n\t"
+        "add r0, r0, r0, asr #31\n\t"
+        "add r1, r1, r1, asr #31\n\t"
+        "add r2, r2, r2, asr #31\n\t"
+        "add r3, r3, r3, asr #31\n\t"
+        "add lr, r5, #104\n\t"
+        "ldmia lr, {r9, r10, r11, r12}\n\t"
+        "asr r0, r0, r9\n\t"
+        "asr r1, r1, r10\n\t"
+        "asr r2, r2, r11\n\t"
+        "asr r3, r3, r12\n\t"
+        "mov r9, #1\n\t"
+        "qadd r0, r0, r9\n\t"
+        "qadd r1, r1, r9\n\t"
+        "qadd r2, r2, r9\n\t"
+        "qadd r3, r3, r9\n\t"
+        "ldr lr, %[offset]\n\t"
+        "add r0, lr, r0, asr #1\n\t"
+        "add r1, lr, r1, asr #1\n\t"
+        "add r2, lr, r2, asr #1\n\t"
+        "add r3, lr, r3, asr #1\n\t"
+        "ssat r0, #8, r0\n\t"
+        "ssat r1, #8, r1\n\t"
+        "ssat r2, #8, r2\n\t"
+        "ssat r3, #8, r3\n\t"
+        "bfi r0, r1, #8, #8\n\t"
+        "bfi r0, r2, #16, #8\n\t"
+        "bfi r0, r3, #24, #8\n\t"
+        "ldr lr, %[out]\n\t"
+        "ldr r9, %[out_step]\n\t"
+        "str r0, [lr]\n\t"
+        "add lr, lr, r9\n\t"
+        "str lr, %[out]\n\t"
+        "ldr r9, %[back]\n\t"
+        "add r4, r4, r9\n\t"
+        "ldr r9, %[out_end]\n\t"
+        "cmp lr, r9\n\t"
+        "bne 0b"
+        : [out] "+m"(r->out)
+        : [x] "m"(r->x), [g] "m"(r->g), [col] "m"(r->col), [next] "m"(r->next),
+          [back] "m"(r->back), [out_end] "m"(r->out_end), [offset] "m"(r->offset),
+          [out_step] "m"(r->out_step)
+        : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
+          "memory");
+}
 #else
 #define DW3X3_ASM 0
 #endif
@@ -216,6 +319,22 @@ HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t
             image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)channels;
         int8_t *out =
             out_image + ((size_t)oy * (size_t)p->output_width + (size_t)ox_lo) * (size_t)channels;
+#if DW3X3_ASM
+        if (!clamp) {
+            dw3x3_run_t run;
+            run.x = x;
+            run.g = g;
+            run.col = (int32_t)x_col;
+            run.next = (int32_t)(x_row - 2 * x_col);
+            run.back = (int32_t)step - 3 * (int32_t)x_row;
+            run.out = out;
+            run.out_end = out + (size_t)(ox_hi - ox_lo) * (size_t)channels;
+            run.offset = offset;
+            run.out_step = channels;
+            dw3x3_row_asm(&run);
+            continue;
+        }
+#endif
         for (int32_t n = ox_hi - ox_lo; n > 0; --n, x += step, out += channels) {
             int32_t acc[4];
             dw3x3_window(g, x, x_col, x_row, acc);
@@ -248,6 +367,7 @@ HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *i
             g.start[i] = p->offset_bias[c + i];
             g.m[i] = p->output_multiplier[c + i];
             g.ns[i] = ~p->output_shift[c + i];
+            g.m2[i] = (int32_t)((uint32_t)g.m[i] << 1);
         }
         for (int32_t b = 0; b < p->batches; ++b) {
             const int8_t *image = input + (size_t)b * image_size + (size_t)c;
