@@ -52,6 +52,7 @@ BLOCKS: dict[str, str] = {
     # hk_depthwise_dsp.c
     "dw3x3_window": "test_depthwise_3x3_dsp_hypothesis.py",
     "dw3x3_row_asm": "test_depthwise_3x3_dsp_hypothesis.py",
+    "dw_edge_asm": "test_depthwise_3x3_dsp_hypothesis.py",
     # hk_fully_connected_mve.c, hk_fc_dot.h, hk_fc_requant.h
     "fc_requant4": "test_fc_blocks_hypothesis.py",
     "fc_output8_mve": "test_fc_blocks_hypothesis.py",
