@@ -6,10 +6,11 @@ to dw3x3_whole_dsp: four channels at a time over every whole window, the filter 
 call, the outputs requantized in registers (without a clamp a whole row of windows in one assembly
 block, dw3x3_row_asm, the four outputs stored as one word); the windows cut by the image edge
 stay with the per-pixel loop, which without a clamp runs each pixel's channels four at a time
-in dw_edge_asm (its taps outside the image reading the input zero point). Hypothesis draws depthwise convolutions in and around that space (channel counts
-in fours and not, strides, dilations, padding on every edge, images narrower than the filter,
-input zero points at the int8 limits, clamps wider than int8, left shifts and shifts of 0 that
-keep the call off the loop), and one program holding a draw's cases is cross-built for the
+in dw_edge_asm (its taps outside the image reading the input zero point). Hypothesis draws
+depthwise convolutions in and around that space (channel counts in fours and not, strides,
+dilations, padding on every edge, images narrower than the filter, input zero points at the
+int8 limits, clamps wider than int8, left shifts and shifts of 0 that keep the call off the
+loop), and one program holding a draw's cases is cross-built for the
 Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portable reference
 path), each case checked byte for byte against the numpy reference.
 

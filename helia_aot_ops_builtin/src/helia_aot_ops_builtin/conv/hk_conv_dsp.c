@@ -28,26 +28,6 @@ static void conv_widen2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uin
     }
 }
 
-/* The last taps % 4 (one to three) of x0 and x1 widened as conv_widen2_s8 widens four, the
- * missing lanes zero, after conv_widen2_s8's words. */
-static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uint8_t *words)
-{
-    const int32_t whole = taps & ~3;
-    uint32_t b0 = 0u, b1 = 0u;
-    for (int32_t k = whole; k < taps; ++k) {
-        b0 |= (uint32_t)(uint8_t)x0[k] << (8 * (k - whole));
-        b1 |= (uint32_t)(uint8_t)x1[k] << (8 * (k - whole));
-    }
-    uint32_t pair[2];
-    words += 4 * whole;
-    hk_widen_s8x4(b0, pair);
-    hk_store_u32(words, pair[0]);
-    hk_store_u32(words + 4, pair[1]);
-    hk_widen_s8x4(b1, pair);
-    hk_store_u32(words + 8, pair[0]);
-    hk_store_u32(words + 12, pair[1]);
-}
-
 /* Two filters' accumulators for two pixels. */
 typedef struct {
     int32_t a00, a10, a01, a11; /* filter 0 pixel 0, filter 0 pixel 1, filter 1 pixel 0, ... */
@@ -80,7 +60,7 @@ HK_INLINE void conv_step4_s8(conv_acc2x2_t *a, const int32_t **xw, const int8_t 
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
 #define CONV_DSP_ASM 1
-/* conv_step4_s8 in fourteen instructions: one LDM reads the four widened pixel words (five
+/* conv_step4_s8 in fifteen instructions: one LDM reads the four widened pixel words (five
  * cycles, against six for two LDRDs; scratch is word aligned) into r8 to r11, which each
  * block clobbers (GCC finds no allocation for the other operands with low registers fixed). */
 #define CONV_DSP_STEP4_WITH(a00, a10, a01, a11, xw, wa, wb, w, e)                               \
@@ -110,10 +90,10 @@ HK_INLINE void conv_step4_s8(conv_acc2x2_t *a, const int32_t **xw, const int8_t 
  * acc0[c] = bias[c] + dot(x0, filter c) and acc1[c] likewise for x1, two filters and two
  * pixels at a time: each filter word is widened once for both pixels and each pixel word
  * (widened once for all filters by conv_widen2_s8) serves both filters, so four SMLADs share
- * two loads of each. Optimized GCC builds run eight taps per pass in assembly (36 instructions
- * against the compiler's 40 to 44 for twice conv_step4_s8, which copies accumulators between
- * registers): thirteen registers, so that a frame pointer may keep r7, and the end pointer
- * read from memory once per pass.
+ * two loads of each. Optimized GCC builds run sixteen taps per pass in assembly
+ * (CONV_DSP_STEP4, fifteen instructions a step against the compiler's 20 to 22, which copies
+ * accumulators between registers): nine operand registers beside r8-r11, so that a frame
+ * pointer may keep r7, and the end pointer read from memory once per pass.
  */
 HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
                                const int8_t *filter, int32_t channels, const int32_t *bias,
@@ -397,6 +377,26 @@ typedef struct {
 #define CONV_Q30_TAIL3                                                                         \
     "ldmia r4!, {r8, r9, r10, r11}\n\t" CONV_Q30_TAIL3_FILTER("r5", "r0", "r1")                \
         CONV_Q30_TAIL3_FILTER("r6", "r2", "r3")
+/* The last taps % 4 (one to three) of x0 and x1 widened as conv_widen2_s8 widens four, the
+ * missing lanes zero, after conv_widen2_s8's words. */
+static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uint8_t *words)
+{
+    const int32_t whole = taps & ~3;
+    uint32_t b0 = 0u, b1 = 0u;
+    for (int32_t k = whole; k < taps; ++k) {
+        b0 |= (uint32_t)(uint8_t)x0[k] << (8 * (k - whole));
+        b1 |= (uint32_t)(uint8_t)x1[k] << (8 * (k - whole));
+    }
+    uint32_t pair[2];
+    words += 4 * whole;
+    hk_widen_s8x4(b0, pair);
+    hk_store_u32(words, pair[0]);
+    hk_store_u32(words + 4, pair[1]);
+    hk_widen_s8x4(b1, pair);
+    hk_store_u32(words + 8, pair[0]);
+    hk_store_u32(words + 12, pair[1]);
+}
+
 HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
 {
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
