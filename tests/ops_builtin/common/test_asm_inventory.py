@@ -44,12 +44,15 @@ BLOCKS: dict[str, str] = {
     "im2col_dot4x2_q": "test_conv_im2col_hypothesis.py",
     "conv_dots2_s8": "test_dsp_fast_paths.py",
     "conv_dots2_q30_body": "test_conv_q30_dsp_hypothesis.py",
+    "conv_pairs_q30_asm": "test_conv_q30_dsp_hypothesis.py",
     # hk_depthwise_mve.c
     "dw_taps3x3_mve": "test_depthwise_rows_hypothesis.py",
     "dw_taps3x3_pair_mve": "test_depthwise_rows_hypothesis.py",
     "dw_edge_taps_mve": "test_depthwise_rows_hypothesis.py",
     # hk_depthwise_dsp.c
     "dw3x3_window": "test_depthwise_3x3_dsp_hypothesis.py",
+    "dw3x3_row_asm": "test_depthwise_3x3_dsp_hypothesis.py",
+    "dw_edge_asm": "test_depthwise_3x3_dsp_hypothesis.py",
     # hk_fully_connected_mve.c, hk_fc_dot.h, hk_fc_requant.h
     "fc_requant4": "test_fc_blocks_hypothesis.py",
     "fc_output8_mve": "test_fc_blocks_hypothesis.py",

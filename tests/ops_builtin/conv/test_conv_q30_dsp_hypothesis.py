@@ -3,7 +3,10 @@
 hk_conv_dsp.c runs a call whose every filter requantizes in the Q30 form (multipliers in
 [2^30, 2^31), shifts in [-31, -1]) through conv_dots2_q30_s8: two pixels and two filters at a
 time as conv_dots2_s8, but each filter pair's four sums are requantized in registers and stored
-to the output pixels at once, with no accumulator row (the last taps % 4 in plain C). Hypothesis
+to the output pixels at once, with no accumulator row (the last taps % 4 in plain C); without a
+clamp, with taps a multiple of eight and an even filter count, conv_pairs_q30_asm runs every
+filter pair in one assembly block (taps 8, 16, 32 and 72 take three of its loop shapes, an RGB
+3x3 window's 27 the fourth, whose last three taps it reads byte by byte). Hypothesis
 draws convolutions in and around that space (pointwise and 3x3, input channels that make the taps
 a multiple of four and not, odd filter counts, odd pixel counts, strides, padding, dilations,
 input zero points at the int8 limits, RELU-like and wide clamps, and shifts of 0 or left shifts
@@ -12,7 +15,7 @@ Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portabl
 path), each case checked byte for byte against the numpy reference.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-conv_dots2_q30_body (hk_conv_dsp.c).
+conv_dots2_q30_body and conv_pairs_q30_asm (hk_conv_dsp.c).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ def q30_conv_case(draw):
     in_space = draw(st.integers(0, 3)) > 0
     k = draw(st.sampled_from([1, 3]))
     return dict(
-        c=draw(st.sampled_from([4, 8, 12, 16, 32]) if in_space else st.integers(1, 20)),
+        c=draw(st.sampled_from([3, 4, 8, 12, 16, 32]) if in_space else st.integers(1, 20)),
         oc=draw(st.integers(1, 20)),
         kh=k,
         kw=k,
@@ -63,6 +66,8 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
     cases.append(
         conv_case(np.random.default_rng(2), 64, 64, 1, 1, mode="VALID", size=(5, 5), right_only=True)
     )
+    # VWW's and ResNet-8's first layer: an RGB 3x3 window, 27 taps (the loop's three-tap end).
+    cases.append(conv_case(np.random.default_rng(3), 3, 8, 3, 3, stride=(2, 2), size=(7, 6), right_only=True))
     check_program(
         program(cases),
         tmp_path_factory.mktemp("conv_q30_dsp"),

@@ -3,16 +3,19 @@
 hk_depthwise_dsp.c hands the whole 3x3 windows of a call with offset_bias, channels in fours and
 every channel's requantization in the Q30 form (multipliers in [2^30, 2^31), shifts in [-31, -1])
 to dw3x3_whole_dsp: four channels at a time over every whole window, the filter widened once per
-call, the outputs requantized in registers; the windows cut by the image edge stay with the
-per-pixel loop. Hypothesis draws depthwise convolutions in and around that space (channel counts
-in fours and not, strides, dilations, padding on every edge, images narrower than the filter,
-input zero points at the int8 limits, clamps wider than int8, left shifts and shifts of 0 that
-keep the call off the loop), and one program holding a draw's cases is cross-built for the
+call, the outputs requantized in registers (without a clamp a whole row of windows in one assembly
+block, dw3x3_row_asm, the four outputs stored as one word); the windows cut by the image edge
+stay with the per-pixel loop, which without a clamp runs each pixel's channels four at a time
+in dw_edge_asm (its taps outside the image reading the input zero point). Hypothesis draws
+depthwise convolutions in and around that space (channel counts in fours and not, strides,
+dilations, padding on every edge, images narrower than the filter, input zero points at the
+int8 limits, clamps wider than int8, left shifts and shifts of 0 that keep the call off the
+loop), and one program holding a draw's cases is cross-built for the
 Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portable reference
 path), each case checked byte for byte against the numpy reference.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-dw3x3_window (hk_depthwise_dsp.c).
+dw3x3_window, dw3x3_row_asm and dw_edge_asm (hk_depthwise_dsp.c).
 """
 
 from __future__ import annotations

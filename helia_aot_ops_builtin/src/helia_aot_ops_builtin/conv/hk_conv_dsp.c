@@ -60,25 +60,28 @@ HK_INLINE void conv_step4_s8(conv_acc2x2_t *a, const int32_t **xw, const int8_t 
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
 #define CONV_DSP_ASM 1
-/* conv_step4_s8 in seventeen instructions (LDRD reads two widened words: scratch is word
- * aligned). */
+/* conv_step4_s8 in fifteen instructions: one LDM reads the four widened pixel words (five
+ * cycles, against six for two LDRDs; scratch is word aligned) into r8 to r11, which each
+ * block clobbers (GCC finds no allocation for the other operands with low registers fixed). */
+#define CONV_DSP_STEP4_WITH(a00, a10, a01, a11, xw, wa, wb, w, e)                               \
+    "ldmia " xw "!, {r8, r9, r10, r11}\n\t"                                                    \
+    "ldr " w ", [" wa "], #4\n\t"                                                              \
+    "sxtb16 " e ", " w "\n\t"                                                                  \
+    "sxtb16 " w ", " w ", ror #8\n\t"                                                          \
+    "smlad " a00 ", " e ", r8, " a00 "\n\t"                                                    \
+    "smlad " a00 ", " w ", r9, " a00 "\n\t"                                                    \
+    "smlad " a10 ", " e ", r10, " a10 "\n\t"                                                   \
+    "smlad " a10 ", " w ", r11, " a10 "\n\t"                                                   \
+    "ldr " w ", [" wb "], #4\n\t"                                                              \
+    "sxtb16 " e ", " w "\n\t"                                                                  \
+    "sxtb16 " w ", " w ", ror #8\n\t"                                                          \
+    "smlad " a01 ", " e ", r8, " a01 "\n\t"                                                    \
+    "smlad " a01 ", " w ", r9, " a01 "\n\t"                                                    \
+    "smlad " a11 ", " e ", r10, " a11 "\n\t"                                                   \
+    "smlad " a11 ", " w ", r11, " a11 "\n\t"
 #define CONV_DSP_STEP4                                                                         \
-    "ldrd %[p02], %[p13], [%[xw]], #16\n\t"                                                   \
-    "ldrd %[q02], %[q13], [%[xw], #-8]\n\t"                                                   \
-    "ldr %[w], [%[wa]], #4\n\t"                                                               \
-    "sxtb16 %[e], %[w]\n\t"                                                                   \
-    "sxtb16 %[w], %[w], ror #8\n\t"                                                           \
-    "smlad %[a00], %[e], %[p02], %[a00]\n\t"                                                  \
-    "smlad %[a00], %[w], %[p13], %[a00]\n\t"                                                  \
-    "smlad %[a10], %[e], %[q02], %[a10]\n\t"                                                  \
-    "smlad %[a10], %[w], %[q13], %[a10]\n\t"                                                  \
-    "ldr %[w], [%[wb]], #4\n\t"                                                               \
-    "sxtb16 %[e], %[w]\n\t"                                                                   \
-    "sxtb16 %[w], %[w], ror #8\n\t"                                                           \
-    "smlad %[a01], %[e], %[p02], %[a01]\n\t"                                                  \
-    "smlad %[a01], %[w], %[p13], %[a01]\n\t"                                                  \
-    "smlad %[a11], %[e], %[q02], %[a11]\n\t"                                                  \
-    "smlad %[a11], %[w], %[q13], %[a11]\n\t"
+    CONV_DSP_STEP4_WITH("%[a00]", "%[a10]", "%[a01]", "%[a11]", "%[xw]", "%[wa]", "%[wb]",     \
+                        "%[w]", "%[e]")
 #else
 #define CONV_DSP_ASM 0
 #endif
@@ -87,10 +90,10 @@ HK_INLINE void conv_step4_s8(conv_acc2x2_t *a, const int32_t **xw, const int8_t 
  * acc0[c] = bias[c] + dot(x0, filter c) and acc1[c] likewise for x1, two filters and two
  * pixels at a time: each filter word is widened once for both pixels and each pixel word
  * (widened once for all filters by conv_widen2_s8) serves both filters, so four SMLADs share
- * two loads of each. Optimized GCC builds run eight taps per pass in assembly (36 instructions
- * against the compiler's 40 to 44 for twice conv_step4_s8, which copies accumulators between
- * registers): thirteen registers, so that a frame pointer may keep r7, and the end pointer
- * read from memory once per pass.
+ * two loads of each. Optimized GCC builds run sixteen taps per pass in assembly
+ * (CONV_DSP_STEP4, fifteen instructions a step against the compiler's 20 to 22, which copies
+ * accumulators between registers): nine operand registers beside r8-r11, so that a frame
+ * pointer may keep r7, and the end pointer read from memory once per pass.
  */
 HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
                                const int8_t *filter, int32_t channels, const int32_t *bias,
@@ -111,15 +114,14 @@ HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
         if (whole & 4) {
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
-        int32_t p02, p13, q02, q13, w, e;
+        int32_t w, e;
         if (whole & 8) {
             __asm__(CONV_DSP_STEP4 CONV_DSP_STEP4
                     : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
                       [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
-                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
                       [w] "=&r"(w), [e] "=&r"(e)
                     :
-                    : "memory");
+                    : "r8", "r9", "r10", "r11", "memory");
         }
         if (whole >= 16) {
             /* Sixteen taps a pass: the end test (a load, a compare and a taken branch) once
@@ -131,10 +133,9 @@ HK_NOINLINE void conv_dots2_s8(const int8_t *x0, const int8_t *x1, int32_t taps,
                     "bne 1b"
                     : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
                       [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
-                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
                       [w] "=&r"(w), [e] "=&r"(e)
                     : [end] "m"(wa_end)
-                    : "cc", "memory");
+                    : "r8", "r9", "r10", "r11", "cc", "memory");
         }
 #else
         for (int32_t k = 0; k < whole; k += 4) {
@@ -197,18 +198,27 @@ HK_INLINE void conv_dots2_q30_body(const int8_t *x0, const int8_t *x1, int32_t t
         if (whole & 4) {
             conv_step4_s8(&a, &xw, &wa, &wb);
         }
-        if (whole >= 8) {
+        int32_t w, e;
+        if (whole & 8) {
+            __asm__(CONV_DSP_STEP4 CONV_DSP_STEP4
+                    : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
+                      [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
+                      [w] "=&r"(w), [e] "=&r"(e)
+                    :
+                    : "r8", "r9", "r10", "r11", "memory");
+        }
+        if (whole >= 16) {
+            /* Sixteen taps a pass: the end test once per 64 multiply-accumulates. */
             const int8_t *const wa_end = w0 + whole;
-            int32_t p02, p13, q02, q13, w, e;
-            __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 "ldr %[e], %[end]\n\t"
+            __asm__("1:\n\t" CONV_DSP_STEP4 CONV_DSP_STEP4 CONV_DSP_STEP4 CONV_DSP_STEP4
+                    "ldr %[e], %[end]\n\t"
                     "cmp %[wa], %[e]\n\t"
                     "bne 1b"
                     : [a00] "+r"(a.a00), [a10] "+r"(a.a10), [a01] "+r"(a.a01),
                       [a11] "+r"(a.a11), [xw] "+r"(xw), [wa] "+r"(wa), [wb] "+r"(wb),
-                      [p02] "=&r"(p02), [p13] "=&r"(p13), [q02] "=&r"(q02), [q13] "=&r"(q13),
                       [w] "=&r"(w), [e] "=&r"(e)
                     : [end] "m"(wa_end)
-                    : "cc", "memory");
+                    : "r8", "r9", "r10", "r11", "cc", "memory");
         }
 #else
         for (int32_t k = 0; k < whole; k += 4) {
@@ -256,6 +266,160 @@ HK_NOINLINE void conv_dots2_q30_s8(const int8_t *x0, const int8_t *x1, int32_t t
     }
 }
 
+#if CONV_DSP_ASM
+/*
+ * conv_dots2_q30_s8 without a clamp for a whole number of filter pairs and taps a multiple of
+ * eight, every filter pair in one assembly block: the per-pair work the compiler spreads over
+ * stack reloads and branches (bias, the filter pointers, the end tests, the requantization
+ * and the stores) is a fixed run of about fifty instructions. The loop state lives in this
+ * struct on the stack, which the block addresses through sp; the requantization constants
+ * come from `table` (conv_q30_table: each filter's multiplier doubled and shift inverted).
+ */
+typedef struct {
+    const uint8_t *words_end;  /* the widened pixel words end */
+    const uint8_t *words;      /* the widened pixel words (conv_widen2_s8) */
+    const int8_t *filter;      /* the first filter of the first pair */
+    const int32_t *bias;       /* advances by a pair */
+    const int32_t *table;      /* advances by a pair: m0 * 2, ~s0, m1 * 2, ~s1 */
+    int8_t *out0;              /* advances by a pair */
+    int8_t *out0_end;          /* out0 after the last pair */
+    int32_t out1_minus_out0;   /* bytes from the first pixel's outputs to the second's */
+    int32_t taps, offset;
+} conv_q30_run_t;
+
+/* One pair's sums from bias (ldrd r0/r2 from [r8]), then `steps`: the eight-tap prefix and/or
+ * the sixteen-tap loop; then the requantization of r0..r3 and two halfword stores. */
+#define CONV_Q30_PAIR_HEAD                                                                     \
+    "0:\n\t"                                                                                   \
+    "ldr r8, %[bias]\n\t"                                                                      \
+    "ldrd r0, r2, [r8], #8\n\t"                                                                \
+    "str r8, %[bias]\n\t"                                                                      \
+    "mov r1, r0\n\t"                                                                           \
+    "mov r3, r2\n\t"                                                                           \
+    "ldr r4, %[words]\n\t"
+#define CONV_Q30_LOOP16                                                                        \
+    "1:\n\t" CONV_Q30_STEP8 CONV_Q30_STEP8                                                 \
+    "ldr lr, %[words_end]\n\t"                                                                 \
+    "cmp r4, lr\n\t"                                                                           \
+    "bne 1b\n\t"
+#define CONV_Q30_PAIR_TAIL                                                                     \
+    "mov r5, r6\n\t"                                                                           \
+    "ldr lr, %[taps]\n\t"                                                                      \
+    "add r6, r6, lr\n\t"                                                                       \
+    "ldr r8, %[table]\n\t"                                                                     \
+    "ldmia r8!, {r9, r10, r11, r12}\n\t"                                                       \
+    "str r8, %[table]\n\t"                                                                     \
+    "smmlar r0, r0, r9, r0\n\t"                                                                \
+    "smmlar r1, r1, r9, r1\n\t"                                                                \
+    "smmlar r2, r2, r11, r2\n\t"                                                               \
+    "smmlar r3, r3, r11, r3\n\t"                                                               \
+    "add r0, r0, r0, asr #31\n\t"                                                              \
+    "add r1, r1, r1, asr #31\n\t"                                                              \
+    "add r2, r2, r2, asr #31\n\t"                                                              \
+    "add r3, r3, r3, asr #31\n\t"                                                              \
+    "asr r0, r0, r10\n\t"                                                                      \
+    "asr r1, r1, r10\n\t"                                                                      \
+    "asr r2, r2, r12\n\t"                                                                      \
+    "asr r3, r3, r12\n\t"                                                                      \
+    "mov r8, #1\n\t"                                                                           \
+    "qadd r0, r0, r8\n\t"                                                                      \
+    "qadd r1, r1, r8\n\t"                                                                      \
+    "qadd r2, r2, r8\n\t"                                                                      \
+    "qadd r3, r3, r8\n\t"                                                                      \
+    "ldr lr, %[offset]\n\t"                                                                    \
+    "add r0, lr, r0, asr #1\n\t"                                                               \
+    "add r1, lr, r1, asr #1\n\t"                                                               \
+    "add r2, lr, r2, asr #1\n\t"                                                               \
+    "add r3, lr, r3, asr #1\n\t"                                                               \
+    "ssat r0, #8, r0\n\t"                                                                      \
+    "ssat r1, #8, r1\n\t"                                                                      \
+    "ssat r2, #8, r2\n\t"                                                                      \
+    "ssat r3, #8, r3\n\t"                                                                      \
+    "bfi r0, r2, #8, #8\n\t"                                                                   \
+    "bfi r1, r3, #8, #8\n\t"                                                                   \
+    "ldr r8, %[out0]\n\t"                                                                      \
+    "ldr r9, %[delta]\n\t"                                                                     \
+    "strh r1, [r8, r9]\n\t"                                                                    \
+    "strh r0, [r8], #2\n\t"                                                                    \
+    "str r8, %[out0]\n\t"                                                                      \
+    "ldr r9, %[out0_end]\n\t"                                                                  \
+    "cmp r8, r9\n\t"                                                                           \
+    "bne 0b\n\t"
+#define CONV_Q30_OPERANDS                                                                      \
+    : [bias] "+m"(r->bias), [table] "+m"(r->table), [out0] "+m"(r->out0)                     \
+    : [words] "m"(r->words), [words_end] "m"(r->words_end), [taps] "m"(r->taps),             \
+      [offset] "m"(r->offset), [delta] "m"(r->out1_minus_out0), [out0_end] "m"(r->out0_end),  \
+      [filter] "m"(r->filter)                                                                  \
+    : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",  \
+      "memory"
+#define CONV_Q30_START                                                                         \
+    "ldr r5, %[filter]\n\t"                                                                    \
+    "ldr lr, %[taps]\n\t"                                                                      \
+    "add r6, r5, lr\n\t"
+
+/* CONV_DSP_STEP4 on the block's registers: sums r0..r3, pixel words r4, filters r5 and r6. */
+#define CONV_Q30_STEP4 CONV_DSP_STEP4_WITH("r0", "r1", "r2", "r3", "r4", "r5", "r6", "r12", "lr")
+#define CONV_Q30_STEP8 CONV_Q30_STEP4 CONV_Q30_STEP4
+/* The last three taps: their pixel words are widened with a zero fourth lane
+ * (conv_widen_tail2_s8), and each filter's three bytes are read one by one (nothing past the
+ * filter), the first and third packed into one word (PKHBT) and the second left sign-extended,
+ * whose upper lane meets the zero lane. */
+#define CONV_Q30_TAIL3_FILTER(wp, a, b)                                                        \
+    "ldrsb lr, [" wp ", #2]\n\t"                                                               \
+    "ldrsb r12, [" wp "]\n\t"                                                                  \
+    "pkhbt lr, r12, lr, lsl #16\n\t"                                                           \
+    "ldrsb r12, [" wp ", #1]\n\t"                                                              \
+    "add " wp ", " wp ", #3\n\t"                                                               \
+    "smlad " a ", lr, r8, " a "\n\t"                                                           \
+    "smlad " a ", r12, r9, " a "\n\t"                                                          \
+    "smlad " b ", lr, r10, " b "\n\t"                                                          \
+    "smlad " b ", r12, r11, " b "\n\t"
+#define CONV_Q30_TAIL3                                                                         \
+    "ldmia r4!, {r8, r9, r10, r11}\n\t" CONV_Q30_TAIL3_FILTER("r5", "r0", "r1")                \
+        CONV_Q30_TAIL3_FILTER("r6", "r2", "r3")
+/* The last taps % 4 (one to three) of x0 and x1 widened as conv_widen2_s8 widens four, the
+ * missing lanes zero, after conv_widen2_s8's words. */
+static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps, uint8_t *words)
+{
+    const int32_t whole = taps & ~3;
+    uint32_t b0 = 0u, b1 = 0u;
+    for (int32_t k = whole; k < taps; ++k) {
+        b0 |= (uint32_t)(uint8_t)x0[k] << (8 * (k - whole));
+        b1 |= (uint32_t)(uint8_t)x1[k] << (8 * (k - whole));
+    }
+    uint32_t pair[2];
+    words += 4 * whole;
+    hk_widen_s8x4(b0, pair);
+    hk_store_u32(words, pair[0]);
+    hk_store_u32(words + 4, pair[1]);
+    hk_widen_s8x4(b1, pair);
+    hk_store_u32(words + 8, pair[0]);
+    hk_store_u32(words + 12, pair[1]);
+}
+
+HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
+{
+    /* A copy on the stack, so the block reads it through sp and every other register is its. */
+    conv_q30_run_t copy = *run;
+    conv_q30_run_t *r = &copy;
+    /* Four shapes of the tap loop: eight taps, sixteen a pass and three more (an RGB 3x3
+     * window's 27); eight then sixteen a pass; eight only; sixteen a pass. */
+    if ((r->taps & 3) != 0) {
+        __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP16
+                             CONV_Q30_TAIL3 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+    } else if ((r->taps & 8) != 0 && r->taps > 8) {
+        __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP16
+                             CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+    } else if ((r->taps & 8) != 0) {
+        __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_PAIR_TAIL
+                             CONV_Q30_OPERANDS);
+    } else {
+        __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_LOOP16 CONV_Q30_PAIR_TAIL
+                             CONV_Q30_OPERANDS);
+    }
+}
+#endif
+
 void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
                      int8_t *output)
 {
@@ -273,6 +437,42 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
     const int32_t pixels = p->batches * p->output_height * p->output_width;
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;
+#if CONV_DSP_ASM
+    if (mode == HK_REQUANT_Q30 && lo == -128 && hi == 127 && (channels & 1) == 0 &&
+        ((taps & 7) == 0 || ((taps & 15) == 11 && taps > 16))) {
+        /* Each filter's doubled multiplier and inverted shift, once per call, in the
+         * accumulator rows this loop does not use (two words per filter). */
+        int32_t *table = s.acc0;
+        for (int32_t c = 0; c < channels; ++c) {
+            table[2 * c] = (int32_t)((uint32_t)p->output_multiplier[c] << 1);
+            table[2 * c + 1] = ~p->output_shift[c];
+        }
+        conv_q30_run_t run;
+        run.words = s.words;
+        run.words_end = s.words + 4 * (taps & ~3); /* the sixteen-tap loop's end */
+        run.filter = filter;
+        run.taps = taps;
+        run.offset = p->output_offset;
+        for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+            /* Two pixels at a time; a last odd one is computed twice and stored once. */
+            const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);
+            const bool two = i + 1 < pixels;
+            const int8_t *x1 =
+                two ? conv_source(p, input, direct, &at, s.patch1, conv_gather_s8) : x0;
+            conv_widen2_s8(x0, x1, taps, s.words);
+            if ((taps & 3) != 0) {
+                conv_widen_tail2_s8(x0, x1, taps, s.words);
+            }
+            run.bias = p->offset_bias;
+            run.table = table;
+            run.out0 = out;
+            run.out0_end = out + channels;
+            run.out1_minus_out0 = two ? channels : 0;
+            conv_pairs_q30_asm(&run);
+        }
+        return;
+    }
+#endif
     if (mode == HK_REQUANT_Q30) {
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             /* Two pixels at a time; a last odd one is computed twice and stored once. */

@@ -141,6 +141,7 @@ HK_INLINE int8_t dw3x3_requant(int32_t acc, int32_t m, int32_t ns, int32_t offse
 typedef struct {
     int32_t w[9][2]; /* each tap's filter bytes 0 and 2, then 1 and 3, as int16 lanes */
     int32_t start[4], m[4], ns[4];
+    int32_t m2[4]; /* m doubled (hk_doubling_high_q30's word), for dw3x3_row_asm */
 } dw3x3_group_t;
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
@@ -160,6 +161,216 @@ typedef struct {
 #define DW3X3_ROW(w0, w1, w2)                                                                \
     DW3X3_TAP(w0) "add %[x], %[x], %[col]\n\t" DW3X3_TAP(w1) "add %[x], %[x], %[col]\n\t"     \
         DW3X3_TAP(w2) "add %[x], %[x], %[next]\n\t"
+
+/*
+ * A row of whole windows without a clamp in one assembly block: per window the four sums start
+ * from g->start (one LDM), take the nine taps as dw3x3_window's block does, and are requantized
+ * in registers (hk_requant_row_q30_dsp's arithmetic, the multipliers doubled in g->m2 and the
+ * shifts inverted in g->ns), packed into one word (BFI) and stored. Registers: sums r0..r3
+ * (channels 0..3), input r4, group r5, column step r6, row step r8, temporaries r9..r12 and
+ * lr; the loop state (dw3x3_run_t) on the stack, read through sp.
+ */
+typedef struct {
+    const int8_t *x;              /* the first window's origin */
+    const dw3x3_group_t *g;
+    int32_t col, next, back;      /* tap to tap, row end to next row, window end to next window */
+    int8_t *out, *out_end;        /* the first window's output and one past the last's */
+    int32_t offset, out_step;     /* output zero point; bytes from one output pixel to the next */
+} dw3x3_run_t;
+
+/* The group offsets the block reads: start at 72, ns at 104, m2 at 120. */
+typedef char dw3x3_group_layout_t[(offsetof(dw3x3_group_t, start) == 72 &&
+                                   offsetof(dw3x3_group_t, ns) == 104 &&
+                                   offsetof(dw3x3_group_t, m2) == 120)
+                                      ? 1
+                                      : -1];
+
+#define DW3X3_TAP_R(w)                                                                       \
+    "ldr r9, [r4]\n\t"                                                                       \
+    "ldr r11, [r5, #" #w "]\n\t"                                                             \
+    "ldr r12, [r5, #" #w " + 4]\n\t"                                                         \
+    "sxtb16 r10, r9, ror #8\n\t"                                                             \
+    "sxtb16 r9, r9\n\t"                                                                      \
+    "smlabb r0, r9, r11, r0\n\t"                                                             \
+    "smlatt r2, r9, r11, r2\n\t"                                                             \
+    "smlabb r1, r10, r12, r1\n\t"                                                            \
+    "smlatt r3, r10, r12, r3\n\t"
+#define DW3X3_ROW_R(w0, w1, w2)                                                              \
+    DW3X3_TAP_R(w0) "add r4, r4, r6\n\t" DW3X3_TAP_R(w1) "add r4, r4, r6\n\t"                \
+        DW3X3_TAP_R(w2) "add r4, r4, r8\n\t"
+
+HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
+{
+    /* A copy on the stack, so the block reads it through sp and every other register is its. */
+    dw3x3_run_t copy = *run;
+    dw3x3_run_t *r = &copy;
+    __asm__ volatile(
+        "ldr r4, %[x]\n\t"
+        "ldr r5, %[g]\n\t"
+        "ldr r6, %[col]\n\t"
+        "ldr r8, %[next]\n\t"
+        "0:\n\t"
+        "add lr, r5, #72\n\t"
+        "ldmia lr, {r0, r1, r2, r3}\n\t"
+        DW3X3_ROW_R(0, 8, 16) DW3X3_ROW_R(24, 32, 40) DW3X3_ROW_R(48, 56, 64)
+        "add lr, r5, #120\n\t"
+        "ldmia lr, {r9, r10, r11, r12}\n\t"
+        "smmlar r0, r0, r9, r0\n\t"
+        "smmlar r1, r1, r10, r1\n\t"
+        "smmlar r2, r2, r11, r2\n\t"
+        "smmlar r3, r3, r12, r3\n\t"
+        "add r0, r0, r0, asr #31\n\t"
+        "add r1, r1, r1, asr #31\n\t"
+        "add r2, r2, r2, asr #31\n\t"
+        "add r3, r3, r3, asr #31\n\t"
+        "add lr, r5, #104\n\t"
+        "ldmia lr, {r9, r10, r11, r12}\n\t"
+        "asr r0, r0, r9\n\t"
+        "asr r1, r1, r10\n\t"
+        "asr r2, r2, r11\n\t"
+        "asr r3, r3, r12\n\t"
+        "mov r9, #1\n\t"
+        "qadd r0, r0, r9\n\t"
+        "qadd r1, r1, r9\n\t"
+        "qadd r2, r2, r9\n\t"
+        "qadd r3, r3, r9\n\t"
+        "ldr lr, %[offset]\n\t"
+        "add r0, lr, r0, asr #1\n\t"
+        "add r1, lr, r1, asr #1\n\t"
+        "add r2, lr, r2, asr #1\n\t"
+        "add r3, lr, r3, asr #1\n\t"
+        "ssat r0, #8, r0\n\t"
+        "ssat r1, #8, r1\n\t"
+        "ssat r2, #8, r2\n\t"
+        "ssat r3, #8, r3\n\t"
+        "bfi r0, r1, #8, #8\n\t"
+        "bfi r0, r2, #16, #8\n\t"
+        "bfi r0, r3, #24, #8\n\t"
+        "ldr lr, %[out]\n\t"
+        "ldr r9, %[out_step]\n\t"
+        "str r0, [lr]\n\t"
+        "add lr, lr, r9\n\t"
+        "str lr, %[out]\n\t"
+        "ldr r9, %[back]\n\t"
+        "add r4, r4, r9\n\t"
+        "ldr r9, %[out_end]\n\t"
+        "cmp lr, r9\n\t"
+        "bne 0b"
+        : [out] "+m"(r->out)
+        : [x] "m"(r->x), [g] "m"(r->g), [col] "m"(r->col), [next] "m"(r->next),
+          [back] "m"(r->back), [out_end] "m"(r->out_end), [offset] "m"(r->offset),
+          [out_step] "m"(r->out_step)
+        : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
+          "memory");
+}
+
+/*
+ * The channels of one 3x3 window cut by the image edge (hk_depthwise_s8_taps_dsp's per-pixel
+ * loop, its taps outside the image reading the input zero point) for a clamp-free Q30 call,
+ * four channels a pass in one assembly block: the nine tap pointers come from the stack, each
+ * tap's four input and filter bytes are widened in registers, and the sums are requantized in
+ * registers and stored as one word, instead of an accumulator row requantized afterwards.
+ * Registers: sums r0..r3, channel byte offset r4, filter r5 (tap 0 of the pass's channels),
+ * filter row r6 (channels), temporaries r8..r12 and lr.
+ */
+typedef struct {
+    const int8_t *tap[9];      /* each tap's input at the chunk's first channel */
+    const int32_t *start;      /* offset_bias at the chunk's first channel */
+    const int32_t *mult, *shift;
+    int8_t *out;               /* the pixel's output at the chunk's first channel */
+    const int8_t *filter;      /* tap 0's filter at the chunk's first channel */
+    int32_t channels, n, offset;
+} dw_edge_run_t;
+
+#define DW_EDGE_TAP(t)                                                                       \
+    "ldr lr, %[t" #t "]\n\t"                                                                 \
+    "ldr r9, [r10]\n\t"                                                                      \
+    "ldr r8, [lr, r4]\n\t"                                                                   \
+    "add r10, r10, r6\n\t"                                                                   \
+    "sxtb16 r11, r8\n\t"                                                                     \
+    "sxtb16 r8, r8, ror #8\n\t"                                                              \
+    "sxtb16 r12, r9\n\t"                                                                     \
+    "sxtb16 r9, r9, ror #8\n\t"                                                              \
+    "smlabb r0, r11, r12, r0\n\t"                                                            \
+    "smlatt r2, r11, r12, r2\n\t"                                                            \
+    "smlabb r1, r8, r9, r1\n\t"                                                              \
+    "smlatt r3, r8, r9, r3\n\t"
+
+HK_NOINLINE void dw_edge_asm(const dw_edge_run_t *run)
+{
+    /* A copy on the stack, so the block reads it through sp and every other register is its. */
+    dw_edge_run_t copy = *run;
+    dw_edge_run_t *r = &copy;
+    __asm__ volatile(
+        "mov r4, #0\n\t"
+        "ldr r5, %[filter]\n\t"
+        "ldr r6, %[channels]\n\t"
+        "0:\n\t"
+        "ldr lr, %[start]\n\t"
+        "add lr, lr, r4, lsl #2\n\t"
+        "ldmia lr, {r0, r1, r2, r3}\n\t"
+        "mov r10, r5\n\t"
+        DW_EDGE_TAP(0) DW_EDGE_TAP(1) DW_EDGE_TAP(2) DW_EDGE_TAP(3) DW_EDGE_TAP(4)
+        DW_EDGE_TAP(5) DW_EDGE_TAP(6) DW_EDGE_TAP(7) DW_EDGE_TAP(8)
+        "ldr lr, %[mult]\n\t"
+        "add lr, lr, r4, lsl #2\n\t"
+        "ldmia lr, {r9, r10, r11, r12}\n\t"
+        "lsl r9, r9, #1\n\t"
+        "lsl r10, r10, #1\n\t"
+        "lsl r11, r11, #1\n\t"
+        "lsl r12, r12, #1\n\t"
+        "smmlar r0, r0, r9, r0\n\t"
+        "smmlar r1, r1, r10, r1\n\t"
+        "smmlar r2, r2, r11, r2\n\t"
+        "smmlar r3, r3, r12, r3\n\t"
+        "add r0, r0, r0, asr #31\n\t"
+        "add r1, r1, r1, asr #31\n\t"
+        "add r2, r2, r2, asr #31\n\t"
+        "add r3, r3, r3, asr #31\n\t"
+        "ldr lr, %[shift]\n\t"
+        "add lr, lr, r4, lsl #2\n\t"
+        "ldmia lr, {r9, r10, r11, r12}\n\t"
+        "mvn r9, r9\n\t"
+        "mvn r10, r10\n\t"
+        "mvn r11, r11\n\t"
+        "mvn r12, r12\n\t"
+        "asr r0, r0, r9\n\t"
+        "asr r1, r1, r10\n\t"
+        "asr r2, r2, r11\n\t"
+        "asr r3, r3, r12\n\t"
+        "mov r9, #1\n\t"
+        "qadd r0, r0, r9\n\t"
+        "qadd r1, r1, r9\n\t"
+        "qadd r2, r2, r9\n\t"
+        "qadd r3, r3, r9\n\t"
+        "ldr lr, %[offset]\n\t"
+        "add r0, lr, r0, asr #1\n\t"
+        "add r1, lr, r1, asr #1\n\t"
+        "add r2, lr, r2, asr #1\n\t"
+        "add r3, lr, r3, asr #1\n\t"
+        "ssat r0, #8, r0\n\t"
+        "ssat r1, #8, r1\n\t"
+        "ssat r2, #8, r2\n\t"
+        "ssat r3, #8, r3\n\t"
+        "bfi r0, r1, #8, #8\n\t"
+        "bfi r0, r2, #16, #8\n\t"
+        "bfi r0, r3, #24, #8\n\t"
+        "ldr lr, %[out]\n\t"
+        "str r0, [lr, r4]\n\t"
+        "add r4, r4, #4\n\t"
+        "add r5, r5, #4\n\t"
+        "ldr lr, %[n]\n\t"
+        "cmp r4, lr\n\t"
+        "bne 0b"
+        :
+        : [t0] "m"(r->tap[0]), [t1] "m"(r->tap[1]), [t2] "m"(r->tap[2]), [t3] "m"(r->tap[3]),
+          [t4] "m"(r->tap[4]), [t5] "m"(r->tap[5]), [t6] "m"(r->tap[6]), [t7] "m"(r->tap[7]),
+          [t8] "m"(r->tap[8]), [start] "m"(r->start), [mult] "m"(r->mult),
+          [shift] "m"(r->shift), [out] "m"(r->out), [filter] "m"(r->filter),
+          [channels] "m"(r->channels), [n] "m"(r->n), [offset] "m"(r->offset)
+        : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
+          "memory");
+}
 #else
 #define DW3X3_ASM 0
 #endif
@@ -216,6 +427,22 @@ HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t
             image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)channels;
         int8_t *out =
             out_image + ((size_t)oy * (size_t)p->output_width + (size_t)ox_lo) * (size_t)channels;
+#if DW3X3_ASM
+        if (!clamp) {
+            dw3x3_run_t run;
+            run.x = x;
+            run.g = g;
+            run.col = (int32_t)x_col;
+            run.next = (int32_t)(x_row - 2 * x_col);
+            run.back = (int32_t)step - 3 * (int32_t)x_row;
+            run.out = out;
+            run.out_end = out + (size_t)(ox_hi - ox_lo) * (size_t)channels;
+            run.offset = offset;
+            run.out_step = channels;
+            dw3x3_row_asm(&run);
+            continue;
+        }
+#endif
         for (int32_t n = ox_hi - ox_lo; n > 0; --n, x += step, out += channels) {
             int32_t acc[4];
             dw3x3_window(g, x, x_col, x_row, acc);
@@ -248,6 +475,7 @@ HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *i
             g.start[i] = p->offset_bias[c + i];
             g.m[i] = p->output_multiplier[c + i];
             g.ns[i] = ~p->output_shift[c + i];
+            g.m2[i] = (int32_t)((uint32_t)g.m[i] << 1);
         }
         for (int32_t b = 0; b < p->batches; ++b) {
             const int8_t *image = input + (size_t)b * image_size + (size_t)c;
@@ -321,6 +549,11 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         }
     }
     const int8_t *row[DW_MAX_TAPS]; /* each tap's input at the row's first channel */
+#if DW3X3_ASM
+    /* Channels in fours (so every chunk is), nine taps, Q30 and no clamp: dw_edge_asm. */
+    const bool edge_asm = ntaps == 9 && channels % 4 == 0 && mode == HK_REQUANT_Q30 &&
+                          lo == -128 && hi == 127;
+#endif
     int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *image = input + (size_t)b * image_size;
@@ -361,6 +594,24 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
                                          : zero_point;
                         }
                     }
+#if DW3X3_ASM
+                    if (edge_asm) {
+                        dw_edge_run_t run;
+                        for (int32_t t = 0; t < 9; ++t) {
+                            run.tap[t] = row[t];
+                        }
+                        run.start = p->offset_bias + c0;
+                        run.mult = p->output_multiplier + c0;
+                        run.shift = p->output_shift + c0;
+                        run.out = out + c0;
+                        run.filter = filter + c0;
+                        run.channels = channels;
+                        run.n = n;
+                        run.offset = p->output_offset;
+                        dw_edge_asm(&run);
+                        continue;
+                    }
+#endif
                     if (ntaps == 9) {
                         dw_taps9_dsp(row, filter + c0, channels, p->offset_bias + c0, n, acc);
                     } else {
