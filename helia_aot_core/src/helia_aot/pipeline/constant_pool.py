@@ -98,9 +98,11 @@ class FillOrder:
     accessed: dict[TensorId, int]
     by_cost: bool = True
     contents: dict[TensorId, tuple[bytes, bytes]] = field(default_factory=dict)
-    scratch: tuple[str, int, float] | None = None
-    """At goal latency, the scratch arena as one more claimant: (memory, bytes, bytes read per
-    byte); the constants read less per byte than it leave it that room in that memory."""
+    scratch: tuple[tuple[str, ...], int | None, float] | None = None
+    """The scratch arena as one more claimant (at goal latency, or when it spills from the first
+    memory): (memories, bytes, bytes read per byte); the constants read less per byte than it
+    leave it that room in the first of those memories (bytes None: all the room they have not
+    taken yet in each of them)."""
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -204,10 +206,14 @@ class ConstantPool:
         claim = fill.scratch if fill.by_cost else None
         for tensor in tensors:
             if claim is not None and fill.accessed.get(tensor.id, 0) / max(tensor.nbytes, 1) < claim[2]:
-                memory, nbytes, _ = claim
-                free = room.get(memory)
-                if free is None or taken.get(memory, 0) + nbytes <= free:
-                    taken[memory] = taken.get(memory, 0) + nbytes
+                memories, nbytes, _ = claim
+                if nbytes is None:
+                    for memory in memories:
+                        taken[memory] = max(taken.get(memory, 0), room.get(memory) or 0)
+                else:
+                    memory, free = memories[0], room.get(memories[0])
+                    if free is None or taken.get(memory, 0) + nbytes <= free:
+                        taken[memory] = taken.get(memory, 0) + nbytes
                 claim = None
             content = fill.contents.get(tensor.id)
             if content is None:
