@@ -103,6 +103,9 @@ class FillOrder:
     memory): (memories, bytes, bytes read per byte); the constants read less per byte than it
     leave it that room in the first of those memories (bytes None: all the room they have not
     taken yet in each of them)."""
+    limits: dict[str, int] = field(default_factory=dict)
+    """The most bytes the constants may take in each memory named (a module of a shared image:
+    its share of the set's constants, ``memory.shared_arena.constants``)."""
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -199,6 +202,10 @@ class ConstantPool:
             taken[destination] = taken.get(destination, 0) + blob.size
             taken[source] = taken.get(source, 0) + blob.size
         room = {m: fill.budget.free(m) for m in fill.order}
+        for memory, limit in fill.limits.items():
+            if memory in room:
+                free = room[memory]
+                room[memory] = limit if free is None else min(free, limit)
         if fill.by_cost:
             # Read most per byte first; ties keep model order (the sort is stable).
             density = {t.id: fill.accessed.get(t.id, 0) / max(t.nbytes, 1) for t in tensors}

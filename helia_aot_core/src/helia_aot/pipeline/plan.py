@@ -62,7 +62,11 @@ def plan_memory(
     """
     memory_cfg = config.memory
     alignment = max(platform.alignment, 8)
-    budget = memory_budget(platform, memory_cfg.constraints)
+
+    def memory_budget_now() -> MemoryBudget:
+        return shared_budget(memory_budget(platform, memory_cfg.constraints), config)
+
+    budget = memory_budget_now()
     rules = tensor_placements(model, memory_cfg.tensors)
     for tid, rule in rules.items():
         check_rule_memory(rule, model.tensors[tid].kind, budget, platform)
@@ -70,7 +74,7 @@ def plan_memory(
     _, run_planner = context.memory_planners.select(config.memory.planner, setting="memory.planner")
 
     def make_planner() -> Planner:
-        fresh = memory_budget(platform, memory_cfg.constraints)
+        fresh = memory_budget_now()
         return Planner(model, operators, config, fresh, rules, alignment, plan, run_planner)
 
     plan.schedule = choose_schedule(model, operators, config, make_planner, plan.alias_of)
@@ -90,12 +94,14 @@ def plan_memory(
     home, fill = constant_home(platform, budget), constant_order(platform, budget)
 
     contents: dict[TensorId, tuple[bytes, bytes]] = {}  # each constant's bytes, hashed once for both pools
+    shared = memory_cfg.shared_arena
+    limits = {m.upper(): n for m, n in shared.constants.items()} if shared.enabled else {}
 
     claim = scratch_claim(model, platform, config, fill, accessed, make_planner)
 
     def constant_pool(by_cost: bool) -> ConstantPool:
-        budget_now = memory_budget(platform, memory_cfg.constraints)
-        order = FillOrder(fill, budget_now, accessed, by_cost, contents, claim)
+        budget_now = memory_budget_now()
+        order = FillOrder(fill, budget_now, accessed, by_cost, contents, claim, limits)
         return ConstantPool(model, constants, rules, home, alignment, budget.alignments, order)
 
     plan.accessed = accessed
@@ -104,8 +110,8 @@ def plan_memory(
         claim: tuple[tuple[str, ...], int | None, float] | None,
     ) -> tuple[MemoryBudget, ConstantPool, Planner]:
         """Constants first (``claim``: the scratch arena's share of the fast memory), then the arenas."""
-        budget_now = memory_budget(platform, memory_cfg.constraints)
-        order = FillOrder(fill, budget_now, accessed, True, contents, claim)
+        budget_now = memory_budget_now()
+        order = FillOrder(fill, budget_now, accessed, True, contents, claim, limits)
         pool = ConstantPool(model, constants, rules, home, alignment, budget_now.alignments, order)
         pool.reserve(budget_now)
         planner = Planner(model, operators, config, budget_now, rules, alignment, plan, run_planner)
@@ -208,6 +214,19 @@ def scratch_claim(
     size = arena_size(planner.layout(roots, memory).used, max(planner.align(r, memory) for r in roots))
     read = sum(accessed.get(t, 0) for r in roots for t in planner.members[r])
     return (memory,), size, read / max(size, 1)
+
+
+def shared_budget(budget: MemoryBudget, config: ConvertArgs) -> MemoryBudget:
+    """``budget`` less the bytes the other modules of a shared image hold in each memory
+    (``memory.shared_arena.reserved``, filled by convert-set)."""
+    shared = config.memory.shared_arena
+    if not shared.enabled:
+        return budget
+    for memory, nbytes in shared.reserved.items():
+        cap = budget.caps.get(memory.upper())
+        if cap is not None:
+            budget.caps[memory.upper()] = max(cap - nbytes, 0)
+    return budget
 
 
 def yield_claims(
