@@ -7,6 +7,9 @@ one offset space instead, the first memory's free bytes first, then the next mem
 keeps the sum of the regions near the one peak: at any operator the live tensors sit at distinct
 offsets of one space whose segments are the memories. A buffer never straddles two segments (a
 tensor lives in one memory): first-fit moves one that would on to the next segment's start.
+
+Which tensors the fastest segment holds decides what the accesses cost: :func:`hot_first` gives it
+the peak's tensors in turn where the bound asks, then the tensors read most per byte.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 memory budget, with the configured buffer planner, filling memories in the budget's order; when
 the tensors do not fit the first memory they spill by the layout :func:`choose_spill` keeps (the
 largest moving on memory by memory, or one offset space cut into the memories,
-:mod:`helia_aot.memory.segments`). Plan (``pipeline/plan.py``) runs it once per
-choice it weighs (``pipeline/plan_choices.py``) and once for the final layout."""
+:mod:`helia_aot.memory.segments`, the fastest one holding the tensors read most per byte). Plan
+(``pipeline/plan.py``) runs it once per choice it weighs (``pipeline/plan_choices.py``) and once
+for the final layout (three times when the scratch spills: beside the constants placed first, and
+with the constants read less per byte leaving it the fast memories)."""
 
 from __future__ import annotations
 
@@ -429,7 +431,7 @@ class Planner:
         (:func:`helia_aot.memory.segments.hot_first`) within :data:`SPILL_SLACK` of the tensors'
         peak: the request indices it holds and their offsets there. Two: the one that keeps the
         most accessed bytes there, and the one that moves nothing of the peak there. None without a
-        cycle model or a cap."""
+        cycle model (the planner's trial plans) or a cap."""
         from helia_aot.memory.segments import hot_first
 
         if self.access_cost is None or room is None:
@@ -504,10 +506,6 @@ def _sizes_at_peak(requests: list[BufferRequest]) -> list[int]:
         if live > best:
             best, step = live, t
     return sorted((b.size for b in requests if b.first <= step <= b.last), reverse=True)
-
-
-def _align(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
 
 
 def _clean_caps(

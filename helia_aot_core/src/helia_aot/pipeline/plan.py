@@ -9,7 +9,10 @@ do not fit the first memory spill so the regions add up to about their peak (``a
 before the arenas: each is read in place (cold) from the first memory of the constant order that
 holds it (DTCM first on an Apollo, as heliaAOT 1.1 does), those read most per byte first, unless a
 rule places it or stages it (its bytes stored in the source memory and copied at init into an
-arena of the destination memory). The arenas share what the constants leave.
+arena of the destination memory). The arenas share what the constants leave; when the scratch
+spills from the first memory, the plan is made again with the constants read less per byte than
+the scratch leaving it the fast memories (:func:`yield_claims`), and the placement modeled to pay
+the fewest wait cycles is kept.
 """
 
 from __future__ import annotations
