@@ -92,7 +92,8 @@ def test_spilled_scratch_stays_at_the_peak_and_under_the_product(model, goal, tm
     if over is None:
         assert total <= SPILL_SLACK * peak
     else:
-        assert goal == "latency" and over["wait_cycles_saved"] >= over["cycles_per_byte_asked"] * over["bytes"]
+        assert goal == "latency"
+        assert over["wait_cycles_saved"] >= over["cycles_per_byte_asked"] * over["bytes"]
     assert total <= sum(PRODUCT[model]["regions"].values())
 
 

@@ -423,7 +423,7 @@ class PlacementRecord(_Record):
     null, as ``scratch_cycles_saved``, when that layout does not fit). ``constants_yield``: the
     scratch spilled and the constants read less per byte than it left the first memory to it.
     ``scratch_over_bound``: at goal latency, a scratch layout kept above 1.02x of the fewest
-    bytes (``bytes`` beyond the best layout within it, the ``wait_cycles_saved`` against it and
+    bytes (the ``bytes`` above that bound, the ``wait_cycles_saved`` against the best layout within it and
     the ``cycles_per_byte_asked``), else null."""
 
     rule: str

@@ -85,10 +85,10 @@ def placement_record(plan: MemoryPlan, platform: SocPlatform, names: dict[int, s
     first memory that holds it), and what the scratch layout saves against the simplest one (each
     memory filled in turn, its largest tensors moving on, beside the constants placed first; null
     when that layout does not fit). ``scratch_over_bound``: at goal latency, a scratch layout
-    kept above 1.02x of the fewest bytes, its bytes beyond the best layout within that bound and
-    the wait cycles it saves against it (each byte must save ``cycles_per_byte_asked``).
-    ``constants_yield`` says the scratch spilled and the constants
-    read less per byte than it left the first memory to it (``helia_aot.pipeline.plan.yield_claim``).
+    kept above 1.02x of the fewest bytes, its bytes above that bound and the wait cycles it saves
+    against the best layout within it (each byte must save ``cycles_per_byte_asked``).
+    ``constants_yield`` says the scratch spilled and the constants read less per byte than it left
+    the fast memories to it (``helia_aot.pipeline.plan.yield_claims``).
 
     ``bytes_accessed`` and ``wait_cycles`` are per inference, by the naive count of this module;
     ``wait_cycles`` are the wait states those accesses pay in the region's memory (0 in a TCM).

@@ -136,7 +136,7 @@ class Planner:
         self.inplace = self._inplace(operators)
         self.over_bound: dict[str, tuple[int, int] | None] = {}
         """Per role, when goal latency kept a spilled layout above :data:`SPILL_SLACK` of the
-        fewest bytes: the bytes it takes beyond the best layout within it and the modeled wait
+        fewest bytes: the bytes it takes above that bound and the modeled wait
         cycles it saves against that layout (:func:`over_bound`)."""
         self.simplest_wait: dict[str, int | None] = {}
         """Per role, the modeled wait cycles of the layout filling each memory in turn (None: it
@@ -582,13 +582,13 @@ def over_bound(
     total: Callable[[Layouts], int],
     wait: Callable[[Layouts], int],
 ) -> tuple[int, int] | None:
-    """When ``chosen`` is above :data:`SPILL_SLACK` of the fewest bytes: its bytes beyond the best
-    layout within that bound and the modeled wait cycles it saves against it; else None."""
+    """When ``chosen`` is above :data:`SPILL_SLACK` of the fewest bytes: its bytes above that bound
+    and the modeled wait cycles it saves against the best layout within it; else None."""
     least = min(total(c) for c in candidates)
     if total(chosen) <= least * SPILL_SLACK:
         return None
     best = min((c for c in candidates if total(c) <= least * SPILL_SLACK), key=wait)
-    return total(chosen) - total(best), wait(best) - wait(chosen)
+    return total(chosen) - int(least * SPILL_SLACK), wait(best) - wait(chosen)
 
 
 def _no_room(

@@ -133,10 +133,10 @@ class MemoryPlan:
     when that layout does not fit."""
     scratch_over_bound: tuple[int, int] | None = None
     """At goal latency, when the scratch layout kept is above 1.02x of the fewest bytes: its bytes
-    beyond the best layout within that bound and the modeled wait cycles it saves against it."""
+    above that bound and the modeled wait cycles it saves against the best layout within it."""
     constants_yield: bool = False
     """The scratch spilled, and the constants read less per byte than it left the first memory to
-    it (:func:`helia_aot.pipeline.plan.yield_claim`) because that pays fewer wait cycles."""
+    it (:func:`helia_aot.pipeline.plan.yield_claims`) because that pays fewer wait cycles."""
     """The operator order the plan is for and the tensor peaks of the stored and chosen orders."""
 
     def region(self, role: str) -> ArenaRegion | None:
