@@ -95,6 +95,7 @@ def main() -> None:
         "product",
         "wait cycles",
         "simplest",
+        "simplest bytes",
         "saved",
     ):
         table.add_column(
@@ -120,9 +121,10 @@ def main() -> None:
             product,
             f"{ours:,}",
             "does not fit" if simplest is None else f"{simplest:,}",
+            "-" if placement.simplest_scratch_bytes is None else f"{placement.simplest_scratch_bytes:,}",
             "-" if simplest is None else f"{simplest - ours:,}",
         )
-    Console(width=200).print(table)
+    Console(width=240).print(table)
     if not have_product:
         print(f"product column skipped: no helia-aot 1.1.0 in {args.product}")
     print(

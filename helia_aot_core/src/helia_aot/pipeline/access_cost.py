@@ -84,9 +84,11 @@ def placement_record(plan: MemoryPlan, platform: SocPlatform, names: dict[int, s
     the constants' placement saves against the simplest one (each constant, in model order, in the
     first memory that holds it), and what the scratch layout saves against the simplest one (each
     memory filled in turn, its largest tensors moving on, beside the constants placed first; null
-    when that layout does not fit). ``scratch_over_bound``: at goal latency, a scratch layout
-    kept above 1.02x of the fewest bytes, its bytes above that bound and the wait cycles it saves
-    against the best layout within it (each byte must save ``cycles_per_byte_asked``).
+    when that layout does not fit), with that layout's bytes in all (``simplest_scratch_bytes``:
+    it may buy its cycles with bytes beyond 1.02x of the peak). ``scratch_over_bound``: at goal
+    latency, a scratch layout kept above 1.02x of the fewest bytes, its bytes above that bound and
+    the wait cycles it saves against the best layout within it (each byte must save
+    ``cycles_per_byte_asked``).
     ``constants_yield`` says the scratch spilled and the constants read less per byte than it left
     the fast memories to it (``helia_aot.pipeline.plan.yield_claims``).
 
@@ -140,6 +142,7 @@ def placement_record(plan: MemoryPlan, platform: SocPlatform, names: dict[int, s
         "scratch_wait_cycles": scratch,
         "simplest_scratch_wait_cycles": baseline,
         "scratch_cycles_saved": None if baseline is None else baseline - scratch,
+        "simplest_scratch_bytes": plan.simplest_scratch_bytes,
         "constants_yield": plan.constants_yield,
         "scratch_over_bound": None
         if plan.scratch_over_bound is None

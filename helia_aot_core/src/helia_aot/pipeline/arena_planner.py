@@ -141,6 +141,8 @@ class Planner:
         self.simplest_wait: dict[str, int | None] = {}
         """Per role, the modeled wait cycles of the layout filling each memory in turn (None: it
         does not fit): the report's baseline for the read-write tensors."""
+        self.simplest_bytes: dict[str, int | None] = {}
+        """Per role, the bytes of that layout's regions in all (None: it does not fit)."""
         adjust_planner(self, plan.patches)
 
     def _pinned_memory(self, rules: dict[TensorId, TensorPlacement]) -> dict[TensorId, str]:
@@ -290,6 +292,7 @@ class Planner:
             return
         chosen, left, tried = self._spill_largest(role, remaining)
         self.simplest_wait[role] = None if left else self._wait_cycles(chosen)
+        self.simplest_bytes[role] = None if left else self._total(chosen)
         if left or len([m for m, roots, _ in chosen if set(roots) & set(remaining)]) > 1:
             candidates = ([] if left else [chosen]) + self._shared_space(role, remaining)
             if candidates:

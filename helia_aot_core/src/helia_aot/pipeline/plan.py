@@ -126,6 +126,7 @@ def plan_memory(
 
     budget, pool, planner = place(claim)
     plan.simplest_scratch_wait_cycles = planner.simplest_wait.get("scratch")
+    plan.simplest_scratch_bytes = planner.simplest_bytes.get("scratch")
     claims = yield_claims(planner, platform, fill, accessed)
     if claims:
         # Variants weighed by goal latency's price of bytes above the bound too (0 at other goals).

@@ -131,6 +131,8 @@ class MemoryPlan:
     """Modeled wait cycles of the scratch tensors' accesses in the simplest layout (each memory
     filled in turn, the largest tensors moving on, beside the constants placed first); None
     when that layout does not fit."""
+    simplest_scratch_bytes: int | None = None
+    """The scratch regions' bytes in all in that simplest layout (None: it does not fit)."""
     scratch_over_bound: tuple[int, int] | None = None
     """At goal latency, when the scratch layout kept is above 1.02x of the fewest bytes: its bytes
     above that bound and the modeled wait cycles it saves against the best layout within it."""
