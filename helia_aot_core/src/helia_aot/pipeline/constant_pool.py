@@ -98,12 +98,11 @@ class FillOrder:
     accessed: dict[TensorId, int]
     by_cost: bool = True
     contents: dict[TensorId, tuple[bytes, bytes]] = field(default_factory=dict)
-    scratch: tuple[tuple[str, ...], int | None, float, bool] | None = None
+    scratch: tuple[tuple[str, ...], int | None, float] | None = None
     """The scratch arena as one more claimant (at goal latency, or when it spills from the first
-    memory): (memories, bytes, bytes read per byte, whole); the constants read less per byte than
-    it leave it that room in the first of those memories, when it is there (bytes None: none is);
-    with ``whole``, all the room they have not taken yet where the bytes are not there, and in
-    every other memory listed."""
+    memory): (memories, bytes, bytes read per byte); the constants read less per byte than it
+    leave it that room in the first of those memories (bytes None: all the room they have not
+    taken yet in each of them)."""
     limits: dict[str, int] = field(default_factory=dict)
     """The most bytes the constants may take in each memory named (a module of a shared image:
     its share of the set's constants, ``memory.shared_arena.constants``)."""
@@ -214,14 +213,14 @@ class ConstantPool:
         claim = fill.scratch if fill.by_cost else None
         for tensor in tensors:
             if claim is not None and fill.accessed.get(tensor.id, 0) / max(tensor.nbytes, 1) < claim[2]:
-                memories, nbytes, _, whole = claim
-                memory, free = memories[0], room.get(memories[0])
-                if nbytes is not None and (free is None or taken.get(memory, 0) + nbytes <= free):
-                    taken[memory] = taken.get(memory, 0) + nbytes
-                elif whole:
-                    taken[memory] = max(taken.get(memory, 0), free or 0)
-                for other in memories[1:] if whole else ():
-                    taken[other] = max(taken.get(other, 0), room.get(other) or 0)
+                memories, nbytes, _ = claim
+                if nbytes is None:
+                    for memory in memories:
+                        taken[memory] = max(taken.get(memory, 0), room.get(memory) or 0)
+                else:
+                    memory, free = memories[0], room.get(memories[0])
+                    if free is None or taken.get(memory, 0) + nbytes <= free:
+                        taken[memory] = taken.get(memory, 0) + nbytes
                 claim = None
             content = fill.contents.get(tensor.id)
             if content is None:

@@ -110,7 +110,7 @@ def plan_memory(
     plan.accessed = accessed
 
     def place(
-        claim: tuple[tuple[str, ...], int | None, float, bool] | None,
+        claim: tuple[tuple[str, ...], int | None, float] | None,
     ) -> tuple[MemoryBudget, ConstantPool, Planner]:
         """Constants first (``claim``: the scratch arena's share of the fast memory), then the arenas."""
         budget_now = memory_budget_now()
@@ -201,7 +201,7 @@ def scratch_claim(
     fill: list[str],
     accessed: dict[TensorId, int],
     make_planner: Callable[[], Planner],
-) -> tuple[tuple[str, ...], int | None, float, bool] | None:
+) -> tuple[tuple[str, ...], int | None, float] | None:
     """At goal latency, the scratch arena competes with the constants for the first memory, by
     bytes read per byte like them, where the memory constants would spill into is slower; at the
     other goals (and where the two are equally fast) the constants come first, as in heliaAOT 1.1."""
@@ -217,7 +217,7 @@ def scratch_claim(
         return None
     size = arena_size(planner.layout(roots, memory).used, max(planner.align(r, memory) for r in roots))
     read = sum(accessed.get(t, 0) for r in roots for t in planner.members[r])
-    return (memory,), size, read / max(size, 1), False
+    return (memory,), size, read / max(size, 1)
 
 
 def shared_budget(budget: MemoryBudget, config: ConvertArgs) -> MemoryBudget:
@@ -235,11 +235,11 @@ def shared_budget(budget: MemoryBudget, config: ConvertArgs) -> MemoryBudget:
 
 def yield_claims(
     planner: Planner, platform: SocPlatform, fill: list[str], accessed: dict[TensorId, int]
-) -> list[tuple[tuple[str, ...], int | None, float, bool]]:
+) -> list[tuple[tuple[str, ...], int | None, float]]:
     """When the scratch spills from the first memory, the claims under which the constants read
-    less per byte than the scratch arena leave it room: in the first memory, as many bytes as the
-    scratch needs (all it has when it needs more), and besides in every memory the scratch took
-    (those constants then go to the next memory of the fill order, MRAM on an Apollo). The plan keeps whichever placement is modeled to pay the fewest wait cycles. None when
+    less per byte than the scratch arena leave it room: in the first memory, and in every memory
+    the scratch took (those constants then go to the next memory of the fill order, MRAM on an
+    Apollo). The plan keeps whichever placement is modeled to pay the fewest wait cycles. None when
     nothing spills or the memory constants would move to is as fast as the first."""
     memory = planner.budget.order[0]
     scratch = [(m, a) for (role, m), a in planner.arenas.items() if role == "scratch"]
@@ -250,13 +250,12 @@ def yield_claims(
         return []
     roots = [r for r in planner.roots if planner.role_of(r) == "scratch"]
     read = sum(accessed.get(t, 0) for r in roots for t in planner.members[r])
-    need = sum(arena_size(a.used, a.alignment) for _, a in scratch)
-    density = read / max(need, 1)
+    density = read / max(sum(a.used for _, a in scratch), 1)
     taken = {m for m, _ in scratch}
     spilled = (memory, *(m for m in planner.budget.order[1:] if m in fill and m in taken))
-    claims: list[tuple[tuple[str, ...], int | None, float, bool]] = [((memory,), need, density, True)]
+    claims: list[tuple[tuple[str, ...], int | None, float]] = [((memory,), None, density)]
     if len(spilled) > 1:
-        claims.append((spilled, need, density, True))
+        claims.append((spilled, None, density))
     return claims
 
 
