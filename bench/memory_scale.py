@@ -9,9 +9,9 @@ and the modeled wait cycles of one inference (the report's ``placement`` record)
 simplest placement's.
 
 The simplest placement is the one the planner had before issue 32: each memory filled in turn,
-the largest tensors moving on until the rest fits (``Planner._spill_largest``), and each constant
-in the first memory that holds it (the record's ``simplest_constant_wait_cycles``). Its scratch
-wait cycles come from a second conversion that keeps that layout.
+the largest tensors moving on until the rest fits, beside the constants placed first (the
+record's ``simplest_scratch_wait_cycles``), and each constant in the first memory that holds it
+(``simplest_constant_wait_cycles``); both come with the one conversion's report.
 
     .venv/bin/python bench/memory_scale.py [--goal balanced] [--product /tmp/product-venv]
 """
@@ -22,12 +22,9 @@ import argparse
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import helia_aot.pipeline.arena_planner as arena_planner
 from helia_aot import AotConverter, ConvertArgs
 from rich.console import Console
 from rich.table import Table
@@ -47,21 +44,6 @@ MODELS = {
 }
 
 
-@contextmanager
-def simplest_scratch() -> Iterator[None]:
-    """Plans keep the spill-largest layout (the first candidate) whenever it is one."""
-    choose = arena_planner.choose_spill
-
-    def first(candidates: list[Any], *args: Any) -> Any:
-        return candidates[0]
-
-    arena_planner.choose_spill = first  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        arena_planner.choose_spill = choose  # type: ignore[assignment]
-
-
 def convert(path: Path, goal: str) -> Any:
     with tempfile.TemporaryDirectory() as out:
         config = ConvertArgs.model_validate(
@@ -74,10 +56,6 @@ def convert(path: Path, goal: str) -> Any:
             }
         )
         return AotConverter(config).convert()
-
-
-def scratch_cycles(result: Any) -> int:
-    return sum(r.wait_cycles for r in result.report.placement.regions if r.role != "constant")
 
 
 def product_read_write(venv: Path, path: Path) -> str:
@@ -110,38 +88,43 @@ def main() -> None:
     for column in (
         "model",
         "scratch per region",
+        "constants",
         "total",
         "tensor peak",
         "total/peak",
         "product",
         "wait cycles",
         "simplest",
+        "simplest bytes",
         "saved",
     ):
-        table.add_column(column, justify="left" if column in ("model", "scratch per region") else "right")
+        table.add_column(
+            column, justify="left" if column in ("model", "scratch per region", "constants") else "right"
+        )
     for name, path in MODELS.items():
         result = convert(path, args.goal)
-        with simplest_scratch():
-            simple = convert(path, args.goal)
         scratch = [a for a in result.arenas if a["role"] == "scratch"]
         total = sum(a["used"] for a in scratch)
         bound = max((a.get("tensor_peak_live") or 0 for a in scratch), default=0)
         placement = result.report.placement
-        ours = scratch_cycles(result) + placement.constant_wait_cycles
-        simplest = scratch_cycles(simple) + placement.simplest_constant_wait_cycles
+        ours = placement.scratch_wait_cycles + placement.constant_wait_cycles
+        baseline = placement.simplest_scratch_wait_cycles
+        simplest = None if baseline is None else baseline + placement.simplest_constant_wait_cycles
         product = product_read_write(args.product, path) if have_product else "-"
         table.add_row(
             name,
             ", ".join(f"{a['memory']} {a['used']:,}" for a in scratch),
+            ", ".join(f"{a['memory']} {a['used']:,}" for a in result.arenas if a["role"] == "constant"),
             f"{total:,}",
             f"{bound:,}",
             f"{total / bound:.3f}" if bound else "-",
             product,
             f"{ours:,}",
-            f"{simplest:,}",
-            f"{simplest - ours:,}",
+            "does not fit" if simplest is None else f"{simplest:,}",
+            "-" if placement.simplest_scratch_bytes is None else f"{placement.simplest_scratch_bytes:,}",
+            "-" if simplest is None else f"{simplest - ours:,}",
         )
-    Console(width=200).print(table)
+    Console(width=240).print(table)
     if not have_product:
         print(f"product column skipped: no helia-aot 1.1.0 in {args.product}")
     print(

@@ -22,6 +22,7 @@ import hashlib
 import sys
 import tempfile
 from collections.abc import Iterator
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,12 @@ MLPERF = (
 )
 
 
-def tree_hash(folder: Path) -> str:
-    """sha256 over every file below ``folder``: its relative path, its length and its bytes."""
+def tree_hash(folder: Path, exclude: tuple[str, ...] = ()) -> str:
+    """sha256 over every file below ``folder`` whose name matches no ``exclude`` pattern: its
+    relative path, its length and its bytes."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    files = (p for p in folder.rglob("*") if p.is_file() and not any(fnmatch(p.name, x) for x in exclude))
+    for path in sorted(files):
         data = path.read_bytes()
         digest.update(f"{path.relative_to(folder).as_posix()}\0{len(data)}\0".encode())
         digest.update(data)
@@ -60,7 +63,7 @@ def cases() -> Iterator[tuple[str, Path, dict[str, Any]]]:
                 yield f"{stem}@{platform}@{goal}", model, extra
 
 
-def convert_hash(model: Path, extra: dict[str, Any], work: Path) -> str:
+def convert_hash(model: Path, extra: dict[str, Any], work: Path, exclude: tuple[str, ...] = ()) -> str:
     """The tree hash of ``model``'s module, or ``refused:<sha256 of error type and message>``."""
     from helia_aot import AotConverter, ConvertArgs
     from helia_aot.errors import HeliaAotError
@@ -72,7 +75,7 @@ def convert_hash(model: Path, extra: dict[str, Any], work: Path) -> str:
     except HeliaAotError as error:
         text = f"{type(error).__name__}: {error}".replace(str(work), "<out>")
         return "refused:" + hashlib.sha256(text.encode()).hexdigest()
-    return tree_hash(work)
+    return tree_hash(work, exclude)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,13 +83,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="file to write '<case> <hash>' lines to")
     parser.add_argument("--compare", type=Path, help="an earlier --out file: report every difference")
     parser.add_argument("--only", default="", help="only cases whose name contains this text")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        help="leave files whose name matches this pattern out of each hash (repeatable), e.g. "
+        "'*_report.*' when a change adds report fields on purpose and the C must stay the same",
+    )
     args = parser.parse_args(argv)
     lines = []
     with tempfile.TemporaryDirectory(prefix="helia_aot_hashes_") as scratch:
         for index, (name, model, extra) in enumerate(cases()):
             if args.only and args.only not in name:
                 continue
-            lines.append(f"{name} {convert_hash(model, extra, Path(scratch) / str(index))}")
+            lines.append(
+                f"{name} {convert_hash(model, extra, Path(scratch) / str(index), tuple(args.exclude))}"
+            )
             print(lines[-1], flush=True)
     args.out.write_text("\n".join(sorted(lines)) + "\n")
     converted = sum(1 for line in lines if " refused:" not in line)

@@ -133,6 +133,10 @@ class Break:
 
 BREAKS: dict[str, list[Break]] = {
     "SharedArenaConfig._positive": [Break("memory.shared_arena.size", {"dtcm": 0}, "must be positive")],
+    "SharedArenaConfig._not_negative": [
+        Break("memory.shared_arena.reserved", {"dtcm": -1}, "must not be negative"),
+        Break("memory.shared_arena.constants", {"sram": -16}, "must not be negative"),
+    ],
     "ModuleConfig._alias": [Break("module.type", "  ", "module.type must not be empty")],
     "ModuleConfig._folder_name": [
         Break("module.name", "../escape", "must be a single folder name"),

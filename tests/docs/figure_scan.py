@@ -40,9 +40,17 @@ NOT_FIGURES: dict[str, dict[str, str]] = {
         "whole 16-byte": "Helium's vector width",
         "at byte 64 k + 16 p": "an address in a layout",
     },
+    "reports.md": {
+        "above 1.02x of the fewest bytes": "the planner's slack (SPILL_SLACK), a constant of the code",
+    },
     "memory.md": {
         "beyond 20,000 such sets": "the planner's search limit, a constant of the code",
         "layouts within 1.02x of the": "the planner's slack (SPILL_SLACK), a constant of the code",
+        "against 1.02x the tensors' peak": "the planner's slack (SPILL_SLACK), a constant of the code",
+        "from what 1.02x leaves above": "the planner's slack (SPILL_SLACK), a constant of the code",
+        "no larger one saves 32 cycles per byte": (
+            "goal latency's price of a byte (LATENCY_CYCLES_PER_BYTE), a constant of the code"
+        ),
         "16 bytes per vector move": "Helium's vector width",
         "4 bytes per channel": "an int32 per channel",
         "(256 bytes;": "64 channels of 4 bytes, the array the code declares",

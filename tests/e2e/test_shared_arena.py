@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helia_aot import ConvertArgs
+from helia_aot import AotConverter, ConvertArgs
 from helia_aot.cli.app import app
 from helia_aot.errors import InvalidConfigError
 from helia_aot.shared_arena import convert_shared
@@ -222,3 +222,27 @@ def test_a_set_needs_an_output_per_model(tmp_path):
     )
     with pytest.raises(InvalidConfigError, match="both use output"):
         convert_shared([one, other])
+
+
+def test_the_sets_constants_are_placed_together_against_each_memory(tmp_path):
+    # A DTCM of 100 KiB holds either model's constants and scratch, not both models' constants
+    # beside the shared scratch: placed as if alone, the image would not fit.
+    cap = 100 * 1024
+    constraints = {"constraints": [{"name": "dtcm", "max_size": cap}, {"name": "sram"}]}
+    configs = [_config(name, i, tmp_path, memory=constraints, dry_run=True) for i, name in enumerate(MODELS)]
+    alone = [AotConverter(config).convert().arenas for config in configs]
+
+    def dtcm(arenas, role):
+        return sum(a["total_size"] for a in arenas if a["memory"] == "DTCM" and a["role"] == role)
+
+    assert all(dtcm(a, "constant") + dtcm(a, "scratch") <= cap for a in alone)
+    assert sum(dtcm(a, "constant") for a in alone) + max(dtcm(a, "scratch") for a in alone) > cap
+    result = convert_shared(configs)
+    held = sum(dtcm(r.arenas, "constant") + dtcm(r.arenas, "persistent") for r in result.results)
+    assert held + result.size.get("DTCM", 0) <= cap
+    # Each module was told what the other holds there, and kept its constants within its share.
+    for index, converted in enumerate(result.results):
+        shared = converted.config.memory.shared_arena
+        other = result.results[1 - index].arenas
+        assert shared.reserved["dtcm"] >= dtcm(other, "constant") + dtcm(other, "persistent")
+        assert dtcm(converted.arenas, "constant") <= shared.constants["dtcm"]

@@ -183,7 +183,10 @@ class SharedArenaConfig(ConfigSection):
     what planning the set together found (:func:`helia_aot.shared_arena.convert_shared`, ``helia-aot
     convert-set``): the buffer's bytes per memory, the largest need of the set, the module whose need
     sets each size, and the modules that share it. The module states them in its report, its README
-    and ``<prefix>_shared_arena_<memory>_size``; they change no byte of its plan.
+    and ``<prefix>_shared_arena_<memory>_size``; they change no byte of its plan. When the set's
+    constants do not all fit the fast memories beside each other, ``constants`` (this module's
+    share of each memory for its constants, the set's constants read most per byte first) and
+    ``reserved`` (what the other modules hold there) make its plan leave the others their bytes.
     """
 
     SECTION: ClassVar[str] = "memory.shared_arena"
@@ -204,8 +207,19 @@ class SharedArenaConfig(ConfigSection):
     modules: list[str] = Field(
         default_factory=empty_list, description="The modules that share the buffer (convert-set)."
     )
+    reserved: dict[str, int] = Field(
+        default_factory=dict,
+        description="Bytes of each memory the other modules of the image hold, their constants and "
+        "state (convert-set fills it when the set's constants do not all fit beside each other): the "
+        "plan leaves them free.",
+    )
+    constants: dict[str, int] = Field(
+        default_factory=dict,
+        description="The most bytes of this module's constants each memory may hold: its share of the "
+        "set's constants placed together, read most per byte first (convert-set fills it).",
+    )
 
-    @field_validator("size", "set_by", mode="before")
+    @field_validator("size", "set_by", "reserved", "constants", mode="before")
     @classmethod
     def _memory_names(cls, value: Any) -> Any:
         # Memory names as the module writes them: lower case.
@@ -217,6 +231,14 @@ class SharedArenaConfig(ConfigSection):
         for memory, size in value.items():
             if size <= 0:
                 raise ValueError(f"memory.shared_arena.size of {memory} must be positive, not {size}")
+        return value
+
+    @field_validator("reserved", "constants")
+    @classmethod
+    def _not_negative(cls, value: dict[str, int]) -> dict[str, int]:
+        for memory, size in value.items():
+            if size < 0:
+                raise ValueError(f"memory.shared_arena bytes of {memory} must not be negative, not {size}")
         return value
 
 

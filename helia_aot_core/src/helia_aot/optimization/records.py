@@ -416,14 +416,28 @@ class PlacedRegion(_Record):
 
 
 class PlacementRecord(_Record):
-    """The report's ``placement``: the ``rule`` placement followed, what went to each region, and
-    the constants' modeled wait cycles against the simplest placement's (``cycles_saved``)."""
+    """The report's ``placement``: the ``rule`` placement followed, what went to each region, the
+    constants' modeled wait cycles against the simplest placement's (``cycles_saved``), and the
+    scratch tensors' against the simplest layout's (``scratch_wait_cycles``,
+    ``simplest_scratch_wait_cycles``: each memory filled in turn, its largest tensors moving on;
+    null, as ``scratch_cycles_saved``, when that layout does not fit; ``simplest_scratch_bytes``
+    its regions' bytes in all). ``constants_yield``: the
+    scratch spilled and the constants read less per byte than it left the first memory to it.
+    ``scratch_over_bound``: at goal latency, a scratch layout kept above 1.02x of the fewest
+    bytes (the ``bytes`` above that bound, the ``wait_cycles_saved`` against the best layout within it and
+    the ``cycles_per_byte_asked``), else null."""
 
     rule: str
     regions: list[PlacedRegion] = []
     constant_wait_cycles: int = 0
     simplest_constant_wait_cycles: int = 0
     cycles_saved: int = 0
+    scratch_wait_cycles: int = 0
+    simplest_scratch_wait_cycles: int | None = None
+    scratch_cycles_saved: int | None = None
+    simplest_scratch_bytes: int | None = None
+    constants_yield: bool = False
+    scratch_over_bound: dict[str, int] | None = None
 
 
 class OptimizationReport(_Versioned):

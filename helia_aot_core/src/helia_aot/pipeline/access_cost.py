@@ -80,9 +80,17 @@ __all__ = ["access_width", "bytes_accessed", "placement_record", "wait_cycles"]
 
 
 def placement_record(plan: MemoryPlan, platform: SocPlatform, names: dict[int, str]) -> dict[str, Any]:
-    """The report's ``placement``: per region what went there and its modeled wait cycles, and
-    what the constants' placement saves against the simplest one (each constant, in model order,
-    in the first memory that holds it).
+    """The report's ``placement``: per region what went there and its modeled wait cycles, what
+    the constants' placement saves against the simplest one (each constant, in model order, in the
+    first memory that holds it), and what the scratch layout saves against the simplest one (each
+    memory filled in turn, its largest tensors moving on, beside the constants placed first; null
+    when that layout does not fit), with that layout's bytes in all (``simplest_scratch_bytes``:
+    it may buy its cycles with bytes beyond 1.02x of the peak). ``scratch_over_bound``: at goal
+    latency, a scratch layout kept above 1.02x of the fewest bytes, its bytes above that bound and
+    the wait cycles it saves against the best layout within it (each byte must save
+    ``cycles_per_byte_asked``).
+    ``constants_yield`` says the scratch spilled and the constants read less per byte than it left
+    the fast memories to it (``helia_aot.pipeline.plan.yield_claims``).
 
     ``bytes_accessed`` and ``wait_cycles`` are per inference, by the naive count of this module;
     ``wait_cycles`` are the wait states those accesses pay in the region's memory (0 in a TCM).
@@ -115,10 +123,32 @@ def placement_record(plan: MemoryPlan, platform: SocPlatform, names: dict[int, s
         nbytes = accessed.get(tid, 0)
         ours += wait_cycles(platform, str(plan.regions[kept.region].memory), nbytes)
         simplest += wait_cycles(platform, memory, nbytes)
+    from helia_aot.pipeline.arena_planner import LATENCY_CYCLES_PER_BYTE  # it imports this module
+
+    scratch = sum(rows[r.id]["wait_cycles"] for r in plan.regions if r.role == "scratch")
+    baseline = plan.simplest_scratch_wait_cycles
+    rule = "constants first, read most per byte first, each in the first memory that holds it"
+    if plan.constants_yield:
+        rule = (
+            "scratch spills: the constants read less per byte than the scratch leave the first "
+            "memory to it; the rest read most per byte first, each in the first memory that holds it"
+        )
     return {
-        "rule": "constants first, read most per byte first, each in the first memory that holds it",
+        "rule": rule,
         "regions": [rows[r.id] for r in plan.regions],
         "constant_wait_cycles": ours,
         "simplest_constant_wait_cycles": simplest,
         "cycles_saved": simplest - ours,
+        "scratch_wait_cycles": scratch,
+        "simplest_scratch_wait_cycles": baseline,
+        "scratch_cycles_saved": None if baseline is None else baseline - scratch,
+        "simplest_scratch_bytes": plan.simplest_scratch_bytes,
+        "constants_yield": plan.constants_yield,
+        "scratch_over_bound": None
+        if plan.scratch_over_bound is None
+        else {
+            "bytes": plan.scratch_over_bound[0],
+            "wait_cycles_saved": plan.scratch_over_bound[1],
+            "cycles_per_byte_asked": LATENCY_CYCLES_PER_BYTE,
+        },
     }

@@ -2,8 +2,10 @@
 memory budget, with the configured buffer planner, filling memories in the budget's order; when
 the tensors do not fit the first memory they spill by the layout :func:`choose_spill` keeps (the
 largest moving on memory by memory, or one offset space cut into the memories,
-:mod:`helia_aot.memory.segments`). Plan (``pipeline/plan.py``) runs it once per
-choice it weighs (``pipeline/plan_choices.py``) and once for the final layout."""
+:mod:`helia_aot.memory.segments`, the fastest one holding the tensors read most per byte). Plan
+(``pipeline/plan.py``) runs it once per choice it weighs (``pipeline/plan_choices.py``) and once
+for the final layout (three times when the scratch spills: beside the constants placed first, and
+with the constants read less per byte leaving it the fast memories)."""
 
 from __future__ import annotations
 
@@ -132,6 +134,15 @@ class Planner:
         self.access_cost: Callable[[str, int], int] | None = None
         """Wait cycles of accessing ``nbytes`` in a memory (Plan sets it from the platform)."""
         self.inplace = self._inplace(operators)
+        self.over_bound: dict[str, tuple[int, int] | None] = {}
+        """Per role, when goal latency kept a spilled layout above :data:`SPILL_SLACK` of the
+        fewest bytes: the bytes it takes above that bound and the modeled wait
+        cycles it saves against that layout (:func:`over_bound`)."""
+        self.simplest_wait: dict[str, int | None] = {}
+        """Per role, the modeled wait cycles of the layout filling each memory in turn (None: it
+        does not fit): the report's baseline for the read-write tensors."""
+        self.simplest_bytes: dict[str, int | None] = {}
+        """Per role, the bytes of that layout's regions in all (None: it does not fit)."""
         adjust_planner(self, plan.patches)
 
     def _pinned_memory(self, rules: dict[TensorId, TensorPlacement]) -> dict[TensorId, str]:
@@ -280,10 +291,13 @@ class Planner:
         if not remaining:
             return
         chosen, left, tried = self._spill_largest(role, remaining)
+        self.simplest_wait[role] = None if left else self._wait_cycles(chosen)
+        self.simplest_bytes[role] = None if left else self._total(chosen)
         if left or len([m for m, roots, _ in chosen if set(roots) & set(remaining)]) > 1:
             candidates = ([] if left else [chosen]) + self._shared_space(role, remaining)
             if candidates:
                 chosen, left = choose_spill(candidates, self._total, self._wait_cycles, self.latency), []
+                self.over_bound[role] = over_bound(candidates, chosen, self._total, self._wait_cycles)
         if left:
             raise _no_room(self.model, role, left, self.sizes, tried, pinned=False)
         for memory, roots, layout in chosen:
@@ -339,21 +353,35 @@ class Planner:
         self, role: str, remaining: list[TensorId]
     ) -> list[list[tuple[str, list[TensorId], ArenaPlan]]]:
         """Every memory of the budget as one segment of a shared offset space (module
-        :mod:`helia_aot.memory.segments`): the layouts this gives, none when the tensors do not fit.
-
-        The configured planner lays all the tensors out in one arena, as if one memory held them.
-        That layout is cut into the memories two ways: at each memory's free bytes (a tensor that
-        would straddle a cut moves up to the next memory), and at the highest offsets no tensor
-        straddles that each memory's free bytes reach, which keeps the one arena's size in all.
-        Each memory's tensors are then planned again on their own, and that layout kept where it
-        is smaller. Tensors a rule placed stay in their memory's segment.
-        """
+        :mod:`helia_aot.memory.segments`): the layouts this gives (:meth:`_space`), none when the
+        tensors do not fit. Tensors a rule placed stay in their memory's segment."""
         memories = list(self.budget.order)
         rooms = [self._room(role, m) for m in memories]
         if None in rooms:  # a memory of no known cap ends the space: nothing after it is needed
             memories, rooms = memories[: rooms.index(None) + 1], rooms[: rooms.index(None) + 1]
         pinned = {r: memories.index(m) for m in memories for r in self._pinned_in(role, m)}
         roots = [r for r in self.roots if r in pinned] + remaining
+        return self._space(roots, memories, rooms, pinned)
+
+    def _space(
+        self, roots: list[TensorId], memories: list[str], rooms: list[int | None], pinned: dict[TensorId, int]
+    ) -> list[Layouts]:
+        """The layouts of ``roots`` in ``memories`` (``rooms`` bytes free in each; ``pinned``
+        roots -> the index of their memory) as segments of one offset space.
+
+        The configured planner lays all the tensors out in one arena, as if one memory held them.
+        That layout is cut into the memories two ways: at each memory's free bytes (a tensor that
+        would straddle a cut moves up to the next memory), and at the highest offsets no tensor
+        straddles that each memory's free bytes reach, which keeps the one arena's size in all.
+        A third way gives the first memory the tensors read most per byte (:meth:`_hot_first`)
+        and lays the rest out in the next memories the same ways. Each memory's tensors are then
+        planned again on their own, and that layout kept where it is smaller.
+        """
+        if len(memories) == 1:
+            layout = self.layout(roots, memories[0])
+            room = rooms[0]
+            fits = room is None or self._size(roots, layout, memories[0]) <= room
+            return [[(memories[0], roots, layout)]] if fits else []
         chosen_set = set(roots)
         widest = {r: max(self.align(r, m) for m in memories) for r in roots}
         requests = [
@@ -386,7 +414,64 @@ class Planner:
             segment = [max(k for k, start in enumerate(starts) if start <= a) for a in at]
             if all(segment[i] == k for i, k in allowed.items()):
                 found.append(self._segment_layouts(memories, roots, (at, segment), starts))
+        for first in self._hot_first(requests, roots, rooms[0], allowed):
+            held = [roots[i] for i in first[0]]
+            local = (first[1], [0] * len(first[1]))
+            head = self._segment_layouts(memories[:1], held, local, [0])
+            taken = set(held)
+            rest = [r for r in roots if r not in taken]
+            if not rest:
+                found.append(head)
+                continue
+            later = {r: k - 1 for r, k in pinned.items() if k > 0}
+            found += [head + tail for tail in self._space(rest, memories[1:], rooms[1:], later)]
         return found
+
+    def _hot_first(
+        self, requests: list[BufferRequest], roots: list[TensorId], room: int | None, allowed: dict[int, int]
+    ) -> list[tuple[list[int], list[int]]]:
+        """Splits that give the first memory (``room`` bytes free) the tensors read most per byte
+        (:func:`helia_aot.memory.segments.hot_first`) within :data:`SPILL_SLACK` of the tensors'
+        peak: the request indices it holds and their offsets there. Two: the one that keeps the
+        most accessed bytes there, and the one that moves nothing of the peak there. None without a
+        cycle model (the planner's trial plans) or a cap."""
+        from helia_aot.memory.segments import hot_first
+
+        if self.access_cost is None or room is None:
+            return []
+        placer = Placer(requests)
+        heat = [
+            sum(self.plan.accessed.get(t, 0) for t in self.members[r]) / max(self.sizes[r], 1) for r in roots
+        ]
+        peak = peak_live(requests)
+        budget = int(peak * SPILL_SLACK)
+        # The first memory's bytes count in full against the budget: from only what the budget
+        # leaves above the peak (nothing of the peak need move there) to the whole memory (the
+        # most of the peak must); between them even steps and the rooms that hold the peak's
+        # largest tensors and no more.
+        low, high = min(room, budget - peak), room
+        tried = {low + (high - low) * step // _SPLITS for step in range(_SPLITS + 1)}
+        held = 0
+        for size in _sizes_at_peak(requests):
+            held += size
+            if low + held > high:
+                break
+            tried.add(low + held)
+        accessed = [heat[i] * requests[i].size for i in range(len(requests))]
+        splits = {}
+        for size in sorted(tried):
+            chosen = hot_first(placer, heat, size, budget, allowed)
+            if chosen is not None:
+                splits[size] = (sum(accessed[i] for i in chosen[0]), chosen[0])
+        if not splits:
+            return []
+        best = max(splits, key=lambda size: (splits[size][0], -size))
+        result = []
+        for size in sorted({best, min(splits)}):
+            first = splits[size][1]
+            offsets = placer.place(first)[0]
+            result.append((first, [offsets[i] for i in first]))
+        return result
 
     def _segment_layouts(
         self,
@@ -410,6 +495,20 @@ class Planner:
                 own = ArenaPlan(local, used, peak_live(self.requests(held, memory)), own.planner)
             layouts.append((memory, held, own))
         return layouts
+
+
+def _sizes_at_peak(requests: list[BufferRequest]) -> list[int]:
+    """Sizes of the buffers live where the most bytes are (the first such operator), largest first."""
+    delta: dict[int, int] = {}
+    for b in requests:
+        delta[b.first] = delta.get(b.first, 0) + b.size
+        delta[b.last + 1] = delta.get(b.last + 1, 0) - b.size
+    live, best, step = 0, -1, 0
+    for t in sorted(delta):
+        live += delta[t]
+        if live > best:
+            best, step = live, t
+    return sorted((b.size for b in requests if b.first <= step <= b.last), reverse=True)
 
 
 def _clean_caps(
@@ -439,10 +538,18 @@ def _clean_caps(
     return caps if start >= end or rooms[-1] is None else None
 
 
+_SPLITS = 8
+"""How many steps :meth:`Planner._hot_first` tries between the least and the whole first memory."""
+
 SPILL_SLACK = 1.02
 """How far above the smallest spilled layout a faster one may be and still be chosen."""
 
 Layouts = list[tuple[str, list[TensorId], ArenaPlan]]
+
+
+LATENCY_CYCLES_PER_BYTE = 32
+"""At goal latency, the modeled wait cycles one inference must save for each byte a spilled layout
+takes above :data:`SPILL_SLACK` of the fewest bytes: the exchange rate of memory for time."""
 
 
 def choose_spill(
@@ -453,16 +560,38 @@ def choose_spill(
 ) -> Layouts:
     """The layout kept when tensors spill from the first memory.
 
-    At goal latency the one whose tensors pay the fewest modeled wait cycles (then the fewest
-    bytes); at the other goals the one with the fewest wait cycles among those within
+    At goals balanced and size, the one with the fewest wait cycles among those within
     :data:`SPILL_SLACK` of the fewest bytes in all, so the regions add up to at most 1.02x what
-    the best layout needs. Ties keep the earlier candidate.
+    the best layout needs. At goal latency a larger one may win, when it saves at least
+    :data:`LATENCY_CYCLES_PER_BYTE` wait cycles for each byte above that bound (the fewest of
+    wait cycles plus that price of the bytes above it). Ties keep the earlier candidate.
     """
-    if latency:
-        return min(candidates, key=lambda c: (wait(c), total(c)))
     least = min(total(c) for c in candidates)
     near = [c for c in candidates if total(c) <= least * SPILL_SLACK]
-    return min(near, key=wait)
+    if not latency:
+        return min(near, key=wait)
+    return min(candidates, key=lambda c: spill_score(wait(c), total(c), least))
+
+
+def spill_score(wait: int, total: int, least: int) -> int:
+    """What goal latency minimizes over spilled layouts: the modeled wait cycles plus
+    :data:`LATENCY_CYCLES_PER_BYTE` per byte above :data:`SPILL_SLACK` of the fewest bytes."""
+    return wait + LATENCY_CYCLES_PER_BYTE * max(0, total - int(least * SPILL_SLACK))
+
+
+def over_bound(
+    candidates: list[Layouts],
+    chosen: Layouts,
+    total: Callable[[Layouts], int],
+    wait: Callable[[Layouts], int],
+) -> tuple[int, int] | None:
+    """When ``chosen`` is above :data:`SPILL_SLACK` of the fewest bytes: its bytes above that bound
+    and the modeled wait cycles it saves against the best layout within it; else None."""
+    least = min(total(c) for c in candidates)
+    if total(chosen) <= least * SPILL_SLACK:
+        return None
+    best = min((c for c in candidates if total(c) <= least * SPILL_SLACK), key=wait)
+    return total(chosen) - int(least * SPILL_SLACK), wait(best) - wait(chosen)
 
 
 def _no_room(

@@ -60,10 +60,14 @@ def shared_arena_record(config: ConvertArgs, own: dict[str, int]) -> dict[str, A
     """The report's ``shared_arena`` section, or None when the module shares no scratch."""
     if not config.memory.shared_arena.enabled:
         return None
-    return {
-        "modules": list(config.memory.shared_arena.modules) or [config.module.name],
+    shared = config.memory.shared_arena
+    record: dict[str, Any] = {
+        "modules": list(shared.modules) or [config.module.name],
         "regions": [row.record for row in shared_scratch(config, own)],
     }
+    if shared.reserved or shared.constants:
+        record["reserved"], record["constants"] = dict(shared.reserved), dict(shared.constants)
+    return record
 
 
 __all__ = ["SharedScratch", "is_bound", "shared_arena_record", "shared_scratch"]

@@ -98,9 +98,14 @@ class FillOrder:
     accessed: dict[TensorId, int]
     by_cost: bool = True
     contents: dict[TensorId, tuple[bytes, bytes]] = field(default_factory=dict)
-    scratch: tuple[str, int, float] | None = None
-    """At goal latency, the scratch arena as one more claimant: (memory, bytes, bytes read per
-    byte); the constants read less per byte than it leave it that room in that memory."""
+    scratch: tuple[tuple[str, ...], int | None, float] | None = None
+    """The scratch arena as one more claimant (at goal latency, or when it spills from the first
+    memory): (memories, bytes, bytes read per byte); the constants read less per byte than it
+    leave it that room in the first of those memories (bytes None: all the room they have not
+    taken yet in each of them)."""
+    limits: dict[str, int] = field(default_factory=dict)
+    """The most bytes the constants may take in each memory named (a module of a shared image:
+    its share of the set's constants, ``memory.shared_arena.constants``)."""
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -197,6 +202,10 @@ class ConstantPool:
             taken[destination] = taken.get(destination, 0) + blob.size
             taken[source] = taken.get(source, 0) + blob.size
         room = {m: fill.budget.free(m) for m in fill.order}
+        for memory, limit in fill.limits.items():
+            if memory in room:
+                free = room[memory]
+                room[memory] = limit if free is None else min(free, limit)
         if fill.by_cost:
             # Read most per byte first; ties keep model order (the sort is stable).
             density = {t.id: fill.accessed.get(t.id, 0) / max(t.nbytes, 1) for t in tensors}
@@ -204,10 +213,14 @@ class ConstantPool:
         claim = fill.scratch if fill.by_cost else None
         for tensor in tensors:
             if claim is not None and fill.accessed.get(tensor.id, 0) / max(tensor.nbytes, 1) < claim[2]:
-                memory, nbytes, _ = claim
-                free = room.get(memory)
-                if free is None or taken.get(memory, 0) + nbytes <= free:
-                    taken[memory] = taken.get(memory, 0) + nbytes
+                memories, nbytes, _ = claim
+                if nbytes is None:
+                    for memory in memories:
+                        taken[memory] = max(taken.get(memory, 0), room.get(memory) or 0)
+                else:
+                    memory, free = memories[0], room.get(memories[0])
+                    if free is None or taken.get(memory, 0) + nbytes <= free:
+                        taken[memory] = taken.get(memory, 0) + nbytes
                 claim = None
             content = fill.contents.get(tensor.id)
             if content is None:

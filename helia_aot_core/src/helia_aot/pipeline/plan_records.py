@@ -127,6 +127,18 @@ class MemoryPlan:
     simplest_constants: dict[TensorId, str] = field(default_factory=dict)
     """Where the simplest placement (model order, first memory that holds each) reads each
     constant no rule places: the baseline of the report's ``placement`` figures."""
+    simplest_scratch_wait_cycles: int | None = None
+    """Modeled wait cycles of the scratch tensors' accesses in the simplest layout (each memory
+    filled in turn, the largest tensors moving on, beside the constants placed first); None
+    when that layout does not fit."""
+    simplest_scratch_bytes: int | None = None
+    """The scratch regions' bytes in all in that simplest layout (None: it does not fit)."""
+    scratch_over_bound: tuple[int, int] | None = None
+    """At goal latency, when the scratch layout kept is above 1.02x of the fewest bytes: its bytes
+    above that bound and the modeled wait cycles it saves against the best layout within it."""
+    constants_yield: bool = False
+    """The scratch spilled, and the constants read less per byte than it left the first memory to
+    it (:func:`helia_aot.pipeline.plan.yield_claims`) because that pays fewer wait cycles."""
     """The operator order the plan is for and the tensor peaks of the stored and chosen orders."""
 
     def region(self, role: str) -> ArenaRegion | None:
