@@ -520,24 +520,12 @@ HK_INLINE void dw_row3x3_unfolded_body(const dw_call_t *k, const int8_t *x,
     }
 }
 
-/* dw_row3x3_unfolded_body, specialised per post-increment block as dw_row3x3_s8 is. */
+/* dw_row3x3_unfolded_body with the general blocks: goal size keeps one copy of the row loop
+ * (dw_row3x3_s8's copy per channel count trades code for cycles, which size does not want). */
 HK_NOINLINE void dw_row3x3_unfolded_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
                                        int32_t count, int8_t *out)
 {
-    switch (dw_post_count(k->p->input_channels)) {
-    case 16:
-        dw_row3x3_unfolded_body(k, x, filter, count, out, 16);
-        break;
-    case 32:
-        dw_row3x3_unfolded_body(k, x, filter, count, out, 32);
-        break;
-    case 64:
-        dw_row3x3_unfolded_body(k, x, filter, count, out, 64);
-        break;
-    default:
-        dw_row3x3_unfolded_body(k, x, filter, count, out, 0);
-        break;
-    }
+    dw_row3x3_unfolded_body(k, x, filter, count, out, 0);
 }
 
 void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
