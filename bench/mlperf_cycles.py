@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cross_bench import DATA_DIR, MLPERF, bench_main, bench_model, placement_flags, run_modeled  # noqa: E402
 from helia_aot.registry import build_default_registry_context  # noqa: E402
-from helia_aot.testing import toolchain_problem  # noqa: E402
+from helia_aot.testing import CrossBuildError, toolchain_problem  # noqa: E402
 from product_cycles import (  # noqa: E402
     ProductSetup,
     build_product_module,
@@ -81,17 +81,21 @@ def product_cycles(setup: ProductSetup, entry: dict, work: Path, kernels: Path) 
     with np.load(DATA_DIR / entry["golden"]) as data:
         count = sum(1 for key in data.files if key.startswith("in_"))
         inputs = [np.ascontiguousarray(data[f"in_{i}"][0]).tobytes() for i in range(count)]
-    archive = kernel_archive(setup, "m55", kernels)
-    elf = build_product_module(
-        setup,
-        module,
-        prefix,
-        bench_main(prefix, inputs),
-        "m55",
-        work / "m55",
-        archive,
-        placement_flags(module, prefix),
-    )
+    try:
+        archive = kernel_archive(setup, "m55", kernels)
+        elf = build_product_module(
+            setup,
+            module,
+            prefix,
+            bench_main(prefix, inputs),
+            "m55",
+            work / "m55",
+            archive,
+            placement_flags(module, prefix),
+        )
+    except CrossBuildError as error:
+        first = next((line for line in (error.stderr or "").splitlines() if "error" in line), "")
+        return f"product build failed: {first}"
     run, cycles, _clock, _unknown = run_modeled(elf, "m55")
     if run.returncode != 0 or "passed" not in run.stdout.lower() or not cycles or not run.regions:
         return f"product run failed: exit {run.returncode}: {run.stdout.strip()[-160:]}"
