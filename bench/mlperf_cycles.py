@@ -13,6 +13,13 @@ nothing.
 
     python bench/mlperf_cycles.py                      # kws, ic, vww, ad on m55 and m4
     python bench/mlperf_cycles.py --models kws --cores m4
+    python bench/mlperf_cycles.py --cores m55 --product /tmp/product-venv/bin/helia-aot \
+        --ns-cmsis-nn /tmp/ns-cmsis-nn                 # and the product's modules beside ours
+
+With the product's ``helia-aot`` (``--product`` or ``$HELIA_AOT_PRODUCT``, installed in a venv
+outside this repository) and an ns-cmsis-nn checkout (``--ns-cmsis-nn`` or ``$NS_CMSIS_NN``), each
+Cortex-M55 row also carries the product's module of the same model, built against those kernels
+and run under the same cycle model in the same run (bench/product_cycles.py), and ours/product.
 
 The v0.5 reference columns are MLPerf Tiny v0.5's reference submission (TFLM with CMSIS-NN on a
 Nucleo-L4R5ZI at 120 MHz), the slowest published baseline on the same core. The model's own
@@ -23,14 +30,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cross_bench import DATA_DIR, MLPERF, bench_model  # noqa: E402
+from cross_bench import DATA_DIR, MLPERF, bench_main, bench_model, placement_flags, run_modeled  # noqa: E402
 from helia_aot.registry import build_default_registry_context  # noqa: E402
-from helia_aot.testing import toolchain_problem  # noqa: E402
+from helia_aot.testing import CrossBuildError, toolchain_problem  # noqa: E402
+from product_cycles import (  # noqa: E402
+    ProductSetup,
+    build_product_module,
+    convert_with_product,
+    first_sample_golden,
+    kernel_archive,
+    product_setup,
+)
 
 PUBLISHED_CLOCK_MHZ = 120.0
 PUBLISHED_M4_MS = {
@@ -46,11 +64,61 @@ REFERENCE_V05_MS = {"kws": 181.92, "ic": 704.25, "vww": 600.54, "ad": 10.052}
 120 MHz, closed/reference/results/*/performance/results.txt): runtime / inferences of window 2."""
 
 
+PRODUCT_CORES = ("m55",)
+"""The product's modules are converted for apollo510_evb (its default platform, Helium kernels)."""
+
+
+def product_cycles(setup: ProductSetup, entry: dict, work: Path, kernels: Path) -> tuple[int, int] | str:
+    """The product's module of ``entry`` on the M55: (cycles, instructions) of one counted
+    inference after its golden test passed, or why there is no figure. ``kernels``: where the
+    ns-cmsis-nn archive is built once for every model."""
+    work.mkdir(parents=True, exist_ok=True)
+    golden = first_sample_golden(DATA_DIR / entry["golden"], work / "golden.npz")
+    try:
+        module, prefix = convert_with_product(setup, DATA_DIR / entry["file"], golden, work / "module")
+    except RuntimeError as error:
+        return str(error).splitlines()[0]
+    with np.load(DATA_DIR / entry["golden"]) as data:
+        count = sum(1 for key in data.files if key.startswith("in_"))
+        inputs = [np.ascontiguousarray(data[f"in_{i}"][0]).tobytes() for i in range(count)]
+    try:
+        archive = kernel_archive(setup, "m55", kernels)
+        elf = build_product_module(
+            setup,
+            module,
+            prefix,
+            bench_main(prefix, inputs),
+            "m55",
+            work / "m55",
+            archive,
+            placement_flags(module, prefix),
+        )
+    except CrossBuildError as error:
+        first = next((line for line in (error.stderr or "").splitlines() if "error" in line), "")
+        return f"product build failed: {first}"
+    run, cycles, _clock, _unknown = run_modeled(elf, "m55")
+    if run.returncode != 0 or "passed" not in run.stdout.lower() or not cycles or not run.regions:
+        return f"product run failed: exit {run.returncode}: {run.stdout.strip()[-160:]}"
+    return cycles[0], run.regions[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MLPERF), help="comma-separated: " + ", ".join(MLPERF))
     parser.add_argument("--cores", default="m55,m4", help="comma-separated: m55, m4")
     parser.add_argument("--work-dir", type=Path, help="keep modules and builds here")
+    parser.add_argument(
+        "--product",
+        type=Path,
+        default=os.environ.get("HELIA_AOT_PRODUCT"),
+        help="the product's helia-aot executable (default $HELIA_AOT_PRODUCT)",
+    )
+    parser.add_argument(
+        "--ns-cmsis-nn",
+        type=Path,
+        default=os.environ.get("NS_CMSIS_NN"),
+        help="an ns-cmsis-nn checkout to build the product's modules against (default $NS_CMSIS_NN)",
+    )
     args = parser.parse_args(argv)
     problem = toolchain_problem()
     if problem:
@@ -63,12 +131,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown model or core: {', '.join(unknown)}")
     entries = {e["name"]: e for e in json.loads((DATA_DIR / "manifest.json").read_text())}
     registry = build_default_registry_context()
+    setup = product_setup(args.product, args.ns_cmsis_nn)
+    if (args.product or args.ns_cmsis_nn) and setup is None:
+        print(
+            "mlperf_cycles: the product's column needs both --product (an executable) and --ns-cmsis-nn "
+            "(a checkout with Include/arm_nn_types.h)",
+            file=sys.stderr,
+        )
+        return 2
     header = (
         f"{'model':5} {'core':4} {'cycles':>12} {'MHz':>4} {'ms':>9} {'ms @120':>9} {'instructions':>13}  "
+        f"{'product cycles':>14} {'instructions':>13} {'ours/prod':>9}  "
         f"{'published (M4 @ 120 MHz)':28} {'cycles':>12} {'ours/pub':>8}  "
         f"{'v0.5 ref cycles':>15} {'ours/ref':>8}"
     )
     lines = [header, "-" * len(header)]
+    notes: list[str] = []
     failed = False
     with tempfile.TemporaryDirectory(prefix="helia_aot_mlperf_cycles_") as scratch:
         work = args.work_dir or Path(scratch)
@@ -90,11 +168,25 @@ def main(argv: list[str] | None = None) -> int:
                     theirs += f"  {ref_cycles:15,} {r.cycles / ref_cycles:8.2f}"
                 else:
                     theirs = f"{'-':28} {'-':>12} {'-':>8}  {'-':>15} {'-':>8}"
+                product = f"{'-':>14} {'-':>13} {'-':>9}"
+                if setup is not None and r.core in PRODUCT_CORES:
+                    measured = product_cycles(
+                        setup, entry, work / model / "product", work / "ns_cmsis_nn_m55"
+                    )
+                    if isinstance(measured, str):
+                        failed = True
+                        product = f"{'FAIL':>14} {'-':>13} {'-':>9}"
+                        notes.append(f"{model} product: {measured}")
+                    else:
+                        p_cycles, p_insns = measured
+                        product = f"{p_cycles:14,} {p_insns:13,} {r.cycles / p_cycles:9.3f}"
                 lines.append(
                     f"{model:5} {r.core:4} {r.cycles:12,} {r.clock_mhz:4.0f} {ms:9.3f} {at_published:9.3f} "
-                    f"{r.instructions:13,}  {theirs}"
+                    f"{r.instructions:13,}  {product}  {theirs}"
                 )
-    print("\n".join(lines))
+    print("\n".join(lines + notes))
+    if setup is not None:
+        print(f"product: {setup.describe()}; its cycles under the same model, same platform, same bench main")
     print(
         "ours: modeled cycles, apollo510_evb (M55, 250 MHz) / apollo4p_evb (M4, 192 MHz): weights and "
         "activations in DTCM (the default placement; a constant that spills is read from SRAM or MRAM, on "

@@ -49,6 +49,7 @@ BLOCKS: dict[str, str] = {
     "dw_taps3x3_mve": "test_depthwise_rows_hypothesis.py",
     "dw_taps3x3_pair_mve": "test_depthwise_rows_hypothesis.py",
     "dw_edge_taps_mve": "test_depthwise_rows_hypothesis.py",
+    "DW_POST_FUNCTIONS": "test_depthwise_rows_hypothesis.py",
     # hk_depthwise_dsp.c
     "dw3x3_window": "test_depthwise_3x3_dsp_hypothesis.py",
     "dw3x3_row_asm": "test_depthwise_3x3_dsp_hypothesis.py",

@@ -15,7 +15,9 @@ offset of 0, no offset_bias: the blocks' taps' sums then add nothing). Few draws
 cases, so only a handful of builds run.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-dw_taps3x3_mve, dw_taps3x3_pair_mve and dw_edge_taps_mve (hk_depthwise_mve.c).
+dw_taps3x3_mve, dw_taps3x3_pair_mve, dw_edge_taps_mve and the post-increment blocks
+DW_POST_FUNCTIONS makes for 16, 32 and 64 channels (hk_depthwise_mve.c), each of those counts
+among the draws.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ PATHS = paths("m55-mve", "m55-mve-O0", "m55-portable")
 def depthwise_case(draw):
     """Keyword arguments of dw_case for a depthwise convolution the 3x3 blocks may take."""
     in_space = draw(st.integers(0, 3)) > 0
-    channels = draw(st.sampled_from([8, 16, 24, 64, 136, 256, 264])) if in_space else draw(st.integers(1, 40))
+    widths = [8, 16, 24, 32, 64, 136, 256, 264]  # 16, 32, 64: the post-increment blocks
+    channels = draw(st.sampled_from(widths)) if in_space else draw(st.integers(1, 40))
     kh, kw = (3, 3) if in_space else (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
     dilation = (1, 1) if in_space else (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
     size = (draw(st.integers(1, 7)), draw(st.integers(1, 7)))

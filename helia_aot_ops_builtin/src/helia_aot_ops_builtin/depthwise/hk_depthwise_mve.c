@@ -178,25 +178,103 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
     *odd = o;
 }
 
+/*
+ * The same blocks with the tap-to-tap step in the loads: where the channel count fits a load's
+ * post-increment (7 bits), each load steps its pointer by `channels` as it reads, so a tap needs
+ * no pointer adds and a row of taps one (x and y only: the filter's taps follow each other).
+ * One function per channel count, the count an immediate of the assembly; dw_taps3x3_post
+ * picks it (channels the conversion knows; the forms below cover the counts of the MLPerf and
+ * common mobile models, 16, 32 and 64, every other count keeps the blocks above).
+ */
+#define DW_POST_TAP8(C)                                                                       \
+    "vldrb.s16 q6, [%[x]], #" #C "\n\t"                                                         \
+    "vldrb.s16 q7, [%[w]], #" #C "\n\t"                                                         \
+    "vmullb.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
+    "vmullt.s16 q5, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[o], %q[o], q5\n\t"
+#define DW_POST_ROW "add %[x], %[x], %[r]\n\t"
+#define DW_POST_TAP8X2(C)                                                                     \
+    "vldrb.s16 q6, [%[w]], #" #C "\n\t"                                                         \
+    "vldrb.s16 q4, [%[x]], #" #C "\n\t"                                                         \
+    "vmullb.s16 q7, q4, q6\n\t"                                                                \
+    "vldrb.s16 q5, [%[y]], #" #C "\n\t"                                                         \
+    "vadd.i32 %q[e0], %q[e0], q7\n\t"                                                          \
+    "vmullt.s16 q4, q4, q6\n\t"                                                                \
+    "vmullb.s16 q7, q5, q6\n\t"                                                                \
+    "vadd.i32 %q[o0], %q[o0], q4\n\t"                                                          \
+    "vmullt.s16 q5, q5, q6\n\t"                                                                \
+    "vadd.i32 %q[e1], %q[e1], q7\n\t"                                                          \
+    "vadd.i32 %q[o1], %q[o1], q5\n\t"
+#define DW_POST_ROW2 "add %[x], %[x], %[r]\n\tadd %[y], %[y], %[r]\n\t"
+#define DW_POST_ROWS(TAP, ROW) TAP TAP TAP ROW TAP TAP TAP ROW TAP TAP TAP
+
+/* dw_taps3x3_mve and dw_taps3x3_pair_mve for C channels; next_row steps x (and y) from the
+ * end of a window row (three taps read) to the start of the next. */
+#define DW_POST_FUNCTIONS(C)                                                                  \
+    HK_INLINE void dw_taps3x3_post##C##_mve(const int8_t *x, const int8_t *w, int32_t next_row, \
+                                         int32x4_t *even, int32x4_t *odd)                     \
+    {                                                                                         \
+        int32x4_t e = *even, o = *odd;                                                        \
+        __asm__ volatile(DW_POST_ROWS(DW_POST_TAP8(C), DW_POST_ROW)                            \
+                         : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)                 \
+                         : [r] "r"(next_row)                                                  \
+                         : "q5", "q6", "q7", "memory");                                       \
+        *even = e;                                                                            \
+        *odd = o;                                                                             \
+    }                                                                                         \
+    HK_INLINE void dw_taps3x3_pair_post##C##_mve(const int8_t *x, const int8_t *y,            \
+                                              const int8_t *w, int32_t next_row,              \
+                                              int32x4_t *even0, int32x4_t *odd0,              \
+                                              int32x4_t *even1, int32x4_t *odd1)              \
+    {                                                                                         \
+        int32x4_t e0 = *even0, o0 = *odd0, e1 = *even1, o1 = *odd1;                           \
+        __asm__ volatile(DW_POST_ROWS(DW_POST_TAP8X2(C), DW_POST_ROW2)                         \
+                         : [e0] "+w"(e0), [o0] "+w"(o0), [e1] "+w"(e1), [o1] "+w"(o1),        \
+                           [x] "+l"(x), [y] "+l"(y), [w] "+l"(w)                              \
+                         : [r] "r"(next_row)                                                  \
+                         : "q4", "q5", "q6", "q7", "memory");                                 \
+        *even0 = e0;                                                                          \
+        *odd0 = o0;                                                                           \
+        *even1 = e1;                                                                          \
+        *odd1 = o1;                                                                           \
+    }
+
+DW_POST_FUNCTIONS(16)
+DW_POST_FUNCTIONS(32)
+DW_POST_FUNCTIONS(64)
+
+#undef DW_POST_FUNCTIONS
+#undef DW_POST_ROWS
+#undef DW_POST_ROW2
+#undef DW_POST_TAP8X2
+#undef DW_POST_ROW
+#undef DW_POST_TAP8
+
 /* DW_TAP8 for two output pixels at once (inputs x and y, one filter load for both): q4 / q5 =
- * the two pixels' inputs, q6 = w, q7 their products. */
+ * the two pixels' inputs, q6 = w. Ordered for the M55's pipes (docs/cycles.md): no add reads a
+ * product the instruction before it made (VMULL's latency is 2), the second pixel's load comes
+ * between two multiplies, and the odd products land in the input register they consume (q4, q5:
+ * dead once multiplied), so each add waits on nothing; 11 instructions as before, and 218 modeled
+ * cycles per window pair instead of 245. */
 #define DW_TAP8X2                                                                              \
     "vldrb.s16 q6, [%[w]]\n\t"                                                                 \
     "vldrb.s16 q4, [%[x]]\n\t"                                                                 \
-    "vldrb.s16 q5, [%[y]]\n\t"                                                                 \
     "vmullb.s16 q7, q4, q6\n\t"                                                                \
+    "vldrb.s16 q5, [%[y]]\n\t"                                                                 \
     "vadd.i32 %q[e0], %q[e0], q7\n\t"                                                          \
-    "vmullt.s16 q7, q4, q6\n\t"                                                                \
-    "vadd.i32 %q[o0], %q[o0], q7\n\t"                                                          \
+    "vmullt.s16 q4, q4, q6\n\t"                                                                \
     "vmullb.s16 q7, q5, q6\n\t"                                                                \
+    "vadd.i32 %q[o0], %q[o0], q4\n\t"                                                          \
+    "vmullt.s16 q5, q5, q6\n\t"                                                                \
     "vadd.i32 %q[e1], %q[e1], q7\n\t"                                                          \
-    "vmullt.s16 q7, q5, q6\n\t"                                                                \
-    "vadd.i32 %q[o1], %q[o1], q7\n\t"
+    "vadd.i32 %q[o1], %q[o1], q5\n\t"
 #define DW_NEXT_COL2 "add %[x], %[x], %[c]\n\tadd %[y], %[y], %[c]\n\tadd %[w], %[w], %[c]\n\t"
 #define DW_NEXT_ROW2 "add %[x], %[x], %[r]\n\tadd %[y], %[y], %[r]\n\tadd %[w], %[w], %[c]\n\t"
 
 /* dw_taps3x3_mve for the pixels whose windows start at x and y: the filter loads once per tap
- * for both, 14 instructions per tap for two pixels instead of 16. */
+ * for both, 14 instructions per tap for two pixels instead of 16. q4 and q5 are written by the
+ * multiplies too (DW_TAP8X2), which the clobbers already say. */
 HK_INLINE void dw_taps3x3_pair_mve(const int8_t *x, const int8_t *y, const int8_t *w,
                                    int32_t channels, int32_t next_row, int32x4_t *even0,
                                    int32x4_t *odd0, int32x4_t *even1, int32x4_t *odd1)
@@ -218,8 +296,51 @@ HK_INLINE void dw_taps3x3_pair_mve(const int8_t *x, const int8_t *y, const int8_
 #undef DW_NEXT_COL2
 #undef DW_NEXT_ROW2
 
-HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
-                              int32_t count, int8_t *out)
+/* The nine taps of one window for `channels` channels, through the post-increment block of
+ * `post` channels (16, 32 or 64, the same as channels) or, with `post` 0, the general block. A
+ * constant `post` (the row functions below are specialised per count) leaves one block. */
+HK_INLINE void dw_window3x3(int32_t post, const int8_t *x, const int8_t *w, int32_t channels,
+                            int32_t next_row, int32x4_t *even, int32x4_t *odd)
+{
+    /* The post-increment blocks step a row from its third tap, the others from its second. */
+    const int32_t step = next_row - channels;
+    if (post == 16) {
+        dw_taps3x3_post16_mve(x, w, step, even, odd);
+    } else if (post == 32) {
+        dw_taps3x3_post32_mve(x, w, step, even, odd);
+    } else if (post == 64) {
+        dw_taps3x3_post64_mve(x, w, step, even, odd);
+    } else {
+        dw_taps3x3_mve(x, w, channels, next_row, even, odd);
+    }
+}
+
+/* dw_window3x3 for the two windows starting at x and y. */
+HK_INLINE void dw_window3x3_pair(int32_t post, const int8_t *x, const int8_t *y, const int8_t *w,
+                                 int32_t channels, int32_t next_row, int32x4_t *even0,
+                                 int32x4_t *odd0, int32x4_t *even1, int32x4_t *odd1)
+{
+    const int32_t step = next_row - channels;
+    if (post == 16) {
+        dw_taps3x3_pair_post16_mve(x, y, w, step, even0, odd0, even1, odd1);
+    } else if (post == 32) {
+        dw_taps3x3_pair_post32_mve(x, y, w, step, even0, odd0, even1, odd1);
+    } else if (post == 64) {
+        dw_taps3x3_pair_post64_mve(x, y, w, step, even0, odd0, even1, odd1);
+    } else {
+        dw_taps3x3_pair_mve(x, y, w, channels, next_row, even0, odd0, even1, odd1);
+    }
+}
+
+/* The channel count a post-increment block serves (16, 32, 64), or 0: the general blocks. */
+HK_INLINE int32_t dw_post_count(int32_t channels)
+{
+    return channels == 16 || channels == 32 || channels == 64 ? channels : 0;
+}
+
+/* dw_row3x3_s8 with its windows' block chosen by `post` (dw_window3x3). */
+HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t *filter,
+                              int32_t count, int8_t *out, const int32_t post)
 {
     const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
@@ -232,8 +353,8 @@ HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t 
         for (int32_t c = 0; c < channels; c += 8) {
             const int32x4x2_t b = vld2q_s32(p->offset_bias + c);
             int32x4_t even0 = b.val[0], odd0 = b.val[1], even1 = b.val[0], odd1 = b.val[1];
-            dw_taps3x3_pair_mve(x + c, x + step + c, filter + c, channels, next_row, &even0,
-                                &odd0, &even1, &odd1);
+            dw_window3x3_pair(post, x + c, x + step + c, filter + c, channels, next_row,
+                              &even0, &odd0, &even1, &odd1);
             /* One load of the channels' multipliers and shifts for both pixels. */
             const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
             const int32x4x2_t sh = vld2q_s32(p->output_shift + c);
@@ -245,9 +366,31 @@ HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t 
         for (int32_t c = 0; c < channels; c += 8) {
             const int32x4x2_t b = vld2q_s32(p->offset_bias + c);
             int32x4_t even = b.val[0], odd = b.val[1];
-            dw_taps3x3_mve(x + c, filter + c, channels, next_row, &even, &odd);
+            dw_window3x3(post, x + c, filter + c, channels, next_row, &even, &odd);
             dw_store8_mve(k, c, even, odd, lo16, hi16, out);
         }
+    }
+}
+
+/* Whole windows along a row, one copy of the row loop per post-increment block so the choice
+ * is made once per row, not per eight channels (a taken branch each, which cost more than the
+ * block saves). */
+HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
+                              int32_t count, int8_t *out)
+{
+    switch (dw_post_count(k->p->input_channels)) {
+    case 16:
+        dw_row3x3_body(k, x, filter, count, out, 16);
+        break;
+    case 32:
+        dw_row3x3_body(k, x, filter, count, out, 32);
+        break;
+    case 64:
+        dw_row3x3_body(k, x, filter, count, out, 64);
+        break;
+    default:
+        dw_row3x3_body(k, x, filter, count, out, 0);
+        break;
     }
 }
 
@@ -346,8 +489,9 @@ HK_INLINE int32x4x2_t dw_fold3x3_mve(const dw_call_t *k, const int8_t *w, int32_
  * serves every pixel of the row, instead of adding the input offset to each input. No buffer:
  * the start stays in registers (or the kernel stack, 32 bytes, not in the arena).
  */
-HK_NOINLINE void dw_row3x3_unfolded_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
-                                       int32_t count, int8_t *out)
+HK_INLINE void dw_row3x3_unfolded_body(const dw_call_t *k, const int8_t *x,
+                                       const int8_t *filter, int32_t count, int8_t *out,
+                                       const int32_t post)
 {
     const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
@@ -361,7 +505,7 @@ HK_NOINLINE void dw_row3x3_unfolded_s8(const dw_call_t *k, const int8_t *x, cons
         int32_t n = count;
         for (; n >= 2; n -= 2, xc += 2 * step, o += 2 * (size_t)channels) {
             int32x4_t even0 = b.val[0], odd0 = b.val[1], even1 = b.val[0], odd1 = b.val[1];
-            dw_taps3x3_pair_mve(xc, xc + step, filter + c, channels, next_row, &even0, &odd0,
+            dw_window3x3_pair(post, xc, xc + step, filter + c, channels, next_row, &even0, &odd0,
                                 &even1, &odd1);
             const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
             const int32x4x2_t sh = vld2q_s32(p->output_shift + c);
@@ -370,10 +514,18 @@ HK_NOINLINE void dw_row3x3_unfolded_s8(const dw_call_t *k, const int8_t *x, cons
         }
         if (n > 0) {
             int32x4_t even = b.val[0], odd = b.val[1];
-            dw_taps3x3_mve(xc, filter + c, channels, next_row, &even, &odd);
+            dw_window3x3(post, xc, filter + c, channels, next_row, &even, &odd);
             dw_store8_mve(k, c, even, odd, lo16, hi16, o);
         }
     }
+}
+
+/* dw_row3x3_unfolded_body with the general blocks: goal size keeps one copy of the row loop
+ * (dw_row3x3_s8's copy per channel count trades code for cycles, which size does not want). */
+HK_NOINLINE void dw_row3x3_unfolded_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
+                                       int32_t count, int8_t *out)
+{
+    dw_row3x3_unfolded_body(k, x, filter, count, out, 0);
 }
 
 void hk_depthwise_s8_fast(const hk_depthwise_params_t *params, const int8_t *input,
