@@ -657,6 +657,9 @@ def batch_norm(b: Builder, node: onnx.NodeProto) -> None:
     perm = b.perm_of(node.input[0])
     source = b.input(node.input[0], perm)
     shaped = (1, -1) + (1,) * (rank - 2)
+    if b.graph.qdq:
+        _batch_norm_float32(b, node, source, perm, shaped)
+        return
     multiplier = b.constant(
         np.transpose(scale.reshape(shaped), perm).astype(np.float32), f"{node.output[0]}_scale"
     )
@@ -667,6 +670,26 @@ def batch_norm(b: Builder, node: onnx.NodeProto) -> None:
     b.op("MUL", [source, multiplier], [scaled], b.options("MUL", activation="NONE"))
     out = b.output(node.output[0], perm)
     b.op("ADD", [scaled, offset], [out], b.options("ADD", activation="NONE"))
+
+
+def _batch_norm_float32(b: Builder, node: onnx.NodeProto, source: TensorId, perm: Perm, shaped: Any) -> None:
+    """A QDQ model's BatchNormalization (run on float between DEQUANTIZE and QUANTIZE) as
+    ``(x - mean) * (gamma / sqrt(var + eps)) + beta`` in float32, the order onnxruntime's float
+    kernel and the exact-arithmetic model compute it, so the rounding before QUANTIZE agrees."""
+    gamma, beta, mean, var = (
+        b.required_const(name, "BatchNormalization parameters").astype(np.float32) for name in node.input[1:5]
+    )
+    eps = np.float32(attr(node, "epsilon", 1e-5))
+    inv = (gamma / np.sqrt(var + eps)).astype(np.float32)
+    shape = b.air.tensors[source].shape
+    current = source
+    steps = (("SUB", mean, "mean"), ("MUL", inv, "scale"), ("ADD", beta, "bias"))
+    for position, (op_type, values, label) in enumerate(steps):
+        param = b.constant(np.transpose(values.reshape(shaped), perm), f"{node.output[0]}_{label}")
+        last = position == len(steps) - 1
+        target = b.output(node.output[0], perm) if last else b.tensor(shape, name=f"{node.output[0]}_{label}d")
+        b.op(op_type, [current, param], [target], b.options(op_type, activation="NONE"))
+        current = target
 
 
 def squeeze_like(b: Builder, node: onnx.NodeProto) -> None:
