@@ -46,8 +46,8 @@ class OnnxGraph:
     ``dtypes`` hold every value's static shape and numpy type; ``constants`` the values known
     before the model runs (a ``DequantizeLinear`` of a constant folded to float32, and kept in
     ``quantized`` as its integers and parameters too); ``qdq`` whether the model has any
-    ``QuantizeLinear`` / ``DequantizeLinear`` node; ``aliases`` maps the output of a pass-through (Identity, Dropout) to
-    the value it passes on; ``opset`` is the default domain's version.
+    ``QuantizeLinear`` / ``DequantizeLinear`` node; ``aliases`` maps the output of a
+    pass-through (Identity, Dropout) to the value it passes on; ``opset`` is the default domain's version.
     """
 
     name: str

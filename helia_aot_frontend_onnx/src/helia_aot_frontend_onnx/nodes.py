@@ -687,7 +687,9 @@ def _batch_norm_float32(b: Builder, node: onnx.NodeProto, source: TensorId, perm
     for position, (op_type, values, label) in enumerate(steps):
         param = b.constant(np.transpose(values.reshape(shaped), perm), f"{node.output[0]}_{label}")
         last = position == len(steps) - 1
-        target = b.output(node.output[0], perm) if last else b.tensor(shape, name=f"{node.output[0]}_{label}d")
+        target = (
+            b.output(node.output[0], perm) if last else b.tensor(shape, name=f"{node.output[0]}_{label}d")
+        )
         b.op(op_type, [current, param], [target], b.options(op_type, activation="NONE"))
         current = target
 
