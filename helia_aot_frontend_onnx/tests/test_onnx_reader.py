@@ -180,7 +180,7 @@ def test_a_qdq_pair_becomes_quantize_and_dequantize(tmp_path, context):
     assert [op.op_type for op in air.operators] == ["QUANTIZE", "DEQUANTIZE"]
     assert air.metadata["requantization"] == "onnx"
     quantized = air.tensors[air.operators[0].output_ids[0]]
-    assert quantized.zero(0) == 3 and quantized.scale(0) == pytest.approx(0.05)
+    assert quantized.zero_point(0) == 3 and quantized.scale(0) == pytest.approx(0.05)
 
 
 def test_uint8_qdq_is_refused_naming_the_fix(tmp_path, context):
