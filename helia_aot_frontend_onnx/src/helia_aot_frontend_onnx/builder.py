@@ -234,7 +234,7 @@ class Builder:
     def _quantized_constant(self, key: str, perm: Perm | None, rank: int | None) -> TensorId:
         """The integers of a constant's DequantizeLinear in layout ``perm``, quantized."""
         q = self.graph.quantized[key]
-        array, axis = np.asarray(q.values), q.axis
+        array, axis = np.asarray(q.values), q.axis if q.scale.size > 1 else 0
         if rank is not None and array.ndim < rank:
             axis += rank - array.ndim
             array = array.reshape((1,) * (rank - array.ndim) + array.shape)
@@ -243,7 +243,8 @@ class Builder:
             raise Unsupported(f"constant {key!r} has rank {array.ndim}, expected {len(want)}")
         cache = (key + "#q", want, tuple(array.shape))
         if cache not in self._constants:
-            quant = self.quantization(q.scale, q.zero_point, want.index(axis) if array.ndim else 0)
+            axis = want.index(axis) if q.scale.size > 1 else 0
+            quant = self.quantization(q.scale, q.zero_point, axis)
             data = np.ascontiguousarray(np.transpose(array, want))
             dtype = _AIR_TYPES.get(data.dtype)
             if dtype not in (AirTensorType.INT8, AirTensorType.INT32):

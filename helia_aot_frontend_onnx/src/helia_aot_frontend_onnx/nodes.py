@@ -548,6 +548,16 @@ def concat(b: Builder, node: onnx.NodeProto) -> None:
             break
     inputs = [b.input(name, perm) for name in node.input]
     out = b.output(node.output[0], perm)
+    quant = b.air.tensors[out].quantization
+    if quant is not None:  # QDQ: inputs quantized otherwise are requantized to the output's
+        for position, tid in enumerate(inputs):
+            source = b.air.tensors[tid]
+            if source.quantization != quant:
+                moved = b.tensor(
+                    source.shape, source.dtype, name=f"{source.name}_requantized", quantization=quant
+                )
+                b.op("QUANTIZE", [tid], [moved])
+                inputs[position] = moved
     options = b.options("CONCATENATION", axis=perm.index(axis), activation="NONE")
     b.op("CONCATENATION", inputs, [out], options)
 

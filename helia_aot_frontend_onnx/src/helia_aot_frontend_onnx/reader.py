@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 INTEGER_NODES = frozenset(
     {
         "Conv",
-        "ConvTranspose",
         "Gemm",
         "MatMul",
         "Add",
@@ -54,7 +53,8 @@ INTEGER_NODES = frozenset(
 )
 """The nodes of a QDQ model that run as int8 operators when their computed inputs are int8 and
 (for arithmetic) a QuantizeLinear reads their output; any other node runs on float between a
-DEQUANTIZE and a QUANTIZE (Softmax, BatchNormalization, the activations, Div)."""
+DEQUANTIZE and a QUANTIZE (ConvTranspose, Softmax, BatchNormalization, the activations, Div,
+linear Resize), which keeps it equal to onnxruntime's float evaluation of it."""
 
 _REQUANTIZING = frozenset(INTEGER_NODES - PASS_THROUGH - {"QuantizeLinear", "DequantizeLinear", "Concat"})
 
@@ -173,6 +173,12 @@ def _runs_on_integers(b: Builder, node: Any) -> bool:
         return False
     if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
         return True
+    if node.op_type == "Resize" and any(a.name == "mode" and a.s == b"linear" for a in node.attribute):
+        return False  # interpolation rounds: float, as onnxruntime runs it
+    if node.op_type == "Gemm" and any(
+        float(a.f) != 1.0 for a in node.attribute if a.name in ("alpha", "beta")
+    ):  # a scaled Gemm has no integer form: float
+        return False
     for position, name in enumerate(node.input):
         if not name:
             continue
