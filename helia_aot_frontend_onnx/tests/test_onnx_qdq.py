@@ -100,3 +100,46 @@ def test_qdq_kws_runs_on_the_m55(kws_module, tmp_path):
     run = run_qemu(elf, CORES["m55"], timeout=300, count=False)
     assert run.returncode == 0, run.stdout
     assert "bit-exact" in run.stdout, run.stdout
+
+
+@pytest.mark.parametrize("make", ["conv_net", "mlp", "spatial"])
+def test_quantize_static_models_of_every_operator_convert(make, tmp_path):
+    """The float test graphs (every operator the front end reads) quantized by quantize_static
+    convert: Concat inputs with other parameters requantized, a scaled Gemm, ConvTranspose and
+    the activations on float, constants of lower rank quantized per tensor."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    from . import test_onnx_modules
+    from .onnx_graphs import save
+
+    graph, inputs, outputs = getattr(test_onnx_modules, make)()
+    ((name, shape),) = inputs.items()
+    source = save(graph.model(inputs, outputs), tmp_path / "float.onnx")
+    rng = np.random.default_rng(1)
+
+    class Calibration(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.samples = iter({name: rng.uniform(-1, 1, shape).astype(np.float32)} for _ in range(8))
+
+        def get_next(self):
+            return next(self.samples, None)
+
+    quantized = tmp_path / "qdq.onnx"
+    quantize_static(
+        str(source),
+        str(quantized),
+        Calibration(),
+        quant_format=QuantFormat.QDQ,
+        activation_type=QuantType.QInt8,
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+    )
+    config = ConvertArgs.model_validate(
+        {"model": {"path": str(quantized)}, "module": {"path": str(tmp_path / "out"), "name": make}}
+    )
+    result = AotConverter(config).convert()
+    plan = json.loads(next(Path(result.output).rglob("*_plan.json")).read_text())
+    op_types = {op["op_type"] for op in plan["operators"]}
+    assert plan["requantization"] == "onnx"
+    assert {"QUANTIZE", "DEQUANTIZE"} <= op_types
+    assert any(op.startswith("ONNX_") for op in op_types), op_types
