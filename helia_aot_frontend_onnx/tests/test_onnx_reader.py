@@ -172,14 +172,24 @@ def test_the_reference_runs_onnxruntime_in_the_module_layout(tmp_path, context):
         assert reference.output_producers() == ["Flatten"]
 
 
-def test_a_qdq_model_is_refused_with_its_own_reason(tmp_path, context):
+def test_a_qdq_pair_becomes_quantize_and_dequantize(tmp_path, context):
     g = Graph()
-    scale, zero = g.const(np.float32(0.05)), g.const(np.int8(0))
+    scale, zero = g.const(np.float32(0.05)), g.const(np.int8(3))
     y = g.node("DequantizeLinear", [g.node("QuantizeLinear", ["x", scale, zero]), scale, zero])
-    path = save(g.model({"x": [1, 8]}, [y]), tmp_path / "qdq.onnx")
+    air = _load(save(g.model({"x": [1, 8]}, [y]), tmp_path / "qdq.onnx"), context)
+    assert [op.op_type for op in air.operators] == ["QUANTIZE", "DEQUANTIZE"]
+    assert air.metadata["requantization"] == "onnx"
+    quantized = air.tensors[air.operators[0].output_ids[0]]
+    assert quantized.zero_point(0) == 3 and quantized.scale(0) == pytest.approx(0.05)
+
+
+def test_uint8_qdq_is_refused_naming_the_fix(tmp_path, context):
+    g = Graph()
+    scale, zero = g.const(np.float32(0.05)), g.const(np.uint8(128))
+    y = g.node("DequantizeLinear", [g.node("QuantizeLinear", ["x", scale, zero]), scale, zero])
     with pytest.raises(UnsupportedModelError) as error:
-        _load(path, context)
-    assert error.value.message.count("QDQ-quantized models are not read yet") == 2
+        _load(save(g.model({"x": [1, 8]}, [y]), tmp_path / "qdq.onnx"), context)
+    assert "QuantType.QInt8" in error.value.message
 
 
 def test_validate_reads_a_dataset_in_the_file_layout(tmp_path, context):

@@ -8,6 +8,13 @@ through the perm. A constant is stored in whatever layout its consumer asks for.
 ``TRANSPOSE`` operator is added only where a consumer needs a layout the value does not have
 (a reshape that mixes channels and pixels), once per value and layout: for a convolutional
 network, none.
+
+In a QDQ model (:attr:`OnnxGraph.qdq`) a ``QuantizeLinear`` / ``DequantizeLinear`` pair is no
+operator either: a node's output read by one ``QuantizeLinear`` is made an int8 tensor with that
+node's scale and zero point (:meth:`Builder.output`), the ``DequantizeLinear`` after it passes
+the int8 tensor on, and a constant's ``DequantizeLinear`` is stored as its integers
+(:meth:`Builder.input`). A node without an integer operator runs on float between a
+``DEQUANTIZE`` and a ``QUANTIZE`` (:attr:`Builder.float_mode`, see the reader).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from helia_aot.air import (
     AirModel,
     AirOperator,
     AirOperatorOptions,
+    AirQuantization,
     AirTensor,
     AirTensorKind,
     AirTensorType,
@@ -36,6 +44,13 @@ Perm = tuple[int, ...]
 
 NHWC: Perm = (0, 2, 3, 1)
 """The perm of a 4-D NCHW value laid out channels last."""
+
+
+PASS_THROUGH = frozenset(
+    {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "MaxPool", "Pad", "Slice", "Resize"}
+)
+"""Nodes whose int8 output keeps its input's quantization (a QuantizeLinear after one with other
+parameters becomes a requantizing QUANTIZE)."""
 
 
 class Unsupported(ValueError):
@@ -101,6 +116,11 @@ class Builder:
         self._next_op = 0
         self.node_index = -1
         """The file index of the node being converted (the source of the operators it adds)."""
+        self.node: Any = None
+        """The node being converted (None outside a converter)."""
+        self.float_mode = False
+        """Set while a node of a QDQ model runs on float (its outputs and constants float)."""
+        self._readers: dict[str, list[int]] | None = None
 
     # -- tensors ------------------------------------------------------------------------------
     def tensor(
@@ -110,6 +130,7 @@ class Builder:
         *,
         name: str,
         data: np.ndarray | None = None,
+        quantization: AirQuantization | None = None,
     ) -> TensorId:
         tid = TensorId(str(self._next_tensor))
         self._next_tensor += 1
@@ -122,6 +143,7 @@ class Builder:
                 kind=AirTensorKind.CONSTANT if data is not None else AirTensorKind.SCRATCH,
                 data=data,
                 source_name=name,
+                quantization=quantization,
             )
         )
         return tid
@@ -173,6 +195,8 @@ class Builder:
         """
         key = self.graph.resolve(name)
         const = self.graph.constants.get(key)
+        if const is not None and key in self.graph.quantized and not self.float_mode:
+            return self._quantized_constant(key, perm, rank)
         if const is not None:
             array = np.asarray(const)
             if rank is not None and array.ndim < rank:
@@ -197,20 +221,103 @@ class Builder:
             old = self.air.tensors[value.tensor]
             new_shape = permuted(value.shape, perm)
             if same_memory_order(old.shape, step):  # only axes of size one move: a reshape
-                out = self.tensor(new_shape, old.dtype, name=f"{key}_relaid")
+                out = self.tensor(new_shape, old.dtype, name=f"{key}_relaid", quantization=old.quantization)
                 self.op("RESHAPE", [value.tensor, self.constant(np.array(new_shape), "shape")], [out])
             else:
-                out = self.tensor(new_shape, old.dtype, name=f"{key}_transposed")
+                out = self.tensor(
+                    new_shape, old.dtype, name=f"{key}_transposed", quantization=old.quantization
+                )
                 self.op("TRANSPOSE", [value.tensor, self.constant(np.array(step), "perm")], [out])
             self._layouts[(key, perm)] = out
         return self._layouts[(key, perm)]
 
+    def _quantized_constant(self, key: str, perm: Perm | None, rank: int | None) -> TensorId:
+        """The integers of a constant's DequantizeLinear in layout ``perm``, quantized."""
+        q = self.graph.quantized[key]
+        array, axis = np.asarray(q.values), q.axis if q.scale.size > 1 else 0
+        if rank is not None and array.ndim < rank:
+            axis += rank - array.ndim
+            array = array.reshape((1,) * (rank - array.ndim) + array.shape)
+        want = perm if perm is not None else identity(array.ndim)
+        if len(want) != array.ndim:
+            raise Unsupported(f"constant {key!r} has rank {array.ndim}, expected {len(want)}")
+        cache = (key + "#q", want, tuple(array.shape))
+        if cache not in self._constants:
+            axis = want.index(axis) if q.scale.size > 1 else 0
+            quant = self.quantization(q.scale, q.zero_point, axis)
+            data = np.ascontiguousarray(np.transpose(array, want))
+            dtype = _AIR_TYPES.get(data.dtype)
+            if dtype not in (AirTensorType.INT8, AirTensorType.INT32):
+                raise Unsupported(
+                    f"quantized constant {key!r} is {data.dtype}; int8 (int32 bias) is supported"
+                )
+            self._constants[cache] = self.tensor(data.shape, dtype, name=key, data=data, quantization=quant)
+        return self._constants[cache]
+
+    @staticmethod
+    def quantization(scale: Any, zero_point: Any, axis: int = 0) -> AirQuantization:
+        return AirQuantization(np.asarray(scale, np.float32), np.asarray(zero_point, np.int64), axis)
+
+    def readers(self, name: str) -> list[Any]:
+        """The nodes that read value ``name`` (after aliases)."""
+        if self._readers is None:
+            self._readers = self.graph.consumers()
+        nodes = dict(self.graph.nodes)
+        return [nodes[i] for i in self._readers.get(self.graph.resolve(name), [])]
+
+    def quantize_linear_params(self, node: Any) -> AirQuantization:
+        """The int8 per-tensor quantization a QuantizeLinear node writes."""
+        scale = self.required_const(node.input[1], "QuantizeLinear's scale")
+        zero = self.const_value(node.input[2]) if len(node.input) > 2 else None
+        if zero is not None and np.asarray(zero).dtype != np.int8:
+            raise Unsupported(
+                f"{np.asarray(zero).dtype} quantization; only int8 is supported "
+                "(quantize_static(..., activation_type=QuantType.QInt8))"
+            )
+        if np.asarray(scale).size != 1:
+            raise Unsupported("per-channel activation quantization is not supported")
+        return self.quantization(
+            np.asarray(scale).reshape(-1), np.asarray(zero if zero is not None else 0).reshape(-1)
+        )
+
+    def output_quantization(self, name: str) -> AirQuantization | None:
+        """The quantization of the QuantizeLinear that alone reads ``name``, or None."""
+        if name in self.graph.outputs:
+            return None
+        readers = self.readers(name)
+        if len(readers) != 1 or readers[0].op_type != "QuantizeLinear":
+            return None
+        try:
+            return self.quantize_linear_params(readers[0])
+        except Unsupported:
+            return None
+
     def output(self, name: str, perm: Perm, dtype: AirTensorType = AirTensorType.FLOAT32) -> TensorId:
-        """A new AIR tensor for the node output ``name``, held in layout ``perm``."""
+        """A new AIR tensor for the node output ``name``, held in layout ``perm``.
+
+        In a QDQ model, outside float mode, a float output becomes int8: with the parameters of
+        the QuantizeLinear that reads it, else (a reshape, pooling, slice) with its input's.
+        """
         shape = self.shape_of(name)
         if len(perm) != len(shape):
             raise Unsupported(f"output {name!r} has rank {len(shape)}, layout {perm}")
-        tid = self.tensor(permuted(shape, perm), dtype, name=name)
+        quant = None
+        if (
+            self.graph.qdq
+            and not self.float_mode
+            and dtype == AirTensorType.FLOAT32
+            and self.node is not None
+        ):
+            quant = None if self.node.op_type in PASS_THROUGH else self.output_quantization(name)
+            first = self.values.get(self.graph.resolve(self.node.input[0])) if self.node.input else None
+            source = (
+                self.air.tensors[first.tensor] if first is not None and first.tensor is not None else None
+            )
+            if quant is None and source is not None and source.dtype == AirTensorType.INT8:
+                quant = source.quantization
+            if quant is not None:
+                dtype = AirTensorType.INT8
+        tid = self.tensor(permuted(shape, perm), dtype, name=name, quantization=quant)
         self.values[name] = Value(shape, tid, perm)
         return tid
 
@@ -219,7 +326,8 @@ class Builder:
         value = self.values.get(self.graph.resolve(source))
         if value is None or value.tensor is None:
             raise Unsupported(f"input {source!r} is not computed by any converted node")
-        self.values[name] = Value(self.shape_of(name), value.tensor, perm)
+        columns = value.columns if perm == value.perm else None
+        self.values[name] = Value(self.shape_of(name), value.tensor, perm, columns=columns)
 
     # -- operators ----------------------------------------------------------------------------
     def options(self, op_type: str, **values: Any) -> AirOperatorOptions:
@@ -254,6 +362,7 @@ class Builder:
 
 __all__ = [
     "NHWC",
+    "PASS_THROUGH",
     "Builder",
     "Perm",
     "Unsupported",

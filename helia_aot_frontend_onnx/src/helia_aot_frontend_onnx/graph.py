@@ -27,14 +27,27 @@ FOLDED = frozenset({"Constant", "Shape", "Identity", "Dropout"})
 """Nodes that never reach a converter: constants, shapes of static values, pass-throughs."""
 
 
+@dataclass(frozen=True, slots=True)
+class QuantizedConstant:
+    """A ``DequantizeLinear`` of a constant: the stored integers, the scale(s), the zero
+    point(s) and the axis the per-channel parameters run along (ONNX's, of ``values``)."""
+
+    values: np.ndarray
+    scale: np.ndarray
+    zero_point: np.ndarray
+    axis: int
+
+
 @dataclass(slots=True)
 class OnnxGraph:
     """The main graph of a model, ready for the converters (see the module docstring).
 
     ``nodes`` are ``(index, node)`` in file order, without the folded ones; ``shapes`` and
     ``dtypes`` hold every value's static shape and numpy type; ``constants`` the values known
-    before the model runs; ``aliases`` maps the output of a pass-through (Identity, Dropout) to
-    the value it passes on; ``opset`` is the default domain's version.
+    before the model runs (a ``DequantizeLinear`` of a constant folded to float32, and kept in
+    ``quantized`` as its integers and parameters too); ``qdq`` whether the model has any
+    ``QuantizeLinear`` / ``DequantizeLinear`` node; ``aliases`` maps the output of a
+    pass-through (Identity, Dropout) to the value it passes on; ``opset`` is the default domain's version.
     """
 
     name: str
@@ -48,6 +61,8 @@ class OnnxGraph:
     dtypes: dict[str, np.dtype[Any]] = field(default_factory=dict)
     constants: dict[str, np.ndarray] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
+    quantized: dict[str, QuantizedConstant] = field(default_factory=dict)
+    qdq: bool = False
 
     def resolve(self, name: str) -> str:
         """The value ``name`` stands for, through pass-throughs."""
@@ -217,6 +232,29 @@ def _fold_batch_norms(graph: OnnxGraph) -> None:
     graph.nodes = [(i, n) for i, n in graph.nodes if i not in removed]
 
 
+def _record_quantized(graph: OnnxGraph, node: onnx.NodeProto, names: list[str]) -> bool:
+    """Fold a constant's DequantizeLinear to float32 and keep its integers and parameters."""
+    scale = graph.constants.get(names[1]) if len(names) > 1 else None
+    zero = graph.constants.get(names[2]) if len(names) > 2 and names[2] else None
+    if scale is None:
+        return False
+    values = np.asarray(graph.constants[names[0]])
+    axis = int(_attribute(node, "axis", 1))
+    scale = np.asarray(scale, dtype=np.float32).reshape(-1)
+    zero = np.zeros(scale.shape, np.int64) if zero is None else np.asarray(zero, np.int64).reshape(-1)
+    axis = axis + values.ndim if axis < 0 else axis
+    shape = [1] * values.ndim
+    if scale.size > 1:
+        shape[axis] = scale.size
+    centred = (values.astype(np.int64) - zero.reshape(shape if scale.size > 1 else ())).astype(np.float32)
+    name = node.output[0]
+    graph.constants[name] = (centred * scale.reshape(shape if scale.size > 1 else ())).astype(np.float32)
+    graph.shapes[name] = tuple(values.shape)
+    graph.dtypes[name] = np.dtype(np.float32)
+    graph.quantized[name] = QuantizedConstant(values, scale, zero, axis)
+    return True
+
+
 def prepare_graph(model: onnx.ModelProto, input_shapes: Mapping[str, Sequence[int]]) -> OnnxGraph:
     """The model's main graph, ready for conversion (see the module docstring)."""
     opset = model_opset(model)
@@ -276,6 +314,11 @@ def prepare_graph(model: onnx.ModelProto, input_shapes: Mapping[str, Sequence[in
                 graph.dtypes[node.output[0]] = value.dtype
                 continue
         names = [graph.resolve(n) for n in node.input]
+        if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
+            graph.qdq = True
+            if node.op_type == "DequantizeLinear" and names and names[0] in graph.constants:
+                if _record_quantized(graph, node, names):
+                    continue
         if names and all(not n or n in graph.constants for n in names):
             results = _evaluate(node, [graph.constants[n] for n in names if n], opset)
             if results is not None:
@@ -289,4 +332,12 @@ def prepare_graph(model: onnx.ModelProto, input_shapes: Mapping[str, Sequence[in
     return graph
 
 
-__all__ = ["FOLDED", "MIN_OPSET", "OnnxGraph", "model_opset", "prepare_graph", "read_onnx"]
+__all__ = [
+    "FOLDED",
+    "MIN_OPSET",
+    "OnnxGraph",
+    "QuantizedConstant",
+    "model_opset",
+    "prepare_graph",
+    "read_onnx",
+]

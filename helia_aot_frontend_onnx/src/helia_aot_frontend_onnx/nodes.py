@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from helia_aot.air import TensorId
+from helia_aot.air import AirTensorType, TensorId
 
 from helia_aot_frontend_onnx.builder import (
     NHWC,
@@ -108,6 +108,14 @@ def _window(b: Builder, node: onnx.NodeProto, kernel: tuple[int, int]) -> dict[s
     }
 
 
+def _weight(b: Builder, name: str, array: np.ndarray, perm: Perm) -> TensorId:
+    """A weight laid out by ``perm``: its integers and quantization when a QDQ model stores it
+    quantized (outside float mode), else the float array."""
+    if b.graph.qdq and not b.float_mode and b.graph.resolve(name) in b.graph.quantized:
+        return b.input(name, perm)
+    return b.constant(np.transpose(array, perm), name)
+
+
 def conv(b: Builder, node: onnx.NodeProto) -> None:
     _float_input(b, node.input[0])
     weight = b.required_const(node.input[1], "the Conv weight")
@@ -139,15 +147,18 @@ def conv(b: Builder, node: onnx.NodeProto) -> None:
                 padded_shape[2] + left + right,
                 padded_shape[3],
             )
-            padded = b.tensor(padded_shape, name=f"{node.output[0]}_padded")
+            before = b.air.tensors[source]
+            padded = b.tensor(
+                padded_shape, before.dtype, name=f"{node.output[0]}_padded", quantization=before.quantization
+            )
             rows = b.constant(np.array([[0, 0], [top, bottom], [left, right], [0, 0]]), "paddings")
             b.op("PAD", [source, rows], [padded])
             source, fields["padding"], fields["explicit_padding"] = padded, "VALID", None
-        filt = b.constant(np.transpose(weight, (1, 2, 3, 0)), node.input[1])
+        filt = _weight(b, node.input[1], weight, (1, 2, 3, 0))
         op_type = "DEPTHWISE_CONV_2D"
         fields["depth_multiplier"] = out_channels // in_channels
     else:
-        filt = b.constant(np.transpose(weight, (0, 2, 3, 1)), node.input[1])
+        filt = _weight(b, node.input[1], weight, (0, 2, 3, 1))
         op_type = "CONV_2D"
     out = b.output(node.output[0], NHWC)
     b.op(op_type, [source, filt, bias if bias is not None else _none()], [out], b.options(op_type, **fields))
@@ -187,7 +198,7 @@ def conv_transpose(b: Builder, node: onnx.NodeProto) -> None:
     if padding is None:
         raise Unsupported(f"ConvTranspose pads {pads} give neither SAME nor VALID output sizes")
     source = b.input(node.input[0], NHWC)
-    filt = b.constant(np.transpose(weight, (1, 2, 3, 0)), node.input[1])  # (out, kh, kw, in)
+    filt = _weight(b, node.input[1], weight, (1, 2, 3, 0))  # (out, kh, kw, in)
     shape = b.constant(np.array(permuted(out_shape, NHWC)), "output_shape")
     bias = b.input(node.input[2]) if len(node.input) > 2 and node.input[2] else _none()
     out = b.output(node.output[0], NHWC)
@@ -209,24 +220,66 @@ def gemm(b: Builder, node: onnx.NodeProto) -> None:
         if c.size not in (1, weight.shape[0]) or (c.ndim == 2 and c.shape[0] != 1):
             raise Unsupported("Gemm's C must be a scalar or one value per output")
         bias = np.broadcast_to(c.reshape(-1), (weight.shape[0],)) * np.float32(attr(node, "beta", 1.0))
-    _fully_connected(b, node, weight, bias)
+    quantized = _quantized_dense(b, node, transposed=not attr(node, "transB", 0))
+    if quantized is not None and (attr(node, "alpha", 1.0) != 1.0 or attr(node, "beta", 1.0) != 1.0):
+        raise Unsupported("a quantized Gemm with alpha or beta other than 1 is not supported")
+    _fully_connected(b, node, weight, bias, quantized)
 
 
-def _fully_connected(b: Builder, node: onnx.NodeProto, weight: np.ndarray, bias: np.ndarray | None) -> None:
+Quantized = tuple[np.ndarray, Any, TensorId | None]
+"""A QDQ dense layer's (out, in) int8 weights, their quantization, and its int32 bias tensor."""
+
+
+def _quantized_dense(b: Builder, node: onnx.NodeProto, *, transposed: bool) -> Quantized | None:
+    """The integer weights and bias of a Gemm or MatMul whose B is a quantized constant (its
+    per-channel axis moved with the weights to (out, in)), or None for a float one."""
+    if not b.graph.qdq or b.float_mode:
+        return None
+    q = b.graph.quantized.get(b.graph.resolve(node.input[1]))
+    if q is None or q.values.ndim != 2:
+        return None
+    values, axis = (q.values.T, 1 - q.axis) if transposed else (q.values, q.axis)
+    bias = None
+    if len(node.input) > 2 and node.input[2]:
+        if b.graph.resolve(node.input[2]) not in b.graph.quantized:
+            raise Unsupported("a quantized dense layer needs a quantized (int32) bias")
+        bias = b.input(node.input[2])
+    return values, b.quantization(q.scale, q.zero_point, axis if q.scale.size > 1 else 0), bias
+
+
+def _fully_connected(
+    b: Builder,
+    node: onnx.NodeProto,
+    weight: np.ndarray,
+    bias: np.ndarray | None,
+    quantized: Quantized | None = None,
+) -> None:
     shape = b.shape_of(node.input[0])
     perm = b.perm_of(node.input[0])
     source = b.input(
         node.input[0], perm if len(shape) == 2 or perm == identity(len(shape)) else identity(len(shape))
     )
     flattened = b.values.get(b.graph.resolve(node.input[0]))
-    if flattened is not None and flattened.columns is not None:  # see reshape: weights follow NHWC
-        weight = weight[:, flattened.columns]
-    filt = b.constant(np.ascontiguousarray(weight, dtype=np.float32), node.input[1])
-    bias_id = (
-        b.constant(np.ascontiguousarray(bias, dtype=np.float32), f"{node.output[0]}_bias")
-        if bias is not None
-        else _none()
-    )
+    columns = flattened.columns if flattened is not None else None  # see reshape: weights follow NHWC
+    if quantized is not None:
+        values, quant, bias_q = quantized
+        values = values[:, columns] if columns is not None else values
+        filt = b.tensor(
+            values.shape,
+            AirTensorType.INT8,
+            name=node.input[1],
+            data=np.ascontiguousarray(values, dtype=np.int8),
+            quantization=quant,
+        )
+        bias_id = bias_q if bias_q is not None else _none()
+    else:
+        weight = weight[:, columns] if columns is not None else weight
+        filt = b.constant(np.ascontiguousarray(weight, dtype=np.float32), node.input[1])
+        bias_id = (
+            b.constant(np.ascontiguousarray(bias, dtype=np.float32), f"{node.output[0]}_bias")
+            if bias is not None
+            else _none()
+        )
     out = b.output(node.output[0], identity(len(b.shape_of(node.output[0]))))
     keep = len(shape) > 2
     b.op("FULLY_CONNECTED", [source, filt, bias_id], [out], b.options("FULLY_CONNECTED", keep_num_dims=keep))
@@ -236,7 +289,9 @@ def matmul(b: Builder, node: onnx.NodeProto) -> None:
     _float_input(b, node.input[0])
     weight = b.const_value(node.input[1])
     if weight is not None and weight.ndim == 2:
-        _fully_connected(b, node, weight.astype(np.float32).T, None)
+        _fully_connected(
+            b, node, weight.astype(np.float32).T, None, _quantized_dense(b, node, transposed=True)
+        )
         return
     if weight is not None:
         raise Unsupported("MatMul with a constant B of rank other than 2 is not supported")
@@ -493,6 +548,16 @@ def concat(b: Builder, node: onnx.NodeProto) -> None:
             break
     inputs = [b.input(name, perm) for name in node.input]
     out = b.output(node.output[0], perm)
+    quant = b.air.tensors[out].quantization
+    if quant is not None:  # QDQ: inputs quantized otherwise are requantized to the output's
+        for position, tid in enumerate(inputs):
+            source = b.air.tensors[tid]
+            if source.quantization != quant:
+                moved = b.tensor(
+                    source.shape, source.dtype, name=f"{source.name}_requantized", quantization=quant
+                )
+                b.op("QUANTIZE", [tid], [moved])
+                inputs[position] = moved
     options = b.options("CONCATENATION", axis=perm.index(axis), activation="NONE")
     b.op("CONCATENATION", inputs, [out], options)
 
@@ -602,6 +667,9 @@ def batch_norm(b: Builder, node: onnx.NodeProto) -> None:
     perm = b.perm_of(node.input[0])
     source = b.input(node.input[0], perm)
     shaped = (1, -1) + (1,) * (rank - 2)
+    if b.graph.qdq:
+        _batch_norm_float32(b, node, source, perm, shaped)
+        return
     multiplier = b.constant(
         np.transpose(scale.reshape(shaped), perm).astype(np.float32), f"{node.output[0]}_scale"
     )
@@ -614,8 +682,63 @@ def batch_norm(b: Builder, node: onnx.NodeProto) -> None:
     b.op("ADD", [scaled, offset], [out], b.options("ADD", activation="NONE"))
 
 
+def _batch_norm_float32(b: Builder, node: onnx.NodeProto, source: TensorId, perm: Perm, shaped: Any) -> None:
+    """A QDQ model's BatchNormalization (run on float between DEQUANTIZE and QUANTIZE) as
+    ``(x - mean) * (gamma / sqrt(var + eps)) + beta`` in float32, the order onnxruntime's float
+    kernel and the exact-arithmetic model compute it, so the rounding before QUANTIZE agrees."""
+    gamma, beta, mean, var = (
+        b.required_const(name, "BatchNormalization parameters").astype(np.float32) for name in node.input[1:5]
+    )
+    eps = np.float32(attr(node, "epsilon", 1e-5))
+    inv = (gamma / np.sqrt(var + eps)).astype(np.float32)
+    shape = b.air.tensors[source].shape
+    current = source
+    steps = (("SUB", mean, "mean"), ("MUL", inv, "scale"), ("ADD", beta, "bias"))
+    for position, (op_type, values, label) in enumerate(steps):
+        param = b.constant(np.transpose(values.reshape(shaped), perm), f"{node.output[0]}_{label}")
+        last = position == len(steps) - 1
+        target = (
+            b.output(node.output[0], perm) if last else b.tensor(shape, name=f"{node.output[0]}_{label}d")
+        )
+        b.op(op_type, [current, param], [target], b.options(op_type, activation="NONE"))
+        current = target
+
+
 def squeeze_like(b: Builder, node: onnx.NodeProto) -> None:
     reshape(b, node)
+
+
+# -- QDQ ----------------------------------------------------------------------------------------
+def quantize_linear(b: Builder, node: onnx.NodeProto) -> None:
+    """No operator when the value is already int8 with these parameters (the node before it was
+    made so); else a QUANTIZE from float, or a requantizing one from other parameters."""
+    quant = b.quantize_linear_params(node)
+    value = b.values.get(b.graph.resolve(node.input[0]))
+    if value is None or value.tensor is None:
+        raise Unsupported(f"input {node.input[0]!r} is not computed by any converted node")
+    tensor = b.air.tensors[value.tensor]
+    if tensor.dtype == AirTensorType.INT8 and tensor.quantization == quant:
+        b.alias(node.output[0], node.input[0], value.perm)
+        return
+    out = b.tensor(tensor.shape, AirTensorType.INT8, name=node.output[0], quantization=quant)
+    b.values[node.output[0]] = type(value)(value.shape, out, value.perm, columns=value.columns)
+    b.op("QUANTIZE", [value.tensor], [out])
+
+
+def dequantize_linear(b: Builder, node: onnx.NodeProto) -> None:
+    """No operator: the readers take the int8 tensor (a model output gets a DEQUANTIZE)."""
+    value = b.values.get(b.graph.resolve(node.input[0]))
+    if value is None or value.tensor is None:
+        raise Unsupported(f"input {node.input[0]!r} is not computed by any converted node")
+    tensor = b.air.tensors[value.tensor]
+    scale = b.required_const(node.input[1], "DequantizeLinear's scale")
+    zero = b.const_value(node.input[2]) if len(node.input) > 2 else None
+    want = b.quantization(
+        np.asarray(scale).reshape(-1), np.asarray(zero if zero is not None else 0).reshape(-1)
+    )
+    if tensor.dtype != AirTensorType.INT8 or tensor.quantization != want:
+        raise Unsupported("DequantizeLinear of a value that is not int8 with the same scale and zero point")
+    b.alias(node.output[0], node.input[0], value.perm)
 
 
 CONVERTERS: dict[str, Converter] = {
@@ -642,6 +765,8 @@ CONVERTERS: dict[str, Converter] = {
     "Slice": slice_,
     "Resize": resize,
     "BatchNormalization": batch_norm,
+    "QuantizeLinear": quantize_linear,
+    "DequantizeLinear": dequantize_linear,
 }
 """ONNX op_type -> converter (``Constant``, ``Identity``, ``Dropout`` and ``Shape`` of a static
 value are folded before any converter runs)."""

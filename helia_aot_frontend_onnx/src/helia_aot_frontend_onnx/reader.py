@@ -13,11 +13,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from helia_aot.air import AirModel, TensorId, c_comment, c_identifier, verify_model
+import numpy as np
+from helia_aot.air import AirModel, AirTensorType, TensorId, c_comment, c_identifier, verify_model
 from helia_aot.converters.loaders import LoadCheck, ModelReader
 from helia_aot.errors import HeliaAotError, ModelLoadError, PluginError, UnsupportedModelError
 
-from helia_aot_frontend_onnx.builder import NHWC, Builder, Unsupported, identity
+from helia_aot_frontend_onnx.builder import (
+    NHWC,
+    PASS_THROUGH,
+    Builder,
+    Unsupported,
+    Value,
+    identity,
+    permuted,
+)
 from helia_aot_frontend_onnx.graph import OnnxGraph, prepare_graph, read_onnx
 from helia_aot_frontend_onnx.nodes import CONVERTERS
 
@@ -25,8 +34,29 @@ if TYPE_CHECKING:
     from helia_aot.config.args import ConvertArgs
     from helia_aot.registry.context import RegistryContext
 
-QDQ_NODES = frozenset({"QuantizeLinear", "DequantizeLinear"})
-"""The nodes of a QDQ-quantized model, which this version refuses with its own reason."""
+INTEGER_NODES = frozenset(
+    {
+        "Conv",
+        "Gemm",
+        "MatMul",
+        "Add",
+        "Sub",
+        "Mul",
+        "AveragePool",
+        "GlobalAveragePool",
+        "ReduceMean",
+        "Concat",
+        "QuantizeLinear",
+        "DequantizeLinear",
+        *PASS_THROUGH,
+    }
+)
+"""The nodes of a QDQ model that run as int8 operators when their computed inputs are int8 and
+(for arithmetic) a QuantizeLinear reads their output; any other node runs on float between a
+DEQUANTIZE and a QUANTIZE (ConvTranspose, Softmax, BatchNormalization, the activations, Div,
+linear Resize), which keeps it equal to onnxruntime's float evaluation of it."""
+
+_REQUANTIZING = frozenset(INTEGER_NODES - PASS_THROUGH - {"QuantizeLinear", "DequantizeLinear", "Concat"})
 
 Failure = tuple[int, str, str]
 """(node index, op_type, reason)."""
@@ -51,27 +81,31 @@ def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[
         if shape is None:
             raise UnsupportedModelError(f"ONNX input {input_name!r} has no static shape")
         dtype = graph.dtypes.get(input_name)
-        if dtype is not None and dtype.name != "float32":
+        if dtype is not None and dtype.name != "float32" and not (graph.qdq and dtype.name == "int8"):
             failures.append(
                 (-1, "(model input)", f"input {input_name!r} is {dtype}; only float32 is supported")
             )
         perm = NHWC if len(shape) == 4 else identity(len(shape))
         tid = b.output(input_name, perm)
+        if graph.qdq and dtype is not None and dtype.name == "int8":
+            _int8_input(b, input_name, tid)
         b.air.inputs.append(tid)
         layouts["inputs"].append(list(perm) if perm != identity(len(shape)) else None)
     for index, node in graph.nodes:
         b.node_index = index
+        b.node = node
         converter = CONVERTERS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         if converter is None:
             where = f"domain {node.domain!r} " if node.domain not in ("", "ai.onnx") else ""
             reason = f"{where}operator not supported by the ONNX front end"
-            if node.op_type in QDQ_NODES:
-                reason = "QDQ-quantized models are not read yet; convert the float model"
             failures.append((index, node.op_type, reason))
             _stand_in(b, node)
             continue
         try:
-            converter(b, node)
+            if graph.qdq and not _runs_on_integers(b, node):
+                _run_on_float(b, node, converter)
+            else:
+                converter(b, node)
         except (Unsupported, UnsupportedModelError, ValueError) as exc:
             reason = f"{node.name!r}: {exc}" if node.name else str(exc)
             failures.append((index, node.op_type, reason))
@@ -85,6 +119,7 @@ def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[
                 hint="report it to helia-aot-frontend-onnx with the model",
             ) from exc
     b.node_index = -1
+    b.node = None
     if failures:
         return b.air, failures
     for output in graph.outputs:
@@ -99,15 +134,102 @@ def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[
         if rank != 4 and perm != identity(rank):  # only NCHW <-> NHWC is recorded: lay others back
             perm = identity(rank)
         tid = b.input(key, perm)
+        dtype = graph.dtypes.get(output)
+        if b.air.tensors[tid].dtype == AirTensorType.INT8 and (dtype is None or dtype.name == "float32"):
+            float_out = b.tensor(b.air.tensors[tid].shape, name=output)
+            b.op("DEQUANTIZE", [tid], [float_out])
+            tid = float_out
         if tid in b.air.inputs or tid in b.air.outputs:
             failures.append((-1, "(model output)", f"output {output!r} is a model input or another output"))
             continue
         b.air.outputs.append(tid)
         layouts["outputs"].append(list(perm) if perm != identity(rank) else None)
-    _fuse_activations(b.air)
+    if graph.qdq:
+        b.air.metadata["requantization"] = "onnx"
+    else:
+        _fuse_activations(b.air)
     if any(layouts["inputs"]) or any(layouts["outputs"]):
         b.air.metadata["source_layouts"] = layouts
     return b.air, failures
+
+
+def _int8_input(b: Builder, name: str, tid: Any) -> None:
+    """An int8 model input takes the quantization of the DequantizeLinear that reads it."""
+    readers = [n for n in b.readers(name) if n.op_type == "DequantizeLinear"]
+    if not readers:
+        raise UnsupportedModelError(f"int8 input {name!r} is not read by a DequantizeLinear")
+    scale = b.required_const(readers[0].input[1], "DequantizeLinear's scale")
+    zero = b.const_value(readers[0].input[2]) if len(readers[0].input) > 2 else None
+    tensor = b.air.tensors[tid]
+    tensor.dtype = AirTensorType.INT8
+    tensor.quantization = b.quantization(
+        np.asarray(scale).reshape(-1), np.asarray(zero if zero is not None else 0).reshape(-1)
+    )
+
+
+def _runs_on_integers(b: Builder, node: Any) -> bool:
+    """Whether a node of a QDQ model becomes an int8 operator (see :data:`INTEGER_NODES`)."""
+    if node.op_type not in INTEGER_NODES:
+        return False
+    if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
+        return True
+    if node.op_type == "Resize" and any(a.name == "mode" and a.s == b"linear" for a in node.attribute):
+        return False  # interpolation rounds: float, as onnxruntime runs it
+    if node.op_type == "Gemm" and any(
+        float(a.f) != 1.0 for a in node.attribute if a.name in ("alpha", "beta")
+    ):  # a scaled Gemm has no integer form: float
+        return False
+    for position, name in enumerate(node.input):
+        if not name:
+            continue
+        key = b.graph.resolve(name)
+        if key in b.graph.constants:
+            numeric = (
+                position == 0
+                or node.op_type in ("Add", "Sub", "Mul", "Concat")
+                or (position in (1, 2) and node.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul"))
+            )
+            if numeric and key not in b.graph.quantized:
+                return False
+            continue
+        value = b.values.get(key)
+        if value is None or value.tensor is None or b.air.tensors[value.tensor].dtype != AirTensorType.INT8:
+            return False
+    if node.op_type in _REQUANTIZING:
+        return len(node.output) == 1 and b.output_quantization(node.output[0]) is not None
+    return True
+
+
+def _run_on_float(b: Builder, node: Any, converter: Any) -> None:
+    """``node`` on float: DEQUANTIZE each int8 input, convert the node in float mode, QUANTIZE
+    each output that a QuantizeLinear reads (with its parameters)."""
+    saved: dict[str, Value] = {}
+    for name in node.input:
+        key = b.graph.resolve(name)
+        value = b.values.get(key)
+        if not name or key in saved or value is None or value.tensor is None:
+            continue
+        tensor = b.air.tensors[value.tensor]
+        if tensor.dtype != AirTensorType.INT8:
+            continue
+        dequantized = b.tensor(tensor.shape, name=f"{key}_dequantized")
+        b.op("DEQUANTIZE", [value.tensor], [dequantized])
+        saved[key] = value
+        b.values[key] = Value(value.shape, dequantized, value.perm, columns=value.columns)
+    b.float_mode = True
+    try:
+        converter(b, node)
+    finally:
+        b.float_mode = False
+        b.values.update(saved)
+    for name in node.output:
+        quant = b.output_quantization(name) if name else None
+        value = b.values.get(name)
+        if quant is None or value is None or value.tensor is None:
+            continue
+        out = b.tensor(permuted(value.shape, value.perm), AirTensorType.INT8, name=name, quantization=quant)
+        b.op("QUANTIZE", [value.tensor], [out])
+        b.values[name] = Value(value.shape, out, value.perm)
 
 
 def _stand_in(b: Builder, node: Any) -> None:
@@ -161,7 +283,7 @@ def unsupported_nodes_error(path: Path, failures: list[Failure]) -> UnsupportedM
 
 
 class OnnxReader(ModelReader):
-    """Reads ONNX models (opset 13 and later, float32) into AIR."""
+    """Reads ONNX models (opset 13 and later, float32 or QDQ int8) into AIR."""
 
     RUNTIME = "onnxruntime"
     """Who computes expected outputs (``reference``), as ``helia-aot validate`` names it."""
