@@ -211,6 +211,7 @@ PACK: dict[str, tuple[str, ...]] = {
     "onnx_requant": (
         "onnx_operators.py",
         "hk_onnx_requant.h",
+        "hk_onnx_requant_paths.h",
     ),
     "pooling": (
         "pool.py",

@@ -180,8 +180,8 @@ def _report(optimized_exact: float) -> ValidationReport:
 def test_the_json_document_has_every_field():
     data = _report(0.5).to_json()
     assert set(data) == {
-        "model", "platform", "plan_hash", "runtime", "target", "samples", "inputs", "seed", "tolerance", "verdict",
-        "passed", "outputs", "known_differences", "reference_bugs", "notes",
+        "model", "platform", "plan_hash", "runtime", "target", "samples", "inputs", "seed", "tolerance",
+        "verdict", "passed", "outputs", "known_differences", "reference_bugs", "notes",
     }  # fmt: skip
     (out,) = data["outputs"]
     metrics = {

@@ -252,7 +252,9 @@ def test_int8_models_stay_bit_exact_on_the_host_at_size(entry, tmp_path):
     scratch = [a for a in result.arenas if a["role"] == "scratch"]
     assert [a["used"] for a in scratch] == [a["tensor_peak_live"] for a in scratch]
     # The fast loops without folded constants, named per geometry at conversion (hk_conv_unfolded.h).
-    assert {op.knobs["kernel"].value for op in result.plan.operators if "kernel" in op.knobs} == {"specialized"}
+    assert {op.knobs["kernel"].value for op in result.plan.operators if "kernel" in op.knobs} == {
+        "specialized"
+    }
     convs = {op.kernel.entry for op in result.plan.operators if op.op_type == "CONV_2D"}
     assert convs <= {"hk_conv_s8_unfolded", "hk_conv_s8_unfolded_columns", "hk_conv_s8_unfolded_in_place"}
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)

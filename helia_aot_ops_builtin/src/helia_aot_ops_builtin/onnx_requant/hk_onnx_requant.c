@@ -1,13 +1,12 @@
 /*
  * helia-aot kernel library: the onnxruntime-requantization kernels (see hk_onnx_requant.h).
  *
- * Every path (Helium, DSP, portable) computes the same int32 accumulators and requantizes them
- * with the same float32 operations, so all give identical bytes. Helium requantizes four
- * channels per VCVTN and sums pooling windows and means four channels a vector; the DSP
- * extension speeds the inner products (two SMLADs per four taps). ADD, SUB and MUL divide by the
- * output scale, which has no vector form, and run the scalar loop on every path.
+ * The portable reference: every fast path (hk_onnx_requant_paths.h) computes the same int32
+ * accumulators and requantizes them with the same float32 operations, so all give these bytes.
+ * ADD, SUB and MUL divide by the output scale, which has no vector form, and run this scalar
+ * loop on every path.
  */
-#include "hk_onnx_requant.h"
+#include "hk_onnx_requant_paths.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* ADD, SUB and MUL compute a * b + c in float32 with two roundings, as onnxruntime does: no FMA. */
@@ -22,17 +21,25 @@ static void onnx_requant_row(const int32_t *acc, const float *multiplier, int32_
 {
     int32_t i = 0;
 #if HK_ONNX_MVE_F
-    for (; i < n; i += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        const int32x4_t q = hk_onnx_requant_mve(vldrwq_z_s32(acc + i, p),
-                                                vldrwq_z_f32(multiplier + i, p), zero_point, lo,
-                                                hi);
-        vstrbq_p_s32(out + i, q, p);
-    }
+    hk_onnx_requant_row_mve(acc, multiplier, n, zero_point, lo, hi, out);
+    i = n;
 #endif
     for (; i < n; ++i) {
         out[i] = hk_onnx_requant_s8(acc[i], multiplier[i], zero_point, lo, hi);
     }
+}
+
+int32_t hk_onnx_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset)
+{
+#if HK_HAVE_MVE || HK_HAVE_DSP
+    return hk_onnx_dot_s8_fast(x, w, n, x_offset);
+#else
+    int32_t acc = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        acc += ((int32_t)x[i] + x_offset) * (int32_t)w[i];
+    }
+    return acc;
+#endif
 }
 
 #define HK_ONNX_ROW 64 /* accumulators requantized per batch (a stack array) */
@@ -98,33 +105,8 @@ int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input
                     int32_t j = 0;
 #if HK_HAVE_MVE
                     if (m == 1) {
-                        /* Four channels a vector: input and filter are both channel-innermost. */
-                        for (; j < n; j += 4) {
-                            const mve_pred16_t pr = vctp32q((uint32_t)(n - j));
-                            const int32_t c = c0 + j;
-                            int32x4_t sum = p->bias != NULL ? vldrwq_z_s32(p->bias + c, pr)
-                                                            : vdupq_n_s32(0);
-                            for (int32_t ky = 0; ky < p->filter_height; ++ky) {
-                                const int32_t y = y0 + ky * p->dilation_height;
-                                if (y < 0 || y >= p->input_height) {
-                                    continue;
-                                }
-                                for (int32_t kx = 0; kx < p->filter_width; ++kx) {
-                                    const int32_t x = x0 + kx * p->dilation_width;
-                                    if (x < 0 || x >= p->input_width) {
-                                        continue;
-                                    }
-                                    const int8_t *xp =
-                                        input + (((int64_t)b * p->input_height + y) * p->input_width + x) * ic + c;
-                                    const int8_t *wp =
-                                        filter + ((int64_t)ky * p->filter_width + kx) * oc + c;
-                                    const int32x4_t xv =
-                                        vaddq_n_s32(vldrbq_z_s32(xp, pr), p->input_offset);
-                                    sum = vaddq_s32(sum, vmulq_s32(xv, vldrbq_z_s32(wp, pr)));
-                                }
-                            }
-                            vstrwq_p_s32(acc + j, sum, pr);
-                        }
+                        hk_onnx_depthwise_acc_mve(p, input, filter, b, y0, x0, c0, n, acc);
+                        j = n;
                     }
 #endif
                     for (; j < n; ++j) {
@@ -274,21 +256,8 @@ int32_t hk_onnx_avg_pool_s8(const hk_onnx_pool_params_t *p, const int8_t *input,
                 const float m = onnx_average_multiplier(p->input_scale, p->output_scale, count);
                 int32_t c = 0;
 #if HK_ONNX_MVE_F
-                /* Four channels a vector (channels are innermost), requantized by one VCVTN. */
-                for (; c < ch; c += 4) {
-                    const mve_pred16_t pr = vctp32q((uint32_t)(ch - c));
-                    int32x4_t sum = vdupq_n_s32(-p->input_zero_point * count);
-                    for (int32_t y = ylo; y < yhi; ++y) {
-                        for (int32_t x = xlo; x < xhi; ++x) {
-                            const int8_t *in =
-                                input + (((int64_t)b * p->input_height + y) * p->input_width + x) * ch + c;
-                            sum = vaddq_s32(sum, vldrbq_z_s32(in, pr));
-                        }
-                    }
-                    const int32x4_t q = hk_onnx_requant_mve(sum, vdupq_n_f32(m), p->output_zero_point,
-                                                            p->act_min, p->act_max);
-                    vstrbq_p_s32(out + c, q, pr);
-                }
+                hk_onnx_avg_pool_pixel_mve(p, input, b, ylo, yhi, xlo, xhi, count, m, out);
+                c = ch;
 #endif
                 for (; c < ch; ++c) {
                     int32_t sum = -p->input_zero_point * count;
@@ -314,17 +283,8 @@ int32_t hk_onnx_mean_s8(const hk_onnx_mean_params_t *p, const int8_t *input, int
     for (int32_t o = 0; o < p->outer; ++o) {
         int32_t i = 0;
 #if HK_ONNX_MVE_F
-        /* Four neighbouring positions of the inner dimensions a vector. */
-        for (; i < p->inner; i += 4) {
-            const mve_pred16_t pr = vctp32q((uint32_t)(p->inner - i));
-            const int8_t *x = input + (int64_t)o * p->reduce * p->inner + i;
-            int32x4_t sum = vdupq_n_s32(-p->input_zero_point * p->reduce);
-            for (int32_t r = 0; r < p->reduce; ++r) {
-                sum = vaddq_s32(sum, vldrbq_z_s32(x + (int64_t)r * p->inner, pr));
-            }
-            const int32x4_t q = hk_onnx_requant_mve(sum, vdupq_n_f32(m), p->output_zero_point, -128, 127);
-            vstrbq_p_s32(output + (int64_t)o * p->inner + i, q, pr);
-        }
+        hk_onnx_mean_row_mve(p, input + (int64_t)o * p->reduce * p->inner, m, output + (int64_t)o * p->inner);
+        i = p->inner;
 #endif
         for (; i < p->inner; ++i) {
             const int8_t *x = input + (int64_t)o * p->reduce * p->inner + i;

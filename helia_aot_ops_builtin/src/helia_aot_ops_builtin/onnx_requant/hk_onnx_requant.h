@@ -21,15 +21,6 @@
 #include <string.h>
 
 #include "hk_common.h"
-#include "hk_isa.h"
-#include "hk_simd.h"
-
-/* Helium's float conversion with round-to-nearest-even needs the floating-point MVE. */
-#if HK_HAVE_MVE && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-#define HK_ONNX_MVE_F 1
-#else
-#define HK_ONNX_MVE_F 0
-#endif
 
 /* Round a float in [-2^30, 2^30] to the nearest integer, ties to even, from its bits. */
 HK_INLINE int32_t hk_onnx_rne(float v)
@@ -71,54 +62,9 @@ HK_INLINE int8_t hk_onnx_requant_s8(int32_t acc, float multiplier, int32_t zero_
     return (int8_t)hk_onnx_quantize((float)acc * multiplier, zero_point, lo, hi);
 }
 
-#if HK_ONNX_MVE_F
-/* Four accumulators at once: VCVTN rounds to nearest with ties to even. */
-HK_INLINE int32x4_t hk_onnx_requant_mve(int32x4_t acc, float32x4_t multiplier, int32_t zero_point,
-                                        int32_t lo, int32_t hi)
-{
-    float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc), multiplier);
-    v = vmaxnmq_f32(v, vdupq_n_f32((float)(lo - zero_point)));
-    v = vminnmq_f32(v, vdupq_n_f32((float)(hi - zero_point)));
-    return vaddq_n_s32(vcvtnq_s32_f32(v), zero_point);
-}
-#endif
-
 /* sum over i < n of (x[i] + x_offset) * w[i]: the inner product every convolution, depthwise
  * row and matrix product here reduces to (x_offset is minus the input zero point). */
-HK_INLINE int32_t hk_onnx_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset)
-{
-    int32_t acc = 0;
-    int32_t i = 0;
-#if HK_HAVE_MVE
-    int32_t sum = 0;
-    for (; i < n; i += 8) {
-        const mve_pred16_t p = vctp16q((uint32_t)(n - i));
-        const int16x8_t xv = vaddq_n_s16(vldrbq_z_s16(x + i, p), (int16_t)x_offset);
-        const int16x8_t wv = vldrbq_z_s16(w + i, p);
-        sum = vmladavaq_p_s16(sum, xv, wv, p);
-    }
-    acc = sum;
-#elif HK_HAVE_DSP
-    /* Two taps per SMLAD: SXTB16 spreads bytes 0 and 2 (and, after a rotate, 1 and 3) into
-     * halfwords, SADD16 adds the offset to both. */
-    const int32_t offset2 = (int32_t)(((uint32_t)(uint16_t)x_offset << 16) | (uint16_t)x_offset);
-    for (; i + 4 <= n; i += 4) {
-        uint32_t xw, ww;
-        memcpy(&xw, x + i, 4);
-        memcpy(&ww, w + i, 4);
-        const int32_t x02 = __sadd16(hk_sxtb16_even(xw), offset2);
-        const int32_t x13 = __sadd16(hk_sxtb16_odd(xw), offset2);
-        const int32_t w02 = hk_sxtb16_even(ww);
-        const int32_t w13 = hk_sxtb16_odd(ww);
-        acc = __smlad(x02, w02, acc);
-        acc = __smlad(x13, w13, acc);
-    }
-#endif
-    for (; i < n; ++i) {
-        acc += ((int32_t)x[i] + x_offset) * (int32_t)w[i];
-    }
-    return acc;
-}
+int32_t hk_onnx_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset);
 
 typedef struct {
     int32_t batches;

@@ -1,0 +1,54 @@
+/*
+ * helia-aot kernel library: what the ONNX-requantization fast paths share (internal to the
+ * onnx_requant family).
+ *
+ * hk_onnx_requant.c is the portable reference. Its inner products go to hk_onnx_dot_s8_fast,
+ * which hk_onnx_requant_mve.c (Helium: eight taps a VMLADAV) or hk_onnx_requant_dsp.c (two
+ * SMLADs per four taps) defines for the instruction set hk_isa.h chose. With the floating-point
+ * Helium extension, whose VCVTN rounds ties to even as onnxruntime does, hk_onnx_requant_mve.c
+ * also requantizes four channels a vector and sums depthwise taps, pooling windows and means
+ * four channels a vector. Every path computes the same int32 sums and the same float32
+ * products, so all give the reference's bytes.
+ */
+#ifndef HK_ONNX_REQUANT_PATHS_H
+#define HK_ONNX_REQUANT_PATHS_H
+
+#include "hk_isa.h"
+#include "hk_onnx_requant.h"
+
+/* Helium's float conversion with round-to-nearest-even needs the floating-point MVE. */
+#if HK_HAVE_MVE && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#define HK_ONNX_MVE_F 1
+#else
+#define HK_ONNX_MVE_F 0
+#endif
+
+#if HK_HAVE_MVE || HK_HAVE_DSP
+/* hk_onnx_dot_s8 on the core's vector or SIMD32 instructions, the whole of n. */
+int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset);
+#endif
+
+#if HK_HAVE_MVE
+/* Depth multiplier 1: the accumulators (bias first) of channels [c0, c0 + n) at the output pixel
+ * whose window starts at (y0, x0) of batch b, four channels a vector. */
+void hk_onnx_depthwise_acc_mve(const hk_onnx_conv_params_t *p, const int8_t *input,
+                               const int8_t *filter, int32_t b, int32_t y0, int32_t x0,
+                               int32_t c0, int32_t n, int32_t *acc);
+#endif
+
+#if HK_ONNX_MVE_F
+/* onnx requantization of acc[0..n) by multiplier[0..n), four a VCVTN. */
+void hk_onnx_requant_row_mve(const int32_t *acc, const float *multiplier, int32_t n,
+                             int32_t zero_point, int32_t lo, int32_t hi, int8_t *out);
+
+/* One average-pool output pixel over rows [ylo, yhi) and columns [xlo, xhi) of batch b, every
+ * channel, requantized by m. */
+void hk_onnx_avg_pool_pixel_mve(const hk_onnx_pool_params_t *p, const int8_t *input, int32_t b,
+                                int32_t ylo, int32_t yhi, int32_t xlo, int32_t xhi, int32_t count,
+                                float m, int8_t *out);
+
+/* One outer index of a mean: the inner positions of x (reduce rows of inner bytes) into out. */
+void hk_onnx_mean_row_mve(const hk_onnx_mean_params_t *p, const int8_t *x, float m, int8_t *out);
+#endif
+
+#endif /* HK_ONNX_REQUANT_PATHS_H */
