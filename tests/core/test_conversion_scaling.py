@@ -70,7 +70,10 @@ def test_fixed_answers_are_computed_a_few_times_per_operator(tmp_path):
     per decision: Mako wrote each ``${...}`` of a struct-field or tensor-table line by its own
     call (a row is now one string), the rendered text was right-stripped line by line (now one
     substitution), ``c_value`` and the JSON writer tried an isinstance chain before the exact
-    type. A layer costs 4,900 calls; the bound leaves 100 for a new check or two."""
+    type. A layer costs 4,900 calls. Issue 32's placement by cost (constants ranked against the
+    scratch they would displace) and issue 35's loader registry took it to 5,100, after the kernel
+    cycle table's nearest-shape scan (1,600 calls a layer) was remembered per shape; the bound
+    leaves 100 for a new check or two."""
     registry = build_default_registry_context()
     _calls(5, tmp_path, registry)  # first use: templates compiled, caches filled
     small, large = (_profile(n, tmp_path, registry) for n in (20, 60))
@@ -86,7 +89,7 @@ def test_fixed_answers_are_computed_a_few_times_per_operator(tmp_path):
         per_layer
     )
     calls = (large.total_calls - small.total_calls) / 40  # type: ignore[attr-defined]
-    assert calls <= 5000, f"a layer costs {calls:.0f} Python calls"
+    assert calls <= 5200, f"a layer costs {calls:.0f} Python calls"
 
 
 def test_conversion_work_grows_linearly_with_layers(tmp_path):

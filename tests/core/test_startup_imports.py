@@ -256,7 +256,7 @@ KWS_UNUSED = (
     "helia_aot_ops_builtin.control_flow.variables",
     "helia_aot_ops_builtin.conv.unfolded_entries",
 )
-KWS_MODULE_BOUND = 158
+KWS_MODULE_BOUND = 159
 """helia_aot* modules a KWS CLI conversion imports (142 when this was pinned, was 153; the margin
 leaves room for a few; 148 with ``helia_aot_ops_builtin.families``, 150 with pipeline.access_cost
 (placement by bytes read) and the REMOVE_DENSIFY transform, 151 with command_start, the package's
@@ -268,8 +268,9 @@ spills and where a layer is block-sparse; 155 with the model-loader registry
 (converters.loaders, the LiteRT loader's record converters.litert.format and its reader
 pipeline.litert_reader: issue 35), 157 where the ONNX front end is installed (its package and
 plugin module register its loader; its reader and onnx stay out), 158 with the ONNX_REQUANTIZATION
-transform, registered with the others, whose ONNX_* operator classes stay out): a new module on the
-path of every conversion should be one it uses (its import and its dataclasses cost start-up time;
+transform, registered with the others, whose ONNX_* operator classes stay out, 159 with
+common.kernel_cycles, the modeled-cycle table every convolution's kernel choice reads: issue
+33): a new module on the path of every conversion should be one it uses (its import and its dataclasses cost start-up time;
 issue 17). The built-in pack's family packages are not counted: their ``__init__`` modules are
 empty, and the plugin imports each to register its operator modules (issue 28)."""
 FAMILY_PACKAGES = frozenset(f"helia_aot_ops_builtin.{name}" for name in families.FAMILY_PACKAGES)

@@ -8,10 +8,11 @@ when a model of its format is loaded, so registering a front end costs a convers
 format nothing (the ONNX front end's ``onnx`` import, LiteRT's 1 MB flatc bindings), and a blocked
 plugin's loader is never registered, its module never imported.
 
-The format is detected from the file's bytes (:func:`choose_loader`), never from its name;
-``model.format`` names it instead when the bytes cannot tell (or to insist on one). A format no
-loader claims is an :class:`~helia_aot.errors.UnknownModelFormatError` naming it and the loaders
-installed.
+The format is detected from the file's bytes (:func:`choose_loader`); ``model.format`` names it
+instead when the bytes cannot tell (or to insist on one). Bytes no loader claims go to the one
+loader whose suffix the file carries (a truncated ``.tflite`` gets the LiteRT reader's diagnosis
+of where it ends); otherwise they are an :class:`~helia_aot.errors.UnknownModelFormatError`
+naming the format and the loaders installed.
 """
 
 from __future__ import annotations
@@ -189,16 +190,16 @@ def choose_loader(
             return loader
     suffix = Path(path).suffix.lower()
     named = [key for key, loader in loaders.items() if suffix and suffix in loader.suffixes]
+    if len(named) == 1:
+        # Named for one loader but not claimed by its bytes (truncated, corrupted, a wrong
+        # identifier): that loader's reader says what is wrong and where, better than a guess.
+        return loaders.get(named[0])
     guess = suffix.lstrip(".") or "unknown"
     raise UnknownModelFormatError(
         f"{Path(path).name}: no installed model loader recognises the file's format "
         f"({guess}; it starts with {head[:8].hex(' ')}); installed loaders: {_installed(loaders, blocked)}",
-        hint=(
-            f"the file is named like a {named[0]} model but does not read as one; re-export it"
-            if named
-            else "install the front end for this format (ONNX: pip install helia-aot-frontend-onnx), "
-            "unblock it, or set model.format"
-        ),
+        hint="install the front end for this format (ONNX: pip install helia-aot-frontend-onnx), "
+        "unblock it, or set model.format",
         details={"format": guess, "loaders": list(loaders.keys()), "blocked": blocked},
     )
 

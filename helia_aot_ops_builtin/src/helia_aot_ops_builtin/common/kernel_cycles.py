@@ -142,12 +142,32 @@ def _distance(a: tuple[int, ...], b: tuple[int, ...]) -> float:
     return sum(abs(math.log2(max(x, 1)) - math.log2(max(y, 1))) for x, y in zip(a, b))
 
 
+_NEAREST: tuple[object, dict[tuple[object, ...], dict[str, KernelCycles]]] = ((), {})
+"""The last table :func:`nearest_rows` read and its answers by (family, cpu, shape, values): a
+conversion asks once per layer and layers repeat shapes, and the scan over every row was a third
+of a convolution's conversion work (tests/core/test_conversion_scaling.py). Another table (a test's,
+or a regenerated one) starts a new memo."""
+
+
 def nearest_rows(
     family: str, cpu: str, shape: tuple[int, ...], values: Sequence[str], rows: Sequence[KernelCycles] = ()
 ) -> dict[str, KernelCycles]:
     """The rows of the grid shape nearest ``shape`` among those measured with every one of
     ``values`` (ties: the smaller shape), by kernel; empty when the family or core has none."""
+    global _NEAREST
     table = rows or kernel_cycles_table()
+    if _NEAREST[0] is not table:
+        _NEAREST = (table, {})
+    memo = _NEAREST[1]
+    key = (family, cpu, tuple(shape), tuple(values))
+    if key not in memo:
+        memo[key] = _nearest(table, family, cpu, tuple(shape), tuple(values))
+    return dict(memo[key])
+
+
+def _nearest(
+    table: Sequence[KernelCycles], family: str, cpu: str, shape: tuple[int, ...], values: tuple[str, ...]
+) -> dict[str, KernelCycles]:
     by_shape: dict[tuple[int, ...], dict[str, KernelCycles]] = {}
     for row in table:
         if row.family == family and row.cpu == cpu and len(row.shape) == len(shape):
@@ -218,10 +238,14 @@ def layer_choice(op: Any, knob: str, goal: str, offered: tuple[str, ...], today:
     shape = op.kernel_shape()
     if shape is None:
         return None
-    scratch = None
-    if goal == "balanced":
-        scratch = {v.value: int(v.scratch_bytes) for v in op.kernel_variants() if v.knob == knob}
-    return modeled_choice(family, str(op.platform.cpu), shape, goal, offered, today, scratch)
+    cpu = str(op.platform.cpu)
+    unbound = modeled_choice(family, cpu, shape, goal, offered, today)
+    if goal != "balanced" or unbound is None or unbound == today:
+        # The scratch bound only ever keeps today's kernel, so it need not be asked for (the
+        # variants' scratch is computed before the knobs are fixed, uncached: conversion work).
+        return unbound
+    scratch = {v.value: int(v.scratch_bytes) for v in op.kernel_variants() if v.knob == knob}
+    return modeled_choice(family, cpu, shape, goal, offered, today, scratch)
 
 
 __all__ = [
