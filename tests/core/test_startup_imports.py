@@ -272,7 +272,8 @@ transform, registered with the others, whose ONNX_* operator classes stay out, 1
 common.kernel_cycles, the modeled-cycle table every convolution's kernel choice reads: issue
 33): a new module on the path of every conversion should be one it uses (its import and its
 dataclasses cost start-up time; issue 17). The built-in pack's family packages are not counted:
-their ``__init__`` modules are empty, and the plugin imports each to register its operator modules (issue 28)."""
+their ``__init__`` modules are empty, and the plugin imports each to register its operator
+modules (issue 28)."""
 FAMILY_PACKAGES = frozenset(f"helia_aot_ops_builtin.{name}" for name in families.FAMILY_PACKAGES)
 KWS_GENERATED_METHODS_BOUND = 210
 """Methods the dataclass decorator generates for our dataclasses in a KWS CLI conversion
