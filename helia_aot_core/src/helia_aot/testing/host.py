@@ -74,11 +74,15 @@ def build_module(
     cc: str = "gcc",
     extra_cflags: Sequence[str] = (),
     verbose: bool = True,
+    one_unit: bool = False,
 ) -> Path:
     """Compile the module plus a ``main`` into an executable; CalledProcessError carries gcc's output.
 
     ``<PREFIX>_PRINTF`` is routed to printf. ``verbose`` is kept for callers of the earlier
     self-test (which took a verbosity); the self-test now prints only mismatches and its summary.
+    ``one_unit`` compiles the generated sources (not the kernels, which the object cache shares)
+    as one translation unit that includes each: a model of a hundred layers has a hundred small
+    files, and starting the compiler for each costs more than compiling them.
     """
     del verbose
     module_dir, build_dir = Path(module_dir), Path(build_dir)
@@ -97,6 +101,11 @@ def build_module(
         str(module_dir / "src" / "kernels"),
     ]
     sources = [*module_sources(module_dir), main]
+    if one_unit:
+        generated = [source for source in sources if not is_kernel_source(source)]
+        unit = build_dir / "generated_unit.c"
+        unit.write_text("".join(f'#include "{source.resolve()}"\n' for source in generated))
+        sources = [*(source for source in sources if is_kernel_source(source)), unit]
     objects = [build_dir / "obj" / f"{i}_{source.stem}.o" for i, source in enumerate(sources)]
     objects[0].parent.mkdir(parents=True, exist_ok=True)
     for source, obj in zip(sources, objects, strict=True):
@@ -110,10 +119,16 @@ def build_module(
 
 
 def run_module_test_case(
-    module_dir: Path, build_dir: Path, *, prefix: str = "aot", sanitize: bool = True, timeout: float = 120.0
+    module_dir: Path,
+    build_dir: Path,
+    *,
+    prefix: str = "aot",
+    sanitize: bool = True,
+    timeout: float = 120.0,
+    one_unit: bool = False,
 ) -> HostRun:
-    """Build the module with its test case and run it."""
-    exe = build_module(module_dir, build_dir, prefix=prefix, sanitize=sanitize)
+    """Build the module with its test case and run it (``one_unit``: see ``build_module``)."""
+    exe = build_module(module_dir, build_dir, prefix=prefix, sanitize=sanitize, one_unit=one_unit)
     env = dict(
         os.environ,
         ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
