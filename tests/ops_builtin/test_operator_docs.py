@@ -52,6 +52,16 @@ def test_every_registered_operator_is_listed_with_its_types():
     assert weights == {
         r.key: list(r.operator.WEIGHT_DTYPES) for r in registrations() if r.operator.WEIGHT_DTYPES
     }
+    # Constant weight types the operator runs hybrid with (float32 activations).
+    hybrid = {
+        key: types.split("; hybrid float32 with ")[1].split(" weights")[0].split(", ")
+        for key, types, _ in rows
+        if "; hybrid float32 with " in types
+    }
+    assert hybrid == {
+        r.key: list(r.operator.HYBRID_WEIGHT_DTYPES) for r in registrations() if r.operator.HYBRID_WEIGHT_DTYPES
+    }
+    assert {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_MATMUL", "SVDF"} <= set(hybrid)
     # Types a transform rewrites onto the kernels' own (uint8 through UINT8_AS_INT8).
     rewritten = {key for key, types, _ in rows if "; uint8 through UINT8_AS_INT8" in types}
     assert rewritten == set(Uint8AsInt8.ADDED_DTYPES)

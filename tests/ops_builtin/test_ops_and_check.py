@@ -86,12 +86,14 @@ def test_ops_json_and_details():
         "litert_keys",
         "dtypes",
         "weight_dtypes",
+        "hybrid_weight_dtypes",
         "rewritten_dtypes",
         "restrictions",
         "pack",
         "distribution",
     }
     assert conv["weight_dtypes"] == ["int4"] and conv["rewritten_dtypes"] == []
+    assert conv["hybrid_weight_dtypes"] == ["int8", "int4"]
     add = next(o for o in data["operators"] if o["operator"] == "ADD")
     assert add["rewritten_dtypes"] == [["uint8", "UINT8_AS_INT8"]]
     detail = runner.invoke(app, ["ops", "conv_2d"])

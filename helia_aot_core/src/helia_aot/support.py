@@ -53,17 +53,23 @@ class OperatorEntry:
     distribution: str | None
     weight_dtypes: tuple[str, ...] = ()
     """Element types constant weights may have beyond ``dtypes`` (``AotOperator.WEIGHT_DTYPES``)."""
+    hybrid_weight_dtypes: tuple[str, ...] = ()
+    """Constant weight types it runs hybrid with: float32 activations, those weights
+    (``AotOperator.HYBRID_WEIGHT_DTYPES``)."""
     rewritten_dtypes: tuple[tuple[str, str], ...] = ()
     """(element type, transform name): types a registered transform rewrites the operator from
     onto ``dtypes`` (``AirTransform.ADDED_DTYPES``), so they convert while it is on."""
 
     @property
     def types_text(self) -> str:
-        """The types as the catalogue prints them: ``int8, int16; weights also int4``."""
+        """The types as the catalogue prints them: ``float32, int8, int16; hybrid float32 with
+        int8, int4 weights; weights also int4``."""
         if not self.dtypes:
             return "none: refused at Resolve"
         text = ", ".join(self.dtypes)
         text += "".join(f"; {dtype} through {name}" for dtype, name in self.rewritten_dtypes)
+        if self.hybrid_weight_dtypes:
+            text += f"; hybrid float32 with {', '.join(self.hybrid_weight_dtypes)} weights"
         return text + (f"; weights also {', '.join(self.weight_dtypes)}" if self.weight_dtypes else "")
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,6 +78,7 @@ class OperatorEntry:
             "litert_keys": list(self.litert_keys),
             "dtypes": list(self.dtypes),
             "weight_dtypes": list(self.weight_dtypes),
+            "hybrid_weight_dtypes": list(self.hybrid_weight_dtypes),
             "rewritten_dtypes": [list(pair) for pair in self.rewritten_dtypes],
             "restrictions": list(self.restrictions),
             "pack": self.pack,
@@ -116,6 +123,7 @@ def operator_catalogue(plugins: Selection = None) -> list[OperatorEntry]:
                 pack=plugin.name if plugin is not None else None,
                 distribution=plugin.distribution if plugin is not None else None,
                 weight_dtypes=tuple(str(t) for t in getattr(operator, "WEIGHT_DTYPES", ()) or ()),
+                hybrid_weight_dtypes=tuple(str(t) for t in getattr(operator, "HYBRID_WEIGHT_DTYPES", ()) or ()),
                 rewritten_dtypes=tuple(sorted(rewritten.get(key, ()))),
             )
         )

@@ -18,7 +18,7 @@ import pytest
 from helia_aot import AotConverter, ConvertArgs
 from helia_aot.errors import UnsupportedModelError
 from helia_aot.litert import schema_py_generated as litert
-from helia_aot.litert.builder import LiteRTModelBuilder
+from helia_aot.litert.builder import LiteRTModelBuilder, pack_model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -120,9 +120,9 @@ INT4_CASES = {
         dict(stride=(2, 1), activation="RELU6", per_channel=False),
     ),
 }
-"""Hybrid layers with int4 weights where LiteRT's reference runs them (its hybrid CONV_2D needs
-a bias with an int4 filter; its hybrid DEPTHWISE_CONV_2D refuses int4, and so does the
-converter, tests/e2e/test_int4_models.py)."""
+"""Hybrid layers with int4 weights where LiteRT's reference runs them (its CONV_2D needs a bias,
+and so does the converter's hybrid one; its hybrid DEPTHWISE_CONV_2D refuses int4, and so does
+the converter, tests/e2e/test_int4_models.py)."""
 
 
 def test_hybrid_with_int4_weights_is_bit_exact(tmp_path):
@@ -142,6 +142,28 @@ def test_depthwise_hybrid_with_one_filter_scale_is_refused(tmp_path):
     model = conv_hybrid_model(tmp_path / "dw.tflite", depthwise=True, out_channels=3, per_channel=False)
     config = {"model": {"path": str(model)}, "module": {"path": str(tmp_path / "out"), "name": "module"}}
     with pytest.raises(UnsupportedModelError, match="needs 3 filter scales"):
+        AotConverter(ConvertArgs.model_validate(config)).convert()
+
+
+@pytest.mark.parametrize("int4", [False, True], ids=["int8", "int4"])
+@pytest.mark.parametrize("bias", ["absent", "optional"])
+def test_hybrid_conv_without_a_bias_is_refused_as_litert_does(int4, bias, tmp_path):
+    """LiteRT's CONV_2D Prepare requires a bias operand (its hybrid depthwise does not): a hybrid
+    CONV_2D with two inputs, or with the bias left out as -1, is a typed error naming the
+    operator and why, never a module with nothing to match."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    path = conv_hybrid_model(tmp_path / "conv.tflite", bias=False, int4=int4)
+    if bias == "optional":  # the optional-operand form: a third input of -1
+        model = litert.ModelT.InitFromPackedBuf(path.read_bytes(), 0)
+        model.subgraphs[0].operators[0].inputs = [*model.subgraphs[0].operators[0].inputs, -1]
+        path.write_bytes(pack_model(model))
+    # Should a LiteRT release accept it, this fails and the refusal must go.
+    interpreter = Interpreter(str(path), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    with pytest.raises(RuntimeError, match="has_bias was not true|optional but was expected"):
+        interpreter.allocate_tensors()
+    config = {"model": {"path": str(path)}, "module": {"path": str(tmp_path / "out"), "name": "module"}}
+    with pytest.raises(UnsupportedModelError, match=r"CONV_2D.*hybrid CONV_2D .* needs a bias"):
         AotConverter(ConvertArgs.model_validate(config)).convert()
 
 

@@ -592,6 +592,13 @@ class _WindowOperator(KernelCallOperator):
                     "nothing to match; use an int8 filter"
                 )
                 return
+            if self.FAMILY == "conv" and bias is None:
+                yield (
+                    "a hybrid CONV_2D (float32 activations, int8 or int4 filter) needs a bias: "
+                    "LiteRT's CONV_2D refuses one without (its Prepare requires the bias operand), "
+                    "so there is nothing to match; give the layer a float32 bias of zeros"
+                )
+                return
             yield from hybrid_weight_problems(self.weights, self.channels, self.CHANNEL_AXIS, bias)
             yield from self.hybrid_problems()
             return
@@ -838,6 +845,7 @@ class Conv2DOperator(_WindowOperator):
     TYPE = AirOpType.CONV_2D.value
     FAMILY = "conv"
     KNOB_FAMILY = "conv_s8"
+    HYBRID_WEIGHT_DTYPES = ("int8", "int4")  # hybrid, int4 unpacked once (hk_conv_hybrid.h)
     WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.common.int4_weights
     im2col_general: int = 0  # hk_conv_im2col_params_t.general, set with its tables at Resolve
     FIXED_AFTER_RESOLVE = ("im2col_shape", "im2col_in_place")  # with _WindowOperator's
@@ -1148,6 +1156,7 @@ class DepthwiseConv2DOperator(_WindowOperator):
     TYPE = AirOpType.DEPTHWISE_CONV_2D.value
     FAMILY = "depthwise"
     KNOB_FAMILY = "depthwise_s8"
+    HYBRID_WEIGHT_DTYPES = ("int8",)  # LiteRT's hybrid depthwise refuses int4
     WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.common.int4_weights
     OPTIONS = AirDepthwiseConv2DOptions
     CHANNEL_AXIS = 3

@@ -171,6 +171,7 @@ class FullyConnectedOperator(KernelCallOperator):
     KERNELS = ("fully_connected",)
     KNOB_FAMILY = "fully_connected_s8"
     WEIGHT_DTYPES = ("int4",)  # constant, packed: helia_aot_ops_builtin.common.int4_weights
+    HYBRID_WEIGHT_DTYPES = ("int8", "int4")
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
         "Weights are 2-D [units, input features] in the default (unshuffled) format; the input "
@@ -694,6 +695,7 @@ class BatchMatMulOperator(KernelCallOperator):
     TYPE = AirOpType.BATCH_MATMUL.value
     KERNELS = ("batch_matmul",)
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8)
+    HYBRID_WEIGHT_DTYPES = ("int8",)  # a constant int8 right-hand side
     RESTRICTIONS = (
         "Both operands have rank 2 to 5; their batch dimensions broadcast (equal, or 1).",
         "Types: float32, float16, or int8 operands and output quantized per tensor (an int4 "

@@ -134,6 +134,7 @@ class LstmOperator(BuiltinOperator):
     TYPE = UNIDIRECTIONAL_KEY
     TEMPLATE = "lstm.c.mako"
     KERNELS = ("lstm",)
+    HYBRID_WEIGHT_DTYPES = ("int8",)
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (
         "float16: input, weights, biases, states and output all float16, the Keras subset (no "

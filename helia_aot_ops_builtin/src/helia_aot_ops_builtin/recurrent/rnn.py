@@ -66,6 +66,7 @@ class SequenceRnnOperator(KernelCallOperator):
     """UNIDIRECTIONAL_SEQUENCE_RNN: one ``hk_rnn_sequence_f32`` call over every step."""
 
     TYPE = "UNIDIRECTIONAL_SEQUENCE_RNN"
+    HYBRID_WEIGHT_DTYPES = ("int8",)
     KERNELS = ("rnn",)
     SUPPORTED_DTYPES = (np.float32,)
     SEQUENCE = True

@@ -76,6 +76,7 @@ class SvdfOperator(KernelCallOperator):
     """SVDF: one ``hk_svdf_*`` call that updates the state and writes the output."""
 
     TYPE = "SVDF"
+    HYBRID_WEIGHT_DTYPES = ("int8",)
     KERNELS = ("svdf",)
     SUPPORTED_DTYPES = (np.float32, np.float16, np.int8, np.int16)
     RESTRICTIONS = (

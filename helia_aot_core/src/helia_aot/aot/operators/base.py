@@ -116,6 +116,10 @@ class AotOperator:
     WEIGHT_DTYPES: tuple[str, ...] = ()
     """Element types its constant weights may have beyond ``SUPPORTED_DTYPES`` (``"int4"``: packed
     two per byte), for the catalogue; ``check`` enforces them."""
+    HYBRID_WEIGHT_DTYPES: tuple[str, ...] = ()
+    """Constant weight types with which the operator also runs hybrid (float32 activations
+    quantized at run time as LiteRT's dynamic-range kernels do), for the catalogue; ``check``
+    enforces them."""
     RESTRICTIONS: tuple[str, ...] = ()
     """User-facing sentences describing the limits ``check`` enforces."""
     ATTRIBUTES: type[OperatorAttributes] = OperatorAttributes
