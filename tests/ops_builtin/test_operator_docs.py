@@ -59,7 +59,9 @@ def test_every_registered_operator_is_listed_with_its_types():
         if "; hybrid float32 with " in types
     }
     assert hybrid == {
-        r.key: list(r.operator.HYBRID_WEIGHT_DTYPES) for r in registrations() if r.operator.HYBRID_WEIGHT_DTYPES
+        r.key: list(r.operator.HYBRID_WEIGHT_DTYPES)
+        for r in registrations()
+        if r.operator.HYBRID_WEIGHT_DTYPES
     }
     assert {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "BATCH_MATMUL", "SVDF"} <= set(hybrid)
     # Types a transform rewrites onto the kernels' own (uint8 through UINT8_AS_INT8).

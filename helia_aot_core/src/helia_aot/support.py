@@ -123,7 +123,9 @@ def operator_catalogue(plugins: Selection = None) -> list[OperatorEntry]:
                 pack=plugin.name if plugin is not None else None,
                 distribution=plugin.distribution if plugin is not None else None,
                 weight_dtypes=tuple(str(t) for t in getattr(operator, "WEIGHT_DTYPES", ()) or ()),
-                hybrid_weight_dtypes=tuple(str(t) for t in getattr(operator, "HYBRID_WEIGHT_DTYPES", ()) or ()),
+                hybrid_weight_dtypes=tuple(
+                    str(t) for t in getattr(operator, "HYBRID_WEIGHT_DTYPES", ()) or ()
+                ),
                 rewritten_dtypes=tuple(sorted(rewritten.get(key, ()))),
             )
         )
