@@ -210,8 +210,10 @@ PACK: dict[str, tuple[str, ...]] = {
     ),
     "onnx_requant": (
         "onnx_operators.py",
+        "onnx_qlinear.py",
         "hk_onnx_requant.h",
         "hk_onnx_requant_paths.h",
+        "hk_onnx_qlinear.h",
     ),
     "pooling": (
         "pool.py",
