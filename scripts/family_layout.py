@@ -427,6 +427,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_onnx_fully_connected.py",
         "test_onnx_mean.py",
         "test_onnx_mul.py",
+        "test_onnx_quantize.py",
+        "test_onnx_softmax.py",
         "test_onnx_sub.py",
         "test_onnx_requant_kernels.py",
         "test_onnx_requant_cross.py",
