@@ -136,9 +136,12 @@ def conv(b: Builder, node: onnx.NodeProto) -> None:
         "explicit_padding": w["explicit"],
     }
     if group == in_channels and per_group == 1 and group > 1:
-        # Depthwise: filter (1, kh, kw, channels * multiplier). Pads SAME cannot express come
-        # from a PAD before a VALID window (the depthwise kernels take SAME or VALID only).
-        if fields["explicit_padding"] is not None:
+        # Depthwise: filter (1, kh, kw, channels * multiplier). The int8 depthwise of a QDQ model
+        # (ONNX_DEPTHWISE_CONV_2D) takes explicit pads as the convolutions do; for LiteRT's
+        # depthwise kernels (SAME or VALID only) pads SAME cannot express come from a PAD before
+        # a VALID window, which costs the padded copy's arena.
+        integer = b.graph.qdq and not b.float_mode and b.air.tensors[source].dtype == AirTensorType.INT8
+        if fields["explicit_padding"] is not None and not integer:
             top, bottom, left, right = fields["explicit_padding"]
             padded_shape = b.air.tensors[source].shape
             padded_shape = (
