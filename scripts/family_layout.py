@@ -431,6 +431,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_onnx_softmax.py",
         "test_onnx_sub.py",
         "test_onnx_requant_kernels.py",
+        "test_onnx_qlinear_kernels.py",
         "test_onnx_requant_cross.py",
         "test_onnx_requant_modules.py",
     ),

@@ -85,6 +85,37 @@ def test_qdq_model_is_exact_and_within_a_step_of_onnxruntime(name, tmp_path, kws
     if name in WITH_SOFTMAX:
         assert op_types[-2:] == ["ONNX_SOFTMAX", "DEQUANTIZE"], op_types
     assert op_types[0] == "ONNX_QUANTIZE" and "QUANTIZE" not in op_types, op_types
+    assert not {"PAD", "SUB", "MUL", "ADD"} & set(op_types), op_types  # pads and batch norms folded
+    assert op_types.count("DEQUANTIZE") == 1, op_types
+
+
+TWINS = {
+    "ad_autoencoder": "mlperf_ad_fc_autoencoder_int8",
+    "ic_resnet8": "mlperf_ic_resnet8_int8",
+    "kws_dscnn": "mlperf_kws_dscnn_int8",
+    "vww_mobilenet025": "mlperf_vww_mobilenetv1_025_int8",
+}
+"""Each QDQ twin's LiteRT model of the same architecture, in the repository's test data."""
+TWIN_DATA = HERE.parents[1] / "tests" / "data" / "models"
+
+
+def _scratch_arena(path: Path, out: Path) -> int:
+    config = {"model": {"path": str(path)}, "module": {"path": str(out), "name": "arena"}, "dry_run": True}
+    result = AotConverter(ConvertArgs.model_validate(config)).convert()
+    return int(result.arenas[0]["used"])
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_qdq_arena_equals_the_litert_twins(name, tmp_path):
+    """With the LiteRT twin's interface (int8 in and out: the QDQ model without its input
+    QuantizeLinear and output DequantizeLinear) the scratch arena is the twin's: a depthwise
+    convolution keeps torch's explicit pads (no PAD copy), a batch normalization is one int8
+    operator (no float32 tensors between the dense layers)."""
+    from .onnx_graphs import int8_boundaries, save
+
+    model = save(int8_boundaries(onnx.load(str(DATA / f"{name}_qdq.onnx"))), tmp_path / f"{name}.onnx")
+    ours = _scratch_arena(model, tmp_path / "ours")
+    assert ours == _scratch_arena(TWIN_DATA / f"{TWINS[name]}.tflite", tmp_path / "twin")
 
 
 @pytest.mark.cross

@@ -13,7 +13,9 @@ Written from the ONNX operator definitions and onnxruntime's integer kernels, ne
 - QUANTIZE is QuantizeLinear (float32 divided by the scale, half to even; NaN to -128), from int8
   after a float32 DequantizeLinear;
 - int8 SOFTMAX is onnxruntime's QLinearSoftmax, the fusion its default session makes of a QDQ
-  Softmax (see ``qlinear_softmax``).
+  Softmax (see ``qlinear_softmax``);
+- a BatchNormalization between a DequantizeLinear and a QuantizeLinear runs in float32 step by step
+  (``batch_norm``), as onnxruntime's float kernel between them.
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def qlinear_softmax(x: np.ndarray, sx: float, sy: float, zy: int) -> np.ndarray:
     """onnxruntime's QLinearSoftmax over the last axis of int8 ``x``: a float32 exp table
     ``exp((d + shift) * sx)`` for d = x - max(row) in -255..0 (computed in double), with
     shift = max(0, ln(FLT_MAX / depth in float32) - 5) / sx; the row's entries summed in order in
-    float32; each output rne(entry * floor(1 / sy) / sum) + zy in float32, saturated."""
+    float32; each output rne(entry / sum * floor(1 / sy)) + zy in float32, saturated."""
     depth = x.shape[-1]
     shift = max(0.0, float(np.log(np.float64(F32(np.finfo(F32).max) / F32(depth)))) - 5.0) / float(F32(sx))
     entries = np.exp((np.arange(-255, 1, dtype=np.float64) + shift) * float(F32(sx))).astype(F32)
@@ -157,5 +159,16 @@ def qlinear_softmax(x: np.ndarray, sx: float, sy: float, zy: int) -> np.ndarray:
     total = np.zeros(x.shape[:-1], F32)
     for j in range(depth):
         total = (total + e[..., j]).astype(F32)
-    ratio = ((e * F32(np.floor(F32(1.0) / F32(sy)))).astype(F32) / total[..., None]).astype(F32)
+    ratio = ((e / total[..., None]).astype(F32) * F32(np.floor(F32(1.0) / F32(sy)))).astype(F32)
     return np.clip(np.rint(ratio).astype(np.int64) + zy, -128, 127).astype(np.int8)
+
+
+def batch_norm(x, axis, sx, zx, mean, multiplier, offset, sy, zy) -> np.ndarray:
+    """A BatchNormalization between a DequantizeLinear and a QuantizeLinear, in float32 step by
+    step: ``((x - zx) * sx - mean) * multiplier + offset``, then QuantizeLinear."""
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    v = ((x.astype(np.int64) - zx).astype(F32) * F32(sx)).astype(F32)
+    v = ((v - np.asarray(mean, F32).reshape(shape)).astype(F32) * np.asarray(multiplier, F32).reshape(shape)).astype(F32)
+    v = (v + np.asarray(offset, F32).reshape(shape)).astype(F32)
+    return quantize_linear(v, sy, zy)

@@ -1,7 +1,8 @@
 /*
  * helia-aot kernel library: QuantizeLinear and QLinearSoftmax as onnxruntime computes them (see
  * hk_onnx_qlinear.h). One portable loop serves every core: the divisions have no vector form on
- * Helium, and the softmax runs once per model on a handful of logits.
+ * Helium, the softmax runs once per model on a handful of logits, and a batch normalization
+ * left between quantized nodes is one pass over a dense layer's outputs.
  */
 #include "hk_onnx_qlinear.h"
 
@@ -57,8 +58,26 @@ int32_t hk_onnx_softmax_s8(const hk_onnx_softmax_params_t *p, const int8_t *inpu
             sum += p->table[(uint8_t)(x[i] + adjustment)];
         }
         for (int32_t i = 0; i < depth; ++i) {
-            const float ratio = (p->table[(uint8_t)(x[i] + adjustment)] * p->output_multiplier) / sum;
+            const float ratio = (p->table[(uint8_t)(x[i] + adjustment)] / sum) * p->output_multiplier;
             y[i] = (int8_t)hk_onnx_quantize(ratio, p->output_zero_point, -128, 127);
+        }
+    }
+    return 0;
+}
+
+int32_t hk_onnx_batch_norm_s8(const hk_onnx_batch_norm_params_t *p, const float *mean,
+                              const float *multiplier, const float *offset, const int8_t *input,
+                              int8_t *output)
+{
+    int64_t i = 0;
+    for (int32_t o = 0; o < p->outer; ++o) {
+        for (int32_t c = 0; c < p->channels; ++c) {
+            for (int32_t k = 0; k < p->inner; ++k, ++i) {
+                float v = (float)((int32_t)input[i] - p->input_zero_point) * p->input_scale;
+                v = (v - mean[c]) * multiplier[c];
+                v = v + offset[c];
+                output[i] = onnx_quantize_value(v / p->output_scale, p->output_zero_point);
+            }
         }
     }
     return 0;

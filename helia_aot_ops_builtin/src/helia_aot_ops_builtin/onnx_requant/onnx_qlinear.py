@@ -1,17 +1,21 @@
-"""QUANTIZE and int8 SOFTMAX of a model that asks for onnxruntime's arithmetic: ONNX_QUANTIZE
-(QuantizeLinear: divide, round half to even) and ONNX_SOFTMAX (onnxruntime's QLinearSoftmax,
-which its default session fuses a QDQ Softmax into: a 256-entry exp table built here, at
-conversion). The ONNX_REQUANTIZATION transform makes them from QUANTIZE and SOFTMAX; the
-kernels are ``hk_onnx_qlinear.h``.
+"""QUANTIZE, int8 SOFTMAX and a quantized batch normalization as onnxruntime computes them:
+ONNX_QUANTIZE (QuantizeLinear: divide, round half to even) and ONNX_SOFTMAX (onnxruntime's
+QLinearSoftmax, which its default session fuses a QDQ Softmax into: a 256-entry exp table built
+here, at conversion), which the ONNX_REQUANTIZATION transform makes from QUANTIZE and SOFTMAX; and
+ONNX_BATCH_NORMALIZATION, which the ONNX front end writes for a BatchNormalization between a
+DequantizeLinear and a QuantizeLinear (onnxruntime computes it in float32; the kernel does the
+same float32 steps per element, int8 in and out). The kernels are ``hk_onnx_qlinear.h``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from helia_aot.air import AirOperatorOptions
 from helia_aot.codegen import c_float
 from helia_aot.pack import OperatorRecord
 
@@ -134,7 +138,71 @@ class OnnxSoftmaxOperator(_OnnxOperator):
         return KernelCall("onnx_softmax_s8", args, "onnx_softmax_params_t", params, tables=[table])
 
 
+@dataclass(slots=True)
+class AirOnnxBatchNormOptions(AirOperatorOptions):
+    """ONNX_BATCH_NORMALIZATION's channel axis, in the AIR tensor's layout."""
+
+    axis: int = -1
+
+
+class OnnxBatchNormOperator(_OnnxOperator):
+    """ONNX_BATCH_NORMALIZATION: int8 in, int8 out, per element of channel c
+    ``QuantizeLinear(((x - zp) * scale - mean[c]) * multiplier[c] + offset[c])`` in float32, the
+    steps of onnxruntime's float BatchNormalization between its DequantizeLinear and
+    QuantizeLinear. Inputs: the int8 tensor, then the float32 mean, multiplier
+    (gamma / sqrt(var + epsilon)) and offset (beta), one per channel."""
+
+    TYPE = "ONNX_BATCH_NORMALIZATION"
+    KERNELS = ("onnx_qlinear",)
+    SUPPORTED_DTYPES = (np.int8, np.float32)
+    RESTRICTIONS = (
+        "Written by the ONNX front end for a BatchNormalization of a QDQ model (never read from a file).",
+        PER_TENSOR,
+        "Mean, multiplier and offset constant float32, one per channel of the channel axis.",
+    )
+    INPLACE_INPUTS = (0,)
+
+    def _axis(self) -> int:
+        rank = len(self.input_tensors[0].shape)
+        axis = self.typed_options(AirOnnxBatchNormOptions).axis
+        return axis + rank if axis < 0 else axis
+
+    def check(self) -> Iterable[str]:
+        ins, y = self.input_tensors, self.output_tensors[0]
+        if len(ins) != 4 or any(t is None for t in ins):
+            yield "needs an input, a mean, a multiplier and an offset"
+            return
+        x = ins[0]
+        yield from _per_tensor_int8(x, y)
+        if tuple(x.shape) != tuple(y.shape) or not 0 <= self._axis() < len(x.shape):
+            yield f"input {tuple(x.shape)} and output {tuple(y.shape)} differ or the axis is outside them"
+            return
+        channels = int(x.shape[self._axis()])
+        for t in ins[1:]:
+            if not t.is_constant or t.dtype.numpy != np.float32 or t.size != channels:
+                yield f"{label(t)} must be {channels} constant float32 values"
+
+    def kernel(self) -> KernelCall:
+        x, y = self.input_tensors[0], self.output_tensors[0]
+        shape, axis = [int(d) for d in x.shape], self._axis()
+        params: dict[str, Any] = {
+            "outer": int(np.prod(shape[:axis], dtype=np.int64)),
+            "channels": shape[axis],
+            "inner": int(np.prod(shape[axis + 1 :], dtype=np.int64)),
+            "input_scale": F32(x.scale()),
+            "input_zero_point": x.zero_point(),
+            "output_scale": F32(y.scale()),
+            "output_zero_point": y.zero_point(),
+        }
+        args = [self.ptr(t, const=True) for t in self.input_tensors[1:]]
+        args += [self.ptr(x, const=True), self.ptr(y)]
+        return KernelCall("onnx_batch_norm_s8", args, "onnx_batch_norm_params_t", params)
+
+
 REGISTRATIONS = [
     OperatorRecord(OnnxQuantizeOperator.TYPE, _not_in_files, None, OnnxQuantizeOperator),
     OperatorRecord(OnnxSoftmaxOperator.TYPE, _not_in_files, AirSoftmaxOptions, OnnxSoftmaxOperator),
+    OperatorRecord(
+        OnnxBatchNormOperator.TYPE, _not_in_files, AirOnnxBatchNormOptions, OnnxBatchNormOperator
+    ),
 ]
