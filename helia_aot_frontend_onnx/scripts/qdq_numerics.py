@@ -12,8 +12,8 @@ and helia-aot's ``requantization: onnx`` kernels), averages sum exactly and scal
 a DequantizeLinear and a QuantizeLinear is onnxruntime's QLinearSoftmax (``qlinear_softmax``: the
 lookup table its default session fuses the three into), and the other nodes (BatchNormalization,
 Flatten) run in float32 between their DequantizeLinear and QuantizeLinear (QuantizeLinear divides
-by the scale and rounds half to even). Prints one row per model and pair: the fraction of output elements that differ
-and the largest difference in steps.
+by the scale and rounds half to even). Prints one row per model and pair: the fraction of
+output elements that differ and the largest difference in steps.
 """
 
 from __future__ import annotations

@@ -704,7 +704,10 @@ def _batch_norm_int8(b: Builder, node: onnx.NodeProto, source: TensorId, perm: P
     (ONNX_BATCH_NORMALIZATION) doing the float32 steps per element, so no float32 tensor is
     needed between the dense layers."""
     mean, multiplier, offset = _batch_norm_parameters(b, node)
-    params = [b.constant(v, f"{node.output[0]}_{label}") for v, label in ((mean, "mean"), (multiplier, "scale"), (offset, "bias"))]
+    params = [
+        b.constant(v, f"{node.output[0]}_{label}")
+        for v, label in ((mean, "mean"), (multiplier, "scale"), (offset, "bias"))
+    ]
     out = b.output(node.output[0], perm)
     options = b.options("ONNX_BATCH_NORMALIZATION", axis=perm.index(1))
     b.op("ONNX_BATCH_NORMALIZATION", [source, *params], [out], options)

@@ -169,6 +169,8 @@ def batch_norm(x, axis, sx, zx, mean, multiplier, offset, sy, zy) -> np.ndarray:
     shape = [1] * x.ndim
     shape[axis] = -1
     v = ((x.astype(np.int64) - zx).astype(F32) * F32(sx)).astype(F32)
-    v = ((v - np.asarray(mean, F32).reshape(shape)).astype(F32) * np.asarray(multiplier, F32).reshape(shape)).astype(F32)
+    v = (
+        (v - np.asarray(mean, F32).reshape(shape)).astype(F32) * np.asarray(multiplier, F32).reshape(shape)
+    ).astype(F32)
     v = (v + np.asarray(offset, F32).reshape(shape)).astype(F32)
     return quantize_linear(v, sy, zy)

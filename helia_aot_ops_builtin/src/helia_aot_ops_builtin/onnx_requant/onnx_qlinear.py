@@ -154,7 +154,6 @@ class OnnxBatchNormOperator(_OnnxOperator):
 
     TYPE = "ONNX_BATCH_NORMALIZATION"
     KERNELS = ("onnx_qlinear",)
-    SUPPORTED_DTYPES = (np.int8, np.float32)
     RESTRICTIONS = (
         "Written by the ONNX front end for a BatchNormalization of a QDQ model (never read from a file).",
         PER_TENSOR,
@@ -202,7 +201,5 @@ class OnnxBatchNormOperator(_OnnxOperator):
 REGISTRATIONS = [
     OperatorRecord(OnnxQuantizeOperator.TYPE, _not_in_files, None, OnnxQuantizeOperator),
     OperatorRecord(OnnxSoftmaxOperator.TYPE, _not_in_files, AirSoftmaxOptions, OnnxSoftmaxOperator),
-    OperatorRecord(
-        OnnxBatchNormOperator.TYPE, _not_in_files, AirOnnxBatchNormOptions, OnnxBatchNormOperator
-    ),
+    OperatorRecord(OnnxBatchNormOperator.TYPE, _not_in_files, AirOnnxBatchNormOptions, OnnxBatchNormOperator),
 ]
