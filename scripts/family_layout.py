@@ -421,6 +421,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "onnx_single_ops.py",
         "test_onnx_add.py",
         "test_onnx_average_pool_2d.py",
+        "test_onnx_batch_normalization.py",
         "test_onnx_batch_matmul.py",
         "test_onnx_conv_2d.py",
         "test_onnx_depthwise_conv_2d.py",

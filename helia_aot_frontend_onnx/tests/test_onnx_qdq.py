@@ -167,5 +167,5 @@ def test_quantize_static_models_of_every_operator_convert(make, tmp_path):
     plan = json.loads(next(Path(result.output).rglob("*_plan.json")).read_text())
     op_types = {op["op_type"] for op in plan["operators"]}
     assert plan["requantization"] == "onnx"
-    assert {"QUANTIZE", "DEQUANTIZE"} <= op_types
+    assert {"ONNX_QUANTIZE", "DEQUANTIZE"} <= op_types and "QUANTIZE" not in op_types
     assert any(op.startswith("ONNX_") for op in op_types), op_types
