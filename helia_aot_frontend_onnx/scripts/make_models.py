@@ -22,7 +22,8 @@ autoencoder) it writes to ``helia_aot_frontend_onnx/tests/data/``:
   sha256 and size).
 The float AD autoencoder's model (270k float32 weights, 1.09 MB) is over the repository's 1 MiB
 limit for a tracked file: it is left out of git (.gitignore); its manifest entry keeps the sha256
-a re-run reproduces. No test reads the float models (the tests convert the QDQ ones).
+a re-run reproduces. tests/test_onnx_float_twins.py converts the other three float models and
+runs the KWS one against its golden data; test_onnx_qdq.py runs the QDQ ones.
 The golden inputs are drawn until the three samples' outputs differ from one another, so a
 module that ignored its input would fail the golden test.
 """

@@ -91,3 +91,24 @@ def golden(model_path: Path, path: Path, samples: int = 2, seed: int = 1) -> tup
         assert np.ptp(out) > 1e-3, f"output {j} hardly varies"
     np.savez(path, **arrays)
     return path, outputs
+
+
+def int8_boundaries(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of a QDQ model with one input and one output, without the QuantizeLinear of its
+    float input and the DequantizeLinear of its float output: int8 in and out, the interface of
+    a LiteRT int8 model (the quantized values pass through unchanged)."""
+    copy = onnx.ModelProto.FromString(model.SerializeToString())
+    g = copy.graph
+    (source,), (result,) = g.input, g.output
+    first = next(n for n in g.node if n.op_type == "QuantizeLinear" and n.input[0] == source.name)
+    last = next(n for n in g.node if n.op_type == "DequantizeLinear" and n.output[0] == result.name)
+    renames = {first.output[0]: source.name, last.input[0]: result.name}
+    g.node.remove(first)
+    g.node.remove(last)
+    for node in g.node:
+        for names in (node.input, node.output):
+            for i, name in enumerate(names):
+                names[i] = renames.get(name, name)
+    for value in (source, result):
+        value.type.tensor_type.elem_type = TensorProto.INT8
+    return copy

@@ -136,9 +136,12 @@ def conv(b: Builder, node: onnx.NodeProto) -> None:
         "explicit_padding": w["explicit"],
     }
     if group == in_channels and per_group == 1 and group > 1:
-        # Depthwise: filter (1, kh, kw, channels * multiplier). Pads SAME cannot express come
-        # from a PAD before a VALID window (the depthwise kernels take SAME or VALID only).
-        if fields["explicit_padding"] is not None:
+        # Depthwise: filter (1, kh, kw, channels * multiplier). The int8 depthwise of a QDQ model
+        # (ONNX_DEPTHWISE_CONV_2D) takes explicit pads as the convolutions do; for LiteRT's
+        # depthwise kernels (SAME or VALID only) pads SAME cannot express come from a PAD before
+        # a VALID window, which costs the padded copy's arena.
+        integer = b.graph.qdq and not b.float_mode and b.air.tensors[source].dtype == AirTensorType.INT8
+        if fields["explicit_padding"] is not None and not integer:
             top, bottom, left, right = fields["explicit_padding"]
             padded_shape = b.air.tensors[source].shape
             padded_shape = (
@@ -667,6 +670,9 @@ def batch_norm(b: Builder, node: onnx.NodeProto) -> None:
     perm = b.perm_of(node.input[0])
     source = b.input(node.input[0], perm)
     shaped = (1, -1) + (1,) * (rank - 2)
+    if b.graph.qdq and not b.float_mode:
+        _batch_norm_int8(b, node, source, perm)
+        return
     if b.graph.qdq:
         _batch_norm_float32(b, node, source, perm, shaped)
         return
@@ -682,15 +688,36 @@ def batch_norm(b: Builder, node: onnx.NodeProto) -> None:
     b.op("ADD", [scaled, offset], [out], b.options("ADD", activation="NONE"))
 
 
-def _batch_norm_float32(b: Builder, node: onnx.NodeProto, source: TensorId, perm: Perm, shaped: Any) -> None:
-    """A QDQ model's BatchNormalization (run on float between DEQUANTIZE and QUANTIZE) as
-    ``(x - mean) * (gamma / sqrt(var + eps)) + beta`` in float32, the order onnxruntime's float
-    kernel and the exact-arithmetic model compute it, so the rounding before QUANTIZE agrees."""
+def _batch_norm_parameters(b: Builder, node: onnx.NodeProto) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A QDQ model's BatchNormalization as onnxruntime's float kernel and the exact-arithmetic
+    model compute it, ``(x - mean) * (gamma / sqrt(var + eps)) + beta`` in float32: the mean,
+    the multiplier and the offset (beta), one per channel."""
     gamma, beta, mean, var = (
         b.required_const(name, "BatchNormalization parameters").astype(np.float32) for name in node.input[1:5]
     )
     eps = np.float32(attr(node, "epsilon", 1e-5))
-    inv = (gamma / np.sqrt(var + eps)).astype(np.float32)
+    return mean.reshape(-1), (gamma / np.sqrt(var + eps)).astype(np.float32).reshape(-1), beta.reshape(-1)
+
+
+def _batch_norm_int8(b: Builder, node: onnx.NodeProto, source: TensorId, perm: Perm) -> None:
+    """A BatchNormalization between a DequantizeLinear and a QuantizeLinear: one int8 operator
+    (ONNX_BATCH_NORMALIZATION) doing the float32 steps per element, so no float32 tensor is
+    needed between the dense layers."""
+    mean, multiplier, offset = _batch_norm_parameters(b, node)
+    params = [
+        b.constant(v, f"{node.output[0]}_{label}")
+        for v, label in ((mean, "mean"), (multiplier, "scale"), (offset, "bias"))
+    ]
+    out = b.output(node.output[0], perm)
+    options = b.options("ONNX_BATCH_NORMALIZATION", axis=perm.index(1))
+    b.op("ONNX_BATCH_NORMALIZATION", [source, *params], [out], options)
+
+
+def _batch_norm_float32(b: Builder, node: onnx.NodeProto, source: TensorId, perm: Perm, shaped: Any) -> None:
+    """A QDQ model's BatchNormalization (run on float between DEQUANTIZE and QUANTIZE) as
+    ``(x - mean) * (gamma / sqrt(var + eps)) + beta`` in float32, the order onnxruntime's float
+    kernel and the exact-arithmetic model compute it, so the rounding before QUANTIZE agrees."""
+    mean, inv, beta = _batch_norm_parameters(b, node)
     shape = b.air.tensors[source].shape
     current = source
     steps = (("SUB", mean, "mean"), ("MUL", inv, "scale"), ("ADD", beta, "bias"))

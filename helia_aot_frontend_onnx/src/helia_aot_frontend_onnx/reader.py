@@ -46,15 +46,19 @@ INTEGER_NODES = frozenset(
         "GlobalAveragePool",
         "ReduceMean",
         "Concat",
+        "Softmax",
+        "BatchNormalization",
         "QuantizeLinear",
         "DequantizeLinear",
         *PASS_THROUGH,
     }
 )
 """The nodes of a QDQ model that run as int8 operators when their computed inputs are int8 and
-(for arithmetic) a QuantizeLinear reads their output; any other node runs on float between a
-DEQUANTIZE and a QUANTIZE (ConvTranspose, Softmax, BatchNormalization, the activations, Div,
-linear Resize), which keeps it equal to onnxruntime's float evaluation of it."""
+(for arithmetic) a QuantizeLinear reads their output (a Softmax becomes onnxruntime's
+QLinearSoftmax, ONNX_SOFTMAX; a BatchNormalization ONNX_BATCH_NORMALIZATION, its float32 steps
+per int8 element); any other node runs on float between a DEQUANTIZE and a QUANTIZE
+(ConvTranspose, the activations, Div, linear Resize), which keeps it equal to onnxruntime's float
+evaluation of it."""
 
 _REQUANTIZING = frozenset(INTEGER_NODES - PASS_THROUGH - {"QuantizeLinear", "DequantizeLinear", "Concat"})
 

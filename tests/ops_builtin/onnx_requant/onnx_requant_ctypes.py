@@ -1,5 +1,5 @@
-"""ctypes mirrors of the hk_onnx_requant.h parameter structs and one call per kernel, shared by
-the host property tests and the cross test's case builder."""
+"""ctypes mirrors of the hk_onnx_requant.h and hk_onnx_qlinear.h parameter structs and one call per
+kernel family, shared by the host property tests and the cross test's case builder."""
 
 from __future__ import annotations
 
@@ -82,4 +82,42 @@ def ptr(array: np.ndarray | None) -> ctypes.c_void_p | None:
 def call(function: str, params: ctypes.Structure, *arrays: np.ndarray) -> None:
     """Run ``hk_<function>`` from the host build of the family; a nonzero status fails."""
     fn = getattr(build_kernels("onnx_requant"), f"hk_{function}")
+    assert fn(ctypes.byref(params), *[ptr(a) for a in arrays]) == 0
+
+
+class QuantizeParams(ctypes.Structure):
+    _fields_ = [
+        ("size", I32),
+        ("input_scale", ctypes.c_float),
+        ("input_zero_point", I32),
+        ("output_scale", ctypes.c_float),
+        ("output_zero_point", I32),
+    ]
+
+
+class SoftmaxParams(ctypes.Structure):
+    _fields_ = [
+        ("outer_size", I32),
+        ("depth", I32),
+        ("output_multiplier", ctypes.c_float),
+        ("output_zero_point", I32),
+        ("table", ctypes.c_void_p),
+    ]
+
+
+class BatchNormParams(ctypes.Structure):
+    _fields_ = [
+        ("outer", I32),
+        ("channels", I32),
+        ("inner", I32),
+        ("input_scale", ctypes.c_float),
+        ("input_zero_point", I32),
+        ("output_scale", ctypes.c_float),
+        ("output_zero_point", I32),
+    ]
+
+
+def call_qlinear(function: str, params: ctypes.Structure, *arrays) -> None:
+    """Run ``hk_<function>`` of the onnx_qlinear family's host build; a nonzero status fails."""
+    fn = getattr(build_kernels("onnx_qlinear"), f"hk_{function}")
     assert fn(ctypes.byref(params), *[ptr(a) for a in arrays]) == 0

@@ -179,6 +179,29 @@ def _mean(b, ins):
     return y
 
 
+def _quantize(b, ins):
+    y = _q(b, "y", (3, 40), 0.1, -5)
+    b.add_operator("QUANTIZE", [ins[0]], [y])
+    return y
+
+
+def _float_quantize(b, ins):
+    """DEQUANTIZE (LiteRT's, exact) then a QUANTIZE from float32: ONNX_QUANTIZE's other kernel."""
+    real = b.add_tensor("real", (3, 40), "float32")
+    b.add_operator("DEQUANTIZE", [ins[0]], [real])
+    y = _q(b, "y", (3, 40), 0.5, 2)
+    b.add_operator("QUANTIZE", [real], [y])
+    return y
+
+
+def _softmax(b, ins):
+    y = _q(b, "y", (4, 10), 1 / 256, -128)  # what LiteRT's SOFTMAX accepts too (the litert-mode test)
+    o = litert.SoftmaxOptionsT()
+    o.beta = 1.0
+    b.add_operator("SOFTMAX", [ins[0]], [y], o)
+    return y
+
+
 # -- every rewritten operator in a row (the chain) ------------------------------------------
 
 Q = {  # the chain's activations: (scale, zero point)
@@ -308,6 +331,16 @@ CASES: dict[str, OnnxCase] = {
         (((1, 4, 5, 6), 0.04, -3),),
         _mean,
         lambda x: ref.mean(x.reshape(1, 20, 6), -3, 0.04, 0.03, 1),
+    ),
+    # Half the requantized values are ties ((q - 3) * 0.05 / 0.1): half to even, not away from zero.
+    "ONNX_QUANTIZE": OnnxCase(
+        (((3, 40), 0.05, 3),), _quantize, lambda x: ref.requantize_linear(x, 0.05, 3, 0.1, -5)
+    ),
+    "FLOAT_QUANTIZE": OnnxCase(
+        (((3, 40), 0.25, -1),), _float_quantize, lambda x: ref.requantize_linear(x, 0.25, -1, 0.5, 2)
+    ),
+    "ONNX_SOFTMAX": OnnxCase(
+        (((4, 10), 0.2, -4),), _softmax, lambda x: ref.qlinear_softmax(x, 0.2, 1 / 256, -128)
     ),
     "CHAIN": OnnxCase((((1, 6, 6, 5), Q["x"][0], Q["x"][1]),), _chain, _chain_expected),
 }

@@ -9,7 +9,13 @@ Written from the ONNX operator definitions and onnxruntime's integer kernels, ne
 - averages (pooling, MEAN) sum the taps exactly and multiply by ``x_scale / (y_scale * count)``
   in float32, as QLinearGlobalAveragePool does;
 - ADD, SUB and MUL dequantize each operand in float32 (``scale * (q - zero_point)``), add, subtract
-  or multiply in float32 and quantize as QuantizeLinear does (divide by the output scale, round half to even).
+  or multiply in float32 and quantize as QuantizeLinear does (divide by the output scale, round half to even);
+- QUANTIZE is QuantizeLinear (float32 divided by the scale, half to even; NaN to -128), from int8
+  after a float32 DequantizeLinear;
+- int8 SOFTMAX is onnxruntime's QLinearSoftmax, the fusion its default session makes of a QDQ
+  Softmax (see ``qlinear_softmax``);
+- a BatchNormalization between a DequantizeLinear and a QuantizeLinear runs in float32 step by step
+  (``batch_norm``), as onnxruntime's float kernel between them.
 """
 
 from __future__ import annotations
@@ -126,3 +132,45 @@ def mean(x3, zx, sx, sy, zy):
     count = x3.shape[1]
     acc = x3.astype(np.int64).sum(axis=1) - zx * count
     return requantize(acc, average_multiplier(sx, sy, count), zy, -128, 127)
+
+
+def quantize_linear(v: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """QuantizeLinear to int8: float32 ``v / scale`` rounded half to even, saturated; NaN -128."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        q = (np.asarray(v, F32) / F32(scale)).astype(F32)
+    q = np.where(np.isnan(q), -np.inf, q)
+    return np.clip(np.rint(np.clip(q, -1e9, 1e9)) + zero_point, -128, 127).astype(np.int8)
+
+
+def requantize_linear(q: np.ndarray, sx: float, zx: int, sy: float, zy: int) -> np.ndarray:
+    """DequantizeLinear (``(q - zx) * sx`` in float32) then QuantizeLinear."""
+    return quantize_linear((q.astype(np.int64) - zx).astype(F32) * F32(sx), sy, zy)
+
+
+def qlinear_softmax(x: np.ndarray, sx: float, sy: float, zy: int) -> np.ndarray:
+    """onnxruntime's QLinearSoftmax over the last axis of int8 ``x``: a float32 exp table
+    ``exp((d + shift) * sx)`` for d = x - max(row) in -255..0 (computed in double), with
+    shift = max(0, ln(FLT_MAX / depth in float32) - 5) / sx; the row's entries summed in order in
+    float32; each output rne(entry / sum * floor(1 / sy)) + zy in float32, saturated."""
+    depth = x.shape[-1]
+    shift = max(0.0, float(np.log(np.float64(F32(np.finfo(F32).max) / F32(depth)))) - 5.0) / float(F32(sx))
+    entries = np.exp((np.arange(-255, 1, dtype=np.float64) + shift) * float(F32(sx))).astype(F32)
+    e = entries[x.astype(np.int64) - x.max(axis=-1, keepdims=True) + 255]
+    total = np.zeros(x.shape[:-1], F32)
+    for j in range(depth):
+        total = (total + e[..., j]).astype(F32)
+    ratio = ((e / total[..., None]).astype(F32) * F32(np.floor(F32(1.0) / F32(sy)))).astype(F32)
+    return np.clip(np.rint(ratio).astype(np.int64) + zy, -128, 127).astype(np.int8)
+
+
+def batch_norm(x, axis, sx, zx, mean, multiplier, offset, sy, zy) -> np.ndarray:
+    """A BatchNormalization between a DequantizeLinear and a QuantizeLinear, in float32 step by
+    step: ``((x - zx) * sx - mean) * multiplier + offset``, then QuantizeLinear."""
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    v = ((x.astype(np.int64) - zx).astype(F32) * F32(sx)).astype(F32)
+    v = (
+        (v - np.asarray(mean, F32).reshape(shape)).astype(F32) * np.asarray(multiplier, F32).reshape(shape)
+    ).astype(F32)
+    v = (v + np.asarray(offset, F32).reshape(shape)).astype(F32)
+    return quantize_linear(v, sy, zy)

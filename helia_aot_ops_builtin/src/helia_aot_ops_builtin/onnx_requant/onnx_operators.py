@@ -45,7 +45,7 @@ PER_TENSOR = "Activations int8, quantized per tensor."
 
 class _OnnxOperator(KernelCallOperator):
     KERNELS = ("onnx_requant",)
-    SUPPORTED_DTYPES = (np.int8,)
+    SUPPORTED_DTYPES: tuple[type, ...] | None = (np.int8,)
     PARAMS_COMMENT = "{op_type} parameters, requantized as onnxruntime does"
 
     def call_role(self) -> str:

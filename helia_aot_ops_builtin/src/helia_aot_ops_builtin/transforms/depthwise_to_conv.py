@@ -86,5 +86,6 @@ class DepthwiseToConv(AirTransform):
             dilation_w=o.dilation_w,
             activation=o.activation,
             quantized_bias_type=o.quantized_bias_type,
+            explicit_padding=o.explicit_padding,
             rewritten_from=AirOpType.DEPTHWISE_CONV_2D.value,
         )

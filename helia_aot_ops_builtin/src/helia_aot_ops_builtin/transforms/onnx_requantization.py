@@ -1,5 +1,5 @@
 """ONNX_REQUANTIZATION: the transform that gives a model asking for onnxruntime's requantization
-its ``ONNX_*`` operators (``onnx_requant/onnx_operators.py``).
+its ``ONNX_*`` operators (``onnx_requant/onnx_operators.py`` and ``onnx_qlinear.py``).
 
 Kept apart from the operator classes: every conversion imports the built-in transforms, and this
 module needs nothing but the AIR, so a LiteRT conversion never loads the operator modules (or the
@@ -26,8 +26,11 @@ REWRITTEN = (
     "MUL",
     "AVERAGE_POOL_2D",
     "MEAN",
+    "SOFTMAX",
+    "QUANTIZE",
 )
-"""The operators whose requantization differs between the two modes, each run as ``ONNX_<type>``."""
+"""The operators whose requantization differs between the two modes, each run as ``ONNX_<type>``
+(SOFTMAX as onnxruntime's QLinearSoftmax, QUANTIZE as QuantizeLinear rounds: half to even)."""
 
 
 def requantization_mode(model: AirModel) -> str:
@@ -42,15 +45,19 @@ def requantization_mode(model: AirModel) -> str:
 
 
 def _all_int8(model: AirModel, op: AirOperator) -> bool:
-    """Every activation tensor int8; constants (weights int8, bias int32) are checked later."""
+    """Every activation tensor int8; constants (weights int8, bias int32) are checked later.
+    A QUANTIZE to int8 may read float32 (QuantizeLinear) as well as int8."""
     tensors = [model.tensors[t] for t in (*op.input_ids, *op.output_ids) if t]
+    if op.op_type == "QUANTIZE" and tensors and tensors[0].dtype.numpy == np.float32:
+        tensors = tensors[1:]
     return all(t.is_constant or t.dtype.numpy == np.int8 for t in tensors)
 
 
 class OnnxRequantization(AirTransform):
     """ONNX_REQUANTIZATION: in a model whose metadata asks for ``"onnx"``, run its int8
-    convolutions, matrix products, ADD, SUB, MUL, average poolings and means as the ``ONNX_*``
-    operators (onnxruntime's requantization); a model that does not ask is left untouched."""
+    convolutions, matrix products, ADD, SUB, MUL, average poolings, means, softmaxes and
+    quantizations as the ``ONNX_*`` operators (onnxruntime's arithmetic); a model that does not
+    ask is left untouched."""
 
     NAME = "ONNX_REQUANTIZATION"
     OPTIONS = None
