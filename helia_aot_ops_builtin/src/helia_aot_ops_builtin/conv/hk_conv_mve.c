@@ -691,7 +691,7 @@ typedef struct {
     uint16_t offsets[8];
     int16_t zero_point[8];
     const int8_t *xi;   /* the four pixels' fields, interleaved */
-    int32_t halves;     /* (vectors - 2) / 2, the step loop's iterations after the peel */
+    int32_t rounds;     /* (vectors - 2) / 4, the step loop's iterations after the peel */
     int32_t taps;       /* bytes per filter */
     int32_t to_mult;    /* bytes from offset_bias to output_multiplier */
     int32_t to_shift;   /* bytes from offset_bias to output_shift */
@@ -772,21 +772,25 @@ typedef struct {
     "vmax.s16 q0, q0, q6\n\t"                                                                  \
     "vmin.s16 q0, q0, q7\n\t"                                                                  \
     "vstrb.16 q0, [r6, q4]\n\t"
-/* The whole pair loop for two or more vectors; PEEL is one more step (an odd vector count) or
- * nothing. After the head and the second step (which finishes the head's sums with VMLADAV),
- * the rest go two per iteration, skipped when none are left. */
-#define CONV_QUADS_DOTS(PEEL)                                                                  \
+/* The dot products for two or more vectors: the head, the second step (which finishes the
+ * head's sums with VMLADAV), PEEL (0 to 3 more steps: (vectors - 2) % 4) and LOOP (the rest,
+ * four steps per iteration: a taken branch costs as much as three steps' overlap, so the
+ * iterations are few) or nothing when vectors < 6. */
+#define CONV_QUADS_ACC CONV_QUADS_STEP("vmladava.s8")
+#define CONV_QUADS_DOTS(PEEL, LOOP)                                                            \
     CONV_QUADS_HEAD                                                                            \
     CONV_QUADS_STEP("vmladav.s8")                                                              \
     PEEL                                                                                       \
-    "cbz r7, 3f\n"                                                                             \
+    LOOP                                                                                       \
+    CONV_QUADS_TAIL("vmladava.s8")
+#define CONV_QUADS_ROUNDS                                                                      \
+    "cmp r7, #0\n\t"                                                                          \
+    "beq 3f\n"                                                                                 \
     "2:\n\t"                                                                                   \
-    CONV_QUADS_STEP("vmladava.s8")                                                             \
-    CONV_QUADS_STEP("vmladava.s8")                                                             \
+    CONV_QUADS_ACC CONV_QUADS_ACC CONV_QUADS_ACC CONV_QUADS_ACC                                \
     "subs r7, r7, #1\n\t"                                                                      \
     "bne 2b\n"                                                                                 \
-    "3:\n\t"                                                                                   \
-    CONV_QUADS_TAIL("vmladava.s8")
+    "3:\n\t"
 /* Per pair of filters: the dot products DOTS, then the lane moves, both filters'
  * requantization and the step to the next pair. */
 #define CONV_QUADS_LOOP(DOTS)                                                                  \
@@ -794,7 +798,7 @@ typedef struct {
     "vldrw.u32 q7, [r9, %[hi]]\n"                                                              \
     "4:\n\t"                                                                                   \
     "ldr r1, [r9, %[xi]]\n\t"                                                                  \
-    "ldr r7, [r9, %[halves]]\n\t"                                                              \
+    "ldr r7, [r9, %[rounds]]\n\t"                                                              \
     DOTS                                                                                       \
     "vmov q0[2], q0[0], r0, r4\n\t"                                                            \
     "vmov q0[3], q0[1], r2, r6\n\t"                                                            \
@@ -821,8 +825,9 @@ typedef struct {
  * lives in `st` (r9) and the per-filter constants are read through one pointer (r11, at
  * offset_bias; the multiplier and shift at fixed distances from it): per pair, the dot
  * products (14 instructions per vector, software-pipelined: CONV_QUADS_STEP), four lane
- * moves, two filters' requantization and about a dozen instructions of loop. `vectors` (1, 2
- * for any even count, 3 for any odd one above 1: a constant in each caller) picks the loop.
+ * moves, two filters' requantization and about a dozen instructions of loop. `vectors` (a
+ * constant in each caller: 1, 2, 4, or 6 to 9 for the looped forms, conv_quads_pairs_asm)
+ * picks the form.
  */
 HK_INLINE void conv_quads_asm(int32_t vectors, conv_quads_asm_t *state, const int8_t *filter,
                               const int32_t *bias)
@@ -845,37 +850,70 @@ HK_INLINE void conv_quads_asm(int32_t vectors, conv_quads_asm_t *state, const in
     : "=&r"(r0), "=&r"(r2), "=&r"(r4), "=&r"(r6), "=&r"(r8), "=&r"(r10), "=&r"(r12),          \
       "=&r"(lr), "=&r"(x), "+r"(w0), "+r"(w1), "=&r"(n), "+r"(c)                               \
     : "r"(st), CQ_FIELD(lo), CQ_FIELD(hi), CQ_FIELD(offsets), CQ_FIELD(zero_point),          \
-      CQ_FIELD(xi), CQ_FIELD(halves), CQ_FIELD(taps), CQ_FIELD(to_mult), CQ_FIELD(to_shift),     \
+      CQ_FIELD(xi), CQ_FIELD(rounds), CQ_FIELD(taps), CQ_FIELD(to_mult), CQ_FIELD(to_shift),     \
       CQ_FIELD(out), CQ_FIELD(end)                                                             \
     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory"
     if (vectors == 1) {
         __asm__ volatile(
             CONV_QUADS_LOOP(CONV_QUADS_HEAD CONV_QUADS_TAIL("vmladav.s8")) CONV_QUADS_OPERANDS);
-    } else if ((vectors & 1) == 0) {
-        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("")) CONV_QUADS_OPERANDS);
-    } else {
+    } else if (vectors == 2) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", "")) CONV_QUADS_OPERANDS);
+    } else if (vectors == 4) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC, ""))
+                             CONV_QUADS_OPERANDS);
+    } else if (vectors == 6) { /* (vectors - 2) % 4 == 0 */
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", CONV_QUADS_ROUNDS))
+                             CONV_QUADS_OPERANDS);
+    } else if (vectors == 7) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC, CONV_QUADS_ROUNDS))
+                             CONV_QUADS_OPERANDS);
+    } else if (vectors == 8) {
         __asm__ volatile(
-            CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_STEP("vmladava.s8"))) CONV_QUADS_OPERANDS);
+            CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC, CONV_QUADS_ROUNDS))
+                CONV_QUADS_OPERANDS);
+    } else {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(
+            CONV_QUADS_ACC CONV_QUADS_ACC CONV_QUADS_ACC, CONV_QUADS_ROUNDS)) CONV_QUADS_OPERANDS);
     }
 #undef CONV_QUADS_OPERANDS
 }
 
-HK_NOINLINE void conv_quads_one_asm(conv_quads_asm_t *state, const int8_t *filter,
+/* One function per form of the loop: 1, 2 and 4 vectors straight (KWS's pointwise is 4), and
+ * the looped forms by (vectors - 2) % 4 (6: none peeled, 7: one, 8: two, 9: three). */
+#define CONV_QUADS_FORM(V)                                                                     \
+    HK_NOINLINE void conv_quads_##V##_asm(conv_quads_asm_t *state, const int8_t *filter,      \
+                                         const int32_t *bias)                                 \
+    {                                                                                         \
+        conv_quads_asm(V, state, filter, bias);                                               \
+    }
+CONV_QUADS_FORM(1)
+CONV_QUADS_FORM(2)
+CONV_QUADS_FORM(4)
+CONV_QUADS_FORM(6)
+CONV_QUADS_FORM(7)
+CONV_QUADS_FORM(8)
+CONV_QUADS_FORM(9)
+#undef CONV_QUADS_FORM
+
+/* The pair loop of `vectors` (>= 1) vectors: its form's function. */
+HK_INLINE void conv_quads_pairs_asm(int32_t vectors, conv_quads_asm_t *state, const int8_t *filter,
                                     const int32_t *bias)
 {
-    conv_quads_asm(1, state, filter, bias);
-}
-
-HK_NOINLINE void conv_quads_even_asm(conv_quads_asm_t *state, const int8_t *filter,
-                                     const int32_t *bias)
-{
-    conv_quads_asm(2, state, filter, bias);
-}
-
-HK_NOINLINE void conv_quads_odd_asm(conv_quads_asm_t *state, const int8_t *filter,
-                                    const int32_t *bias)
-{
-    conv_quads_asm(3, state, filter, bias);
+    if (vectors == 1) {
+        conv_quads_1_asm(state, filter, bias);
+    } else if (vectors == 2) {
+        conv_quads_2_asm(state, filter, bias);
+    } else if (vectors == 4) {
+        conv_quads_4_asm(state, filter, bias);
+    } else if (((vectors - 2) & 3) == 0) {
+        conv_quads_6_asm(state, filter, bias);
+    } else if (((vectors - 2) & 3) == 1) {
+        conv_quads_7_asm(state, filter, bias);
+    } else if (((vectors - 2) & 3) == 2) {
+        conv_quads_8_asm(state, filter, bias);
+    } else {
+        conv_quads_9_asm(state, filter, bias);
+    }
 }
 #endif
 
@@ -1014,7 +1052,7 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
     vstrhq_u16(st.offsets, vmlaq_n_u16(filter1, pixel, (uint16_t)channels));
     vstrhq_s16(st.zero_point, vdupq_n_s16((int16_t)k.offset));
     st.xi = xi;
-    st.halves = k.vectors > 1 ? (k.vectors - 2) >> 1 : 0;
+    st.rounds = k.vectors > 1 ? (k.vectors - 2) >> 2 : 0;
     st.taps = taps;
     st.to_mult = (int32_t)((const uint8_t *)k.mult - (const uint8_t *)k.bias);
     st.to_shift = (int32_t)((const uint8_t *)k.shift - (const uint8_t *)k.bias);
@@ -1059,13 +1097,7 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
 #if defined(__OPTIMIZE__)
         if (fast) {
             st.out = out;
-            if (k.vectors == 1) {
-                conv_quads_one_asm(&st, filter, k.bias);
-            } else if ((k.vectors & 1) == 0) {
-                conv_quads_even_asm(&st, filter, k.bias);
-            } else {
-                conv_quads_odd_asm(&st, filter, k.bias);
-            }
+            conv_quads_pairs_asm(k.vectors, &st, filter, k.bias);
             if ((channels & 1) != 0) {
                 conv_quads_s8(&k, xi, n, 2 * pairs, out);
             }
