@@ -684,13 +684,14 @@ HK_INLINE void conv_quads_mode_s8(int32_t mode, const conv_quads_t *k, const int
 
 #if defined(__OPTIMIZE__)
 /* What conv_quads_asm reads from memory (its registers all hold sums or pointers): the clamp,
- * the pixels' output offsets and the output zero point as vectors, then per-call constants. */
+ * the output offsets of a pair's eight bytes (filter 0 of pixel p in lane 2p, filter 1 in lane
+ * 2p + 1) and the output zero point as 16-bit vectors, then per-call constants. */
 typedef struct {
-    int32_t lo[4], hi[4];
-    uint32_t offsets[4];
-    int32_t zero_point[4];
+    int16_t lo[8], hi[8];
+    uint16_t offsets[8];
+    int16_t zero_point[8];
     const int8_t *xi;   /* the four pixels' fields, interleaved */
-    int32_t halves;     /* (vectors - 1) / 2, the pair loop's iterations after the peel */
+    int32_t rounds;     /* (vectors - 2) / 4, the step loop's iterations after the peel */
     int32_t taps;       /* bytes per filter */
     int32_t to_mult;    /* bytes from offset_bias to output_multiplier */
     int32_t to_shift;   /* bytes from offset_bias to output_shift */
@@ -701,69 +702,118 @@ typedef struct {
 /* conv_quads_asm_t's member as the asm operand %[member], an immediate byte offset. */
 #define CQ_FIELD(member) [member] "i"(offsetof(conv_quads_asm_t, member))
 
-/* One vector step of the pair loop below (q0/q1: pixel vectors, q2/q3: the two filters'). */
-#define CONV_QUADS_STEP(OP)                                                                    \
+/* The pair loop's vector steps are software-pipelined for the M55's beat overlap: a load (LS
+ * pipe) and a VMLADAV (multiply pipe) next to each other overlap by a beat, two loads or two
+ * VMLADAVs do not, so each step's last four dot products (pixels 2 and 3: q4, q5) run between
+ * the next step's loads. q0/q1/q4/q5: pixel vectors 0-3, q2/q3: the two filters' vectors. The
+ * first step (no dot products pending) starts the sums with VMLADAV. */
+#define CONV_QUADS_HEAD                                                                        \
+    "vldrb.8 q0, [r1], #16\n\t"                                                                \
     "vldrb.8 q2, [r3], #16\n\t"                                                                \
+    "vldrb.8 q1, [r1], #16\n\t"                                                                \
     "vldrb.8 q3, [r5], #16\n\t"                                                                \
+    "vldrb.8 q4, [r1], #16\n\t"                                                                \
+    "vmladav.s8 r0, q0, q2\n\t"                                                                \
+    "vldrb.8 q5, [r1], #16\n\t"                                                                \
+    "vmladav.s8 r8, q0, q3\n\t"                                                                \
+    "vmladav.s8 r2, q1, q2\n\t"                                                                \
+    "vmladav.s8 r10, q1, q3\n\t"
+/* A later step; TAIL (VMLADAV after the first step, else VMLADAVA) finishes the step before. */
+#define CONV_QUADS_STEP(TAIL)                                                                  \
     "vldrb.8 q0, [r1], #16\n\t"                                                                \
-    OP " r0, q0, q2\n\t" OP " r8, q0, q3\n\t"                                                  \
+    TAIL " r4, q4, q2\n\t"                                                                     \
     "vldrb.8 q1, [r1], #16\n\t"                                                                \
-    OP " r2, q1, q2\n\t" OP " r10, q1, q3\n\t"                                                 \
-    "vldrb.8 q0, [r1], #16\n\t"                                                                \
-    OP " r4, q0, q2\n\t" OP " r12, q0, q3\n\t"                                                 \
-    "vldrb.8 q1, [r1], #16\n\t"                                                                \
-    OP " r6, q1, q2\n\t" OP " lr, q1, q3\n\t"
-/* One filter's four sums in Q (the pixels'), requantized in the narrow mode (every shift in
- * [-23, -1]: hk_requant_right_mve, whose fixup then always applies) and scattered: r0/r2 the
- * byte distances to its multiplier and shift, q5 the output zero point, OUT its output. */
-#define CONV_QUADS_REQUANT(Q, OUT)                                                             \
+    TAIL " r12, q4, q3\n\t"                                                                    \
+    "vldrb.8 q4, [r1], #16\n\t"                                                                \
+    TAIL " r6, q5, q2\n\t"                                                                     \
+    "vldrb.8 q2, [r3], #16\n\t"                                                                \
+    TAIL " lr, q5, q3\n\t"                                                                     \
+    "vldrb.8 q3, [r5], #16\n\t"                                                                \
+    "vmladava.s8 r0, q0, q2\n\t"                                                               \
+    "vldrb.8 q5, [r1], #16\n\t"                                                                \
+    "vmladava.s8 r8, q0, q3\n\t"                                                               \
+    "vmladava.s8 r2, q1, q2\n\t"                                                               \
+    "vmladava.s8 r10, q1, q3\n\t"
+/* The last step's pending dot products, with the requantization's offsets (q4) and output
+ * zero point (q5) loaded between them once their registers are free. */
+#define CONV_QUADS_TAIL(TAIL)                                                                  \
+    TAIL " r4, q4, q2\n\t"                                                                     \
+    TAIL " r12, q4, q3\n\t"                                                                    \
+    "vldrw.u32 q4, [r9, %[offsets]]\n\t"                                                       \
+    TAIL " r6, q5, q2\n\t"                                                                     \
+    TAIL " lr, q5, q3\n\t"                                                                     \
+    "vldrw.u32 q5, [r9, %[zero_point]]\n\t"
+/* The pair's two filters' four sums (q0, q1: the pixels'), requantized in the narrow mode
+ * (every shift in [-23, -1]: hk_requant_right_mve, whose fixup then always applies), the two
+ * chains interleaved; r0/r2 the byte distances from offset_bias (r11) to the multiplier and
+ * shift. Both then narrow into one 16-bit vector (filter 0 even lanes, filter 1 odd ones),
+ * saturating: a sum beyond int16 stays beyond the clamp after the zero point (q5) is added
+ * (saturating too), so one add, one clamp (q6, q7) and one scatter (offsets q4) serve both. */
+#define CONV_QUADS_REQUANT                                                                     \
     "ldr r8, [r11, r0]\n\t"                                                                    \
     "ldr r10, [r11, r2]\n\t"                                                                   \
     "ldr r12, [r11], #4\n\t"                                                                   \
-    "vadd.i32 " Q ", " Q ", r12\n\t"                                                           \
-    "vqrdmulh.s32 " Q ", " Q ", r8\n\t"                                                        \
-    "vshr.s32 q2, " Q ", #31\n\t"                                                              \
-    "vqadd.s32 " Q ", " Q ", q2\n\t"                                                           \
-    "vrshl.s32 " Q ", r10\n\t"                                                                 \
-    "vadd.i32 " Q ", " Q ", q5\n\t"                                                            \
-    "vmax.s32 " Q ", " Q ", q6\n\t"                                                            \
-    "vmin.s32 " Q ", " Q ", q7\n\t"                                                            \
-    "vstrb.32 " Q ", [" OUT ", q4]\n\t"
-/* The whole pair loop; PEEL is one more step (an even vector count) or nothing. The first
- * step starts the sums (VMLADAV), the rest go two per iteration, skipped when none are left. */
-#define CONV_QUADS_LOOP(PEEL)                                                                  \
-    "vldrw.u32 q6, [r9, %[lo]]\n\t"                                                                   \
-    "vldrw.u32 q7, [r9, %[hi]]\n\t"                                                              \
-    "vldrw.u32 q4, [r9, %[offsets]]\n\t"                                                              \
-    "vldrw.u32 q5, [r9, %[zero_point]]\n"                                                                \
-    "4:\n\t"                                                                                   \
-    "ldr r1, [r9, %[xi]]\n\t"                                                                    \
-    "ldr r7, [r9, %[halves]]\n\t"                                                                    \
+    "ldr r4, [r11, r0]\n\t"                                                                    \
+    "ldr lr, [r11, r2]\n\t"                                                                    \
+    "ldr r7, [r11], #4\n\t"                                                                    \
+    "vadd.i32 q0, q0, r12\n\t"                                                                 \
+    "vadd.i32 q1, q1, r7\n\t"                                                                  \
+    "vqrdmulh.s32 q0, q0, r8\n\t"                                                              \
+    "vqrdmulh.s32 q1, q1, r4\n\t"                                                              \
+    "vshr.s32 q2, q0, #31\n\t"                                                                 \
+    "vshr.s32 q3, q1, #31\n\t"                                                                 \
+    "vqadd.s32 q0, q0, q2\n\t"                                                                 \
+    "vqadd.s32 q1, q1, q3\n\t"                                                                 \
+    "vrshl.s32 q0, r10\n\t"                                                                    \
+    "vrshl.s32 q1, lr\n\t"                                                                     \
+    "vqmovnb.s32 q0, q0\n\t"                                                                   \
+    "vqmovnt.s32 q0, q1\n\t"                                                                   \
+    "vqadd.s16 q0, q0, q5\n\t"                                                                 \
+    "vmax.s16 q0, q0, q6\n\t"                                                                  \
+    "vmin.s16 q0, q0, q7\n\t"                                                                  \
+    "vstrb.16 q0, [r6, q4]\n\t"
+/* The dot products for two or more vectors: the head, the second step (which finishes the
+ * head's sums with VMLADAV), PEEL (0 to 3 more steps: (vectors - 2) % 4) and LOOP (the rest,
+ * four steps per iteration: a taken branch costs as much as three steps' overlap, so the
+ * iterations are few) or nothing when vectors < 6. */
+#define CONV_QUADS_ACC CONV_QUADS_STEP("vmladava.s8")
+#define CONV_QUADS_DOTS(PEEL, LOOP)                                                            \
+    CONV_QUADS_HEAD                                                                            \
     CONV_QUADS_STEP("vmladav.s8")                                                              \
     PEEL                                                                                       \
-    "cbz r7, 3f\n"                                                                             \
+    LOOP                                                                                       \
+    CONV_QUADS_TAIL("vmladava.s8")
+#define CONV_QUADS_ROUNDS                                                                      \
+    "cmp r7, #0\n\t"                                                                          \
+    "beq 3f\n"                                                                                 \
     "2:\n\t"                                                                                   \
-    CONV_QUADS_STEP("vmladava.s8")                                                             \
-    CONV_QUADS_STEP("vmladava.s8")                                                             \
+    CONV_QUADS_ACC CONV_QUADS_ACC CONV_QUADS_ACC CONV_QUADS_ACC                                \
     "subs r7, r7, #1\n\t"                                                                      \
     "bne 2b\n"                                                                                 \
-    "3:\n\t"                                                                                   \
+    "3:\n\t"
+/* Per pair of filters: the dot products DOTS, then the lane moves, both filters'
+ * requantization and the step to the next pair. */
+#define CONV_QUADS_LOOP(DOTS)                                                                  \
+    "vldrw.u32 q6, [r9, %[lo]]\n\t"                                                            \
+    "vldrw.u32 q7, [r9, %[hi]]\n"                                                              \
+    "4:\n\t"                                                                                   \
+    "ldr r1, [r9, %[xi]]\n\t"                                                                  \
+    "ldr r7, [r9, %[rounds]]\n\t"                                                              \
+    DOTS                                                                                       \
     "vmov q0[2], q0[0], r0, r4\n\t"                                                            \
     "vmov q0[3], q0[1], r2, r6\n\t"                                                            \
     "vmov q1[2], q1[0], r8, r12\n\t"                                                           \
     "vmov q1[3], q1[1], r10, lr\n\t"                                                           \
-    "ldr r0, [r9, %[to_mult]]\n\t"                                                                    \
-    "ldr r2, [r9, %[to_shift]]\n\t"                                                                    \
-    "ldr r6, [r9, %[out]]\n\t"                                                                    \
-    CONV_QUADS_REQUANT("q0", "r6")                                                             \
-    "adds r6, r6, #1\n\t"                                                                      \
-    CONV_QUADS_REQUANT("q1", "r6")                                                             \
-    "adds r6, r6, #1\n\t"                                                                      \
-    "str r6, [r9, %[out]]\n\t"                                                                    \
-    "ldr r0, [r9, %[taps]]\n\t"                                                                    \
+    "ldr r0, [r9, %[to_mult]]\n\t"                                                             \
+    "ldr r2, [r9, %[to_shift]]\n\t"                                                            \
+    "ldr r6, [r9, %[out]]\n\t"                                                                 \
+    CONV_QUADS_REQUANT                                                                         \
+    "adds r6, r6, #2\n\t"                                                                      \
+    "str r6, [r9, %[out]]\n\t"                                                                 \
+    "ldr r0, [r9, %[taps]]\n\t"                                                                \
     "mov r3, r5\n\t"                                                                           \
     "add r5, r3, r0\n\t"                                                                       \
-    "ldr r0, [r9, %[end]]\n\t"                                                                    \
+    "ldr r0, [r9, %[end]]\n\t"                                                                 \
     "cmp r11, r0\n\t"                                                                          \
     "bne 4b\n"
 
@@ -774,11 +824,12 @@ typedef struct {
  * registers for everything else, which it spends on spills. Here each pair's loop state
  * lives in `st` (r9) and the per-filter constants are read through one pointer (r11, at
  * offset_bias; the multiplier and shift at fixed distances from it): per pair, the dot
- * products (14 instructions per vector), four lane moves, two filters' requantization and
- * about a dozen instructions of loop. `even` (the vector count's parity, a constant in each
- * caller) picks the loop with the peeled step.
+ * products (14 instructions per vector, software-pipelined: CONV_QUADS_STEP), four lane
+ * moves, two filters' requantization and about a dozen instructions of loop. `vectors` (a
+ * constant in each caller: 1, 2, 4, or 6 to 9 for the looped forms, conv_quads_pairs_asm)
+ * picks the form.
  */
-HK_INLINE void conv_quads_asm(bool even, conv_quads_asm_t *state, const int8_t *filter,
+HK_INLINE void conv_quads_asm(int32_t vectors, conv_quads_asm_t *state, const int8_t *filter,
                               const int32_t *bias)
 {
     register int32_t r0 __asm__("r0");
@@ -799,27 +850,70 @@ HK_INLINE void conv_quads_asm(bool even, conv_quads_asm_t *state, const int8_t *
     : "=&r"(r0), "=&r"(r2), "=&r"(r4), "=&r"(r6), "=&r"(r8), "=&r"(r10), "=&r"(r12),          \
       "=&r"(lr), "=&r"(x), "+r"(w0), "+r"(w1), "=&r"(n), "+r"(c)                               \
     : "r"(st), CQ_FIELD(lo), CQ_FIELD(hi), CQ_FIELD(offsets), CQ_FIELD(zero_point),          \
-      CQ_FIELD(xi), CQ_FIELD(halves), CQ_FIELD(taps), CQ_FIELD(to_mult), CQ_FIELD(to_shift),     \
+      CQ_FIELD(xi), CQ_FIELD(rounds), CQ_FIELD(taps), CQ_FIELD(to_mult), CQ_FIELD(to_shift),     \
       CQ_FIELD(out), CQ_FIELD(end)                                                             \
     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory"
-    if (even) {
-        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_STEP("vmladava.s8")) CONV_QUADS_OPERANDS);
+    if (vectors == 1) {
+        __asm__ volatile(
+            CONV_QUADS_LOOP(CONV_QUADS_HEAD CONV_QUADS_TAIL("vmladav.s8")) CONV_QUADS_OPERANDS);
+    } else if (vectors == 2) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", "")) CONV_QUADS_OPERANDS);
+    } else if (vectors == 4) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC, ""))
+                             CONV_QUADS_OPERANDS);
+    } else if (vectors == 6) { /* (vectors - 2) % 4 == 0 */
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", CONV_QUADS_ROUNDS))
+                             CONV_QUADS_OPERANDS);
+    } else if (vectors == 7) {
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC, CONV_QUADS_ROUNDS))
+                             CONV_QUADS_OPERANDS);
+    } else if (vectors == 8) {
+        __asm__ volatile(
+            CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC, CONV_QUADS_ROUNDS))
+                CONV_QUADS_OPERANDS);
     } else {
-        __asm__ volatile(CONV_QUADS_LOOP("") CONV_QUADS_OPERANDS);
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(
+            CONV_QUADS_ACC CONV_QUADS_ACC CONV_QUADS_ACC, CONV_QUADS_ROUNDS)) CONV_QUADS_OPERANDS);
     }
 #undef CONV_QUADS_OPERANDS
 }
 
-HK_NOINLINE void conv_quads_even_asm(conv_quads_asm_t *state, const int8_t *filter,
-                                     const int32_t *bias)
-{
-    conv_quads_asm(true, state, filter, bias);
-}
+/* One function per form of the loop: 1, 2 and 4 vectors straight (KWS's pointwise is 4), and
+ * the looped forms by (vectors - 2) % 4 (6: none peeled, 7: one, 8: two, 9: three). */
+#define CONV_QUADS_FORM(V)                                                                     \
+    HK_NOINLINE void conv_quads_##V##_asm(conv_quads_asm_t *state, const int8_t *filter,      \
+                                         const int32_t *bias)                                 \
+    {                                                                                         \
+        conv_quads_asm(V, state, filter, bias);                                               \
+    }
+CONV_QUADS_FORM(1)
+CONV_QUADS_FORM(2)
+CONV_QUADS_FORM(4)
+CONV_QUADS_FORM(6)
+CONV_QUADS_FORM(7)
+CONV_QUADS_FORM(8)
+CONV_QUADS_FORM(9)
+#undef CONV_QUADS_FORM
 
-HK_NOINLINE void conv_quads_odd_asm(conv_quads_asm_t *state, const int8_t *filter,
+/* The pair loop of `vectors` (>= 1) vectors: its form's function. */
+HK_INLINE void conv_quads_pairs_asm(int32_t vectors, conv_quads_asm_t *state, const int8_t *filter,
                                     const int32_t *bias)
 {
-    conv_quads_asm(false, state, filter, bias);
+    if (vectors == 1) {
+        conv_quads_1_asm(state, filter, bias);
+    } else if (vectors == 2) {
+        conv_quads_2_asm(state, filter, bias);
+    } else if (vectors == 4) {
+        conv_quads_4_asm(state, filter, bias);
+    } else if (((vectors - 2) & 3) == 0) {
+        conv_quads_6_asm(state, filter, bias);
+    } else if (((vectors - 2) & 3) == 1) {
+        conv_quads_7_asm(state, filter, bias);
+    } else if (((vectors - 2) & 3) == 2) {
+        conv_quads_8_asm(state, filter, bias);
+    } else {
+        conv_quads_9_asm(state, filter, bias);
+    }
 }
 #endif
 
@@ -946,16 +1040,19 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
     k.mode = mode;
     int8_t *xi = (int8_t *)s->words;
 #if defined(__OPTIMIZE__)
-    const bool fast = mode == HK_REQUANT_NARROW && channels >= 2;
+    /* (the pair's byte offsets are 16-bit: up to 3 channels + 1) */
+    const bool fast = mode == HK_REQUANT_NARROW && channels >= 2 && channels <= 16384;
     const int32_t pairs = channels >> 1;
     conv_quads_asm_t st;
-    const int32x4_t lanes = vreinterpretq_s32_u32(vidupq_n_u32(0u, 1));
-    vstrwq_s32(st.lo, vdupq_n_s32(lo));
-    vstrwq_s32(st.hi, vdupq_n_s32(hi));
-    vstrwq_u32(st.offsets, vreinterpretq_u32_s32(vmulq_n_s32(lanes, channels)));
-    vstrwq_s32(st.zero_point, vdupq_n_s32(k.offset));
+    /* lane 2p: pixel p's byte of the pair's filter 0, lane 2p + 1: of filter 1 */
+    const uint16x8_t lanes = vidupq_n_u16(0u, 1);
+    const uint16x8_t pixel = vshrq_n_u16(lanes, 1), filter1 = vandq_u16(lanes, vdupq_n_u16(1));
+    vstrhq_s16(st.lo, vdupq_n_s16((int16_t)lo));
+    vstrhq_s16(st.hi, vdupq_n_s16((int16_t)hi));
+    vstrhq_u16(st.offsets, vmlaq_n_u16(filter1, pixel, (uint16_t)channels));
+    vstrhq_s16(st.zero_point, vdupq_n_s16((int16_t)k.offset));
     st.xi = xi;
-    st.halves = (k.vectors - 1) >> 1;
+    st.rounds = k.vectors > 1 ? (k.vectors - 2) >> 2 : 0;
     st.taps = taps;
     st.to_mult = (int32_t)((const uint8_t *)k.mult - (const uint8_t *)k.bias);
     st.to_shift = (int32_t)((const uint8_t *)k.shift - (const uint8_t *)k.bias);
@@ -1000,11 +1097,7 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
 #if defined(__OPTIMIZE__)
         if (fast) {
             st.out = out;
-            if ((k.vectors & 1) == 0) {
-                conv_quads_even_asm(&st, filter, k.bias);
-            } else {
-                conv_quads_odd_asm(&st, filter, k.bias);
-            }
+            conv_quads_pairs_asm(k.vectors, &st, filter, k.bias);
             if ((channels & 1) != 0) {
                 conv_quads_s8(&k, xi, n, 2 * pairs, out);
             }
