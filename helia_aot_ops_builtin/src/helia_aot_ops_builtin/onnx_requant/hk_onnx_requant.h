@@ -151,8 +151,29 @@ typedef struct {
     float output_scale;
 } hk_onnx_mean_params_t;
 
+/* The reference loop: filter OHWI, bias and per-channel multipliers from p, every in-image tap
+ * summed as (x + input_offset) * w. */
 int32_t hk_onnx_conv_s8(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
                         int8_t *output);
+
+/* Bytes of scratch hk_onnx_conv_packed_s8 needs for one gathered window (0: a 1x1 filter
+ * without padding reads its pixels in place). */
+int32_t hk_onnx_conv_patch_size(const hk_onnx_conv_params_t *p);
+
+/*
+ * The fast convolution (what the converter emits; FULLY_CONNECTED is a 1x1 convolution over its
+ * rows): the filter in hk_fc_dot.h's packed layout of its [output_channels, taps] rows (the
+ * layout LiteRT's packed FULLY_CONNECTED reads, made at conversion) and offset_bias = bias +
+ * input_offset * (sum of the channel's weights), so the inner products multiply raw int8 inputs
+ * with the same dot products as that kernel (Helium VMLADAV, eight channels a pass of the
+ * window; DSP SMLAD; plain C). Each output pixel's window is read in place (1x1, no padding) or
+ * gathered into patch (hk_onnx_conv_patch_size bytes) with the input zero point where a tap lies
+ * outside the image, which then adds exactly nothing; p->bias is not read. The accumulators are
+ * the reference's integers, requantized the same way.
+ */
+int32_t hk_onnx_conv_packed_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
+                               const int8_t *packed, const int32_t *offset_bias, int8_t *patch,
+                               int8_t *output);
 int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
                              const int8_t *filter, int8_t *output);
 int32_t hk_onnx_matmul_s8(const hk_onnx_matmul_params_t *p, const int8_t *a, const int8_t *b,

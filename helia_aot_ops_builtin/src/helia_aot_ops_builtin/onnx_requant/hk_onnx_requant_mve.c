@@ -19,30 +19,19 @@ int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t
     return sum;
 }
 
-void hk_onnx_depthwise_acc_mve(const hk_onnx_conv_params_t *p, const int8_t *input,
-                               const int8_t *filter, int32_t b, int32_t y0, int32_t x0,
-                               int32_t c0, int32_t n, int32_t *acc)
+void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc)
 {
-    const int32_t ic = p->input_channels, oc = p->output_channels;
-    /* Input and filter are both channel-innermost. */
+    /* Input and filter are both channel-innermost: four channels a vector. */
     for (int32_t j = 0; j < n; j += 4) {
         const mve_pred16_t pr = vctp32q((uint32_t)(n - j));
         const int32_t c = c0 + j;
-        int32x4_t sum = p->bias != NULL ? vldrwq_z_s32(p->bias + c, pr) : vdupq_n_s32(0);
-        for (int32_t ky = 0; ky < p->filter_height; ++ky) {
-            const int32_t y = y0 + ky * p->dilation_height;
-            if (y < 0 || y >= p->input_height) {
-                continue;
-            }
-            for (int32_t kx = 0; kx < p->filter_width; ++kx) {
-                const int32_t x = x0 + kx * p->dilation_width;
-                if (x < 0 || x >= p->input_width) {
-                    continue;
-                }
-                const int8_t *xp = input + (((int64_t)b * p->input_height + y) * p->input_width + x) * ic + c;
-                const int8_t *wp = filter + ((int64_t)ky * p->filter_width + kx) * oc + c;
-                const int32x4_t xv = vaddq_n_s32(vldrbq_z_s32(xp, pr), p->input_offset);
-                sum = vaddq_s32(sum, vmulq_s32(xv, vldrbq_z_s32(wp, pr)));
+        int32x4_t sum = t->bias != NULL ? vldrwq_z_s32(t->bias + c, pr) : vdupq_n_s32(0);
+        const int8_t *xr = t->x + c, *wr = t->w + c;
+        for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
+            const int8_t *x = xr, *w = wr;
+            for (int32_t k = 0; k < t->cols; ++k, x += t->x_col, w += t->w_col) {
+                const int32x4_t xv = vaddq_n_s32(vldrbq_z_s32(x, pr), t->offset);
+                sum = vaddq_s32(sum, vmulq_s32(xv, vldrbq_z_s32(w, pr)));
             }
         }
         vstrwq_p_s32(acc + j, sum, pr);

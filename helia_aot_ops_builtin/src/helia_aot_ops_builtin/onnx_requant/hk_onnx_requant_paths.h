@@ -4,11 +4,13 @@
  *
  * hk_onnx_requant.c is the portable reference. Its inner products go to hk_onnx_dot_s8_fast,
  * which hk_onnx_requant_mve.c (Helium: eight taps a VMLADAV) or hk_onnx_requant_dsp.c (two
- * SMLADs per four taps) defines for the instruction set hk_isa.h chose. With the floating-point
- * Helium extension, whose VCVTN rounds ties to even as onnxruntime does, hk_onnx_requant_mve.c
- * also requantizes four channels a vector and sums depthwise taps, pooling windows and means
- * four channels a vector. Every path computes the same int32 sums and the same float32
- * products, so all give the reference's bytes.
+ * SMLADs per four taps) defines for the instruction set hk_isa.h chose, and so do the depthwise
+ * sums (four channels in registers over a window's taps). The packed convolution's inner
+ * products are hk_fc_dot.h's, which chooses its own path. With the floating-point Helium
+ * extension, whose VCVTN rounds ties to even as onnxruntime does, hk_onnx_requant_mve.c also
+ * requantizes four channels a vector and sums pooling windows and means four channels a vector.
+ * Every path computes the same int32 sums and the same float32 products, so all give the
+ * reference's bytes.
  */
 #ifndef HK_ONNX_REQUANT_PATHS_H
 #define HK_ONNX_REQUANT_PATHS_H
@@ -23,17 +25,27 @@
 #define HK_ONNX_MVE_F 0
 #endif
 
+/* One depthwise output pixel's in-image taps: `rows` by `cols` of them, the first at x (input,
+ * channel 0) and w (filter, channel 0), the steps between them in bytes. */
+typedef struct {
+    const int8_t *x;
+    const int8_t *w;
+    int32_t rows, cols;
+    size_t x_row, x_col;
+    size_t w_row, w_col;
+    int32_t offset;           /* the input offset */
+    int32_t depth_multiplier;
+    const int32_t *bias;      /* per output channel, or NULL */
+} hk_onnx_dw_window_t;
+
 #if HK_HAVE_MVE || HK_HAVE_DSP
 /* hk_onnx_dot_s8 on the core's vector or SIMD32 instructions, the whole of n. */
 int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset);
-#endif
 
-#if HK_HAVE_MVE
-/* Depth multiplier 1: the accumulators (bias first) of channels [c0, c0 + n) at the output pixel
- * whose window starts at (y0, x0) of batch b, four channels a vector. */
-void hk_onnx_depthwise_acc_mve(const hk_onnx_conv_params_t *p, const int8_t *input,
-                               const int8_t *filter, int32_t b, int32_t y0, int32_t x0,
-                               int32_t c0, int32_t n, int32_t *acc);
+/* Depth multiplier 1: acc[0..n) = bias plus the sums of channels c0.. over window t's taps, the
+ * accumulators of four channels in registers over all the taps (Helium: one vector; DSP: SXTAB16
+ * widens input words with the offset, SMLABB / SMLATT multiply). */
+void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc);
 #endif
 
 #if HK_ONNX_MVE_F
