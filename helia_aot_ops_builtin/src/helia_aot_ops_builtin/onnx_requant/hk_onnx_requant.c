@@ -3,8 +3,9 @@
  *
  * The portable reference: every fast path (hk_onnx_requant_paths.h) computes the same int32
  * accumulators and requantizes them with the same float32 operations, so all give these bytes.
- * ADD, SUB and MUL divide by the output scale, which has no vector form, and run this scalar
- * loop on every path.
+ * ADD, SUB and MUL quantize by the output scale as QuantizeLinear divides by it, from a
+ * multiply by its reciprocal wherever that provably gives the division's integer
+ * (hk_onnx_quantize_by), four a vector on Helium.
  */
 #include "hk_fc_dot.h"
 #include "hk_onnx_requant_paths.h"
@@ -304,24 +305,45 @@ int32_t hk_onnx_matmul_s8(const hk_onnx_matmul_params_t *p, const int8_t *a, con
     return HK_STATUS_OK;
 }
 
-/* Walk the broadcast output in order; op 0 adds, 1 multiplies, 2 subtracts the dequantized
- * operands. */
+/* One run of n outputs along the last dimension, a and b stepping a_step and b_step. */
+static void onnx_binary_run(const hk_onnx_binary_params_t *p, const int8_t *a, int32_t a_step,
+                            const int8_t *b, int32_t b_step, int32_t n, float reciprocal,
+                            int32_t op, int8_t *out)
+{
+    int32_t i = 0;
+#if HK_ONNX_MVE_F
+    if (a_step == 1 && (b_step == 1 || b_step == 0)) {
+        hk_onnx_binary_run_mve(p, a, b, b_step, n, reciprocal, op, out);
+        i = n;
+    }
+#endif
+    for (; i < n; ++i) {
+        const float v = hk_onnx_binary_value(p, a[(size_t)i * (size_t)a_step], b[(size_t)i * (size_t)b_step], op);
+        out[i] = (int8_t)hk_onnx_quantize_by(v, p->output_scale, reciprocal, p->output_zero_point,
+                                             p->act_min, p->act_max);
+    }
+}
+
+/* Walk the broadcast output in order, a run along the last dimension at a time; op 0 adds, 1
+ * multiplies, 2 subtracts the dequantized operands. */
 static int32_t onnx_binary(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
                            int8_t *output, int32_t op)
 {
+    if (p->dims < 1 || p->dims > HK_ONNX_MAX_DIMS) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    const int32_t last = p->dims - 1, n = p->shape[last];
+    const float reciprocal = 1.0f / p->output_scale;
     int32_t index[HK_ONNX_MAX_DIMS] = {0};
-    int64_t total = 1;
-    for (int32_t d = 0; d < p->dims; ++d) {
-        total *= p->shape[d];
+    int64_t runs = 1;
+    for (int32_t d = 0; d < last; ++d) {
+        runs *= p->shape[d];
     }
     int64_t ai = 0, bi = 0;
-    for (int64_t o = 0; o < total; ++o) {
-        const float va = p->a_scale * (float)((int32_t)a[ai] - p->a_zero_point);
-        const float vb = p->b_scale * (float)((int32_t)b[bi] - p->b_zero_point);
-        const float v = op == 0 ? va + vb : (op == 1 ? va * vb : va - vb);
-        output[o] = (int8_t)hk_onnx_quantize(v / p->output_scale, p->output_zero_point, p->act_min,
-                                             p->act_max);
-        for (int32_t d = p->dims - 1; d >= 0; --d) {
+    int8_t *out = output;
+    for (int64_t r = 0; r < runs; ++r, out += n) {
+        onnx_binary_run(p, a + ai, p->a_strides[last], b + bi, p->b_strides[last], n, reciprocal, op, out);
+        for (int32_t d = last - 1; d >= 0; --d) {
             ai += p->a_strides[d];
             bi += p->b_strides[d];
             if (++index[d] < p->shape[d]) {
@@ -383,11 +405,14 @@ int32_t hk_onnx_avg_pool_s8(const hk_onnx_pool_params_t *p, const int8_t *input,
                 hk_onnx_avg_pool_pixel_mve(p, input, b, ylo, yhi, xlo, xhi, count, m, out);
                 c = ch;
 #endif
+                const int8_t *corner = input + (((size_t)b * (size_t)p->input_height + (size_t)ylo) *
+                                                    (size_t)p->input_width + (size_t)xlo) * (size_t)ch;
                 for (; c < ch; ++c) {
                     int32_t sum = -p->input_zero_point * count;
-                    for (int32_t y = ylo; y < yhi; ++y) {
-                        for (int32_t x = xlo; x < xhi; ++x) {
-                            sum += input[(((int64_t)b * p->input_height + y) * p->input_width + x) * ch + c];
+                    const int8_t *row = corner + c;
+                    for (int32_t y = ylo; y < yhi; ++y, row += (size_t)p->input_width * (size_t)ch) {
+                        for (int32_t x = 0; x < xhi - xlo; ++x) {
+                            sum += row[(size_t)x * (size_t)ch];
                         }
                     }
                     out[c] = hk_onnx_requant_s8(sum, m, p->output_zero_point, p->act_min, p->act_max);

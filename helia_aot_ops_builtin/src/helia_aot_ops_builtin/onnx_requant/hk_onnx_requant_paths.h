@@ -48,6 +48,47 @@ int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t
 void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc);
 #endif
 
+/* The dequantized operands' sum, product or difference in float32 (op 0, 1, 2), each operand
+ * scale * (q - zero point), as ONNX's QDQ Add, Mul and Sub compute them. */
+HK_INLINE float hk_onnx_binary_value(const hk_onnx_binary_params_t *p, int32_t a, int32_t b, int32_t op)
+{
+    const float va = p->a_scale * (float)(a - p->a_zero_point);
+    const float vb = p->b_scale * (float)(b - p->b_zero_point);
+    return op == 0 ? va + vb : (op == 1 ? va * vb : va - vb);
+}
+
+/*
+ * QuantizeLinear of v by `scale` (round_half_even(fl(v / scale)) + zero point, clamped), from a
+ * multiply by reciprocal = fl(1 / scale) where that gives the same integer, the division
+ * otherwise. y = fl(v * reciprocal) and e = fl(v / scale) each carry at most two roundings of
+ * v / scale, so |y - e| < |y| * 2^-22; when no half-integer lies within |y| * 2^-20 of y
+ * (clamped first: every value past a bound gives that bound), e rounds to the integer y rounds
+ * to. yc - q is exact (Sterbenz), so the test itself does not round. A tie, or a value within a
+ * few ulps of one, takes the division: the bytes are the division's on every input.
+ */
+HK_INLINE int32_t hk_onnx_quantize_by(float v, float scale, float reciprocal, int32_t zero_point,
+                                      int32_t lo, int32_t hi)
+{
+    const float y = v * reciprocal;
+    const float flo = (float)(lo - zero_point), fhi = (float)(hi - zero_point);
+    const float yc = y < flo ? flo : (y > fhi ? fhi : y);
+    const int32_t q = hk_onnx_rne(yc);
+    const float d = yc - (float)q;
+    const float margin = (y < 0.0f ? -y : y) * 0x1p-20f;
+    if (0.5f - (d < 0.0f ? -d : d) > margin) {
+        return q + zero_point;
+    }
+    return hk_onnx_quantize(v / scale, zero_point, lo, hi);
+}
+
+#if HK_ONNX_MVE_F
+/* One run of n outputs of ADD, MUL or SUB (op 0, 1, 2) with a contiguous and b contiguous
+ * (b_step 1) or one value (b_step 0), four a vector: hk_onnx_quantize_by's test on every lane,
+ * the division for a lane that fails it. */
+void hk_onnx_binary_run_mve(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
+                            int32_t b_step, int32_t n, float reciprocal, int32_t op, int8_t *out);
+#endif
+
 #if HK_ONNX_MVE_F
 /* onnx requantization of acc[0..n) by multiplier[0..n), four a VCVTN. */
 void hk_onnx_requant_row_mve(const int32_t *acc, const float *multiplier, int32_t n,
