@@ -332,7 +332,13 @@ static int32_t onnx_binary(const hk_onnx_binary_params_t *p, const int8_t *a, co
     if (p->dims < 1 || p->dims > HK_ONNX_MAX_DIMS) {
         return HK_STATUS_BAD_PARAM;
     }
-    const int32_t last = p->dims - 1, n = p->shape[last];
+    /* The run: the last dimension and every one before it that steps both operands as if
+     * the two were one dimension (contiguous, or both broadcast). */
+    int32_t last = p->dims - 1, n = p->shape[last];
+    const int32_t a_step = p->a_strides[p->dims - 1], b_step = p->b_strides[p->dims - 1];
+    while (last > 0 && p->a_strides[last - 1] == a_step * n && p->b_strides[last - 1] == b_step * n) {
+        n *= p->shape[--last];
+    }
     const float reciprocal = 1.0f / p->output_scale;
     int32_t index[HK_ONNX_MAX_DIMS] = {0};
     int64_t runs = 1;
@@ -342,7 +348,7 @@ static int32_t onnx_binary(const hk_onnx_binary_params_t *p, const int8_t *a, co
     int64_t ai = 0, bi = 0;
     int8_t *out = output;
     for (int64_t r = 0; r < runs; ++r, out += n) {
-        onnx_binary_run(p, a + ai, p->a_strides[last], b + bi, p->b_strides[last], n, reciprocal, op, out);
+        onnx_binary_run(p, a + ai, a_step, b + bi, b_step, n, reciprocal, op, out);
         for (int32_t d = last - 1; d >= 0; --d) {
             ai += p->a_strides[d];
             bi += p->b_strides[d];

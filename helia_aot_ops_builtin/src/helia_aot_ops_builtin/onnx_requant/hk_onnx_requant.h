@@ -11,9 +11,10 @@
  * kernel. ADD, SUB and MUL follow ONNX's QDQ definition in float32 (dequantize, add, subtract or multiply,
  * divide by the output scale, round half to even), as onnxruntime's reference loop does.
  *
- * Rounding is done on the float's bits (hk_onnx_rne), never by adding a magic constant: a
- * compiler may fuse a multiply and a following add into one FMA, which rounds once instead of
- * twice and would change results; a lone multiply cannot be fused with anything.
+ * Rounding is done by a conversion instruction or on the float's bits (hk_onnx_rne), never by
+ * adding a magic constant: a compiler may fuse a multiply and a following add into one FMA,
+ * which rounds once instead of twice and would change results; a lone multiply cannot be fused
+ * with anything.
  */
 #ifndef HK_ONNX_REQUANT_H
 #define HK_ONNX_REQUANT_H
@@ -22,9 +23,16 @@
 
 #include "hk_common.h"
 
-/* Round a float in [-2^30, 2^30] to the nearest integer, ties to even, from its bits. */
+/* Round a float in [-2^30, 2^30] to the nearest integer, ties to even: on an Arm core with a
+ * single-precision FPU one VCVTR (which rounds in FPSCR's mode: round to nearest even, the reset
+ * mode every float operation here assumes), elsewhere from the float's bits. */
 HK_INLINE int32_t hk_onnx_rne(float v)
 {
+#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
+    int32_t q;
+    __asm__("vcvtr.s32.f32 %1, %1\n\tvmov %0, %1" : "=r"(q), "+t"(v));
+    return q;
+#else
     uint32_t u;
     memcpy(&u, &v, sizeof u);
     const int32_t e = (int32_t)((u >> 23) & 0xFFu) - 127;
@@ -44,6 +52,7 @@ HK_INLINE int32_t hk_onnx_rne(float v)
         q = (int32_t)t;
     }
     return (u >> 31) ? -q : q;
+#endif
 }
 
 /* clamp(rne(v) + zero_point, lo, hi), with v first clamped in float so its bits stay in range

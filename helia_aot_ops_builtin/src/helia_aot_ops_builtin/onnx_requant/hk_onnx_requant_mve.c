@@ -59,6 +59,26 @@ void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, i
             }
         }
     }
+    /* Eight channels: the first half of the step above. */
+    for (; j + 8 <= n; j += 8) {
+        const int32_t c = c0 + j;
+        int32x4_t e0 = vdupq_n_s32(0), o0 = e0;
+        const int8_t *xr = t->x + c, *wr = t->w + c;
+        for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
+            const int8_t *x = xr, *w = wr;
+            for (int32_t k = 0; k < t->cols; ++k, x += t->x_col, w += t->w_col) {
+                const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), offset), wv = vldrbq_s16(w);
+                e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
+                o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
+            }
+        }
+        const int32x4x2_t lo = {{e0, o0}};
+        vst2q_s32(acc + j, lo);
+        if (t->bias != NULL) {
+            vst1q_s32(acc + j, vaddq_s32(vld1q_s32(acc + j), vld1q_s32(t->bias + c)));
+            vst1q_s32(acc + j + 4, vaddq_s32(vld1q_s32(acc + j + 4), vld1q_s32(t->bias + c + 4)));
+        }
+    }
     /* The last channels four a vector, under a predicate. */
     for (; j < n; j += 4) {
         const mve_pred16_t pr = vctp32q((uint32_t)(n - j));
