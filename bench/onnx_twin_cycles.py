@@ -81,9 +81,7 @@ def format_rows(rows: list[tuple[str, str, CoreResult, CoreResult]]) -> str:
             if onnx_row.cycles and litert_row.cycles
             else f"{'-':>6}"
         )
-        status = " ".join(
-            "PASS" if r.passed else f"FAIL({r.note})" for r in (onnx_row, litert_row)
-        )
+        status = " ".join("PASS" if r.passed else f"FAIL({r.note})" for r in (onnx_row, litert_row))
         lines.append(
             f"{short:6} {core:4} {onnx_row.cycles or 0:12,} {litert_row.cycles or 0:14,} {ratio}  {status}"
         )
@@ -104,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         work = args.work_dir or Path(scratch)
         for short in args.models.split(","):
             onnx_rows = bench_onnx_twin(TWINS[short], cores, work / f"{short}_onnx")
-            litert_rows = bench_model(entries[f"{MLPERF[short]}_int8"], cores, work / f"{short}_litert", registry)
+            litert_rows = bench_model(
+                entries[f"{MLPERF[short]}_int8"], cores, work / f"{short}_litert", registry
+            )
             for onnx_row, litert_row in zip(onnx_rows, litert_rows, strict=True):
                 rows.append((short, onnx_row.core, onnx_row, litert_row))
             print(format_rows(rows[-len(cores) :]).splitlines()[-len(cores) :], flush=True)

@@ -136,7 +136,9 @@ class _OnnxWeighted(_OnnxOperator):
         self.intern_constant_array("packed_filter", pack_fc_filter(rows), alignment=16)
         self.intern_constant_array(
             "offset_bias",
-            fold_fc_bias(rows, None if bias is None else bias.required_data(), -self.input_tensors[0].zero_point(), 0),
+            fold_fc_bias(
+                rows, None if bias is None else bias.required_data(), -self.input_tensors[0].zero_point(), 0
+            ),
         )
         patch = self._patch_bytes()
         if patch:
@@ -147,7 +149,9 @@ class _OnnxWeighted(_OnnxOperator):
 
     def _packed_call(self, params: dict[str, Any], tables: list[CTable]) -> KernelCall:
         x, y = self.input_tensors[0], self.output_tensors[0]
-        patch = self.ptr(self.get_local_tensor("patch"), ctype="int8_t") if self.has_scratch("patch") else "NULL"
+        patch = (
+            self.ptr(self.get_local_tensor("patch"), ctype="int8_t") if self.has_scratch("patch") else "NULL"
+        )
         args = [
             self.ptr(x, const=True),
             self.ptr(self.get_local_tensor("packed_filter"), const=True),
@@ -243,7 +247,9 @@ class OnnxConv2DOperator(_OnnxWeighted):
         tables = [table]
         bias = self._bias()
         if bias is not None:
-            b = self._table("bias", "int32_t", [str(int(v)) for v in bias.required_data().reshape(-1)], "bias")
+            b = self._table(
+                "bias", "int32_t", [str(int(v)) for v in bias.required_data().reshape(-1)], "bias"
+            )
             tables.append(b)
             params["bias"] = self.table_ref(b)
         args = [self.ptr(x, const=True), self.ptr(w, const=True), self.ptr(y)]
