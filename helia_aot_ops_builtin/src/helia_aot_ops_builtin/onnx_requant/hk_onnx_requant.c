@@ -50,9 +50,15 @@ int32_t hk_onnx_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t x_of
 
 /* The image of batch b and the in-image taps of the window whose tap (0, 0) lies at input
  * (iy0, ix0): filter rows [*fy0, *fy1), columns [*fx0, *fx1) (hk_window_taps). */
-static void onnx_window(const hk_onnx_conv_params_t *p, int32_t iy0, int32_t ix0, int32_t *fy0,
-                        int32_t *fy1, int32_t *fx0, int32_t *fx1)
+HK_INLINE void onnx_window(const hk_onnx_conv_params_t *p, int32_t iy0, int32_t ix0, int32_t *fy0,
+                           int32_t *fy1, int32_t *fx0, int32_t *fx1)
 {
+    /* Undilated (the usual case), the walker's divisions by the dilation fold away. */
+    if (p->dilation_height == 1 && p->dilation_width == 1) {
+        hk_window_taps(iy0, 1, p->filter_height, p->input_height, fy0, fy1);
+        hk_window_taps(ix0, 1, p->filter_width, p->input_width, fx0, fx1);
+        return;
+    }
     hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, fy0, fy1);
     hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, fx0, fx1);
 }
