@@ -141,35 +141,34 @@ static void onnx_gather(const hk_onnx_conv_params_t *p, const int8_t *image, int
 }
 
 /* The `units` outputs of one window x (depth raw bytes): offset_bias plus its dot product with
- * each packed filter row (hk_fc_dot.h: whole groups of four, eight a pass on Helium, then the
- * row-major rest), requantized a row of HK_ONNX_ROW at a time. */
+ * each packed filter row (hk_fc_dot.h: eight units a pass on Helium, then whole groups of four,
+ * then the row-major rest), each pass requantized as soon as its sums are done. */
 static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const int8_t *packed,
                        int32_t depth, const int32_t *offset_bias, int8_t *out)
 {
     const int32_t units = p->output_channels, grouped = units & ~(HK_FC_PACK_ROWS - 1);
     const size_t group = hk_fc_packed_group_size(depth);
-    const int8_t *rest = packed + (size_t)(grouped / HK_FC_PACK_ROWS) * group;
-    uint32_t acc[HK_ONNX_ROW];
-    for (int32_t u0 = 0; u0 < units; u0 += HK_ONNX_ROW) {
-        const int32_t n = hk_min_i32(HK_ONNX_ROW, units - u0);
-        for (int32_t j = 0; j < n; ++j) {
-            acc[j] = (uint32_t)offset_bias[u0 + j];
-        }
-        int32_t j = 0;
-        const int8_t *w = packed + (size_t)(u0 / HK_FC_PACK_ROWS) * group;
+    const int8_t *w = packed;
+    uint32_t acc[8];
+    int32_t u = 0;
 #if HK_HAVE_MVE
-        for (; j + 8 <= n && u0 + j + 8 <= grouped; j += 8, w += 2 * group) {
-            hk_fc_dot8_packed_s8(x, w, depth, acc + j);
-        }
+    for (; u + 8 <= grouped; u += 8, w += 2 * group) {
+        memcpy(acc, offset_bias + u, sizeof acc);
+        hk_fc_dot8_packed_s8(x, w, depth, acc);
+        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 8, p->output_offset, p->act_min,
+                         p->act_max, out + u);
+    }
 #endif
-        for (; j + 4 <= n && u0 + j + 4 <= grouped; j += 4, w += group) {
-            hk_fc_dot4_packed_s8(x, w, depth, acc + j);
-        }
-        for (; j < n; ++j) {
-            acc[j] = hk_fc_dot1_s8(x, rest + (size_t)(u0 + j - grouped) * (size_t)depth, depth, acc[j]);
-        }
-        onnx_requant_row((const int32_t *)acc, p->multiplier + u0, n, p->output_offset, p->act_min,
-                         p->act_max, out + u0);
+    for (; u < grouped; u += 4, w += group) {
+        memcpy(acc, offset_bias + u, 4 * sizeof acc[0]);
+        hk_fc_dot4_packed_s8(x, w, depth, acc);
+        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 4, p->output_offset, p->act_min,
+                         p->act_max, out + u);
+    }
+    for (; u < units; ++u, w += depth) {
+        acc[0] = hk_fc_dot1_s8(x, w, depth, (uint32_t)offset_bias[u]);
+        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 1, p->output_offset, p->act_min,
+                         p->act_max, out + u);
     }
 }
 

@@ -100,27 +100,6 @@ void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, i
 
 #if HK_ONNX_MVE_F
 
-/* Four accumulators at once: VCVTN rounds to nearest with ties to even. */
-static int32x4_t onnx_requant_q(int32x4_t acc, float32x4_t multiplier, int32_t zero_point, int32_t lo,
-                                int32_t hi)
-{
-    float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc), multiplier);
-    v = vmaxnmq_f32(v, vdupq_n_f32((float)(lo - zero_point)));
-    v = vminnmq_f32(v, vdupq_n_f32((float)(hi - zero_point)));
-    return vaddq_n_s32(vcvtnq_s32_f32(v), zero_point);
-}
-
-void hk_onnx_requant_row_mve(const int32_t *acc, const float *multiplier, int32_t n,
-                             int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
-{
-    for (int32_t i = 0; i < n; i += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        const int32x4_t q = onnx_requant_q(vldrwq_z_s32(acc + i, p), vldrwq_z_f32(multiplier + i, p),
-                                           zero_point, lo, hi);
-        vstrbq_p_s32(out + i, q, p);
-    }
-}
-
 void hk_onnx_avg_pool_pixel_mve(const hk_onnx_pool_params_t *p, const int8_t *input, int32_t b,
                                 int32_t ylo, int32_t yhi, int32_t xlo, int32_t xhi, int32_t count,
                                 float m, int8_t *out)
@@ -138,7 +117,7 @@ void hk_onnx_avg_pool_pixel_mve(const hk_onnx_pool_params_t *p, const int8_t *in
                 sum = vaddq_s32(sum, vldrbq_z_s32(in, pr));
             }
         }
-        const int32x4_t q = onnx_requant_q(sum, vdupq_n_f32(m), p->output_zero_point, p->act_min, p->act_max);
+        const int32x4_t q = hk_onnx_requant_q_mve(sum, vdupq_n_f32(m), p->output_zero_point, p->act_min, p->act_max);
         vstrbq_p_s32(out + c, q, pr);
     }
 }
@@ -152,7 +131,7 @@ void hk_onnx_mean_row_mve(const hk_onnx_mean_params_t *p, const int8_t *x, float
         for (int32_t r = 0; r < p->reduce; ++r) {
             sum = vaddq_s32(sum, vldrbq_z_s32(x + (int64_t)r * p->inner + i, pr));
         }
-        vstrbq_p_s32(out + i, onnx_requant_q(sum, vdupq_n_f32(m), p->output_zero_point, -128, 127), pr);
+        vstrbq_p_s32(out + i, hk_onnx_requant_q_mve(sum, vdupq_n_f32(m), p->output_zero_point, -128, 127), pr);
     }
 }
 

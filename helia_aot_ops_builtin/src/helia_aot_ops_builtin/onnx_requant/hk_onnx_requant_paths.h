@@ -90,9 +90,27 @@ void hk_onnx_binary_run_mve(const hk_onnx_binary_params_t *p, const int8_t *a, c
 #endif
 
 #if HK_ONNX_MVE_F
-/* onnx requantization of acc[0..n) by multiplier[0..n), four a VCVTN. */
-void hk_onnx_requant_row_mve(const int32_t *acc, const float *multiplier, int32_t n,
-                             int32_t zero_point, int32_t lo, int32_t hi, int8_t *out);
+/* Four accumulators requantized at once: VCVTN rounds to nearest with ties to even. */
+HK_INLINE int32x4_t hk_onnx_requant_q_mve(int32x4_t acc, float32x4_t multiplier, int32_t zero_point,
+                                          int32_t lo, int32_t hi)
+{
+    float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc), multiplier);
+    v = vmaxnmq_f32(v, vdupq_n_f32((float)(lo - zero_point)));
+    v = vminnmq_f32(v, vdupq_n_f32((float)(hi - zero_point)));
+    return vaddq_n_s32(vcvtnq_s32_f32(v), zero_point);
+}
+
+/* onnx requantization of acc[0..n) by multiplier[0..n) into out, four a VCVTN. */
+HK_INLINE void hk_onnx_requant_row_mve(const int32_t *acc, const float *multiplier, int32_t n,
+                                       int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
+{
+    for (int32_t i = 0; i < n; i += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t q = hk_onnx_requant_q_mve(vldrwq_z_s32(acc + i, p), vldrwq_z_f32(multiplier + i, p),
+                                                  zero_point, lo, hi);
+        vstrbq_p_s32(out + i, q, p);
+    }
+}
 
 /* One average-pool output pixel over rows [ylo, yhi) and columns [xlo, xhi) of batch b, every
  * channel, requantized by m. */
