@@ -23,12 +23,20 @@
 
 #include "hk_common.h"
 
-/* Round a float in [-2^30, 2^30] to the nearest integer, ties to even: on an Arm core with a
- * single-precision FPU one VCVTR (which rounds in FPSCR's mode: round to nearest even, the reset
- * mode every float operation here assumes), elsewhere from the float's bits. */
+/* An Arm core with a single-precision FPU rounds with one VCVTR, which rounds in FPSCR's mode
+ * (round to nearest even: the reset mode, which every float operation here assumes) and
+ * saturates to the int32 range. */
+#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
+#define HK_ONNX_VCVTR 1
+#else
+#define HK_ONNX_VCVTR 0
+#endif
+
+/* Round a float in [-2^30, 2^30] to the nearest integer, ties to even: VCVTR, or from the
+ * float's bits. */
 HK_INLINE int32_t hk_onnx_rne(float v)
 {
-#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
+#if HK_ONNX_VCVTR
     int32_t q;
     __asm__("vcvtr.s32.f32 %1, %1\n\tvmov %0, %1" : "=r"(q), "+t"(v));
     return q;
@@ -55,13 +63,18 @@ HK_INLINE int32_t hk_onnx_rne(float v)
 #endif
 }
 
-/* clamp(rne(v) + zero_point, lo, hi), with v first clamped in float so its bits stay in range
- * (the bounds are integers, so clamping before or after rounding gives the same integer). */
+/* clamp(rne(v) + zero_point, lo, hi). The bounds are integers, so clamping before or after
+ * rounding gives the same integer: VCVTR's saturated result is clamped in int32; the bit
+ * rounding gets v clamped in float first, so its bits stay in range. */
 HK_INLINE int32_t hk_onnx_quantize(float v, int32_t zero_point, int32_t lo, int32_t hi)
 {
+#if HK_ONNX_VCVTR
+    return hk_clamp_i32(hk_onnx_rne(v), lo - zero_point, hi - zero_point) + zero_point;
+#else
     const float flo = (float)(lo - zero_point), fhi = (float)(hi - zero_point);
     v = v < flo ? flo : (v > fhi ? fhi : v);
     return hk_clamp_i32(hk_onnx_rne(v) + zero_point, lo, hi);
+#endif
 }
 
 /* onnxruntime's requantization of one accumulator: float(acc) * multiplier, round half even. */
