@@ -10,6 +10,10 @@ model (docs/cycles.md) of the core's default platform. Needs the ONNX front end 
 
     python bench/onnx_twin_cycles.py                   # kws, ic, vww, ad on m55 and m4
     python bench/onnx_twin_cycles.py --models kws --cores m55
+    python bench/onnx_twin_cycles.py --write-figures   # and record docs/onnx.md's table
+
+``--write-figures`` records each row (ONNX cycles, LiteRT cycles, their ratio to two places)
+as ``onnx_twin_<model>_<core>`` in docs/figures.json (bench/figures.py).
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(TWINS), help="comma-separated: " + ", ".join(TWINS))
     parser.add_argument("--cores", default="m55,m4", help="comma-separated: m55, m4")
     parser.add_argument("--work-dir", type=Path, help="keep modules and builds here (default: a temp dir)")
+    parser.add_argument("--write-figures", action="store_true", help="record the rows in docs/figures.json")
     args = parser.parse_args(argv)
     cores = args.cores.split(",")
     entries = {e["name"]: e for e in json.loads((DATA_DIR / "manifest.json").read_text())}
@@ -109,7 +114,20 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append((short, onnx_row.core, onnx_row, litert_row))
             print(format_rows(rows[-len(cores) :]).splitlines()[-len(cores) :], flush=True)
     print(format_rows(rows))
-    return 0 if all(o.passed and r.passed for _, _, o, r in rows) else 1
+    passed = all(o.passed and r.passed for _, _, o, r in rows)
+    if args.write_figures and passed:
+        from figures import report_written, write_figures
+
+        figures = {
+            f"onnx_twin_{short}_{core}": [
+                o.cycles or 0,
+                r.cycles or 0,
+                round((o.cycles or 0) / (r.cycles or 1), 2),
+            ]
+            for short, core, o, r in rows
+        }
+        report_written(write_figures(figures, "python bench/onnx_twin_cycles.py --write-figures"))
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":
