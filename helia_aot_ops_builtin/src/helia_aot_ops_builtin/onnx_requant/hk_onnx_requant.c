@@ -122,6 +122,15 @@ static void onnx_gather(const hk_onnx_conv_params_t *p, const int8_t *image, int
     const int32_t ic = p->input_channels, row = p->filter_width * ic;
     int32_t fy0, fy1, fx0, fx1;
     onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
+    if (fy0 == 0 && fy1 == p->filter_height && fx0 == 0 && fx1 == p->filter_width && p->dilation_width == 1) {
+        /* Inside the image (most windows): one run of bytes a filter row, nothing to fill. */
+        const size_t step = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)ic;
+        const int8_t *line = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)ic;
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row, line += step) {
+            hk_copy_s8(patch, line, row);
+        }
+        return;
+    }
     for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
         if (fy < fy0 || fy >= fy1 || fx0 >= fx1) {
             hk_fill_s8(patch, fill, row);
