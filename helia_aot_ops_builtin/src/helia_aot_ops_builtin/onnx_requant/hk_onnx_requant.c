@@ -266,6 +266,12 @@ int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input
                     t.x = in;
                     t.w = filter;
                 }
+#if HK_ONNX_MVE_F
+                if (p->depth_multiplier == 1) {
+                    hk_onnx_dw_outputs_mve(&t, oc, p->multiplier, p->output_offset, p->act_min, p->act_max, out);
+                    continue;
+                }
+#endif
                 for (int32_t c0 = 0; c0 < oc; c0 += HK_ONNX_ROW) {
                     const int32_t n = hk_min_i32(HK_ONNX_ROW, oc - c0);
                     onnx_dw_sums(&t, c0, n, acc);

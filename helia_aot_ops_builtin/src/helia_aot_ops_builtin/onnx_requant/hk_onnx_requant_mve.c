@@ -26,75 +26,125 @@ int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t
     return sum;
 }
 
-void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc)
+/* Sums of sixteen (or, without `upper`, eight) channels from c over window t's taps, no bias:
+ * VLDRB.S16 widens eight inputs (the offset added in int16, |x + offset| <= 255) and eight
+ * weights, VMULLB and VMULLT multiply the even and the odd lanes into int32 sums. Lane i of e0
+ * is channel c + 2i, of o0 channel c + 2i + 1; e1 and o1 the same from c + 8. */
+typedef struct {
+    int32x4_t e0, o0, e1, o1;
+} onnx_dw16_t;
+
+HK_INLINE onnx_dw16_t onnx_dw_sums16(const hk_onnx_dw_window_t *t, int32_t c, bool upper)
 {
-    /* Input and filter are both channel-innermost. Sixteen channels a step: VLDRB.S16 widens
-     * eight inputs (offset added in int16, |x + offset| <= 255) and eight weights, VMULLB and
-     * VMULLT multiply the even and the odd lanes into int32 sums, VST2 stores them back in
-     * channel order. */
     const int16_t offset = (int16_t)t->offset;
-    int32_t j = 0;
-    for (; j + 16 <= n; j += 16) {
-        const int32_t c = c0 + j;
-        int32x4_t e0 = vdupq_n_s32(0), o0 = e0, e1 = e0, o1 = e0;
-        const int8_t *xr = t->x + c, *wr = t->w + c;
-        for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
-            const int8_t *x = xr, *w = wr;
-            for (int32_t k = 0; k < t->cols; ++k, x += t->x_col, w += t->w_col) {
-                int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), offset), wv = vldrbq_s16(w);
-                e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
-                o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
+    onnx_dw16_t s = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+    const int8_t *xr = t->x + c, *wr = t->w + c;
+    for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
+        const int8_t *x = xr, *w = wr;
+        for (int32_t k = 0; k < t->cols; ++k, x += t->x_col, w += t->w_col) {
+            int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), offset), wv = vldrbq_s16(w);
+            s.e0 = vaddq_s32(s.e0, vmullbq_int_s16(xv, wv));
+            s.o0 = vaddq_s32(s.o0, vmulltq_int_s16(xv, wv));
+            if (upper) {
                 xv = vaddq_n_s16(vldrbq_s16(x + 8), offset);
                 wv = vldrbq_s16(w + 8);
-                e1 = vaddq_s32(e1, vmullbq_int_s16(xv, wv));
-                o1 = vaddq_s32(o1, vmulltq_int_s16(xv, wv));
-            }
-        }
-        const int32x4x2_t lo = {{e0, o0}}, hi = {{e1, o1}};
-        vst2q_s32(acc + j, lo);
-        vst2q_s32(acc + j + 8, hi);
-        if (t->bias != NULL) {
-            for (int32_t i = 0; i < 16; i += 4) {
-                vst1q_s32(acc + j + i, vaddq_s32(vld1q_s32(acc + j + i), vld1q_s32(t->bias + c + i)));
+                s.e1 = vaddq_s32(s.e1, vmullbq_int_s16(xv, wv));
+                s.o1 = vaddq_s32(s.o1, vmulltq_int_s16(xv, wv));
             }
         }
     }
-    /* Eight channels: the first half of the step above. */
-    for (; j + 8 <= n; j += 8) {
-        const int32_t c = c0 + j;
-        int32x4_t e0 = vdupq_n_s32(0), o0 = e0;
-        const int8_t *xr = t->x + c, *wr = t->w + c;
-        for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
-            const int8_t *x = xr, *w = wr;
-            for (int32_t k = 0; k < t->cols; ++k, x += t->x_col, w += t->w_col) {
-                const int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), offset), wv = vldrbq_s16(w);
-                e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
-                o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
-            }
+    return s;
+}
+
+/* Four channels from c under the predicate, bias included. */
+HK_INLINE int32x4_t onnx_dw_sums4(const hk_onnx_dw_window_t *t, int32_t c, mve_pred16_t pr)
+{
+    int32x4_t sum = t->bias != NULL ? vldrwq_z_s32(t->bias + c, pr) : vdupq_n_s32(0);
+    const int8_t *xr = t->x + c, *wr = t->w + c;
+    for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
+        const int8_t *x = xr, *w = wr;
+        for (int32_t k = 0; k < t->cols; ++k, x += t->x_col, w += t->w_col) {
+            const int32x4_t xv = vaddq_n_s32(vldrbq_z_s32(x, pr), t->offset);
+            sum = vaddq_s32(sum, vmulq_s32(xv, vldrbq_z_s32(w, pr)));
         }
-        const int32x4x2_t lo = {{e0, o0}};
+    }
+    return sum;
+}
+
+/* Eight channels' sums (even and odd lanes) from c plus their bias, read de-interleaved. */
+HK_INLINE void onnx_dw_bias8(const hk_onnx_dw_window_t *t, int32_t c, int32x4_t *even, int32x4_t *odd)
+{
+    if (t->bias != NULL) {
+        const int32x4x2_t b = vld2q_s32(t->bias + c);
+        *even = vaddq_s32(*even, b.val[0]);
+        *odd = vaddq_s32(*odd, b.val[1]);
+    }
+}
+
+void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc)
+{
+    /* Input and filter are both channel-innermost; VST2 stores even and odd lanes back in
+     * channel order. */
+    int32_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        onnx_dw16_t s = onnx_dw_sums16(t, c0 + j, true);
+        onnx_dw_bias8(t, c0 + j, &s.e0, &s.o0);
+        onnx_dw_bias8(t, c0 + j + 8, &s.e1, &s.o1);
+        const int32x4x2_t lo = {{s.e0, s.o0}}, hi = {{s.e1, s.o1}};
         vst2q_s32(acc + j, lo);
-        if (t->bias != NULL) {
-            vst1q_s32(acc + j, vaddq_s32(vld1q_s32(acc + j), vld1q_s32(t->bias + c)));
-            vst1q_s32(acc + j + 4, vaddq_s32(vld1q_s32(acc + j + 4), vld1q_s32(t->bias + c + 4)));
-        }
+        vst2q_s32(acc + j + 8, hi);
+    }
+    if (j + 8 <= n) {
+        onnx_dw16_t s = onnx_dw_sums16(t, c0 + j, false);
+        onnx_dw_bias8(t, c0 + j, &s.e0, &s.o0);
+        const int32x4x2_t lo = {{s.e0, s.o0}};
+        vst2q_s32(acc + j, lo);
+        j += 8;
     }
     /* The last channels four a vector, under a predicate. */
     for (; j < n; j += 4) {
         const mve_pred16_t pr = vctp32q((uint32_t)(n - j));
-        const int32_t c = c0 + j;
-        int32x4_t sum = t->bias != NULL ? vldrwq_z_s32(t->bias + c, pr) : vdupq_n_s32(0);
-        const int8_t *xr = t->x + c, *wr = t->w + c;
-        for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
-            const int8_t *x = xr, *w = wr;
-            for (int32_t k = 0; k < t->cols; ++k, x += t->x_col, w += t->w_col) {
-                const int32x4_t xv = vaddq_n_s32(vldrbq_z_s32(x, pr), t->offset);
-                sum = vaddq_s32(sum, vmulq_s32(xv, vldrbq_z_s32(w, pr)));
-            }
-        }
-        vstrwq_p_s32(acc + j, sum, pr);
+        vstrwq_p_s32(acc + j, onnx_dw_sums4(t, c0 + j, pr), pr);
     }
 }
+
+#if HK_ONNX_MVE_F
+/* Eight channels' outputs from even and odd lanes: each requantized by its channel's
+ * multiplier (read de-interleaved), narrowed back into channel order (VMOVNB, VMOVNT). */
+HK_INLINE void onnx_dw_store8(int32x4_t even, int32x4_t odd, const float *multiplier, int32_t zero_point,
+                              int32_t lo, int32_t hi, int8_t *out)
+{
+    const float32x4x2_t m = vld2q_f32(multiplier);
+    int16x8_t q = vmovnbq_s32(vdupq_n_s16(0), hk_onnx_requant_q_mve(even, m.val[0], zero_point, lo, hi));
+    q = vmovntq_s32(q, hk_onnx_requant_q_mve(odd, m.val[1], zero_point, lo, hi));
+    vstrbq_s16(out, q);
+}
+
+void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *t, int32_t n, const float *multiplier,
+                            int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
+{
+    int32_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        onnx_dw16_t s = onnx_dw_sums16(t, j, true);
+        onnx_dw_bias8(t, j, &s.e0, &s.o0);
+        onnx_dw_store8(s.e0, s.o0, multiplier + j, zero_point, lo, hi, out + j);
+        onnx_dw_bias8(t, j + 8, &s.e1, &s.o1);
+        onnx_dw_store8(s.e1, s.o1, multiplier + j + 8, zero_point, lo, hi, out + j + 8);
+    }
+    if (j + 8 <= n) {
+        onnx_dw16_t s = onnx_dw_sums16(t, j, false);
+        onnx_dw_bias8(t, j, &s.e0, &s.o0);
+        onnx_dw_store8(s.e0, s.o0, multiplier + j, zero_point, lo, hi, out + j);
+        j += 8;
+    }
+    for (; j < n; j += 4) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(n - j));
+        const int32x4_t q =
+            hk_onnx_requant_q_mve(onnx_dw_sums4(t, j, pr), vldrwq_z_f32(multiplier + j, pr), zero_point, lo, hi);
+        vstrbq_p_s32(out + j, q, pr);
+    }
+}
+#endif
 
 #endif /* HK_HAVE_MVE */
 

@@ -48,6 +48,13 @@ int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t
 void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc);
 #endif
 
+#if HK_ONNX_MVE_F
+/* Depth multiplier 1, every one of the n channels of one output pixel: the sums as
+ * hk_onnx_dw_sums_fast's, requantized in registers (no row of accumulators in memory). */
+void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *t, int32_t n, const float *multiplier,
+                            int32_t zero_point, int32_t lo, int32_t hi, int8_t *out);
+#endif
+
 /* The dequantized operands' sum, product or difference in float32 (op 0, 1, 2), each operand
  * scale * (q - zero point), as ONNX's QDQ Add, Mul and Sub compute them. */
 HK_INLINE float hk_onnx_binary_value(const hk_onnx_binary_params_t *p, int32_t a, int32_t b, int32_t op)
