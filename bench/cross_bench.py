@@ -215,6 +215,22 @@ def bench_model(
     with np.load(DATA_DIR / entry["golden"]) as golden:
         count = sum(1 for key in golden.files if key.startswith("in_"))
         inputs = [np.ascontiguousarray(golden[f"in_{i}"][0]).tobytes() for i in range(count)]
+    return measure_module(entry["name"], module, prefix, inputs, cores, work, opt=opt, timeout=timeout)
+
+
+def measure_module(
+    name: str,
+    module: Path,
+    prefix: str,
+    inputs: Sequence[bytes],
+    cores: Sequence[str],
+    work: Path,
+    *,
+    opt: str = "-O2",
+    timeout: float = 600,
+) -> list[CoreResult]:
+    """Build a converted module (its golden test enabled) with :func:`bench_main` on ``inputs``,
+    then run and measure it on every core."""
     main = bench_main(prefix, inputs)
     results = []
     for core in cores:
@@ -230,7 +246,7 @@ def bench_model(
             )
         except CrossBuildError as error:
             first_error = next((line for line in (error.stderr or "").splitlines() if "error" in line), "")
-            results.append(CoreResult(entry["name"], core, None, 0, 0, False, f"build failed: {first_error}"))
+            results.append(CoreResult(name, core, None, 0, 0, False, f"build failed: {first_error}"))
             continue
         run, cycles, clock_mhz, unknown = run_modeled(elf, core, timeout)
         size = module_size(elf)
@@ -245,7 +261,7 @@ def bench_model(
         )
         results.append(
             CoreResult(
-                entry["name"],
+                name,
                 core,
                 run.regions[0] if run.regions else None,
                 size.flash,

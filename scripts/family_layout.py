@@ -434,6 +434,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_onnx_requant_kernels.py",
         "test_onnx_qlinear_kernels.py",
         "test_onnx_requant_cross.py",
+        "test_onnx_requant_fast_paths.py",
         "test_onnx_requant_modules.py",
     ),
     "data_movement": (

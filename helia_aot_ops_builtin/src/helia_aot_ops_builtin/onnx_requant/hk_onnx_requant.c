@@ -3,10 +3,14 @@
  *
  * The portable reference: every fast path (hk_onnx_requant_paths.h) computes the same int32
  * accumulators and requantizes them with the same float32 operations, so all give these bytes.
- * ADD, SUB and MUL divide by the output scale, which has no vector form, and run this scalar
- * loop on every path.
+ * ADD, SUB and MUL quantize by the output scale as QuantizeLinear divides by it, from a
+ * multiply by its reciprocal wherever that provably gives the division's integer
+ * (hk_onnx_quantize_by), four a vector on Helium.
  */
+#include "hk_fc_dot.h"
 #include "hk_onnx_requant_paths.h"
+#include "hk_simd.h"
+#include "hk_window.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* ADD, SUB and MUL compute a * b + c in float32 with two roundings, as onnxruntime does: no FMA. */
@@ -42,39 +46,51 @@ int32_t hk_onnx_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t x_of
 #endif
 }
 
-#define HK_ONNX_ROW 64 /* accumulators requantized per batch (a stack array) */
+#define HK_ONNX_ROW 64 /* accumulators requantized per batch (a stack array), a multiple of 8 */
+
+/* The image of batch b and the in-image taps of the window whose tap (0, 0) lies at input
+ * (iy0, ix0): filter rows [*fy0, *fy1), columns [*fx0, *fx1) (hk_window_taps). */
+HK_INLINE void onnx_window(const hk_onnx_conv_params_t *p, int32_t iy0, int32_t ix0, int32_t *fy0,
+                           int32_t *fy1, int32_t *fx0, int32_t *fx1)
+{
+    /* Undilated (the usual case), the walker's divisions by the dilation fold away. */
+    if (p->dilation_height == 1 && p->dilation_width == 1) {
+        hk_window_taps(iy0, 1, p->filter_height, p->input_height, fy0, fy1);
+        hk_window_taps(ix0, 1, p->filter_width, p->input_width, fx0, fx1);
+        return;
+    }
+    hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, fy0, fy1);
+    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, fx0, fx1);
+}
 
 int32_t hk_onnx_conv_s8(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
                         int8_t *output)
 {
     const int32_t ic = p->input_channels, oc = p->output_channels;
     const int32_t taps = p->filter_height * p->filter_width * ic;
+    const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)ic;
     int32_t acc[HK_ONNX_ROW];
+    int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            const int32_t y0 = oy * p->stride_height - p->pad_top;
-            for (int32_t ox = 0; ox < p->output_width; ++ox) {
-                const int32_t x0 = ox * p->stride_width - p->pad_left;
-                int8_t *out = output + (((int64_t)b * p->output_height + oy) * p->output_width + ox) * oc;
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                int32_t fy0, fy1, fx0, fx1;
+                onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
                 for (int32_t c0 = 0; c0 < oc; c0 += HK_ONNX_ROW) {
                     const int32_t n = hk_min_i32(HK_ONNX_ROW, oc - c0);
                     for (int32_t j = 0; j < n; ++j) {
                         const int32_t c = c0 + j;
                         int32_t sum = p->bias != NULL ? p->bias[c] : 0;
-                        for (int32_t ky = 0; ky < p->filter_height; ++ky) {
-                            const int32_t y = y0 + ky * p->dilation_height;
-                            if (y < 0 || y >= p->input_height) {
-                                continue;
-                            }
-                            for (int32_t kx = 0; kx < p->filter_width; ++kx) {
-                                const int32_t x = x0 + kx * p->dilation_width;
-                                if (x < 0 || x >= p->input_width) {
-                                    continue;
-                                }
-                                const int8_t *xp =
-                                    input + (((int64_t)b * p->input_height + y) * p->input_width + x) * ic;
-                                const int8_t *wp =
-                                    filter + (int64_t)c * taps + ((int64_t)ky * p->filter_width + kx) * ic;
+                        for (int32_t fy = fy0; fy < fy1; ++fy) {
+                            const int8_t *row = input + (size_t)b * image +
+                                                (size_t)(iy0 + fy * p->dilation_height) *
+                                                    (size_t)p->input_width * (size_t)ic;
+                            for (int32_t fx = fx0; fx < fx1; ++fx) {
+                                const int8_t *xp = row + (size_t)(ix0 + fx * p->dilation_width) * (size_t)ic;
+                                const int8_t *wp = filter + (size_t)c * (size_t)taps +
+                                                   ((size_t)fy * (size_t)p->filter_width + (size_t)fx) * (size_t)ic;
                                 sum += hk_onnx_dot_s8(xp, wp, ic, p->input_offset);
                             }
                         }
@@ -89,47 +105,176 @@ int32_t hk_onnx_conv_s8(const hk_onnx_conv_params_t *p, const int8_t *input, con
     return HK_STATUS_OK;
 }
 
+int32_t hk_onnx_conv_patch_size(const hk_onnx_conv_params_t *p)
+{
+    /* Every window one pixel inside the image (a padded bottom or right edge would not be). */
+    const bool in_place = p->filter_height == 1 && p->filter_width == 1 && p->pad_top == 0 &&
+                          p->pad_left == 0 && (p->output_height - 1) * p->stride_height < p->input_height &&
+                          (p->output_width - 1) * p->stride_width < p->input_width;
+    return in_place ? 0 : p->filter_height * p->filter_width * p->input_channels;
+}
+
+/* The window whose tap (0, 0) lies at input (iy0, ix0) of `image`, in the filter's (fy, fx, c)
+ * order, into patch; taps outside the image hold `fill` (the input zero point). */
+static void onnx_gather(const hk_onnx_conv_params_t *p, const int8_t *image, int32_t iy0,
+                        int32_t ix0, int8_t fill, int8_t *patch)
+{
+    const int32_t ic = p->input_channels, row = p->filter_width * ic;
+    int32_t fy0, fy1, fx0, fx1;
+    onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
+    if (fy0 == 0 && fy1 == p->filter_height && fx0 == 0 && fx1 == p->filter_width && p->dilation_width == 1) {
+        /* Inside the image (most windows): one run of bytes a filter row, nothing to fill. */
+        const size_t step = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)ic;
+        const int8_t *line = image + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)ic;
+        for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row, line += step) {
+            hk_copy_s8(patch, line, row);
+        }
+        return;
+    }
+    for (int32_t fy = 0; fy < p->filter_height; ++fy, patch += row) {
+        if (fy < fy0 || fy >= fy1 || fx0 >= fx1) {
+            hk_fill_s8(patch, fill, row);
+            continue;
+        }
+        const int8_t *line = image + (size_t)(iy0 + fy * p->dilation_height) * (size_t)p->input_width * (size_t)ic;
+        hk_fill_s8(patch, fill, fx0 * ic);
+        if (p->dilation_width == 1) {
+            hk_copy_s8(patch + fx0 * ic, line + (size_t)(ix0 + fx0) * (size_t)ic, (fx1 - fx0) * ic);
+        } else {
+            for (int32_t fx = fx0; fx < fx1; ++fx) {
+                hk_copy_s8(patch + fx * ic, line + (size_t)(ix0 + fx * p->dilation_width) * (size_t)ic, ic);
+            }
+        }
+        hk_fill_s8(patch + fx1 * ic, fill, row - fx1 * ic);
+    }
+}
+
+/* The `units` outputs of one window x (depth raw bytes): offset_bias plus its dot product with
+ * each packed filter row (hk_fc_dot.h: eight units a pass on Helium, then whole groups of four,
+ * then the row-major rest), each pass requantized as soon as its sums are done. */
+static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const int8_t *packed,
+                       int32_t depth, const int32_t *offset_bias, int8_t *out)
+{
+    const int32_t units = p->output_channels, grouped = units & ~(HK_FC_PACK_ROWS - 1);
+    const size_t group = hk_fc_packed_group_size(depth);
+    const int8_t *w = packed;
+    uint32_t acc[8];
+    int32_t u = 0;
+#if HK_HAVE_MVE
+    for (; u + 8 <= grouped; u += 8, w += 2 * group) {
+        memcpy(acc, offset_bias + u, sizeof acc);
+        hk_fc_dot8_packed_s8(x, w, depth, acc);
+        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 8, p->output_offset, p->act_min,
+                         p->act_max, out + u);
+    }
+#endif
+    for (; u < grouped; u += 4, w += group) {
+        memcpy(acc, offset_bias + u, 4 * sizeof acc[0]);
+        hk_fc_dot4_packed_s8(x, w, depth, acc);
+        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 4, p->output_offset, p->act_min,
+                         p->act_max, out + u);
+    }
+    for (; u < units; ++u, w += depth) {
+        acc[0] = hk_fc_dot1_s8(x, w, depth, (uint32_t)offset_bias[u]);
+        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 1, p->output_offset, p->act_min,
+                         p->act_max, out + u);
+    }
+}
+
+int32_t hk_onnx_conv_packed_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
+                               const int8_t *packed, const int32_t *offset_bias, int8_t *patch,
+                               int8_t *output)
+{
+    const int32_t ic = p->input_channels, oc = p->output_channels;
+    const int32_t depth = p->filter_height * p->filter_width * ic;
+    const bool in_place = hk_onnx_conv_patch_size(p) == 0;
+    if (!in_place && patch == NULL) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)ic;
+    const int8_t fill = (int8_t)(-p->input_offset);
+    int8_t *out = output;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *in = input + (size_t)b * image;
+        for (int32_t oy = 0; oy < p->output_height; ++oy) {
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                const int8_t *x = patch;
+                if (in_place) {
+                    x = in + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)ic;
+                } else {
+                    onnx_gather(p, in, iy0, ix0, fill, patch);
+                }
+                onnx_units(p, x, packed, depth, offset_bias, out);
+            }
+        }
+    }
+    return HK_STATUS_OK;
+}
+
+/* acc[0..n) = bias plus the sums of channels c0.. over the in-image taps of window t, channel c
+ * reading input channel c / depth_multiplier. */
+static void onnx_dw_sums(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc)
+{
+    int32_t j = 0;
+#if HK_HAVE_MVE || HK_HAVE_DSP
+    if (t->depth_multiplier == 1) {
+        hk_onnx_dw_sums_fast(t, c0, n, acc);
+        return;
+    }
+#endif
+    for (; j < n; ++j) {
+        const int32_t c = c0 + j, in_c = c / t->depth_multiplier;
+        int32_t sum = t->bias != NULL ? t->bias[c] : 0;
+        const int8_t *xr = t->x + in_c, *wr = t->w + c;
+        for (int32_t r = 0; r < t->rows; ++r, xr += t->x_row, wr += t->w_row) {
+            for (int32_t k = 0; k < t->cols; ++k) {
+                sum += ((int32_t)xr[(size_t)k * t->x_col] + t->offset) * (int32_t)wr[(size_t)k * t->w_col];
+            }
+        }
+        acc[j] = sum;
+    }
+}
+
 int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
                              const int8_t *filter, int8_t *output)
 {
-    const int32_t ic = p->input_channels, oc = p->output_channels, m = p->depth_multiplier;
+    const int32_t ic = p->input_channels, oc = p->output_channels;
+    const size_t x_col = (size_t)p->dilation_width * (size_t)ic;
+    const size_t x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)ic;
+    const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)ic;
+    hk_onnx_dw_window_t t = {NULL, NULL, 0, 0, x_row, x_col, (size_t)p->filter_width * (size_t)oc,
+                             (size_t)oc, p->input_offset, p->depth_multiplier, p->bias};
     int32_t acc[HK_ONNX_ROW];
+    int8_t *out = output;
     for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *in = input + (size_t)b * image;
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            const int32_t y0 = oy * p->stride_height - p->pad_top;
-            for (int32_t ox = 0; ox < p->output_width; ++ox) {
-                const int32_t x0 = ox * p->stride_width - p->pad_left;
-                int8_t *out = output + (((int64_t)b * p->output_height + oy) * p->output_width + ox) * oc;
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                int32_t fy0, fy1, fx0, fx1;
+                onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
+                t.rows = fy1 - fy0;
+                t.cols = fx1 - fx0;
+                t.x = in + (size_t)(iy0 + fy0 * p->dilation_height) * (size_t)p->input_width * (size_t)ic +
+                      (size_t)(ix0 + fx0 * p->dilation_width) * (size_t)ic;
+                t.w = filter + ((size_t)fy0 * (size_t)p->filter_width + (size_t)fx0) * (size_t)oc;
+                if (t.rows <= 0 || t.cols <= 0) {
+                    t.rows = t.cols = 0;
+                    t.x = in;
+                    t.w = filter;
+                }
+#if HK_ONNX_MVE_F
+                if (p->depth_multiplier == 1) {
+                    hk_onnx_dw_outputs_mve(&t, oc, p->multiplier, p->output_offset, p->act_min, p->act_max, out);
+                    continue;
+                }
+#endif
                 for (int32_t c0 = 0; c0 < oc; c0 += HK_ONNX_ROW) {
                     const int32_t n = hk_min_i32(HK_ONNX_ROW, oc - c0);
-                    int32_t j = 0;
-#if HK_HAVE_MVE
-                    if (m == 1) {
-                        hk_onnx_depthwise_acc_mve(p, input, filter, b, y0, x0, c0, n, acc);
-                        j = n;
-                    }
-#endif
-                    for (; j < n; ++j) {
-                        const int32_t c = c0 + j, in_c = c / m;
-                        int32_t sum = p->bias != NULL ? p->bias[c] : 0;
-                        for (int32_t ky = 0; ky < p->filter_height; ++ky) {
-                            const int32_t y = y0 + ky * p->dilation_height;
-                            if (y < 0 || y >= p->input_height) {
-                                continue;
-                            }
-                            for (int32_t kx = 0; kx < p->filter_width; ++kx) {
-                                const int32_t x = x0 + kx * p->dilation_width;
-                                if (x < 0 || x >= p->input_width) {
-                                    continue;
-                                }
-                                const int32_t xv =
-                                    input[(((int64_t)b * p->input_height + y) * p->input_width + x) * ic + in_c];
-                                const int32_t wv = filter[((int64_t)ky * p->filter_width + kx) * oc + c];
-                                sum += (xv + p->input_offset) * wv;
-                            }
-                        }
-                        acc[j] = sum;
-                    }
+                    onnx_dw_sums(&t, c0, n, acc);
                     onnx_requant_row(acc, p->multiplier + c0, n, p->output_offset, p->act_min,
                                      p->act_max, out + c0);
                 }
@@ -180,24 +325,51 @@ int32_t hk_onnx_matmul_s8(const hk_onnx_matmul_params_t *p, const int8_t *a, con
     return HK_STATUS_OK;
 }
 
-/* Walk the broadcast output in order; op 0 adds, 1 multiplies, 2 subtracts the dequantized
- * operands. */
+/* One run of n outputs along the last dimension, a and b stepping a_step and b_step. */
+static void onnx_binary_run(const hk_onnx_binary_params_t *p, const int8_t *a, int32_t a_step,
+                            const int8_t *b, int32_t b_step, int32_t n, float reciprocal,
+                            int32_t op, int8_t *out)
+{
+    int32_t i = 0;
+#if HK_ONNX_MVE_F
+    if (a_step == 1 && (b_step == 1 || b_step == 0)) {
+        hk_onnx_binary_run_mve(p, a, b, b_step, n, reciprocal, op, out);
+        i = n;
+    }
+#endif
+    for (; i < n; ++i) {
+        const float v = hk_onnx_binary_value(p, a[(size_t)i * (size_t)a_step], b[(size_t)i * (size_t)b_step], op);
+        out[i] = (int8_t)hk_onnx_quantize_by(v, p->output_scale, reciprocal, p->output_zero_point,
+                                             p->act_min, p->act_max);
+    }
+}
+
+/* Walk the broadcast output in order, a run along the last dimension at a time; op 0 adds, 1
+ * multiplies, 2 subtracts the dequantized operands. */
 static int32_t onnx_binary(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
                            int8_t *output, int32_t op)
 {
+    if (p->dims < 1 || p->dims > HK_ONNX_MAX_DIMS) {
+        return HK_STATUS_BAD_PARAM;
+    }
+    /* The run: the last dimension and every one before it that steps both operands as if
+     * the two were one dimension (contiguous, or both broadcast). */
+    int32_t last = p->dims - 1, n = p->shape[last];
+    const int32_t a_step = p->a_strides[p->dims - 1], b_step = p->b_strides[p->dims - 1];
+    while (last > 0 && p->a_strides[last - 1] == a_step * n && p->b_strides[last - 1] == b_step * n) {
+        n *= p->shape[--last];
+    }
+    const float reciprocal = 1.0f / p->output_scale;
     int32_t index[HK_ONNX_MAX_DIMS] = {0};
-    int64_t total = 1;
-    for (int32_t d = 0; d < p->dims; ++d) {
-        total *= p->shape[d];
+    int64_t runs = 1;
+    for (int32_t d = 0; d < last; ++d) {
+        runs *= p->shape[d];
     }
     int64_t ai = 0, bi = 0;
-    for (int64_t o = 0; o < total; ++o) {
-        const float va = p->a_scale * (float)((int32_t)a[ai] - p->a_zero_point);
-        const float vb = p->b_scale * (float)((int32_t)b[bi] - p->b_zero_point);
-        const float v = op == 0 ? va + vb : (op == 1 ? va * vb : va - vb);
-        output[o] = (int8_t)hk_onnx_quantize(v / p->output_scale, p->output_zero_point, p->act_min,
-                                             p->act_max);
-        for (int32_t d = p->dims - 1; d >= 0; --d) {
+    int8_t *out = output;
+    for (int64_t r = 0; r < runs; ++r, out += n) {
+        onnx_binary_run(p, a + ai, a_step, b + bi, b_step, n, reciprocal, op, out);
+        for (int32_t d = last - 1; d >= 0; --d) {
             ai += p->a_strides[d];
             bi += p->b_strides[d];
             if (++index[d] < p->shape[d]) {
@@ -259,11 +431,14 @@ int32_t hk_onnx_avg_pool_s8(const hk_onnx_pool_params_t *p, const int8_t *input,
                 hk_onnx_avg_pool_pixel_mve(p, input, b, ylo, yhi, xlo, xhi, count, m, out);
                 c = ch;
 #endif
+                const int8_t *corner = input + (((size_t)b * (size_t)p->input_height + (size_t)ylo) *
+                                                    (size_t)p->input_width + (size_t)xlo) * (size_t)ch;
                 for (; c < ch; ++c) {
                     int32_t sum = -p->input_zero_point * count;
-                    for (int32_t y = ylo; y < yhi; ++y) {
-                        for (int32_t x = xlo; x < xhi; ++x) {
-                            sum += input[(((int64_t)b * p->input_height + y) * p->input_width + x) * ch + c];
+                    const int8_t *row = corner + c;
+                    for (int32_t y = ylo; y < yhi; ++y, row += (size_t)p->input_width * (size_t)ch) {
+                        for (int32_t x = 0; x < xhi - xlo; ++x) {
+                            sum += row[(size_t)x * (size_t)ch];
                         }
                     }
                     out[c] = hk_onnx_requant_s8(sum, m, p->output_zero_point, p->act_min, p->act_max);

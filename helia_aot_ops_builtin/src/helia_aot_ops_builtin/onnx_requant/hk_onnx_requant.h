@@ -11,9 +11,10 @@
  * kernel. ADD, SUB and MUL follow ONNX's QDQ definition in float32 (dequantize, add, subtract or multiply,
  * divide by the output scale, round half to even), as onnxruntime's reference loop does.
  *
- * Rounding is done on the float's bits (hk_onnx_rne), never by adding a magic constant: a
- * compiler may fuse a multiply and a following add into one FMA, which rounds once instead of
- * twice and would change results; a lone multiply cannot be fused with anything.
+ * Rounding is done by a conversion instruction or on the float's bits (hk_onnx_rne), never by
+ * adding a magic constant: a compiler may fuse a multiply and a following add into one FMA,
+ * which rounds once instead of twice and would change results; a lone multiply cannot be fused
+ * with anything.
  */
 #ifndef HK_ONNX_REQUANT_H
 #define HK_ONNX_REQUANT_H
@@ -22,9 +23,24 @@
 
 #include "hk_common.h"
 
-/* Round a float in [-2^30, 2^30] to the nearest integer, ties to even, from its bits. */
+/* An Arm core with a single-precision FPU rounds with one VCVTR, which rounds in FPSCR's mode
+ * (round to nearest even: the reset mode, which every float operation here assumes) and
+ * saturates to the int32 range. */
+#if defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
+#define HK_ONNX_VCVTR 1
+#else
+#define HK_ONNX_VCVTR 0
+#endif
+
+/* Round a float in [-2^30, 2^30] to the nearest integer, ties to even: VCVTR, or from the
+ * float's bits. */
 HK_INLINE int32_t hk_onnx_rne(float v)
 {
+#if HK_ONNX_VCVTR
+    int32_t q;
+    __asm__("vcvtr.s32.f32 %1, %1\n\tvmov %0, %1" : "=r"(q), "+t"(v));
+    return q;
+#else
     uint32_t u;
     memcpy(&u, &v, sizeof u);
     const int32_t e = (int32_t)((u >> 23) & 0xFFu) - 127;
@@ -44,15 +60,21 @@ HK_INLINE int32_t hk_onnx_rne(float v)
         q = (int32_t)t;
     }
     return (u >> 31) ? -q : q;
+#endif
 }
 
-/* clamp(rne(v) + zero_point, lo, hi), with v first clamped in float so its bits stay in range
- * (the bounds are integers, so clamping before or after rounding gives the same integer). */
+/* clamp(rne(v) + zero_point, lo, hi). The bounds are integers, so clamping before or after
+ * rounding gives the same integer: VCVTR's saturated result is clamped in int32; the bit
+ * rounding gets v clamped in float first, so its bits stay in range. */
 HK_INLINE int32_t hk_onnx_quantize(float v, int32_t zero_point, int32_t lo, int32_t hi)
 {
+#if HK_ONNX_VCVTR
+    return hk_clamp_i32(hk_onnx_rne(v), lo - zero_point, hi - zero_point) + zero_point;
+#else
     const float flo = (float)(lo - zero_point), fhi = (float)(hi - zero_point);
     v = v < flo ? flo : (v > fhi ? fhi : v);
     return hk_clamp_i32(hk_onnx_rne(v) + zero_point, lo, hi);
+#endif
 }
 
 /* onnxruntime's requantization of one accumulator: float(acc) * multiplier, round half even. */
@@ -151,8 +173,29 @@ typedef struct {
     float output_scale;
 } hk_onnx_mean_params_t;
 
+/* The reference loop: filter OHWI, bias and per-channel multipliers from p, every in-image tap
+ * summed as (x + input_offset) * w. */
 int32_t hk_onnx_conv_s8(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
                         int8_t *output);
+
+/* Bytes of scratch hk_onnx_conv_packed_s8 needs for one gathered window (0: a 1x1 filter
+ * without padding reads its pixels in place). */
+int32_t hk_onnx_conv_patch_size(const hk_onnx_conv_params_t *p);
+
+/*
+ * The fast convolution (what the converter emits; FULLY_CONNECTED is a 1x1 convolution over its
+ * rows): the filter in hk_fc_dot.h's packed layout of its [output_channels, taps] rows (the
+ * layout LiteRT's packed FULLY_CONNECTED reads, made at conversion) and offset_bias = bias +
+ * input_offset * (sum of the channel's weights), so the inner products multiply raw int8 inputs
+ * with the same dot products as that kernel (Helium VMLADAV, eight channels a pass of the
+ * window; DSP SMLAD; plain C). Each output pixel's window is read in place (1x1, no padding) or
+ * gathered into patch (hk_onnx_conv_patch_size bytes) with the input zero point where a tap lies
+ * outside the image, which then adds exactly nothing; p->bias is not read. The accumulators are
+ * the reference's integers, requantized the same way.
+ */
+int32_t hk_onnx_conv_packed_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
+                               const int8_t *packed, const int32_t *offset_bias, int8_t *patch,
+                               int8_t *output);
 int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
                              const int8_t *filter, int8_t *output);
 int32_t hk_onnx_matmul_s8(const hk_onnx_matmul_params_t *p, const int8_t *a, const int8_t *b,

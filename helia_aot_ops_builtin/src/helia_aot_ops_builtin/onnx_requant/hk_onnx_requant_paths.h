@@ -4,11 +4,13 @@
  *
  * hk_onnx_requant.c is the portable reference. Its inner products go to hk_onnx_dot_s8_fast,
  * which hk_onnx_requant_mve.c (Helium: eight taps a VMLADAV) or hk_onnx_requant_dsp.c (two
- * SMLADs per four taps) defines for the instruction set hk_isa.h chose. With the floating-point
- * Helium extension, whose VCVTN rounds ties to even as onnxruntime does, hk_onnx_requant_mve.c
- * also requantizes four channels a vector and sums depthwise taps, pooling windows and means
- * four channels a vector. Every path computes the same int32 sums and the same float32
- * products, so all give the reference's bytes.
+ * SMLADs per four taps) defines for the instruction set hk_isa.h chose, and so do the depthwise
+ * sums (four channels in registers over a window's taps). The packed convolution's inner
+ * products are hk_fc_dot.h's, which chooses its own path. With the floating-point Helium
+ * extension, whose VCVTN rounds ties to even as onnxruntime does, hk_onnx_requant_mve.c also
+ * requantizes four channels a vector and sums pooling windows and means four channels a vector.
+ * Every path computes the same int32 sums and the same float32 products, so all give the
+ * reference's bytes.
  */
 #ifndef HK_ONNX_REQUANT_PATHS_H
 #define HK_ONNX_REQUANT_PATHS_H
@@ -23,23 +25,99 @@
 #define HK_ONNX_MVE_F 0
 #endif
 
+/* One depthwise output pixel's in-image taps: `rows` by `cols` of them, the first at x (input,
+ * channel 0) and w (filter, channel 0), the steps between them in bytes. */
+typedef struct {
+    const int8_t *x;
+    const int8_t *w;
+    int32_t rows, cols;
+    size_t x_row, x_col;
+    size_t w_row, w_col;
+    int32_t offset;           /* the input offset */
+    int32_t depth_multiplier;
+    const int32_t *bias;      /* per output channel, or NULL */
+} hk_onnx_dw_window_t;
+
 #if HK_HAVE_MVE || HK_HAVE_DSP
 /* hk_onnx_dot_s8 on the core's vector or SIMD32 instructions, the whole of n. */
 int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset);
-#endif
 
-#if HK_HAVE_MVE
-/* Depth multiplier 1: the accumulators (bias first) of channels [c0, c0 + n) at the output pixel
- * whose window starts at (y0, x0) of batch b, four channels a vector. */
-void hk_onnx_depthwise_acc_mve(const hk_onnx_conv_params_t *p, const int8_t *input,
-                               const int8_t *filter, int32_t b, int32_t y0, int32_t x0,
-                               int32_t c0, int32_t n, int32_t *acc);
+/* Depth multiplier 1: acc[0..n) = bias plus the sums of channels c0.. over window t's taps, the
+ * accumulators of four channels in registers over all the taps (Helium: one vector; DSP: SXTAB16
+ * widens input words with the offset, SMLABB / SMLATT multiply). */
+void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc);
 #endif
 
 #if HK_ONNX_MVE_F
-/* onnx requantization of acc[0..n) by multiplier[0..n), four a VCVTN. */
-void hk_onnx_requant_row_mve(const int32_t *acc, const float *multiplier, int32_t n,
-                             int32_t zero_point, int32_t lo, int32_t hi, int8_t *out);
+/* Depth multiplier 1, every one of the n channels of one output pixel: the sums as
+ * hk_onnx_dw_sums_fast's, requantized in registers (no row of accumulators in memory). */
+void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *t, int32_t n, const float *multiplier,
+                            int32_t zero_point, int32_t lo, int32_t hi, int8_t *out);
+#endif
+
+/* The dequantized operands' sum, product or difference in float32 (op 0, 1, 2), each operand
+ * scale * (q - zero point), as ONNX's QDQ Add, Mul and Sub compute them. */
+HK_INLINE float hk_onnx_binary_value(const hk_onnx_binary_params_t *p, int32_t a, int32_t b, int32_t op)
+{
+    const float va = p->a_scale * (float)(a - p->a_zero_point);
+    const float vb = p->b_scale * (float)(b - p->b_zero_point);
+    return op == 0 ? va + vb : (op == 1 ? va * vb : va - vb);
+}
+
+/*
+ * QuantizeLinear of v by `scale` (round_half_even(fl(v / scale)) + zero point, clamped), from a
+ * multiply by reciprocal = fl(1 / scale) where that gives the same integer, the division
+ * otherwise. y = fl(v * reciprocal) and e = fl(v / scale) each carry at most two roundings of
+ * v / scale, so |y - e| < |y| * 2^-22; when no half-integer lies within |y| * 2^-20 of y
+ * (clamped first: every value past a bound gives that bound), e rounds to the integer y rounds
+ * to. yc - q is exact (Sterbenz), so the test itself does not round. A tie, or a value within a
+ * few ulps of one, takes the division: the bytes are the division's on every input.
+ */
+HK_INLINE int32_t hk_onnx_quantize_by(float v, float scale, float reciprocal, int32_t zero_point,
+                                      int32_t lo, int32_t hi)
+{
+    const float y = v * reciprocal;
+    const float flo = (float)(lo - zero_point), fhi = (float)(hi - zero_point);
+    const float yc = y < flo ? flo : (y > fhi ? fhi : y);
+    const int32_t q = hk_onnx_rne(yc);
+    const float d = yc - (float)q;
+    const float margin = (y < 0.0f ? -y : y) * 0x1p-20f;
+    if (0.5f - (d < 0.0f ? -d : d) > margin) {
+        return q + zero_point;
+    }
+    return hk_onnx_quantize(v / scale, zero_point, lo, hi);
+}
+
+#if HK_ONNX_MVE_F
+/* One run of n outputs of ADD, MUL or SUB (op 0, 1, 2) with a contiguous and b contiguous
+ * (b_step 1) or one value (b_step 0), four a vector: hk_onnx_quantize_by's test on every lane,
+ * the division for a lane that fails it. */
+void hk_onnx_binary_run_mve(const hk_onnx_binary_params_t *p, const int8_t *a, const int8_t *b,
+                            int32_t b_step, int32_t n, float reciprocal, int32_t op, int8_t *out);
+#endif
+
+#if HK_ONNX_MVE_F
+/* Four accumulators requantized at once: VCVTN rounds to nearest with ties to even. */
+HK_INLINE int32x4_t hk_onnx_requant_q_mve(int32x4_t acc, float32x4_t multiplier, int32_t zero_point,
+                                          int32_t lo, int32_t hi)
+{
+    float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc), multiplier);
+    v = vmaxnmq_f32(v, vdupq_n_f32((float)(lo - zero_point)));
+    v = vminnmq_f32(v, vdupq_n_f32((float)(hi - zero_point)));
+    return vaddq_n_s32(vcvtnq_s32_f32(v), zero_point);
+}
+
+/* onnx requantization of acc[0..n) by multiplier[0..n) into out, four a VCVTN. */
+HK_INLINE void hk_onnx_requant_row_mve(const int32_t *acc, const float *multiplier, int32_t n,
+                                       int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
+{
+    for (int32_t i = 0; i < n; i += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t q = hk_onnx_requant_q_mve(vldrwq_z_s32(acc + i, p), vldrwq_z_f32(multiplier + i, p),
+                                                  zero_point, lo, hi);
+        vstrbq_p_s32(out + i, q, p);
+    }
+}
 
 /* One average-pool output pixel over rows [ylo, yhi) and columns [xlo, xhi) of batch b, every
  * channel, requantized by m. */

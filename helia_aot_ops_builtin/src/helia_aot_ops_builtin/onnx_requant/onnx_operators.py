@@ -31,6 +31,8 @@ from helia_aot_ops_builtin.elementwise.binary import AirAddOptions, AirMulOption
 from helia_aot_ops_builtin.fully_connected.fully_connected import (
     AirBatchMatMulOptions,
     AirFullyConnectedOptions,
+    fold_fc_bias,
+    pack_fc_filter,
 )
 from helia_aot_ops_builtin.pooling.pool import AirPool2DOptions
 from helia_aot_ops_builtin.reduce.reduce import AirReducerOptions
@@ -106,23 +108,58 @@ class _OnnxWeighted(_OnnxOperator):
         x, y = self.input_tensors[0], self.output_tensors[0]
         return (F32(x.scale()) * scales) / F32(y.scale())
 
-    def _tables(self, channels: int) -> tuple[list[CTable], str, str]:
+    def _multiplier_table(self, channels: int) -> tuple[CTable, str]:
         mult = self._table(
             "multiplier",
             "float",
             _float_table(self._multipliers(channels)),
             "onnxruntime's float32 multipliers",
         )
-        tables = [mult]
-        bias_ref = "NULL"
+        return mult, self.table_ref(mult)
+
+    # -- the packed kernel (hk_onnx_conv_packed_s8): CONV_2D and FULLY_CONNECTED ------------------
+    def _rows(self) -> np.ndarray:
+        """The weights as [output channels, taps] rows (OHWI and [units, depth] flatten alike)."""
+        w = self._weights().required_data()
+        return np.asarray(w, np.int8).reshape(w.shape[0], -1)
+
+    def _patch_bytes(self) -> int:
+        """``hk_onnx_conv_patch_size``: 0 where every window is one pixel inside the image."""
+        return 0
+
+    def on_resolve(self) -> None:
+        """The packed filter and the offset folded into the bias, made once here as LiteRT's packed
+        FULLY_CONNECTED makes them (the kernel multiplies raw inputs); a gathered window's
+        buffer where the windows are not single pixels read in place."""
+        rows = self._rows()
         bias = self._bias()
-        if bias is not None:
-            b = self._table(
-                "bias", "int32_t", [str(int(v)) for v in bias.required_data().reshape(-1)], "bias"
-            )
-            tables.append(b)
-            bias_ref = self.table_ref(b)
-        return tables, self.table_ref(mult), bias_ref
+        self.intern_constant_array("packed_filter", pack_fc_filter(rows), alignment=16)
+        self.intern_constant_array(
+            "offset_bias",
+            fold_fc_bias(
+                rows, None if bias is None else bias.required_data(), -self.input_tensors[0].zero_point(), 0
+            ),
+        )
+        patch = self._patch_bytes()
+        if patch:
+            self.add_scratch("patch", patch, alignment=4)
+
+    def reads_input(self, position: int) -> bool:
+        return position not in (1, 2)  # the packed filter and offset_bias replace them
+
+    def _packed_call(self, params: dict[str, Any], tables: list[CTable]) -> KernelCall:
+        x, y = self.input_tensors[0], self.output_tensors[0]
+        patch = (
+            self.ptr(self.get_local_tensor("patch"), ctype="int8_t") if self.has_scratch("patch") else "NULL"
+        )
+        args = [
+            self.ptr(x, const=True),
+            self.ptr(self.get_local_tensor("packed_filter"), const=True),
+            self.ptr(self.get_local_tensor("offset_bias"), const=True),
+            patch,
+            self.ptr(y),
+        ]
+        return KernelCall("onnx_conv_packed_s8", args, "onnx_conv_params_t", params, tables=tables)
 
 
 class OnnxConv2DOperator(_OnnxWeighted):
@@ -180,7 +217,7 @@ class OnnxConv2DOperator(_OnnxWeighted):
         oc = w.shape[3] if self.DEPTHWISE else w.shape[0]
         oh, ow, pt, pl = self._geometry()
         lo, hi = self._activation()
-        tables, mult, bias = self._tables(oc)
+        table, mult = self._multiplier_table(oc)
         params: dict[str, Any] = {
             "batches": n,
             "input_height": h,
@@ -203,11 +240,35 @@ class OnnxConv2DOperator(_OnnxWeighted):
             "act_min": lo,
             "act_max": hi,
             "multiplier": mult,
-            "bias": bias,
+            "bias": "NULL",
         }
-        function = "onnx_depthwise_s8" if self.DEPTHWISE else "onnx_conv_s8"
+        if not self.DEPTHWISE:
+            return self._packed_call(params, [table])
+        tables = [table]
+        bias = self._bias()
+        if bias is not None:
+            b = self._table(
+                "bias", "int32_t", [str(int(v)) for v in bias.required_data().reshape(-1)], "bias"
+            )
+            tables.append(b)
+            params["bias"] = self.table_ref(b)
         args = [self.ptr(x, const=True), self.ptr(w, const=True), self.ptr(y)]
-        return KernelCall(function, args, "onnx_conv_params_t", params, tables=tables)
+        return KernelCall("onnx_depthwise_s8", args, "onnx_conv_params_t", params, tables=tables)
+
+    def _patch_bytes(self) -> int:
+        o = self.typed_options(AirConv2DOptions)
+        _, h, w, ic = self.input_tensors[0].shape
+        _, fh, fw, _ = self._weights().shape
+        oh, ow, pt, pl = self._geometry()
+        inside = (oh - 1) * o.stride_h < h and (ow - 1) * o.stride_w < w
+        return 0 if (fh, fw, pt, pl) == (1, 1, 0, 0) and inside else int(fh * fw * ic)
+
+    def on_resolve(self) -> None:
+        if not self.DEPTHWISE:
+            super().on_resolve()
+
+    def reads_input(self, position: int) -> bool:
+        return self.DEPTHWISE or super().reads_input(position)
 
     def macs(self) -> int | None:
         y, w = self.output_tensors[0], self._weights()
@@ -243,33 +304,37 @@ class OnnxFullyConnectedOperator(_OnnxWeighted):
             yield f"input {tuple(x.shape)}, weights {tuple(w.shape)} and output {tuple(y.shape)} do not match"
 
     def kernel(self) -> KernelCall:
+        """A 1x1 convolution over the input's rows (one pixel each), run by the packed kernel."""
         x, w, y = self.input_tensors[0], self._weights(), self.output_tensors[0]
         units, depth = w.shape
         rows = x.size // depth
         lo, hi = self._activation()
-        tables, mult, bias = self._tables(units)
+        table, mult = self._multiplier_table(units)
         params: dict[str, Any] = {
             "batches": 1,
-            "rows": rows,
-            "cols": units,
-            "depth": depth,
-            "a_batch_stride": 0,
-            "a_row_stride": depth,
-            "a_depth_stride": 1,
-            "b_batch_stride": 0,
-            "b_depth_stride": 1,
-            "b_col_stride": depth,
-            "a_offset": -x.zero_point(),
-            "b_offset": 0,
+            "input_height": rows,
+            "input_width": 1,
+            "input_channels": depth,
+            "output_height": rows,
+            "output_width": 1,
+            "output_channels": units,
+            "filter_height": 1,
+            "filter_width": 1,
+            "stride_height": 1,
+            "stride_width": 1,
+            "dilation_height": 1,
+            "dilation_width": 1,
+            "pad_top": 0,
+            "pad_left": 0,
+            "depth_multiplier": 1,
+            "input_offset": -x.zero_point(),
             "output_offset": y.zero_point(),
             "act_min": lo,
             "act_max": hi,
-            "per_channel": 1,
             "multiplier": mult,
-            "bias": bias,
+            "bias": "NULL",
         }
-        args = [self.ptr(x, const=True), self.ptr(w, const=True), self.ptr(y)]
-        return KernelCall("onnx_matmul_s8", args, "onnx_matmul_params_t", params, tables=tables)
+        return self._packed_call(params, [table])
 
     def macs(self) -> int | None:
         return int(self.output_tensors[0].size * self._weights().shape[1])
