@@ -350,15 +350,32 @@ typedef struct {
     : [words] "m"(r->words), [words_end] "m"(r->words_end), [taps] "m"(r->taps),             \
       [offset] "m"(r->offset), [delta] "m"(r->out1_minus_out0), [out0_end] "m"(r->out0_end),  \
       [filter] "m"(r->filter)                                                                  \
-    : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",  \
-      "memory"
+    : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",  \
+      "cc", "memory"
 #define CONV_Q30_START                                                                         \
     "ldr r5, %[filter]\n\t"                                                                    \
     "ldr lr, %[taps]\n\t"                                                                      \
     "add r6, r5, lr\n\t"
 
-/* CONV_DSP_STEP4 on the block's registers: sums r0..r3, pixel words r4, filters r5 and r6. */
-#define CONV_Q30_STEP4 CONV_DSP_STEP4_WITH("r0", "r1", "r2", "r3", "r4", "r5", "r6", "r12", "lr")
+/* CONV_DSP_STEP4 on the block's registers (sums r0..r3, pixel words r4, filters r5 and r6),
+ * with r7 as a third temporary: both filter words are loaded back to back, so the second load
+ * pipelines behind the first (one cycle on the M4 instead of two). */
+#define CONV_Q30_STEP4                                                                         \
+    "ldmia r4!, {r8, r9, r10, r11}\n\t"                                                        \
+    "ldr r12, [r5], #4\n\t"                                                                   \
+    "ldr lr, [r6], #4\n\t"                                                                    \
+    "sxtb16 r7, r12\n\t"                                                                      \
+    "sxtb16 r12, r12, ror #8\n\t"                                                             \
+    "smlad r0, r7, r8, r0\n\t"                                                                \
+    "smlad r0, r12, r9, r0\n\t"                                                               \
+    "smlad r1, r7, r10, r1\n\t"                                                               \
+    "smlad r1, r12, r11, r1\n\t"                                                              \
+    "sxtb16 r7, lr\n\t"                                                                       \
+    "sxtb16 lr, lr, ror #8\n\t"                                                               \
+    "smlad r2, r7, r8, r2\n\t"                                                                \
+    "smlad r2, lr, r9, r2\n\t"                                                                \
+    "smlad r3, r7, r10, r3\n\t"                                                               \
+    "smlad r3, lr, r11, r3\n\t"
 #define CONV_Q30_STEP8 CONV_Q30_STEP4 CONV_Q30_STEP4
 /* The last three taps: their pixel words are widened with a zero fourth lane
  * (conv_widen_tail2_s8), and each filter's three bytes are read one by one (nothing past the
@@ -397,7 +414,8 @@ static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps
     hk_store_u32(words + 12, pair[1]);
 }
 
-HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
+HK_NOINLINE __attribute__((optimize("omit-frame-pointer"))) void
+conv_pairs_q30_asm(const conv_q30_run_t *run)
 {
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
     conv_q30_run_t copy = *run;
