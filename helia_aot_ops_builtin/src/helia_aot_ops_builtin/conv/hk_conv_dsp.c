@@ -289,61 +289,69 @@ typedef struct {
 
 /* One pair's sums from bias (ldrd r0/r2 from [r8]), then `steps`: the eight-tap prefix and/or
  * the sixteen-tap loop; then the requantization of r0..r3 and two halfword stores. */
-#define CONV_Q30_PAIR_HEAD                                                                     \
-    "0:\n\t"                                                                                   \
-    "ldr r8, %[bias]\n\t"                                                                      \
-    "ldrd r0, r2, [r8], #8\n\t"                                                                \
-    "str r8, %[bias]\n\t"                                                                      \
-    "mov r1, r0\n\t"                                                                           \
-    "mov r3, r2\n\t"                                                                           \
-    "ldr r4, %[words]\n\t"
+#define CONV_Q30_PAIR_HEAD                                                                 \
+    "0:\n\t"                                                                               \
+    "ldr r8, %[bias]\n\t"                                                                  \
+    "ldr r4, %[words]\n\t"                                                                 \
+    "ldrd r0, r2, [r8], #8\n\t"                                                            \
+    "str r8, %[bias]\n\t"                                                                  \
+    "mov r1, r0\n\t"                                                                       \
+    "mov r3, r2\n\t"
 #define CONV_Q30_LOOP16                                                                        \
     "1:\n\t" CONV_Q30_STEP8 CONV_Q30_STEP8                                                 \
     "ldr lr, %[words_end]\n\t"                                                                 \
     "cmp r4, lr\n\t"                                                                           \
     "bne 1b\n\t"
-#define CONV_Q30_PAIR_TAIL                                                                     \
-    "mov r5, r6\n\t"                                                                           \
-    "ldr lr, %[taps]\n\t"                                                                      \
-    "add r6, r6, lr\n\t"                                                                       \
-    "ldr r8, %[table]\n\t"                                                                     \
-    "ldmia r8!, {r9, r10, r11, r12}\n\t"                                                       \
-    "str r8, %[table]\n\t"                                                                     \
-    "smmlar r0, r0, r9, r0\n\t"                                                                \
-    "smmlar r1, r1, r9, r1\n\t"                                                                \
-    "smmlar r2, r2, r11, r2\n\t"                                                               \
-    "smmlar r3, r3, r11, r3\n\t"                                                               \
-    "add r0, r0, r0, asr #31\n\t"                                                              \
-    "add r1, r1, r1, asr #31\n\t"                                                              \
-    "add r2, r2, r2, asr #31\n\t"                                                              \
-    "add r3, r3, r3, asr #31\n\t"                                                              \
-    "asr r0, r0, r10\n\t"                                                                      \
-    "asr r1, r1, r10\n\t"                                                                      \
-    "asr r2, r2, r12\n\t"                                                                      \
-    "asr r3, r3, r12\n\t"                                                                      \
-    "mov r8, #1\n\t"                                                                           \
-    "qadd r0, r0, r8\n\t"                                                                      \
-    "qadd r1, r1, r8\n\t"                                                                      \
-    "qadd r2, r2, r8\n\t"                                                                      \
-    "qadd r3, r3, r8\n\t"                                                                      \
-    "ldr lr, %[offset]\n\t"                                                                    \
-    "add r0, lr, r0, asr #1\n\t"                                                               \
-    "add r1, lr, r1, asr #1\n\t"                                                               \
-    "add r2, lr, r2, asr #1\n\t"                                                               \
-    "add r3, lr, r3, asr #1\n\t"                                                               \
-    "ssat r0, #8, r0\n\t"                                                                      \
-    "ssat r1, #8, r1\n\t"                                                                      \
-    "ssat r2, #8, r2\n\t"                                                                      \
-    "ssat r3, #8, r3\n\t"                                                                      \
-    "bfi r0, r2, #8, #8\n\t"                                                                   \
-    "bfi r1, r3, #8, #8\n\t"                                                                   \
-    "ldr r8, %[out0]\n\t"                                                                      \
-    "ldr r9, %[delta]\n\t"                                                                     \
-    "strh r1, [r8, r9]\n\t"                                                                    \
-    "strh r0, [r8], #2\n\t"                                                                    \
-    "str r8, %[out0]\n\t"                                                                      \
-    "ldr r9, %[out0_end]\n\t"                                                                  \
-    "cmp r8, r9\n\t"                                                                           \
+/* Thirty-two taps a pass (the end test once per 128 multiply-accumulates), for a pair loop of
+ * an even number of sixteen-tap runs; an odd number above one runs CONV_Q30_STEP16 first. */
+#define CONV_Q30_STEP16 CONV_Q30_STEP8 CONV_Q30_STEP8
+#define CONV_Q30_LOOP32                                                                        \
+    "1:\n\t" CONV_Q30_STEP16 CONV_Q30_STEP16                                                 \
+    "ldr lr, %[words_end]\n\t"                                                                 \
+    "cmp r4, lr\n\t"                                                                           \
+    "bne 1b\n\t"
+#define CONV_Q30_PAIR_TAIL                                                                 \
+    "ldr r8, %[table]\n\t"                                                                 \
+    "ldr r7, %[offset]\n\t"                                                                \
+    "ldr r4, %[out0]\n\t"                                                                  \
+    "ldr lr, %[delta]\n\t"                                                                 \
+    "ldmia r8!, {r9, r10, r11, r12}\n\t"                                                   \
+    "str r8, %[table]\n\t"                                                                 \
+    "smmlar r0, r0, r9, r0\n\t"                                                            \
+    "smmlar r1, r1, r9, r1\n\t"                                                            \
+    "smmlar r2, r2, r11, r2\n\t"                                                           \
+    "smmlar r3, r3, r11, r3\n\t"                                                           \
+    "add r0, r0, r0, asr #31\n\t"                                                          \
+    "add r1, r1, r1, asr #31\n\t"                                                          \
+    "add r2, r2, r2, asr #31\n\t"                                                          \
+    "add r3, r3, r3, asr #31\n\t"                                                          \
+    "asr r0, r0, r10\n\t"                                                                  \
+    "asr r1, r1, r10\n\t"                                                                  \
+    "asr r2, r2, r12\n\t"                                                                  \
+    "asr r3, r3, r12\n\t"                                                                  \
+    "mov r9, #1\n\t"                                                                       \
+    "qadd r0, r0, r9\n\t"                                                                  \
+    "qadd r1, r1, r9\n\t"                                                                  \
+    "qadd r2, r2, r9\n\t"                                                                  \
+    "qadd r3, r3, r9\n\t"                                                                  \
+    "add r0, r7, r0, asr #1\n\t"                                                           \
+    "add r1, r7, r1, asr #1\n\t"                                                           \
+    "add r2, r7, r2, asr #1\n\t"                                                           \
+    "add r3, r7, r3, asr #1\n\t"                                                           \
+    "ssat r0, #8, r0\n\t"                                                                  \
+    "ssat r1, #8, r1\n\t"                                                                  \
+    "ssat r2, #8, r2\n\t"                                                                  \
+    "ssat r3, #8, r3\n\t"                                                                  \
+    "bfi r0, r2, #8, #8\n\t"                                                               \
+    "bfi r1, r3, #8, #8\n\t"                                                               \
+    "strh r1, [r4, lr]\n\t"                                                                \
+    "strh r0, [r4], #2\n\t"                                                                \
+    "str r4, %[out0]\n\t"                                                                  \
+    "ldr r9, %[out0_end]\n\t"                                                              \
+    "rsb r8, r5, r6, lsl #1\n\t"                                                           \
+    "mov r5, r6\n\t"                                                                       \
+    "mov r6, r8\n\t"                                                                       \
+    "cmp r4, r9\n\t"                                                                       \
     "bne 0b\n\t"
 #define CONV_Q30_OPERANDS                                                                      \
     : [bias] "+m"(r->bias), [table] "+m"(r->table), [out0] "+m"(r->out0)                     \
@@ -422,7 +430,23 @@ conv_pairs_q30_asm(const conv_q30_run_t *run)
     conv_q30_run_t *r = &copy;
     /* Four shapes of the tap loop: eight taps, sixteen a pass and three more (an RGB 3x3
      * window's 27); eight then sixteen a pass; eight only; sixteen a pass. */
-    if ((r->taps & 3) != 0) {
+    const int32_t runs = r->taps >> 4; /* sixteen-tap runs after the eight-tap prefix */
+    if ((r->taps & 3) == 0 && runs >= 2) {
+        /* Thirty-two taps a pass: an eight-tap prefix or not, an odd run first or not. */
+        if ((r->taps & 8) != 0 && (runs & 1) != 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_STEP16
+                                 CONV_Q30_LOOP32 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else if ((r->taps & 8) != 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP32
+                                 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else if ((runs & 1) != 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP16 CONV_Q30_LOOP32
+                                 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_LOOP32 CONV_Q30_PAIR_TAIL
+                                 CONV_Q30_OPERANDS);
+        }
+    } else if ((r->taps & 3) != 0) {
         __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP16
                              CONV_Q30_TAIL3 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
     } else if ((r->taps & 8) != 0 && r->taps > 8) {
