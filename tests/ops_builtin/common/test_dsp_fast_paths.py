@@ -7,9 +7,10 @@ it), the depthwise path that starts every window from offset_bias and reads the 
 point for taps outside the image (3x3 unrolled, other windows looped, channels in rows of 64
 with a tail of up to three), and the single-SMMLAR requantization of multipliers in
 [2^30, 2^31); and the fully connected groups that read a row of at most 256 features widened
-once (LDRD per word). Each example's cases go into one program, built once for the M4 and run under
-QEMU; the expected bytes are the numpy reference's (conv_family_refmodels), which the portable
-path matches in the same program on the other cores (test_conv_paths.py).
+once (LDRD per word), two 16-feature chunks a pass with an odd one first. Each example's cases
+go into one program, built once for the M4 and run under QEMU; the expected bytes are the numpy
+reference's (conv_family_refmodels), which the portable path matches in the same program on
+the other cores (test_conv_paths.py).
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
@@ -109,7 +110,8 @@ def test_m4_fast_paths_match_the_reference(cases, rows, tmp_path_factory):
 FC = st.fixed_dictionaries(
     {
         "batches": st.integers(1, 2),
-        "depth": st.integers(1, 300),  # past the 256 widened on the stack
+        # past the 256 widened on the stack; chunks of 16 one, odd and even (two a pass); AD's 640
+        "depth": st.one_of(st.integers(1, 300), st.sampled_from([16, 48, 64, 640])),
         "units": st.integers(1, 13),
         "layout": st.sampled_from(("packed", "packed", "folded")),
         "per_channel": st.booleans(),
