@@ -14,7 +14,7 @@ the other cores (test_conv_paths.py).
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
-hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h).
+hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar (hk_binary_scalar.c).
 """
 
 from __future__ import annotations
@@ -219,7 +219,8 @@ def tie_case(rng, op, left_shift, multipliers, shifts, offsets):
 @given(cases=st.lists(TIES, min_size=6, max_size=8))
 def test_m4_add_sub_round_ties_as_the_reference(cases, tmp_path_factory):
     """add_sub_run_dsp's rounding on calls where ties are frequent: multipliers mostly in
-    [2^30, 2^31) (LiteRT's), some anywhere in [0, 2^31), shifts of 0 to 4 bits (0 takes the fallback for the output), left shifts 0 to 3."""
+    [2^30, 2^31) (LiteRT's), some anywhere in [0, 2^31), shifts of 0 to 4 bits (an output shift
+    of 0 takes the portable run), left shifts 0 to 3."""
     built = drawn_cases(cases, tie_case)
     check_program(
         fc_paths.program(built),

@@ -68,9 +68,7 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
         conv_case(np.random.default_rng(2), 64, 64, 1, 1, mode="VALID", size=(5, 5), right_only=True)
     )
     # A pointwise 56 taps without a clamp: the eight-tap prefix, one sixteen-tap run, one 32-tap pass.
-    cases.append(
-        conv_case(np.random.default_rng(5), 56, 6, 1, 1, mode="VALID", size=(3, 3), right_only=True)
-    )
+    cases.append(conv_case(np.random.default_rng(5), 56, 6, 1, 1, mode="VALID", size=(3, 3), right_only=True))
     # VWW's and ResNet-8's first layer: an RGB 3x3 window, 27 taps (the loop's three-tap end).
     cases.append(conv_case(np.random.default_rng(3), 3, 8, 3, 3, stride=(2, 2), size=(7, 6), right_only=True))
     check_program(

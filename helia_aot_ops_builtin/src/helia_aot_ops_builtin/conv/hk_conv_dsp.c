@@ -5,11 +5,43 @@
 
 #if HK_HAVE_DSP
 
-/* The gather of this path, kept out of the pixel loop (HK_NOINLINE's reason). */
+/* conv_gather_rows_s8 in a function of its own, so that conv_gather_s8's copy of a whole window
+ * does not pay for its registers and stack frame. */
+HK_NOINLINE void conv_gather_edge_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                                     int32_t ix0, int8_t fill, int8_t *patch)
+{
+    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+}
+
+/* The gather of this path, kept out of the pixel loop (HK_NOINLINE's reason). A window inside
+ * the image without dilation is its filter_height rows of filter_width * channels bytes, copied
+ * a word at a time with no bounds, fill or division; other windows take conv_gather_edge_s8. */
 HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
                                 int32_t ix0, int8_t fill, int8_t *patch)
 {
-    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+    const int32_t fh = p->filter_height, row = p->filter_width * p->input_channels;
+    if (p->dilation_width == 1 && p->dilation_height == 1 && iy0 >= 0 && ix0 >= 0 &&
+        iy0 + fh <= p->input_height && ix0 + p->filter_width <= p->input_width) {
+        const size_t stride = (size_t)p->input_width * (size_t)p->input_channels;
+        const int8_t *src = image + (size_t)iy0 * stride + (size_t)ix0 * (size_t)p->input_channels;
+        const int32_t words = row & ~3;
+        for (int32_t fy = 0; fy < fh; ++fy, src += stride, patch += row) {
+            int32_t i = 0;
+            for (; i < words; i += 4) {
+                hk_store_u32(patch + i, hk_load_u32(src + i));
+            }
+            if (row & 2) {
+                patch[i] = src[i];
+                patch[i + 1] = src[i + 1];
+                i += 2;
+            }
+            if (row & 1) {
+                patch[i] = src[i];
+            }
+        }
+        return;
+    }
+    conv_gather_edge_s8(p, image, iy0, ix0, fill, patch);
 }
 
 /* Two pixels' receptive fields x0, x1 [0..taps) widened for SMLAD (hk_widen_s8x4) and
@@ -422,8 +454,10 @@ static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps
     hk_store_u32(words + 12, pair[1]);
 }
 
-HK_NOINLINE __attribute__((optimize("omit-frame-pointer"))) void
-conv_pairs_q30_asm(const conv_q30_run_t *run)
+/* Built without a frame pointer whatever the build's flags: the block's tap step takes r7. */
+HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
+    __attribute__((optimize("omit-frame-pointer")));
+HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
 {
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
     conv_q30_run_t copy = *run;
