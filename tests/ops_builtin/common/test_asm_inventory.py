@@ -67,6 +67,7 @@ BLOCKS: dict[str, str] = {
     # DSP helpers: hk_pool_dsp.c, hk_binary_scalar.c, hk_binary_wide_dsp.c, hk_requant.h, hk_simd.h
     "pool_sxtab16_odd": "test_fc_pool_binary_paths.py",
     "binary_srdhm": "test_fc_pool_binary_paths.py",
+    "binary_smmlar": "test_dsp_fast_paths.py",
     "wide_smmulr": "test_wide_fast_paths.py",
     "hk_doubling_high_q30": "test_wide_fast_paths.py",
     "hk_sxtb16_odd": "test_dsp_fast_paths.py",

@@ -7,13 +7,14 @@ it), the depthwise path that starts every window from offset_bias and reads the 
 point for taps outside the image (3x3 unrolled, other windows looped, channels in rows of 64
 with a tail of up to three), and the single-SMMLAR requantization of multipliers in
 [2^30, 2^31); and the fully connected groups that read a row of at most 256 features widened
-once (LDRD per word). Each example's cases go into one program, built once for the M4 and run under
-QEMU; the expected bytes are the numpy reference's (conv_family_refmodels), which the portable
-path matches in the same program on the other cores (test_conv_paths.py).
+once (LDRD per word), two 16-feature chunks a pass with an odd one first. Each example's cases
+go into one program, built once for the M4 and run under QEMU; the expected bytes are the numpy
+reference's (conv_family_refmodels), which the portable path matches in the same program on
+the other cores (test_conv_paths.py).
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
-hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h).
+hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar (hk_binary_scalar.c).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def test_m4_fast_paths_match_the_reference(cases, rows, tmp_path_factory):
 FC = st.fixed_dictionaries(
     {
         "batches": st.integers(1, 2),
-        "depth": st.integers(1, 300),  # past the 256 widened on the stack
+        # past the 256 widened on the stack; chunks of 16 one, odd and even (two a pass); AD's 640
+        "depth": st.one_of(st.integers(1, 300), st.sampled_from([16, 48, 64, 640])),
         "units": st.integers(1, 13),
         "layout": st.sampled_from(("packed", "packed", "folded")),
         "per_channel": st.booleans(),
@@ -128,5 +130,102 @@ def test_m4_fully_connected_matches_the_reference(cases, tmp_path_factory):
         tmp_path_factory.mktemp("dsp_fc"),
         PATHS["m4-dsp"],
         ("fully_connected",),
+        len(built),
+    )
+
+
+@st.composite
+def binary_shapes(draw):
+    """Two input shapes of an int8 ADD/SUB: equal (the flat run) or broadcast (rows, strides)."""
+    shape = draw(st.lists(st.integers(1, 9), min_size=1, max_size=4))
+    if draw(st.booleans()):
+        return tuple(shape), tuple(shape)
+    keep = st.lists(st.booleans(), min_size=len(shape), max_size=len(shape))
+    first, second = draw(keep), draw(keep)
+    return (
+        tuple(d if k else 1 for d, k in zip(shape, first, strict=True)),
+        tuple(d if k else 1 for d, k in zip(shape, second, strict=True)),
+    )
+
+
+BINARY = st.fixed_dictionaries(
+    {
+        "op": st.sampled_from(("ADD", "SUB")),
+        "shapes": binary_shapes(),
+        "equal_scales": st.booleans(),
+        "act": st.sampled_from((None, (-10, 100), (-128, 0), (20, 127))),
+        "seed": SEEDS,
+    }
+)
+
+
+def binary_case(rng, op, shapes, equal_scales, act):
+    return fc_paths.binary_case(rng, op, *shapes, equal_scales=equal_scales, act=act)
+
+
+@settings(max_examples=2, deadline=None)
+@given(cases=st.lists(BINARY, min_size=10, max_size=16))
+def test_m4_add_sub_match_the_reference(cases, tmp_path_factory):
+    """int8 ADD and SUB on the M4: add_sub_run_dsp (hk_binary_scalar.c: one MLA and one SMMLAR
+    per input, the output offset inside the output shift's rounding constant) on flat and
+    broadcast runs, random scales and zero points (an input at the larger scale has a shift of
+    0), clamps or none."""
+    built = drawn_cases(cases, binary_case)
+    check_program(
+        fc_paths.program(built),
+        tmp_path_factory.mktemp("dsp_binary"),
+        PATHS["m4-dsp"],
+        ("binary",),
+        len(built),
+    )
+
+
+TIES = st.fixed_dictionaries(
+    {
+        "op": st.sampled_from(("ADD", "SUB")),
+        "left_shift": st.integers(0, 3),
+        "multipliers": st.lists(
+            st.one_of(st.integers(2**30, 2**31 - 1), st.integers(0, 2**31 - 1)), min_size=3, max_size=3
+        ),
+        "shifts": st.tuples(st.integers(-4, 0), st.integers(-4, 0), st.integers(-4, 0)),
+        "offsets": st.lists(st.integers(-128, 127), min_size=3, max_size=3),
+        "seed": SEEDS,
+    }
+)
+
+
+def tie_case(rng, op, left_shift, multipliers, shifts, offsets):
+    """A flat ADD/SUB whose small left shift and shifts of 0 to 4 bits make rounding ties common
+    (the sign fixes of add_sub_run_dsp decide them), every input pair of a 64-value grid."""
+    a, b = (v.astype(np.int8) for v in np.meshgrid(rng.permutation(256)[:64] - 128, np.arange(-128, 128, 4)))
+    q = dict(
+        input1_offset=offsets[0],
+        input2_offset=offsets[1],
+        output_offset=offsets[2],
+        left_shift=left_shift,
+        input1_multiplier=multipliers[0],
+        input1_shift=shifts[0],
+        input2_multiplier=multipliers[1],
+        input2_shift=shifts[1],
+        output_multiplier=multipliers[2],
+        output_shift=shifts[2],
+        activation_min=-128,
+        activation_max=127,
+    )
+    return fc_paths.binary_quant_case(op, a.reshape(-1), b.reshape(-1), q)
+
+
+@settings(max_examples=2, deadline=None)
+@given(cases=st.lists(TIES, min_size=6, max_size=8))
+def test_m4_add_sub_round_ties_as_the_reference(cases, tmp_path_factory):
+    """add_sub_run_dsp's rounding on calls where ties are frequent: multipliers mostly in
+    [2^30, 2^31) (LiteRT's), some anywhere in [0, 2^31), shifts of 0 to 4 bits (an output shift
+    of 0 takes the portable run), left shifts 0 to 3."""
+    built = drawn_cases(cases, tie_case)
+    check_program(
+        fc_paths.program(built),
+        tmp_path_factory.mktemp("dsp_binary_ties"),
+        PATHS["m4-dsp"],
+        ("binary",),
         len(built),
     )

@@ -315,7 +315,13 @@ def binary_case(rng, op, shape1, shape2, *, equal_scales=False, act=None, left=F
     lo, hi = act or (-128, 127)
     q = {name: getattr(r, name) for name in r.__slots__ if name != "pot_scale"}
     q.update(activation_min=lo, activation_max=hi)
-    g = broadcast_geometry(shape1, shape2)
+    return binary_quant_case(op, a, b, q)
+
+
+def binary_quant_case(op, a, b, q) -> Case:
+    """The Case of one int8 binary call on a and b (their shapes broadcast) with the
+    requantization fields q (hk_binary_quant_t's, without pot_scale)."""
+    g = broadcast_geometry(a.shape, b.shape)
     geometry = (
         f".size = {g.size}, .broadcast = {'true' if g.broadcast else 'false'}, "
         f".shape = {{{', '.join(map(str, g.shape))}}}, "
@@ -325,7 +331,7 @@ def binary_case(rng, op, shape1, shape2, *, equal_scales=False, act=None, left=F
     quant = ", ".join(f".{k} = {v}" for k, v in q.items())
     expected = binary_quantized(op, a, b, q, np.int8)
     return Case(
-        f"{op} {shape1} {shape2}",
+        f"{op} {a.shape} {b.shape}",
         "hk_binary_params_t",
         f".geometry = {{{geometry}}}, .quant = {{{quant}}}",
         f"hk_{op.lower()}_s8($p, $a, $b, out)",

@@ -5,8 +5,9 @@ hk_conv_dsp.c runs a call whose every filter requantizes in the Q30 form (multip
 time as conv_dots2_s8, but each filter pair's four sums are requantized in registers and stored
 to the output pixels at once, with no accumulator row (the last taps % 4 in plain C); without a
 clamp, with taps a multiple of eight and an even filter count, conv_pairs_q30_asm runs every
-filter pair in one assembly block (taps 8, 16, 32 and 72 take three of its loop shapes, an RGB
-3x3 window's 27 the fourth, whose last three taps it reads byte by byte). Hypothesis
+filter pair in one assembly block (its loop shapes by the taps: 8 alone, 16 once, 32 taps a
+pass after an eight-tap prefix or none and a sixteen-tap run or none, as 32, 56, 72, 144 and 216
+take them; an RGB 3x3 window's 27, whose last three taps it reads byte by byte). Hypothesis
 draws convolutions in and around that space (pointwise and 3x3, input channels that make the taps
 a multiple of four and not, odd filter counts, odd pixel counts, strides, padding, dilations,
 input zero points at the int8 limits, RELU-like and wide clamps, and shifts of 0 or left shifts
@@ -39,7 +40,7 @@ def q30_conv_case(draw):
     in_space = draw(st.integers(0, 3)) > 0
     k = draw(st.sampled_from([1, 3]))
     return dict(
-        c=draw(st.sampled_from([3, 4, 8, 12, 16, 32]) if in_space else st.integers(1, 20)),
+        c=draw(st.sampled_from([3, 4, 8, 12, 16, 24, 32, 56]) if in_space else st.integers(1, 20)),
         oc=draw(st.integers(1, 20)),
         kh=k,
         kw=k,
@@ -66,6 +67,8 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
     cases.append(
         conv_case(np.random.default_rng(2), 64, 64, 1, 1, mode="VALID", size=(5, 5), right_only=True)
     )
+    # A pointwise 56 taps without a clamp: the eight-tap prefix, one sixteen-tap run, one 32-tap pass.
+    cases.append(conv_case(np.random.default_rng(5), 56, 6, 1, 1, mode="VALID", size=(3, 3), right_only=True))
     # VWW's and ResNet-8's first layer: an RGB 3x3 window, 27 taps (the loop's three-tap end).
     cases.append(conv_case(np.random.default_rng(3), 3, 8, 3, 3, stride=(2, 2), size=(7, 6), right_only=True))
     check_program(

@@ -5,11 +5,43 @@
 
 #if HK_HAVE_DSP
 
-/* The gather of this path, kept out of the pixel loop (HK_NOINLINE's reason). */
+/* conv_gather_rows_s8 in a function of its own, so that conv_gather_s8's copy of a whole window
+ * does not pay for its registers and stack frame. */
+HK_NOINLINE void conv_gather_edge_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
+                                     int32_t ix0, int8_t fill, int8_t *patch)
+{
+    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+}
+
+/* The gather of this path, kept out of the pixel loop (HK_NOINLINE's reason). A window inside
+ * the image without dilation is its filter_height rows of filter_width * channels bytes, copied
+ * a word at a time with no bounds, fill or division; other windows take conv_gather_edge_s8. */
 HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
                                 int32_t ix0, int8_t fill, int8_t *patch)
 {
-    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+    const int32_t fh = p->filter_height, row = p->filter_width * p->input_channels;
+    if (p->dilation_width == 1 && p->dilation_height == 1 && iy0 >= 0 && ix0 >= 0 &&
+        iy0 + fh <= p->input_height && ix0 + p->filter_width <= p->input_width) {
+        const size_t stride = (size_t)p->input_width * (size_t)p->input_channels;
+        const int8_t *src = image + (size_t)iy0 * stride + (size_t)ix0 * (size_t)p->input_channels;
+        const int32_t words = row & ~3;
+        for (int32_t fy = 0; fy < fh; ++fy, src += stride, patch += row) {
+            int32_t i = 0;
+            for (; i < words; i += 4) {
+                hk_store_u32(patch + i, hk_load_u32(src + i));
+            }
+            if (row & 2) {
+                patch[i] = src[i];
+                patch[i + 1] = src[i + 1];
+                i += 2;
+            }
+            if (row & 1) {
+                patch[i] = src[i];
+            }
+        }
+        return;
+    }
+    conv_gather_edge_s8(p, image, iy0, ix0, fill, patch);
 }
 
 /* Two pixels' receptive fields x0, x1 [0..taps) widened for SMLAD (hk_widen_s8x4) and
@@ -289,76 +321,101 @@ typedef struct {
 
 /* One pair's sums from bias (ldrd r0/r2 from [r8]), then `steps`: the eight-tap prefix and/or
  * the sixteen-tap loop; then the requantization of r0..r3 and two halfword stores. */
-#define CONV_Q30_PAIR_HEAD                                                                     \
-    "0:\n\t"                                                                                   \
-    "ldr r8, %[bias]\n\t"                                                                      \
-    "ldrd r0, r2, [r8], #8\n\t"                                                                \
-    "str r8, %[bias]\n\t"                                                                      \
-    "mov r1, r0\n\t"                                                                           \
-    "mov r3, r2\n\t"                                                                           \
-    "ldr r4, %[words]\n\t"
+#define CONV_Q30_PAIR_HEAD                                                                 \
+    "0:\n\t"                                                                               \
+    "ldr r8, %[bias]\n\t"                                                                  \
+    "ldr r4, %[words]\n\t"                                                                 \
+    "ldrd r0, r2, [r8], #8\n\t"                                                            \
+    "str r8, %[bias]\n\t"                                                                  \
+    "mov r1, r0\n\t"                                                                       \
+    "mov r3, r2\n\t"
 #define CONV_Q30_LOOP16                                                                        \
     "1:\n\t" CONV_Q30_STEP8 CONV_Q30_STEP8                                                 \
     "ldr lr, %[words_end]\n\t"                                                                 \
     "cmp r4, lr\n\t"                                                                           \
     "bne 1b\n\t"
-#define CONV_Q30_PAIR_TAIL                                                                     \
-    "mov r5, r6\n\t"                                                                           \
-    "ldr lr, %[taps]\n\t"                                                                      \
-    "add r6, r6, lr\n\t"                                                                       \
-    "ldr r8, %[table]\n\t"                                                                     \
-    "ldmia r8!, {r9, r10, r11, r12}\n\t"                                                       \
-    "str r8, %[table]\n\t"                                                                     \
-    "smmlar r0, r0, r9, r0\n\t"                                                                \
-    "smmlar r1, r1, r9, r1\n\t"                                                                \
-    "smmlar r2, r2, r11, r2\n\t"                                                               \
-    "smmlar r3, r3, r11, r3\n\t"                                                               \
-    "add r0, r0, r0, asr #31\n\t"                                                              \
-    "add r1, r1, r1, asr #31\n\t"                                                              \
-    "add r2, r2, r2, asr #31\n\t"                                                              \
-    "add r3, r3, r3, asr #31\n\t"                                                              \
-    "asr r0, r0, r10\n\t"                                                                      \
-    "asr r1, r1, r10\n\t"                                                                      \
-    "asr r2, r2, r12\n\t"                                                                      \
-    "asr r3, r3, r12\n\t"                                                                      \
-    "mov r8, #1\n\t"                                                                           \
-    "qadd r0, r0, r8\n\t"                                                                      \
-    "qadd r1, r1, r8\n\t"                                                                      \
-    "qadd r2, r2, r8\n\t"                                                                      \
-    "qadd r3, r3, r8\n\t"                                                                      \
-    "ldr lr, %[offset]\n\t"                                                                    \
-    "add r0, lr, r0, asr #1\n\t"                                                               \
-    "add r1, lr, r1, asr #1\n\t"                                                               \
-    "add r2, lr, r2, asr #1\n\t"                                                               \
-    "add r3, lr, r3, asr #1\n\t"                                                               \
-    "ssat r0, #8, r0\n\t"                                                                      \
-    "ssat r1, #8, r1\n\t"                                                                      \
-    "ssat r2, #8, r2\n\t"                                                                      \
-    "ssat r3, #8, r3\n\t"                                                                      \
-    "bfi r0, r2, #8, #8\n\t"                                                                   \
-    "bfi r1, r3, #8, #8\n\t"                                                                   \
-    "ldr r8, %[out0]\n\t"                                                                      \
-    "ldr r9, %[delta]\n\t"                                                                     \
-    "strh r1, [r8, r9]\n\t"                                                                    \
-    "strh r0, [r8], #2\n\t"                                                                    \
-    "str r8, %[out0]\n\t"                                                                      \
-    "ldr r9, %[out0_end]\n\t"                                                                  \
-    "cmp r8, r9\n\t"                                                                           \
+/* Thirty-two taps a pass (the end test once per 128 multiply-accumulates), for a pair loop of
+ * an even number of sixteen-tap runs; an odd number above one runs CONV_Q30_STEP16 first. */
+#define CONV_Q30_STEP16 CONV_Q30_STEP8 CONV_Q30_STEP8
+#define CONV_Q30_LOOP32                                                                        \
+    "1:\n\t" CONV_Q30_STEP16 CONV_Q30_STEP16                                                 \
+    "ldr lr, %[words_end]\n\t"                                                                 \
+    "cmp r4, lr\n\t"                                                                           \
+    "bne 1b\n\t"
+#define CONV_Q30_PAIR_TAIL                                                                 \
+    "ldr r8, %[table]\n\t"                                                                 \
+    "ldr r7, %[offset]\n\t"                                                                \
+    "ldr r4, %[out0]\n\t"                                                                  \
+    "ldr lr, %[delta]\n\t"                                                                 \
+    "ldmia r8!, {r9, r10, r11, r12}\n\t"                                                   \
+    "str r8, %[table]\n\t"                                                                 \
+    "smmlar r0, r0, r9, r0\n\t"                                                            \
+    "smmlar r1, r1, r9, r1\n\t"                                                            \
+    "smmlar r2, r2, r11, r2\n\t"                                                           \
+    "smmlar r3, r3, r11, r3\n\t"                                                           \
+    "add r0, r0, r0, asr #31\n\t"                                                          \
+    "add r1, r1, r1, asr #31\n\t"                                                          \
+    "add r2, r2, r2, asr #31\n\t"                                                          \
+    "add r3, r3, r3, asr #31\n\t"                                                          \
+    "asr r0, r0, r10\n\t"                                                                  \
+    "asr r1, r1, r10\n\t"                                                                  \
+    "asr r2, r2, r12\n\t"                                                                  \
+    "asr r3, r3, r12\n\t"                                                                  \
+    "mov r9, #1\n\t"                                                                       \
+    "qadd r0, r0, r9\n\t"                                                                  \
+    "qadd r1, r1, r9\n\t"                                                                  \
+    "qadd r2, r2, r9\n\t"                                                                  \
+    "qadd r3, r3, r9\n\t"                                                                  \
+    "add r0, r7, r0, asr #1\n\t"                                                           \
+    "add r1, r7, r1, asr #1\n\t"                                                           \
+    "add r2, r7, r2, asr #1\n\t"                                                           \
+    "add r3, r7, r3, asr #1\n\t"                                                           \
+    "ssat r0, #8, r0\n\t"                                                                  \
+    "ssat r1, #8, r1\n\t"                                                                  \
+    "ssat r2, #8, r2\n\t"                                                                  \
+    "ssat r3, #8, r3\n\t"                                                                  \
+    "bfi r0, r2, #8, #8\n\t"                                                               \
+    "bfi r1, r3, #8, #8\n\t"                                                               \
+    "strh r1, [r4, lr]\n\t"                                                                \
+    "strh r0, [r4], #2\n\t"                                                                \
+    "str r4, %[out0]\n\t"                                                                  \
+    "ldr r9, %[out0_end]\n\t"                                                              \
+    "rsb r8, r5, r6, lsl #1\n\t"                                                           \
+    "mov r5, r6\n\t"                                                                       \
+    "mov r6, r8\n\t"                                                                       \
+    "cmp r4, r9\n\t"                                                                       \
     "bne 0b\n\t"
 #define CONV_Q30_OPERANDS                                                                      \
     : [bias] "+m"(r->bias), [table] "+m"(r->table), [out0] "+m"(r->out0)                     \
     : [words] "m"(r->words), [words_end] "m"(r->words_end), [taps] "m"(r->taps),             \
       [offset] "m"(r->offset), [delta] "m"(r->out1_minus_out0), [out0_end] "m"(r->out0_end),  \
       [filter] "m"(r->filter)                                                                  \
-    : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",  \
-      "memory"
+    : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",  \
+      "cc", "memory"
 #define CONV_Q30_START                                                                         \
     "ldr r5, %[filter]\n\t"                                                                    \
     "ldr lr, %[taps]\n\t"                                                                      \
     "add r6, r5, lr\n\t"
 
-/* CONV_DSP_STEP4 on the block's registers: sums r0..r3, pixel words r4, filters r5 and r6. */
-#define CONV_Q30_STEP4 CONV_DSP_STEP4_WITH("r0", "r1", "r2", "r3", "r4", "r5", "r6", "r12", "lr")
+/* CONV_DSP_STEP4 on the block's registers (sums r0..r3, pixel words r4, filters r5 and r6),
+ * with r7 as a third temporary: both filter words are loaded back to back, so the second load
+ * pipelines behind the first (one cycle on the M4 instead of two). */
+#define CONV_Q30_STEP4                                                                         \
+    "ldmia r4!, {r8, r9, r10, r11}\n\t"                                                        \
+    "ldr r12, [r5], #4\n\t"                                                                   \
+    "ldr lr, [r6], #4\n\t"                                                                    \
+    "sxtb16 r7, r12\n\t"                                                                      \
+    "sxtb16 r12, r12, ror #8\n\t"                                                             \
+    "smlad r0, r7, r8, r0\n\t"                                                                \
+    "smlad r0, r12, r9, r0\n\t"                                                               \
+    "smlad r1, r7, r10, r1\n\t"                                                               \
+    "smlad r1, r12, r11, r1\n\t"                                                              \
+    "sxtb16 r7, lr\n\t"                                                                       \
+    "sxtb16 lr, lr, ror #8\n\t"                                                               \
+    "smlad r2, r7, r8, r2\n\t"                                                                \
+    "smlad r2, lr, r9, r2\n\t"                                                                \
+    "smlad r3, r7, r10, r3\n\t"                                                               \
+    "smlad r3, lr, r11, r3\n\t"
 #define CONV_Q30_STEP8 CONV_Q30_STEP4 CONV_Q30_STEP4
 /* The last three taps: their pixel words are widened with a zero fourth lane
  * (conv_widen_tail2_s8), and each filter's three bytes are read one by one (nothing past the
@@ -397,6 +454,9 @@ static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps
     hk_store_u32(words + 12, pair[1]);
 }
 
+/* Built without a frame pointer whatever the build's flags: the block's tap step takes r7. */
+HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
+    __attribute__((optimize("omit-frame-pointer")));
 HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
 {
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
@@ -404,7 +464,23 @@ HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
     conv_q30_run_t *r = &copy;
     /* Four shapes of the tap loop: eight taps, sixteen a pass and three more (an RGB 3x3
      * window's 27); eight then sixteen a pass; eight only; sixteen a pass. */
-    if ((r->taps & 3) != 0) {
+    const int32_t runs = r->taps >> 4; /* sixteen-tap runs after the eight-tap prefix */
+    if ((r->taps & 3) == 0 && runs >= 2) {
+        /* Thirty-two taps a pass: an eight-tap prefix or not, an odd run first or not. */
+        if ((r->taps & 8) != 0 && (runs & 1) != 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_STEP16
+                                 CONV_Q30_LOOP32 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else if ((r->taps & 8) != 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP32
+                                 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else if ((runs & 1) != 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP16 CONV_Q30_LOOP32
+                                 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_LOOP32 CONV_Q30_PAIR_TAIL
+                                 CONV_Q30_OPERANDS);
+        }
+    } else if ((r->taps & 3) != 0) {
         __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_LOOP16
                              CONV_Q30_TAIL3 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
     } else if ((r->taps & 8) != 0 && r->taps > 8) {

@@ -52,6 +52,60 @@ HK_INLINE bool binary_small_offsets(const hk_binary_quant_t *q)
            q->input2_offset <= 256;
 }
 
+#if HK_HAVE_DSP && defined(__GNUC__)
+/* SMMLAR: acc + floor((a * b + 2^31) / 2^32), exactly (acc is added as acc * 2^32). */
+HK_INLINE int32_t binary_smmlar(int32_t a, int32_t b, int32_t acc)
+{
+    int32_t r;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+}
+
+/*
+ * add_sub_run_s8's arithmetic in fewer steps on the DSP extension, for an output right shift of
+ * at least one bit and non-negative multipliers (what LiteRT's Prepare gives), the bytes the
+ * same:
+ * - an input's (v + offset) * 2^ls, doubled for SMMULR, is one MLA: v * 2^(ls+1) + offset * 2^(ls+1);
+ * - the doubling high multiply and the shift's rounding constant are one SMMLAR (the constant
+ *   accumulated, exactly as an addition after it);
+ * - the rounding's "negative first lowered by one" reads the sign of the multiply's operand,
+ *   not its result: with a non-negative multiplier they agree except where the result is 0,
+ *   which rounds to 0 either way (2^(e-1) - 1 and 2^(e-1) both shift to 0);
+ * - the output offset rides in the output shift's rounding constant as offset * 2^eo (adding a
+ *   multiple of 2^eo before an arithmetic shift adds offset after it; the guard keeps it below
+ *   2^30 in magnitude, so the sum cannot overflow).
+ */
+HK_INLINE bool add_sub_run_dsp(const hk_binary_quant_t *q, const int8_t *a, int32_t sa,
+                               const int8_t *b, int32_t sb, int8_t *out, int32_t n,
+                               const bool subtract)
+{
+    const int32_t e1 = -hk_min_i32(q->input1_shift, 0), e2 = -hk_min_i32(q->input2_shift, 0);
+    const int32_t eo = -q->output_shift;
+    const int32_t m1 = q->input1_multiplier, m2 = q->input2_multiplier;
+    const int32_t mo = q->output_multiplier, offset = q->output_offset;
+    if (e1 > 31 || e2 > 31 || eo < 1 || eo > 22 || m1 < 0 || m2 < 0 ||
+        mo < 0 || offset < -256 || offset > 256) {
+        return false;
+    }
+    const int32_t k = 1 << (q->left_shift + 1);
+    const int32_t o1 = q->input1_offset * k, o2 = q->input2_offset * k;
+    /* An input shift of 0 has no rounding: no constant, no sign fix (f = 0). */
+    const int32_t r1 = e1 > 0 ? 1 << (e1 - 1) : 0, r2 = e2 > 0 ? 1 << (e2 - 1) : 0;
+    const int32_t f1 = e1 > 0 ? -1 : 0, f2 = e2 > 0 ? -1 : 0;
+    const int32_t ro = (1 << (eo - 1)) + offset * (1 << eo);
+    const int32_t lo = q->activation_min, hi = q->activation_max;
+    for (int32_t i = 0; i < n; ++i) {
+        const int32_t t1 = a[i * sa] * k + o1, t2 = b[i * sb] * k + o2;
+        const int32_t x = (binary_smmlar(t1, m1, r1) + ((t1 >> 31) & f1)) >> e1;
+        const int32_t y = (binary_smmlar(t2, m2, r2) + ((t2 >> 31) & f2)) >> e2;
+        const int32_t sum = subtract ? x - y : x + y;
+        const int32_t r = (binary_smmlar(sum * 2, mo, ro) + (sum >> 31)) >> eo;
+        out[i] = (int8_t)hk_clamp_i32(r, lo, hi);
+    }
+    return true;
+}
+#endif
+
 /* int8 ADD/SUB with left_shift <= 20 (LiteRT's is 20): |x + offset| <= 384, so each rescaled
  * input is below 384 * 2^20 and their sum below 2^30. */
 HK_INLINE bool add_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32_t sa,
@@ -61,6 +115,11 @@ HK_INLINE bool add_sub_run_s8(const hk_binary_quant_t *q, const int8_t *a, int32
     if (q->left_shift < 0 || q->left_shift > 20 || !binary_small_offsets(q)) {
         return false;
     }
+#if HK_HAVE_DSP && defined(__GNUC__)
+    if (add_sub_run_dsp(q, a, sa, b, sb, out, n, subtract)) {
+        return true;
+    }
+#endif
     const int32_t ls = q->left_shift;
     const int32_t off1 = q->input1_offset * (1 << ls), off2 = q->input2_offset * (1 << ls);
     const int32_t m1 = q->input1_multiplier, m2 = q->input2_multiplier;
