@@ -90,7 +90,7 @@ def test_the_same_kernel_under_another_prefix_is_renamed_not_compiled(tmp_path, 
     first's with its symbols renamed (no compile), and links and runs beside the first."""
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     calls: list[list[str]] = []
-    flags = ["gcc", "-std=c99", "-O1", "-Wall", "-Werror"]
+    flags = ["gcc", "-std=c99", "-O1", "-Wall", "-Werror", "-ffunction-sections"]
     objects = []
     for prefix in ("h0", "h1", "h0"):
         source = _prefixed_kernel(tmp_path / f"{prefix}-{len(objects)}", prefix)
@@ -100,6 +100,8 @@ def test_the_same_kernel_under_another_prefix_is_renamed_not_compiled(tmp_path, 
     assert len(calls) == 1  # h1 renamed from h0's object, the second h0 copied
     assert _defined(objects[1]) == {name.replace("h0_", "h1_") for name in _defined(objects[0])}
     assert "h1_hk_k" in _defined(objects[1]) and not any("h0_" in n for n in _defined(objects[1]))
+    sections = subprocess.run(["objdump", "-h", str(objects[1])], check=True, capture_output=True, text=True)
+    assert ".text.h1_hk_k" in sections.stdout and "h0_" not in sections.stdout
     main = tmp_path / "main.c"
     main.write_text(
         "int h0_hk_k(int x);\nint h1_hk_k(int x);\nint main(void) { return h0_hk_k(1) + h1_hk_k(2) != 21; }\n"
@@ -121,3 +123,29 @@ def test_a_prefix_in_a_literal_or_a_function_name_keeps_the_exact_key(tmp_path):
     assert object_cache.kernel_prefix(source, b"int hk_k(void);\n") is None
     assert object_cache.kernel_prefix(tmp_path / "model.c", b"int x;\n") is None
     assert object_cache.kernel_prefix(tmp_path / "my_model_hk_k.c", b"int x;\n") is None
+
+
+def test_a_source_seen_before_is_not_preprocessed_again(tmp_path, monkeypatch):
+    """The key is remembered by the bytes the text came from (the source and each header its
+    ``#include`` lines find), so a second module's copy skips the preprocessor; a changed header
+    is other bytes."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    preprocessed: list[Path] = []
+    real = object_cache._preprocessed
+
+    def counting(cmd, source):
+        preprocessed.append(source)
+        return real(cmd, source)
+
+    monkeypatch.setattr(object_cache, "_preprocessed", counting)
+    calls: list[list[str]] = []
+    for n, value in enumerate((3, 3, 4)):
+        source = _tree(tmp_path / str(n), value)
+        compile_object(["gcc", "-O1", "-I", str(source.parent)], source, tmp_path / f"{n}.o", _runner(calls))
+    assert len(preprocessed) == 2 and len(calls) == 2  # the second tree: neither preprocessed nor compiled
+    first, second = _tree(tmp_path / "x", 3), _tree(tmp_path / "y", 4)
+    assert object_cache.inputs_digest(["gcc", f"-I{first.parent}"], first) != object_cache.inputs_digest(
+        ["gcc", f"-I{second.parent}"], second
+    )
+    (first.parent / "hk_value.h").write_text("#define HK_VALUE 3\nstatic const char *f = __FILE__;\n")
+    assert object_cache.inputs_digest(["gcc", f"-I{first.parent}"], first) is None

@@ -15,9 +15,9 @@ the hash is taken of the text with the prefix's renaming undone, where that is e
 ``<prefix>_hk_*.c`` with a plain prefix, the text holds no unrenamed library name, no renamed name
 inside a string or character literal and no ``__func__`` (whose text would carry the prefix). Two
 such texts differ only in the spelling of the renamed identifiers, so their objects differ only in
-symbol names: a hit under another prefix renames the cached object's symbols (``objcopy
---redefine-syms``, the names listed by ``nm``) instead of compiling. Anything else keys on the text as it
-is, prefix included.
+names: a hit under another prefix renames the cached object's symbols and its sections (which
+``-ffunction-sections`` names after functions) with ``objcopy`` instead of compiling. Anything else
+keys on the text as it is, prefix included.
 
 A hit is only ever an object the same command once produced from the same preprocessed text (up
 to that renaming) without a diagnostic (``-Werror`` builds fail otherwise), so a cached build warns
@@ -118,30 +118,43 @@ def _binutil(compiler: str, tool: str) -> str | None:
     return shutil.which(compiler[: -len("gcc")] + tool)
 
 
-def _symbols(nm: str, cached: Path) -> list[str] | None:
-    """The symbol names of a cached object (``nm``, read once and kept beside it)."""
-    listing = cached.with_suffix(".symbols")
+def _names(compiler: str, cached: Path) -> list[tuple[str, str]] | None:
+    """The (``symbol`` | ``section``, name) pairs of a cached object, from ``nm`` and ``objdump``
+    (read once, kept beside it); None where the toolchain lacks either."""
+    listing = cached.with_suffix(".names")
     if listing.is_file():
-        return listing.read_text().split()
-    proc = subprocess.run([nm, "-P", "--no-sort", str(cached)], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
+        return [
+            (kind, name) for kind, name in (line.split(" ", 1) for line in listing.read_text().splitlines())
+        ]
+    nm, objdump = _binutil(compiler, "nm"), _binutil(compiler, "objdump")
+    if nm is None or objdump is None:
         return None
-    names = sorted({line.split(" ", 1)[0] for line in proc.stdout.splitlines() if line})
+    symbols = subprocess.run(
+        [nm, "-P", "--no-sort", str(cached)], capture_output=True, text=True, check=False
+    )
+    headers = subprocess.run([objdump, "-h", "-w", str(cached)], capture_output=True, text=True, check=False)
+    if symbols.returncode != 0 or headers.returncode != 0:
+        return None
+    found = {("symbol", line.split(" ", 1)[0]) for line in symbols.stdout.splitlines() if line}
+    for line in headers.stdout.splitlines():
+        fields = line.split()
+        if len(fields) > 1 and fields[0].isdigit():
+            found.add(("section", fields[1]))
+    names = sorted(found)
     partial = listing.with_name(f"{listing.name}.{os.getpid()}.part")
-    partial.write_text("".join(f"{name}\n" for name in names))
+    partial.write_text("".join(f"{kind} {name}\n" for kind, name in names))
     os.replace(partial, listing)
     return names
 
 
 def rename_prefix(compiler: str, cached: Path, old: str, new: str, obj: Path) -> bool:
-    """Write ``cached`` (compiled under prefix ``old``) to ``obj`` with its symbols renamed to
-    prefix ``new``; False (and nothing to rely on in ``obj``) when the toolchain lacks objcopy or
-    nm, or a symbol would keep ``old``."""
-    objcopy, nm = _binutil(compiler, "objcopy"), _binutil(compiler, "nm")
-    if objcopy is None or nm is None:
-        return False
-    names = _symbols(nm, cached)
-    if names is None:
+    """Write ``cached`` (compiled under prefix ``old``) to ``obj`` with its symbols and sections
+    (``-ffunction-sections`` names them after functions) renamed to prefix ``new``; False (and
+    nothing to rely on in ``obj``) when the toolchain lacks objcopy, nm or objdump, or a name
+    would keep ``old``."""
+    objcopy = _binutil(compiler, "objcopy")
+    names = _names(compiler, cached)
+    if objcopy is None or names is None:
         return False
     pattern = _renamed(old)
     lower, upper = f"{new}_hk_".encode(), f"{new.upper()}_HK_".encode()
@@ -149,14 +162,17 @@ def rename_prefix(compiler: str, cached: Path, old: str, new: str, obj: Path) ->
     def respell(match: re.Match[bytes]) -> bytes:
         return lower if match.group().endswith(b"_hk_") else upper
 
-    pairs = {name: pattern.sub(respell, name.encode()).decode() for name in names}
+    renamed = [(kind, name, pattern.sub(respell, name.encode()).decode()) for kind, name in names]
     stale = (f"{old}_hk_", f"{old.upper()}_HK_")
-    if any(s in name for name in pairs.values() for s in stale):
+    if any(s in name for _, _, name in renamed for s in stale):
         return False  # a name holds the prefix where the Emit stage did not put it
     table = obj.with_name(f"{obj.name}.redefine")
-    table.write_text("".join(f"{name} {renamed}\n" for name, renamed in pairs.items() if renamed != name))
+    table.write_text("".join(f"{a} {b}\n" for kind, a, b in renamed if kind == "symbol" and a != b))
+    sections = [f"--rename-section={a}={b}" for kind, a, b in renamed if kind == "section" and a != b]
     proc = subprocess.run(
-        [objcopy, f"--redefine-syms={table}", str(cached), str(obj)], capture_output=True, check=False
+        [objcopy, f"--redefine-syms={table}", *sections, str(cached), str(obj)],
+        capture_output=True,
+        check=False,
     )
     table.unlink()
     return proc.returncode == 0
@@ -169,18 +185,95 @@ def _store(obj: Path, cached: Path) -> None:
     os.replace(partial, cached)  # atomic: a concurrent build sees the whole object or none
 
 
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|import)", re.MULTILINE)
+_VARYING = re.compile(rb"__(?:FILE|BASE_FILE|DATE|TIME|TIMESTAMP)__|__has_include|\bassert\b")
+"""What makes preprocessed text depend on more than the files' bytes (the path, the clock, the
+headers present, the path again through ``assert``): such a source is always preprocessed."""
+
+
+def _split_include_dirs(compile_cmd: Sequence[str]) -> tuple[list[str], list[Path]]:
+    """The command without its -I folders, and the folders in order."""
+    kept: list[str] = []
+    dirs: list[Path] = []
+    skip = False
+    for arg, following in zip(compile_cmd, [*compile_cmd[1:], ""], strict=True):
+        if skip:
+            skip = False
+        elif arg == "-I":
+            dirs.append(Path(following))
+            skip = True
+        elif arg.startswith("-I"):
+            dirs.append(Path(arg[2:]))
+        else:
+            kept.append(arg)
+    return kept, dirs
+
+
+def inputs_digest(compile_cmd: Sequence[str], source: Path) -> str | None:
+    """The hash of the command (its -I folders aside) and of the source with, at each of its
+    ``#include`` lines (taken or not), the bytes of the file that name finds in the including
+    file's folder or the -I folders, recursively; or None when that is not all the preprocessed
+    text depends on (``_VARYING``, a computed ``#include``, a flag that pulls a file in
+    otherwise). Headers found elsewhere are the compiler's own, the same for one run of the suite
+    (the cache's lifetime)."""
+    if any(
+        arg.startswith(("-include", "-imacros", "-iquote", "-isystem", "-idirafter")) for arg in compile_cmd
+    ):
+        return None
+    command, dirs = _split_include_dirs(compile_cmd)
+    hashed: dict[Path, bytes] = {}
+
+    def file_hash(path: Path) -> bytes:
+        if path not in hashed:
+            hashed[path] = b"being read"  # an include cycle (guarded headers): its bytes count once
+            text = path.read_bytes()
+            if _VARYING.search(text) or len(_DIRECTIVE.findall(text)) != len(_INCLUDE.findall(text)):
+                raise LookupError(path)
+            digest = hashlib.sha256(text)
+            for quote, name in _INCLUDE.findall(text):
+                folders = [path.parent, *dirs] if quote == b'"' else dirs
+                found = next((f / name.decode() for f in folders if (f / name.decode()).is_file()), None)
+                inner = file_hash(found) if found is not None else b"the compiler's own"
+                digest.update(b"\0" + quote + name + b"\0" + inner)
+            hashed[path] = digest.digest()
+        return hashed[path]
+
+    try:
+        top = file_hash(source)
+    except LookupError:
+        return None
+    return hashlib.sha256("\0".join(command).encode() + b"\0\0" + top).hexdigest()
+
+
 def compile_object(compile_cmd: Sequence[str], source: Path, obj: Path, run: Runner) -> None:
     """Compile ``source`` into ``obj`` with ``compile_cmd`` (compiler and flags, without ``-c``),
     taking the object from the cache when caching is on and the same input was compiled before
     (under this prefix, or under another one and renamed)."""
     command = [*compile_cmd, "-c", str(source), "-o", str(obj)]
     folder = cache_dir()
-    text = _preprocessed(compile_cmd, source) if folder is not None else None
-    if folder is None or text is None:
+    if folder is None:
         run(command)
         return
-    prefix = kernel_prefix(source, text)
-    key = _key(compile_cmd, text, prefix)
+    # The preprocessed text's key, remembered by the bytes it came from: preprocessing is a third
+    # of the cost of a hit (a cross build's kernels include arm_mve.h, 680 kB of text).
+    inputs = inputs_digest(compile_cmd, source)
+    known = folder / "inputs" / f"{inputs}.key" if inputs is not None else None
+    if known is not None and known.is_file():
+        key, _, found = known.read_text().partition(" ")
+        prefix = found or None
+    else:
+        text = _preprocessed(compile_cmd, source)
+        if text is None:
+            run(command)
+            return
+        prefix = kernel_prefix(source, text)
+        key = _key(compile_cmd, text, prefix)
+        if known is not None:
+            known.parent.mkdir(parents=True, exist_ok=True)
+            partial = known.with_name(f"{known.name}.{os.getpid()}.part")
+            partial.write_text(f"{key} {prefix or ''}")
+            os.replace(partial, known)
     cached = folder / key[:2] / f"{key}-{prefix or ''}.o"
     if cached.is_file():
         shutil.copyfile(cached, obj)
