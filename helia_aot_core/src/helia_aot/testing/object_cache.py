@@ -19,6 +19,11 @@ names: a hit under another prefix renames the cached object's symbols and its se
 ``-ffunction-sections`` names after functions) with ``objcopy`` instead of compiling. Anything else
 keys on the text as it is, prefix included.
 
+Preprocessing is itself a third of a hit's cost (a cross build's kernels include ``arm_mve.h``,
+680 kB of text), so the key is also remembered by the bytes the text comes from: the source and,
+at each of its ``#include`` lines, the file that name finds in the -I folders (see
+:func:`inputs_digest`); a kernel whose bytes were seen before in this run is not preprocessed again.
+
 A hit is only ever an object the same command once produced from the same preprocessed text (up
 to that renaming) without a diagnostic (``-Werror`` builds fail otherwise), so a cached build warns
 exactly when an uncached one would. Debug information, and the names the sanitizers print in a
@@ -32,6 +37,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -111,7 +117,7 @@ def _key(compile_cmd: Sequence[str], text: bytes, prefix: str | None) -> str:
 
 
 def _binutil(compiler: str, tool: str) -> str | None:
-    """``objcopy`` / ``nm`` of the compiler's toolchain (``arm-none-eabi-gcc`` ->
+    """``objcopy``, ``nm`` or ``objdump`` of the compiler's toolchain (``arm-none-eabi-gcc`` ->
     ``arm-none-eabi-objcopy``), or None where there is none."""
     if not compiler.endswith("gcc"):
         return None
@@ -141,9 +147,7 @@ def _names(compiler: str, cached: Path) -> list[tuple[str, str]] | None:
         if len(fields) > 1 and fields[0].isdigit():
             found.add(("section", fields[1]))
     names = sorted(found)
-    partial = listing.with_name(f"{listing.name}.{os.getpid()}.part")
-    partial.write_text("".join(f"{kind} {name}\n" for kind, name in names))
-    os.replace(partial, listing)
+    _write_atomically(listing, "".join(f"{kind} {name}\n" for kind, name in names))
     return names
 
 
@@ -178,11 +182,23 @@ def rename_prefix(compiler: str, cached: Path, old: str, new: str, obj: Path) ->
     return proc.returncode == 0
 
 
+def _partial(path: Path) -> Path:
+    """Where to write ``path`` first: a name of this process and thread (cross builds compile in
+    threads), replaced onto ``path`` at once, so a concurrent build sees the whole file or none."""
+    return path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.part")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    partial = _partial(path)
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
 def _store(obj: Path, cached: Path) -> None:
     cached.parent.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_name(f"{cached.name}.{os.getpid()}.part")
+    partial = _partial(cached)
     shutil.copyfile(obj, partial)
-    os.replace(partial, cached)  # atomic: a concurrent build sees the whole object or none
+    os.replace(partial, cached)
 
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
@@ -255,8 +271,7 @@ def compile_object(compile_cmd: Sequence[str], source: Path, obj: Path, run: Run
     if folder is None:
         run(command)
         return
-    # The preprocessed text's key, remembered by the bytes it came from: preprocessing is a third
-    # of the cost of a hit (a cross build's kernels include arm_mve.h, 680 kB of text).
+    # The preprocessed text's key, remembered by the bytes it came from (the module's docstring).
     inputs = inputs_digest(compile_cmd, source)
     known = folder / "inputs" / f"{inputs}.key" if inputs is not None else None
     if known is not None and known.is_file():
@@ -271,9 +286,7 @@ def compile_object(compile_cmd: Sequence[str], source: Path, obj: Path, run: Run
         key = _key(compile_cmd, text, prefix)
         if known is not None:
             known.parent.mkdir(parents=True, exist_ok=True)
-            partial = known.with_name(f"{known.name}.{os.getpid()}.part")
-            partial.write_text(f"{key} {prefix or ''}")
-            os.replace(partial, known)
+            _write_atomically(known, f"{key} {prefix or ''}")
     cached = folder / key[:2] / f"{key}-{prefix or ''}.o"
     if cached.is_file():
         shutil.copyfile(cached, obj)
