@@ -166,9 +166,11 @@ def _kernels():
 
 
 @HOST
-@given(drawn=conv_draw(False))
-def test_packed_conv_matches_the_qdq_model(drawn):
-    """The packed kernel, its patch exactly hk_onnx_conv_patch_size bytes (a canary after it)."""
+@given(drawn=conv_draw(False), own_patch=st.booleans())
+def test_packed_conv_matches_the_qdq_model(drawn, own_patch):
+    """The packed kernel, its patch exactly hk_onnx_conv_patch_size bytes (a canary after it),
+    or none (NULL: the planner dropped it), gathering into the output's unwritten tail and,
+    for the pixels that write it, a chunk at a time on the stack."""
     data = conv_data(
         np.random.default_rng(drawn["seed"]),
         depthwise=False,
@@ -187,7 +189,7 @@ def test_packed_conv_matches_the_qdq_model(drawn):
         ptr(data["x"]),
         ptr(data["packed"]),
         ptr(data["offset_bias"]),
-        ptr(patch),
+        ptr(patch) if own_patch else None,
         ptr(out),
     )
     assert status == 0
@@ -257,9 +259,10 @@ def _conv_init(data: dict) -> str:
     )
 
 
-def conv_case(rng, depthwise: bool, **drawn) -> Case:
+def conv_case(rng, depthwise: bool, patch: str = "onnx_patch", **drawn) -> Case:
+    """One drawn convolution; ``patch`` is the packed kernel's buffer (NULL: none of its own)."""
     data = conv_data(rng, depthwise=depthwise, **drawn)
-    label = f"{'depthwise' if depthwise else 'packed conv'} {data['fields']}"
+    label = f"{'depthwise' if depthwise else 'packed conv'} {data['fields']} patch {patch}"
     if depthwise:
         arrays = {"x": data["x"], "w": data["w"], "b": data["bias"], "m": data["mult"]}
         call = "hk_onnx_depthwise_s8($p, $x, $w, out)"
@@ -271,7 +274,7 @@ def conv_case(rng, depthwise: bool, **drawn) -> Case:
             "b": data["bias"],
             "m": data["mult"],
         }
-        call = "hk_onnx_conv_packed_s8($p, $x, $pw, $ob, onnx_patch, out)"
+        call = f"hk_onnx_conv_packed_s8($p, $x, $pw, $ob, {patch}, out)"
     return Case(label, "hk_onnx_conv_params_t", _conv_init(data), call, arrays, data["want"])
 
 
@@ -314,9 +317,21 @@ def binary_draw():
 
 def cross_source(folder: Path, convs: list[dict], depthwise: list[dict], binaries: list[dict]) -> Path:
     cases = (
-        drawn_cases(convs, lambda rng, **kw: conv_case(rng, False, **kw))
+        drawn_cases(convs[::2], lambda rng, **kw: conv_case(rng, False, **kw))
+        # Every other one without a buffer of its own, as where the planner dropped it.
+        + drawn_cases(convs[1::2], lambda rng, **kw: conv_case(rng, False, "NULL", **kw))
         + drawn_cases(depthwise, lambda rng, **kw: conv_case(rng, True, **kw))
         + drawn_cases(binaries, binary_case)
+        # Gathered windows without a buffer of their own, whatever was drawn: ResNet-8's 3x3x16
+        # layer, and taps straddling chunks (depth 45) over more units than one pass (70).
+        + [
+            conv_case(np.random.default_rng(35), False, "NULL", **kw)
+            for kw in (
+                {"n": 1, "h": 6, "w": 5, "ic": 16, "oc": 16, "fh": 3, "fw": 3, "stride": 1, "dilation": 1},
+                {"n": 2, "h": 5, "w": 4, "ic": 5, "oc": 70, "fh": 3, "fw": 3, "stride": 2, "dilation": 1},
+            )
+            for kw in [{**kw, "same": True, "mdepth": 1, "ties": False}]
+        ]
         # Every int8 pair at a float scale and at a power-of-two one, whatever was drawn.
         + [binary_case(np.random.default_rng(35), k, t, True) for k, t in (("add", False), ("mul", True))]
     )

@@ -181,6 +181,78 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
     }
 }
 
+/* Where the next gathered byte of a window comes from: tap (fy, fx), channel c. */
+typedef struct {
+    int32_t fy, fx, c;
+} onnx_tap_cursor_t;
+
+/* The next n bytes of the window whose tap (0, 0) lies at input (iy0, ix0), in the filter's
+ * (fy, fx, c) order from *at on, into chunk, advancing *at: a run of channels of one tap at a
+ * time, copied from the image or `fill` where the tap lies outside it. */
+static void onnx_gather_run(const hk_onnx_conv_params_t *p, const int8_t *image, int32_t iy0,
+                            int32_t ix0, int8_t fill, onnx_tap_cursor_t *at, int32_t n, int8_t *chunk)
+{
+    const int32_t ic = p->input_channels;
+    while (n > 0) {
+        const int32_t take = hk_min_i32(ic - at->c, n);
+        const int32_t iy = iy0 + at->fy * p->dilation_height, ix = ix0 + at->fx * p->dilation_width;
+        if (iy >= 0 && iy < p->input_height && ix >= 0 && ix < p->input_width) {
+            hk_copy_s8(chunk, image + ((size_t)iy * (size_t)p->input_width + (size_t)ix) * (size_t)ic + (size_t)at->c,
+                       take);
+        } else {
+            hk_fill_s8(chunk, fill, take);
+        }
+        chunk += take;
+        n -= take;
+        at->c += take;
+        if (at->c == ic) {
+            at->c = 0;
+            if (++at->fx == p->filter_width) {
+                at->fx = 0;
+                ++at->fy;
+            }
+        }
+    }
+}
+
+/* onnx_units without a patch buffer, for the pixels that write the output's last bytes: the window is gathered one HK_FC_PACK_DEPTH chunk at a time into a few bytes of stack, each
+ * chunk multiplied into up to HK_ONNX_ROW accumulators (a group of four units' weights for one
+ * chunk is HK_FC_PACK_ROWS * HK_FC_PACK_DEPTH bytes at chunk * that; the row-major rest at
+ * chunk * HK_FC_PACK_DEPTH), then requantized. The sums are the patch path's integers. */
+static void onnx_units_chunked(const hk_onnx_conv_params_t *p, const int8_t *image, int32_t iy0,
+                               int32_t ix0, int8_t fill, const int8_t *packed, int32_t depth,
+                               const int32_t *offset_bias, int8_t *out)
+{
+    const int32_t units = p->output_channels, grouped = units & ~(HK_FC_PACK_ROWS - 1);
+    const size_t group = hk_fc_packed_group_size(depth);
+    const int8_t *rest = packed + (size_t)(grouped / HK_FC_PACK_ROWS) * group;
+    uint32_t words[HK_FC_PACK_DEPTH / 4];
+    int8_t *chunk = (int8_t *)words;
+    uint32_t acc[HK_ONNX_ROW];
+    for (int32_t u0 = 0; u0 < units; u0 += HK_ONNX_ROW) {
+        const int32_t n = hk_min_i32(HK_ONNX_ROW, units - u0), g1 = hk_min_i32(u0 + n, grouped);
+        memcpy(acc, offset_bias + u0, (size_t)n * sizeof acc[0]);
+        onnx_tap_cursor_t at = {0, 0, 0};
+        for (int32_t d0 = 0; d0 < depth; d0 += HK_FC_PACK_DEPTH) {
+            const int32_t len = hk_min_i32(HK_FC_PACK_DEPTH, depth - d0);
+            memset(words, 0, sizeof words); /* past the depth: packed weights there are zero */
+            onnx_gather_run(p, image, iy0, ix0, fill, &at, len, chunk);
+            const size_t k = (size_t)(d0 / HK_FC_PACK_DEPTH);
+            for (int32_t u = u0; u < g1; u += HK_FC_PACK_ROWS) {
+                const int8_t *w = packed + (size_t)(u / HK_FC_PACK_ROWS) * group +
+                                  k * (size_t)(HK_FC_PACK_ROWS * HK_FC_PACK_DEPTH);
+                hk_fc_dot4_packed_s8(chunk, w, HK_FC_PACK_DEPTH, acc + (u - u0));
+            }
+            for (int32_t u = hk_max_i32(u0, grouped); u < u0 + n; ++u) {
+                acc[u - u0] = hk_fc_dot1_s8(chunk, rest + (size_t)(u - grouped) * (size_t)depth + (size_t)d0,
+                                            len, acc[u - u0]);
+            }
+        }
+        onnx_requant_row((const int32_t *)acc, p->multiplier + u0, n, p->output_offset, p->act_min,
+                         p->act_max, out + u0);
+    }
+}
+
 int32_t hk_onnx_conv_packed_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
                                const int8_t *packed, const int32_t *offset_bias, int8_t *patch,
                                int8_t *output)
@@ -188,23 +260,28 @@ int32_t hk_onnx_conv_packed_s8(const hk_onnx_conv_params_t *p, const int8_t *inp
     const int32_t ic = p->input_channels, oc = p->output_channels;
     const int32_t depth = p->filter_height * p->filter_width * ic;
     const bool in_place = hk_onnx_conv_patch_size(p) == 0;
-    if (!in_place && patch == NULL) {
-        return HK_STATUS_BAD_PARAM;
-    }
     const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)ic;
     const int8_t fill = (int8_t)(-p->input_offset);
     int8_t *out = output;
+    /* No buffer of its own: the window is gathered into the output's last bytes, dead until
+     * the pixels that write them, which gather a chunk at a time on the stack instead. */
+    const size_t total = (size_t)p->batches * (size_t)p->output_height * (size_t)p->output_width * (size_t)oc;
+    int8_t *const tail = patch == NULL && total >= (size_t)depth ? output + total - (size_t)depth : NULL;
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *in = input + (size_t)b * image;
         for (int32_t oy = 0; oy < p->output_height; ++oy) {
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                const int8_t *x = patch;
+                int8_t *gathered = patch != NULL ? patch : (tail != NULL && out + oc <= tail ? tail : NULL);
+                const int8_t *x = gathered;
                 if (in_place) {
                     x = in + ((size_t)iy0 * (size_t)p->input_width + (size_t)ix0) * (size_t)ic;
+                } else if (gathered != NULL) {
+                    onnx_gather(p, in, iy0, ix0, fill, gathered);
                 } else {
-                    onnx_gather(p, in, iy0, ix0, fill, patch);
+                    onnx_units_chunked(p, in, iy0, ix0, fill, packed, depth, offset_bias, out);
+                    continue;
                 }
                 onnx_units(p, x, packed, depth, offset_bias, out);
             }

@@ -190,7 +190,10 @@ int32_t hk_onnx_conv_patch_size(const hk_onnx_conv_params_t *p);
  * with the same dot products as that kernel (Helium VMLADAV, eight channels a pass of the
  * window; DSP SMLAD; plain C). Each output pixel's window is read in place (1x1, no padding) or
  * gathered into patch (hk_onnx_conv_patch_size bytes) with the input zero point where a tap lies
- * outside the image, which then adds exactly nothing; p->bias is not read. The accumulators are
+ * outside the image, which then adds exactly nothing; p->bias is not read. patch NULL where a
+ * window is gathered (the planner dropped the buffer where it would raise the arena): the
+ * windows are gathered into the output's last bytes, not yet written, and the few pixels that
+ * write those gather sixteen bytes at a time on the stack (same sums). The accumulators are
  * the reference's integers, requantized the same way.
  */
 int32_t hk_onnx_conv_packed_s8(const hk_onnx_conv_params_t *p, const int8_t *input,

@@ -142,7 +142,12 @@ class _OnnxWeighted(_OnnxOperator):
         )
         patch = self._patch_bytes()
         if patch:
-            self.add_scratch("patch", patch, alignment=4)
+            # Optional: without it the kernel gathers into the output's unwritten last bytes
+            # (the last few pixels a chunk at a time on the stack: same sums), so the planner
+            # drops it where it would raise the arena, as it does LiteRT CONV_2D's scratch on
+            # the twin. Dead bytes at the cost of a few pixels: reusable where input 0 dies.
+            self.add_scratch("patch", patch, alignment=4, optional=True)
+            self.reusable_scratch["patch"] = 0
 
     def reads_input(self, position: int) -> bool:
         return position not in (1, 2)  # the packed filter and offset_bias replace them
