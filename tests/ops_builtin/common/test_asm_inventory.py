@@ -72,6 +72,8 @@ BLOCKS: dict[str, str] = {
     "hk_doubling_high_q30": "test_wide_fast_paths.py",
     "hk_sxtb16_odd": "test_dsp_fast_paths.py",
     "hk_sxtab16_odd": "test_dsp_fast_paths.py",
+    # hk_onnx_requant.h: VCVTR on a core with a single-precision FPU
+    "hk_onnx_rne": "test_onnx_requant_fast_paths.py",
 }
 """Function or macro holding an asm block -> the test module that checks it."""
 

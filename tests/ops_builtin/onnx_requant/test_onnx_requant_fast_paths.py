@@ -7,7 +7,8 @@ convolution (Helium sixteen and eight channels a step, four under a predicate; D
 channels in registers), and ADD, SUB and MUL quantized by the reciprocal of the output scale
 where that provably gives the division's integer. On the host the portable C runs them; the
 cross test builds one program of drawn cases per path (Helium at -O2 and -O0, the Cortex-M55
-without Helium, the Cortex-M4's DSP) and runs it under QEMU.
+without Helium, the Cortex-M4's DSP) and runs it under QEMU; the last two round with
+``hk_onnx_rne``'s VCVTR, Helium with VCVTN and the host on the float's bits.
 
 The binary cases cover every pair of int8 operands (a row of all 256 values against a column of
 all 256, both broadcast) at arbitrary float scales, where the multiply by the reciprocal and the
