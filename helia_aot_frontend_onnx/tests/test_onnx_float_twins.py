@@ -1,10 +1,9 @@
 """The float ONNX twins of the MLPerf Tiny models (tests/data, made by scripts/make_models.py):
-each converts to float operators with no layout transposes, and the KWS module, built on the
+each converts to float operators with no layout transposes, and each module, built on the
 host, matches onnxruntime's default session's golden outputs within the documented float bound
 (``test.tolerance`` 1e-5 of the largest expected magnitude: the kernels and onnxruntime sum in
-different orders). ResNet-8 and VWW pass the same check but are left out of the suite (6 CPU-s
-each against KWS's 3.6; measured: every output within 3e-6, docs/onnx.md). The float AD
-autoencoder is not in git (over 1 MiB)."""
+different orders; measured: every output within 3e-6, docs/onnx.md). The float AD autoencoder
+is not in git (over 1 MiB)."""
 
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ def test_float_twin_converts_to_float_operators(name, tmp_path):
     assert "CONV_2D" in op_types and ("ADD" if name == "ic_resnet8" else "DEPTHWISE_CONV_2D") in op_types
 
 
-@pytest.mark.parametrize("name", ["kws_dscnn"])  # + ic_resnet8, vww_mobilenet025: 6 CPU-s each
+@pytest.mark.parametrize("name", ["ic_resnet8", "kws_dscnn", "vww_mobilenet025"])
 def test_float_twin_matches_onnxruntime(name, tmp_path):
     golden = np.load(DATA / f"{name}_float.npz")
     out = golden["output"]
