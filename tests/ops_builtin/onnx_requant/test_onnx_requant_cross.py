@@ -42,22 +42,20 @@ def _scale(rng) -> float:
     return float(rng.integers(1, 8) * 2.0 ** rng.integers(-9, -3))
 
 
-def conv_case(rng, n, h, w, ic, oc, fh, fw, stride, depthwise=False, mdepth=1) -> Case:
+def depthwise_case(rng, n, h, w, ic, fh, fw, stride, mdepth=1) -> Case:
+    """The convolutions the converter emits run the packed kernel, cross-tested in
+    test_onnx_requant_fast_paths.py."""
     oh, ow = (h - fh) // stride + 1, (w - fw) // stride + 1  # VALID
-    if depthwise:
-        oc = ic * mdepth
+    oc = ic * mdepth
     x = rng.integers(-128, 128, (n, h, w, ic)).astype(np.int8)
-    wt = rng.integers(-127, 128, (1, fh, fw, oc) if depthwise else (oc, fh, fw, ic)).astype(np.int8)
+    wt = rng.integers(-127, 128, (1, fh, fw, oc)).astype(np.int8)
     bias = rng.integers(-3000, 3000, oc).astype(np.int32)
     zx, zy = int(rng.integers(-128, 128)), int(rng.integers(-20, 20))
     mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(oc)], _scale(rng) * 64).astype(
         np.float32
     )
     args = ((stride, stride), (1, 1), (0, 0), (oh, ow), mult, zy, -128, 127)
-    if depthwise:
-        want = ref.depthwise(x, zx, wt, bias, mdepth, *args)
-    else:
-        want = ref.conv(x, zx, wt, bias, *args)
+    want = ref.depthwise(x, zx, wt, bias, mdepth, *args)
     init = (
         f".batches = {n}, .input_height = {h}, .input_width = {w}, .input_channels = {ic}, "
         f".output_height = {oh}, .output_width = {ow}, .output_channels = {oc}, .filter_height = {fh}, "
@@ -65,12 +63,11 @@ def conv_case(rng, n, h, w, ic, oc, fh, fw, stride, depthwise=False, mdepth=1) -
         f".dilation_width = 1, .depth_multiplier = {mdepth}, .input_offset = {-zx}, "
         f".output_offset = {zy}, .act_min = -128, .act_max = 127, .multiplier = $m, .bias = $b"
     )
-    kind = "depthwise" if depthwise else "conv"
     return Case(
-        f"{kind} {h}x{w}x{ic}->{oc} k{fh}x{fw} s{stride} m{mdepth}",
+        f"depthwise {h}x{w}x{ic}->{oc} k{fh}x{fw} s{stride} m{mdepth}",
         "hk_onnx_conv_params_t",
         init,
-        f"hk_onnx_{kind}_s8($p, $x, $w, out)",
+        "hk_onnx_depthwise_s8($p, $x, $w, out)",
         {"x": x, "w": wt, "b": bias, "m": mult},
         want,
     )
@@ -184,12 +181,9 @@ def mean_case(rng, outer, reduce, inner) -> Case:
 def cases() -> list[Case]:
     rng = np.random.default_rng(3535)
     return [
-        conv_case(rng, 1, 5, 5, 3, 6, 3, 3, 1),
-        conv_case(rng, 1, 4, 4, 8, 5, 1, 1, 1),
-        conv_case(rng, 2, 6, 5, 19, 9, 2, 2, 2),
-        conv_case(rng, 1, 6, 6, 7, 0, 3, 3, 1, depthwise=True),
-        conv_case(rng, 1, 5, 5, 9, 0, 3, 3, 2, depthwise=True),
-        conv_case(rng, 1, 4, 4, 3, 0, 2, 2, 1, depthwise=True, mdepth=2),
+        depthwise_case(rng, 1, 6, 6, 7, 3, 3, 1),
+        depthwise_case(rng, 1, 5, 5, 9, 3, 3, 2),
+        depthwise_case(rng, 1, 4, 4, 3, 2, 2, 1, mdepth=2),
         matmul_case(rng, 2, 5, 3),
         matmul_case(rng, 1, 9, 16),
         matmul_case(rng, 3, 7, 37),

@@ -323,10 +323,11 @@ def cross_source(folder: Path, convs: list[dict], depthwise: list[dict], binarie
         + drawn_cases(convs[1::2], lambda rng, **kw: conv_case(rng, False, "NULL", **kw))
         + drawn_cases(depthwise, lambda rng, **kw: conv_case(rng, True, **kw))
         + drawn_cases(binaries, binary_case)
-        # Gathered windows without a buffer of their own, whatever was drawn: ResNet-8's 3x3x16
-        # layer, and taps straddling chunks (depth 45) over more units than one pass (70).
+        # Gathered windows with and without a buffer of their own, whatever was drawn: ResNet-8's
+        # 3x3x16 layer, and taps straddling chunks (depth 45) over more units than one pass (70).
         + [
-            conv_case(np.random.default_rng(35), False, "NULL", **kw)
+            conv_case(np.random.default_rng(35), False, patch, **kw)
+            for patch in ("onnx_patch", "NULL")
             for kw in (
                 {"n": 1, "h": 6, "w": 5, "ic": 16, "oc": 16, "fh": 3, "fw": 3, "stride": 1, "dilation": 1},
                 {"n": 2, "h": 5, "w": 4, "ic": 5, "oc": 70, "fh": 3, "fw": 3, "stride": 2, "dilation": 1},

@@ -62,32 +62,27 @@ conv_shapes = st.tuples(
 
 
 @FEW
-@given(shape=conv_shapes, depthwise=st.booleans(), seed=st.integers(0, 2**32 - 1))
-def test_conv_and_depthwise(shape, depthwise, seed):
+@given(shape=conv_shapes, seed=st.integers(0, 2**32 - 1))
+def test_depthwise(shape, seed):
+    """The convolutions the converter emits run the packed kernel, tested on these geometries in
+    test_onnx_requant_fast_paths.py."""
     n, h, w, ic, oc, fh, fw, sh, sw, dh, dw, same = shape
     rng = np.random.default_rng(seed)
     oh, ow, pt, pl = _geometry(n, h, w, fh, fw, sh, sw, dh, dw, same)
-    mdepth = 1 + (oc % 2) if depthwise else 1
-    if depthwise:
-        oc = ic * mdepth
+    mdepth = 1 + (oc % 2)
+    oc = ic * mdepth
     x = rng.integers(-128, 128, (n, h, w, ic)).astype(np.int8)
-    wshape = (1, fh, fw, oc) if depthwise else (oc, fh, fw, ic)
-    wt = rng.integers(-127, 128, wshape).astype(np.int8)
+    wt = rng.integers(-127, 128, (1, fh, fw, oc)).astype(np.int8)
     bias = rng.integers(-3000, 3000, oc).astype(np.int32)
     zx, zy = int(rng.integers(-128, 128)), int(rng.integers(-20, 20))
     mult = ref.conv_multipliers(_scale(rng), [_scale(rng) for _ in range(oc)], _scale(rng) * 64)
     lo, hi = (zy, 127) if rng.integers(0, 2) else (-128, 127)
-    if depthwise:
-        want = ref.depthwise(
-            x, zx, wt, bias, mdepth, (sh, sw), (dh, dw), (pt, pl), (oh, ow), mult, zy, lo, hi
-        )
-    else:
-        want = ref.conv(x, zx, wt, bias, (sh, sw), (dh, dw), (pt, pl), (oh, ow), mult, zy, lo, hi)
+    want = ref.depthwise(x, zx, wt, bias, mdepth, (sh, sw), (dh, dw), (pt, pl), (oh, ow), mult, zy, lo, hi)
     out = np.zeros((n, oh, ow, oc), np.int8)
     params = ConvParams(n, h, w, ic, oh, ow, oc, fh, fw, sh, sw, dh, dw, pt, pl, mdepth, -zx, zy, lo, hi)
     mult32 = np.ascontiguousarray(mult, np.float32)
     params.multiplier, params.bias = mult32.ctypes.data, bias.ctypes.data
-    call("onnx_depthwise_s8" if depthwise else "onnx_conv_s8", params, x, wt, out)
+    call("onnx_depthwise_s8", params, x, wt, out)
     np.testing.assert_array_equal(out, want)
 
 

@@ -63,48 +63,6 @@ HK_INLINE void onnx_window(const hk_onnx_conv_params_t *p, int32_t iy0, int32_t 
     hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, fx0, fx1);
 }
 
-int32_t hk_onnx_conv_s8(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
-                        int8_t *output)
-{
-    const int32_t ic = p->input_channels, oc = p->output_channels;
-    const int32_t taps = p->filter_height * p->filter_width * ic;
-    const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)ic;
-    int32_t acc[HK_ONNX_ROW];
-    int8_t *out = output;
-    for (int32_t b = 0; b < p->batches; ++b) {
-        for (int32_t oy = 0; oy < p->output_height; ++oy) {
-            const int32_t iy0 = oy * p->stride_height - p->pad_top;
-            for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
-                const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                int32_t fy0, fy1, fx0, fx1;
-                onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
-                for (int32_t c0 = 0; c0 < oc; c0 += HK_ONNX_ROW) {
-                    const int32_t n = hk_min_i32(HK_ONNX_ROW, oc - c0);
-                    for (int32_t j = 0; j < n; ++j) {
-                        const int32_t c = c0 + j;
-                        int32_t sum = p->bias != NULL ? p->bias[c] : 0;
-                        for (int32_t fy = fy0; fy < fy1; ++fy) {
-                            const int8_t *row = input + (size_t)b * image +
-                                                (size_t)(iy0 + fy * p->dilation_height) *
-                                                    (size_t)p->input_width * (size_t)ic;
-                            for (int32_t fx = fx0; fx < fx1; ++fx) {
-                                const int8_t *xp = row + (size_t)(ix0 + fx * p->dilation_width) * (size_t)ic;
-                                const int8_t *wp = filter + (size_t)c * (size_t)taps +
-                                                   ((size_t)fy * (size_t)p->filter_width + (size_t)fx) * (size_t)ic;
-                                sum += hk_onnx_dot_s8(xp, wp, ic, p->input_offset);
-                            }
-                        }
-                        acc[j] = sum;
-                    }
-                    onnx_requant_row(acc, p->multiplier + c0, n, p->output_offset, p->act_min,
-                                     p->act_max, out + c0);
-                }
-            }
-        }
-    }
-    return HK_STATUS_OK;
-}
-
 int32_t hk_onnx_conv_patch_size(const hk_onnx_conv_params_t *p)
 {
     /* Every window one pixel inside the image (a padded bottom or right edge would not be). */

@@ -173,11 +173,6 @@ typedef struct {
     float output_scale;
 } hk_onnx_mean_params_t;
 
-/* The reference loop: filter OHWI, bias and per-channel multipliers from p, every in-image tap
- * summed as (x + input_offset) * w. */
-int32_t hk_onnx_conv_s8(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
-                        int8_t *output);
-
 /* Bytes of scratch hk_onnx_conv_packed_s8 needs for one gathered window (0: a 1x1 filter
  * without padding reads its pixels in place). */
 int32_t hk_onnx_conv_patch_size(const hk_onnx_conv_params_t *p);
