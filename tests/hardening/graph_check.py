@@ -22,11 +22,9 @@ dead operators removed) while it still fails the same way, for a regression test
 from __future__ import annotations
 
 import faulthandler
-import hashlib
 import os
 import pickle
 import random
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -397,28 +395,6 @@ def _run(
     return _judge(graph, produced.read_bytes(), expected)
 
 
-_KERNEL_OBJECTS: dict[str, Path] = {}
-"""Kernel objects this process compiled, by the hash of the compile flags, the source and every
-kernel header beside it (what its preprocessed text depends on): a hit skips even the object
-cache's preprocessing run."""
-
-
-def _kernel_object(flags: list[str], source: Path, obj: Path) -> Path:
-    digest = hashlib.sha256("\0".join(flags[:-4]).encode())  # less the module's -I folders
-    digest.update(source.read_bytes())
-    for header in sorted(source.parent.glob("*.h")):
-        digest.update(header.name.encode() + b"\0" + header.read_bytes())
-    key = digest.hexdigest()
-    known = _KERNEL_OBJECTS.get(key)
-    if known is not None and known.is_file():
-        return known
-    compile_object(["gcc", *flags], source, obj, _gcc)
-    keep = Path(tempfile.gettempdir()) / f"gf-kernel-{os.getpid()}-{key[:24]}.o"
-    shutil.copyfile(obj, keep)
-    _KERNEL_OBJECTS[key] = keep
-    return keep
-
-
 def _gcc(cmd: list[str]) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -442,11 +418,11 @@ def build_harness(module: Path, build: Path) -> Path:
         str(module / "src" / "kernels"),
     ]
     sources = module_sources(module)
-    kernels = [
-        _kernel_object(flags, s, build / f"k{i}_{s.stem}.o")
-        for i, s in enumerate(sources)
-        if is_kernel_source(s)
-    ]
+    kernels = []
+    for i, source in enumerate(sources):
+        if is_kernel_source(source):
+            kernels.append(build / f"k{i}_{source.stem}.o")
+            compile_object(["gcc", *flags], source, kernels[-1], _gcc)
     unity = build / "generated.c"
     unity.write_text("".join(f'#include "{s}"\n' for s in sources if not is_kernel_source(s)))
     main = build / "harness.c"
