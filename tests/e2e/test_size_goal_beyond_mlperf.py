@@ -14,6 +14,7 @@ module bit-exact with the reference interpreter under ASan/UBSan.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -26,13 +27,22 @@ from .corpus import expected_outputs, golden_path, manifest, model_path
 FLOAT_INPUT_VWW = "mlperf_vww_trained_float_input"
 
 
-def convert(name: str, out: Path, *, goal: str, bind: bool = False, test: bool = True, views: bool = False):
+def convert(
+    name: str,
+    out: Path,
+    *,
+    goal: str,
+    bind: bool = False,
+    test: bool = True,
+    views: bool = False,
+    bind_outputs: bool = False,
+):
     entry = {e["name"]: e for e in manifest()}[name]
     config: dict = {
         "model": {"path": str(model_path(entry))},
         "module": {"path": str(out), "name": f"{goal}_{int(bind)}", "prefix": "m"},
         "optimization": {"goal": goal},
-        "memory": {"bind_inputs": bind},
+        "memory": {"bind_inputs": bind, "bind_outputs": bind_outputs},
         "verbose": 0,
         "result_views": views,
         "dry_run": not test,
@@ -115,6 +125,21 @@ def test_a_bound_input_read_through_a_byte_mover_is_never_aliased(goal, tmp_path
     assert run.passed and "bit-exact" in run.stdout, run.stdout + run.stderr
 
 
+@pytest.mark.parametrize("goal", ["balanced", "size"])
+def test_bound_outputs_are_written_into_the_callers_buffers(goal, tmp_path):
+    """memory.bind_outputs: the squeeze's output (a byte mover's, which would alias its input)
+    is a copy written into the test's own buffer, with the input bound too; bit-exact."""
+    result = convert("squeeze_int8", tmp_path, goal=goal, bind=True, views=True, bind_outputs=True)
+    (model_input,) = [t for t in result.tensors if t.input_index == 0]
+    (model_output,) = [t for t in result.tensors if t.output_index == 0]
+    assert model_input.id not in result.placements and model_output.id not in result.placements
+    assert scratch(result) == 0
+    report = json.loads((Path(result.output) / "m_report.json").read_text())
+    assert report["bound_outputs"] == [model_output.name]
+    run = run_module_test_case(result.output, tmp_path / "build", prefix="m")
+    assert run.passed and "bit-exact" in run.stdout, run.stdout + run.stderr
+
+
 UNBOUND_MAIN = """#include <stdio.h>
 #include "m_model.h"
 static m_model_context_t ctx;
@@ -138,6 +163,30 @@ def test_a_run_with_an_unbound_input_returns_its_status(tmp_path):
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "status 15" in run.stdout
+
+
+UNBOUND_OUTPUT_MAIN = """#include <stdio.h>
+#include "m_model.h"
+static m_model_context_t ctx;
+int main(void)
+{
+    int32_t status = m_model_init(&ctx);
+    if (status != m_status_ok || ctx.outputs[0].data != NULL) return 1;
+    status = m_model_run(&ctx); /* the input is the module's, the output unbound */
+    printf("status %ld\\n", (long)status);
+    return status == m_status_output_unbound ? 0 : 2;
+}
+"""
+
+
+def test_a_run_with_an_unbound_output_returns_its_status(tmp_path):
+    result = convert("conv2d_3x3_s2_same_int8", tmp_path, goal="balanced", bind_outputs=True, test=False)
+    config = result.config.model_copy(update={"dry_run": False})
+    written = AotConverter(config).convert()
+    exe = build_module(written.output, tmp_path / "build", prefix="m", main_source=UNBOUND_OUTPUT_MAIN)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "status 16" in run.stdout
 
 
 @pytest.mark.cross

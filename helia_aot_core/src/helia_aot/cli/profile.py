@@ -89,10 +89,10 @@ def profile(
                 "profile runs the module with its own arenas; memory.allocate_arenas is off",
                 hint="profile without --no-memory.allocate-arenas (counts do not depend on who owns them)",
             )
-        if config.memory.shared_arena.enabled or config.memory.bind_inputs:
+        if config.memory.shared_arena.enabled or config.memory.bind_inputs or config.memory.bind_outputs:
             raise InvalidConfigError(
-                "profile runs the module with its own arenas and inputs; memory.shared_arena or "
-                "memory.bind_inputs leaves them to the application",
+                "profile runs the module with its own arenas, inputs and outputs; memory.shared_arena, "
+                "memory.bind_inputs or memory.bind_outputs leaves them to the application",
                 hint="profile without them (the counts do not depend on who owns the buffers)",
             )
         if getattr(config.module.schedule, "value", config.module.schedule) == "static":

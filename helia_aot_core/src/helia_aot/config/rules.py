@@ -267,6 +267,11 @@ class MemoryConfig(ConfigSection):
         description="Leave every model input in the caller's buffer (set ctx->inputs[i].data after "
         "model_init): inputs take no arena bytes.",
     )
+    bind_outputs: bool = Field(
+        False,
+        description="Write every model output into the caller's buffer (set ctx->outputs[i].data "
+        "after model_init): outputs take no arena bytes.",
+    )
     shared_arena: SharedArenaConfig = Field(
         default_factory=SharedArenaConfig,
         description="One scratch buffer shared by several modules of one image.",

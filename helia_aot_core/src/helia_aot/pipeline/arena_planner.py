@@ -29,8 +29,8 @@ def alias_map(
 
     Only operators a transform marked ``shares_input_storage`` (PRUNE_IDENTITY_OPS) whose class
     allows it (``ALIASES_INPUT``) alias: with the transform off, every copy keeps its own buffer.
-    Nothing aliases a ``bound`` input (``memory.bind_inputs``): its bytes are the caller's, known
-    only at run time.
+    Nothing aliases a ``bound`` input or output (``memory.bind_inputs``, ``memory.bind_outputs``):
+    its bytes are the caller's, known only at run time.
     """
     alias: dict[TensorId, TensorId] = {}
     outputs = set(model.outputs)
@@ -43,7 +43,7 @@ def alias_map(
         if source.kind is not AirTensorKind.SCRATCH or model.tensors[dst].nbytes != source.nbytes:
             continue
         root = alias.get(src, src)
-        if root in bound:
+        if root in bound or dst in bound:
             continue
         # Two model I/O tensors must stay distinct buffers: the caller owns both pointers.
         if (root in model.inputs or root in outputs) and dst in outputs:
@@ -57,6 +57,22 @@ def bound_inputs(model: AirModel, config: ConvertArgs) -> frozenset[TensorId]:
     if not config.memory.bind_inputs:
         return frozenset()
     return frozenset(t for t in model.inputs if model.tensors[t].kind is AirTensorKind.SCRATCH)
+
+
+def bound_outputs(model: AirModel, config: ConvertArgs) -> frozenset[TensorId]:
+    """The model outputs written into the caller's buffers (``memory.bind_outputs``), not an
+    arena: every scratch output that is not also a model input."""
+    if not config.memory.bind_outputs:
+        return frozenset()
+    inputs = set(model.inputs)
+    return frozenset(
+        t for t in model.outputs if model.tensors[t].kind is AirTensorKind.SCRATCH and t not in inputs
+    )
+
+
+def bound_tensors(model: AirModel, config: ConvertArgs) -> frozenset[TensorId]:
+    """Every model input and output the caller's buffers hold (see the two above)."""
+    return bound_inputs(model, config) | bound_outputs(model, config)
 
 
 # Never compared or printed: no generated __eq__/__repr__ (each costs start-up time).
@@ -102,13 +118,15 @@ class Planner:
         self.spans: dict[TensorId, tuple[int, int]] = {}
         self.align_of: dict[TensorId, int] = {}
         self.members: dict[TensorId, list[TensorId]] = {}
-        # Model inputs the caller binds (memory.bind_inputs) live in its buffers, not in an arena.
+        # Model inputs and outputs the caller binds (memory.bind_inputs, memory.bind_outputs) live
+        # in its buffers, not in an arena.
         self.bound_inputs = bound_inputs(model, config)
+        self.bound = self.bound_inputs | bound_outputs(model, config)
         # At goal size the caller writes every input before every run, so an input's bytes are
         # free once its last reader has read them: an elementwise operator may write over them.
         self.inputs_consumed = str(config.optimization.goal) == "size" and not self.bound_inputs
         for tid, span in lifetimes.items():
-            if tid in self.bound_inputs:
+            if tid in self.bound:
                 continue
             if model.tensors[tid].kind is AirTensorKind.SCRATCH:
                 self.spans[tid] = span

@@ -33,6 +33,7 @@ from helia_aot.codegen.files import write_text_file
 from helia_aot.codegen.json_text import dumps_indented
 from helia_aot.exporters.base import ModuleExporter, ModuleLayout
 from helia_aot.pack.kernel_library import kernel_text, scan_once
+from helia_aot.pipeline.arena_planner import bound_outputs
 from helia_aot.pipeline.bound_regions import is_bound, shared_scratch
 from helia_aot.pipeline.plan_records import ArenaRegion, MemoryPlan
 from helia_aot.registry.registry import Registry
@@ -541,6 +542,7 @@ def _template_values(
         "shared_scratch": shared_scratch(config, own),
         "shared_modules": list(config.memory.shared_arena.modules) or [config.module.name],
         "bound_inputs": bool(config.memory.bind_inputs),
+        "bound_outputs": [i for i, t in enumerate(model.outputs) if t in bound_outputs(model, config)],
         "schedule": str(config.module.schedule),  # the word: ScheduleMode prints its value
         "plan_hash": hash_,
         "itcm_operators": itcm_operators(operators, platform),

@@ -27,7 +27,7 @@ from helia_aot.pipeline.access_cost import bytes_accessed, wait_cycles
 from helia_aot.pipeline.arena_planner import (
     Planner,
     alias_map,
-    bound_inputs,
+    bound_tensors,
     memory_rank,
     scratch_requests,
     spill_score,
@@ -73,7 +73,7 @@ def plan_memory(
     rules = tensor_placements(model, memory_cfg.tensors)
     for tid, rule in rules.items():
         check_rule_memory(rule, model.tensors[tid].kind, budget, platform)
-    plan = MemoryPlan(alias_of=alias_map(model, operators, bound=bound_inputs(model, config)))
+    plan = MemoryPlan(alias_of=alias_map(model, operators, bound=bound_tensors(model, config)))
     _, run_planner = context.memory_planners.select(config.memory.planner, setting="memory.planner")
 
     def make_planner() -> Planner:

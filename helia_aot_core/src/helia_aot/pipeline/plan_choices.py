@@ -14,7 +14,7 @@ from helia_aot.aot.operators.base import SCRATCH_ISAS, AotOperator
 from helia_aot.config.args import ConvertArgs
 from helia_aot.memory import BufferRequest, alias_roots, compute_lifetimes, live_by_step, peak_live
 from helia_aot.pipeline import patch_plan
-from helia_aot.pipeline.arena_planner import Planner, bound_inputs, scratch_requests
+from helia_aot.pipeline.arena_planner import Planner, bound_tensors, scratch_requests
 from helia_aot.pipeline.patch_plan import PatchStage, choose_patches
 from helia_aot.pipeline.plan_records import MemoryPlan, OperatorSchedule
 
@@ -192,9 +192,10 @@ def choose_patch_stages(
     stages = choose_patches(model, operators, plan.alias_of, requests)
     if not stages:
         return []
-    # A stage never writes over a bound input (memory.bind_inputs): those bytes are the caller's.
-    bound = bound_inputs(model, config)
-    stages = [replace(s, in_place=False) if s.input_id in bound else s for s in stages]
+    # A stage never writes over a bound input, nor lays a bound output over its input
+    # (memory.bind_inputs, memory.bind_outputs): those bytes are the caller's.
+    bound = bound_tensors(model, config)
+    stages = [replace(s, in_place=False) if {s.input_id, s.output_id} & bound else s for s in stages]
     plan.patches = stages
     for stage in stages:
         members = operators[stage.first : stage.last + 1]

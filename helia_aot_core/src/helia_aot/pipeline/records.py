@@ -22,6 +22,7 @@ from helia_aot.optimization.knobs import KNOBS
 from helia_aot.optimization.record_constants import PLAN_SCHEMA_VERSION, REPORT_SCHEMA_VERSION, HintKind
 from helia_aot.pack.template_operator import TemplateOperator
 from helia_aot.pipeline import access_cost
+from helia_aot.pipeline.arena_planner import bound_outputs
 from helia_aot.pipeline.bound_regions import is_bound, shared_arena_record
 from helia_aot.pipeline.emit import CRegion, c_regions, plan_hash
 from helia_aot.pipeline.knob_hints import placeholder_shape_hint, quoted_measurements, setting_hints
@@ -494,6 +495,10 @@ def report_record(
         report["shared_arena"] = shared
     if config.memory.bind_inputs:
         report["bound_inputs"] = [model.tensors[t].name for t in model.inputs]
+    if config.memory.bind_outputs:
+        report["bound_outputs"] = [
+            model.tensors[t].name for t in model.outputs if t in bound_outputs(model, config)
+        ]
     report.update(requantization_record(model))
     return report
 

@@ -70,6 +70,13 @@ The model inputs live in the caller's buffers (`memory.bind_inputs`), not in an 
 every run reads them from there and never writes them. A run with an input left unset returns
 `${prefix}_status_input_unbound` (15).
 % endif
+% if bound_outputs:
+
+The model outputs are written into the caller's buffers (`memory.bind_outputs`), not an arena:
+after `${prefix}_model_init`, set `ctx.outputs[i].data` to each output's buffer
+(`ctx.outputs[i].size` bytes); every run writes them there. A run with an output left unset returns
+`${prefix}_status_output_unbound` (16).
+% endif
 % if itcm_operators:
 These run functions carry `${PREFIX}_PUT_CODE_IN_ITCM` (operators[] `code_placement: ITCM`):
 ${", ".join(f"`{op.stem}_run`" for op in itcm_operators)}.
@@ -199,7 +206,7 @@ static uint8_t ${r.enum}_storage[${r.enum}_size] ${PREFIX}_ALIGNED(${r.enum}_ali
 % endif
 % endfor
 
-int run_once(const void *input, size_t input_bytes)
+int run_once(const void *input, size_t input_bytes${', void *output' if 0 in bound_outputs else ''})
 {
 % if not allocate_arenas:
     /* Bind every region first; cold constant regions take the bytes of their .bin file. */
@@ -220,6 +227,9 @@ int run_once(const void *input, size_t input_bytes)
 % else:
     memcpy(ctx.inputs[0].data, input, input_bytes);
 % endif
+% if 0 in bound_outputs:
+    ctx.outputs[0].data = (int8_t *)output; /* memory.bind_outputs: written there */
+% endif
     if (${prefix}_model_run(&ctx) != 0) return -1;
     /* read ctx.outputs[0].data (ctx.outputs[0].size bytes) */
     return 0;
@@ -235,6 +245,6 @@ The module calls its ${num_operators} operators straight-line (`module.schedule:
 `ctx.callback` is not used.
 % endif
 Status codes (`${prefix}_status_t` in `${prefix}_tensors.h`): 0 is success; 1-4 arena binding,
-10-${15 if bound_inputs else 14} context and lifecycle, 100-101 bulk binding, 200 hydration; 1000-1999 come from custom
+10-${16 if bound_outputs else 15 if bound_inputs else 14} context and lifecycle, 100-101 bulk binding, 200 hydration; 1000-1999 come from custom
 operators; a negative status is a kernel's failure. The C API is version
 ${PREFIX}_API_VERSION_MAJOR.MINOR.PATCH = 1.1.0 (`${prefix}_model.h`).

@@ -79,10 +79,15 @@ int32_t ${prefix}_context_init(${prefix}_model_context_t *ctx)
 % endif
     ctx->arena_sizes = ${prefix}_arena_sizes;
     for (i = 0; i < ${prefix}_num_tensors; ++i) {
+% if c_regions:
         const ${prefix}_tensor_descriptor_t *d = &${prefix}_tensor_descriptors[i];
         ctx->tensor_ptrs[i] = (int64_t)d->region >= (int64_t)${prefix}_num_arena_buffers
                                   ? NULL
                                   : (int8_t *)(uintptr_t)ctx->arena_buffers[d->region] + d->offset;
+% else:
+        /* No arena at all (every tensor is the caller's: memory.bind_inputs and bind_outputs). */
+        ctx->tensor_ptrs[i] = NULL;
+% endif
     }
     for (i = 0; i < ${prefix}_num_inputs; ++i) {
         ctx->inputs[i] = ${prefix}_input_table[i];

@@ -165,6 +165,15 @@ int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx)
         ctx->tensor_ptrs[ctx->inputs[i].id] = ctx->inputs[i].data;
     }
 % endif
+% if bound_outputs:
+    /* memory.bind_outputs: every output is written where the caller put it. */
+% for i in bound_outputs:
+    if (ctx->outputs[${i}].data == NULL) {
+        return ${prefix}_status_output_unbound;
+    }
+    ctx->tensor_ptrs[ctx->outputs[${i}].id] = ctx->outputs[${i}].data;
+% endfor
+% endif
 % if control_flow:
     status = ${prefix}_run_range(ctx, 0, ${prefix}_num_operators);
 % elif schedule == "table":

@@ -34,6 +34,10 @@ int32_t ${prefix}_model_init(${prefix}_model_context_t *ctx);
  * (ctx->inputs[i].size bytes); the run reads the inputs there and never writes them, and returns
  * 15 when one is NULL. */
 % endif
+% if bound_outputs:
+/* memory.bind_outputs: after ${prefix}_model_init, set ctx->outputs[i].data to each output's buffer
+ * (ctx->outputs[i].size bytes); the run writes the outputs there, and returns 16 when one is NULL. */
+% endif
 int32_t ${prefix}_model_run(${prefix}_model_context_t *ctx);
 
 /* Put the model's state (every persistent tensor: resource variables, recurrent state) back to

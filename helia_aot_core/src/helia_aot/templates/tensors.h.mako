@@ -58,6 +58,9 @@ typedef enum {
 % if bound_inputs:
     ${prefix}_status_input_unbound = 15,
 % endif
+% if bound_outputs:
+    ${prefix}_status_output_unbound = 16,
+% endif
     ${prefix}_status_bind_bulk_null_argument = 100,
     ${prefix}_status_bind_bulk_wrong_count = 101,
     ${prefix}_status_hydration_required = 200,

@@ -51,6 +51,13 @@ static int32_t ${prefix}_test_ready = 0;
 static uint8_t ${prefix}_test_bound_input_${loop.index}[${max(t.nbytes, 1)}] ${PREFIX}_ALIGNED(16);
 % endfor
 % endif
+% if bound_outputs:
+
+/* memory.bind_outputs: the outputs are written into the caller's buffers, here the test's own. */
+% for i in bound_outputs:
+static uint8_t ${prefix}_test_bound_output_${i}[${max(outputs[i].nbytes, 1)}] ${PREFIX}_ALIGNED(16);
+% endfor
+% endif
 % if not allocate_arenas:
 
 /* The module leaves its arenas to the application (memory.allocate_arenas: false): the test binds
@@ -270,6 +277,9 @@ int32_t ${prefix}_test_case_init(void)
     }
 % for t in (inputs if bound_inputs else []):
     ${prefix}_test_ctx.inputs[${loop.index}].data = (int8_t *)${prefix}_test_bound_input_${loop.index};
+% endfor
+% for i in bound_outputs:
+    ${prefix}_test_ctx.outputs[${i}].data = (int8_t *)${prefix}_test_bound_output_${i};
 % endfor
     ${prefix}_test_ready = 1;
     return ${prefix}_status_ok;
