@@ -347,20 +347,27 @@ _UNARY = {
 
 
 def unary(b: Builder, node: onnx.NodeProto) -> None:
+    """Relu, Sigmoid, Tanh, HardSwish; an int8 Sigmoid of a QDQ model (between a
+    DequantizeLinear and a QuantizeLinear) is ONNX_LOGISTIC, onnxruntime's QLinearSigmoid table."""
     _float_input(b, node.input[0])
     perm = b.perm_of(node.input[0])
     source = b.input(node.input[0], perm)
     out = b.output(node.output[0], perm)
-    b.op(_UNARY[node.op_type], [source], [out])
+    op_type = _UNARY[node.op_type]
+    if node.op_type == "Sigmoid" and b.air.tensors[out].dtype == AirTensorType.INT8:
+        op_type = "ONNX_LOGISTIC"
+    b.op(op_type, [source], [out])
 
 
 def leaky_relu(b: Builder, node: onnx.NodeProto) -> None:
+    """LEAKY_RELU; int8 in a QDQ model: ONNX_LEAKY_RELU, onnxruntime's QLinearLeakyRelu table."""
     _float_input(b, node.input[0])
     perm = b.perm_of(node.input[0])
     source = b.input(node.input[0], perm)
     out = b.output(node.output[0], perm)
     alpha = float(np.float32(attr(node, "alpha", 0.01)))
-    b.op("LEAKY_RELU", [source], [out], b.options("LEAKY_RELU", alpha=alpha))
+    op_type = "ONNX_LEAKY_RELU" if b.air.tensors[out].dtype == AirTensorType.INT8 else "LEAKY_RELU"
+    b.op(op_type, [source], [out], b.options(op_type, alpha=alpha))
 
 
 def clip(b: Builder, node: onnx.NodeProto) -> None:
@@ -625,13 +632,25 @@ def slice_(b: Builder, node: onnx.NodeProto) -> None:
     b.op("STRIDED_SLICE", [source, *tensors], [out], b.options("STRIDED_SLICE"))
 
 
+LINEAR_RESIZE_MODES = ("half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners")
+"""The coordinate transformations of a linear Resize (ONNX_RESIZE_BILINEAR computes each as
+onnxruntime does)."""
+
+
 def resize(b: Builder, node: onnx.NodeProto) -> None:
+    """Nearest (asymmetric, floor): LiteRT's RESIZE_NEAREST_NEIGHBOR. Linear:
+    ONNX_RESIZE_BILINEAR, onnxruntime's arithmetic, on float32 or, in a QDQ model between a
+    DequantizeLinear and a QuantizeLinear, on int8 with the QuantizeLinear's parameters."""
     _float_input(b, node.input[0])
     shape, target = b.shape_of(node.input[0]), b.shape_of(node.output[0])
     if len(shape) != 4 or shape[:2] != target[:2]:
         raise Unsupported("only resizing the two spatial axes of a 4-D input is supported")
     mode = attr(node, "mode", "nearest")
     transform = attr(node, "coordinate_transformation_mode", "half_pixel")
+    if attr(node, "antialias", 0) or attr(node, "axes", None) is not None:
+        raise Unsupported("Resize with antialias or axes is not supported")
+    if attr(node, "keep_aspect_ratio_policy", "stretch") != "stretch":
+        raise Unsupported("Resize with a keep_aspect_ratio_policy other than stretch is not supported")
     if mode == "nearest":
         if transform != "asymmetric" or attr(node, "nearest_mode", "round_prefer_floor") != "floor":
             raise Unsupported(
@@ -639,23 +658,35 @@ def resize(b: Builder, node: onnx.NodeProto) -> None:
                 f"{attr(node, 'nearest_mode', 'round_prefer_floor')} rounding; "
                 "supported: asymmetric with floor"
             )
-        op_type, flags = "RESIZE_NEAREST_NEIGHBOR", {"align_corners": False, "half_pixel_centers": False}
-    elif mode == "linear":
-        flags = {
-            "half_pixel": {"align_corners": False, "half_pixel_centers": True},
-            "pytorch_half_pixel": {"align_corners": False, "half_pixel_centers": True},
-            "align_corners": {"align_corners": True, "half_pixel_centers": False},
-            "asymmetric": {"align_corners": False, "half_pixel_centers": False},
-        }.get(transform, {})
-        if not flags or (transform == "pytorch_half_pixel" and min(target[2:]) == 1):
-            raise Unsupported(f"linear resize with {transform} coordinates is not supported")
-        op_type = "RESIZE_BILINEAR"
-    else:
+        source = b.input(node.input[0], NHWC)
+        size = b.constant(np.array(target[2:]), "size")
+        out = b.output(node.output[0], NHWC)
+        flags = {"align_corners": False, "half_pixel_centers": False}
+        options = b.options("RESIZE_NEAREST_NEIGHBOR", **flags)
+        b.op("RESIZE_NEAREST_NEIGHBOR", [source, size], [out], options)
+        return
+    if mode != "linear":
         raise Unsupported(f"resize mode {mode!r} is not supported")
+    if transform not in LINEAR_RESIZE_MODES:
+        raise Unsupported(
+            f"linear resize with {transform} coordinates; supported: {', '.join(LINEAR_RESIZE_MODES)}"
+        )
+    scales = b.const_value(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+    height_scale = width_scale = 0.0  # from the sizes: output / input, as onnxruntime divides
+    if scales is not None and np.asarray(scales).size:
+        height_scale, width_scale = (float(np.float32(v)) for v in np.asarray(scales).reshape(-1)[2:4])
     source = b.input(node.input[0], NHWC)
-    size = b.constant(np.array(target[2:]), "size")
     out = b.output(node.output[0], NHWC)
-    b.op(op_type, [source, size], [out], b.options(op_type, **flags))
+    tensor = b.air.tensors[out]
+    if tensor.dtype == AirTensorType.INT8:  # a QDQ model: the QuantizeLinear after it quantizes
+        tensor.quantization = b.output_quantization(node.output[0])
+    options = b.options(
+        "ONNX_RESIZE_BILINEAR",
+        coordinate_transformation_mode=transform,
+        height_scale=height_scale,
+        width_scale=width_scale,
+    )
+    b.op("ONNX_RESIZE_BILINEAR", [source], [out], options)
 
 
 def batch_norm(b: Builder, node: onnx.NodeProto) -> None:

@@ -48,6 +48,8 @@ INTEGER_NODES = frozenset(
         "Concat",
         "Softmax",
         "BatchNormalization",
+        "Sigmoid",
+        "LeakyRelu",
         "QuantizeLinear",
         "DequantizeLinear",
         *PASS_THROUGH,
@@ -55,10 +57,11 @@ INTEGER_NODES = frozenset(
 )
 """The nodes of a QDQ model that run as int8 operators when their computed inputs are int8 and
 (for arithmetic) a QuantizeLinear reads their output (a Softmax becomes onnxruntime's
-QLinearSoftmax, ONNX_SOFTMAX; a BatchNormalization ONNX_BATCH_NORMALIZATION, its float32 steps
-per int8 element); any other node runs on float between a DEQUANTIZE and a QUANTIZE
-(ConvTranspose, the activations, Div, linear Resize), which keeps it equal to onnxruntime's float
-evaluation of it."""
+QLinearSoftmax, ONNX_SOFTMAX; a Sigmoid or LeakyRelu its QLinearSigmoid or QLinearLeakyRelu
+table, ONNX_LOGISTIC or ONNX_LEAKY_RELU; a linear Resize ONNX_RESIZE_BILINEAR on int8; a
+BatchNormalization ONNX_BATCH_NORMALIZATION, its float32 steps per int8 element); any other node
+runs on float between a DEQUANTIZE and a QUANTIZE (ConvTranspose, the other activations, Div),
+which keeps it equal to onnxruntime's float evaluation of it."""
 
 _REQUANTIZING = frozenset(INTEGER_NODES - PASS_THROUGH - {"QuantizeLinear", "DequantizeLinear", "Concat"})
 
@@ -177,8 +180,8 @@ def _runs_on_integers(b: Builder, node: Any) -> bool:
         return False
     if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
         return True
-    if node.op_type == "Resize" and any(a.name == "mode" and a.s == b"linear" for a in node.attribute):
-        return False  # interpolation rounds: float, as onnxruntime runs it
+    # A linear Resize interpolates: int8 only into the parameters of the QuantizeLinear after it.
+    linear = node.op_type == "Resize" and any(a.name == "mode" and a.s == b"linear" for a in node.attribute)
     if node.op_type == "Gemm" and any(
         float(a.f) != 1.0 for a in node.attribute if a.name in ("alpha", "beta")
     ):  # a scaled Gemm has no integer form: float
@@ -199,7 +202,7 @@ def _runs_on_integers(b: Builder, node: Any) -> bool:
         value = b.values.get(key)
         if value is None or value.tensor is None or b.air.tensors[value.tensor].dtype != AirTensorType.INT8:
             return False
-    if node.op_type in _REQUANTIZING:
+    if node.op_type in _REQUANTIZING or linear:
         return len(node.output) == 1 and b.output_quantization(node.output[0]) is not None
     return True
 

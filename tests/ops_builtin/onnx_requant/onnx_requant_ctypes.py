@@ -121,3 +121,28 @@ def call_qlinear(function: str, params: ctypes.Structure, *arrays) -> None:
     """Run ``hk_<function>`` of the onnx_qlinear family's host build; a nonzero status fails."""
     fn = getattr(build_kernels("onnx_qlinear"), f"hk_{function}")
     assert fn(ctypes.byref(params), *[ptr(a) for a in arrays]) == 0
+
+
+class ResizeParams(ctypes.Structure):
+    _fields_ = [
+        (name, I32) for name in "batches input_height input_width output_height output_width channels".split()
+    ] + [
+        ("input_scale", ctypes.c_float),
+        ("input_zero_point", I32),
+        ("output_scale", ctypes.c_float),
+        ("output_zero_point", I32),
+        ("index", ctypes.c_void_p),
+        ("distance", ctypes.c_void_p),
+    ]
+
+
+def call_resize(function: str, params: ctypes.Structure, *arrays) -> None:
+    """Run ``hk_<function>`` of the onnx_resize family's host build; a nonzero status fails."""
+    fn = getattr(build_kernels("onnx_resize"), f"hk_{function}")
+    assert fn(ctypes.byref(params), *[ptr(a) for a in arrays]) == 0
+
+
+def call_table_s8(table: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
+    """``hk_table_s8`` (the lookup ONNX_LOGISTIC and ONNX_LEAKY_RELU run) on the host."""
+    fn = build_kernels("table").hk_table_s8
+    assert fn(ptr(table), ptr(x), ptr(out), ctypes.c_size_t(x.size)) == 0

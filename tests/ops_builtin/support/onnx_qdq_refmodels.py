@@ -15,7 +15,12 @@ Written from the ONNX operator definitions and onnxruntime's integer kernels, ne
 - int8 SOFTMAX is onnxruntime's QLinearSoftmax, the fusion its default session makes of a QDQ
   Softmax (see ``qlinear_softmax``);
 - a BatchNormalization between a DequantizeLinear and a QuantizeLinear runs in float32 step by step
-  (``batch_norm``), as onnxruntime's float kernel between them.
+  (``batch_norm``), as onnxruntime's float kernel between them;
+- a linear Resize is onnxruntime's bilinear Resize in float32 (``resize_bilinear``), of int8
+  values dequantized first and quantized after;
+- Sigmoid and LeakyRelu between a DequantizeLinear and a QuantizeLinear are onnxruntime's
+  QLinearSigmoid and QLinearLeakyRelu lookups (``qlinear_lookup``), the sigmoid MLAS's
+  logistic (``mlas_logistic``).
 """
 
 from __future__ import annotations
@@ -174,3 +179,85 @@ def batch_norm(x, axis, sx, zx, mean, multiplier, offset, sy, zy) -> np.ndarray:
     ).astype(F32)
     v = (v + np.asarray(offset, F32).reshape(shape)).astype(F32)
     return quantize_linear(v, sy, zy)
+
+
+def _coordinate(out: int, out_len: int, in_len: int, mode: str, scale: float) -> np.float32:
+    """onnxruntime's source coordinate of output index ``out``, float32 at every step (clamped
+    into the axis), for a scale of ``scale`` (0: float(out_len) / float(in_len))."""
+    s = F32(scale) if scale else F32(out_len) / F32(in_len)
+    o = F32(out)
+    if mode == "half_pixel" or (mode == "pytorch_half_pixel" and out_len > 1):
+        c = (o + F32(0.5)) / s - F32(0.5)
+    elif mode == "pytorch_half_pixel":
+        c = F32(0.0)
+    elif mode == "asymmetric":
+        c = o / s
+    else:  # align_corners
+        c = F32(0.0) if out_len == 1 else o * F32(in_len - 1) / F32(out_len - 1)
+    return F32(min(max(F32(c), F32(0.0)), F32(in_len - 1)))
+
+
+def resize_bilinear(x: np.ndarray, out_hw: tuple[int, int], mode: str, scales=(0.0, 0.0)) -> np.ndarray:
+    """onnxruntime's linear Resize of NHWC float32 ``x`` (float32 at every step): per output, the
+    weights dx2 * dy2, dx1 * dy2, dx2 * dy1, dx1 * dy1 times the four neighbours, summed in that
+    order; dx1 / dx2 the distances to the two source columns (one half each where they are one)."""
+    n, h, w, c = x.shape
+    out = np.zeros((n, *out_hw, c), F32)
+    for oy in range(out_hw[0]):
+        cy = _coordinate(oy, out_hw[0], h, mode, scales[0])
+        y1 = min(int(cy), h - 1)
+        y2 = min(y1 + 1, h - 1)
+        dy1, dy2 = (F32(0.5), F32(0.5)) if y1 == y2 else (F32(abs(cy - F32(y1))), F32(abs(cy - F32(y2))))
+        for ox in range(out_hw[1]):
+            cx = _coordinate(ox, out_hw[1], w, mode, scales[1])
+            x1 = min(int(cx), w - 1)
+            x2 = min(x1 + 1, w - 1)
+            dx1, dx2 = (F32(0.5), F32(0.5)) if x1 == x2 else (F32(abs(cx - F32(x1))), F32(abs(cx - F32(x2))))
+            terms = (
+                (F32(dx2 * dy2), x[:, y1, x1]),
+                (F32(dx1 * dy2), x[:, y1, x2]),
+                (F32(dx2 * dy1), x[:, y2, x1]),
+                (F32(dx1 * dy1), x[:, y2, x2]),
+            )
+            total = (terms[0][0] * terms[0][1]).astype(F32)
+            for weight, value in terms[1:]:
+                total = (total + (weight * value).astype(F32)).astype(F32)
+            out[:, oy, ox] = total
+    return out
+
+
+def resize_bilinear_s8(x, sx, zx, out_hw, mode, sy, zy, scales=(0.0, 0.0)) -> np.ndarray:
+    """DequantizeLinear -> linear Resize -> QuantizeLinear of NHWC int8 ``x``."""
+    real = ((x.astype(np.int64) - zx).astype(F32) * F32(sx)).astype(F32)
+    return quantize_linear(resize_bilinear(real, out_hw, mode, scales), sy, zy)
+
+
+def mlas_logistic(v: np.ndarray) -> np.ndarray:
+    """MLAS's logistic (Eigen's rational approximation) in float32: x clamped to [-18, 18],
+    x * P(x^2) / Q(x^2) + 0.5 by Horner's rule (multiply, then add), clamped to [0, 1]."""
+    p_coefficients = (4.37031012579801e-11, 1.15627324459942e-07, 6.08574864600143e-05)
+    p_coefficients += (8.51377133304701e-03, 2.48287947061529e-01)
+    q_coefficients = (6.10247389755681e-13, 5.76102136993427e-09, 6.29106785017040e-06)
+    q_coefficients += (1.70198817374094e-03, 1.16817656904453e-01, 9.93151921023180e-01)
+    x = np.clip(np.asarray(v, F32), F32(-18.0), F32(18.0))
+    x2 = (x * x).astype(F32)
+    p = np.full(x.shape, F32(p_coefficients[0]))
+    for k in p_coefficients[1:]:
+        p = ((p * x2).astype(F32) + F32(k)).astype(F32)
+    q = np.full(x.shape, F32(q_coefficients[0]))
+    for k in q_coefficients[1:]:
+        q = ((q * x2).astype(F32) + F32(k)).astype(F32)
+    y = ((((p * x).astype(F32)) / q).astype(F32) + F32(0.5)).astype(F32)
+    return np.clip(y, F32(0.0), F32(1.0))
+
+
+def qlinear_lookup(x: np.ndarray, function, sx: float, zx: int, sy: float, zy: int) -> np.ndarray:
+    """onnxruntime's QLinearLookupBase: each int8 ``x`` dequantized in float32, the float
+    ``function`` applied, QuantizeLinear."""
+    real = ((x.astype(np.int64) - zx).astype(F32) * F32(sx)).astype(F32)
+    return quantize_linear(function(real), sy, zy)
+
+
+def leaky_relu(alpha: float):
+    """onnxruntime's float LeakyRelu: x, or alpha * x in float32 below zero."""
+    return lambda v: np.where(v >= 0, v, (v * F32(alpha)).astype(F32)).astype(F32)

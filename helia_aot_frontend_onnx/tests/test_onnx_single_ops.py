@@ -1,0 +1,64 @@
+"""The operators the front end computes as onnxruntime does outside its integer kernels, each a
+single-operator graph of ``tests/data/single_ops_*.onnx`` (``scripts/make_single_ops.py``),
+built and run against onnxruntime's default session's outputs: every element identical.
+
+- linear Resize (ONNX_RESIZE_BILINEAR) in each coordinate transformation, by sizes and by
+  scales, on float32 and on int8 (a QDQ model's DequantizeLinear -> Resize -> QuantizeLinear);
+- Sigmoid and LeakyRelu of a QDQ model (ONNX_LOGISTIC, ONNX_LEAKY_RELU: onnxruntime's
+  QLinearSigmoid and QLinearLeakyRelu tables).
+
+One host build per model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helia_aot import AotConverter, ConvertArgs
+from helia_aot.testing import run_module_test_case
+
+DATA = Path(__file__).resolve().parent / "data"
+RESIZES = 4
+
+
+def _golden(name: str, out: Path) -> Path:
+    """The golden file without the unoptimized session's outputs (the self test reads
+    ``input_<i>`` and ``output_<j>``)."""
+    arrays = np.load(DATA / f"{name}.npz")
+    path = out / f"{name}_golden.npz"
+    np.savez(path, **{k: arrays[k] for k in arrays.files if k.startswith(("input_", "output_"))})
+    return path
+
+
+@pytest.mark.parametrize("name", ["single_ops_float", "single_ops_qdq"])
+def test_single_operators_equal_onnxruntime(name, tmp_path):
+    config = ConvertArgs.model_validate(
+        {
+            "model": {"path": str(DATA / f"{name}.onnx")},
+            "module": {"path": str(tmp_path / "out"), "name": name},
+            "test": {"enabled": True, "golden_data": str(_golden(name, tmp_path)), "tolerance": 0.0},
+        }
+    )
+    result = AotConverter(config).convert()
+    plan = json.loads(next(Path(result.output).rglob("*_plan.json")).read_text())
+    ops = [op["op_type"] for op in plan["operators"]]
+    assert ops.count("ONNX_RESIZE_BILINEAR") == RESIZES, ops
+    if name == "single_ops_qdq":
+        assert {"ONNX_LOGISTIC", "ONNX_LEAKY_RELU"} <= set(ops), ops
+        # int8 throughout: the only float steps are the model's own inputs and outputs
+        assert ops.count("ONNX_QUANTIZE") == ops.count("DEQUANTIZE") == RESIZES + 2, ops
+    run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
+    assert run.passed and run.report.bit_exact, f"{run.stdout}\n{run.stderr[-3000:]}"
+
+
+def test_onnxruntime_sessions_agree_on_the_golden_data():
+    """The default session (golden) and the unoptimized one (every node dequantize -> float ->
+    quantize) give the same outputs here, so the module equals both."""
+    arrays = np.load(DATA / "single_ops_qdq.npz")
+    outputs = [k for k in arrays.files if k.startswith("output_")]
+    assert len(outputs) == RESIZES + 2
+    for key in outputs:
+        assert np.array_equal(arrays[key], arrays[key.replace("output_", "unoptimized_")]), key
