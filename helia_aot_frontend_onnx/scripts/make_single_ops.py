@@ -10,7 +10,8 @@ nothing), so one conversion and one build test them all:
   the front end compute (half_pixel, pytorch_half_pixel, asymmetric, align_corners), up and
   down, by sizes and by scales (a scale whose output size is rounded down, so the scale is not
   output / input);
-- ``single_ops_qdq.onnx``: the same Resizes, a Sigmoid and a LeakyRelu, written with
+- ``single_ops_qdq.onnx``: the same Resizes, a Sigmoid, a LeakyRelu, and a zero Pad before a
+  convolution and before a depthwise one (folded into their pads), written with
   ``onnx.helper`` and quantized by ``onnxruntime.quantization.quantize_static`` (QDQ, int8,
   ``ForceQuantizeNoInputCheck`` so a Resize of a graph input is quantized too), calibrated on
   seeded random inputs;
@@ -50,6 +51,17 @@ RESIZES = (
     ("resize_asymmetric", "asymmetric", (1, 4, 3, 3), None, (1.0, 1.0, 2.5, 2.0)),
     ("resize_align_corners", "align_corners", (1, 3, 4, 5), (1, 3, 7, 3), None),
 )
+PADDED = (
+    # name, input shape, Pad pads (ONNX order), Conv weights, Conv attributes
+    ("pad_conv", (1, 3, 6, 6), (0, 0, 1, 2, 0, 0, 2, 1), (4, 3, 3, 3), {"strides": [2, 2]}),
+    (
+        "pad_depthwise",
+        (1, 4, 5, 5),
+        (0, 0, 1, 1, 0, 0, 0, 1),
+        (4, 1, 3, 3),
+        {"group": 4, "pads": [0, 1, 1, 0]},
+    ),
+)
 ACTIVATIONS = (
     ("sigmoid", "Sigmoid", (1, 64), {}),
     ("leaky_relu", "LeakyRelu", (1, 4, 4, 4), {"alpha": 0.1}),
@@ -61,7 +73,13 @@ def _graph(cases: list[tuple[str, str, tuple[int, ...], dict, list[onnx.TensorPr
     for name, op_type, shape, attrs, consts in cases:
         inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape)))
         initializers += consts
-        args = [name] + [c.name if c.name else "" for c in attrs.pop("_inputs", [])]
+        source = name
+        if "_pad" in attrs:  # a zero Pad first (folded into the convolution after it)
+            pads = numpy_helper.from_array(np.array(attrs.pop("_pad"), np.int64), f"{name}_pads")
+            initializers.append(pads)
+            source = f"{name}_padded"
+            nodes.append(helper.make_node("Pad", [name, pads.name], [source], name=f"{name}_pad"))
+        args = [source] + [c.name if c.name else "" for c in attrs.pop("_inputs", [])]
         nodes.append(helper.make_node(op_type, args, [f"{name}_out"], name=name, **attrs))
     graph = helper.make_graph(nodes, "single_ops", inputs, [], initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
@@ -87,14 +105,26 @@ def _resize_cases() -> list:
     return cases
 
 
+def _pad_cases(rng: np.random.Generator) -> list:
+    """A zero Pad before a convolution and before a depthwise one (folded into their pads)."""
+    cases = []
+    for name, shape, pads, weight_shape, attrs in PADDED:
+        weights = numpy_helper.from_array(
+            (rng.standard_normal(weight_shape) * 0.3).astype(np.float32), f"{name}_weights"
+        )
+        cases.append((name, "Conv", shape, {**attrs, "_pad": list(pads), "_inputs": [weights]}, [weights]))
+    return cases
+
+
 def float_model() -> onnx.ModelProto:
     return _graph(_resize_cases())
 
 
 def qdq_source() -> onnx.ModelProto:
-    """The float model the QDQ one is quantized from: the Resizes and the activations."""
+    """The float model the QDQ one is quantized from: the Resizes, the activations and the
+    padded convolutions."""
     activations = [(n, op, s, dict(a), []) for n, op, s, a in ACTIVATIONS]
-    return _graph(_resize_cases() + activations)
+    return _graph(_resize_cases() + activations + _pad_cases(np.random.default_rng(SEED)))
 
 
 class Calibration(CalibrationDataReader):
@@ -170,7 +200,7 @@ def main() -> None:
     manifest = {
         "source": "helia_aot_frontend_onnx/scripts/make_single_ops.py",
         "seed": SEED,
-        "cases": [r[0] for r in RESIZES] + [a[0] for a in ACTIVATIONS],
+        "cases": [r[0] for r in RESIZES] + [a[0] for a in ACTIVATIONS] + [c[0] for c in PADDED],
         "versions": {
             "onnx": onnx.__version__,
             "onnxruntime": ort.__version__,

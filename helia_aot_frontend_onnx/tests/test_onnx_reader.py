@@ -207,3 +207,42 @@ def test_validate_reads_a_dataset_in_the_file_layout(tmp_path, context):
     nchw = np.arange(2 * 2 * 8 * 8, dtype=np.float32).reshape(2, 1, 2, 8, 8)  # two samples
     nhwc = from_source_layout(nchw, model, "input", 0)
     assert nhwc.shape == (2, 1, 8, 8, 2) and nhwc[1, 0, 3, 5, 1] == nchw[1, 0, 1, 3, 5]
+
+
+def _padded(tmp_path, reader: str, amounts: list[int], conv: dict):
+    """x -> Pad(amounts) -> ``reader`` (a Conv with ``conv`` attributes, or a MaxPool)."""
+    g = Graph(seed=9)
+    padded = g.node("Pad", ["x", g.const(np.array(amounts, dtype=np.int64))])
+    if reader == "MaxPool":
+        y = g.node("MaxPool", [padded], kernel_shape=[2, 2], strides=[2, 2])
+    else:
+        groups = int(conv.get("group", 1))
+        y = g.node("Conv", [padded, g.weights((4, 4 // groups, 3, 3))], **conv)
+    return save(g.model({"x": [1, 4, 7, 7]}, [y]), tmp_path / "padded.onnx")
+
+
+@pytest.mark.parametrize(
+    ("reader", "pads", "conv", "folded"),
+    [
+        # a convolution takes any pads: Pad's plus its own, explicit
+        ("Conv", [0, 0, 1, 0, 0, 0, 2, 1], {"strides": [2, 2], "pads": [0, 1, 0, 0]}, (1, 2, 1, 1)),
+        # a float depthwise one only SAME (LiteRT's split) or VALID
+        ("Conv", [0, 0, 1, 1, 0, 0, 1, 1], {"group": 4}, "SAME"),
+        ("Conv", [0, 0, 2, 2, 0, 0, 0, 0], {"group": 4}, None),
+        ("MaxPool", [0, 0, 1, 1, 0, 0, 1, 1], {}, None),  # max pads with the lowest value: never
+        ("Conv", [0, 1, 1, 1, 0, 1, 1, 1], {}, None),  # the channels padded too
+    ],
+)
+def test_a_zero_pad_folds_into_the_convolution_that_reads_it(tmp_path, context, reader, pads, conv, folded):
+    model = _load(_padded(tmp_path, reader, pads, conv), context)
+    op_types = [op.op_type for op in model.operators]
+    if folded is None:
+        assert op_types[0] == "PAD", op_types
+        return
+    assert "PAD" not in op_types, op_types
+    options = model.operators[0].options
+    assert model.operators[0].input_ids[0] == model.inputs[0]
+    if folded == "SAME":
+        assert (options.padding, options.explicit_padding) == ("SAME", None)
+    else:
+        assert options.explicit_padding == folded

@@ -5,7 +5,9 @@ built and run against onnxruntime's default session's outputs: every element ide
 - linear Resize (ONNX_RESIZE_BILINEAR) in each coordinate transformation, by sizes and by
   scales, on float32 and on int8 (a QDQ model's DequantizeLinear -> Resize -> QuantizeLinear);
 - Sigmoid and LeakyRelu of a QDQ model (ONNX_LOGISTIC, ONNX_LEAKY_RELU: onnxruntime's
-  QLinearSigmoid and QLinearLeakyRelu tables).
+  QLinearSigmoid and QLinearLeakyRelu tables);
+- a zero Pad before a convolution and before a depthwise one in a QDQ model, folded into the
+  convolutions' own pads (no PAD operator left).
 
 One host build per model.
 """
@@ -22,6 +24,7 @@ from helia_aot.testing import run_module_test_case
 
 DATA = Path(__file__).resolve().parent / "data"
 RESIZES = 4
+QDQ_OUTPUTS = RESIZES + 4  # the Resizes, Sigmoid, LeakyRelu, the two padded convolutions
 
 
 def _golden(name: str, out: Path) -> Path:
@@ -47,9 +50,10 @@ def test_single_operators_equal_onnxruntime(name, tmp_path):
     ops = [op["op_type"] for op in plan["operators"]]
     assert ops.count("ONNX_RESIZE_BILINEAR") == RESIZES, ops
     if name == "single_ops_qdq":
-        assert {"ONNX_LOGISTIC", "ONNX_LEAKY_RELU"} <= set(ops), ops
+        assert {"ONNX_LOGISTIC", "ONNX_LEAKY_RELU", "ONNX_CONV_2D", "ONNX_DEPTHWISE_CONV_2D"} <= set(ops)
+        assert "PAD" not in ops, ops  # folded into the convolutions
         # int8 throughout: the only float steps are the model's own inputs and outputs
-        assert ops.count("ONNX_QUANTIZE") == ops.count("DEQUANTIZE") == RESIZES + 2, ops
+        assert ops.count("ONNX_QUANTIZE") == ops.count("DEQUANTIZE") == QDQ_OUTPUTS, ops
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.passed and run.report.bit_exact, f"{run.stdout}\n{run.stderr[-3000:]}"
 
@@ -59,6 +63,6 @@ def test_onnxruntime_sessions_agree_on_the_golden_data():
     quantize) give the same outputs here, so the module equals both."""
     arrays = np.load(DATA / "single_ops_qdq.npz")
     outputs = [k for k in arrays.files if k.startswith("output_")]
-    assert len(outputs) == RESIZES + 2
+    assert len(outputs) == QDQ_OUTPUTS
     for key in outputs:
         assert np.array_equal(arrays[key], arrays[key.replace("output_", "unoptimized_")]), key

@@ -29,6 +29,7 @@ from helia_aot_frontend_onnx.builder import (
 )
 from helia_aot_frontend_onnx.graph import OnnxGraph, prepare_graph, read_onnx
 from helia_aot_frontend_onnx.nodes import CONVERTERS
+from helia_aot_frontend_onnx.pad_fold import fold_pads
 
 if TYPE_CHECKING:
     from helia_aot.config.args import ConvertArgs
@@ -151,6 +152,7 @@ def build_model(graph: OnnxGraph, context: RegistryContext, name: str) -> tuple[
             continue
         b.air.outputs.append(tid)
         layouts["outputs"].append(list(perm) if perm != identity(rank) else None)
+    fold_pads(b.air)  # a zero Pad before a convolution becomes the convolution's own pads
     if graph.qdq:
         b.air.metadata["requantization"] = "onnx"
     else:
