@@ -9,7 +9,7 @@ built and run against onnxruntime's default session's outputs: every element ide
 - a zero Pad before a convolution and before a depthwise one in a QDQ model, folded into the
   convolutions' own pads (no PAD operator left).
 
-One host build per model.
+One host build per model; the QDQ one also runs on the Cortex-M55 and M4 (QEMU, ``cross``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helia_aot import AotConverter, ConvertArgs
-from helia_aot.testing import run_module_test_case
+from helia_aot.testing import CORES, cross_build_module, run_module_test_case, run_qemu
 
 DATA = Path(__file__).resolve().parent / "data"
 RESIZES = 4
@@ -36,16 +36,26 @@ def _golden(name: str, out: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["single_ops_float", "single_ops_qdq"])
-def test_single_operators_equal_onnxruntime(name, tmp_path):
+def _convert(name: str, out: Path):
     config = ConvertArgs.model_validate(
         {
             "model": {"path": str(DATA / f"{name}.onnx")},
-            "module": {"path": str(tmp_path / "out"), "name": name},
-            "test": {"enabled": True, "golden_data": str(_golden(name, tmp_path)), "tolerance": 0.0},
+            "module": {"path": str(out / "out"), "name": name},
+            "test": {"enabled": True, "golden_data": str(_golden(name, out)), "tolerance": 0.0},
         }
     )
-    result = AotConverter(config).convert()
+    return AotConverter(config).convert()
+
+
+@pytest.fixture(scope="module")
+def qdq_module(tmp_path_factory):
+    """The QDQ model's module, shared by the host run and the cross runs."""
+    return _convert("single_ops_qdq", tmp_path_factory.mktemp("single_ops_qdq"))
+
+
+@pytest.mark.parametrize("name", ["single_ops_float", "single_ops_qdq"])
+def test_single_operators_equal_onnxruntime(name, tmp_path, qdq_module):
+    result = qdq_module if name == "single_ops_qdq" else _convert(name, tmp_path)
     plan = json.loads(next(Path(result.output).rglob("*_plan.json")).read_text())
     ops = [op["op_type"] for op in plan["operators"]]
     assert ops.count("ONNX_RESIZE_BILINEAR") == RESIZES, ops
@@ -56,6 +66,15 @@ def test_single_operators_equal_onnxruntime(name, tmp_path):
         assert ops.count("ONNX_QUANTIZE") == ops.count("DEQUANTIZE") == QDQ_OUTPUTS, ops
     run = run_module_test_case(result.output, tmp_path / "build", prefix=result.prefix)
     assert run.passed and run.report.bit_exact, f"{run.stdout}\n{run.stderr[-3000:]}"
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("core", ["m55", "m4"])
+def test_single_operators_equal_onnxruntime_on_the_cores(core, qdq_module, tmp_path):
+    """The QDQ module under QEMU: the rounding by VCVTR, the float steps on the cores' FPUs."""
+    elf = cross_build_module(qdq_module.output, tmp_path / "build", CORES[core], prefix=qdq_module.prefix)
+    run = run_qemu(elf, CORES[core], timeout=300, count=False)
+    assert run.returncode == 0 and "bit-exact" in run.stdout, run.stdout
 
 
 def test_onnxruntime_sessions_agree_on_the_golden_data():
