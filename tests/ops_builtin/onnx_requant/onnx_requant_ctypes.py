@@ -114,6 +114,7 @@ class BatchNormParams(ctypes.Structure):
         ("input_zero_point", I32),
         ("output_scale", ctypes.c_float),
         ("output_zero_point", I32),
+        ("vector", I32),
     ]
 
 

@@ -88,6 +88,63 @@ HK_INLINE int32_t hk_onnx_quantize_by(float v, float scale, float reciprocal, in
     return hk_onnx_quantize(v / scale, zero_point, lo, hi);
 }
 
+/* QuantizeLinear to int8 of a value already divided by the scale: NaN to -128 (as onnxruntime's
+ * vector loop gives it), anything else clamped and rounded half to even. */
+HK_INLINE int8_t hk_onnx_quantize_linear(float v, int32_t zero_point)
+{
+    if (!(v >= (float)(-128 - zero_point))) { /* also NaN */
+        return -128;
+    }
+    return (int8_t)hk_onnx_quantize(v, zero_point, -128, 127);
+}
+
+/* One run of a batch normalization between quantized nodes (hk_onnx_batch_norm_s8): n int8
+ * elements whose channel parameters step by `step` entries (1: one channel each, 0: all one
+ * channel's), each ((x - x_zero_point) * x_scale - mean) * multiplier + offset in float32, then
+ * QuantizeLinear by y_scale, multiplying by reciprocal = fl(1 / y_scale) where that gives the
+ * division's integer (hk_onnx_quantize_by). */
+typedef struct {
+    const float *mean;
+    const float *multiplier;
+    const float *offset;
+    int32_t step;
+    int32_t x_zero_point;
+    float x_scale;
+    float y_scale;
+    float reciprocal;
+    int32_t y_zero_point;
+} hk_onnx_bn_run_t;
+
+/* Element i of a run before quantization, each float32 step rounded on its own (no FMA: the
+ * files that call it compile with fp-contract off). */
+HK_INLINE float hk_onnx_bn_value(const hk_onnx_bn_run_t *r, int32_t x, int32_t c)
+{
+    const float v = (float)(x - r->x_zero_point) * r->x_scale;
+    const float centred = (v - r->mean[c]) * r->multiplier[c];
+    return centred + r->offset[c];
+}
+
+#if HK_HAVE_MVE
+/* n channels of a dense layer's batch normalization as integer lines
+ * (hk_onnx_batch_norm_affine_s8), four a vector: VMLA, an arithmetic VSHL right, clamp. */
+void hk_onnx_affine_run_mve(const int32_t *scale, const int32_t *bias, int32_t shift, const int8_t *x,
+                            int32_t n, int8_t *out);
+#endif
+
+#if HK_ONNX_MVE_F
+/* QuantizeLinear of n floats, four a vector (hk_onnx_quantize_by's test on every lane, the
+ * division for a lane that fails it, NaN included). Only for 2^-100 <= scale <= 2^100: Helium
+ * flushes subnormal floats to zero, and with such a scale a subnormal input quantizes to the
+ * zero point either way. */
+void hk_onnx_quantize_run_mve(const float *x, int32_t n, float scale, float reciprocal, int32_t zero_point,
+                              int8_t *out);
+
+/* A batch normalization run four elements a vector. Only where no step of any element meets a
+ * subnormal float (the converter checks every int8 input of every channel): Helium flushes
+ * them to zero, the scalar FPU does not. */
+void hk_onnx_batch_norm_run_mve(const hk_onnx_bn_run_t *r, const int8_t *x, int32_t n, int8_t *out);
+#endif
+
 #if HK_ONNX_MVE_F
 /* One run of n outputs of ADD, MUL or SUB (op 0, 1, 2) with a contiguous and b contiguous
  * (b_step 1) or one value (b_step 0), four a vector: hk_onnx_quantize_by's test on every lane,
