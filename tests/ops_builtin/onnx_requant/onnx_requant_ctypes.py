@@ -118,6 +118,10 @@ class BatchNormParams(ctypes.Structure):
     ]
 
 
+class BatchNormAffineParams(ctypes.Structure):
+    _fields_ = [(n, I32) for n in ("outer", "channels", "inner", "shift")]
+
+
 def call_qlinear(function: str, params: ctypes.Structure, *arrays) -> None:
     """Run ``hk_<function>`` of the onnx_qlinear family's host build; a nonzero status fails."""
     fn = getattr(build_kernels("onnx_qlinear"), f"hk_{function}")

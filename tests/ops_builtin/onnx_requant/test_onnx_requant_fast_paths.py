@@ -32,7 +32,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ops_builtin.onnx_requant.onnx_requant_ctypes import (
-    BatchNormParams,
     BinaryParams,
     ConvParams,
     QuantizeParams,
@@ -462,10 +461,9 @@ def cross_source(
         + [binary_case(np.random.default_rng(35), k, t, True) for k, t in (("add", False), ("mul", True))]
     )
     text = program(cases)
+    includes = '#include "hk_onnx_requant.h"\n#include "hk_onnx_qlinear.h"\n'
     text = text.replace(
-        '#include "hk_onnx_requant.h"\n',
-        f'#include "hk_onnx_requant.h"\n#include "hk_onnx_qlinear.h"\n\nstatic int8_t onnx_patch[{PATCH_BYTES}];\n',
-        1,
+        '#include "hk_onnx_requant.h"\n', f"{includes}\nstatic int8_t onnx_patch[{PATCH_BYTES}];\n", 1
     )
     path = folder / "main.c"
     path.write_text(text)

@@ -122,15 +122,25 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
     for (; u + 8 <= grouped; u += 8, w += 2 * group) {
         memcpy(acc, offset_bias + u, sizeof acc);
         hk_fc_dot8_packed_s8(x, w, depth, acc);
+#if HK_ONNX_MVE_F
+        hk_onnx_requant_quads_mve((const int32_t *)acc, p->multiplier + u, 2, p->output_offset, p->act_min,
+                                  p->act_max, out + u);
+#else
         onnx_requant_row((const int32_t *)acc, p->multiplier + u, 8, p->output_offset, p->act_min,
                          p->act_max, out + u);
+#endif
     }
 #endif
     for (; u < grouped; u += 4, w += group) {
         memcpy(acc, offset_bias + u, 4 * sizeof acc[0]);
         hk_fc_dot4_packed_s8(x, w, depth, acc);
+#if HK_ONNX_MVE_F
+        hk_onnx_requant_quads_mve((const int32_t *)acc, p->multiplier + u, 1, p->output_offset, p->act_min,
+                                  p->act_max, out + u);
+#else
         onnx_requant_row((const int32_t *)acc, p->multiplier + u, 4, p->output_offset, p->act_min,
                          p->act_max, out + u);
+#endif
     }
     for (; u < units; ++u, w += depth) {
         acc[0] = hk_fc_dot1_s8(x, w, depth, (uint32_t)offset_bias[u]);

@@ -176,6 +176,17 @@ HK_INLINE void hk_onnx_requant_row_mve(const int32_t *acc, const float *multipli
     }
 }
 
+/* onnx requantization of four (quads 1) or eight (quads 2) accumulators, no predicate and no
+ * loop: a pixel's group of units after the packed inner products. */
+HK_INLINE void hk_onnx_requant_quads_mve(const int32_t *acc, const float *multiplier, int32_t quads,
+                                         int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
+{
+    for (int32_t q = 0; q < quads; ++q) {
+        vstrbq_s32(out + 4 * q, hk_onnx_requant_q_mve(vldrwq_s32(acc + 4 * q), vldrwq_f32(multiplier + 4 * q),
+                                                      zero_point, lo, hi));
+    }
+}
+
 /* One average-pool output pixel over rows [ylo, yhi) and columns [xlo, xhi) of batch b, every
  * channel, requantized by m. */
 void hk_onnx_avg_pool_pixel_mve(const hk_onnx_pool_params_t *p, const int8_t *input, int32_t b,

@@ -68,9 +68,7 @@ def batch_norm_meets_no_subnormal(
     tiny = np.finfo(F32).tiny
 
     def normal(*values: Any) -> bool:
-        return all(
-            bool(np.all(np.isfinite(v) & ((v == 0) | (np.abs(v) >= tiny)))) for v in values
-        )
+        return all(bool(np.all(np.isfinite(v) & ((v == 0) | (np.abs(v) >= tiny)))) for v in values)
 
     mean, multiplier, offset = (np.asarray(v, F32).reshape(-1, 1) for v in (mean, multiplier, offset))
     scale, out_scale = F32(input_scale), F32(output_scale)
@@ -130,7 +128,9 @@ def fit_affine_outputs(outputs: np.ndarray, slopes: np.ndarray) -> tuple[np.ndar
     scales, biases = [], []
     for c in range(outputs.shape[0]):
         nominal = int(np.rint(float(slopes[c]) * unit))
-        for a in sorted({0, *range(nominal - AFFINE_SLACK, nominal + AFFINE_SLACK + 1)}, key=lambda v: abs(v - nominal)):
+        for a in sorted(
+            {0, *range(nominal - AFFINE_SLACK, nominal + AFFINE_SLACK + 1)}, key=lambda v: abs(v - nominal)
+        ):
             low, high = int(np.max(lows[c] - a * x)), int(np.min(highs[c] - a * x))
             if low <= high:
                 b = min(max((low + high) // 2, -(2**30)), 2**30)
@@ -277,7 +277,9 @@ class OnnxBatchNormOperator(_OnnxOperator):
                 yield f"{label(t)} must be {channels} constant float32 values"
 
     def _parameters(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        mean, multiplier, offset = (np.asarray(t.required_data(), F32).reshape(-1) for t in self.input_tensors[1:])
+        mean, multiplier, offset = (
+            np.asarray(t.required_data(), F32).reshape(-1) for t in self.input_tensors[1:]
+        )
         return mean, multiplier, offset
 
     def _fit(self) -> tuple[np.ndarray, np.ndarray, int] | None:
@@ -285,7 +287,9 @@ class OnnxBatchNormOperator(_OnnxOperator):
         for every int8 input of every channel, if one does."""
         x, y = self.input_tensors[0], self.output_tensors[0]
         mean, multiplier, offset = self._parameters()
-        outputs = batch_norm_outputs(x.scale(), x.zero_point(), mean, multiplier, offset, y.scale(), y.zero_point())
+        outputs = batch_norm_outputs(
+            x.scale(), x.zero_point(), mean, multiplier, offset, y.scale(), y.zero_point()
+        )
         slopes = (F32(x.scale()) * multiplier.astype(np.float64)) / float(F32(y.scale()))
         return fit_affine_outputs(outputs, slopes)
 
