@@ -20,9 +20,9 @@ interface's cycles over the LiteRT twin's.
     python bench/onnx_twin_cycles.py --models kws --cores m55
     python bench/onnx_twin_cycles.py --write-figures   # and record docs/onnx.md's table
 
-``--write-figures`` records each row (ONNX cycles at the int8 interface, LiteRT cycles, their
-ratio to two places, ONNX cycles at the float interface) as ``onnx_twin_<model>_<core>`` in
-docs/figures.json (bench/figures.py).
+``--write-figures`` records each row (ONNX cycles at the float interface, at the int8 interface,
+LiteRT cycles, the int8 interface's ratio to them to two places) as ``onnx_twin_<model>_<core>``
+in docs/figures.json (bench/figures.py).
 """
 
 from __future__ import annotations
@@ -156,10 +156,10 @@ def main(argv: list[str] | None = None) -> int:
 
         figures = {
             f"onnx_twin_{short}_{core}": [
+                f.cycles or 0,
                 i.cycles or 0,
                 r.cycles or 0,
                 round((i.cycles or 0) / (r.cycles or 1), 2),
-                f.cycles or 0,
             ]
             for short, core, f, i, r in rows
         }

@@ -38,6 +38,7 @@ from ops_builtin.onnx_requant.onnx_requant_ctypes import (
     call_qlinear,
     ptr,
 )
+from ops_builtin.onnx_requant.test_onnx_batch_normalization import draw_batch_norm, fit
 from ops_builtin.onnx_requant.test_onnx_requant_cross import Case, program
 from ops_builtin.support import onnx_qdq_refmodels as ref
 from ops_builtin.support.cbuild import build_kernels
@@ -399,6 +400,27 @@ def batch_norm_case(rng, outer: int, channels: int, inner: int, subnormal: bool)
     )
 
 
+def batch_norm_affine_case(rng, outer: int, channels: int, inner: int, subnormal: bool) -> Case:
+    """The integer-line kernel on the lines the converter fits to drawn parameters (Helium: four
+    channels a vector where inner is 1). ``subnormal`` draws coarse binary fractions instead,
+    whose outputs land on half steps, so the fit stands aside and the case runs the float kernel."""
+    d = draw_batch_norm(rng, channels, ties=subnormal)
+    x = np.resize(np.arange(-128, 128, dtype=np.int8), (outer, channels, inner))
+    want = ref.batch_norm(x, 1, d["sx"], d["zx"], d["mean"], d["multiplier"], d["offset"], d["sy"], d["zy"])
+    fitted = fit(d)
+    if fitted is None:
+        return batch_norm_case(rng, outer, channels, inner, False)
+    scale, bias, shift = fitted
+    return Case(
+        f"batch norm lines {(outer, channels, inner)}",
+        "hk_onnx_batch_norm_affine_params_t",
+        f".outer = {outer}, .channels = {channels}, .inner = {inner}, .shift = {shift}",
+        "hk_onnx_batch_norm_affine_s8($p, $a, $b, $x, out)",
+        {"x": x, "a": scale, "b": bias},
+        want,
+    )
+
+
 def quantize_draw():
     return st.fixed_dictionaries(
         {"n": st.integers(1, 70), "ties": st.booleans(), "seed": st.integers(0, 2**32 - 1)}
@@ -446,6 +468,7 @@ def cross_source(
         + drawn_cases(binaries, binary_case)
         + drawn_cases(quantizes, quantize_case)
         + drawn_cases(norms, batch_norm_case)
+        + drawn_cases(norms, batch_norm_affine_case)
         # Gathered windows with and without a buffer of their own, whatever was drawn: ResNet-8's
         # 3x3x16 layer, and taps straddling chunks (depth 45) over more units than one pass (70).
         + [

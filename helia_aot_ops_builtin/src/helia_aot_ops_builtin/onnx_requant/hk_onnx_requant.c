@@ -118,13 +118,17 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
     const int8_t *w = packed;
     uint32_t acc[8];
     int32_t u = 0;
+#if HK_ONNX_MVE_F
+    /* Locals, not p's fields: the output bytes stored in the loop could alias them. */
+    const float *const multiplier = p->multiplier;
+    const int32_t zero_point = p->output_offset, lo = p->act_min, hi = p->act_max;
+#endif
 #if HK_HAVE_MVE
     for (; u + 8 <= grouped; u += 8, w += 2 * group) {
         memcpy(acc, offset_bias + u, sizeof acc);
         hk_fc_dot8_packed_s8(x, w, depth, acc);
 #if HK_ONNX_MVE_F
-        hk_onnx_requant_quads_mve((const int32_t *)acc, p->multiplier + u, 2, p->output_offset, p->act_min,
-                                  p->act_max, out + u);
+        hk_onnx_requant_quads_mve((const int32_t *)acc, multiplier + u, 2, zero_point, lo, hi, out + u);
 #else
         onnx_requant_row((const int32_t *)acc, p->multiplier + u, 8, p->output_offset, p->act_min,
                          p->act_max, out + u);
@@ -135,8 +139,7 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
         memcpy(acc, offset_bias + u, 4 * sizeof acc[0]);
         hk_fc_dot4_packed_s8(x, w, depth, acc);
 #if HK_ONNX_MVE_F
-        hk_onnx_requant_quads_mve((const int32_t *)acc, p->multiplier + u, 1, p->output_offset, p->act_min,
-                                  p->act_max, out + u);
+        hk_onnx_requant_quads_mve((const int32_t *)acc, multiplier + u, 1, zero_point, lo, hi, out + u);
 #else
         onnx_requant_row((const int32_t *)acc, p->multiplier + u, 4, p->output_offset, p->act_min,
                          p->act_max, out + u);

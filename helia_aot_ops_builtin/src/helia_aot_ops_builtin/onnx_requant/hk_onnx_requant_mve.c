@@ -120,9 +120,12 @@ HK_INLINE void onnx_dw_store8(int32x4_t even, int32x4_t odd, const float *multip
     vstrbq_s16(out, q);
 }
 
-void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *t, int32_t n, const float *multiplier,
+void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *window, int32_t n, const float *multiplier,
                             int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
 {
+    /* A local copy: the output bytes stored between the blocks could alias *window's fields,
+     * which would then be read again for every block. */
+    const hk_onnx_dw_window_t copy = *window, *t = &copy;
     int32_t j = 0;
     for (; j + 16 <= n; j += 16) {
         onnx_dw16_t s = onnx_dw_sums16(t, j, true);
