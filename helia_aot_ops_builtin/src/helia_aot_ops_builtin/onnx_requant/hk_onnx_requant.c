@@ -285,9 +285,12 @@ static void onnx_dw_sums(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, in
     }
 }
 
-int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
+int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *params, const int8_t *input,
                              const int8_t *filter, int8_t *output)
 {
+    /* A local copy: every output byte stored could alias *params, whose fields would then be
+     * read again for every pixel. */
+    const hk_onnx_conv_params_t copy = *params, *p = &copy;
     const int32_t ic = p->input_channels, oc = p->output_channels;
     const size_t x_col = (size_t)p->dilation_width * (size_t)ic;
     const size_t x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)ic;
