@@ -100,7 +100,8 @@ def batch_norm_outputs(
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         v = ((x * F32(input_scale) - mean) * multiplier + offset) / F32(output_scale)
     v = np.where(np.isnan(v), -np.inf, v)
-    return np.clip(np.rint(np.clip(v, -1e9, 1e9)) + int(output_zero_point), -128, 127).astype(np.int64)
+    q: np.ndarray = np.clip(np.rint(np.clip(v, -1e9, 1e9)) + int(output_zero_point), -128, 127)
+    return q.astype(np.int64)
 
 
 AFFINE_SLACK = 8
