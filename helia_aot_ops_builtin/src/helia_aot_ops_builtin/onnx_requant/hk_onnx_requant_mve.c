@@ -120,12 +120,10 @@ HK_INLINE void onnx_dw_store8(int32x4_t even, int32x4_t odd, const float *multip
     vstrbq_s16(out, q);
 }
 
-void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *window, int32_t n, const float *multiplier,
-                            int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
+/* Every channel of one output pixel (window t): sums, bias, requantization, store. */
+HK_INLINE void onnx_dw_pixel(const hk_onnx_dw_window_t *t, int32_t n, const float *multiplier, int32_t zero_point,
+                             int32_t lo, int32_t hi, int8_t *out)
 {
-    /* A local copy: the output bytes stored between the blocks could alias *window's fields,
-     * which would then be read again for every block. */
-    const hk_onnx_dw_window_t copy = *window, *t = &copy;
     int32_t j = 0;
     for (; j + 16 <= n; j += 16) {
         onnx_dw16_t s = onnx_dw_sums16(t, j, true);
@@ -145,6 +143,50 @@ void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *window, int32_t n, const 
         const int32x4_t q =
             hk_onnx_requant_q_mve(onnx_dw_sums4(t, j, pr), vldrwq_z_f32(multiplier + j, pr), zero_point, lo, hi);
         vstrbq_p_s32(out + j, q, pr);
+    }
+}
+
+void hk_onnx_depthwise_m1_mve(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                              int8_t *output)
+{
+    /* The caller's local copy of the parameters: the output stores cannot alias it. */
+    const int32_t ic = p->input_channels, oc = p->output_channels;
+    const size_t image = (size_t)p->input_height * (size_t)p->input_width * (size_t)ic;
+    const float *const multiplier = p->multiplier;
+    const int32_t zero_point = p->output_offset, lo = p->act_min, hi = p->act_max;
+    hk_onnx_dw_window_t t = {NULL,
+                             NULL,
+                             0,
+                             0,
+                             (size_t)p->dilation_height * (size_t)p->input_width * (size_t)ic,
+                             (size_t)p->dilation_width * (size_t)ic,
+                             (size_t)p->filter_width * (size_t)oc,
+                             (size_t)oc,
+                             p->input_offset,
+                             1,
+                             p->bias};
+    int8_t *out = output;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *in = input + (size_t)b * image;
+        for (int32_t oy = 0; oy < p->output_height; ++oy) {
+            const int32_t iy0 = oy * p->stride_height - p->pad_top;
+            for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
+                const int32_t ix0 = ox * p->stride_width - p->pad_left;
+                int32_t fy0, fy1, fx0, fx1;
+                hk_onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
+                t.rows = fy1 - fy0;
+                t.cols = fx1 - fx0;
+                t.x = in + (size_t)(iy0 + fy0 * p->dilation_height) * (size_t)p->input_width * (size_t)ic +
+                      (size_t)(ix0 + fx0 * p->dilation_width) * (size_t)ic;
+                t.w = filter + ((size_t)fy0 * (size_t)p->filter_width + (size_t)fx0) * (size_t)oc;
+                if (t.rows <= 0 || t.cols <= 0) {
+                    t.rows = t.cols = 0;
+                    t.x = in;
+                    t.w = filter;
+                }
+                onnx_dw_pixel(&t, oc, multiplier, zero_point, lo, hi, out);
+            }
+        }
     }
 }
 #endif

@@ -17,6 +17,7 @@
 
 #include "hk_isa.h"
 #include "hk_onnx_requant.h"
+#include "hk_window.h"
 
 /* Helium's float conversion with round-to-nearest-even needs the floating-point MVE. */
 #if HK_HAVE_MVE && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
@@ -24,6 +25,21 @@
 #else
 #define HK_ONNX_MVE_F 0
 #endif
+
+/* The image of batch b and the in-image taps of the window whose tap (0, 0) lies at input
+ * (iy0, ix0): filter rows [*fy0, *fy1), columns [*fx0, *fx1) (hk_window_taps). */
+HK_INLINE void hk_onnx_window(const hk_onnx_conv_params_t *p, int32_t iy0, int32_t ix0, int32_t *fy0,
+                              int32_t *fy1, int32_t *fx0, int32_t *fx1)
+{
+    /* Undilated (the usual case), the walker's divisions by the dilation fold away. */
+    if (p->dilation_height == 1 && p->dilation_width == 1) {
+        hk_window_taps(iy0, 1, p->filter_height, p->input_height, fy0, fy1);
+        hk_window_taps(ix0, 1, p->filter_width, p->input_width, fx0, fx1);
+        return;
+    }
+    hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, fy0, fy1);
+    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, fx0, fx1);
+}
 
 /* One depthwise output pixel's in-image taps: `rows` by `cols` of them, the first at x (input,
  * channel 0) and w (filter, channel 0), the steps between them in bytes. */
@@ -49,10 +65,11 @@ void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, i
 #endif
 
 #if HK_ONNX_MVE_F
-/* Depth multiplier 1, every one of the n channels of one output pixel: the sums as
- * hk_onnx_dw_sums_fast's, requantized in registers (no row of accumulators in memory). */
-void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *t, int32_t n, const float *multiplier,
-                            int32_t zero_point, int32_t lo, int32_t hi, int8_t *out);
+/* hk_onnx_depthwise_s8 with depth multiplier 1, the whole image: each output pixel's channels
+ * summed as hk_onnx_dw_sums_fast sums them and requantized in registers (no row of
+ * accumulators in memory), the pixel loop here so that nothing is set up again per pixel. */
+void hk_onnx_depthwise_m1_mve(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                              int8_t *output);
 #endif
 
 /* The dequantized operands' sum, product or difference in float32 (op 0, 1, 2), each operand
