@@ -100,14 +100,12 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
 {
     const int32_t units = p->output_channels, grouped = units & ~(HK_FC_PACK_ROWS - 1);
     const size_t group = hk_fc_packed_group_size(depth);
+    /* Locals, not p's fields: the output bytes stored in the loops could alias them. */
+    const float *const multiplier = p->multiplier;
+    const int32_t zero_point = p->output_offset, lo = p->act_min, hi = p->act_max;
     const int8_t *w = packed;
     uint32_t acc[8];
     int32_t u = 0;
-#if HK_ONNX_MVE_F
-    /* Locals, not p's fields: the output bytes stored in the loop could alias them. */
-    const float *const multiplier = p->multiplier;
-    const int32_t zero_point = p->output_offset, lo = p->act_min, hi = p->act_max;
-#endif
 #if HK_HAVE_MVE
     for (; u + 8 <= grouped; u += 8, w += 2 * group) {
         memcpy(acc, offset_bias + u, sizeof acc);
@@ -115,8 +113,7 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
 #if HK_ONNX_MVE_F
         hk_onnx_requant_quads_mve((const int32_t *)acc, multiplier + u, 2, zero_point, lo, hi, out + u);
 #else
-        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 8, p->output_offset, p->act_min,
-                         p->act_max, out + u);
+        onnx_requant_row((const int32_t *)acc, multiplier + u, 8, zero_point, lo, hi, out + u);
 #endif
     }
 #endif
@@ -126,14 +123,12 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
 #if HK_ONNX_MVE_F
         hk_onnx_requant_quads_mve((const int32_t *)acc, multiplier + u, 1, zero_point, lo, hi, out + u);
 #else
-        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 4, p->output_offset, p->act_min,
-                         p->act_max, out + u);
+        onnx_requant_row((const int32_t *)acc, multiplier + u, 4, zero_point, lo, hi, out + u);
 #endif
     }
     for (; u < units; ++u, w += depth) {
         acc[0] = hk_fc_dot1_s8(x, w, depth, (uint32_t)offset_bias[u]);
-        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 1, p->output_offset, p->act_min,
-                         p->act_max, out + u);
+        onnx_requant_row((const int32_t *)acc, multiplier + u, 1, zero_point, lo, hi, out + u);
     }
 }
 
