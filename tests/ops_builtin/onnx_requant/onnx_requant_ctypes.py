@@ -114,7 +114,12 @@ class BatchNormParams(ctypes.Structure):
         ("input_zero_point", I32),
         ("output_scale", ctypes.c_float),
         ("output_zero_point", I32),
+        ("vector", I32),
     ]
+
+
+class BatchNormAffineParams(ctypes.Structure):
+    _fields_ = [(n, I32) for n in ("outer", "channels", "inner", "shift")]
 
 
 def call_qlinear(function: str, params: ctypes.Structure, *arrays) -> None:

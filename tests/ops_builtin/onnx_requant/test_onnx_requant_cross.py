@@ -198,11 +198,20 @@ def cases() -> list[Case]:
     ]
 
 
+def _c_float(v: float) -> str:
+    """A float32 constant in C, NaN and the infinities included."""
+    if np.isnan(v):
+        return '__builtin_nanf("")'
+    if np.isinf(v):
+        return "__builtin_inff()" if v > 0 else "-__builtin_inff()"
+    return v.hex() + "f"
+
+
 def c_array(name: str, values: np.ndarray) -> str:
     values = np.asarray(values)
     flat = values.reshape(-1)
     if values.dtype == np.float32:
-        text = ", ".join(float(v).hex() + "f" for v in flat)
+        text = ", ".join(_c_float(float(v)) for v in flat)
     else:
         text = ", ".join(str(int(v)) for v in flat)
     return f"static const {CTYPES[values.dtype]} {name}[{max(flat.size, 1)}] = {{{text or '0'}}};\n"

@@ -5,8 +5,12 @@ FULLY_CONNECTED with the filter packed and the input offset folded into the bias
 functions the operators call, pixels read in place or gathered into a patch), the depthwise
 convolution (Helium sixteen and eight channels a step, four under a predicate; DSP four
 channels in registers), and ADD, SUB and MUL quantized by the reciprocal of the output scale
-where that provably gives the division's integer. On the host the portable C runs them; the
-cross test builds one program of drawn cases per path (Helium at -O2 and -O0, the Cortex-M55
+where that provably gives the division's integer, as are a float input's QuantizeLinear
+(ONNX_QUANTIZE: NaN, infinities, subnormals and values past the range among the inputs) and the
+batch normalization between quantized nodes (ONNX_BATCH_NORMALIZATION: Helium's vectors only where
+the converter found no subnormal in any step, drawn parameters with a subnormal mean or multiplier
+for the scalar loop). On the host the portable C runs them; the cross test builds one program of
+drawn cases per path (Helium at -O2 and -O0, the Cortex-M55
 without Helium, the Cortex-M4's DSP) and runs it under QEMU; the last two round with
 ``hk_onnx_rne``'s VCVTR, Helium with VCVTN and the host on the float's bits.
 
@@ -23,10 +27,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helia_aot_ops_builtin.fully_connected.fully_connected import fold_fc_bias, pack_fc_filter
+from helia_aot_ops_builtin.onnx_requant.onnx_qlinear import batch_norm_meets_no_subnormal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ops_builtin.onnx_requant.onnx_requant_ctypes import BinaryParams, ConvParams, ptr
+from ops_builtin.onnx_requant.onnx_requant_ctypes import (
+    BinaryParams,
+    ConvParams,
+    QuantizeParams,
+    call_qlinear,
+    ptr,
+)
+from ops_builtin.onnx_requant.test_onnx_batch_normalization import draw_batch_norm, fit
 from ops_builtin.onnx_requant.test_onnx_requant_cross import Case, program
 from ops_builtin.support import onnx_qdq_refmodels as ref
 from ops_builtin.support.cbuild import build_kernels
@@ -154,6 +166,38 @@ def binary_data(rng, kind: str, ties: bool, broadcast: bool) -> dict:
     }
 
 
+def quantize_data(rng, n: int, ties: bool) -> dict:
+    """A float input's QuantizeLinear: halves of a step (ties), values past the range, NaN, the
+    infinities and subnormals among them."""
+    scale = float(np.float32(_scale(rng, ties)))
+    zp = int(rng.integers(-128, 128))
+    x = ((rng.integers(-300, 300, n) + (0.5 if ties else rng.uniform(-1, 1, n))) * scale).astype(np.float32)
+    specials = np.array([np.nan, np.inf, -np.inf, 1e-40, -1e-42, 3e38, 0.0], np.float32)
+    x[rng.permutation(n)[: min(n, 7)]] = specials[: min(n, 7)]
+    return {"x": x, "scale": scale, "zp": zp, "want": ref.quantize_linear(x, scale, zp)}
+
+
+def batch_norm_data(rng, outer: int, channels: int, inner: int, subnormal: bool) -> dict:
+    """A batch normalization's operands (one channel's mean or multiplier subnormal when asked:
+    the vector path must stand aside) and the numpy model's outputs."""
+    x = rng.integers(-128, 128, (outer, channels, inner)).astype(np.int8)
+    sx, zx = float(np.float32(rng.uniform(0.01, 0.1))), int(rng.integers(-20, 20))
+    mean, offset = (rng.standard_normal(channels).astype(np.float32) for _ in range(2))
+    multiplier = rng.uniform(0.5, 2.0, channels).astype(np.float32)
+    if subnormal:
+        (mean if rng.integers(0, 2) else multiplier)[int(rng.integers(0, channels))] = np.float32(1e-40)
+    sy, zy = float(np.float32(rng.uniform(0.01, 0.1))), int(rng.integers(-128, 0))
+    vector = batch_norm_meets_no_subnormal(sx, zx, mean, multiplier, offset, sy)
+    return {
+        "x": x,
+        "mean": mean,
+        "multiplier": multiplier,
+        "offset": offset,
+        "fields": (outer, channels, inner, sx, zx, sy, zy, int(vector)),
+        "want": ref.batch_norm(x, 1, sx, zx, mean, multiplier, offset, sy, zy),
+    }
+
+
 def _conv_params(data: dict) -> ConvParams:
     params = ConvParams(*data["fields"])
     params.multiplier, params.bias = data["mult"].ctypes.data, data["bias"].ctypes.data
@@ -245,6 +289,25 @@ def test_binary_by_the_reciprocal_matches_the_division(kind, ties, broadcast, se
     np.testing.assert_array_equal(out, data["want"])
 
 
+@HOST
+@given(n=st.integers(1, 300), ties=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_quantize_by_the_reciprocal_matches_the_division(n, ties, seed):
+    data = quantize_data(np.random.default_rng(seed), n, ties)
+    out = np.zeros(n, np.int8)
+    call_qlinear("onnx_quantize_f32_s8", QuantizeParams(n, 1.0, 0, data["scale"], data["zp"]), data["x"], out)
+    np.testing.assert_array_equal(out, data["want"])
+
+
+def test_batch_norm_vectors_only_without_subnormals():
+    """The converter's check: typical parameters pass; a subnormal operand, or a step that
+    underflows for some int8 input, sends the kernel to the scalar loop."""
+    ones = np.ones(3, np.float32)
+    assert batch_norm_meets_no_subnormal(0.05, 3, ones * 0.2, ones, ones * -0.1, 0.04)
+    assert not batch_norm_meets_no_subnormal(0.05, 3, np.float32([0.2, 1e-40, 0.0]), ones, ones, 0.04)
+    assert not batch_norm_meets_no_subnormal(0.05, 3, ones * 0.2, ones * 1e-37, ones * 0.0, 0.04)
+    assert not batch_norm_meets_no_subnormal(0.05, 3, ones * 0.2, ones, np.float32([np.inf, 0, 0]), 0.04)
+
+
 # -- the cross program: every drawn case once per path ----------------------------------------
 
 
@@ -304,6 +367,79 @@ def binary_case(rng, kind: str, ties: bool, broadcast: bool) -> Case:
     )
 
 
+def quantize_case(rng, n: int, ties: bool) -> Case:
+    data = quantize_data(rng, n, ties)
+    init = (
+        f".size = {n}, .input_scale = 1.0f, .input_zero_point = 0, "
+        f".output_scale = {float(np.float32(data['scale'])).hex()}f, .output_zero_point = {data['zp']}"
+    )
+    return Case(
+        f"quantize {n}{' ties' if ties else ''}",
+        "hk_onnx_quantize_params_t",
+        init,
+        "hk_onnx_quantize_f32_s8($p, $x, out)",
+        {"x": data["x"]},
+        data["want"],
+    )
+
+
+def batch_norm_case(rng, outer: int, channels: int, inner: int, subnormal: bool) -> Case:
+    data = batch_norm_data(rng, outer, channels, inner, subnormal)
+    names = "outer channels inner input_scale input_zero_point output_scale output_zero_point vector".split()
+    init = ", ".join(
+        f".{k} = {float(np.float32(v)).hex() + 'f' if isinstance(v, float) else v}"
+        for k, v in zip(names, data["fields"], strict=True)
+    )
+    return Case(
+        f"batch norm {(outer, channels, inner)} vector {data['fields'][-1]}",
+        "hk_onnx_batch_norm_params_t",
+        init,
+        "hk_onnx_batch_norm_s8($p, $mean, $mult, $offset, $x, out)",
+        {"x": data["x"], "mean": data["mean"], "mult": data["multiplier"], "offset": data["offset"]},
+        data["want"],
+    )
+
+
+def batch_norm_affine_case(rng, outer: int, channels: int, inner: int, subnormal: bool) -> Case:
+    """The integer-line kernel on the lines the converter fits to drawn parameters (Helium: four
+    channels a vector where inner is 1). ``subnormal`` draws coarse binary fractions instead,
+    whose outputs land on half steps, so the fit stands aside and the case runs the float kernel."""
+    d = draw_batch_norm(rng, channels, ties=subnormal)
+    x = np.resize(np.arange(-128, 128, dtype=np.int8), (outer, channels, inner))
+    want = ref.batch_norm(x, 1, d["sx"], d["zx"], d["mean"], d["multiplier"], d["offset"], d["sy"], d["zy"])
+    fitted = fit(d)
+    if fitted is None:
+        return batch_norm_case(rng, outer, channels, inner, False)
+    scale, bias, shift = fitted
+    return Case(
+        f"batch norm lines {(outer, channels, inner)}",
+        "hk_onnx_batch_norm_affine_params_t",
+        f".outer = {outer}, .channels = {channels}, .inner = {inner}, .shift = {shift}",
+        "hk_onnx_batch_norm_affine_s8($p, $a, $b, $x, out)",
+        {"x": x, "a": scale, "b": bias},
+        want,
+    )
+
+
+def quantize_draw():
+    return st.fixed_dictionaries(
+        {"n": st.integers(1, 70), "ties": st.booleans(), "seed": st.integers(0, 2**32 - 1)}
+    )
+
+
+def batch_norm_draw():
+    """A dense layer's outputs (inner 1: one run across the channels) or a feature map's."""
+    return st.fixed_dictionaries(
+        {
+            "outer": st.integers(1, 2),
+            "channels": st.integers(1, 40),
+            "inner": st.sampled_from([1, 1, 3, 9]),
+            "subnormal": st.booleans(),
+            "seed": st.integers(0, 2**32 - 1),
+        }
+    )
+
+
 def binary_draw():
     """Same-shape operands (the every-pair cases, 64 KiB of expected bytes each, are fixed)."""
     return st.fixed_dictionaries(
@@ -316,13 +452,23 @@ def binary_draw():
     )
 
 
-def cross_source(folder: Path, convs: list[dict], depthwise: list[dict], binaries: list[dict]) -> Path:
+def cross_source(
+    folder: Path,
+    convs: list[dict],
+    depthwise: list[dict],
+    binaries: list[dict],
+    quantizes: list[dict],
+    norms: list[dict],
+) -> Path:
     cases = (
         drawn_cases(convs[::2], lambda rng, **kw: conv_case(rng, False, **kw))
         # Every other one without a buffer of its own, as where the planner dropped it.
         + drawn_cases(convs[1::2], lambda rng, **kw: conv_case(rng, False, "NULL", **kw))
         + drawn_cases(depthwise, lambda rng, **kw: conv_case(rng, True, **kw))
         + drawn_cases(binaries, binary_case)
+        + drawn_cases(quantizes, quantize_case)
+        + drawn_cases(norms, batch_norm_case)
+        + drawn_cases(norms, batch_norm_affine_case)
         # Gathered windows with and without a buffer of their own, whatever was drawn: ResNet-8's
         # 3x3x16 layer, and taps straddling chunks (depth 45) over more units than one pass (70).
         + [
@@ -338,10 +484,9 @@ def cross_source(folder: Path, convs: list[dict], depthwise: list[dict], binarie
         + [binary_case(np.random.default_rng(35), k, t, True) for k, t in (("add", False), ("mul", True))]
     )
     text = program(cases)
+    includes = '#include "hk_onnx_requant.h"\n#include "hk_onnx_qlinear.h"\n'
     text = text.replace(
-        '#include "hk_onnx_requant.h"\n',
-        f'#include "hk_onnx_requant.h"\n\nstatic int8_t onnx_patch[{PATCH_BYTES}];\n',
-        1,
+        '#include "hk_onnx_requant.h"\n', f"{includes}\nstatic int8_t onnx_patch[{PATCH_BYTES}];\n", 1
     )
     path = folder / "main.c"
     path.write_text(text)
@@ -355,10 +500,14 @@ def cross_source(folder: Path, convs: list[dict], depthwise: list[dict], binarie
     convs=st.lists(conv_draw(False), min_size=6, max_size=8),
     depthwise=st.lists(conv_draw(True), min_size=6, max_size=8),
     binaries=st.lists(binary_draw(), min_size=3, max_size=4),
+    quantizes=st.lists(quantize_draw(), min_size=2, max_size=3),
+    norms=st.lists(batch_norm_draw(), min_size=4, max_size=5),
 )
-def test_every_path_matches_the_qdq_model(path_name, convs, depthwise, binaries, tmp_path_factory):
+def test_every_path_matches_the_qdq_model(
+    path_name, convs, depthwise, binaries, quantizes, norms, tmp_path_factory
+):
     folder = tmp_path_factory.mktemp(f"onnx_fast_{path_name}")
-    source = cross_source(folder, convs, depthwise, binaries)
+    source = cross_source(folder, convs, depthwise, binaries, quantizes, norms)
     count = source.read_text().count("differs\\n")
-    run = run_program(source, folder, CROSS_PATHS[path_name], ("onnx_requant",), timeout=300)
+    run = run_program(source, folder, CROSS_PATHS[path_name], ("onnx_requant", "onnx_qlinear"), timeout=300)
     assert f"0 of {count} cases differ" in run.stdout, run.stdout

@@ -1,10 +1,13 @@
 /*
  * helia-aot kernel library: QuantizeLinear and QLinearSoftmax as onnxruntime computes them (see
- * hk_onnx_qlinear.h). One portable loop serves every core: the divisions have no vector form on
- * Helium, the softmax runs once per model on a handful of logits, and a batch normalization
- * left between quantized nodes is one pass over a dense layer's outputs.
+ * hk_onnx_qlinear.h). The scalar loops divide by the output scale (on a scalar FPU a division
+ * costs less than hk_onnx_quantize_by's multiply and test); with Helium's float extension a
+ * float input's QuantizeLinear and a batch normalization run four a vector, multiplying by the
+ * reciprocal wherever that provably gives the division's integer (hk_onnx_requant_mve.c). The
+ * softmax runs once per model on a handful of logits.
  */
 #include "hk_onnx_qlinear.h"
+#include "hk_onnx_requant_paths.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* (q - zp) * scale / output_scale: two roundings, as onnxruntime, never an FMA. */
@@ -13,21 +16,19 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* QuantizeLinear of an already divided value: NaN to the low end, else clamp and round. */
-static int8_t onnx_quantize_value(float v, int32_t zero_point)
-{
-    const float lo = (float)(-128 - zero_point);
-    if (!(v >= lo)) { /* also NaN */
-        return -128;
-    }
-    return (int8_t)hk_onnx_quantize(v, zero_point, -128, 127);
-}
-
 int32_t hk_onnx_quantize_f32_s8(const hk_onnx_quantize_params_t *p, const float *input,
                                 int8_t *output)
 {
-    for (int32_t i = 0; i < p->size; ++i) {
-        output[i] = onnx_quantize_value(input[i] / p->output_scale, p->output_zero_point);
+    const float scale = p->output_scale;
+    int32_t i = 0;
+#if HK_ONNX_MVE_F
+    if (scale >= 0x1p-100f && scale <= 0x1p100f) {
+        hk_onnx_quantize_run_mve(input, p->size, scale, 1.0f / scale, p->output_zero_point, output);
+        i = p->size;
+    }
+#endif
+    for (; i < p->size; ++i) {
+        output[i] = hk_onnx_quantize_linear(input[i] / scale, p->output_zero_point);
     }
     return 0;
 }
@@ -37,7 +38,7 @@ int32_t hk_onnx_requantize_s8(const hk_onnx_quantize_params_t *p, const int8_t *
 {
     for (int32_t i = 0; i < p->size; ++i) {
         const float real = (float)((int32_t)input[i] - p->input_zero_point) * p->input_scale;
-        output[i] = onnx_quantize_value(real / p->output_scale, p->output_zero_point);
+        output[i] = hk_onnx_quantize_linear(real / p->output_scale, p->output_zero_point);
     }
     return 0;
 }
@@ -65,18 +66,65 @@ int32_t hk_onnx_softmax_s8(const hk_onnx_softmax_params_t *p, const int8_t *inpu
     return 0;
 }
 
+/* One run of n elements (hk_onnx_bn_run_t), four a vector where the converter found it exact. */
+static void onnx_batch_norm_run(const hk_onnx_bn_run_t *r, int32_t vector, const int8_t *x, int32_t n,
+                                int8_t *out)
+{
+    int32_t i = 0;
+#if HK_ONNX_MVE_F
+    if (vector != 0) {
+        hk_onnx_batch_norm_run_mve(r, x, n, out);
+        i = n;
+    }
+#else
+    (void)vector;
+#endif
+    for (; i < n; ++i) {
+        out[i] = hk_onnx_quantize_linear(hk_onnx_bn_value(r, x[i], i * r->step) / r->y_scale, r->y_zero_point);
+    }
+}
+
 int32_t hk_onnx_batch_norm_s8(const hk_onnx_batch_norm_params_t *p, const float *mean,
                               const float *multiplier, const float *offset, const int8_t *input,
                               int8_t *output)
 {
+    hk_onnx_bn_run_t r = {mean, multiplier, offset, 1, p->input_zero_point, p->input_scale,
+                          p->output_scale, 1.0f / p->output_scale, p->output_zero_point};
     int64_t i = 0;
     for (int32_t o = 0; o < p->outer; ++o) {
-        for (int32_t c = 0; c < p->channels; ++c) {
+        if (p->inner == 1) { /* a dense layer's outputs: one run across the channels */
+            r.mean = mean, r.multiplier = multiplier, r.offset = offset, r.step = 1;
+            onnx_batch_norm_run(&r, p->vector, input + i, p->channels, output + i);
+            i += p->channels;
+            continue;
+        }
+        for (int32_t c = 0; c < p->channels; ++c, i += p->inner) {
+            r.mean = mean + c, r.multiplier = multiplier + c, r.offset = offset + c, r.step = 0;
+            onnx_batch_norm_run(&r, p->vector, input + i, p->inner, output + i);
+        }
+    }
+    return 0;
+}
+
+int32_t hk_onnx_batch_norm_affine_s8(const hk_onnx_batch_norm_affine_params_t *p, const int32_t *scale,
+                                     const int32_t *bias, const int8_t *input, int8_t *output)
+{
+    const int32_t shift = p->shift;
+    int64_t i = 0;
+    for (int32_t o = 0; o < p->outer; ++o) {
+        int32_t c = 0;
+#if HK_HAVE_MVE
+        if (p->inner == 1) { /* a dense layer's outputs: four channels a vector */
+            hk_onnx_affine_run_mve(scale, bias, shift, input + i, p->channels, output + i);
+            i += p->channels;
+            continue;
+        }
+#endif
+        for (; c < p->channels; ++c) {
+            const int32_t a = scale[c], b = bias[c];
             for (int32_t k = 0; k < p->inner; ++k, ++i) {
-                float v = (float)((int32_t)input[i] - p->input_zero_point) * p->input_scale;
-                v = (v - mean[c]) * multiplier[c];
-                v = v + offset[c];
-                output[i] = onnx_quantize_value(v / p->output_scale, p->output_zero_point);
+                /* >> of a negative int32 shifts arithmetically (floor) on every compiler here. */
+                output[i] = (int8_t)hk_clamp_i32((a * (int32_t)input[i] + b) >> shift, -128, 127);
             }
         }
     }

@@ -15,7 +15,11 @@
  * - BatchNormalization between a DequantizeLinear and a QuantizeLinear (onnxruntime runs it in
  *   float32: no integer kernel fuses it) per element of channel c: ((x - zp) * scale - mean[c])
  *   * multiplier[c] + offset[c] in float32, each step rounded (no FMA), then QuantizeLinear; the
- *   int8 input and output need none of the float32 tensors the unfused nodes would.
+ *   int8 input and output need none of the float32 tensors the unfused nodes would. Where, per
+ *   channel, one integer line gives the same output for every one of the 256 int8 inputs (the
+ *   converter searches for it and checks all of them), the batch normalization runs as
+ *   clamp((scale[c] * x + bias[c]) >> shift, -128, 127) instead: the same bytes, a multiply,
+ *   an add and a shift per element.
  * All may run in place (each element is read before its output is written).
  */
 #ifndef HK_ONNX_QLINEAR_H
@@ -47,7 +51,16 @@ typedef struct {
     int32_t input_zero_point;
     float output_scale;
     int32_t output_zero_point;
+    int32_t vector; /* 1: no float32 step of any int8 input meets a subnormal (checked at
+                       conversion), so Helium's vectors, which flush them, give the same bytes */
 } hk_onnx_batch_norm_params_t;
+
+typedef struct {
+    int32_t outer;    /* product of the dimensions before the channel axis */
+    int32_t channels; /* the channel axis */
+    int32_t inner;    /* product of the dimensions after it */
+    int32_t shift;    /* s: output clamp((scale[c] * x + bias[c]) >> s, -128, 127) */
+} hk_onnx_batch_norm_affine_params_t;
 
 int32_t hk_onnx_quantize_f32_s8(const hk_onnx_quantize_params_t *p, const float *input,
                                 int8_t *output);
@@ -57,5 +70,7 @@ int32_t hk_onnx_softmax_s8(const hk_onnx_softmax_params_t *p, const int8_t *inpu
 int32_t hk_onnx_batch_norm_s8(const hk_onnx_batch_norm_params_t *p, const float *mean,
                               const float *multiplier, const float *offset, const int8_t *input,
                               int8_t *output);
+int32_t hk_onnx_batch_norm_affine_s8(const hk_onnx_batch_norm_affine_params_t *p, const int32_t *scale,
+                                     const int32_t *bias, const int8_t *input, int8_t *output);
 
 #endif /* HK_ONNX_QLINEAR_H */

@@ -48,21 +48,6 @@ int32_t hk_onnx_dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t x_of
 
 #define HK_ONNX_ROW 64 /* accumulators requantized per batch (a stack array), a multiple of 8 */
 
-/* The image of batch b and the in-image taps of the window whose tap (0, 0) lies at input
- * (iy0, ix0): filter rows [*fy0, *fy1), columns [*fx0, *fx1) (hk_window_taps). */
-HK_INLINE void onnx_window(const hk_onnx_conv_params_t *p, int32_t iy0, int32_t ix0, int32_t *fy0,
-                           int32_t *fy1, int32_t *fx0, int32_t *fx1)
-{
-    /* Undilated (the usual case), the walker's divisions by the dilation fold away. */
-    if (p->dilation_height == 1 && p->dilation_width == 1) {
-        hk_window_taps(iy0, 1, p->filter_height, p->input_height, fy0, fy1);
-        hk_window_taps(ix0, 1, p->filter_width, p->input_width, fx0, fx1);
-        return;
-    }
-    hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, fy0, fy1);
-    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, fx0, fx1);
-}
-
 int32_t hk_onnx_conv_patch_size(const hk_onnx_conv_params_t *p)
 {
     /* Every window one pixel inside the image (a padded bottom or right edge would not be). */
@@ -79,7 +64,7 @@ static void onnx_gather(const hk_onnx_conv_params_t *p, const int8_t *image, int
 {
     const int32_t ic = p->input_channels, row = p->filter_width * ic;
     int32_t fy0, fy1, fx0, fx1;
-    onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
+    hk_onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
     if (fy0 == 0 && fy1 == p->filter_height && fx0 == 0 && fx1 == p->filter_width && p->dilation_width == 1) {
         /* Inside the image (most windows): one run of bytes a filter row, nothing to fill. */
         const size_t step = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)ic;
@@ -115,6 +100,9 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
 {
     const int32_t units = p->output_channels, grouped = units & ~(HK_FC_PACK_ROWS - 1);
     const size_t group = hk_fc_packed_group_size(depth);
+    /* Locals, not p's fields: the output bytes stored in the loops could alias them. */
+    const float *const multiplier = p->multiplier;
+    const int32_t zero_point = p->output_offset, lo = p->act_min, hi = p->act_max;
     const int8_t *w = packed;
     uint32_t acc[8];
     int32_t u = 0;
@@ -122,20 +110,25 @@ static void onnx_units(const hk_onnx_conv_params_t *p, const int8_t *x, const in
     for (; u + 8 <= grouped; u += 8, w += 2 * group) {
         memcpy(acc, offset_bias + u, sizeof acc);
         hk_fc_dot8_packed_s8(x, w, depth, acc);
-        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 8, p->output_offset, p->act_min,
-                         p->act_max, out + u);
+#if HK_ONNX_MVE_F
+        hk_onnx_requant_quads_mve((const int32_t *)acc, multiplier + u, 2, zero_point, lo, hi, out + u);
+#else
+        onnx_requant_row((const int32_t *)acc, multiplier + u, 8, zero_point, lo, hi, out + u);
+#endif
     }
 #endif
     for (; u < grouped; u += 4, w += group) {
         memcpy(acc, offset_bias + u, 4 * sizeof acc[0]);
         hk_fc_dot4_packed_s8(x, w, depth, acc);
-        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 4, p->output_offset, p->act_min,
-                         p->act_max, out + u);
+#if HK_ONNX_MVE_F
+        hk_onnx_requant_quads_mve((const int32_t *)acc, multiplier + u, 1, zero_point, lo, hi, out + u);
+#else
+        onnx_requant_row((const int32_t *)acc, multiplier + u, 4, zero_point, lo, hi, out + u);
+#endif
     }
     for (; u < units; ++u, w += depth) {
         acc[0] = hk_fc_dot1_s8(x, w, depth, (uint32_t)offset_bias[u]);
-        onnx_requant_row((const int32_t *)acc, p->multiplier + u, 1, p->output_offset, p->act_min,
-                         p->act_max, out + u);
+        onnx_requant_row((const int32_t *)acc, multiplier + u, 1, zero_point, lo, hi, out + u);
     }
 }
 
@@ -272,9 +265,18 @@ static void onnx_dw_sums(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, in
     }
 }
 
-int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input,
+int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *params, const int8_t *input,
                              const int8_t *filter, int8_t *output)
 {
+    /* A local copy: every output byte stored could alias *params, whose fields would then be
+     * read again for every pixel. */
+    const hk_onnx_conv_params_t copy = *params, *p = &copy;
+#if HK_ONNX_MVE_F
+    if (p->depth_multiplier == 1) {
+        hk_onnx_depthwise_m1_mve(p, input, filter, output);
+        return HK_STATUS_OK;
+    }
+#endif
     const int32_t ic = p->input_channels, oc = p->output_channels;
     const size_t x_col = (size_t)p->dilation_width * (size_t)ic;
     const size_t x_row = (size_t)p->dilation_height * (size_t)p->input_width * (size_t)ic;
@@ -290,7 +292,7 @@ int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
                 int32_t fy0, fy1, fx0, fx1;
-                onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
+                hk_onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
                 t.rows = fy1 - fy0;
                 t.cols = fx1 - fx0;
                 t.x = in + (size_t)(iy0 + fy0 * p->dilation_height) * (size_t)p->input_width * (size_t)ic +
@@ -301,12 +303,6 @@ int32_t hk_onnx_depthwise_s8(const hk_onnx_conv_params_t *p, const int8_t *input
                     t.x = in;
                     t.w = filter;
                 }
-#if HK_ONNX_MVE_F
-                if (p->depth_multiplier == 1) {
-                    hk_onnx_dw_outputs_mve(&t, oc, p->multiplier, p->output_offset, p->act_min, p->act_max, out);
-                    continue;
-                }
-#endif
                 for (int32_t c0 = 0; c0 < oc; c0 += HK_ONNX_ROW) {
                     const int32_t n = hk_min_i32(HK_ONNX_ROW, oc - c0);
                     onnx_dw_sums(&t, c0, n, acc);

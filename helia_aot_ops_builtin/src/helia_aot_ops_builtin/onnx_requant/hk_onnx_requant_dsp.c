@@ -29,8 +29,11 @@ int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t
     return acc;
 }
 
-void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, int32_t *acc)
+void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *window, int32_t c0, int32_t n, int32_t *acc)
 {
+    /* A local copy: the sums stored through acc could alias *window's int32 fields, which would
+     * then be read again for every four channels. */
+    const hk_onnx_dw_window_t copy = *window, *t = &copy;
     const int32_t offsets = hk_dup_s16x2(t->offset);
     int32_t j = 0;
     for (; j + 4 <= n; j += 4) {

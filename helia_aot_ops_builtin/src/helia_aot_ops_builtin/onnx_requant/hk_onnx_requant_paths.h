@@ -17,6 +17,7 @@
 
 #include "hk_isa.h"
 #include "hk_onnx_requant.h"
+#include "hk_window.h"
 
 /* Helium's float conversion with round-to-nearest-even needs the floating-point MVE. */
 #if HK_HAVE_MVE && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
@@ -24,6 +25,21 @@
 #else
 #define HK_ONNX_MVE_F 0
 #endif
+
+/* The image of batch b and the in-image taps of the window whose tap (0, 0) lies at input
+ * (iy0, ix0): filter rows [*fy0, *fy1), columns [*fx0, *fx1) (hk_window_taps). */
+HK_INLINE void hk_onnx_window(const hk_onnx_conv_params_t *p, int32_t iy0, int32_t ix0, int32_t *fy0,
+                              int32_t *fy1, int32_t *fx0, int32_t *fx1)
+{
+    /* Undilated (the usual case), the walker's divisions by the dilation fold away. */
+    if (p->dilation_height == 1 && p->dilation_width == 1) {
+        hk_window_taps(iy0, 1, p->filter_height, p->input_height, fy0, fy1);
+        hk_window_taps(ix0, 1, p->filter_width, p->input_width, fx0, fx1);
+        return;
+    }
+    hk_window_taps(iy0, p->dilation_height, p->filter_height, p->input_height, fy0, fy1);
+    hk_window_taps(ix0, p->dilation_width, p->filter_width, p->input_width, fx0, fx1);
+}
 
 /* One depthwise output pixel's in-image taps: `rows` by `cols` of them, the first at x (input,
  * channel 0) and w (filter, channel 0), the steps between them in bytes. */
@@ -49,10 +65,11 @@ void hk_onnx_dw_sums_fast(const hk_onnx_dw_window_t *t, int32_t c0, int32_t n, i
 #endif
 
 #if HK_ONNX_MVE_F
-/* Depth multiplier 1, every one of the n channels of one output pixel: the sums as
- * hk_onnx_dw_sums_fast's, requantized in registers (no row of accumulators in memory). */
-void hk_onnx_dw_outputs_mve(const hk_onnx_dw_window_t *t, int32_t n, const float *multiplier,
-                            int32_t zero_point, int32_t lo, int32_t hi, int8_t *out);
+/* hk_onnx_depthwise_s8 with depth multiplier 1, the whole image: each output pixel's channels
+ * summed as hk_onnx_dw_sums_fast sums them and requantized in registers (no row of
+ * accumulators in memory), the pixel loop here so that nothing is set up again per pixel. */
+void hk_onnx_depthwise_m1_mve(const hk_onnx_conv_params_t *p, const int8_t *input, const int8_t *filter,
+                              int8_t *output);
 #endif
 
 /* The dequantized operands' sum, product or difference in float32 (op 0, 1, 2), each operand
@@ -88,6 +105,63 @@ HK_INLINE int32_t hk_onnx_quantize_by(float v, float scale, float reciprocal, in
     return hk_onnx_quantize(v / scale, zero_point, lo, hi);
 }
 
+/* QuantizeLinear to int8 of a value already divided by the scale: NaN to -128 (as onnxruntime's
+ * vector loop gives it), anything else clamped and rounded half to even. */
+HK_INLINE int8_t hk_onnx_quantize_linear(float v, int32_t zero_point)
+{
+    if (!(v >= (float)(-128 - zero_point))) { /* also NaN */
+        return -128;
+    }
+    return (int8_t)hk_onnx_quantize(v, zero_point, -128, 127);
+}
+
+/* One run of a batch normalization between quantized nodes (hk_onnx_batch_norm_s8): n int8
+ * elements whose channel parameters step by `step` entries (1: one channel each, 0: all one
+ * channel's), each ((x - x_zero_point) * x_scale - mean) * multiplier + offset in float32, then
+ * QuantizeLinear by y_scale, multiplying by reciprocal = fl(1 / y_scale) where that gives the
+ * division's integer (hk_onnx_quantize_by). */
+typedef struct {
+    const float *mean;
+    const float *multiplier;
+    const float *offset;
+    int32_t step;
+    int32_t x_zero_point;
+    float x_scale;
+    float y_scale;
+    float reciprocal;
+    int32_t y_zero_point;
+} hk_onnx_bn_run_t;
+
+/* Element i of a run before quantization, each float32 step rounded on its own (no FMA: the
+ * files that call it compile with fp-contract off). */
+HK_INLINE float hk_onnx_bn_value(const hk_onnx_bn_run_t *r, int32_t x, int32_t c)
+{
+    const float v = (float)(x - r->x_zero_point) * r->x_scale;
+    const float centred = (v - r->mean[c]) * r->multiplier[c];
+    return centred + r->offset[c];
+}
+
+#if HK_HAVE_MVE
+/* n channels of a dense layer's batch normalization as integer lines
+ * (hk_onnx_batch_norm_affine_s8), four a vector: VMLA, an arithmetic VSHL right, clamp. */
+void hk_onnx_affine_run_mve(const int32_t *scale, const int32_t *bias, int32_t shift, const int8_t *x,
+                            int32_t n, int8_t *out);
+#endif
+
+#if HK_ONNX_MVE_F
+/* QuantizeLinear of n floats, four a vector (hk_onnx_quantize_by's test on every lane, the
+ * division for a lane that fails it, NaN included). Only for 2^-100 <= scale <= 2^100: Helium
+ * flushes subnormal floats to zero, and with such a scale a subnormal input quantizes to the
+ * zero point either way. */
+void hk_onnx_quantize_run_mve(const float *x, int32_t n, float scale, float reciprocal, int32_t zero_point,
+                              int8_t *out);
+
+/* A batch normalization run four elements a vector. Only where no step of any element meets a
+ * subnormal float (the converter checks every int8 input of every channel): Helium flushes
+ * them to zero, the scalar FPU does not. */
+void hk_onnx_batch_norm_run_mve(const hk_onnx_bn_run_t *r, const int8_t *x, int32_t n, int8_t *out);
+#endif
+
 #if HK_ONNX_MVE_F
 /* One run of n outputs of ADD, MUL or SUB (op 0, 1, 2) with a contiguous and b contiguous
  * (b_step 1) or one value (b_step 0), four a vector: hk_onnx_quantize_by's test on every lane,
@@ -116,6 +190,17 @@ HK_INLINE void hk_onnx_requant_row_mve(const int32_t *acc, const float *multipli
         const int32x4_t q = hk_onnx_requant_q_mve(vldrwq_z_s32(acc + i, p), vldrwq_z_f32(multiplier + i, p),
                                                   zero_point, lo, hi);
         vstrbq_p_s32(out + i, q, p);
+    }
+}
+
+/* onnx requantization of four (quads 1) or eight (quads 2) accumulators, no predicate and no
+ * loop: a pixel's group of units after the packed inner products. */
+HK_INLINE void hk_onnx_requant_quads_mve(const int32_t *acc, const float *multiplier, int32_t quads,
+                                         int32_t zero_point, int32_t lo, int32_t hi, int8_t *out)
+{
+    for (int32_t q = 0; q < quads; ++q) {
+        vstrbq_s32(out + 4 * q, hk_onnx_requant_q_mve(vldrwq_s32(acc + 4 * q), vldrwq_f32(multiplier + 4 * q),
+                                                      zero_point, lo, hi));
     }
 }
 
