@@ -39,8 +39,8 @@ MAX_DEPTH = 1008
 """Deepest layer written out (63 chunks: the second group's pointer is one ADDW of 64 * chunks
 from the first, and the unrolled loop stays under 4.3 KB); deeper ones keep the kernel call."""
 
-WEIGHT_BIAS = 508
-"""Bytes the weight register points past the start of its pair (VLDRW's largest offset)."""
+WEIGHT_REACH = 508
+"""VLDRW's largest immediate offset."""
 
 HELD_REGISTERS = ("q3", "q4", "q5", "q6", "q7")
 """Where the input's last chunks stay for the whole layer (q0-q2 are the loop's work)."""
@@ -73,8 +73,18 @@ class HeliumLayer:
 
     @property
     def held(self) -> int:
-        """Input chunks kept in registers: q3-q7, or q3-q5 when q6/q7 hold the clamp."""
-        return min(self.chunks, len(HELD_REGISTERS) - (0 if self.full_range else 2))
+        """Input chunks kept in registers: q3-q7 (q3-q6 when the other chunks stream through
+        q7), or q3-q5 when q6/q7 hold the clamp."""
+        if self.full_range:
+            return self.chunks if self.chunks <= len(HELD_REGISTERS) else len(HELD_REGISTERS) - 1
+        return min(self.chunks, len(HELD_REGISTERS) - 2)
+
+    @property
+    def stream_register(self) -> str:
+        """Where the chunks not held are loaded: ``q7`` when the clamp is all of int8 (the
+        previous block's tail then runs beside those loads), else ``q0`` (the tail runs in the
+        first chunk, before ``q0`` is needed)."""
+        return "q7" if self.full_range else "q0"
 
 
 def helium_layer(
@@ -142,15 +152,19 @@ def _requant_head(layer: HeliumLayer, addend: str, load_addend: list[str], store
     must happen before the next block's first VMLADAV overwrites the accumulators. The biases
     and multipliers come from r9 in lane order (:func:`block_table`), through ``q2``. With
     ``store``, the block before's eight outputs (narrowed into ``q1`` by :func:`_requant_tail`)
-    are stored between the first two VMOVs, where the store neither follows nor precedes
-    another load or store."""
+    are stored between the first two VMOVs. The order alternates the load/store, multiply
+    (VMOV, VQRDMLASH) and integer pipes so each instruction overlaps the one before, and puts
+    every result at least its latency ahead of its use."""
     lines = ["vldrw.u32 q2, [r9], #16", "vmov q0[2], q0[0], r0, r8", *load_addend]
     lines += ["vstrb.16 q1, [r7], #8"] if store else []
-    lines += ["vmov q0[3], q0[1], r4, r12", "vadd.i32 q0, q0, q2", "vmov q1[2], q1[0], r2, r10"]
-    lines += ["vldrw.u32 q2, [r9], #16", "vmov q1[3], q1[1], r6, lr", "vadd.i32 q1, q1, q2"]
+    lines += ["vmov q0[3], q0[1], r4, r12", "vmov q1[2], q1[0], r2, r10", "vadd.i32 q0, q0, q2"]
+    lines += ["vmov q1[3], q1[1], r6, lr"]
     if layer.left:
-        lines += [f"vqshl.s32 q0, q0, #{layer.left}", f"vqshl.s32 q1, q1, #{layer.left}"]
-    lines += ["vldrw.u32 q2, [r9], #16", f"vqrdmlash.s32 q0, q2, {addend}"]
+        lines.append(f"vqshl.s32 q0, q0, #{layer.left}")
+    lines += ["vldrw.u32 q2, [r9], #16", "vadd.i32 q1, q1, q2", "vldrw.u32 q2, [r9], #16"]
+    lines.append(f"vqrdmlash.s32 q0, q2, {addend}")
+    if layer.left:
+        lines.append(f"vqshl.s32 q1, q1, #{layer.left}")
     return lines + ["vldrw.u32 q2, [r9], #16", f"vqrdmlash.s32 q1, q2, {addend}"]
 
 
@@ -177,25 +191,62 @@ narrowings' latency of three."""
 def _block_stream(layer: HeliumLayer, weight: list[list[str]], streamed: dict[int, str], tail: list[str]) -> list[str]:
     """One block's dot products, every weight load right before the VMLADAV reading it (``q2``),
     so loads and multiplies alternate and each overlaps the one before; the first chunk starts
-    the accumulators (VMLADAV), the previous block's ``tail`` runs between its multiplies.
-    ``weight[chunk][unit]`` loads that weight vector; ``streamed[chunk]`` loads a chunk not
-    held into ``q0``."""
+    the accumulators (VMLADAV). ``weight[chunk][unit]`` loads that weight vector;
+    ``streamed[chunk]`` loads a chunk not held into the stream register.
+
+    The previous block's ``tail`` (integer-pipe instructions and, with the stream register
+    ``q0``, nothing that touches it after the first chunk) runs between the multiplies: right
+    after each streamed input load when the stream register is ``q7``, where it keeps that
+    extra load from meeting the next weight load on the load/store pipe, else every
+    TAIL_SPACING multiplies from the first."""
     held = {chunk: HELD_REGISTERS[i] for i, chunk in enumerate(held_chunks(layer))}
+    beside_loads = layer.stream_register != "q0" and len(streamed) > 0
+    last_streamed = max(streamed, default=-1)
     lines: list[str] = []
     pending = list(tail)
+    spaced = not beside_loads  # pop every TAIL_SPACING multiplies from here on
     count = 0
     for chunk in range(layer.chunks):
-        x = held.get(chunk, "q0")
+        x = held.get(chunk, layer.stream_register)
         if chunk not in held:
             lines.append(streamed[chunk])
+            if pending and beside_loads:
+                lines.append(pending.pop(0))
+            if chunk == last_streamed:
+                spaced, count = True, 1
         for unit in range(8):
             lines.append(weight[chunk][unit])
             op = "vmladav.s8" if chunk == 0 else "vmladava.s8"
             lines.append(f"{op} {ACCUMULATORS[unit]}, {x}, q2")
-            if pending and count % TAIL_SPACING == 0:
+            if pending and spaced and count % TAIL_SPACING == 0:
                 lines.append(pending.pop(0))
             count += 1
     return lines + pending
+
+
+def one_pointer_weights(layer: HeliumLayer) -> tuple[int, list[list[str]]]:
+    """Depths of at most ONE_POINTER_DEPTH: the weight loads of a block, ``[chunk][unit]``, at
+    immediate offsets from r3, and where r3 starts before the first pair (bytes from it). A
+    pair spans 128 * chunks bytes, more than VLDRW's +-508 reach, so three of its loads write
+    their address back to r3 (pre-indexed): each just before the next load would leave the
+    reach, and the block's last one, which leaves r3 where the next block starts from. No ADD
+    moves the pointer."""
+    group_size = 64 * layer.chunks
+    order = [(c, j) for c in range(layer.chunks) for j in range(8)]
+    address = {(c, j): (j // 4) * group_size + 64 * c + 16 * (j % 4) for c, j in order}
+    start = address[order[-1]] - 2 * group_size
+    base = start
+    loads: list[list[str]] = [["" for _ in range(8)] for _ in range(layer.chunks)]
+    for i, key in enumerate(order):
+        offset = address[key] - base
+        assert -WEIGHT_REACH <= offset <= WEIGHT_REACH, (layer.depth, key, offset)
+        last = i == len(order) - 1
+        if last or abs(address[order[i + 1]] - base) > WEIGHT_REACH:
+            loads[key[0]][key[1]] = f"vldrw.u32 q2, [r3, #{offset}]!"
+            base = address[key]
+        else:
+            loads[key[0]][key[1]] = f"vldrw.u32 q2, [r3, #{offset}]"
+    return start, loads
 
 
 def layer_assembly(layer: HeliumLayer) -> list[str]:
@@ -217,20 +268,18 @@ def layer_assembly(layer: HeliumLayer) -> list[str]:
     if deep:
         weight = [["vldrb.8 q2, [r3], #16"] * 4 + ["vldrb.8 q2, [r5], #16"] * 4 for _ in range(chunks)]
         first_streamed = next((c for c in range(chunks) if c not in held), chunks)
-        streamed = {c: "vldrb.8 q0, [r1], #16" for c in range(chunks) if c not in held}
+        streamed = {c: f"vldrb.8 {layer.stream_register}, [r1], #16" for c in range(chunks) if c not in held}
         lines += ["push {r5}", f"add r1, r1, #{16 * first_streamed}", f"add r5, r3, #{group_size}"]
         head = functools.partial(_requant_head, layer, "r0", ["ldr r0, [sp]"])
         steps = ["mov r3, r5", f"add r5, r5, #{group_size}"]
         if streamed:
             steps.append(f"sub r1, r1, #{16 * len(streamed)}")
     else:
-        weight = [
-            [f"vldrw.u32 q2, [r3, #{(j // 4) * group_size + 64 * c + 16 * (j % 4) - WEIGHT_BIAS}]" for j in range(8)]
-            for c in range(chunks)
-        ]
-        streamed = {c: f"vldrb.8 q0, [r1, #{16 * c}]" for c in range(chunks) if c not in held}
+        start, weight = one_pointer_weights(layer)
+        lines.append(f"sub r3, r3, #{-start}")
+        streamed = {c: f"vldrb.8 {layer.stream_register}, [r1, #{16 * c}]" for c in range(chunks) if c not in held}
         head = functools.partial(_requant_head, layer, "r5", [])
-        steps = [f"add r3, r3, #{2 * group_size}"]
+        steps = []
     lines += _block_stream(layer, weight, streamed, []) + head(False) + steps
     blocks = layer.units // 8
     if blocks > 1:
@@ -266,8 +315,9 @@ def _clamp_setup(layer: HeliumLayer) -> list[str]:
 
 
 def weight_bias(layer: HeliumLayer) -> int:
-    """Bytes past the weights' start the loop's weight register begins at."""
-    return WEIGHT_BIAS if layer.depth <= ONE_POINTER_DEPTH else 0
+    """Bytes past the weights' start the loop's weight register begins at (the loop moves it
+    itself)."""
+    return 0
 
 
 def asm_string(lines: list[str]) -> list[str]:
