@@ -6,16 +6,23 @@ block of eight units that costs reloads of the loop state, a second weight point
 counter. A converter knows all of it, so for the layers it fits this module writes the loop
 itself, with every constant an immediate:
 
-- one weight pointer: a pair of the packed groups of four units (``pack_fc_filter``) spans at
-  most 1,024 bytes when the depth is at most 128, which VLDRW's immediate offsets (+-508) reach
-  from one register set 508 bytes into the pair; one ADD per block moves it to the next pair;
-- the input row read at immediate offsets from one fixed register (VLDRB reaches +-127), and
-  its last chunks held in q3-q7 for the whole layer, so most blocks load no input at all;
-- per block one table pointer reads the eight folded biases (LDRD) and then the eight
-  multipliers in the order the lanes take them (even units, odd units);
+- loads and VMLADAVs alternate, each weight vector loaded into ``q2`` right before the VMLADAV
+  that reads it: on the M55 an instruction overlaps the one before when they use different
+  pipes, so every one of them costs one cycle; the first chunk of a block starts the
+  accumulators (VMLADAV), the others accumulate;
+- one weight pointer up to a depth of 128: a pair of the packed groups of four units
+  (``pack_fc_filter``) spans at most 1,024 bytes, reached at VLDRW's immediate offsets (+-508)
+  with three of the block's loads writing their address back (:func:`one_pointer_weights`);
+  deeper layers read the two groups by two post-incremented pointers;
+- the input's first chunks held in q3-q7 for the whole layer (q3-q6 when the others stream
+  through q7), so most chunks load no input;
 - the requantization of ``fc_integer_requant`` with the output offset added in the multiply
-  (VQRDMLASH, ``fused=True``), shifts as immediates (VQSHL, VRSHR), the clamp to int8 by the
-  saturating narrowings when it is the whole int8 range, else VMAX/VMIN.
+  (VQRDMLASH, ``fused=True``) and shifts as immediates, software-pipelined by one block: its
+  head (accumulators to vectors, biases and multipliers from a table in lane order) runs as
+  soon as a block's dot products end, its tail (VRSHR and the saturating narrowings, the clamp
+  by VMAX/VMIN when it is not the whole int8 range) between the next block's loads and
+  multiplies, and the outputs are stored by the head after that;
+- short blocks unrolled two to four to a pass of the loop (:func:`loop_unroll`).
 
 The weights stay the packed constants every core reads, so the other cores' call is unchanged;
 the template renders both under ``HK_HAVE_MVE``. The loop follows LiteRT's reference
@@ -37,7 +44,7 @@ ONE_POINTER_DEPTH = 128
 
 MAX_DEPTH = 1008
 """Deepest layer written out (63 chunks: the second group's pointer is one ADDW of 64 * chunks
-from the first, and the unrolled loop stays under 4.3 KB); deeper ones keep the kernel call."""
+from the first, and a block stays under 4.3 KB); deeper ones keep the kernel call."""
 
 WEIGHT_REACH = 508
 """VLDRW's largest immediate offset."""
@@ -173,11 +180,8 @@ def _requant_tail(layer: HeliumLayer) -> list[str]:
     units in the bottom halves, odd ones in the top) with the clamp, into ``q1``: run while the
     next block's first chunk multiplies, so their latencies cost nothing; the next head stores
     them."""
-    if layer.right <= 16:  # the shift and the saturating narrowing in one instruction
-        lines = [f"vqrshrnb.s32 q0, q0, #{layer.right}", f"vqrshrnt.s32 q0, q1, #{layer.right}"]
-    else:
-        lines = [f"vrshr.s32 q0, q0, #{layer.right}", f"vrshr.s32 q1, q1, #{layer.right}"]
-        lines += ["vqmovnb.s32 q0, q0", "vqmovnt.s32 q0, q1"]
+    lines = [f"vrshr.s32 q0, q0, #{layer.right}", f"vrshr.s32 q1, q1, #{layer.right}"]
+    lines += ["vqmovnb.s32 q0, q0", "vqmovnt.s32 q0, q1"]
     if layer.full_range:
         return lines + ["vqmovnb.s16 q1, q0"]
     return lines + ["vmax.s16 q0, q0, q6", "vmin.s16 q1, q0, q7"]
@@ -251,7 +255,7 @@ def one_pointer_weights(layer: HeliumLayer) -> tuple[int, list[list[str]]]:
 
 def layer_assembly(layer: HeliumLayer) -> list[str]:
     """The instructions of the layer's loop, one per string, entered with ``%[a]`` pointing at
-    {input row, weights + weight_bias(layer), output row, block table}. r4-r11 and d8-d15 are
+    {input row, packed weights, output row, block table}. r4-r11 and d8-d15 are
     saved here (r7 is the frame pointer at -O0), so the block builds at every optimization
     level.
 
@@ -312,12 +316,6 @@ def _clamp_setup(layer: HeliumLayer) -> list[str]:
         return []
     lines = _mov_immediate("r0", layer.act_min & 0xFFFF) + ["vdup.16 q6, r0"]
     return lines + _mov_immediate("r0", layer.act_max & 0xFFFF) + ["vdup.16 q7, r0"]
-
-
-def weight_bias(layer: HeliumLayer) -> int:
-    """Bytes past the weights' start the loop's weight register begins at (the loop moves it
-    itself)."""
-    return 0
 
 
 def asm_string(lines: list[str]) -> list[str]:

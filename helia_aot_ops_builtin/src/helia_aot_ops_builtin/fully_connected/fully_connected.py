@@ -61,7 +61,6 @@ from helia_aot_ops_builtin.fully_connected.fc_helium import (
     block_table,
     helium_layer,
     layer_assembly,
-    weight_bias,
 )
 from helia_aot_ops_builtin.fully_connected.fc_integer_requant import (
     IntegerRequant,
@@ -526,7 +525,6 @@ class FullyConnectedOperator(KernelCallOperator):
             values["helium"] = {
                 "table": [str(int(v)) for v in table],
                 "asm": asm_string(layer_assembly(layer)),
-                "weight_bias": weight_bias(layer),
                 "input": self.data_ptr(self.source),
                 "weights": self.ptr(self.get_local_tensor("packed_filter"), const=True),
                 "output": self.ptr(self.target),
