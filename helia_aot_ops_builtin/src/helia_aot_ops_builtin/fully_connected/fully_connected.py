@@ -504,8 +504,7 @@ class FullyConnectedOperator(KernelCallOperator):
             lo, hi = max(lo, -128), min(hi, 127)
             offset = self.target.zero_point()
             fused = integer_requant(self.effective_scales(), offset, lo, hi, fused=True)
-            # Every goal, size too: on AD the unrolled 640-deep loop (2.4 KB) is smaller than
-            # the library's loops it leaves unlinked on Helium.
+            # Every goal, size too (its loops one block a pass: fc_helium.layer_assembly).
             layer = helium_layer(int(depth), int(units), fused, offset, lo, hi)
             if layer is not None and fused is not None:  # helium_layer needs the fused form
                 self.__dict__["_helium_multipliers"] = fused.multipliers
@@ -524,7 +523,7 @@ class FullyConnectedOperator(KernelCallOperator):
             table = block_table(folded, self.__dict__["_helium_multipliers"])
             values["helium"] = {
                 "table": [str(int(v)) for v in table],
-                "asm": asm_string(layer_assembly(layer)),
+                "asm": asm_string(layer_assembly(layer, unrolled=self.optimization_goal != "size")),
                 "input": self.data_ptr(self.source),
                 "weights": self.ptr(self.get_local_tensor("packed_filter"), const=True),
                 "output": self.ptr(self.target),
