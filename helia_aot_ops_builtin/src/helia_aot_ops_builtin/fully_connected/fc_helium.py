@@ -253,7 +253,7 @@ def one_pointer_weights(layer: HeliumLayer) -> tuple[int, list[list[str]]]:
     return start, loads
 
 
-def layer_assembly(layer: HeliumLayer, unrolled: bool = True) -> list[str]:
+def layer_assembly(layer: HeliumLayer) -> list[str]:
     """The instructions of the layer's loop, one per string, entered with ``%[a]`` pointing at
     {input row, packed weights, output row, block table}. r4-r11 and d8-d15 are
     saved here (r7 is the frame pointer at -O0), so the block builds at every optimization
@@ -261,8 +261,8 @@ def layer_assembly(layer: HeliumLayer, unrolled: bool = True) -> list[str]:
 
     Software-pipelined by one block: the first block runs alone up to its requantization head,
     each pass of the loop then multiplies the next block while finishing the one before
-    (:func:`_requant_tail`), and the last block's tail follows the loop. ``unrolled``: blocks
-    run :func:`loop_unroll` to a pass (else one, goal ``size``)."""
+    (:func:`_requant_tail`), and the last block's tail follows the loop; :func:`loop_unroll`
+    blocks run to a pass."""
     deep = layer.depth > ONE_POINTER_DEPTH
     lines = ["push {r4-r11}", "vpush {d8-d15}", "mov r11, %[a]", "ldm r11, {r1, r3, r7, r9}"]
     lines.append(f"add r11, r7, #{layer.units - 8}")  # the output pointer when the loop ends
@@ -288,7 +288,7 @@ def layer_assembly(layer: HeliumLayer, unrolled: bool = True) -> list[str]:
     lines += _block_stream(layer, weight, streamed, []) + head(False) + steps
     blocks = layer.units // 8
     if blocks > 1:
-        unroll = loop_unroll(layer) if unrolled else 1
+        unroll = loop_unroll(layer)
         body = _block_stream(layer, weight, streamed, _requant_tail(layer)) + head(True) + steps
         if (blocks - 1) % unroll:  # the passes that do not fill the unrolled loop, before it
             lines += body * ((blocks - 1) % unroll)

@@ -504,7 +504,8 @@ class FullyConnectedOperator(KernelCallOperator):
             lo, hi = max(lo, -128), min(hi, 127)
             offset = self.target.zero_point()
             fused = integer_requant(self.effective_scales(), offset, lo, hi, fused=True)
-            # Every goal, size too (its loops one block a pass: fc_helium.layer_assembly).
+            # Every goal, size too: AD's module is the same at every goal (its loops take 26 KB
+            # of code, 17 KB more than one block a pass would; docs/optimization.md).
             layer = helium_layer(int(depth), int(units), fused, offset, lo, hi)
             if layer is not None and fused is not None:  # helium_layer needs the fused form
                 self.__dict__["_helium_multipliers"] = fused.multipliers
@@ -523,7 +524,7 @@ class FullyConnectedOperator(KernelCallOperator):
             table = block_table(folded, self.__dict__["_helium_multipliers"])
             values["helium"] = {
                 "table": [str(int(v)) for v in table],
-                "asm": asm_string(layer_assembly(layer, unrolled=self.optimization_goal != "size")),
+                "asm": asm_string(layer_assembly(layer)),
                 "input": self.data_ptr(self.source),
                 "weights": self.ptr(self.get_local_tensor("packed_filter"), const=True),
                 "output": self.ptr(self.target),
