@@ -192,7 +192,9 @@ TAIL_SPACING = 2
 narrowings' latency of three."""
 
 
-def _block_stream(layer: HeliumLayer, weight: list[list[str]], streamed: dict[int, str], tail: list[str]) -> list[str]:
+def _block_stream(
+    layer: HeliumLayer, weight: list[list[str]], streamed: dict[int, str], tail: list[str]
+) -> list[str]:
     """One block's dot products, every weight load right before the VMLADAV reading it (``q2``),
     so loads and multiplies alternate and each overlaps the one before; the first chunk starts
     the accumulators (VMLADAV). ``weight[chunk][unit]`` loads that weight vector;
@@ -282,7 +284,8 @@ def layer_assembly(layer: HeliumLayer) -> list[str]:
     else:
         start, weight = one_pointer_weights(layer)
         lines.append(f"sub r3, r3, #{-start}")
-        streamed = {c: f"vldrb.8 {layer.stream_register}, [r1, #{16 * c}]" for c in range(chunks) if c not in held}
+        stream = layer.stream_register
+        streamed = {c: f"vldrb.8 {stream}, [r1, #{16 * c}]" for c in range(chunks) if c not in held}
         head = functools.partial(_requant_head, layer, "r5", [])
         steps = []
     lines += _block_stream(layer, weight, streamed, []) + head(False) + steps
