@@ -105,6 +105,19 @@ def test_every_accepted_geometry_assembles_to_its_meaning(depth, units, clamp, l
         assert f"add r5, r5, #{64 * chunks}" in lines and "mov r3, r5" in lines
 
 
+def test_one_pointer_weights_reach_every_depth():
+    """Every depth one weight pointer serves (chunk counts 1 to 8): each piece of the pair once,
+    every offset within reach, three write-backs at most, the pointer left a pair further."""
+    for depth in range(1, ONE_POINTER_DEPTH + 1):
+        start, loads = one_pointer_weights(_layer(depth, 8))
+        flat = [load for chunk in loads for load in chunk]
+        offsets = [int(re.fullmatch(r"vldrw\.u32 q2, \[r3, #(-?\d+)\]!?", line)[1]) for line in flat]
+        assert all(-WEIGHT_REACH <= v <= WEIGHT_REACH for v in offsets)
+        assert sum(line.endswith("!") for line in flat) <= 3 and flat[-1].endswith("!")
+        chunks = -(-depth // 16)
+        assert sum(v for v, line in zip(offsets, flat, strict=True) if line.endswith("!")) == 128 * chunks
+
+
 def test_layers_outside_the_loops_keep_the_kernel_call():
     assert _layer(MAX_DEPTH + 1, 8) is None
     assert _layer(64, 12) is None

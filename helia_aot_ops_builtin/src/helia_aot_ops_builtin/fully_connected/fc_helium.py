@@ -245,7 +245,8 @@ def one_pointer_weights(layer: HeliumLayer) -> tuple[int, list[list[str]]]:
     loads: list[list[str]] = [["" for _ in range(8)] for _ in range(layer.chunks)]
     for i, key in enumerate(order):
         offset = address[key] - base
-        assert -WEIGHT_REACH <= offset <= WEIGHT_REACH, (layer.depth, key, offset)
+        if not -WEIGHT_REACH <= offset <= WEIGHT_REACH:  # never up to ONE_POINTER_DEPTH (tested)
+            raise ValueError(f"depth {layer.depth}: weight at {address[key]} out of reach of {base}")
         last = i == len(order) - 1
         if last or abs(address[order[i + 1]] - base) > WEIGHT_REACH:
             loads[key[0]][key[1]] = f"vldrw.u32 q2, [r3, #{offset}]!"
