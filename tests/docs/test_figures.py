@@ -378,9 +378,17 @@ def kws_first_layer(name: str, position: int) -> Values:
 
 
 def ad_totals() -> Values:
-    """AD's M55 and M4 counts at the end of the Helium FULLY_CONNECTED paragraph: goal_bench's."""
+    """AD's M4 count at the end of the Helium FULLY_CONNECTED paragraph: goal_bench's (its M55
+    count there is history; the pipelined loops' paragraph gives today's)."""
     values: Values = [None] * len(registered("fc_helium.own_loop"))
-    values[0], values[-1] = m55("ad", "balanced"), m4("ad", "balanced")
+    values[-1] = m4("ad", "balanced")
+    return values
+
+
+def ad_pipelined() -> Values:
+    """AD's M55 instructions in the pipelined loops' paragraph: goal_bench's."""
+    values: Values = [None] * len(registered("fc_helium.pipelined"))
+    values[-1] = m55("ad", "balanced")
     return values
 
 
@@ -476,6 +484,7 @@ RECOMPUTED: dict[str, Callable[[], Values]] = {
     "im2col.kws": lambda: kws_first_layer("im2col.kws", 1),
     "size_first_layers.conv0": lambda: kws_first_layer("size_first_layers.conv0", 1),
     "fc_helium.own_loop": ad_totals,
+    "fc_helium.pipelined": ad_pipelined,
     "f16_accumulation.speedup": f16_speedup,
     "balanced_over_latency": balanced_over_latency,
     "size_over_balanced": size_over_balanced,

@@ -2,16 +2,17 @@
 
 On the M55 an int8 layer with constant weights, no weight zero point, units in eights and a depth
 of at most 1,008 runs an assembly loop the converter writes for it (immediates for its shape,
-shifts and offset; its last input chunks held in registers; the clamp by saturation or by
-VMAX/VMIN; one weight pointer up to depth 128, two and an unrolled depth beyond); every other
-core keeps the kernel call. Here one-layer models built with
-LiteRTModelBuilder cover that space (depths 1 to 250 with and without a partial chunk, one and
-several blocks and rows, per-unit and per-tensor scales, input and output zero points at the
-int8 limits, no activation, RELU, RELU6 and RELU_N1_TO_1), plus layers the loop does not take
-(a weight zero point, units not in eights, depth over 1,008) beside them. Each model's golden
-outputs come from LiteRT's reference interpreter; all are converted once, linked into one
-program, and run under QEMU on the M55 with Helium at -O2 and -O0, the M55 without MVE, and the
-M4: every output must match bit for bit.
+shifts and offset; its first input chunks held in registers, the others streamed through q7 or
+q0; the requantization pipelined by one block; the clamp by saturation or by VMAX/VMIN; one
+weight pointer up to depth 128, two beyond); every other core keeps the kernel call. Here
+one-layer models built with LiteRTModelBuilder cover that space (depths 1 to 640 with and
+without a partial chunk, one and several blocks and rows, blocks before the loop and in it,
+per-unit and per-tensor scales, input and output zero points at the int8 limits, no
+activation, RELU, RELU6 and RELU_N1_TO_1), plus layers the loop does not take (a weight zero
+point, units not in eights, depth over 1,008) beside them. Each model's golden outputs come
+from LiteRT's reference interpreter; all are converted once, linked into one program, and run
+under QEMU on the M55 with Helium at -O2 and -O0, the M55 without MVE, and the M4: every
+output must match bit for bit.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ SPECS = (
     (1, 144, 8, True, ACT.NONE, 3, 0, 0, True),  # deeper: two pointers, unrolled
     (2, 250, 16, False, ACT.RELU6, -128, 10, 0, True),  # deeper, partial chunk, clamp, rows
     (1, 1024, 8, True, ACT.NONE, 3, 0, 0, False),  # deeper than the loops are written out
+    (1, 32, 80, True, ACT.RELU, -128, -128, 0, True),  # a pass before the loop, four a pass
+    (1, 128, 40, True, ACT.RELU6, 9, -128, 0, True),  # clamp: chunks streamed through q0, loop
+    (1, 640, 24, True, ACT.RELU, -128, -128, 0, True),  # AD's first layer: q7 streams, loop
 )
 
 

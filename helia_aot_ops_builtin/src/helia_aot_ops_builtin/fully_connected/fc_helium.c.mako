@@ -3,7 +3,8 @@
 #include "${k}isa.h"
 
 #if ${K}HAVE_MVE && defined(__GNUC__) && !defined(__clang__)
-/* Per block of eight units: folded biases, then the multipliers of the even and odd units. */
+/* Per block of eight units, in lane order: the folded biases of the even and the odd units,
+ * then their multipliers. */
 static const int32_t ${stem}_blocks[${len(helium["table"])}] = {
     ${",\n    ".join(", ".join(helium["table"][i:i + 8]) for i in range(0, len(helium["table"]), 8))}
 };
@@ -13,7 +14,7 @@ static const int32_t ${stem}_blocks[${len(helium["table"])}] = {
  * to its double rounding, every shape, shift and offset an immediate. */
 static void ${stem}_row(const int8_t *x, const int8_t *w, int8_t *out)
 {
-    const void *const a[4] = {x, w + ${helium["weight_bias"]}, out, ${stem}_blocks};
+    const void *const a[4] = {x, w, out, ${stem}_blocks};
     __asm__ volatile(
 % for line in helium["asm"]:
         ${line}

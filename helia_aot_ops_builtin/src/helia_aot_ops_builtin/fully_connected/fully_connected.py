@@ -61,7 +61,6 @@ from helia_aot_ops_builtin.fully_connected.fc_helium import (
     block_table,
     helium_layer,
     layer_assembly,
-    weight_bias,
 )
 from helia_aot_ops_builtin.fully_connected.fc_integer_requant import (
     IntegerRequant,
@@ -505,8 +504,8 @@ class FullyConnectedOperator(KernelCallOperator):
             lo, hi = max(lo, -128), min(hi, 127)
             offset = self.target.zero_point()
             fused = integer_requant(self.effective_scales(), offset, lo, hi, fused=True)
-            # Every goal, size too: on AD the unrolled 640-deep loop (2.4 KB) is smaller than
-            # the library's loops it leaves unlinked on Helium.
+            # Every goal, size too: AD's module is the same at every goal (its loops take 26 KB
+            # of code, 17 KB more than one block a pass would; docs/optimization.md).
             layer = helium_layer(int(depth), int(units), fused, offset, lo, hi)
             if layer is not None and fused is not None:  # helium_layer needs the fused form
                 self.__dict__["_helium_multipliers"] = fused.multipliers
@@ -526,7 +525,6 @@ class FullyConnectedOperator(KernelCallOperator):
             values["helium"] = {
                 "table": [str(int(v)) for v in table],
                 "asm": asm_string(layer_assembly(layer)),
-                "weight_bias": weight_bias(layer),
                 "input": self.data_ptr(self.source),
                 "weights": self.ptr(self.get_local_tensor("packed_filter"), const=True),
                 "output": self.ptr(self.target),
