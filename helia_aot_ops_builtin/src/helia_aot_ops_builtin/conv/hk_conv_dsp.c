@@ -2,6 +2,7 @@
  * helia-aot kernel library: the DSP-extension fast path of int8 CONV_2D (see hk_conv_paths.h).
  */
 #include "hk_conv_paths.h"
+#include "hk_conv_taps.h"
 
 #if HK_HAVE_DSP
 
@@ -529,6 +530,16 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         run.filter = filter;
         run.taps = taps;
         run.offset = p->output_offset;
+#if HK_CONV_TAPS_ASM
+        /* A tap count with an unrolled loop of its own (hk_conv_taps.h). */
+        const bool known = hk_conv_taps_known(taps);
+        hk_conv_taps_run_t fixed;
+        fixed.words = s.words;
+        fixed.filter = filter;
+        fixed.table = table;
+        fixed.channels = channels;
+        fixed.offset = p->output_offset;
+#endif
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             /* Two pixels at a time; a last odd one is computed twice and stored once. */
             const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);
@@ -539,6 +550,15 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
             if ((taps & 3) != 0) {
                 conv_widen_tail2_s8(x0, x1, taps, s.words);
             }
+#if HK_CONV_TAPS_ASM
+            if (known) {
+                fixed.bias = p->offset_bias;
+                fixed.out0 = out;
+                fixed.delta = two ? channels : 0;
+                hk_conv_taps_pairs_s8(&fixed, taps);
+                continue;
+            }
+#endif
             run.bias = p->offset_bias;
             run.table = table;
             run.out0 = out;
