@@ -166,16 +166,18 @@ typedef struct {
  * A row of whole windows without a clamp in one assembly block: per window the four sums start
  * from g->start (one LDM), take the nine taps as dw3x3_window's block does, and are requantized
  * in registers (hk_requant_row_q30_dsp's arithmetic, the multipliers doubled in g->m2 and the
- * shifts inverted in g->ns), packed into one word (BFI) and stored. Registers: sums r0..r3
- * (channels 0..3), input r4, group r5, column step r6, row step r8, temporaries r9..r12 and
- * lr; the loop state (dw3x3_run_t) on the stack, read through sp.
+ * shifts inverted in g->ns, the rounding and the output zero point in one QADD), packed into
+ * one word (BFI) and stored. Registers: sums r0..r3 (channels 0..3), input r4, group r5, one
+ * column r6 and two r7 (register offsets: the input pointer steps once a row), row step r8,
+ * temporaries r9..r12 and lr; the loop state (dw3x3_run_t) on the stack, read through sp.
  */
 typedef struct {
     const int8_t *x;              /* the first window's origin */
     const dw3x3_group_t *g;
-    int32_t col, next, back;      /* tap to tap, row end to next row, window end to next window */
+    int32_t col, next, back;      /* tap to tap, row to row, window end to next window */
     int8_t *out, *out_end;        /* the first window's output and one past the last's */
-    int32_t offset, out_step;     /* output zero point; bytes from one output pixel to the next */
+    int32_t round;                /* 1 + 2 * output zero point (hk_conv_taps.h's folded QADD) */
+    int32_t out_step;             /* bytes from one output pixel to the next */
 } dw3x3_run_t;
 
 /* The group offsets the block reads: start at 72, ns at 104, m2 at 120. */
@@ -185,8 +187,10 @@ typedef char dw3x3_group_layout_t[(offsetof(dw3x3_group_t, start) == 72 &&
                                       ? 1
                                       : -1];
 
-#define DW3X3_TAP_R(w)                                                                       \
-    "ldr r9, [r4]\n\t"                                                                       \
+/* One tap: the input word at [r4] or [r4, ADDR] (ADDR a register holding the tap's column
+ * offset), the tap's widened filter words from the group, four multiply-accumulates. */
+#define DW3X3_TAP_R(w, ADDR)                                                                 \
+    "ldr r9, [r4" ADDR "]\n\t"                                                               \
     "ldr r11, [r5, #" #w "]\n\t"                                                             \
     "ldr r12, [r5, #" #w " + 4]\n\t"                                                         \
     "sxtb16 r10, r9, ror #8\n\t"                                                             \
@@ -195,10 +199,14 @@ typedef char dw3x3_group_layout_t[(offsetof(dw3x3_group_t, start) == 72 &&
     "smlatt r2, r9, r11, r2\n\t"                                                             \
     "smlabb r1, r10, r12, r1\n\t"                                                            \
     "smlatt r3, r10, r12, r3\n\t"
+/* A window row: its three columns at r4, r4 + r6 (one column) and r4 + r7 (two), then r4 to
+ * the next row (r8), so a row costs one pointer step instead of three. */
 #define DW3X3_ROW_R(w0, w1, w2)                                                              \
-    DW3X3_TAP_R(w0) "add r4, r4, r6\n\t" DW3X3_TAP_R(w1) "add r4, r4, r6\n\t"                \
-        DW3X3_TAP_R(w2) "add r4, r4, r8\n\t"
+    DW3X3_TAP_R(w0, "") DW3X3_TAP_R(w1, ", r6") DW3X3_TAP_R(w2, ", r7") "add r4, r4, r8\n\t"
 
+/* Built without a frame pointer whatever the build's flags: the block takes r7. */
+HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
+    __attribute__((optimize("omit-frame-pointer")));
 HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
 {
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
@@ -209,6 +217,7 @@ HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
         "ldr r5, %[g]\n\t"
         "ldr r6, %[col]\n\t"
         "ldr r8, %[next]\n\t"
+        "add r7, r6, r6\n\t"
         "0:\n\t"
         "add lr, r5, #72\n\t"
         "ldmia lr, {r0, r1, r2, r3}\n\t"
@@ -229,20 +238,15 @@ HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
         "asr r1, r1, r10\n\t"
         "asr r2, r2, r11\n\t"
         "asr r3, r3, r12\n\t"
-        "mov r9, #1\n\t"
+        "ldr r9, %[round]\n\t"
         "qadd r0, r0, r9\n\t"
         "qadd r1, r1, r9\n\t"
         "qadd r2, r2, r9\n\t"
         "qadd r3, r3, r9\n\t"
-        "ldr lr, %[offset]\n\t"
-        "add r0, lr, r0, asr #1\n\t"
-        "add r1, lr, r1, asr #1\n\t"
-        "add r2, lr, r2, asr #1\n\t"
-        "add r3, lr, r3, asr #1\n\t"
-        "ssat r0, #8, r0\n\t"
-        "ssat r1, #8, r1\n\t"
-        "ssat r2, #8, r2\n\t"
-        "ssat r3, #8, r3\n\t"
+        "ssat r0, #8, r0, asr #1\n\t"
+        "ssat r1, #8, r1, asr #1\n\t"
+        "ssat r2, #8, r2, asr #1\n\t"
+        "ssat r3, #8, r3, asr #1\n\t"
         "bfi r0, r1, #8, #8\n\t"
         "bfi r0, r2, #16, #8\n\t"
         "bfi r0, r3, #24, #8\n\t"
@@ -258,10 +262,10 @@ HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
         "bne 0b"
         : [out] "+m"(r->out)
         : [x] "m"(r->x), [g] "m"(r->g), [col] "m"(r->col), [next] "m"(r->next),
-          [back] "m"(r->back), [out_end] "m"(r->out_end), [offset] "m"(r->offset),
+          [back] "m"(r->back), [out_end] "m"(r->out_end), [round] "m"(r->round),
           [out_step] "m"(r->out_step)
-        : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
-          "memory");
+        : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "cc", "memory");
 }
 
 /*
@@ -279,7 +283,7 @@ typedef struct {
     const int32_t *mult, *shift;
     int8_t *out;               /* the pixel's output at the chunk's first channel */
     const int8_t *filter;      /* tap 0's filter at the chunk's first channel */
-    int32_t channels, n, offset;
+    int32_t channels, n, round; /* round: 1 + 2 * output zero point */
 } dw_edge_run_t;
 
 #define DW_EDGE_TAP(t)                                                                       \
@@ -338,20 +342,15 @@ HK_NOINLINE void dw_edge_asm(const dw_edge_run_t *run)
         "asr r1, r1, r10\n\t"
         "asr r2, r2, r11\n\t"
         "asr r3, r3, r12\n\t"
-        "mov r9, #1\n\t"
+        "ldr r9, %[round]\n\t"
         "qadd r0, r0, r9\n\t"
         "qadd r1, r1, r9\n\t"
         "qadd r2, r2, r9\n\t"
         "qadd r3, r3, r9\n\t"
-        "ldr lr, %[offset]\n\t"
-        "add r0, lr, r0, asr #1\n\t"
-        "add r1, lr, r1, asr #1\n\t"
-        "add r2, lr, r2, asr #1\n\t"
-        "add r3, lr, r3, asr #1\n\t"
-        "ssat r0, #8, r0\n\t"
-        "ssat r1, #8, r1\n\t"
-        "ssat r2, #8, r2\n\t"
-        "ssat r3, #8, r3\n\t"
+        "ssat r0, #8, r0, asr #1\n\t"
+        "ssat r1, #8, r1, asr #1\n\t"
+        "ssat r2, #8, r2, asr #1\n\t"
+        "ssat r3, #8, r3, asr #1\n\t"
         "bfi r0, r1, #8, #8\n\t"
         "bfi r0, r2, #16, #8\n\t"
         "bfi r0, r3, #24, #8\n\t"
@@ -367,7 +366,7 @@ HK_NOINLINE void dw_edge_asm(const dw_edge_run_t *run)
           [t4] "m"(r->tap[4]), [t5] "m"(r->tap[5]), [t6] "m"(r->tap[6]), [t7] "m"(r->tap[7]),
           [t8] "m"(r->tap[8]), [start] "m"(r->start), [mult] "m"(r->mult),
           [shift] "m"(r->shift), [out] "m"(r->out), [filter] "m"(r->filter),
-          [channels] "m"(r->channels), [n] "m"(r->n), [offset] "m"(r->offset)
+          [channels] "m"(r->channels), [n] "m"(r->n), [round] "m"(r->round)
         : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
           "memory");
 }
@@ -433,11 +432,11 @@ HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t
             run.x = x;
             run.g = g;
             run.col = (int32_t)x_col;
-            run.next = (int32_t)(x_row - 2 * x_col);
+            run.next = (int32_t)x_row;
             run.back = (int32_t)step - 3 * (int32_t)x_row;
             run.out = out;
             run.out_end = out + (size_t)(ox_hi - ox_lo) * (size_t)channels;
-            run.offset = offset;
+            run.round = 1 + 2 * offset;
             run.out_step = channels;
             dw3x3_row_asm(&run);
             continue;
@@ -607,7 +606,7 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
                         run.filter = filter + c0;
                         run.channels = channels;
                         run.n = n;
-                        run.offset = p->output_offset;
+                        run.round = 1 + 2 * p->output_offset;
                         dw_edge_asm(&run);
                         continue;
                     }
