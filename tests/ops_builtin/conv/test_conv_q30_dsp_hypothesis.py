@@ -16,12 +16,12 @@ Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portabl
 path), each case checked byte for byte against the numpy reference.
 
 For 8, 16, 32, 64, 128 and 256 taps the pairs run hk_conv_taps.h's loops instead (one function
-per tap count, TAPS_FUNCTION), whose requantization folds the rounding and the output zero point
+per tap count, HK_CONV_TAPS_PAIRS), whose requantization folds the rounding and the output zero point
 into one QADD; the draws reach 8, 16 and 32 (pointwise over 8, 16 and 32 channels), and fixed
 cases add KWS's 64 and 128 and 256.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-conv_dots2_q30_body and conv_pairs_q30_asm (hk_conv_dsp.c), TAPS_FUNCTION (hk_conv_taps.h).
+conv_dots2_q30_body and conv_pairs_q30_asm (hk_conv_dsp.c), HK_CONV_TAPS_PAIRS (hk_conv_taps.h).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
     )
     # A pointwise 56 taps without a clamp: the eight-tap prefix, one sixteen-tap run, one 32-tap pass.
     cases.append(conv_case(np.random.default_rng(5), 56, 6, 1, 1, mode="VALID", size=(3, 3), right_only=True))
-    # hk_conv_taps.h's loops that the draws above do not reach (TAPS_FUNCTION): 64 taps
+    # hk_conv_taps.h's loops that the draws above do not reach (HK_CONV_TAPS_PAIRS): 64 taps
     # unrolled with an odd filter pair count, and 128 and 256 taps at 32 a pass, odd pixel counts.
     cases.append(conv_case(np.random.default_rng(6), 64, 6, 1, 1, mode="VALID", size=(3, 3), right_only=True))
     cases.append(conv_case(np.random.default_rng(7), 128, 4, 1, 1, mode="VALID", size=(3, 1), right_only=True))

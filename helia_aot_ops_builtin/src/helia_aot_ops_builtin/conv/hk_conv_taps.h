@@ -6,7 +6,7 @@
  * hk_conv_dsp.c widens two pixels' receptive fields into words and runs every filter pair over
  * them, requantizing the pair's four sums in registers. For 8, 16, 32 and 64 taps
  * (pointwise layers of MobileNet and DS-CNN) the whole tap loop unrolls, and 128 and 256 run
- * 32 taps a pass. The second filter's word is read at an immediate offset `taps` bytes after
+ * 64 taps a pass. The second filter's word is read at an immediate offset `taps` bytes after
  * the first's, so the register that held its pointer holds the requantization table's instead,
  * off the stack, and a pair's end needs no pointer arithmetic on the stack: the same
  * instructions a step, fewer cycles and instructions a pair.
@@ -21,20 +21,6 @@
 
 #if HK_HAVE_DSP && defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
 #define HK_CONV_TAPS_ASM 1
-
-/* What hk_conv_taps_pairs_s8 runs: the pixel pair's widened words (hk_conv_dsp.c's
- * conv_widen2_s8), the filters (each `taps` bytes, an even count), their offset_bias, the
- * table of each filter's doubled multiplier and inverted shift (two words a filter), and the
- * two pixels' outputs: out0[0..channels) and out0[delta..delta + channels) (delta 0 for a last
- * odd pixel, stored once). */
-typedef struct {
-    const uint8_t *words;
-    const int8_t *filter;
-    const int32_t *bias;
-    const int32_t *table;
-    int8_t *out0;
-    int32_t channels, delta, offset;
-} hk_conv_taps_run_t;
 
 /* True when `taps` has an unrolled loop (8, 16, 32, 64, 128 or 256). */
 static inline bool hk_conv_taps_known(int32_t taps)
@@ -69,9 +55,9 @@ static inline bool hk_conv_taps_known(int32_t taps)
 #define TAPS_16(T) TAPS_8(T) TAPS_8(T)
 #define TAPS_32(T) TAPS_16(T) TAPS_16(T)
 #define TAPS_64(T) TAPS_32(T) TAPS_32(T)
-/* 32 taps a pass for T = 128 or 256, to the pixel words' end. */
+/* 64 taps a pass for T = 128 or 256, to the pixel words' end. */
 #define TAPS_LOOP(T)                                                                         \
-    "1:\n\t" TAPS_32(T)                                                                      \
+    "1:\n\t" TAPS_64(T)                                                                      \
     "ldr lr, %[words_end]\n\t"                                                               \
     "cmp r4, lr\n\t"                                                                         \
     "bne 1b\n\t"
@@ -130,86 +116,45 @@ static inline bool hk_conv_taps_known(int32_t taps)
     "cmp r12, lr\n\t"                                                                        \
     "bne 0b\n\t"
 
-/* The block's state on the stack, read through sp: every register but sp is the block's. */
+/* The pair loop's state: a local of the function that runs the block, which reads it through
+ * sp (every other register is the block's). The caller sets bias, out0, out0_end and delta per
+ * pixel pair, the rest once a call. */
 typedef struct {
-    const uint8_t *words, *words_end;
-    const int8_t *filter;
-    const int32_t *bias, *table;
-    int8_t *out0, *out0_end;
-    int32_t delta;
+    const uint8_t *words, *words_end; /* the pixel pair's widened words (4 * taps bytes) */
+    const int8_t *filter;             /* the first filter; each `taps` bytes, an even count */
+    const int32_t *bias;              /* offset_bias, read a pair at a time */
+    const int32_t *table;             /* each filter's doubled multiplier and inverted shift */
+    int8_t *out0, *out0_end;          /* the first pixel's outputs */
+    int32_t delta;                    /* out1 - out0 (0 for a last odd pixel, stored once) */
     int32_t round; /* 1 + 2 * output zero point: the rounding and the zero point in one QADD */
-} taps_state_t;
+} hk_conv_taps_state_t;
 
-#define TAPS_OPERANDS                                                                        \
-    : [bias] "+m"(s->bias), [out0] "+m"(s->out0)                                             \
-    : [words] "m"(s->words), [words_end] "m"(s->words_end), [filter] "m"(s->filter),         \
-      [table] "m"(s->table), [out0_end] "m"(s->out0_end), [delta] "m"(s->delta),             \
-      [round] "m"(s->round)                                                                \
+#define TAPS_OPERANDS(s)                                                                     \
+    : [bias] "+m"((s)->bias), [out0] "+m"((s)->out0)                                         \
+    : [words] "m"((s)->words), [words_end] "m"((s)->words_end), [filter] "m"((s)->filter),   \
+      [table] "m"((s)->table), [out0_end] "m"((s)->out0_end),                                 \
+      [delta] "m"((s)->delta), [round] "m"((s)->round)                                       \
     : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",  \
       "cc", "memory"
 #define TAPS_START                                                                           \
     "ldr r5, %[filter]\n\t"                                                                  \
     "ldr r6, %[table]\n\t"
 
-/* One function per tap count, each its own asm block (taps_pairs_<T>), reading a copy of the
- * state on its stack through sp. Built without a frame pointer whatever the build's flags: the
- * block takes r7. */
-#define TAPS_FUNCTION(T, BODY)                                                               \
-    static void taps_pairs_##T(const taps_state_t *state)                                    \
-        __attribute__((noinline, optimize("omit-frame-pointer")));                           \
-    static void taps_pairs_##T(const taps_state_t *state)                                    \
-    {                                                                                        \
-        taps_state_t copy = *state;                                                          \
-        taps_state_t *s = &copy;                                                             \
-        __asm__ volatile(TAPS_START TAPS_HEAD BODY TAPS_OPERANDS);                           \
-    }
-#define TAPS_UNROLLED_FUNCTION(T) TAPS_FUNCTION(T, TAPS_##T(T) TAPS_TAIL(T))
-#define TAPS_LOOP_FUNCTION(T) TAPS_FUNCTION(T, TAPS_LOOP(T) TAPS_TAIL(T))
+#define TAPS_BODY_8 TAPS_8(8) TAPS_TAIL(8)
+#define TAPS_BODY_16 TAPS_16(16) TAPS_TAIL(16)
+#define TAPS_BODY_32 TAPS_32(32) TAPS_TAIL(32)
+#define TAPS_BODY_64 TAPS_64(64) TAPS_TAIL(64)
+#define TAPS_BODY_128 TAPS_LOOP(128) TAPS_TAIL(128)
+#define TAPS_BODY_256 TAPS_LOOP(256) TAPS_TAIL(256)
 
-TAPS_UNROLLED_FUNCTION(8)
-TAPS_UNROLLED_FUNCTION(16)
-TAPS_UNROLLED_FUNCTION(32)
-TAPS_UNROLLED_FUNCTION(64)
-TAPS_LOOP_FUNCTION(128)
-TAPS_LOOP_FUNCTION(256)
-
-/* Every filter pair of `run` over its pixel pair, without a clamp (HK_REQUANT_Q30 only);
- * `taps` satisfies hk_conv_taps_known. */
-static __attribute__((noinline)) void hk_conv_taps_pairs_s8(const hk_conv_taps_run_t *run,
-                                                            int32_t taps)
-{
-    /* A copy on the stack, so the block reads it through sp and every other register is its. */
-    taps_state_t state;
-    state.words = run->words;
-    state.words_end = run->words + 4 * taps;
-    state.filter = run->filter;
-    state.bias = run->bias;
-    state.table = run->table;
-    state.out0 = run->out0;
-    state.out0_end = run->out0 + run->channels;
-    state.delta = run->delta;
-    state.round = 1 + 2 * run->offset;
-    switch (taps) {
-    case 8:
-        taps_pairs_8(&state);
-        break;
-    case 16:
-        taps_pairs_16(&state);
-        break;
-    case 32:
-        taps_pairs_32(&state);
-        break;
-    case 64:
-        taps_pairs_64(&state);
-        break;
-    case 128:
-        taps_pairs_128(&state);
-        break;
-    default:
-        taps_pairs_256(&state);
-        break;
-    }
-}
+/*
+ * Every filter pair over one pixel pair for T taps (8, 16, 32, 64, 128 or 256), the state read
+ * through `s`, a pointer to a local hk_conv_taps_state_t of a function built without a frame
+ * pointer (the block takes r7 and every register but sp). The block keeps out0 on the stack
+ * as it goes; the caller resets bias and out0 for the next pixel pair.
+ */
+#define HK_CONV_TAPS_PAIRS(T, s)                                                             \
+    __asm__ volatile(TAPS_START TAPS_HEAD TAPS_BODY_##T TAPS_OPERANDS(s))
 
 #else
 #define HK_CONV_TAPS_ASM 0
