@@ -551,6 +551,9 @@ HK_NOINLINE void conv_taps_pixels_s8(const hk_conv_params_t *p, const int8_t *in
     case 32:
         CONV_TAPS_PIXELS(32)
         break;
+    case 40:
+        CONV_TAPS_PIXELS(40)
+        break;
     case 64:
         CONV_TAPS_PIXELS(64)
         break;

@@ -5,7 +5,8 @@
  *
  * hk_conv_dsp.c widens two pixels' receptive fields into words and runs every filter pair over
  * them, requantizing the pair's four sums in registers. For 8, 16, 32 and 64 taps
- * (pointwise layers of MobileNet and DS-CNN) the whole tap loop unrolls, and 128 and 256 run
+ * (pointwise layers of MobileNet and DS-CNN) and 40 (DS-CNN's first 10x4 convolution) the
+ * whole tap loop unrolls, and 128 and 256 run
  * 64 taps a pass. The second filter's word is read at an immediate offset `taps` bytes after
  * the first's, so the register that held its pointer holds the requantization table's instead,
  * off the stack, and a pair's end needs no pointer arithmetic on the stack: the same
@@ -22,10 +23,11 @@
 #if HK_HAVE_DSP && defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__clang__)
 #define HK_CONV_TAPS_ASM 1
 
-/* True when `taps` has an unrolled loop (8, 16, 32, 64, 128 or 256). */
+/* True when `taps` has a loop of its own (8, 16, 32, 40, 64, 128 or 256). */
 static inline bool hk_conv_taps_known(int32_t taps)
 {
-    return taps == 8 || taps == 16 || taps == 32 || taps == 64 || taps == 128 || taps == 256;
+    return taps == 8 || taps == 16 || taps == 32 || taps == 40 || taps == 64 || taps == 128 ||
+           taps == 256;
 }
 
 /*
@@ -54,6 +56,7 @@ static inline bool hk_conv_taps_known(int32_t taps)
 #define TAPS_8(T) TAPS_STEP(T) TAPS_STEP(T)
 #define TAPS_16(T) TAPS_8(T) TAPS_8(T)
 #define TAPS_32(T) TAPS_16(T) TAPS_16(T)
+#define TAPS_40(T) TAPS_32(T) TAPS_8(T)
 #define TAPS_64(T) TAPS_32(T) TAPS_32(T)
 /* 64 taps a pass for T = 128 or 256, to the pixel words' end. */
 #define TAPS_LOOP(T)                                                                         \
@@ -143,13 +146,14 @@ typedef struct {
 #define TAPS_BODY_8 TAPS_8(8) TAPS_TAIL(8)
 #define TAPS_BODY_16 TAPS_16(16) TAPS_TAIL(16)
 #define TAPS_BODY_32 TAPS_32(32) TAPS_TAIL(32)
+#define TAPS_BODY_40 TAPS_40(40) TAPS_TAIL(40)
 #define TAPS_BODY_64 TAPS_64(64) TAPS_TAIL(64)
 #define TAPS_BODY_128 TAPS_LOOP(128) TAPS_TAIL(128)
 #define TAPS_BODY_256 TAPS_LOOP(256) TAPS_TAIL(256)
 
 /*
- * Every filter pair over one pixel pair for T taps (8, 16, 32, 64, 128 or 256), the state read
- * through `s`, a pointer to a local hk_conv_taps_state_t of a function built without a frame
+ * Every filter pair over one pixel pair for T taps (8, 16, 32, 40, 64, 128 or 256), the state
+ * read through `s`, a pointer to a local hk_conv_taps_state_t of a function built without a frame
  * pointer (the block takes r7 and every register but sp). The block keeps out0 on the stack
  * as it goes; the caller resets bias and out0 for the next pixel pair.
  */
