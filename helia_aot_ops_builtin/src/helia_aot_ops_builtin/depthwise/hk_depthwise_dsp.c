@@ -168,8 +168,9 @@ typedef struct {
  * in registers (hk_requant_row_q30_dsp's arithmetic, the multipliers doubled in g->m2 and the
  * shifts inverted in g->ns, the rounding and the output zero point in one QADD), packed into
  * one word (BFI) and stored. Registers: sums r0..r3 (channels 0..3), input r4, group r5, one
- * column r6 and two r7 (register offsets: the input pointer steps once a row), row step r8,
- * temporaries r9..r12 and lr; the loop state (dw3x3_run_t) on the stack, read through sp.
+ * column r6 (a register offset, shifted for two: the input pointer steps once a row), output
+ * r7, row step r8, temporaries r9..r12 and lr; the rest of the loop state (dw3x3_run_t) on the
+ * stack, read through sp.
  */
 typedef struct {
     const int8_t *x;              /* the first window's origin */
@@ -199,10 +200,11 @@ typedef char dw3x3_group_layout_t[(offsetof(dw3x3_group_t, start) == 72 &&
     "smlatt r2, r9, r11, r2\n\t"                                                             \
     "smlabb r1, r10, r12, r1\n\t"                                                            \
     "smlatt r3, r10, r12, r3\n\t"
-/* A window row: its three columns at r4, r4 + r6 (one column) and r4 + r7 (two), then r4 to
- * the next row (r8), so a row costs one pointer step instead of three. */
+/* A window row: its three columns at r4, r4 + r6 (one column) and r4 + 2 * r6, then r4 to the
+ * next row (r8), so a row costs one pointer step instead of three. */
 #define DW3X3_ROW_R(w0, w1, w2)                                                              \
-    DW3X3_TAP_R(w0, "") DW3X3_TAP_R(w1, ", r6") DW3X3_TAP_R(w2, ", r7") "add r4, r4, r8\n\t"
+    DW3X3_TAP_R(w0, "") DW3X3_TAP_R(w1, ", r6") DW3X3_TAP_R(w2, ", r6, lsl #1")              \
+        "add r4, r4, r8\n\t"
 
 /* Built without a frame pointer whatever the build's flags: the block takes r7. */
 HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
@@ -217,7 +219,7 @@ HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
         "ldr r5, %[g]\n\t"
         "ldr r6, %[col]\n\t"
         "ldr r8, %[next]\n\t"
-        "add r7, r6, r6\n\t"
+        "ldr r7, %[out]\n\t"
         "0:\n\t"
         "add lr, r5, #72\n\t"
         "ldmia lr, {r0, r1, r2, r3}\n\t"
@@ -250,18 +252,16 @@ HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
         "bfi r0, r1, #8, #8\n\t"
         "bfi r0, r2, #16, #8\n\t"
         "bfi r0, r3, #24, #8\n\t"
-        "ldr lr, %[out]\n\t"
+        "str r0, [r7]\n\t"
         "ldr r9, %[out_step]\n\t"
-        "str r0, [lr]\n\t"
-        "add lr, lr, r9\n\t"
-        "str lr, %[out]\n\t"
-        "ldr r9, %[back]\n\t"
-        "add r4, r4, r9\n\t"
-        "ldr r9, %[out_end]\n\t"
-        "cmp lr, r9\n\t"
+        "ldr r10, %[back]\n\t"
+        "ldr r11, %[out_end]\n\t"
+        "add r7, r7, r9\n\t"
+        "add r4, r4, r10\n\t"
+        "cmp r7, r11\n\t"
         "bne 0b"
-        : [out] "+m"(r->out)
-        : [x] "m"(r->x), [g] "m"(r->g), [col] "m"(r->col), [next] "m"(r->next),
+        :
+        : [out] "m"(r->out), [x] "m"(r->x), [g] "m"(r->g), [col] "m"(r->col), [next] "m"(r->next),
           [back] "m"(r->back), [out_end] "m"(r->out_end), [round] "m"(r->round),
           [out_step] "m"(r->out_step)
         : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
