@@ -99,6 +99,8 @@ static inline bool hk_conv_taps_known(int32_t taps)
     "asr r2, r2, r11\n\t"                                                                    \
     "asr r3, r3, r11\n\t"                                                                    \
     "ldr r9, %[round]\n\t"                                                                   \
+    "ldr r12, %[out0]\n\t"                                                                   \
+    "ldr lr, %[delta]\n\t"                                                                   \
     "qadd r0, r0, r9\n\t"                                                                    \
     "qadd r1, r1, r9\n\t"                                                                    \
     "qadd r2, r2, r9\n\t"                                                                    \
@@ -109,13 +111,11 @@ static inline bool hk_conv_taps_known(int32_t taps)
     "ssat r3, #8, r3, asr #1\n\t"                                                            \
     "bfi r0, r2, #8, #8\n\t"                                                                 \
     "bfi r1, r3, #8, #8\n\t"                                                                 \
-    "ldr r12, %[out0]\n\t"                                                                   \
-    "ldr lr, %[delta]\n\t"                                                                   \
     "strh r1, [r12, lr]\n\t"                                                                 \
     "strh r0, [r12], #2\n\t"                                                                 \
     "str r12, %[out0]\n\t"                                                                   \
     "ldr lr, %[out0_end]\n\t"                                                                \
-    "add r5, r5, #" #T "\n\t"                                                          \
+    "add r5, r5, #" #T "\n\t"                                                             \
     "cmp r12, lr\n\t"                                                                        \
     "bne 0b\n\t"
 
