@@ -508,7 +508,6 @@ HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
         const int8_t *x1 =                                                                   \
             two ? conv_source(p, input, direct, &at, s->patch1, conv_gather_s8) : x0;       \
         conv_widen2_s8(x0, x1, T, s->words);                                                 \
-        st->bias = p->offset_bias;                                                           \
         st->out0 = out;                                                                      \
         st->out0_end = out + channels;                                                       \
         st->delta = two ? channels : 0;                                                      \
@@ -538,6 +537,8 @@ HK_NOINLINE void conv_taps_pixels_s8(const hk_conv_params_t *p, const int8_t *in
     state.words_end = s->words + 4 * taps;
     state.filter = filter;
     state.table = table;
+    state.bias_from_table =
+        (uint32_t)(uintptr_t)p->offset_bias - ((uint32_t)(uintptr_t)table >> 1);
     state.round = 1 + 2 * p->output_offset;
     conv_pixel_t at = {0, 0, 0};
     int8_t *out = output;

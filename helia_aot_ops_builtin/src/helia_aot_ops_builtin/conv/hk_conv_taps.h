@@ -65,13 +65,15 @@ static inline bool hk_conv_taps_known(int32_t taps)
     "cmp r4, lr\n\t"                                                                         \
     "bne 1b\n\t"
 
-/* A pair's sums start from its two biases (the pointer on the stack); r4 back to the words. */
+/* A pair's sums start from its two biases, at bias_from_table + r6 / 2 (the table pointer
+ * r6 steps 16 bytes a pair, the biases 8), so no bias pointer is stored back; r4 back to the
+ * words. */
 #define TAPS_HEAD                                                                            \
     "0:\n\t"                                                                                 \
-    "ldr r7, %[bias]\n\t"                                                                    \
+    "ldr r7, %[bias_from_table]\n\t"                                                         \
     "ldr r4, %[words]\n\t"                                                                   \
-    "ldrd r0, r2, [r7], #8\n\t"                                                              \
-    "str r7, %[bias]\n\t"                                                                    \
+    "add r7, r7, r6, lsr #1\n\t"                                                             \
+    "ldrd r0, r2, [r7]\n\t"                                                                  \
     "mov r1, r0\n\t"                                                                         \
     "mov r3, r2\n\t"
 /*
@@ -120,21 +122,22 @@ static inline bool hk_conv_taps_known(int32_t taps)
     "bne 0b\n\t"
 
 /* The pair loop's state: a local of the function that runs the block, which reads it through
- * sp (every other register is the block's). The caller sets bias, out0, out0_end and delta per
- * pixel pair, the rest once a call. */
+ * sp (every other register is the block's). The caller sets out0, out0_end and delta per pixel
+ * pair, the rest once a call. */
 typedef struct {
     const uint8_t *words, *words_end; /* the pixel pair's widened words (4 * taps bytes) */
     const int8_t *filter;             /* the first filter; each `taps` bytes, an even count */
-    const int32_t *bias;              /* offset_bias, read a pair at a time */
     const int32_t *table;             /* each filter's doubled multiplier and inverted shift */
+    uint32_t bias_from_table;         /* offset_bias's address less half the table's (even) */
     int8_t *out0, *out0_end;          /* the first pixel's outputs */
     int32_t delta;                    /* out1 - out0 (0 for a last odd pixel, stored once) */
     int32_t round; /* 1 + 2 * output zero point: the rounding and the zero point in one QADD */
 } hk_conv_taps_state_t;
 
 #define TAPS_OPERANDS(s)                                                                     \
-    : [bias] "+m"((s)->bias), [out0] "+m"((s)->out0)                                         \
-    : [words] "m"((s)->words), [words_end] "m"((s)->words_end), [filter] "m"((s)->filter),   \
+    : [out0] "+m"((s)->out0)                                                                 \
+    : [bias_from_table] "m"((s)->bias_from_table), [words] "m"((s)->words),                  \
+      [words_end] "m"((s)->words_end), [filter] "m"((s)->filter),                            \
       [table] "m"((s)->table), [out0_end] "m"((s)->out0_end),                                 \
       [delta] "m"((s)->delta), [round] "m"((s)->round)                                       \
     : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",  \
@@ -155,7 +158,7 @@ typedef struct {
  * Every filter pair over one pixel pair for T taps (8, 16, 32, 40, 64, 128 or 256), the state
  * read through `s`, a pointer to a local hk_conv_taps_state_t of a function built without a frame
  * pointer (the block takes r7 and every register but sp). The block keeps out0 on the stack
- * as it goes; the caller resets bias and out0 for the next pixel pair.
+ * as it goes; the caller resets it for the next pixel pair.
  */
 #define HK_CONV_TAPS_PAIRS(T, s)                                                             \
     __asm__ volatile(TAPS_START TAPS_HEAD TAPS_BODY_##T TAPS_OPERANDS(s))
