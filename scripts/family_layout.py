@@ -117,6 +117,7 @@ PACK: dict[str, tuple[str, ...]] = {
         "hk_conv_s4_mve.c",
         "hk_conv_s4_dsp.c",
         "hk_conv_loop.h",
+        "hk_conv_taps.h",
     ),
     "transpose_conv": (
         "hk_transpose_conv.h",

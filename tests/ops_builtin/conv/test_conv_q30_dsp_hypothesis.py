@@ -15,8 +15,13 @@ that keep the call off the loop), and one program holding a draw's cases is cros
 Cortex-M4 and the M55 without MVE (both DSP) and without MVE or DSP (the portable reference
 path), each case checked byte for byte against the numpy reference.
 
+For 8, 16, 32, 40, 64, 128 and 256 taps the pairs run hk_conv_taps.h's loops instead (one
+block per tap count, HK_CONV_TAPS_PAIRS), whose requantization folds the rounding and the
+output zero point into one QADD; the draws reach 8, 16 and 32 (pointwise over 8, 16 and 32
+channels), and fixed cases add KWS's 64 and 40 (its 10x4 first layer), and 128 and 256.
+
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-conv_dots2_q30_body and conv_pairs_q30_asm (hk_conv_dsp.c).
+conv_dots2_q30_body and conv_pairs_q30_asm (hk_conv_dsp.c), HK_CONV_TAPS_PAIRS (hk_conv_taps.h).
 """
 
 from __future__ import annotations
@@ -69,6 +74,19 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
     )
     # A pointwise 56 taps without a clamp: the eight-tap prefix, one sixteen-tap run, one 32-tap pass.
     cases.append(conv_case(np.random.default_rng(5), 56, 6, 1, 1, mode="VALID", size=(3, 3), right_only=True))
+    # hk_conv_taps.h's loops that the draws above do not reach (HK_CONV_TAPS_PAIRS): 64 taps
+    # unrolled with an odd filter pair count, and 128 and 256 taps at 32 a pass, odd pixel counts.
+    cases.append(conv_case(np.random.default_rng(6), 64, 6, 1, 1, mode="VALID", size=(3, 3), right_only=True))
+    cases.append(
+        conv_case(np.random.default_rng(7), 128, 4, 1, 1, mode="VALID", size=(3, 1), right_only=True)
+    )
+    cases.append(
+        conv_case(np.random.default_rng(8), 256, 2, 1, 1, mode="VALID", size=(1, 3), right_only=True)
+    )
+    # KWS's first convolution: a 10x4 window over one channel, 40 taps, stride 2.
+    cases.append(
+        conv_case(np.random.default_rng(9), 1, 4, 10, 4, stride=(2, 2), size=(13, 7), right_only=True)
+    )
     # VWW's and ResNet-8's first layer: an RGB 3x3 window, 27 taps (the loop's three-tap end).
     cases.append(conv_case(np.random.default_rng(3), 3, 8, 3, 3, stride=(2, 2), size=(7, 6), right_only=True))
     check_program(

@@ -6,7 +6,10 @@ to dw3x3_whole_dsp: four channels at a time over every whole window, the filter 
 call, the outputs requantized in registers (without a clamp a whole row of windows in one assembly
 block, dw3x3_row_asm, the four outputs stored as one word); the windows cut by the image edge
 stay with the per-pixel loop, which without a clamp runs each pixel's channels four at a time
-in dw_edge_asm (its taps outside the image reading the input zero point). Hypothesis draws
+in dw_edge_asm (its taps outside the image reading the input zero point); without a clamp or a
+dilation and with at most 32 channels, dw3x3_edges takes those windows instead, gathering each
+run of them along a row or down a column into a patch, zero point outside the image, that
+dw3x3_row_asm runs over. Hypothesis draws
 depthwise convolutions in and around that space (channel counts in fours and not, strides,
 dilations, padding on every edge, images narrower than the filter, input zero points at the
 int8 limits, clamps wider than int8, left shifts and shifts of 0 that keep the call off the
@@ -67,6 +70,11 @@ def test_whole_window_3x3_loop_matches_the_reference(path_name, drawn, tmp_path_
     cases.append(dw_case(np.random.default_rng(0), 8, 3, 3, size=(9, 9), right_only=True))
     cases.append(dw_case(np.random.default_rng(1), 16, 3, 3, stride=(2, 2), size=(9, 8), right_only=True))
     cases.append(dw_case(np.random.default_rng(2), 64, 3, 3, size=(25, 5), right_only=True))
+    # dw3x3_edges' runs cut to fit its patch: along rows longer than 62 windows (stride 1) and
+    # 31 (stride 2), and down a column longer than 62.
+    cases.append(dw_case(np.random.default_rng(3), 4, 3, 3, size=(4, 70), right_only=True))
+    cases.append(dw_case(np.random.default_rng(4), 8, 3, 3, stride=(2, 2), size=(5, 70), right_only=True))
+    cases.append(dw_case(np.random.default_rng(5), 4, 3, 3, size=(70, 4), right_only=True))
     # And one convolution, which program() needs to use its scratch buffer.
     cases.append(conv_case(np.random.default_rng(0), 16, 4, 3, 3, size=(4, 4)))
     check_program(

@@ -2,6 +2,7 @@
  * helia-aot kernel library: the DSP-extension fast path of int8 CONV_2D (see hk_conv_paths.h).
  */
 #include "hk_conv_paths.h"
+#include "hk_conv_taps.h"
 
 #if HK_HAVE_DSP
 
@@ -496,6 +497,77 @@ HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
 }
 #endif
 
+#if HK_CONV_TAPS_ASM
+/* The pixel pairs of conv_taps_pixels_s8 for T taps: each pair's fields widened, then every
+ * filter pair in HK_CONV_TAPS_PAIRS's block. */
+#define CONV_TAPS_PIXELS(T)                                                                  \
+    for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {                           \
+        /* Two pixels at a time; a last odd one is computed twice and stored once. */        \
+        const int8_t *x0 = conv_source(p, input, direct, &at, s->patch0, conv_gather_s8);   \
+        const bool two = i + 1 < pixels;                                                     \
+        const int8_t *x1 =                                                                   \
+            two ? conv_source(p, input, direct, &at, s->patch1, conv_gather_s8) : x0;       \
+        conv_widen2_s8(x0, x1, T, s->words);                                                 \
+        st->out0 = out;                                                                      \
+        st->out0_end = out + channels;                                                       \
+        st->delta = two ? channels : 0;                                                      \
+        HK_CONV_TAPS_PAIRS(T, st);                                                           \
+    }
+
+/*
+ * hk_conv_s8_fast's Q30 loop without a clamp for a tap count hk_conv_taps.h has a block for:
+ * the block's state is a local here, set once a call, so a pixel pair costs its fields'
+ * gather and widening, four stores and the block (no call, no copy). Built without a frame
+ * pointer whatever the build's flags: the block takes r7.
+ */
+HK_NOINLINE void conv_taps_pixels_s8(const hk_conv_params_t *p, const int8_t *input,
+                                     const int8_t *filter, int8_t *output,
+                                     const conv_scratch_t *s, const int32_t *table, bool direct)
+    __attribute__((optimize("omit-frame-pointer")));
+HK_NOINLINE void conv_taps_pixels_s8(const hk_conv_params_t *p, const int8_t *input,
+                                     const int8_t *filter, int8_t *output,
+                                     const conv_scratch_t *s, const int32_t *table, bool direct)
+{
+    const int32_t taps = p->filter_height * p->filter_width * p->input_channels;
+    const int32_t channels = p->output_channels;
+    const int32_t pixels = p->batches * p->output_height * p->output_width;
+    hk_conv_taps_state_t state;
+    hk_conv_taps_state_t *st = &state;
+    state.words = s->words;
+    state.words_end = s->words + 4 * taps;
+    state.filter = filter;
+    state.table = table;
+    state.bias_from_table =
+        (uint32_t)(uintptr_t)p->offset_bias - ((uint32_t)(uintptr_t)table >> 1);
+    state.round = 1 + 2 * p->output_offset;
+    conv_pixel_t at = {0, 0, 0};
+    int8_t *out = output;
+    switch (taps) {
+    case 8:
+        CONV_TAPS_PIXELS(8)
+        break;
+    case 16:
+        CONV_TAPS_PIXELS(16)
+        break;
+    case 32:
+        CONV_TAPS_PIXELS(32)
+        break;
+    case 40:
+        CONV_TAPS_PIXELS(40)
+        break;
+    case 64:
+        CONV_TAPS_PIXELS(64)
+        break;
+    case 128:
+        CONV_TAPS_PIXELS(128)
+        break;
+    default:
+        CONV_TAPS_PIXELS(256)
+        break;
+    }
+}
+#endif
+
 void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_t *filter,
                      int8_t *output)
 {
@@ -523,6 +595,13 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
             table[2 * c] = (int32_t)((uint32_t)p->output_multiplier[c] << 1);
             table[2 * c + 1] = ~p->output_shift[c];
         }
+#if HK_CONV_TAPS_ASM
+        if (hk_conv_taps_known(taps)) {
+            /* A tap count with a loop of its own (hk_conv_taps.h). */
+            conv_taps_pixels_s8(p, input, filter, output, &s, table, direct);
+            return;
+        }
+#endif
         conv_q30_run_t run;
         run.words = s.words;
         run.words_end = s.words + 4 * (taps & ~3); /* the sixteen-tap loop's end */

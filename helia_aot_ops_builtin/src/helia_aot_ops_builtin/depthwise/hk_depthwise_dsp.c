@@ -166,16 +166,19 @@ typedef struct {
  * A row of whole windows without a clamp in one assembly block: per window the four sums start
  * from g->start (one LDM), take the nine taps as dw3x3_window's block does, and are requantized
  * in registers (hk_requant_row_q30_dsp's arithmetic, the multipliers doubled in g->m2 and the
- * shifts inverted in g->ns), packed into one word (BFI) and stored. Registers: sums r0..r3
- * (channels 0..3), input r4, group r5, column step r6, row step r8, temporaries r9..r12 and
- * lr; the loop state (dw3x3_run_t) on the stack, read through sp.
+ * shifts inverted in g->ns, the rounding and the output zero point in one QADD), packed into
+ * one word (BFI) and stored. Registers: sums r0..r3 (channels 0..3), input r4, group r5, one
+ * column r6 (a register offset, shifted for two: the input pointer steps once a row), output
+ * r7, row step r8, temporaries r9..r12 and lr; the rest of the loop state (dw3x3_run_t) on the
+ * stack, read through sp.
  */
 typedef struct {
     const int8_t *x;              /* the first window's origin */
     const dw3x3_group_t *g;
-    int32_t col, next, back;      /* tap to tap, row end to next row, window end to next window */
+    int32_t col, next, back;      /* tap to tap, row to row, window end to next window */
     int8_t *out, *out_end;        /* the first window's output and one past the last's */
-    int32_t offset, out_step;     /* output zero point; bytes from one output pixel to the next */
+    int32_t round;                /* 1 + 2 * output zero point (hk_conv_taps.h's folded QADD) */
+    int32_t out_step;             /* bytes from one output pixel to the next */
 } dw3x3_run_t;
 
 /* The group offsets the block reads: start at 72, ns at 104, m2 at 120. */
@@ -185,8 +188,10 @@ typedef char dw3x3_group_layout_t[(offsetof(dw3x3_group_t, start) == 72 &&
                                       ? 1
                                       : -1];
 
-#define DW3X3_TAP_R(w)                                                                       \
-    "ldr r9, [r4]\n\t"                                                                       \
+/* One tap: the input word at [r4] or [r4, ADDR] (ADDR a register holding the tap's column
+ * offset), the tap's widened filter words from the group, four multiply-accumulates. */
+#define DW3X3_TAP_R(w, ADDR)                                                                 \
+    "ldr r9, [r4" ADDR "]\n\t"                                                               \
     "ldr r11, [r5, #" #w "]\n\t"                                                             \
     "ldr r12, [r5, #" #w " + 4]\n\t"                                                         \
     "sxtb16 r10, r9, ror #8\n\t"                                                             \
@@ -195,10 +200,15 @@ typedef char dw3x3_group_layout_t[(offsetof(dw3x3_group_t, start) == 72 &&
     "smlatt r2, r9, r11, r2\n\t"                                                             \
     "smlabb r1, r10, r12, r1\n\t"                                                            \
     "smlatt r3, r10, r12, r3\n\t"
+/* A window row: its three columns at r4, r4 + r6 (one column) and r4 + 2 * r6, then r4 to the
+ * next row (r8), so a row costs one pointer step instead of three. */
 #define DW3X3_ROW_R(w0, w1, w2)                                                              \
-    DW3X3_TAP_R(w0) "add r4, r4, r6\n\t" DW3X3_TAP_R(w1) "add r4, r4, r6\n\t"                \
-        DW3X3_TAP_R(w2) "add r4, r4, r8\n\t"
+    DW3X3_TAP_R(w0, "") DW3X3_TAP_R(w1, ", r6") DW3X3_TAP_R(w2, ", r6, lsl #1")              \
+        "add r4, r4, r8\n\t"
 
+/* Built without a frame pointer whatever the build's flags: the block takes r7. */
+HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
+    __attribute__((optimize("omit-frame-pointer")));
 HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
 {
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
@@ -209,6 +219,7 @@ HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
         "ldr r5, %[g]\n\t"
         "ldr r6, %[col]\n\t"
         "ldr r8, %[next]\n\t"
+        "ldr r7, %[out]\n\t"
         "0:\n\t"
         "add lr, r5, #72\n\t"
         "ldmia lr, {r0, r1, r2, r3}\n\t"
@@ -229,39 +240,32 @@ HK_NOINLINE void dw3x3_row_asm(const dw3x3_run_t *run)
         "asr r1, r1, r10\n\t"
         "asr r2, r2, r11\n\t"
         "asr r3, r3, r12\n\t"
-        "mov r9, #1\n\t"
+        "ldr r9, %[round]\n\t"
         "qadd r0, r0, r9\n\t"
         "qadd r1, r1, r9\n\t"
         "qadd r2, r2, r9\n\t"
         "qadd r3, r3, r9\n\t"
-        "ldr lr, %[offset]\n\t"
-        "add r0, lr, r0, asr #1\n\t"
-        "add r1, lr, r1, asr #1\n\t"
-        "add r2, lr, r2, asr #1\n\t"
-        "add r3, lr, r3, asr #1\n\t"
-        "ssat r0, #8, r0\n\t"
-        "ssat r1, #8, r1\n\t"
-        "ssat r2, #8, r2\n\t"
-        "ssat r3, #8, r3\n\t"
+        "ssat r0, #8, r0, asr #1\n\t"
+        "ssat r1, #8, r1, asr #1\n\t"
+        "ssat r2, #8, r2, asr #1\n\t"
+        "ssat r3, #8, r3, asr #1\n\t"
         "bfi r0, r1, #8, #8\n\t"
         "bfi r0, r2, #16, #8\n\t"
         "bfi r0, r3, #24, #8\n\t"
-        "ldr lr, %[out]\n\t"
+        "str r0, [r7]\n\t"
         "ldr r9, %[out_step]\n\t"
-        "str r0, [lr]\n\t"
-        "add lr, lr, r9\n\t"
-        "str lr, %[out]\n\t"
-        "ldr r9, %[back]\n\t"
-        "add r4, r4, r9\n\t"
-        "ldr r9, %[out_end]\n\t"
-        "cmp lr, r9\n\t"
+        "ldr r10, %[back]\n\t"
+        "ldr r11, %[out_end]\n\t"
+        "add r7, r7, r9\n\t"
+        "add r4, r4, r10\n\t"
+        "cmp r7, r11\n\t"
         "bne 0b"
-        : [out] "+m"(r->out)
-        : [x] "m"(r->x), [g] "m"(r->g), [col] "m"(r->col), [next] "m"(r->next),
-          [back] "m"(r->back), [out_end] "m"(r->out_end), [offset] "m"(r->offset),
+        :
+        : [out] "m"(r->out), [x] "m"(r->x), [g] "m"(r->g), [col] "m"(r->col), [next] "m"(r->next),
+          [back] "m"(r->back), [out_end] "m"(r->out_end), [round] "m"(r->round),
           [out_step] "m"(r->out_step)
-        : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
-          "memory");
+        : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",
+          "cc", "memory");
 }
 
 /*
@@ -279,7 +283,7 @@ typedef struct {
     const int32_t *mult, *shift;
     int8_t *out;               /* the pixel's output at the chunk's first channel */
     const int8_t *filter;      /* tap 0's filter at the chunk's first channel */
-    int32_t channels, n, offset;
+    int32_t channels, n, round; /* round: 1 + 2 * output zero point */
 } dw_edge_run_t;
 
 #define DW_EDGE_TAP(t)                                                                       \
@@ -338,20 +342,15 @@ HK_NOINLINE void dw_edge_asm(const dw_edge_run_t *run)
         "asr r1, r1, r10\n\t"
         "asr r2, r2, r11\n\t"
         "asr r3, r3, r12\n\t"
-        "mov r9, #1\n\t"
+        "ldr r9, %[round]\n\t"
         "qadd r0, r0, r9\n\t"
         "qadd r1, r1, r9\n\t"
         "qadd r2, r2, r9\n\t"
         "qadd r3, r3, r9\n\t"
-        "ldr lr, %[offset]\n\t"
-        "add r0, lr, r0, asr #1\n\t"
-        "add r1, lr, r1, asr #1\n\t"
-        "add r2, lr, r2, asr #1\n\t"
-        "add r3, lr, r3, asr #1\n\t"
-        "ssat r0, #8, r0\n\t"
-        "ssat r1, #8, r1\n\t"
-        "ssat r2, #8, r2\n\t"
-        "ssat r3, #8, r3\n\t"
+        "ssat r0, #8, r0, asr #1\n\t"
+        "ssat r1, #8, r1, asr #1\n\t"
+        "ssat r2, #8, r2, asr #1\n\t"
+        "ssat r3, #8, r3, asr #1\n\t"
         "bfi r0, r1, #8, #8\n\t"
         "bfi r0, r2, #16, #8\n\t"
         "bfi r0, r3, #24, #8\n\t"
@@ -367,7 +366,7 @@ HK_NOINLINE void dw_edge_asm(const dw_edge_run_t *run)
           [t4] "m"(r->tap[4]), [t5] "m"(r->tap[5]), [t6] "m"(r->tap[6]), [t7] "m"(r->tap[7]),
           [t8] "m"(r->tap[8]), [start] "m"(r->start), [mult] "m"(r->mult),
           [shift] "m"(r->shift), [out] "m"(r->out), [filter] "m"(r->filter),
-          [channels] "m"(r->channels), [n] "m"(r->n), [offset] "m"(r->offset)
+          [channels] "m"(r->channels), [n] "m"(r->n), [round] "m"(r->round)
         : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
           "memory");
 }
@@ -433,11 +432,11 @@ HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t
             run.x = x;
             run.g = g;
             run.col = (int32_t)x_col;
-            run.next = (int32_t)(x_row - 2 * x_col);
+            run.next = (int32_t)x_row;
             run.back = (int32_t)step - 3 * (int32_t)x_row;
             run.out = out;
             run.out_end = out + (size_t)(ox_hi - ox_lo) * (size_t)channels;
-            run.offset = offset;
+            run.round = 1 + 2 * offset;
             run.out_step = channels;
             dw3x3_row_asm(&run);
             continue;
@@ -454,6 +453,120 @@ HK_INLINE void dw3x3_windows(const hk_depthwise_params_t *p, const dw3x3_group_t
     }
 }
 
+/* The most channels for which dw3x3_edges beats the per-pixel edge loop, whose per-pixel set-up
+ * (nine tap pointers with their bounds) is shared by every group of four channels: measured on
+ * VWW's depthwise layers on the M4 (8 to 32 channels faster, 64 and 128 slower). */
+#define DW3X3_EDGE_CHANNELS 32
+
+/* True when dw3x3_whole_dsp also takes the windows cut by the image edge (dw3x3_edges):
+ * without a clamp or a dilation, where dw3x3_row_asm runs, for few channels. */
+HK_INLINE bool dw3x3_edges_ok(const hk_depthwise_params_t *p)
+{
+    return DW3X3_ASM && p->act_min <= -128 && p->act_max >= 127 && p->dilation_height == 1 &&
+           p->dilation_width == 1 && p->input_channels <= DW3X3_EDGE_CHANNELS;
+}
+
+#if DW3X3_ASM
+/* The largest patch dw3x3_edge_run gathers, in words (four channels each). */
+#define DW3X3_PATCH_WORDS 192
+
+/*
+ * n windows cut by the image edge for the four channels of g (image and out_image at their
+ * first channel), from output pixel (oy, ox) along its row, or down its column with `down`:
+ * the words they read (the four channels' bytes of each input pixel, the input zero point's
+ * outside the image) gathered into a patch on the stack, in which every window is whole, then
+ * dw3x3_row_asm over the patch, as over the image for the whole windows. A tap outside reads
+ * the zero point, whose product cancels that tap's share of offset_bias exactly (see
+ * hk_depthwise_s8_taps_dsp), so the result is the reference's. n fits the patch
+ * (dw3x3_edges).
+ */
+HK_NOINLINE void dw3x3_edge_run(const hk_depthwise_params_t *p, const dw3x3_group_t *g,
+                                const int8_t *image, int8_t *out_image, int32_t oy,
+                                int32_t ox, int32_t n, bool down, uint32_t zero_word)
+{
+    uint32_t patch[DW3X3_PATCH_WORDS];
+    const size_t channels = (size_t)p->input_channels;
+    const int32_t stride = down ? p->stride_height : p->stride_width;
+    const int32_t span = (n - 1) * stride + 3; /* the patch's extent along the run */
+    const int32_t rows = down ? span : 3, cols = down ? 3 : span;
+    const int32_t iy0 = oy * p->stride_height - p->pad_top;
+    const int32_t ix0 = ox * p->stride_width - p->pad_left;
+    /* The patch columns [k_lo, k_hi) lie in the image; the rest, and rows outside, are zero. */
+    const int32_t k_lo = hk_min_i32(hk_max_i32(-ix0, 0), cols);
+    const int32_t k_hi = hk_max_i32(hk_min_i32(p->input_width - ix0, cols), k_lo);
+    uint32_t *word = patch;
+    for (int32_t r = 0; r < rows; ++r, word += cols) {
+        const int32_t iy = iy0 + r;
+        if (iy < 0 || iy >= p->input_height) {
+            for (int32_t k = 0; k < cols; ++k) {
+                word[k] = zero_word;
+            }
+            continue;
+        }
+        for (int32_t k = 0; k < k_lo; ++k) {
+            word[k] = zero_word;
+        }
+        const int8_t *src =
+            image + ((size_t)iy * (size_t)p->input_width + (size_t)(ix0 + k_lo)) * channels;
+        for (int32_t k = k_lo; k < k_hi; ++k, src += channels) {
+            word[k] = hk_load_u32(src);
+        }
+        for (int32_t k = k_hi; k < cols; ++k) {
+            word[k] = zero_word;
+        }
+    }
+    const size_t out_step = down ? (size_t)p->output_width * channels : channels;
+    int8_t *out = out_image + ((size_t)oy * (size_t)p->output_width + (size_t)ox) * channels;
+    dw3x3_run_t run;
+    run.x = (const int8_t *)patch;
+    run.g = g;
+    run.col = 4;
+    run.next = 4 * cols;
+    run.back = 4 * (down ? stride * cols : stride) - 3 * run.next;
+    run.out = out;
+    run.out_end = out + (size_t)n * out_step;
+    run.round = 1 + 2 * p->output_offset;
+    run.out_step = (int32_t)out_step;
+    dw3x3_row_asm(&run);
+}
+
+/* Every window outside the whole ones, rows [oy_lo, oy_hi) by columns [ox_lo, ox_hi) (not
+ * empty), for the four channels of g: the rows above and below along each row, the columns
+ * left and right of the whole windows down each column, each run cut to fit the patch. */
+HK_NOINLINE void dw3x3_edges(const hk_depthwise_params_t *p, const dw3x3_group_t *g,
+                             const int8_t *image, int8_t *out_image, int32_t oy_lo,
+                             int32_t oy_hi, int32_t ox_lo, int32_t ox_hi)
+{
+    const uint32_t zero_word = (uint32_t)(uint8_t)(int8_t)(-p->input_offset) * 0x01010101u;
+    const int32_t along = (DW3X3_PATCH_WORDS / 3 - 3) / p->stride_width + 1;
+    const int32_t down = (DW3X3_PATCH_WORDS / 3 - 3) / p->stride_height + 1;
+    for (int32_t oy = 0; oy < p->output_height; ++oy) {
+        if (oy == oy_lo) {
+            oy = oy_hi; /* the rows with whole windows: their edge columns below */
+            if (oy == p->output_height) {
+                break;
+            }
+        }
+        for (int32_t ox = 0; ox < p->output_width; ox += along) {
+            dw3x3_edge_run(p, g, image, out_image, oy, ox,
+                           hk_min_i32(along, p->output_width - ox), false, zero_word);
+        }
+    }
+    for (int32_t ox = 0; ox < p->output_width; ++ox) {
+        if (ox == ox_lo) {
+            ox = ox_hi;
+            if (ox == p->output_width) {
+                break;
+            }
+        }
+        for (int32_t oy = oy_lo; oy < oy_hi; oy += down) {
+            dw3x3_edge_run(p, g, image, out_image, oy, ox, hk_min_i32(down, oy_hi - oy), true,
+                           zero_word);
+        }
+    }
+}
+#endif
+
 HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *input,
                                  const int8_t *filter, int8_t *output, int32_t oy_lo,
                                  int32_t oy_hi, int32_t ox_lo, int32_t ox_hi)
@@ -464,6 +577,9 @@ HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *i
         (size_t)p->input_height * (size_t)p->input_width * (size_t)channels;
     const size_t out_size =
         (size_t)p->output_height * (size_t)p->output_width * (size_t)channels;
+#if DW3X3_ASM
+    const bool edges = dw3x3_edges_ok(p);
+#endif
     dw3x3_group_t g;
     for (int32_t c = 0; c < channels; c += 4) {
         for (int32_t t = 0; t < 9; ++t) {
@@ -485,6 +601,11 @@ HK_NOINLINE void dw3x3_whole_dsp(const hk_depthwise_params_t *p, const int8_t *i
             } else {
                 dw3x3_windows(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi, false);
             }
+#if DW3X3_ASM
+            if (edges) {
+                dw3x3_edges(p, &g, image, out_image, oy_lo, oy_hi, ox_lo, ox_hi);
+            }
+#endif
         }
     }
 }
@@ -544,6 +665,9 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
         if (oy_hi > oy_lo && ox_hi > ox_lo &&
             (oy_hi - oy_lo) * (ox_hi - ox_lo) * p->batches >= DW3X3_MIN_WINDOWS) {
             dw3x3_whole_dsp(p, input, filter, output, oy_lo, oy_hi, ox_lo, ox_hi);
+            if (dw3x3_edges_ok(p)) {
+                return; /* the windows cut by the edge too (dw3x3_edges) */
+            }
         } else {
             oy_lo = oy_hi = ox_lo = ox_hi = 0;
         }
@@ -607,7 +731,7 @@ void hk_depthwise_s8_taps_dsp(const hk_depthwise_params_t *p, const int8_t *inpu
                         run.filter = filter + c0;
                         run.channels = channels;
                         run.n = n;
-                        run.offset = p->output_offset;
+                        run.round = 1 + 2 * p->output_offset;
                         dw_edge_asm(&run);
                         continue;
                     }
