@@ -186,17 +186,31 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
  * picks it (channels the conversion knows; the forms below cover the counts of the MLPerf and
  * common mobile models, 16, 32 and 64, every other count keeps the blocks above).
  */
-#define DW_POST_TAP8(C)                                                                       \
+/* The blocks are software-pipelined for the M55's pipes (docs/cycles.md): each tap loads the
+ * next tap's input and filter while its own products are added, so loads, multiplies and adds
+ * alternate and no add waits on the multiply before it (VMULL's latency is 2). FIRST loads the
+ * first tap; a tap's NEXT loads the next one (NEXT_ROW after a row's third tap, stepping the
+ * input pointers to the next row first), LAST ends the window with nothing loaded past it. One
+ * pixel: q6 = x, q7 = w, the products in q5 (even) and q4 (odd). */
+#define DW_POST1_FIRST(C)                                                                     \
     "vldrb.s16 q6, [%[x]], #" #C "\n\t"                                                         \
-    "vldrb.s16 q7, [%[w]], #" #C "\n\t"                                                         \
+    "vldrb.s16 q7, [%[w]], #" #C "\n\t"
+#define DW_POST1_TAP                                                                          \
     "vmullb.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
-    "vmullt.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[o], %q[o], q5\n\t"
-#define DW_POST_ROW "add %[x], %[x], %[r]\n\t"
-#define DW_POST_TAP8X2(C)                                                                     \
+    "vmullt.s16 q4, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"
+#define DW_POST1_NEXT(C)                                                                      \
+    "vldrb.s16 q6, [%[x]], #" #C "\n\t"                                                         \
+    "vadd.i32 %q[o], %q[o], q4\n\t"                                                            \
+    "vldrb.s16 q7, [%[w]], #" #C "\n\t"
+#define DW_POST1_NEXT_ROW(C) "add %[x], %[x], %[r]\n\t" DW_POST1_NEXT(C)
+#define DW_POST1_LAST "vadd.i32 %q[o], %q[o], q4\n\t"
+/* Two pixels: q4 = x, q5 = y, q6 = w (one filter load for both); the even products in q7, the
+ * odd ones in the input register they consume. */
+#define DW_POST2_FIRST(C)                                                                     \
     "vldrb.s16 q6, [%[w]], #" #C "\n\t"                                                         \
-    "vldrb.s16 q4, [%[x]], #" #C "\n\t"                                                         \
+    "vldrb.s16 q4, [%[x]], #" #C "\n\t"
+#define DW_POST2_TAP(C)                                                                       \
     "vmullb.s16 q7, q4, q6\n\t"                                                                \
     "vldrb.s16 q5, [%[y]], #" #C "\n\t"                                                         \
     "vadd.i32 %q[e0], %q[e0], q7\n\t"                                                          \
@@ -204,10 +218,21 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
     "vmullb.s16 q7, q5, q6\n\t"                                                                \
     "vadd.i32 %q[o0], %q[o0], q4\n\t"                                                          \
     "vmullt.s16 q5, q5, q6\n\t"                                                                \
-    "vadd.i32 %q[e1], %q[e1], q7\n\t"                                                          \
-    "vadd.i32 %q[o1], %q[o1], q5\n\t"
-#define DW_POST_ROW2 "add %[x], %[x], %[r]\n\tadd %[y], %[y], %[r]\n\t"
-#define DW_POST_ROWS(TAP, ROW) TAP TAP TAP ROW TAP TAP TAP ROW TAP TAP TAP
+    "vadd.i32 %q[e1], %q[e1], q7\n\t"
+#define DW_POST2_NEXT(C)                                                                      \
+    "vldrb.s16 q6, [%[w]], #" #C "\n\t"                                                         \
+    "vadd.i32 %q[o1], %q[o1], q5\n\t"                                                          \
+    "vldrb.s16 q4, [%[x]], #" #C "\n\t"
+#define DW_POST2_NEXT_ROW(C)                                                                  \
+    "vldrb.s16 q6, [%[w]], #" #C "\n\t"                                                         \
+    "vadd.i32 %q[o1], %q[o1], q5\n\t"                                                          \
+    "add %[x], %[x], %[r]\n\t"                                                                 \
+    "add %[y], %[y], %[r]\n\t"                                                                 \
+    "vldrb.s16 q4, [%[x]], #" #C "\n\t"
+#define DW_POST2_LAST "vadd.i32 %q[o1], %q[o1], q5\n\t"
+/* The nine taps of a window: three rows of three. */
+#define DW_POST_ROWS(FIRST, TAP, NEXT, NEXT_ROW, LAST)                                        \
+    FIRST TAP NEXT TAP NEXT TAP NEXT_ROW TAP NEXT TAP NEXT TAP NEXT_ROW TAP NEXT TAP NEXT TAP LAST
 
 /* dw_taps3x3_mve and dw_taps3x3_pair_mve for C channels; next_row steps x (and y) from the
  * end of a window row (three taps read) to the start of the next. */
@@ -216,10 +241,11 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
                                          int32x4_t *even, int32x4_t *odd)                     \
     {                                                                                         \
         int32x4_t e = *even, o = *odd;                                                        \
-        __asm__ volatile(DW_POST_ROWS(DW_POST_TAP8(C), DW_POST_ROW)                            \
+        __asm__ volatile(DW_POST_ROWS(DW_POST1_FIRST(C), DW_POST1_TAP, DW_POST1_NEXT(C),      \
+                                      DW_POST1_NEXT_ROW(C), DW_POST1_LAST)                    \
                          : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)                 \
                          : [r] "r"(next_row)                                                  \
-                         : "q5", "q6", "q7", "memory");                                       \
+                         : "q4", "q5", "q6", "q7", "memory");                                 \
         *even = e;                                                                            \
         *odd = o;                                                                             \
     }                                                                                         \
@@ -229,7 +255,8 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
                                               int32x4_t *even1, int32x4_t *odd1)              \
     {                                                                                         \
         int32x4_t e0 = *even0, o0 = *odd0, e1 = *even1, o1 = *odd1;                           \
-        __asm__ volatile(DW_POST_ROWS(DW_POST_TAP8X2(C), DW_POST_ROW2)                         \
+        __asm__ volatile(DW_POST_ROWS(DW_POST2_FIRST(C), DW_POST2_TAP(C), DW_POST2_NEXT(C),   \
+                                      DW_POST2_NEXT_ROW(C), DW_POST2_LAST)                    \
                          : [e0] "+w"(e0), [o0] "+w"(o0), [e1] "+w"(e1), [o1] "+w"(o1),        \
                            [x] "+l"(x), [y] "+l"(y), [w] "+l"(w)                              \
                          : [r] "r"(next_row)                                                  \
@@ -246,10 +273,16 @@ DW_POST_FUNCTIONS(64)
 
 #undef DW_POST_FUNCTIONS
 #undef DW_POST_ROWS
-#undef DW_POST_ROW2
-#undef DW_POST_TAP8X2
-#undef DW_POST_ROW
-#undef DW_POST_TAP8
+#undef DW_POST1_FIRST
+#undef DW_POST1_TAP
+#undef DW_POST1_NEXT
+#undef DW_POST1_NEXT_ROW
+#undef DW_POST1_LAST
+#undef DW_POST2_FIRST
+#undef DW_POST2_TAP
+#undef DW_POST2_NEXT
+#undef DW_POST2_NEXT_ROW
+#undef DW_POST2_LAST
 
 /* DW_TAP8 for two output pixels at once (inputs x and y, one filter load for both): q4 / q5 =
  * the two pixels' inputs, q6 = w. Ordered for the M55's pipes (docs/cycles.md): no add reads a
