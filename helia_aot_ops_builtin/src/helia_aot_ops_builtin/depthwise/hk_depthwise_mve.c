@@ -55,10 +55,18 @@ HK_INLINE dw_acc16_mve_t dw_taps16_mve(const dw_call_t *k, const dw_taps_t *t, i
  * lie well inside int16) at half the work. */
 HK_INLINE void dw_store8_ms_mve(const dw_call_t *k, int32_t c, int32x4_t even, int32x4_t odd,
                                 int32x4x2_t m, int32x4x2_t s, int16x8_t lo, int16x8_t hi,
-                                int8_t *out)
+                                bool relu, int8_t *out)
 {
-    even = hk_requant_right_mve(even, m.val[0], s.val[0]);
-    odd = hk_requant_right_mve(odd, m.val[1], s.val[1]);
+    if (relu) {
+        /* hk_requant_right_mve without its fixup (negative values lowered by one before the
+         * rounding shift): that changes only results at or below zero, which the clamp takes
+         * to lo (at or above the output zero point) either way. */
+        even = vrshlq_s32(vqrdmulhq_s32(even, m.val[0]), s.val[0]);
+        odd = vrshlq_s32(vqrdmulhq_s32(odd, m.val[1]), s.val[1]);
+    } else {
+        even = hk_requant_right_mve(even, m.val[0], s.val[0]);
+        odd = hk_requant_right_mve(odd, m.val[1], s.val[1]);
+    }
     /* Narrowing into `lo` overwrites every lane: it only saves materializing a vector. */
     int16x8_t y = vqmovntq_s32(vqmovnbq_s32(lo, even), odd);
     y = vqaddq_n_s16(y, (int16_t)k->p->output_offset);
@@ -67,10 +75,10 @@ HK_INLINE void dw_store8_ms_mve(const dw_call_t *k, int32_t c, int32x4_t even, i
 
 /* dw_store8_ms_mve with channel c's multipliers and shifts loaded here. */
 HK_INLINE void dw_store8_mve(const dw_call_t *k, int32_t c, int32x4_t even, int32x4_t odd,
-                             int16x8_t lo, int16x8_t hi, int8_t *out)
+                             int16x8_t lo, int16x8_t hi, bool relu, int8_t *out)
 {
     dw_store8_ms_mve(k, c, even, odd, vld2q_s32(k->p->output_multiplier + c),
-                     vld2q_s32(k->p->output_shift + c), lo, hi, out);
+                     vld2q_s32(k->p->output_shift + c), lo, hi, relu, out);
 }
 
 /* Channels c..c+3 (fewer where `keep` says) in int32 lanes, for the channels after the last
@@ -125,8 +133,8 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
             } else {
                 a = dw_taps16_mve(k, t, c, a, true);
             }
-            dw_store8_mve(k, c, a.e0, a.o0, lo16, hi16, out);
-            dw_store8_mve(k, c + 8, a.e1, a.o1, lo16, hi16, out);
+            dw_store8_mve(k, c, a.e0, a.o0, lo16, hi16, false, out);
+            dw_store8_mve(k, c + 8, a.e1, a.o1, lo16, hi16, false, out);
         }
     }
     for (; c < channels; c += 4) {
@@ -371,9 +379,10 @@ HK_INLINE int32_t dw_post_count(int32_t channels)
     return channels == 16 || channels == 32 || channels == 64 ? channels : 0;
 }
 
-/* dw_row3x3_s8 with its windows' block chosen by `post` (dw_window3x3). */
+/* dw_row3x3_s8 with its windows' block chosen by `post` (dw_window3x3), and the ReLU
+ * requantization when `relu` (dw_store8_ms_mve). */
 HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t *filter,
-                              int32_t count, int8_t *out, const int32_t post)
+                              int32_t count, int8_t *out, const int32_t post, const bool relu)
 {
     const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
@@ -391,8 +400,8 @@ HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t 
             /* One load of the channels' multipliers and shifts for both pixels. */
             const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
             const int32x4x2_t sh = vld2q_s32(p->output_shift + c);
-            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, out);
-            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, out + channels);
+            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, relu, out);
+            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, relu, out + channels);
         }
     }
     for (; count > 0; --count, x += step, out += channels) {
@@ -400,29 +409,42 @@ HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t 
             const int32x4x2_t b = vld2q_s32(p->offset_bias + c);
             int32x4_t even = b.val[0], odd = b.val[1];
             dw_window3x3(post, x + c, filter + c, channels, next_row, &even, &odd);
-            dw_store8_mve(k, c, even, odd, lo16, hi16, out);
+            dw_store8_mve(k, c, even, odd, lo16, hi16, relu, out);
         }
     }
 }
 
-/* Whole windows along a row, one copy of the row loop per post-increment block so the choice
- * is made once per row, not per eight channels (a taken branch each, which cost more than the
- * block saves). */
+/* Whole windows along a row, one copy of the row loop per post-increment block (each in the
+ * ReLU requantization too) so the choice is made once per row, not per eight channels (a
+ * taken branch each, which cost more than the block saves). */
 HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
                               int32_t count, int8_t *out)
 {
+    const bool relu = k->relu;
     switch (dw_post_count(k->p->input_channels)) {
     case 16:
-        dw_row3x3_body(k, x, filter, count, out, 16);
+        if (relu) {
+            dw_row3x3_body(k, x, filter, count, out, 16, true);
+        } else {
+            dw_row3x3_body(k, x, filter, count, out, 16, false);
+        }
         break;
     case 32:
-        dw_row3x3_body(k, x, filter, count, out, 32);
+        if (relu) {
+            dw_row3x3_body(k, x, filter, count, out, 32, true);
+        } else {
+            dw_row3x3_body(k, x, filter, count, out, 32, false);
+        }
         break;
     case 64:
-        dw_row3x3_body(k, x, filter, count, out, 64);
+        if (relu) {
+            dw_row3x3_body(k, x, filter, count, out, 64, true);
+        } else {
+            dw_row3x3_body(k, x, filter, count, out, 64, false);
+        }
         break;
     default:
-        dw_row3x3_body(k, x, filter, count, out, 0);
+        dw_row3x3_body(k, x, filter, count, out, 0, false);
         break;
     }
 }
@@ -468,9 +490,9 @@ HK_INLINE void dw_edge_taps_mve(int32_t rows, int32_t cols, const int8_t *x, con
     *odd = o;
 }
 
-/* Every channel of one 3x3 window cut by the image edge to 2 or 3 rows and columns, eight
- * channels at a time from the plain bias (dw_edge_taps_mve). */
-HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
+/* dw_edge3x3_s8 in the requantization `relu` says (a constant where inlined). */
+HK_INLINE void dw_edge3x3_body(const dw_call_t *k, const dw_taps_t *t, int8_t *out,
+                               const bool relu)
 {
     const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
@@ -486,7 +508,18 @@ HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *o
         }
         dw_edge_taps_mve(t->rows, t->cols, t->x + c, t->w + c, channels, x_row, w_row,
                          p->input_offset, &even, &odd);
-        dw_store8_mve(k, c, even, odd, lo16, hi16, out);
+        dw_store8_mve(k, c, even, odd, lo16, hi16, relu, out);
+    }
+}
+
+/* Every channel of one 3x3 window cut by the image edge to 2 or 3 rows and columns, eight
+ * channels at a time from the plain bias (dw_edge_taps_mve). */
+HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
+{
+    if (k->relu) {
+        dw_edge3x3_body(k, t, out, true);
+    } else {
+        dw_edge3x3_body(k, t, out, false);
     }
 }
 
@@ -542,13 +575,13 @@ HK_INLINE void dw_row3x3_unfolded_body(const dw_call_t *k, const int8_t *x,
                                 &even1, &odd1);
             const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
             const int32x4x2_t sh = vld2q_s32(p->output_shift + c);
-            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, o);
-            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, o + channels);
+            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, false, o);
+            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, false, o + channels);
         }
         if (n > 0) {
             int32x4_t even = b.val[0], odd = b.val[1];
             dw_window3x3(post, xc, filter + c, channels, next_row, &even, &odd);
-            dw_store8_mve(k, c, even, odd, lo16, hi16, o);
+            dw_store8_mve(k, c, even, odd, lo16, hi16, false, o);
         }
     }
 }
