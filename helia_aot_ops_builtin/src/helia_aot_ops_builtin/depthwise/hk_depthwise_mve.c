@@ -449,23 +449,38 @@ HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t 
     }
 }
 
-/* One tap of a window cut by the image edge: as DW_TAP8, the input offset added to x first. */
-#define DW_TAP8_OFFSET                                                                         \
+/* The taps of a window cut by the image edge, as DW_TAP8 with the input offset added to x
+ * first, software-pipelined like the post-increment blocks: FIRST loads the first tap, a tap's
+ * NEXT (after STEP, the pointers' step to the next tap: DW_EDGE_COL in a row, DW_EDGE_ROW to
+ * the next row) loads the next one between its own adds, LAST ends the window. q6 = x + offset,
+ * q7 = w, the products in q5 (even) and q4 (odd). */
+#define DW_EDGE_FIRST                                                                          \
     "vldrb.s16 q6, [%[x]]\n\t"                                                                 \
-    "vadd.i16 q6, q6, %[off]\n\t"                                                              \
     "vldrb.s16 q7, [%[w]]\n\t"                                                                 \
+    "vadd.i16 q6, q6, %[off]\n\t"
+#define DW_EDGE_TAP                                                                            \
     "vmullb.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
-    "vmullt.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[o], %q[o], q5\n\t"
+    "vmullt.s16 q4, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"
+#define DW_EDGE_NEXT(STEP)                                                                     \
+    STEP                                                                                       \
+    "vldrb.s16 q6, [%[x]]\n\t"                                                                 \
+    "vadd.i32 %q[o], %q[o], q4\n\t"                                                            \
+    "vldrb.s16 q7, [%[w]]\n\t"                                                                 \
+    "vadd.i16 q6, q6, %[off]\n\t"
+#define DW_EDGE_LAST "vadd.i32 %q[o], %q[o], q4\n\t"
 #define DW_EDGE_COL "add %[x], %[x], %[c]\n\tadd %[w], %[w], %[c]\n\t"
 #define DW_EDGE_ROW "add %[x], %[x], %[xr]\n\tadd %[w], %[w], %[wr]\n\t"
-#define DW_EDGE_COLS2 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
-#define DW_EDGE_COLS3 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
+#define DW_EDGE_COLS2 DW_EDGE_TAP DW_EDGE_NEXT(DW_EDGE_COL) DW_EDGE_TAP
+#define DW_EDGE_COLS3                                                                          \
+    DW_EDGE_TAP DW_EDGE_NEXT(DW_EDGE_COL) DW_EDGE_TAP DW_EDGE_NEXT(DW_EDGE_COL) DW_EDGE_TAP
+#define DW_EDGE_ROWS2(COLS) DW_EDGE_FIRST COLS DW_EDGE_NEXT(DW_EDGE_ROW) COLS DW_EDGE_LAST
+#define DW_EDGE_ROWS3(COLS)                                                                    \
+    DW_EDGE_FIRST COLS DW_EDGE_NEXT(DW_EDGE_ROW) COLS DW_EDGE_NEXT(DW_EDGE_ROW) COLS DW_EDGE_LAST
 #define DW_EDGE_OPERANDS                                                                       \
     : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)                                       \
     : [c] "r"(channels), [xr] "r"(x_row), [wr] "r"(w_row), [off] "r"(offset)                    \
-    : "q5", "q6", "q7", "memory"
+    : "q4", "q5", "q6", "q7", "memory"
 
 /* The taps of a 3x3 window cut by the image edge to rows x cols (2 or 3 each) for eight
  * channels, as the reference takes them: (input + offset) * filter over the taps inside the
@@ -476,15 +491,13 @@ HK_INLINE void dw_edge_taps_mve(int32_t rows, int32_t cols, const int8_t *x, con
 {
     int32x4_t e = *even, o = *odd;
     if (rows == 2 && cols == 2) {
-        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS2(DW_EDGE_COLS2) DW_EDGE_OPERANDS);
     } else if (rows == 2) {
-        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS2(DW_EDGE_COLS3) DW_EDGE_OPERANDS);
     } else if (cols == 2) {
-        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2
-                             DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS3(DW_EDGE_COLS2) DW_EDGE_OPERANDS);
     } else {
-        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3
-                             DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS3(DW_EDGE_COLS3) DW_EDGE_OPERANDS);
     }
     *even = e;
     *odd = o;
