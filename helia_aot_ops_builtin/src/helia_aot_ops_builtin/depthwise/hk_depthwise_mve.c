@@ -49,6 +49,13 @@ HK_INLINE dw_acc16_mve_t dw_taps16_mve(const dw_call_t *k, const dw_taps_t *t, i
     return a;
 }
 
+/* Whether the activation's lower bound is at or above the output zero point (a ReLU): the
+ * requantization may then leave out its rounding fixup (dw_store8_ms_mve). */
+HK_INLINE bool dw_relu(const dw_call_t *k)
+{
+    return k->lo >= k->p->output_offset;
+}
+
 /* Channels c..c+7, accumulated as even (0, 2, 4, 6) and odd lanes, requantized (every shift a
  * right shift: see dw_pixel_s8) and stored in channel order. Saturating to int16 before the
  * output offset and the clamp gives the same bytes as clamping the int32 results (both bounds
@@ -420,7 +427,7 @@ HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t 
 HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
                               int32_t count, int8_t *out)
 {
-    const bool relu = k->relu;
+    const bool relu = dw_relu(k);
     switch (dw_post_count(k->p->input_channels)) {
     case 16:
         if (relu) {
@@ -529,7 +536,7 @@ HK_INLINE void dw_edge3x3_body(const dw_call_t *k, const dw_taps_t *t, int8_t *o
  * channels at a time from the plain bias (dw_edge_taps_mve). */
 HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
 {
-    if (k->relu) {
+    if (dw_relu(k)) {
         dw_edge3x3_body(k, t, out, true);
     } else {
         dw_edge3x3_body(k, t, out, false);

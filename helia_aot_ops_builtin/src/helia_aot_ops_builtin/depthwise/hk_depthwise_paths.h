@@ -63,8 +63,6 @@ typedef struct {
     int32_t x_col;        /* from one tap to the next in a row: input (the filter's: channels) */
     int32_t lo, hi;       /* the activation clamp within int8 */
     int32_t mode;         /* hk_requant_mode over the channels */
-    bool relu;            /* lo >= the output zero point (a ReLU): Helium's requantization may
-                             leave out its rounding fixup (dw_store8_ms_mve) */
 } dw_call_t;
 
 /* One output pixel's taps inside the image, from the first one's input and filter bytes. */
@@ -118,7 +116,6 @@ HK_INLINE void dw_s8_walk(const hk_depthwise_params_t *p, const int8_t *input,
     k.lo = hk_max_i32(p->act_min, -128);
     k.hi = hk_min_i32(p->act_max, 127);
     k.mode = hk_requant_mode(p->output_multiplier, p->output_shift, channels);
-    k.relu = k.lo >= p->output_offset;
     const bool row3x3 = row != NULL && dw_row3x3_ok(&k);
     /* A path without whole-row loops (DSP, plain C) gives every pixel to `pixel`: the columns
      * whose windows lie wholly inside the image's width, [in_lo, in_hi), take the whole filter
