@@ -67,4 +67,6 @@ def test_flat_add_matches_the_reference(path_name, drawn, tmp_path_factory):
     cases = [add_case(**kwargs) for kwargs in drawn]
     # Always the ResNet-8 residual adds' form: one input's exponent 0, a ReLU, whole vectors.
     cases += [add_case(op="ADD", n=64, scales=s, act="relu", seed=7) for s in ("first", "second")]
-    check_program(program(cases), tmp_path_factory.mktemp("add_flat"), PATHS[path_name], ("binary",), len(cases))
+    check_program(
+        program(cases), tmp_path_factory.mktemp("add_flat"), PATHS[path_name], ("binary",), len(cases)
+    )
