@@ -475,6 +475,7 @@ OPERATOR_TESTS: dict[str, tuple[str, ...]] = {
     "elementwise": (
         "test_abs.py",
         "test_add.py",
+        "test_add_flat_hypothesis.py",
         "test_add_n.py",
         "test_atan2.py",
         "test_ceil.py",

@@ -7,8 +7,8 @@ values, built for the paths where the block is compiled: the M55 at -O2, and -O0
 block builds there, the M4 and the M55 without Helium for DSP blocks). The scan below finds the
 blocks in the sources, so a new block fails here until it is listed with its test, a listed
 test must name the block it covers (its docstring says which), and a removed block must leave
-the list. The state-struct blocks (unfolded_*_asm, conv_quads_asm, ui_group, the hk_fc_blocks8
-loops) read their structs through ``offsetof`` immediate operands (``[r0, %[len]]``); an
+the list. The state-struct blocks (unfolded_*_asm, conv_quads_asm's CONV_QUADS_FORMS, ui_group,
+the hk_fc_blocks8 loops) read their structs through ``offsetof`` immediate operands (``[r0, %[len]]``); an
 address ``[rN, #imm]`` with a literal register and offset is what those used to be, so any left
 in assembly text fails too (stack slots, ``[sp, #imm]``, and offsets from named operands, which
 step through data, are not struct members).
@@ -39,9 +39,10 @@ BLOCKS: dict[str, str] = {
     "conv_groups_asm_mve": "test_conv_pairs_hypothesis.py",
     "conv_pair4_mve": "test_conv_pairs_hypothesis.py",
     "conv_quad2_mve": "test_conv_quads_hypothesis.py",
-    "conv_quads_asm": "test_conv_quads_hypothesis.py",
+    "CONV_QUADS_FORMS": "test_conv_quads_hypothesis.py",
     "im2col_dot4x2": "test_conv_im2col_hypothesis.py",
     "im2col_dot4x2_q": "test_conv_im2col_hypothesis.py",
+    "im2col_dot4x2_pipe": "test_conv_im2col_hypothesis.py",
     "conv_dots2_s8": "test_dsp_fast_paths.py",
     "conv_dots2_q30_body": "test_conv_q30_dsp_hypothesis.py",
     "conv_pairs_q30_asm": "test_conv_q30_dsp_hypothesis.py",

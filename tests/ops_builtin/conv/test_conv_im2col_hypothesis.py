@@ -12,7 +12,8 @@ with hk_conv_s8 on the same call. On Helium the im2col entry gets a zeroed filte
 packed one: it must read only the packed filters, so a pass proves the fast path ran.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-im2col_dot4x2 and im2col_dot4x2_q (hk_conv_im2col_mve.c).
+im2col_dot4x2, im2col_dot4x2_q and im2col_dot4x2_pipe (hk_conv_im2col_mve.c; the pipelined
+form for columns of two or three vectors, which the MLPerf first layers and most draws have).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ and one program holding a draw's cases is cross-built for Helium at -O2 (the ass
 DSP (the portable reference path), each checked byte for byte against the numpy reference.
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-conv_quad2_mve and conv_quads_asm (hk_conv_mve.c).
+conv_quad2_mve and conv_quads_asm, whose forms CONV_QUADS_FORMS writes out (hk_conv_mve.c;
+the ReLU form where a drawn clamp's lower bound is at or above the output zero point).
 """
 
 from __future__ import annotations

@@ -148,6 +148,83 @@ static void im2col_dot4x2(const int8_t *xa, const int8_t *xb, const int8_t **w, 
 #endif
 
 /*
+ * im2col_dot4x2 for `vectors` 2 or 3 (a constant where inlined: the first layers of ResNet-8
+ * and KWS), straight-line and software-pipelined for the M55's pipes (docs/cycles.md): a
+ * load (load/store pipe) beside a VMLADAV (multiply pipe) overlaps it by a beat, two loads or
+ * two VMLADAVs do not, so each vector's last two dot products (filter 3: q7) run between the
+ * next vector's first loads, and its pixel vectors (q0, q1) are loaded once those are done.
+ * Filter vectors: q2, q3, q6, q7 (rows 0 to 3).
+ */
+#if defined(__OPTIMIZE__)
+#define IM2COL_W(Q) "vldrb.8 " Q ", [%[pw]], #16\n\t"
+#define IM2COL_X "vldrb.8 q0, [%[pa]], #16\n\t" "vldrb.8 q1, [%[pb]], #16\n\t"
+/* The first vector: rows 0 to 2 done, row 3 left to the next step (or the end). */
+#define IM2COL_FIRST                                                                           \
+    IM2COL_X IM2COL_W("q2")                                                                    \
+    IM2COL_W("q3") "vmladav.s8 %[a0], q0, q2\n\t"                                              \
+    IM2COL_W("q6") "vmladav.s8 %[b0], q1, q2\n\t"                                              \
+    IM2COL_W("q7") "vmladav.s8 %[a1], q0, q3\n\t"                                              \
+    "vmladav.s8 %[b1], q1, q3\n\t"                                                             \
+    "vmladav.s8 %[a2], q0, q6\n\t"                                                             \
+    "vmladav.s8 %[b2], q1, q6\n\t"
+/* A later vector: the previous one's row 3 (DOP: VMLADAV after the first vector) between
+ * this one's first filter loads, then rows 0 to 2. */
+#define IM2COL_NEXT(DOP)                                                                       \
+    IM2COL_W("q2") DOP " %[a3], q0, q7\n\t"                                                    \
+    IM2COL_W("q3") DOP " %[b3], q1, q7\n\t"                                                    \
+    IM2COL_X "vmladava.s8 %[a0], q0, q2\n\t"                                                   \
+    IM2COL_W("q6") "vmladava.s8 %[b0], q1, q2\n\t"                                             \
+    IM2COL_W("q7") "vmladava.s8 %[a1], q0, q3\n\t"                                             \
+    "vmladava.s8 %[b1], q1, q3\n\t"                                                            \
+    "vmladava.s8 %[a2], q0, q6\n\t"                                                            \
+    "vmladava.s8 %[b2], q1, q6\n\t"
+#define IM2COL_LAST                                                                            \
+    "vmladava.s8 %[a3], q0, q7\n\t"                                                            \
+    "vmladava.s8 %[b3], q1, q7\n\t"                                                            \
+    "vmov %q[ya][2], %q[ya][0], %[a0], %[a2]\n\t"                                              \
+    "vmov %q[ya][3], %q[ya][1], %[a1], %[a3]\n\t"                                              \
+    "vmov %q[yb][2], %q[yb][0], %[b0], %[b2]\n\t"                                              \
+    "vmov %q[yb][3], %q[yb][1], %[b1], %[b3]\n"
+#define IM2COL_PIPE_OPERANDS                                                                   \
+    : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [b0] "=&r"(b0),         \
+      [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3), [pa] "+r"(pa), [pb] "+r"(pb),           \
+      [pw] "+r"(pw), [ya] "=&w"(ya), [yb] "=&w"(yb)                                            \
+    :                                                                                          \
+    : "q0", "q1", "q2", "q3", "q6", "q7", "memory"
+HK_INLINE void im2col_dot4x2_pipe(const int8_t *xa, const int8_t *xb, const int8_t **w,
+                                  int32_t vectors, int32x4_t *qa, int32x4_t *qb)
+{
+    HK_MVE_EVEN_SUMS;
+    register const int8_t *pa __asm__("r1") = xa;
+    register const int8_t *pb __asm__("r3") = xb;
+    register const int8_t *pw __asm__("r5") = *w;
+    int32x4_t ya, yb;
+    if (vectors == 2) {
+        __asm__ volatile(IM2COL_FIRST IM2COL_NEXT("vmladav.s8") IM2COL_LAST IM2COL_PIPE_OPERANDS);
+    } else {
+        __asm__ volatile(IM2COL_FIRST IM2COL_NEXT("vmladav.s8") IM2COL_NEXT("vmladava.s8")
+                             IM2COL_LAST IM2COL_PIPE_OPERANDS);
+    }
+    *w = pw;
+    *qa = ya;
+    *qb = yb;
+}
+#undef IM2COL_W
+#undef IM2COL_X
+#undef IM2COL_FIRST
+#undef IM2COL_NEXT
+#undef IM2COL_LAST
+#undef IM2COL_PIPE_OPERANDS
+#else
+/* -O0: the loop's intrinsics (the same sums). */
+static void im2col_dot4x2_pipe(const int8_t *xa, const int8_t *xb, const int8_t **w,
+                               int32_t vectors, int32x4_t *qa, int32x4_t *qb)
+{
+    im2col_dot4x2(xa, xb, w, vectors, qa, qb);
+}
+#endif
+
+/*
  * im2col_dot4x2 for one vector per pixel held in registers (half columns: pixel A's taps in
  * lanes 0..7 of xa, pixel B's in lanes 8..15 of xb, the other lanes zero), against filter
  * rows packed twice (lanes 0..7 and 8..15), so each pixel meets its own copy.
@@ -206,30 +283,43 @@ typedef struct {
     const int32_t *quant;
     int32_t channels, vectors, offset, lo, hi;
     bool general;
+    bool relu; /* lo >= offset: the right-shift requantization may leave out its fixup */
 } im2col_filters_t;
 
 /* Four channels of both pixels: sums plus offset_bias, requantized with each channel's own
  * multiplier and shift (quant: the group's bias, multipliers and shifts, 4 each), the output
  * offset added and clamped. */
-HK_INLINE void im2col_requant4(const int32_t *quant, bool general, int32_t offset, int32x4_t vlo,
-                               int32x4_t vhi, int32x4_t *ya, int32x4_t *yb)
+HK_INLINE void im2col_requant4(const int32_t *quant, bool general, bool relu, int32_t offset,
+                                int32x4_t vlo, int32x4_t vhi, int32x4_t *ya, int32x4_t *yb)
 {
     const int32x4_t b = vldrwq_s32(quant), m = vldrwq_s32(quant + 4), s = vldrwq_s32(quant + 8);
+    if (relu && !general) {
+        /* hk_requant_right_mve without its fixup (negative values lowered by one before the
+         * rounding shift): that changes only results at or below zero, which the clamp takes
+         * to lo (at or above the output offset) either way. */
+        const int32x4_t a = vrshlq_s32(vqrdmulhq_s32(vaddq_s32(*ya, b), m), s);
+        const int32x4_t c = vrshlq_s32(vqrdmulhq_s32(vaddq_s32(*yb, b), m), s);
+        *ya = vminq_s32(vmaxq_s32(vaddq_n_s32(a, offset), vlo), vhi);
+        *yb = vminq_s32(vmaxq_s32(vaddq_n_s32(c, offset), vlo), vhi);
+        return;
+    }
     hk_requant_pair_mve(ya, yb, b, m, s, general, offset, vlo, vhi);
 }
 
 /* Every group of four packed filters against the columns xa and xb (or, `regs`, the half
  * columns va and vb in registers), each group's eight sums requantized from registers and
- * stored as four bytes per pixel (`general` and `regs`: constants at every call, so each loop
+ * stored as four bytes per pixel (`general`, `relu` (im2col_requant4), `regs` and `pipe` (2 or
+ * 3: im2col_dot4x2_pipe, else 0): constants at every call, so each loop
  * is compiled with one requantization and one source). The last group stores only real
  * channels. Pixel B is stored first, so out_b == out_a (an odd last pixel) leaves pixel A's
  * bytes. */
-HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, bool regs,
+HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, bool relu, bool regs,
+                             int32_t pipe,
                              const int8_t *xa, const int8_t *xb, int8x16_t va, int8x16_t vb,
                              int8_t *out_a, int8_t *out_b)
 {
     const int32x4_t vlo = vdupq_n_s32(k->lo), vhi = vdupq_n_s32(k->hi);
-    const int32_t offset = k->offset, vectors = k->vectors;
+    const int32_t offset = k->offset, vectors = pipe != 0 ? pipe : k->vectors;
     const int32_t whole = k->channels & ~3, rest = k->channels & 3;
     const int8_t *w = k->packed;
     const int32_t *quant = k->quant;
@@ -237,10 +327,12 @@ HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, bool regs,
     for (int32_t oc = 0; oc < whole; oc += 4, quant += 12) {
         if (regs) {
             im2col_dot4x2_q(va, vb, &w, &ya, &yb);
+        } else if (pipe != 0) {
+            im2col_dot4x2_pipe(xa, xb, &w, pipe, &ya, &yb);
         } else {
             im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
         }
-        im2col_requant4(quant, general, offset, vlo, vhi, &ya, &yb);
+        im2col_requant4(quant, general, relu, offset, vlo, vhi, &ya, &yb);
         vstrbq_s32(out_b + oc, yb);
         vstrbq_s32(out_a + oc, ya);
     }
@@ -248,24 +340,36 @@ HK_INLINE void im2col_groups(const im2col_filters_t *k, bool general, bool regs,
         const mve_pred16_t real = vctp32q((uint32_t)rest);
         if (regs) {
             im2col_dot4x2_q(va, vb, &w, &ya, &yb);
+        } else if (pipe != 0) {
+            im2col_dot4x2_pipe(xa, xb, &w, pipe, &ya, &yb);
         } else {
             im2col_dot4x2(xa, xb, &w, vectors, &ya, &yb);
         }
-        im2col_requant4(quant, general, offset, vlo, vhi, &ya, &yb);
+        im2col_requant4(quant, general, relu, offset, vlo, vhi, &ya, &yb);
         vstrbq_p_s32(out_b + whole, yb, real);
         vstrbq_p_s32(out_a + whole, ya, real);
     }
 }
 
-/* im2col_groups for two gathered columns, with the requantization the call needs. */
+/* im2col_groups for two gathered columns, with the requantization the call needs; columns of
+ * two or three vectors (in the right-shift requantization) through the pipelined dot products
+ * (im2col_dot4x2_pipe). */
 HK_NOINLINE void im2col_pair(const im2col_filters_t *k, const int8_t *xa, const int8_t *xb,
                              int8_t *out_a, int8_t *out_b)
 {
     const int8x16_t none = vdupq_n_s8(0);
     if (k->general) {
-        im2col_groups(k, true, false, xa, xb, none, none, out_a, out_b);
+        im2col_groups(k, true, false, false, 0, xa, xb, none, none, out_a, out_b);
+    } else if (k->vectors == 2 && k->relu) {
+        im2col_groups(k, false, true, false, 2, xa, xb, none, none, out_a, out_b);
+    } else if (k->vectors == 2) {
+        im2col_groups(k, false, false, false, 2, xa, xb, none, none, out_a, out_b);
+    } else if (k->vectors == 3 && k->relu) {
+        im2col_groups(k, false, true, false, 3, xa, xb, none, none, out_a, out_b);
+    } else if (k->vectors == 3) {
+        im2col_groups(k, false, false, false, 3, xa, xb, none, none, out_a, out_b);
     } else {
-        im2col_groups(k, false, false, xa, xb, none, none, out_a, out_b);
+        im2col_groups(k, false, false, false, 0, xa, xb, none, none, out_a, out_b);
     }
 }
 
@@ -274,9 +378,9 @@ HK_NOINLINE void im2col_pair_q(const im2col_filters_t *k, int8x16_t va, int8x16_
                                int8_t *out_a, int8_t *out_b)
 {
     if (k->general) {
-        im2col_groups(k, true, true, NULL, NULL, va, vb, out_a, out_b);
+        im2col_groups(k, true, false, true, 0, NULL, NULL, va, vb, out_a, out_b);
     } else {
-        im2col_groups(k, false, true, NULL, NULL, va, vb, out_a, out_b);
+        im2col_groups(k, false, false, true, 0, NULL, NULL, va, vb, out_a, out_b);
     }
 }
 
@@ -374,6 +478,7 @@ void hk_conv_s8_im2col_mve(const hk_conv_im2col_params_t *q, const int8_t *input
     k.lo = hk_max_i32(p->act_min, -128);
     k.hi = hk_min_i32(p->act_max, 127);
     k.general = q->general != 0;
+    k.relu = k.lo >= k.offset;
     const int32_t cin = p->input_channels;
     im2col_geometry_t g;
     g.input = input;

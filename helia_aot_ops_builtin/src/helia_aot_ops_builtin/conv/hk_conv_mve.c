@@ -748,14 +748,30 @@ typedef struct {
  * chains interleaved; r0/r2 the byte distances from offset_bias (r11) to the multiplier and
  * shift. Both then narrow into one 16-bit vector (filter 0 even lanes, filter 1 odd ones),
  * saturating: a sum beyond int16 stays beyond the clamp after the zero point (q5) is added
- * (saturating too), so one add, one clamp (q6, q7) and one scatter (offsets q4) serve both. */
-#define CONV_QUADS_REQUANT                                                                     \
+ * (saturating too), so one add, one clamp (q6, q7) and one scatter (offsets q4) serve both.
+ * STEP (the next pair's filter pointers, scalar) runs in the narrowing's latency, where the
+ * zero-point add would otherwise wait. */
+#define CONV_QUADS_CONSTANTS                                                                   \
     "ldr r8, [r11, r0]\n\t"                                                                    \
     "ldr r10, [r11, r2]\n\t"                                                                   \
     "ldr r12, [r11], #4\n\t"                                                                   \
     "ldr r4, [r11, r0]\n\t"                                                                    \
     "ldr lr, [r11, r2]\n\t"                                                                    \
-    "ldr r7, [r11], #4\n\t"                                                                    \
+    "ldr r7, [r11], #4\n\t"
+#define CONV_QUADS_STEP_FILTERS                                                                \
+    "ldr r0, [r9, %[taps]]\n\t"                                                                \
+    "mov r3, r5\n\t"                                                                           \
+    "add r5, r3, r0\n\t"
+#define CONV_QUADS_NARROW_STORE                                                                \
+    "vqmovnb.s32 q0, q0\n\t"                                                                   \
+    "vqmovnt.s32 q0, q1\n\t"                                                                   \
+    CONV_QUADS_STEP_FILTERS                                                                    \
+    "vqadd.s16 q0, q0, q5\n\t"                                                                 \
+    "vmax.s16 q0, q0, q6\n\t"                                                                  \
+    "vmin.s16 q0, q0, q7\n\t"                                                                  \
+    "vstrb.16 q0, [r6, q4]\n\t"
+#define CONV_QUADS_REQUANT                                                                     \
+    CONV_QUADS_CONSTANTS                                                                       \
     "vadd.i32 q0, q0, r12\n\t"                                                                 \
     "vadd.i32 q1, q1, r7\n\t"                                                                  \
     "vqrdmulh.s32 q0, q0, r8\n\t"                                                              \
@@ -766,12 +782,20 @@ typedef struct {
     "vqadd.s32 q1, q1, q3\n\t"                                                                 \
     "vrshl.s32 q0, r10\n\t"                                                                    \
     "vrshl.s32 q1, lr\n\t"                                                                     \
-    "vqmovnb.s32 q0, q0\n\t"                                                                   \
-    "vqmovnt.s32 q0, q1\n\t"                                                                   \
-    "vqadd.s16 q0, q0, q5\n\t"                                                                 \
-    "vmax.s16 q0, q0, q6\n\t"                                                                  \
-    "vmin.s16 q0, q0, q7\n\t"                                                                  \
-    "vstrb.16 q0, [r6, q4]\n\t"
+    CONV_QUADS_NARROW_STORE
+/* CONV_QUADS_REQUANT where the activation's lower bound is at or above the output zero point
+ * (a ReLU): the fixup (negative values lowered by one before the rounding shift) changes only
+ * values that round to zero or below, which the clamp takes to the lower bound either way, so
+ * it is left out; the adds and multiplies alternate between the integer and multiply pipes. */
+#define CONV_QUADS_REQUANT_RELU                                                                \
+    CONV_QUADS_CONSTANTS                                                                       \
+    "vadd.i32 q0, q0, r12\n\t"                                                                 \
+    "vqrdmulh.s32 q0, q0, r8\n\t"                                                              \
+    "vadd.i32 q1, q1, r7\n\t"                                                                  \
+    "vqrdmulh.s32 q1, q1, r4\n\t"                                                              \
+    "vrshl.s32 q0, r10\n\t"                                                                    \
+    "vrshl.s32 q1, lr\n\t"                                                                     \
+    CONV_QUADS_NARROW_STORE
 /* The dot products for two or more vectors: the head, the second step (which finishes the
  * head's sums with VMLADAV), PEEL (0 to 3 more steps: (vectors - 2) % 4) and LOOP (the rest,
  * four steps per iteration: a taken branch costs as much as three steps' overlap, so the
@@ -792,13 +816,14 @@ typedef struct {
     "bne 2b\n"                                                                                 \
     "3:\n\t"
 /* Per pair of filters: the dot products DOTS, then the lane moves, both filters'
- * requantization and the step to the next pair. */
-#define CONV_QUADS_LOOP(DOTS)                                                                  \
+ * requantization REQUANT and the step to the next pair; ROUNDS loads the step loop's count
+ * (empty for the forms without that loop). */
+#define CONV_QUADS_LOOP(DOTS, REQUANT, ROUNDS)                                                 \
     "vldrw.u32 q6, [r9, %[lo]]\n\t"                                                            \
-    "vldrw.u32 q7, [r9, %[hi]]\n"                                                              \
+    "vldrw.u32 q7, [r9, %[hi]]\n"                                                               \
     "4:\n\t"                                                                                   \
     "ldr r1, [r9, %[xi]]\n\t"                                                                  \
-    "ldr r7, [r9, %[rounds]]\n\t"                                                              \
+    ROUNDS                                                                                     \
     DOTS                                                                                       \
     "vmov q0[2], q0[0], r0, r4\n\t"                                                            \
     "vmov q0[3], q0[1], r2, r6\n\t"                                                            \
@@ -807,15 +832,13 @@ typedef struct {
     "ldr r0, [r9, %[to_mult]]\n\t"                                                             \
     "ldr r2, [r9, %[to_shift]]\n\t"                                                            \
     "ldr r6, [r9, %[out]]\n\t"                                                                 \
-    CONV_QUADS_REQUANT                                                                         \
+    REQUANT                                                                                    \
     "adds r6, r6, #2\n\t"                                                                      \
     "str r6, [r9, %[out]]\n\t"                                                                 \
-    "ldr r0, [r9, %[taps]]\n\t"                                                                \
-    "mov r3, r5\n\t"                                                                           \
-    "add r5, r3, r0\n\t"                                                                       \
     "ldr r0, [r9, %[end]]\n\t"                                                                 \
     "cmp r11, r0\n\t"                                                                          \
     "bne 4b\n"
+#define CONV_QUADS_COUNT "ldr r7, [r9, %[rounds]]\n\t"
 
 /*
  * conv_quads_s8 for four real pixels, an even number of filters (>= 2) and the narrow
@@ -829,7 +852,7 @@ typedef struct {
  * constant in each caller: 1, 2, 4, or 6 to 9 for the looped forms, conv_quads_pairs_asm)
  * picks the form.
  */
-HK_INLINE void conv_quads_asm(int32_t vectors, conv_quads_asm_t *state, const int8_t *filter,
+HK_INLINE void conv_quads_asm(int32_t vectors, bool relu, conv_quads_asm_t *state, const int8_t *filter,
                               const int32_t *bias)
 {
     register int32_t r0 __asm__("r0");
@@ -853,38 +876,53 @@ HK_INLINE void conv_quads_asm(int32_t vectors, conv_quads_asm_t *state, const in
       CQ_FIELD(xi), CQ_FIELD(rounds), CQ_FIELD(taps), CQ_FIELD(to_mult), CQ_FIELD(to_shift),     \
       CQ_FIELD(out), CQ_FIELD(end)                                                             \
     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "cc", "memory"
-    if (vectors == 1) {
-        __asm__ volatile(
-            CONV_QUADS_LOOP(CONV_QUADS_HEAD CONV_QUADS_TAIL("vmladav.s8")) CONV_QUADS_OPERANDS);
-    } else if (vectors == 2) {
-        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", "")) CONV_QUADS_OPERANDS);
-    } else if (vectors == 4) {
-        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC, ""))
-                             CONV_QUADS_OPERANDS);
-    } else if (vectors == 6) { /* (vectors - 2) % 4 == 0 */
-        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", CONV_QUADS_ROUNDS))
-                             CONV_QUADS_OPERANDS);
-    } else if (vectors == 7) {
-        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC, CONV_QUADS_ROUNDS))
-                             CONV_QUADS_OPERANDS);
-    } else if (vectors == 8) {
-        __asm__ volatile(
-            CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC, CONV_QUADS_ROUNDS))
-                CONV_QUADS_OPERANDS);
-    } else {
-        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(
-            CONV_QUADS_ACC CONV_QUADS_ACC CONV_QUADS_ACC, CONV_QUADS_ROUNDS)) CONV_QUADS_OPERANDS);
+#define CONV_QUADS_FORMS(REQ)                                                                  \
+    if (vectors == 1) {                                                                        \
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_HEAD CONV_QUADS_TAIL("vmladav.s8"), REQ, "")   \
+                             CONV_QUADS_OPERANDS);                                             \
+    } else if (vectors == 2) {                                                                 \
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", ""), REQ, "") CONV_QUADS_OPERANDS); \
+    } else if (vectors == 4) {                                                                 \
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC, ""),    \
+                                         REQ, "") CONV_QUADS_OPERANDS);                          \
+    } else if (vectors == 6) { /* (vectors - 2) % 4 == 0 */                                    \
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS("", CONV_QUADS_ROUNDS), REQ,           \
+                                         CONV_QUADS_COUNT) CONV_QUADS_OPERANDS);               \
+    } else if (vectors == 7) {                                                                 \
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC, CONV_QUADS_ROUNDS),    \
+                                         REQ, CONV_QUADS_COUNT) CONV_QUADS_OPERANDS);          \
+    } else if (vectors == 8) {                                                                 \
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC,         \
+                                                         CONV_QUADS_ROUNDS),                   \
+                                         REQ, CONV_QUADS_COUNT) CONV_QUADS_OPERANDS);          \
+    } else {                                                                                   \
+        __asm__ volatile(CONV_QUADS_LOOP(CONV_QUADS_DOTS(CONV_QUADS_ACC CONV_QUADS_ACC          \
+                                                             CONV_QUADS_ACC,                   \
+                                                         CONV_QUADS_ROUNDS),                   \
+                                         REQ, CONV_QUADS_COUNT) CONV_QUADS_OPERANDS);          \
     }
+    if (relu) {
+        CONV_QUADS_FORMS(CONV_QUADS_REQUANT_RELU)
+    } else {
+        CONV_QUADS_FORMS(CONV_QUADS_REQUANT)
+    }
+#undef CONV_QUADS_FORMS
 #undef CONV_QUADS_OPERANDS
 }
 
 /* One function per form of the loop: 1, 2 and 4 vectors straight (KWS's pointwise is 4), and
- * the looped forms by (vectors - 2) % 4 (6: none peeled, 7: one, 8: two, 9: three). */
+ * the looped forms by (vectors - 2) % 4 (6: none peeled, 7: one, 8: two, 9: three); each in
+ * the narrow requantization and in its ReLU form (CONV_QUADS_REQUANT_RELU). */
 #define CONV_QUADS_FORM(V)                                                                     \
     HK_NOINLINE void conv_quads_##V##_asm(conv_quads_asm_t *state, const int8_t *filter,      \
                                          const int32_t *bias)                                 \
     {                                                                                         \
-        conv_quads_asm(V, state, filter, bias);                                               \
+        conv_quads_asm(V, false, state, filter, bias);                                        \
+    }                                                                                         \
+    HK_NOINLINE void conv_quads_##V##_relu_asm(conv_quads_asm_t *state, const int8_t *filter, \
+                                              const int32_t *bias)                            \
+    {                                                                                         \
+        conv_quads_asm(V, true, state, filter, bias);                                         \
     }
 CONV_QUADS_FORM(1)
 CONV_QUADS_FORM(2)
@@ -895,25 +933,45 @@ CONV_QUADS_FORM(8)
 CONV_QUADS_FORM(9)
 #undef CONV_QUADS_FORM
 
-/* The pair loop of `vectors` (>= 1) vectors: its form's function. */
-HK_INLINE void conv_quads_pairs_asm(int32_t vectors, conv_quads_asm_t *state, const int8_t *filter,
-                                    const int32_t *bias)
+/* The pair loop of `vectors` (>= 1) vectors: its form's function, the ReLU form when `relu`
+ * (the activation's lower bound at or above the output zero point). */
+HK_INLINE void conv_quads_pairs_asm(int32_t vectors, bool relu, conv_quads_asm_t *state,
+                                    const int8_t *filter, const int32_t *bias)
 {
-    if (vectors == 1) {
-        conv_quads_1_asm(state, filter, bias);
-    } else if (vectors == 2) {
-        conv_quads_2_asm(state, filter, bias);
-    } else if (vectors == 4) {
-        conv_quads_4_asm(state, filter, bias);
-    } else if (((vectors - 2) & 3) == 0) {
-        conv_quads_6_asm(state, filter, bias);
-    } else if (((vectors - 2) & 3) == 1) {
-        conv_quads_7_asm(state, filter, bias);
-    } else if (((vectors - 2) & 3) == 2) {
-        conv_quads_8_asm(state, filter, bias);
-    } else {
-        conv_quads_9_asm(state, filter, bias);
+    int32_t form = vectors;
+    if (vectors > 4 || vectors == 3) {
+        form = 6 + ((vectors - 2) & 3);
     }
+#define CONV_QUADS_CALL(V)                                                                     \
+    if (relu) {                                                                                \
+        conv_quads_##V##_relu_asm(state, filter, bias);                                        \
+    } else {                                                                                   \
+        conv_quads_##V##_asm(state, filter, bias);                                             \
+    }
+    switch (form) {
+    case 1:
+        CONV_QUADS_CALL(1)
+        break;
+    case 2:
+        CONV_QUADS_CALL(2)
+        break;
+    case 4:
+        CONV_QUADS_CALL(4)
+        break;
+    case 6:
+        CONV_QUADS_CALL(6)
+        break;
+    case 7:
+        CONV_QUADS_CALL(7)
+        break;
+    case 8:
+        CONV_QUADS_CALL(8)
+        break;
+    default:
+        CONV_QUADS_CALL(9)
+        break;
+    }
+#undef CONV_QUADS_CALL
 }
 #endif
 
@@ -1097,7 +1155,7 @@ HK_NOINLINE void conv_quads_run(const hk_conv_params_t *p, const int8_t *input,
 #if defined(__OPTIMIZE__)
         if (fast) {
             st.out = out;
-            conv_quads_pairs_asm(k.vectors, &st, filter, k.bias);
+            conv_quads_pairs_asm(k.vectors, lo >= k.offset, &st, filter, k.bias);
             if ((channels & 1) != 0) {
                 conv_quads_s8(&k, xi, n, 2 * pairs, out);
             }

@@ -49,16 +49,31 @@ HK_INLINE dw_acc16_mve_t dw_taps16_mve(const dw_call_t *k, const dw_taps_t *t, i
     return a;
 }
 
+/* Whether the activation's lower bound is at or above the output zero point (a ReLU): the
+ * requantization may then leave out its rounding fixup (dw_store8_ms_mve). */
+HK_INLINE bool dw_relu(const dw_call_t *k)
+{
+    return k->lo >= k->p->output_offset;
+}
+
 /* Channels c..c+7, accumulated as even (0, 2, 4, 6) and odd lanes, requantized (every shift a
  * right shift: see dw_pixel_s8) and stored in channel order. Saturating to int16 before the
  * output offset and the clamp gives the same bytes as clamping the int32 results (both bounds
  * lie well inside int16) at half the work. */
 HK_INLINE void dw_store8_ms_mve(const dw_call_t *k, int32_t c, int32x4_t even, int32x4_t odd,
                                 int32x4x2_t m, int32x4x2_t s, int16x8_t lo, int16x8_t hi,
-                                int8_t *out)
+                                bool relu, int8_t *out)
 {
-    even = hk_requant_right_mve(even, m.val[0], s.val[0]);
-    odd = hk_requant_right_mve(odd, m.val[1], s.val[1]);
+    if (relu) {
+        /* hk_requant_right_mve without its fixup (negative values lowered by one before the
+         * rounding shift): that changes only results at or below zero, which the clamp takes
+         * to lo (at or above the output zero point) either way. */
+        even = vrshlq_s32(vqrdmulhq_s32(even, m.val[0]), s.val[0]);
+        odd = vrshlq_s32(vqrdmulhq_s32(odd, m.val[1]), s.val[1]);
+    } else {
+        even = hk_requant_right_mve(even, m.val[0], s.val[0]);
+        odd = hk_requant_right_mve(odd, m.val[1], s.val[1]);
+    }
     /* Narrowing into `lo` overwrites every lane: it only saves materializing a vector. */
     int16x8_t y = vqmovntq_s32(vqmovnbq_s32(lo, even), odd);
     y = vqaddq_n_s16(y, (int16_t)k->p->output_offset);
@@ -67,10 +82,10 @@ HK_INLINE void dw_store8_ms_mve(const dw_call_t *k, int32_t c, int32x4_t even, i
 
 /* dw_store8_ms_mve with channel c's multipliers and shifts loaded here. */
 HK_INLINE void dw_store8_mve(const dw_call_t *k, int32_t c, int32x4_t even, int32x4_t odd,
-                             int16x8_t lo, int16x8_t hi, int8_t *out)
+                             int16x8_t lo, int16x8_t hi, bool relu, int8_t *out)
 {
     dw_store8_ms_mve(k, c, even, odd, vld2q_s32(k->p->output_multiplier + c),
-                     vld2q_s32(k->p->output_shift + c), lo, hi, out);
+                     vld2q_s32(k->p->output_shift + c), lo, hi, relu, out);
 }
 
 /* Channels c..c+3 (fewer where `keep` says) in int32 lanes, for the channels after the last
@@ -125,8 +140,8 @@ HK_NOINLINE void dw_pixel_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out
             } else {
                 a = dw_taps16_mve(k, t, c, a, true);
             }
-            dw_store8_mve(k, c, a.e0, a.o0, lo16, hi16, out);
-            dw_store8_mve(k, c + 8, a.e1, a.o1, lo16, hi16, out);
+            dw_store8_mve(k, c, a.e0, a.o0, lo16, hi16, false, out);
+            dw_store8_mve(k, c + 8, a.e1, a.o1, lo16, hi16, false, out);
         }
     }
     for (; c < channels; c += 4) {
@@ -186,17 +201,31 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
  * picks it (channels the conversion knows; the forms below cover the counts of the MLPerf and
  * common mobile models, 16, 32 and 64, every other count keeps the blocks above).
  */
-#define DW_POST_TAP8(C)                                                                       \
+/* The blocks are software-pipelined for the M55's pipes (docs/cycles.md): each tap loads the
+ * next tap's input and filter while its own products are added, so loads, multiplies and adds
+ * alternate and no add waits on the multiply before it (VMULL's latency is 2). FIRST loads the
+ * first tap; a tap's NEXT loads the next one (NEXT_ROW after a row's third tap, stepping the
+ * input pointers to the next row first), LAST ends the window with nothing loaded past it. One
+ * pixel: q6 = x, q7 = w, the products in q5 (even) and q4 (odd). */
+#define DW_POST1_FIRST(C)                                                                     \
     "vldrb.s16 q6, [%[x]], #" #C "\n\t"                                                         \
-    "vldrb.s16 q7, [%[w]], #" #C "\n\t"                                                         \
+    "vldrb.s16 q7, [%[w]], #" #C "\n\t"
+#define DW_POST1_TAP                                                                          \
     "vmullb.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
-    "vmullt.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[o], %q[o], q5\n\t"
-#define DW_POST_ROW "add %[x], %[x], %[r]\n\t"
-#define DW_POST_TAP8X2(C)                                                                     \
+    "vmullt.s16 q4, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"
+#define DW_POST1_NEXT(C)                                                                      \
+    "vldrb.s16 q6, [%[x]], #" #C "\n\t"                                                         \
+    "vadd.i32 %q[o], %q[o], q4\n\t"                                                            \
+    "vldrb.s16 q7, [%[w]], #" #C "\n\t"
+#define DW_POST1_NEXT_ROW(C) "add %[x], %[x], %[r]\n\t" DW_POST1_NEXT(C)
+#define DW_POST1_LAST "vadd.i32 %q[o], %q[o], q4\n\t"
+/* Two pixels: q4 = x, q5 = y, q6 = w (one filter load for both); the even products in q7, the
+ * odd ones in the input register they consume. */
+#define DW_POST2_FIRST(C)                                                                     \
     "vldrb.s16 q6, [%[w]], #" #C "\n\t"                                                         \
-    "vldrb.s16 q4, [%[x]], #" #C "\n\t"                                                         \
+    "vldrb.s16 q4, [%[x]], #" #C "\n\t"
+#define DW_POST2_TAP(C)                                                                       \
     "vmullb.s16 q7, q4, q6\n\t"                                                                \
     "vldrb.s16 q5, [%[y]], #" #C "\n\t"                                                         \
     "vadd.i32 %q[e0], %q[e0], q7\n\t"                                                          \
@@ -204,10 +233,21 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
     "vmullb.s16 q7, q5, q6\n\t"                                                                \
     "vadd.i32 %q[o0], %q[o0], q4\n\t"                                                          \
     "vmullt.s16 q5, q5, q6\n\t"                                                                \
-    "vadd.i32 %q[e1], %q[e1], q7\n\t"                                                          \
-    "vadd.i32 %q[o1], %q[o1], q5\n\t"
-#define DW_POST_ROW2 "add %[x], %[x], %[r]\n\tadd %[y], %[y], %[r]\n\t"
-#define DW_POST_ROWS(TAP, ROW) TAP TAP TAP ROW TAP TAP TAP ROW TAP TAP TAP
+    "vadd.i32 %q[e1], %q[e1], q7\n\t"
+#define DW_POST2_NEXT(C)                                                                      \
+    "vldrb.s16 q6, [%[w]], #" #C "\n\t"                                                         \
+    "vadd.i32 %q[o1], %q[o1], q5\n\t"                                                          \
+    "vldrb.s16 q4, [%[x]], #" #C "\n\t"
+#define DW_POST2_NEXT_ROW(C)                                                                  \
+    "vldrb.s16 q6, [%[w]], #" #C "\n\t"                                                         \
+    "vadd.i32 %q[o1], %q[o1], q5\n\t"                                                          \
+    "add %[x], %[x], %[r]\n\t"                                                                 \
+    "add %[y], %[y], %[r]\n\t"                                                                 \
+    "vldrb.s16 q4, [%[x]], #" #C "\n\t"
+#define DW_POST2_LAST "vadd.i32 %q[o1], %q[o1], q5\n\t"
+/* The nine taps of a window: three rows of three. */
+#define DW_POST_ROWS(FIRST, TAP, NEXT, NEXT_ROW, LAST)                                        \
+    FIRST TAP NEXT TAP NEXT TAP NEXT_ROW TAP NEXT TAP NEXT TAP NEXT_ROW TAP NEXT TAP NEXT TAP LAST
 
 /* dw_taps3x3_mve and dw_taps3x3_pair_mve for C channels; next_row steps x (and y) from the
  * end of a window row (three taps read) to the start of the next. */
@@ -216,10 +256,11 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
                                          int32x4_t *even, int32x4_t *odd)                     \
     {                                                                                         \
         int32x4_t e = *even, o = *odd;                                                        \
-        __asm__ volatile(DW_POST_ROWS(DW_POST_TAP8(C), DW_POST_ROW)                            \
+        __asm__ volatile(DW_POST_ROWS(DW_POST1_FIRST(C), DW_POST1_TAP, DW_POST1_NEXT(C),      \
+                                      DW_POST1_NEXT_ROW(C), DW_POST1_LAST)                    \
                          : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)                 \
                          : [r] "r"(next_row)                                                  \
-                         : "q5", "q6", "q7", "memory");                                       \
+                         : "q4", "q5", "q6", "q7", "memory");                                 \
         *even = e;                                                                            \
         *odd = o;                                                                             \
     }                                                                                         \
@@ -229,7 +270,8 @@ HK_INLINE void dw_taps3x3_mve(const int8_t *x, const int8_t *w, int32_t channels
                                               int32x4_t *even1, int32x4_t *odd1)              \
     {                                                                                         \
         int32x4_t e0 = *even0, o0 = *odd0, e1 = *even1, o1 = *odd1;                           \
-        __asm__ volatile(DW_POST_ROWS(DW_POST_TAP8X2(C), DW_POST_ROW2)                         \
+        __asm__ volatile(DW_POST_ROWS(DW_POST2_FIRST(C), DW_POST2_TAP(C), DW_POST2_NEXT(C),   \
+                                      DW_POST2_NEXT_ROW(C), DW_POST2_LAST)                    \
                          : [e0] "+w"(e0), [o0] "+w"(o0), [e1] "+w"(e1), [o1] "+w"(o1),        \
                            [x] "+l"(x), [y] "+l"(y), [w] "+l"(w)                              \
                          : [r] "r"(next_row)                                                  \
@@ -246,10 +288,16 @@ DW_POST_FUNCTIONS(64)
 
 #undef DW_POST_FUNCTIONS
 #undef DW_POST_ROWS
-#undef DW_POST_ROW2
-#undef DW_POST_TAP8X2
-#undef DW_POST_ROW
-#undef DW_POST_TAP8
+#undef DW_POST1_FIRST
+#undef DW_POST1_TAP
+#undef DW_POST1_NEXT
+#undef DW_POST1_NEXT_ROW
+#undef DW_POST1_LAST
+#undef DW_POST2_FIRST
+#undef DW_POST2_TAP
+#undef DW_POST2_NEXT
+#undef DW_POST2_NEXT_ROW
+#undef DW_POST2_LAST
 
 /* DW_TAP8 for two output pixels at once (inputs x and y, one filter load for both): q4 / q5 =
  * the two pixels' inputs, q6 = w. Ordered for the M55's pipes (docs/cycles.md): no add reads a
@@ -338,9 +386,10 @@ HK_INLINE int32_t dw_post_count(int32_t channels)
     return channels == 16 || channels == 32 || channels == 64 ? channels : 0;
 }
 
-/* dw_row3x3_s8 with its windows' block chosen by `post` (dw_window3x3). */
+/* dw_row3x3_s8 with its windows' block chosen by `post` (dw_window3x3), and the ReLU
+ * requantization when `relu` (dw_store8_ms_mve). */
 HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t *filter,
-                              int32_t count, int8_t *out, const int32_t post)
+                              int32_t count, int8_t *out, const int32_t post, const bool relu)
 {
     const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
@@ -358,8 +407,8 @@ HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t 
             /* One load of the channels' multipliers and shifts for both pixels. */
             const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
             const int32x4x2_t sh = vld2q_s32(p->output_shift + c);
-            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, out);
-            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, out + channels);
+            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, relu, out);
+            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, relu, out + channels);
         }
     }
     for (; count > 0; --count, x += step, out += channels) {
@@ -367,50 +416,78 @@ HK_INLINE void dw_row3x3_body(const dw_call_t *k, const int8_t *x, const int8_t 
             const int32x4x2_t b = vld2q_s32(p->offset_bias + c);
             int32x4_t even = b.val[0], odd = b.val[1];
             dw_window3x3(post, x + c, filter + c, channels, next_row, &even, &odd);
-            dw_store8_mve(k, c, even, odd, lo16, hi16, out);
+            dw_store8_mve(k, c, even, odd, lo16, hi16, relu, out);
         }
     }
 }
 
-/* Whole windows along a row, one copy of the row loop per post-increment block so the choice
- * is made once per row, not per eight channels (a taken branch each, which cost more than the
- * block saves). */
+/* Whole windows along a row, one copy of the row loop per post-increment block (each in the
+ * ReLU requantization too) so the choice is made once per row, not per eight channels (a
+ * taken branch each, which cost more than the block saves). */
 HK_NOINLINE void dw_row3x3_s8(const dw_call_t *k, const int8_t *x, const int8_t *filter,
                               int32_t count, int8_t *out)
 {
+    const bool relu = dw_relu(k);
     switch (dw_post_count(k->p->input_channels)) {
     case 16:
-        dw_row3x3_body(k, x, filter, count, out, 16);
+        if (relu) {
+            dw_row3x3_body(k, x, filter, count, out, 16, true);
+        } else {
+            dw_row3x3_body(k, x, filter, count, out, 16, false);
+        }
         break;
     case 32:
-        dw_row3x3_body(k, x, filter, count, out, 32);
+        if (relu) {
+            dw_row3x3_body(k, x, filter, count, out, 32, true);
+        } else {
+            dw_row3x3_body(k, x, filter, count, out, 32, false);
+        }
         break;
     case 64:
-        dw_row3x3_body(k, x, filter, count, out, 64);
+        if (relu) {
+            dw_row3x3_body(k, x, filter, count, out, 64, true);
+        } else {
+            dw_row3x3_body(k, x, filter, count, out, 64, false);
+        }
         break;
     default:
-        dw_row3x3_body(k, x, filter, count, out, 0);
+        dw_row3x3_body(k, x, filter, count, out, 0, false);
         break;
     }
 }
 
-/* One tap of a window cut by the image edge: as DW_TAP8, the input offset added to x first. */
-#define DW_TAP8_OFFSET                                                                         \
+/* The taps of a window cut by the image edge, as DW_TAP8 with the input offset added to x
+ * first, software-pipelined like the post-increment blocks: FIRST loads the first tap, a tap's
+ * NEXT (after STEP, the pointers' step to the next tap: DW_EDGE_COL in a row, DW_EDGE_ROW to
+ * the next row) loads the next one between its own adds, LAST ends the window. q6 = x + offset,
+ * q7 = w, the products in q5 (even) and q4 (odd). */
+#define DW_EDGE_FIRST                                                                          \
     "vldrb.s16 q6, [%[x]]\n\t"                                                                 \
-    "vadd.i16 q6, q6, %[off]\n\t"                                                              \
     "vldrb.s16 q7, [%[w]]\n\t"                                                                 \
+    "vadd.i16 q6, q6, %[off]\n\t"
+#define DW_EDGE_TAP                                                                            \
     "vmullb.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[e], %q[e], q5\n\t"                                                            \
-    "vmullt.s16 q5, q6, q7\n\t"                                                                \
-    "vadd.i32 %q[o], %q[o], q5\n\t"
+    "vmullt.s16 q4, q6, q7\n\t"                                                                \
+    "vadd.i32 %q[e], %q[e], q5\n\t"
+#define DW_EDGE_NEXT(STEP)                                                                     \
+    STEP                                                                                       \
+    "vldrb.s16 q6, [%[x]]\n\t"                                                                 \
+    "vadd.i32 %q[o], %q[o], q4\n\t"                                                            \
+    "vldrb.s16 q7, [%[w]]\n\t"                                                                 \
+    "vadd.i16 q6, q6, %[off]\n\t"
+#define DW_EDGE_LAST "vadd.i32 %q[o], %q[o], q4\n\t"
 #define DW_EDGE_COL "add %[x], %[x], %[c]\n\tadd %[w], %[w], %[c]\n\t"
 #define DW_EDGE_ROW "add %[x], %[x], %[xr]\n\tadd %[w], %[w], %[wr]\n\t"
-#define DW_EDGE_COLS2 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
-#define DW_EDGE_COLS3 DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET DW_EDGE_COL DW_TAP8_OFFSET
+#define DW_EDGE_COLS2 DW_EDGE_TAP DW_EDGE_NEXT(DW_EDGE_COL) DW_EDGE_TAP
+#define DW_EDGE_COLS3                                                                          \
+    DW_EDGE_TAP DW_EDGE_NEXT(DW_EDGE_COL) DW_EDGE_TAP DW_EDGE_NEXT(DW_EDGE_COL) DW_EDGE_TAP
+#define DW_EDGE_ROWS2(COLS) DW_EDGE_FIRST COLS DW_EDGE_NEXT(DW_EDGE_ROW) COLS DW_EDGE_LAST
+#define DW_EDGE_ROWS3(COLS)                                                                    \
+    DW_EDGE_FIRST COLS DW_EDGE_NEXT(DW_EDGE_ROW) COLS DW_EDGE_NEXT(DW_EDGE_ROW) COLS DW_EDGE_LAST
 #define DW_EDGE_OPERANDS                                                                       \
     : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w)                                       \
     : [c] "r"(channels), [xr] "r"(x_row), [wr] "r"(w_row), [off] "r"(offset)                    \
-    : "q5", "q6", "q7", "memory"
+    : "q4", "q5", "q6", "q7", "memory"
 
 /* The taps of a 3x3 window cut by the image edge to rows x cols (2 or 3 each) for eight
  * channels, as the reference takes them: (input + offset) * filter over the taps inside the
@@ -421,23 +498,21 @@ HK_INLINE void dw_edge_taps_mve(int32_t rows, int32_t cols, const int8_t *x, con
 {
     int32x4_t e = *even, o = *odd;
     if (rows == 2 && cols == 2) {
-        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS2(DW_EDGE_COLS2) DW_EDGE_OPERANDS);
     } else if (rows == 2) {
-        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS2(DW_EDGE_COLS3) DW_EDGE_OPERANDS);
     } else if (cols == 2) {
-        __asm__ volatile(DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2 DW_EDGE_ROW DW_EDGE_COLS2
-                             DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS3(DW_EDGE_COLS2) DW_EDGE_OPERANDS);
     } else {
-        __asm__ volatile(DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3 DW_EDGE_ROW DW_EDGE_COLS3
-                             DW_EDGE_OPERANDS);
+        __asm__ volatile(DW_EDGE_ROWS3(DW_EDGE_COLS3) DW_EDGE_OPERANDS);
     }
     *even = e;
     *odd = o;
 }
 
-/* Every channel of one 3x3 window cut by the image edge to 2 or 3 rows and columns, eight
- * channels at a time from the plain bias (dw_edge_taps_mve). */
-HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
+/* dw_edge3x3_s8 in the requantization `relu` says (a constant where inlined). */
+HK_INLINE void dw_edge3x3_body(const dw_call_t *k, const dw_taps_t *t, int8_t *out,
+                               const bool relu)
 {
     const hk_depthwise_params_t *p = k->p;
     const int32_t channels = p->input_channels;
@@ -453,7 +528,18 @@ HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *o
         }
         dw_edge_taps_mve(t->rows, t->cols, t->x + c, t->w + c, channels, x_row, w_row,
                          p->input_offset, &even, &odd);
-        dw_store8_mve(k, c, even, odd, lo16, hi16, out);
+        dw_store8_mve(k, c, even, odd, lo16, hi16, relu, out);
+    }
+}
+
+/* Every channel of one 3x3 window cut by the image edge to 2 or 3 rows and columns, eight
+ * channels at a time from the plain bias (dw_edge_taps_mve). */
+HK_NOINLINE void dw_edge3x3_s8(const dw_call_t *k, const dw_taps_t *t, int8_t *out)
+{
+    if (dw_relu(k)) {
+        dw_edge3x3_body(k, t, out, true);
+    } else {
+        dw_edge3x3_body(k, t, out, false);
     }
 }
 
@@ -509,13 +595,13 @@ HK_INLINE void dw_row3x3_unfolded_body(const dw_call_t *k, const int8_t *x,
                                 &even1, &odd1);
             const int32x4x2_t m = vld2q_s32(p->output_multiplier + c);
             const int32x4x2_t sh = vld2q_s32(p->output_shift + c);
-            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, o);
-            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, o + channels);
+            dw_store8_ms_mve(k, c, even0, odd0, m, sh, lo16, hi16, false, o);
+            dw_store8_ms_mve(k, c, even1, odd1, m, sh, lo16, hi16, false, o + channels);
         }
         if (n > 0) {
             int32x4_t even = b.val[0], odd = b.val[1];
             dw_window3x3(post, xc, filter + c, channels, next_row, &even, &odd);
-            dw_store8_mve(k, c, even, odd, lo16, hi16, o);
+            dw_store8_mve(k, c, even, odd, lo16, hi16, false, o);
         }
     }
 }
