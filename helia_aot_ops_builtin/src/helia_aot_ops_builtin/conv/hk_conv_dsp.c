@@ -44,6 +44,39 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
     conv_gather_edge_s8(p, image, iy0, ix0, fill, patch);
 }
 
+/* Where a pixel's receptive field is read from: filter_height rows of filter_width *
+ * input_channels bytes, `stride` bytes apart (in the image itself, or a gathered patch). */
+typedef struct {
+    const int8_t *x;
+    size_t stride;
+} conv_rows_t;
+
+/* The receptive field of the pixel at `at` (then advanced): read in place, with no copy, when
+ * the window lies inside the image without dilation or is the pixel itself of a `direct`
+ * filter; other windows are gathered into `patch` (conv_gather_edge_s8), whose rows follow one
+ * another. */
+HK_INLINE conv_rows_t conv_rows_source(const hk_conv_params_t *p, const int8_t *input,
+                                       bool direct, conv_pixel_t *at, int8_t *patch)
+{
+    const int32_t iy0 = at->oy * p->stride_height - p->pad_top;
+    const int32_t ix0 = at->ox * p->stride_width - p->pad_left;
+    const size_t stride = (size_t)p->input_width * (size_t)p->input_channels;
+    const int8_t *image = input + (size_t)at->b * (size_t)p->input_height * stride;
+    conv_rows_t r;
+    if (direct || (p->dilation_width == 1 && p->dilation_height == 1 && iy0 >= 0 && ix0 >= 0 &&
+                   iy0 + p->filter_height <= p->input_height &&
+                   ix0 + p->filter_width <= p->input_width)) {
+        r.x = image + (size_t)iy0 * stride + (size_t)ix0 * (size_t)p->input_channels;
+        r.stride = stride;
+    } else {
+        conv_gather_edge_s8(p, image, iy0, ix0, (int8_t)(-p->input_offset), patch);
+        r.x = patch;
+        r.stride = (size_t)p->filter_width * (size_t)p->input_channels;
+    }
+    conv_advance(p, at);
+    return r;
+}
+
 /* Two pixels' receptive fields x0, x1 [0..taps) widened for SMLAD (hk_widen_s8x4) and
  * interleaved per four taps: x0's (0, 2) and (1, 3) lanes, then x1's. The last taps % 4 stay
  * bytes in x0 and x1. */
@@ -454,6 +487,47 @@ static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps
     hk_store_u32(words + 12, pair[1]);
 }
 
+/* Four taps of both pixels widened and stored (the words of conv_widen2_s8): two loads, four
+ * SXTB16s and one STM of r8-r11 (fixed registers, so that the STM's list is in order). */
+#define CONV_WIDEN2_STEP                                                                       \
+    "ldr r8, [%[pa]], #4\n\t"                                                                  \
+    "ldr r10, [%[pb]], #4\n\t"                                                                 \
+    "sxtb16 r9, r8, ror #8\n\t"                                                               \
+    "sxtb16 r8, r8\n\t"                                                                       \
+    "sxtb16 r11, r10, ror #8\n\t"                                                             \
+    "sxtb16 r10, r10\n\t"                                                                     \
+    "stmia %[w]!, {r8, r9, r10, r11}\n\t"
+
+/* conv_widen2_s8 of two receptive fields read row by row where they lie (conv_rows_source):
+ * `rows` rows of `row` bytes each, `row` a multiple of four, so every group of four taps lies in
+ * one row; eight taps a pass where `row` is a multiple of eight (every 3x3 window of at least
+ * eight channels, every pointwise one of at least eight). */
+HK_NOINLINE void conv_widen2_rows_s8(const conv_rows_t *a, const conv_rows_t *b, int32_t rows,
+                                     int32_t row, uint8_t *words)
+{
+    uint8_t *w = words;
+    const int8_t *xa = a->x, *xb = b->x;
+    const size_t sa = a->stride, sb = b->stride;
+    for (int32_t fy = 0; fy < rows; ++fy, xa += sa, xb += sb) {
+        const int8_t *pa = xa, *pb = xb;
+        const int8_t *const end = xa + row;
+        if ((row & 4) != 0) {
+            __asm__(CONV_WIDEN2_STEP
+                    : [pa] "+r"(pa), [pb] "+r"(pb), [w] "+r"(w)
+                    :
+                    : "r8", "r9", "r10", "r11", "memory");
+        }
+        if (pa != end) {
+            __asm__("1:\n\t" CONV_WIDEN2_STEP CONV_WIDEN2_STEP
+                    "cmp %[pa], %[end]\n\t"
+                    "bne 1b"
+                    : [pa] "+r"(pa), [pb] "+r"(pb), [w] "+r"(w)
+                    : [end] "r"(end)
+                    : "r8", "r9", "r10", "r11", "cc", "memory");
+        }
+    }
+}
+
 /* Built without a frame pointer whatever the build's flags: the block's tap step takes r7. */
 HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
     __attribute__((optimize("omit-frame-pointer")));
@@ -529,6 +603,25 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         run.filter = filter;
         run.taps = taps;
         run.offset = p->output_offset;
+        const int32_t row = p->filter_width * p->input_channels;
+        if ((row & 3) == 0) {
+            /* Whole words per window row: windows inside the image are widened where they
+             * lie, with no gather; the others from their patch. */
+            for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+                /* Two pixels at a time; a last odd one is computed twice and stored once. */
+                const conv_rows_t x0 = conv_rows_source(p, input, direct, &at, s.patch0);
+                const bool two = i + 1 < pixels;
+                const conv_rows_t x1 = two ? conv_rows_source(p, input, direct, &at, s.patch1) : x0;
+                conv_widen2_rows_s8(&x0, &x1, p->filter_height, row, s.words);
+                run.bias = p->offset_bias;
+                run.table = table;
+                run.out0 = out;
+                run.out0_end = out + channels;
+                run.out1_minus_out0 = two ? channels : 0;
+                conv_pairs_q30_asm(&run);
+            }
+            return;
+        }
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             /* Two pixels at a time; a last odd one is computed twice and stored once. */
             const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);
