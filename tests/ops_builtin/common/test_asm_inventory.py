@@ -45,6 +45,7 @@ BLOCKS: dict[str, str] = {
     "conv_dots2_s8": "test_dsp_fast_paths.py",
     "conv_dots2_q30_body": "test_conv_q30_dsp_hypothesis.py",
     "conv_pairs_q30_asm": "test_conv_q30_dsp_hypothesis.py",
+    "conv_widen2_rows_s8": "test_conv_q30_dsp_hypothesis.py",
     # hk_depthwise_mve.c
     "dw_taps3x3_mve": "test_depthwise_rows_hypothesis.py",
     "dw_taps3x3_pair_mve": "test_depthwise_rows_hypothesis.py",
