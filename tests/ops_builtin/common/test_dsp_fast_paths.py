@@ -14,7 +14,8 @@ the other cores (test_conv_paths.py).
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
-hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar (hk_binary_scalar.c).
+hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar and add_half_run_asm
+(hk_binary_scalar.c).
 """
 
 from __future__ import annotations
@@ -213,6 +214,61 @@ def tie_case(rng, op, left_shift, multipliers, shifts, offsets):
         activation_max=127,
     )
     return fc_paths.binary_quant_case(op, a.reshape(-1), b.reshape(-1), q)
+
+
+HALF_TIES = st.fixed_dictionaries(
+    {
+        "half_first": st.booleans(),
+        "multipliers": st.tuples(
+            st.one_of(st.integers(2**30, 2**31 - 1), st.integers(2**20, 2**21 - 1).map(lambda j: j << 10)),
+            st.integers(2**30, 2**31 - 1),
+        ),
+        "shifts": st.tuples(st.integers(-6, -1), st.integers(-12, -1)),
+        "offsets": st.lists(st.integers(-128, 127), min_size=3, max_size=3),
+        "lo": st.sampled_from((-128, -50, 0, 100)),
+        "seed": SEEDS,
+    }
+)
+
+
+def half_tie_case(rng, half_first, multipliers, shifts, offsets, lo):
+    """LiteRT's form of an int8 ADD with differing scales (left shift 20, the input at the larger
+    scale at multiplier 2^30 and shift 0): add_half_run_asm (hk_binary_scalar.c), either input the
+    half one, multipliers with their low ten bits zero (rounding ties in the other input's
+    multiply), ReLU-like minimums, every input pair of a grid (an odd count: its one-output
+    start)."""
+    a, b = (v.astype(np.int8) for v in np.meshgrid(rng.permutation(256)[:63] - 128, np.arange(-128, 128, 4)))
+    half, other = (2**30, 0), (multipliers[0], shifts[0])
+    (m1, s1), (m2, s2) = (half, other) if half_first else (other, half)
+    q = dict(
+        input1_offset=offsets[0],
+        input2_offset=offsets[1],
+        output_offset=offsets[2],
+        left_shift=20,
+        input1_multiplier=m1,
+        input1_shift=s1,
+        input2_multiplier=m2,
+        input2_shift=s2,
+        output_multiplier=multipliers[1],
+        output_shift=shifts[1],
+        activation_min=lo,
+        activation_max=127,
+    )
+    return fc_paths.binary_quant_case("ADD", a.reshape(-1), b.reshape(-1), q)
+
+
+@settings(max_examples=2, deadline=None)
+@given(cases=st.lists(HALF_TIES, min_size=6, max_size=8))
+def test_m4_add_half_run_rounds_as_the_reference(cases, tmp_path_factory):
+    """add_half_run_asm against the reference on grids of every input pair."""
+    built = drawn_cases(cases, half_tie_case)
+    check_program(
+        fc_paths.program(built),
+        tmp_path_factory.mktemp("dsp_binary_half"),
+        PATHS["m4-dsp"],
+        ("binary",),
+        len(built),
+    )
 
 
 @settings(max_examples=2, deadline=None)
