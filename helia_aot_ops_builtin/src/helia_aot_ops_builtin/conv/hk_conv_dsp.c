@@ -349,7 +349,8 @@ typedef struct {
     int8_t *out0;              /* advances by a pair */
     int8_t *out0_end;          /* out0 after the last pair */
     int32_t out1_minus_out0;   /* bytes from the first pixel's outputs to the second's */
-    int32_t taps, offset;
+    int32_t taps;
+    int32_t offset2;           /* 1 + 2 * the output offset (see CONV_Q30_PAIR_TAIL) */
 } conv_q30_run_t;
 
 /* One pair's sums from bias (ldrd r0/r2 from [r8]), then `steps`: the eight-tap prefix and/or
@@ -375,9 +376,22 @@ typedef struct {
     "ldr lr, %[words_end]\n\t"                                                                 \
     "cmp r4, lr\n\t"                                                                           \
     "bne 1b\n\t"
+/* Sixty-four taps a pass (the end test once per 256 multiply-accumulates) for the tap counts
+ * of ResNet-like 3x3 layers: 16 x 4n taps (64 channels: 576), 16 + 64n (16 channels: 144) and
+ * 32 + 64n (32 channels: 288), the prefix run before the loop. */
+#define CONV_Q30_LOOP64                                                                        \
+    "1:\n\t" CONV_Q30_STEP16 CONV_Q30_STEP16 CONV_Q30_STEP16 CONV_Q30_STEP16                  \
+    "ldr lr, %[words_end]\n\t"                                                                 \
+    "cmp r4, lr\n\t"                                                                           \
+    "bne 1b\n\t"
+/* The four sums requantized as conv_requant_q30, the output offset inside the saturating
+ * add: QADD(x, 1 + 2 * offset) then SSAT of it halved (ASR #1) gives ssat8(offset +
+ * (QADD(x, 1) >> 1)) for every x: without saturation (x + 1 + 2 * offset) >> 1 is
+ * ((x + 1) >> 1) + offset, the even 2 * offset passing the halving; either add saturates only
+ * for |x| above 2^31 - 2^9, where both results are the same int8 limit. */
 #define CONV_Q30_PAIR_TAIL                                                                 \
     "ldr r8, %[table]\n\t"                                                                 \
-    "ldr r7, %[offset]\n\t"                                                                \
+    "ldr r7, %[offset2]\n\t"                                                                \
     "ldr r4, %[out0]\n\t"                                                                  \
     "ldr lr, %[delta]\n\t"                                                                 \
     "ldmia r8!, {r9, r10, r11, r12}\n\t"                                                   \
@@ -394,19 +408,14 @@ typedef struct {
     "asr r1, r1, r10\n\t"                                                                  \
     "asr r2, r2, r12\n\t"                                                                  \
     "asr r3, r3, r12\n\t"                                                                  \
-    "mov r9, #1\n\t"                                                                       \
-    "qadd r0, r0, r9\n\t"                                                                  \
-    "qadd r1, r1, r9\n\t"                                                                  \
-    "qadd r2, r2, r9\n\t"                                                                  \
-    "qadd r3, r3, r9\n\t"                                                                  \
-    "add r0, r7, r0, asr #1\n\t"                                                           \
-    "add r1, r7, r1, asr #1\n\t"                                                           \
-    "add r2, r7, r2, asr #1\n\t"                                                           \
-    "add r3, r7, r3, asr #1\n\t"                                                           \
-    "ssat r0, #8, r0\n\t"                                                                  \
-    "ssat r1, #8, r1\n\t"                                                                  \
-    "ssat r2, #8, r2\n\t"                                                                  \
-    "ssat r3, #8, r3\n\t"                                                                  \
+    "qadd r0, r0, r7\n\t"                                                                  \
+    "qadd r1, r1, r7\n\t"                                                                  \
+    "qadd r2, r2, r7\n\t"                                                                  \
+    "qadd r3, r3, r7\n\t"                                                                  \
+    "ssat r0, #8, r0, asr #1\n\t"                                                          \
+    "ssat r1, #8, r1, asr #1\n\t"                                                          \
+    "ssat r2, #8, r2, asr #1\n\t"                                                          \
+    "ssat r3, #8, r3, asr #1\n\t"                                                          \
     "bfi r0, r2, #8, #8\n\t"                                                               \
     "bfi r1, r3, #8, #8\n\t"                                                               \
     "strh r1, [r4, lr]\n\t"                                                                \
@@ -421,7 +430,7 @@ typedef struct {
 #define CONV_Q30_OPERANDS                                                                      \
     : [bias] "+m"(r->bias), [table] "+m"(r->table), [out0] "+m"(r->out0)                     \
     : [words] "m"(r->words), [words_end] "m"(r->words_end), [taps] "m"(r->taps),             \
-      [offset] "m"(r->offset), [delta] "m"(r->out1_minus_out0), [out0_end] "m"(r->out0_end),  \
+      [offset2] "m"(r->offset2), [delta] "m"(r->out1_minus_out0), [out0_end] "m"(r->out0_end),  \
       [filter] "m"(r->filter)                                                                  \
     : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",  \
       "cc", "memory"
@@ -536,10 +545,23 @@ HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
     conv_q30_run_t copy = *run;
     conv_q30_run_t *r = &copy;
-    /* Four shapes of the tap loop: eight taps, sixteen a pass and three more (an RGB 3x3
-     * window's 27); eight then sixteen a pass; eight only; sixteen a pass. */
+    /* The shapes of the tap loop: sixty-four taps a pass after 0, 16 or 32; thirty-two a pass
+     * after 0, 8, 16 or 24; eight taps, sixteen a pass and three more (an RGB 3x3 window's 27);
+     * eight then sixteen a pass; eight only; sixteen a pass. */
     const int32_t runs = r->taps >> 4; /* sixteen-tap runs after the eight-tap prefix */
-    if ((r->taps & 3) == 0 && runs >= 2) {
+    if ((r->taps & 15) == 0 && runs >= 4 && (runs & 3) != 3) {
+        /* Sixty-four taps a pass after none, one or two sixteen-tap runs. */
+        if ((runs & 3) == 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_LOOP64 CONV_Q30_PAIR_TAIL
+                                 CONV_Q30_OPERANDS);
+        } else if ((runs & 3) == 1) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP16 CONV_Q30_LOOP64
+                                 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP16 CONV_Q30_STEP16
+                                 CONV_Q30_LOOP64 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        }
+    } else if ((r->taps & 3) == 0 && runs >= 2) {
         /* Thirty-two taps a pass: an eight-tap prefix or not, an odd run first or not. */
         if ((r->taps & 8) != 0 && (runs & 1) != 0) {
             __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_STEP16
@@ -602,7 +624,7 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         run.words_end = s.words + 4 * (taps & ~3); /* the sixteen-tap loop's end */
         run.filter = filter;
         run.taps = taps;
-        run.offset = p->output_offset;
+        run.offset2 = 1 + 2 * p->output_offset;
         const int32_t row = p->filter_width * p->input_channels;
         if ((row & 3) == 0) {
             /* Whole words per window row: windows inside the image are widened where they
