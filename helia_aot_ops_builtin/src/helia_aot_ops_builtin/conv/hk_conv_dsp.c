@@ -10,7 +10,35 @@
 HK_NOINLINE void conv_gather_edge_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
                                      int32_t ix0, int8_t fill, int8_t *patch)
 {
-    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+    const int32_t c = p->input_channels;
+    if (p->dilation_width != 1 || p->dilation_height != 1 || (c & 3) != 0) {
+        conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+        return;
+    }
+    /* Whole words per pixel (the patch is word aligned, the rows a whole number of words):
+     * the fill and the copies a word at a time, with no division. */
+    const uint32_t word = 0x01010101u * (uint32_t)(uint8_t)fill;
+    const int32_t fw = p->filter_width, words = fw * c / 4, pixel = c / 4;
+    const int32_t fx0 = hk_min_i32(hk_max_i32(-ix0, 0), fw);
+    const int32_t fx1 = hk_max_i32(hk_min_i32(p->input_width - ix0, fw), fx0);
+    const size_t stride = (size_t)p->input_width * (size_t)c;
+    uint32_t *dst = (uint32_t *)(void *)patch;
+    for (int32_t fy = 0; fy < p->filter_height; ++fy, dst += words) {
+        const int32_t iy = iy0 + fy;
+        int32_t i = 0;
+        if (iy >= 0 && iy < p->input_height && fx0 < fx1) {
+            for (; i < fx0 * pixel; ++i) {
+                dst[i] = word;
+            }
+            const int8_t *src = image + (size_t)iy * stride + (size_t)(ix0 + fx0) * (size_t)c;
+            for (const int32_t end = fx1 * pixel; i < end; ++i, src += 4) {
+                dst[i] = hk_load_u32(src);
+            }
+        }
+        for (; i < words; ++i) {
+            dst[i] = word;
+        }
+    }
 }
 
 /* The gather of this path, kept out of the pixel loop (HK_NOINLINE's reason). A window inside

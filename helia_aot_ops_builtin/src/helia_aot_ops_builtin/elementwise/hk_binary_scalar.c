@@ -100,8 +100,10 @@ typedef struct { /* the block loads the first eleven members into r0..r10 with o
 
 /* One output: x from the half input (r4: its offset), y from the other (r5 offset, r6
  * multiplier, r7 rounding constant, its shift at [sp]), then the output's SMMLAR (r8, r9),
- * shift ([sp, #4]) and clamp (r10: the minimum). */
-#define ADD_HALF_ONE                                                                           \
+ * shift ([sp, #4]), SSAT to int8 and CLAMP: ADD_HALF_MIN (r10: the activation's minimum) or
+ * nothing (a minimum of -128, as a RELU whose output zero point is -128 has). */
+#define ADD_HALF_MIN "cmp lr, r10\n\tit lt\n\tmovlt lr, r10\n\t"
+#define ADD_HALF_ONE(CLAMP)                                                                    \
     "ldrsb r11, [r0], #1\n\t"                                                                  \
     "ldrsb r12, [r1], #1\n\t"                                                                  \
     "add r11, r4, r11, lsl #19\n\t"                                                            \
@@ -116,42 +118,41 @@ typedef struct { /* the block loads the first eleven members into r0..r10 with o
     "smmlar lr, r11, r8, lr\n\t"                                                               \
     "ldr r12, [sp, #4]\n\t"                                                                    \
     "asr lr, lr, r12\n\t"                                                                      \
-    "ssat lr, #8, lr\n\t"                                                                      \
-    "cmp lr, r10\n\t"                                                                          \
-    "it lt\n\t"                                                                                \
-    "movlt lr, r10\n\t"                                                                        \
+    "ssat lr, #8, lr\n\t" CLAMP                                                                \
     "strb lr, [r2], #1\n\t"
 /* Kept out of line (its registers are the block's) and built without a frame pointer whatever
  * the build's flags: the block takes r7. */
 #define ADD_HALF_NOINLINE static __attribute__((noinline, optimize("omit-frame-pointer")))
 ADD_HALF_NOINLINE void add_half_run_asm(const add_half_run_t *run)
 {
+    const bool clamp = run->lo > -128;
     register const add_half_run_t *r0 __asm__("r0") = run;
     /* Two outputs a pass; an odd count runs one first. */
-    __asm__ volatile(
-        "ldr r11, [r0, %[g_shift]]\n\t"
-        "ldr r12, [r0, %[out_shift]]\n\t"
-        "push {r11, r12}\n\t"
-        "ldr r11, [r0, %[odd]]\n\t"
-        "ldm r0, {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10}\n\t"
-        "cmp r11, #0\n\t"
-        "beq 1f\n\t"
-        ADD_HALF_ONE
-        "cmp r0, r3\n\t"
-        "beq 2f\n\t"
-        "1:\n\t"
-        ADD_HALF_ONE
-        ADD_HALF_ONE
-        "cmp r0, r3\n\t"
-        "bne 1b\n\t"
-        "2:\n\t"
-        "add sp, sp, #8"
-        : "+r"(r0)
-        : [g_shift] "i"(offsetof(add_half_run_t, g_shift)),
-          [out_shift] "i"(offsetof(add_half_run_t, out_shift)),
-          [odd] "i"(offsetof(add_half_run_t, odd))
-        : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr", "cc",
-          "memory");
+#define ADD_HALF_BLOCK(CLAMP)                                                                  \
+    __asm__ volatile("ldr r11, [r0, %[g_shift]]\n\t"                                             \
+                     "ldr r12, [r0, %[out_shift]]\n\t"                                           \
+                     "push {r11, r12}\n\t"                                                       \
+                     "ldr r11, [r0, %[odd]]\n\t"                                                 \
+                     "ldm r0, {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10}\n\t"                 \
+                     "cmp r11, #0\n\t"                                                           \
+                     "beq 1f\n\t" ADD_HALF_ONE(CLAMP) "cmp r0, r3\n\t"                         \
+                     "beq 2f\n\t"                                                                \
+                     "1:\n\t" ADD_HALF_ONE(CLAMP) ADD_HALF_ONE(CLAMP) "cmp r0, r3\n\t"         \
+                     "bne 1b\n\t"                                                                \
+                     "2:\n\t"                                                                    \
+                     "add sp, sp, #8"                                                            \
+                     : "+r"(r0)                                                                  \
+                     : [g_shift] "i"(offsetof(add_half_run_t, g_shift)),                         \
+                       [out_shift] "i"(offsetof(add_half_run_t, out_shift)),                     \
+                       [odd] "i"(offsetof(add_half_run_t, odd))                                  \
+                     : "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11",      \
+                       "r12", "lr", "cc", "memory")
+    if (clamp) {
+        ADD_HALF_BLOCK(ADD_HALF_MIN);
+    } else {
+        ADD_HALF_BLOCK("");
+    }
+#undef ADD_HALF_BLOCK
 }
 #endif
 
