@@ -14,7 +14,7 @@ the other cores (test_conv_paths.py).
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
-hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar and add_half_run_asm
+hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar and ADD_HALF_BLOCK
 (hk_binary_scalar.c).
 """
 
