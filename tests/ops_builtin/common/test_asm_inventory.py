@@ -69,6 +69,7 @@ BLOCKS: dict[str, str] = {
     "pool_sxtab16_odd": "test_fc_pool_binary_paths.py",
     "binary_srdhm": "test_fc_pool_binary_paths.py",
     "binary_smmlar": "test_dsp_fast_paths.py",
+    "fc_output_int_s8": "test_dsp_fast_paths.py",
     "ADD_HALF_BLOCK": "test_dsp_fast_paths.py",
     "wide_smmulr": "test_wide_fast_paths.py",
     "hk_doubling_high_q30": "test_wide_fast_paths.py",

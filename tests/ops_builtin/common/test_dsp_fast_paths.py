@@ -15,7 +15,8 @@ the other cores (test_conv_paths.py).
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
 hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar and ADD_HALF_BLOCK
-(hk_binary_scalar.c).
+(hk_binary_scalar.c), fc_output_int_s8 (hk_fully_connected_dsp.c: the integer requantization of
+the groups, drawn with and without a multiplier table).
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ FC = st.fixed_dictionaries(
         "layout": st.sampled_from(("packed", "packed", "folded")),
         "per_channel": st.booleans(),
         "zp_w": st.integers(-3, 3),
+        # the integer requantization where the converter's proof accepts the scales (the DSP
+        # groups' fc_output_int_s8), else the double one
+        "integer": st.booleans(),
         "seed": SEEDS,
     }
 )
@@ -126,6 +130,14 @@ FC = st.fixed_dictionaries(
 @given(cases=st.lists(FC, min_size=6, max_size=10))
 def test_m4_fully_connected_matches_the_reference(cases, tmp_path_factory):
     built = drawn_cases(cases, fc_paths.fc_case)
+    # Always shallow layers with the integer requantization, whose outputs mostly stay inside
+    # the clamp (deep random rows mostly saturate), so its rounding decides bytes.
+    rng = np.random.default_rng(0)
+    built += [
+        fc_paths.fc_case(rng, 1, depth, 8, integer=True, per_channel=per_channel)
+        for depth in (4, 16, 20, 40)
+        for per_channel in (True, False)
+    ]
     check_program(
         fc_paths.program(built),
         tmp_path_factory.mktemp("dsp_fc"),
