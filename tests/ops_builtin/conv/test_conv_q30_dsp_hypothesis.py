@@ -77,7 +77,9 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
     # ResNet-8's 3x3 layers: 16 channels (48-byte window rows, read in place inside the image,
     # gathered at its edges) and a stride of two.
     cases.append(conv_case(np.random.default_rng(6), 16, 4, 3, 3, size=(6, 5), right_only=True))
-    cases.append(conv_case(np.random.default_rng(7), 16, 6, 3, 3, stride=(2, 2), size=(7, 7), right_only=True))
+    cases.append(
+        conv_case(np.random.default_rng(7), 16, 6, 3, 3, stride=(2, 2), size=(7, 7), right_only=True)
+    )
     check_program(
         program(cases),
         tmp_path_factory.mktemp("conv_q30_dsp"),
