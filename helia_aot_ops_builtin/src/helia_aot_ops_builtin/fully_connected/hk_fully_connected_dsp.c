@@ -68,6 +68,10 @@ HK_INLINE void fc_dot4_dsp(const fc_s8_t *k, const int8_t *x, const int32_t *xw,
 /* The packed groups on the DSP extension (no double FPU): a row of at most FC_WIDEN_MAX
  * features is widened once for all groups, and one scale for every unit is decoded once per
  * call instead of once per output (hk_fc_scale_decode). */
+/* Built without a frame pointer whatever the build's flags: the widened loop's four-load
+ * step (hk_fc_dot.h) takes fourteen registers. */
+static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out)
+    __attribute__((optimize("omit-frame-pointer")));
 static void fc_groups_s8(const fc_s8_t *k, const int8_t *x, uint32_t row, int8_t *out)
 {
     const size_t group_size = hk_fc_packed_group_size(k->depth);
