@@ -47,6 +47,7 @@ BLOCKS: dict[str, str] = {
     "conv_dots2_q30_body": "test_conv_q30_dsp_hypothesis.py",
     "conv_pairs_q30_asm": "test_conv_q30_dsp_hypothesis.py",
     "HK_CONV_TAPS_PAIRS": "test_conv_q30_dsp_hypothesis.py",
+    "conv_widen2_rows_s8": "test_conv_q30_dsp_hypothesis.py",
     # hk_depthwise_mve.c
     "dw_taps3x3_mve": "test_depthwise_rows_hypothesis.py",
     "dw_taps3x3_pair_mve": "test_depthwise_rows_hypothesis.py",
@@ -70,6 +71,8 @@ BLOCKS: dict[str, str] = {
     "pool_sxtab16_odd": "test_fc_pool_binary_paths.py",
     "binary_srdhm": "test_fc_pool_binary_paths.py",
     "binary_smmlar": "test_dsp_fast_paths.py",
+    "fc_output_int_s8": "test_dsp_fast_paths.py",
+    "ADD_HALF_BLOCK": "test_dsp_fast_paths.py",
     "wide_smmulr": "test_wide_fast_paths.py",
     "hk_doubling_high_q30": "test_wide_fast_paths.py",
     "hk_sxtb16_odd": "test_dsp_fast_paths.py",

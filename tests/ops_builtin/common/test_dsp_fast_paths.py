@@ -14,7 +14,9 @@ the other cores (test_conv_paths.py).
 
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
 conv_dots2_s8 (hk_conv_dsp.c) and the SXTB16 / SXTAB16 helpers it and the depthwise path use,
-hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar (hk_binary_scalar.c).
+hk_sxtb16_odd and hk_sxtab16_odd (hk_simd.h), binary_smmlar and ADD_HALF_BLOCK
+(hk_binary_scalar.c), fc_output_int_s8 (hk_fully_connected_dsp.c: the integer requantization of
+the groups, drawn with and without a multiplier table).
 """
 
 from __future__ import annotations
@@ -116,6 +118,9 @@ FC = st.fixed_dictionaries(
         "layout": st.sampled_from(("packed", "packed", "folded")),
         "per_channel": st.booleans(),
         "zp_w": st.integers(-3, 3),
+        # the integer requantization where the converter's proof accepts the scales (the DSP
+        # groups' fc_output_int_s8), else the double one
+        "integer": st.booleans(),
         "seed": SEEDS,
     }
 )
@@ -125,6 +130,14 @@ FC = st.fixed_dictionaries(
 @given(cases=st.lists(FC, min_size=6, max_size=10))
 def test_m4_fully_connected_matches_the_reference(cases, tmp_path_factory):
     built = drawn_cases(cases, fc_paths.fc_case)
+    # Always shallow layers with the integer requantization, whose outputs mostly stay inside
+    # the clamp (deep random rows mostly saturate), so its rounding decides bytes.
+    rng = np.random.default_rng(0)
+    built += [
+        fc_paths.fc_case(rng, 1, depth, 8, integer=True, per_channel=per_channel)
+        for depth in (4, 16, 20, 40)
+        for per_channel in (True, False)
+    ]
     check_program(
         fc_paths.program(built),
         tmp_path_factory.mktemp("dsp_fc"),
@@ -213,6 +226,61 @@ def tie_case(rng, op, left_shift, multipliers, shifts, offsets):
         activation_max=127,
     )
     return fc_paths.binary_quant_case(op, a.reshape(-1), b.reshape(-1), q)
+
+
+HALF_TIES = st.fixed_dictionaries(
+    {
+        "half_first": st.booleans(),
+        "multipliers": st.tuples(
+            st.one_of(st.integers(2**30, 2**31 - 1), st.integers(2**20, 2**21 - 1).map(lambda j: j << 10)),
+            st.integers(2**30, 2**31 - 1),
+        ),
+        "shifts": st.tuples(st.integers(-6, -1), st.integers(-12, -1)),
+        "offsets": st.lists(st.integers(-128, 127), min_size=3, max_size=3),
+        "lo": st.sampled_from((-128, -50, 0, 100)),
+        "seed": SEEDS,
+    }
+)
+
+
+def half_tie_case(rng, half_first, multipliers, shifts, offsets, lo):
+    """LiteRT's form of an int8 ADD with differing scales (left shift 20, the input at the larger
+    scale at multiplier 2^30 and shift 0): add_half_run_asm (hk_binary_scalar.c), either input the
+    half one, multipliers with their low ten bits zero (rounding ties in the other input's
+    multiply), ReLU-like minimums, every input pair of a grid (an odd count: its one-output
+    start)."""
+    a, b = (v.astype(np.int8) for v in np.meshgrid(rng.permutation(256)[:63] - 128, np.arange(-128, 128, 4)))
+    half, other = (2**30, 0), (multipliers[0], shifts[0])
+    (m1, s1), (m2, s2) = (half, other) if half_first else (other, half)
+    q = dict(
+        input1_offset=offsets[0],
+        input2_offset=offsets[1],
+        output_offset=offsets[2],
+        left_shift=20,
+        input1_multiplier=m1,
+        input1_shift=s1,
+        input2_multiplier=m2,
+        input2_shift=s2,
+        output_multiplier=multipliers[1],
+        output_shift=shifts[1],
+        activation_min=lo,
+        activation_max=127,
+    )
+    return fc_paths.binary_quant_case("ADD", a.reshape(-1), b.reshape(-1), q)
+
+
+@settings(max_examples=2, deadline=None)
+@given(cases=st.lists(HALF_TIES, min_size=6, max_size=8))
+def test_m4_add_half_run_rounds_as_the_reference(cases, tmp_path_factory):
+    """add_half_run_asm against the reference on grids of every input pair."""
+    built = drawn_cases(cases, half_tie_case)
+    check_program(
+        fc_paths.program(built),
+        tmp_path_factory.mktemp("dsp_binary_half"),
+        PATHS["m4-dsp"],
+        ("binary",),
+        len(built),
+    )
 
 
 @settings(max_examples=2, deadline=None)

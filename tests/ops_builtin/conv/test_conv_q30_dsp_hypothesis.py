@@ -20,8 +20,12 @@ block per tap count, HK_CONV_TAPS_PAIRS), whose requantization folds the roundin
 output zero point into one QADD; the draws reach 8, 16 and 32 (pointwise over 8, 16 and 32
 channels), and fixed cases add KWS's 64 and 40 (its 10x4 first layer), and 128 and 256.
 
+The loop widens windows that lie inside the image where they lie (conv_widen2_rows_s8, no
+gather copy) and gathers the others, so the drawn sizes (3 to 7) and paddings mix both in one call.
+
 Assembly blocks this test checks (test_asm_inventory.py lists every block with its test):
-conv_dots2_q30_body and conv_pairs_q30_asm (hk_conv_dsp.c), HK_CONV_TAPS_PAIRS (hk_conv_taps.h).
+conv_dots2_q30_body, conv_pairs_q30_asm and conv_widen2_rows_s8 (hk_conv_dsp.c),
+HK_CONV_TAPS_PAIRS (hk_conv_taps.h).
 """
 
 from __future__ import annotations
@@ -89,6 +93,12 @@ def test_q30_loop_matches_the_reference(path_name, drawn, tmp_path_factory):
     )
     # VWW's and ResNet-8's first layer: an RGB 3x3 window, 27 taps (the loop's three-tap end).
     cases.append(conv_case(np.random.default_rng(3), 3, 8, 3, 3, stride=(2, 2), size=(7, 6), right_only=True))
+    # ResNet-8's 3x3 layers: 16 channels (48-byte window rows, read in place inside the image,
+    # gathered at its edges) and a stride of two.
+    cases.append(conv_case(np.random.default_rng(6), 16, 4, 3, 3, size=(6, 5), right_only=True))
+    cases.append(
+        conv_case(np.random.default_rng(7), 16, 6, 3, 3, stride=(2, 2), size=(7, 7), right_only=True)
+    )
     check_program(
         program(cases),
         tmp_path_factory.mktemp("conv_q30_dsp"),

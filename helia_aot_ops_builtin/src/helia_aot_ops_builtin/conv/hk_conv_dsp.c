@@ -11,7 +11,35 @@
 HK_NOINLINE void conv_gather_edge_s8(const hk_conv_params_t *p, const int8_t *image, int32_t iy0,
                                      int32_t ix0, int8_t fill, int8_t *patch)
 {
-    conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+    const int32_t c = p->input_channels;
+    if (p->dilation_width != 1 || p->dilation_height != 1 || (c & 3) != 0) {
+        conv_gather_rows_s8(p, image, iy0, ix0, fill, patch);
+        return;
+    }
+    /* Whole words per pixel (the patch is word aligned, the rows a whole number of words):
+     * the fill and the copies a word at a time, with no division. */
+    const uint32_t word = 0x01010101u * (uint32_t)(uint8_t)fill;
+    const int32_t fw = p->filter_width, words = fw * c / 4, pixel = c / 4;
+    const int32_t fx0 = hk_min_i32(hk_max_i32(-ix0, 0), fw);
+    const int32_t fx1 = hk_max_i32(hk_min_i32(p->input_width - ix0, fw), fx0);
+    const size_t stride = (size_t)p->input_width * (size_t)c;
+    uint32_t *dst = (uint32_t *)(void *)patch;
+    for (int32_t fy = 0; fy < p->filter_height; ++fy, dst += words) {
+        const int32_t iy = iy0 + fy;
+        int32_t i = 0;
+        if (iy >= 0 && iy < p->input_height && fx0 < fx1) {
+            for (; i < fx0 * pixel; ++i) {
+                dst[i] = word;
+            }
+            const int8_t *src = image + (size_t)iy * stride + (size_t)(ix0 + fx0) * (size_t)c;
+            for (const int32_t end = fx1 * pixel; i < end; ++i, src += 4) {
+                dst[i] = hk_load_u32(src);
+            }
+        }
+        for (; i < words; ++i) {
+            dst[i] = word;
+        }
+    }
 }
 
 /* The gather of this path, kept out of the pixel loop (HK_NOINLINE's reason). A window inside
@@ -43,6 +71,39 @@ HK_NOINLINE void conv_gather_s8(const hk_conv_params_t *p, const int8_t *image, 
         return;
     }
     conv_gather_edge_s8(p, image, iy0, ix0, fill, patch);
+}
+
+/* Where a pixel's receptive field is read from: filter_height rows of filter_width *
+ * input_channels bytes, `stride` bytes apart (in the image itself, or a gathered patch). */
+typedef struct {
+    const int8_t *x;
+    size_t stride;
+} conv_rows_t;
+
+/* The receptive field of the pixel at `at` (then advanced): read in place, with no copy, when
+ * the window lies inside the image without dilation or is the pixel itself of a `direct`
+ * filter; other windows are gathered into `patch` (conv_gather_edge_s8), whose rows follow one
+ * another. */
+HK_INLINE conv_rows_t conv_rows_source(const hk_conv_params_t *p, const int8_t *input,
+                                       bool direct, conv_pixel_t *at, int8_t *patch)
+{
+    const int32_t iy0 = at->oy * p->stride_height - p->pad_top;
+    const int32_t ix0 = at->ox * p->stride_width - p->pad_left;
+    const size_t stride = (size_t)p->input_width * (size_t)p->input_channels;
+    const int8_t *image = input + (size_t)at->b * (size_t)p->input_height * stride;
+    conv_rows_t r;
+    if (direct || (p->dilation_width == 1 && p->dilation_height == 1 && iy0 >= 0 && ix0 >= 0 &&
+                   iy0 + p->filter_height <= p->input_height &&
+                   ix0 + p->filter_width <= p->input_width)) {
+        r.x = image + (size_t)iy0 * stride + (size_t)ix0 * (size_t)p->input_channels;
+        r.stride = stride;
+    } else {
+        conv_gather_edge_s8(p, image, iy0, ix0, (int8_t)(-p->input_offset), patch);
+        r.x = patch;
+        r.stride = (size_t)p->filter_width * (size_t)p->input_channels;
+    }
+    conv_advance(p, at);
+    return r;
 }
 
 /* Two pixels' receptive fields x0, x1 [0..taps) widened for SMLAD (hk_widen_s8x4) and
@@ -317,7 +378,8 @@ typedef struct {
     int8_t *out0;              /* advances by a pair */
     int8_t *out0_end;          /* out0 after the last pair */
     int32_t out1_minus_out0;   /* bytes from the first pixel's outputs to the second's */
-    int32_t taps, offset;
+    int32_t taps;
+    int32_t offset2;           /* 1 + 2 * the output offset (see CONV_Q30_PAIR_TAIL) */
 } conv_q30_run_t;
 
 /* One pair's sums from bias (ldrd r0/r2 from [r8]), then `steps`: the eight-tap prefix and/or
@@ -343,9 +405,22 @@ typedef struct {
     "ldr lr, %[words_end]\n\t"                                                                 \
     "cmp r4, lr\n\t"                                                                           \
     "bne 1b\n\t"
+/* Sixty-four taps a pass (the end test once per 256 multiply-accumulates) for the tap counts
+ * of ResNet-like 3x3 layers: 16 x 4n taps (64 channels: 576), 16 + 64n (16 channels: 144) and
+ * 32 + 64n (32 channels: 288), the prefix run before the loop. */
+#define CONV_Q30_LOOP64                                                                        \
+    "1:\n\t" CONV_Q30_STEP16 CONV_Q30_STEP16 CONV_Q30_STEP16 CONV_Q30_STEP16                  \
+    "ldr lr, %[words_end]\n\t"                                                                 \
+    "cmp r4, lr\n\t"                                                                           \
+    "bne 1b\n\t"
+/* The four sums requantized as conv_requant_q30, the output offset inside the saturating
+ * add: QADD(x, 1 + 2 * offset) then SSAT of it halved (ASR #1) gives ssat8(offset +
+ * (QADD(x, 1) >> 1)) for every x: without saturation (x + 1 + 2 * offset) >> 1 is
+ * ((x + 1) >> 1) + offset, the even 2 * offset passing the halving; either add saturates only
+ * for |x| above 2^31 - 2^9, where both results are the same int8 limit. */
 #define CONV_Q30_PAIR_TAIL                                                                 \
     "ldr r8, %[table]\n\t"                                                                 \
-    "ldr r7, %[offset]\n\t"                                                                \
+    "ldr r7, %[offset2]\n\t"                                                                \
     "ldr r4, %[out0]\n\t"                                                                  \
     "ldr lr, %[delta]\n\t"                                                                 \
     "ldmia r8!, {r9, r10, r11, r12}\n\t"                                                   \
@@ -362,19 +437,14 @@ typedef struct {
     "asr r1, r1, r10\n\t"                                                                  \
     "asr r2, r2, r12\n\t"                                                                  \
     "asr r3, r3, r12\n\t"                                                                  \
-    "mov r9, #1\n\t"                                                                       \
-    "qadd r0, r0, r9\n\t"                                                                  \
-    "qadd r1, r1, r9\n\t"                                                                  \
-    "qadd r2, r2, r9\n\t"                                                                  \
-    "qadd r3, r3, r9\n\t"                                                                  \
-    "add r0, r7, r0, asr #1\n\t"                                                           \
-    "add r1, r7, r1, asr #1\n\t"                                                           \
-    "add r2, r7, r2, asr #1\n\t"                                                           \
-    "add r3, r7, r3, asr #1\n\t"                                                           \
-    "ssat r0, #8, r0\n\t"                                                                  \
-    "ssat r1, #8, r1\n\t"                                                                  \
-    "ssat r2, #8, r2\n\t"                                                                  \
-    "ssat r3, #8, r3\n\t"                                                                  \
+    "qadd r0, r0, r7\n\t"                                                                  \
+    "qadd r1, r1, r7\n\t"                                                                  \
+    "qadd r2, r2, r7\n\t"                                                                  \
+    "qadd r3, r3, r7\n\t"                                                                  \
+    "ssat r0, #8, r0, asr #1\n\t"                                                          \
+    "ssat r1, #8, r1, asr #1\n\t"                                                          \
+    "ssat r2, #8, r2, asr #1\n\t"                                                          \
+    "ssat r3, #8, r3, asr #1\n\t"                                                          \
     "bfi r0, r2, #8, #8\n\t"                                                               \
     "bfi r1, r3, #8, #8\n\t"                                                               \
     "strh r1, [r4, lr]\n\t"                                                                \
@@ -389,7 +459,7 @@ typedef struct {
 #define CONV_Q30_OPERANDS                                                                      \
     : [bias] "+m"(r->bias), [table] "+m"(r->table), [out0] "+m"(r->out0)                     \
     : [words] "m"(r->words), [words_end] "m"(r->words_end), [taps] "m"(r->taps),             \
-      [offset] "m"(r->offset), [delta] "m"(r->out1_minus_out0), [out0_end] "m"(r->out0_end),  \
+      [offset2] "m"(r->offset2), [delta] "m"(r->out1_minus_out0), [out0_end] "m"(r->out0_end),  \
       [filter] "m"(r->filter)                                                                  \
     : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "lr",  \
       "cc", "memory"
@@ -455,6 +525,47 @@ static void conv_widen_tail2_s8(const int8_t *x0, const int8_t *x1, int32_t taps
     hk_store_u32(words + 12, pair[1]);
 }
 
+/* Four taps of both pixels widened and stored (the words of conv_widen2_s8): two loads, four
+ * SXTB16s and one STM of r8-r11 (fixed registers, so that the STM's list is in order). */
+#define CONV_WIDEN2_STEP                                                                       \
+    "ldr r8, [%[pa]], #4\n\t"                                                                  \
+    "ldr r10, [%[pb]], #4\n\t"                                                                 \
+    "sxtb16 r9, r8, ror #8\n\t"                                                               \
+    "sxtb16 r8, r8\n\t"                                                                       \
+    "sxtb16 r11, r10, ror #8\n\t"                                                             \
+    "sxtb16 r10, r10\n\t"                                                                     \
+    "stmia %[w]!, {r8, r9, r10, r11}\n\t"
+
+/* conv_widen2_s8 of two receptive fields read row by row where they lie (conv_rows_source):
+ * `rows` rows of `row` bytes each, `row` a multiple of four, so every group of four taps lies in
+ * one row; eight taps a pass where `row` is a multiple of eight (every 3x3 window of at least
+ * eight channels, every pointwise one of at least eight). */
+HK_NOINLINE void conv_widen2_rows_s8(const conv_rows_t *a, const conv_rows_t *b, int32_t rows,
+                                     int32_t row, uint8_t *words)
+{
+    uint8_t *w = words;
+    const int8_t *xa = a->x, *xb = b->x;
+    const size_t sa = a->stride, sb = b->stride;
+    for (int32_t fy = 0; fy < rows; ++fy, xa += sa, xb += sb) {
+        const int8_t *pa = xa, *pb = xb;
+        const int8_t *const end = xa + row;
+        if ((row & 4) != 0) {
+            __asm__(CONV_WIDEN2_STEP
+                    : [pa] "+r"(pa), [pb] "+r"(pb), [w] "+r"(w)
+                    :
+                    : "r8", "r9", "r10", "r11", "memory");
+        }
+        if (pa != end) {
+            __asm__("1:\n\t" CONV_WIDEN2_STEP CONV_WIDEN2_STEP
+                    "cmp %[pa], %[end]\n\t"
+                    "bne 1b"
+                    : [pa] "+r"(pa), [pb] "+r"(pb), [w] "+r"(w)
+                    : [end] "r"(end)
+                    : "r8", "r9", "r10", "r11", "cc", "memory");
+        }
+    }
+}
+
 /* Built without a frame pointer whatever the build's flags: the block's tap step takes r7. */
 HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
     __attribute__((optimize("omit-frame-pointer")));
@@ -463,10 +574,23 @@ HK_NOINLINE void conv_pairs_q30_asm(const conv_q30_run_t *run)
     /* A copy on the stack, so the block reads it through sp and every other register is its. */
     conv_q30_run_t copy = *run;
     conv_q30_run_t *r = &copy;
-    /* Four shapes of the tap loop: eight taps, sixteen a pass and three more (an RGB 3x3
-     * window's 27); eight then sixteen a pass; eight only; sixteen a pass. */
+    /* The shapes of the tap loop: sixty-four taps a pass after 0, 16 or 32; thirty-two a pass
+     * after 0, 8, 16 or 24; eight taps, sixteen a pass and three more (an RGB 3x3 window's 27);
+     * eight then sixteen a pass; eight only; sixteen a pass. */
     const int32_t runs = r->taps >> 4; /* sixteen-tap runs after the eight-tap prefix */
-    if ((r->taps & 3) == 0 && runs >= 2) {
+    if ((r->taps & 15) == 0 && runs >= 4 && (runs & 3) != 3) {
+        /* Sixty-four taps a pass after none, one or two sixteen-tap runs. */
+        if ((runs & 3) == 0) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_LOOP64 CONV_Q30_PAIR_TAIL
+                                 CONV_Q30_OPERANDS);
+        } else if ((runs & 3) == 1) {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP16 CONV_Q30_LOOP64
+                                 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        } else {
+            __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP16 CONV_Q30_STEP16
+                                 CONV_Q30_LOOP64 CONV_Q30_PAIR_TAIL CONV_Q30_OPERANDS);
+        }
+    } else if ((r->taps & 3) == 0 && runs >= 2) {
         /* Thirty-two taps a pass: an eight-tap prefix or not, an odd run first or not. */
         if ((r->taps & 8) != 0 && (runs & 1) != 0) {
             __asm__ volatile(CONV_Q30_START CONV_Q30_PAIR_HEAD CONV_Q30_STEP8 CONV_Q30_STEP16
@@ -607,7 +731,26 @@ void hk_conv_s8_fast(const hk_conv_params_t *p, const int8_t *input, const int8_
         run.words_end = s.words + 4 * (taps & ~3); /* the sixteen-tap loop's end */
         run.filter = filter;
         run.taps = taps;
-        run.offset = p->output_offset;
+        run.offset2 = 1 + 2 * p->output_offset;
+        const int32_t row = p->filter_width * p->input_channels;
+        if ((row & 3) == 0) {
+            /* Whole words per window row: windows inside the image are widened where they
+             * lie, with no gather; the others from their patch. */
+            for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
+                /* Two pixels at a time; a last odd one is computed twice and stored once. */
+                const conv_rows_t x0 = conv_rows_source(p, input, direct, &at, s.patch0);
+                const bool two = i + 1 < pixels;
+                const conv_rows_t x1 = two ? conv_rows_source(p, input, direct, &at, s.patch1) : x0;
+                conv_widen2_rows_s8(&x0, &x1, p->filter_height, row, s.words);
+                run.bias = p->offset_bias;
+                run.table = table;
+                run.out0 = out;
+                run.out0_end = out + channels;
+                run.out1_minus_out0 = two ? channels : 0;
+                conv_pairs_q30_asm(&run);
+            }
+            return;
+        }
         for (int32_t i = 0; i < pixels; i += 2, out += 2 * channels) {
             /* Two pixels at a time; a last odd one is computed twice and stored once. */
             const int8_t *x0 = conv_source(p, input, direct, &at, s.patch0, conv_gather_s8);
