@@ -163,8 +163,12 @@ int main(void)
 """
 
 
-def convert(entry: dict, work: Path, registry, goal: str = "balanced") -> tuple[Path, str]:
-    """Convert with the golden test enabled; returns the module folder and its C prefix."""
+def convert(
+    entry: dict, work: Path, registry, goal: str = "balanced", platform: str | None = None
+) -> tuple[Path, str]:
+    """Convert with the golden test enabled; returns the module folder and its C prefix.
+    ``platform``: the registered platform to convert for (default: the converter's,
+    apollo510_evb)."""
     integer = all(o["dtype"] not in ("float32", "float16") for o in entry["outputs"])
     tolerance = 0.0 if integer else FLOAT_TOLERANCE
     golden = corpus_golden_to_npz(DATA_DIR / entry["golden"], work / "golden.npz")
@@ -175,6 +179,7 @@ def convert(entry: dict, work: Path, registry, goal: str = "balanced") -> tuple[
             "test": {"enabled": True, "golden_data": str(golden), "tolerance": tolerance},
             "optimization": {"goal": goal},
             "force": True,
+            **({"platform": {"name": platform}} if platform is not None else {}),
         }
     )
     result = AotConverter(config, registry).convert()
@@ -208,10 +213,12 @@ def bench_model(
     opt: str = "-O2",
     timeout: float = 600,
     goal: str = "balanced",
+    platform: str | None = None,
 ) -> list[CoreResult]:
-    """Convert one model at ``goal``, then build, run and measure it on every core."""
+    """Convert one model at ``goal`` (for ``platform``, default the converter's), then build, run
+    and measure it on every core."""
     work.mkdir(parents=True, exist_ok=True)
-    module, prefix = convert(entry, work, registry, goal)
+    module, prefix = convert(entry, work, registry, goal, platform)
     with np.load(DATA_DIR / entry["golden"]) as golden:
         count = sum(1 for key in golden.files if key.startswith("in_"))
         inputs = [np.ascontiguousarray(golden[f"in_{i}"][0]).tobytes() for i in range(count)]

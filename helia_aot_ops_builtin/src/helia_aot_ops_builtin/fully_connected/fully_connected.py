@@ -415,7 +415,7 @@ class FullyConnectedOperator(KernelCallOperator):
         if packs:
             packed = int(pack_fc_filter(np.zeros((units, depth), np.int8)).nbytes)
             extra = packed - units * depth + 4 * units - (0 if self.bias is None else 4 * units)
-            requant = self.integer_requant_form() if self.helium_core() else None
+            requant = self.integer_requant_form() if self.reads_integer_requant() else None
             extra += 0 if requant is None else 4 * units
         return [KernelVariant("kernel", "specialized", 0, extra), KernelVariant("kernel", "generic")]
 
@@ -471,16 +471,24 @@ class FullyConnectedOperator(KernelCallOperator):
         return not (position in (1, 2) and self.packs_filter())
 
     def integer_requant(self) -> IntegerRequant | None:
-        """The packed int8 kernel's integer requantization (Helium, eight units at a time), when
-        the converter proves it gives the double form's outputs (``fc_integer_requant``) and the
-        platform's core has Helium (:meth:`helium_core`)."""
-        return self.integer_requant_form() if self.packs_filter() and self.helium_core() else None
+        """The packed int8 kernel's integer requantization (Helium eight units at a time, the DSP
+        path four), when the converter proves it gives the double form's outputs
+        (``fc_integer_requant``) and the platform's core reads it (:meth:`reads_integer_requant`)."""
+        return self.integer_requant_form() if self.packs_filter() and self.reads_integer_requant() else None
+
+    def reads_integer_requant(self) -> bool:
+        """Whether the platform's core reads the integer requantization's multipliers: Helium
+        (hk_fully_connected_mve.c) and the DSP extension (hk_fully_connected_dsp.c, a core whose
+        doubles are a software library: apollo3, apollo4, Cortex-M4F), whose packed groups then
+        take a dozen instructions an output instead of the double emulation (AD converted for
+        apollo4p_evb: 567,875 modeled M4 cycles without the table, 518,870 with it, for 6,688 B
+        of constants). A core with neither requantizes from the double scales."""
+        return self.platform.has_mve or self.platform.has_dsp
 
     def helium_core(self) -> bool:
-        """Whether the platform's core has Helium. Only Helium reads the integer requantization's
-        multipliers and runs the per-layer loop (whose table holds them again), so a module
-        converted for a core without it (apollo3, apollo4: Cortex-M4) gets neither: the DSP and
-        portable paths requantize from the double scales (AD: 6,688 B of constants fewer)."""
+        """Whether the platform's core has Helium. Only Helium runs the per-layer loop (whose
+        table holds the multipliers again), so a module converted for a core without it
+        (apollo3, apollo4: Cortex-M4) does not get it."""
         return self.platform.has_mve
 
     def integer_requant_form(self) -> IntegerRequant | None:
