@@ -3,9 +3,9 @@
 Each model is converted for the default platform of each core (docs/cycles.md; apollo510_evb for
 the Cortex-M55, apollo4p_evb for the Cortex-M4, one conversion per core), then cross-built and run
 under the cycle model as bench/cross_bench.py does it (one counted inference on the first golden
-sample, golden test passed) on that platform: weights and activations where the default placement puts them, in
-DTCM (zero wait states; the harness links the DTCM constant region there), instruction fetch not
-charged. Beside each Cortex-M4 row stand the best
+sample, golden test passed) on that platform: weights and activations where the default
+placement puts them, in DTCM (zero wait states; the harness links the DTCM constant region
+there), instruction fetch not charged. Beside each Cortex-M4 row stand the best
 published MLPerf Tiny results on the same core class the issue lists (Cortex-M4 at 120 MHz, vendor
 memory setup: code and weights in on-chip flash behind its accelerator, activations in SRAM),
 converted to cycles at their clock; our milliseconds are given at the platform's clock and at
@@ -41,8 +41,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cross_bench import DATA_DIR, MLPERF, bench_main, bench_model, placement_flags, run_modeled  # noqa: E402
 from helia_aot.registry import build_default_registry_context  # noqa: E402
-from helia_aot.testing.cycles import CPUS, DEFAULT_PLATFORMS  # noqa: E402
 from helia_aot.testing import CrossBuildError, toolchain_problem  # noqa: E402
+from helia_aot.testing.cycles import CPUS, DEFAULT_PLATFORMS  # noqa: E402
 from product_cycles import (  # noqa: E402
     ProductSetup,
     build_product_module,
