@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     if setup is not None:
         print(f"product: {setup.describe()}; its cycles under the same model, same platform, same bench main")
     print(
-        "ours: modeled cycles, apollo510_evb (M55, 250 MHz) / apollo4p_evb (M4, 192 MHz): weights and "
+        "ours: modeled cycles, each model converted for and run on apollo510_evb (M55, 250 MHz) / "
+        "apollo4p_evb (M4, 192 MHz): weights and "
         "activations in DTCM (the default placement; a constant that spills is read from SRAM or MRAM, on "
         "the M55 through its 64 KiB data cache), fetch not charged; the model against silicon: docs/cycles.md"
     )
