@@ -26,6 +26,7 @@ from helia_aot.pack.kernel_library import KernelLibrary, includes_of, kernel_tex
 from helia_aot.pipeline.emit import CRegion, _constants_text
 from helia_aot.pipeline.export import module_entries
 from helia_aot.platforms.model import SocPlatform
+from helia_aot_ops_builtin.common.kernel_cycles import kernel_cycles_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -226,9 +227,13 @@ KWS = Path(__file__).resolve().parents[1] / "data" / "models" / "mlperf_kws_dscn
 
 
 def test_a_conversion_reads_each_kernel_file_it_copies_once(tmp_path, monkeypatch):
-    """KWS copies 55 kernel files (45 until the depthwise and fully connected Helium/DSP paths
-    left their reference files, 52 until the pools' did); the scan used to read every header
-    once per family including it, and the copy every file again."""
+    """KWS copies 56 kernel files (45 until the depthwise and fully connected Helium/DSP paths
+    left their reference files, 52 until the pools' did, 55 until the M4 pair loops per tap count
+    took a header of their own); the scan used to read every header once per family including
+    it, and the copy every file again. The kernel cycle table beside the kernels is read once per
+    process (cached), so it is read before the count starts: whether an earlier test in the same
+    worker read it must not change the result."""
+    kernel_cycles_table()
     kernel_dirs = {Path(folder) for folder in families.KERNEL_PATH}
     reads: list[str] = []
     listings: list[str] = []
@@ -248,7 +253,7 @@ def test_a_conversion_reads_each_kernel_file_it_copies_once(tmp_path, monkeypatc
     monkeypatch.setattr(kernel_library.os, "scandir", scandir)
     AotConverter(ConvertArgs(model={"path": str(KWS)}, module={"path": str(tmp_path)})).convert()
     copied = sorted(p.name.removeprefix("aot_") for p in tmp_path.glob("*/src/kernels/*"))
-    assert len(copied) == 55
+    assert len(copied) == 56
     assert sorted(reads) == copied
     assert listings and len(listings) == len(set(listings))  # each folder of the search path once
 
