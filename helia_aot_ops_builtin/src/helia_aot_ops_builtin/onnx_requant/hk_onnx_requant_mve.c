@@ -172,7 +172,18 @@ void hk_onnx_depthwise_m1_mve(const hk_onnx_conv_params_t *p, const int8_t *inpu
             const int32_t iy0 = oy * p->stride_height - p->pad_top;
             for (int32_t ox = 0; ox < p->output_width; ++ox, out += oc) {
                 const int32_t ix0 = ox * p->stride_width - p->pad_left;
-                hk_onnx_dw_place(&t, p, in, filter, iy0, ix0);
+                int32_t fy0, fy1, fx0, fx1;
+                hk_onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
+                t.rows = fy1 - fy0;
+                t.cols = fx1 - fx0;
+                t.x = in + (size_t)(iy0 + fy0 * p->dilation_height) * (size_t)p->input_width * (size_t)ic +
+                      (size_t)(ix0 + fx0 * p->dilation_width) * (size_t)ic;
+                t.w = filter + ((size_t)fy0 * (size_t)p->filter_width + (size_t)fx0) * (size_t)oc;
+                if (t.rows <= 0 || t.cols <= 0) {
+                    t.rows = t.cols = 0;
+                    t.x = in;
+                    t.w = filter;
+                }
                 onnx_dw_pixel(&t, oc, multiplier, zero_point, lo, hi, out);
             }
         }

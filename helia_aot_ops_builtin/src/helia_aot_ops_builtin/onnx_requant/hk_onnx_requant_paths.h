@@ -54,27 +54,6 @@ typedef struct {
     const int32_t *bias;      /* per output channel, or NULL */
 } hk_onnx_dw_window_t;
 
-/* Points window t at the in-image taps of the depthwise output pixel whose tap (0, 0) lies at
- * input (iy0, ix0) of image `in` (a pixel with none: no taps, pointers at the starts), so the
- * portable and the Helium pixel loops walk the image the same way. */
-HK_INLINE void hk_onnx_dw_place(hk_onnx_dw_window_t *t, const hk_onnx_conv_params_t *p, const int8_t *in,
-                                const int8_t *filter, int32_t iy0, int32_t ix0)
-{
-    const size_t ic = (size_t)p->input_channels, oc = (size_t)p->output_channels;
-    int32_t fy0, fy1, fx0, fx1;
-    hk_onnx_window(p, iy0, ix0, &fy0, &fy1, &fx0, &fx1);
-    t->rows = fy1 - fy0;
-    t->cols = fx1 - fx0;
-    t->x = in + (size_t)(iy0 + fy0 * p->dilation_height) * (size_t)p->input_width * ic +
-           (size_t)(ix0 + fx0 * p->dilation_width) * ic;
-    t->w = filter + ((size_t)fy0 * (size_t)p->filter_width + (size_t)fx0) * oc;
-    if (t->rows <= 0 || t->cols <= 0) {
-        t->rows = t->cols = 0;
-        t->x = in;
-        t->w = filter;
-    }
-}
-
 #if HK_HAVE_MVE || HK_HAVE_DSP
 /* hk_onnx_dot_s8 on the core's vector or SIMD32 instructions, the whole of n. */
 int32_t hk_onnx_dot_s8_fast(const int8_t *x, const int8_t *w, int32_t n, int32_t x_offset);
